@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# Sets up everything hlogym needs and builds it; idempotent and a quick no-op when nothing changed.
+#   1. Debian packages (installed only when missing; needs root, or sudo)
+#   2. the project-local Python venv .venv/ with requirements.txt (reinstalled only when that
+#      file changes; the stamp is .venv/.requirements.sha256)
+#   3. a Release build in build/ (cmake + ninja when installed, else make), 2 parallel jobs
+# Usage: scripts/setup.sh [--no-build]
+# Environment: PYTHON (interpreter for the venv, default python3), HLOGYM_JOBS (default 2).
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+
+BUILD=1
+for arg in "$@"; do
+  case "$arg" in
+    --no-build) BUILD=0 ;;
+    -h|--help) sed -n '2,9p' "$0"; exit 0 ;;
+    *) echo "setup.sh: unknown argument: $arg" >&2; exit 2 ;;
+  esac
+done
+
+JOBS="${HLOGYM_JOBS:-2}"
+log() { echo "setup: $*"; }
+
+# ---- 1. Debian packages ---------------------------------------------------------------------
+DEB_PACKAGES=(build-essential cmake pkg-config clang libabsl-dev libcli11-dev nlohmann-json3-dev
+              libgtest-dev libgmock-dev libbenchmark-dev libzstd-dev zlib1g-dev libeigen3-dev
+              zstd python3-venv)
+missing=()
+if command -v dpkg-query >/dev/null 2>&1; then
+  installed="$(dpkg-query -W -f='${Package} ${Status}\n' "${DEB_PACKAGES[@]}" 2>/dev/null || true)"
+  for p in "${DEB_PACKAGES[@]}"; do
+    grep -qx "$p install ok installed" <<<"$installed" || missing+=("$p")
+  done
+else
+  log "no dpkg-query (not Debian?): skipping the system package check"
+fi
+if ((${#missing[@]})); then
+  log "installing missing Debian packages: ${missing[*]}"
+  SUDO=()
+  if [[ $(id -u) -ne 0 ]]; then
+    if command -v sudo >/dev/null 2>&1; then SUDO=(sudo); else
+      echo "setup.sh: not root and no sudo; install: apt-get install ${missing[*]}" >&2; exit 1
+    fi
+  fi
+  export DEBIAN_FRONTEND=noninteractive
+  "${SUDO[@]}" apt-get update -qq
+  "${SUDO[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+# ---- 2. Python venv -------------------------------------------------------------------------
+VENV="$ROOT/.venv"
+STAMP="$VENV/.requirements.sha256"
+want="$(sha256sum requirements.txt | cut -d' ' -f1)"
+if [[ -x "$VENV/bin/python" ]] && ! "$VENV/bin/python" -c '' >/dev/null 2>&1; then
+  log "the venv's interpreter is broken; recreating .venv"
+  rm -rf "$VENV"
+fi
+if [[ ! -f "$STAMP" || "$(cat "$STAMP")" != "$want" ]]; then
+  if [[ ! -x "$VENV/bin/python" ]]; then
+    PY="${PYTHON:-python3}"
+    log "creating .venv with $("$PY" --version 2>&1) ($(command -v "$PY"))"
+    "$PY" -m venv "$VENV"
+  fi
+  log "installing requirements.txt into .venv"
+  "$VENV/bin/python" -m pip install -q --disable-pip-version-check -r requirements.txt
+  echo "$want" > "$STAMP"
+fi
+
+# ---- 3. Build -------------------------------------------------------------------------------
+if ((BUILD)); then
+  BUILD_DIR="$ROOT/build"
+  CACHE="$BUILD_DIR/CMakeCache.txt"
+  # A build tree configured from another checkout (or with a generator that is gone) is stale.
+  if [[ -f "$CACHE" ]]; then
+    home="$(sed -n 's/^CMAKE_HOME_DIRECTORY:INTERNAL=//p' "$CACHE")"
+    gen="$(sed -n 's/^CMAKE_GENERATOR:INTERNAL=//p' "$CACHE")"
+    if [[ "$home" != "$ROOT" ]] || { [[ "$gen" == Ninja ]] && ! command -v ninja >/dev/null; }; then
+      log "build/ was configured elsewhere or with a missing generator; reconfiguring"
+      rm -rf "$BUILD_DIR"
+    fi
+  fi
+  if [[ ! -f "$CACHE" ]]; then
+    if command -v ninja >/dev/null 2>&1; then GEN=Ninja; else GEN="Unix Makefiles"; fi
+    log "configuring build/ (Release, $GEN)"
+    cmake -S "$ROOT" -B "$BUILD_DIR" -G "$GEN" -DCMAKE_BUILD_TYPE=Release >/dev/null
+  elif [[ ! -f "$BUILD_DIR/build.ninja" && ! -f "$BUILD_DIR/Makefile" ]]; then
+    log "re-running the configure step that failed last time"
+    cmake -S "$ROOT" -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=Release >/dev/null
+  fi
+  # cmake --build re-runs the configure step by itself when a CMakeLists.txt or a glob changed.
+  cmake --build "$BUILD_DIR" --parallel "$JOBS"
+fi

@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# Builds hlogym (scripts/setup.sh) and runs every test suite: ctest on build/, then pytest on
+# python/tests and tests/python (whichever exist and hold tests).  Every runner runs even when
+# an earlier one failed; the exit status is non-zero when any of them failed.
+# Usage: scripts/test.sh [--sanitize]
+#   --sanitize  also configure and build build-asan/ (-DHLOGYM_SANITIZE=ON -DHLOGYM_BENCH=OFF,
+#               RelWithDebInfo) and run its ctest under AddressSanitizer + UBSan.
+set -uo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+
+SANITIZE=0
+for arg in "$@"; do
+  case "$arg" in
+    --sanitize) SANITIZE=1 ;;
+    -h|--help) sed -n '2,8p' "$0"; exit 0 ;;
+    *) echo "test.sh: unknown argument: $arg" >&2; exit 2 ;;
+  esac
+done
+JOBS="${HLOGYM_JOBS:-2}"
+
+scripts/setup.sh || { echo "test.sh: setup/build failed" >&2; exit 1; }
+
+failed=()
+
+echo "== ctest (build/)"
+ctest --test-dir build --output-on-failure -j"$JOBS" || failed+=("ctest")
+
+if ((SANITIZE)); then
+  echo "== build-asan/ (AddressSanitizer + UndefinedBehaviorSanitizer)"
+  if [[ ! -f build-asan/CMakeCache.txt ]]; then
+    if command -v ninja >/dev/null 2>&1; then GEN=Ninja; else GEN="Unix Makefiles"; fi
+    cmake -S . -B build-asan -G "$GEN" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+      -DHLOGYM_SANITIZE=ON -DHLOGYM_BENCH=OFF >/dev/null
+  fi
+  if cmake --build build-asan --parallel "$JOBS"; then
+    ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:strict_string_checks=1}" \
+    UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}" \
+      ctest --test-dir build-asan --output-on-failure -j"$JOBS" || failed+=("ctest (sanitize)")
+  else
+    failed+=("build-asan")
+  fi
+fi
+
+# pytest on the python test folders that exist and contain test files.
+py_dirs=()
+for d in python/tests tests/python; do
+  if [[ -d "$d" ]] && find "$d" -name 'test_*.py' -o -name '*_test.py' | grep -q .; then
+    py_dirs+=("$d")
+  fi
+done
+if ((${#py_dirs[@]})); then
+  echo "== pytest ${py_dirs[*]}"
+  .venv/bin/python -m pytest -q "${py_dirs[@]}"
+  rc=$?
+  # 5: no tests collected, which is not a failure here
+  if [[ $rc -ne 0 && $rc -ne 5 ]]; then failed+=("pytest"); fi
+else
+  echo "== pytest: no python tests (python/tests, tests/python)"
+fi
+
+if ((${#failed[@]})); then
+  echo "test.sh: FAILED: ${failed[*]}" >&2
+  exit 1
+fi
+echo "test.sh: all test runners passed"

@@ -1,0 +1,34 @@
+// Subcommand registration for the hlogym binary. Each Register* function adds
+// its subcommands to the app; RunSelectedCommand runs whichever was chosen.
+#ifndef HLOGYM_CLI_COMMANDS_H_
+#define HLOGYM_CLI_COMMANDS_H_
+
+#include <functional>
+#include <string>
+
+#include "CLI/CLI.hpp"
+#include "absl/status/status.h"
+
+namespace hlogym::cli {
+
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitInternal = 1;
+inline constexpr int kExitBadInput = 2;
+
+// fmt, verify, stats.
+void RegisterTextCommands(CLI::App& app);
+
+// Runs the action attached to the parsed subcommand; returns the exit status.
+int RunSelectedCommand(CLI::App& app);
+
+// Attaches `action` to `command`; RunSelectedCommand calls it.
+void SetAction(CLI::App* command, std::function<int()> action);
+
+// Prints `status` to stderr as "error: ..." (messages from the library
+// already start with FILE:LINE:COL where they have one) and returns the exit
+// status the error contract asks for: 2 for bad input, 1 otherwise.
+int ReportError(const absl::Status& status);
+
+}  // namespace hlogym::cli
+
+#endif  // HLOGYM_CLI_COMMANDS_H_

@@ -1,0 +1,84 @@
+// Computation: a list of instructions with parameters and a root. It owns
+// its instructions; the module owns it.
+#ifndef HLOGYM_HLO_COMPUTATION_H_
+#define HLOGYM_HLO_COMPUTATION_H_
+
+#include <cstdint>
+#include <list>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "hlo/attributes.h"
+#include "hlo/instruction.h"
+
+namespace hlogym {
+
+class Module;
+
+class Computation {
+ public:
+  using InstructionList = std::list<std::unique_ptr<Instruction>>;
+
+  explicit Computation(std::string name) : name_(std::move(name)) {}
+  Computation(const Computation&) = delete;
+  Computation& operator=(const Computation&) = delete;
+
+  const std::string& name() const { return name_; }
+  void set_name(std::string name) { name_ = std::move(name); }
+  Module* parent() const { return parent_; }
+  void set_parent(Module* parent) { parent_ = parent; }
+  bool IsEntry() const;
+
+  // Takes ownership, assigns a module-unique id and name if the
+  // instruction has none, and records parameters. Appends at the end.
+  Instruction* AddInstruction(std::unique_ptr<Instruction> instruction);
+  // Removes an instruction that has no users and is not the root; drops its
+  // operand and control edges.
+  absl::Status RemoveInstruction(Instruction* instruction);
+  // Removes `instruction` and then, recursively, operands left without users
+  // (never parameters or instructions with side effects).
+  absl::Status RemoveInstructionAndUnusedOperands(Instruction* instruction);
+  // Redirects all uses of `old_instruction` to `new_instruction` and removes
+  // `old_instruction` (and any operands this leaves dead).
+  absl::Status ReplaceInstruction(Instruction* old_instruction, Instruction* new_instruction);
+
+  Instruction* root_instruction() const { return root_; }
+  void set_root_instruction(Instruction* root) { root_ = root; }
+
+  // Parameters by parameter number.
+  const std::vector<Instruction*>& parameters() const { return parameters_; }
+  Instruction* parameter_instruction(int64_t i) const { return parameters_[i]; }
+  int64_t num_parameters() const { return static_cast<int64_t>(parameters_.size()); }
+
+  // Instructions in insertion order (the order they were parsed or added).
+  const InstructionList& instructions() const { return instructions_; }
+  int64_t instruction_count() const { return static_cast<int64_t>(instructions_.size()); }
+  // Every instruction after all its operands and control predecessors,
+  // following insertion order where the edges allow (stable), dead
+  // instructions included.
+  std::vector<Instruction*> MakeInstructionPostOrder() const;
+  // Reorders the list to MakeInstructionPostOrder().
+  void SortInstructionsTopologically();
+
+  // The computation's signature: parameter shapes and the root's shape.
+  std::vector<Shape> ParameterShapes() const;
+
+  // Attributes written after the signature, such as execution_thread="..."
+  // kept verbatim.
+  const std::vector<RawAttribute>& raw_attributes() const { return raw_attributes_; }
+  std::vector<RawAttribute>& mutable_raw_attributes() { return raw_attributes_; }
+
+ private:
+  std::string name_;
+  Module* parent_ = nullptr;
+  InstructionList instructions_;
+  Instruction* root_ = nullptr;
+  std::vector<Instruction*> parameters_;
+  std::vector<RawAttribute> raw_attributes_;
+};
+
+}  // namespace hlogym
+
+#endif  // HLOGYM_HLO_COMPUTATION_H_

@@ -1,0 +1,196 @@
+#include "hlo/instruction.h"
+
+#include <algorithm>
+#include <tuple>
+
+#include "hlo/computation.h"
+
+namespace hlogym {
+namespace {
+
+void EraseOne(std::vector<Instruction*>& list, Instruction* value) {
+  auto it = std::find(list.begin(), list.end(), value);
+  if (it != list.end()) list.erase(it);
+}
+
+bool Contains(const std::vector<Instruction*>& list, const Instruction* value) {
+  return std::find(list.begin(), list.end(), value) != list.end();
+}
+
+// Every typed attribute, for comparison. Literals compare by value.
+auto TypedFields(const InstructionAttributes& a) {
+  return std::tie(a.parameter_number, a.tuple_index, a.iota_dimension, a.dimensions,
+                  a.has_dimensions, a.slice, a.dynamic_slice_sizes, a.padding, a.window,
+                  a.convolution_dimension_numbers, a.feature_group_count,
+                  a.batch_group_count, a.dot_dimension_numbers,
+                  a.ragged_dot_dimension_numbers, a.operand_precision,
+                  a.gather_dimension_numbers, a.gather_slice_sizes,
+                  a.scatter_dimension_numbers, a.indices_are_sorted, a.unique_indices,
+                  a.comparison_direction, a.comparison_type, a.fusion_kind,
+                  a.custom_call_target, a.rng_distribution, a.rng_algorithm,
+                  a.exponent_bits, a.mantissa_bits, a.fft_type, a.fft_length,
+                  a.left_side, a.lower, a.unit_diagonal, a.transpose_a, a.epsilon,
+                  a.feature_index, a.is_stable, a.k, a.largest);
+}
+
+}  // namespace
+
+const RawAttribute* InstructionAttributes::FindRaw(std::string_view key) const {
+  for (const RawAttribute& attribute : raw) {
+    if (attribute.key == key) return &attribute;
+  }
+  return nullptr;
+}
+
+void InstructionAttributes::SetRaw(std::string_view key, std::string value) {
+  for (RawAttribute& attribute : raw) {
+    if (attribute.key == key) {
+      attribute.value = std::move(value);
+      return;
+    }
+  }
+  raw.push_back(RawAttribute{std::string(key), std::move(value)});
+}
+
+bool InstructionAttributes::EraseRaw(std::string_view key) {
+  auto it = std::find_if(raw.begin(), raw.end(),
+                         [&](const RawAttribute& a) { return a.key == key; });
+  if (it == raw.end()) return false;
+  raw.erase(it);
+  return true;
+}
+
+Instruction::Instruction(Opcode opcode, Shape shape, std::string name)
+    : opcode_(opcode), name_(std::move(name)), shape_(std::move(shape)) {}
+
+void Instruction::AddUser(Instruction* user) {
+  if (!Contains(users_, user)) users_.push_back(user);
+}
+
+void Instruction::RemoveUser(Instruction* user) { EraseOne(users_, user); }
+
+void Instruction::AppendOperand(Instruction* operand) {
+  operands_.push_back(operand);
+  operand->AddUser(this);
+}
+
+void Instruction::ReplaceOperandWith(int64_t i, Instruction* new_operand) {
+  Instruction* old_operand = operands_[i];
+  if (old_operand == new_operand) return;
+  operands_[i] = new_operand;
+  new_operand->AddUser(this);
+  if (!Contains(operands_, old_operand)) old_operand->RemoveUser(this);
+}
+
+void Instruction::ReplaceUsesOfOperand(Instruction* old_operand, Instruction* new_operand) {
+  if (old_operand == new_operand) return;
+  bool replaced = false;
+  for (Instruction*& operand : operands_) {
+    if (operand == old_operand) {
+      operand = new_operand;
+      replaced = true;
+    }
+  }
+  if (replaced) {
+    old_operand->RemoveUser(this);
+    new_operand->AddUser(this);
+  }
+}
+
+void Instruction::DetachOperands() {
+  for (Instruction* operand : operands_) operand->RemoveUser(this);
+  operands_.clear();
+}
+
+absl::Status Instruction::ReplaceAllUsesWith(Instruction* replacement) {
+  if (replacement == this) return absl::OkStatus();
+  if (replacement->parent() != parent_) {
+    return absl::InvalidArgumentError("cannot replace " + name_ + " with " +
+                                      replacement->name() + " from another computation");
+  }
+  // Copy: ReplaceUsesOfOperand edits users_.
+  std::vector<Instruction*> users = users_;
+  for (Instruction* user : users) {
+    if (user == replacement) continue;  // e.g. replacing x with f(x)
+    user->ReplaceUsesOfOperand(this, replacement);
+  }
+  if (parent_ != nullptr && parent_->root_instruction() == this) {
+    parent_->set_root_instruction(replacement);
+  }
+  return absl::OkStatus();
+}
+
+void Instruction::AddControlDependencyTo(Instruction* successor) {
+  if (Contains(control_successors_, successor)) return;
+  control_successors_.push_back(successor);
+  successor->control_predecessors_.push_back(this);
+}
+
+void Instruction::RemoveControlDependencyTo(Instruction* successor) {
+  EraseOne(control_successors_, successor);
+  EraseOne(successor->control_predecessors_, this);
+}
+
+void Instruction::DropAllControlDeps() {
+  for (Instruction* predecessor : control_predecessors_) {
+    EraseOne(predecessor->control_successors_, this);
+  }
+  for (Instruction* successor : control_successors_) {
+    EraseOne(successor->control_predecessors_, this);
+  }
+  control_predecessors_.clear();
+  control_successors_.clear();
+}
+
+bool Instruction::IsRoot() const {
+  return parent_ != nullptr && parent_->root_instruction() == this;
+}
+
+bool Instruction::HasSideEffect() const {
+  switch (opcode_) {
+    case Opcode::kSend: case Opcode::kSendDone: case Opcode::kRecv:
+    case Opcode::kRecvDone: case Opcode::kRng: case Opcode::kRngGetAndUpdateState:
+    case Opcode::kInfeed: case Opcode::kOutfeed: case Opcode::kAllReduceStart:
+    case Opcode::kAllReduceDone: case Opcode::kAllGatherStart:
+    case Opcode::kAllGatherDone: case Opcode::kCollectivePermuteStart:
+    case Opcode::kCollectivePermuteDone: case Opcode::kAfterAll:
+    case Opcode::kAddDependency: case Opcode::kOptimizationBarrier:
+      return true;
+    case Opcode::kCustomCall: {
+      const RawAttribute* effect = attrs_.FindRaw("custom_call_has_side_effect");
+      return effect != nullptr && effect->value == "true";
+    }
+    case Opcode::kAllReduce: case Opcode::kAllGather: case Opcode::kReduceScatter:
+    case Opcode::kAllToAll: case Opcode::kCollectivePermute:
+      // Collectives with a channel synchronize with other programs.
+      return attrs_.FindRaw("channel_id") != nullptr;
+    default:
+      return false;
+  }
+}
+
+bool Instruction::Identical(const Instruction& other) const {
+  if (opcode_ != other.opcode_ || shape_ != other.shape_ ||
+      operands_ != other.operands_ || called_computations_ != other.called_computations_) {
+    return false;
+  }
+  if (TypedFields(attrs_) != TypedFields(other.attrs_)) return false;
+  const Literal* a = attrs_.literal.get();
+  const Literal* b = other.attrs_.literal.get();
+  if ((a == nullptr) != (b == nullptr)) return false;
+  if (a != nullptr && a != b && !(*a == *b)) return false;
+  // Elided constants have unknown values: never equal to anything else.
+  if (a != nullptr && a->elided() && this != &other) return false;
+  return true;
+}
+
+std::unique_ptr<Instruction> Instruction::CloneWithNewOperands(
+    const std::vector<Instruction*>& new_operands, std::string name) const {
+  auto clone = std::make_unique<Instruction>(opcode_, shape_, std::move(name));
+  clone->attrs_ = attrs_;
+  clone->called_computations_ = called_computations_;
+  for (Instruction* operand : new_operands) clone->AppendOperand(operand);
+  return clone;
+}
+
+}  // namespace hlogym

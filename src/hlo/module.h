@@ -1,0 +1,76 @@
+// Module: computations (one of them the entry) plus the header attributes
+// XLA writes after `HloModule name`.
+#ifndef HLOGYM_HLO_MODULE_H_
+#define HLOGYM_HLO_MODULE_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_set.h"
+#include "absl/status/status.h"
+#include "hlo/attributes.h"
+#include "hlo/computation.h"
+
+namespace hlogym {
+
+class Module {
+ public:
+  explicit Module(std::string name) : name_(std::move(name)) {}
+  Module(const Module&) = delete;
+  Module& operator=(const Module&) = delete;
+
+  const std::string& name() const { return name_; }
+  void set_name(std::string name) { name_ = std::move(name); }
+
+  // Computations in print order: callees before callers as parsed or added.
+  const std::vector<std::unique_ptr<Computation>>& computations() const { return computations_; }
+  int64_t computation_count() const { return static_cast<int64_t>(computations_.size()); }
+  Computation* entry_computation() const { return entry_; }
+  void set_entry_computation(Computation* entry) { entry_ = entry; }
+  Computation* FindComputation(std::string_view name) const;
+
+  // Takes ownership and appends; names are made unique in the module.
+  Computation* AddComputation(std::unique_ptr<Computation> computation);
+  // Removes a computation that no instruction calls and is not the entry.
+  absl::Status RemoveComputation(Computation* computation);
+  // Callees before callers, reachable from the entry only.
+  std::vector<Computation*> MakeComputationPostOrder() const;
+
+  // Header attributes after `HloModule name,` kept verbatim and in order
+  // (entry_computation_layout, input_output_alias, is_scheduled, ...).
+  const std::vector<RawAttribute>& raw_attributes() const { return raw_attributes_; }
+  std::vector<RawAttribute>& mutable_raw_attributes() { return raw_attributes_; }
+  // Text after the last computation (newer XLA prints stack-frame tables
+  // there: FileNames, FunctionNames, FileLocations, StackFrames), verbatim.
+  const std::string& trailer() const { return trailer_; }
+  void set_trailer(std::string trailer) { trailer_ = std::move(trailer); }
+
+  // Op count: instructions in all computations, parameters and constants
+  // included (XLA's HloModule::instruction_count()).
+  int64_t instruction_count() const;
+
+  // A deep copy with the same names, order and attributes.
+  std::unique_ptr<Module> Clone() const;
+
+  // Ids and names unique in the module, for new instructions/computations.
+  int64_t NextUniqueId() { return next_unique_id_++; }
+  // `prefix` if unused, else prefix.N for the smallest free N; reserves it.
+  std::string UniqueName(std::string_view prefix);
+  // Marks a name as taken (the parser registers every name it reads).
+  void ReserveName(std::string_view name) { used_names_.insert(std::string(name)); }
+
+ private:
+  std::string name_;
+  std::vector<std::unique_ptr<Computation>> computations_;
+  Computation* entry_ = nullptr;
+  std::vector<RawAttribute> raw_attributes_;
+  std::string trailer_;
+  int64_t next_unique_id_ = 0;
+  absl::flat_hash_set<std::string> used_names_;
+};
+
+}  // namespace hlogym
+
+#endif  // HLOGYM_HLO_MODULE_H_

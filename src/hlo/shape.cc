@@ -1,0 +1,152 @@
+#include "hlo/shape.h"
+
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+
+namespace hlogym {
+
+std::string Layout::ToString() const {
+  std::string out = absl::StrCat("{", absl::StrJoin(minor_to_major, ","));
+  if (!details.empty()) absl::StrAppend(&out, ":", details);
+  out += "}";
+  return out;
+}
+
+Shape::Shape(PrimitiveType element_type, std::vector<int64_t> dimensions)
+    : element_type_(element_type), dimensions_(std::move(dimensions)) {}
+
+Shape Shape::Tuple(std::vector<Shape> elements) {
+  Shape shape;
+  shape.element_type_ = PrimitiveType::kTuple;
+  shape.tuple_shapes_ = std::move(elements);
+  return shape;
+}
+
+Shape Shape::Token() {
+  Shape shape;
+  shape.element_type_ = PrimitiveType::kToken;
+  return shape;
+}
+
+void Shape::set_dynamic_dimension(int64_t i, bool is_dynamic) {
+  if (dynamic_.empty()) {
+    if (!is_dynamic) return;
+    dynamic_.assign(dimensions_.size(), false);
+  }
+  dynamic_[i] = is_dynamic;
+  if (std::none_of(dynamic_.begin(), dynamic_.end(), [](bool d) { return d; })) {
+    dynamic_.clear();
+  }
+}
+
+bool Shape::is_static() const {
+  if (!dynamic_.empty()) return false;
+  return std::all_of(tuple_shapes_.begin(), tuple_shapes_.end(),
+                     [](const Shape& s) { return s.is_static(); });
+}
+
+bool Shape::is_unbounded_dynamic() const {
+  if (std::find(dimensions_.begin(), dimensions_.end(), kUnboundedSize) !=
+      dimensions_.end()) {
+    return true;
+  }
+  return std::any_of(tuple_shapes_.begin(), tuple_shapes_.end(),
+                     [](const Shape& s) { return s.is_unbounded_dynamic(); });
+}
+
+int64_t Shape::ElementCount() const {
+  int64_t count = 1;
+  for (int64_t d : dimensions_) count *= (d == kUnboundedSize ? 0 : d);
+  return count;
+}
+
+int64_t Shape::ByteSize() const {
+  if (IsTuple()) {
+    int64_t total = 0;
+    for (const Shape& s : tuple_shapes_) total += s.ByteSize();
+    return total;
+  }
+  if (!IsArray()) return 0;
+  return (ElementCount() * BitWidth(element_type_) + 7) / 8;
+}
+
+const Shape& Shape::Subshape(std::span<const int64_t> index) const {
+  const Shape* shape = this;
+  for (int64_t i : index) shape = &shape->tuple_shapes_[i];
+  return *shape;
+}
+
+void Shape::clear_layout() {
+  layout_.reset();
+  for (Shape& s : tuple_shapes_) s.clear_layout();
+}
+
+void Shape::SetDefaultLayout() {
+  if (IsTuple()) {
+    for (Shape& s : tuple_shapes_) s.SetDefaultLayout();
+    return;
+  }
+  if (!IsArray()) return;
+  Layout layout;
+  for (int64_t i = rank() - 1; i >= 0; --i) layout.minor_to_major.push_back(i);
+  layout_ = std::move(layout);
+}
+
+bool Shape::SameDimensions(const Shape& other) const {
+  if (IsTuple() || other.IsTuple()) {
+    if (!IsTuple() || !other.IsTuple() ||
+        tuple_shapes_.size() != other.tuple_shapes_.size()) {
+      return false;
+    }
+    for (size_t i = 0; i < tuple_shapes_.size(); ++i) {
+      if (!tuple_shapes_[i].SameDimensions(other.tuple_shapes_[i])) return false;
+    }
+    return true;
+  }
+  return dimensions_ == other.dimensions_ && dynamic_ == other.dynamic_;
+}
+
+bool Shape::Compatible(const Shape& other) const {
+  if (element_type_ != other.element_type_) return false;
+  if (IsTuple()) {
+    if (tuple_shapes_.size() != other.tuple_shapes_.size()) return false;
+    for (size_t i = 0; i < tuple_shapes_.size(); ++i) {
+      if (!tuple_shapes_[i].Compatible(other.tuple_shapes_[i])) return false;
+    }
+    return true;
+  }
+  return dimensions_ == other.dimensions_ && dynamic_ == other.dynamic_;
+}
+
+std::string Shape::ToString(bool print_layout) const {
+  if (IsTuple()) {
+    std::string out = "(";
+    for (size_t i = 0; i < tuple_shapes_.size(); ++i) {
+      if (i > 0) out += ", ";
+      out += tuple_shapes_[i].ToString(print_layout);
+    }
+    out += ")";
+    return out;
+  }
+  std::string out(PrimitiveTypeName(element_type_));
+  out += "[";
+  for (size_t i = 0; i < dimensions_.size(); ++i) {
+    if (i > 0) out += ",";
+    if (dimensions_[i] == kUnboundedSize) {
+      out += "?";
+      continue;
+    }
+    if (is_dynamic_dimension(i)) out += "<=";
+    absl::StrAppend(&out, dimensions_[i]);
+  }
+  out += "]";
+  if (print_layout && layout_.has_value() && IsArray()) {
+    std::string layout = layout_->ToString();
+    if (layout != "{}") out += layout;  // XLA omits the empty layout of scalars
+  }
+  return out;
+}
+
+}  // namespace hlogym

@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# The command-line contract of fmt, verify and stats (ARCHITECTURE.md):
+# exit statuses, FILE:LINE:COL errors, compressed input and stdin, and no
+# partial or overwritten output after a failed run.
+# Usage: text_commands.sh path/to/hlogym SOURCE_DIR
+set -u
+hlogym="$1"
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+failures=0
+fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+
+cat > "$work/good.hlo" <<'HLO'
+HloModule good, entry_computation_layout={(f32[2]{0}, f32[2]{0})->f32[2]{0}}
+
+ENTRY %main (a: f32[2], b: f32[2]) -> f32[2] {
+  %a = f32[2]{0} parameter(0)
+  %b = f32[2]{0} parameter(1)
+  %sum = f32[2]{0} add(f32[2]{0} %a, f32[2]{0} %b)
+  ROOT %product = f32[2]{0} multiply(f32[2]{0} %sum, f32[2]{0} %b)
+}
+HLO
+# Line 4, column 19 is where the unknown opcode starts.
+cat > "$work/bad_syntax.hlo" <<'HLO'
+HloModule bad
+
+ENTRY main {
+  a = f32[2] frobnicate()
+}
+HLO
+cat > "$work/bad_shape.hlo" <<'HLO'
+HloModule bad_shape
+
+ENTRY main {
+  a = f32[2] parameter(0)
+  b = f32[3] parameter(1)
+  ROOT sum = f32[2] add(a, b)
+}
+HLO
+
+# fmt: prints canonical text that parses again to the same text.
+"$hlogym" fmt "$work/good.hlo" > "$work/out1.hlo" || fail "fmt good exited $?"
+"$hlogym" fmt "$work/out1.hlo" > "$work/out2.hlo" || fail "fmt of fmt output exited $?"
+cmp -s "$work/out1.hlo" "$work/out2.hlo" || fail "fmt is not a fixed point"
+grep -q 'ROOT %product = f32\[2\]{0} multiply(f32\[2\]{0} %sum, f32\[2\]{0} %b)' "$work/out1.hlo" ||
+  fail "fmt output lacks the canonical root line"
+
+# Compressed inputs and stdin give the same text.
+gzip -c "$work/good.hlo" > "$work/good.hlo.gz"
+zstd -q -c "$work/good.hlo" > "$work/good.hlo.zst"
+"$hlogym" fmt "$work/good.hlo.gz" | cmp -s - "$work/out1.hlo" || fail "fmt of .gz differs"
+"$hlogym" fmt "$work/good.hlo.zst" | cmp -s - "$work/out1.hlo" || fail "fmt of .zst differs"
+"$hlogym" fmt - < "$work/good.hlo" | cmp -s - "$work/out1.hlo" || fail "fmt of stdin differs"
+
+# Syntax errors: FILE:LINE:COL: error: ..., status 2, output file untouched.
+echo "precious" > "$work/keep.hlo"
+"$hlogym" fmt "$work/bad_syntax.hlo" -o "$work/keep.hlo" 2> "$work/err.txt"
+status=$?
+[ "$status" -eq 2 ] || fail "fmt of bad syntax exited $status, want 2"
+grep -q "bad_syntax.hlo:4:[0-9]*: error: " "$work/err.txt" ||
+  fail "syntax error lacks FILE:LINE:COL: $(cat "$work/err.txt")"
+grep -q "frobnicate" "$work/err.txt" || fail "syntax error does not name the opcode"
+[ "$(cat "$work/keep.hlo")" = "precious" ] || fail "failed fmt overwrote its output"
+"$hlogym" fmt "$work/good.hlo" -o "$work/keep.hlo" || fail "fmt -o exited $?"
+cmp -s "$work/keep.hlo" "$work/out1.hlo" || fail "fmt -o wrote different text"
+"$hlogym" fmt "$work/good.hlo" -o "$work/written.hlo.gz" || fail "fmt -o .gz exited $?"
+gzip -dc "$work/written.hlo.gz" | cmp -s - "$work/out1.hlo" || fail "fmt -o .gz is not gzip of the text"
+
+# verify: 0 for good, 2 naming the instruction for a shape error.
+"$hlogym" verify "$work/good.hlo" || fail "verify good exited $?"
+"$hlogym" verify "$work/bad_shape.hlo" 2> "$work/err.txt"
+status=$?
+[ "$status" -eq 2 ] || fail "verify bad shape exited $status, want 2"
+grep -q "sum" "$work/err.txt" || fail "verify error does not name the instruction: $(cat "$work/err.txt")"
+"$hlogym" verify "$work/missing.hlo" 2> "$work/err.txt"
+[ $? -eq 2 ] || fail "verify of a missing file should exit 2"
+grep -q "missing.hlo" "$work/err.txt" || fail "missing-file error does not name the file"
+
+# stats: op count and histogram, text and JSON.
+"$hlogym" stats "$work/good.hlo" > "$work/stats.txt" || fail "stats exited $?"
+grep -q "op count: *4" "$work/stats.txt" || fail "stats op count: $(cat "$work/stats.txt")"
+grep -Eq "parameter +2" "$work/stats.txt" || fail "stats histogram lacks parameter 2"
+"$hlogym" stats --json "$work/good.hlo" > "$work/stats.json" || fail "stats --json exited $?"
+grep -q '"op_count": 4' "$work/stats.json" || fail "stats --json op_count"
+grep -q '"multiply": 1' "$work/stats.json" || fail "stats --json histogram"
+
+# Usage errors are bad input too.
+"$hlogym" frobnicate 2> /dev/null
+[ $? -eq 2 ] || fail "unknown subcommand should exit 2"
+
+if [ "$failures" -ne 0 ]; then
+  echo "$failures failure(s)"
+  exit 1
+fi
+echo "all CLI checks passed"

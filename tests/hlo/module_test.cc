@@ -1,0 +1,208 @@
+// The IR's edge bookkeeping, post order, naming and cloning, built by hand
+// (no parser), so these tests pin down src/hlo alone.
+#include <gtest/gtest.h>
+
+#include <memory>
+
+#include "hlo/computation.h"
+#include "hlo/instruction.h"
+#include "hlo/module.h"
+
+namespace hlogym {
+namespace {
+
+const Shape kVec(PrimitiveType::kF32, {4});
+
+std::unique_ptr<Instruction> Parameter(int64_t number, std::string name) {
+  auto p = std::make_unique<Instruction>(Opcode::kParameter, kVec, std::move(name));
+  p->mutable_attrs().parameter_number = number;
+  return p;
+}
+
+std::unique_ptr<Instruction> Binary(Opcode opcode, Instruction* a, Instruction* b,
+                                    std::string name = "") {
+  auto op = std::make_unique<Instruction>(opcode, kVec, std::move(name));
+  op->AppendOperand(a);
+  op->AppendOperand(b);
+  return op;
+}
+
+// main(a, b) = (a + b) * b, built in a module.
+struct Fixture {
+  std::unique_ptr<Module> module = std::make_unique<Module>("m");
+  Computation* main = nullptr;
+  Instruction *a = nullptr, *b = nullptr, *sum = nullptr, *product = nullptr;
+
+  Fixture() {
+    main = module->AddComputation(std::make_unique<Computation>("main"));
+    module->set_entry_computation(main);
+    a = main->AddInstruction(Parameter(0, "a"));
+    b = main->AddInstruction(Parameter(1, "b"));
+    sum = main->AddInstruction(Binary(Opcode::kAdd, a, b, "sum"));
+    product = main->AddInstruction(Binary(Opcode::kMultiply, sum, b, "product"));
+    main->set_root_instruction(product);
+  }
+};
+
+TEST(InstructionTest, UsersAreListedOncePerUser) {
+  Fixture f;
+  auto square = Binary(Opcode::kMultiply, f.a, f.a, "square");
+  Instruction* sq = f.main->AddInstruction(std::move(square));
+  EXPECT_EQ(f.a->users().size(), 2u);  // sum and square, square once
+  EXPECT_EQ(sq->operand_count(), 2);
+  sq->ReplaceOperandWith(0, f.b);
+  // square still uses a through operand 1.
+  EXPECT_NE(std::find(f.a->users().begin(), f.a->users().end(), sq), f.a->users().end());
+  sq->ReplaceOperandWith(1, f.b);
+  EXPECT_EQ(std::find(f.a->users().begin(), f.a->users().end(), sq), f.a->users().end());
+}
+
+TEST(InstructionTest, ReplaceAllUsesWithMovesUsersAndRoot) {
+  Fixture f;
+  auto negate = std::make_unique<Instruction>(Opcode::kNegate, kVec, "neg");
+  negate->AppendOperand(f.product);
+  Instruction* neg = f.main->AddInstruction(std::move(negate));
+  ASSERT_TRUE(f.product->ReplaceAllUsesWith(neg).ok());
+  // neg itself keeps product as operand; product is no longer the root.
+  EXPECT_EQ(neg->operand(0), f.product);
+  EXPECT_EQ(f.main->root_instruction(), neg);
+  ASSERT_TRUE(f.b->ReplaceAllUsesWith(f.a).ok());
+  EXPECT_EQ(f.sum->operand(1), f.a);
+  EXPECT_EQ(f.product->operand(1), f.a);
+  EXPECT_EQ(f.b->user_count(), 0);
+}
+
+TEST(ComputationTest, RemoveInstructionRefusesUsedOrRoot) {
+  Fixture f;
+  EXPECT_FALSE(f.main->RemoveInstruction(f.sum).ok());
+  EXPECT_FALSE(f.main->RemoveInstruction(f.product).ok());
+  auto dead = Binary(Opcode::kSubtract, f.a, f.b, "dead");
+  Instruction* d = f.main->AddInstruction(std::move(dead));
+  EXPECT_EQ(f.main->instruction_count(), 5);
+  ASSERT_TRUE(f.main->RemoveInstruction(d).ok());
+  EXPECT_EQ(f.main->instruction_count(), 4);
+  EXPECT_EQ(f.a->user_count(), 1);
+}
+
+TEST(ComputationTest, RemoveAndUnusedOperandsKeepsParameters) {
+  Fixture f;
+  auto n1 = std::make_unique<Instruction>(Opcode::kNegate, kVec, "n1");
+  n1->AppendOperand(f.a);
+  Instruction* first = f.main->AddInstruction(std::move(n1));
+  auto n2 = std::make_unique<Instruction>(Opcode::kNegate, kVec, "n2");
+  n2->AppendOperand(first);
+  Instruction* second = f.main->AddInstruction(std::move(n2));
+  ASSERT_TRUE(f.main->RemoveInstructionAndUnusedOperands(second).ok());
+  EXPECT_EQ(f.main->instruction_count(), 4);  // n1 and n2 gone, a stays
+  EXPECT_EQ(f.main->num_parameters(), 2);
+}
+
+TEST(ComputationTest, PostOrderPutsOperandsFirstAndIsStable) {
+  Fixture f;
+  // An instruction appended last but used by an earlier one.
+  auto late = std::make_unique<Instruction>(Opcode::kNegate, kVec, "late");
+  late->AppendOperand(f.a);
+  Instruction* l = f.main->AddInstruction(std::move(late));
+  f.sum->ReplaceOperandWith(1, l);
+  std::vector<Instruction*> order = f.main->MakeInstructionPostOrder();
+  ASSERT_EQ(order.size(), 5u);
+  std::vector<std::string> names;
+  for (Instruction* i : order) names.push_back(i->name());
+  // List order, except that late moves up to just before its first user.
+  EXPECT_EQ(names, (std::vector<std::string>{"a", "b", "late", "sum", "product"}));
+}
+
+TEST(ComputationTest, PostOrderRespectsControlEdges) {
+  Fixture f;
+  f.product->AddControlDependencyTo(f.a);  // odd, but must order product first
+  std::vector<Instruction*> order = f.main->MakeInstructionPostOrder();
+  auto position = [&](Instruction* i) {
+    return std::find(order.begin(), order.end(), i) - order.begin();
+  };
+  // a depends (by control) on product which depends on a: a cycle. The order
+  // still lists every instruction exactly once.
+  EXPECT_EQ(order.size(), 4u);
+  f.product->RemoveControlDependencyTo(f.a);
+  f.sum->AddControlDependencyTo(f.b);
+  order = f.main->MakeInstructionPostOrder();
+  EXPECT_LT(position(f.sum), position(f.b));
+}
+
+TEST(ModuleTest, UniqueNamesContinueNumbering) {
+  Module module("m");
+  EXPECT_EQ(module.UniqueName("add"), "add");
+  EXPECT_EQ(module.UniqueName("add"), "add.1");
+  module.ReserveName("mul.7");
+  EXPECT_EQ(module.UniqueName("mul.7"), "mul.8");
+  EXPECT_EQ(module.UniqueName("add.1"), "add.2");
+}
+
+TEST(ModuleTest, InstructionCountCountsEveryComputation) {
+  Fixture f;
+  auto helper = std::make_unique<Computation>("helper");
+  helper->AddInstruction(Parameter(0, "x"));
+  Computation* h = f.module->AddComputation(std::move(helper));
+  h->set_root_instruction(h->parameter_instruction(0));
+  EXPECT_EQ(f.module->instruction_count(), 5);
+  EXPECT_EQ(f.module->computation_count(), 2);
+  // Unused computations are not in the post order from the entry.
+  EXPECT_EQ(f.module->MakeComputationPostOrder().size(), 1u);
+  EXPECT_TRUE(f.module->RemoveComputation(h).ok());
+  EXPECT_FALSE(f.module->RemoveComputation(f.main).ok());
+}
+
+TEST(ModuleTest, CloneIsDeepAndIndependent) {
+  Fixture f;
+  auto reducer = std::make_unique<Computation>("reducer");
+  Instruction* x = reducer->AddInstruction(std::make_unique<Instruction>(
+      Opcode::kParameter, Shape::Scalar(PrimitiveType::kF32), "x"));
+  auto y_owned = std::make_unique<Instruction>(Opcode::kParameter,
+                                               Shape::Scalar(PrimitiveType::kF32), "y");
+  y_owned->mutable_attrs().parameter_number = 1;
+  Instruction* y = reducer->AddInstruction(std::move(y_owned));
+  auto add = std::make_unique<Instruction>(Opcode::kAdd, Shape::Scalar(PrimitiveType::kF32), "r");
+  add->AppendOperand(x);
+  add->AppendOperand(y);
+  reducer->set_root_instruction(reducer->AddInstruction(std::move(add)));
+  Computation* r = f.module->AddComputation(std::move(reducer));
+  f.product->mutable_called_computations().push_back(r);  // any callee will do here
+  f.sum->AddControlDependencyTo(f.b);
+  f.product->mutable_attrs().SetRaw("metadata", "{op_name=\"x\"}");
+
+  std::unique_ptr<Module> clone = f.module->Clone();
+  ASSERT_EQ(clone->computation_count(), 2);
+  Computation* main = clone->entry_computation();
+  ASSERT_NE(main, nullptr);
+  EXPECT_NE(main, f.main);
+  EXPECT_EQ(main->name(), "main");
+  Instruction* root = main->root_instruction();
+  EXPECT_EQ(root->name(), "product");
+  EXPECT_NE(root, f.product);
+  EXPECT_EQ(root->operand(0)->name(), "sum");
+  EXPECT_EQ(root->operand(0)->parent(), main);
+  EXPECT_EQ(root->called_computations()[0], clone->FindComputation("reducer"));
+  EXPECT_EQ(root->attrs().FindRaw("metadata")->value, "{op_name=\"x\"}");
+  EXPECT_EQ(root->unique_id(), f.product->unique_id());
+  EXPECT_EQ(root->operand(0)->control_successors().size(), 1u);
+  EXPECT_EQ(main->num_parameters(), 2);
+  // Editing the clone leaves the original alone.
+  ASSERT_TRUE(main->parameter_instruction(1)->ReplaceAllUsesWith(
+                  main->parameter_instruction(0)).ok());
+  EXPECT_EQ(f.sum->operand(1), f.b);
+  EXPECT_EQ(clone->UniqueName("sum"), "sum.1");
+}
+
+TEST(InstructionTest, IdenticalComparesAttributesAndOperands) {
+  Fixture f;
+  Instruction* s2 = f.main->AddInstruction(Binary(Opcode::kAdd, f.a, f.b, "sum2"));
+  EXPECT_TRUE(f.sum->Identical(*s2));
+  s2->mutable_attrs().SetRaw("metadata", "{op_name=\"other\"}");
+  EXPECT_TRUE(f.sum->Identical(*s2)) << "raw attributes do not count";
+  Instruction* s3 = f.main->AddInstruction(Binary(Opcode::kAdd, f.b, f.a, "sum3"));
+  EXPECT_FALSE(f.sum->Identical(*s3)) << "operand order counts";
+  s2->mutable_attrs().dimensions = {0};
+  EXPECT_FALSE(f.sum->Identical(*s2));
+}
+
+}  // namespace
+}  // namespace hlogym
