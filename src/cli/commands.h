@@ -18,6 +18,9 @@ inline constexpr int kExitBadInput = 2;
 // fmt, verify, stats.
 void RegisterTextCommands(CLI::App& app);
 
+// list-passes, opt.
+void RegisterPassCommands(CLI::App& app);
+
 // Runs the action attached to the parsed subcommand; returns the exit status.
 int RunSelectedCommand(CLI::App& app);
 

@@ -10,6 +10,7 @@ int main(int argc, char** argv) {
   CLI::App app{"hlogym: XLA's HLO graph level as a pass-ordering gym"};
   app.require_subcommand(1);
   hlogym::cli::RegisterTextCommands(app);
+  hlogym::cli::RegisterPassCommands(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {

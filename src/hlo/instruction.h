@@ -134,7 +134,10 @@ class Instruction {
   // all-reduce, reduce-scatter {to_apply}; custom-call: any number.
   const std::vector<Computation*>& called_computations() const { return called_computations_; }
   std::vector<Computation*>& mutable_called_computations() { return called_computations_; }
-  Computation* to_apply() const { return called_computations_.at(0); }
+  // The first called computation, or nullptr when there is none.
+  Computation* to_apply() const {
+    return called_computations_.empty() ? nullptr : called_computations_[0];
+  }
 
   const Literal& literal() const { return *attrs_.literal; }
   bool IsRoot() const;

@@ -42,8 +42,8 @@ class Module {
   // (entry_computation_layout, input_output_alias, is_scheduled, ...).
   const std::vector<RawAttribute>& raw_attributes() const { return raw_attributes_; }
   std::vector<RawAttribute>& mutable_raw_attributes() { return raw_attributes_; }
-  // Text after the last computation (newer XLA prints stack-frame tables
-  // there: FileNames, FunctionNames, FileLocations, StackFrames), verbatim.
+  // The stack-frame tables newer XLA prints (FileNames, FunctionNames,
+  // FileLocations, StackFrames), verbatim; printed after the header.
   const std::string& trailer() const { return trailer_; }
   void set_trailer(std::string trailer) { trailer_ = std::move(trailer); }
 

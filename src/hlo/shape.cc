@@ -125,6 +125,8 @@ std::string Shape::ToString(bool print_layout) const {
     std::string out = "(";
     for (size_t i = 0; i < tuple_shapes_.size(); ++i) {
       if (i > 0) out += ", ";
+      // XLA marks every fifth element of long tuples.
+      if (i > 0 && i % 5 == 0) absl::StrAppend(&out, "/*index=", i, "*/");
       out += tuple_shapes_[i].ToString(print_layout);
     }
     out += ")";

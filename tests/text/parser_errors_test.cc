@@ -3,7 +3,7 @@
 #include <string>
 
 #include "gtest/gtest.h"
-#include "tests/text/text_test_util.h"
+#include "text_test_util.h"
 #include "text/parser.h"
 
 namespace hlogym {
@@ -25,7 +25,7 @@ const ErrorCase kCases[] = {
      "bad.hlo:4:25: error: ", "use of undefined instruction 'zz'"},
     {"UndefinedComputation",
      "HloModule m\nENTRY e {\n  a = f32[4] parameter(0)\n  z = f32[] constant(0)\n  ROOT r = f32[] reduce(a, z), dimensions={0}, to_apply=nope\n}\n",
-     "bad.hlo:5:55: error: ", "use of undefined computation 'nope'"},
+     "bad.hlo:5:57: error: ", "use of undefined computation 'nope'"},
     {"DuplicateInstruction", "HloModule m\nENTRY e {\n  a = f32[] parameter(0)\n  a = f32[] negate(a)\n}\n",
      "bad.hlo:4:3: error: ", "duplicate instruction name 'a'"},
     {"DuplicateComputation", "HloModule m\nc {\n  ROOT a = f32[] parameter(0)\n}\nc {\n  ROOT a = f32[] parameter(0)\n}\n",
@@ -38,7 +38,7 @@ const ErrorCase kCases[] = {
      "bad.hlo:3:10: error: ", "expected '=' after instruction name 'a'"},
     {"UnterminatedString",
      "HloModule m\nENTRY e {\n  ROOT a = f32[] parameter(0), metadata={op_name=\"abc}\n}\n",
-     "bad.hlo:3:47: error: ", "unterminated string"},
+     "bad.hlo:3:50: error: ", "unterminated string"},
     {"UnterminatedComment", "HloModule m\nENTRY e {\n  /* never closed\n  ROOT a = f32[] parameter(0)\n}\n",
      "bad.hlo:3:3: error: ", "unterminated comment"},
     {"WrongArity", "HloModule m\nENTRY e {\n  a = f32[] parameter(0)\n  ROOT b = f32[] add(a)\n}\n",
@@ -59,20 +59,20 @@ const ErrorCase kCases[] = {
      "HloModule m\nENTRY e {\n  a = f32[2] parameter(0)\n  ROOT b = f32[2] reverse(a), dimensions={0}, dimensions={0}\n}\n",
      "bad.hlo:4:47: error: ", "duplicate attribute 'dimensions'"},
     {"BadSlice", "HloModule m\nENTRY e {\n  a = f32[4] parameter(0)\n  ROOT b = f32[2] slice(a), slice={[0;2]}\n}\n",
-     "bad.hlo:4:37: error: ", "expected ':'"},
+     "bad.hlo:4:38: error: ", "expected ':' in slice, got ';'"},
     {"BadWindowField",
      "HloModule m\nENTRY e {\n  a = f32[4] parameter(0)\n  z = f32[] constant(0)\n  ROOT b = f32[2] reduce-window(a, z), window={size=2 strid=2}, to_apply=e\n}\n",
      "bad.hlo:5:55: error: ", "unknown window field 'strid'"},
     {"WindowRankMismatch",
      "HloModule m\nENTRY e {\n  a = f32[4] parameter(0)\n  z = f32[] constant(0)\n  ROOT b = f32[2] reduce-window(a, z), window={size=2x2 stride=2}, to_apply=e\n}\n",
-     "bad.hlo:5:55: error: ", "has 1 dimensions, expected 2"},
+     "bad.hlo:5:57: error: ", "window field 'stride' has 1 dimensions, expected 2"},
     {"BadDimLabels",
      "HloModule m\nENTRY e {\n  a = f32[1,2,2,1] parameter(0)\n  ROOT c = f32[1,2,2,1] convolution(a, a), window={size=1x1}, dim_labels=b01f_01io->b0f\n}\n",
-     "bad.hlo:4:80: error: ", "dim_labels"},
+     "bad.hlo:4:74: error: ", "dim_labels parts must have the same rank"},
     {"IntegerOverflow", "HloModule m\nENTRY e {\n  ROOT a = f32[99999999999999999999999] parameter(0)\n}\n",
      "bad.hlo:3:16: error: ", "integer is too large"},
     {"ConstantOutOfRange", "HloModule m\nENTRY e {\n  ROOT a = s8[2] constant({1, 300})\n}\n",
-     "bad.hlo:3:32: error: ", "out of range for s8"},
+     "bad.hlo:3:31: error: ", "integer '300' is out of range for s8"},
     {"TooFewArrayElements", "HloModule m\nENTRY e {\n  ROOT a = f32[3] constant({1, 2})\n}\n",
      "bad.hlo:3:33: error: ", "expected ','"},
     {"MissingGteIndex", "HloModule m\nENTRY e {\n  a = (f32[]) parameter(0)\n  ROOT b = f32[] get-tuple-element(a)\n}\n",
@@ -95,7 +95,7 @@ const ErrorCase kCases[] = {
      "bad.hlo:5:1: error: ", "more than one ENTRY"},
     {"NoComputations", "HloModule m\n", "bad.hlo:2:1: error: ", "module has no computations"},
     {"UnbalancedRaw", "HloModule m\nENTRY e {\n  ROOT a = f32[] parameter(0), sharding={replicated]\n}\n",
-     "bad.hlo:3:51: error: ", "mismatched ']'"},
+     "bad.hlo:3:52: error: ", "mismatched ']'"},
     {"BadLayout", "HloModule m\nENTRY e {\n  ROOT a = f32[2,3]{0} parameter(0)\n}\n",
      "bad.hlo:3:20: error: ", "layout has 1 dimensions but the shape has rank 2"},
     {"BadPred", "HloModule m\nENTRY e {\n  ROOT a = pred[] constant(yes)\n}\n",

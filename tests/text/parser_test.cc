@@ -5,7 +5,7 @@
 
 #include "gtest/gtest.h"
 #include "hlo/literal.h"
-#include "tests/text/text_test_util.h"
+#include "text_test_util.h"
 #include "text/parser.h"
 #include "text/printer.h"
 

@@ -1,0 +1,172 @@
+#include "passes/builders.h"
+
+#include <memory>
+
+#include "analysis/shape_inference.h"
+
+namespace hlogym {
+namespace {
+
+std::unique_ptr<Instruction> NewInstruction(Opcode opcode, Shape shape,
+                                            std::span<Instruction* const> operands) {
+  auto instruction = std::make_unique<Instruction>(opcode, std::move(shape));
+  for (Instruction* operand : operands) instruction->AppendOperand(operand);
+  return instruction;
+}
+
+// Adds an instruction with the inferred `shape` (or returns the inference
+// error); callers then set the opcode's attributes.
+absl::StatusOr<Instruction*> FinishPlain(absl::StatusOr<Shape> shape, Opcode opcode,
+                                         std::vector<Instruction*> operands) {
+  if (!shape.ok()) return shape.status();
+  auto instruction = NewInstruction(opcode, std::move(*shape), operands);
+  return AddWithLayoutOf(operands[0]->parent(), std::move(instruction), operands[0]);
+}
+
+}  // namespace
+
+Instruction* AddWithLayoutOf(Computation* computation, std::unique_ptr<Instruction> instruction,
+                             const Instruction* like) {
+  if (like != nullptr && (like->shape().has_layout() ||
+                          (like->shape().IsTuple() && !like->shape().tuple_shapes().empty()))) {
+    instruction->mutable_shape().SetDefaultLayout();
+  }
+  return computation->AddInstruction(std::move(instruction));
+}
+
+absl::StatusOr<Instruction*> MakeUnary(Opcode opcode, Instruction* operand) {
+  return FinishPlain(InferUnaryShape(opcode, operand->shape()), opcode, {operand});
+}
+
+absl::StatusOr<Instruction*> MakeBinary(Opcode opcode, Instruction* lhs, Instruction* rhs) {
+  return FinishPlain(InferBinaryShape(opcode, lhs->shape(), rhs->shape()), opcode, {lhs, rhs});
+}
+
+absl::StatusOr<Instruction*> MakeCompare(ComparisonDirection direction, Instruction* lhs,
+                                         Instruction* rhs, ComparisonType type) {
+  auto compare = MakeBinary(Opcode::kCompare, lhs, rhs);
+  if (!compare.ok()) return compare;
+  (*compare)->mutable_attrs().comparison_direction = direction;
+  (*compare)->mutable_attrs().comparison_type = type;
+  return compare;
+}
+
+absl::StatusOr<Instruction*> MakeSelect(Instruction* pred, Instruction* on_true,
+                                        Instruction* on_false) {
+  return FinishPlain(InferSelectShape(pred->shape(), on_true->shape(), on_false->shape()),
+                     Opcode::kSelect, {pred, on_true, on_false});
+}
+
+absl::StatusOr<Instruction*> MakeConvert(Instruction* operand, PrimitiveType type) {
+  return FinishPlain(InferConvertShape(operand->shape(), type), Opcode::kConvert, {operand});
+}
+
+absl::StatusOr<Instruction*> MakeBroadcast(Instruction* operand,
+                                           std::span<const int64_t> result_dims,
+                                           std::span<const int64_t> dimensions) {
+  auto made = FinishPlain(InferBroadcastShape(operand->shape(), result_dims, dimensions),
+                          Opcode::kBroadcast, {operand});
+  if (made.ok()) (*made)->mutable_attrs().dimensions.assign(dimensions.begin(), dimensions.end());
+  return made;
+}
+
+absl::StatusOr<Instruction*> MakeReshape(Instruction* operand,
+                                         std::span<const int64_t> result_dims) {
+  return FinishPlain(InferReshapeShape(operand->shape(), result_dims), Opcode::kReshape,
+                     {operand});
+}
+
+absl::StatusOr<Instruction*> MakeTranspose(Instruction* operand,
+                                           std::span<const int64_t> permutation) {
+  auto made = FinishPlain(InferTransposeShape(operand->shape(), permutation), Opcode::kTranspose,
+                          {operand});
+  if (made.ok()) {
+    (*made)->mutable_attrs().dimensions.assign(permutation.begin(), permutation.end());
+  }
+  return made;
+}
+
+absl::StatusOr<Instruction*> MakeSlice(Instruction* operand,
+                                       std::span<const SliceDimension> slice) {
+  auto made = FinishPlain(InferSliceShape(operand->shape(), slice), Opcode::kSlice, {operand});
+  if (made.ok()) (*made)->mutable_attrs().slice.assign(slice.begin(), slice.end());
+  return made;
+}
+
+absl::StatusOr<Instruction*> MakeConcatenate(std::span<Instruction* const> operands,
+                                             int64_t dimension) {
+  if (operands.empty()) return absl::InvalidArgumentError("concatenate needs operands");
+  std::vector<Shape> shapes;
+  for (const Instruction* operand : operands) shapes.push_back(operand->shape());
+  auto made = FinishPlain(InferConcatenateShape(shapes, dimension), Opcode::kConcatenate,
+                          std::vector<Instruction*>(operands.begin(), operands.end()));
+  if (made.ok()) (*made)->mutable_attrs().dimensions = {dimension};
+  return made;
+}
+
+absl::StatusOr<Instruction*> MakePad(Instruction* operand, Instruction* padding_value,
+                                     std::span<const PaddingDimension> padding) {
+  auto made = FinishPlain(InferPadShape(operand->shape(), padding_value->shape(), padding),
+                          Opcode::kPad, {operand, padding_value});
+  if (made.ok()) (*made)->mutable_attrs().padding.assign(padding.begin(), padding.end());
+  return made;
+}
+
+absl::StatusOr<Instruction*> MakeDot(Instruction* lhs, Instruction* rhs,
+                                     const DotDimensionNumbers& dnums,
+                                     PrimitiveType result_type) {
+  auto made = FinishPlain(InferDotShape(lhs->shape(), rhs->shape(), dnums, result_type),
+                          Opcode::kDot, {lhs, rhs});
+  if (made.ok()) (*made)->mutable_attrs().dot_dimension_numbers = dnums;
+  return made;
+}
+
+absl::StatusOr<Instruction*> MakeReduce(Instruction* input, Instruction* init,
+                                        std::span<const int64_t> dimensions,
+                                        Computation* to_apply) {
+  Shape inputs[] = {input->shape()};
+  Shape inits[] = {init->shape()};
+  auto made = FinishPlain(InferReduceShape(inputs, inits, dimensions, to_apply), Opcode::kReduce,
+                          {input, init});
+  if (made.ok()) {
+    (*made)->mutable_attrs().dimensions.assign(dimensions.begin(), dimensions.end());
+    (*made)->mutable_called_computations() = {to_apply};
+  }
+  return made;
+}
+
+absl::StatusOr<Instruction*> MakeGetTupleElement(Instruction* tuple, int64_t index) {
+  const Shape& shape = tuple->shape();
+  if (!shape.IsTuple() || index < 0 || index >= shape.tuple_shapes_size()) {
+    return absl::InvalidArgumentError("get-tuple-element index " + std::to_string(index) +
+                                      " out of range for " + shape.ToString());
+  }
+  auto gte = std::make_unique<Instruction>(Opcode::kGetTupleElement, shape.tuple_shapes(index));
+  gte->mutable_attrs().tuple_index = index;
+  gte->AppendOperand(tuple);
+  return tuple->parent()->AddInstruction(std::move(gte));
+}
+
+Instruction* MakeTuple(Computation* computation, std::span<Instruction* const> operands) {
+  std::vector<Shape> shapes;
+  for (const Instruction* operand : operands) shapes.push_back(operand->shape());
+  return computation->AddInstruction(
+      NewInstruction(Opcode::kTuple, Shape::Tuple(std::move(shapes)), operands));
+}
+
+Instruction* MakeConstant(Computation* computation, Literal literal, bool with_layout) {
+  Shape shape = literal.shape();
+  if (with_layout) shape.SetDefaultLayout();
+  auto constant = std::make_unique<Instruction>(Opcode::kConstant, std::move(shape));
+  constant->mutable_attrs().literal = std::make_shared<const Literal>(std::move(literal));
+  return computation->AddInstruction(std::move(constant));
+}
+
+Instruction* MakeScalarConstant(Computation* computation, PrimitiveType type, double value,
+                                bool with_layout) {
+  Literal literal(Shape::Scalar(type));
+  literal.SetFromDouble(0, value);
+  return MakeConstant(computation, std::move(literal), with_layout);
+}
+
+}  // namespace hlogym

@@ -1,0 +1,64 @@
+// Builders for the instructions passes create. Each one infers the result
+// shape with src/analysis/shape_inference (so a malformed request is an
+// error, not a malformed module), adds the instruction to the operands'
+// computation under a fresh name derived from the opcode, and returns it.
+// Results get the default layout when the first operand has a layout.
+#ifndef HLOGYM_PASSES_BUILDERS_H_
+#define HLOGYM_PASSES_BUILDERS_H_
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "hlo/computation.h"
+#include "hlo/instruction.h"
+#include "hlo/literal.h"
+
+namespace hlogym {
+
+absl::StatusOr<Instruction*> MakeUnary(Opcode opcode, Instruction* operand);
+absl::StatusOr<Instruction*> MakeBinary(Opcode opcode, Instruction* lhs, Instruction* rhs);
+absl::StatusOr<Instruction*> MakeCompare(ComparisonDirection direction, Instruction* lhs,
+                                         Instruction* rhs,
+                                         ComparisonType type = ComparisonType::kUnset);
+absl::StatusOr<Instruction*> MakeSelect(Instruction* pred, Instruction* on_true,
+                                        Instruction* on_false);
+absl::StatusOr<Instruction*> MakeConvert(Instruction* operand, PrimitiveType type);
+// `dimensions[i]` is the result dimension that operand dimension i maps to.
+absl::StatusOr<Instruction*> MakeBroadcast(Instruction* operand,
+                                           std::span<const int64_t> result_dims,
+                                           std::span<const int64_t> dimensions);
+absl::StatusOr<Instruction*> MakeReshape(Instruction* operand,
+                                         std::span<const int64_t> result_dims);
+absl::StatusOr<Instruction*> MakeTranspose(Instruction* operand,
+                                           std::span<const int64_t> permutation);
+absl::StatusOr<Instruction*> MakeSlice(Instruction* operand,
+                                       std::span<const SliceDimension> slice);
+absl::StatusOr<Instruction*> MakeConcatenate(std::span<Instruction* const> operands,
+                                             int64_t dimension);
+absl::StatusOr<Instruction*> MakePad(Instruction* operand, Instruction* padding_value,
+                                     std::span<const PaddingDimension> padding);
+absl::StatusOr<Instruction*> MakeDot(Instruction* lhs, Instruction* rhs,
+                                     const DotDimensionNumbers& dnums,
+                                     PrimitiveType result_type);
+absl::StatusOr<Instruction*> MakeReduce(Instruction* input, Instruction* init,
+                                        std::span<const int64_t> dimensions,
+                                        Computation* to_apply);
+absl::StatusOr<Instruction*> MakeGetTupleElement(Instruction* tuple, int64_t index);
+Instruction* MakeTuple(Computation* computation, std::span<Instruction* const> operands);
+// A constant holding `literal` (its shape gets the default layout when
+// `with_layout`).
+Instruction* MakeConstant(Computation* computation, Literal literal, bool with_layout = true);
+// A scalar constant of `type` with `value` converted to it.
+Instruction* MakeScalarConstant(Computation* computation, PrimitiveType type, double value,
+                                bool with_layout = true);
+
+// Adds `instruction` to `computation` after giving its shape the default
+// layout if `like` has a layout: the common tail of the builders.
+Instruction* AddWithLayoutOf(Computation* computation, std::unique_ptr<Instruction> instruction,
+                             const Instruction* like);
+
+}  // namespace hlogym
+
+#endif  // HLOGYM_PASSES_BUILDERS_H_

@@ -1,0 +1,59 @@
+// The pass interface: a named module-to-module rewrite that says whether it
+// changed anything. Passes see only src/hlo, src/analysis and src/eval.
+#ifndef HLOGYM_PASSES_PASS_H_
+#define HLOGYM_PASSES_PASS_H_
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "hlo/module.h"
+
+namespace hlogym {
+
+class Pass {
+ public:
+  virtual ~Pass() = default;
+  // The pass's name exactly as XLA spells it ("algsimp", "cse", "dce", ...).
+  virtual std::string_view name() const = 0;
+  // Runs the pass. Returns true exactly when the module changed. On error the
+  // module may be partly rewritten; callers that must keep it run on a clone.
+  virtual absl::StatusOr<bool> Run(Module& module) = 0;
+};
+
+// Runs `passes` in order; changed if any of them changed the module.
+class PassPipeline : public Pass {
+ public:
+  PassPipeline(std::string name, std::vector<std::unique_ptr<Pass>> passes)
+      : name_(std::move(name)), passes_(std::move(passes)) {}
+  std::string_view name() const override { return name_; }
+  absl::StatusOr<bool> Run(Module& module) override;
+  const std::vector<std::unique_ptr<Pass>>& passes() const { return passes_; }
+
+ private:
+  std::string name_;
+  std::vector<std::unique_ptr<Pass>> passes_;
+};
+
+// XLA's HloPassFix: reruns `inner` until it reports no change, at most
+// `max_iterations` times (XLA's default limit is 25).
+class FixedPointPass : public Pass {
+ public:
+  static constexpr int kDefaultMaxIterations = 25;
+  explicit FixedPointPass(std::unique_ptr<Pass> inner,
+                          int max_iterations = kDefaultMaxIterations)
+      : inner_(std::move(inner)), max_iterations_(max_iterations) {}
+  std::string_view name() const override { return inner_->name(); }
+  absl::StatusOr<bool> Run(Module& module) override;
+  const Pass& inner() const { return *inner_; }
+
+ private:
+  std::unique_ptr<Pass> inner_;
+  int max_iterations_;
+};
+
+}  // namespace hlogym
+
+#endif  // HLOGYM_PASSES_PASS_H_

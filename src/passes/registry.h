@@ -1,0 +1,57 @@
+// Every pass hlogym implements, by XLA's name, and the named pipelines.
+// Adding a pass: write src/passes/<xla-name>.{h,cc} and add one line to
+// RegisterBuiltinPasses in registry.cc.
+#ifndef HLOGYM_PASSES_REGISTRY_H_
+#define HLOGYM_PASSES_REGISTRY_H_
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "passes/pass.h"
+
+namespace hlogym {
+
+struct PassInfo {
+  std::string name;     // XLA's name, unique in the registry
+  std::string summary;  // one line for `hlogym list-passes`
+  std::function<std::unique_ptr<Pass>()> create;
+};
+
+class PassRegistry {
+ public:
+  // The registry holding every built-in pass.
+  static const PassRegistry& Builtin();
+
+  void Register(PassInfo info);
+  // NotFound naming the pass (and listing close names) if unknown.
+  absl::StatusOr<std::unique_ptr<Pass>> Create(std::string_view name) const;
+  const PassInfo* Find(std::string_view name) const;
+  // In registration order.
+  const std::vector<PassInfo>& passes() const { return passes_; }
+
+ private:
+  std::vector<PassInfo> passes_;
+};
+
+// A named pipeline such as "xla-cpu-default": the passes it runs, and the
+// passes XLA's pipeline runs that hlogym does not implement yet.
+struct PipelineInfo {
+  std::string name;
+  std::string summary;
+  std::function<std::unique_ptr<Pass>(const PassRegistry&)> create;
+  std::vector<std::string> missing_passes;
+};
+
+const std::vector<PipelineInfo>& BuiltinPipelines();
+absl::StatusOr<std::unique_ptr<Pass>> CreatePipeline(std::string_view name);
+
+// Builds a pipeline from a comma-separated list of pass names.
+absl::StatusOr<std::unique_ptr<Pass>> CreatePassList(std::string_view comma_separated);
+
+}  // namespace hlogym
+
+#endif  // HLOGYM_PASSES_REGISTRY_H_
