@@ -2,6 +2,7 @@
 # Builds the parser fuzzer with clang (libFuzzer + ASan + UBSan) in
 # build-fuzz/ and runs it for SECONDS (default 600) on both cores, seeded with
 # the test modules. Usage: scripts/fuzz.sh [SECONDS]
+# One fuzzing process; set FUZZ_JOBS=2 for two (their logs go to fuzz-N.log).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds="${1:-600}"
@@ -14,6 +15,9 @@ mkdir -p "$seeds" "$corpus"
 # Seeds: every plain-text test module, at most 64 KiB each (libFuzzer's -max_len).
 find datasets tests/data -type f \( -name '*.hlo' -o -name '*.txt' \) -size -64k 2>/dev/null |
   while read -r f; do cp "$f" "$seeds/$(echo "$f" | tr '/' '_')"; done
+jobs="${FUZZ_JOBS:-1}"
+parallel=()
+if [ "$jobs" -gt 1 ]; then parallel=(-jobs="$jobs" -workers="$jobs"); fi
 build-fuzz/tests/fuzz/parser_fuzz "$corpus" "$seeds" -max_len=65536 \
-  -max_total_time="$seconds" -jobs=2 -workers=2 -print_final_stats=1 \
+  -max_total_time="$seconds" "${parallel[@]}" -print_final_stats=1 \
   -dict=tests/fuzz/hlo.dict 2>&1 | tail -40

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Sets up and builds hlogym (scripts/setup.sh), then runs the main job on the default benchmark
-# suite (datasets/smoke/default_suite.txt): `hlogym stats` on every module, and, once passes
-# exist (`hlogym list-passes` succeeds), `hlogym opt --pipeline=xla-cpu-default` on each, with
-# the optimized modules written to build/quickstart/ and their stats printed.
+# suite (datasets/smoke/default_suite.txt): `hlogym stats` on every module and, once passes exist
+# (`hlogym list-passes --json` lists passes and the xla-cpu-default pipeline),
+# `hlogym opt --pipeline=xla-cpu-default` on each, writing the optimized modules to
+# build/quickstart/ and printing their stats.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -23,7 +24,16 @@ for f in "${files[@]}"; do
   "$HLOGYM" stats "$f" || { echo "quickstart: stats failed on $f" >&2; status=1; }
 done
 
-if "$HLOGYM" list-passes >/dev/null 2>&1; then
+# The opt step runs once passes exist: list-passes works, lists at least one pass, and knows the
+# xla-cpu-default pipeline.
+have_pipeline() {
+  "$HLOGYM" list-passes --json 2>/dev/null | "$ROOT/.venv/bin/python" -c '
+import json, sys
+d = json.load(sys.stdin)
+names = {p if isinstance(p, str) else p.get("name") for p in d.get("pipelines", [])}
+sys.exit(0 if d.get("passes") and "xla-cpu-default" in names else 1)' 2>/dev/null
+}
+if have_pipeline; then
   out="$ROOT/build/quickstart"
   mkdir -p "$out"
   for f in "${files[@]}"; do
@@ -37,6 +47,6 @@ if "$HLOGYM" list-passes >/dev/null 2>&1; then
     fi
   done
 else
-  echo "quickstart: skipping 'hlogym opt --pipeline=xla-cpu-default': no passes yet (list-passes unavailable)"
+  echo "quickstart: skipping 'hlogym opt --pipeline=xla-cpu-default': no passes or no such pipeline yet"
 fi
 exit $status
