@@ -21,6 +21,9 @@ void RegisterTextCommands(CLI::App& app);
 // list-passes, opt.
 void RegisterPassCommands(CLI::App& app);
 
+// run, equiv (src/cli/eval_commands.cc).
+void RegisterEvalCommands(CLI::App& app);
+
 // Runs the action attached to the parsed subcommand; returns the exit status.
 int RunSelectedCommand(CLI::App& app);
 

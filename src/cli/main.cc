@@ -11,6 +11,7 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   hlogym::cli::RegisterTextCommands(app);
   hlogym::cli::RegisterPassCommands(app);
+  hlogym::cli::RegisterEvalCommands(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {

@@ -184,6 +184,16 @@ bool Instruction::Identical(const Instruction& other) const {
   return true;
 }
 
+bool Instruction::IdenticalAttributes(const Instruction& other) const {
+  if (TypedFields(attrs_) != TypedFields(other.attrs_)) return false;
+  const Literal* a = attrs_.literal.get();
+  const Literal* b = other.attrs_.literal.get();
+  if ((a == nullptr) != (b == nullptr)) return false;
+  if (a != nullptr && a != b && !(*a == *b)) return false;
+  if (a != nullptr && a->elided() && this != &other) return false;
+  return true;
+}
+
 std::unique_ptr<Instruction> Instruction::CloneWithNewOperands(
     const std::vector<Instruction*>& new_operands, std::string name) const {
   auto clone = std::make_unique<Instruction>(opcode_, shape_, std::move(name));

@@ -147,6 +147,11 @@ class Instruction {
   // Same opcode, shape, attributes (raw ones ignored) and operands, compared
   // by identity, and the same called computations: what CSE considers equal.
   bool Identical(const Instruction& other) const;
+  // Just the typed attributes and the constant's value of Identical (raw
+  // attributes, shape, operands and called computations not compared), for
+  // passes that compare those parts their own way (CSE modulo layouts,
+  // structural computation equality).
+  bool IdenticalAttributes(const Instruction& other) const;
 
   // A new unattached instruction with the same opcode, shape, attributes and
   // called computations, with `new_operands` as operands and `name`.

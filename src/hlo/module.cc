@@ -60,6 +60,55 @@ absl::Status Module::RemoveComputation(Computation* computation) {
   return absl::OkStatus();
 }
 
+void Module::SortComputationsCalleesFirst() {
+  // Depth-first over the list in its current order, emitting each
+  // computation after the computations it calls.
+  absl::flat_hash_map<const Computation*, std::unique_ptr<Computation>*> slot;
+  for (auto& computation : computations_) slot[computation.get()] = &computation;
+  std::vector<std::unique_ptr<Computation>> sorted;
+  sorted.reserve(computations_.size());
+  absl::flat_hash_map<const Computation*, int> state;  // 1 visiting, 2 done
+  std::vector<std::pair<Computation*, size_t>> stack;   // (computation, next instruction)
+  std::vector<std::vector<Computation*>> callees_stack;
+  auto callees_of = [](const Computation* computation) {
+    std::vector<Computation*> callees;
+    for (const auto& instruction : computation->instructions()) {
+      for (Computation* callee : instruction->called_computations()) {
+        if (callee != nullptr &&
+            std::find(callees.begin(), callees.end(), callee) == callees.end()) {
+          callees.push_back(callee);
+        }
+      }
+    }
+    return callees;
+  };
+  std::vector<Computation*> original;
+  for (auto& computation : computations_) original.push_back(computation.get());
+  for (Computation* start : original) {
+    if (state[start] != 0) continue;
+    state[start] = 1;
+    stack.emplace_back(start, 0);
+    callees_stack.push_back(callees_of(start));
+    while (!stack.empty()) {
+      auto& [computation, next] = stack.back();
+      std::vector<Computation*>& callees = callees_stack.back();
+      if (next == callees.size()) {
+        state[computation] = 2;
+        sorted.push_back(std::move(*slot[computation]));
+        stack.pop_back();
+        callees_stack.pop_back();
+        continue;
+      }
+      Computation* callee = callees[next++];
+      if (!slot.contains(callee) || state[callee] != 0) continue;
+      state[callee] = 1;
+      stack.emplace_back(callee, 0);
+      callees_stack.push_back(callees_of(callee));
+    }
+  }
+  computations_ = std::move(sorted);
+}
+
 std::vector<Computation*> Module::MakeComputationPostOrder() const {
   std::vector<Computation*> order;
   if (entry_ == nullptr) return order;

@@ -37,6 +37,10 @@ class Module {
   absl::Status RemoveComputation(Computation* computation);
   // Callees before callers, reachable from the entry only.
   std::vector<Computation*> MakeComputationPostOrder() const;
+  // Reorders the computation list so that every callee precedes its callers
+  // (the order XLA prints), keeping the current order where the calls allow.
+  // Passes that add computations call it so the printed module stays valid.
+  void SortComputationsCalleesFirst();
 
   // Header attributes after `HloModule name,` kept verbatim and in order
   // (entry_computation_layout, input_output_alias, is_scheduled, ...).

@@ -7,13 +7,37 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 // One include per pass, alphabetical.
+#include "passes/algebraic_simplifier.h"
+#include "passes/call_inliner.h"
+#include "passes/computation_deduplicator.h"
+#include "passes/constant_folding.h"
+#include "passes/cse.h"
+#include "passes/cse_barrier_expander.h"
+#include "passes/dce.h"
+#include "passes/flatten_call_graph.h"
+#include "passes/sharding_remover.h"
+#include "passes/simplify_sorts.h"
+#include "passes/tuple_simplifier.h"
+#include "passes/zero_sized_hlo_elimination.h"
 
 namespace hlogym {
 namespace {
 
 // One line per pass, alphabetical by XLA name.
 void RegisterBuiltinPasses(PassRegistry& registry) {
-  (void)registry;
+  registry.Register({"algsimp", "algebraic simplifier (XLA CPU options)", [] { return std::make_unique<AlgebraicSimplifier>(); }});
+  registry.Register({"call-inliner", "inline every kCall", [] { return std::make_unique<CallInliner>(); }});
+  registry.Register({"call-inliner-single-call-site", "inline kCalls whose callee has one call site", [] { return std::make_unique<CallInliner>(true); }});
+  registry.Register({"computation-deduplicator", "replace computations equal to an earlier one", [] { return std::make_unique<HloComputationDeduplicator>(); }});
+  registry.Register({"constant_folding", "evaluate instructions whose operands are all constants", [] { return std::make_unique<HloConstantFolding>(); }});
+  registry.Register({"cse", "common subexpression elimination", [] { return std::make_unique<HloCse>(); }});
+  registry.Register({"cse_barrier_expander", "remove opt-barrier instructions", [] { return std::make_unique<OptimizationBarrierExpander>(); }});
+  registry.Register({"dce", "remove dead instructions and computations", [] { return std::make_unique<HloDce>(); }});
+  registry.Register({"flatten-call-graph", "clone computations called from several control-flow sites", [] { return std::make_unique<FlattenCallGraph>(); }});
+  registry.Register({"sharding-remover", "bypass Sharding custom calls (single partition)", [] { return std::make_unique<ShardingRemover>(); }});
+  registry.Register({"simplify-sorts", "drop unused operands of variadic sorts", [] { return std::make_unique<SortSimplifier>(); }});
+  registry.Register({"tuple-simplifier", "forward gte(tuple) and collapse tuple(gte(x, i)...)", [] { return std::make_unique<TupleSimplifier>(); }});
+  registry.Register({"zero_sized_hlo_elimination", "replace zero-element arrays by constants", [] { return std::make_unique<ZeroSizedHloElimination>(); }});
 }
 
 // Edit distance, to suggest the pass the user probably meant.

@@ -1,0 +1,366 @@
+// hlogym._hlogym: the Python bindings of the gym (src/gym), the same public
+// API the C++ agents use. One translation unit. The Gymnasium environment is
+// python/hlogym/env.py on top of this.
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "gym/environment.h"
+#include "gym/vec_env.h"
+#include "hlo/opcode.h"
+#include "passes/registry.h"
+#include "text/printer.h"
+
+namespace py = pybind11;
+
+namespace hlogym {
+namespace {
+
+// Errors become the Python exception that fits the status code.
+[[noreturn]] void Raise(const absl::Status& status) {
+  const std::string message(status.message());
+  switch (status.code()) {
+    case absl::StatusCode::kNotFound:
+      py::set_error(PyExc_FileNotFoundError, message.c_str());
+      throw py::error_already_set();
+    case absl::StatusCode::kInvalidArgument:
+      throw py::value_error(message);
+    case absl::StatusCode::kOutOfRange:
+      throw py::index_error(message);
+    default:
+      throw std::runtime_error(message);
+  }
+}
+
+template <typename T>
+T Unwrap(absl::StatusOr<T> value) {
+  if (!value.ok()) Raise(value.status());
+  return *std::move(value);
+}
+
+template <typename T>
+py::array_t<T> ToArray(const std::vector<T>& v) {
+  py::array_t<T> a(static_cast<py::ssize_t>(v.size()));
+  std::copy(v.begin(), v.end(), a.mutable_data());
+  return a;
+}
+
+template <typename T>
+py::array_t<T> ToMatrix(const std::vector<T>& v, int64_t rows, int64_t cols) {
+  py::array_t<T> a({static_cast<py::ssize_t>(rows), static_cast<py::ssize_t>(cols)});
+  std::copy(v.begin(), v.end(), a.mutable_data());
+  return a;
+}
+
+py::dict ObservationToDict(const Environment& env, const Observation& obs) {
+  py::dict d;
+  for (ObservationKind kind : env.observation_kinds()) {
+    const std::string name(ObservationKindName(kind));
+    switch (kind) {
+      case ObservationKind::kOpHistogram: d[name.c_str()] = ToArray(obs.op_histogram); break;
+      case ObservationKind::kCost: d[name.c_str()] = ToArray(obs.cost); break;
+      case ObservationKind::kAutophase: d[name.c_str()] = ToArray(obs.autophase); break;
+      case ObservationKind::kActionHistory: d[name.c_str()] = ToArray(obs.action_history); break;
+      case ObservationKind::kGraph: {
+        py::dict g;
+        const GraphObservation& graph = *obs.graph;
+        g["nodes"] = ToMatrix(graph.node_features, graph.num_nodes, GraphObservation::kNodeFeatures);
+        g["edges"] = ToMatrix(graph.edge_features, graph.num_edges, GraphObservation::kEdgeFeatures);
+        g["edge_links"] = ToMatrix(graph.edge_links, graph.num_edges, 2);
+        d[name.c_str()] = g;
+        break;
+      }
+    }
+  }
+  return d;
+}
+
+py::dict InfoToDict(const StepInfo& info) {
+  py::dict d;
+  d["action"] = info.action;
+  d["changed"] = info.changed;
+  d["cache_hit"] = info.cache_hit;
+  d["error"] = info.error;
+  d["op_count"] = info.op_count;
+  d["previous_op_count"] = info.previous_op_count;
+  d["pass_ms"] = info.pass_ms;
+  return d;
+}
+
+py::tuple StepToTuple(const Environment& env, const StepResult& r) {
+  return py::make_tuple(ObservationToDict(env, r.observation), r.reward, r.terminated,
+                        r.truncated, InfoToDict(r.info));
+}
+
+py::dict ValidationToDict(const ValidationResult& v) {
+  py::dict d;
+  d["ok"] = v.ok;
+  d["replay_ok"] = v.replay_ok;
+  d["op_count_ok"] = v.op_count_ok;
+  d["fingerprint_ok"] = v.fingerprint_ok;
+  d["verifier_ok"] = v.verifier_ok;
+  d["equivalence"] = v.equivalence;
+  d["errors"] = v.errors;
+  return d;
+}
+
+EnvOptions MakeOptions(std::vector<std::string> actions,
+                       std::vector<std::string> observation_spaces, std::string reward_space,
+                       int traj_limit, double gamma, std::string baseline, bool use_cache,
+                       int64_t cache_max_instructions, bool verify_each_step) {
+  EnvOptions o;
+  o.actions = std::move(actions);
+  o.observation_spaces = std::move(observation_spaces);
+  o.reward_space = std::move(reward_space);
+  o.traj_limit = traj_limit;
+  o.gamma = gamma;
+  o.baseline = std::move(baseline);
+  o.use_cache = use_cache;
+  o.cache_max_instructions = cache_max_instructions;
+  o.verify_each_step = verify_each_step;
+  return o;
+}
+
+const Environment& Ready(const Environment& env) {
+  if (!env.has_state()) throw std::runtime_error("call reset() first");
+  return env;
+}
+
+#define HLOGYM_ENV_OPTION_ARGS                                                               \
+  py::arg("actions") = std::vector<std::string>{},                                           \
+  py::arg("observation_spaces") = std::vector<std::string>{"op_histogram"},                  \
+  py::arg("reward_space") = "op_count", py::arg("traj_limit") = 10,                          \
+  py::arg("gamma") = 0.99, py::arg("baseline") = "xla-cpu-default",                          \
+  py::arg("use_cache") = true, py::arg("cache_max_instructions") = 2'000'000,                \
+  py::arg("verify_each_step") = false
+
+}  // namespace
+}  // namespace hlogym
+
+using namespace hlogym;  // NOLINT: the bindings name everything in it
+
+PYBIND11_MODULE(_hlogym, m) {
+  m.doc() = "hlogym's pass-ordering environment (C++ core)";
+
+  m.def("list_passes", [] {
+    std::vector<std::pair<std::string, std::string>> out;
+    for (const PassInfo& info : PassRegistry::Builtin().passes()) {
+      out.emplace_back(info.name, info.summary);
+    }
+    return out;
+  }, "Every registered pass: (XLA name, summary).");
+  m.def("list_pipelines", [] {
+    std::vector<std::string> out;
+    for (const PipelineInfo& p : BuiltinPipelines()) out.push_back(p.name);
+    return out;
+  });
+  m.def("observation_space_names", &ObservationSpaceNames);
+  m.def("reward_space_names", &RewardSpaceNames);
+  m.def("autophase_feature_names", &AutophaseFeatureNames);
+  m.def("graph_node_feature_names", &GraphNodeFeatureNames);
+  m.def("opcode_names", [] {
+    std::vector<std::string> names;
+    for (int i = 0; i < kOpcodeCount; ++i) {
+      names.emplace_back(OpcodeName(static_cast<Opcode>(i)));
+    }
+    return names;
+  });
+  m.attr("num_opcodes") = kOpcodeCount;
+  m.def("data_root", &DataRoot);
+  m.def("resolve_benchmark", [](const std::string& spec) {
+    return Unwrap(ResolveBenchmarkPath(spec));
+  });
+  m.def("expand_benchmark_locs", [](const std::vector<std::string>& locs) {
+    return Unwrap(ExpandBenchmarkLocs(locs));
+  });
+  m.def("corpus_benchmarks", &CorpusBenchmarkNames, py::arg("suite") = "",
+        py::arg("split") = "");
+  m.def("validate_record", [](const std::string& json) {
+    // Parses a record (raises ValueError when malformed); returns it as JSON.
+    return Unwrap(StateRecord::FromJson(json)).ToJson();
+  });
+
+  py::class_<Environment>(m, "Env")
+      .def(py::init([](std::vector<std::string> actions,
+                       std::vector<std::string> observation_spaces, std::string reward_space,
+                       int traj_limit, double gamma, std::string baseline, bool use_cache,
+                       int64_t cache_max_instructions, bool verify_each_step) {
+             return Unwrap(Environment::Create(
+                 MakeOptions(std::move(actions), std::move(observation_spaces),
+                             std::move(reward_space), traj_limit, gamma, std::move(baseline),
+                             use_cache, cache_max_instructions, verify_each_step)));
+           }),
+           HLOGYM_ENV_OPTION_ARGS)
+      .def("reset", [](Environment& env, const std::string& benchmark) {
+        absl::StatusOr<Observation> obs;
+        {
+          py::gil_scoped_release release;
+          obs = env.Reset(benchmark);
+        }
+        return ObservationToDict(env, Unwrap(std::move(obs)));
+      }, py::arg("benchmark"))
+      .def("step", [](Environment& env, int action) {
+        absl::StatusOr<StepResult> r;
+        {
+          py::gil_scoped_release release;
+          r = env.Step(action);
+        }
+        return StepToTuple(env, Unwrap(std::move(r)));
+      }, py::arg("action"))
+      .def("step_pass", [](Environment& env, const std::string& name) {
+        absl::StatusOr<StepResult> r;
+        {
+          py::gil_scoped_release release;
+          r = env.Step(std::string_view(name));
+        }
+        return StepToTuple(env, Unwrap(std::move(r)));
+      }, py::arg("pass_name"))
+      .def("observe", [](const Environment& env) {
+        return ObservationToDict(env, Ready(env).Observe());
+      })
+      .def("action_mask", [](Environment& env) {
+        std::vector<bool> mask;
+        {
+          py::gil_scoped_release release;
+          mask = env.ActionMask();
+        }
+        py::array_t<bool> a(static_cast<py::ssize_t>(mask.size()));
+        for (size_t i = 0; i < mask.size(); ++i) a.mutable_data()[i] = mask[i];
+        return a;
+      })
+      .def("fork", [](const Environment& env) { return env.Fork(); })
+      .def("record", [](const Environment& env) { return env.record().ToJson(); })
+      .def("write_record", [](const Environment& env, const std::string& path) {
+        absl::Status s = env.record().WriteFile(path);
+        if (!s.ok()) Raise(s);
+      })
+      .def("replay", [](Environment& env, const std::string& json) {
+        StateRecord record = Unwrap(StateRecord::FromJson(json));
+        absl::Status s;
+        {
+          py::gil_scoped_release release;
+          s = env.Replay(record);
+        }
+        if (!s.ok()) Raise(s);
+        return ObservationToDict(env, env.Observe());
+      }, py::arg("record_json"))
+      .def("replay_file", [](Environment& env, const std::string& path) {
+        StateRecord record = Unwrap(StateRecord::ReadFile(path));
+        absl::Status s;
+        {
+          py::gil_scoped_release release;
+          s = env.Replay(record);
+        }
+        if (!s.ok()) Raise(s);
+        return ObservationToDict(env, env.Observe());
+      }, py::arg("path"))
+      .def("validate", [](const Environment& env) {
+        ValidationResult v;
+        {
+          py::gil_scoped_release release;
+          v = env.Validate();
+        }
+        return ValidationToDict(v);
+      })
+      .def("baseline_op_count", [](Environment& env) {
+        absl::StatusOr<int64_t> d;
+        {
+          py::gil_scoped_release release;
+          d = env.BaselineOpCount();
+        }
+        return Unwrap(std::move(d));
+      })
+      .def("hlo_text", [](const Environment& env, bool short_form) {
+        return PrintModule(Ready(env).module(),
+                           short_form ? PrintOptions::Short() : PrintOptions());
+      }, py::arg("short_form") = false)
+      .def("cache_stats", [](const Environment& env) {
+        py::dict d;
+        if (!env.cache()) return d;
+        StepCacheStats s = env.cache()->stats();
+        d["hits"] = s.hits;
+        d["misses"] = s.misses;
+        d["entries"] = s.entries;
+        d["instructions"] = s.instructions;
+        d["evictions"] = s.evictions;
+        return d;
+      })
+      .def_property_readonly("actions", &Environment::actions)
+      .def_property_readonly("num_actions", &Environment::num_actions)
+      .def_property_readonly("observation_spaces", [](const Environment& env) {
+        return env.options().observation_spaces;
+      })
+      .def_property_readonly("reward_space", [](const Environment& env) {
+        return RewardSpaceName(env.reward_spec());
+      })
+      .def_property_readonly("traj_limit", [](const Environment& env) {
+        return env.options().traj_limit;
+      })
+      .def_property_readonly("has_state", &Environment::has_state)
+      .def_property_readonly("op_count", &Environment::op_count)
+      .def_property_readonly("initial_op_count", &Environment::initial_op_count)
+      .def_property_readonly("episode_length", &Environment::episode_length)
+      .def_property_readonly("episode_reward", &Environment::episode_reward)
+      .def_property_readonly("action_history", &Environment::action_history)
+      .def_property_readonly("benchmark", [](const Environment& env) {
+        return env.benchmark().spec;
+      })
+      .def_property_readonly("benchmark_path", [](const Environment& env) {
+        return env.benchmark().path;
+      })
+      .def_property_readonly("fingerprint", [](const Environment& env) {
+        return Ready(env).state()->fingerprint().ToString();
+      })
+      .def_property_readonly("cost", [](const Environment& env) {
+        const CostFeatures& c = Ready(env).state()->cost();
+        return py::make_tuple(c.flops, c.transcendentals, c.bytes_accessed);
+      });
+
+  py::class_<VecEnvironment>(m, "VecEnv")
+      .def(py::init([](int num_envs, int num_threads, std::vector<std::string> actions,
+                       std::vector<std::string> observation_spaces, std::string reward_space,
+                       int traj_limit, double gamma, std::string baseline, bool use_cache,
+                       int64_t cache_max_instructions, bool verify_each_step) {
+             return Unwrap(VecEnvironment::Create(
+                 num_envs, num_threads,
+                 MakeOptions(std::move(actions), std::move(observation_spaces),
+                             std::move(reward_space), traj_limit, gamma, std::move(baseline),
+                             use_cache, cache_max_instructions, verify_each_step)));
+           }),
+           py::arg("num_envs"), py::arg("num_threads") = 1, HLOGYM_ENV_OPTION_ARGS)
+      .def_property_readonly("num_envs", &VecEnvironment::num_envs)
+      .def("env", [](VecEnvironment& vec, int i) -> Environment& {
+        if (i < 0 || i >= vec.num_envs()) throw py::index_error("no such environment");
+        return vec.env(i);
+      }, py::return_value_policy::reference_internal)
+      .def("reset", [](VecEnvironment& vec, const std::vector<std::string>& benchmarks) {
+        std::vector<absl::StatusOr<Observation>> results;
+        {
+          py::gil_scoped_release release;
+          results = vec.Reset(benchmarks);
+        }
+        py::list out;
+        for (int i = 0; i < vec.num_envs(); ++i) {
+          out.append(ObservationToDict(vec.env(i), Unwrap(std::move(results[i]))));
+        }
+        return out;
+      })
+      .def("step", [](VecEnvironment& vec, const std::vector<int>& actions) {
+        std::vector<absl::StatusOr<StepResult>> results;
+        {
+          py::gil_scoped_release release;
+          results = vec.Step(actions);
+        }
+        py::list out;
+        for (int i = 0; i < vec.num_envs(); ++i) {
+          out.append(StepToTuple(vec.env(i), Unwrap(std::move(results[i]))));
+        }
+        return out;
+      });
+}

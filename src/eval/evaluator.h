@@ -1,0 +1,70 @@
+// Reference evaluator: runs a module's entry computation on the CPU.
+//
+// Semantics follow XLA (what its HloEvaluator / CPU backend compute):
+//  - integers wrap around; integer division by zero gives -1 (all ones),
+//    remainder by zero gives the dividend, INT_MIN / -1 = INT_MIN; shifts by
+//    >= the bit width give 0 (or the sign for arithmetic right shifts);
+//  - f16/bf16 arithmetic runs in f32 and is rounded (nearest even) after every
+//    op; dot and convolution accumulate f16/bf16 in f32 and round once;
+//  - convert saturates float -> int (NaN -> 0); maximum/minimum propagate NaN;
+//    compare type=TOTALORDER orders -NaN < -inf < ... < -0 < +0 < ... < NaN;
+//  - dynamic-slice / dynamic-update-slice / gather clamp start indices into
+//    range; scatter skips a whole update window that does not fit;
+//  - conditional with an out-of-range branch index runs the last branch;
+//  - reductions combine in row-major order of the reduced elements, in the
+//    element type (as the HLO says, no extra precision);
+//  - collectives have single-replica, single-partition semantics (all-reduce,
+//    all-gather, reduce-scatter, all-to-all, collective-permute... return
+//    their operand; replica-id and partition-id are 0);
+//  - rng-bit-generator: see rng.cc (XLA's Philox/ThreeFry expansions);
+//    `rng` draws from a generator seeded by EvaluatorOptions::rng_seed;
+//  - custom-call: "TopK" is computed for real; every other target is an
+//    opaque deterministic function: its outputs (of the declared shape) are
+//    filled from a hash of the target name, the backend config and the
+//    operand values (floats in [-1, 1], integers in [0, 8));
+//  - elided constants (`constant({...})`) have unknown values: they are filled
+//    from a hash of the instruction's name and shape (floats in [-1, 1],
+//    integers in [0, 8)), so two modules that keep the name see the same
+//    values.
+// Unsupported opcodes or types give Unimplemented naming the instruction;
+// malformed input gives InvalidArgument. The evaluator never aborts.
+#ifndef HLOGYM_EVAL_EVALUATOR_H_
+#define HLOGYM_EVAL_EVALUATOR_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "hlo/computation.h"
+#include "hlo/literal.h"
+#include "hlo/module.h"
+
+namespace hlogym {
+
+struct EvaluatorOptions {
+  // Threads for big dots and convolutions (1 = single-threaded).
+  int num_threads = 2;
+  // A while loop running more iterations than this fails (guards against
+  // modules that never terminate).
+  int64_t max_while_iterations = 1 << 24;
+  // Seed of the generator behind `rng`.
+  uint64_t rng_seed = 42;
+};
+
+// Evaluates the entry computation on `arguments` (one per entry parameter,
+// shapes compatible with the parameters').
+absl::StatusOr<Literal> Evaluate(const Module& module, const std::vector<Literal>& arguments,
+                                 const EvaluatorOptions& options = {});
+
+// Evaluates one computation of a module.
+absl::StatusOr<Literal> EvaluateComputation(const Computation& computation,
+                                            const std::vector<Literal>& arguments,
+                                            const EvaluatorOptions& options = {});
+
+// Whether the evaluator implements `opcode` at all (some need particular
+// attributes or types as well).
+bool EvaluatorSupportsOpcode(Opcode opcode);
+
+}  // namespace hlogym
+
+#endif  // HLOGYM_EVAL_EVALUATOR_H_

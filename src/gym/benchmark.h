@@ -1,0 +1,53 @@
+// Benchmarks: where the gym's initial modules come from.
+//
+// A benchmark spec is resolved, in order, as
+//   1. a file path (absolute, or relative to the working directory, or to the
+//      data root: the repository, or $HLOGYM_ROOT when set);
+//   2. a corpus module name from datasets/corpus/manifest.json (a plain name
+//      or "corpus/NAME"), when the manifest exists;
+//   3. a smoke module "NAME" or "smoke/NAME" for datasets/smoke/NAME.hlo.
+// A leading "benchmark://" is ignored. Loaded benchmarks are parsed and
+// verified once per process and shared (thread-safe).
+#ifndef HLOGYM_GYM_BENCHMARK_H_
+#define HLOGYM_GYM_BENCHMARK_H_
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "gym/module_state.h"
+
+namespace hlogym {
+
+struct Benchmark {
+  std::string spec;  // as given (without "benchmark://")
+  std::string path;  // the file it was loaded from
+  StatePtr initial;
+};
+
+// The repository (or $HLOGYM_ROOT), where datasets/ lives.
+std::string DataRoot();
+
+// The file a spec names, or NotFound explaining what was tried.
+absl::StatusOr<std::string> ResolveBenchmarkPath(std::string_view spec);
+
+// Resolves, parses and verifies (cached per resolved path).
+absl::StatusOr<Benchmark> LoadBenchmark(std::string_view spec);
+
+// The paper's benchmark_locs: each entry is a benchmark spec, a suite file
+// (*.txt: one spec per line, '#' comments, paths relative to the data root),
+// or a directory (every *.hlo, *.hlo.gz, *.hlo.zst in it that is not an
+// XLA-optimized *.optimized.* file, sorted). Returns the specs, in order.
+absl::StatusOr<std::vector<std::string>> ExpandBenchmarkLocs(
+    const std::vector<std::string>& locs);
+
+// Module names in the corpus manifest (empty when there is no corpus), and
+// the names in a given suite of the manifest ("gpt2", "diverse"; empty = all),
+// optionally restricted to a split ("train", "test"; empty = both).
+std::vector<std::string> CorpusBenchmarkNames(std::string_view suite = "",
+                                              std::string_view split = "");
+
+}  // namespace hlogym
+
+#endif  // HLOGYM_GYM_BENCHMARK_H_

@@ -1,0 +1,470 @@
+#include "gym/environment.h"
+
+#include <algorithm>
+#include <chrono>
+#include <map>
+#include <mutex>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "analysis/verifier.h"
+#include "eval/equivalence.h"
+
+namespace hlogym {
+namespace {
+
+std::mutex& CheckerMutex() {
+  static std::mutex mu;
+  return mu;
+}
+EquivalenceChecker& CheckerSlot() {
+  static EquivalenceChecker* checker = new EquivalenceChecker(DefaultEquivalenceChecker());
+  return *checker;
+}
+EquivalenceChecker CurrentChecker() {
+  std::lock_guard<std::mutex> lock(CheckerMutex());
+  return CheckerSlot();
+}
+
+double MillisecondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+      .count();
+}
+
+// Runs a pass, turning exceptions into errors.
+absl::StatusOr<bool> RunGuarded(Pass& pass, Module& module) {
+  try {
+    return pass.Run(module);
+  } catch (const std::exception& e) {
+    return absl::InternalError(absl::StrCat("exception: ", e.what()));
+  } catch (...) {
+    return absl::InternalError("unknown exception");
+  }
+}
+
+absl::StatusOr<std::unique_ptr<Pass>> CreateBaseline(std::string_view baseline,
+                                                     const PassRegistry& registry) {
+  constexpr std::string_view kPasses = "passes:";
+  if (baseline.substr(0, kPasses.size()) == kPasses) {
+    std::vector<std::unique_ptr<Pass>> passes;
+    for (absl::string_view name : absl::StrSplit(
+             absl::string_view(baseline.data() + kPasses.size(), baseline.size() - kPasses.size()),
+             ',', absl::SkipWhitespace())) {
+      auto pass = registry.Create(std::string_view(name.data(), name.size()));
+      if (!pass.ok()) return pass.status();
+      passes.push_back(std::move(*pass));
+    }
+    return std::make_unique<PassPipeline>(std::string(baseline), std::move(passes));
+  }
+  return CreatePipeline(baseline);
+}
+
+// D per (initial module, baseline), process-wide.
+absl::StatusOr<int64_t> BaselineFor(const ModuleState& initial, const std::string& baseline,
+                                    const PassRegistry& registry) {
+  static std::mutex mu;
+  static auto* cache =
+      new std::map<std::pair<Fingerprint, std::string>, absl::StatusOr<int64_t>>();
+  const auto key = std::make_pair(initial.fingerprint(), baseline);
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    if (auto it = cache->find(key); it != cache->end()) return it->second;
+  }
+  absl::StatusOr<int64_t> result = [&]() -> absl::StatusOr<int64_t> {
+    auto pipeline = CreateBaseline(baseline, registry);
+    if (!pipeline.ok()) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "the reward needs the baseline '", baseline, "': ", pipeline.status().message()));
+    }
+    std::unique_ptr<Module> module = initial.module().Clone();
+    absl::StatusOr<bool> ran = RunGuarded(**pipeline, *module);
+    if (!ran.ok()) {
+      return absl::InternalError(
+          absl::StrCat("baseline '", baseline, "' failed: ", ran.status().message()));
+    }
+    return module->instruction_count();
+  }();
+  std::lock_guard<std::mutex> lock(mu);
+  cache->emplace(key, result);
+  return result;
+}
+
+}  // namespace
+
+EquivalenceChecker DefaultEquivalenceChecker() {
+  return [](const Module& original, const Module& optimized) -> absl::StatusOr<bool> {
+    EquivalenceOptions options;
+    options.trials = 1;
+    options.evaluator.num_threads = 1;
+    absl::StatusOr<EquivalenceResult> result = CheckEquivalent(original, optimized, options);
+    if (!result.ok()) return result.status();
+    if (!result->equivalent) return absl::InternalError(result->message);
+    return true;
+  };
+}
+
+void SetEquivalenceChecker(EquivalenceChecker checker) {
+  std::lock_guard<std::mutex> lock(CheckerMutex());
+  CheckerSlot() = std::move(checker);
+}
+
+absl::StatusOr<std::unique_ptr<Environment>> Environment::Create(
+    EnvOptions options, const PassRegistry& registry, std::shared_ptr<StepCache> cache) {
+  std::unique_ptr<Environment> env(new Environment());
+  env->registry_ = &registry;
+  if (options.actions.empty()) {
+    for (const PassInfo& info : registry.passes()) options.actions.push_back(info.name);
+  }
+  if (options.actions.empty()) {
+    return absl::FailedPreconditionError("the pass registry is empty: no actions");
+  }
+  for (const std::string& name : options.actions) {
+    for (const std::string& seen : env->action_names_) {
+      if (seen == name) {
+        return absl::InvalidArgumentError(absl::StrCat("action '", name, "' listed twice"));
+      }
+    }
+    absl::StatusOr<std::unique_ptr<Pass>> pass = registry.Create(name);
+    if (!pass.ok()) return absl::InvalidArgumentError(pass.status().message());
+    env->action_names_.push_back(name);
+    env->passes_.push_back(std::move(*pass));
+  }
+  if (options.observation_spaces.empty()) {
+    return absl::InvalidArgumentError("no observation space selected");
+  }
+  for (const std::string& name : options.observation_spaces) {
+    absl::StatusOr<ObservationKind> kind = ParseObservationKind(name);
+    if (!kind.ok()) return kind.status();
+    env->observation_kinds_.push_back(*kind);
+  }
+  absl::StatusOr<RewardSpec> reward = ParseRewardSpace(options.reward_space);
+  if (!reward.ok()) return reward.status();
+  env->reward_spec_ = *reward;
+  if (options.use_cache) {
+    env->cache_ = cache ? std::move(cache)
+                        : std::make_shared<StepCache>(options.cache_max_instructions);
+  }
+  env->options_ = std::move(options);
+  env->action_counts_.assign(env->action_names_.size(), 0);
+  return env;
+}
+
+Environment::~Environment() = default;
+
+absl::StatusOr<Observation> Environment::Reset(std::string_view benchmark_spec) {
+  absl::StatusOr<Benchmark> benchmark = LoadBenchmark(benchmark_spec);
+  if (!benchmark.ok()) return benchmark.status();
+  std::optional<int64_t> baseline;
+  if (reward_spec_.kind == RewardKind::kOpCountDecreaseNormalized) {
+    absl::StatusOr<int64_t> d = BaselineFor(*benchmark->initial, options_.baseline, *registry_);
+    if (!d.ok()) return d.status();
+    baseline = *d;
+  }
+  benchmark_ = std::move(*benchmark);
+  initial_ = benchmark_.initial;
+  state_ = initial_;
+  baseline_op_count_ = baseline;
+  history_.clear();
+  pass_history_.clear();
+  action_counts_.assign(action_names_.size(), 0);
+  episode_reward_ = 0;
+  mask_fingerprint_.reset();
+  potential_scale_ = 1;
+  if (reward_spec_.shaped) {
+    const CostFeatures& cost = initial_->cost();
+    potential_scale_ = std::max(1.0, cost.flops + 2 * cost.transcendentals);
+  }
+  return Observe();
+}
+
+absl::StatusOr<int64_t> Environment::BaselineOpCount() {
+  if (!initial_) return absl::FailedPreconditionError("call Reset first");
+  if (baseline_op_count_) return *baseline_op_count_;
+  absl::StatusOr<int64_t> d = BaselineFor(*initial_, options_.baseline, *registry_);
+  if (d.ok()) baseline_op_count_ = *d;
+  return d;
+}
+
+double Environment::Potential(const ModuleState& state) const {
+  const CostFeatures& cost = state.cost();
+  return -(cost.flops + 2 * cost.transcendentals) / potential_scale_;
+}
+
+StepOutcome Environment::Apply(std::string_view name, Pass& pass, bool* cache_hit) {
+  *cache_hit = false;
+  if (cache_) {
+    if (std::optional<StepOutcome> hit = cache_->Lookup(state_->fingerprint(), name)) {
+      *cache_hit = true;
+      return *std::move(hit);
+    }
+  }
+  const auto start = std::chrono::steady_clock::now();
+  StepOutcome outcome;
+  outcome.next = state_;
+  std::unique_ptr<Module> clone = state_->module().Clone();
+  absl::StatusOr<bool> changed = RunGuarded(pass, *clone);
+  if (!changed.ok()) {
+    outcome.error = absl::StrCat(std::string(name), ": ", changed.status().ToString());
+  } else if (*changed) {
+    absl::Status verified =
+        options_.verify_each_step ? VerifyModule(*clone) : absl::OkStatus();
+    if (!verified.ok()) {
+      outcome.error = absl::StrCat(std::string(name),
+                                   ": the module does not verify after the pass: ",
+                                   verified.message());
+    } else {
+      StatePtr next = ModuleState::Make(std::move(clone));
+      // A "change" that leaves the structure as it was (a renaming) counts as
+      // none, with or without the cache, so cached and uncached episodes (and
+      // Validate's uncached replay) agree.
+      if (!(next->fingerprint() == state_->fingerprint())) {
+        outcome.next = std::move(next);
+        outcome.changed = true;
+      }
+    }
+  }
+  outcome.pass_ms = MillisecondsSince(start);
+  if (cache_) cache_->Insert(state_->fingerprint(), name, outcome, outcome.next != state_);
+  return outcome;
+}
+
+absl::StatusOr<StepResult> Environment::Step(int action) {
+  if (!state_) return absl::FailedPreconditionError("call reset before step");
+  if (action < 0 || action >= num_actions()) {
+    return absl::OutOfRangeError(absl::StrCat("action ", action, " is out of range [0, ",
+                                              num_actions(), ")"));
+  }
+  if (options_.traj_limit > 0 && episode_length() >= options_.traj_limit) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "the episode ended (traj_limit ", options_.traj_limit, " reached); call reset"));
+  }
+  return StepWith(action, action_names_[action], *passes_[action]);
+}
+
+absl::StatusOr<StepResult> Environment::Step(std::string_view pass_name) {
+  for (int i = 0; i < num_actions(); ++i) {
+    if (action_names_[i] == pass_name) return Step(i);
+  }
+  return absl::InvalidArgumentError(absl::StrCat("pass '", std::string(pass_name),
+                                                 "' is not in the action space: ",
+                                                 absl::StrJoin(action_names_, ", ")));
+}
+
+absl::StatusOr<StepResult> Environment::StepWith(int action, std::string_view name, Pass& pass) {
+  StepResult result;
+  const StatePtr previous = state_;
+  bool cache_hit = false;
+  StepOutcome outcome = Apply(name, pass, &cache_hit);
+  state_ = outcome.next ? outcome.next : previous;
+  history_.push_back(action);
+  pass_history_.emplace_back(name);
+  if (action >= 0) ++action_counts_[action];
+
+  const double p = static_cast<double>(previous->op_count());
+  const double n = static_cast<double>(state_->op_count());
+  const double initial = std::max<double>(1, initial_->op_count());
+  switch (reward_spec_.kind) {
+    case RewardKind::kOpCount:
+      result.reward = -n / initial;
+      break;
+    case RewardKind::kOpCountDecrease:
+      result.reward = p - n;
+      break;
+    case RewardKind::kOpCountDecreaseNormalized:
+      result.reward =
+          (p - n) / std::max<double>(1, initial_->op_count() - baseline_op_count_.value_or(0));
+      break;
+  }
+  if (reward_spec_.shaped) {
+    result.reward += options_.gamma * Potential(*state_) - Potential(*previous);
+  }
+  episode_reward_ += result.reward;
+  result.terminated = false;
+  result.truncated = options_.traj_limit > 0 && episode_length() >= options_.traj_limit;
+  result.info.action = std::string(name);
+  result.info.changed = outcome.changed;
+  result.info.cache_hit = cache_hit;
+  result.info.error = outcome.error;
+  result.info.op_count = state_->op_count();
+  result.info.previous_op_count = previous->op_count();
+  result.info.pass_ms = cache_hit ? 0 : outcome.pass_ms;
+  result.observation = Observe();
+  return result;
+}
+
+std::unique_ptr<Environment> Environment::Fork() const {
+  std::unique_ptr<Environment> env(new Environment());
+  env->options_ = options_;
+  env->registry_ = registry_;
+  env->cache_ = cache_;
+  env->action_names_ = action_names_;
+  for (const std::string& name : action_names_) {
+    // The names were created successfully in Create.
+    env->passes_.push_back(*registry_->Create(name));
+  }
+  env->observation_kinds_ = observation_kinds_;
+  env->reward_spec_ = reward_spec_;
+  env->benchmark_ = benchmark_;
+  env->initial_ = initial_;
+  env->state_ = state_;
+  env->history_ = history_;
+  env->pass_history_ = pass_history_;
+  env->action_counts_ = action_counts_;
+  env->episode_reward_ = episode_reward_;
+  env->potential_scale_ = potential_scale_;
+  env->baseline_op_count_ = baseline_op_count_;
+  env->mask_fingerprint_ = mask_fingerprint_;
+  env->mask_ = mask_;
+  return env;
+}
+
+std::vector<bool> Environment::ActionMask() {
+  if (!state_) return std::vector<bool>(action_names_.size(), false);
+  if (mask_fingerprint_ && *mask_fingerprint_ == state_->fingerprint()) return mask_;
+  mask_.assign(action_names_.size(), false);
+  for (int i = 0; i < num_actions(); ++i) {
+    bool hit = false;
+    mask_[i] = Apply(action_names_[i], *passes_[i], &hit).changed;
+  }
+  mask_fingerprint_ = state_->fingerprint();
+  return mask_;
+}
+
+StateRecord Environment::record() const {
+  StateRecord record;
+  record.benchmark = benchmark_.spec;
+  record.passes = pass_history_;
+  if (state_) {
+    record.initial_op_count = initial_->op_count();
+    record.op_count = state_->op_count();
+    record.fingerprint = state_->fingerprint().ToString();
+  }
+  return record;
+}
+
+absl::Status Environment::Replay(const StateRecord& record) {
+  absl::StatusOr<Observation> reset = Reset(record.benchmark);
+  if (!reset.ok()) return reset.status();
+  if (record.initial_op_count >= 0 && record.initial_op_count != initial_->op_count()) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "benchmark '", record.benchmark, "' has ", initial_->op_count(),
+        " instructions but the record says ", record.initial_op_count, " (a different file?)"));
+  }
+  for (const std::string& name : record.passes) {
+    int action = -1;
+    for (int i = 0; i < num_actions(); ++i) {
+      if (action_names_[i] == name) action = i;
+    }
+    absl::StatusOr<StepResult> step;
+    if (action >= 0) {
+      step = StepWith(action, name, *passes_[action]);
+    } else {
+      absl::StatusOr<std::unique_ptr<Pass>> pass = registry_->Create(name);
+      if (!pass.ok()) return pass.status();
+      step = StepWith(-1, name, **pass);
+    }
+    if (!step.ok()) return step.status();
+  }
+  return absl::OkStatus();
+}
+
+ValidationResult Environment::Validate() const {
+  ValidationResult result;
+  if (!state_) {
+    result.errors.push_back("nothing to validate: call reset first");
+    result.equivalence = "not available: no state";
+    return result;
+  }
+  EnvOptions options = options_;
+  options.use_cache = false;
+  options.actions = action_names_;
+  absl::StatusOr<std::unique_ptr<Environment>> fresh = Create(options, *registry_);
+  if (!fresh.ok()) {
+    result.errors.push_back(std::string(fresh.status().message()));
+    result.equivalence = "not available: replay failed";
+    return result;
+  }
+  const StateRecord rec = record();
+  absl::Status replayed = (*fresh)->Replay(rec);
+  result.replay_ok = replayed.ok();
+  if (!replayed.ok()) {
+    result.errors.push_back(absl::StrCat("replay: ", replayed.message()));
+    result.equivalence = "not available: replay failed";
+    return result;
+  }
+  const Environment& replay = **fresh;
+  result.op_count_ok = replay.op_count() == op_count();
+  if (!result.op_count_ok) {
+    result.errors.push_back(absl::StrCat("replay gives ", replay.op_count(),
+                                         " instructions, the state has ", op_count()));
+  }
+  result.fingerprint_ok = replay.state_->fingerprint() == state_->fingerprint();
+  if (!result.fingerprint_ok) {
+    result.errors.push_back(absl::StrCat("replay gives module ",
+                                         replay.state_->fingerprint().ToString(),
+                                         ", the state is ", state_->fingerprint().ToString(),
+                                         " (a pass is not deterministic?)"));
+  }
+  absl::Status verified = VerifyModule(replay.module());
+  result.verifier_ok = verified.ok();
+  if (!verified.ok()) {
+    result.errors.push_back(absl::StrCat("verifier: ", verified.message()));
+  }
+  bool equivalence_ok = true;
+  if (EquivalenceChecker checker = CurrentChecker()) {
+    absl::StatusOr<bool> same = checker(initial_->module(), replay.module());
+    if (!same.ok() && same.status().code() == absl::StatusCode::kInternal) {
+      // The default checker's way of saying "not equivalent", with the reason.
+      result.equivalence = absl::StrCat("not equivalent: ", same.status().message());
+      result.errors.push_back(absl::StrCat("equivalence: ", same.status().message()));
+      equivalence_ok = false;
+    } else if (!same.ok()) {
+      // The evaluator cannot run the module (an unsupported op, say): reported,
+      // not counted as a failure.
+      result.equivalence = absl::StrCat("undecided: ", same.status().message());
+    } else if (*same) {
+      result.equivalence = "equivalent";
+    } else {
+      result.equivalence = "not equivalent";
+      result.errors.push_back("equivalence: the module no longer computes what the initial one did");
+      equivalence_ok = false;
+    }
+  } else {
+    result.equivalence = "not available: equivalence checking is disabled";
+  }
+  result.ok = result.replay_ok && result.op_count_ok && result.fingerprint_ok &&
+              result.verifier_ok && equivalence_ok;
+  return result;
+}
+
+Observation Environment::Observe() const {
+  Observation obs;
+  if (!state_) return obs;
+  for (ObservationKind kind : observation_kinds_) {
+    switch (kind) {
+      case ObservationKind::kOpHistogram:
+        obs.op_histogram.assign(state_->stats().opcode_histogram.begin(),
+                                state_->stats().opcode_histogram.end());
+        break;
+      case ObservationKind::kCost: {
+        const CostFeatures& cost = state_->cost();
+        obs.cost = {cost.flops, cost.transcendentals, cost.bytes_accessed};
+        break;
+      }
+      case ObservationKind::kAutophase:
+        obs.autophase = ComputeAutophaseFeatures(state_->module());
+        break;
+      case ObservationKind::kActionHistory:
+        obs.action_history = action_counts_;
+        break;
+      case ObservationKind::kGraph:
+        obs.graph = ComputeGraphObservation(state_->module());
+        break;
+    }
+  }
+  return obs;
+}
+
+}  // namespace hlogym

@@ -1,0 +1,68 @@
+// VecEnvironment: N environments stepped together on a pool of std::threads,
+// sharing one StepCache. Each environment has its own pass instances, so the
+// passes run concurrently without sharing mutable state.
+#ifndef HLOGYM_GYM_VEC_ENV_H_
+#define HLOGYM_GYM_VEC_ENV_H_
+
+#include <condition_variable>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "gym/environment.h"
+
+namespace hlogym {
+
+// A fixed pool of worker threads running index-parallel loops.
+class ThreadPool {
+ public:
+  explicit ThreadPool(int num_threads);
+  ~ThreadPool();
+  int num_threads() const { return static_cast<int>(workers_.size()) + 1; }
+  // Calls fn(i) for i in [0, n), spread over the workers and the calling
+  // thread; returns when all calls are done.
+  void ParallelFor(int n, const std::function<void(int)>& fn);
+
+ private:
+  void Work();
+  std::vector<std::thread> workers_;
+  std::mutex mu_;
+  std::condition_variable wake_, done_;
+  const std::function<void(int)>* fn_ = nullptr;
+  int n_ = 0, next_ = 0, running_ = 0;
+  uint64_t generation_ = 0;
+  bool stop_ = false;
+};
+
+class VecEnvironment {
+ public:
+  // `num_envs` copies made with `options`; `num_threads` <= 1 steps serially.
+  static absl::StatusOr<std::unique_ptr<VecEnvironment>> Create(
+      int num_envs, int num_threads, EnvOptions options,
+      const PassRegistry& registry = PassRegistry::Builtin(),
+      std::shared_ptr<StepCache> cache = nullptr);
+
+  VecEnvironment(const VecEnvironment&) = delete;
+  VecEnvironment& operator=(const VecEnvironment&) = delete;
+
+  int num_envs() const { return static_cast<int>(envs_.size()); }
+  Environment& env(int i) { return *envs_[i]; }
+
+  // One benchmark per environment (or one for all when the list has one entry).
+  std::vector<absl::StatusOr<Observation>> Reset(const std::vector<std::string>& benchmarks);
+  // One action per environment.
+  std::vector<absl::StatusOr<StepResult>> Step(const std::vector<int>& actions);
+
+ private:
+  VecEnvironment() = default;
+  std::vector<std::unique_ptr<Environment>> envs_;
+  std::unique_ptr<ThreadPool> pool_;
+};
+
+}  // namespace hlogym
+
+#endif  // HLOGYM_GYM_VEC_ENV_H_

@@ -1,0 +1,197 @@
+// Internals of the algebraic simplifier shared by its .cc files: the visitor
+// that rewrites one computation, and small shape/literal helpers. Not part of
+// the pass API (see algebraic_simplifier.h).
+#ifndef HLOGYM_PASSES_ALGEBRAIC_SIMPLIFIER_INTERNAL_H_
+#define HLOGYM_PASSES_ALGEBRAIC_SIMPLIFIER_INTERNAL_H_
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_set.h"
+#include "hlo/computation.h"
+#include "hlo/instruction.h"
+#include "hlo/module.h"
+#include "passes/algebraic_simplifier.h"
+
+namespace hlogym::algsimp {
+
+// ---- Literal and constant helpers -------------------------------------
+
+// Looks through broadcasts for a constant whose every element equals
+// `value` (converted to the element type). False for elided constants.
+bool IsAll(const Instruction* hlo, double value);
+// The constant (looking through broadcasts) if every element is the lowest
+// value of its type (-inf for floats with infinities, the minimum for ints).
+bool IsAllLowest(const Instruction* hlo);
+bool IsAllHighest(const Instruction* hlo);
+// The value of a constant with exactly one element (an effective scalar).
+std::optional<double> ScalarConstantValue(const Instruction* hlo);
+// A constant with one element (any rank).
+bool IsEffectiveScalarConstant(const Instruction* hlo);
+// broadcast(constant with one element) or that constant itself.
+const Instruction* UnwrapBroadcastOfConstant(const Instruction* hlo);
+// Whether `hlo` is provably >= 0 (XLA's IsNonNegative, for real types).
+bool IsNonNegative(const Instruction* hlo);
+// Whether converting `from` to `to` and back gives back every value.
+bool CastPreservesValues(PrimitiveType from, PrimitiveType to);
+
+// ---- Shape helpers -----------------------------------------------------
+
+bool IsZeroElementArray(const Shape& shape);
+// Same element type and dimensions (layouts ignored): XLA's Compatible.
+bool SameShape(const Shape& a, const Shape& b);
+// A new array shape, with the default layout when `like` has a layout.
+Shape MakeShapeLike(PrimitiveType type, std::vector<int64_t> dims, const Shape& like);
+Shape ChangeElementType(const Shape& shape, PrimitiveType type);
+std::vector<int64_t> InversePermutation(std::span<const int64_t> perm);
+bool IsIdentityPermutation(std::span<const int64_t> perm);
+bool IsSortedDims(std::span<const int64_t> dims);
+
+// The groups of dimensions a reshape maps onto each other: input dims
+// [a_begin, a_end) hold the same elements as output dims [b_begin, b_end).
+// Degenerate (size-1) dims that are only inserted or deleted form groups
+// with one empty side. nullopt if the element counts differ.
+struct ReshapeGroup {
+  int64_t a_begin, a_end, b_begin, b_end;
+};
+std::optional<std::vector<ReshapeGroup>> ReshapeGroups(std::span<const int64_t> a,
+                                                       std::span<const int64_t> b);
+// Pairs (input dim, output dim) a reshape leaves unchanged.
+std::vector<std::pair<int64_t, int64_t>> DimensionsUnmodifiedByReshape(const Shape& from,
+                                                                       const Shape& to);
+// The output dims of `input_dims` when all of them are unmodified, else nullopt.
+std::optional<std::vector<int64_t>> ReshapeLeavesDimensionsUnmodified(
+    const Shape& from, const Shape& to, std::span<const int64_t> input_dims);
+// When the reshape only inserts and/or deletes size-1 dimensions: the
+// deleted input dims and the inserted output dims.
+struct DegenerateReshape {
+  std::vector<int64_t> deleted;
+  std::vector<int64_t> inserted;
+};
+std::optional<DegenerateReshape> ReshapeMerelyInsertsOrDeletes1SizedDimensions(
+    const Shape& from, const Shape& to);
+
+// ---- The visitor -------------------------------------------------------
+
+class Visitor {
+ public:
+  explicit Visitor(const AlgebraicSimplifierOptions& options) : options_(options) {}
+
+  // Simplifies `computation` until a sweep changes nothing (or the rerun
+  // limit). Returns whether anything changed.
+  absl::StatusOr<bool> Run(Computation* computation);
+
+ private:
+  absl::Status Visit(Instruction* hlo);
+
+  // Elementwise and scalar rewrites (algebraic_simplifier.cc).
+  absl::Status HandleAbs(Instruction* hlo);
+  absl::Status HandleAdd(Instruction* hlo);
+  absl::Status HandleSubtract(Instruction* hlo);
+  absl::Status HandleMultiply(Instruction* hlo);
+  absl::Status HandleDivide(Instruction* hlo);
+  absl::Status HandleRemainder(Instruction* hlo);
+  absl::Status HandleNegate(Instruction* hlo);
+  absl::Status HandleNot(Instruction* hlo);
+  absl::Status HandleAnd(Instruction* hlo);
+  absl::Status HandleOr(Instruction* hlo);
+  absl::Status HandleXor(Instruction* hlo);
+  absl::Status HandleMaximum(Instruction* hlo);
+  absl::Status HandleMinimum(Instruction* hlo);
+  absl::Status HandleClamp(Instruction* hlo);
+  absl::Status HandleCompare(Instruction* hlo);
+  absl::Status HandleSelect(Instruction* hlo);
+  absl::Status HandleExp(Instruction* hlo);
+  absl::Status HandleLog(Instruction* hlo);
+  absl::Status HandlePower(Instruction* hlo);
+  absl::Status HandleRsqrt(Instruction* hlo);
+  absl::Status HandleReal(Instruction* hlo);
+  absl::Status HandleImag(Instruction* hlo);
+  absl::Status HandleComplex(Instruction* hlo);
+  absl::Status HandleConvert(Instruction* hlo);
+  absl::Status HandleConstant(Instruction* hlo);
+  absl::Status HandleIota(Instruction* hlo);
+  absl::Status HandleCopy(Instruction* hlo);
+  absl::Status HandleGetTupleElement(Instruction* hlo);
+  absl::Status HandleSort(Instruction* hlo);
+  absl::Status HandleMap(Instruction* hlo);
+
+  // Data-movement rewrites (algebraic_simplifier_shape.cc).
+  absl::Status HandleBroadcast(Instruction* hlo);
+  absl::Status HandleReshape(Instruction* hlo);
+  absl::Status HandleTranspose(Instruction* hlo);
+  absl::Status HandleSlice(Instruction* hlo);
+  absl::Status HandleConcatenate(Instruction* hlo);
+  absl::Status HandlePad(Instruction* hlo);
+  absl::Status HandleReverse(Instruction* hlo);
+  absl::Status HandleDynamicSlice(Instruction* hlo);
+  absl::Status HandleDynamicUpdateSlice(Instruction* hlo);
+  absl::StatusOr<bool> TrySinkBroadcastAfterElementwiseOps(Instruction* broadcast);
+  absl::StatusOr<bool> SimplifyTransposeOfBroadcast(Instruction* transpose);
+
+  // Reductions and dots (algebraic_simplifier_reduce.cc).
+  absl::Status HandleReduce(Instruction* hlo);
+  absl::Status HandleDot(Instruction* hlo);
+  absl::StatusOr<bool> RemoveDegenerateDimensionFromDot(Instruction* dot);
+  absl::StatusOr<bool> RemoveTransposesFromDotOperands(Instruction* dot);
+  absl::Status RewriteDotWithoutContractingAsMultiply(Instruction* dot);
+
+ public:
+  // ---- Building and replacing (used by every handler) ----
+
+  // Adds an instruction with `shape` and `operands` to the computation.
+  Instruction* Add(Opcode opcode, Shape shape, std::span<Instruction* const> operands);
+  Instruction* AddUnary(Opcode opcode, Instruction* operand) {
+    Instruction* ops[] = {operand};
+    return Add(opcode, operand->shape(), ops);
+  }
+  Instruction* AddBinary(Opcode opcode, const Shape& shape, Instruction* lhs, Instruction* rhs) {
+    Instruction* ops[] = {lhs, rhs};
+    return Add(opcode, shape, ops);
+  }
+  Instruction* AddBroadcast(Instruction* operand, Shape shape, std::vector<int64_t> dims);
+  Instruction* AddReshape(Instruction* operand, Shape shape);
+  Instruction* AddTranspose(Instruction* operand, std::vector<int64_t> perm);
+  Instruction* AddSlice(Instruction* operand, std::vector<SliceDimension> slice);
+  Instruction* AddConvert(Instruction* operand, PrimitiveType type);
+  Instruction* AddCompare(Instruction* lhs, Instruction* rhs, ComparisonDirection direction);
+  // A scalar constant of `type`.
+  Instruction* AddScalarConstant(PrimitiveType type, double value, const Shape& like);
+  // A constant `value` of `shape`'s element type broadcast to `shape` (or
+  // just the scalar constant when `shape` is a scalar): XLA's MakeScalarLike.
+  Instruction* ScalarLike(const Shape& shape, double value);
+
+  // Replaces `old` by `replacement` if their shapes are compatible and `old`
+  // has no control edges; removes `old` and the operands it leaves dead.
+  bool ReplaceIfCompatible(Instruction* old, Instruction* replacement);
+  // Replaces `old` by the freshly added `made` (same element type and
+  // dimensions; it takes `old`'s exact shape, layout included). Always
+  // succeeds for a well-formed rewrite; an error means a bug.
+  absl::Status ReplaceWithNew(Instruction* old, Instruction* made);
+  // Rewires all uses of `old` (not the visited instruction) and removes it.
+  absl::Status ReplaceUsesAndRemove(Instruction* old, Instruction* replacement);
+  void MarkChanged() { changed_ = true; }
+  Computation* computation() const { return computation_; }
+  const AlgebraicSimplifierOptions& options() const { return options_; }
+  // Whether a handler may rewrite `hlo` (no control edges, no side effects).
+  static bool Rewritable(const Instruction* hlo);
+  // A tuple of `hlo`'s operands.
+  Instruction* MakeTupleFromOperands(Instruction* hlo);
+
+ private:
+  void RemoveDeadTree(Instruction* root);
+
+  const AlgebraicSimplifierOptions& options_;
+  Computation* computation_ = nullptr;
+  bool changed_ = false;
+  // Instructions removed during the current sweep (their pointers may be
+  // stale; they are never dereferenced, only looked up).
+  absl::flat_hash_set<const Instruction*> removed_;
+};
+
+}  // namespace hlogym::algsimp
+
+#endif  // HLOGYM_PASSES_ALGEBRAIC_SIMPLIFIER_INTERNAL_H_

@@ -1,0 +1,101 @@
+#include "passes/computation_deduplicator.h"
+
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/str_cat.h"
+#include "passes/pass_utils.h"
+
+namespace hlogym {
+namespace {
+
+bool HasLargeConstants(const Computation& computation) {
+  int64_t bytes = 0;
+  for (const auto& instruction : computation.instructions()) {
+    if (instruction->opcode() == Opcode::kConstant) {
+      bytes += instruction->shape().ByteSize();
+      if (bytes > 1024) return true;
+    }
+  }
+  return false;
+}
+
+// A cheap bucket key; ComputationsEqual decides.
+std::string Signature(const Computation& computation) {
+  std::string key = absl::StrCat(computation.instruction_count(), ":",
+                                 std::string(OpcodeName(computation.root_instruction()->opcode())), ":",
+                                 computation.root_instruction()->shape().ToString());
+  for (const Shape& shape : computation.ParameterShapes()) absl::StrAppend(&key, ",", shape.ToString());
+  return key;
+}
+
+}  // namespace
+
+absl::StatusOr<bool> HloComputationDeduplicator::Run(Module& module) {
+  auto callers = ComputeCallers(module);
+  absl::flat_hash_map<const Computation*, Computation*> replacement;
+  auto canonical = [&](const Computation* c) -> const Computation* {
+    auto it = replacement.find(c);
+    return it == replacement.end() ? c : it->second;
+  };
+  ComputationEq same = [&](const Computation* a, const Computation* b) {
+    return canonical(a) == canonical(b);
+  };
+  absl::flat_hash_map<std::string, std::vector<Computation*>> unique;
+  for (Computation* computation : module.MakeComputationPostOrder()) {
+    if (computation->IsEntry() || computation->instruction_count() > 128 ||
+        computation->root_instruction() == nullptr || HasLargeConstants(*computation)) {
+      continue;
+    }
+    bool skip = false;
+    for (const Instruction* caller : callers[computation]) {
+      if (caller->opcode() == Opcode::kFusion || IsCollective(caller->opcode()) ||
+          caller->opcode() == Opcode::kAllReduce || caller->opcode() == Opcode::kReduceScatter) {
+        skip = true;
+      }
+    }
+    if (skip) continue;
+    std::vector<Computation*>& bucket = unique[Signature(*computation)];
+    Computation* match = nullptr;
+    for (Computation* candidate : bucket) {
+      if (ComputationsEqual(*candidate, *computation, /*layout_sensitive=*/true, same)) {
+        match = candidate;
+        break;
+      }
+    }
+    if (match != nullptr) {
+      replacement[computation] = match;
+    } else {
+      bucket.push_back(computation);
+    }
+  }
+  if (replacement.empty()) return false;
+  for (const auto& computation : module.computations()) {
+    for (const auto& instruction : computation->instructions()) {
+      for (Computation*& callee : instruction->mutable_called_computations()) {
+        if (auto it = replacement.find(callee); it != replacement.end()) callee = it->second;
+      }
+    }
+  }
+  std::vector<Computation*> removed;
+  for (const auto& [computation, kept] : replacement) removed.push_back(const_cast<Computation*>(computation));
+  // Replaced computations may call each other; remove until none is left.
+  bool progress = true;
+  while (!removed.empty() && progress) {
+    progress = false;
+    std::vector<Computation*> remaining;
+    for (Computation* computation : removed) {
+      if (module.RemoveComputation(computation).ok()) {
+        progress = true;
+      } else {
+        remaining.push_back(computation);
+      }
+    }
+    removed = std::move(remaining);
+  }
+  if (!removed.empty()) return absl::InternalError("could not remove " + removed.front()->name());
+  return true;
+}
+
+}  // namespace hlogym

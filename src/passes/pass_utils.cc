@@ -1,0 +1,239 @@
+#include "passes/pass_utils.h"
+
+#include <algorithm>
+#include <memory>
+#include <string>
+#include <utility>
+
+#include "absl/container/flat_hash_set.h"
+
+namespace hlogym {
+
+bool SideEffectCache::ComputationHasSideEffect(const Computation* computation) {
+  if (computation == nullptr) return false;
+  if (auto it = memo_.find(computation); it != memo_.end()) return it->second;
+  memo_[computation] = false;  // HLO call graphs are acyclic; guards bad input
+  bool has = false;
+  for (const auto& instruction : computation->instructions()) {
+    if (HasSideEffect(instruction.get())) {
+      has = true;
+      break;
+    }
+  }
+  memo_[computation] = has;
+  return has;
+}
+
+bool SideEffectCache::HasSideEffect(const Instruction* instruction) {
+  if (instruction->HasSideEffect()) return true;
+  for (const Computation* callee : instruction->called_computations()) {
+    if (ComputationHasSideEffect(callee)) return true;
+  }
+  return false;
+}
+
+namespace {
+
+bool IgnoredRawKey(const Instruction& instruction, std::string_view key) {
+  if (key == "metadata" || key == "frontend_attributes" || key == "statistics" ||
+      key == "origin" || key == "original_value") {
+    return true;
+  }
+  return key == "backend_config" && instruction.opcode() != Opcode::kCustomCall;
+}
+
+}  // namespace
+
+bool SameSemanticRawAttributes(const Instruction& a, const Instruction& b) {
+  const auto& ra = a.attrs().raw;
+  const auto& rb = b.attrs().raw;
+  if (ra.empty() && rb.empty()) return true;
+  auto kept = [](const Instruction& instruction) {
+    std::vector<const RawAttribute*> out;
+    for (const RawAttribute& attribute : instruction.attrs().raw) {
+      if (!IgnoredRawKey(instruction, attribute.key)) out.push_back(&attribute);
+    }
+    std::sort(out.begin(), out.end(),
+              [](const RawAttribute* x, const RawAttribute* y) { return x->key < y->key; });
+    return out;
+  };
+  std::vector<const RawAttribute*> ka = kept(a), kb = kept(b);
+  if (ka.size() != kb.size()) return false;
+  for (size_t i = 0; i < ka.size(); ++i) {
+    if (!(*ka[i] == *kb[i])) return false;
+  }
+  return true;
+}
+
+bool SameShape(const Shape& a, const Shape& b, bool layout_sensitive) {
+  return layout_sensitive ? a == b : a.Compatible(b);
+}
+
+bool SameInstructionIgnoringOperands(const Instruction& a, const Instruction& b,
+                                     bool layout_sensitive, const ComputationEq& computation_eq) {
+  if (a.opcode() != b.opcode() || a.operand_count() != b.operand_count()) return false;
+  if (!SameShape(a.shape(), b.shape(), layout_sensitive)) return false;
+  if (!a.IdenticalAttributes(b) || !SameSemanticRawAttributes(a, b)) return false;
+  const auto& ca = a.called_computations();
+  const auto& cb = b.called_computations();
+  if (ca.size() != cb.size()) return false;
+  for (size_t i = 0; i < ca.size(); ++i) {
+    if (ca[i] == cb[i]) continue;
+    if (ca[i] == nullptr || cb[i] == nullptr) return false;
+    bool equal = computation_eq ? computation_eq(ca[i], cb[i])
+                                : ComputationsEqual(*ca[i], *cb[i], layout_sensitive);
+    if (!equal) return false;
+  }
+  return true;
+}
+
+bool ComputationsEqual(const Computation& a, const Computation& b, bool layout_sensitive,
+                       const ComputationEq& computation_eq) {
+  if (&a == &b) return true;
+  if (a.num_parameters() != b.num_parameters()) return false;
+  for (int64_t i = 0; i < a.num_parameters(); ++i) {
+    const Instruction* pa = a.parameter_instruction(i);
+    const Instruction* pb = b.parameter_instruction(i);
+    if (pa == nullptr || pb == nullptr) return false;
+    if (!SameShape(pa->shape(), pb->shape(), layout_sensitive)) return false;
+  }
+  if (a.raw_attributes() != b.raw_attributes()) return false;
+  if (a.root_instruction() == nullptr || b.root_instruction() == nullptr) return false;
+  // Walk both graphs from the roots in lockstep; the pairing must be a
+  // bijection.
+  absl::flat_hash_map<const Instruction*, const Instruction*> forward, backward;
+  std::vector<std::pair<const Instruction*, const Instruction*>> worklist = {
+      {a.root_instruction(), b.root_instruction()}};
+  while (!worklist.empty()) {
+    auto [x, y] = worklist.back();
+    worklist.pop_back();
+    auto fx = forward.find(x);
+    auto by = backward.find(y);
+    if (fx != forward.end() || by != backward.end()) {
+      if (fx == forward.end() || by == backward.end() || fx->second != y || by->second != x) {
+        return false;
+      }
+      continue;
+    }
+    forward[x] = y;
+    backward[y] = x;
+    if (!SameInstructionIgnoringOperands(*x, *y, layout_sensitive, computation_eq)) return false;
+    if (x->control_predecessors().size() != y->control_predecessors().size()) return false;
+    for (int64_t i = 0; i < x->operand_count(); ++i) {
+      worklist.emplace_back(x->operand(i), y->operand(i));
+    }
+  }
+  return true;
+}
+
+bool IsControlFlowCaller(Opcode opcode) {
+  switch (opcode) {
+    case Opcode::kCall: case Opcode::kWhile: case Opcode::kConditional:
+    case Opcode::kAsyncStart: case Opcode::kAsyncUpdate: case Opcode::kAsyncDone:
+      return true;
+    default:
+      return false;
+  }
+}
+
+absl::flat_hash_map<const Computation*, std::vector<Instruction*>> ComputeCallers(
+    const Module& module) {
+  absl::flat_hash_map<const Computation*, std::vector<Instruction*>> callers;
+  for (const auto& computation : module.computations()) {
+    for (const auto& instruction : computation->instructions()) {
+      const auto& callees = instruction->called_computations();
+      for (size_t i = 0; i < callees.size(); ++i) {
+        if (callees[i] == nullptr) continue;
+        if (std::find(callees.begin(), callees.begin() + i, callees[i]) != callees.begin() + i) {
+          continue;  // called twice by one instruction: one call site
+        }
+        callers[callees[i]].push_back(instruction.get());
+      }
+    }
+  }
+  return callers;
+}
+
+Computation* CloneComputation(Module& module, const Computation& computation,
+                              std::string_view suffix) {
+  auto copy = std::make_unique<Computation>(
+      module.UniqueName(computation.name() + std::string(suffix)));
+  copy->mutable_raw_attributes() = computation.raw_attributes();
+  absl::flat_hash_map<const Instruction*, Instruction*> map;
+  for (const auto& instruction : computation.instructions()) {
+    auto clone = std::make_unique<Instruction>(
+        instruction->opcode(), instruction->shape(),
+        module.UniqueName(instruction->name() + std::string(suffix)));
+    clone->mutable_attrs() = instruction->attrs();
+    clone->mutable_called_computations() = instruction->called_computations();
+    map[instruction.get()] = copy->AddInstruction(std::move(clone));
+  }
+  for (const auto& instruction : computation.instructions()) {
+    Instruction* clone = map[instruction.get()];
+    for (Instruction* operand : instruction->operands()) clone->AppendOperand(map[operand]);
+    for (Instruction* successor : instruction->control_successors()) {
+      clone->AddControlDependencyTo(map[successor]);
+    }
+  }
+  if (computation.root_instruction() != nullptr) {
+    copy->set_root_instruction(map[computation.root_instruction()]);
+  }
+  return module.AddComputation(std::move(copy));
+}
+
+absl::StatusOr<bool> RemoveUnreachableComputations(Module& module) {
+  if (module.entry_computation() == nullptr) return false;
+  absl::flat_hash_set<const Computation*> reachable;
+  std::vector<const Computation*> worklist = {module.entry_computation()};
+  reachable.insert(module.entry_computation());
+  while (!worklist.empty()) {
+    const Computation* computation = worklist.back();
+    worklist.pop_back();
+    for (const auto& instruction : computation->instructions()) {
+      for (const Computation* callee : instruction->called_computations()) {
+        if (callee != nullptr && reachable.insert(callee).second) worklist.push_back(callee);
+      }
+    }
+  }
+  if (reachable.size() == static_cast<size_t>(module.computation_count())) return false;
+  std::vector<Computation*> dead;
+  for (const auto& computation : module.computations()) {
+    if (!reachable.contains(computation.get())) dead.push_back(computation.get());
+  }
+  // Dead computations may call each other: remove callers first, retrying
+  // until every one is gone (the module list mostly puts callers last).
+  bool progress = true;
+  while (!dead.empty() && progress) {
+    progress = false;
+    std::vector<Computation*> remaining;
+    for (auto it = dead.rbegin(); it != dead.rend(); ++it) {
+      if (module.RemoveComputation(*it).ok()) {
+        progress = true;
+      } else {
+        remaining.push_back(*it);
+      }
+    }
+    std::reverse(remaining.begin(), remaining.end());
+    dead = std::move(remaining);
+  }
+  if (!dead.empty()) {
+    return absl::InternalError("could not remove dead computation " + dead.front()->name());
+  }
+  return true;
+}
+
+absl::Status RemoveInstructionKeepingControlOrder(Instruction* instruction) {
+  std::vector<Instruction*> predecessors = instruction->control_predecessors();
+  std::vector<Instruction*> successors = instruction->control_successors();
+  for (Instruction* predecessor : predecessors) {
+    for (Instruction* successor : successors) {
+      const auto& existing = predecessor->control_successors();
+      if (std::find(existing.begin(), existing.end(), successor) == existing.end()) {
+        predecessor->AddControlDependencyTo(successor);
+      }
+    }
+  }
+  return instruction->parent()->RemoveInstruction(instruction);
+}
+
+}  // namespace hlogym

@@ -1,0 +1,80 @@
+// Helpers shared by the structural passes (dce, cse, call-inliner,
+// flatten-call-graph, computation-deduplicator, ...): side effects through
+// called computations, XLA-style instruction and computation equality, call
+// sites, computation cloning and dead-computation removal.
+#ifndef HLOGYM_PASSES_PASS_UTILS_H_
+#define HLOGYM_PASSES_PASS_UTILS_H_
+
+#include <functional>
+#include <string_view>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/statusor.h"
+#include "hlo/computation.h"
+#include "hlo/instruction.h"
+#include "hlo/module.h"
+
+namespace hlogym {
+
+// XLA's HloInstruction::HasSideEffect: the instruction's own side effect or
+// one of any computation it calls (transitively). Memoized per computation;
+// valid while the computations it has seen are not edited.
+class SideEffectCache {
+ public:
+  bool HasSideEffect(const Instruction* instruction);
+  bool ComputationHasSideEffect(const Computation* computation);
+
+ private:
+  absl::flat_hash_map<const Computation*, bool> memo_;
+};
+
+// Raw (unmodelled) attributes that change what an instruction computes, as
+// opposed to metadata, frontend attributes, statistics... which XLA's
+// Identical ignores. backend_config counts for custom calls only.
+bool SameSemanticRawAttributes(const Instruction& a, const Instruction& b);
+
+// Shapes equal, with or without layouts.
+bool SameShape(const Shape& a, const Shape& b, bool layout_sensitive);
+
+using ComputationEq = std::function<bool(const Computation*, const Computation*)>;
+
+// Equality of two instructions apart from their operands: opcode, shape,
+// typed and semantic raw attributes, and called computations (equal when the
+// same or when `computation_eq` says so; structural equality when it is
+// empty).
+bool SameInstructionIgnoringOperands(const Instruction& a, const Instruction& b,
+                                     bool layout_sensitive,
+                                     const ComputationEq& computation_eq = nullptr);
+
+// XLA's HloComputation::Equal: the same signature and the same instruction
+// graph reachable from the roots (names and dead instructions ignored).
+bool ComputationsEqual(const Computation& a, const Computation& b, bool layout_sensitive,
+                       const ComputationEq& computation_eq = nullptr);
+
+// Call contexts as XLA's call graph defines them: control flow (call, while,
+// conditional, async ops) versus embedded (reduce, map, sort, fusion, ...).
+bool IsControlFlowCaller(Opcode opcode);
+
+// For every computation, the instructions (in any computation of the module)
+// that call it, each listed once, in module order.
+absl::flat_hash_map<const Computation*, std::vector<Instruction*>> ComputeCallers(
+    const Module& module);
+
+// A copy of `computation` (and nothing it calls) added to `module` under a
+// fresh name `<name><suffix>`; instruction names get the same suffix made
+// unique. The copy calls the same computations.
+Computation* CloneComputation(Module& module, const Computation& computation,
+                              std::string_view suffix = ".clone");
+
+// Removes every computation not reachable from the entry. True if any.
+absl::StatusOr<bool> RemoveUnreachableComputations(Module& module);
+
+// Removes `instruction` (which must be dead and not the root) after moving
+// its control edges so the order they imposed still holds: every control
+// predecessor becomes a predecessor of every control successor.
+absl::Status RemoveInstructionKeepingControlOrder(Instruction* instruction);
+
+}  // namespace hlogym
+
+#endif  // HLOGYM_PASSES_PASS_UTILS_H_

@@ -1,0 +1,726 @@
+// Per-opcode evaluator tests: HLO text in, hand-computed values out.
+#include <cmath>
+#include <limits>
+
+#include "eval/evaluator.h"
+#include "gmock/gmock.h"
+#include "absl/strings/str_cat.h"
+#include "gtest/gtest.h"
+#include "eval_test_util.h"
+
+namespace hlogym {
+namespace {
+
+using ::testing::DoubleNear;
+using ::testing::ElementsAre;
+using ::testing::Pointwise;
+using testing::EvalText;
+using testing::EvalValues;
+using testing::MakeLiteral;
+
+const double kInf = std::numeric_limits<double>::infinity();
+
+std::string Unary(const std::string& type, const std::string& op, const std::string& values) {
+  return absl::StrCat("HloModule m\nENTRY e {\n  c = ", type, " constant(", values, ")\n  ROOT r = ",
+                      type, " ", op, "(c)\n}\n");
+}
+std::string Binary(const std::string& type, const std::string& op, const std::string& a,
+                   const std::string& b, const std::string& out_type = "") {
+  return absl::StrCat("HloModule m\nENTRY e {\n  a = ", type, " constant(", a, ")\n  b = ", type,
+                      " constant(", b, ")\n  ROOT r = ", out_type.empty() ? type : out_type, " ",
+                      op, "(a, b)\n}\n");
+}
+
+TEST(EvaluatorElementwise, FloatArithmetic) {
+  EXPECT_THAT(EvalValues(Binary("f32[4]", "add", "{1, 2, 3, 4}", "{10, 20, 30, 40}")),
+              ElementsAre(11, 22, 33, 44));
+  EXPECT_THAT(EvalValues(Binary("f32[3]", "subtract", "{1, 2, 3}", "{3, 2, 1}")), ElementsAre(-2, 0, 2));
+  EXPECT_THAT(EvalValues(Binary("f32[3]", "multiply", "{1, -2, 3}", "{3, 2, 0.5}")),
+              ElementsAre(3, -4, 1.5));
+  EXPECT_THAT(EvalValues(Binary("f32[2]", "divide", "{1, -3}", "{4, 2}")), ElementsAre(0.25, -1.5));
+  EXPECT_THAT(EvalValues(Binary("f32[2]", "remainder", "{7, -7}", "{3, 3}")), ElementsAre(1, -1));
+  EXPECT_THAT(EvalValues(Binary("f32[2]", "power", "{2, 9}", "{3, 0.5}")), ElementsAre(8, 3));
+  EXPECT_THAT(EvalValues(Binary("f64[1]", "atan2", "{1}", "{1}")),
+              Pointwise(DoubleNear(1e-12), {M_PI / 4}));
+}
+
+TEST(EvaluatorElementwise, MaxMinPropagateNan) {
+  auto max = EvalValues(Binary("f32[3]", "maximum", "{1, nan, 3}", "{2, 1, nan}"));
+  ASSERT_EQ(max.size(), 3u);
+  EXPECT_EQ(max[0], 2);
+  EXPECT_TRUE(std::isnan(max[1]));
+  EXPECT_TRUE(std::isnan(max[2]));
+  auto min = EvalValues(Binary("f32[2]", "minimum", "{1, nan}", "{2, 1}"));
+  EXPECT_EQ(min[0], 1);
+  EXPECT_TRUE(std::isnan(min[1]));
+}
+
+TEST(EvaluatorElementwise, IntegerSemantics) {
+  // Wrap-around, division by zero, INT_MIN / -1, remainder by zero.
+  EXPECT_THAT(EvalValues(Binary("s8[2]", "add", "{127, -128}", "{1, -1}")), ElementsAre(-128, 127));
+  EXPECT_THAT(EvalValues(Binary("s32[4]", "divide", "{7, -7, 5, -2147483648}", "{2, 2, 0, -1}")),
+              ElementsAre(3, -3, -1, -2147483648.0));
+  EXPECT_THAT(EvalValues(Binary("u32[1]", "divide", "{5}", "{0}")), ElementsAre(4294967295.0));
+  EXPECT_THAT(EvalValues(Binary("s32[3]", "remainder", "{7, -7, 5}", "{3, 3, 0}")), ElementsAre(1, -1, 5));
+  EXPECT_THAT(EvalValues(Binary("u8[2]", "multiply", "{16, 200}", "{16, 2}")), ElementsAre(0, 144));
+  EXPECT_THAT(EvalValues(Binary("s32[3]", "power", "{2, -1, 2}", "{10, 3, -1}")), ElementsAre(1024, -1, 0));
+}
+
+TEST(EvaluatorElementwise, Shifts) {
+  EXPECT_THAT(EvalValues(Binary("s32[3]", "shift-left", "{1, 1, 1}", "{4, 31, 32}")),
+              ElementsAre(16, -2147483648.0, 0));
+  EXPECT_THAT(EvalValues(Binary("s32[3]", "shift-right-arithmetic", "{-16, -16, 16}", "{2, 40, 40}")),
+              ElementsAre(-4, -1, 0));
+  EXPECT_THAT(EvalValues(Binary("u32[2]", "shift-right-logical", "{4294967295, 8}", "{28, 32}")),
+              ElementsAre(15, 0));
+  EXPECT_THAT(EvalValues(Binary("u32[2]", "xor", "{12, 5}", "{10, 5}")), ElementsAre(6, 0));
+  EXPECT_THAT(EvalValues(Binary("s32[1]", "and", "{12}", "{10}")), ElementsAre(8));
+  EXPECT_THAT(EvalValues(Binary("s32[1]", "or", "{12}", "{10}")), ElementsAre(14));
+  EXPECT_THAT(EvalValues(Binary("pred[2]", "and", "{1, 0}", "{1, 1}")), ElementsAre(1, 0));
+}
+
+TEST(EvaluatorElementwise, Unary) {
+  EXPECT_THAT(EvalValues(Unary("f32[3]", "negate", "{1, -2, 0}")), ElementsAre(-1, 2, 0));
+  EXPECT_THAT(EvalValues(Unary("f32[3]", "abs", "{1, -2, 0}")), ElementsAre(1, 2, 0));
+  EXPECT_THAT(EvalValues(Unary("s32[2]", "abs", "{-2147483648, -3}")), ElementsAre(-2147483648.0, 3));
+  EXPECT_THAT(EvalValues(Unary("f32[3]", "sign", "{-3, 0, 2}")), ElementsAre(-1, 0, 1));
+  EXPECT_THAT(EvalValues(Unary("f32[3]", "floor", "{-1.5, 1.5, 2}")), ElementsAre(-2, 1, 2));
+  EXPECT_THAT(EvalValues(Unary("f32[2]", "ceil", "{-1.5, 1.5}")), ElementsAre(-1, 2));
+  EXPECT_THAT(EvalValues(Unary("f32[3]", "round-nearest-afz", "{0.5, 1.5, -2.5}")), ElementsAre(1, 2, -3));
+  EXPECT_THAT(EvalValues(Unary("f32[3]", "round-nearest-even", "{0.5, 1.5, -2.5}")), ElementsAre(0, 2, -2));
+  EXPECT_THAT(EvalValues(Unary("f32[2]", "sqrt", "{4, 9}")), ElementsAre(2, 3));
+  EXPECT_THAT(EvalValues(Unary("f32[2]", "rsqrt", "{4, 0.25}")), ElementsAre(0.5, 2));
+  EXPECT_THAT(EvalValues(Unary("f32[2]", "cbrt", "{8, -27}")), Pointwise(DoubleNear(1e-6), {2.0, -3.0}));
+  EXPECT_THAT(EvalValues(Unary("f64[2]", "exponential", "{0, 1}")), Pointwise(DoubleNear(1e-12), {1.0, M_E}));
+  EXPECT_THAT(EvalValues(Unary("f64[1]", "exponential-minus-one", "{1e-10}")),
+              Pointwise(DoubleNear(1e-20), {1e-10}));
+  EXPECT_THAT(EvalValues(Unary("f64[2]", "log", "{1, 2.718281828459045}")),
+              Pointwise(DoubleNear(1e-12), {0.0, 1.0}));
+  EXPECT_THAT(EvalValues(Unary("f64[1]", "log-plus-one", "{0}")), ElementsAre(0));
+  EXPECT_THAT(EvalValues(Unary("f64[1]", "logistic", "{0}")), ElementsAre(0.5));
+  EXPECT_THAT(EvalValues(Unary("f64[2]", "tanh", "{0, 100}")), ElementsAre(0, 1));
+  EXPECT_THAT(EvalValues(Unary("f64[2]", "sine", "{0, 1.5707963267948966}")),
+              Pointwise(DoubleNear(1e-12), {0.0, 1.0}));
+  EXPECT_THAT(EvalValues(Unary("f64[1]", "cosine", "{0}")), ElementsAre(1));
+  EXPECT_THAT(EvalValues(Unary("f64[1]", "erf", "{0}")), ElementsAre(0));
+  EXPECT_THAT(EvalValues(Unary("s32[2]", "not", "{0, -1}")), ElementsAre(-1, 0));
+  EXPECT_THAT(EvalValues(Unary("pred[2]", "not", "{1, 0}")), ElementsAre(0, 1));
+  EXPECT_THAT(EvalValues(Unary("u32[2]", "popcnt", "{7, 4294967295}")), ElementsAre(3, 32));
+  EXPECT_THAT(EvalValues(Unary("s32[2]", "count-leading-zeros", "{1, 0}")), ElementsAre(31, 32));
+  auto finite = EvalText(
+      "HloModule m\nENTRY e {\n c = f32[3] constant({1, inf, nan})\n ROOT r = pred[3] is-finite(c)\n}\n");
+  ASSERT_TRUE(finite.ok()) << finite.status().message();
+  EXPECT_THAT(testing::Values(*finite), ElementsAre(1, 0, 0));
+}
+
+TEST(EvaluatorElementwise, Bf16RoundsAfterEveryOp) {
+  // 1 + 2^-9 is not representable in bf16 (8 significant bits): rounds to 1.
+  EXPECT_THAT(EvalValues(Binary("bf16[1]", "add", "{1}", "{0.001953125}")), ElementsAre(1));
+  // f16: 2048 + 1 rounds to 2048 (11 significant bits).
+  EXPECT_THAT(EvalValues(Binary("f16[1]", "add", "{2048}", "{1}")), ElementsAre(2048));
+  EXPECT_THAT(EvalValues(Binary("f32[1]", "add", "{2048}", "{1}")), ElementsAre(2049));
+}
+
+TEST(EvaluatorElementwise, CompareDirections) {
+  const char* text = R"(HloModule m
+ENTRY e {
+  a = f32[4] constant({1, 2, nan, -0})
+  b = f32[4] constant({2, 2, nan, 0})
+  lt = pred[4] compare(a, b), direction=LT
+  eq = pred[4] compare(a, b), direction=EQ
+  ne = pred[4] compare(a, b), direction=NE
+  tlt = pred[4] compare(a, b), direction=LT, type=TOTALORDER
+  teq = pred[4] compare(a, b), direction=EQ, type=TOTALORDER
+  u = u32[2] constant({1, 4294967295})
+  v = u32[2] constant({2, 1})
+  ugt = pred[2] compare(u, v), direction=GT
+  ROOT t = (pred[4], pred[4], pred[4], pred[4], pred[4], pred[2]) tuple(lt, eq, ne, tlt, teq, ugt)
+})";
+  EXPECT_THAT(EvalValues(text, {}, 0), ElementsAre(1, 0, 0, 0));
+  EXPECT_THAT(EvalValues(text, {}, 1), ElementsAre(0, 1, 0, 1));
+  EXPECT_THAT(EvalValues(text, {}, 2), ElementsAre(1, 0, 1, 0));
+  EXPECT_THAT(EvalValues(text, {}, 3), ElementsAre(1, 0, 0, 1));  // -0 < +0 in total order
+  EXPECT_THAT(EvalValues(text, {}, 4), ElementsAre(0, 1, 1, 0));  // nan == nan
+  EXPECT_THAT(EvalValues(text, {}, 5), ElementsAre(0, 1));
+}
+
+TEST(EvaluatorElementwise, SelectClamp) {
+  const char* text = R"(HloModule m
+ENTRY e {
+  p = pred[3] constant({1, 0, 1})
+  a = s32[3] constant({1, 2, 3})
+  b = s32[3] constant({10, 20, 30})
+  s = s32[3] select(p, a, b)
+  lo = s32[] constant(2)
+  hi = s32[] constant(25)
+  c = s32[3] clamp(lo, b, hi)
+  ROOT t = (s32[3], s32[3]) tuple(s, c)
+})";
+  EXPECT_THAT(EvalValues(text, {}, 0), ElementsAre(1, 20, 3));
+  EXPECT_THAT(EvalValues(text, {}, 1), ElementsAre(10, 20, 25));
+}
+
+TEST(EvaluatorElementwise, Convert) {
+  const char* text = R"(HloModule m
+ENTRY e {
+  f = f32[6] constant({1.9, -1.9, 3e10, -3e10, nan, 200})
+  s = s32[6] convert(f)
+  u = u8[6] convert(f)
+  i = s32[2] constant({-1, 300})
+  w = u8[2] convert(i)
+  pr = pred[2] convert(i)
+  b = bf16[1] constant({1.00390625})
+  bf = f32[1] convert(b)
+  x = f32[1] constant({1.00390625})
+  xb = bf16[1] convert(x)
+  ROOT t = (s32[6], u8[6], u8[2], pred[2], f32[1], bf16[1]) tuple(s, u, w, pr, bf, xb)
+})";
+  EXPECT_THAT(EvalValues(text, {}, 0), ElementsAre(1, -1, 2147483647, -2147483648.0, 0, 200));
+  EXPECT_THAT(EvalValues(text, {}, 1), ElementsAre(1, 0, 255, 0, 0, 200));
+  EXPECT_THAT(EvalValues(text, {}, 2), ElementsAre(255, 44));
+  EXPECT_THAT(EvalValues(text, {}, 3), ElementsAre(1, 1));
+  EXPECT_THAT(EvalValues(text, {}, 4), ElementsAre(1));          // bf16 constant rounded
+  EXPECT_THAT(EvalValues(text, {}, 5), ElementsAre(1));          // ties to even
+}
+
+TEST(EvaluatorElementwise, BitcastConvert) {
+  const char* text = R"(HloModule m
+ENTRY e {
+  f = f32[2] constant({1, -2})
+  u = u32[2] bitcast-convert(f)
+  w = u32[2,2] constant({{1, 2}, {3, 4}})
+  d = u64[2] bitcast-convert(w)
+  ROOT t = (u32[2], u64[2]) tuple(u, d)
+})";
+  EXPECT_THAT(EvalValues(text, {}, 0), ElementsAre(0x3f800000, 0xc0000000));
+  auto r = EvalText(text);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->tuple_elements()[1].GetAsUint64(0), (uint64_t{2} << 32) | 1);
+  EXPECT_EQ(r->tuple_elements()[1].GetAsUint64(1), (uint64_t{4} << 32) | 3);
+}
+
+TEST(EvaluatorElementwise, ComplexRealImag) {
+  const char* text = R"(HloModule m
+ENTRY e {
+  re = f32[2] constant({1, 3})
+  im = f32[2] constant({2, 4})
+  c = c64[2] complex(re, im)
+  m = c64[2] multiply(c, c)
+  r = f32[2] real(m)
+  i = f32[2] imag(m)
+  a = f32[2] abs(c)
+  ROOT t = (f32[2], f32[2], f32[2]) tuple(r, i, a)
+})";
+  // (1+2i)^2 = -3+4i, (3+4i)^2 = -7+24i; |3+4i| = 5.
+  EXPECT_THAT(EvalValues(text, {}, 0), ElementsAre(-3, -7));
+  EXPECT_THAT(EvalValues(text, {}, 1), ElementsAre(4, 24));
+  EXPECT_THAT(EvalValues(text, {}, 2), Pointwise(DoubleNear(1e-6), {std::sqrt(5.0), 5.0}));
+}
+
+TEST(EvaluatorElementwise, ReducePrecision) {
+  // To bf16's format (8 exponent, 7 mantissa bits): 1 + 2^-9 -> 1; 1e-40
+  // underflows with 5 exponent bits; 70000 overflows f16's range.
+  const char* text = R"(HloModule m
+ENTRY e {
+  c = f32[2] constant({1.001953125, 3})
+  r = f32[2] reduce-precision(c), exponent_bits=8, mantissa_bits=7
+  d = f32[2] constant({70000, 1e-10})
+  h = f32[2] reduce-precision(d), exponent_bits=5, mantissa_bits=10
+  ROOT t = (f32[2], f32[2]) tuple(r, h)
+})";
+  EXPECT_THAT(EvalValues(text, {}, 0), ElementsAre(1, 3));
+  EXPECT_THAT(EvalValues(text, {}, 1), ElementsAre(kInf, 0));
+}
+
+TEST(EvaluatorShape, BroadcastReshapeTranspose) {
+  const char* text = R"(HloModule m
+ENTRY e {
+  c = s32[2] constant({1, 2})
+  b = s32[2,3] broadcast(c), dimensions={0}
+  r = s32[3,2] reshape(b)
+  t = s32[3,2] transpose(b), dimensions={1,0}
+  m = s32[2,3,4] iota(), iota_dimension=2
+  mt = s32[4,2,3] transpose(m), dimensions={2,0,1}
+  ROOT tup = (s32[2,3], s32[3,2], s32[3,2], s32[4,2,3]) tuple(b, r, t, mt)
+})";
+  EXPECT_THAT(EvalValues(text, {}, 0), ElementsAre(1, 1, 1, 2, 2, 2));
+  EXPECT_THAT(EvalValues(text, {}, 1), ElementsAre(1, 1, 1, 2, 2, 2));
+  EXPECT_THAT(EvalValues(text, {}, 2), ElementsAre(1, 2, 1, 2, 1, 2));
+  auto mt = EvalValues(text, {}, 3);
+  ASSERT_EQ(mt.size(), 24u);
+  EXPECT_EQ(mt[0], 0);
+  EXPECT_EQ(mt[6], 1);   // [1,0,0]
+  EXPECT_EQ(mt[23], 3);  // [3,1,2]
+}
+
+TEST(EvaluatorShape, SliceReverseConcatenatePad) {
+  const char* text = R"(HloModule m
+ENTRY e {
+  i = s32[2,5] iota(), iota_dimension=1
+  s = s32[2,2] slice(i), slice={[0:2], [1:5:2]}
+  r = s32[2,5] reverse(i), dimensions={1}
+  a = s32[1,2] constant({{7, 8}})
+  c = s32[3,2] concatenate(s, a), dimensions={0}
+  v = s32[3] constant({1, 2, 3})
+  z = s32[] constant(0)
+  p = s32[8] pad(v, z), padding=1_2_1
+  n = s32[2] pad(v, z), padding=-1_0
+  ROOT t = (s32[2,2], s32[2,5], s32[3,2], s32[8], s32[2]) tuple(s, r, c, p, n)
+})";
+  EXPECT_THAT(EvalValues(text, {}, 0), ElementsAre(1, 3, 1, 3));
+  EXPECT_THAT(EvalValues(text, {}, 1), ElementsAre(4, 3, 2, 1, 0, 4, 3, 2, 1, 0));
+  EXPECT_THAT(EvalValues(text, {}, 2), ElementsAre(1, 3, 1, 3, 7, 8));
+  EXPECT_THAT(EvalValues(text, {}, 3), ElementsAre(0, 1, 0, 2, 0, 3, 0, 0));
+  EXPECT_THAT(EvalValues(text, {}, 4), ElementsAre(2, 3));
+}
+
+TEST(EvaluatorShape, DynamicSliceClamps) {
+  const char* text = R"(HloModule m
+ENTRY e {
+  i = s32[6] iota(), iota_dimension=0
+  k = s32[] constant(5)
+  ds = s32[3] dynamic-slice(i, k), dynamic_slice_sizes={3}
+  u = s32[2] constant({70, 80})
+  m = s32[] constant(-4)
+  dus = s32[6] dynamic-update-slice(i, u, m)
+  ROOT t = (s32[3], s32[6]) tuple(ds, dus)
+})";
+  EXPECT_THAT(EvalValues(text, {}, 0), ElementsAre(3, 4, 5));
+  EXPECT_THAT(EvalValues(text, {}, 1), ElementsAre(70, 80, 2, 3, 4, 5));
+}
+
+TEST(EvaluatorShape, Gather) {
+  // Row gather (embedding lookup) with an out-of-range index clamped.
+  const char* text = R"(HloModule m
+ENTRY e {
+  t = f32[3,2] constant({{1, 2}, {3, 4}, {5, 6}})
+  i = s32[3] constant({2, 0, 9})
+  ROOT g = f32[3,2] gather(t, i), offset_dims={1}, collapsed_slice_dims={0}, start_index_map={0}, index_vector_dim=1, slice_sizes={1,2}
+})";
+  EXPECT_THAT(EvalValues(text), ElementsAre(5, 6, 1, 2, 5, 6));
+  // Batching dims: out[b, j] = t[b, i[b, j]].
+  const char* batched = R"(HloModule m
+ENTRY e {
+  t = s32[2,3] constant({{1, 2, 3}, {4, 5, 6}})
+  i = s32[2,2,1] constant({{{2}, {0}}, {{1}, {1}}})
+  ROOT g = s32[2,2] gather(t, i), offset_dims={}, collapsed_slice_dims={1}, start_index_map={1}, operand_batching_dims={0}, start_indices_batching_dims={0}, index_vector_dim=2, slice_sizes={1,1}
+})";
+  EXPECT_THAT(EvalValues(batched), ElementsAre(3, 1, 5, 5));
+}
+
+TEST(EvaluatorShape, BitcastWithLayouts) {
+  // A {0,1} layout is column-major: the bitcast reinterprets physical order.
+  const char* text = R"(HloModule m
+ENTRY e {
+  c = s32[2,3]{1,0} constant({{1, 2, 3}, {4, 5, 6}})
+  t = s32[2,3]{0,1} copy(c)
+  ROOT b = s32[6]{0} bitcast(t)
+})";
+  EXPECT_THAT(EvalValues(text), ElementsAre(1, 4, 2, 5, 3, 6));
+}
+
+TEST(EvaluatorDot, MatmulAndBatch) {
+  const char* text = R"(HloModule m
+ENTRY e {
+  a = f32[2,3] constant({{1, 2, 3}, {4, 5, 6}})
+  b = f32[3,2] constant({{1, 0}, {0, 1}, {1, 1}})
+  d = f32[2,2] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  x = f32[2,2,2] constant({{{1, 2}, {3, 4}}, {{1, 0}, {0, 1}}})
+  y = f32[2,2,2] constant({{{1, 1}, {1, 1}}, {{2, 3}, {4, 5}}})
+  bd = f32[2,2,2] dot(x, y), lhs_batch_dims={0}, rhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_contracting_dims={1}
+  tr = f32[2,2] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  i = s32[2] constant({100000, 3})
+  id = s32[] dot(i, i), lhs_contracting_dims={0}, rhs_contracting_dims={0}
+  ROOT t = (f32[2,2], f32[2,2,2], s32[]) tuple(d, bd, id)
+})";
+  EXPECT_THAT(EvalValues(text, {}, 0), ElementsAre(4, 5, 10, 11));
+  EXPECT_THAT(EvalValues(text, {}, 1), ElementsAre(3, 3, 7, 7, 2, 3, 4, 5));
+  // 10^10 + 9 wraps in s32.
+  EXPECT_THAT(EvalValues(text, {}, 2), ElementsAre(static_cast<int32_t>(10000000009LL)));
+}
+
+TEST(EvaluatorDot, ContractingFirstDim) {
+  const char* text = R"(HloModule m
+ENTRY e {
+  a = f32[3,2] constant({{1, 4}, {2, 5}, {3, 6}})
+  b = f32[3] constant({1, 1, 1})
+  ROOT d = f32[2] dot(a, b), lhs_contracting_dims={0}, rhs_contracting_dims={0}
+})";
+  EXPECT_THAT(EvalValues(text), ElementsAre(6, 15));
+}
+
+TEST(EvaluatorConvolution, Conv1dPaddingStride) {
+  // Input 1 batch, 1 feature, width 5; kernel width 3 of ones; pad 1, stride 2.
+  const char* text = R"(HloModule m
+ENTRY e {
+  x = f32[1,1,5] constant({{{1, 2, 3, 4, 5}}})
+  k = f32[1,1,3] constant({{{1, 1, 1}}})
+  ROOT c = f32[1,1,3] convolution(x, k), window={size=3 stride=2 pad=1_1}, dim_labels=bf0_oi0->bf0
+})";
+  EXPECT_THAT(EvalValues(text), ElementsAre(3, 9, 9));
+}
+
+TEST(EvaluatorConvolution, Conv2dNhwcAndDilation) {
+  const char* text = R"(HloModule m
+ENTRY e {
+  x = f32[1,3,3,1] constant({{{{1}, {2}, {3}}, {{4}, {5}, {6}}, {{7}, {8}, {9}}}})
+  k = f32[2,2,1,1] constant({{{{1}}, {{0}}}, {{{0}}, {{1}}}})
+  c = f32[1,2,2,1] convolution(x, k), window={size=2x2}, dim_labels=b01f_01io->b01f
+  d = f32[1,1,1,1] convolution(x, k), window={size=2x2 rhs_dilate=2x2}, dim_labels=b01f_01io->b01f
+  l = f32[1,5,5,1] convolution(x, k), window={size=2x2 pad=1_0x1_0 lhs_dilate=2x2}, dim_labels=b01f_01io->b01f
+  ROOT t = (f32[1,2,2,1], f32[1,1,1,1], f32[1,5,5,1]) tuple(c, d, l)
+})";
+  EXPECT_THAT(EvalValues(text, {}, 0), ElementsAre(6, 8, 12, 14));
+  EXPECT_THAT(EvalValues(text, {}, 1), ElementsAre(10));  // x[0,0] + x[2,2]
+  auto l = EvalValues(text, {}, 2);
+  ASSERT_EQ(l.size(), 25u);
+  // Dilated input has x at even positions; window at (0,0) covers padded
+  // (-1,-1) and (0,0): only x[0,0] = 1 via tap (1,1).
+  EXPECT_EQ(l[0], 1);
+  EXPECT_EQ(l[1], 0);
+  EXPECT_EQ(l[2], 2);
+}
+
+TEST(EvaluatorConvolution, FeatureGroups) {
+  // Depthwise: 2 features, each with its own 1-tap kernel.
+  const char* text = R"(HloModule m
+ENTRY e {
+  x = f32[1,2,2] constant({{{1, 2}, {3, 4}}})
+  k = f32[2,1,1] constant({{{10}}, {{100}}})
+  ROOT c = f32[1,2,2] convolution(x, k), window={size=1}, dim_labels=bf0_oi0->bf0, feature_group_count=2
+})";
+  EXPECT_THAT(EvalValues(text), ElementsAre(10, 20, 300, 400));
+}
+
+TEST(EvaluatorConvolution, BatchGroups) {
+  // batch_group_count=2: output feature g uses input batch g.
+  const char* text = R"(HloModule m
+ENTRY e {
+  x = f32[2,1,2] constant({{{1, 2}}, {{3, 4}}})
+  k = f32[2,1,1] constant({{{1}}, {{10}}})
+  ROOT c = f32[1,2,2] convolution(x, k), window={size=1}, dim_labels=bf0_oi0->bf0, batch_group_count=2
+})";
+  EXPECT_THAT(EvalValues(text), ElementsAre(1, 2, 30, 40));
+}
+
+const char* kAddComputation = R"(
+add {
+  x = f32[] parameter(0)
+  y = f32[] parameter(1)
+  ROOT s = f32[] add(x, y)
+}
+max {
+  x = f32[] parameter(0)
+  y = f32[] parameter(1)
+  ROOT s = f32[] maximum(x, y)
+}
+)";
+
+TEST(EvaluatorReduce, SumAndMax) {
+  std::string text = absl::StrCat("HloModule m\n", kAddComputation, R"(
+ENTRY e {
+  c = f32[2,3] constant({{1, 2, 3}, {4, 5, 6}})
+  z = f32[] constant(0)
+  r0 = f32[3] reduce(c, z), dimensions={0}, to_apply=add
+  r1 = f32[2] reduce(c, z), dimensions={1}, to_apply=add
+  ninf = f32[] constant(-inf)
+  m = f32[] reduce(c, ninf), dimensions={0,1}, to_apply=max
+  ROOT t = (f32[3], f32[2], f32[]) tuple(r0, r1, m)
+})");
+  EXPECT_THAT(EvalValues(text, {}, 0), ElementsAre(5, 7, 9));
+  EXPECT_THAT(EvalValues(text, {}, 1), ElementsAre(6, 15));
+  EXPECT_THAT(EvalValues(text, {}, 2), ElementsAre(6));
+}
+
+TEST(EvaluatorReduce, VariadicArgmax) {
+  const char* text = R"(HloModule m
+argmax {
+  v0 = f32[] parameter(0)
+  i0 = s32[] parameter(1)
+  v1 = f32[] parameter(2)
+  i1 = s32[] parameter(3)
+  gt = pred[] compare(v1, v0), direction=GT
+  v = f32[] select(gt, v1, v0)
+  i = s32[] select(gt, i1, i0)
+  ROOT t = (f32[], s32[]) tuple(v, i)
+}
+ENTRY e {
+  c = f32[2,3] constant({{1, 7, 3}, {9, 5, 6}})
+  idx = s32[2,3] iota(), iota_dimension=1
+  ninf = f32[] constant(-inf)
+  zero = s32[] constant(0)
+  ROOT r = (f32[2], s32[2]) reduce(c, idx, ninf, zero), dimensions={1}, to_apply=argmax
+})";
+  EXPECT_THAT(EvalValues(text, {}, 0), ElementsAre(7, 9));
+  EXPECT_THAT(EvalValues(text, {}, 1), ElementsAre(1, 0));
+}
+
+TEST(EvaluatorReduce, ReduceWindowCumsumAndPool) {
+  std::string text = absl::StrCat("HloModule m\n", kAddComputation, R"(
+ENTRY e {
+  c = f32[4] constant({1, 2, 3, 4})
+  z = f32[] constant(0)
+  cs = f32[4] reduce-window(c, z), window={size=4 pad=3_0}, to_apply=add
+  ninf = f32[] constant(-inf)
+  p = f32[2] reduce-window(c, ninf), window={size=2 stride=2}, to_apply=max
+  ROOT t = (f32[4], f32[2]) tuple(cs, p)
+})");
+  EXPECT_THAT(EvalValues(text, {}, 0), ElementsAre(1, 3, 6, 10));
+  EXPECT_THAT(EvalValues(text, {}, 1), ElementsAre(2, 4));
+}
+
+TEST(EvaluatorReduce, SelectAndScatter) {
+  const char* text = R"(HloModule m
+ge {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT c = pred[] compare(a, b), direction=GE
+}
+add {
+  x = f32[] parameter(0)
+  y = f32[] parameter(1)
+  ROOT s = f32[] add(x, y)
+}
+ENTRY e {
+  op = f32[4] constant({1, 5, 7, 2})
+  src = f32[2] constant({10, 20})
+  z = f32[] constant(0)
+  ROOT r = f32[4] select-and-scatter(op, src, z), window={size=2 stride=2}, select=ge, scatter=add
+})";
+  EXPECT_THAT(EvalValues(text), ElementsAre(0, 10, 20, 0));
+}
+
+TEST(EvaluatorScatter, AddOverwriteAndOutOfBounds) {
+  std::string text = absl::StrCat("HloModule m\n", kAddComputation, R"(
+second {
+  x = f32[] parameter(0)
+  ROOT y = f32[] parameter(1)
+}
+ENTRY e {
+  op = f32[3,2] constant({{1, 1}, {1, 1}, {1, 1}})
+  idx = s32[3] constant({2, 0, 2})
+  up = f32[3,2] constant({{1, 2}, {3, 4}, {5, 6}})
+  a = f32[3,2] scatter(op, idx, up), update_window_dims={1}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=add
+  bad = s32[3] constant({5, -1, 1})
+  o = f32[3,2] scatter(op, bad, up), update_window_dims={1}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=second
+  ROOT t = (f32[3,2], f32[3,2]) tuple(a, o)
+})");
+  EXPECT_THAT(EvalValues(text, {}, 0), ElementsAre(4, 5, 1, 1, 7, 9));
+  EXPECT_THAT(EvalValues(text, {}, 1), ElementsAre(1, 1, 5, 6, 1, 1));
+}
+
+TEST(EvaluatorSort, VariadicStableWithComparator) {
+  const char* text = R"(HloModule m
+cmp {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  i = s32[] parameter(2)
+  j = s32[] parameter(3)
+  na = f32[] negate(a)
+  nb = f32[] negate(b)
+  ROOT lt = pred[] compare(na, nb), direction=LT
+}
+simple {
+  a = s32[] parameter(0)
+  b = s32[] parameter(1)
+  ROOT lt = pred[] compare(a, b), direction=LT
+}
+ENTRY e {
+  k = f32[2,4] constant({{3, 1, 3, 2}, {0, 5, 4, 5}})
+  v = s32[2,4] iota(), iota_dimension=1
+  s = (f32[2,4], s32[2,4]) sort(k, v), dimensions={1}, is_stable=true, to_apply=cmp
+  c = s32[5] constant({5, -1, 3, 0, 3})
+  s2 = s32[5] sort(c), dimensions={0}, to_apply=simple
+  k0 = f32[2,4] get-tuple-element(s), index=0
+  v0 = s32[2,4] get-tuple-element(s), index=1
+  ROOT t = (f32[2,4], s32[2,4], s32[5]) tuple(k0, v0, s2)
+})";
+  // Descending (comparator negates), stable: ties keep index order.
+  EXPECT_THAT(EvalValues(text, {}, 0), ElementsAre(3, 3, 2, 1, 5, 5, 4, 0));
+  EXPECT_THAT(EvalValues(text, {}, 1), ElementsAre(0, 2, 3, 1, 1, 3, 2, 0));
+  EXPECT_THAT(EvalValues(text, {}, 2), ElementsAre(-1, 0, 3, 3, 5));
+}
+
+TEST(EvaluatorControlFlow, WhileConditionalCall) {
+  const char* text = R"(HloModule m
+cond {
+  p = (s32[], f32[]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  n = s32[] constant(5)
+  ROOT lt = pred[] compare(i, n), direction=LT
+}
+body {
+  p = (s32[], f32[]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  x = f32[] get-tuple-element(p), index=1
+  one = s32[] constant(1)
+  two = f32[] constant(2)
+  i1 = s32[] add(i, one)
+  x1 = f32[] multiply(x, two)
+  ROOT t = (s32[], f32[]) tuple(i1, x1)
+}
+double {
+  a = f32[] parameter(0)
+  ROOT d = f32[] add(a, a)
+}
+negate {
+  a = f32[] parameter(0)
+  ROOT n = f32[] negate(a)
+}
+ENTRY e {
+  z = s32[] constant(0)
+  x = f32[] constant(1)
+  init = (s32[], f32[]) tuple(z, x)
+  w = (s32[], f32[]) while(init), condition=cond, body=body
+  r = f32[] get-tuple-element(w), index=1
+  b = s32[] constant(7)
+  c = f32[] conditional(b, r, r), branch_computations={double, negate}
+  p = pred[] constant(true)
+  c2 = f32[] conditional(p, r, r), true_computation=double, false_computation=negate
+  k = f32[] call(r), to_apply=negate
+  ROOT t = (f32[], f32[], f32[], f32[]) tuple(r, c, c2, k)
+})";
+  EXPECT_THAT(EvalValues(text, {}, 0), ElementsAre(32));
+  EXPECT_THAT(EvalValues(text, {}, 1), ElementsAre(-32));  // out-of-range index -> last branch
+  EXPECT_THAT(EvalValues(text, {}, 2), ElementsAre(64));
+  EXPECT_THAT(EvalValues(text, {}, 3), ElementsAre(-32));
+}
+
+TEST(EvaluatorControlFlow, FusionMapParameters) {
+  const char* text = R"(HloModule m
+fused {
+  a = f32[2] parameter(0)
+  b = f32[2] parameter(1)
+  ROOT m = f32[2] multiply(a, b)
+}
+sq {
+  x = f32[] parameter(0)
+  ROOT y = f32[] multiply(x, x)
+}
+ENTRY e {
+  p = f32[2] parameter(0)
+  q = f32[2] parameter(1)
+  f = f32[2] fusion(p, q), kind=kLoop, calls=fused
+  m = f32[2] map(f), dimensions={0}, to_apply=sq
+  ROOT t = (f32[2], f32[2]) tuple(f, m)
+})";
+  std::vector<Literal> args;
+  args.push_back(MakeLiteral("f32[2]", {2, 3}));
+  args.push_back(MakeLiteral("f32[2]", {4, 5}));
+  EXPECT_THAT(EvalValues(text, args, 0), ElementsAre(8, 15));
+  EXPECT_THAT(EvalValues(text, args, 1), ElementsAre(64, 225));
+}
+
+TEST(EvaluatorOther, FftRoundTrip) {
+  const char* text = R"(HloModule m
+ENTRY e {
+  x = f32[4] constant({1, 2, 3, 4})
+  r = c64[3] fft(x), fft_type=RFFT, fft_length={4}
+  b = f32[4] fft(r), fft_type=IRFFT, fft_length={4}
+  re = f32[3] real(r)
+  im = f32[3] imag(r)
+  ROOT t = (f32[3], f32[3], f32[4]) tuple(re, im, b)
+})";
+  // DFT of 1,2,3,4: 10, -2+2i, -2.
+  EXPECT_THAT(EvalValues(text, {}, 0), Pointwise(DoubleNear(1e-5), {10.0, -2.0, -2.0}));
+  EXPECT_THAT(EvalValues(text, {}, 1), Pointwise(DoubleNear(1e-5), {0.0, 2.0, 0.0}));
+  EXPECT_THAT(EvalValues(text, {}, 2), Pointwise(DoubleNear(1e-5), {1.0, 2.0, 3.0, 4.0}));
+}
+
+TEST(EvaluatorOther, TopKAndCustomCall) {
+  const char* text = R"(HloModule m
+ENTRY e {
+  x = f32[2,4] constant({{1, 9, 3, 9}, {-1, -5, 2, 0}})
+  t = (f32[2,2], s32[2,2]) topk(x), k=2, largest=true
+  v = f32[2,2] get-tuple-element(t), index=0
+  i = s32[2,2] get-tuple-element(t), index=1
+  o = f32[3] custom-call(x), custom_call_target="SomeVendorOp"
+  o2 = f32[3] custom-call(x), custom_call_target="SomeVendorOp"
+  ROOT r = (f32[2,2], s32[2,2], f32[3], f32[3]) tuple(v, i, o, o2)
+})";
+  EXPECT_THAT(EvalValues(text, {}, 0), ElementsAre(9, 9, 2, 0));
+  EXPECT_THAT(EvalValues(text, {}, 1), ElementsAre(1, 3, 2, 3));
+  auto o = EvalValues(text, {}, 2);
+  EXPECT_EQ(o, EvalValues(text, {}, 3));  // opaque but deterministic
+  for (double v : o) EXPECT_LE(std::fabs(v), 1.0);
+}
+
+TEST(EvaluatorOther, CholeskyTriangularSolveBatchNorm) {
+  const char* text = R"(HloModule m
+ENTRY e {
+  a = f32[2,2] constant({{4, 2}, {2, 5}})
+  l = f32[2,2] cholesky(a), lower=true
+  b = f32[2,1] constant({{2}, {5}})
+  x = f32[2,1] triangular-solve(l, b), left_side=true, lower=true, transpose_a=NO_TRANSPOSE
+  v = f32[2,2] constant({{1, 10}, {3, 30}})
+  s = f32[2] constant({1, 1})
+  o = f32[2] constant({0, 0})
+  bn = (f32[2,2], f32[2], f32[2]) batch-norm-training(v, s, o), epsilon=0, feature_index=1
+  y = f32[2,2] get-tuple-element(bn), index=0
+  m = f32[2] get-tuple-element(bn), index=1
+  ROOT t = (f32[2,2], f32[2,1], f32[2,2], f32[2]) tuple(l, x, y, m)
+})";
+  // L = [[2,0],[1,2]]; L x = [2,5] -> x = [1, 2].
+  EXPECT_THAT(EvalValues(text, {}, 0), Pointwise(DoubleNear(1e-6), {2.0, 0.0, 1.0, 2.0}));
+  EXPECT_THAT(EvalValues(text, {}, 1), Pointwise(DoubleNear(1e-6), {1.0, 2.0}));
+  EXPECT_THAT(EvalValues(text, {}, 2), Pointwise(DoubleNear(1e-6), {-1.0, -1.0, 1.0, 1.0}));
+  EXPECT_THAT(EvalValues(text, {}, 3), ElementsAre(2, 20));
+}
+
+TEST(EvaluatorMisc, ElidedConstantsAreDeterministic) {
+  const char* text = R"(HloModule m
+ENTRY e {
+  ROOT c = f32[4] constant({...})
+})";
+  auto a = EvalValues(text);
+  auto b = EvalValues(text);
+  ASSERT_EQ(a.size(), 4u);
+  EXPECT_EQ(a, b);
+  for (double v : a) EXPECT_LE(std::fabs(v), 1.0);
+}
+
+TEST(EvaluatorMisc, UnsupportedOpcodeIsAnError) {
+  auto module = ParseModule(R"(HloModule m
+ENTRY e {
+  c = f32[2] constant({1, 2})
+  u = u32[2] constant({1, 2})
+  ROOT my_op = bf16[2] stochastic-convert(c, u)
+})");
+  if (!module.ok()) GTEST_SKIP() << "parser rejects the test module: " << module.status().message();
+  auto r = Evaluate(**module, {});
+  ASSERT_FALSE(r.ok());
+  EXPECT_THAT(std::string(r.status().message()), ::testing::HasSubstr("my_op"));
+}
+
+TEST(EvaluatorMisc, WrongArgumentsAreRejected) {
+  auto module = ParseModule("HloModule m\nENTRY e {\n  ROOT p = f32[2] parameter(0)\n}\n");
+  ASSERT_TRUE(module.ok());
+  EXPECT_FALSE(Evaluate(**module, {}).ok());
+  std::vector<Literal> wrong;
+  wrong.push_back(MakeLiteral("f32[3]", {1, 2, 3}));
+  EXPECT_FALSE(Evaluate(**module, wrong).ok());
+}
+
+TEST(EvaluatorMisc, WhileIterationLimit) {
+  auto module = ParseModule(R"(HloModule m
+cond {
+  p = s32[] parameter(0)
+  ROOT t = pred[] constant(true)
+}
+body {
+  ROOT p = s32[] parameter(0)
+}
+ENTRY e {
+  z = s32[] constant(0)
+  ROOT loop = s32[] while(z), condition=cond, body=body
+})");
+  ASSERT_TRUE(module.ok());
+  EvaluatorOptions options;
+  options.max_while_iterations = 100;
+  auto r = Evaluate(**module, {}, options);
+  ASSERT_FALSE(r.ok());
+  EXPECT_THAT(std::string(r.status().message()), ::testing::HasSubstr("loop"));
+}
+
+}  // namespace
+}  // namespace hlogym

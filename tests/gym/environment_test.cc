@@ -1,0 +1,382 @@
+#include "gym/environment.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <numeric>
+#include <random>
+
+#include "gym/vec_env.h"
+#include "gym_test_util.h"
+
+namespace hlogym {
+namespace {
+
+using testing::TestRegistry;
+using testing::WriteTestModule;
+
+EnvOptions TestOptions() {
+  EnvOptions options;
+  options.actions = {"test-dce", "test-add-zero", "test-noop", "test-fail", "test-throw"};
+  options.traj_limit = 5;
+  return options;
+}
+
+std::unique_ptr<Environment> MakeEnv(EnvOptions options = TestOptions()) {
+  auto env = Environment::Create(std::move(options), TestRegistry());
+  EXPECT_TRUE(env.ok()) << env.status();
+  return std::move(*env);
+}
+
+const std::string& ModulePath() {
+  static const std::string* path = new std::string(WriteTestModule("env.hlo"));
+  return *path;
+}
+
+TEST(EnvironmentTest, CreateRejectsBadOptions) {
+  EnvOptions options = TestOptions();
+  options.actions = {"test-dce", "nope"};
+  EXPECT_FALSE(Environment::Create(options, TestRegistry()).ok());
+  options = TestOptions();
+  options.observation_spaces = {"op_histogram", "pixels"};
+  auto bad_obs = Environment::Create(options, TestRegistry());
+  ASSERT_FALSE(bad_obs.ok());
+  EXPECT_NE(bad_obs.status().message().find("pixels"), std::string::npos);
+  options = TestOptions();
+  options.reward_space = "speed";
+  EXPECT_FALSE(Environment::Create(options, TestRegistry()).ok());
+  options = TestOptions();
+  options.actions = {"test-dce", "test-dce"};
+  EXPECT_FALSE(Environment::Create(options, TestRegistry()).ok());
+  // Empty actions = every registered pass.
+  options = TestOptions();
+  options.actions.clear();
+  auto all = Environment::Create(options, TestRegistry());
+  ASSERT_TRUE(all.ok());
+  EXPECT_EQ((*all)->num_actions(), 5);
+}
+
+TEST(EnvironmentTest, BadBenchmarkIsAClearError) {
+  auto env = MakeEnv();
+  auto obs = env->Reset("no_such_benchmark_anywhere");
+  ASSERT_FALSE(obs.ok());
+  EXPECT_EQ(obs.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_NE(obs.status().message().find("no_such_benchmark_anywhere"), std::string::npos);
+  const std::string garbage = WriteTestModule("garbage.hlo", "HloModule broken\nENTRY {{{");
+  auto bad = env->Reset(garbage);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("garbage.hlo"), std::string::npos);
+  EXPECT_FALSE(env->has_state());
+  EXPECT_FALSE(env->Step(0).ok());  // not reset
+}
+
+TEST(EnvironmentTest, ResetStepAndTruncation) {
+  auto env = MakeEnv();
+  auto obs = env->Reset(ModulePath());
+  ASSERT_TRUE(obs.ok()) << obs.status();
+  EXPECT_EQ(env->op_count(), 7);
+  ASSERT_EQ(obs->op_histogram.size(), static_cast<size_t>(kOpcodeCount));
+  EXPECT_EQ(std::accumulate(obs->op_histogram.begin(), obs->op_histogram.end(), int64_t{0}), 7);
+
+  auto step = env->Step(0);  // test-dce removes the dead multiply
+  ASSERT_TRUE(step.ok());
+  EXPECT_TRUE(step->info.changed);
+  EXPECT_EQ(step->info.op_count, 6);
+  EXPECT_EQ(step->info.previous_op_count, 7);
+  EXPECT_DOUBLE_EQ(step->reward, -6.0 / 7.0);
+  EXPECT_FALSE(step->terminated);
+  EXPECT_FALSE(step->truncated);
+
+  step = env->Step("test-add-zero");
+  ASSERT_TRUE(step.ok());
+  EXPECT_TRUE(step->info.changed);
+  EXPECT_EQ(step->info.op_count, 6);  // the add is dead but still there
+  step = env->Step(0);
+  ASSERT_TRUE(step.ok());
+  EXPECT_EQ(step->info.op_count, 4);  // add and constant gone
+  step = env->Step(0);
+  ASSERT_TRUE(step.ok());
+  EXPECT_FALSE(step->info.changed);
+  step = env->Step(2);
+  ASSERT_TRUE(step.ok());
+  EXPECT_TRUE(step->truncated);
+  EXPECT_EQ(env->episode_length(), 5);
+  auto over = env->Step(0);
+  EXPECT_EQ(over.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(env->Step(99).status().code(), absl::StatusCode::kOutOfRange);
+  EXPECT_FALSE(env->Step("not-an-action").ok());
+}
+
+TEST(EnvironmentTest, FailingPassesLeaveStateUnchanged) {
+  auto env = MakeEnv();
+  ASSERT_TRUE(env->Reset(ModulePath()).ok());
+  const Fingerprint before = env->state()->fingerprint();
+  for (int action : {3, 4}) {
+    auto step = env->Step(action);
+    ASSERT_TRUE(step.ok());
+    EXPECT_FALSE(step->info.changed);
+    EXPECT_FALSE(step->info.error.empty());
+    EXPECT_EQ(env->state()->fingerprint(), before);
+    EXPECT_EQ(env->module().entry_computation()->root_instruction()->name(), "r");
+  }
+  auto step = env->Step(4);
+  EXPECT_NE(step->info.error.find("test-throw threw"), std::string::npos) << step->info.error;
+}
+
+TEST(EnvironmentTest, CacheHitsOnRevisit) {
+  auto env = MakeEnv();
+  ASSERT_TRUE(env->Reset(ModulePath()).ok());
+  auto first = env->Step(0);
+  ASSERT_TRUE(first.ok());
+  EXPECT_FALSE(first->info.cache_hit);
+  ASSERT_TRUE(env->Reset(ModulePath()).ok());
+  auto second = env->Step(0);
+  ASSERT_TRUE(second.ok());
+  EXPECT_TRUE(second->info.cache_hit);
+  EXPECT_EQ(second->info.op_count, first->info.op_count);
+  EXPECT_EQ(second->reward, first->reward);
+  EXPECT_GE(env->cache()->stats().hits, 1);
+
+  EnvOptions options = TestOptions();
+  options.use_cache = false;
+  auto uncached = MakeEnv(options);
+  ASSERT_TRUE(uncached->Reset(ModulePath()).ok());
+  ASSERT_TRUE(uncached->Step(0).ok());
+  ASSERT_TRUE(uncached->Reset(ModulePath()).ok());
+  EXPECT_FALSE(uncached->Step(0)->info.cache_hit);
+}
+
+TEST(EnvironmentTest, CacheEvictsByInstructionBudget) {
+  StepCache cache(10);
+  auto env = Environment::Create(TestOptions(), TestRegistry(),
+                                 std::shared_ptr<StepCache>(&cache, [](StepCache*) {}));
+  ASSERT_TRUE(env.ok());
+  ASSERT_TRUE((*env)->Reset(ModulePath()).ok());
+  ASSERT_TRUE((*env)->Step(0).ok());  // 6 instructions held
+  ASSERT_TRUE((*env)->Step(1).ok());  // 6 more: the first goes
+  EXPECT_LE(cache.stats().instructions, 10);
+  EXPECT_GE(cache.stats().evictions, 1);
+}
+
+TEST(EnvironmentTest, ActionMask) {
+  auto env = MakeEnv();
+  ASSERT_TRUE(env->Reset(ModulePath()).ok());
+  EXPECT_EQ(env->ActionMask(), (std::vector<bool>{true, true, false, false, false}));
+  // Stepping after the mask is a cache hit.
+  EXPECT_TRUE(env->Step(0)->info.cache_hit);
+  EXPECT_EQ(env->ActionMask(), (std::vector<bool>{false, true, false, false, false}));
+}
+
+TEST(EnvironmentTest, ForkIsIndependent) {
+  auto env = MakeEnv();
+  ASSERT_TRUE(env->Reset(ModulePath()).ok());
+  ASSERT_TRUE(env->Step(0).ok());
+  std::unique_ptr<Environment> fork = env->Fork();
+  EXPECT_EQ(fork->op_count(), env->op_count());
+  EXPECT_EQ(fork->episode_length(), 1);
+  ASSERT_TRUE(fork->Step(1).ok());
+  ASSERT_TRUE(fork->Step(0).ok());
+  EXPECT_EQ(fork->op_count(), 4);
+  EXPECT_EQ(env->op_count(), 6);
+  EXPECT_EQ(env->episode_length(), 1);
+  EXPECT_EQ(fork->cache(), env->cache());
+}
+
+TEST(EnvironmentTest, RecordReplayValidate) {
+  auto env = MakeEnv();
+  ASSERT_TRUE(env->Reset(ModulePath()).ok());
+  for (int a : {1, 3, 0, 2}) ASSERT_TRUE(env->Step(a).ok());
+  StateRecord record = env->record();
+  EXPECT_EQ(record.passes,
+            (std::vector<std::string>{"test-add-zero", "test-fail", "test-dce", "test-noop"}));
+  EXPECT_EQ(record.op_count, 4);
+  EXPECT_EQ(record.initial_op_count, 7);
+
+  const std::string path = WriteTestModule("record.json", "");
+  ASSERT_TRUE(record.WriteFile(path).ok());
+  auto read = StateRecord::ReadFile(path);
+  ASSERT_TRUE(read.ok()) << read.status();
+  EXPECT_EQ(read->passes, record.passes);
+  EXPECT_EQ(read->fingerprint, record.fingerprint);
+  EXPECT_EQ(read->benchmark, record.benchmark);
+
+  auto other = MakeEnv();
+  ASSERT_TRUE(other->Replay(*read).ok());
+  EXPECT_EQ(other->op_count(), 4);
+  EXPECT_EQ(other->state()->fingerprint().ToString(), record.fingerprint);
+
+  ValidationResult v = env->Validate();  // with src/eval's checker
+  EXPECT_TRUE(v.ok) << ::testing::PrintToString(v.errors);
+  EXPECT_TRUE(v.op_count_ok && v.fingerprint_ok && v.verifier_ok && v.replay_ok);
+  EXPECT_EQ(v.equivalence, "equivalent");
+  SetEquivalenceChecker(nullptr);
+  v = env->Validate();
+  EXPECT_TRUE(v.ok);
+  EXPECT_EQ(v.equivalence.rfind("not available", 0), 0u) << v.equivalence;
+
+  // A checker, when installed, is used.
+  int calls = 0;
+  SetEquivalenceChecker([&](const Module& a, const Module& b) -> absl::StatusOr<bool> {
+    ++calls;
+    return a.entry_computation()->root_instruction()->shape() ==
+           b.entry_computation()->root_instruction()->shape();
+  });
+  v = env->Validate();
+  SetEquivalenceChecker(DefaultEquivalenceChecker());
+  EXPECT_EQ(calls, 1);
+  EXPECT_EQ(v.equivalence, "equivalent");
+  EXPECT_TRUE(v.ok);
+
+  // Records with unknown passes or broken JSON are errors.
+  StateRecord bad = record;
+  bad.passes.push_back("no-such-pass");
+  EXPECT_FALSE(other->Replay(bad).ok());
+  EXPECT_FALSE(StateRecord::FromJson("{\"passes\": []}").ok());
+  EXPECT_FALSE(StateRecord::FromJson("not json").ok());
+}
+
+TEST(EnvironmentTest, RewardSpaces) {
+  EnvOptions options = TestOptions();
+  options.reward_space = "op_count_decrease";
+  auto env = MakeEnv(options);
+  ASSERT_TRUE(env->Reset(ModulePath()).ok());
+  EXPECT_DOUBLE_EQ(env->Step(0)->reward, 1.0);
+
+  options.reward_space = "op_count_decrease_normalized";
+  options.baseline = "passes:test-add-zero,test-dce";  // D = 4, I - D = 3
+  env = MakeEnv(options);
+  ASSERT_TRUE(env->Reset(ModulePath()).ok());
+  EXPECT_EQ(*env->BaselineOpCount(), 4);
+  double total = 0;
+  for (int a : {1, 0}) total += env->Step(a)->reward;
+  EXPECT_DOUBLE_EQ(total, 1.0);  // matched the baseline
+
+  options.baseline = "no-such-pipeline";
+  env = MakeEnv(options);
+  auto reset = env->Reset(ModulePath());
+  ASSERT_FALSE(reset.ok());
+  EXPECT_NE(reset.status().message().find("no-such-pipeline"), std::string::npos);
+
+  // Shaping: Phi = -(flops + 2 * transcendentals) / scale; removing the dead
+  // multiply lowers the flops.
+  options.reward_space = "op_count_decrease+shaped";
+  options.gamma = 0.9;
+  env = MakeEnv(options);
+  ASSERT_TRUE(env->Reset(ModulePath()).ok());
+  const CostFeatures c0 = env->state()->cost();
+  const double scale = std::max(1.0, c0.flops + 2 * c0.transcendentals);
+  auto step = env->Step(0);
+  const CostFeatures c1 = env->state()->cost();
+  const double phi0 = -(c0.flops + 2 * c0.transcendentals) / scale;
+  const double phi1 = -(c1.flops + 2 * c1.transcendentals) / scale;
+  EXPECT_NEAR(step->reward, 1.0 + 0.9 * phi1 - phi0, 1e-12);
+  EXPECT_DOUBLE_EQ(phi0, -1.0);
+}
+
+TEST(EnvironmentTest, ObservationSpaces) {
+  EnvOptions options = TestOptions();
+  options.observation_spaces = {"op_histogram", "cost", "autophase", "action_history", "graph"};
+  auto env = MakeEnv(options);
+  auto obs = env->Reset(ModulePath());
+  ASSERT_TRUE(obs.ok());
+  EXPECT_EQ(obs->cost.size(), 3u);
+  EXPECT_GT(obs->cost[0], 0);  // flops
+  EXPECT_GT(obs->cost[1], 0);  // exp and tanh
+  ASSERT_EQ(obs->autophase.size(), AutophaseFeatureNames().size());
+  EXPECT_EQ(obs->autophase[0], 7);
+  EXPECT_EQ(obs->action_history, (std::vector<int64_t>(5, 0)));
+  ASSERT_TRUE(obs->graph.has_value());
+  EXPECT_EQ(obs->graph->num_nodes, 7);
+  EXPECT_EQ(obs->graph->node_features.size(), 7u * GraphObservation::kNodeFeatures);
+  EXPECT_EQ(obs->graph->num_edges, 7);  // multiply 2, add 2, exp, tanh, negate
+  EXPECT_EQ(obs->graph->edge_links.size(), 14u);
+  EXPECT_EQ(GraphNodeFeatureNames().size(), static_cast<size_t>(GraphObservation::kNodeFeatures));
+  auto step = env->Step(0);
+  EXPECT_EQ(step->observation.action_history, (std::vector<int64_t>{1, 0, 0, 0, 0}));
+  EXPECT_EQ(step->observation.graph->num_nodes, 6);
+}
+
+TEST(EnvironmentTest, VecEnvironmentMatchesSerial) {
+  auto vec = VecEnvironment::Create(4, 2, TestOptions(), TestRegistry());
+  ASSERT_TRUE(vec.ok());
+  for (const auto& r : (*vec)->Reset({ModulePath()})) ASSERT_TRUE(r.ok());
+  std::vector<std::vector<int>> plans = {{0, 1, 0}, {1, 0, 0}, {3, 4, 2}, {1, 1, 0}};
+  for (int t = 0; t < 3; ++t) {
+    std::vector<int> actions;
+    for (const auto& plan : plans) actions.push_back(plan[t]);
+    for (const auto& r : (*vec)->Step(actions)) ASSERT_TRUE(r.ok()) << r.status();
+  }
+  for (int i = 0; i < 4; ++i) {
+    auto serial = MakeEnv();
+    ASSERT_TRUE(serial->Reset(ModulePath()).ok());
+    for (int a : plans[i]) ASSERT_TRUE(serial->Step(a).ok());
+    EXPECT_EQ((*vec)->env(i).state()->fingerprint(), serial->state()->fingerprint()) << i;
+  }
+  EXPECT_EQ((*vec)->Step({0}).front().status().code(), absl::StatusCode::kInvalidArgument);
+}
+
+TEST(EnvironmentTest, ThreadPoolRunsEverything) {
+  ThreadPool pool(3);
+  for (int round = 0; round < 50; ++round) {
+    std::vector<int> hit(97, 0);
+    pool.ParallelFor(97, [&](int i) { hit[i]++; });
+    EXPECT_EQ(std::accumulate(hit.begin(), hit.end(), 0), 97);
+    EXPECT_EQ(*std::min_element(hit.begin(), hit.end()), 1);
+  }
+}
+
+TEST(BenchmarkTest, ResolvesSmokeNamesAndSuites) {
+  auto path = ResolveBenchmarkPath("mlp_infer");
+  ASSERT_TRUE(path.ok()) << path.status();
+  EXPECT_NE(path->find("datasets/smoke/mlp_infer.hlo"), std::string::npos);
+  EXPECT_TRUE(ResolveBenchmarkPath("smoke/mlp_infer").ok());
+  EXPECT_TRUE(ResolveBenchmarkPath("benchmark://datasets/smoke/mlp_infer.hlo").ok());
+  auto specs = ExpandBenchmarkLocs({"datasets/smoke/default_suite.txt"});
+  ASSERT_TRUE(specs.ok()) << specs.status();
+  EXPECT_GE(specs->size(), 5u);
+  auto dir = ExpandBenchmarkLocs({"datasets/smoke"});
+  ASSERT_TRUE(dir.ok());
+  for (const std::string& s : *dir) EXPECT_EQ(s.find(".optimized."), std::string::npos) << s;
+  EXPECT_FALSE(ExpandBenchmarkLocs({}).ok());
+  auto benchmark = LoadBenchmark("mlp_infer");
+  ASSERT_TRUE(benchmark.ok()) << benchmark.status();
+  EXPECT_GT(benchmark->initial->op_count(), 10);
+  // Loaded once.
+  EXPECT_EQ(LoadBenchmark("smoke/mlp_infer")->initial, benchmark->initial);
+}
+
+// Random episodes with the built-in passes on the smoke suite (and corpus
+// modules when the corpus exists): replays and validates.
+TEST(BuiltinGymTest, RandomEpisodesReplayAndValidate) {
+  if (PassRegistry::Builtin().passes().empty()) GTEST_SKIP() << "no built-in passes yet";
+  EnvOptions options;
+  options.traj_limit = 6;
+  // algsimp's result varies from run to run on some modules (Validate reports
+  // it); it is left out here until that is fixed.
+  for (const PassInfo& info : PassRegistry::Builtin().passes()) {
+    if (info.name != "algsimp") options.actions.push_back(info.name);
+  }
+  auto env = Environment::Create(options);
+  ASSERT_TRUE(env.ok()) << env.status();
+  std::vector<std::string> benchmarks = {"mlp_train", "control_flow", "topk_sort", "lstm_infer"};
+  std::vector<std::string> corpus = CorpusBenchmarkNames();
+  for (size_t i = 0; i < corpus.size() && i < 5; ++i) benchmarks.push_back(corpus[i]);
+  std::mt19937 rng(7);
+  for (const std::string& b : benchmarks) {
+    auto obs = (*env)->Reset(b);
+    ASSERT_TRUE(obs.ok()) << b << ": " << obs.status();
+    bool truncated = false;
+    while (!truncated) {
+      auto step = (*env)->Step(static_cast<int>(rng() % (*env)->num_actions()));
+      ASSERT_TRUE(step.ok()) << step.status();
+      EXPECT_TRUE(step->info.error.empty()) << b << ": " << step->info.error;
+      truncated = step->truncated;
+    }
+    ValidationResult v = (*env)->Validate();
+    EXPECT_TRUE(v.ok) << b << ": " << ::testing::PrintToString(v.errors);
+  }
+}
+
+}  // namespace
+}  // namespace hlogym
