@@ -147,10 +147,15 @@ def _benchmarks_for_replay():
 # "a pass is not deterministic?"); left out of the replay test until fixed, and pinned
 # by test_known_nondeterministic_passes below.
 KNOWN_NONDETERMINISTIC = {"algsimp"}
+# Passes that change numerics by design: simplify-fp-conversions removes
+# f32->bf16->f32 round trips (XLA runs it only when excess precision is allowed), so
+# on bf16 graphs its result legitimately differs from the input beyond any tolerance.
+EXCESS_PRECISION = {"simplify-fp-conversions"}
 
 
 def _deterministic_actions():
-    return [name for name, _ in hlogym.list_passes() if name not in KNOWN_NONDETERMINISTIC]
+    return [name for name, _ in hlogym.list_passes()
+            if name not in KNOWN_NONDETERMINISTIC | EXCESS_PRECISION]
 
 
 @needs_passes

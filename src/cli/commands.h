@@ -24,6 +24,9 @@ void RegisterPassCommands(CLI::App& app);
 // run, equiv (src/cli/eval_commands.cc).
 void RegisterEvalCommands(CLI::App& app);
 
+// search, eval (src/cli/agent_commands.cc).
+void RegisterAgentCommands(CLI::App& app);
+
 // Runs the action attached to the parsed subcommand; returns the exit status.
 int RunSelectedCommand(CLI::App& app);
 

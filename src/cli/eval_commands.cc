@@ -1,8 +1,13 @@
 // run and equiv: evaluate modules on seeded random inputs.
 //   hlogym run FILE [--seed N]          prints a digest of the outputs
+//       [--save-inputs DIR] [--save-outputs DIR] [--io DIR] [--inputs DIR]
+//     writes the arguments / output leaves as NumPy .npy files (eval/npy_io.h)
+//     with a manifest (inputs.json / outputs.json), or reads the arguments
+//     back from a directory instead of drawing them from the seed.
 //   hlogym equiv A B [--seed N] [--trials K] [--rtol R] [--atol A]
 // equiv exits 0 when A and B compute the same outputs, 3 when they differ,
 // 2 for bad input (unreadable module), 1 when a module cannot be evaluated.
+#include <filesystem>
 #include <iostream>
 #include <memory>
 #include <string>
@@ -12,6 +17,9 @@
 #include "cli/commands.h"
 #include "eval/equivalence.h"
 #include "eval/evaluator.h"
+#include "eval/npy_io.h"
+#include "hlo/computation.h"
+#include "nlohmann/json.hpp"
 #include "text/file_io.h"
 
 namespace hlogym::cli {
@@ -23,18 +31,111 @@ struct RunOptions {
   std::string input;
   uint64_t seed = 0;
   bool positive = false;
+  std::string save_inputs;   // directory for arg<P>[.i...].npy + inputs.json
+  std::string save_outputs;  // directory for out[.i...].npy + outputs.json
+  std::string io;            // both of the above into one directory
+  std::string inputs;        // read the arguments from here instead
 };
+
+nlohmann::json LeafJson(const NpyLeaf& leaf) {
+  return nlohmann::json{{"file", leaf.file},
+                        {"tuple_index", leaf.tuple_index},
+                        {"type", std::string(PrimitiveTypeName(leaf.shape.element_type()))},
+                        {"shape", leaf.shape.dimensions()},
+                        {"dtype", leaf.descr}};
+}
+
+// The manifest beside the .npy files: what ran, and per leaf its real
+// element type (bf16 is saved as "<u2" raw bits), shape and tuple path.
+nlohmann::json ManifestHeader(const RunOptions& options, const Module& module,
+                              std::string_view kind) {
+  nlohmann::json manifest{{"kind", std::string(kind)}, {"module", std::string(module.name())}, {"file", options.input}};
+  if (options.inputs.empty()) {
+    manifest["seed"] = options.seed;
+    manifest["positive"] = options.positive;
+  } else {
+    manifest["inputs_from"] = options.inputs;
+  }
+  return manifest;
+}
+
+absl::Status WriteManifest(const std::string& dir, std::string_view name,
+                           const nlohmann::json& manifest) {
+  return WriteTextFileAtomically((std::filesystem::path(dir) / std::string(name)).string(),
+                                 manifest.dump(2) + "\n");
+}
+
+absl::Status SaveInputs(const RunOptions& options, const std::string& dir, const Module& module,
+                        const std::vector<Literal>& args) {
+  nlohmann::json manifest = ManifestHeader(options, module, "inputs");
+  nlohmann::json parameters = nlohmann::json::array();
+  for (size_t p = 0; p < args.size(); ++p) {
+    auto leaves = SaveLiteralLeaves(dir, absl::StrCat("arg", p), args[p]);
+    if (!leaves.ok()) return leaves.status();
+    nlohmann::json leaf_list = nlohmann::json::array();
+    for (const NpyLeaf& leaf : *leaves) leaf_list.push_back(LeafJson(leaf));
+    parameters.push_back(nlohmann::json{{"parameter", p},
+                                        {"shape", args[p].shape().ToString(false)},
+                                        {"leaves", std::move(leaf_list)}});
+  }
+  manifest["parameters"] = std::move(parameters);
+  return WriteManifest(dir, "inputs.json", manifest);
+}
+
+absl::Status SaveOutputs(const RunOptions& options, const std::string& dir, const Module& module,
+                         const Literal& result) {
+  nlohmann::json manifest = ManifestHeader(options, module, "outputs");
+  auto leaves = SaveLiteralLeaves(dir, "out", result);
+  if (!leaves.ok()) return leaves.status();
+  nlohmann::json leaf_list = nlohmann::json::array();
+  for (const NpyLeaf& leaf : *leaves) leaf_list.push_back(LeafJson(leaf));
+  manifest["shape"] = result.shape().ToString(false);
+  manifest["leaves"] = std::move(leaf_list);
+  return WriteManifest(dir, "outputs.json", manifest);
+}
 
 int RunRun(const RunOptions& options) {
   auto module = LoadModule(options.input);
   if (!module.ok()) return ReportError(module.status());
-  RandomInputOptions inputs;
-  inputs.positive_floats = options.positive;
-  std::vector<Literal> args = MakeRandomArguments(**module, options.seed, inputs);
+  std::vector<Literal> args;
+  if (!options.inputs.empty()) {
+    const Computation* entry = (*module)->entry_computation();
+    if (entry == nullptr) {
+      std::cerr << options.input << ": error: module has no entry computation\n";
+      return kExitBadInput;
+    }
+    for (int64_t p = 0; p < entry->num_parameters(); ++p) {
+      auto arg = LoadLiteralLeaves(options.inputs, absl::StrCat("arg", p),
+                                   entry->parameter_instruction(p)->shape());
+      if (!arg.ok()) {
+        std::cerr << "error: parameter " << p << ": " << arg.status().message() << "\n";
+        return kExitBadInput;
+      }
+      args.push_back(std::move(*arg));
+    }
+  } else {
+    RandomInputOptions inputs;
+    inputs.positive_floats = options.positive;
+    args = MakeRandomArguments(**module, options.seed, inputs);
+  }
+  for (const std::string& dir : {options.save_inputs, options.io}) {
+    if (dir.empty()) continue;
+    if (absl::Status s = SaveInputs(options, dir, **module, args); !s.ok()) {
+      std::cerr << "error: saving inputs: " << s.message() << "\n";
+      return kExitInternal;
+    }
+  }
   auto result = Evaluate(**module, args);
   if (!result.ok()) {
     std::cerr << options.input << ": error: " << result.status().message() << "\n";
     return kExitInternal;
+  }
+  for (const std::string& dir : {options.save_outputs, options.io}) {
+    if (dir.empty()) continue;
+    if (absl::Status s = SaveOutputs(options, dir, **module, *result); !s.ok()) {
+      std::cerr << "error: saving outputs: " << s.message() << "\n";
+      return kExitInternal;
+    }
   }
   std::cout << DigestLiteral(*result);
   return kExitOk;
@@ -85,6 +186,15 @@ void RegisterEvalCommands(CLI::App& app) {
   run->add_option("file", run_options->input, "HLO module")->required();
   run->add_option("--seed", run_options->seed, "Seed of the random inputs (default 0)");
   run->add_flag("--positive", run_options->positive, "Float inputs in [0.5, 1.5] instead of [-1, 1]");
+  run->add_option("--save-inputs", run_options->save_inputs,
+                  "Write each argument leaf as DIR/arg<P>[.i...].npy, with DIR/inputs.json "
+                  "(real element types: bf16 is saved as <u2 bits)");
+  run->add_option("--save-outputs", run_options->save_outputs,
+                  "Write each output leaf as DIR/out[.i...].npy, with DIR/outputs.json");
+  run->add_option("--io", run_options->io, "Same as --save-inputs DIR --save-outputs DIR");
+  run->add_option("--inputs", run_options->inputs,
+                  "Read the arguments from DIR/arg<P>[.i...].npy instead of drawing them "
+                  "from --seed");
   SetAction(run, [run_options] { return RunRun(*run_options); });
 
   auto equiv_options = std::make_shared<EquivOptions>();

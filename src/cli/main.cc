@@ -12,6 +12,7 @@ int main(int argc, char** argv) {
   hlogym::cli::RegisterTextCommands(app);
   hlogym::cli::RegisterPassCommands(app);
   hlogym::cli::RegisterEvalCommands(app);
+  hlogym::cli::RegisterAgentCommands(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {

@@ -145,7 +145,9 @@ void CompareInto(const Literal& a, const Literal& b, const EquivalenceOptions& o
   const PrimitiveType type = sa.element_type();
   const int64_t n = a.element_count();
   const bool low = type == PrimitiveType::kF16 || type == PrimitiveType::kBF16 ||
-                   IsNarrowFloatType(type);
+                   IsNarrowFloatType(type) ||
+                   (options.computes_in_low_precision &&
+                    (IsFloatingPointType(type) || IsComplexType(type)));
   const double rtol = low ? std::max(options.rtol, options.low_precision_rtol) : options.rtol;
   double atol = low ? std::max(options.atol, options.low_precision_atol) : options.atol;
   if (low) {
@@ -254,6 +256,31 @@ std::vector<Literal> MakeRandomArguments(const Module& module, uint64_t seed,
   return arguments;
 }
 
+namespace {
+
+bool IsLowPrecisionFloat(const Shape& shape) {
+  if (shape.IsTuple()) {
+    for (const Shape& element : shape.tuple_shapes()) {
+      if (IsLowPrecisionFloat(element)) return true;
+    }
+    return false;
+  }
+  PrimitiveType type = shape.element_type();
+  return type == PrimitiveType::kF16 || type == PrimitiveType::kBF16 || IsNarrowFloatType(type);
+}
+
+// Whether any instruction of `module` produces an f16/bf16/f8 value.
+bool ComputesInLowPrecision(const Module& module) {
+  for (const auto& computation : module.computations()) {
+    for (const auto& instruction : computation->instructions()) {
+      if (IsLowPrecisionFloat(instruction->shape())) return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
 EquivalenceResult CompareLiterals(const Literal& a, const Literal& b,
                                   const EquivalenceOptions& options) {
   EquivalenceResult result;
@@ -287,6 +314,9 @@ absl::StatusOr<EquivalenceResult> CheckEquivalent(const Module& a, const Module&
       return result;
     }
   }
+  EquivalenceOptions compare_options = options;
+  compare_options.computes_in_low_precision |=
+      ComputesInLowPrecision(a) || ComputesInLowPrecision(b);
   for (int t = 0; t < std::max(options.trials, 1); ++t) {
     std::vector<Literal> args = MakeRandomArguments(a, options.seed + t, options.inputs);
     auto ra = Evaluate(a, args, options.evaluator);
@@ -297,7 +327,7 @@ absl::StatusOr<EquivalenceResult> CheckEquivalent(const Module& a, const Module&
     if (!rb.ok()) {
       return absl::Status(rb.status().code(), absl::StrCat("evaluating ", b.name(), ": ", rb.status().message()));
     }
-    EquivalenceResult trial = CompareLiterals(*ra, *rb, options);
+    EquivalenceResult trial = CompareLiterals(*ra, *rb, compare_options);
     result.max_relative_error = std::max(result.max_relative_error, trial.max_relative_error);
     if (!trial.equivalent) {
       trial.trial = t;

@@ -45,6 +45,11 @@ struct EquivalenceOptions {
   // the values they went through, not of the element itself).
   double low_precision_rtol = 2e-2;
   double low_precision_atol = 1e-2;
+  // Gives every float output the low-precision tolerance: set by
+  // CheckEquivalent when either module computes in f16/bf16/f8 anywhere,
+  // since then f32 outputs carry bf16 rounding too, and passes XLA runs
+  // (simplify-fp-conversions, float normalization) legitimately change it.
+  bool computes_in_low_precision = false;
   RandomInputOptions inputs;
   EvaluatorOptions evaluator;
 };

@@ -160,6 +160,7 @@ class Instruction {
 
  private:
   friend class Computation;
+  friend class Module;  // Clone copies edge lists directly
   void RemoveUser(Instruction* user);
   void AddUser(Instruction* user);
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 
 namespace hlogym {
@@ -60,15 +61,15 @@ absl::Status Module::RemoveComputation(Computation* computation) {
   return absl::OkStatus();
 }
 
-void Module::SortComputationsCalleesFirst() {
+std::vector<Computation*> Module::ComputationsCalleesFirst() const {
   // Depth-first over the list in its current order, emitting each
   // computation after the computations it calls.
-  absl::flat_hash_map<const Computation*, std::unique_ptr<Computation>*> slot;
-  for (auto& computation : computations_) slot[computation.get()] = &computation;
-  std::vector<std::unique_ptr<Computation>> sorted;
-  sorted.reserve(computations_.size());
+  absl::flat_hash_set<const Computation*> in_module;
+  for (const auto& computation : computations_) in_module.insert(computation.get());
+  std::vector<Computation*> order;
+  order.reserve(computations_.size());
   absl::flat_hash_map<const Computation*, int> state;  // 1 visiting, 2 done
-  std::vector<std::pair<Computation*, size_t>> stack;   // (computation, next instruction)
+  std::vector<std::pair<Computation*, size_t>> stack;   // (computation, next callee)
   std::vector<std::vector<Computation*>> callees_stack;
   auto callees_of = [](const Computation* computation) {
     std::vector<Computation*> callees;
@@ -82,9 +83,8 @@ void Module::SortComputationsCalleesFirst() {
     }
     return callees;
   };
-  std::vector<Computation*> original;
-  for (auto& computation : computations_) original.push_back(computation.get());
-  for (Computation* start : original) {
+  for (const auto& owned : computations_) {
+    Computation* start = owned.get();
     if (state[start] != 0) continue;
     state[start] = 1;
     stack.emplace_back(start, 0);
@@ -94,19 +94,31 @@ void Module::SortComputationsCalleesFirst() {
       std::vector<Computation*>& callees = callees_stack.back();
       if (next == callees.size()) {
         state[computation] = 2;
-        sorted.push_back(std::move(*slot[computation]));
+        order.push_back(computation);
         stack.pop_back();
         callees_stack.pop_back();
         continue;
       }
       Computation* callee = callees[next++];
-      if (!slot.contains(callee) || state[callee] != 0) continue;
+      // Calls out of the module or around a cycle are the verifier's to report.
+      if (!in_module.contains(callee) || state[callee] != 0) continue;
       state[callee] = 1;
       stack.emplace_back(callee, 0);
       callees_stack.push_back(callees_of(callee));
     }
   }
-  computations_ = std::move(sorted);
+  return order;
+}
+
+void Module::SortComputationsCalleesFirst() {
+  std::vector<Computation*> order = ComputationsCalleesFirst();
+  absl::flat_hash_map<const Computation*, std::unique_ptr<Computation>> owned;
+  for (auto& computation : computations_) {
+    Computation* raw = computation.get();
+    owned[raw] = std::move(computation);
+  }
+  computations_.clear();
+  for (Computation* computation : order) computations_.push_back(std::move(owned[computation]));
 }
 
 std::vector<Computation*> Module::MakeComputationPostOrder() const {
@@ -153,7 +165,7 @@ int64_t Module::instruction_count() const {
 
 std::string Module::UniqueName(std::string_view prefix) {
   std::string base(prefix);
-  if (used_names_.insert(base).second) return base;
+  if (used_names_.Insert(base)) return base;
   // Continue numbering after an existing ".N" suffix, as XLA's uniquer does.
   std::string stem = base;
   int64_t next = 1;
@@ -166,7 +178,7 @@ std::string Module::UniqueName(std::string_view prefix) {
   }
   while (true) {
     std::string candidate = absl::StrCat(stem, ".", next++);
-    if (used_names_.insert(candidate).second) return candidate;
+    if (used_names_.Insert(candidate)) return candidate;
   }
 }
 
@@ -175,19 +187,33 @@ std::unique_ptr<Module> Module::Clone() const {
   clone->raw_attributes_ = raw_attributes_;
   clone->trailer_ = trailer_;
   clone->next_unique_id_ = next_unique_id_;
-  clone->used_names_ = used_names_;
+  clone->used_names_ = used_names_.Copy();
+
+  // Old instruction -> copy, indexed by unique id (ids are dense and unique
+  // in a module; a hash map covers modules where they are not).
+  std::vector<Instruction*> copy_by_id(std::max<int64_t>(next_unique_id_, 0), nullptr);
+  absl::flat_hash_map<const Instruction*, Instruction*> copy_by_pointer;
+  bool ids_usable = true;
+  auto copy_of = [&](const Instruction* original) -> Instruction* {
+    if (ids_usable) return copy_by_id[original->unique_id()];
+    return copy_by_pointer.at(original);
+  };
 
   absl::flat_hash_map<const Computation*, Computation*> computation_map;
-  absl::flat_hash_map<const Instruction*, Instruction*> instruction_map;
+  computation_map.reserve(computations_.size());
+  clone->computations_.reserve(computations_.size());
   for (const auto& computation : computations_) {
     auto copy = std::make_unique<Computation>(computation->name());
     copy->mutable_raw_attributes() = computation->raw_attributes();
-    copy->set_parent(clone.get());
     computation_map[computation.get()] = copy.get();
     clone->computations_.push_back(std::move(copy));
   }
   // First every instruction without edges (operands may come later in the
-  // list), then the edges.
+  // list), then the edges. The copies keep their names and ids, which the
+  // clone's name set already holds, so they are added before the
+  // computations join the module (that skips naming them again).
+  std::vector<std::pair<const Instruction*, Instruction*>> pairs;
+  pairs.reserve(instruction_count());
   for (const auto& computation : computations_) {
     Computation* copy = computation_map[computation.get()];
     for (const auto& instruction : computation->instructions()) {
@@ -195,27 +221,49 @@ std::unique_ptr<Module> Module::Clone() const {
           instruction->opcode(), instruction->shape(), instruction->name());
       new_instruction->set_unique_id(instruction->unique_id());
       new_instruction->mutable_attrs() = instruction->attrs();
+      auto& callees = new_instruction->mutable_called_computations();
+      callees.reserve(instruction->called_computations().size());
       for (Computation* callee : instruction->called_computations()) {
         auto it = computation_map.find(callee);
-        new_instruction->mutable_called_computations().push_back(
-            it == computation_map.end() ? nullptr : it->second);
+        callees.push_back(it == computation_map.end() ? nullptr : it->second);
       }
-      instruction_map[instruction.get()] = copy->AddInstruction(std::move(new_instruction));
+      Instruction* added = copy->AddInstruction(std::move(new_instruction));
+      pairs.emplace_back(instruction.get(), added);
+      int64_t id = instruction->unique_id();
+      if (ids_usable && (id < 0 || id >= static_cast<int64_t>(copy_by_id.size()) ||
+                         copy_by_id[id] != nullptr)) {
+        ids_usable = false;
+        for (const auto& [old_instruction, new_copy] : pairs) {
+          copy_by_pointer[old_instruction] = new_copy;
+        }
+      }
+      if (ids_usable) {
+        copy_by_id[id] = added;
+      } else {
+        copy_by_pointer[instruction.get()] = added;
+      }
     }
-    if (computation->root_instruction() != nullptr) {
-      copy->set_root_instruction(instruction_map[computation->root_instruction()]);
+  }
+  // Edges are copied list for list, which keeps user order and skips the
+  // duplicate checks of AppendOperand.
+  for (const auto& [original, copy] : pairs) {
+    copy->operands_.reserve(original->operands_.size());
+    for (Instruction* operand : original->operands_) copy->operands_.push_back(copy_of(operand));
+    copy->users_.reserve(original->users_.size());
+    for (Instruction* user : original->users_) copy->users_.push_back(copy_of(user));
+    for (Instruction* predecessor : original->control_predecessors_) {
+      copy->control_predecessors_.push_back(copy_of(predecessor));
+    }
+    for (Instruction* successor : original->control_successors_) {
+      copy->control_successors_.push_back(copy_of(successor));
     }
   }
   for (const auto& computation : computations_) {
-    for (const auto& instruction : computation->instructions()) {
-      Instruction* copy = instruction_map[instruction.get()];
-      for (Instruction* operand : instruction->operands()) {
-        copy->AppendOperand(instruction_map[operand]);
-      }
-      for (Instruction* successor : instruction->control_successors()) {
-        copy->AddControlDependencyTo(instruction_map[successor]);
-      }
+    Computation* copy = computation_map[computation.get()];
+    if (computation->root_instruction() != nullptr) {
+      copy->set_root_instruction(copy_of(computation->root_instruction()));
     }
+    copy->set_parent(clone.get());
   }
   if (entry_ != nullptr) clone->entry_ = computation_map[entry_];
   return clone;

@@ -12,6 +12,7 @@
 #include "absl/status/status.h"
 #include "hlo/attributes.h"
 #include "hlo/computation.h"
+#include "hlo/name_set.h"
 
 namespace hlogym {
 
@@ -41,6 +42,9 @@ class Module {
   // (the order XLA prints), keeping the current order where the calls allow.
   // Passes that add computations call it so the printed module stays valid.
   void SortComputationsCalleesFirst();
+  // The computations in that order, without reordering the list (what the
+  // printer emits: XLA's parser needs callees defined before their callers).
+  std::vector<Computation*> ComputationsCalleesFirst() const;
 
   // Header attributes after `HloModule name,` kept verbatim and in order
   // (entry_computation_layout, input_output_alias, is_scheduled, ...).
@@ -63,7 +67,9 @@ class Module {
   // `prefix` if unused, else prefix.N for the smallest free N; reserves it.
   std::string UniqueName(std::string_view prefix);
   // Marks a name as taken (the parser registers every name it reads).
-  void ReserveName(std::string_view name) { used_names_.insert(std::string(name)); }
+  void ReserveName(std::string_view name) { used_names_.Insert(name); }
+  // Moves the names taken so far into the part clones share (after parsing).
+  void FreezeNames() { used_names_.Freeze(); }
 
  private:
   std::string name_;
@@ -72,7 +78,7 @@ class Module {
   std::vector<RawAttribute> raw_attributes_;
   std::string trailer_;
   int64_t next_unique_id_ = 0;
-  absl::flat_hash_set<std::string> used_names_;
+  NameSet used_names_;
 };
 
 }  // namespace hlogym

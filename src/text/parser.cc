@@ -1646,7 +1646,10 @@ absl::StatusOr<Shape> Parser::ParseShapeOnly() {
 absl::StatusOr<std::unique_ptr<Module>> ParseModule(std::string_view text,
                                                     std::string_view filename) {
   Parser parser(text, filename);
-  return parser.ParseModule();
+  absl::StatusOr<std::unique_ptr<Module>> module = parser.ParseModule();
+  // Parsed names go into the shared frozen set, so clones do not copy them.
+  if (module.ok()) (*module)->FreezeNames();
+  return module;
 }
 
 absl::StatusOr<Shape> ParseShape(std::string_view text) {

@@ -444,7 +444,9 @@ std::string PrintModule(const Module& module, const PrintOptions& options) {
     out.append(module.trailer());
     out.append("\n\n\n");
   }
-  const auto& computations = module.computations();
+  // Callees first: XLA's parser rejects a call to a computation it has not
+  // read yet.
+  const std::vector<Computation*> computations = module.ComputationsCalleesFirst();
   for (size_t i = 0; i < computations.size(); ++i) {
     if (i > 0) out.append("\n\n");
     AppendComputation(&out, *computations[i], options);

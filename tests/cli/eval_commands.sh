@@ -41,6 +41,17 @@ echo "$out" | grep -q "f32\[4\] hash=" || fail "run digest missing: $out"
 [ "$out" = "$("$hlogym" run "$work/a.hlo" --seed 3)" ] || fail "run is not deterministic"
 [ "$out" != "$("$hlogym" run "$work/a.hlo" --seed 4)" ] || fail "seed has no effect"
 
+# --io writes .npy inputs/outputs with manifests; --inputs reads the arguments back.
+out="$("$hlogym" run "$work/a.hlo" --seed 5 --io "$work/io")" || fail "run --io exited $?"
+for f in arg0.npy arg1.npy out.npy inputs.json outputs.json; do
+  [ -f "$work/io/$f" ] || fail "run --io did not write $f"
+done
+head -c 6 "$work/io/out.npy" | grep -q "NUMPY" || fail "out.npy lacks the .npy magic"
+grep -q '"type": "f32"' "$work/io/outputs.json" || fail "outputs.json lacks the element type"
+[ "$out" = "$("$hlogym" run "$work/a.hlo" --inputs "$work/io")" ] || fail "run --inputs differs from the saved run"
+"$hlogym" run "$work/c.hlo" --inputs "$work/nonexistent" > /dev/null 2>&1
+[ $? -eq 2 ] || fail "run --inputs with missing files should exit 2"
+
 "$hlogym" equiv "$work/a.hlo" "$work/b.hlo" --trials 3 > /dev/null
 [ $? -eq 0 ] || fail "commuted add should be equivalent"
 out="$("$hlogym" equiv "$work/a.hlo" "$work/c.hlo")"

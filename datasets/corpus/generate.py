@@ -1,0 +1,795 @@
+#!/usr/bin/env python3
+"""Generates the hlogym benchmark corpus under datasets/corpus/ from real JAX model code.
+
+    .venv/bin/python datasets/corpus/generate.py                  # everything (about 20 min, 2 jobs)
+    .venv/bin/python datasets/corpus/generate.py --only NAME...   # selected modules, in place
+    .venv/bin/python datasets/corpus/generate.py --only NAME... --out DIR --no-xla
+
+For every configuration in CONFIGS (models in models.py) it writes
+  <family>/<name>.hlo.zst              pre-optimization HLO: jax.jit(f).lower(*args).as_text("hlo")
+  xla_reference/<name>.json.zst        real XLA's CPU pipeline on that module, pass by pass, up to
+                                       (not including) layout-assignment: pass, pipeline, changed,
+                                       op count and per-opcode histogram after it
+and, for the whole corpus,
+  xla_pass_pairs/<pass>/<name>.{before,after}.hlo.zst + xla_pass_pairs/index.json
+                                       up to 3 (before, after) modules per XLA pass that changed a
+                                       module, smallest modules first (metadata stripped)
+  manifest.json, default_suite.txt, README.md
+
+XLA's reference comes from compiling each module with jaxlib's CPU backend in a worker process
+started with XLA_FLAGS=--xla_dump_to=DIR --xla_dump_hlo_as_text --xla_dump_hlo_pass_re=.* and
+TF_CPP_VMODULE=hlo_pass_pipeline=3: the log lists every pass run (with the instruction count before
+it and whether it changed the module), the dumps give the module text after every pass that changed
+it. Everything is deterministic: abstract arguments (jax.ShapeDtypeStruct), sorted JSON, zstd at a
+fixed level, no time stamps or paths.
+"""
+from __future__ import annotations
+
+import argparse
+import hashlib
+import itertools
+import json
+import os
+import random
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent.parent
+ZSTD_LEVEL = 19
+TEST_FRACTION = 0.25
+PAIRS_PER_PASS = 3
+# LLVM's optimization level only affects code generation after the HLO passes (checked: the pass
+# trajectories up to layout-assignment are identical with and without it) and halves compile time.
+EXTRA_XLA_FLAGS = os.environ.get("HLOGYM_CORPUS_XLA_FLAGS", "--xla_backend_optimization_level=0")
+
+# ---------------------------------------------------------------------------------------------
+# Configurations
+# ---------------------------------------------------------------------------------------------
+# Per family: the grid, how many configurations to draw from it (seeded, deterministic), the keys
+# that define the architecture (a split holds out whole architectures: every batch size, dtype,
+# remat setting, optimizer and train/infer variant of a held-out architecture is in test), a
+# validity predicate and fixed settings.
+FAMILY_SPECS = {
+    "gpt2": dict(
+        n=112,
+        grid=dict(layers=[1, 2, 3, 4], d=[32, 64, 128], heads=[2, 4, 8], seq=[16, 32, 64],
+                  batch=[1, 2, 4], dtype=["f32", "bf16"], remat=[0, 1], mode=["train", "infer"],
+                  opt=["adamw", "adamw", "adamw", "sgd"]),
+        arch=["layers", "d", "heads", "seq"],
+        fixed=dict(vocab=256),
+        valid=lambda c: c["d"] // c["heads"] >= 8),
+    "bert": dict(
+        n=26,
+        grid=dict(layers=[1, 2, 3, 4], d=[32, 64, 128], heads=[2, 4], seq=[16, 32, 64],
+                  batch=[2, 4], dtype=["f32", "bf16"], remat=[0, 1], mode=["train", "infer"]),
+        arch=["layers", "d", "heads", "seq"],
+        fixed=dict(vocab=256),
+        valid=lambda c: True),
+    "resnet": dict(
+        n=28,
+        grid=dict(depth=[18, 18, 50, 26], width=[4, 8, 16], res=[16, 32], stem=["cifar", "imagenet"],
+                  batch=[2, 4], dtype=["f32", "bf16"], mode=["train", "infer"],
+                  opt=["sgd", "adamw"]),
+        arch=["depth", "width", "res", "stem"],
+        fixed=dict(classes=10),
+        # ResNet-50 training steps are large (~650 KB of text): only at the smallest width.
+        valid=lambda c: not (c["depth"] == 50 and c["mode"] == "train" and c["width"] > 4)
+        and not (c["width"] == 16 and c["res"] == 32 and c["depth"] != 18)),
+    "vit": dict(
+        n=24,
+        grid=dict(layers=[1, 2, 3, 4], d=[32, 64], heads=[2, 4], patch=[4, 8], res=[16, 32],
+                  batch=[2, 4], dtype=["f32", "bf16"], remat=[0, 1], mode=["train", "infer"]),
+        arch=["layers", "d", "heads", "patch", "res"],
+        fixed=dict(classes=10),
+        valid=lambda c: c["res"] // c["patch"] >= 2),
+    "t5": dict(
+        n=22,
+        grid=dict(enc_layers=[1, 2], dec_layers=[1, 2], d=[32, 64], heads=[2, 4], ff=[64, 128],
+                  gated=[0, 1], src_len=[16, 32], tgt_len=[8, 16], batch=[2], dtype=["f32", "bf16"],
+                  remat=[0, 1], mode=["train", "infer"]),
+        arch=["enc_layers", "dec_layers", "d", "heads", "ff", "gated", "src_len", "tgt_len"],
+        fixed=dict(vocab=128),
+        valid=lambda c: True),
+    "mixer": dict(
+        n=20,
+        grid=dict(layers=[1, 2, 4], d=[32, 64], patch=[4, 8], res=[16, 32], tok_mlp=[16, 32],
+                  ch_mlp=[64, 128], batch=[2, 4], dtype=["f32", "bf16"], mode=["train", "infer"]),
+        arch=["layers", "d", "patch", "res", "tok_mlp", "ch_mlp"],
+        fixed=dict(classes=10),
+        valid=lambda c: c["res"] // c["patch"] >= 2),
+    "rnn": dict(
+        n=24,
+        grid=dict(cell=["lstm", "gru"], layers=[1, 2], hidden=[32, 64], embed=[16, 32],
+                  seq=[16, 32], batch=[2, 4], dtype=["f32", "bf16"], remat=[0, 1], unroll=[1, 2],
+                  mode=["train", "infer"]),
+        arch=["cell", "layers", "hidden", "embed", "seq"],
+        fixed=dict(vocab=64),
+        valid=lambda c: True),
+    "unet": dict(
+        n=16,
+        grid=dict(ch=[8, 16], mults=[[1, 2], [1, 2, 2]], res=[8, 16], attn=[0, 1], batch=[1, 2],
+                  dtype=["f32", "bf16"], mode=["train", "infer"]),
+        arch=["ch", "mults", "res", "attn"],
+        fixed=dict(groups=4),
+        valid=lambda c: True),
+    "gnn": dict(
+        n=24,
+        grid=dict(layers=[1, 2, 3], hidden=[16, 32, 64], nodes=[16, 32, 64], edge_ratio=[2, 4],
+                  dtype=["f32", "bf16"], mode=["train", "infer"]),
+        arch=["layers", "hidden", "nodes", "edge_ratio"],
+        fixed=dict(graphs=4, node_feat=8, edge_feat=4, targets=2),
+        valid=lambda c: True),
+    "moe": dict(
+        n=26,
+        grid=dict(layers=[1, 2], d=[32, 64], heads=[2, 4], experts=[4, 8], top_k=[1, 2],
+                  ffn=[64, 128], capacity=[1.0, 1.25, 2.0], seq=[16, 32], batch=[2, 4],
+                  dtype=["f32", "bf16"], remat=[0, 1], mode=["train", "infer"]),
+        arch=["layers", "d", "heads", "experts", "top_k", "ffn", "capacity", "seq"],
+        fixed=dict(vocab=128),
+        valid=lambda c: True),
+}
+
+ABBREV = {"layers": "L", "d": "d", "heads": "h", "seq": "s", "batch": "b", "depth": "r",
+          "width": "w", "res": "px", "stem": "", "patch": "p", "enc_layers": "e", "dec_layers": "x",
+          "ff": "ff", "gated": "g", "src_len": "s", "tgt_len": "t", "tok_mlp": "tm", "ch_mlp": "cm",
+          "cell": "", "hidden": "H", "embed": "E", "unroll": "u", "ch": "c", "mults": "m",
+          "attn": "a", "nodes": "n", "edge_ratio": "er", "experts": "E", "top_k": "k", "ffn": "f",
+          "capacity": "cf"}
+
+
+def canon(v):
+    return json.dumps(v, sort_keys=True, separators=(",", ":"))
+
+
+def module_name(family, cfg):
+    spec = FAMILY_SPECS[family]
+    parts = [family, cfg["mode"]]
+    for key in spec["grid"]:
+        if key in ("mode", "dtype", "remat", "opt"):
+            continue
+        v = cfg[key]
+        if isinstance(v, list):
+            v = "".join(map(str, v))
+        elif isinstance(v, float):
+            v = str(v).replace(".", "p")
+        parts.append(f"{ABBREV[key]}{v}")
+    parts.append(cfg["dtype"])
+    if cfg.get("remat"):
+        parts.append("remat")
+    if cfg["mode"] == "train" and "opt" in cfg:
+        parts.append(cfg["opt"])
+    return "_".join(parts)
+
+
+def all_configs():
+    """[(name, family, cfg)] in a fixed order."""
+    out = []
+    for family, spec in FAMILY_SPECS.items():
+        keys = list(spec["grid"])
+        grid = [dict(zip(keys, vals)) for vals in itertools.product(*spec["grid"].values())]
+        seen, cands = set(), []
+        for c in grid:
+            c = dict(c, **spec["fixed"])
+            if c["mode"] == "infer":
+                c.pop("remat", None)   # rematerialization only matters for gradients
+                c.pop("opt", None)
+                if c.get("remat") is None and "remat" in spec["grid"]:
+                    c["remat"] = 0
+            if family == "gnn":
+                c["edges"] = c["nodes"] * c["edge_ratio"]
+            if not spec["valid"](c) or canon(c) in seen:
+                continue
+            seen.add(canon(c))
+            cands.append(c)
+        rng = random.Random(f"hlogym-corpus-{family}")
+        picked = rng.sample(cands, spec["n"])
+        for c in picked:
+            out.append((module_name(family, c), family, c))
+    names = [n for n, _, _ in out]
+    assert len(names) == len(set(names)), "duplicate module names"
+    return out
+
+
+def arch_key(family, cfg):
+    return family + ":" + canon({k: cfg[k] for k in FAMILY_SPECS[family]["arch"]})
+
+
+def assign_splits(configs):
+    """Per family, the first TEST_FRACTION of architectures (ordered by sha256) are test."""
+    split = {}
+    for family in FAMILY_SPECS:
+        archs = sorted({arch_key(f, c) for _, f, c in configs if f == family},
+                       key=lambda a: hashlib.sha256(a.encode()).hexdigest())
+        n_test = max(1, round(TEST_FRACTION * len(archs)))
+        for i, a in enumerate(archs):
+            split[a] = "test" if i < n_test else "train"
+    return split
+
+
+# ---------------------------------------------------------------------------------------------
+# Text helpers: zstd, instruction counting
+# ---------------------------------------------------------------------------------------------
+def zstd_compress(data: bytes) -> bytes:
+    return subprocess.run(["zstd", f"-{ZSTD_LEVEL}", "-q", "-c", "--no-progress"], input=data,
+                          check=True, capture_output=True).stdout
+
+
+def zstd_decompress(data: bytes) -> bytes:
+    return subprocess.run(["zstd", "-d", "-q", "-c"], input=data, check=True,
+                          capture_output=True).stdout
+
+
+def zstd_version():
+    out = subprocess.run(["zstd", "--version"], check=True, capture_output=True, text=True).stdout
+    m = re.search(r"v(\d+\.\d+\.\d+)", out)
+    return m.group(1) if m else out.strip()
+
+
+_INSTR = re.compile(r"^\s*(?:ROOT\s+)?%?[^\s=(){}]+\s*=\s*(.*)$")
+_METADATA = re.compile(r',\s*metadata=\{(?:[^{}"]|"(?:[^"\\]|\\.)*")*\}')
+
+
+def count_ops(text: str):
+    """(op count, opcode histogram) with hlogym's rule: every instruction of every computation."""
+    hist = {}
+    depth_in_body = False
+    for line in text.splitlines():
+        s = line.strip()
+        if not depth_in_body:
+            if s.endswith("{") and not s.startswith("HloModule"):
+                depth_in_body = True
+            continue
+        if s == "}":
+            depth_in_body = False
+            continue
+        m = _INSTR.match(line)
+        if not m:
+            continue
+        rest = m.group(1)
+        i = 0
+        if rest.startswith("("):
+            depth = 0
+            for i, ch in enumerate(rest):
+                if ch == "(":
+                    depth += 1
+                elif ch == ")":
+                    depth -= 1
+                    if depth == 0:
+                        break
+            i += 1
+        else:
+            while i < len(rest) and not rest[i].isspace():
+                i += 1
+        op = re.match(r"\s*([A-Za-z][\w\-]*)", rest[i:])
+        if op:
+            hist[op.group(1)] = hist.get(op.group(1), 0) + 1
+    return sum(hist.values()), dict(sorted(hist.items()))
+
+
+def strip_metadata(text: str) -> str:
+    return _METADATA.sub("", text)
+
+
+def sanitize(name: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.\-]", "_", name)
+
+
+# ---------------------------------------------------------------------------------------------
+# Lowering (worker side)
+# ---------------------------------------------------------------------------------------------
+def lower_text(name, family, cfg):
+    import jax
+    sys.path.insert(0, str(HERE))
+    import models
+    fn, args = models.build(family, cfg)
+    fn.__name__ = name
+    fn.__qualname__ = name
+    return jax.jit(fn).lower(*args)
+
+
+# ---------------------------------------------------------------------------------------------
+# XLA log / dump parsing
+# ---------------------------------------------------------------------------------------------
+_LOG_RUN = re.compile(r"Running HLO pass pipeline on module (\S+): (.*)$")
+_LOG_START = re.compile(r"\]\s+HLO pass (.*)$")
+_LOG_COUNT = re.compile(r"\]\s+Number of instructions: (\d+)$")
+_LOG_CHANGED = re.compile(r"\]\s+Pass caused changes (.*)$")
+_LOG_END = re.compile(r"\] HLO pass: (.*) time: ")
+_DUMP = re.compile(r"^module_\d+\.(?P<mod>[^.]+)\.(?P<seq>\d{4})\.(?P<pipe>.+?)\.after_(?P<after>.+?)"
+                   r"(?:\.before_(?P<before>.+))?\.txt$")
+
+
+def parse_pass_log(log: str):
+    """Every pass run, in order: dict(pass, pipeline, before, changed, is_pipeline)."""
+    events = []
+    open_stack = []          # indices into events of passes that have started and not ended
+    top_pipeline = None
+    for line in log.splitlines():
+        m = _LOG_RUN.search(line)
+        if m:
+            p = m.group(2).strip()
+            if open_stack and events[open_stack[-1]]["pass"] == p:
+                events[open_stack[-1]]["is_pipeline"] = True
+            elif not open_stack:
+                top_pipeline = p
+            continue
+        m = _LOG_END.search(line)
+        if m:
+            name = m.group(1)
+            for j in range(len(open_stack) - 1, -1, -1):
+                if events[open_stack[j]]["pass"] == name:
+                    del open_stack[j:]
+                    break
+            continue
+        m = _LOG_START.search(line)
+        if m:
+            name = m.group(1).strip()
+            path = [top_pipeline or ""] + [events[j]["pass"] for j in open_stack
+                                           if events[j]["is_pipeline"]]
+            events.append({"pass": name, "pipeline": "/".join(path), "before": None,
+                           "changed": False, "is_pipeline": False})
+            open_stack.append(len(events) - 1)
+            continue
+        m = _LOG_COUNT.search(line)
+        if m and events and events[-1]["before"] is None:
+            events[-1]["before"] = int(m.group(1))
+            continue
+        m = _LOG_CHANGED.search(line)
+        if m:
+            name = m.group(1).strip()
+            for j in range(len(events) - 1, -1, -1):
+                if events[j]["pass"] == name:
+                    events[j]["changed"] = True
+                    break
+    return events
+
+
+def reference_from_compile(name, text, log, dump_dir: Path):
+    """Trajectory up to layout-assignment, plus candidate (before, after) pass pairs."""
+    I, hist0 = count_ops(text)
+    events = parse_pass_log(log)
+    stop = next((i for i, e in enumerate(events) if e["pass"] == "layout-assignment"), None)
+    problems = []
+    if stop is None:
+        problems.append("no layout-assignment in the pass log")
+        stop = len(events)
+    dumps = []
+    for p in dump_dir.iterdir():
+        m = _DUMP.match(p.name)
+        if m and m.group("mod") == f"jit_{name}":
+            dumps.append((int(m.group("seq")), m.group("pipe"), m.group("after"), p))
+    dumps.sort()
+    first_count = events[0]["before"] if events else None
+    traj, pairs = [], []
+    hist = hist0
+    di = 0
+    for i in range(stop):
+        e = events[i]
+        if e["is_pipeline"]:
+            continue
+        after = next((events[j]["before"] for j in range(i + 1, len(events))
+                      if events[j]["before"] is not None), None)
+        entry = {"pass": e["pass"], "pipeline": e["pipeline"], "changed": e["changed"],
+                 "op_count": after}
+        if e["changed"]:
+            want = sanitize(e["pass"])
+            k = di
+            while k < len(dumps) and dumps[k][2] != want:
+                k += 1
+            if k < len(dumps):
+                after_text = dumps[k][3].read_text()
+                c, h = count_ops(after_text)
+                if c != after:
+                    problems.append(f"dump after {e['pass']} has {c} ops, log says {after}")
+                hist = h
+                if k > 0 and e["before"] is not None:
+                    before_text = dumps[k - 1][3].read_text()
+                    if count_ops(before_text)[0] == e["before"] and before_text != after_text:
+                        pairs.append({"pass": e["pass"], "pipeline": e["pipeline"], "index": len(traj),
+                                      "before_path": str(dumps[k - 1][3]),
+                                      "after_path": str(dumps[k][3]),
+                                      "op_count_before": e["before"], "op_count_after": after})
+                di = k + 1
+            else:
+                problems.append(f"no dump for changed pass {e['pass']} (#{len(traj)})")
+        entry["histogram"] = hist
+        traj.append(entry)
+    X = events[stop]["before"] if stop < len(events) else (traj[-1]["op_count"] if traj else I)
+    ref = {"module": name, "I": I, "X": X, "xla_initial_op_count": first_count,
+           "passes": traj, "stop_before": "layout-assignment", "problems": problems}
+    return ref, pairs
+
+
+# ---------------------------------------------------------------------------------------------
+# Worker: lower, write, compile with dumps, parse
+# ---------------------------------------------------------------------------------------------
+def worker(args):
+    import jax  # noqa: F401  (after XLA_FLAGS is set by the parent)
+    todo = json.loads(Path(args.worker_input).read_text())
+    out_root = Path(todo["out"])
+    stage = Path(todo["stage"])
+    dump_dir = Path(todo["dump_dir"])
+    results = []
+    best_pairs = {}   # pass -> [(I, name, pair dict, before text, after text)]
+    for name, family, cfg in todo["modules"]:
+        t0 = time.time()
+        lowered = lower_text(name, family, cfg)
+        text = lowered.as_text(dialect="hlo")
+        data = text.encode()
+        path = out_root / family / f"{name}.hlo.zst"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(zstd_compress(data))
+        I, hist = count_ops(text)
+        res = {"name": name, "family": family, "config": cfg, "sha256": hashlib.sha256(data).hexdigest(),
+               "bytes": len(data), "op_count_py": I, "histogram_py": hist,
+               "path": str(path.relative_to(out_root))}
+        if todo["xla"]:
+            for p in dump_dir.iterdir():
+                if p.is_dir():
+                    shutil.rmtree(p)
+                else:
+                    p.unlink()
+            log_path = stage / f"log_{os.getpid()}.txt"
+            sys.stderr.flush()
+            saved = os.dup(2)
+            fd = os.open(log_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
+            os.dup2(fd, 2)
+            os.close(fd)
+            try:
+                lowered.compile()
+            finally:
+                sys.stderr.flush()
+                os.dup2(saved, 2)
+                os.close(saved)
+            ref, pairs = reference_from_compile(name, text, log_path.read_text(errors="replace"),
+                                                dump_dir)
+            ref["family"] = family
+            rp = out_root / "xla_reference" / f"{name}.json.zst"
+            rp.parent.mkdir(parents=True, exist_ok=True)
+            rp.write_bytes(zstd_compress((json.dumps(ref, sort_keys=True, indent=0) + "\n").encode()))
+            res["X"] = ref["X"]
+            res["xla_initial_op_count"] = ref["xla_initial_op_count"]
+            res["xla_passes"] = len(ref["passes"])
+            res["xla_changed_passes"] = sum(e["changed"] for e in ref["passes"])
+            res["xla_problems"] = ref["problems"]
+            # keep the first pair per pass of this module; at most PAIRS_PER_PASS smallest overall
+            seen = set()
+            for pr in pairs:
+                if pr["pass"] in seen:
+                    continue
+                seen.add(pr["pass"])
+                lst = best_pairs.setdefault(pr["pass"], [])
+                key = (I, name)
+                if len(lst) >= PAIRS_PER_PASS and key >= max(x[0] for x in lst):
+                    continue
+                pdir = stage / "pairs" / sanitize(pr["pass"])
+                pdir.mkdir(parents=True, exist_ok=True)
+                bt = strip_metadata(Path(pr["before_path"]).read_text())
+                at = strip_metadata(Path(pr["after_path"]).read_text())
+                (pdir / f"{name}.before.hlo").write_text(bt)
+                (pdir / f"{name}.after.hlo").write_text(at)
+                meta = {k: v for k, v in pr.items() if not k.endswith("_path")}
+                meta["module"] = name
+                meta["module_op_count"] = I
+                lst.append((key, meta))
+                lst.sort(key=lambda x: x[0])
+                while len(lst) > PAIRS_PER_PASS:
+                    _, gone = lst.pop()
+                    for suffix in ("before", "after"):
+                        (pdir / f"{gone['module']}.{suffix}.hlo").unlink()
+        res["seconds"] = round(time.time() - t0, 2)
+        results.append(res)
+        print(f"[{os.getpid()}] {name}: I={I} X={res.get('X')} {res['seconds']}s", flush=True)
+        with open(stage / f"results_{todo['id']}.jsonl", "a") as f:
+            f.write(json.dumps(res, sort_keys=True) + "\n")
+    (stage / f"pairs_{todo['id']}.json").write_text(
+        json.dumps({p: [m for _, m in lst] for p, lst in best_pairs.items()}, sort_keys=True))
+
+
+def run_workers(modules, out_root: Path, stage: Path, jobs: int, xla: bool):
+    procs = []
+    for w in range(jobs):
+        part = modules[w::jobs]
+        if not part:
+            continue
+        dump_dir = stage / f"dump_{w}"
+        dump_dir.mkdir(parents=True, exist_ok=True)
+        spec = {"id": w, "modules": part, "out": str(out_root), "stage": str(stage),
+                "dump_dir": str(dump_dir), "xla": xla}
+        inp = stage / f"worker_{w}.json"
+        inp.write_text(json.dumps(spec))
+        env = dict(os.environ)
+        env["JAX_PLATFORMS"] = "cpu"
+        env.pop("XLA_FLAGS", None)
+        if xla:
+            env["XLA_FLAGS"] = (f"--xla_dump_to={dump_dir} --xla_dump_hlo_as_text "
+                                f"--xla_dump_hlo_pass_re=.* {EXTRA_XLA_FLAGS}").strip()
+            env["TF_CPP_VMODULE"] = "hlo_pass_pipeline=3"
+            env["TF_CPP_MIN_LOG_LEVEL"] = "0"
+        else:
+            env["TF_CPP_MIN_LOG_LEVEL"] = "2"
+        procs.append(subprocess.Popen([sys.executable, str(Path(__file__).resolve()),
+                                       "--worker-input", str(inp)], env=env))
+    failed = [p.args for p in procs if p.wait() != 0]
+    if failed:
+        raise SystemExit(f"worker failed: {failed}")
+    results = {}
+    for f in sorted(stage.glob("results_*.jsonl")):
+        for line in f.read_text().splitlines():
+            r = json.loads(line)
+            results[r["name"]] = r
+    pairs = {}
+    for f in sorted(stage.glob("pairs_*.json")):
+        for p, lst in json.loads(f.read_text()).items():
+            pairs.setdefault(p, []).extend(lst)
+    return results, pairs
+
+
+# ---------------------------------------------------------------------------------------------
+# hlogym cross-check
+# ---------------------------------------------------------------------------------------------
+def hlogym_stats(paths):
+    exe = REPO / "build" / "hlogym"
+    if not exe.exists():
+        return None
+    out = {}
+    for i in range(0, len(paths), 50):
+        chunk = paths[i:i + 50]
+        r = subprocess.run([str(exe), "stats", "--json", *map(str, chunk)], capture_output=True,
+                           text=True)
+        if r.returncode == 0:
+            for s in json.loads(r.stdout):
+                out[s["file"]] = s
+        else:
+            for p in chunk:
+                r = subprocess.run([str(exe), "stats", "--json", str(p)], capture_output=True,
+                                   text=True)
+                out[str(p)] = json.loads(r.stdout)[0] if r.returncode == 0 else \
+                    {"error": r.stderr.strip()[:500]}
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# Manifest, suites, README
+# ---------------------------------------------------------------------------------------------
+def versions():
+    import jax
+    import jaxlib
+    import numpy
+    return {"jax": jax.__version__, "jaxlib": jaxlib.__version__, "numpy": numpy.__version__,
+            "python": ".".join(map(str, sys.version_info[:2])), "zstd": zstd_version(),
+            "zstd_level": ZSTD_LEVEL, "backend": "cpu"}
+
+
+def manifest_entry(r, family, cfg, split_of):
+    a = arch_key(family, cfg)
+    suites = ["diverse"] + (["gpt2"] if family == "gpt2" else [])
+    e = {"family": family, "config": cfg, "config_group": a, "split": split_of[a],
+         "suites": suites, "frontend": "jax", "path": r["path"], "sha256": r["sha256"],
+         "bytes": r["bytes"], "op_count": r["op_count"], "X": r.get("X"),
+         "xla_reference": f"xla_reference/{r['name']}.json.zst",
+         "xla_passes_before_layout_assignment": r.get("xla_passes"),
+         "xla_changed_passes": r.get("xla_changed_passes")}
+    if r.get("xla_problems"):
+        e["xla_problems"] = r["xla_problems"]
+    if r.get("hlogym_error"):
+        e["hlogym_error"] = r["hlogym_error"]
+    return e
+
+
+def pick_default_suite(manifest):
+    gpt = sorted(((m["op_count"], n) for n, m in manifest.items()
+                  if m["family"] == "gpt2" and m["split"] == "test"))
+    k = 12
+    if len(gpt) <= k:
+        return [n for _, n in gpt]
+    idx = [round(i * (len(gpt) - 1) / (k - 1)) for i in range(k)]
+    return [gpt[i][1] for i in idx]
+
+
+def write_readme(manifest, vers, pairs_index, total_bytes, gen_seconds):
+    fams = sorted({m["family"] for m in manifest.values()})
+    rows = []
+    for f in fams:
+        ms = [m for m in manifest.values() if m["family"] == f]
+        tr = sum(m["split"] == "train" for m in ms)
+        te = len(ms) - tr
+        I = statistics.median(m["op_count"] for m in ms)
+        Xs = [m["X"] for m in ms if m["X"] is not None]
+        X = statistics.median(Xs) if Xs else float("nan")
+        rows.append(f"| {f} | {len(ms)} | {tr} | {te} | {I:g} | {X:g} | "
+                    f"{statistics.median(m['bytes'] for m in ms) / 1024:.0f} |")
+    n = len(manifest)
+    ngpt = sum(m["family"] == "gpt2" for m in manifest.values())
+    n_pairs = sum(len(v) for v in pairs_index.values())
+    text = README.format(
+        n=n, nfam=len(fams), ngpt=ngpt, rows="\n".join(rows), jax=vers["jax"], jaxlib=vers["jaxlib"],
+        zstd=vers["zstd"], mb=total_bytes / 1e6, npass=len(pairs_index), npairs=n_pairs,
+        ntrain=sum(m["split"] == "train" for m in manifest.values()),
+        ntest=sum(m["split"] == "test" for m in manifest.values()))
+    (HERE / "README.md").write_text(text)
+
+
+README = """# hlogym corpus: real JAX models as pre-optimization HLO, with real XLA's results
+
+Written by `datasets/corpus/generate.py` (do not edit by hand; the tables below are regenerated).
+
+{n} modules from {nfam} families ({ngpt} GPT-2), lowered with jax {jax} / jaxlib {jaxlib} (pinned in
+requirements.txt) from the model code in `models.py`: full training steps (forward, backward,
+global-norm clipping, AdamW or SGD-momentum update) and inference forwards, f32 and bf16 (mixed
+precision: f32 master weights), with and without rematerialization (`jax.checkpoint`).
+Corpus size on disk: {mb:.1f} MB (zstd {zstd}, level 19).
+
+## Layout
+
+- `<family>/<name>.hlo.zst` — `jax.jit(step).lower(*ShapeDtypeStructs).as_text(dialect="hlo")`.
+  hlogym reads `.zst` directly: `build/hlogym stats datasets/corpus/gpt2/<name>.hlo.zst`.
+- `manifest.json` — `versions` and, per module: family, config, config_group (the architecture),
+  split, suites (`diverse` for all, also `gpt2` for GPT-2), frontend, path, sha256 and bytes of the
+  uncompressed text, `op_count` (I: every instruction of every computation, as `hlogym stats`
+  counts), `X` and the XLA reference file.
+- `xla_reference/<name>.json.zst` — real XLA's CPU compiler on that module, every pass it ran up to
+  (not including) `layout-assignment`, in order: `pass`, `pipeline` (nested pipelines joined by
+  `/`; fixed-point pipelines appear once per iteration), `changed`, `op_count` and `histogram` after
+  the pass. `X` = op count after the last pass before layout-assignment; `xla_initial_op_count` is
+  XLA's count of the module it received (equal to I).
+- `xla_pass_pairs/<pass>/<module>.before.hlo.zst` / `.after.hlo.zst` and `xla_pass_pairs/index.json`
+  — for every XLA pass (before layout-assignment) that changed some module: up to 3 (before, after)
+  module pairs, from the 3 smallest modules it changed (the first time it changed each), metadata
+  stripped. {npass} passes, {npairs} pairs.
+- `default_suite.txt` — 12 GPT-2 test-split modules spread over the size range (the main job's
+  default benchmarks).
+
+## Splits
+
+Split by configuration: per family, the architectures (config keys that define the model: layers,
+width, heads, sequence length, ...) are ordered by sha256 and the first 25% are `test`; every
+variant of a test architecture (batch, dtype, remat, optimizer, train/infer) is in test, so no test
+graph's architecture is seen in training. The `gpt2` suite is the GPT-2 family, the `diverse` suite
+is everything. Train {ntrain}, test {ntest}.
+
+## Families
+
+| family | modules | train | test | median I | median X | median KB |
+|---|---|---|---|---|---|---|
+{rows}
+
+GPT-2 (pre-LN decoder, tied head), BERT masked-LM (post-LN, MLM transform head, pooler), ResNet-18 /
+ResNet-50 (and a 26-layer bottleneck variant) with batch norm in train mode (running stats updated)
+and inference mode, ViT (patch conv, class token, label smoothing), T5 encoder-decoder (RMSNorm,
+relative position buckets, ReLU or gated-GELU FFN), MLP-Mixer, LSTM/GRU language models with
+`lax.scan` (while loops), a DDPM UNet (GroupNorm res blocks, timestep embedding, optional attention,
+one sampling step for inference), a GraphNet-style graph network (gathers + segment_sum scatters),
+and a mixture-of-experts decoder (top-k routing with capacity, scatter dispatch, gather combine,
+load-balancing loss).
+
+## Regenerate
+
+    scripts/setup.sh --no-build                      # the pinned venv
+    .venv/bin/python datasets/corpus/generate.py     # everything, 2 worker processes (--jobs N)
+    .venv/bin/python datasets/corpus/generate.py --only NAME...   # some modules, in place
+    .venv/bin/python datasets/corpus/generate.py --only NAME... --out DIR --no-xla
+
+Same versions give the same bytes (module text, XLA references, pairs, manifest); the test
+`tests/python/test_corpus.py` regenerates a few modules and compares. `--only` in place updates those
+modules, their XLA references and manifest entries, not the pass pairs or this README.
+"""
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--only", nargs="+", metavar="NAME")
+    ap.add_argument("--out", help="output root (default: datasets/corpus)")
+    ap.add_argument("--no-xla", action="store_true", help="skip the XLA reference")
+    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--list", action="store_true", help="print the module names and exit")
+    ap.add_argument("--worker-input", help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if args.worker_input:
+        return worker(args)
+
+    t_start = time.time()
+    configs = all_configs()
+    if args.list:
+        for n, f, c in configs:
+            print(n, f, canon(c))
+        return
+    by_name = {n: (n, f, c) for n, f, c in configs}
+    out_root = Path(args.out).resolve() if args.out else HERE
+    if args.only:
+        unknown = [n for n in args.only if n not in by_name]
+        if unknown:
+            raise SystemExit(f"unknown module(s): {unknown}")
+        todo = [by_name[n] for n in args.only]
+    else:
+        todo = configs
+    if args.no_xla and out_root == HERE:
+        raise SystemExit("--no-xla needs --out (the committed corpus always has XLA references)")
+    full = not args.only and out_root == HERE
+    if full:
+        for d in list(FAMILY_SPECS) + ["xla_reference", "xla_pass_pairs"]:
+            shutil.rmtree(HERE / d, ignore_errors=True)
+    # biggest first so that the two workers finish together
+    order = sorted(todo, key=lambda t: (-(t[2].get("layers", 2) * t[2].get("batch", 2)), t[0]))
+    with tempfile.TemporaryDirectory(prefix="hlogym-corpus-") as tmp:
+        stage = Path(tmp)
+        results, pairs = run_workers([list(t) for t in order], out_root, stage, args.jobs,
+                                     not args.no_xla)
+        pair_index = {}
+        if full:
+            for p in sorted(pairs):
+                chosen = sorted(pairs[p], key=lambda m: (m["module_op_count"], m["module"]))
+                chosen = chosen[:PAIRS_PER_PASS]
+                pdir = HERE / "xla_pass_pairs" / sanitize(p)
+                pdir.mkdir(parents=True, exist_ok=True)
+                for m in chosen:
+                    for suffix in ("before", "after"):
+                        src = stage / "pairs" / sanitize(p) / f"{m['module']}.{suffix}.hlo"
+                        data = src.read_bytes()
+                        dst = pdir / f"{m['module']}.{suffix}.hlo.zst"
+                        dst.write_bytes(zstd_compress(data))
+                        m[suffix] = str(dst.relative_to(HERE))
+                        m[f"{suffix}_sha256"] = hashlib.sha256(data).hexdigest()
+                pair_index[p] = chosen
+            (HERE / "xla_pass_pairs" / "index.json").write_text(
+                json.dumps(pair_index, sort_keys=True, indent=1) + "\n")
+
+    if args.out:
+        for n in sorted(results):
+            print(f"{n} {results[n]['sha256']} {results[n]['path']}")
+        if args.out:
+            return
+
+    # I from hlogym when it is built (and it must agree with the Python count)
+    stats = hlogym_stats([out_root / results[n]["path"] for n in sorted(results)])
+    for n, r in results.items():
+        r["op_count"] = r["op_count_py"]
+        if stats is not None:
+            s = stats.get(str(out_root / r["path"]))
+            if s is None or "error" in s:
+                r["hlogym_error"] = (s or {}).get("error", "no stats")
+                print(f"warning: hlogym cannot read {n}: {r['hlogym_error']}", file=sys.stderr)
+            else:
+                if s["op_count"] != r["op_count_py"] or s["opcode_histogram"] != r["histogram_py"]:
+                    print(f"warning: {n}: hlogym counts {s['op_count']}, python {r['op_count_py']}",
+                          file=sys.stderr)
+                r["op_count"] = s["op_count"]
+        if r.get("xla_initial_op_count") not in (None, r["op_count"]):
+            r.setdefault("xla_problems", []).append(
+                f"XLA received {r['xla_initial_op_count']} instructions, I = {r['op_count']}")
+
+    split_of = assign_splits(configs)
+    mpath = HERE / "manifest.json"
+    if full:
+        manifest = {"versions": versions(), "generator": "datasets/corpus/generate.py",
+                    "op_count_rule": "instructions in all computations (HloModule::instruction_count)",
+                    "modules": {}}
+    else:
+        manifest = json.loads(mpath.read_text())
+    for n, r in results.items():
+        _, f, c = by_name[n]
+        manifest["modules"][n] = manifest_entry(r, f, c, split_of)
+    manifest["modules"] = dict(sorted(manifest["modules"].items()))
+    mpath.write_text(json.dumps(manifest, sort_keys=True, indent=1) + "\n")
+    if full:
+        suite = pick_default_suite(manifest["modules"])
+        (HERE / "default_suite.txt").write_text(
+            "# Default GPT-2 benchmark suite (test split, spread over sizes); paths relative to the\n"
+            "# repository root. Written by datasets/corpus/generate.py.\n" +
+            "".join(f"datasets/corpus/{manifest['modules'][n]['path']}\n" for n in suite))
+        total = sum(p.stat().st_size for p in HERE.rglob("*") if p.is_file()
+                    and not p.name.endswith((".py", ".md")) and "__pycache__" not in p.parts)
+        write_readme(manifest["modules"], manifest["versions"], pair_index, total,
+                     time.time() - t_start)
+    print(f"done: {len(results)} modules in {time.time() - t_start:.0f}s", flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,112 @@
+#include "agents/agent.h"
+
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "agents/search.h"
+
+namespace hlogym {
+
+SearchContext::SearchContext(Environment& root, const AgentOptions& options,
+                             const SearchBudget& budget)
+    : root_(root),
+      options_(options),
+      budget_(budget),
+      rng_(options.seed),
+      start_(std::chrono::steady_clock::now()) {}
+
+bool SearchContext::exhausted() {
+  if (budget_hit_) return true;
+  if (budget_.steps > 0 && steps_ >= budget_.steps) budget_hit_ = true;
+  if (budget_.seconds > 0) {
+    double elapsed =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+    if (elapsed >= budget_.seconds) budget_hit_ = true;
+  }
+  return budget_hit_;
+}
+
+bool SearchContext::Step(Environment& env, int action, StepInfo* info) {
+  if (exhausted()) return false;
+  absl::StatusOr<StepResult> result = env.Step(action);
+  if (!result.ok()) return false;  // out of range or episode ended: a bug in the search
+  ++steps_;
+  if (result->info.cache_hit) ++cache_hits_;
+  if (!result->info.error.empty()) ++pass_errors_;
+  if (env.op_count() < best_op_count()) best_ = env.Fork();
+  if (info != nullptr) *info = std::move(result->info);
+  return true;
+}
+
+int64_t SearchContext::best_op_count() const {
+  return best_ ? best_->op_count() : root_.op_count();
+}
+
+Agent::Agent(AgentOptions options) : options_(std::move(options)) {
+  if (!options_.cache) {
+    options_.cache = std::make_shared<StepCache>(options_.env.cache_max_instructions);
+  }
+  if (options_.registry == nullptr) options_.registry = &PassRegistry::Builtin();
+}
+
+absl::StatusOr<std::unique_ptr<Environment>> Agent::MakeEnvironment() const {
+  EnvOptions env_options = options_.env;
+  env_options.traj_limit = 0;  // searches choose their own lengths
+  env_options.use_cache = true;
+  return Environment::Create(env_options, *options_.registry, options_.cache);
+}
+
+absl::StatusOr<SearchResult> Agent::Optimize(std::string_view benchmark,
+                                             const SearchBudget& budget) {
+  if (needs_budget() && !budget.limited()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("the ", std::string(name()), " search needs a budget (steps or seconds)"));
+  }
+  auto start = std::chrono::steady_clock::now();
+  absl::StatusOr<std::unique_ptr<Environment>> root = MakeEnvironment();
+  if (!root.ok()) return root.status();
+  absl::StatusOr<Observation> reset = (*root)->Reset(benchmark);
+  if (!reset.ok()) return reset.status();
+
+  SearchContext ctx(**root, options_, budget);
+  absl::Status searched = Search(ctx);
+  if (!searched.ok()) {
+    return absl::Status(searched.code(), absl::StrCat(std::string(benchmark), ": ", std::string(name()), " search: ",
+                                                      searched.message()));
+  }
+  SearchResult result;
+  result.agent = std::string(name());
+  result.benchmark = std::string(benchmark);
+  std::unique_ptr<Environment> best = ctx.TakeBest();
+  result.env = best ? std::shared_ptr<Environment>(std::move(best))
+                    : std::shared_ptr<Environment>((*root)->Fork());
+  result.passes = result.env->record().passes;
+  result.initial_op_count = result.env->initial_op_count();
+  result.op_count = result.env->op_count();
+  result.steps = ctx.steps();
+  result.cache_hits = ctx.cache_hits();
+  result.pass_errors = ctx.pass_errors();
+  result.budget_exhausted = ctx.budget_hit();
+  result.seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return result;
+}
+
+std::vector<std::string> AgentNames() { return {"default", "random", "greedy", "beam", "evo"}; }
+
+absl::StatusOr<std::unique_ptr<Agent>> MakeAgent(std::string_view name, AgentOptions options) {
+  if (name == "default" || name == "xla-cpu-default") {
+    return std::make_unique<DefaultPipelineAgent>(std::move(options));
+  }
+  if (name == "random") return std::make_unique<RandomSearchAgent>(std::move(options));
+  if (name == "greedy") return std::make_unique<GreedySearchAgent>(std::move(options));
+  if (name == "beam") return std::make_unique<BeamSearchAgent>(std::move(options));
+  if (name == "evo" || name == "evolutionary") {
+    return std::make_unique<EvolutionarySearchAgent>(std::move(options));
+  }
+  return absl::InvalidArgumentError(absl::StrCat("unknown agent '", std::string(name), "' (expected one of ",
+                                                 absl::StrJoin(AgentNames(), ", "), ")"));
+}
+
+}  // namespace hlogym

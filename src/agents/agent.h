@@ -1,0 +1,157 @@
+// Agents: what orders passes. An agent optimizes one benchmark within a
+// budget and returns the pass sequence it found and the op count it reaches
+// (R). Search agents (search.h) see the gym only through its public API
+// (Environment::Create/Reset/Step/Fork, the StepCache shared by forks, the
+// state record); the reference "agent" runs the default pipeline as one step.
+//
+// Budgets are counted in environment steps (every Environment::Step call,
+// cache hits included, so a search with a step budget is deterministic given
+// its seed) or in wall-clock seconds (not deterministic), or both (whichever
+// runs out first). The result is the best state seen during the search (the
+// lowest op count; the earliest found on ties), so an agent never returns
+// something worse than the benchmark's initial module.
+#ifndef HLOGYM_AGENTS_AGENT_H_
+#define HLOGYM_AGENTS_AGENT_H_
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <random>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "gym/environment.h"
+#include "gym/step_cache.h"
+#include "passes/registry.h"
+
+namespace hlogym {
+
+struct SearchBudget {
+  int64_t steps = 0;   // Environment::Step calls; <= 0: no step limit
+  double seconds = 0;  // wall-clock per benchmark; <= 0: no time limit
+  bool limited() const { return steps > 0 || seconds > 0; }
+};
+
+struct AgentOptions {
+  uint64_t seed = 0;
+  // The environment the agent searches in. actions: pass names (empty = every
+  // pass of the registry); traj_limit is ignored (searches pick their own
+  // lengths); observation_spaces is kept minimal by default.
+  EnvOptions env;
+  // Must outlive the agent.
+  const PassRegistry* registry = &PassRegistry::Builtin();
+  // Shared across benchmarks and forks; made on first use when null.
+  std::shared_ptr<StepCache> cache;
+
+  // Random search: episode length L. Evolutionary search: individual length.
+  int trajectory_length = 10;
+  // Greedy: moves that do not lower the op count (taken only when no pass
+  // lowers it, never to an already visited module) allowed in a row.
+  int greedy_non_improving_moves = 2;
+  // Beam search.
+  int beam_width = 4;
+  int beam_depth = 12;
+  // Evolutionary search.
+  int population = 16;
+  int tournament = 3;
+  int elite = 2;
+  double crossover_rate = 0.7;
+  double mutation_rate = -1;  // per gene; < 0: 1 / trajectory_length
+};
+
+struct SearchResult {
+  std::string agent;
+  std::string benchmark;            // the spec searched
+  std::vector<std::string> passes;  // the sequence reaching `op_count`
+  int64_t initial_op_count = 0;     // I
+  int64_t op_count = 0;             // R
+  int64_t steps = 0;                // Environment::Step calls made
+  int64_t cache_hits = 0;           // of those, answered by the step cache
+  int64_t pass_errors = 0;          // steps whose pass failed (state unchanged)
+  bool budget_exhausted = false;    // stopped by the budget, not by itself
+  double seconds = 0;
+  // An environment at the result state: module(), record(), Validate(),
+  // BaselineOpCount().
+  std::shared_ptr<Environment> env;
+};
+
+// What a search sees while it runs: the environment at the benchmark's
+// initial state (fork it, do not step it), the seeded generator, the budget,
+// and the best state seen so far. Every step goes through Step() so that the
+// budget is charged and the best state is kept.
+class SearchContext {
+ public:
+  SearchContext(Environment& root, const AgentOptions& options, const SearchBudget& budget);
+
+  Environment& root() { return root_; }
+  const AgentOptions& options() const { return options_; }
+  std::mt19937_64& rng() { return rng_; }
+  int num_actions() const { return root_.num_actions(); }
+
+  // True once the budget is used up.
+  bool exhausted();
+  // Steps `env` with `action` and records the state if it is the best so far.
+  // Returns false without stepping when the budget is used up (or the step is
+  // refused, which the search treats the same way).
+  bool Step(Environment& env, int action, StepInfo* info = nullptr);
+
+  int64_t best_op_count() const;
+  // Makes `env` the result whatever its op count (for agents whose answer is
+  // not a minimum, like the default pipeline).
+  void SetResult(std::unique_ptr<Environment> env) { best_ = std::move(env); }
+  // The best environment (null while the initial state is the best).
+  std::unique_ptr<Environment> TakeBest() { return std::move(best_); }
+
+  int64_t steps() const { return steps_; }
+  int64_t cache_hits() const { return cache_hits_; }
+  int64_t pass_errors() const { return pass_errors_; }
+  bool budget_hit() const { return budget_hit_; }
+
+ private:
+  Environment& root_;
+  const AgentOptions& options_;
+  SearchBudget budget_;
+  std::mt19937_64 rng_;
+  std::chrono::steady_clock::time_point start_;
+  std::unique_ptr<Environment> best_;
+  int64_t steps_ = 0, cache_hits_ = 0, pass_errors_ = 0;
+  bool budget_hit_ = false;
+};
+
+class Agent {
+ public:
+  explicit Agent(AgentOptions options);
+  virtual ~Agent() = default;
+  virtual std::string_view name() const = 0;
+  // Whether the search ends on its own (greedy, beam, default) or needs a
+  // budget (random, evolutionary).
+  virtual bool needs_budget() const { return false; }
+
+  // Loads `benchmark` (a spec, see gym/benchmark.h), searches within `budget`
+  // and returns the best pass sequence found. Deterministic given the seed
+  // when the budget is in steps only.
+  virtual absl::StatusOr<SearchResult> Optimize(std::string_view benchmark,
+                                                const SearchBudget& budget);
+
+  const AgentOptions& options() const { return options_; }
+  const std::shared_ptr<StepCache>& cache() const { return options_.cache; }
+
+ protected:
+  // Runs the search from ctx.root(); the context keeps the best state.
+  virtual absl::Status Search(SearchContext& ctx) = 0;
+  // The environment a benchmark is searched in (not yet reset).
+  absl::StatusOr<std::unique_ptr<Environment>> MakeEnvironment() const;
+
+  AgentOptions options_;
+};
+
+// "default" (the xla-cpu-default pipeline as one step), "random", "greedy",
+// "beam", "evo"; InvalidArgument listing them otherwise.
+absl::StatusOr<std::unique_ptr<Agent>> MakeAgent(std::string_view name, AgentOptions options = {});
+std::vector<std::string> AgentNames();
+
+}  // namespace hlogym
+
+#endif  // HLOGYM_AGENTS_AGENT_H_

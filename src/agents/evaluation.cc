@@ -1,0 +1,551 @@
+#include "agents/evaluation.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <map>
+#include <mutex>
+#include <system_error>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "analysis/verifier.h"
+#include "gym/benchmark.h"
+#include "nlohmann/json.hpp"
+#include "text/file_io.h"
+#include "text/printer.h"
+
+namespace hlogym {
+namespace fs = std::filesystem;
+
+// ---------------------------------------------------------------------------
+// The metric.
+
+namespace {
+
+// geomean of ratios clamped at kClampedRatio from below (for ratios <= 0).
+double ClampedRatio(double ratio) { return ratio <= 0 ? kClampedRatio : ratio; }
+
+}  // namespace
+
+MetricSummary ComputeMetric(const std::vector<MetricInput>& inputs) {
+  MetricSummary m;
+  m.benchmarks = static_cast<int>(inputs.size());
+  double log_sum = 0, x_log_sum = 0;
+  bool have_best = false;
+  for (const MetricInput& in : inputs) {
+    if (in.R <= in.D) ++m.r_le_d;
+    if (in.R < in.D) ++m.r_lt_d;
+    double ratio = std::numeric_limits<double>::quiet_NaN();
+    if (in.D < in.I) {
+      ratio = static_cast<double>(in.I - in.R) / static_cast<double>(in.I - in.D);
+      ++m.counted;
+      if (ratio <= 0) m.flagged.push_back(in.name);
+      log_sum += std::log(ClampedRatio(ratio));
+      if (!have_best || ratio > m.best_ratio) m.best = in.name, m.best_ratio = ratio;
+      if (!have_best || ratio < m.worst_ratio) m.worst = in.name, m.worst_ratio = ratio;
+      have_best = true;
+    } else {
+      m.apart.push_back({in.name, in.R < in.I, in.D > in.I});
+    }
+    m.ratios.push_back(ratio);
+    if (in.X) {
+      ++m.with_x;
+      if (in.R <= *in.X) ++m.r_le_x;
+      if (*in.X < in.I) {
+        ++m.x_counted;
+        x_log_sum += std::log(ClampedRatio(static_cast<double>(in.I - in.R) /
+                                           static_cast<double>(in.I - *in.X)));
+      }
+    }
+  }
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  m.geomean_ratio = m.counted > 0 ? std::exp(log_sum / m.counted) : nan;
+  m.gain = m.counted > 0 ? m.geomean_ratio - 1 : nan;
+  m.gain_over_x = m.x_counted > 0 ? std::exp(x_log_sum / m.x_counted) - 1 : nan;
+  m.share_r_le_d = m.benchmarks > 0 ? static_cast<double>(m.r_le_d) / m.benchmarks : 0;
+  return m;
+}
+
+// ---------------------------------------------------------------------------
+// Suites and the manifest.
+
+namespace {
+
+struct ManifestEntry {
+  std::string path;  // absolute, lexically normal
+  std::optional<int64_t> X;
+};
+
+struct ManifestIndex {
+  std::map<std::string, ManifestEntry> by_name;
+  std::map<std::string, std::string> name_by_path;
+};
+
+std::string NormalPath(const fs::path& p) {
+  std::error_code ec;
+  fs::path canonical = fs::weakly_canonical(p, ec);
+  return (ec ? p.lexically_normal() : canonical).string();
+}
+
+const ManifestIndex& Manifest() {
+  static std::once_flag once;
+  static ManifestIndex* index = new ManifestIndex();
+  std::call_once(once, [] {
+    const fs::path dir = fs::path(DataRoot()) / "datasets/corpus";
+    std::ifstream in(dir / "manifest.json");
+    if (!in) return;
+    try {
+      nlohmann::json j = nlohmann::json::parse(in);
+      if (!j.contains("modules") || !j["modules"].is_object()) return;
+      for (auto it = j["modules"].begin(); it != j["modules"].end(); ++it) {
+        ManifestEntry entry;
+        const nlohmann::json& e = it.value();
+        if (e.contains("path") && e["path"].is_string()) {
+          entry.path = NormalPath(dir / e["path"].get<std::string>());
+          index->name_by_path[entry.path] = it.key();
+        }
+        if (e.contains("X") && e["X"].is_number_integer()) entry.X = e["X"].get<int64_t>();
+        index->by_name[it.key()] = std::move(entry);
+      }
+    } catch (const std::exception&) {
+      // An unreadable manifest gives no X (the gym reports it when loading).
+    }
+  });
+  return *index;
+}
+
+std::string StripCorpusPrefix(std::string spec) {
+  if (spec.rfind("benchmark://", 0) == 0) spec = spec.substr(12);
+  if (spec.rfind("corpus/", 0) == 0) spec = spec.substr(7);
+  return spec;
+}
+
+const std::string* ManifestName(const std::string& spec, const std::string& path) {
+  const ManifestIndex& index = Manifest();
+  if (!path.empty()) {
+    auto it = index.name_by_path.find(NormalPath(path));
+    if (it != index.name_by_path.end()) return &it->second;
+  }
+  auto it = index.by_name.find(StripCorpusPrefix(spec));
+  return it != index.by_name.end() ? &it->first : nullptr;
+}
+
+bool IsCorpusSuiteName(const std::string& value) {
+  return value == "gpt2" || value == "diverse" || value == "all";
+}
+
+}  // namespace
+
+std::optional<int64_t> ManifestX(const std::string& spec, const std::string& path) {
+  const std::string* name = ManifestName(spec, path);
+  if (name == nullptr) return std::nullopt;
+  return Manifest().by_name.at(*name).X;
+}
+
+std::string BenchmarkDisplayName(const std::string& spec, const std::string& path) {
+  if (const std::string* name = ManifestName(spec, path)) return *name;
+  std::string base = fs::path(path.empty() ? spec : path).filename().string();
+  for (const char* ext : {".zst", ".gz", ".hlo", ".txt"}) {
+    const std::string e(ext);
+    if (base.size() > e.size() && base.compare(base.size() - e.size(), e.size(), e) == 0) {
+      base.resize(base.size() - e.size());
+    }
+  }
+  return base;
+}
+
+absl::StatusOr<std::vector<std::string>> ResolveSuite(const std::vector<std::string>& suite,
+                                                      const std::string& split) {
+  std::vector<std::string> values = suite.empty() ? std::vector<std::string>{"default"} : suite;
+  const fs::path root(DataRoot());
+  const bool have_corpus = !CorpusBenchmarkNames().empty();
+  std::vector<std::string> specs;
+  for (const std::string& value : values) {
+    std::vector<std::string> locs;
+    std::error_code ec;
+    const bool is_path = fs::exists(value, ec) || fs::exists(root / value, ec);
+    if (value == "smoke" && !is_path) {
+      locs = {(root / "datasets/smoke/default_suite.txt").string()};
+    } else if (value == "default" && !is_path) {
+      fs::path corpus_suite = root / "datasets/corpus/default_suite.txt";
+      locs = {fs::exists(corpus_suite, ec) ? corpus_suite.string()
+                                           : (root / "datasets/smoke/default_suite.txt").string()};
+    } else if (!is_path && have_corpus &&
+               (value == "all" || !CorpusBenchmarkNames(value).empty())) {
+      std::vector<std::string> names = CorpusBenchmarkNames(value == "all" ? "" : value, split);
+      if (names.empty()) {
+        return absl::NotFoundError(absl::StrCat("corpus suite '", value, "' has no module in split '",
+                                                split, "'"));
+      }
+      for (const std::string& name : names) specs.push_back("corpus/" + name);
+      continue;
+    } else if (!is_path && IsCorpusSuiteName(value)) {
+      return absl::NotFoundError(absl::StrCat(
+          "suite '", value, "' is a corpus suite, but there is no corpus manifest (",
+          (root / "datasets/corpus/manifest.json").string(),
+          "); use --suite smoke, a folder, HLO files or a .txt suite"));
+    } else {
+      locs = {value};
+    }
+    absl::StatusOr<std::vector<std::string>> expanded = ExpandBenchmarkLocs(locs);
+    if (!expanded.ok()) return expanded.status();
+    specs.insert(specs.end(), expanded->begin(), expanded->end());
+  }
+  if (specs.empty()) return absl::InvalidArgumentError("the suite is empty");
+  return specs;
+}
+
+// ---------------------------------------------------------------------------
+// Running.
+
+namespace {
+
+double SecondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+absl::Status WriteResult(const std::string& dir, const BenchmarkRow& row, const Environment& env) {
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) return absl::InternalError(absl::StrCat("cannot create ", dir, ": ", ec.message()));
+  const std::string base = (fs::path(dir) / row.name).string();
+  absl::Status written = WriteTextFileAtomically(base + ".hlo", PrintModule(env.module()));
+  if (!written.ok()) return written;
+  return WriteTextFileAtomically(base + ".record.json", env.record().ToJson() + "\n");
+}
+
+EquivalenceChecker MakeChecker(const EquivalenceOptions& options) {
+  return [options](const Module& original, const Module& optimized) -> absl::StatusOr<bool> {
+    absl::StatusOr<EquivalenceResult> result = CheckEquivalent(original, optimized, options);
+    if (!result.ok()) return result.status();
+    if (!result->equivalent) return absl::InternalError(result->message);
+    return true;
+  };
+}
+
+std::string DescribeCheck(const std::optional<EquivalenceOptions>& options) {
+  EquivalenceOptions o = options.value_or(EquivalenceOptions{});
+  return absl::StrFormat("%d trial(s), seed %d, rtol %g, atol %g (bf16/f16: %g/%g, scaled)",
+                         options ? o.trials : 1, o.seed, o.rtol, o.atol, o.low_precision_rtol,
+                         o.low_precision_atol);
+}
+
+// Puts the gym's default checker back when an evaluation installed its own.
+struct CheckerScope {
+  explicit CheckerScope(const std::optional<EquivalenceOptions>& options) : active(options) {
+    if (active) SetEquivalenceChecker(MakeChecker(*options));
+  }
+  ~CheckerScope() {
+    if (active) SetEquivalenceChecker(DefaultEquivalenceChecker());
+  }
+  bool active;
+};
+
+// Replays `env`'s record without the cache and checks the replayed module
+// (verifier, the gym's equivalence checker against the initial module). On
+// success the row takes the replay's op count as R and keeps the search's in
+// search_R.
+absl::StatusOr<std::unique_ptr<Environment>> ReplayAndCheck(const Environment& env,
+                                                             const EquivalenceChecker& checker,
+                                                             BenchmarkRow& row) {
+  EnvOptions options = env.options();
+  options.use_cache = false;
+  options.actions = env.actions();
+  absl::StatusOr<std::unique_ptr<Environment>> fresh = Environment::Create(options, env.registry());
+  if (!fresh.ok()) return fresh.status();
+  absl::Status replayed = (*fresh)->Replay(env.record());
+  if (!replayed.ok()) return replayed;
+  const Environment& replay = **fresh;
+  std::vector<std::string> errors;
+  absl::Status verified = VerifyModule(replay.module());
+  if (!verified.ok()) errors.push_back(absl::StrCat("verifier: ", verified.message()));
+  std::string equivalence = "not available: equivalence checking is disabled";
+  if (checker) {
+    absl::StatusOr<bool> same = checker(env.initial_module(), replay.module());
+    if (same.ok() && *same) {
+      equivalence = "equivalent";
+    } else if (!same.ok() && same.status().code() != absl::StatusCode::kInternal) {
+      equivalence = absl::StrCat("undecided: ", same.status().message());
+    } else {
+      equivalence = same.ok() ? "not equivalent"
+                              : absl::StrCat("not equivalent: ", same.status().message());
+      errors.push_back(absl::StrCat("equivalence: ", equivalence));
+    }
+  }
+  if (!errors.empty()) {
+    row.validation_errors.insert(row.validation_errors.end(), errors.begin(), errors.end());
+    return absl::InternalError(absl::StrJoin(errors, "; "));
+  }
+  row.search_R = row.R;
+  row.R = replay.op_count();
+  row.equivalence = equivalence;
+  row.valid = true;
+  return std::move(*fresh);
+}
+
+}  // namespace
+
+absl::StatusOr<EvalReport> EvaluateSuite(const std::vector<std::string>& specs,
+                                         const EvalOptions& options) {
+  const auto start = std::chrono::steady_clock::now();
+  AgentOptions agent_options = options.agent_options;
+  agent_options.env.baseline = "xla-cpu-default";  // D is always the default pipeline
+  absl::StatusOr<std::unique_ptr<Agent>> agent = MakeAgent(options.agent, agent_options);
+  if (!agent.ok()) return agent.status();
+  if ((*agent)->needs_budget() && !options.budget.limited()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "the ", options.agent, " search needs a budget (steps or seconds)"));
+  }
+
+  CheckerScope scope(options.equivalence);
+  const EquivalenceChecker checker = options.equivalence ? MakeChecker(*options.equivalence)
+                                                         : DefaultEquivalenceChecker();
+  EvalReport report;
+  report.equivalence_check = DescribeCheck(options.equivalence);
+  report.agent = std::string((*agent)->name());
+  report.budget = options.budget;
+  report.seed = agent_options.seed;
+  std::vector<MetricInput> metric_inputs;
+  int index = 0;
+  for (const std::string& spec : specs) {
+    BenchmarkRow row;
+    row.spec = spec;
+    absl::StatusOr<std::string> path = ResolveBenchmarkPath(spec);
+    row.name = BenchmarkDisplayName(spec, path.ok() ? *path : "");
+    absl::StatusOr<SearchResult> result = (*agent)->Optimize(spec, options.budget);
+    if (!result.ok()) {
+      row.error = std::string(result.status().message());
+    } else {
+      row.I = result->initial_op_count;
+      row.R = result->op_count;
+      row.passes = result->passes;
+      row.steps = result->steps;
+      row.cache_hits = result->cache_hits;
+      row.budget_exhausted = result->budget_exhausted;
+      row.seconds = result->seconds;
+      report.search_seconds += result->seconds;
+      row.X = ManifestX(spec, result->env->benchmark().path);
+      absl::StatusOr<int64_t> d = result->env->BaselineOpCount();
+      if (!d.ok()) {
+        row.error = absl::StrCat("D: ", d.status().message());
+      } else {
+        row.D = *d;
+      }
+      const Environment* final_env = result->env.get();
+      std::unique_ptr<Environment> replayed;
+      if (options.validate) {
+        const auto validate_start = std::chrono::steady_clock::now();
+        ValidationResult v = result->env->Validate();
+        row.equivalence = v.equivalence;
+        row.valid = v.ok;
+        row.validation_errors = v.errors;
+        if (!v.ok && v.replay_ok && (!v.op_count_ok || !v.fingerprint_ok)) {
+          // The state does not replay to itself: judge the replay instead.
+          absl::StatusOr<std::unique_ptr<Environment>> replay = ReplayAndCheck(*result->env, checker, row);
+          if (replay.ok()) {
+            replayed = std::move(*replay);
+            final_env = replayed.get();
+          }
+        }
+        row.validate_seconds = SecondsSince(validate_start);
+        if (!row.valid && row.error.empty()) {
+          row.error = absl::StrCat("validation failed: ", absl::StrJoin(row.validation_errors, "; "));
+        }
+      } else {
+        row.valid = true;
+      }
+      if (row.error.empty() && !options.output_dir.empty()) {
+        absl::Status written = WriteResult(options.output_dir, row, *final_env);
+        if (!written.ok()) row.error = std::string(written.message());
+      }
+    }
+    if (row.error.empty()) {
+      metric_inputs.push_back({row.name, row.I, row.D, row.R, row.X});
+    } else {
+      ++report.failed;
+    }
+    report.rows.push_back(std::move(row));
+    if (options.progress) {
+      options.progress(index, static_cast<int>(specs.size()), report.rows.back());
+    }
+    ++index;
+  }
+  report.metric = ComputeMetric(metric_inputs);
+  report.total_seconds = SecondsSince(start);
+  return report;
+}
+
+// ---------------------------------------------------------------------------
+// Printing.
+
+namespace {
+
+std::string BudgetText(const SearchBudget& budget) {
+  std::vector<std::string> parts;
+  if (budget.steps > 0) parts.push_back(absl::StrCat(budget.steps, " steps"));
+  if (budget.seconds > 0) parts.push_back(absl::StrFormat("%gs", budget.seconds));
+  return parts.empty() ? "none" : absl::StrJoin(parts, " or ");
+}
+
+std::string Percent(double x) {
+  if (std::isnan(x)) return "n/a";
+  return absl::StrFormat("%+.2f%%", 100 * x);
+}
+
+std::string ShortEquivalence(const std::string& e) {
+  if (e == "equivalent") return "equiv";
+  if (e.rfind("undecided", 0) == 0) return "undecided";
+  if (e.rfind("not equivalent", 0) == 0) return "NOT-EQUIV";
+  if (e.rfind("not available", 0) == 0) return "n/a";
+  return e;
+}
+
+}  // namespace
+
+std::string FormatReport(const EvalReport& report, bool show_passes) {
+  std::string out;
+  absl::StrAppend(&out, "agent: ", report.agent, "   budget: ", BudgetText(report.budget),
+                  "   seed: ", report.seed, "\n");
+  size_t width = 9;
+  for (const BenchmarkRow& row : report.rows) width = std::max(width, row.name.size());
+  const int w = static_cast<int>(width);
+  absl::StrAppend(&out, absl::StrFormat("%-*s %7s %7s %7s %7s %11s %4s %6s %8s  %s\n", w,
+                                        "benchmark", "I", "D", "R", "X", "(I-R)/(I-D)", "R<=D",
+                                        "steps", "time(s)", "check"));
+  size_t metric_index = 0;
+  for (const BenchmarkRow& row : report.rows) {
+    if (!row.error.empty()) {
+      absl::StrAppend(&out, absl::StrFormat("%-*s FAILED: %s\n", w, row.name, row.error));
+      continue;
+    }
+    const double ratio = metric_index < report.metric.ratios.size()
+                             ? report.metric.ratios[metric_index++]
+                             : std::numeric_limits<double>::quiet_NaN();
+    std::string ratio_text = std::isnan(ratio) ? "apart" : absl::StrFormat("%.4f", ratio);
+    if (!std::isnan(ratio) && ratio <= 0) ratio_text += "!";
+    absl::StrAppend(
+        &out, absl::StrFormat("%-*s %7d %7d %7s %7s %11s %4s %6d %8.2f  %s\n", w, row.name, row.I,
+                              row.D, absl::StrCat(row.search_R ? "*" : "", row.R), row.X ? absl::StrCat(*row.X) : "-", ratio_text,
+                              row.R <= row.D ? "yes" : "no", row.steps,
+                              row.seconds + row.validate_seconds,
+                              ShortEquivalence(row.equivalence)));
+    if (show_passes) {
+      absl::StrAppend(&out, "    passes: ",
+                      row.passes.empty() ? "(none)" : absl::StrJoin(row.passes, ","), "\n");
+    }
+  }
+  const MetricSummary& m = report.metric;
+  absl::StrAppend(&out, "\n");
+  absl::StrAppend(&out, "gain over xla-cpu-default: ", Percent(m.gain),
+                  "   (geomean((I-R)/(I-D)) - 1 over ", m.counted, " of ", m.benchmarks,
+                  " benchmarks with D < I)\n");
+  absl::StrAppend(&out, "flagged (ratio <= 0, counted as 0.01): ",
+                  m.flagged.empty() ? "none" : absl::StrJoin(m.flagged, ", "), "\n");
+  std::vector<std::string> apart;
+  for (const auto& a : m.apart) {
+    apart.push_back(absl::StrCat(a.name, a.d_above_i ? " (D > I)" : "",
+                                 a.r_below_i ? " R < I: yes" : " R < I: no"));
+  }
+  absl::StrAppend(&out, "D >= I (listed apart): ", apart.empty() ? "none" : absl::StrJoin(apart, "; "),
+                  "\n");
+  absl::StrAppend(&out, absl::StrFormat("R <= D: %d/%d (%.1f%%)   R < D: %d\n", m.r_le_d,
+                                        m.benchmarks, 100 * m.share_r_le_d, m.r_lt_d));
+  if (m.counted > 0) {
+    absl::StrAppend(&out, absl::StrFormat("best: %s (%.4f)   worst: %s (%.4f)\n", m.best,
+                                          m.best_ratio, m.worst, m.worst_ratio));
+  }
+  if (m.with_x > 0) {
+    absl::StrAppend(&out, absl::StrFormat("vs real XLA (X known for %d): R <= X for %d; gain over "
+                                          "X by the same metric: %s\n",
+                                          m.with_x, m.r_le_x, Percent(m.gain_over_x)));
+  } else {
+    absl::StrAppend(&out, "vs real XLA: X unknown for these benchmarks\n");
+  }
+  std::vector<std::string> not_replaying;
+  for (const BenchmarkRow& row : report.rows) {
+    if (row.error.empty() && row.search_R) {
+      not_replaying.push_back(absl::StrCat(row.name, " (search ", *row.search_R, ", replay ", row.R, ")"));
+    }
+  }
+  if (!not_replaying.empty()) {
+    absl::StrAppend(&out, "* the search's state did not replay to itself without the cache (a pass "
+                    "depends on more than the module); R is the checked replay: ",
+                    absl::StrJoin(not_replaying, "; "), "\n");
+  }
+  absl::StrAppend(&out, "equivalence check: ", report.equivalence_check, "\n");
+  absl::StrAppend(&out, absl::StrFormat("wall time: %.2fs (search %.2fs)   failed: %d\n",
+                                        report.total_seconds, report.search_seconds,
+                                        report.failed));
+  return out;
+}
+
+std::string ReportToJson(const EvalReport& report) {
+  auto number = [](double x) -> nlohmann::json {
+    return std::isnan(x) ? nlohmann::json(nullptr) : nlohmann::json(x);
+  };
+  nlohmann::json j;
+  j["agent"] = report.agent;
+  j["budget"] = {{"steps", report.budget.steps}, {"seconds", report.budget.seconds}};
+  j["seed"] = report.seed;
+  j["equivalence_check"] = report.equivalence_check;
+  nlohmann::json rows = nlohmann::json::array();
+  size_t metric_index = 0;
+  for (const BenchmarkRow& row : report.rows) {
+    nlohmann::json r;
+    r["benchmark"] = row.spec;
+    r["name"] = row.name;
+    if (!row.error.empty()) r["error"] = row.error;
+    r["I"] = row.I;
+    r["D"] = row.D;
+    r["R"] = row.R;
+    r["X"] = row.X ? nlohmann::json(*row.X) : nlohmann::json(nullptr);
+    if (row.error.empty() && metric_index < report.metric.ratios.size()) {
+      r["ratio"] = number(report.metric.ratios[metric_index++]);
+    }
+    r["passes"] = row.passes;
+    r["steps"] = row.steps;
+    r["cache_hits"] = row.cache_hits;
+    r["budget_exhausted"] = row.budget_exhausted;
+    r["seconds"] = row.seconds;
+    r["validate_seconds"] = row.validate_seconds;
+    r["equivalence"] = row.equivalence;
+    r["valid"] = row.valid;
+    if (row.search_R) r["search_R"] = *row.search_R;
+    if (!row.validation_errors.empty()) r["validation_errors"] = row.validation_errors;
+    rows.push_back(std::move(r));
+  }
+  j["benchmarks"] = std::move(rows);
+  const MetricSummary& m = report.metric;
+  nlohmann::json apart = nlohmann::json::array();
+  for (const auto& a : m.apart) {
+    apart.push_back({{"name", a.name}, {"r_below_i", a.r_below_i}, {"d_above_i", a.d_above_i}});
+  }
+  j["summary"] = {{"benchmarks", m.benchmarks},
+                  {"counted", m.counted},
+                  {"gain", number(m.gain)},
+                  {"geomean_ratio", number(m.geomean_ratio)},
+                  {"flagged", m.flagged},
+                  {"apart", apart},
+                  {"r_le_d", m.r_le_d},
+                  {"r_lt_d", m.r_lt_d},
+                  {"share_r_le_d", m.share_r_le_d},
+                  {"best", m.counted ? nlohmann::json(m.best) : nlohmann::json(nullptr)},
+                  {"best_ratio", m.counted ? number(m.best_ratio) : nlohmann::json(nullptr)},
+                  {"worst", m.counted ? nlohmann::json(m.worst) : nlohmann::json(nullptr)},
+                  {"worst_ratio", m.counted ? number(m.worst_ratio) : nlohmann::json(nullptr)},
+                  {"with_x", m.with_x},
+                  {"r_le_x", m.r_le_x},
+                  {"gain_over_x", number(m.gain_over_x)},
+                  {"failed", report.failed},
+                  {"total_seconds", report.total_seconds},
+                  {"search_seconds", report.search_seconds}};
+  return j.dump(1);
+}
+
+}  // namespace hlogym

@@ -1,0 +1,65 @@
+// The set of names taken in a module, cheap to copy: a shared frozen part
+// plus the names added since the last freeze. Module clones share the frozen
+// part, so cloning does not copy every name.
+#ifndef HLOGYM_HLO_NAME_SET_H_
+#define HLOGYM_HLO_NAME_SET_H_
+
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "absl/container/flat_hash_set.h"
+
+namespace hlogym {
+
+class NameSet {
+ public:
+  bool Contains(std::string_view name) const {
+    absl::string_view key(name.data(), name.size());
+    return recent_.contains(key) || (frozen_ != nullptr && frozen_->contains(key));
+  }
+
+  // Adds `name`; false if it was taken already.
+  bool Insert(std::string_view name) {
+    if (Contains(name)) return false;
+    recent_.insert(std::string(name));
+    return true;
+  }
+
+  // Moves the recent names into a new shared frozen set.
+  void Freeze() {
+    if (recent_.empty()) return;
+    frozen_ = Merged();
+    recent_.clear();
+  }
+
+  // A copy for a module clone. Folds the recent names into a new shared
+  // frozen set when they have grown, so copies stay cheap over long chains
+  // of clones (the gym clones on every step).
+  NameSet Copy() const {
+    NameSet copy;
+    if (recent_.size() <= kMaxRecent) {
+      copy.frozen_ = frozen_;
+      copy.recent_ = recent_;
+      return copy;
+    }
+    copy.frozen_ = Merged();
+    return copy;
+  }
+
+ private:
+  std::shared_ptr<const absl::flat_hash_set<std::string>> Merged() const {
+    auto merged = frozen_ != nullptr ? std::make_shared<absl::flat_hash_set<std::string>>(*frozen_)
+                                     : std::make_shared<absl::flat_hash_set<std::string>>();
+    merged->insert(recent_.begin(), recent_.end());
+    return merged;
+  }
+
+  static constexpr size_t kMaxRecent = 256;
+  std::shared_ptr<const absl::flat_hash_set<std::string>> frozen_;
+  absl::flat_hash_set<std::string> recent_;
+};
+
+}  // namespace hlogym
+
+#endif  // HLOGYM_HLO_NAME_SET_H_

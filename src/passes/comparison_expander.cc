@@ -1,0 +1,89 @@
+#include "passes/comparison_expander.h"
+
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+#include "hlo/primitive_type.h"
+#include "passes/builders.h"
+
+namespace hlogym {
+namespace {
+
+std::optional<PrimitiveType> SignedTypeOfWidth(int bits) {
+  switch (bits) {
+    case 8: return PrimitiveType::kS8;
+    case 16: return PrimitiveType::kS16;
+    case 32: return PrimitiveType::kS32;
+    case 64: return PrimitiveType::kS64;
+    default: return std::nullopt;
+  }
+}
+
+bool IsCandidate(const Instruction& instruction) {
+  if (instruction.opcode() != Opcode::kCompare ||
+      instruction.attrs().comparison_type != ComparisonType::kTotalOrder) {
+    return false;
+  }
+  PrimitiveType type = instruction.operand(0)->shape().element_type();
+  return IsFloatingPointType(type) && !IsNarrowFloatType(type) &&
+         SignedTypeOfWidth(BitWidth(type)).has_value();
+}
+
+absl::StatusOr<Instruction*> Expand(Instruction* compare) {
+  Computation* computation = compare->parent();
+  Instruction* lhs = compare->operand(0);
+  Instruction* rhs = compare->operand(1);
+  int bits = BitWidth(lhs->shape().element_type());
+  PrimitiveType int_type = *SignedTypeOfWidth(bits);
+  Shape int_shape = lhs->shape();
+  int_shape.set_element_type(int_type);
+  bool layout = lhs->shape().has_layout();
+  auto splat = [&](Instruction* scalar) -> absl::StatusOr<Instruction*> {
+    if (int_shape.IsScalar()) return scalar;
+    return MakeBroadcast(scalar, int_shape.dimensions(), {});
+  };
+  auto zero = splat(MakeScalarConstant(computation, int_type, 0, layout));
+  if (!zero.ok()) return zero.status();
+  Literal max_literal(Shape::Scalar(int_type));
+  max_literal.SetFromInt64(0, bits == 64 ? std::numeric_limits<int64_t>::max()
+                                         : (int64_t{1} << (bits - 1)) - 1);
+  auto max = splat(MakeConstant(computation, std::move(max_literal), layout));
+  if (!max.ok()) return max.status();
+  auto key = [&](Instruction* operand) -> absl::StatusOr<Instruction*> {
+    auto cast = std::make_unique<Instruction>(Opcode::kBitcastConvert, int_shape, "");
+    cast->AppendOperand(operand);
+    Instruction* bits_value = AddWithLayoutOf(computation, std::move(cast), operand);
+    auto flipped = MakeBinary(Opcode::kXor, *max, bits_value);
+    if (!flipped.ok()) return flipped.status();
+    auto negative = MakeCompare(ComparisonDirection::kLt, bits_value, *zero);
+    if (!negative.ok()) return negative.status();
+    return MakeSelect(*negative, *flipped, bits_value);
+  };
+  auto lhs_key = key(lhs);
+  if (!lhs_key.ok()) return lhs_key.status();
+  auto rhs_key = key(rhs);
+  if (!rhs_key.ok()) return rhs_key.status();
+  return MakeCompare(compare->attrs().comparison_direction, *lhs_key, *rhs_key);
+}
+
+}  // namespace
+
+absl::StatusOr<bool> ComparisonExpander::Run(Module& module) {
+  std::vector<Instruction*> compares;
+  for (const auto& computation : module.computations()) {
+    for (const auto& instruction : computation->instructions()) {
+      if (IsCandidate(*instruction)) compares.push_back(instruction.get());
+    }
+  }
+  for (Instruction* compare : compares) {
+    auto expanded = Expand(compare);
+    if (!expanded.ok()) return expanded.status();
+    (*expanded)->mutable_attrs().raw = compare->attrs().raw;
+    absl::Status status = compare->parent()->ReplaceInstruction(compare, *expanded);
+    if (!status.ok()) return status;
+  }
+  return !compares.empty();
+}
+
+}  // namespace hlogym

@@ -1,0 +1,28 @@
+// comparison-expander: XLA's ComparisonExpander with the CPU pipeline's
+// options.
+//
+// Implements: a floating-point compare with type=TOTALORDER becomes an
+// integer compare of order-preserving keys: each operand is
+// bitcast-converted to the signed integer type of its width, and negative
+// patterns are mapped through xor(INT_MAX, bits) so that integer order is
+// the total order (-NaN < -inf < ... < -0 < +0 < ... < +inf < +NaN); the
+// zero and INT_MAX constants are broadcast to the operand shape when it is
+// not a scalar. Applies in every computation (sort comparators included).
+// Leaves out: the expand-via-upcast pairs for narrow float types (f8/f4),
+// which the CPU pipeline only asks for on types the corpus does not use.
+#ifndef HLOGYM_PASSES_COMPARISON_EXPANDER_H_
+#define HLOGYM_PASSES_COMPARISON_EXPANDER_H_
+
+#include "passes/pass.h"
+
+namespace hlogym {
+
+class ComparisonExpander : public Pass {
+ public:
+  std::string_view name() const override { return "comparison-expander"; }
+  absl::StatusOr<bool> Run(Module& module) override;
+};
+
+}  // namespace hlogym
+
+#endif  // HLOGYM_PASSES_COMPARISON_EXPANDER_H_

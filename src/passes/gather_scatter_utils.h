@@ -1,0 +1,46 @@
+// Helpers shared by gather_simplifier and scatter_simplifier: the reshapes
+// and transposes that bring indices and operands into canonical form.
+#ifndef HLOGYM_PASSES_GATHER_SCATTER_UTILS_H_
+#define HLOGYM_PASSES_GATHER_SCATTER_UTILS_H_
+
+#include <cstdint>
+#include <span>
+#include <utility>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "hlo/instruction.h"
+
+namespace hlogym::gather_scatter {
+
+// transpose(operand, permutation), or operand for the identity.
+absl::StatusOr<Instruction*> MaybeTranspose(Instruction* operand,
+                                            std::span<const int64_t> permutation);
+// A reshape of `operand` to `dims` (always a new instruction).
+absl::StatusOr<Instruction*> ReshapeTo(Instruction* operand, std::vector<int64_t> dims);
+// Reshape inserting size-1 dims at the given result positions (sorted).
+absl::StatusOr<Instruction*> InsertDegenerateDims(Instruction* operand,
+                                                  std::span<const int64_t> positions);
+// Reshape dropping the given size-1 dims.
+absl::StatusOr<Instruction*> ElideDegenerateDims(Instruction* operand,
+                                                 std::span<const int64_t> dims);
+// Reshape merging the first n dims into one.
+absl::StatusOr<Instruction*> CollapseFirstNDims(Instruction* operand, int64_t n);
+// Reshape splitting dim 0 into `dims`.
+absl::StatusOr<Instruction*> ExpandFirstDimIntoNDims(Instruction* operand,
+                                                     std::span<const int64_t> dims);
+// Indices made two-dimensional [batch, index vector] with the index vector
+// last (XLA's TransformStartIndices).
+absl::StatusOr<Instruction*> TransformStartIndices(Instruction* indices,
+                                                   int64_t index_vector_dim);
+// The operand permutation putting `dim_map` dims first (others after, in
+// order), and its inverse.
+std::pair<std::vector<int64_t>, std::vector<int64_t>> OperandStartIndexPermutations(
+    std::span<const int64_t> dim_map, int64_t operand_rank);
+// result[i] = values[permutation[i]].
+std::vector<int64_t> Permute(std::span<const int64_t> values,
+                             std::span<const int64_t> permutation);
+
+}  // namespace hlogym::gather_scatter
+
+#endif  // HLOGYM_PASSES_GATHER_SCATTER_UTILS_H_

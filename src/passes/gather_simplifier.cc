@@ -1,0 +1,145 @@
+#include "passes/gather_simplifier.h"
+
+#include <algorithm>
+#include <vector>
+
+#include "passes/builders.h"
+#include "passes/gather_scatter_utils.h"
+
+namespace hlogym {
+namespace {
+
+using namespace gather_scatter;  // NOLINT
+
+bool IsIota(const std::vector<int64_t>& dims, int64_t start) {
+  for (size_t i = 0; i < dims.size(); ++i) {
+    if (dims[i] != start + static_cast<int64_t>(i)) return false;
+  }
+  return true;
+}
+
+bool IsSimplifiedGather(const Instruction* gather) {
+  const GatherDimensionNumbers& dnums = *gather->attrs().gather_dimension_numbers;
+  return gather->operand(1)->shape().rank() == 2 && dnums.index_vector_dim == 1 &&
+         IsIota(dnums.start_index_map, 0) && dnums.collapsed_slice_dims.empty() &&
+         !dnums.offset_dims.empty() && dnums.offset_dims.front() == 1 &&
+         dnums.offset_dims.back() == static_cast<int64_t>(dnums.offset_dims.size());
+}
+
+bool Matches(const Instruction* hlo) {
+  if (hlo->opcode() != Opcode::kGather || !hlo->attrs().gather_dimension_numbers) return false;
+  if (!hlo->shape().IsArray() || !hlo->shape().is_static()) return false;
+  const GatherDimensionNumbers& dnums = *hlo->attrs().gather_dimension_numbers;
+  if (!dnums.operand_batching_dims.empty() || !dnums.start_indices_batching_dims.empty()) {
+    return false;
+  }
+  if (hlo->operand(0)->shape().rank() == 0) return false;
+  return !IsSimplifiedGather(hlo);
+}
+
+absl::StatusOr<Instruction*> Expand(Instruction* gather) {
+  Computation* computation = gather->parent();
+  const std::vector<int64_t>& slice_sizes_in = gather->attrs().gather_slice_sizes;
+  if (std::find(slice_sizes_in.begin(), slice_sizes_in.end(), 0) != slice_sizes_in.end()) {
+    Instruction* zero =
+        MakeScalarConstant(computation, gather->shape().element_type(), 0,
+                           gather->shape().has_layout());
+    return MakeBroadcast(zero, gather->shape().dimensions(), {});
+  }
+  const GatherDimensionNumbers dnums = *gather->attrs().gather_dimension_numbers;
+  const int64_t operand_rank =
+      static_cast<int64_t>(dnums.collapsed_slice_dims.size() + dnums.offset_dims.size());
+  auto [perm, inverse] = OperandStartIndexPermutations(dnums.start_index_map, operand_rank);
+
+  auto operand = MaybeTranspose(gather->operand(0), perm);
+  if (!operand.ok()) return operand;
+  auto indices = TransformStartIndices(gather->operand(1), dnums.index_vector_dim);
+  if (!indices.ok()) return indices;
+
+  std::vector<int64_t> slice_sizes = Permute(slice_sizes_in, perm);
+  std::vector<int64_t> output_dims = {(*indices)->shape().dimensions(0)};
+  output_dims.insert(output_dims.end(), slice_sizes.begin(), slice_sizes.end());
+  auto canonical = std::make_unique<Instruction>(
+      Opcode::kGather, Shape((*operand)->shape().element_type(), output_dims));
+  canonical->AppendOperand(*operand);
+  canonical->AppendOperand(*indices);
+  GatherDimensionNumbers new_dnums;
+  for (int64_t i = 1; i <= operand_rank; ++i) new_dnums.offset_dims.push_back(i);
+  for (int64_t i = 0; i < static_cast<int64_t>(dnums.start_index_map.size()); ++i) {
+    new_dnums.start_index_map.push_back(i);
+  }
+  new_dnums.index_vector_dim = 1;
+  canonical->mutable_attrs().gather_dimension_numbers = new_dnums;
+  canonical->mutable_attrs().gather_slice_sizes = slice_sizes;
+  canonical->mutable_attrs().indices_are_sorted = gather->attrs().indices_are_sorted;
+  Instruction* result = AddWithLayoutOf(computation, std::move(canonical), gather);
+
+  // Undo the operand transpose on the slice dimensions.
+  std::vector<int64_t> output_permutation = {0};
+  for (int64_t d : inverse) output_permutation.push_back(d + 1);
+  auto made = MaybeTranspose(result, output_permutation);
+  if (!made.ok()) return made;
+  result = *made;
+
+  if (!dnums.collapsed_slice_dims.empty()) {
+    std::vector<int64_t> collapsed;
+    for (int64_t d : dnums.collapsed_slice_dims) collapsed.push_back(d + 1);
+    made = ElideDegenerateDims(result, collapsed);
+    if (!made.ok()) return made;
+    result = *made;
+  }
+
+  std::vector<int64_t> batch_dims;
+  const std::vector<int64_t>& index_dims = gather->operand(1)->shape().dimensions();
+  for (int64_t i = 0; i < static_cast<int64_t>(index_dims.size()); ++i) {
+    if (i != dnums.index_vector_dim) batch_dims.push_back(index_dims[i]);
+  }
+  if (batch_dims.size() > 1) {
+    made = ExpandFirstDimIntoNDims(result, batch_dims);
+  } else if (batch_dims.empty()) {
+    const int64_t first[] = {0};
+    made = ElideDegenerateDims(result, first);
+  }
+  if (!made.ok()) return made;
+  result = *made;
+
+  // Move the offset dimensions where the original gather had them.
+  const int64_t output_rank = static_cast<int64_t>(batch_dims.size() + dnums.offset_dims.size());
+  std::vector<int64_t> final_permutation;
+  int64_t next_offset = static_cast<int64_t>(batch_dims.size());
+  int64_t next_batch = 0;
+  for (int64_t i = 0; i < output_rank; ++i) {
+    bool is_offset =
+        std::find(dnums.offset_dims.begin(), dnums.offset_dims.end(), i) != dnums.offset_dims.end();
+    final_permutation.push_back(is_offset ? next_offset++ : next_batch++);
+  }
+  return MaybeTranspose(result, final_permutation);
+}
+
+}  // namespace
+
+absl::StatusOr<bool> GatherSimplifier::Run(Module& module) {
+  std::vector<Instruction*> gathers;
+  for (const auto& computation : module.computations()) {
+    bool any = false;
+    for (const auto& owned : computation->instructions()) {
+      if (Matches(owned.get())) {
+        any = true;
+        break;
+      }
+    }
+    if (!any) continue;
+    for (Instruction* hlo : computation->MakeInstructionPostOrder()) {
+      if (Matches(hlo)) gathers.push_back(hlo);
+    }
+  }
+  for (Instruction* gather : gathers) {
+    auto expanded = Expand(gather);
+    if (!expanded.ok()) return expanded.status();
+    absl::Status status = gather->parent()->ReplaceInstruction(gather, *expanded);
+    if (!status.ok()) return status;
+  }
+  return !gathers.empty();
+}
+
+}  // namespace hlogym

@@ -1,0 +1,344 @@
+#include "passes/while_loop_simplifier.h"
+
+#include <algorithm>
+#include <vector>
+
+#include "absl/container/flat_hash_set.h"
+#include "passes/builders.h"
+#include "passes/pass_utils.h"
+#include "passes/while_loop_analysis.h"
+
+namespace hlogym {
+namespace {
+
+Computation* Condition(const Instruction* while_op) { return while_op->called_computations()[0]; }
+Computation* Body(const Instruction* while_op) { return while_op->called_computations()[1]; }
+
+bool HasControlEdges(const Instruction* instruction) {
+  return !instruction->control_predecessors().empty() ||
+         !instruction->control_successors().empty();
+}
+
+bool ComputationHasControlEdges(const Computation& computation) {
+  for (const auto& instruction : computation.instructions()) {
+    if (HasControlEdges(instruction.get())) return true;
+  }
+  return false;
+}
+
+// Instructions reachable from the root through operands.
+absl::flat_hash_set<const Instruction*> ReachableFromRoot(const Computation& computation) {
+  absl::flat_hash_set<const Instruction*> live = {computation.root_instruction()};
+  std::vector<const Instruction*> worklist = {computation.root_instruction()};
+  while (!worklist.empty()) {
+    const Instruction* instruction = worklist.back();
+    worklist.pop_back();
+    for (const Instruction* operand : instruction->operands()) {
+      if (live.insert(operand).second) worklist.push_back(operand);
+    }
+  }
+  return live;
+}
+
+// Removes instructions (not parameters) that do not reach the root. Only for
+// computations without side effects or control edges.
+absl::Status RemoveUnreachable(Computation& computation) {
+  absl::flat_hash_set<const Instruction*> live = ReachableFromRoot(computation);
+  std::vector<Instruction*> order = computation.MakeInstructionPostOrder();
+  for (auto it = order.rbegin(); it != order.rend(); ++it) {
+    Instruction* instruction = *it;
+    if (live.contains(instruction) || instruction->opcode() == Opcode::kParameter) continue;
+    absl::Status status = computation.RemoveInstruction(instruction);
+    if (!status.ok()) return status;
+  }
+  return absl::OkStatus();
+}
+
+// The loop-state element indices read by live instructions of `computation`
+// through get-tuple-element of its parameter; nullopt when the parameter has
+// a live non-get-tuple-element user.
+std::optional<std::vector<int64_t>> LiveParamIndices(
+    const Computation& computation, const absl::flat_hash_set<const Instruction*>& live) {
+  std::vector<int64_t> indices;
+  const Instruction* param = computation.parameter_instruction(0);
+  for (const Instruction* user : param->users()) {
+    if (!live.contains(user)) continue;
+    if (user->opcode() != Opcode::kGetTupleElement) return std::nullopt;
+    indices.push_back(user->attrs().tuple_index);
+  }
+  if (param->IsRoot()) return std::nullopt;
+  return indices;
+}
+
+bool LoopHasSideEffect(const Instruction* while_op) {
+  return ComputationHasSideEffect(*Condition(while_op)) ||
+         ComputationHasSideEffect(*Body(while_op));
+}
+
+// Replaces uses of loop-invariant elements whose init is a constant by the
+// constant, in the body, the condition and the loop's users.
+absl::StatusOr<bool> PropagateConstantElements(Module& module, Instruction* while_op) {
+  const Instruction* init = while_op->operand(0);
+  Computation* body = Body(while_op);
+  Computation* condition = Condition(while_op);
+  if (init->opcode() != Opcode::kTuple || body == condition ||
+      CountCallers(module, body) != 1 || CountCallers(module, condition) != 1) {
+    return false;
+  }
+  bool changed = false;
+  for (Instruction* gte : GetInvariantGtesForWhileBody(*body)) {
+    int64_t index = gte->attrs().tuple_index;
+    Instruction* constant = init->operand(index);
+    if (constant->opcode() != Opcode::kConstant) continue;
+    auto copy_into = [&](Computation* computation) {
+      return computation->AddInstruction(
+          constant->CloneWithNewOperands({}, module.UniqueName(constant->name())));
+    };
+    // Body: every use but the root's pass-through.
+    std::vector<Instruction*> users;
+    for (Instruction* user : gte->users()) {
+      if (!user->IsRoot() || user->operand_count() == 0) users.push_back(user);
+      else {
+        for (int64_t i = 0; i < user->operand_count(); ++i) {
+          if (user->operand(i) == gte && i != index) {
+            users.push_back(user);
+            break;
+          }
+        }
+      }
+    }
+    if (!users.empty()) {
+      Instruction* copy = copy_into(body);
+      for (Instruction* user : users) {
+        for (int64_t i = 0; i < user->operand_count(); ++i) {
+          if (user->operand(i) == gte && !(user->IsRoot() && i == index)) {
+            user->ReplaceOperandWith(i, copy);
+          }
+        }
+      }
+      changed = true;
+    }
+    // Condition: every use.
+    std::vector<Instruction*> cond_gtes;
+    for (Instruction* user : condition->parameter_instruction(0)->users()) {
+      if (user->opcode() == Opcode::kGetTupleElement && user->attrs().tuple_index == index &&
+          user->user_count() > 0) {
+        cond_gtes.push_back(user);
+      }
+    }
+    for (Instruction* cond_gte : cond_gtes) {
+      Instruction* copy = copy_into(condition);
+      absl::Status status = cond_gte->ReplaceAllUsesWith(copy);
+      if (!status.ok()) return status;
+      changed = true;
+    }
+    // The loop's result.
+    std::vector<Instruction*> outside;
+    for (Instruction* user : while_op->users()) {
+      if (user->opcode() == Opcode::kGetTupleElement && user->attrs().tuple_index == index &&
+          user->control_successors().empty() && user->control_predecessors().empty()) {
+        outside.push_back(user);
+      }
+    }
+    for (Instruction* user : outside) {
+      absl::Status status = user->ReplaceAllUsesWith(constant);
+      if (!status.ok()) return status;
+      if (!user->IsRoot()) {
+        status = user->parent()->RemoveInstruction(user);
+        if (!status.ok()) return status;
+      }
+      changed = true;
+    }
+  }
+  return changed;
+}
+
+// Trip count 0 or 1, or no users: the loop goes. True when removed.
+absl::StatusOr<bool> TryRemoveWhileLoop(Instruction* while_op) {
+  if (HasControlEdges(while_op) || LoopHasSideEffect(while_op)) return false;
+  Computation* parent = while_op->parent();
+  if (while_op->user_count() == 0 && !while_op->IsRoot()) {
+    absl::Status status = parent->RemoveInstructionAndUnusedOperands(while_op);
+    if (!status.ok()) return status;
+    return true;
+  }
+  std::optional<int64_t> trip_count = ComputeWhileLoopTripCount(while_op);
+  if (!trip_count || *trip_count > 1) return false;
+  Instruction* replacement = while_op->operand(0);
+  if (*trip_count == 1) {
+    auto root = InlineComputation(parent, *Body(while_op), {while_op->operand(0)});
+    if (!root.ok()) return root.status();
+    replacement = *root;
+  }
+  absl::Status status = parent->ReplaceInstruction(while_op, replacement);
+  if (!status.ok()) return status;
+  return true;
+}
+
+// Removes loop-state elements nothing needs. True when the loop changed.
+absl::StatusOr<bool> TryRemoveDeadElements(Module& module, Instruction* while_op) {
+  Computation* parent = while_op->parent();
+  Computation* body = Body(while_op);
+  Computation* condition = Condition(while_op);
+  const Shape& shape = while_op->shape();
+  if (!shape.IsTuple() || HasControlEdges(while_op) || while_op->IsRoot() || body == condition ||
+      body->num_parameters() != 1 || condition->num_parameters() != 1 ||
+      body->root_instruction()->opcode() != Opcode::kTuple || LoopHasSideEffect(while_op) ||
+      ComputationHasControlEdges(*body) || ComputationHasControlEdges(*condition)) {
+    return false;
+  }
+  const int64_t n = shape.tuple_shapes_size();
+  std::vector<bool> used(n, false);
+  for (const Instruction* user : while_op->users()) {
+    if (user->opcode() != Opcode::kGetTupleElement) return false;
+    used[user->attrs().tuple_index] = true;
+  }
+  auto cond_indices = LiveParamIndices(*condition, ReachableFromRoot(*condition));
+  if (!cond_indices) return false;
+  for (int64_t i : *cond_indices) used[i] = true;
+  // deps[j]: the elements the body's root operand j reads.
+  const Instruction* root = body->root_instruction();
+  const Instruction* body_param = body->parameter_instruction(0);
+  std::vector<std::vector<int64_t>> deps(n);
+  for (int64_t j = 0; j < n; ++j) {
+    absl::flat_hash_set<const Instruction*> seen = {root->operand(j)};
+    std::vector<const Instruction*> worklist = {root->operand(j)};
+    while (!worklist.empty()) {
+      const Instruction* instruction = worklist.back();
+      worklist.pop_back();
+      if (instruction == body_param) return false;  // the whole state is read
+      if (instruction->opcode() == Opcode::kGetTupleElement &&
+          instruction->operand(0) == body_param) {
+        deps[j].push_back(instruction->attrs().tuple_index);
+        continue;
+      }
+      for (const Instruction* operand : instruction->operands()) {
+        if (seen.insert(operand).second) worklist.push_back(operand);
+      }
+    }
+  }
+  std::vector<int64_t> worklist;
+  for (int64_t i = 0; i < n; ++i) {
+    if (used[i]) worklist.push_back(i);
+  }
+  while (!worklist.empty()) {
+    int64_t j = worklist.back();
+    worklist.pop_back();
+    for (int64_t i : deps[j]) {
+      if (!used[i]) {
+        used[i] = true;
+        worklist.push_back(i);
+      }
+    }
+  }
+  std::vector<int64_t> live;
+  std::vector<int64_t> new_index(n, -1);
+  for (int64_t i = 0; i < n; ++i) {
+    if (used[i]) {
+      new_index[i] = static_cast<int64_t>(live.size());
+      live.push_back(i);
+    }
+  }
+  if (static_cast<int64_t>(live.size()) == n || live.empty()) return false;
+
+  std::vector<Shape> element_shapes;
+  for (int64_t i : live) element_shapes.push_back(shape.tuple_shapes(i));
+  Shape new_shape = Shape::Tuple(element_shapes);
+  if (shape.has_layout()) new_shape.set_layout(*shape.layout());
+
+  // Body and condition: edit copies when someone else calls them.
+  bool cloned = false;
+  if (CountCallers(module, body) > 1) {
+    body = CloneComputation(module, *body);
+    while_op->mutable_called_computations()[1] = body;
+    cloned = true;
+  }
+  if (CountCallers(module, condition) > 1) {
+    condition = CloneComputation(module, *condition);
+    while_op->mutable_called_computations()[0] = condition;
+    cloned = true;
+  }
+  Instruction* old_root = body->root_instruction();
+  std::vector<Instruction*> root_operands;
+  for (int64_t i : live) root_operands.push_back(old_root->operand(i));
+  Instruction* new_root = MakeTuple(body, root_operands);
+  new_root->set_shape(new_shape);
+  body->set_root_instruction(new_root);
+  for (Computation* computation : {body, condition}) {
+    absl::Status status = RemoveUnreachable(*computation);
+    if (!status.ok()) return status;
+    Instruction* param = computation->parameter_instruction(0);
+    param->set_shape(new_shape);
+    for (Instruction* user : param->users()) {
+      int64_t index = user->attrs().tuple_index;
+      if (user->opcode() != Opcode::kGetTupleElement || new_index[index] < 0) {
+        return absl::InternalError("simplify-while-loops: dead element still read in " +
+                                   computation->name());
+      }
+      user->mutable_attrs().tuple_index = new_index[index];
+    }
+  }
+
+  // The narrower loop.
+  Instruction* init = while_op->operand(0);
+  std::vector<Instruction*> init_elements;
+  for (int64_t i : live) {
+    if (init->opcode() == Opcode::kTuple) {
+      init_elements.push_back(init->operand(i));
+    } else {
+      auto gte = MakeGetTupleElement(init, i);
+      if (!gte.ok()) return gte.status();
+      init_elements.push_back(*gte);
+    }
+  }
+  Instruction* new_init = MakeTuple(parent, init_elements);
+  new_init->set_shape(new_shape);
+  auto replacement = while_op->CloneWithNewOperands({new_init}, module.UniqueName(while_op->name()));
+  replacement->set_shape(new_shape);
+  replacement->mutable_attrs().EraseRaw("backend_config");
+  Instruction* new_while = parent->AddInstruction(std::move(replacement));
+  std::vector<Instruction*> users = while_op->users();
+  for (Instruction* user : users) {
+    user->mutable_attrs().tuple_index = new_index[user->attrs().tuple_index];
+    user->ReplaceOperandWith(0, new_while);
+  }
+  absl::Status status = parent->RemoveInstructionAndUnusedOperands(while_op);
+  if (!status.ok()) return status;
+  if (cloned) module.SortComputationsCalleesFirst();
+  return true;
+}
+
+}  // namespace
+
+absl::StatusOr<bool> WhileLoopSimplifier::Run(Module& module) {
+  std::vector<Instruction*> while_ops;
+  // Callees before callers and operands before users, so that a rewrite
+  // only ever deletes loops already visited.
+  for (const auto& computation : module.computations()) {
+    for (Instruction* instruction : computation->MakeInstructionPostOrder()) {
+      if (instruction->opcode() == Opcode::kWhile &&
+          instruction->called_computations().size() == 2 && instruction->operand_count() == 1) {
+        while_ops.push_back(instruction);
+      }
+    }
+  }
+  if (while_ops.empty()) return false;
+  bool changed = false;
+  for (Instruction* while_op : while_ops) {
+    auto propagated = PropagateConstantElements(module, while_op);
+    if (!propagated.ok()) return propagated.status();
+    changed |= *propagated;
+    auto removed = TryRemoveWhileLoop(while_op);
+    if (!removed.ok()) return removed.status();
+    if (*removed) {
+      changed = true;
+      continue;
+    }
+    auto narrowed = TryRemoveDeadElements(module, while_op);
+    if (!narrowed.ok()) return narrowed.status();
+    changed |= *narrowed;
+  }
+  return changed;
+}
+
+}  // namespace hlogym

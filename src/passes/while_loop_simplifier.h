@@ -1,0 +1,44 @@
+// simplify-while-loops: XLA's WhileLoopSimplifier with the options the CPU
+// pipeline uses (simplify_compare_instrs off).
+//
+// Implements, for every while loop (in module order):
+//  - constant elements: a tuple element the body passes through unchanged
+//    whose initial value (an operand of the init tuple) is a constant is
+//    replaced by a copy of that constant in the body and the condition, and
+//    by the constant itself where the loop's result element is read
+//    (TryPropagateConstant / TryRemoveConstantParams); the element is then
+//    dead and goes with the next rewrite;
+//  - loops with a known trip count of 0 are replaced by their init value,
+//    loops with a trip count of 1 by an inlined copy of the body applied to
+//    the init value (the trip count as XLA's while_loop_analysis finds it:
+//    closed form for `i = c; i < n; i += s` loops, else at most 128 steps of
+//    a constant-started induction variable), never when the loop or what it
+//    calls has a side effect or the loop has control edges;
+//  - a loop with no users and no side effects is removed;
+//  - dead tuple elements (TryRemoveDeadWhileParams): elements that neither
+//    the condition, nor the loop's users (all get-tuple-elements), nor the
+//    live elements of the body's root need, computed to a fixed point, are
+//    removed from the loop state; the loop gets a narrower init tuple, body
+//    and condition (edited in place, or first copied when another
+//    instruction also calls them), and instructions of the body and
+//    condition that no longer reach the root go with them.
+// Leaves out: flattening nested loop-state tuples, merging induction
+// variables, removing repeated tuple indices, the trivial-compare
+// simplification (off on CPU), and loops whose body root is not a tuple or
+// whose parameter is used other than by get-tuple-element.
+#ifndef HLOGYM_PASSES_WHILE_LOOP_SIMPLIFIER_H_
+#define HLOGYM_PASSES_WHILE_LOOP_SIMPLIFIER_H_
+
+#include "passes/pass.h"
+
+namespace hlogym {
+
+class WhileLoopSimplifier : public Pass {
+ public:
+  std::string_view name() const override { return "simplify-while-loops"; }
+  absl::StatusOr<bool> Run(Module& module) override;
+};
+
+}  // namespace hlogym
+
+#endif  // HLOGYM_PASSES_WHILE_LOOP_SIMPLIFIER_H_

@@ -1,0 +1,206 @@
+// Search baselines on a real smoke module: never worse than the start, as
+// good as the best single pass (greedy), deterministic per seed, and every
+// result replays, verifies and stays equivalent to the initial module.
+#include "agents/search.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "agents/evaluation.h"
+#include "gym/benchmark.h"
+
+namespace hlogym {
+namespace {
+
+constexpr char kModule[] = "smoke/mlp_train";
+
+AgentOptions SmallOptions(uint64_t seed = 1) {
+  AgentOptions options;
+  options.seed = seed;
+  options.trajectory_length = 6;
+  options.beam_width = 2;
+  options.beam_depth = 4;
+  options.population = 6;
+  return options;
+}
+
+SearchResult RunSearch(const std::string& algo, uint64_t seed, int64_t steps) {
+  auto agent = MakeAgent(algo, SmallOptions(seed));
+  EXPECT_TRUE(agent.ok()) << agent.status();
+  SearchBudget budget;
+  budget.steps = steps;
+  auto result = (*agent)->Optimize(kModule, budget);
+  EXPECT_TRUE(result.ok()) << result.status();
+  return std::move(*result);
+}
+
+// The lowest op count any single pass reaches from the initial module.
+int64_t BestSinglePass() {
+  auto env = Environment::Create(EnvOptions{});
+  EXPECT_TRUE(env.ok());
+  EXPECT_TRUE((*env)->Reset(kModule).ok());
+  int64_t best = (*env)->op_count();
+  for (int a = 0; a < (*env)->num_actions(); ++a) {
+    auto fork = (*env)->Fork();
+    EXPECT_TRUE(fork->Step(a).ok());
+    best = std::min(best, fork->op_count());
+  }
+  return best;
+}
+
+class SearchAlgoTest : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(SearchAlgoTest, ImprovesOrKeepsDeterministicAndValid) {
+  const std::string algo = GetParam();
+  SearchResult a = RunSearch(algo, 7, 80);
+  EXPECT_EQ(a.agent, algo);
+  EXPECT_GT(a.initial_op_count, 0);
+  EXPECT_LE(a.op_count, a.initial_op_count);
+  EXPECT_LE(a.steps, 80);
+  ASSERT_NE(a.env, nullptr);
+  EXPECT_EQ(a.env->op_count(), a.op_count);
+  EXPECT_EQ(a.env->record().passes, a.passes);
+  // The same seed and step budget: the same answer (fresh agent, fresh cache).
+  SearchResult b = RunSearch(algo, 7, 80);
+  EXPECT_EQ(a.passes, b.passes);
+  EXPECT_EQ(a.op_count, b.op_count);
+  EXPECT_EQ(a.steps, b.steps);
+  // Replays without the cache, verifies, computes the same.
+  ValidationResult v = a.env->Validate();
+  EXPECT_TRUE(v.ok) << v.equivalence;
+  EXPECT_EQ(v.equivalence, "equivalent");
+}
+
+INSTANTIATE_TEST_SUITE_P(Algos, SearchAlgoTest,
+                         ::testing::Values("random", "greedy", "beam", "evo"),
+                         [](const auto& info) { return info.param; });
+
+TEST(SearchTest, SearchesReduceMlpTrain) {
+  // mlp_train has dead code and redundancies every search should find.
+  for (const std::string algo : {"random", "greedy", "beam", "evo"}) {
+    SearchResult r = RunSearch(algo, 3, 200);
+    EXPECT_LT(r.op_count, r.initial_op_count) << algo;
+  }
+}
+
+TEST(SearchTest, GreedyIsNeverWorseThanItsBestSinglePass) {
+  SearchResult greedy = RunSearch("greedy", 0, 0);  // no budget: runs to its end
+  EXPECT_FALSE(greedy.budget_exhausted);
+  EXPECT_LE(greedy.op_count, BestSinglePass());
+}
+
+TEST(SearchTest, BudgetsAreRespectedAndCacheIsUsed) {
+  SearchResult r = RunSearch("random", 5, 50);
+  EXPECT_EQ(r.steps, 50);
+  EXPECT_TRUE(r.budget_exhausted);
+  EXPECT_GT(r.cache_hits, 0);  // episodes share first steps from the same module
+  auto agent = MakeAgent("random", SmallOptions());
+  ASSERT_TRUE(agent.ok());
+  auto unbounded = (*agent)->Optimize(kModule, SearchBudget{});
+  EXPECT_FALSE(unbounded.ok());  // random needs a budget
+  SearchBudget timed;
+  timed.seconds = 0.2;
+  auto by_time = (*agent)->Optimize(kModule, timed);
+  ASSERT_TRUE(by_time.ok()) << by_time.status();
+  EXPECT_TRUE(by_time->budget_exhausted);
+  EXPECT_LE(by_time->op_count, by_time->initial_op_count);
+}
+
+TEST(SearchTest, DefaultAgentReachesD) {
+  auto agent = MakeAgent("default");
+  ASSERT_TRUE(agent.ok());
+  auto r = (*agent)->Optimize(kModule, SearchBudget{});
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_EQ(r->passes.size(), 1u);
+  EXPECT_EQ(r->passes[0], "xla-cpu-default");
+  auto d = r->env->BaselineOpCount();
+  ASSERT_TRUE(d.ok()) << d.status();
+  EXPECT_EQ(r->op_count, *d);
+  EXPECT_TRUE(r->env->Validate().ok);
+}
+
+TEST(SearchTest, UnknownAgentAndBadBenchmark) {
+  EXPECT_FALSE(MakeAgent("ppo-from-the-future").ok());
+  auto agent = MakeAgent("greedy");
+  ASSERT_TRUE(agent.ok());
+  EXPECT_FALSE((*agent)->Optimize("no_such_benchmark_anywhere", SearchBudget{}).ok());
+}
+
+TEST(EvaluationTest, SuitesResolve) {
+  auto smoke = ResolveSuite({"smoke"});
+  ASSERT_TRUE(smoke.ok()) << smoke.status();
+  EXPECT_EQ(smoke->size(), 8u);
+  auto files = ResolveSuite({"datasets/smoke/mlp_train.hlo", "smoke/einsum"});
+  ASSERT_TRUE(files.ok()) << files.status();
+  EXPECT_EQ(files->size(), 2u);
+  auto folder = ResolveSuite({std::string(HLOGYM_SOURCE_DIR) + "/datasets/smoke"});
+  ASSERT_TRUE(folder.ok()) << folder.status();
+  EXPECT_GT(folder->size(), 8u);
+  EXPECT_TRUE(ResolveSuite({}).ok());
+  if (CorpusBenchmarkNames().empty()) {
+    auto gpt2 = ResolveSuite({"gpt2"}, "test");
+    ASSERT_FALSE(gpt2.ok());
+    EXPECT_NE(gpt2.status().message().find("manifest"), std::string::npos);
+  } else {
+    auto gpt2 = ResolveSuite({"gpt2"}, "test");
+    ASSERT_TRUE(gpt2.ok()) << gpt2.status();
+    EXPECT_FALSE(gpt2->empty());
+  }
+  EXPECT_EQ(BenchmarkDisplayName("x", "/a/b/mlp_train.hlo.gz"), "mlp_train");
+}
+
+TEST(EvaluationTest, EvaluatesAndChecksEveryResult) {
+  const std::string out =
+      (std::filesystem::temp_directory_path() / "hlogym_eval_test_out").string();
+  std::filesystem::remove_all(out);
+  EvalOptions options;
+  options.agent = "greedy";
+  options.budget.steps = 100;
+  options.output_dir = out;
+  auto report = EvaluateSuite({"smoke/mlp_train", "smoke/einsum"}, options);
+  ASSERT_TRUE(report.ok()) << report.status();
+  ASSERT_EQ(report->rows.size(), 2u);
+  EXPECT_EQ(report->failed, 0);
+  for (const BenchmarkRow& row : report->rows) {
+    EXPECT_TRUE(row.error.empty()) << row.error;
+    EXPECT_TRUE(row.valid);
+    EXPECT_EQ(row.equivalence, "equivalent");
+    EXPECT_LE(row.R, row.I);
+    EXPECT_TRUE(std::filesystem::exists(out + "/" + row.name + ".hlo"));
+    EXPECT_TRUE(std::filesystem::exists(out + "/" + row.name + ".record.json"));
+  }
+  EXPECT_EQ(report->metric.benchmarks, 2);
+  const std::string table = FormatReport(*report);
+  EXPECT_NE(table.find("gain over xla-cpu-default"), std::string::npos);
+  EXPECT_NE(table.find("mlp_train"), std::string::npos);
+  EXPECT_NE(ReportToJson(*report).find("\"summary\""), std::string::npos);
+  std::filesystem::remove_all(out);
+
+  // The default agent scores exactly 0 on benchmarks with D < I.
+  EvalOptions reference;
+  reference.agent = "default";
+  auto ref = EvaluateSuite({"smoke/mlp_train"}, reference);
+  ASSERT_TRUE(ref.ok()) << ref.status();
+  EXPECT_EQ(ref->rows[0].R, ref->rows[0].D);
+  if (ref->metric.counted > 0) {
+    EXPECT_NEAR(ref->metric.gain, 0.0, 1e-12);
+  }
+  EXPECT_EQ(ref->metric.r_le_d, 1);
+}
+
+TEST(EvaluationTest, BadBenchmarkIsARowWithAnError) {
+  EvalOptions options;
+  options.agent = "greedy";
+  auto report = EvaluateSuite({"no_such_benchmark_anywhere", "smoke/einsum"}, options);
+  ASSERT_TRUE(report.ok());
+  EXPECT_EQ(report->failed, 1);
+  EXPECT_FALSE(report->rows[0].error.empty());
+  EXPECT_EQ(report->metric.benchmarks, 1);
+}
+
+}  // namespace
+}  // namespace hlogym

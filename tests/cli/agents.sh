@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# search and eval: exit statuses, the table, --json, -o DIR (written modules
+# are equivalent to the originals), bad input.
+# Usage: agents.sh path/to/hlogym SOURCE_DIR
+set -u
+hlogym="$1"
+src="$2"
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+failures=0
+fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+mlp="$src/datasets/smoke/mlp_train.hlo"
+einsum="$src/datasets/smoke/einsum.hlo"
+
+out="$("$hlogym" search --algo greedy --budget 60 --suite "$mlp" "$einsum" -q -o "$work/out")" \
+  || fail "search greedy exited $?"
+echo "$out" | grep -q "gain over xla-cpu-default" || fail "search: no summary: $out"
+echo "$out" | grep -q "passes:" || fail "search: no pass sequences: $out"
+echo "$out" | grep -q "equiv" || fail "search: results not checked: $out"
+[ -f "$work/out/mlp_train.hlo" ] || fail "search -o: mlp_train.hlo missing"
+[ -f "$work/out/mlp_train.record.json" ] || fail "search -o: record missing"
+"$hlogym" verify "$work/out/mlp_train.hlo" >/dev/null || fail "written module does not verify"
+"$hlogym" equiv "$mlp" "$work/out/mlp_train.hlo" >/dev/null || fail "written module not equivalent"
+
+for algo in random beam evo; do
+  "$hlogym" search --algo "$algo" --budget 40 --length 5 --beam-width 2 --beam-depth 3 \
+    --population 4 --suite "$mlp" -q --seed 3 >"$work/$algo.txt" || fail "search $algo exited $?"
+done
+"$hlogym" search --algo random --budget 40 --length 5 --suite "$mlp" -q --seed 3 >"$work/random2.txt"
+# Same seed, same budget: the same table apart from timings.
+diff <(grep passes: "$work/random.txt") <(grep passes: "$work/random2.txt") >/dev/null \
+  || fail "random search not deterministic per seed"
+
+json="$("$hlogym" eval --agent default --suite "$mlp" --json -q)" || fail "eval default exited $?"
+python3 - "$json" <<'PY' || fail "eval --json: $json"
+import json, sys
+r = json.loads(sys.argv[1])
+b = r["benchmarks"][0]
+assert r["agent"] == "default"
+assert b["R"] == b["D"] and b["valid"] and b["equivalence"] == "equivalent"
+assert r["summary"]["r_le_d"] == 1
+PY
+
+out="$("$hlogym" eval --agent greedy --suite smoke -q)" || fail "eval greedy smoke exited $?"
+echo "$out" | grep -q "R <= D:" || fail "eval: no share line: $out"
+echo "$out" | grep -q "gpt2_train" || fail "eval: smoke suite rows missing: $out"
+
+"$hlogym" search --algo nope --suite "$mlp" -q >/dev/null 2>&1
+[ $? -eq 2 ] || fail "unknown algo should exit 2"
+"$hlogym" eval --suite "$work/nothing_here.hlo" -q >/dev/null 2>&1
+rc=$?
+[ $rc -eq 1 ] || [ $rc -eq 2 ] || fail "missing benchmark should fail (got $rc)"
+if [ ! -f "$src/datasets/corpus/manifest.json" ]; then
+  "$hlogym" eval --suite gpt2 -q >/dev/null 2>"$work/err"
+  [ $? -eq 2 ] || fail "corpus suite without a manifest should exit 2"
+  grep -q manifest "$work/err" || fail "no manifest hint: $(cat "$work/err")"
+fi
+
+if [ "$failures" -ne 0 ]; then
+  echo "$failures failure(s)"
+  exit 1
+fi
+echo "agents.sh: all passed"

@@ -1,0 +1,38 @@
+// batch-dot-simplification: size-1 batch dimensions removed from dots.
+#include "pass_test_util.h"
+
+namespace hlogym::testing {
+namespace {
+
+TEST(BatchDotSimplificationTest, ElidesDegenerateBatchDims) {
+  PassRun run = RunPass("batch-dot-simplification", R"(HloModule m
+ENTRY main {
+  a = f32[1,4,3,2] parameter(0)
+  b = f32[1,4,2,5] parameter(1)
+  ROOT d = f32[1,4,3,5] dot(a, b), lhs_batch_dims={0,1}, lhs_contracting_dims={3}, rhs_batch_dims={0,1}, rhs_contracting_dims={2}
+}
+)");
+  EXPECT_TRUE(run.changed);
+  EXPECT_CHECKS(run.after, R"(CHECK: f32[4,3,2] reshape(f32[1,4,3,2] %a)
+CHECK: f32[4,2,5] reshape(f32[1,4,2,5] %b)
+CHECK: f32[4,3,5] dot({{.*}}), lhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_batch_dims={0}, rhs_contracting_dims={1}
+CHECK: ROOT {{.*}} = f32[1,4,3,5] reshape()");
+}
+
+TEST(BatchDotSimplificationTest, KeepsDotsWithoutDegenerateCanonicalBatch) {
+  PassRun run = RunPass("batch-dot-simplification", R"(HloModule m
+ENTRY main {
+  a = f32[4,3,2] parameter(0)
+  b = f32[4,2,5] parameter(1)
+  c = f32[3,1,2] parameter(2)
+  e = f32[2,1,5] parameter(3)
+  d1 = f32[4,3,5] dot(a, b), lhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_batch_dims={0}, rhs_contracting_dims={1}
+  d2 = f32[1,3,5] dot(c, e), lhs_batch_dims={1}, lhs_contracting_dims={2}, rhs_batch_dims={1}, rhs_contracting_dims={0}
+  ROOT t = (f32[4,3,5], f32[1,3,5]) tuple(d1, d2)
+}
+)");
+  EXPECT_FALSE(run.changed);
+}
+
+}  // namespace
+}  // namespace hlogym::testing

@@ -1,0 +1,160 @@
+// simplify-while-loops: dead loop state, constant elements, 0/1-trip loops.
+#include "control_flow_test_util.h"
+
+namespace hlogym::testing {
+namespace {
+
+// A counted loop (i from 0 while i < N) carrying an accumulator, an unused
+// element and a pass-through constant.
+std::string CountedLoop(int bound, int start = 0) {
+  return R"(HloModule m
+body {
+  p = (s32[], f32[4], f32[4], f32[]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  one = s32[] constant(1)
+  next = s32[] add(i, one)
+  acc = f32[4] get-tuple-element(p), index=1
+  junk = f32[4] get-tuple-element(p), index=2
+  junk2 = f32[4] multiply(junk, junk)
+  scale = f32[] get-tuple-element(p), index=3
+  b = f32[4] broadcast(scale), dimensions={}
+  acc2 = f32[4] add(acc, b)
+  ROOT t = (s32[], f32[4], f32[4], f32[]) tuple(next, acc2, junk2, scale)
+}
+cond {
+  p = (s32[], f32[4], f32[4], f32[]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  n = s32[] constant()" + std::to_string(bound) + R"()
+  ROOT lt = pred[] compare(i, n), direction=LT
+}
+ENTRY main {
+  x = f32[4] parameter(0)
+  y = f32[4] parameter(1)
+  zero = s32[] constant()" + std::to_string(start) + R"()
+  c = f32[] constant(0.5)
+  init = (s32[], f32[4], f32[4], f32[]) tuple(zero, x, y, c)
+  w = (s32[], f32[4], f32[4], f32[]) while(init), condition=cond, body=body
+  ROOT r = f32[4] get-tuple-element(w), index=1
+}
+)";
+}
+
+TEST(WhileLoopSimplifierTest, RemovesDeadAndConstantElements) {
+  PassRun run = RunPass("simplify-while-loops", CountedLoop(5));
+  EXPECT_TRUE(run.changed);
+  EXPECT_CHECKS(run.after, R"(
+CHECK: body
+CHECK: %p = (s32[], f32[4]) parameter(0)
+CHECK-NOT: multiply
+CHECK: f32[] constant(0.5)
+CHECK: ROOT %t{{.*}} = (s32[], f32[4]) tuple(
+CHECK: ENTRY
+CHECK: (s32[], f32[4]) while(
+CHECK: ROOT %r = f32[4] get-tuple-element({{.*}}), index=1
+)");
+  ExpectSameSemantics(run);
+}
+
+TEST(WhileLoopSimplifierTest, RemovesZeroTripLoop) {
+  PassRun run = RunPass("simplify-while-loops", CountedLoop(0, 3));
+  EXPECT_TRUE(run.changed);
+  EXPECT_CHECKS(run.after, "CHECK: ENTRY\nCHECK-NOT: while(");
+  ExpectSameSemantics(run);
+}
+
+TEST(WhileLoopSimplifierTest, InlinesOneTripLoop) {
+  PassRun run = RunPass("simplify-while-loops", CountedLoop(1));
+  EXPECT_TRUE(run.changed);
+  EXPECT_CHECKS(run.after, "CHECK: ENTRY\nCHECK-NOT: while(\nCHECK: add(");
+  ExpectSameSemantics(run);
+}
+
+TEST(WhileLoopSimplifierTest, BruteForcesTripCountOfUnusualUpdate) {
+  // i doubles from 1 while i < 2: not a trivial add loop, found by stepping
+  // the induction variable; it runs exactly once.
+  PassRun run = RunPass("simplify-while-loops", R"(HloModule m
+body {
+  p = (s32[], f32[3]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  two = s32[] constant(2)
+  next = s32[] multiply(i, two)
+  v = f32[3] get-tuple-element(p), index=1
+  v2 = f32[3] exponential(v)
+  ROOT t = (s32[], f32[3]) tuple(next, v2)
+}
+cond {
+  p = (s32[], f32[3]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  n = s32[] constant(2)
+  ROOT lt = pred[] compare(i, n), direction=LT
+}
+ENTRY main {
+  x = f32[3] parameter(0)
+  one = s32[] constant(1)
+  init = (s32[], f32[3]) tuple(one, x)
+  ROOT w = (s32[], f32[3]) while(init), condition=cond, body=body
+}
+)");
+  EXPECT_TRUE(run.changed);
+  EXPECT_CHECKS(run.after, "CHECK: ENTRY\nCHECK-NOT: while(\nCHECK: exponential(");
+  ExpectSameSemantics(run);
+}
+
+TEST(WhileLoopSimplifierTest, KeepsLoopWithSideEffects) {
+  PassRun run = RunPass("simplify-while-loops", R"(HloModule m
+body {
+  p = (s32[], f32[]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  one = s32[] constant(1)
+  next = s32[] add(i, one)
+  lo = f32[] constant(0)
+  hi = f32[] constant(1)
+  r = f32[] rng(lo, hi), distribution=rng_uniform
+  ROOT t = (s32[], f32[]) tuple(next, r)
+}
+cond {
+  p = (s32[], f32[]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  n = s32[] constant(1)
+  ROOT lt = pred[] compare(i, n), direction=LT
+}
+ENTRY main {
+  zero = s32[] constant(0)
+  f = f32[] constant(0)
+  init = (s32[], f32[]) tuple(zero, f)
+  w = (s32[], f32[]) while(init), condition=cond, body=body
+  ROOT g = s32[] get-tuple-element(w), index=0
+}
+)");
+  EXPECT_FALSE(run.changed);
+}
+
+TEST(WhileLoopSimplifierTest, NoChangeWhenEverythingIsLive) {
+  PassRun run = RunPass("simplify-while-loops", R"(HloModule m
+body {
+  p = (s32[], f32[4]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  one = s32[] constant(1)
+  next = s32[] add(i, one)
+  v = f32[4] get-tuple-element(p), index=1
+  v2 = f32[4] add(v, v)
+  ROOT t = (s32[], f32[4]) tuple(next, v2)
+}
+cond {
+  p = (s32[], f32[4]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  k = s32[] constant(7)
+  ROOT lt = pred[] compare(i, k), direction=LT
+}
+ENTRY main {
+  x = f32[4] parameter(0)
+  s = s32[] parameter(1)
+  init = (s32[], f32[4]) tuple(s, x)
+  ROOT w = (s32[], f32[4]) while(init), condition=cond, body=body
+}
+)");
+  EXPECT_FALSE(run.changed);
+}
+
+}  // namespace
+}  // namespace hlogym::testing

@@ -1,0 +1,131 @@
+"""Consistency and reproducibility of the benchmark corpus under datasets/corpus/.
+
+(a) regenerates a few small modules with `generate.py --only ... --out TMP --no-xla` and checks
+    their text is byte-identical to the committed ones (sha256 of the text as in the manifest; the
+    compressed bytes too when the installed zstd is the one the manifest records);
+(b) checks the manifest's invariants: size, families, suites, splits disjoint by configuration,
+    every committed file matches its sha256, XLA references and pass pairs present.
+"""
+import hashlib
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+CORPUS = REPO / "datasets" / "corpus"
+MANIFEST = CORPUS / "manifest.json"
+
+pytestmark = pytest.mark.skipif(not MANIFEST.exists(), reason="no datasets/corpus/manifest.json")
+
+
+def unzstd(path: Path) -> bytes:
+    return subprocess.run(["zstd", "-d", "-q", "-c", str(path)], check=True,
+                          capture_output=True).stdout
+
+
+@pytest.fixture(scope="module")
+def manifest():
+    return json.loads(MANIFEST.read_text())
+
+
+def test_regenerated_modules_are_identical(manifest, tmp_path):
+    mods = manifest["modules"]
+    # the three smallest modules of three different families
+    picked, fams = [], set()
+    for name in sorted(mods, key=lambda n: (mods[n]["bytes"], n)):
+        if mods[name]["family"] not in fams:
+            picked.append(name)
+            fams.add(mods[name]["family"])
+        if len(picked) == 3:
+            break
+    subprocess.run([sys.executable, str(CORPUS / "generate.py"), "--only", *picked,
+                    "--out", str(tmp_path), "--no-xla", "--jobs", "1"], check=True,
+                   capture_output=True)
+    out = subprocess.run(["zstd", "--version"], capture_output=True, text=True).stdout
+    same_zstd = re.search(r"v(\d+\.\d+\.\d+)", out).group(1) == manifest["versions"]["zstd"]
+    for name in picked:
+        m = mods[name]
+        new = tmp_path / m["path"]
+        assert hashlib.sha256(unzstd(new)).hexdigest() == m["sha256"], name
+        if same_zstd:
+            assert new.read_bytes() == (CORPUS / m["path"]).read_bytes(), name
+
+
+def test_manifest_invariants(manifest):
+    mods = manifest["modules"]
+    assert len(mods) >= 300
+    fams = {m["family"] for m in mods.values()}
+    assert len(fams) >= 10
+    assert sum("gpt2" in m["suites"] for m in mods.values()) >= 100
+    for key in ("jax", "jaxlib", "zstd"):
+        assert manifest["versions"][key]
+    for name, m in mods.items():
+        assert m["path"] == f"{m['family']}/{name}.hlo.zst"
+        assert m["split"] in ("train", "test")
+        assert m["frontend"] == "jax"
+        assert isinstance(m["op_count"], int) and m["op_count"] > 0
+        assert isinstance(m["X"], int) and m["X"] > 0, name
+        assert not m.get("xla_problems"), (name, m.get("xla_problems"))
+    for suite in ("gpt2", "diverse"):
+        members = [m for m in mods.values() if suite in m["suites"]]
+        train = {m["config_group"] for m in members if m["split"] == "train"}
+        test = {m["config_group"] for m in members if m["split"] == "test"}
+        assert train and test, suite
+        assert not train & test, suite
+        # no identical configuration (batch, dtype, ... included) on both sides either
+        def key(m):
+            return m["family"] + json.dumps(m["config"], sort_keys=True)
+        tr = {key(m) for m in members if m["split"] == "train"}
+        te = {key(m) for m in members if m["split"] == "test"}
+        assert not tr & te, suite
+        assert 0.1 <= len([m for m in members if m["split"] == "test"]) / len(members) <= 0.4
+
+
+def test_committed_files_match_manifest(manifest):
+    for name, m in manifest["modules"].items():
+        data = unzstd(CORPUS / m["path"])
+        assert data.startswith(b"HloModule "), name
+        assert len(data) == m["bytes"], name
+        assert hashlib.sha256(data).hexdigest() == m["sha256"], name
+        assert (CORPUS / m["xla_reference"]).is_file(), name
+    listed = {m["path"] for m in manifest["modules"].values()}
+    present = {str(p.relative_to(CORPUS)) for p in CORPUS.glob("*/*.hlo.zst")}
+    assert listed == present
+
+
+def test_xla_references(manifest):
+    mods = manifest["modules"]
+    # a sample (decompressing every reference is slow): every 10th module
+    for name in sorted(mods)[::10]:
+        ref = json.loads(unzstd(CORPUS / mods[name]["xla_reference"]))
+        assert ref["I"] == mods[name]["op_count"] == ref["xla_initial_op_count"], name
+        assert ref["X"] == mods[name]["X"], name
+        assert ref["passes"], name
+        assert ref["passes"][-1]["op_count"] == ref["X"], name
+        assert all(e["pass"] != "layout-assignment" for e in ref["passes"])
+        for e in ref["passes"]:
+            assert sum(e["histogram"].values()) == e["op_count"], (name, e["pass"])
+
+
+def test_default_suite_and_pass_pairs(manifest):
+    lines = [l.strip() for l in (CORPUS / "default_suite.txt").read_text().splitlines()]
+    entries = [l for l in lines if l and not l.startswith("#")]
+    assert 8 <= len(entries) <= 16
+    by_path = {f"datasets/corpus/{m['path']}": m for m in manifest["modules"].values()}
+    for e in entries:
+        assert e in by_path and by_path[e]["family"] == "gpt2", e
+    index = json.loads((CORPUS / "xla_pass_pairs" / "index.json").read_text())
+    assert len(index) >= 10
+    for pass_name, pairs in index.items():
+        assert 1 <= len(pairs) <= 3
+        for p in pairs:
+            assert (CORPUS / p["before"]).is_file() and (CORPUS / p["after"]).is_file()
+
+
+def test_corpus_size_budget():
+    total = sum(p.stat().st_size for p in CORPUS.rglob("*") if p.is_file())
+    assert total <= 40 * 1024 * 1024
