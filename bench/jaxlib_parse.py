@@ -169,6 +169,9 @@ def main(argv=None) -> int:
 def compare(results, total, benches):
     rows, unmatched = [], []
     for b in benches:
+        # Only parse throughput is comparable with jaxlib's parser.
+        if "Parse" not in b.get("name", ""):
+            continue
         hay = f"{b.get('name', '')} {b.get('label', '')}"
         hits = [r for r in results if strip_compression(Path(r["file"]).name) in hay]
         # the longest file name wins ("mlp_train.hlo" over "train.hlo")

@@ -451,11 +451,15 @@ Instruction* Visitor::ScalarLike(const Shape& shape, double value) {
 // ============================ replacing helpers =============================
 
 void Visitor::RemoveDeadTree(Instruction* root) {
+  // Deduplicates the worklist within this call only: removed_ may hold the
+  // addresses of instructions deleted earlier in the sweep, which new
+  // instructions can reuse, so it must not decide what is dead here.
+  absl::flat_hash_set<const Instruction*> removed_here;
   std::vector<Instruction*> worklist = {root};
   while (!worklist.empty()) {
     Instruction* current = worklist.back();
     worklist.pop_back();
-    if (removed_.contains(current) || current->user_count() != 0 ||
+    if (removed_here.contains(current) || current->user_count() != 0 ||
         current == computation_->root_instruction()) {
       continue;
     }
@@ -466,6 +470,7 @@ void Visitor::RemoveDeadTree(Instruction* root) {
     }
     std::vector<Instruction*> operands = current->operands();
     if (!computation_->RemoveInstruction(current).ok()) continue;
+    removed_here.insert(current);
     removed_.insert(current);
     for (Instruction* operand : operands) worklist.push_back(operand);
   }
