@@ -121,7 +121,7 @@ void AddCommonOptions(CLI::App* command, AgentCommandOptions& o, const std::stri
   command->add_option("--beam-width", o.knobs.beam_width, "Beam width (default 4)");
   command->add_option("--beam-depth", o.knobs.beam_depth, "Beam depth (default 12)");
   command->add_option("--population", o.knobs.population, "Evo population (default 16)");
-  command->add_option("--rtol", o.rtol, "Equivalence check: relative tolerance (default 1e-4)");
+  command->add_option("--rtol", o.rtol, "Equivalence check: relative tolerance (default 1e-3)");
   command->add_option("--atol", o.atol, "Equivalence check: absolute tolerance (default 1e-5)");
   command->add_option("--trials", o.trials, "Equivalence check: input sets (default 1)");
   command->add_option("--non-improving", o.knobs.greedy_non_improving_moves,

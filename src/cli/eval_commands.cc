@@ -145,7 +145,7 @@ struct EquivOptions {
   std::string a, b;
   uint64_t seed = 0;
   int trials = 1;
-  double rtol = 1e-4;
+  double rtol = 1e-3;
   double atol = 1e-5;
   bool positive = false;
 };
@@ -206,7 +206,7 @@ void RegisterEvalCommands(CLI::App& app) {
   equiv->add_option("b", equiv_options->b, "Second module")->required();
   equiv->add_option("--seed", equiv_options->seed, "Seed of the first trial (default 0)");
   equiv->add_option("--trials", equiv_options->trials, "Number of input sets (default 1)");
-  equiv->add_option("--rtol", equiv_options->rtol, "Relative tolerance for floats (default 1e-4)");
+  equiv->add_option("--rtol", equiv_options->rtol, "Relative tolerance for floats (default 1e-3)");
   equiv->add_option("--atol", equiv_options->atol, "Absolute tolerance for floats (default 1e-5)");
   equiv->add_flag("--positive", equiv_options->positive, "Float inputs in [0.5, 1.5]");
   SetAction(equiv, [equiv_options] { return RunEquiv(*equiv_options); });

@@ -150,17 +150,18 @@ void CompareInto(const Literal& a, const Literal& b, const EquivalenceOptions& o
                     (IsFloatingPointType(type) || IsComplexType(type)));
   const double rtol = low ? std::max(options.rtol, options.low_precision_rtol) : options.rtol;
   double atol = low ? std::max(options.atol, options.low_precision_atol) : options.atol;
-  if (low) {
-    // f16/bf16 errors scale with the largest values the array holds (an
-    // ulp at the array's scale after a few roundings), so the absolute
-    // tolerance is relative to the array's largest finite magnitude.
+  if (IsFloatingPointType(type)) {
+    // Rounding errors scale with the largest values the array holds (a
+    // reassociated sum or a bf16 ulp at the array's scale), not with the
+    // element itself, so the absolute tolerance is at least rtol times the
+    // array's largest finite magnitude.
     double scale = 0;
     for (int64_t i = 0; i < a.element_count(); ++i) {
       const double x = std::fabs(a.GetAsDouble(i)), y = std::fabs(b.GetAsDouble(i));
       if (std::isfinite(x)) scale = std::max(scale, x);
       if (std::isfinite(y)) scale = std::max(scale, y);
     }
-    atol = std::max(atol, options.low_precision_rtol * scale);
+    atol = std::max(atol, rtol * scale);
   }
   for (int64_t i = 0; i < n; ++i) {
     bool match;

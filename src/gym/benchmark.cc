@@ -13,6 +13,7 @@
 #include "analysis/verifier.h"
 #include "nlohmann/json.hpp"
 #include "text/file_io.h"
+#include "text/module_locator.h"
 
 #ifndef HLOGYM_SOURCE_DIR
 #define HLOGYM_SOURCE_DIR "."
@@ -107,6 +108,9 @@ absl::StatusOr<std::string> ResolveBenchmarkPath(std::string_view spec_in) {
     fs::path p = root / "datasets/smoke" / (smoke_name + ext);
     if (IsFile(p)) return p.string();
   }
+  // "<family>/<name>" and datasets/ found from the working directory or the
+  // executable (text/module_locator.h).
+  if (absl::StatusOr<std::string> located = LocateModule(s); located.ok()) return *located;
   std::string message = absl::StrCat(
       "unknown benchmark '", s, "': not a file (relative to ", fs::current_path().string(),
       " or ", root.string(), "), ");

@@ -6,6 +6,8 @@
 //   2. a corpus module name from datasets/corpus/manifest.json (a plain name
 //      or "corpus/NAME"), when the manifest exists;
 //   3. a smoke module "NAME" or "smoke/NAME" for datasets/smoke/NAME.hlo.
+//   4. anything text/module_locator.h finds ("<family>/NAME", and datasets/
+//      found from the working directory or the executable).
 // A leading "benchmark://" is ignored. Loaded benchmarks are parsed and
 // verified once per process and shared (thread-safe).
 #ifndef HLOGYM_GYM_BENCHMARK_H_

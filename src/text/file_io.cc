@@ -16,6 +16,8 @@
 
 #include <unistd.h>
 
+#include "absl/status/status.h"
+#include "text/module_locator.h"
 #include "text/parser.h"
 #include "text/str_util.h"
 
@@ -232,6 +234,14 @@ absl::Status WriteTextFileAtomically(const std::string& path, std::string_view c
 
 absl::StatusOr<std::unique_ptr<Module>> LoadModule(const std::string& path) {
   absl::StatusOr<std::string> text = ReadTextFile(path);
+  if (!text.ok() && absl::IsNotFound(text.status()) && path != "-") {
+    // Not a file: maybe a corpus or smoke module name (text/module_locator.h).
+    absl::StatusOr<std::string> located = LocateModule(path);
+    if (!located.ok()) return located.status();
+    text = ReadTextFile(*located);
+    if (!text.ok()) return text.status();
+    return ParseModule(*text, *located);
+  }
   if (!text.ok()) return text.status();
   return ParseModule(*text, path == "-" ? std::string_view("<stdin>") : std::string_view(path));
 }

@@ -21,7 +21,9 @@ absl::StatusOr<std::string> ReadTextFile(const std::string& path);
 // leaves a partial file. "-" writes to standard output.
 absl::Status WriteTextFileAtomically(const std::string& path, std::string_view contents);
 
-// ReadTextFile followed by ParseModule, with the path in error messages.
+// ReadTextFile followed by ParseModule, with the path in error messages. A
+// path that does not exist is looked up as a module name (LocateModule in
+// text/module_locator.h: "gpt2/<name>", "<name>", "smoke/<name>").
 absl::StatusOr<std::unique_ptr<Module>> LoadModule(const std::string& path);
 
 }  // namespace hlogym

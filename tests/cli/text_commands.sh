@@ -5,6 +5,7 @@
 # Usage: text_commands.sh path/to/hlogym SOURCE_DIR
 set -u
 hlogym="$1"
+hlogym_abs="$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 failures=0
@@ -83,6 +84,18 @@ grep -Eq "parameter +2" "$work/stats.txt" || fail "stats histogram lacks paramet
 "$hlogym" stats --json "$work/good.hlo" > "$work/stats.json" || fail "stats --json exited $?"
 grep -q '"op_count": 4' "$work/stats.json" || fail "stats --json op_count"
 grep -q '"multiply": 1' "$work/stats.json" || fail "stats --json histogram"
+
+# Modules by name (text/module_locator.h): corpus <family>/<name>, smoke/<name>,
+# from any working directory; unknown names are bad input naming the argument.
+if [ -f "$2/datasets/corpus/manifest.json" ]; then
+  (cd "$work" && "$hlogym_abs" stats gpt2/gpt2_infer_L2_d128_h8_s64_b2_f32 > "$work/byname.txt") ||
+    fail "stats gpt2/<name> exited $?"
+  grep -q "op count" "$work/byname.txt" || fail "stats gpt2/<name>: $(cat "$work/byname.txt")"
+fi
+"$hlogym" verify smoke/gpt2_infer || fail "verify smoke/gpt2_infer exited $?"
+"$hlogym" stats gpt2/no_such_module 2> "$work/err.txt"
+[ $? -eq 2 ] || fail "stats of an unknown module name should exit 2"
+grep -q "gpt2/no_such_module" "$work/err.txt" || fail "unknown-name error does not name it"
 
 # Usage errors are bad input too.
 "$hlogym" frobnicate 2> /dev/null

@@ -1,0 +1,101 @@
+#!/usr/bin/env python3
+"""hlogym's default pipeline against real XLA's (issue 5).
+
+For every corpus module in datasets/corpus/manifest.json, D is the op count
+after `hlogym opt --pipeline=xla-cpu-default` and X is the manifest's op count
+after real XLA's target-independent pipeline. Prints the distribution of
+(D - X) / X, the share within 1% and 3% of X, the share with D <= X and the
+per-family medians. Writes build/default_vs_xla.json.
+
+    .venv/bin/python bench/default_vs_xla.py [--hlogym build/hlogym] [-j 2] [--json OUT]
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from multiprocessing import Pool
+
+import numpy as np
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+CORPUS = os.path.join(ROOT, "datasets", "corpus")
+HLOGYM = os.path.join(ROOT, "build", "hlogym")
+
+
+def measure(item):
+    name, entry = item
+    path = os.path.join(CORPUS, entry["path"])
+    row = {"module": name, "family": entry["family"], "I": entry["op_count"], "X": entry["X"]}
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "out.hlo")
+        res = subprocess.run([HLOGYM, "opt", path, "--pipeline=xla-cpu-default", "-o", out],
+                             capture_output=True, text=True)
+        if res.returncode != 0:
+            row["error"] = (res.stderr.strip().splitlines() or [f"exit {res.returncode}"])[-1]
+            return row
+        stats = subprocess.run([HLOGYM, "stats", out, "--json"], capture_output=True, text=True)
+        data = json.loads(stats.stdout)
+        row["D"] = (data[0] if isinstance(data, list) else data)["op_count"]
+    row["rel"] = (row["D"] - row["X"]) / row["X"]
+    return row
+
+
+def main():
+    global HLOGYM
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--hlogym", default=HLOGYM)
+    ap.add_argument("-j", "--jobs", type=int, default=2)
+    ap.add_argument("--json", default=os.path.join(ROOT, "build", "default_vs_xla.json"))
+    args = ap.parse_args()
+    HLOGYM = args.hlogym
+
+    manifest = json.load(open(os.path.join(CORPUS, "manifest.json")))
+    items = sorted(manifest["modules"].items())
+    with Pool(args.jobs, initializer=_set_hlogym, initargs=(HLOGYM,)) as pool:
+        rows = pool.map(measure, items, chunksize=1)
+
+    ok = [r for r in rows if "rel" in r]
+    errors = [r for r in rows if "rel" not in r]
+    rel = np.array([r["rel"] for r in ok])
+    summary = {
+        "modules": len(rows), "measured": len(ok), "errors": len(errors),
+        "min": float(rel.min()), "p10": float(np.percentile(rel, 10)),
+        "median": float(np.median(rel)), "p90": float(np.percentile(rel, 90)),
+        "max": float(rel.max()),
+        "within_1pct": float(np.mean(np.abs(rel) <= 0.01)),
+        "within_3pct": float(np.mean(np.abs(rel) <= 0.03)),
+        "d_le_x": float(np.mean([r["D"] <= r["X"] for r in ok])),
+    }
+    families = {}
+    for fam in sorted({r["family"] for r in ok}):
+        fr = np.array([r["rel"] for r in ok if r["family"] == fam])
+        families[fam] = {"modules": len(fr), "median": float(np.median(fr)),
+                         "within_3pct": float(np.mean(np.abs(fr) <= 0.03)),
+                         "min": float(fr.min()), "max": float(fr.max())}
+
+    print(f"modules: {summary['measured']}/{summary['modules']} measured, {len(errors)} errors")
+    print("(D - X) / X: " + ", ".join(f"{k} {summary[k]:+.1%}"
+                                       for k in ("min", "p10", "median", "p90", "max")))
+    print(f"within 1% of X: {summary['within_1pct']:.1%}   within 3%: "
+          f"{summary['within_3pct']:.1%}   D <= X: {summary['d_le_x']:.1%}")
+    print(f"{'family':8} {'n':>4} {'median':>8} {'<=3%':>6} {'min':>8} {'max':>8}")
+    for fam, f in families.items():
+        print(f"{fam:8} {f['modules']:4} {f['median']:+8.1%} {f['within_3pct']:6.0%} "
+              f"{f['min']:+8.1%} {f['max']:+8.1%}")
+    for r in errors[:10]:
+        print(f"error: {r['module']}: {r['error']}")
+    os.makedirs(os.path.dirname(args.json), exist_ok=True)
+    with open(args.json, "w") as f:
+        json.dump({"summary": summary, "families": families, "rows": rows}, f, indent=1)
+    print(f"wrote {os.path.relpath(args.json, ROOT)}")
+
+
+def _set_hlogym(path):
+    global HLOGYM
+    HLOGYM = path
+
+
+if __name__ == "__main__":
+    sys.exit(main())

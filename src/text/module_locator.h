@@ -1,0 +1,33 @@
+// Finding a module file by name, for every command that takes a FILE and for
+// the gym's benchmarks. A name that is not an existing path is looked up as
+//   <family>/<name>, corpus/<name> or <name>  in datasets/corpus/manifest.json
+//                                             (the entry's "path" is relative
+//                                             to datasets/corpus/), then
+//   smoke/<name> or <name>                    as datasets/smoke/<name>.hlo
+//                                             (.hlo.gz, .hlo.zst).
+// The datasets/ folder is searched in $HLOGYM_ROOT/datasets, then in the
+// current directory and each of its parents, then beside the executable
+// (/proc/self/exe's folder/../datasets, and its parents), then in the source
+// tree the library was built from. This lives in src/text so that the CLI and
+// the gym share it without the text layer depending on the gym.
+#ifndef HLOGYM_TEXT_MODULE_LOCATOR_H_
+#define HLOGYM_TEXT_MODULE_LOCATOR_H_
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+
+namespace hlogym {
+
+// The existing datasets/ folders, in search order, without duplicates.
+std::vector<std::string> DatasetsDirs();
+
+// The file a module name resolves to, or NotFound naming `name`. Existing
+// paths are returned unchanged.
+absl::StatusOr<std::string> LocateModule(std::string_view name);
+
+}  // namespace hlogym
+
+#endif  // HLOGYM_TEXT_MODULE_LOCATOR_H_
