@@ -39,16 +39,24 @@ absl::StatusOr<Instruction*> Expand(Instruction* compare) {
   Shape int_shape = lhs->shape();
   int_shape.set_element_type(int_type);
   bool layout = lhs->shape().has_layout();
-  auto splat = [&](Instruction* scalar) -> absl::StatusOr<Instruction*> {
-    if (int_shape.IsScalar()) return scalar;
-    return MakeBroadcast(scalar, int_shape.dimensions(), {});
+  // Like XLA, every splat is a broadcast, a scalar one (dimensions={}) included, so the op
+  // counts match XLA's output exactly.
+  auto splat = [&](int64_t value) -> absl::StatusOr<Instruction*> {
+    Literal literal(Shape::Scalar(int_type));
+    literal.SetFromInt64(0, value);
+    return MakeBroadcast(MakeConstant(computation, std::move(literal), layout),
+                         int_shape.dimensions(), {});
   };
-  auto zero = splat(MakeScalarConstant(computation, int_type, 0, layout));
+  const int64_t max_value = bits == 64 ? std::numeric_limits<int64_t>::max()
+                                       : (int64_t{1} << (bits - 1)) - 1;
+  // XLA's expansion also materializes the minimum of the integer type, which nothing uses; it
+  // stays in the module as dead code (the pass does not clean up after itself), and so does it
+  // here, to keep the op counts equal to XLA's.
+  auto min = splat(-max_value - 1);
+  if (!min.ok()) return min.status();
+  auto zero = splat(0);
   if (!zero.ok()) return zero.status();
-  Literal max_literal(Shape::Scalar(int_type));
-  max_literal.SetFromInt64(0, bits == 64 ? std::numeric_limits<int64_t>::max()
-                                         : (int64_t{1} << (bits - 1)) - 1);
-  auto max = splat(MakeConstant(computation, std::move(max_literal), layout));
+  auto max = splat(max_value);
   if (!max.ok()) return max.status();
   auto key = [&](Instruction* operand) -> absl::StatusOr<Instruction*> {
     auto cast = std::make_unique<Instruction>(Opcode::kBitcastConvert, int_shape, "");

@@ -5,6 +5,7 @@
 
 #include "passes/builders.h"
 #include "passes/gather_scatter_utils.h"
+#include "passes/pass_utils.h"
 
 namespace hlogym {
 namespace {
@@ -119,27 +120,7 @@ absl::StatusOr<Instruction*> Expand(Instruction* gather) {
 }  // namespace
 
 absl::StatusOr<bool> GatherSimplifier::Run(Module& module) {
-  std::vector<Instruction*> gathers;
-  for (const auto& computation : module.computations()) {
-    bool any = false;
-    for (const auto& owned : computation->instructions()) {
-      if (Matches(owned.get())) {
-        any = true;
-        break;
-      }
-    }
-    if (!any) continue;
-    for (Instruction* hlo : computation->MakeInstructionPostOrder()) {
-      if (Matches(hlo)) gathers.push_back(hlo);
-    }
-  }
-  for (Instruction* gather : gathers) {
-    auto expanded = Expand(gather);
-    if (!expanded.ok()) return expanded.status();
-    absl::Status status = gather->parent()->ReplaceInstruction(gather, *expanded);
-    if (!status.ok()) return status;
-  }
-  return !gathers.empty();
+  return ExpandMatchingInstructions(module, Matches, Expand);
 }
 
 }  // namespace hlogym

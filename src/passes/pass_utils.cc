@@ -236,4 +236,31 @@ absl::Status RemoveInstructionKeepingControlOrder(Instruction* instruction) {
   return instruction->parent()->RemoveInstruction(instruction);
 }
 
+absl::StatusOr<bool> ExpandMatchingInstructions(
+    Module& module, const std::function<bool(const Instruction*)>& matches,
+    const std::function<absl::StatusOr<Instruction*>(Instruction*)>& expand) {
+  std::vector<Instruction*> matched;
+  for (const auto& computation : module.computations()) {
+    // Most computations have nothing to expand: skip the post order then.
+    bool any = false;
+    for (const auto& owned : computation->instructions()) {
+      if (matches(owned.get())) {
+        any = true;
+        break;
+      }
+    }
+    if (!any) continue;
+    for (Instruction* hlo : computation->MakeInstructionPostOrder()) {
+      if (matches(hlo)) matched.push_back(hlo);
+    }
+  }
+  for (Instruction* hlo : matched) {
+    absl::StatusOr<Instruction*> expanded = expand(hlo);
+    if (!expanded.ok()) return expanded.status();
+    absl::Status status = hlo->parent()->ReplaceInstruction(hlo, *expanded);
+    if (!status.ok()) return status;
+  }
+  return !matched.empty();
+}
+
 }  // namespace hlogym

@@ -75,6 +75,13 @@ absl::StatusOr<bool> RemoveUnreachableComputations(Module& module);
 // predecessor becomes a predecessor of every control successor.
 absl::Status RemoveInstructionKeepingControlOrder(Instruction* instruction);
 
+// XLA's OpExpanderPass pattern: collects every instruction `matches` accepts
+// (computation by computation, in post order) and then replaces each by the
+// instruction `expand` builds for it. Returns whether anything matched.
+absl::StatusOr<bool> ExpandMatchingInstructions(
+    Module& module, const std::function<bool(const Instruction*)>& matches,
+    const std::function<absl::StatusOr<Instruction*>(Instruction*)>& expand);
+
 }  // namespace hlogym
 
 #endif  // HLOGYM_PASSES_PASS_UTILS_H_

@@ -6,6 +6,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "passes/builders.h"
 #include "passes/gather_scatter_utils.h"
+#include "passes/pass_utils.h"
 
 namespace hlogym {
 namespace {
@@ -134,27 +135,7 @@ absl::StatusOr<Instruction*> Expand(Instruction* scatter) {
 }  // namespace
 
 absl::StatusOr<bool> ScatterSimplifier::Run(Module& module) {
-  std::vector<Instruction*> scatters;
-  for (const auto& computation : module.computations()) {
-    bool any = false;
-    for (const auto& owned : computation->instructions()) {
-      if (Matches(owned.get())) {
-        any = true;
-        break;
-      }
-    }
-    if (!any) continue;
-    for (Instruction* hlo : computation->MakeInstructionPostOrder()) {
-      if (Matches(hlo)) scatters.push_back(hlo);
-    }
-  }
-  for (Instruction* scatter : scatters) {
-    auto expanded = Expand(scatter);
-    if (!expanded.ok()) return expanded.status();
-    absl::Status status = scatter->parent()->ReplaceInstruction(scatter, *expanded);
-    if (!status.ok()) return status;
-  }
-  return !scatters.empty();
+  return ExpandMatchingInstructions(module, Matches, Expand);
 }
 
 }  // namespace hlogym

@@ -43,6 +43,30 @@ ENTRY main {
   ExpectSameSemantics(run);
 }
 
+// XLA broadcasts its constants even to a scalar shape and leaves an unused INT_MIN splat
+// behind; op counts match XLA's (1 compare -> 15 instructions).
+TEST(ComparisonExpanderTest, ScalarExpansionMatchesXlaShape) {
+  PassRun run = RunPass("comparison-expander", R"(HloModule m
+ENTRY main {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT c = pred[] compare(a, b), direction=GT, type=TOTALORDER
+}
+)");
+  EXPECT_TRUE(run.changed);
+  EXPECT_CHECKS(run.after, R"(
+CHECK: s32[] constant(-2147483648)
+CHECK: s32[] broadcast(s32[] %{{.*}}), dimensions={}
+CHECK: s32[] constant(0)
+CHECK: s32[] broadcast(s32[] %{{.*}}), dimensions={}
+CHECK: s32[] constant(2147483647)
+CHECK: s32[] broadcast(s32[] %{{.*}}), dimensions={}
+CHECK: ROOT {{.*}} = pred[] compare(s32[] %{{.*}}, s32[] %{{.*}}), direction=GT
+)");
+  EXPECT_EQ(run.module->instruction_count(), 17);
+  ExpectSameSemantics(run);
+}
+
 TEST(ComparisonExpanderTest, LeavesOtherComparesAlone) {
   PassRun run = RunPass("comparison-expander", R"(HloModule m
 ENTRY main {
