@@ -270,7 +270,8 @@ bool IsLowPrecisionFloat(const Shape& shape) {
   return type == PrimitiveType::kF16 || type == PrimitiveType::kBF16 || IsNarrowFloatType(type);
 }
 
-// Whether any instruction of `module` produces an f16/bf16/f8 value.
+}  // namespace
+
 bool ComputesInLowPrecision(const Module& module) {
   for (const auto& computation : module.computations()) {
     for (const auto& instruction : computation->instructions()) {
@@ -279,8 +280,6 @@ bool ComputesInLowPrecision(const Module& module) {
   }
   return false;
 }
-
-}  // namespace
 
 EquivalenceResult CompareLiterals(const Literal& a, const Literal& b,
                                   const EquivalenceOptions& options) {

@@ -75,6 +75,10 @@ struct EquivalenceResult {
 absl::StatusOr<EquivalenceResult> CheckEquivalent(const Module& a, const Module& b,
                                                   const EquivalenceOptions& options = {});
 
+// Whether any instruction of `module` produces an f16/bf16/f8 value (then
+// CheckEquivalent gives every float output the low-precision tolerance).
+bool ComputesInLowPrecision(const Module& module);
+
 // Compares two output literals as CheckEquivalent does.
 EquivalenceResult CompareLiterals(const Literal& a, const Literal& b,
                                   const EquivalenceOptions& options = {});
