@@ -461,8 +461,11 @@ std::string FormatReport(const EvalReport& report, bool show_passes) {
                                           m.best_ratio, m.worst, m.worst_ratio));
   }
   if (m.with_x > 0) {
+    // The ratio (I-R)/(I-X) blows up where XLA barely shrinks a graph (X
+    // close to I, or above it for bf16 graphs), so it is printed as a hint.
     absl::StrAppend(&out, absl::StrFormat("vs real XLA (X known for %d): R <= X for %d; gain over "
-                                          "X by the same metric: %s\n",
+                                          "X by the same metric: %s (unstable where I - X is "
+                                          "small)\n",
                                           m.with_x, m.r_le_x, Percent(m.gain_over_x)));
   } else {
     absl::StrAppend(&out, "vs real XLA: X unknown for these benchmarks\n");
