@@ -174,14 +174,7 @@ bool Instruction::Identical(const Instruction& other) const {
       operands_ != other.operands_ || called_computations_ != other.called_computations_) {
     return false;
   }
-  if (TypedFields(attrs_) != TypedFields(other.attrs_)) return false;
-  const Literal* a = attrs_.literal.get();
-  const Literal* b = other.attrs_.literal.get();
-  if ((a == nullptr) != (b == nullptr)) return false;
-  if (a != nullptr && a != b && !(*a == *b)) return false;
-  // Elided constants have unknown values: never equal to anything else.
-  if (a != nullptr && a->elided() && this != &other) return false;
-  return true;
+  return IdenticalAttributes(other);
 }
 
 bool Instruction::IdenticalAttributes(const Instruction& other) const {
@@ -190,6 +183,7 @@ bool Instruction::IdenticalAttributes(const Instruction& other) const {
   const Literal* b = other.attrs_.literal.get();
   if ((a == nullptr) != (b == nullptr)) return false;
   if (a != nullptr && a != b && !(*a == *b)) return false;
+  // Elided constants have unknown values: never equal to anything else.
   if (a != nullptr && a->elided() && this != &other) return false;
   return true;
 }

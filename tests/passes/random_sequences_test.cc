@@ -35,6 +35,7 @@
 #include "hlo/primitive_type.h"
 #include "passes/pass.h"
 #include "passes/registry.h"
+#include "corpus_manifest.h"
 #include "text/file_io.h"
 #include "text/printer.h"
 
@@ -49,39 +50,10 @@ constexpr int kMinLength = 10;
 constexpr int kMaxLength = 30;
 constexpr long long kMaxOps = 1500;
 
-fs::path CorpusDir() { return fs::path(HLOGYM_SOURCE_DIR) / "datasets" / "corpus"; }
+using testing::CorpusDir;
+using Listed = testing::CorpusEntry;
 
-struct Listed {
-  std::string path;  // relative to the corpus directory
-  long long op_count = -1;
-};
-
-// The manifest's module entries, read as tests/text/corpus_test.cc does: the
-// generator writes sorted keys, so "op_count": N comes right before
-// "path": "family/name.hlo.zst" in every module object.
-std::vector<Listed> ManifestModules() {
-  std::ifstream in(CorpusDir() / "manifest.json");
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  const std::string text = buffer.str();
-  std::vector<Listed> out;
-  const std::string kOps = "\"op_count\": ", kPath = "\"path\": \"";
-  for (size_t at = text.find(kOps); at != std::string::npos; at = text.find(kOps, at + 1)) {
-    size_t digits = at + kOps.size();
-    size_t path_at = text.find(kPath, digits);
-    if (path_at == std::string::npos) break;
-    size_t begin = path_at + kPath.size();
-    size_t end = text.find('"', begin);
-    std::string path = text.substr(begin, end - begin);
-    if (path.size() < 8 || path.compare(path.size() - 8, 8, ".hlo.zst") != 0) continue;
-    Listed m;
-    m.op_count =
-        std::stoll(text.substr(digits, text.find_first_not_of("0123456789", digits) - digits));
-    m.path = path;
-    out.push_back(m);
-  }
-  return out;
-}
+std::vector<Listed> ManifestModules() { return testing::CorpusManifestModules(); }
 
 
 // The input module, its arguments and outputs under CheckEquivalent's

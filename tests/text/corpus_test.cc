@@ -12,6 +12,7 @@
 
 #include "analysis/verifier.h"
 #include "gtest/gtest.h"
+#include "corpus_manifest.h"
 #include "text/file_io.h"
 #include "text/parser.h"
 #include "text/printer.h"
@@ -21,40 +22,10 @@ namespace {
 
 namespace fs = std::filesystem;
 
-fs::path CorpusDir() { return fs::path(HLOGYM_SOURCE_DIR) / "datasets" / "corpus"; }
+using testing::CorpusDir;
+using Listed = testing::CorpusEntry;
 
-struct Listed {
-  std::string name;
-  std::string path;  // relative to the corpus directory
-  long long op_count = -1;
-};
-
-// The manifest's module entries, read without a JSON library: the generator
-// writes sorted keys, so in every module object "op_count": N comes right
-// before "path": "family/name.hlo.zst".
-std::vector<Listed> ManifestModules() {
-  std::ifstream in(CorpusDir() / "manifest.json");
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  const std::string text = buffer.str();
-  std::vector<Listed> out;
-  const std::string kOps = "\"op_count\": ", kPath = "\"path\": \"";
-  for (size_t at = text.find(kOps); at != std::string::npos; at = text.find(kOps, at + 1)) {
-    size_t digits = at + kOps.size();
-    size_t path_at = text.find(kPath, digits);
-    if (path_at == std::string::npos) break;
-    size_t begin = path_at + kPath.size();
-    size_t end = text.find('"', begin);
-    std::string path = text.substr(begin, end - begin);
-    if (path.size() < 8 || path.compare(path.size() - 8, 8, ".hlo.zst") != 0) continue;
-    Listed m;
-    m.op_count = std::stoll(text.substr(digits, text.find_first_not_of("0123456789", digits) - digits));
-    m.path = path;
-    m.name = fs::path(path).filename().string();
-    out.push_back(m);
-  }
-  return out;
-}
+std::vector<Listed> ManifestModules() { return testing::CorpusManifestModules(); }
 
 // "" when the module at `path` loads, verifies and round-trips; else why not.
 std::string CheckModule(const fs::path& path, long long expected_ops, bool round_trip) {
