@@ -1,5 +1,6 @@
 #include "agents/agent.h"
 
+#include <mutex>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -93,7 +94,44 @@ absl::StatusOr<SearchResult> Agent::Optimize(std::string_view benchmark,
   return result;
 }
 
-std::vector<std::string> AgentNames() { return {"default", "random", "greedy", "beam", "evo"}; }
+namespace {
+
+struct RegisteredFactory {
+  std::string prefix;
+  std::string help;
+  AgentFactory factory;
+};
+
+std::mutex& FactoriesMutex() {
+  static std::mutex mu;
+  return mu;
+}
+
+std::vector<RegisteredFactory>& Factories() {
+  static auto* factories = new std::vector<RegisteredFactory>();
+  return *factories;
+}
+
+}  // namespace
+
+void RegisterAgentFactory(std::string prefix, std::string help, AgentFactory factory) {
+  std::lock_guard<std::mutex> lock(FactoriesMutex());
+  std::vector<RegisteredFactory>& factories = Factories();
+  for (RegisteredFactory& f : factories) {
+    if (f.prefix == prefix) {
+      f = {std::move(prefix), std::move(help), std::move(factory)};
+      return;
+    }
+  }
+  factories.push_back({std::move(prefix), std::move(help), std::move(factory)});
+}
+
+std::vector<std::string> AgentNames() {
+  std::vector<std::string> names = {"default", "random", "greedy", "beam", "evo"};
+  std::lock_guard<std::mutex> lock(FactoriesMutex());
+  for (const RegisteredFactory& f : Factories()) names.push_back(f.prefix + ":" + f.help);
+  return names;
+}
 
 absl::StatusOr<std::unique_ptr<Agent>> MakeAgent(std::string_view name, AgentOptions options) {
   if (name == "default" || name == "xla-cpu-default") {
@@ -104,6 +142,17 @@ absl::StatusOr<std::unique_ptr<Agent>> MakeAgent(std::string_view name, AgentOpt
   if (name == "beam") return std::make_unique<BeamSearchAgent>(std::move(options));
   if (name == "evo" || name == "evolutionary") {
     return std::make_unique<EvolutionarySearchAgent>(std::move(options));
+  }
+  if (size_t colon = name.find(':'); colon != std::string_view::npos) {
+    std::string_view prefix = name.substr(0, colon);
+    AgentFactory factory;
+    {
+      std::lock_guard<std::mutex> lock(FactoriesMutex());
+      for (const RegisteredFactory& f : Factories()) {
+        if (f.prefix == prefix) factory = f.factory;
+      }
+    }
+    if (factory) return factory(name.substr(colon + 1), std::move(options));
   }
   return absl::InvalidArgumentError(absl::StrCat("unknown agent '", std::string(name), "' (expected one of ",
                                                  absl::StrJoin(AgentNames(), ", "), ")"));

@@ -15,6 +15,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <random>
 #include <string>
@@ -148,9 +149,18 @@ class Agent {
 };
 
 // "default" (the xla-cpu-default pipeline as one step), "random", "greedy",
-// "beam", "evo"; InvalidArgument listing them otherwise.
+// "beam", "evo", or "PREFIX:ARG" for a prefix registered below;
+// InvalidArgument listing them otherwise.
 absl::StatusOr<std::unique_ptr<Agent>> MakeAgent(std::string_view name, AgentOptions options = {});
 std::vector<std::string> AgentNames();
+
+// Agents that live in libraries above this one (the learned policies of
+// agents/rl, which need LibTorch) register a factory for names "PREFIX:ARG";
+// the factory gets ARG (a policy directory, say). Thread-safe; a later
+// registration of the same prefix replaces the earlier one.
+using AgentFactory =
+    std::function<absl::StatusOr<std::unique_ptr<Agent>>(std::string_view arg, AgentOptions options)>;
+void RegisterAgentFactory(std::string prefix, std::string help, AgentFactory factory);
 
 }  // namespace hlogym
 

@@ -27,6 +27,10 @@ void RegisterEvalCommands(CLI::App& app);
 // search, eval (src/cli/agent_commands.cc).
 void RegisterAgentCommands(CLI::App& app);
 
+// train (src/cli/train_commands.cc); also registers the policy agents
+// ("policy:DIR") that search and eval accept.
+void RegisterTrainCommands(CLI::App& app);
+
 // Runs the action attached to the parsed subcommand; returns the exit status.
 int RunSelectedCommand(CLI::App& app);
 

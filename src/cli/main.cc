@@ -13,6 +13,7 @@ int main(int argc, char** argv) {
   hlogym::cli::RegisterPassCommands(app);
   hlogym::cli::RegisterEvalCommands(app);
   hlogym::cli::RegisterAgentCommands(app);
+  hlogym::cli::RegisterTrainCommands(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {

@@ -1,0 +1,46 @@
+// What the networks see of a gym state: fixed-size float vectors built from the
+// gym's observations (no LibTorch here, so it is testable on its own).
+//
+// Policy features (what the policy and, always, the value function see):
+//   log(1 + instructions of each opcode)   kOpcodeCount entries (the paper's
+//                                          state, log-scaled so that graphs of
+//                                          any size share one scale)
+//   log(op count / initial op count)       how far the episode has come
+//   step / traj_limit                      the time left (episodes are finite)
+//   times each action was applied / 4      one per action; without it a policy
+//                                          over histograms alone repeats a pass
+//                                          that changed nothing forever
+// Cost features (the paper's second enhancement: the value function also sees
+// them): log((1 + FLOPs) / (1 + initial FLOPs)) and the same for
+// transcendentals.
+#ifndef HLOGYM_AGENTS_RL_FEATURES_H_
+#define HLOGYM_AGENTS_RL_FEATURES_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "gym/environment.h"
+
+namespace hlogym::rl {
+
+// The observation spaces the encoder reads.
+std::vector<std::string> RequiredObservationSpaces();
+
+struct FeatureLayout {
+  int num_actions = 0;
+  int traj_limit = 1;
+  int policy_size() const;
+  static constexpr int kCostSize = 2;
+};
+
+// Writes layout.policy_size() floats. `step` counts the steps taken so far.
+void EncodePolicyFeatures(const Observation& observation, int64_t initial_op_count, int step,
+                          const FeatureLayout& layout, float* out);
+// Writes FeatureLayout::kCostSize floats; `initial` is the cost observation of
+// the episode's first state.
+void EncodeCostFeatures(const Observation& observation, const std::vector<double>& initial,
+                        float* out);
+
+}  // namespace hlogym::rl
+
+#endif  // HLOGYM_AGENTS_RL_FEATURES_H_

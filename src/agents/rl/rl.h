@@ -1,0 +1,131 @@
+// Deep reinforcement learning for pass ordering (LibTorch): PPO, A2C, TRPO and
+// DQN trained on the gym, and the learned policy as an Agent.
+//
+// This header is the torch-free face of agents/rl: the CLI and the tests use
+// it; only the .cc files of agents/rl include LibTorch.
+//
+// Defaults are the seed paper's: an MLP of [2048, 2048], minibatch 256,
+// learning rate 3e-4, gamma 0.99, GAE lambda 0.95, clip 0.2; its two
+// enhancements are options: potential-based reward shaping (the gym's
+// "+shaped" reward, Phi(s) = -FLOPs(s) - 2 * transcendentals(s)) and a value
+// function that also sees FLOPs and transcendentals.
+//
+// A training run lives in one output directory:
+//   checkpoint.pt, checkpoint.json  the latest checkpoint (networks, optimizer,
+//                                   counters, random state), written atomically
+//   policy.pt, policy.json          the policy alone (what `policy:DIR` loads)
+//   curve.csv                       the learning curve, one row per update
+// Training into a directory that holds a checkpoint resumes it (the options
+// that shape the networks must match; the step target may grow).
+#ifndef HLOGYM_AGENTS_RL_RL_H_
+#define HLOGYM_AGENTS_RL_RL_H_
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "gym/environment.h"
+
+namespace hlogym::rl {
+
+struct TrainOptions {
+  std::string algo = "ppo";  // ppo, a2c, trpo, dqn
+  std::vector<std::string> benchmarks;  // training benchmark specs (sampled per episode)
+  std::string out_dir;
+  int64_t total_steps = 200'000;  // environment steps in all
+
+  // The environment. Rewards default to the op-count decrease normalized by
+  // what xla-cpu-default achieves (an episode that matches the default earns
+  // 1.0); env.reward_space may be any gym reward space.
+  EnvOptions env = [] {
+    EnvOptions e;
+    e.reward_space = "op_count_decrease_normalized";
+    e.observation_spaces = {"op_histogram", "cost", "action_history"};
+    e.traj_limit = 20;
+    return e;
+  }();
+  bool reward_shaping = false;    // paper enhancement 1 (adds "+shaped")
+  bool value_sees_cost = false;   // paper enhancement 2
+  bool action_masking = false;    // sample only passes that change the module
+  std::string network = "mlp";    // mlp (op histogram) or gnn (the graph observation)
+  std::vector<int> hidden = {2048, 2048};
+  int num_envs = 8;
+  int num_threads = 2;            // environment stepping and torch's intra-op threads
+
+  // Shared by the policy-gradient algorithms.
+  double learning_rate = 3e-4;
+  double gamma = 0.99;
+  double gae_lambda = 0.95;
+  double entropy_coef = 0.01;
+  double value_coef = 0.5;
+  double max_grad_norm = 0.5;
+  int rollout_steps = 2048;       // environment steps per update (all envs together)
+  // PPO
+  double clip = 0.2;
+  int minibatch = 256;
+  int epochs = 10;
+  // TRPO
+  double max_kl = 0.01;
+  int cg_iterations = 10;
+  double cg_damping = 0.1;
+  // DQN (double DQN with a target network and a replay buffer)
+  int replay_size = 50'000;
+  int learning_starts = 1'000;
+  int target_update = 1'000;      // environment steps between target syncs
+  int train_every = 4;            // environment steps per gradient step
+  double epsilon_start = 1.0;
+  double epsilon_end = 0.05;
+  double epsilon_fraction = 0.3;  // of total_steps spent decaying epsilon
+
+  int64_t checkpoint_every = 10'000;  // environment steps; <= 0: only at the end
+  uint64_t seed = 0;
+  // Called after every update (progress bars, logs); may be empty.
+  std::function<void(const struct TrainProgress&)> progress;
+};
+
+// One row of curve.csv.
+struct TrainProgress {
+  int64_t steps = 0;
+  int64_t total_steps = 0;
+  int64_t updates = 0;
+  int64_t episodes = 0;
+  // Over the episodes finished since the previous row (NaN when none):
+  double mean_return = 0;
+  // (I - R) / (I - D) at the end of the episode, D = xla-cpu-default; 1.0 =
+  // matched the default. Its geometric mean is the paper's metric (+1).
+  double mean_ratio = 0;
+  double policy_loss = 0, value_loss = 0, entropy = 0;
+  double epsilon = 0;  // DQN only
+  double steps_per_second = 0;
+  double cache_hit_rate = 0;
+  double wall_seconds = 0;  // since the run (not the resume) started
+  bool resumed = false;     // the first row after a resume
+};
+
+struct TrainSummary {
+  int64_t steps = 0;
+  int64_t episodes = 0;
+  int64_t resumed_from = 0;  // the step count of the checkpoint resumed (0: fresh)
+  double wall_seconds = 0;   // this invocation
+  std::string policy_dir;
+};
+
+absl::StatusOr<TrainSummary> Train(const TrainOptions& options);
+
+std::vector<std::string> AlgorithmNames();
+
+// Registers the learned-policy agents with MakeAgent:
+//   "policy:DIR"        the policy's most likely action at each step (traj_limit
+//                       steps), keeping the best state seen; with a budget it
+//                       then samples more episodes from the policy until the
+//                       budget ends (policy-guided search)
+//   "policy-beam:DIR"   a beam over the policy's most likely actions, ranked by
+//                       op count (width AgentOptions::beam_width)
+// DIR holds policy.pt and policy.json (a training output directory).
+void RegisterPolicyAgents();
+
+}  // namespace hlogym::rl
+
+#endif  // HLOGYM_AGENTS_RL_RL_H_

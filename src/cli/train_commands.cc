@@ -1,0 +1,158 @@
+// train: deep RL on the gym (agents/rl).
+//   hlogym train --algo ppo|a2c|trpo|dqn [--suite S...] [--split train]
+//                [--steps N] --out DIR [--shaping] [--value-cost] [--masking]
+//                [--hidden 2048,2048] [--envs N] [--threads N] [--seed N] ...
+// Training into a DIR that holds a checkpoint resumes it. The learning curve
+// is DIR/curve.csv; DIR/curve.png is drawn from it by python -m hlogym.plot
+// when the project's venv is there. The trained policy is DIR/policy.{pt,json}:
+// evaluate it with `hlogym eval --agent policy:DIR`.
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <iostream>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_split.h"
+#include "agents/evaluation.h"
+#include "agents/rl/rl.h"
+#include "cli/commands.h"
+#include "gym/benchmark.h"
+
+namespace hlogym::cli {
+namespace {
+
+struct TrainCommandOptions {
+  rl::TrainOptions train;
+  std::vector<std::string> suite = {"gpt2"};
+  std::string split = "train";
+  std::string hidden;
+  std::string passes;
+  bool quiet = false;
+  bool no_plot = false;
+  // Flags whose default depends on the algorithm (A2C and DQN differ from PPO).
+  std::optional<double> learning_rate;
+  std::optional<int> rollout_steps;
+};
+
+std::string FormatEta(double seconds) {
+  if (!std::isfinite(seconds) || seconds < 0) return "?";
+  int s = static_cast<int>(seconds);
+  return absl::StrFormat("%d:%02d:%02d", s / 3600, (s / 60) % 60, s % 60);
+}
+
+// Draws DIR/curve.png with the project's Python (matplotlib); a missing venv
+// or plotting error is a warning, never a failed training run.
+void PlotCurve(const std::string& dir) {
+  const std::string root = DataRoot();
+  const std::string python = root + "/.venv/bin/python";
+  if (access(python.c_str(), X_OK) != 0) {
+    std::cerr << "train: no " << python << "; skipping curve.png (run scripts/setup.sh)\n";
+    return;
+  }
+  const std::string command = absl::StrFormat(
+      "PYTHONPATH='%s/python' '%s' -m hlogym.plot '%s/curve.csv' -o '%s/curve.png' >/dev/null 2>&1", root, python,
+      dir, dir);
+  if (std::system(command.c_str()) != 0) {
+    std::cerr << "train: could not draw " << dir << "/curve.png (python -m hlogym.plot failed)\n";
+  }
+}
+
+int RunTrain(TrainCommandOptions& o) {
+  absl::StatusOr<std::vector<std::string>> specs = ResolveSuite(o.suite, o.split);
+  if (!specs.ok()) return ReportError(specs.status());
+  rl::TrainOptions& t = o.train;
+  t.benchmarks = *specs;
+  if (!o.hidden.empty()) {
+    t.hidden.clear();
+    for (absl::string_view h : absl::StrSplit(o.hidden, ',', absl::SkipEmpty())) {
+      int width = 0;
+      if (!absl::SimpleAtoi(h, &width) || width < 1) {
+        return ReportError(absl::InvalidArgumentError(absl::StrCat("--hidden: bad layer size '", std::string(h), "'")));
+      }
+      t.hidden.push_back(width);
+    }
+  }
+  for (absl::string_view p : absl::StrSplit(o.passes, ',', absl::SkipEmpty())) t.env.actions.emplace_back(p);
+  // Algorithm defaults that differ from PPO's.
+  if (t.algo == "a2c") {
+    t.learning_rate = 7e-4;
+    t.rollout_steps = 5 * t.num_envs;
+  } else if (t.algo == "dqn") {
+    t.learning_rate = 1e-4;
+  }
+  if (o.learning_rate) t.learning_rate = *o.learning_rate;
+  if (o.rollout_steps) t.rollout_steps = *o.rollout_steps;
+
+  const bool tty = isatty(STDERR_FILENO);
+  if (!o.quiet) {
+    std::cerr << absl::StrFormat("train: %s on %d benchmarks, %d steps, into %s\n", t.algo, t.benchmarks.size(),
+                                 t.total_steps, t.out_dir);
+    t.progress = [tty](const rl::TrainProgress& p) {
+      const double fraction = static_cast<double>(p.steps) / std::max<int64_t>(1, p.total_steps);
+      const int filled = static_cast<int>(fraction * 30);
+      const double eta = p.steps_per_second > 0 ? (p.total_steps - p.steps) / p.steps_per_second : NAN;
+      std::string line = absl::StrFormat(
+          "[%s%s] %3.0f%% %d/%d steps, %d episodes, ratio %.3f, return %.3f, %.0f steps/s, cache %.0f%%, ETA %s%s",
+          std::string(filled, '#'), std::string(30 - filled, '.'), 100 * fraction, p.steps, p.total_steps,
+          p.episodes, p.mean_ratio, p.mean_return, p.steps_per_second, 100 * p.cache_hit_rate, FormatEta(eta),
+          p.resumed ? " (resumed)" : "");
+      std::cerr << (tty ? "\r" : "") << line << (tty ? "" : "\n") << std::flush;
+    };
+  }
+  absl::StatusOr<rl::TrainSummary> summary = rl::Train(t);
+  if (!o.quiet && tty) std::cerr << "\n";
+  if (!summary.ok()) return ReportError(summary.status());
+  if (!o.no_plot) PlotCurve(t.out_dir);
+  std::cout << absl::StrFormat("trained %s: %d steps (%s), %d episodes, %.1f s; policy in %s\n", t.algo,
+                               summary->steps,
+                               summary->resumed_from > 0 ? absl::StrFormat("resumed from %d", summary->resumed_from)
+                                                         : std::string("fresh"),
+                               summary->episodes, summary->wall_seconds, summary->policy_dir);
+  std::cout << "evaluate it with: hlogym eval --agent policy:" << summary->policy_dir << " --split test\n";
+  return kExitOk;
+}
+
+}  // namespace
+
+void RegisterTrainCommands(CLI::App& app) {
+  rl::RegisterPolicyAgents();
+  auto o = std::make_shared<TrainCommandOptions>();
+  rl::TrainOptions& t = o->train;
+  CLI::App* train = app.add_subcommand(
+      "train", "Train a pass-ordering policy with deep RL (PPO, A2C, TRPO, DQN); resumes a killed run");
+  train->add_option("--algo", t.algo, "ppo | a2c | trpo | dqn (default ppo)");
+  train->add_option("--suite", o->suite, "Training suite: corpus suite names, folders, files (default gpt2)");
+  train->add_option("--split", o->split, "Corpus split (default train)");
+  train->add_option("--steps", t.total_steps, "Environment steps in all (default 200000)");
+  train->add_option("--out", t.out_dir, "Output directory (checkpoints, policy, curve)")->required();
+  train->add_flag("--shaping", t.reward_shaping, "Potential-based reward shaping (Phi = -FLOPs - 2 transcendentals)");
+  train->add_flag("--value-cost", t.value_sees_cost, "The value function also sees FLOPs and transcendentals");
+  train->add_flag("--masking", t.action_masking, "Choose only passes that change the module");
+  train->add_option("--reward", t.env.reward_space,
+                    "Gym reward space (default op_count_decrease_normalized; op_count is the paper's)");
+  train->add_option("--traj-limit", t.env.traj_limit, "Steps per episode (default 20)");
+  train->add_option("--passes", o->passes, "Action space, comma-separated (default: every pass)");
+  train->add_option("--hidden", o->hidden, "Hidden layer sizes (default 2048,2048)");
+  train->add_option("--envs", t.num_envs, "Environments stepped together (default 8)");
+  train->add_option("--threads", t.num_threads, "Threads for stepping and for torch (default 2)");
+  train->add_option("--lr", o->learning_rate, "Learning rate (default 3e-4; A2C 7e-4, DQN 1e-4)");
+  train->add_option("--rollout", o->rollout_steps, "Steps per update (default 2048; A2C 5 per env)");
+  train->add_option("--minibatch", t.minibatch, "Minibatch (default 256)");
+  train->add_option("--epochs", t.epochs, "PPO epochs per update (default 10)");
+  train->add_option("--gamma", t.gamma, "Discount (default 0.99)");
+  train->add_option("--entropy", t.entropy_coef, "Entropy bonus (default 0.01)");
+  train->add_option("--checkpoint-every", t.checkpoint_every, "Steps between checkpoints (default 10000)");
+  train->add_option("--seed", t.seed, "Seed (default 0)");
+  train->add_flag("-q,--quiet", o->quiet, "No progress output");
+  train->add_flag("--no-plot", o->no_plot, "Do not draw curve.png");
+  SetAction(train, [o] { return RunTrain(*o); });
+}
+
+}  // namespace hlogym::cli

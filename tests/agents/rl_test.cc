@@ -1,0 +1,265 @@
+// Deep RL (agents/rl): the features, that every algorithm trains and writes a
+// loadable policy, that PPO learns on a small problem, determinism per seed,
+// resume from a checkpoint, refusing to overwrite a directory that is not a
+// training run, and the policy agents.
+#include "agents/rl/rl.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "agents/agent.h"
+#include "agents/rl/features.h"
+#include "hlo/opcode.h"
+
+namespace hlogym::rl {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Two passes that shrink mlp_train and four that never change it.
+const std::vector<std::string> kActions = {"algsimp", "cse",   "dce", "sharding-remover",
+                                           "cse_barrier_expander", "map-inline"};
+
+std::string FreshDir(const std::string& name) {
+  fs::path dir = fs::temp_directory_path() / ("hlogym_rl_test_" + name);
+  fs::remove_all(dir);
+  return dir.string();
+}
+
+TrainOptions SmallRun(const std::string& algo, const std::string& dir, int64_t steps) {
+  TrainOptions o;
+  o.algo = algo;
+  o.benchmarks = {"smoke/mlp_train"};
+  o.out_dir = dir;
+  o.total_steps = steps;
+  o.env.actions = kActions;
+  o.env.traj_limit = 4;
+  o.hidden = {32};
+  o.num_envs = 2;
+  o.num_threads = 1;
+  o.rollout_steps = 32;
+  o.minibatch = 16;
+  o.epochs = 4;
+  o.learning_starts = 16;
+  o.target_update = 32;
+  o.train_every = 2;
+  o.checkpoint_every = 64;
+  o.seed = 7;
+  return o;
+}
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// The curve's rows without the timing columns (steps_per_second, wall_seconds).
+std::vector<std::string> CurveWithoutTimings(const std::string& path) {
+  std::vector<std::string> rows;
+  std::istringstream in(ReadFile(path));
+  std::string line;
+  while (std::getline(in, line)) {
+    std::vector<std::string> cells;
+    std::stringstream cell_stream(line);
+    std::string cell;
+    while (std::getline(cell_stream, cell, ',')) cells.push_back(cell);
+    if (cells.size() != 12) {
+      ADD_FAILURE() << "bad curve row: " << line;
+      continue;
+    }
+    rows.push_back(cells[0] + "," + cells[1] + "," + cells[2] + "," + cells[3] + "," + cells[4] + "," +
+                   cells[5] + "," + cells[6] + "," + cells[7] + "," + cells[8] + "," + cells[10]);
+  }
+  return rows;
+}
+
+TEST(RlFeatures, EncodesHistogramProgressAndHistory) {
+  Observation obs;
+  obs.op_histogram.assign(kOpcodeCount, 0);
+  obs.op_histogram[0] = 3;
+  obs.op_histogram[5] = 1;
+  obs.action_history = {0, 2, 0};
+  FeatureLayout layout{3, 10};
+  ASSERT_EQ(layout.policy_size(), kOpcodeCount + 2 + 3);
+  std::vector<float> f(layout.policy_size());
+  EncodePolicyFeatures(obs, /*initial_op_count=*/8, /*step=*/4, layout, f.data());
+  EXPECT_FLOAT_EQ(f[0], std::log1p(3.0f));
+  EXPECT_FLOAT_EQ(f[5], std::log1p(1.0f));
+  EXPECT_FLOAT_EQ(f[1], 0.0f);
+  EXPECT_NEAR(f[kOpcodeCount], std::log(4.0 / 8.0), 1e-6);  // 4 instructions left of 8
+  EXPECT_FLOAT_EQ(f[kOpcodeCount + 1], 0.4f);
+  EXPECT_FLOAT_EQ(f[kOpcodeCount + 3], 0.5f);  // action 1 applied twice
+
+  obs.cost = {100, 0, 5};
+  std::vector<float> c(FeatureLayout::kCostSize);
+  EncodeCostFeatures(obs, {1000, 0, 5}, c.data());
+  EXPECT_NEAR(c[0], std::log1p(100.0) - std::log1p(1000.0), 1e-5);
+  EXPECT_FLOAT_EQ(c[1], 0.0f);
+}
+
+TEST(RlTrain, EveryAlgorithmTrainsAndWritesALoadablePolicy) {
+  for (const std::string& algo : AlgorithmNames()) {
+    SCOPED_TRACE(algo);
+    const std::string dir = FreshDir("algo_" + algo);
+    TrainOptions o = SmallRun(algo, dir, 128);
+    o.value_sees_cost = algo != "dqn";
+    o.reward_shaping = algo == "ppo";
+    absl::StatusOr<TrainSummary> summary = Train(o);
+    ASSERT_TRUE(summary.ok()) << summary.status();
+    EXPECT_EQ(summary->steps, 128);
+    EXPECT_GT(summary->episodes, 0);
+    EXPECT_TRUE(fs::exists(dir + "/policy.pt"));
+    EXPECT_TRUE(fs::exists(dir + "/checkpoint.json"));
+    std::vector<std::string> rows = CurveWithoutTimings(dir + "/curve.csv");
+    ASSERT_GE(rows.size(), 2u);  // header + at least one update
+    std::string last = ReadFile(dir + "/curve.csv");
+    EXPECT_EQ(last.find("nan,nan,nan,nan"), std::string::npos) << "an update without losses:\n" << last;
+
+    RegisterPolicyAgents();
+    absl::StatusOr<std::unique_ptr<Agent>> agent = MakeAgent("policy:" + dir);
+    ASSERT_TRUE(agent.ok()) << agent.status();
+    absl::StatusOr<SearchResult> result = (*agent)->Optimize("smoke/mlp_train", {});
+    ASSERT_TRUE(result.ok()) << result.status();
+    EXPECT_LE(result->passes.size(), 4u);
+    EXPECT_LE(result->op_count, result->initial_op_count);
+    fs::remove_all(dir);
+  }
+}
+
+TEST(RlTrain, PpoLearnsTheBestSequence) {
+  // Six actions of which three shrink the module and only one order of them
+  // is best: a uniform policy rarely finds it; after training, the policy's
+  // most likely actions should reach what an exhaustive-enough beam search
+  // over the same actions and length reaches.
+  const std::string dir = FreshDir("learn");
+  TrainOptions o = SmallRun("ppo", dir, 3000);
+  o.rollout_steps = 128;
+  o.minibatch = 32;
+  o.hidden = {64};
+  o.learning_rate = 3e-3;
+  absl::StatusOr<TrainSummary> summary = Train(o);
+  ASSERT_TRUE(summary.ok()) << summary.status();
+
+  AgentOptions beam_options;
+  beam_options.env.actions = kActions;
+  beam_options.beam_width = 8;
+  beam_options.beam_depth = 4;
+  absl::StatusOr<std::unique_ptr<Agent>> beam = MakeAgent("beam", beam_options);
+  ASSERT_TRUE(beam.ok()) << beam.status();
+  absl::StatusOr<SearchResult> best = (*beam)->Optimize("smoke/mlp_train", {});
+  ASSERT_TRUE(best.ok()) << best.status();
+  ASSERT_LT(best->op_count, best->initial_op_count);
+
+  RegisterPolicyAgents();
+  absl::StatusOr<std::unique_ptr<Agent>> learned = MakeAgent("policy:" + dir);
+  ASSERT_TRUE(learned.ok()) << learned.status();
+  absl::StatusOr<SearchResult> result = (*learned)->Optimize("smoke/mlp_train", {});
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_EQ(result->op_count, best->op_count) << "passes: " << ::testing::PrintToString(result->passes)
+                                              << ", beam: " << ::testing::PrintToString(best->passes);
+
+  // The first rows of the curve (a near-uniform policy) do worse than the last.
+  std::vector<std::string> rows = CurveWithoutTimings(dir + "/curve.csv");
+  ASSERT_GE(rows.size(), 6u);
+  auto ratio_of = [](const std::string& row) {
+    std::stringstream s(row);
+    std::string cell;
+    for (int i = 0; i < 5; ++i) std::getline(s, cell, ',');
+    return std::stod(cell);
+  };
+  EXPECT_LT(ratio_of(rows[1]), ratio_of(rows.back()));
+  fs::remove_all(dir);
+}
+
+TEST(RlTrain, DeterministicPerSeed) {
+  const std::string a = FreshDir("seed_a"), b = FreshDir("seed_b");
+  ASSERT_TRUE(Train(SmallRun("ppo", a, 96)).ok());
+  ASSERT_TRUE(Train(SmallRun("ppo", b, 96)).ok());
+  EXPECT_EQ(CurveWithoutTimings(a + "/curve.csv"), CurveWithoutTimings(b + "/curve.csv"));
+  fs::remove_all(a);
+  fs::remove_all(b);
+}
+
+TEST(RlTrain, ResumesFromTheCheckpoint) {
+  const std::string dir = FreshDir("resume");
+  TrainOptions first = SmallRun("ppo", dir, 128);
+  absl::StatusOr<TrainSummary> s1 = Train(first);
+  ASSERT_TRUE(s1.ok()) << s1.status();
+  EXPECT_EQ(s1->resumed_from, 0);
+
+  TrainOptions second = SmallRun("ppo", dir, 256);
+  absl::StatusOr<TrainSummary> s2 = Train(second);
+  ASSERT_TRUE(s2.ok()) << s2.status();
+  EXPECT_EQ(s2->resumed_from, 128);
+  EXPECT_EQ(s2->steps, 256);
+  // One curve, steps strictly increasing across the resume.
+  std::vector<std::string> rows = CurveWithoutTimings(dir + "/curve.csv");
+  int64_t previous = -1;
+  for (size_t i = 1; i < rows.size(); ++i) {
+    int64_t steps = std::stoll(rows[i]);
+    EXPECT_GT(steps, previous) << rows[i];
+    previous = steps;
+  }
+  EXPECT_EQ(previous, 256);
+
+  // A different network cannot resume this run.
+  TrainOptions other = SmallRun("ppo", dir, 512);
+  other.hidden = {16};
+  absl::StatusOr<TrainSummary> refused = Train(other);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().message().find("different run"), std::string::npos) << refused.status();
+  fs::remove_all(dir);
+}
+
+TEST(RlTrain, RefusesADirectoryThatIsNotATrainingRun) {
+  const std::string dir = FreshDir("occupied");
+  fs::create_directories(dir);
+  { std::ofstream(dir + "/notes.txt") << "keep me"; }
+  absl::StatusOr<TrainSummary> refused = Train(SmallRun("ppo", dir, 64));
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(ReadFile(dir + "/notes.txt"), "keep me");
+  EXPECT_FALSE(fs::exists(dir + "/curve.csv"));
+  fs::remove_all(dir);
+}
+
+TEST(RlTrain, BadOptionsAreErrors) {
+  TrainOptions o = SmallRun("sarsa", FreshDir("bad"), 64);
+  EXPECT_EQ(Train(o).status().code(), absl::StatusCode::kInvalidArgument);
+  o.algo = "ppo";
+  o.benchmarks = {"no/such/benchmark"};
+  EXPECT_FALSE(Train(o).ok());
+}
+
+TEST(RlPolicyAgents, BeamAndSampledSearchNeverWorseThanTheStart) {
+  const std::string dir = FreshDir("agents");
+  ASSERT_TRUE(Train(SmallRun("ppo", dir, 64)).ok());
+  RegisterPolicyAgents();
+  AgentOptions options;
+  options.beam_width = 2;
+  for (const std::string& name : {"policy-beam:" + dir, "policy:" + dir}) {
+    SCOPED_TRACE(name);
+    absl::StatusOr<std::unique_ptr<Agent>> agent = MakeAgent(name, options);
+    ASSERT_TRUE(agent.ok()) << agent.status();
+    SearchBudget budget;
+    budget.steps = 24;
+    absl::StatusOr<SearchResult> result = (*agent)->Optimize("smoke/mlp_train", budget);
+    ASSERT_TRUE(result.ok()) << result.status();
+    EXPECT_LE(result->steps, 24);
+    EXPECT_LE(result->op_count, result->initial_op_count);
+    ValidationResult valid = result->env->Validate();
+    EXPECT_TRUE(valid.ok) << ::testing::PrintToString(valid.errors);
+  }
+  EXPECT_FALSE(MakeAgent("policy:/no/such/dir").ok());
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace hlogym::rl
