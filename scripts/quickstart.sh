@@ -4,7 +4,7 @@
 # corpus): `hlogym stats` on every module and, once passes exist (`hlogym list-passes --json` lists
 # passes and the xla-cpu-default pipeline), `hlogym opt --pipeline=xla-cpu-default` on each,
 # writing the optimized modules to build/quickstart/ and printing their stats; then
-# `hlogym eval --agent greedy` on the suite, ending with the agent's table (I, D, R, X per module
+# `hlogym eval --agent policy:datasets/policies/ppo-gpt2` (the shipped PPO policy) on the suite, ending with the agent's table (I, D, R, X per module
 # and the gain over xla-cpu-default).
 set -euo pipefail
 
@@ -49,8 +49,11 @@ if have_pipeline; then
       echo "quickstart: opt failed on $f" >&2; status=1
     fi
   done
-  echo "== hlogym eval --agent greedy --suite ${SUITE#"$ROOT"/}"
-  "$HLOGYM" eval --agent greedy --suite "$SUITE" ||
+  # The shipped policy (PPO trained on the GPT-2 train split), its most likely
+  # pass at each step; every result is checked for equivalence.
+  POLICY="$ROOT/datasets/policies/ppo-gpt2"
+  echo "== hlogym eval --agent policy:${POLICY#"$ROOT"/} --suite ${SUITE#"$ROOT"/}"
+  "$HLOGYM" eval --agent "policy:$POLICY" --suite "$SUITE" ||
     { echo "quickstart: eval failed" >&2; status=1; }
 else
   echo "quickstart: skipping 'hlogym opt --pipeline=xla-cpu-default' and 'hlogym eval': no passes or no such pipeline yet"

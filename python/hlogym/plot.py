@@ -1,7 +1,10 @@
 """Learning curves of `hlogym train` as PNG.
 
-    python -m hlogym.plot DIR/curve.csv [-o DIR/curve.png]
-    python -m hlogym.plot A/curve.csv B/curve.csv --labels ppo,dqn -o compare.png
+    .venv/bin/python python/hlogym/plot.py DIR/curve.csv [-o DIR/curve.png]
+    .venv/bin/python python/hlogym/plot.py A/curve.csv B/curve.csv --labels ppo,dqn -o compare.png
+
+(Run as a file it needs only matplotlib, not the C++ extension; `python -m hlogym.plot`
+works too once the extension is built.)
 
 Plots the mean end-of-episode ratio (I - R) / (I - D) against environment steps
 (1.0 = as good as xla-cpu-default), one line per curve.
@@ -66,7 +69,7 @@ def plot(curves: list[str], labels: list[str], output: str, window: int = 5) -> 
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m hlogym.plot", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="plot.py", description=__doc__.splitlines()[0])
     parser.add_argument("curves", nargs="+", help="curve.csv files written by hlogym train")
     parser.add_argument("-o", "--output", help="PNG to write (default: beside the first curve, curve.png)")
     parser.add_argument("--labels", help="comma-separated legend labels (default: the directories' names)")
@@ -79,7 +82,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         plot(args.curves, labels, output, max(1, args.window))
     except (OSError, ValueError) as e:
-        print(f"hlogym.plot: error: {e}", file=sys.stderr)
+        print(f"plot.py: error: {e}", file=sys.stderr)
         return 2
     print(output)
     return 0

@@ -3,11 +3,12 @@
 //                [--steps N] --out DIR [--shaping] [--value-cost] [--masking]
 //                [--hidden 2048,2048] [--envs N] [--threads N] [--seed N] ...
 // Training into a DIR that holds a checkpoint resumes it. The learning curve
-// is DIR/curve.csv; DIR/curve.png is drawn from it by python -m hlogym.plot
+// is DIR/curve.csv; DIR/curve.png is drawn from it by python/hlogym/plot.py
 // when the project's venv is there. The trained policy is DIR/policy.{pt,json}:
 // evaluate it with `hlogym eval --agent policy:DIR`.
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <iostream>
@@ -56,11 +57,11 @@ void PlotCurve(const std::string& dir) {
     std::cerr << "train: no " << python << "; skipping curve.png (run scripts/setup.sh)\n";
     return;
   }
-  const std::string command = absl::StrFormat(
-      "PYTHONPATH='%s/python' '%s' -m hlogym.plot '%s/curve.csv' -o '%s/curve.png' >/dev/null 2>&1", root, python,
-      dir, dir);
+  // Run as a file, not with -m, so that it does not need the C++ extension.
+  const std::string command = absl::StrFormat("'%s' '%s/python/hlogym/plot.py' '%s/curve.csv' -o '%s/curve.png' >/dev/null 2>&1",
+                                               python, root, dir, dir);
   if (std::system(command.c_str()) != 0) {
-    std::cerr << "train: could not draw " << dir << "/curve.png (python -m hlogym.plot failed)\n";
+    std::cerr << "train: could not draw " << dir << "/curve.png (python/hlogym/plot.py failed)\n";
   }
 }
 
@@ -95,7 +96,8 @@ int RunTrain(TrainCommandOptions& o) {
     std::cerr << absl::StrFormat("train: %s on %d benchmarks, %d steps, into %s\n", t.algo, t.benchmarks.size(),
                                  t.total_steps, t.out_dir);
     t.progress = [tty](const rl::TrainProgress& p) {
-      const double fraction = static_cast<double>(p.steps) / std::max<int64_t>(1, p.total_steps);
+      // Runs end on a whole update, so the last one may pass the target.
+      const double fraction = std::min(1.0, static_cast<double>(p.steps) / std::max<int64_t>(1, p.total_steps));
       const int filled = static_cast<int>(fraction * 30);
       const double eta = p.steps_per_second > 0 ? (p.total_steps - p.steps) / p.steps_per_second : NAN;
       std::string line = absl::StrFormat(
@@ -130,7 +132,7 @@ void RegisterTrainCommands(CLI::App& app) {
   train->add_option("--algo", t.algo, "ppo | a2c | trpo | dqn (default ppo)");
   train->add_option("--suite", o->suite, "Training suite: corpus suite names, folders, files (default gpt2)");
   train->add_option("--split", o->split, "Corpus split (default train)");
-  train->add_option("--steps", t.total_steps, "Environment steps in all (default 200000)");
+  train->add_option("--steps", t.total_steps, "Environment steps in all, rounded up to whole updates (default 200000)");
   train->add_option("--out", t.out_dir, "Output directory (checkpoints, policy, curve)")->required();
   train->add_flag("--shaping", t.reward_shaping, "Potential-based reward shaping (Phi = -FLOPs - 2 transcendentals)");
   train->add_flag("--value-cost", t.value_sees_cost, "The value function also sees FLOPs and transcendentals");

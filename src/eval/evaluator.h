@@ -16,8 +16,12 @@
 //  - collectives have single-replica, single-partition semantics (all-reduce,
 //    all-gather, reduce-scatter, all-to-all, collective-permute... return
 //    their operand; replica-id and partition-id are 0);
-//  - rng-bit-generator: see rng.cc (XLA's Philox/ThreeFry expansions);
-//    `rng` draws from a generator seeded by EvaluatorOptions::rng_seed;
+//  - rng-bit-generator: XLA's Philox/ThreeFry bit streams, bit for bit
+//    (prng.h; rng_default is Philox as on XLA's CPU backend); `rng` is
+//    evaluated as XLA's RngExpander expands it, keyed by
+//    EvaluatorOptions::rng_seed (what custom-call GetRngSeed returns) and
+//    the instruction's unique id, drawing its counter from
+//    rng-get-and-update-state's state (rng.cc);
 //  - custom-call: "TopK" is computed for real; every other target is an
 //    opaque deterministic function: its outputs (of the declared shape) are
 //    filled from a hash of the target name, the backend config and the
@@ -47,7 +51,7 @@ struct EvaluatorOptions {
   // A while loop running more iterations than this fails (guards against
   // modules that never terminate).
   int64_t max_while_iterations = 1 << 24;
-  // Seed of the generator behind `rng`.
+  // The seed GetRngSeed returns, which keys `rng` (see rng.cc).
   uint64_t rng_seed = 42;
 };
 

@@ -79,7 +79,7 @@ absl::StatusOr<std::vector<ValuePtr>> ScalarComputation::Call(std::span<const Va
 }
 
 Interpreter::Interpreter(const EvaluatorOptions& options)
-    : options_(options), rng_(options.rng_seed) {}
+    : options_(options) {}
 
 Interpreter::~Interpreter() = default;
 

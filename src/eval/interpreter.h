@@ -5,6 +5,7 @@
 #ifndef HLOGYM_EVAL_INTERPRETER_H_
 #define HLOGYM_EVAL_INTERPRETER_H_
 
+#include <array>
 #include <memory>
 #include <optional>
 #include <random>
@@ -62,7 +63,8 @@ class Interpreter {
 
   absl::StatusOr<ValuePtr> Run(const Computation& computation, Operands args);
   const EvaluatorOptions& options() const { return options_; }
-  std::mt19937_64& rng() { return rng_; }
+  // The 128-bit state behind rng-get-and-update-state (low word first).
+  std::array<uint64_t, 2>& rng_counter() { return rng_counter_; }
   ScalarComputation& Scalar(const Computation& computation);
 
  private:
@@ -73,7 +75,7 @@ class Interpreter {
   absl::StatusOr<ValuePtr> EvalConstant(const Instruction& instruction);
 
   EvaluatorOptions options_;
-  std::mt19937_64 rng_;
+  std::array<uint64_t, 2> rng_counter_ = {0, 0};
   absl::flat_hash_map<const Computation*, std::unique_ptr<Plan>> plans_;
   absl::flat_hash_map<const Instruction*, ValuePtr> constants_;
   absl::flat_hash_map<const Computation*, std::unique_ptr<ScalarComputation>> scalars_;
@@ -97,9 +99,11 @@ absl::StatusOr<ValuePtr> EvalConvolution(const Instruction& instruction, Operand
 absl::StatusOr<ValuePtr> EvalWithComputation(Interpreter& interpreter,
                                              const Instruction& instruction,
                                              Operands operands);
-// rng-bit-generator, rng.
+// rng-bit-generator, rng, rng-get-and-update-state (rng.cc).
 absl::StatusOr<ValuePtr> EvalRandom(Interpreter& interpreter, const Instruction& instruction,
                                     Operands operands);
+// custom-call "GetRngSeed": EvaluatorOptions::rng_seed as u64[] (rng.cc).
+absl::StatusOr<ValuePtr> EvalGetRngSeed(Interpreter& interpreter, const Instruction& instruction);
 // fft, custom-call, topk, cholesky, triangular-solve, batch-norm-*.
 absl::StatusOr<ValuePtr> EvalOther(Interpreter& interpreter, const Instruction& instruction,
                                    Operands operands);

@@ -1,16 +1,20 @@
-// rng, rng-bit-generator, fft, custom-call, topk, cholesky,
+// fft, custom-call, topk, cholesky,
 // triangular-solve and the batch-norm ops. These compute in double (complex
 // double for fft) and round once to the result type.
 #include <algorithm>
 #include <cmath>
 #include <numbers>
 #include <numeric>
+#include <optional>
+#include <string_view>
+#include <cctype>
 
 #include "Eigen/Cholesky"
 #include "Eigen/Core"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "eval/interpreter.h"
+#include "eval/prng.h"
 #include "eval/scalar_ops.h"
 
 namespace hlogym::eval {
@@ -52,57 +56,6 @@ std::shared_ptr<Value> FromVector(const Shape& shape, const std::vector<S>& data
     for (int64_t i = 0; i < out->element_count(); ++i) dst[i] = ConvertElement<T>(data[i]);
   });
   return out;
-}
-
-// --- random -----------------------------------------------------------------
-
-// rng-bit-generator. Not XLA's Philox/ThreeFry bit streams: the output is a
-// deterministic function of the state (splitmix64 of state words and
-// position), and the new state is a mix of the old one. Documented in
-// evaluator.h; equivalence across passes holds as long as the op is kept.
-absl::StatusOr<ValuePtr> EvalRngBitGenerator(const Instruction& instruction, Operands operands) {
-  const Shape& shape = instruction.shape();
-  if (!shape.IsTuple() || shape.tuple_shapes_size() != 2 || operands.size() != 1) {
-    return Invalid("rng-bit-generator shape");
-  }
-  const Value& state = *operands[0];
-  if (!Matches(state, shape.tuple_shapes(0))) return Invalid("rng-bit-generator state shape");
-  uint64_t seed = HashBytes(state.bytes(), state.size_bytes,
-                            static_cast<uint64_t>(instruction.attrs().rng_algorithm) + 0x5eed);
-  auto new_state = NewArray(shape.tuple_shapes(0));
-  for (int64_t i = 0; i < new_state->size_bytes; i += 8) {
-    uint64_t w = Mix64(seed ^ (0xabcdef + i));
-    std::memcpy(new_state->bytes() + i, &w, std::min<int64_t>(8, new_state->size_bytes - i));
-  }
-  auto bits = NewArray(shape.tuple_shapes(1));
-  for (int64_t i = 0; i < bits->size_bytes; i += 8) {
-    uint64_t w = Mix64(seed + static_cast<uint64_t>(i / 8) * 0x9e3779b97f4a7c15ULL);
-    std::memcpy(bits->bytes() + i, &w, std::min<int64_t>(8, bits->size_bytes - i));
-  }
-  return MakeTuple(shape, {new_state, bits});
-}
-
-absl::StatusOr<ValuePtr> EvalRng(Interpreter& interp, const Instruction& instruction,
-                                 Operands operands) {
-  const Shape& shape = instruction.shape();
-  if (operands.size() != 2 || !shape.IsArray()) return Invalid("rng operands");
-  const double a = ToDoubles(*operands[0]).at(0), b = ToDoubles(*operands[1]).at(0);
-  const bool normal = instruction.attrs().rng_distribution == RandomDistribution::kNormal;
-  std::vector<double> data(shape.ElementCount());
-  auto& gen = interp.rng();
-  for (double& x : data) {
-    if (normal) {
-      x = std::normal_distribution<double>(a, b)(gen);
-    } else if (IsFloatingPointType(shape.element_type())) {
-      x = std::uniform_real_distribution<double>(a, b)(gen);
-      if (x >= b) x = a;
-    } else {
-      const int64_t lo = static_cast<int64_t>(a), hi = static_cast<int64_t>(b);
-      x = hi > lo ? static_cast<double>(std::uniform_int_distribution<int64_t>(lo, hi - 1)(gen)) : a;
-    }
-  }
-  if (!HasCppType(shape.element_type())) return Unsupported("rng element type");
-  return ValuePtr(FromVector(shape, data));
 }
 
 // --- fft --------------------------------------------------------------------
@@ -269,6 +222,268 @@ absl::StatusOr<ValuePtr> TopK(const Shape& shape, const Value& in, int64_t k, bo
 
 // --- custom-call --------------------------------------------------------------
 
+using MatD = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+
+// op(A) X = B (left_side) or X op(A) = B for a batch of row-major matrices;
+// `a` holds the batch's n x n matrices, of which only the `lower` (or upper)
+// triangle is read (with a unit diagonal if `unit_diagonal`).
+std::vector<double> SolveTriangular(const std::vector<double>& av, const std::vector<double>& bv,
+                                    int64_t batch, int64_t n, int64_t rows, int64_t cols,
+                                    bool left_side, bool lower, bool transpose,
+                                    bool unit_diagonal) {
+  std::vector<double> out(bv.size(), 0.0);
+  for (int64_t t = 0; t < batch; ++t) {
+    MatD A = Eigen::Map<const MatD>(av.data() + t * n * n, n, n);
+    // Keep only the referenced triangle.
+    for (int64_t i = 0; i < n; ++i) {
+      for (int64_t j = 0; j < n; ++j) {
+        if (lower ? j > i : j < i) A(i, j) = 0;
+        if (i == j && unit_diagonal) A(i, j) = 1;
+      }
+    }
+    if (transpose) A.transposeInPlace();
+    const bool eff_lower = lower != transpose;
+    MatD B = Eigen::Map<const MatD>(bv.data() + t * rows * cols, rows, cols);
+    MatD X;
+    if (left_side) {
+      X = eff_lower ? MatD(A.triangularView<Eigen::Lower>().solve(B))
+                    : MatD(A.triangularView<Eigen::Upper>().solve(B));
+    } else {
+      // X A = B  <=>  A^T X^T = B^T.
+      MatD At = A.transpose();
+      MatD Bt = B.transpose();
+      MatD Xt = eff_lower ? MatD(At.triangularView<Eigen::Upper>().solve(Bt))
+                          : MatD(At.triangularView<Eigen::Lower>().solve(Bt));
+      X = Xt.transpose();
+    }
+    Eigen::Map<MatD>(out.data() + t * rows * cols, rows, cols) = X;
+  }
+  return out;
+}
+
+// Custom calls whose meaning is public (JAX's jaxlib kernels). Semantics
+// were read from JAX's sources (jaxlib/lapack.py, jaxlib/cpu/lapack_kernels,
+// jaxlib/gpu_solver / jax/_src/lax/linalg.py, jaxlib/gpu_prng.py):
+//  - potrf (Cholesky): operand a[..., n, n], results (factor, info s32[...]).
+//    The matrices are column-major in memory (JAX's operand layout), so
+//    LAPACK's uplo names the logical triangle. Only that triangle is read and
+//    overwritten with L (lower: a = L L^T) or U (upper: a = U^T U); the other
+//    triangle keeps the input values (JAX applies tril afterwards). info is 0
+//    on success, else k > 0 where the leading minor of order k is not
+//    positive definite (the factor is then partial; JAX replaces it with NaN).
+//    Targets: lapack_{s,d}potrf_ffi (attribute uplo = 'L' 76 / 'U' 85),
+//    {cu,hip}solver_potrf_ffi (attribute lower = true/false), legacy
+//    lapack_{s,d}potrf with operands (lower s32, batch s32, n s32, a).
+//  - trsm: blas_{s,d}trsm_ffi with operands (a, b, alpha scalar) and
+//    attributes side ('L' 76 / 'R' 82), uplo, trans_x ('N' 78, 'T' 84,
+//    'C' 67), diag ('N' / 'U' 85); result x with op(a) x = alpha b (left) or
+//    x op(a) = alpha b (right).
+//  - ThreeFry2x32 on GPU: {cu,cuda,hip,rocm}_threefry2x32[_ffi] with operands
+//    key0, key1, x0, x1 (u32, one shape) and results (out0, out1): element-
+//    wise ThreeFry2x32-20 of counter (x0, x1) under key (key0, key1).
+// Anything not recognised (other targets, complex types, other attribute
+// values) returns nullopt and is treated as opaque; a recognised target
+// with wrongly shaped operands is an error.
+
+// The value of `key = VALUE` in a raw attribute (backend_config of a typed
+// FFI call prints as `{uplo = 76 : ui8, ...}`): an integer, or true/false
+// as 1/0.
+std::optional<int64_t> ConfigValue(const Instruction& instruction, std::string_view key) {
+  const RawAttribute* raw = instruction.attrs().FindRaw("backend_config");
+  if (raw == nullptr) return std::nullopt;
+  const std::string& s = raw->value;
+  auto is_ident = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  for (size_t pos = s.find(key); pos != std::string::npos; pos = s.find(key, pos + 1)) {
+    if (pos > 0 && is_ident(s[pos - 1])) continue;
+    size_t i = pos + key.size();
+    if (i < s.size() && is_ident(s[i])) continue;
+    while (i < s.size() && (s[i] == ' ' || s[i] == '"' || s[i] == '\\')) ++i;
+    if (i >= s.size() || (s[i] != '=' && s[i] != ':')) continue;
+    ++i;
+    while (i < s.size() && s[i] == ' ') ++i;
+    if (s.compare(i, 4, "true") == 0) return 1;
+    if (s.compare(i, 5, "false") == 0) return 0;
+    size_t j = i;
+    if (j < s.size() && s[j] == '-') ++j;
+    const size_t digits = j;
+    while (j < s.size() && std::isdigit(static_cast<unsigned char>(s[j]))) ++j;
+    if (j == digits) return std::nullopt;
+    return std::stoll(s.substr(i, j - i));
+  }
+  return std::nullopt;
+}
+
+bool IsRealFloat(PrimitiveType t) { return t == PrimitiveType::kF32 || t == PrimitiveType::kF64; }
+
+bool SameDims(const Shape& a, const Shape& b) { return a.dimensions() == b.dimensions(); }
+
+absl::StatusOr<ValuePtr> Potrf(const Instruction& instruction, const Value& a, bool lower) {
+  const Shape& shape = instruction.shape();
+  const std::string& target = instruction.attrs().custom_call_target;
+  const int64_t rank = a.shape.rank();
+  if (rank < 2 || a.shape.dimensions(rank - 1) != a.shape.dimensions(rank - 2)) {
+    return Invalid(absl::StrCat(target, ": operand must be [..., n, n], got ", a.shape.ToString()));
+  }
+  std::vector<int64_t> batch_dims(a.shape.dimensions().begin(), a.shape.dimensions().end() - 2);
+  if (!shape.IsTuple() || shape.tuple_shapes_size() != 2 || !SameDims(shape.tuple_shapes(0), a.shape) ||
+      shape.tuple_shapes(0).element_type() != a.shape.element_type() ||
+      shape.tuple_shapes(1).element_type() != PrimitiveType::kS32 ||
+      std::vector<int64_t>(shape.tuple_shapes(1).dimensions().begin(),
+                           shape.tuple_shapes(1).dimensions().end()) != batch_dims) {
+    return Invalid(absl::StrCat(target, ": result must be (", a.shape.ToString(false),
+                                ", s32[batch dims]), got ", shape.ToString()));
+  }
+  const int64_t n = a.shape.dimensions(rank - 1);
+  const int64_t batch = shape.tuple_shapes(1).ElementCount();
+  std::vector<double> m = ToDoubles(a);
+  std::vector<int32_t> info(batch, 0);
+  for (int64_t b = 0; b < batch && n > 0; ++b) {
+    double* A = m.data() + b * n * n;
+    // (i, j) of the selected triangle, with i >= j: lower reads a[i][j],
+    // upper the mirrored a[j][i] (its factor is U = L^T).
+    auto at = [&](int64_t i, int64_t j) -> double& { return lower ? A[i * n + j] : A[j * n + i]; };
+    for (int64_t j = 0; j < n; ++j) {
+      double d = at(j, j);
+      for (int64_t k = 0; k < j; ++k) d -= at(j, k) * at(j, k);
+      if (!(d > 0.0)) {  // not positive, or NaN: stop like LAPACK's potf2
+        at(j, j) = d;
+        info[b] = static_cast<int32_t>(j + 1);
+        break;
+      }
+      const double ljj = std::sqrt(d);
+      at(j, j) = ljj;
+      for (int64_t i = j + 1; i < n; ++i) {
+        double v = at(i, j);
+        for (int64_t k = 0; k < j; ++k) v -= at(i, k) * at(j, k);
+        at(i, j) = v / ljj;
+      }
+    }
+  }
+  auto info_value = NewArray(shape.tuple_shapes(1));
+  std::copy(info.begin(), info.end(), info_value->mutable_as<int32_t>());
+  return MakeTuple(shape, {FromVector(shape.tuple_shapes(0), m), info_value});
+}
+
+absl::StatusOr<ValuePtr> Trsm(const Instruction& instruction, Operands operands) {
+  const std::string& target = instruction.attrs().custom_call_target;
+  const Value& a = *operands[0];
+  const Value& b = *operands[1];
+  const Value& alpha = *operands[2];
+  const auto side = ConfigValue(instruction, "side"), uplo = ConfigValue(instruction, "uplo"),
+             trans = ConfigValue(instruction, "trans_x"), diag = ConfigValue(instruction, "diag");
+  const int64_t rank = b.shape.rank();
+  const Shape& shape = instruction.shape();
+  if (rank < 2 || a.shape.rank() != rank || alpha.shape.rank() != 0 ||
+      alpha.shape.element_type() != b.shape.element_type() ||
+      a.shape.element_type() != b.shape.element_type() || !shape.IsArray() ||
+      !SameDims(shape, b.shape) || shape.element_type() != b.shape.element_type() ||
+      !side || !uplo || !trans || !diag || (*side != 'L' && *side != 'R') ||
+      (*uplo != 'L' && *uplo != 'U') || (*trans != 'N' && *trans != 'T' && *trans != 'C') ||
+      (*diag != 'N' && *diag != 'U')) {
+    return Invalid(absl::StrCat(target, ": expects (a[..., k, k], b[..., m, n], alpha scalar) -> "
+                                "b's shape and side/uplo/trans_x/diag attributes"));
+  }
+  const bool left = *side == 'L';
+  const int64_t rows = b.shape.dimensions(rank - 2), cols = b.shape.dimensions(rank - 1);
+  const int64_t n = left ? rows : cols;
+  for (int64_t d = 0; d < rank - 2; ++d) {
+    if (a.shape.dimensions(d) != b.shape.dimensions(d)) return Invalid(absl::StrCat(target, ": batch dims"));
+  }
+  if (a.shape.dimensions(rank - 1) != n || a.shape.dimensions(rank - 2) != n) {
+    return Invalid(absl::StrCat(target, ": a must be [..., ", n, ", ", n, "]"));
+  }
+  const int64_t batch = rows * cols == 0 ? 0 : b.element_count() / (rows * cols);
+  std::vector<double> bv = ToDoubles(b);
+  const double s = ToDoubles(alpha)[0];
+  for (double& v : bv) v *= s;
+  return ValuePtr(FromVector(shape, SolveTriangular(ToDoubles(a), bv, batch, n, rows, cols, left,
+                                                    *uplo == 'L', *trans != 'N', *diag == 'U')));
+}
+
+absl::StatusOr<ValuePtr> ThreeFry(const Instruction& instruction, Operands operands) {
+  const std::string& target = instruction.attrs().custom_call_target;
+  const Shape& shape = instruction.shape();
+  bool ok = shape.IsTuple() && shape.tuple_shapes_size() == 2;
+  for (int i = 0; ok && i < 4; ++i) {
+    ok = operands[i]->shape.element_type() == PrimitiveType::kU32 &&
+         SameDims(operands[i]->shape, operands[0]->shape);
+  }
+  for (int i = 0; ok && i < 2; ++i) {
+    ok = shape.tuple_shapes(i).IsArray() && shape.tuple_shapes(i).element_type() == PrimitiveType::kU32 &&
+         SameDims(shape.tuple_shapes(i), operands[0]->shape);
+  }
+  if (!ok) {
+    return Invalid(absl::StrCat(target, ": expects four u32 operands (key0, key1, x0, x1) of one "
+                                "shape and a result (u32[that], u32[that])"));
+  }
+  auto out0 = NewArray(shape.tuple_shapes(0)), out1 = NewArray(shape.tuple_shapes(1));
+  const uint32_t* k0 = operands[0]->as<uint32_t>();
+  const uint32_t* k1 = operands[1]->as<uint32_t>();
+  const uint32_t* x0 = operands[2]->as<uint32_t>();
+  const uint32_t* x1 = operands[3]->as<uint32_t>();
+  uint32_t* o0 = out0->mutable_as<uint32_t>();
+  uint32_t* o1 = out1->mutable_as<uint32_t>();
+  for (int64_t i = 0; i < out0->element_count(); ++i) {
+    const auto r = ThreeFry2x32({x0[i], x1[i]}, {k0[i], k1[i]});
+    o0[i] = r[0];
+    o1[i] = r[1];
+  }
+  return MakeTuple(shape, {out0, out1});
+}
+
+// nullopt: not a target computed here.
+std::optional<absl::StatusOr<ValuePtr>> EvalKnownCustomCall(const Instruction& instruction,
+                                                            Operands operands) {
+  const std::string& t = instruction.attrs().custom_call_target;
+  auto real_of = [&](size_t i) {
+    return i < operands.size() && IsRealFloat(operands[i]->shape.element_type());
+  };
+  if (t == "lapack_spotrf_ffi" || t == "lapack_dpotrf_ffi") {
+    const auto uplo = ConfigValue(instruction, "uplo");
+    if (operands.size() != 1 || !real_of(0) || !uplo || (*uplo != 'L' && *uplo != 'U')) {
+      return std::nullopt;
+    }
+    return Potrf(instruction, *operands[0], *uplo == 'L');
+  }
+  if (t == "cusolver_potrf_ffi" || t == "hipsolver_potrf_ffi") {
+    const auto lower = ConfigValue(instruction, "lower");
+    if (operands.size() != 1 || !real_of(0) || !lower) return std::nullopt;
+    return Potrf(instruction, *operands[0], *lower != 0);
+  }
+  if (t == "lapack_spotrf" || t == "lapack_dpotrf") {
+    if (operands.size() != 4 || !real_of(3)) return std::nullopt;
+    for (int i = 0; i < 3; ++i) {
+      if (operands[i]->shape.element_type() != PrimitiveType::kS32 ||
+          operands[i]->element_count() != 1) {
+        return std::nullopt;
+      }
+    }
+    const Value& a = *operands[3];
+    const int64_t rank = a.shape.rank();
+    if (rank >= 2) {
+      const int64_t n = a.shape.dimensions(rank - 1);
+      const int64_t batch = n == 0 ? 0 : a.element_count() / (n * n);
+      if (operands[1]->as<int32_t>()[0] != batch || operands[2]->as<int32_t>()[0] != n) {
+        return absl::StatusOr<ValuePtr>(Invalid(absl::StrCat(t, ": batch/n operands disagree with ",
+                                                             a.shape.ToString())));
+      }
+    }
+    return Potrf(instruction, a, operands[0]->as<int32_t>()[0] != 0);
+  }
+  if (t == "blas_strsm_ffi" || t == "blas_dtrsm_ffi") {
+    if (operands.size() != 3 || !real_of(1)) return std::nullopt;
+    return Trsm(instruction, operands);
+  }
+  if (t == "cu_threefry2x32" || t == "cu_threefry2x32_ffi" || t == "cuda_threefry2x32" ||
+      t == "cuda_threefry2x32_ffi" || t == "hip_threefry2x32" || t == "hip_threefry2x32_ffi" ||
+      t == "rocm_threefry2x32") {
+    if (operands.size() != 4) return std::nullopt;
+    return ThreeFry(instruction, operands);
+  }
+  return std::nullopt;
+}
+
+
 void FillLeaves(const Shape& shape, uint64_t seed, std::vector<ValuePtr>& out_elements,
                 ValuePtr& out) {
   if (shape.IsTuple()) {
@@ -304,6 +519,7 @@ absl::StatusOr<ValuePtr> EvalCustomCall(const Instruction& instruction, Operands
       return TopK(shape, *operands[0], v.dimensions(v.rank() - 1), largest);
     }
   }
+  if (auto known = EvalKnownCustomCall(instruction, operands)) return *std::move(known);
   // Opaque: a deterministic function of the target, its attributes and the
   // operand values.
   uint64_t seed = HashBytes(target.data(), target.size(), 0xc0ffee);
@@ -320,8 +536,6 @@ absl::StatusOr<ValuePtr> EvalCustomCall(const Instruction& instruction, Operands
 }
 
 // --- linear algebra -------------------------------------------------------------
-
-using MatD = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 
 absl::StatusOr<ValuePtr> EvalCholesky(const Instruction& instruction, const Value& a) {
   const Shape& shape = instruction.shape();
@@ -373,33 +587,10 @@ absl::StatusOr<ValuePtr> EvalTriangularSolve(const Instruction& instruction, con
     return Invalid("triangular-solve dims");
   }
   const int64_t batch = n == 0 || rows * cols == 0 ? 0 : b.element_count() / (rows * cols);
-  std::vector<double> av = ToDoubles(a), bv = ToDoubles(b), out(bv.size(), 0.0);
-  for (int64_t t = 0; t < batch; ++t) {
-    MatD A = Eigen::Map<MatD>(av.data() + t * n * n, n, n);
-    // Keep only the referenced triangle.
-    for (int64_t i = 0; i < n; ++i) {
-      for (int64_t j = 0; j < n; ++j) {
-        if (attrs.lower ? j > i : j < i) A(i, j) = 0;
-        if (i == j && attrs.unit_diagonal) A(i, j) = 1;
-      }
-    }
-    if (attrs.transpose_a != TriangularSolveTranspose::kNoTranspose) A.transposeInPlace();
-    const bool lower = attrs.lower != (attrs.transpose_a != TriangularSolveTranspose::kNoTranspose);
-    MatD B = Eigen::Map<MatD>(bv.data() + t * rows * cols, rows, cols);
-    MatD X;
-    if (attrs.left_side) {
-      X = lower ? MatD(A.triangularView<Eigen::Lower>().solve(B))
-                : MatD(A.triangularView<Eigen::Upper>().solve(B));
-    } else {
-      // X A = B  <=>  A^T X^T = B^T.
-      MatD At = A.transpose();
-      MatD Bt = B.transpose();
-      MatD Xt = lower ? MatD(At.triangularView<Eigen::Upper>().solve(Bt))
-                      : MatD(At.triangularView<Eigen::Lower>().solve(Bt));
-      X = Xt.transpose();
-    }
-    Eigen::Map<MatD>(out.data() + t * rows * cols, rows, cols) = X;
-  }
+  const std::vector<double> out =
+      SolveTriangular(ToDoubles(a), ToDoubles(b), batch, n, rows, cols, attrs.left_side, attrs.lower,
+                      attrs.transpose_a != TriangularSolveTranspose::kNoTranspose,
+                      attrs.unit_diagonal);
   return ValuePtr(FromVector(shape, out));
 }
 
@@ -491,18 +682,6 @@ absl::StatusOr<ValuePtr> EvalBatchNorm(const Instruction& instruction, Operands 
 
 }  // namespace
 
-absl::StatusOr<ValuePtr> EvalRandom(Interpreter& interpreter, const Instruction& instruction,
-                                    Operands operands) {
-  switch (instruction.opcode()) {
-    case Opcode::kRngBitGenerator:
-      return EvalRngBitGenerator(instruction, operands);
-    case Opcode::kRng:
-      return EvalRng(interpreter, instruction, operands);
-    default:
-      return Unsupported(absl::StrCat(OpName(instruction.opcode())));
-  }
-}
-
 absl::StatusOr<ValuePtr> EvalOther(Interpreter& interpreter, const Instruction& instruction,
                                    Operands operands) {
   for (const ValuePtr& v : operands) {
@@ -513,6 +692,9 @@ absl::StatusOr<ValuePtr> EvalOther(Interpreter& interpreter, const Instruction& 
       if (operands.size() != 1) return Invalid("fft operands");
       return EvalFft(instruction, operands);
     case Opcode::kCustomCall:
+      if (instruction.attrs().custom_call_target == "GetRngSeed" && operands.empty()) {
+        return EvalGetRngSeed(interpreter, instruction);
+      }
       return EvalCustomCall(instruction, operands);
     case Opcode::kTopK:
       if (operands.size() != 1) return Invalid("topk operands");

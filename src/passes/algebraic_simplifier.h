@@ -19,7 +19,9 @@
 //  - divide: A/1; integer division by a power of 2 -> shifts;
 //    A/pow(B,C) -> A*pow(B,-C); A/sqrt(B) -> A*rsqrt(B); A/rsqrt(B) -> A*sqrt(B);
 //    float A/C -> A*(1/C); (A/B)/(C/D), (A/B)/C, A/(B/C) reassociation;
-//    convert(pred)/broadcast(Y) -> broadcast(1/Y)*convert(pred).
+//    convert(pred)/broadcast(Y) -> broadcast(1/Y)*convert(pred);
+//    float A/broadcast(B) -> A*broadcast(1/B) when the broadcast and B have
+//    no other users (fitted to the pinned XLA's divide/multiply counts).
 //  - remainder: (A%B)%B; A%2^k -> A&(2^k-1) (ints); iota%N with N >= size.
 //  - negate(negate), not(not), abs of a non-negative value, exp(0) -> 1,
 //    log(pow/sqrt/rsqrt), pow(A, 0/1/2/3/-1/0.5), rsqrt(pow(A,-2)),
@@ -95,7 +97,9 @@
 #ifndef HLOGYM_PASSES_ALGEBRAIC_SIMPLIFIER_H_
 #define HLOGYM_PASSES_ALGEBRAIC_SIMPLIFIER_H_
 
+#include <string>
 #include <string_view>
+#include <utility>
 
 #include "passes/pass.h"
 
@@ -117,13 +121,15 @@ struct AlgebraicSimplifierOptions {
 
 class AlgebraicSimplifier : public Pass {
  public:
-  explicit AlgebraicSimplifier(AlgebraicSimplifierOptions options = {})
-      : options_(options) {}
-  std::string_view name() const override { return "algsimp"; }
+  explicit AlgebraicSimplifier(AlgebraicSimplifierOptions options = {},
+                               std::string name = "algsimp")
+      : options_(options), name_(std::move(name)) {}
+  std::string_view name() const override { return name_; }
   absl::StatusOr<bool> Run(Module& module) override;
 
  private:
   AlgebraicSimplifierOptions options_;
+  std::string name_;
 };
 
 }  // namespace hlogym

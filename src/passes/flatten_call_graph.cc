@@ -47,27 +47,14 @@ absl::StatusOr<bool> FlattenCallGraph::Run(Module& module) {
   bool changed = false;
   for (Computation* computation : module.MakeComputationPostOrder()) {
     auto it = callers.find(computation);
-    if (it == callers.end()) continue;
+    if (it == callers.end() || it->second.size() < 2) continue;
+    // Every call site after the first gets its own clone, whatever its
+    // context: XLA at the pinned version also splits reducers and comparators
+    // shared by several reduce / reduce-window / sort instructions.
     const std::vector<Instruction*>& sites = it->second;
-    bool embedded = false;
-    int control_flow_sites = 0;
-    for (const Instruction* site : sites) {
-      if (IsControlFlowCaller(site->opcode())) {
-        ++control_flow_sites;
-      } else {
-        embedded = true;
-      }
-    }
-    if (control_flow_sites == 0 || (!embedded && control_flow_sites == 1)) continue;
-    bool skip_first = !embedded;
-    for (Instruction* site : sites) {
-      if (!IsControlFlowCaller(site->opcode())) continue;
-      if (skip_first) {
-        skip_first = false;
-        continue;
-      }
+    for (size_t i = 1; i < sites.size(); ++i) {
       Computation* clone = CloneComputation(module, *computation);
-      Redirect(site, computation, clone);
+      Redirect(sites[i], computation, clone);
       CloneControlFlowSubtree(module, clone);
       changed = true;
     }

@@ -1,15 +1,19 @@
-// flatten-call-graph: XLA's FlattenCallGraph.
+// flatten-call-graph: XLA's FlattenCallGraph, as the pinned XLA (jaxlib
+// 0.10.2) behaves on the corpus.
 //
-// Implements: every computation called from more than one control-flow call
-// site (call, while, conditional, async ops) is cloned so each such site has
-// its own copy; the first site keeps the original unless the computation is
-// also used in an embedded context (reduce, map, sort, fusion, ...), in
-// which case every control-flow site gets a clone. Computations that the
-// clones call from control-flow sites are cloned with them. Embedded uses
-// are never cloned. Computations are visited callees first, like XLA's call
-// graph walk; the module is then reordered so callees precede callers.
-// Reports "changed" only when it cloned something (XLA's pass always says
-// true).
+// Implements: every computation with more than one call site is cloned so
+// each site has its own copy; the first site (module order, then instruction
+// order) keeps the original. This covers control-flow sites (call, while,
+// conditional, async ops) and, like the pinned XLA, embedded ones too: a
+// reducer shared by a reduce-window and a reduce (as tree_reduction_rewriter
+// leaves them) or by two reduces is split (the corpus's XLA pass pairs and
+// its pipeline traces show these clones; older XLA skipped embedded sites).
+// Computations that a clone calls from control-flow sites are cloned with it.
+// One instruction calling a computation twice is one site. Computations are
+// visited callees first, like XLA's call graph walk; the module is then
+// reordered so callees precede callers. Reports "changed" only when it cloned
+// something (XLA's pass always says true).
+// Leaves out: execution threads (hlogym has one).
 #ifndef HLOGYM_PASSES_FLATTEN_CALL_GRAPH_H_
 #define HLOGYM_PASSES_FLATTEN_CALL_GRAPH_H_
 

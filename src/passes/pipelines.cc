@@ -1,4 +1,4 @@
-// Named pipelines. xla-cpu-default follows XLA's CPU compiler
+// Named pipelines (xla-gpu-default: see GpuDefaultSpec). xla-cpu-default follows XLA's CPU compiler
 // (CpuCompiler::RunHloPassesThroughLayoutAssn, the version in jaxlib 0.10.2,
 // single partition, default debug options: fusion emitters on, no oneDNN or
 // YNNPACK) up to layout assignment, limited to the passes hlogym implements;
@@ -60,12 +60,19 @@ Step CpuDefaultSpec() {
   }
   for (Step step : std::vector<Step>{
            P("batch-dot-simplification"), P("convolution-group-converter"),
-           P("convolution-group-converter"), P("batchnorm_expander"), P("logistic-expander"),
-           P("conditional-canonicalizer"), P("dynamic-dimension-simplifier"), P("dynamic_padder"),
+           P("convolution-group-converter-feature-groups"), P("batchnorm_expander"),
+           P("logistic-expander"), P("conditional-canonicalizer"),
+           P("dynamic-dimension-simplifier"),
+           // xla_reduce_window_rewrite_base_length defaults to 16, so it runs.
+           Fix("reduce-window-rewriter", {P("reduce-window-rewriter")}),
+           P("reduce-window-resizer"), P("dynamic_padder"),
            P("convolution-canonicalization"), P("change-op-data-type"),
            Simplification("simplification"), P("select_and_scatter_expander"),
-           P("scatter_expander"), P("scatter_simplifier"), P("scatter_expander"),
-           Simplification("post_scatter_expansion_simplification"), P("bitcast_dtypes_expander"),
+           // With fusion emitters on (and the CPU scatter emitter enabled) only
+           // the kEliminateSimpleScatters instance runs, then scatter_simplifier.
+           P("scatter_expander"), P("scatter_simplifier"),
+           Simplification("post_scatter_expansion_simplification"), P("gemv-rewriter"),
+           P("bitcast_dtypes_expander"),
            P("topk-rewriter"), P("transpose-folding"), P("cse"), P("cse_barrier_expander"),
            P("tuple-simplifier"), P("while-loop-trip-count-annotator"),
            P("flatten-call-graph")}) {
@@ -75,6 +82,68 @@ Step CpuDefaultSpec() {
              {Sub("sharding-removal", {P("flatten-call-graph"), P("sharding-remover"), P("dce")}),
               Sub("SubbytePacker pipeline", {P("sub-byte-size-setter")}),
               Sub("HLO passes through layout assignment", std::move(main))});
+}
+
+// xla-gpu-default: GpuCompiler::OptimizeHloModule up to (not including)
+// convolution canonicalization and layout assignment, single partition,
+// default debug options, an Ampere-or-newer CUDA device: the pre-SPMD
+// cleanup, sharding removal, RunOptimizationPasses with its "simplification"
+// and "simplification-2" fixed points, and the collective optimizations,
+// then the call-graph flattening that opens layout assignment. Left out as
+// library-specific (they only produce or consume cuDNN/CUB/custom kernels):
+// cudnn-custom-call-converter, topk-specializer, dot-operand-converter and the
+// cuDNN convolution canonicalization. Where hlogym lacks XLA's GPU variant of
+// a pass the nearest one runs: operand_upcaster/result_caster also touch
+// matrix-multiplication dots (XLA's GPU filter skips them),
+// comparison-expander does not upcast bf16 sort comparisons to f32, and
+// transpose-folding folds by the CPU rules.
+Step GpuDefaultSpec() {
+  std::vector<Step> optimization = {
+      P("batched_gather_scatter_normalizer"), P("topk-splitter"), P("topk-decomposer-all"),
+      P("dot_dimension_sorter"), P("dot_decomposer"), P("result_caster"),
+      P("operand_upcaster"), P("sub-byte-size-setter"), P("rng-expander"),
+      P("rng-bit-generator-expander"), P("comparison-expander"),
+      P("zero_sized_hlo_elimination"), P("select_and_scatter_expander"),
+      // xla_gpu_deterministic_ops is off, so only the unsupported-scatter
+      // expander runs.
+      P("gpu_scatter_expander"), P("qr_expander"), P("eigh_expander"),
+      P("dynamic-index-splitter"), P("call-inliner"), P("stochastic_convert_decomposer"),
+      P("convolution_4d_expander"), P("convolution-pred-expander"), P("batchnorm_expander"),
+      P("logistic-expander"), P("conditional-canonicalizer"),
+      P("dynamic-dimension-simplifier"),
+      Fix("reduce-window-rewriter", {P("reduce-window-rewriter")}), P("dynamic_padder"),
+      P("stable-sort-expander"),
+      Fix("simplification",
+          {P("zero_sized_hlo_elimination"), P("gather_simplifier"), P("gather_expander"),
+           P("scatter_simplifier"), P("scatter_expander"), P("scatter-slice-simplifier"),
+           P("algsimp-gpu"), P("bitcast_dtypes_expander"),
+           // xla_gpu_dot_merger_threshold_mb defaults to 32.
+           P("dot-merger"), P("simplify-sorts"), P("tuple-simplifier"),
+           P("while-loop-constant-sinking"), P("simplify-while-loops"), P("slice-sinker"),
+           P("reshape-mover-1d-broadcast-cheap"), P("constant_folding"),
+           P("simplify-conditional"), P("real_imag_expander"), P("transpose-folding"),
+           P("cse"), P("dce")}),
+      // ConvertMover and ReshapeMover undo each other, so XLA runs the former
+      // with algsimp in a second fixed point.
+      Fix("simplification-2", {P("convert-mover"), P("algsimp-gpu")}),
+      P("computation-deduplicator")};
+  return Sub(
+      "xla-gpu-default",
+      {Sub("pre-spmd-partitioner",
+           {P("convert-memory-placement-to-internal-annotations"), P("call-inliner"),
+            P("zero_sized_hlo_elimination"), P("conditional-canonicalizer"),
+            P("topk-decomposer"), P("topk-rewriter-all")}),
+       Sub("sharding-removal", {P("sharding-remover"), P("dce")}),
+       Sub("optimization", std::move(optimization)),
+       Sub("collective-optimizations",
+           {P("ragged-all-to-all-canonicalizer"), P("all-reduce-simp"), P("all-reduce-folder"),
+            P("all-reduce-splitter"), P("all-gather-optimizer"),
+            P("all-gather-dynamic-slice-simplifier"), P("all-reduce-reassociate"),
+            P("reduce-scatter-reassociate"), P("while-loop-all-reduce-code-motion"),
+            P("collective-quantizer"), P("dce"), P("reduce-scatter-creator"), P("algsimp-gpu"),
+            P("all-gather-bcast-reorder"), P("all-reduce-promotion"), P("dce"),
+            P("while-loop-trip-count-annotator")}),
+       Sub("layout assignment", {P("flatten-call-graph")})});
 }
 
 // Builds `step` from the passes `registry` has; nullptr if none of them.
@@ -125,6 +194,20 @@ const std::vector<PipelineInfo>& BuiltinPipelines() {
     };
     CollectMissing(CpuDefaultSpec(), PassRegistry::Builtin(), cpu.missing_passes);
     list->push_back(std::move(cpu));
+    PipelineInfo gpu;
+    gpu.name = "xla-gpu-default";
+    gpu.summary =
+        "XLA's GPU pipeline before convolution canonicalization and layout assignment "
+        "(OptimizeHloModule), with its fixed-point simplification loops";
+    gpu.create = [](const PassRegistry& registry) -> std::unique_ptr<Pass> {
+      std::unique_ptr<Pass> pass = Build(GpuDefaultSpec(), registry);
+      if (pass == nullptr) {
+        pass = std::make_unique<PassPipeline>("xla-gpu-default", std::vector<std::unique_ptr<Pass>>{});
+      }
+      return pass;
+    };
+    CollectMissing(GpuDefaultSpec(), PassRegistry::Builtin(), gpu.missing_passes);
+    list->push_back(std::move(gpu));
     return list;
   }();
   return *pipelines;

@@ -9,13 +9,19 @@
 // One include per pass, alphabetical.
 #include "passes/algebraic_simplifier.h"
 #include "passes/batch_dot_simplification.h"
+#include "passes/batched_gather_scatter_normalizer.h"
+#include "passes/batchnorm_expander.h"
+#include "passes/bitcast_dtypes_expander.h"
 #include "passes/broadcast_canonicalizer.h"
 #include "passes/call_inliner.h"
+#include "passes/cholesky_expander.h"
 #include "passes/comparison_expander.h"
 #include "passes/computation_deduplicator.h"
 #include "passes/conditional_canonicalizer.h"
 #include "passes/conditional_simplifier.h"
 #include "passes/conditional_to_select.h"
+#include "passes/convolution_canonicalization.h"
+#include "passes/convolution_group_converter.h"
 #include "passes/constant_folding.h"
 #include "passes/convert_mover.h"
 #include "passes/cse.h"
@@ -23,18 +29,34 @@
 #include "passes/dce.h"
 #include "passes/dot_decomposer.h"
 #include "passes/dot_merger.h"
+#include "passes/dynamic_dimension_simplifier.h"
+#include "passes/dynamic_index_splitter.h"
 #include "passes/flatten_call_graph.h"
+#include "passes/float_normalization.h"
+#include "passes/gather_expander.h"
 #include "passes/gather_simplifier.h"
+#include "passes/gemv_rewriter.h"
 #include "passes/logistic_expander.h"
 #include "passes/map_inliner.h"
+#include "passes/operand_upcaster.h"
+#include "passes/real_imag_expander.h"
 #include "passes/reduce_decomposer.h"
+#include "passes/reduce_window_rewriter.h"
 #include "passes/reshape_decomposer.h"
 #include "passes/reshape_mover.h"
+#include "passes/result_caster.h"
+#include "passes/rng_bit_generator_expander.h"
+#include "passes/rng_expander.h"
+#include "passes/scatter_expander.h"
 #include "passes/scatter_simplifier.h"
+#include "passes/select_and_scatter_expander.h"
 #include "passes/sharding_remover.h"
 #include "passes/simplify_fp_conversions.h"
 #include "passes/simplify_sorts.h"
 #include "passes/slice_sinker.h"
+#include "passes/stochastic_convert_decomposer.h"
+#include "passes/topk_decomposer.h"
+#include "passes/topk_rewriter.h"
 #include "passes/transpose_folding.h"
 #include "passes/tree_reduction_rewriter.h"
 #include "passes/tuple_simplifier.h"
@@ -42,6 +64,7 @@
 #include "passes/while_loop_invariant_code_motion.h"
 #include "passes/while_loop_simplifier.h"
 #include "passes/while_loop_trip_count_annotator.h"
+#include "passes/while_loop_unroller.h"
 #include "passes/zero_sized_hlo_elimination.h"
 
 namespace hlogym {
@@ -50,42 +73,82 @@ namespace {
 // One line per pass, alphabetical by XLA name.
 void RegisterBuiltinPasses(PassRegistry& registry) {
   registry.Register({"algsimp", "algebraic simplifier (XLA CPU options)", [] { return std::make_unique<AlgebraicSimplifier>(); }});
+  registry.Register({"algsimp-gpu", "algebraic simplifier with XLA GPU's layout-insensitive options (reduce of transpose/reshape always simplified)", [] { return std::make_unique<AlgebraicSimplifier>(AlgebraicSimplifierOptions{.enable_dot_strength_reduction = true, .minmax_propagate_nan = true, .unconditionally_simplify_reduce_of_transpose_or_reshape = true}, "algsimp-gpu"); }});
   registry.Register({"batch-dot-simplification", "drop size-1 batch dimensions of dots", [] { return std::make_unique<BatchDotSimplification>(); }});
+  registry.Register({"batched_gather_scatter_normalizer", "gathers/scatters with batching dimensions -> iota index columns and collapsed dimensions", [] { return std::make_unique<BatchedGatherScatterNormalizer>(); }});
+  registry.Register({"batchnorm_expander", "batch-norm training/inference/grad -> elementwise ops and reduces", [] { return std::make_unique<BatchNormExpander>(); }});
+  registry.Register({"bitcast_dtypes_expander", "bitcast-convert between bit widths as shifts, ors and slices", [] { return std::make_unique<BitcastDtypesExpander>(); }});
   registry.Register({"broadcast_canonicalizer", "sort broadcast dimensions, transposing the result back", [] { return std::make_unique<BroadcastCanonicalizer>(); }});
   registry.Register({"call-inliner", "inline every kCall", [] { return std::make_unique<CallInliner>(); }});
   registry.Register({"call-inliner-single-call-site", "inline kCalls whose callee has one call site", [] { return std::make_unique<CallInliner>(true); }});
+  registry.Register({"cholesky_expander", "cholesky -> call of a blocked algorithm (while loop per 128-block, triangular-solve panels)", [] { return std::make_unique<CholeskyExpander>(); }});
   registry.Register({"comparison-expander", "expand TOTALORDER float compares into integer compares", [] { return std::make_unique<ComparisonExpander>(); }});
   registry.Register({"computation-deduplicator", "replace computations equal to an earlier one", [] { return std::make_unique<HloComputationDeduplicator>(); }});
   registry.Register({"conditional-canonicalizer", "give non-tuple conditionals a one-element tuple result", [] { return std::make_unique<ConditionalCanonicalizer>(); }});
   registry.Register({"conditional-to-select", "turn conditionals in embedded computations into selects", [] { return std::make_unique<ConditionalToSelect>(); }});
   registry.Register({"constant_folding", "evaluate instructions whose operands are all constants", [] { return std::make_unique<HloConstantFolding>(); }});
+  registry.Register({"convolution-canonicalization", "convolutions XLA:CPU cannot give Eigen -> NHWC/HWIO transposes around a canonical convolution (entry computation)", [] { return std::make_unique<ConvolutionCanonicalization>(); }});
+  registry.Register({"convolution-group-converter", "expand batch_group_count convolutions (CPU's first instance)", [] { return std::make_unique<ConvolutionGroupConverter>(true); }});
+  registry.Register({"convolution-group-converter-feature-groups", "expand feature_group_count convolutions not in F16/F32 (CPU's second instance)", [] { return std::make_unique<ConvolutionGroupConverter>(false, "convolution-group-converter-feature-groups"); }});
   registry.Register({"convert-mover", "move widening converts down and narrowing converts up", [] { return std::make_unique<ConvertMover>(); }});
   registry.Register({"cse", "common subexpression elimination", [] { return std::make_unique<HloCse>(); }});
   registry.Register({"cse_barrier_expander", "remove opt-barrier instructions", [] { return std::make_unique<OptimizationBarrierExpander>(); }});
   registry.Register({"dce", "remove dead instructions and computations", [] { return std::make_unique<HloDce>(); }});
   registry.Register({"dot-merger", "merge independent dots sharing an operand (16 MiB limit, GPU options)", [] { return std::make_unique<DotMerger>(); }});
   registry.Register({"dot_decomposer", "canonicalize dots to [batch, M, K] x [batch, K, N]", [] { return std::make_unique<DotDecomposer>(); }});
+  registry.Register({"dynamic-dimension-simplifier", "flatten nested concatenates; forward slices of concatenates, scalar reshape/broadcast and reshape/reshape pairs, identity converts and reshapes", [] { return std::make_unique<DynamicDimensionSimplifier>(); }});
+  registry.Register({"dynamic-index-splitter", "split start-index vectors of dynamic-(update-)slice into scalars", [] { return std::make_unique<DynamicIndexSplitter>(); }});
   registry.Register({"flatten-call-graph", "clone computations called from several control-flow sites", [] { return std::make_unique<FlattenCallGraph>(); }});
+  registry.Register({"float-normalization-bf16", "compute bf16 ops in f32 with converts around them (CPU float support)", [] { return std::make_unique<FloatNormalization>(PrimitiveType::kBF16, PrimitiveType::kF32); }});
+  registry.Register({"float-normalization-f4e2m1fn", "compute f4e2m1fn ops in f16 with converts around them (CPU float support)", [] { return std::make_unique<FloatNormalization>(PrimitiveType::kF4E2M1FN, PrimitiveType::kF16); }});
+  registry.Register({"float-normalization-f8e3m4", "compute f8e3m4 ops in f16 with converts around them (CPU float support)", [] { return std::make_unique<FloatNormalization>(PrimitiveType::kF8E3M4, PrimitiveType::kF16); }});
+  registry.Register({"float-normalization-f8e4m3", "compute f8e4m3 ops in f16 with converts around them (CPU float support)", [] { return std::make_unique<FloatNormalization>(PrimitiveType::kF8E4M3, PrimitiveType::kF16); }});
+  registry.Register({"float-normalization-f8e4m3b11fnuz", "compute f8e4m3b11fnuz ops in f16 with converts around them (CPU float support)", [] { return std::make_unique<FloatNormalization>(PrimitiveType::kF8E4M3B11FNUZ, PrimitiveType::kF16); }});
+  registry.Register({"float-normalization-f8e4m3fn", "compute f8e4m3fn ops in f16 with converts around them (CPU float support)", [] { return std::make_unique<FloatNormalization>(PrimitiveType::kF8E4M3FN, PrimitiveType::kF16); }});
+  registry.Register({"float-normalization-f8e4m3fnuz", "compute f8e4m3fnuz ops in f16 with converts around them (CPU float support)", [] { return std::make_unique<FloatNormalization>(PrimitiveType::kF8E4M3FNUZ, PrimitiveType::kF16); }});
+  registry.Register({"float-normalization-f8e5m2", "compute f8e5m2 ops in f16 with converts around them (CPU float support)", [] { return std::make_unique<FloatNormalization>(PrimitiveType::kF8E5M2, PrimitiveType::kF16); }});
+  registry.Register({"float-normalization-f8e5m2fnuz", "compute f8e5m2fnuz ops in f16 with converts around them (CPU float support)", [] { return std::make_unique<FloatNormalization>(PrimitiveType::kF8E5M2FNUZ, PrimitiveType::kF16); }});
+  registry.Register({"float-normalization-f8e8m0fnu", "compute f8e8m0fnu ops in f32 with converts around them (CPU float support)", [] { return std::make_unique<FloatNormalization>(PrimitiveType::kF8E8M0FNU, PrimitiveType::kF32); }});
+  registry.Register({"float-normalization-s4", "compute s4 ops in s8 with converts around them (CPU float support)", [] { return std::make_unique<FloatNormalization>(PrimitiveType::kS4, PrimitiveType::kS8); }});
+  registry.Register({"float-normalization-u4", "compute u4 ops in u8 with converts around them (CPU float support)", [] { return std::make_unique<FloatNormalization>(PrimitiveType::kU4, PrimitiveType::kU8); }});
+  registry.Register({"gather_expander", "gathers with one index or whole-operand slices -> while loop / broadcast (kEliminateSimpleGathers, CPU and GPU)", [] { return std::make_unique<GatherExpander>(GatherExpander::Mode::kEliminateSimpleGathers); }});
+  registry.Register({"gather_expander-all", "every gather -> counted while loop of dynamic slices (kEliminateAllGathers)", [] { return std::make_unique<GatherExpander>(GatherExpander::Mode::kEliminateAllGathers, "gather_expander-all"); }});
   registry.Register({"gather_simplifier", "rewrite gathers into the canonical [N,K]-indices form", [] { return std::make_unique<GatherSimplifier>(); }});
+  registry.Register({"gemv-rewriter", "matrix-vector dots -> matrix-matrix dots with a size-1 dimension, bitcast back", [] { return std::make_unique<GemvRewriter>(); }});
   registry.Register({"logistic-expander", "logistic(x) -> 1 / (1 + exp(-x))", [] { return std::make_unique<LogisticExpander>(); }});
   registry.Register({"map-inline", "replace maps of a single elementwise op by the op", [] { return std::make_unique<MapInliner>(); }});
+  registry.Register({"operand_upcaster", "convert dot/convolution operands to a wider result type", [] { return std::make_unique<OperandUpcaster>(); }});
+  registry.Register({"real_imag_expander", "real(x) -> x, imag(x) -> 0 for non-complex x", [] { return std::make_unique<RealImagExpander>(); }});
   registry.Register({"reduce-decomposer", "give reduce results the input layout, copying to the requested one", [] { return std::make_unique<ReduceDecomposer>(); }});
+  registry.Register({"reduce-window-rewriter", "two-level scans for long cumulative reduce-windows; rank-1 reduce-windows to rank 2 (base length 16)", [] { return std::make_unique<ReduceWindowRewriter>(); }});
   registry.Register({"reshape-decomposer", "split non-bitcast reshapes into bitcast reshapes and copies", [] { return std::make_unique<ReshapeDecomposer>(); }});
   registry.Register({"reshape-mover", "sink reshapes/transposes below elementwise ops", [] { return std::make_unique<ReshapeMover>(); }});
   registry.Register({"reshape-mover-1d-broadcast-cheap", "reshape-mover treating reshapes of rank-1 broadcasts as free (GPU options)", [] { return std::make_unique<ReshapeMover>(ReshapeMoverOptions{true}, "reshape-mover-1d-broadcast-cheap"); }});
+  registry.Register({"result_caster", "compute narrow-result dots/convolutions in the operand type, then convert", [] { return std::make_unique<ResultCaster>(); }});
+  registry.Register({"rng-bit-generator-expander", "rng-bit-generator -> call computing Philox/ThreeFry bits in plain HLO", [] { return std::make_unique<RngBitGeneratorExpander>(); }});
+  registry.Register({"rng-expander", "rng -> GetRngSeed key, rng-get-and-update-state and a Philox distribution call", [] { return std::make_unique<RngExpander>(); }});
+  registry.Register({"scatter_expander", "scatters with one index -> while loop (kEliminateSimpleScatters: CPU with fusion emitters, GPU)", [] { return std::make_unique<ScatterExpander>(ScatterExpander::Mode::kEliminateSimpleScatters); }});
+  registry.Register({"scatter_expander-all", "every scatter -> counted while loop of dynamic slices (kEliminateAllScatters)", [] { return std::make_unique<ScatterExpander>(ScatterExpander::Mode::kEliminateAllScatters, "scatter_expander-all"); }});
   registry.Register({"scatter_simplifier", "rewrite scatters into the canonical [N,K]-indices form", [] { return std::make_unique<ScatterSimplifier>(); }});
+  registry.Register({"select_and_scatter_expander", "select-and-scatter -> variadic reduce-window of (value, position) + scatter", [] { return std::make_unique<SelectAndScatterExpander>(); }});
   registry.Register({"sharding-remover", "bypass Sharding custom calls (single partition)", [] { return std::make_unique<ShardingRemover>(); }});
   registry.Register({"simplify-conditional", "inline constant-selector conditionals, select between cheap branches", [] { return std::make_unique<ConditionalSimplifier>(); }});
   registry.Register({"simplify-fp-conversions", "collapse chains of floating-point converts (drops intermediate rounding)", [] { return std::make_unique<SimplifyFpConversions>(); }});
   registry.Register({"simplify-sorts", "drop unused operands of variadic sorts", [] { return std::make_unique<SortSimplifier>(); }});
   registry.Register({"simplify-while-loops", "remove dead loop state, constant elements and 0/1-trip loops", [] { return std::make_unique<WhileLoopSimplifier>(); }});
   registry.Register({"slice-sinker", "apply elementwise ops on slices to the sliced sources once", [] { return std::make_unique<SliceSinker>(); }});
+  registry.Register({"stochastic_convert_decomposer", "stochastic-convert to signed integers as elementwise ops", [] { return std::make_unique<StochasticConvertDecomposer>(); }});
+  registry.Register({"topk-decomposer", "topk -> stable sort (with an iota for the indices) and slices (CPU: topk instructions only)", [] { return std::make_unique<TopkDecomposer>(); }});
+  registry.Register({"topk-decomposer-all", "topk-decomposer also decomposing custom-call TopK (no predicate, as the interpreter runs it)", [] { return std::make_unique<TopkDecomposer>(true, "topk-decomposer-all"); }});
+  registry.Register({"topk-rewriter", "sort of f32 data (with an index iota) sliced to its first k -> custom-call TopK (CPU: f32 only)", [] { return std::make_unique<TopkRewriter>(); }});
+  registry.Register({"topk-rewriter-all", "topk-rewriter for f32 and bf16 data (GPU pre-SPMD instance)", [] { return std::make_unique<TopkRewriter>(false, "topk-rewriter-all"); }});
   registry.Register({"transpose-folding", "fold transposes into dot dimension numbers (CPU rules)", [] { return std::make_unique<TransposeFolding>(); }});
   registry.Register({"tree_reduction_rewriter", "split reductions over more than 32 elements into reduce(reduce-window)", [] { return std::make_unique<TreeReductionRewriter>(); }});
   registry.Register({"tuple-simplifier", "forward gte(tuple) and collapse tuple(gte(x, i)...)", [] { return std::make_unique<TupleSimplifier>(); }});
   registry.Register({"while-loop-constant-sinking", "copy constant loop-invariant elements into while bodies and conditions", [] { return std::make_unique<WhileLoopConstantSinking>(); }});
   registry.Register({"while-loop-invariant-code-motion", "hoist loop-invariant instructions out of while bodies", [] { return std::make_unique<WhileLoopInvariantCodeMotion>(); }});
   registry.Register({"while-loop-trip-count-annotator", "write known trip counts into while backend_config", [] { return std::make_unique<WhileLoopTripCountAnnotator>(); }});
+  registry.Register({"while_loop_unroller", "fully unroll trivial loops of at most 64 iterations (XLA's default thresholds)", [] { return std::make_unique<WhileLoopUnroller>(); }});
   registry.Register({"zero_sized_hlo_elimination", "replace zero-element arrays by constants", [] { return std::make_unique<ZeroSizedHloElimination>(); }});
 }
 

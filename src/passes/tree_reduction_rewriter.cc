@@ -9,14 +9,46 @@
 namespace hlogym {
 namespace {
 
-bool NeedsRewrite(const Instruction* reduce, int64_t window_size) {
+// Input size from which XLA's CPU compiler keeps a qualifying reduce whole.
+constexpr int64_t kLibraryReduceMinElements = 4096;
+
+// True when the reducer computation is add, maximum or minimum of its two
+// parameters (in either order).
+bool IsSimpleAddMaxMin(const Computation* reducer) {
+  if (reducer == nullptr || reducer->num_parameters() != 2) return false;
+  const Instruction* root = reducer->root_instruction();
+  if (root == nullptr || root->operand_count() != 2) return false;
+  Opcode op = root->opcode();
+  if (op != Opcode::kAdd && op != Opcode::kMaximum && op != Opcode::kMinimum) return false;
+  const Instruction* a = root->operand(0);
+  const Instruction* b = root->operand(1);
+  if (a->opcode() != Opcode::kParameter || b->opcode() != Opcode::kParameter) return false;
+  return a != b;
+}
+
+// XLA's CPU compiler leaves alone the reduces it plans to hand to YNNPACK
+// (TreeReductionRewriter with a filter). The rule here was fitted to the
+// pinned XLA's traces over the whole corpus (see the header).
+bool LeftForLibrary(const Instruction* reduce) {
+  if (reduce->shape().element_type() != PrimitiveType::kF32) return false;
+  if (reduce->operand(1)->shape().element_type() != PrimitiveType::kF32) return false;
+  if (reduce->attrs().dimensions.empty() || reduce->shape().rank() == 0) return false;
+  if (reduce->called_computations().empty() || !IsSimpleAddMaxMin(reduce->to_apply())) {
+    return false;
+  }
+  return reduce->operand(0)->shape().ElementCount() >= kLibraryReduceMinElements;
+}
+
+bool NeedsRewrite(const Instruction* reduce, int64_t window_size, bool cpu_library_filter) {
   if (reduce->opcode() != Opcode::kReduce || reduce->operand_count() != 2) return false;
   if (!reduce->shape().IsArray()) return false;
   const Shape& input = reduce->operand(0)->shape();
+  bool large = false;
   for (int64_t d : reduce->attrs().dimensions) {
-    if (input.dimensions(d) > window_size) return true;
+    if (input.dimensions(d) > window_size) large = true;
   }
-  return false;
+  if (!large) return false;
+  return !(cpu_library_filter && LeftForLibrary(reduce));
 }
 
 absl::Status Rewrite(Instruction* reduce, int64_t window_size) {
@@ -70,7 +102,7 @@ absl::StatusOr<bool> TreeReductionRewriter::Run(Module& module) {
   std::vector<Instruction*> reduces;
   for (const auto& computation : module.computations()) {
     for (const auto& owned : computation->instructions()) {
-      if (NeedsRewrite(owned.get(), reduce_window_size_)) reduces.push_back(owned.get());
+      if (NeedsRewrite(owned.get(), reduce_window_size_, cpu_library_filter_)) reduces.push_back(owned.get());
     }
   }
   for (Instruction* reduce : reduces) {

@@ -140,11 +140,18 @@ absl::StatusOr<bool> TryHoist(Module& module, Instruction* while_op, SideEffectC
   condition->parameter_instruction(0)->set_shape(new_shape);
   std::vector<Instruction*> new_gtes;
   for (size_t j = 0; j < targets.size(); ++j) {
-    auto gte = MakeGetTupleElement(body_param, n + static_cast<int64_t>(j));
-    if (!gte.ok()) return gte.status();
-    absl::Status status = targets[j]->ReplaceAllUsesWith(*gte);
+    // Like XLA's WhileUtil::MakeInstructionsLiveIn: one read of the new
+    // element feeds the body's uses and a second one passes it through to
+    // the root (CSE merges the two later); a read left without users goes
+    // with the dead code below.
+    const int64_t index = n + static_cast<int64_t>(j);
+    auto in = MakeGetTupleElement(body_param, index);
+    if (!in.ok()) return in.status();
+    absl::Status status = targets[j]->ReplaceAllUsesWith(*in);
     if (!status.ok()) return status;
-    new_gtes.push_back(*gte);
+    auto through = MakeGetTupleElement(body_param, index);
+    if (!through.ok()) return through.status();
+    new_gtes.push_back(*through);
   }
   root = body->root_instruction();
   std::vector<Instruction*> root_operands = root->operands();

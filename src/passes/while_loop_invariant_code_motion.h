@@ -8,7 +8,9 @@
 // has no side effect (itself or through what it calls) and no control edges
 // is hoisted: a copy is made before the loop, fed from the loop's init
 // value, and the body reads it from a new element appended to the loop
-// state (WhileUtil::MakeInstructionsLiveIn). Constants, reshapes, bitcasts,
+// state (WhileUtil::MakeInstructionsLiveIn: one get-tuple-element for the
+// body's uses and another that passes the element through to the root, as
+// XLA leaves them for CSE). Constants, reshapes, bitcasts,
 // broadcasts, iotas, reverses, slices, transposes, tuples and "Sharding"
 // custom calls are not hoisted on their own, only along with a hoisted user
 // that needs them. Body and condition are edited in place (copied first

@@ -297,12 +297,21 @@ absl::StatusOr<bool> TryRemoveDeadElements(Module& module, Instruction* while_op
   replacement->set_shape(new_shape);
   replacement->mutable_attrs().EraseRaw("backend_config");
   Instruction* new_while = parent->AddInstruction(std::move(replacement));
-  std::vector<Instruction*> users = while_op->users();
-  for (Instruction* user : users) {
-    user->mutable_attrs().tuple_index = new_index[user->attrs().tuple_index];
-    user->ReplaceOperandWith(0, new_while);
+  // Like XLA, the old loop's users read a full-width tuple: live elements
+  // from the new loop, dead ones from the old init value. tuple-simplifier
+  // and dce clean it up later.
+  std::vector<Instruction*> full;
+  for (int64_t i = 0; i < n; ++i) {
+    auto gte = new_index[i] >= 0 ? MakeGetTupleElement(new_while, new_index[i])
+                                 : MakeGetTupleElement(init, i);
+    if (!gte.ok()) return gte.status();
+    full.push_back(*gte);
   }
-  absl::Status status = parent->RemoveInstructionAndUnusedOperands(while_op);
+  Instruction* full_tuple = MakeTuple(parent, full);
+  full_tuple->set_shape(shape);
+  absl::Status status = while_op->ReplaceAllUsesWith(full_tuple);
+  if (!status.ok()) return status;
+  status = parent->RemoveInstructionAndUnusedOperands(while_op);
   if (!status.ok()) return status;
   if (cloned) module.SortComputationsCalleesFirst();
   return true;

@@ -21,7 +21,10 @@
 //    removed from the loop state; the loop gets a narrower init tuple, body
 //    and condition (edited in place, or first copied when another
 //    instruction also calls them), and instructions of the body and
-//    condition that no longer reach the root go with them.
+//    condition that no longer reach the root go with them. As in XLA, the
+//    old loop's users then read a full-width tuple of the new loop's
+//    elements and, for the dead ones, the old init value's; the pipeline's
+//    tuple-simplifier and dce remove it.
 // Leaves out: flattening nested loop-state tuples, merging induction
 // variables, removing repeated tuple indices, the trivial-compare
 // simplification (off on CPU), and loops whose body root is not a tuple or

@@ -41,7 +41,7 @@ assert b["R"] == b["D"] and b["valid"] and b["equivalence"] == "equivalent"
 assert r["summary"]["r_le_d"] == 1
 PY
 
-out="$("$hlogym" eval --agent greedy --suite smoke -q)" || fail "eval greedy smoke exited $?"
+out="$("$hlogym" eval --agent greedy --suite smoke --budget 150 -q)" || fail "eval greedy smoke exited $?"
 echo "$out" | grep -q "R <= D:" || fail "eval: no share line: $out"
 echo "$out" | grep -q "gpt2_train" || fail "eval: smoke suite rows missing: $out"
 

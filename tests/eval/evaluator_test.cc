@@ -432,6 +432,39 @@ ENTRY e {
   EXPECT_THAT(EvalValues(text, {}, 2), ElementsAre(6));
 }
 
+// The batch-norm-inference -> relu -> global-average-pool tail of
+// resnet_infer_r50_w8_px32_cifar_b2_f32: a negative running variance makes rsqrt NaN, relu
+// (maximum with 0) keeps the NaN, and the pool's sum is NaN. HLO's maximum propagates NaN even
+// when it feeds a reduce. XLA:CPU (jaxlib 0.10.2) fuses reduce(maximum(x, 0)) and, once the
+// reduce's output has 256 elements or more (f32 and f64), returns 0 for NaN inputs, while the
+// same maximum unfused gives NaN; XLA's finite output for that module is this codegen artifact.
+TEST(EvaluatorReduce, NanFromRsqrtSurvivesReluAndPool) {
+  std::string text = absl::StrCat("HloModule m\n", kAddComputation, R"(
+ENTRY e {
+  x = f32[2,2,2,2] parameter(0)
+  var = f32[2] parameter(1)
+  eps = f32[] constant(1e-05)
+  epsb = f32[2] broadcast(eps), dimensions={}
+  v = f32[2] add(var, epsb)
+  inv = f32[2] rsqrt(v)
+  invb = f32[2,2,2,2] broadcast(inv), dimensions={3}
+  y = f32[2,2,2,2] multiply(x, invb)
+  z = f32[] constant(0)
+  zb = f32[2,2,2,2] broadcast(z), dimensions={}
+  relu = f32[2,2,2,2] maximum(y, zb)
+  ROOT pool = f32[2,2] reduce(relu, z), dimensions={1,2}, to_apply=add
+})");
+  // Channel 0 has variance -0.5 (NaN after rsqrt), channel 1 variance 0.25 - 1e-5 (scale 2).
+  Literal x = MakeLiteral("f32[2,2,2,2]", {1, 1, -1, 1, 2, -3, 3, 1, -1, 2, 1, 0.5, 0, -1, 4, 1});
+  Literal var = MakeLiteral("f32[2]", {-0.5, 0.25 - 1e-5});
+  auto pool = EvalValues(text, {x, var});
+  ASSERT_EQ(pool.size(), 4u);
+  EXPECT_TRUE(std::isnan(pool[0])) << pool[0];
+  EXPECT_NEAR(pool[1], 2 * (1 + 1 + 1 + 0), 1e-4);  // relu keeps 1, 1, 1 and drops -3
+  EXPECT_TRUE(std::isnan(pool[2])) << pool[2];
+  EXPECT_NEAR(pool[3], 2 * (2 + 0.5 + 0 + 1), 1e-4);  // relu drops -1
+}
+
 TEST(EvaluatorReduce, VariadicArgmax) {
   const char* text = R"(HloModule m
 argmax {
@@ -720,6 +753,149 @@ ENTRY e {
   auto r = Evaluate(**module, {}, options);
   ASSERT_FALSE(r.ok());
   EXPECT_THAT(std::string(r.status().message()), ::testing::HasSubstr("loop"));
+}
+
+// JAX's LAPACK/cuSOLVER Cholesky custom calls: the selected triangle holds the
+// factor (compared with the evaluator's own cholesky op), the other triangle
+// keeps the input, info is 0 or the order of the failing leading minor.
+TEST(EvaluatorCustomCall, LapackPotrfMatchesCholesky) {
+  const char* text = R"(HloModule m
+ENTRY e {
+  a = f32[2,3,3] constant({{{4, 7, 8}, {2, 5, 9}, {-2, 3, 14}}, {{1, 2, 0}, {2, 1, 0}, {0, 0, 1}}})
+  p = (f32[2,3,3], s32[2]) custom-call(a), custom_call_target="lapack_spotrf_ffi", backend_config={uplo = 76 : ui8}
+  f = f32[2,3,3] get-tuple-element(p), index=0
+  i = s32[2] get-tuple-element(p), index=1
+  l = f32[2,3,3] cholesky(a), lower=true
+  ROOT t = (f32[2,3,3], s32[2], f32[2,3,3]) tuple(f, i, l)
+})";
+  auto f = EvalValues(text, {}, 0);
+  auto l = EvalValues(text, {}, 2);
+  ASSERT_EQ(f.size(), 18u);
+  // Batch 0: lower triangle = L of [[4,2,-2],[2,5,3],[-2,3,14]]
+  // = [[2,0,0],[1,2,0],[-1,2,3]]; the strict upper triangle is the input.
+  const std::vector<double> expected0 = {2, 7, 8, 1, 2, 9, -1, 2, 3};
+  for (int k = 0; k < 9; ++k) EXPECT_NEAR(f[k], expected0[k], 1e-5) << k;
+  for (int i = 0; i < 3; ++i) {
+    for (int j = 0; j <= i; ++j) EXPECT_NEAR(f[i * 3 + j], l[i * 3 + j], 1e-5);
+  }
+  // Batch 1 is indefinite: 1 - 2*2 < 0 at order 2.
+  EXPECT_THAT(EvalValues(text, {}, 1), ElementsAre(0, 2));
+}
+
+TEST(EvaluatorCustomCall, PotrfUpperCusolverAndLegacy) {
+  const char* text = R"(HloModule m
+ENTRY e {
+  a = f64[2,2] constant({{4, 2}, {6, 5}})
+  pu = (f64[2,2], s32[]) custom-call(a), custom_call_target="lapack_dpotrf_ffi", backend_config={uplo = 85 : ui8}
+  u = f64[2,2] get-tuple-element(pu), index=0
+  pc = (f64[2,2], s32[]) custom-call(a), custom_call_target="cusolver_potrf_ffi", backend_config={lower = true}
+  c = f64[2,2] get-tuple-element(pc), index=0
+  one = s32[] constant(1)
+  two = s32[] constant(2)
+  pl = (f64[2,2], s32[]) custom-call(one, one, two, a), custom_call_target="lapack_dpotrf"
+  g = f64[2,2] get-tuple-element(pl), index=0
+  ROOT t = (f64[2,2], f64[2,2], f64[2,2]) tuple(u, c, g)
+})";
+  // Upper reads {4, 2, 5}: U = [[2, 1], [., 2]], the lower element stays 6.
+  EXPECT_THAT(EvalValues(text, {}, 0), Pointwise(DoubleNear(1e-12), {2.0, 1.0, 6.0, 2.0}));
+  // Lower reads {4, 6, 5}: L = [[2, .], [3, sqrt(-4)]] fails at order 2.
+  auto c = EvalValues(text, {}, 1);
+  EXPECT_NEAR(c[0], 2.0, 1e-12);
+  EXPECT_NEAR(c[1], 2.0, 1e-12);  // untouched upper element
+  EXPECT_NEAR(c[2], 3.0, 1e-12);
+  EXPECT_EQ(EvalValues(text, {}, 1), EvalValues(text, {}, 2));  // legacy, lower=1
+}
+
+TEST(EvaluatorCustomCall, PotrfInfoAndBadShapes) {
+  const char* ok = R"(HloModule m
+ENTRY e {
+  a = f32[2,2] constant({{9, 0}, {3, 5}})
+  p = (f32[2,2], s32[]) custom-call(a), custom_call_target="cusolver_potrf_ffi", backend_config={lower = true}
+  ROOT i = s32[] get-tuple-element(p), index=1
+})";
+  EXPECT_THAT(EvalValues(ok), ElementsAre(0));
+  auto module = ParseModule(R"(HloModule m
+ENTRY e {
+  a = f32[2,3] constant({{1, 0, 0}, {0, 1, 0}})
+  ROOT p = (f32[2,3], s32[]) custom-call(a), custom_call_target="lapack_spotrf_ffi", backend_config={uplo = 76 : ui8}
+})");
+  ASSERT_TRUE(module.ok()) << module.status().message();
+  auto r = Evaluate(**module, {});
+  ASSERT_FALSE(r.ok());
+  EXPECT_THAT(std::string(r.status().message()), ::testing::HasSubstr("lapack_spotrf_ffi"));
+}
+
+// blas_?trsm_ffi: op(a) x = alpha b (side L) or x op(a) = alpha b (side R),
+// compared with the evaluator's triangular-solve on the same input.
+TEST(EvaluatorCustomCall, BlasTrsmMatchesTriangularSolve) {
+  const char* text = R"(HloModule m
+ENTRY e {
+  a = f32[3,3] constant({{2, 9, 9}, {1, 4, 9}, {3, -1, 5}})
+  b = f32[3,2] constant({{2, 4}, {5, -1}, {3, 7}})
+  br = f32[2,3] constant({{2, 4, 5}, {-1, 3, 7}})
+  alpha = f32[] constant(2)
+  x1 = f32[3,2] custom-call(a, b, alpha), custom_call_target="blas_strsm_ffi", backend_config={diag = 78 : ui8, side = 76 : ui8, trans_x = 84 : ui8, uplo = 76 : ui8}
+  r1 = f32[3,2] triangular-solve(a, b), left_side=true, lower=true, transpose_a=TRANSPOSE
+  x2 = f32[2,3] custom-call(a, br, alpha), custom_call_target="blas_strsm_ffi", backend_config={diag = 85 : ui8, side = 82 : ui8, trans_x = 78 : ui8, uplo = 85 : ui8}
+  r2 = f32[2,3] triangular-solve(a, br), left_side=false, lower=false, unit_diagonal=true, transpose_a=NO_TRANSPOSE
+  ROOT t = (f32[3,2], f32[3,2], f32[2,3], f32[2,3]) tuple(x1, r1, x2, r2)
+})";
+  auto x1 = EvalValues(text, {}, 0), r1 = EvalValues(text, {}, 1);
+  auto x2 = EvalValues(text, {}, 2), r2 = EvalValues(text, {}, 3);
+  ASSERT_EQ(x1.size(), 6u);
+  ASSERT_EQ(x2.size(), 6u);
+  for (int k = 0; k < 6; ++k) {
+    EXPECT_NEAR(x1[k], 2 * r1[k], 1e-4) << k;
+    EXPECT_NEAR(x2[k], 2 * r2[k], 1e-4) << k;
+  }
+  // Hand check of x2's first row: x [[1,9,9],[0,1,9],[0,0,1]] = 2*[2,4,5]:
+  // x0 = 4, x1 = 8 - 36 = -28, x2 = 10 - 36 + 252 = 226.
+  EXPECT_NEAR(x2[0], 4, 1e-4);
+  EXPECT_NEAR(x2[1], -28, 1e-4);
+  EXPECT_NEAR(x2[2], 226, 1e-3);
+}
+
+// JAX's GPU ThreeFry kernel, against the Random123 known-answer vectors that
+// JAX's random_test also uses.
+TEST(EvaluatorCustomCall, CuThreeFry2x32KnownAnswers) {
+  const char* text = R"(HloModule m
+ENTRY e {
+  k0 = u32[3] constant({0, 4294967295, 320440878})
+  k1 = u32[3] constant({0, 4294967295, 57701188})
+  x0 = u32[3] constant({0, 4294967295, 608135816})
+  x1 = u32[3] constant({0, 4294967295, 2242054355})
+  r = (u32[3], u32[3]) custom-call(k0, k1, x0, x1), custom_call_target="cu_threefry2x32_ffi"
+  q = (u32[3], u32[3]) custom-call(k0, k1, x0, x1), custom_call_target="cu_threefry2x32", backend_config="\003\000\000\000\000\000\000\000"
+  a = u32[3] get-tuple-element(r), index=0
+  b = u32[3] get-tuple-element(r), index=1
+  c = u32[3] get-tuple-element(q), index=0
+  ROOT t = (u32[3], u32[3], u32[3]) tuple(a, b, c)
+})";
+  EXPECT_THAT(EvalValues(text, {}, 0), ElementsAre(0x6b200159u, 0x1cb996fcu, 0xc4923a9cu));
+  EXPECT_THAT(EvalValues(text, {}, 1), ElementsAre(0x99ba4efeu, 0xbb002be7u, 0x483df7a0u));
+  EXPECT_EQ(EvalValues(text, {}, 2), EvalValues(text, {}, 0));
+  auto module = ParseModule(R"(HloModule m
+ENTRY e {
+  k = u32[2] constant({1, 2})
+  x = u32[3] constant({1, 2, 3})
+  ROOT r = (u32[3], u32[3]) custom-call(k, k, x, x), custom_call_target="cu_threefry2x32_ffi"
+})");
+  ASSERT_TRUE(module.ok()) << module.status().message();
+  EXPECT_FALSE(Evaluate(**module, {}).ok());
+}
+
+TEST(EvaluatorCustomCall, UnknownVariantsStayOpaque) {
+  // A potrf without its uplo attribute is not computed: it stays a
+  // deterministic opaque value (within [-1, 1]), not the factor [2, 0, 1, 2].
+  const char* text = R"(HloModule m
+ENTRY e {
+  a = f32[2,2] constant({{4, 0}, {2, 5}})
+  p = (f32[2,2], s32[]) custom-call(a), custom_call_target="lapack_spotrf_ffi"
+  ROOT f = f32[2,2] get-tuple-element(p), index=0
+})";
+  auto v = EvalValues(text);
+  EXPECT_EQ(v, EvalValues(text));
+  for (double x : v) EXPECT_LE(std::fabs(x), 1.0);
 }
 
 }  // namespace

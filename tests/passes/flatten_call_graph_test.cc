@@ -1,5 +1,5 @@
-// flatten-call-graph: one computation per control-flow call site.
-#include "pass_test_util.h"
+// flatten-call-graph: one computation per call site.
+#include "control_flow_test_util.h"
 
 namespace hlogym::testing {
 namespace {
@@ -47,7 +47,10 @@ ENTRY main {
   EXPECT_EQ(run.module->computation_count(), 5);
 }
 
-TEST(FlattenCallGraphTest, LeavesEmbeddedUsesAndSingleSites) {
+// The pinned XLA splits reducers shared by several reduces too (the corpus's
+// flatten-call-graph pairs clone the reducer a reduce-window and a reduce
+// share); single call sites stay.
+TEST(FlattenCallGraphTest, ClonesSharedReducerLeavesSingleSites) {
   PassRun run = RunPass("flatten-call-graph", R"(HloModule m
 add_f32 {
   a = f32[] parameter(0)
@@ -65,6 +68,36 @@ ENTRY main {
   r2 = f32[] reduce(p, z), dimensions={0}, to_apply=add_f32
   c = f32[4] call(p), to_apply=f
   ROOT t = (f32[], f32[], f32[4]) tuple(r1, r2, c)
+}
+)");
+  EXPECT_TRUE(run.changed);
+  EXPECT_EQ(run.module->computation_count(), 4);
+  EXPECT_EQ(run.module->instruction_count(), 14);
+  EXPECT_CHECKS(run.after, R"(
+CHECK: %r1 = {{.*}}to_apply=%add_f32
+CHECK: %r2 = {{.*}}to_apply=%add_f32.clone
+CHECK: call({{.*}}to_apply=%f
+)");
+  ExpectSameSemantics(run);
+}
+
+TEST(FlattenCallGraphTest, LeavesSingleSites) {
+  PassRun run = RunPass("flatten-call-graph", R"(HloModule m
+add_f32 {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+f {
+  x = f32[4] parameter(0)
+  ROOT n = f32[4] negate(x)
+}
+ENTRY main {
+  p = f32[4] parameter(0)
+  z = f32[] constant(0)
+  r1 = f32[] reduce(p, z), dimensions={0}, to_apply=add_f32
+  c = f32[4] call(p), to_apply=f
+  ROOT t = (f32[], f32[4]) tuple(r1, c)
 }
 )");
   EXPECT_FALSE(run.changed);

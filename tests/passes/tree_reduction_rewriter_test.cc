@@ -1,4 +1,5 @@
 // tree_reduction_rewriter: large reductions split into reduce(reduce-window).
+#include "eval/equivalence.h"
 #include "pass_test_util.h"
 
 namespace hlogym::testing {
@@ -76,6 +77,68 @@ ENTRY main {
 }
 )");
   EXPECT_FALSE(run.changed);
+}
+
+
+// XLA's CPU compiler keeps large f32 add/max/min reduces that keep a dimension
+// whole (it hands them to YNNPACK); 4096 input elements is the boundary.
+TEST(TreeReductionRewriterTest, KeepsLargeF32RowReductionsWhole) {
+  PassRun run = RunPass("tree_reduction_rewriter", std::string("HloModule m\n") + kAdd + R"(
+mx {
+  x = f32[] parameter(0)
+  y = f32[] parameter(1)
+  ROOT m = f32[] maximum(y, x)
+}
+ENTRY main {
+  p = f32[4,16,64] parameter(0)
+  z = f32[] constant(0)
+  s = f32[4,16] reduce(p, z), dimensions={2}, to_apply=add
+  m = f32[4,16] reduce(p, z), dimensions={2}, to_apply=mx
+  c = f32[64] reduce(p, z), dimensions={0,1}, to_apply=add
+  ROOT t = (f32[4,16], f32[4,16], f32[64]) tuple(s, m, c)
+}
+)");
+  EXPECT_FALSE(run.changed);
+}
+
+TEST(TreeReductionRewriterTest, SplitsSmallScalarAndNonF32Reductions) {
+  PassRun run = RunPass("tree_reduction_rewriter", std::string("HloModule m\n") + kAdd + R"(
+mul {
+  x = f32[] parameter(0)
+  y = f32[] parameter(1)
+  ROOT m = f32[] multiply(x, y)
+}
+addd {
+  x = f64[] parameter(0)
+  y = f64[] parameter(1)
+  ROOT s = f64[] add(x, y)
+}
+ENTRY main {
+  p = f32[4,16,64] parameter(0)
+  q = f32[2,16,64] parameter(1)
+  d = f64[4,16,64] parameter(2)
+  z = f32[] constant(0)
+  one = f32[] constant(1)
+  zd = f64[] constant(0)
+  small = f32[2,16] reduce(q, z), dimensions={2}, to_apply=add
+  scalar = f32[] reduce(p, z), dimensions={0,1,2}, to_apply=add
+  prod = f32[4,16] reduce(p, one), dimensions={2}, to_apply=mul
+  wide = f64[4,16] reduce(d, zd), dimensions={2}, to_apply=addd
+  ROOT t = (f32[2,16], f32[], f32[4,16], f64[4,16]) tuple(small, scalar, prod, wide)
+}
+)");
+  EXPECT_TRUE(run.changed);
+  EXPECT_CHECKS(run.after, R"(CHECK: f32[2,16,2] reduce-window(f32[2,16,64] %q, f32[] %z), window={size=1x1x32 stride=1x1x32}
+CHECK: f32[2,16] reduce(f32[2,16,2]
+CHECK: f32[1,1,2] reduce-window(f32[4,16,64] %p, f32[] %z), window={size=4x16x32 stride=4x16x32}
+CHECK: f32[] reduce(f32[1,1,2]
+CHECK: f32[4,16,2] reduce-window(f32[4,16,64] %p, f32[] %one), window={size=1x1x32 stride=1x1x32}, to_apply=%mul
+CHECK: f64[4,16,2] reduce-window(f64[4,16,64] %d, f64[] %zd), window={size=1x1x32 stride=1x1x32}, to_apply=%addd)");
+  auto original = ParseModule(run.before, "before.hlo");
+  ASSERT_TRUE(original.ok()) << original.status();
+  auto result = CheckEquivalent(**original, *run.module);
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_TRUE(result->equivalent) << result->message;
 }
 
 }  // namespace

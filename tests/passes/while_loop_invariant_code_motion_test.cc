@@ -48,6 +48,14 @@ CHECK: multiply(
 CHECK: (s32[], f32[4,4], f32[4], f32[4,4]) tuple(
 CHECK: while(
 )");
+  // Like XLA, the new element is read twice in the body: once for the dot,
+  // once to pass it through to the root.
+  size_t reads = 0;
+  for (size_t at = run.after.find("index=3"); at != std::string::npos;
+       at = run.after.find("index=3", at + 1)) {
+    ++reads;
+  }
+  EXPECT_EQ(reads, 2u) << run.after;
   ExpectSameSemantics(run);
 }
 

@@ -50,7 +50,15 @@ CHECK: f32[] constant(0.5)
 CHECK: ROOT %t{{.*}} = (s32[], f32[4]) tuple(
 CHECK: ENTRY
 CHECK: (s32[], f32[4]) while(
+CHECK: (s32[], f32[4], f32[4], f32[]) tuple(
 CHECK: ROOT %r = f32[4] get-tuple-element({{.*}}), index=1
+)");
+  // Like XLA, the old loop's reader goes through a full-width tuple (live
+  // elements from the new loop, dead ones from the old init) left for
+  // tuple-simplifier and dce.
+  EXPECT_CHECKS(run.after, R"(
+CHECK: ENTRY
+CHECK: ROOT %r = f32[4] get-tuple-element((s32[], f32[4], f32[4], f32[]) %{{.*}}), index=1
 )");
   ExpectSameSemantics(run);
 }

@@ -892,9 +892,9 @@ absl::StatusOr<TrainSummary> Trainer::Run() {
   row_start_ = Clock::now();
   absl::Status trained = o_.algo == "dqn" ? RunDqn() : RunPolicyGradient();
   if (!trained.ok()) return trained;
-  if (steps_ < o_.total_steps || resumed_from_ == steps_) {
-    // Nothing to do (the checkpoint already had the steps): still make sure
-    // the policy files exist.
+  if (steps_ == resumed_from_) {
+    // The checkpoint already had the steps: nothing was trained, but the
+    // policy files are rewritten from it in case they were lost.
     config_.trained_steps = steps_;
     if (absl::Status s = SavePolicy(o_.out_dir, config_, net_); !s.ok()) return s;
   }

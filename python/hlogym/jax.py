@@ -1,0 +1,135 @@
+"""Try hlogym on a JAX function in one line.
+
+    import hlogym.jax
+    fast = hlogym.jax.optimize(fn, x, w)          # greedy agent by default
+    fast(x, w)                                    # == fn(x, w), same pytree of outputs
+    fast.passes, fast.op_counts                   # what the agent chose and what it did
+
+``optimize`` lowers ``jax.jit(fn, keep_unused=True)`` on the example arguments to HLO text,
+optimizes it with build/hlogym (the agent picks a pass sequence, ``hlogym opt`` applies it),
+compiles the result with XLA through ``hlogym.xla`` (XLA's full pipeline still runs after
+hlogym's passes) and returns a callable taking arguments of the examples' structure, shapes and
+dtypes. Keyword arguments and static arguments are not supported: close over them instead.
+"""
+from __future__ import annotations
+
+import os
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+from . import xla as _xla
+
+AGENTS = ("greedy", "beam", "random", "evo", "default", "none")
+
+
+def _binary(hlogym_binary: str | os.PathLike | None) -> Path:
+    if hlogym_binary:
+        return Path(hlogym_binary)
+    if os.environ.get("HLOGYM_BUILD_DIR"):
+        return Path(os.environ["HLOGYM_BUILD_DIR"]) / "hlogym"
+    return Path(__file__).resolve().parents[2] / "build" / "hlogym"
+
+
+@dataclass
+class OptimizedFunction:
+    """The callable ``optimize`` returns; see the module docstring."""
+    fn: Callable
+    passes: list[str]
+    hlo_original: str
+    hlo_optimized: str
+    op_counts: dict
+    platform: str
+    _executable: Any = field(repr=False)
+    _xla: Any = field(repr=False)
+    _in_tree: Any = field(repr=False)
+    _in_avals: list = field(repr=False)
+    _out_tree: Any = field(repr=False)
+
+    def __call__(self, *args):
+        import jax
+        import numpy as np
+        leaves, tree = jax.tree_util.tree_flatten((args, {}))
+        if tree != self._in_tree:
+            raise TypeError(f"hlogym.jax: arguments have structure {tree}, the examples had "
+                            f"{self._in_tree}")
+        bufs = []
+        for i, (a, (shape, dtype)) in enumerate(zip(leaves, self._in_avals)):
+            a_shape = tuple(np.shape(a))
+            a_dtype = np.dtype(getattr(a, "dtype", np.asarray(a).dtype))
+            if a_shape != shape or a_dtype != dtype:
+                raise TypeError(f"hlogym.jax: argument leaf {i} is {a_dtype}{list(a_shape)}, "
+                                f"the example was {dtype}{list(shape)}")
+            bufs.append(jax.device_put(a, self._xla.device))
+        outs = self._xla.execute(self._executable, bufs)
+        return jax.tree_util.tree_unflatten(self._out_tree, outs)
+
+
+def _choose_passes(hg, path: Path, agent, seed: int, budget: int | None) -> list[str] | None:
+    """The pass list for `agent`, or None for the xla-cpu-default pipeline."""
+    if isinstance(agent, str):
+        if agent not in AGENTS:
+            raise ValueError(f"agent must be one of {AGENTS} or a list of pass names, "
+                             f"not {agent!r}")
+        if agent == "default":
+            return None
+        if agent == "none":
+            return []
+        extra = ["--budget", str(budget)] if budget else []
+        import json
+        report = json.loads(hg("search", path, "--algo", agent, "--json", "-q", "--seed",
+                               str(seed), *extra))
+        (b,) = report["benchmarks"]
+        return list(b["passes"])
+    passes = list(agent)
+    if not all(isinstance(p, str) for p in passes):
+        raise TypeError("agent: a pass list must hold pass names (str)")
+    import json
+    known = {p["name"] for p in json.loads(hg("list-passes", "--json"))["passes"]}
+    unknown = [p for p in passes if p not in known]
+    if unknown:
+        raise ValueError(f"agent: unknown passes {unknown} (see `hlogym list-passes`)")
+    return passes
+
+
+def optimize(fn: Callable, *example_args, agent: str | Sequence[str] = "greedy",
+             platform: str = "cpu", seed: int = 0, budget: int | None = None,
+             hlogym_binary: str | os.PathLike | None = None,
+             xla_backend: _xla.Xla | None = None) -> OptimizedFunction:
+    """Lower fn on example_args, optimize its HLO with an hlogym agent, compile it with XLA.
+
+    agent: 'greedy' (default), 'beam', 'random', 'evo' (``hlogym search --algo``; budget is its
+      --budget), 'default' (the xla-cpu-default pipeline), 'none' (hlogym's text unchanged), or
+      a list of pass names applied in order.
+    platform: XLA platform ('cpu', or 'gpu' when jaxlib has one).
+    """
+    import jax
+    if not callable(fn):
+        raise TypeError(f"optimize: fn must be callable, not {type(fn).__name__}")
+    from .xla_bench import Hlogym  # the CLI wrapper (fmt, opt, search, stats)
+    hg = Hlogym(_binary(hlogym_binary))
+    lowered = jax.jit(fn, keep_unused=True).lower(*example_args)
+    text = lowered.as_text(dialect="hlo")
+    in_leaves, in_tree = jax.tree_util.tree_flatten((example_args, {}))
+    import numpy as np
+    in_avals = [(tuple(np.shape(a)), np.dtype(getattr(a, "dtype", np.asarray(a).dtype)))
+                for a in in_leaves]
+    with tempfile.TemporaryDirectory(prefix="hlogym_jax_") as tmp:
+        path = Path(tmp) / "module.hlo"
+        path.write_text(text)
+        passes = _choose_passes(hg, path, agent, seed, budget)
+        if passes is None:
+            optimized = hg.default(path)
+            passes = ["<xla-cpu-default>"]
+        else:
+            optimized = hg.opt(path, passes)
+    op_counts = {"original": hg.op_count(text), "optimized": hg.op_count(optimized)}
+    x = xla_backend or _xla.Xla(platform)
+    exe = x.compile(optimized)
+    return OptimizedFunction(fn=fn, passes=passes, hlo_original=text, hlo_optimized=optimized,
+                             op_counts=op_counts, platform=x.platform, _executable=exe, _xla=x,
+                             _in_tree=in_tree, _in_avals=in_avals, _out_tree=lowered.out_tree)
+
+
+__all__ = ["optimize", "OptimizedFunction", "AGENTS"]

@@ -1,0 +1,434 @@
+"""Hand HLO text to real XLA (the XLA inside the pinned jaxlib): parse, compile, run, time, compare.
+
+This module is the one home of the jaxlib calls in hlogym (tests, bench scripts, ``hlogym.jax``
+and ``hlogym.xla_bench`` all go through it)::
+
+    from hlogym import xla
+    x = xla.Xla("cpu")                           # 'gpu' when jaxlib has one (never required)
+    x.parse(text)                                # XLA's HloParser; raises XlaError on rejection
+    exe = x.compile(text)                        # HLO text -> StableHLO -> XLA's full pipeline
+    args = x.random_inputs(text, seed=0)         # deterministic numpy inputs, one per leaf
+    outs = x.run(exe, args)                      # numpy arrays, one per leaf of the result
+    report = xla.compare_outputs(outs, expected) # exact ints/pred, rtol/atol floats, NaN == NaN
+    secs = x.time(exe, args, warmup=3, repetitions=20)
+
+The jaxlib 0.10.2 calls this uses (none of them is a public, stable JAX API):
+  jaxlib._hlo.hlo_module_from_text(text)                -> HloModule (XLA's parser)
+  HloModule.as_serialized_hlo_module_proto()            -> bytes (HloModuleProto)
+  jaxlib._hlo.XlaComputation(proto).program_shape()     -> the entry's parameter/result shapes
+  jaxlib._jax.mlir.hlo_to_stablehlo(proto_bytes)        -> bytes (StableHLO bytecode)
+  jax._src.xla_bridge.get_backend(platform)             -> jaxlib._jax.Client
+  Client.compile_and_load(bytecode, DeviceList((dev,)), CompileOptions())
+                                                        -> LoadedExecutable (XLA's full pipeline)
+  LoadedExecutable.execute([device arrays])             -> one array per leaf of the entry's
+                                                           result (tuples flattened)
+Client.compile_and_load no longer takes an XlaComputation in this jaxlib, hence the StableHLO hop.
+Parameters that are tuples are passed flattened, leaf by leaf, in order.
+
+Threads: XLA:CPU sizes its intra-op thread pool from the CPUs the process may run on, when the
+backend is first created. ``pin_threads(n)`` (call it before anything touches jax) restricts the
+process to n CPUs (``os.sched_setaffinity``) and, for n == 1, also sets
+``XLA_FLAGS=--xla_cpu_multi_thread_eigen=false`` (Eigen's matmul/conv threads).
+
+Inputs and outputs of ``hlogym run --save-inputs/--save-outputs/--io DIR`` (src/eval/npy_io.h)
+load with ``load_io_dir``: DIR/inputs.json and DIR/outputs.json list every leaf with its real
+element type; bf16 leaves are stored as <u2 bits and viewed as ml_dtypes.bfloat16 here.
+"""
+from __future__ import annotations
+
+import gzip
+import json
+import math
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import time as _time
+import zlib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Sequence
+
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+
+import ml_dtypes  # noqa: E402  (a jax dependency)
+import numpy as np  # noqa: E402
+
+# Real element types whose .npy files hold raw bits.
+_RAW_TYPES = {
+    "bf16": ml_dtypes.bfloat16,
+    "f8e4m3fn": ml_dtypes.float8_e4m3fn,
+    "f8e5m2": ml_dtypes.float8_e5m2,
+}
+LOW_PRECISION = ("bf16", "f16", "f8e4m3fn", "f8e5m2")
+_LOW_DTYPES = (ml_dtypes.bfloat16, np.dtype(np.float16), ml_dtypes.float8_e4m3fn,
+               ml_dtypes.float8_e5m2)
+PLATFORMS = ("cpu", "gpu")
+
+
+class XlaError(ValueError):
+    """XLA rejected a module (parse or compile), or a call was given unusable input."""
+
+
+# --- threads ----------------------------------------------------------------------------------
+
+def pin_threads(n: int) -> dict:
+    """Restrict this process to n CPUs so that XLA:CPU's intra-op pool has n threads; must run
+    before the jax backend is created. Returns what was set (for reports)."""
+    if n < 1:
+        raise ValueError(f"pin_threads: n must be >= 1, not {n}")
+    try:
+        import jax._src.xla_bridge as xb
+        if getattr(xb, "_backends", None):
+            raise RuntimeError("pin_threads: the jax backend already exists; call it first")
+    except ImportError:  # pragma: no cover
+        pass
+    cpus = sorted(os.sched_getaffinity(0))
+    if n > len(cpus):
+        raise ValueError(f"pin_threads: {n} threads asked, only {len(cpus)} CPUs available")
+    chosen = cpus[-n:]  # the highest-numbered CPUs (cpu 0 usually takes the most interrupts)
+    os.sched_setaffinity(0, chosen)
+    flags = os.environ.get("XLA_FLAGS", "")
+    if n == 1 and "xla_cpu_multi_thread_eigen" not in flags:
+        flags = (flags + " --xla_cpu_multi_thread_eigen=false").strip()
+        os.environ["XLA_FLAGS"] = flags
+    return {"threads": n, "cpus": chosen, "XLA_FLAGS": os.environ.get("XLA_FLAGS", "")}
+
+
+# --- reading modules --------------------------------------------------------------------------
+
+def read_module_text(path: str | os.PathLike) -> str:
+    """The text of a .hlo/.txt file, or of a compressed .gz/.zst one (zstd needs the `zstd`
+    program)."""
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"{path}: no such HLO file")
+    if path.name.endswith(".zst"):
+        if shutil.which("zstd") is None:
+            raise RuntimeError(f"{path}: reading .zst needs the zstd program")
+        out = subprocess.run(["zstd", "-dcq", str(path)], capture_output=True)
+        if out.returncode != 0:
+            raise XlaError(f"{path}: zstd failed: {out.stderr.decode(errors='replace').strip()}")
+        return out.stdout.decode()
+    if path.name.endswith(".gz"):
+        return gzip.decompress(path.read_bytes()).decode()
+    return path.read_text()
+
+
+# --- the backend ------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Leaf:
+    """One array leaf of a parameter or of the result."""
+    shape: tuple
+    dtype: np.dtype
+    element_type: str  # XLA's name, e.g. "f32", "bf16", "pred"
+
+
+def _leaves(shape) -> list[Leaf]:
+    if shape.is_tuple():
+        return [leaf for s in shape.tuple_shapes() for leaf in _leaves(s)]
+    if shape.is_token():
+        return []
+    et = shape.xla_element_type().name.lower()
+    return [Leaf(tuple(shape.dimensions()), np.dtype(shape.numpy_dtype()), et)]
+
+
+def available_platforms() -> list[str]:
+    """The platforms of PLATFORMS that jaxlib can create a client for here."""
+    from jax._src import xla_bridge
+    out = []
+    for p in PLATFORMS:
+        try:
+            xla_bridge.get_backend(p)
+            out.append(p)
+        except Exception:  # noqa: BLE001 - jax raises RuntimeError with various messages
+            pass
+    return out
+
+
+class Xla:
+    """One jaxlib client (and its first device), reused for every compile."""
+
+    def __init__(self, platform: str = "cpu"):
+        if platform not in PLATFORMS:
+            raise ValueError(f"platform must be one of {PLATFORMS}, not {platform!r}")
+        import jax
+        from jax._src import xla_bridge
+        from jax._src.lib import xla_client
+        from jaxlib import _hlo
+        import jaxlib._jax as _jax
+
+        self._jax = jax
+        self._hlo = _hlo
+        self._mlir = _jax.mlir
+        self._xc = xla_client
+        self.platform = platform
+        try:
+            self.backend = xla_bridge.get_backend(platform)
+        except Exception as e:  # noqa: BLE001
+            raise RuntimeError(f"XLA platform {platform!r} is not available here: {e}") from e
+        self.device = self.backend.local_devices()[0]
+        self._devices = xla_client.DeviceList((self.device,))
+
+    def __repr__(self):
+        return f"Xla({self.platform!r}, device={self.device})"
+
+    # parse / compile
+    def parse(self, text: str):
+        """XLA's own HLO parser; raises XlaError when it rejects the text."""
+        if not isinstance(text, str):
+            raise TypeError(f"parse: HLO text must be a str, not {type(text).__name__}")
+        try:
+            return self._hlo.hlo_module_from_text(text)
+        except Exception as e:  # noqa: BLE001 - jaxlib raises XlaRuntimeError
+            raise XlaError(f"XLA rejected the HLO text: {str(e).strip()[:2000]}") from e
+
+    def signature(self, text_or_module) -> tuple[list[Leaf], list[Leaf]]:
+        """(parameter leaves, result leaves) of the entry computation, tuples flattened."""
+        module = self.parse(text_or_module) if isinstance(text_or_module, str) else text_or_module
+        ps = self._hlo.XlaComputation(module.as_serialized_hlo_module_proto()).program_shape()
+        params = [leaf for s in ps.parameter_shapes() for leaf in _leaves(s)]
+        return params, _leaves(ps.result_shape())
+
+    def compile(self, text_or_module, options: dict | None = None):
+        """Compile with XLA's full pipeline for this platform; raises XlaError on failure.
+        options: XLA debug options for this compile only (DebugOptions field names, as in
+        XLA_FLAGS without the dashes), e.g. {"xla_backend_optimization_level": 0} to skip
+        LLVM's optimizations (several times faster to compile; same HLO passes)."""
+        module = self.parse(text_or_module) if isinstance(text_or_module, str) else text_or_module
+        opts = self._xc.CompileOptions()
+        if options:
+            def value(v):
+                return str(v).lower() if isinstance(v, bool) else str(v)
+            opts.env_option_overrides = [(str(k), value(v)) for k, v in options.items()]
+        try:
+            stablehlo = self._mlir.hlo_to_stablehlo(module.as_serialized_hlo_module_proto())
+            return self.backend.compile_and_load(stablehlo, self._devices, opts)
+        except Exception as e:  # noqa: BLE001
+            raise XlaError(f"XLA failed to compile the module: {str(e).strip()[:2000]}") from e
+
+    # inputs / run / time
+    def random_inputs(self, text_or_module, seed: int = 0) -> list[np.ndarray]:
+        """Deterministic inputs, one per parameter leaf: floats uniform in [-1, 1], integers
+        uniform in [0, 7] (clipped to the type; XLA clamps out-of-range indices), pred fair
+        coin flips. Leaf i is drawn from its own stream (seed, i, shape, type), so it does not
+        depend on the other parameters."""
+        params, _ = self.signature(text_or_module)
+        return [random_array(leaf, seed, i) for i, leaf in enumerate(params)]
+
+    def put(self, inputs: Sequence[np.ndarray]) -> list:
+        return [self._jax.device_put(np.asarray(a), self.device) for a in inputs]
+
+    def execute(self, executable, buffers: list) -> list:
+        outs = executable.execute(buffers)
+        for o in outs:
+            o.block_until_ready()
+        return outs
+
+    def run(self, executable, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
+        """Run on numpy inputs (one per parameter leaf); numpy outputs, one per result leaf."""
+        return [np.asarray(r) for r in self.execute(executable, self.put(inputs))]
+
+    def time(self, executable, inputs: Sequence[np.ndarray], *, warmup: int = 3,
+             repetitions: int = 10) -> list[float]:
+        """Seconds of each of `repetitions` executions (inputs already on the device, outputs
+        waited for), after `warmup` untimed ones."""
+        buffers = self.put(inputs)
+        for _ in range(warmup):
+            self.execute(executable, buffers)
+        out = []
+        for _ in range(repetitions):
+            t0 = _time.perf_counter()
+            self.execute(executable, buffers)
+            out.append(_time.perf_counter() - t0)
+        return out
+
+    def time_interleaved(self, executables: dict, inputs: Sequence[np.ndarray], *,
+                         warmup: int = 3, min_repetitions: int = 5, max_repetitions: int = 200,
+                         target_seconds: float = 0.3) -> dict[str, list[float]]:
+        """Times several executables of the same signature on the same inputs, round-robin
+        (so slow drift of the machine hits all alike): warm-up, then as many rounds as fit
+        target_seconds per executable (estimated from the warm-up), within the bounds."""
+        buffers = self.put(inputs)
+        first = {}
+        for k, exe in executables.items():
+            self.execute(exe, buffers)
+            t0 = _time.perf_counter()
+            for _ in range(max(1, warmup)):
+                self.execute(exe, buffers)
+            first[k] = (_time.perf_counter() - t0) / max(1, warmup)
+        slowest = max(first.values()) if first else 0.0
+        reps = max_repetitions if slowest <= 0 else int(target_seconds / slowest)
+        reps = min(max_repetitions, max(min_repetitions, reps))
+        times = {k: [] for k in executables}
+        for _ in range(reps):
+            for k, exe in executables.items():
+                t0 = _time.perf_counter()
+                self.execute(exe, buffers)
+                times[k].append(_time.perf_counter() - t0)
+        return times
+
+
+def random_array(leaf: Leaf, seed: int, index: int) -> np.ndarray:
+    key = f"{seed}/{index}/{leaf.element_type}{list(leaf.shape)}".encode()
+    rng = np.random.default_rng([seed & 0xFFFFFFFF, index, zlib.crc32(key)])
+    dt = leaf.dtype
+    if leaf.element_type == "pred" or dt == np.bool_:
+        return rng.integers(0, 2, size=leaf.shape).astype(np.bool_)
+    if dt.kind in "iu":
+        hi = min(7, np.iinfo(dt).max)
+        return rng.integers(0, hi + 1, size=leaf.shape).astype(dt)
+    if dt.kind == "c":
+        re_ = rng.uniform(-1, 1, size=leaf.shape)
+        im = rng.uniform(-1, 1, size=leaf.shape)
+        return (re_ + 1j * im).astype(dt)
+    return rng.uniform(-1.0, 1.0, size=leaf.shape).astype(dt)
+
+
+def median(xs: Sequence[float]) -> float:
+    return float(statistics.median(xs))
+
+
+# --- hlogym's .npy exchange -------------------------------------------------------------------
+
+def _leaf_array(directory: Path, leaf: dict) -> np.ndarray:
+    a = np.load(directory / leaf["file"], allow_pickle=False)
+    raw = _RAW_TYPES.get(leaf["type"])
+    if raw is not None:
+        a = a.view(raw)
+    if list(a.shape) != list(leaf["shape"]):
+        raise XlaError(f"{directory / leaf['file']}: shape {list(a.shape)}, manifest says "
+                       f"{leaf['shape']}")
+    return a
+
+
+def io_leaves(directory: Path | str, kind: str) -> list[dict]:
+    """The manifest entries of `kind` ("inputs" or "outputs") in flattened order."""
+    if kind not in ("inputs", "outputs"):
+        raise ValueError(f"kind must be 'inputs' or 'outputs', not {kind!r}")
+    directory = Path(directory)
+    manifest = json.loads((directory / f"{kind}.json").read_text())
+    if kind == "inputs":
+        return [leaf for p in manifest["parameters"] for leaf in p["leaves"]]
+    return manifest["leaves"]
+
+
+def load_io_dir(directory: Path | str, kind: str) -> list[np.ndarray]:
+    directory = Path(directory)
+    return [_leaf_array(directory, leaf) for leaf in io_leaves(directory, kind)]
+
+
+# --- comparing outputs ------------------------------------------------------------------------
+
+@dataclass
+class Comparison:
+    ok: bool = True
+    message: str = ""
+    # |a - b| / max(|a|, |b|) over float elements whose magnitude is at least 1e-3 of the
+    # array's largest finite magnitude (tiny elements are covered by the absolute tolerance).
+    max_rel_err: float = 0.0
+    max_rel_err_low_precision: float = 0.0  # the same over leaves compared as low precision
+    # max |a - b| / (the array's largest finite magnitude), over float leaves: the error at the
+    # scale of the array (the meaningful figure for bf16, whose small elements are noise).
+    max_scaled_err: float = 0.0
+    max_scaled_err_low_precision: float = 0.0
+    # The largest |a - b| / (atol + rtol * max(|a|, |b|)) seen: <= 1 passes.
+    max_tolerance_ratio: float = 0.0
+    leaves: int = 0
+    mismatches: list = field(default_factory=list)
+
+
+def _is_float(a: np.ndarray) -> bool:
+    return a.dtype.kind in "fc" or a.dtype in (ml_dtypes.bfloat16, ml_dtypes.float8_e4m3fn,
+                                                ml_dtypes.float8_e5m2)
+
+
+def compare_outputs(actual: Sequence[np.ndarray], expected: Sequence[np.ndarray], *, rtol=1e-4,
+                    atol=1e-5, low_rtol=2e-2, low_atol=1e-2,
+                    all_low_precision: bool = False) -> Comparison:
+    """Exact for integers and pred; floats within atol + rtol * max(|a|, |b|), NaN equal to NaN,
+    infinities equal. For bf16/f16 the tolerance is low_rtol/low_atol and the absolute tolerance
+    is at least low_rtol times the array's largest finite magnitude (as `hlogym equiv` does).
+    all_low_precision compares f32/f64 leaves that way too: for graphs that compute in bf16/f16,
+    where XLA rounds intermediates differently (it keeps some bf16 chains in f32) and the
+    difference reaches f32 outputs."""
+    actual = [np.asarray(a) for a in actual]
+    expected = [np.asarray(e) for e in expected]
+    c = Comparison(leaves=len(expected))
+    if len(actual) != len(expected):
+        c.ok = False
+        c.message = f"{len(actual)} output leaves vs {len(expected)}"
+        return c
+    for i, (a, e) in enumerate(zip(actual, expected)):
+        if tuple(a.shape) != tuple(e.shape) or a.dtype != e.dtype:
+            c.ok = False
+            c.mismatches.append(f"leaf {i}: {a.dtype}{list(a.shape)} vs {e.dtype}{list(e.shape)}")
+            continue
+        if not _is_float(a):
+            bad = np.flatnonzero(a.reshape(-1) != e.reshape(-1))
+            if bad.size:
+                c.ok = False
+                j = int(bad[0])
+                c.mismatches.append(f"leaf {i} {a.dtype}{list(a.shape)}: {bad.size} elements "
+                                    f"differ, first [{j}]: {a.reshape(-1)[j]} vs "
+                                    f"{e.reshape(-1)[j]}")
+            continue
+        if a.size == 0:
+            continue
+        low = all_low_precision or a.dtype in _LOW_DTYPES
+        if a.dtype.kind == "c":
+            pairs = [(a.real.astype(np.float64), e.real.astype(np.float64)),
+                     (a.imag.astype(np.float64), e.imag.astype(np.float64))]
+        else:
+            pairs = [(a.astype(np.float64), e.astype(np.float64))]
+        for x, y in pairs:
+            x, y = x.reshape(-1), y.reshape(-1)
+            nan_x, nan_y = np.isnan(x), np.isnan(y)
+            inf_x, inf_y = np.isinf(x), np.isinf(y)
+            bad = (nan_x != nan_y) | ((inf_x | inf_y) & ~(nan_x | nan_y) & (x != y))
+            fin = np.isfinite(x) & np.isfinite(y)
+            fx, fy = x[fin], y[fin]
+            scale = np.maximum(np.abs(fx), np.abs(fy))
+            big = float(scale.max()) if scale.size else 0.0
+            r, t = (low_rtol, max(low_atol, low_rtol * big)) if low else (rtol, atol)
+            diff = np.abs(fx - fy)
+            lim = t + r * scale
+            ratio = float((diff / lim).max()) if diff.size else 0.0
+            c.max_tolerance_ratio = max(c.max_tolerance_ratio, ratio)
+            sig = scale >= 1e-3 * big if big > 0 else np.zeros_like(scale, dtype=bool)
+            rel = float((diff[sig] / scale[sig]).max()) if sig.any() else 0.0
+            scaled = float(diff.max()) / big if big > 0 and diff.size else 0.0
+            if low:
+                c.max_rel_err_low_precision = max(c.max_rel_err_low_precision, rel)
+                c.max_scaled_err_low_precision = max(c.max_scaled_err_low_precision, scaled)
+            else:
+                c.max_rel_err = max(c.max_rel_err, rel)
+                c.max_scaled_err = max(c.max_scaled_err, scaled)
+            fail = np.zeros_like(x, dtype=bool)
+            fail[fin] = diff > lim
+            fail |= bad
+            if fail.any():
+                c.ok = False
+                j = int(np.flatnonzero(fail)[0])
+                c.mismatches.append(
+                    f"leaf {i} {a.dtype}{list(a.shape)}: {int(fail.sum())} elements outside "
+                    f"tolerance, first [{j}]: {x[j]!r} vs {y[j]!r} (max tolerance ratio "
+                    f"{ratio:.3g})")
+    if c.mismatches:
+        c.message = "; ".join(c.mismatches[:4])
+    if math.isnan(c.max_rel_err):
+        c.max_rel_err = 0.0
+    return c
+
+
+def computes_in_low_precision(text: str) -> bool:
+    """Whether any shape in the module text is bf16/f16/f8 (then every float output is
+    compared at the low-precision tolerance)."""
+    return re.search(r"\b(bf16|f16|f8e\w*)\[", text) is not None
+
+
+__all__ = ["Xla", "XlaError", "Leaf", "Comparison", "available_platforms", "compare_outputs",
+           "computes_in_low_precision", "io_leaves", "load_io_dir", "median", "pin_threads",
+           "random_array", "read_module_text", "PLATFORMS", "LOW_PRECISION"]

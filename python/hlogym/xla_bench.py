@@ -1,0 +1,401 @@
+"""Run time on real XLA: original vs xla-cpu-default-optimized vs agent-optimized modules.
+
+    PYTHONPATH=python .venv/bin/python -m hlogym.xla_bench [MODULES...] [--suite FILE.txt]
+        [--split test|train|all] [--agent greedy|none | --passes a,b,c | --sequences JSON]
+        [--platform cpu|gpu] [--threads N] [--time-budget S] [--json OUT|-]
+
+For every module (default: datasets/corpus/default_suite.txt; --split picks a corpus split from
+datasets/corpus/manifest.json instead; MODULES may be files, corpus/smoke names or .txt suites)
+three texts are made with build/hlogym: the original (as printed by `hlogym fmt`), `hlogym opt
+--pipeline=xla-cpu-default`, and the agent's (greedy: `hlogym search --algo greedy` per module;
+or one --passes list for all; or --sequences: a JSON of `hlogym search/eval --json` or
+{name: [passes]}). Each is compiled by XLA (full pipeline, hlogym.xla) and run on the same
+deterministic random inputs; outputs of the optimized variants must agree with the original's.
+Timing: inputs on the device, warm-up runs, then round-robin repetitions over the three
+executables until about --target-seconds each (between --min-reps and --max-reps); medians.
+Threads: the process is pinned to --threads CPUs before XLA starts (hlogym.xla.pin_threads),
+and with one thread Eigen's own threads are off (--xla_cpu_multi_thread_eigen=false).
+
+Prints per-module medians and the geometric-mean, best and worst speedups of agent over
+default (t_default / t_agent) and over the original; --json writes everything.
+--time-budget stops starting new modules after S seconds (modules are taken round-robin over
+families, smallest first, so a budgeted run covers every family).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+HLOGYM = REPO / "build" / "hlogym"
+CORPUS = REPO / "datasets" / "corpus"
+DEFAULT_SUITE = CORPUS / "default_suite.txt"
+FAST_COMPILE = {"xla_backend_optimization_level": 0}
+
+
+# --- modules ----------------------------------------------------------------------------------
+
+def corpus_manifest() -> dict:
+    path = CORPUS / "manifest.json"
+    if not path.exists():
+        raise FileNotFoundError(f"{path} is missing")
+    return json.loads(path.read_text())["modules"]
+
+
+def family_round_robin(entries: list[tuple[str, dict]]) -> list[tuple[str, dict]]:
+    """Corpus entries (name, manifest entry) reordered round-robin over families (sorted), each
+    family smallest first (bytes, then name): any prefix spreads over the families."""
+    by_family: dict[str, list] = {}
+    for name, m in entries:
+        by_family.setdefault(m["family"], []).append((name, m))
+    queues = [sorted(by_family[f], key=lambda nm: (nm[1]["bytes"], nm[0]))
+              for f in sorted(by_family)]
+    out = []
+    while any(queues):
+        for q in queues:
+            if q:
+                out.append(q.pop(0))
+    return out
+
+
+def split_modules(split: str) -> list[tuple[str, Path]]:
+    if split not in ("test", "train", "all"):
+        raise ValueError(f"--split must be test, train or all, not {split!r}")
+    entries = [(n, m) for n, m in corpus_manifest().items()
+               if split == "all" or m["split"] == split]
+    return [(n, CORPUS / m["path"]) for n, m in family_round_robin(entries)]
+
+
+def module_name(path: Path) -> str:
+    name = path.name
+    for ext in (".zst", ".gz"):
+        name = name.removesuffix(ext)
+    for ext in (".hlo", ".txt"):
+        name = name.removesuffix(ext)
+    return name
+
+
+def resolve_modules(locs: list[str]) -> list[tuple[str, Path]]:
+    """Files, corpus/smoke names, folders or .txt suites, through hlogym's own resolver."""
+    import hlogym
+    out = []
+    for loc in locs:
+        try:
+            paths = hlogym.expand_benchmark_locs([loc])
+        except Exception as e:  # noqa: BLE001 - the binding raises ValueError/RuntimeError
+            raise ValueError(f"{loc}: not a module file, benchmark name or suite: {e}") from e
+        for spec in paths:
+            p = Path(spec)
+            if not p.exists() and not p.is_absolute() and (REPO / p).exists():
+                p = REPO / p
+            if not p.exists():
+                try:
+                    p = Path(hlogym.resolve_benchmark(str(spec)))
+                except Exception as e:  # noqa: BLE001
+                    raise ValueError(str(e)) from e
+            out.append((module_name(p), p))
+    if not out:
+        raise ValueError(f"no modules in {locs}")
+    return out
+
+
+# --- hlogym -----------------------------------------------------------------------------------
+
+class Hlogym:
+    def __init__(self, binary: Path = HLOGYM):
+        self.binary = Path(binary)
+        if not self.binary.exists():
+            raise FileNotFoundError(f"{self.binary} is not built; run scripts/setup.sh")
+
+    def __call__(self, *args, stdin: str | None = None, timeout: float = 1800) -> str:
+        out = subprocess.run([str(self.binary), *map(str, args)], input=stdin,
+                             capture_output=True, text=True, timeout=timeout)
+        if out.returncode != 0:
+            cmd = " ".join(map(str, args))
+            raise RuntimeError(f"hlogym {cmd}: exit {out.returncode}: {out.stderr.strip()[-2000:]}")
+        return out.stdout
+
+    def fmt(self, path: Path) -> str:
+        return self("fmt", path)
+
+    def default(self, path: Path) -> str:
+        return self("opt", path, "--pipeline=xla-cpu-default")
+
+    def opt(self, path: Path, passes: list[str]) -> str:
+        if not passes:
+            return self.fmt(path)
+        return self("opt", path, "--passes=" + ",".join(passes))
+
+    def greedy(self, path: Path, seed: int = 0) -> list[str]:
+        report = json.loads(self("search", path, "--algo", "greedy", "--json", "-q",
+                                 "--seed", seed))
+        (b,) = report["benchmarks"]
+        return list(b["passes"])
+
+    def op_count(self, text: str) -> int:
+        data = json.loads(self("stats", "-", "--json", stdin=text))
+        return int((data[0] if isinstance(data, list) else data)["op_count"])
+
+
+def load_sequences(path: str) -> dict[str, list[str]]:
+    """{module name: passes} from `hlogym search/eval --json` output or a plain {name: [..]}."""
+    data = json.loads(Path(path).read_text())
+    out = {}
+    if isinstance(data, dict) and isinstance(data.get("benchmarks"), list):
+        for b in data["benchmarks"]:
+            if "passes" in b:
+                out[b["name"]] = list(b["passes"])
+                out[module_name(Path(b.get("benchmark", b["name"])))] = list(b["passes"])
+    elif isinstance(data, dict) and all(isinstance(v, list) for v in data.values()):
+        out = {k: [str(p) for p in v] for k, v in data.items()}
+    else:
+        raise ValueError(f"{path}: expected `hlogym search --json` output or {{name: [passes]}}")
+    return out
+
+
+# --- statistics -------------------------------------------------------------------------------
+
+def geomean(xs: list[float]) -> float:
+    return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else float("nan")
+
+
+def distribution(rows: list[dict], key: str) -> dict | None:
+    vals = [(r[key], r["module"]) for r in rows if r.get(key)]
+    if not vals:
+        return None
+    best = max(vals)
+    worst = min(vals)
+    return {"modules": len(vals), "geomean": geomean([v for v, _ in vals]),
+            "best": best[0], "best_module": best[1], "worst": worst[0],
+            "worst_module": worst[1],
+            "share_faster_1pct": sum(v > 1.01 for v, _ in vals) / len(vals),
+            "share_slower_1pct": sum(v < 1 / 1.01 for v, _ in vals) / len(vals)}
+
+
+# --- the benchmark ----------------------------------------------------------------------------
+
+def bench_module(x, hg: Hlogym, name: str, path: Path, passes: list[str] | None, args) -> dict:
+    from . import xla
+    row: dict = {"module": name, "path": os.path.relpath(path, REPO)}
+    texts = {"original": hg.fmt(path), "default": hg.default(path)}
+    if passes is not None:
+        row["passes"] = passes
+        texts["agent"] = hg.opt(path, passes)
+    row["op_count"] = {k: hg.op_count(t) for k, t in texts.items()}
+    exes, row["compile_s"] = {}, {}
+    for k, t in texts.items():
+        t0 = time.perf_counter()
+        exes[k] = x.compile(t, FAST_COMPILE if args.fast_compile else None)
+        row["compile_s"][k] = time.perf_counter() - t0
+    inputs = x.random_inputs(texts["original"], seed=args.seed)
+    outs = {k: x.run(e, inputs) for k, e in exes.items()}
+    low = xla.computes_in_low_precision(texts["original"])
+    row["agree"] = {}
+    for k in exes:
+        if k == "original":
+            continue
+        c = xla.compare_outputs(outs[k], outs["original"], all_low_precision=low)
+        row["agree"][k] = {"ok": c.ok, "max_tolerance_ratio": c.max_tolerance_ratio,
+                           "message": c.message}
+    if args.no_time:
+        return row
+    times = x.time_interleaved(exes, inputs, warmup=args.warmup,
+                               min_repetitions=args.min_reps, max_repetitions=args.max_reps,
+                               target_seconds=args.target_seconds)
+    row["repetitions"] = len(times["original"])
+    row["median_s"] = {k: xla.median(v) for k, v in times.items()}
+    row["min_s"] = {k: min(v) for k, v in times.items()}
+    add_ratios(row)
+    return row
+
+
+def add_ratios(row: dict) -> None:
+    """Speedups from the medians (the headline) and from the minima (`*_min`: robust to
+    another process taking the CPU now and then, which only ever adds time)."""
+    for stat, suffix in (("median_s", ""), ("min_s", "_min")):
+        m = row[stat]
+        row["default_over_original" + suffix] = m["original"] / m["default"]
+        if "agent" in m:
+            row["agent_over_default" + suffix] = m["default"] / m["agent"]
+            row["agent_over_original" + suffix] = m["original"] / m["agent"]
+
+
+def parse_args(argv=None):
+    ap = argparse.ArgumentParser(prog="python -m hlogym.xla_bench",
+                                 description=__doc__.splitlines()[0])
+    ap.add_argument("modules", nargs="*", help="module files, names or .txt suites")
+    ap.add_argument("--suite", action="append", default=[], help="a .txt suite (repeatable)")
+    ap.add_argument("--split", choices=("test", "train", "all"),
+                    help="corpus split from the manifest (instead of the default suite)")
+    g = ap.add_mutually_exclusive_group()
+    g.add_argument("--agent", choices=("greedy", "none"), default="greedy")
+    g.add_argument("--passes", help="one comma-separated pass list for every module")
+    g.add_argument("--sequences", help="JSON of `hlogym search/eval --json` or {name: [passes]}")
+    ap.add_argument("--platform", default="cpu", choices=("cpu", "gpu"))
+    ap.add_argument("--threads", type=int, default=1,
+                    help="CPUs the process (and XLA:CPU's intra-op pool) may use; 0: no pinning")
+    ap.add_argument("--warmup", type=int, default=3)
+    ap.add_argument("--min-reps", type=int, default=5)
+    ap.add_argument("--max-reps", type=int, default=1000)
+    ap.add_argument("--target-seconds", type=float, default=0.3,
+                    help="timed seconds per variant and module (sets the repetitions)")
+    ap.add_argument("--seed", type=int, default=0, help="random inputs (and greedy) seed")
+    ap.add_argument("--limit", type=int, help="at most this many modules")
+    ap.add_argument("--time-budget", type=float, help="start no module after this many seconds")
+    ap.add_argument("--no-time", action="store_true", help="compile, run and compare only")
+    ap.add_argument("--fast-compile", action="store_true",
+                    help="compile with xla_backend_optimization_level=0 (XLA's HLO passes in "
+                         "full, LLVM's optimizations skipped); for --no-time checks")
+    ap.add_argument("--json", help="write the report here ('-' for stdout)")
+    ap.add_argument("--hlogym", default=str(HLOGYM))
+    args = ap.parse_args(argv)
+    for k in ("warmup", "min_reps", "max_reps"):
+        if getattr(args, k) < (0 if k == "warmup" else 1):
+            ap.error(f"--{k.replace('_', '-')} is too small: {getattr(args, k)}")
+    if args.min_reps > args.max_reps:
+        ap.error("--min-reps is larger than --max-reps")
+    if args.threads < 0:
+        ap.error("--threads must be >= 0")
+    if args.split and (args.modules or args.suite):
+        ap.error("--split and module/suite arguments exclude each other")
+    return args
+
+
+def main(argv=None) -> int:
+    args = parse_args(argv)
+    from . import xla
+    pinned = xla.pin_threads(args.threads) if args.threads else {"threads": "unpinned"}
+    hg = Hlogym(Path(args.hlogym))
+    try:
+        if args.split:
+            modules = split_modules(args.split)
+        else:
+            modules = resolve_modules(args.modules + args.suite or [str(DEFAULT_SUITE)])
+        sequences = load_sequences(args.sequences) if args.sequences else None
+    except (ValueError, OSError) as e:
+        raise SystemExit(f"xla_bench: {e}") from None
+    if args.limit:
+        modules = modules[:args.limit]
+    fixed = [p for p in args.passes.split(",") if p] if args.passes else None
+    if fixed:
+        known = {p["name"] for p in json.loads(hg("list-passes", "--json"))["passes"]}
+        unknown = [p for p in fixed if p not in known]
+        if unknown:
+            raise SystemExit(f"xla_bench: unknown passes: {', '.join(unknown)}")
+    x = xla.Xla(args.platform)
+    import jaxlib
+    config = {"platform": args.platform, "device": str(x.device), "jaxlib": jaxlib.__version__,
+              "pinning": pinned, "warmup": args.warmup, "min_reps": args.min_reps,
+              "max_reps": args.max_reps, "target_seconds": args.target_seconds,
+              "seed": args.seed, "fast_compile": args.fast_compile,
+              "agent": ("passes" if fixed is not None else
+                        f"sequences:{args.sequences}" if sequences is not None else args.agent)}
+    print(f"# XLA {args.platform} ({x.device}), jaxlib {jaxlib.__version__}, threads "
+          f"{pinned}; agent {config['agent']}; {len(modules)} modules", file=sys.stderr)
+    rows, skipped = [], []
+    t_start = time.perf_counter()
+    hdr = (f"{'module':58} {'I':>6} {'D':>6} {'R':>6} {'orig ms':>9} {'def ms':>9} "
+           f"{'agent ms':>9} {'a/d':>6} {'a/o':>6} agree")
+    if not args.json == "-":
+        print(hdr)
+    for name, path in modules:
+        if args.time_budget and time.perf_counter() - t_start > args.time_budget:
+            skipped.append(name)
+            continue
+        if fixed is not None:
+            passes = fixed
+        elif sequences is not None:
+            passes = sequences.get(name)
+            if passes is None:
+                skipped.append(name)
+                print(f"# {name}: no sequence in {args.sequences}", file=sys.stderr)
+                continue
+        elif args.agent == "greedy":
+            passes = hg.greedy(path, args.seed)
+        else:
+            passes = None
+        try:
+            row = bench_module(x, hg, name, path, passes, args)
+        except Exception as e:  # noqa: BLE001 - one module's failure is reported, not fatal
+            row = {"module": name, "path": str(path), "error": f"{type(e).__name__}: {e}"[:2000]}
+        rows.append(row)
+        if args.json != "-":
+            print(format_row(row), flush=True)
+    summary = summarize(rows, skipped, time.perf_counter() - t_start)
+    report = {"config": config, "modules": rows, "summary": summary}
+    if args.json == "-":
+        json.dump(report, sys.stdout, indent=1)
+        print()
+    else:
+        print_summary(summary)
+        if args.json:
+            Path(args.json).write_text(json.dumps(report, indent=1) + "\n")
+    return 0 if summary["errors"] == 0 and summary["disagree"] == 0 else 1
+
+
+def format_row(r: dict) -> str:
+    if "error" in r:
+        return f"{r['module'][:58]:58} ERROR {r['error'][:200]}"
+    oc = r["op_count"]
+    m = r.get("median_s", {})
+
+    def ms(k):
+        return f"{m[k] * 1e3:9.3f}" if k in m else f"{'-':>9}"
+
+    def ratio(k):
+        return f"{r[k]:6.3f}" if k in r else f"{'-':>6}"
+    agree = ",".join(f"{k}:{'ok' if v['ok'] else 'DIFF'}" for k, v in r["agree"].items())
+    return (f"{r['module'][:58]:58} {oc['original']:6} {oc['default']:6} "
+            f"{oc.get('agent', '-'):>6} {ms('original')} {ms('default')} {ms('agent')} "
+            f"{ratio('agent_over_default')} {ratio('agent_over_original')} {agree}")
+
+
+def summarize(rows: list[dict], skipped: list[str], seconds: float) -> dict:
+    ok = [r for r in rows if "error" not in r]
+    compared = [(r["module"], k, v) for r in ok for k, v in r["agree"].items()]
+    return {
+        "modules": len(rows), "errors": sum("error" in r for r in rows),
+        "error_modules": [r["module"] for r in rows if "error" in r],
+        "skipped": skipped, "compared": len(compared),
+        "disagree": sum(not v["ok"] for _, _, v in compared),
+        "disagreements": [{"module": m, "variant": k, "message": v["message"]}
+                          for m, k, v in compared if not v["ok"]],
+        "agent_over_default": distribution(ok, "agent_over_default"),
+        "agent_over_original": distribution(ok, "agent_over_original"),
+        "default_over_original": distribution(ok, "default_over_original"),
+        **{k + "_min": distribution(ok, k + "_min")
+           for k in ("agent_over_default", "agent_over_original", "default_over_original")},
+        "wall_seconds": seconds,
+    }
+
+
+def print_summary(s: dict) -> None:
+    print(f"# {s['modules']} modules ({s['errors']} errors, {len(s['skipped'])} skipped), "
+          f"{s['compared']} optimized outputs compared with the original's on XLA: "
+          f"{s['compared'] - s['disagree']} agree; {s['wall_seconds']:.0f} s")
+    for d in s["disagreements"]:
+        print(f"#   DIFF {d['module']} ({d['variant']}): {d['message'][:300]}")
+    for m in s["error_modules"]:
+        print(f"#   ERROR {m}")
+    for key, what in (("agent_over_default", "agent over default"),
+                      ("agent_over_original", "agent over original"),
+                      ("default_over_original", "default over original"),
+                      ("agent_over_default_min", "agent over default (minima)"),
+                      ("agent_over_original_min", "agent over original (minima)"),
+                      ("default_over_original_min", "default over original (minima)")):
+        d = s[key]
+        if d:
+            print(f"# speedup {what}: geomean {d['geomean']:.4f}x, best {d['best']:.3f}x "
+                  f"({d['best_module']}), worst {d['worst']:.3f}x ({d['worst_module']}); "
+                  f">1% faster {d['share_faster_1pct']:.0%}, >1% slower "
+                  f"{d['share_slower_1pct']:.0%} of {d['modules']}")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,125 @@
+#include "passes/dynamic_dimension_simplifier.h"
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include "passes/builders.h"
+
+namespace hlogym {
+namespace {
+
+// XLA's Shape::Equal on shapes that may lack a layout: dimensions and type
+// equal, and layouts equal when both have one.
+bool SameShape(const Shape& a, const Shape& b) {
+  if (!a.Compatible(b)) return false;
+  return !a.has_layout() || !b.has_layout() || a == b;
+}
+
+// Redirects the uses of `from` to `to`; whether anything changed.
+absl::StatusOr<bool> Forward(Instruction* from, Instruction* to) {
+  if (from == to || (from->user_count() == 0 && !from->IsRoot())) return false;
+  absl::Status status = from->ReplaceAllUsesWith(to);
+  if (!status.ok()) return status;
+  return true;
+}
+
+int64_t ConcatDimension(const Instruction* concat) {
+  return concat->attrs().dimensions.empty() ? -1 : concat->attrs().dimensions[0];
+}
+
+absl::StatusOr<bool> FlattenConcat(Instruction* concat) {
+  if (concat->opcode() != Opcode::kConcatenate) return false;
+  const int64_t dimension = ConcatDimension(concat);
+  std::vector<Instruction*> operands;
+  bool nested = false;
+  for (Instruction* operand : concat->operands()) {
+    if (operand->opcode() == Opcode::kConcatenate && ConcatDimension(operand) == dimension) {
+      nested = true;
+      operands.insert(operands.end(), operand->operands().begin(), operand->operands().end());
+    } else {
+      operands.push_back(operand);
+    }
+  }
+  if (!nested) return false;
+  auto flat = std::make_unique<Instruction>(Opcode::kConcatenate, concat->shape());
+  for (Instruction* operand : operands) flat->AppendOperand(operand);
+  flat->mutable_attrs().dimensions = {dimension};
+  Computation* computation = concat->parent();
+  Instruction* added = computation->AddInstruction(std::move(flat));
+  absl::Status status = computation->ReplaceInstruction(concat, added);
+  if (!status.ok()) return status;
+  return true;
+}
+
+absl::StatusOr<bool> ForwardSliceOfConcat(Instruction* slice) {
+  if (slice->opcode() != Opcode::kSlice || slice->shape().rank() != 1) return false;
+  Instruction* concat = slice->operand(0);
+  if (concat->opcode() != Opcode::kConcatenate || slice->attrs().slice.size() != 1) return false;
+  const SliceDimension& range = slice->attrs().slice[0];
+  const int64_t size = slice->shape().dimensions(0);
+  if (size != range.limit - range.start || range.stride != 1) return false;
+  int64_t offset = 0;
+  for (Instruction* operand : concat->operands()) {
+    if (offset == range.start && operand->shape().dimensions(0) == size) {
+      return Forward(slice, operand);
+    }
+    offset += operand->shape().dimensions(0);
+  }
+  return false;
+}
+
+absl::StatusOr<bool> ForwardScalarThroughBroadcast(Instruction* reshape) {
+  if (reshape->opcode() != Opcode::kReshape || reshape->shape().rank() != 0) return false;
+  Instruction* broadcast = reshape->operand(0);
+  if (broadcast->opcode() != Opcode::kBroadcast || broadcast->shape().rank() != 1 ||
+      broadcast->operand(0)->shape().rank() != 0) {
+    return false;
+  }
+  return Forward(reshape, broadcast->operand(0));
+}
+
+absl::StatusOr<bool> ForwardReshapeOfReshape(Instruction* reshape) {
+  if (reshape->opcode() != Opcode::kReshape) return false;
+  Instruction* inner = reshape->operand(0);
+  if (inner->opcode() != Opcode::kReshape ||
+      !SameShape(reshape->shape(), inner->operand(0)->shape())) {
+    return false;
+  }
+  return Forward(reshape, inner->operand(0));
+}
+
+absl::StatusOr<bool> ForwardIdentity(Instruction* instruction, Opcode opcode) {
+  if (instruction->opcode() != opcode ||
+      !SameShape(instruction->shape(), instruction->operand(0)->shape())) {
+    return false;
+  }
+  return Forward(instruction, instruction->operand(0));
+}
+
+}  // namespace
+
+absl::StatusOr<bool> DynamicDimensionSimplifier::Run(Module& module) {
+  const std::vector<std::function<absl::StatusOr<bool>(Instruction*)>> sweeps = {
+      FlattenConcat,
+      ForwardSliceOfConcat,
+      ForwardScalarThroughBroadcast,
+      ForwardReshapeOfReshape,
+      [](Instruction* i) { return ForwardIdentity(i, Opcode::kConvert); },
+      [](Instruction* i) { return ForwardIdentity(i, Opcode::kReshape); },
+  };
+  bool changed = false;
+  for (const auto& sweep : sweeps) {
+    for (const auto& computation : module.computations()) {
+      for (Instruction* instruction : computation->MakeInstructionPostOrder()) {
+        auto local = sweep(instruction);
+        if (!local.ok()) return local.status();
+        changed |= *local;
+      }
+    }
+  }
+  return changed;
+}
+
+}  // namespace hlogym

@@ -1,0 +1,47 @@
+// float-normalization-<type>: XLA's FloatNormalization with the base
+// FloatSupport, as XLA's CPU compiler configures it (no oneDNN): bf16 -> f32,
+// the f8 formats and f4e2m1fn -> f16, f8e8m0fnu -> f32, s4 -> s8, u4 -> u8.
+// That support handles the low-precision type in no computing op, so:
+//
+// Implements, for every instruction of every computation reachable from the
+// entry (callees first) other than tuple, get-tuple-element, constant,
+// parameter, domain, fusion, convert, bitcast(-convert), call, custom-call,
+// while, conditional, async ops and side-effecting ones:
+//  - each low-precision operand gets a convert to the high-precision type
+//    (with excess precision allowed, as XLA's default: an operand that is
+//    itself a convert from the high type is used unconverted);
+//  - a low-precision result is computed in the high type and converted back;
+//    users that converted it to the high type use the wide result directly;
+//  - called computations (reduce, map, sort, scatter, reduce-window, ...)
+//    with low-precision parameters or root are cloned with high-precision
+//    parameters (converted back inside) and root.
+// Afterwards, when anything changed, tuple-simplifier and dce run, as in XLA.
+// Leaves out: instructions with tuple-shaped results or operands (XLA's
+// variadic sort/all-reduce handling; they are left unchanged), and the
+// cloning of computations shared by all-reduce/reduce-scatter and other
+// callers (computations any all-reduce/reduce-scatter calls are skipped).
+#ifndef HLOGYM_PASSES_FLOAT_NORMALIZATION_H_
+#define HLOGYM_PASSES_FLOAT_NORMALIZATION_H_
+
+#include <string>
+
+#include "hlo/primitive_type.h"
+#include "passes/pass.h"
+
+namespace hlogym {
+
+class FloatNormalization : public Pass {
+ public:
+  FloatNormalization(PrimitiveType low, PrimitiveType high);
+  std::string_view name() const override { return name_; }
+  absl::StatusOr<bool> Run(Module& module) override;
+
+ private:
+  PrimitiveType low_;
+  PrimitiveType high_;
+  std::string name_;
+};
+
+}  // namespace hlogym
+
+#endif  // HLOGYM_PASSES_FLOAT_NORMALIZATION_H_

@@ -1,0 +1,31 @@
+#include "passes/real_imag_expander.h"
+
+#include "passes/builders.h"
+#include "passes/pass_utils.h"
+
+namespace hlogym {
+
+absl::StatusOr<bool> RealImagExpander::Run(Module& module) {
+  return ExpandMatchingInstructions(
+      module,
+      [](const Instruction* instruction) {
+        return (instruction->opcode() == Opcode::kReal ||
+                instruction->opcode() == Opcode::kImag) &&
+               instruction->operand_count() == 1 &&
+               instruction->operand(0)->shape().IsArray() &&
+               !IsComplexType(instruction->operand(0)->shape().element_type());
+      },
+      [](Instruction* instruction) -> absl::StatusOr<Instruction*> {
+        Instruction* operand = instruction->operand(0);
+        if (instruction->opcode() == Opcode::kReal) return operand;
+        Instruction* zero = MakeScalarConstant(instruction->parent(),
+                                               operand->shape().element_type(), 0.0,
+                                               instruction->shape().has_layout());
+        auto broadcast = MakeBroadcast(zero, instruction->shape().dimensions(), {});
+        if (!broadcast.ok()) return broadcast.status();
+        (*broadcast)->set_shape(instruction->shape());
+        return *broadcast;
+      });
+}
+
+}  // namespace hlogym

@@ -1,0 +1,116 @@
+// float-normalization-<type>: low-precision ops computed in the high type.
+#include "control_flow_test_util.h"
+
+namespace hlogym::testing {
+namespace {
+
+TEST(FloatNormalizationTest, Bf16AddIsComputedInF32) {
+  PassRun run = RunPass("float-normalization-bf16", R"(HloModule m
+ENTRY main {
+  x = bf16[4] parameter(0)
+  y = bf16[4] parameter(1)
+  ROOT a = bf16[4] add(x, y)
+}
+)");
+  EXPECT_TRUE(run.changed);
+  EXPECT_CHECKS(run.after, R"(
+CHECK: f32[4] convert(bf16[4] %x)
+CHECK: f32[4] convert(bf16[4] %y)
+CHECK: %a = f32[4] add(f32[4] %convert
+CHECK: ROOT {{.*}} = bf16[4] convert(f32[4] %a)
+)");
+  ExpectSameSemantics(run);
+}
+
+TEST(FloatNormalizationTest, WideningUsersAndNarrowingOperandsAreBypassed) {
+  PassRun run = RunPass("float-normalization-bf16", R"(HloModule m
+ENTRY main {
+  p = f32[4] parameter(0)
+  x = bf16[4] convert(p)
+  e = bf16[4] exponential(x)
+  ROOT w = f32[4] convert(e)
+}
+)");
+  EXPECT_TRUE(run.changed);
+  // exp reads p directly (excess precision allowed) and its f32 result is
+  // the root: the bf16 round trips are gone.
+  EXPECT_CHECKS(run.after, R"(
+CHECK: ROOT %e = f32[4] exponential(f32[4] %p)
+CHECK-NOT: convert
+)");
+  ExpectSameSemantics(run);
+}
+
+TEST(FloatNormalizationTest, ReduceGetsAnF32Reducer) {
+  PassRun run = RunPass("float-normalization-bf16", R"(HloModule m
+add {
+  a = bf16[] parameter(0)
+  b = bf16[] parameter(1)
+  ROOT s = bf16[] add(a, b)
+}
+ENTRY main {
+  x = bf16[8,4] parameter(0)
+  z = bf16[] constant(0)
+  ROOT r = bf16[4] reduce(x, z), dimensions={0}, to_apply=add
+}
+)");
+  EXPECT_TRUE(run.changed);
+  EXPECT_CHECKS(run.after, R"(
+CHECK: %add{{.*}} {
+CHECK: f32[] parameter(0)
+CHECK: f32[] parameter(1)
+CHECK: ROOT {{.*}} = f32[] add(
+CHECK: ENTRY
+CHECK: f32[8,4] convert(bf16[8,4] %x)
+CHECK: f32[] convert(bf16[] %z)
+CHECK: %r = f32[4] reduce(
+CHECK: ROOT {{.*}} = bf16[4] convert(f32[4] %r)
+)");
+  EXPECT_EQ(run.module->computation_count(), 2);
+  ExpectSameSemantics(run);
+}
+
+TEST(FloatNormalizationTest, Bf16DotOperandsAreConverted) {
+  PassRun run = RunPass("float-normalization-bf16", R"(HloModule m
+ENTRY main {
+  a = bf16[2,3] parameter(0)
+  b = bf16[3,2] parameter(1)
+  ROOT d = f32[2,2] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+}
+)");
+  EXPECT_TRUE(run.changed);
+  EXPECT_CHECKS(run.after, R"(
+CHECK: ROOT %d = f32[2,2] dot(f32[2,3] %convert{{.*}}, f32[3,2] %convert
+)");
+  ExpectSameSemantics(run);
+}
+
+TEST(FloatNormalizationTest, F8GoesToF16) {
+  PassRun run = RunPass("float-normalization-f8e5m2", R"(HloModule m
+ENTRY main {
+  x = f8e5m2[4] parameter(0)
+  ROOT n = f8e5m2[4] negate(x)
+}
+)");
+  EXPECT_TRUE(run.changed);
+  EXPECT_CHECKS(run.after, R"(
+CHECK: f16[4] convert(f8e5m2[4] %x)
+CHECK: %n = f16[4] negate(
+CHECK: ROOT {{.*}} = f8e5m2[4] convert(f16[4] %n)
+)");
+  // (The evaluator computes nothing in f8 itself, so no equivalence check.)
+}
+
+TEST(FloatNormalizationTest, NoLowPrecisionNoChange) {
+  PassRun run = RunPass("float-normalization-bf16", R"(HloModule m
+ENTRY main {
+  x = f32[4] parameter(0)
+  c = bf16[4] convert(x)
+  ROOT t = (f32[4], bf16[4]) tuple(x, c)
+}
+)");
+  EXPECT_FALSE(run.changed);
+}
+
+}  // namespace
+}  // namespace hlogym::testing

@@ -1,0 +1,323 @@
+"""Optimized graphs handed back to real XLA (issue 9): hlogym.xla, hlogym.jax.optimize, and XLA
+running original and optimized modules on the same inputs.
+
+(a) hlogym.xla itself: parse errors, signatures, deterministic inputs, run, comparison rules.
+(b) hlogym.jax.optimize on a small MLP and on a function with tuple/dict outputs.
+(c) Same results on XLA: XLA compiles the original and hlogym's optimized text and runs both on
+    the same deterministic random inputs (hlogym.xla.Xla.random_inputs, seed 0); outputs must
+    agree (ints/pred exactly, f32 rtol 1e-4/atol 1e-5, bf16 graphs within 2e-2 of the scale).
+    - every module of datasets/corpus/default_suite.txt: after xla-cpu-default and after the
+      greedy agent's sequence (`hlogym search --algo greedy`);
+    - a deterministic sample of the rest of the corpus, SAMPLE_PER_FAMILY per family (the
+      smallest crc32 of the name among modules of at most SAMPLE_MAX_BYTES): after
+      xla-cpu-default.
+    Every corpus module after xla-cpu-default is `python -m hlogym.xla_bench --split all
+    --agent none --no-time` (README); it takes far longer than this tier's budget.
+    Compiles here use xla_backend_optimization_level=0 (XLA's HLO passes run in full; LLVM's
+    optimizations are skipped, which saves compile time).
+XLA parsing hlogym's text after xla-cpu-default and random sequences for every corpus module is
+test_xla_oracle.py's part (a); compiling here parses the greedy agent's texts too.
+"""
+from __future__ import annotations
+
+import functools
+import json
+import sys
+import zlib
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO / "python"))
+HLOGYM = REPO / "build" / "hlogym"
+CORPUS = REPO / "datasets" / "corpus"
+
+jax = pytest.importorskip("jax")
+if not HLOGYM.exists():  # scripts/test.sh builds it; a missing binary is a failure, not a skip
+    raise RuntimeError(f"{HLOGYM} is not built; run scripts/setup.sh")
+
+import ml_dtypes  # noqa: E402
+
+from hlogym import xla  # noqa: E402
+from hlogym.xla_bench import (DEFAULT_SUITE, FAST_COMPILE, Hlogym,  # noqa: E402
+                              corpus_manifest, module_name, resolve_modules)
+
+FAST = FAST_COMPILE
+SAMPLE_PER_FAMILY = 1
+SAMPLE_MAX_BYTES = 80_000
+
+
+@functools.lru_cache(maxsize=None)
+def X() -> xla.Xla:  # noqa: N802
+    return xla.Xla("cpu")
+
+
+@functools.lru_cache(maxsize=None)
+def HG() -> Hlogym:  # noqa: N802
+    return Hlogym(HLOGYM)
+
+
+ADD = """HloModule add
+ENTRY e {
+  a = f32[3] parameter(0)
+  b = (s32[2], pred[]) parameter(1)
+  i = s32[2] get-tuple-element(b), index=0
+  c = f32[3] add(a, a)
+  ROOT t = (f32[3], s32[2]) tuple(c, i)
+}
+"""
+
+
+# --- (a) hlogym.xla ---------------------------------------------------------------------------
+
+def test_parse_rejects_bad_text_with_xla_message():
+    with pytest.raises(xla.XlaError, match="XLA rejected the HLO text"):
+        X().parse("HloModule m\nENTRY e { ROOT p = f32[] parameter(0)")
+    with pytest.raises(TypeError):
+        X().parse(b"HloModule m")
+
+
+def test_unknown_platform_and_compile_option():
+    with pytest.raises(ValueError, match="platform"):
+        xla.Xla("tpu9")
+    with pytest.raises(xla.XlaError, match="xla_no_such_option"):
+        X().compile(ADD, {"xla_no_such_option": 1})
+
+
+def test_signature_flattens_tuple_parameters_and_results():
+    params, results = X().signature(ADD)
+    assert [(p.shape, p.element_type) for p in params] == [((3,), "f32"), ((2,), "s32"),
+                                                           ((), "pred")]
+    assert [(r.shape, r.element_type) for r in results] == [((3,), "f32"), ((2,), "s32")]
+
+
+def test_random_inputs_are_deterministic_and_typed():
+    a, b = X().random_inputs(ADD, seed=3), X().random_inputs(ADD, seed=3)
+    c = X().random_inputs(ADD, seed=4)
+    assert [x.dtype for x in a] == [np.float32, np.int32, np.bool_]
+    assert all(np.array_equal(x, y) for x, y in zip(a, b))
+    assert not np.array_equal(a[0], c[0])
+    assert np.all(np.abs(a[0]) <= 1) and np.all((a[1] >= 0) & (a[1] <= 7))
+
+
+def test_run_computes_the_module():
+    exe = X().compile(ADD)
+    a = np.array([1.5, -2, 3], np.float32)
+    out = X().run(exe, [a, np.array([7, -1], np.int32), np.array(True)])
+    np.testing.assert_array_equal(out[0], 2 * a)
+    np.testing.assert_array_equal(out[1], [7, -1])
+    assert len(X().time(exe, [a, np.array([7, -1], np.int32), np.array(True)],
+                        warmup=1, repetitions=3)) == 3
+
+
+def test_compare_outputs_rules():
+    f = np.array([1.0, np.nan, np.inf, 1e-7], np.float32)
+    assert xla.compare_outputs([f], [f.copy()]).ok  # NaN == NaN, inf == inf
+    assert xla.compare_outputs([f + np.float32(5e-5) * np.array([1, 0, 0, 0], np.float32)],
+                               [f]).ok
+    c = xla.compare_outputs([f * np.float32(1.001)], [f])
+    assert not c.ok and "leaf 0" in c.message
+    assert not xla.compare_outputs([np.array([np.nan], np.float32)],
+                                   [np.array([0], np.float32)]).ok
+    assert not xla.compare_outputs([np.array([np.inf], np.float32)],
+                                   [np.array([-np.inf], np.float32)]).ok
+    i = np.array([1, 2, 3], np.int32)
+    assert xla.compare_outputs([i], [i.copy()]).ok
+    assert not xla.compare_outputs([i + np.array([0, 0, 1], np.int32)], [i]).ok
+    assert not xla.compare_outputs([i], [i.astype(np.int64)]).ok  # dtype must match
+    assert not xla.compare_outputs([i], [i, i]).ok
+    bf = np.array([100, 1], ml_dtypes.bfloat16)
+    assert xla.compare_outputs([bf], [np.array([101, 2], ml_dtypes.bfloat16)]).ok  # 2% scale
+    assert not xla.compare_outputs([bf], [np.array([110, 1], ml_dtypes.bfloat16)]).ok
+
+
+# --- (b) hlogym.jax.optimize ------------------------------------------------------------------
+
+def _mlp(params, x):
+    for w, b in params[:-1]:
+        x = jax.nn.relu(x @ w + b)
+    w, b = params[-1]
+    return jax.nn.log_softmax(x @ w + b)
+
+
+def _mlp_args():
+    rng = np.random.default_rng(0)
+    params = [(rng.standard_normal((16, 32)).astype(np.float32) / 4, np.zeros(32, np.float32)),
+              (rng.standard_normal((32, 32)).astype(np.float32) / 6, np.full(32, .1, np.float32)),
+              (rng.standard_normal((32, 10)).astype(np.float32) / 6, np.ones(10, np.float32))]
+    return params, rng.standard_normal((8, 16)).astype(np.float32)
+
+
+def test_jax_optimize_mlp_greedy():
+    import hlogym.jax as hj
+    params, x = _mlp_args()
+    fast = hj.optimize(_mlp, params, x)
+    assert fast.passes and fast.op_counts["optimized"] < fast.op_counts["original"]
+    want = np.asarray(_mlp(params, x))
+    np.testing.assert_allclose(np.asarray(fast(params, x)), want, rtol=1e-5, atol=1e-5)
+    # other inputs of the same shapes: still the same function
+    params2 = [(w * 2, b - 1) for w, b in params]
+    np.testing.assert_allclose(np.asarray(fast(params2, x + 1)),
+                               np.asarray(_mlp(params2, x + 1)), rtol=1e-4, atol=1e-4)
+    with pytest.raises(TypeError, match="leaf"):
+        fast(params, x[:4])
+    with pytest.raises(TypeError, match="structure"):
+        fast(params[:2], x)
+
+
+def test_jax_optimize_tuple_and_dict_outputs():
+    import hlogym.jax as hj
+
+    def f(a, b):
+        s = a @ b
+        return s + 1.0, {"max": jax.numpy.max(s, axis=0), "n": jax.numpy.sum(a > 0),
+                         "same": (a * 1.0 + 0.0) - a}
+
+    rng = np.random.default_rng(1)
+    a = rng.standard_normal((4, 5)).astype(np.float32)
+    b = rng.standard_normal((5, 3)).astype(np.float32)
+    for agent in ("default", ["algsimp", "cse", "dce"], "none"):
+        fast = hj.optimize(f, a, b, agent=agent)
+        got, want = fast(a, b), f(a, b)
+        assert jax.tree_util.tree_structure(got) == jax.tree_util.tree_structure(want)
+        for g, w in zip(jax.tree_util.tree_leaves(got), jax.tree_util.tree_leaves(want)):
+            assert g.dtype == w.dtype and g.shape == w.shape
+            np.testing.assert_allclose(np.asarray(g), np.asarray(w), rtol=1e-5, atol=1e-6)
+
+
+def test_jax_optimize_bad_agent():
+    import hlogym.jax as hj
+    a = np.ones(3, np.float32)
+    with pytest.raises(ValueError, match="agent must be one of"):
+        hj.optimize(lambda v: v + 1, a, agent="smartest")
+    with pytest.raises(ValueError, match="unknown passes"):
+        hj.optimize(lambda v: v + 1, a, agent=["algsimp", "no-such-pass"])
+    with pytest.raises(TypeError):
+        hj.optimize(3, a)
+
+
+# --- (c) same results on XLA ------------------------------------------------------------------
+
+def default_suite() -> list[tuple[str, Path]]:
+    return resolve_modules([str(DEFAULT_SUITE)])
+
+
+def family_sample() -> list[tuple[str, Path]]:
+    suite = {n for n, _ in default_suite()}
+    by_family: dict[str, list] = {}
+    for name, m in corpus_manifest().items():
+        if name not in suite and m["bytes"] <= SAMPLE_MAX_BYTES and (CORPUS / m["path"]).exists():
+            by_family.setdefault(m["family"], []).append((zlib.crc32(name.encode()), name, m))
+    out = []
+    for fam in sorted(by_family):
+        for _, name, m in sorted(by_family[fam])[:SAMPLE_PER_FAMILY]:
+            out.append((name, CORPUS / m["path"]))
+    return out
+
+
+def same_on_xla(path: Path, variants: dict[str, str]) -> dict[str, str]:
+    """{variant: mismatch message} for the variants whose XLA outputs differ from the
+    original's on the same inputs."""
+    original = HG().fmt(path)
+    exe = X().compile(original, FAST)
+    inputs = X().random_inputs(original, seed=0)
+    want = X().run(exe, inputs)
+    low = xla.computes_in_low_precision(original)
+    failures = {}
+    for what, text in variants.items():
+        got = X().run(X().compile(text, FAST), inputs)
+        c = xla.compare_outputs(got, want, all_low_precision=low)
+        if not c.ok:
+            failures[what] = f"XLA(original) vs XLA({what}): {c.message}"
+    return failures
+
+
+def check_same_on_xla(path: Path, variants: dict[str, str]):
+    failures = same_on_xla(path, variants)
+    assert not failures, "; ".join(failures.values())
+
+
+# simplify-fp-conversions removes convert pairs such as f32->bf16->f32, i.e. it computes in
+# excess precision, which XLA permits (it runs the pass only under xla_allow_excess_precision).
+# On bf16 graphs the result can then move by more than the bf16 tolerance: in
+# gpt2_train_L2_d128_h8_s64_b2_bf16_adamw the f32 scalar sqrt.29 (a global norm over bf16
+# values) is 10.54 instead of 11.01 after the pass alone. Such a greedy result is an xfail,
+# provided the same sequence without that pass agrees.
+EXCESS_PRECISION_PASSES = ("simplify-fp-conversions",)
+
+
+SUITE = default_suite()
+
+
+def test_default_suite_has_the_readme_size():
+    assert len(SUITE) == 12 and all(p.exists() for _, p in SUITE)
+
+
+@pytest.mark.parametrize("name,path", SUITE, ids=[n for n, _ in SUITE])
+def test_default_suite_default_and_greedy_agree_on_xla(name, path):
+    passes = HG().greedy(path)
+    assert passes, f"greedy found no sequence for {name}"
+    greedy = "greedy " + ",".join(passes)
+    failures = same_on_xla(path, {"xla-cpu-default": HG().default(path),
+                                  greedy: HG().opt(path, passes)})
+    excess = [p for p in passes if p in EXCESS_PRECISION_PASSES]
+    if list(failures) == [greedy] and excess and \
+            xla.computes_in_low_precision(HG().fmt(path)):
+        exact = [p for p in passes if p not in EXCESS_PRECISION_PASSES]
+        check_same_on_xla(path, {"greedy without " + ",".join(excess): HG().opt(path, exact)})
+        pytest.xfail(f"excess precision from {','.join(excess)}: {failures[greedy][-300:]}")
+    assert not failures, "; ".join(failures.values())
+
+
+SAMPLE = family_sample()
+
+
+def test_family_sample_covers_every_family():
+    fams = {m["family"] for m in corpus_manifest().values()}
+    assert len(SAMPLE) == SAMPLE_PER_FAMILY * len(fams)
+    assert module_name(SAMPLE[0][1]) == SAMPLE[0][0]
+
+
+@pytest.mark.parametrize("name,path", SAMPLE, ids=[n for n, _ in SAMPLE])
+def test_corpus_sample_default_agrees_on_xla(name, path):
+    check_same_on_xla(path, {"xla-cpu-default": HG().default(path)})
+
+
+# --- python -m hlogym.xla_bench ---------------------------------------------------------------
+
+def _bench(*args, cwd=REPO):
+    import os
+    import subprocess
+    env = dict(os.environ, PYTHONPATH=str(REPO / "python"))
+    return subprocess.run([sys.executable, "-m", "hlogym.xla_bench", *map(str, args)],
+                          capture_output=True, text=True, cwd=cwd, env=env, timeout=600)
+
+
+def test_xla_bench_cli(tmp_path):
+    seqs = tmp_path / "seqs.json"
+    seqs.write_text(json.dumps({"mlp_infer": ["algsimp", "call-inliner", "cse", "dce"]}))
+    out = tmp_path / "r.json"
+    r = _bench("smoke/mlp_infer", "smoke/einsum", "--sequences", seqs, "--json", out,
+               "--target-seconds", "0.02", "--warmup", "1")
+    assert r.returncode == 0, r.stderr[-3000:]
+    report = json.loads(out.read_text())
+    assert report["config"]["pinning"]["threads"] == 1
+    (row,) = report["modules"]
+    assert row["module"] == "mlp_infer" and report["summary"]["skipped"] == ["einsum"]
+    assert row["op_count"]["agent"] < row["op_count"]["original"]
+    assert all(v["ok"] for v in row["agree"].values())
+    assert row["repetitions"] >= 5 and all(t > 0 for t in row["median_s"].values())
+    d = report["summary"]["agent_over_default"]
+    assert d["modules"] == 1 and d["geomean"] == pytest.approx(row["agent_over_default"])
+    assert "speedup agent over default: geomean" in r.stdout
+
+
+def test_xla_bench_bad_input():
+    r = _bench("smoke/mlp_infer", "--passes", "algsimp,not-a-pass", "--no-time")
+    assert r.returncode != 0 and "unknown passes: not-a-pass" in r.stderr
+    r = _bench("no/such_module", "--no-time")
+    assert r.returncode != 0 and "no/such_module" in r.stderr and "Traceback" not in r.stderr
+    r = _bench("--split", "test", "smoke/mlp_infer")
+    assert r.returncode == 2 and "exclude each other" in r.stderr
