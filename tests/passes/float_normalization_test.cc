@@ -22,7 +22,7 @@ CHECK: ROOT {{.*}} = bf16[4] convert(f32[4] %a)
   ExpectSameSemantics(run);
 }
 
-TEST(FloatNormalizationTest, WideningUsersAndNarrowingOperandsAreBypassed) {
+TEST(FloatNormalizationTest, WideningUsersAreBypassedNarrowingOperandsKept) {
   PassRun run = RunPass("float-normalization-bf16", R"(HloModule m
 ENTRY main {
   p = f32[4] parameter(0)
@@ -32,12 +32,14 @@ ENTRY main {
 }
 )");
   EXPECT_TRUE(run.changed);
-  // exp reads p directly (excess precision allowed) and its f32 result is
-  // the root: the bf16 round trips are gone.
+  // The rounding of p to bf16 stays (as in XLA); exp computes in f32 and its
+  // f32 result is the root: the convert back to bf16 and up again is gone.
   EXPECT_CHECKS(run.after, R"(
-CHECK: ROOT %e = f32[4] exponential(f32[4] %p)
-CHECK-NOT: convert
+CHECK: %x = bf16[4] convert(f32[4] %p)
+CHECK: f32[4] convert(bf16[4] %x)
+CHECK: ROOT %e = f32[4] exponential(
 )");
+  EXPECT_EQ(run.after.find("bf16[4] convert(f32[4] %e)"), std::string::npos) << run.after;
   ExpectSameSemantics(run);
 }
 
