@@ -61,7 +61,9 @@ ENTRY main {
 CHECK: %add{{.*}} {
 CHECK: f32[] parameter(0)
 CHECK: f32[] parameter(1)
-CHECK: ROOT {{.*}} = f32[] add(
+CHECK: = f32[] add(
+CHECK: bf16[] convert(f32[]
+CHECK: ROOT {{.*}} = f32[] convert(bf16[]
 CHECK: ENTRY
 CHECK: f32[8,4] convert(bf16[8,4] %x)
 CHECK: f32[] convert(bf16[] %z)
