@@ -30,32 +30,41 @@ def _extension_dirs():
 if not _glob.glob(_os.path.join(_HERE, "_hlogym*.so")):
     __path__.extend(_extension_dirs()[:1])  # noqa: F821 (the package's own __path__)
 
+_CPP_NAMES = ("Env", "VecEnv", "list_passes", "list_pipelines", "observation_space_names",
+              "reward_space_names", "autophase_feature_names", "graph_node_feature_names",
+              "opcode_names", "expand_benchmark_locs", "corpus_benchmarks", "resolve_benchmark",
+              "data_root", "ENV_ID", "XlaPassOrderingEnv", "make", "register")
+
+__all__ = list(_CPP_NAMES)
+
 try:
     from . import _hlogym  # noqa: E402
-except ImportError as e:  # pragma: no cover - depends on the build
-    raise ImportError(
+except ImportError as _error:  # pragma: no cover - depends on the build
+    # The pure-Python submodules (hlogym.xla, hlogym.xla_bench --from-export) still work, e.g.
+    # on a machine that only has jaxlib; the environment names raise this when used.
+    _missing = ImportError(
         "hlogym: the C++ extension _hlogym is not built; run scripts/setup.sh (or build the "
-        "_hlogym target and set HLOGYM_BUILD_DIR to the build folder)") from e
+        f"_hlogym target and set HLOGYM_BUILD_DIR to the build folder): {_error}")
 
-from .env import ENV_ID, XlaPassOrderingEnv, make, register  # noqa: E402
+    def __getattr__(name):
+        if name in _CPP_NAMES:
+            raise _missing
+        raise AttributeError(f"module 'hlogym' has no attribute {name!r}")
+else:
+    from .env import ENV_ID, XlaPassOrderingEnv, make, register  # noqa: E402
 
-Env = _hlogym.Env
-VecEnv = _hlogym.VecEnv
-list_passes = _hlogym.list_passes
-list_pipelines = _hlogym.list_pipelines
-observation_space_names = _hlogym.observation_space_names
-reward_space_names = _hlogym.reward_space_names
-autophase_feature_names = _hlogym.autophase_feature_names
-graph_node_feature_names = _hlogym.graph_node_feature_names
-opcode_names = _hlogym.opcode_names
-expand_benchmark_locs = _hlogym.expand_benchmark_locs
-corpus_benchmarks = _hlogym.corpus_benchmarks
-resolve_benchmark = _hlogym.resolve_benchmark
-data_root = _hlogym.data_root
+    Env = _hlogym.Env
+    VecEnv = _hlogym.VecEnv
+    list_passes = _hlogym.list_passes
+    list_pipelines = _hlogym.list_pipelines
+    observation_space_names = _hlogym.observation_space_names
+    reward_space_names = _hlogym.reward_space_names
+    autophase_feature_names = _hlogym.autophase_feature_names
+    graph_node_feature_names = _hlogym.graph_node_feature_names
+    opcode_names = _hlogym.opcode_names
+    expand_benchmark_locs = _hlogym.expand_benchmark_locs
+    corpus_benchmarks = _hlogym.corpus_benchmarks
+    resolve_benchmark = _hlogym.resolve_benchmark
+    data_root = _hlogym.data_root
 
-register()
-
-__all__ = ["ENV_ID", "Env", "VecEnv", "XlaPassOrderingEnv", "make", "register", "list_passes",
-           "list_pipelines", "observation_space_names", "reward_space_names",
-           "autophase_feature_names", "graph_node_feature_names", "opcode_names",
-           "expand_benchmark_locs", "corpus_benchmarks", "resolve_benchmark", "data_root"]
+    register()

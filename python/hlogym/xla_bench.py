@@ -2,7 +2,8 @@
 
     PYTHONPATH=python .venv/bin/python -m hlogym.xla_bench [MODULES...] [--suite FILE.txt]
         [--split test|train|all] [--agent greedy|none | --passes a,b,c | --sequences JSON]
-        [--platform cpu|gpu] [--threads N] [--time-budget S] [--json OUT|-]
+        [--platform cpu|gpu] [--threads N] [--time-budget S] [--shard I/N] [--json OUT|-]
+        [--export DIR | --from-export DIR]
 
 For every module (default: datasets/corpus/default_suite.txt; --split picks a corpus split from
 datasets/corpus/manifest.json instead; MODULES may be files, corpus/smoke names or .txt suites)
@@ -19,11 +20,16 @@ and with one thread Eigen's own threads are off (--xla_cpu_multi_thread_eigen=fa
 Prints per-module medians and the geometric-mean, best and worst speedups of agent over
 default (t_default / t_agent) and over the original; --json writes everything.
 --time-budget stops starting new modules after S seconds (modules are taken round-robin over
-families, smallest first, so a budgeted run covers every family).
+families, smallest first, so a budgeted run covers every family). --shard I/N takes every N-th
+module from the I-th, for parallel processes (each pinned to its own CPUs with taskset).
+
+On a machine without hlogym (say, one with a GPU): `--export DIR` writes the three texts of
+every module here and stops; `--from-export DIR` there compiles, runs and times them.
 """
 from __future__ import annotations
 
 import argparse
+import gzip
 import json
 import math
 import os
@@ -180,14 +186,24 @@ def distribution(rows: list[dict], key: str) -> dict | None:
 
 # --- the benchmark ----------------------------------------------------------------------------
 
-def bench_module(x, hg: Hlogym, name: str, path: Path, passes: list[str] | None, args) -> dict:
-    from . import xla
+def module_texts(hg: Hlogym, name: str, path: Path, passes: list[str] | None) -> dict:
+    """The module's variants as hlogym prints them: original, xla-cpu-default and (with
+    passes) the agent's, with their op counts."""
     row: dict = {"module": name, "path": os.path.relpath(path, REPO)}
     texts = {"original": hg.fmt(path), "default": hg.default(path)}
     if passes is not None:
         row["passes"] = passes
         texts["agent"] = hg.opt(path, passes)
     row["op_count"] = {k: hg.op_count(t) for k, t in texts.items()}
+    row["texts"] = texts
+    return row
+
+
+def bench_module(x, row: dict, args) -> dict:
+    """Compiles, runs and compares (and unless --no-time, times) the variants of `row`
+    (made by module_texts or read from an export); the texts are dropped from the result."""
+    from . import xla
+    texts = row.pop("texts")
     exes, row["compile_s"] = {}, {}
     for k, t in texts.items():
         t0 = time.perf_counter()
@@ -215,6 +231,42 @@ def bench_module(x, hg: Hlogym, name: str, path: Path, passes: list[str] | None,
     return row
 
 
+# --- exports: the texts made here, benchmarked on a machine without hlogym ---------------------
+
+EXPORT_INDEX = "export.json"
+
+
+def write_export(directory: Path, rows: list[dict], config: dict) -> None:
+    """DIR/<module>.<variant>.hlo.gz per text plus DIR/export.json (op counts, passes)."""
+    directory.mkdir(parents=True, exist_ok=True)
+    index = []
+    for row in rows:
+        entry = {k: v for k, v in row.items() if k != "texts"}
+        entry["files"] = {}
+        for variant, text in row["texts"].items():
+            file = f"{row['module']}.{variant}.hlo.gz"
+            (directory / file).write_bytes(gzip.compress(text.encode(), mtime=0))
+            entry["files"][variant] = file
+        index.append(entry)
+    tmp = directory / (EXPORT_INDEX + ".tmp")
+    tmp.write_text(json.dumps({"config": config, "modules": index}, indent=1) + "\n")
+    tmp.replace(directory / EXPORT_INDEX)
+
+
+def read_export(directory: Path) -> list[dict]:
+    """Rows as module_texts makes them, from write_export's folder."""
+    index = directory / EXPORT_INDEX
+    if not index.is_file():
+        raise FileNotFoundError(f"{index} is missing (make one with --export {directory})")
+    rows = []
+    for entry in json.loads(index.read_text())["modules"]:
+        files = entry.pop("files")
+        entry["texts"] = {v: gzip.decompress((directory / f).read_bytes()).decode()
+                          for v, f in files.items()}
+        rows.append(entry)
+    return rows
+
+
 def add_ratios(row: dict) -> None:
     """Speedups from the medians (the headline) and from the minima (`*_min`: robust to
     another process taking the CPU now and then, which only ever adds time)."""
@@ -224,6 +276,16 @@ def add_ratios(row: dict) -> None:
         if "agent" in m:
             row["agent_over_default" + suffix] = m["default"] / m["agent"]
             row["agent_over_original" + suffix] = m["original"] / m["agent"]
+
+
+def shard_arg(value: str) -> tuple[int, int]:
+    try:
+        i, n = (int(v) for v in value.split("/"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected I/N (e.g. 0/4), not {value!r}") from None
+    if not 0 <= i < n:
+        raise argparse.ArgumentTypeError(f"need 0 <= I < N, not {value!r}")
+    return i, n
 
 
 def parse_args(argv=None):
@@ -252,6 +314,16 @@ def parse_args(argv=None):
     ap.add_argument("--fast-compile", action="store_true",
                     help="compile with xla_backend_optimization_level=0 (XLA's HLO passes in "
                          "full, LLVM's optimizations skipped); for --no-time checks")
+    ap.add_argument("--shard", type=shard_arg, metavar="I/N",
+                    help="only every N-th module from the I-th (0-based), for parallel runs")
+    ap.add_argument("--export", metavar="DIR",
+                    help="write the texts (and op counts) to DIR for a later --from-export run "
+                         "on another machine, and stop (XLA is not used)")
+    ap.add_argument("--from-export", metavar="DIR",
+                    help="take the texts from an --export folder (no hlogym binary needed)")
+    ap.add_argument("--merge", nargs="+", metavar="JSON",
+                    help="merge the --json reports of several (sharded) runs and print the "
+                         "summary of all of them (nothing is run)")
     ap.add_argument("--json", help="write the report here ('-' for stdout)")
     ap.add_argument("--hlogym", default=str(HLOGYM))
     args = ap.parse_args(argv)
@@ -264,66 +336,134 @@ def parse_args(argv=None):
         ap.error("--threads must be >= 0")
     if args.split and (args.modules or args.suite):
         ap.error("--split and module/suite arguments exclude each other")
+    if args.export and args.from_export:
+        ap.error("--export and --from-export exclude each other")
     return args
+
+
+class MissingSequence(LookupError):
+    """--sequences has no pass list for a module (it is skipped)."""
+
+
+def agent_passes(args, hg: Hlogym, name: str, path: Path, fixed, sequences):
+    """The agent's passes for one module; None for no agent variant; raises MissingSequence
+    when --sequences has no entry for the module."""
+    if fixed is not None:
+        return fixed
+    if sequences is not None:
+        if name not in sequences:
+            raise MissingSequence(f"{name}: no sequence in {args.sequences}")
+        return sequences[name]
+    return hg.greedy(path, args.seed) if args.agent == "greedy" else None
+
+
+def select(items: list, args) -> list:
+    """--shard I/N (every N-th from I), then --limit."""
+    if args.shard:
+        i, n = args.shard
+        items = items[i::n]
+    return items[:args.limit] if args.limit else items
+
+
+def merge_reports(paths: list[str]) -> dict:
+    """One report from several --json reports (e.g. shards): modules concatenated, the
+    configs kept, the summary recomputed."""
+    reports = [json.loads(Path(p).read_text()) for p in paths]
+    rows = [r for rep in reports for r in rep["modules"]]
+    skipped = [m for rep in reports for m in rep["summary"]["skipped"]]
+    seconds = max(rep["summary"]["wall_seconds"] for rep in reports)
+    return {"config": [rep["config"] for rep in reports], "modules": rows,
+            "summary": summarize(rows, skipped, seconds)}
 
 
 def main(argv=None) -> int:
     args = parse_args(argv)
+    if args.merge:
+        try:
+            report = merge_reports(args.merge)
+        except (OSError, ValueError, KeyError) as e:
+            raise SystemExit(f"xla_bench: --merge: {e}") from None
+        print_summary(report["summary"])
+        if args.json:
+            Path(args.json).write_text(json.dumps(report, indent=1) + "\n")
+        s = report["summary"]
+        return 0 if s["errors"] == 0 and s["disagree"] == 0 else 1
+    t_start = time.perf_counter()
+    skipped: list[str] = []
+    if args.from_export:
+        # Texts made elsewhere: no hlogym binary is needed here.
+        try:
+            prepared = select(read_export(Path(args.from_export)), args)
+        except (OSError, ValueError, KeyError) as e:
+            raise SystemExit(f"xla_bench: {args.from_export}: {e}") from None
+        work = [(r["module"], (lambda r=r: r)) for r in prepared]
+        agent = f"export:{args.from_export}"
+    else:
+        hg = Hlogym(Path(args.hlogym))
+        try:
+            if args.split:
+                modules = split_modules(args.split)
+            else:
+                modules = resolve_modules(args.modules + args.suite or [str(DEFAULT_SUITE)])
+            sequences = load_sequences(args.sequences) if args.sequences else None
+        except (ValueError, OSError) as e:
+            raise SystemExit(f"xla_bench: {e}") from None
+        modules = select(modules, args)
+        fixed = [p for p in args.passes.split(",") if p] if args.passes else None
+        if fixed:
+            known = {p["name"] for p in json.loads(hg("list-passes", "--json"))["passes"]}
+            unknown = [p for p in fixed if p not in known]
+            if unknown:
+                raise SystemExit(f"xla_bench: unknown passes: {', '.join(unknown)}")
+
+        def make(name=None, path=None):
+            return module_texts(hg, name, path,
+                                agent_passes(args, hg, name, path, fixed, sequences))
+        work = [(name, (lambda name=name, path=path: make(name, path)))
+                for name, path in modules]
+        agent = ("passes" if fixed is not None else
+                 f"sequences:{args.sequences}" if sequences is not None else args.agent)
+
+    if args.export:
+        rows = []
+        for name, prepare in work:
+            try:
+                rows.append(prepare())
+            except MissingSequence as e:
+                skipped.append(name)
+                print(f"# {e.args[0]}", file=sys.stderr)
+        write_export(Path(args.export), rows, {"agent": agent, "skipped": skipped})
+        print(f"# exported {len(rows)} modules ({len(skipped)} skipped) to {args.export}")
+        return 0
+
     from . import xla
     pinned = xla.pin_threads(args.threads) if args.threads else {"threads": "unpinned"}
-    hg = Hlogym(Path(args.hlogym))
-    try:
-        if args.split:
-            modules = split_modules(args.split)
-        else:
-            modules = resolve_modules(args.modules + args.suite or [str(DEFAULT_SUITE)])
-        sequences = load_sequences(args.sequences) if args.sequences else None
-    except (ValueError, OSError) as e:
-        raise SystemExit(f"xla_bench: {e}") from None
-    if args.limit:
-        modules = modules[:args.limit]
-    fixed = [p for p in args.passes.split(",") if p] if args.passes else None
-    if fixed:
-        known = {p["name"] for p in json.loads(hg("list-passes", "--json"))["passes"]}
-        unknown = [p for p in fixed if p not in known]
-        if unknown:
-            raise SystemExit(f"xla_bench: unknown passes: {', '.join(unknown)}")
     x = xla.Xla(args.platform)
     import jaxlib
     config = {"platform": args.platform, "device": str(x.device), "jaxlib": jaxlib.__version__,
               "pinning": pinned, "warmup": args.warmup, "min_reps": args.min_reps,
               "max_reps": args.max_reps, "target_seconds": args.target_seconds,
-              "seed": args.seed, "fast_compile": args.fast_compile,
-              "agent": ("passes" if fixed is not None else
-                        f"sequences:{args.sequences}" if sequences is not None else args.agent)}
+              "seed": args.seed, "fast_compile": args.fast_compile, "agent": agent,
+              "shard": args.shard}
     print(f"# XLA {args.platform} ({x.device}), jaxlib {jaxlib.__version__}, threads "
-          f"{pinned}; agent {config['agent']}; {len(modules)} modules", file=sys.stderr)
-    rows, skipped = [], []
-    t_start = time.perf_counter()
+          f"{pinned}; agent {agent}; {len(work)} modules", file=sys.stderr)
+    rows = []
     hdr = (f"{'module':58} {'I':>6} {'D':>6} {'R':>6} {'orig ms':>9} {'def ms':>9} "
            f"{'agent ms':>9} {'a/d':>6} {'a/o':>6} agree")
     if not args.json == "-":
         print(hdr)
-    for name, path in modules:
+    for name, prepare in work:
         if args.time_budget and time.perf_counter() - t_start > args.time_budget:
             skipped.append(name)
             continue
-        if fixed is not None:
-            passes = fixed
-        elif sequences is not None:
-            passes = sequences.get(name)
-            if passes is None:
-                skipped.append(name)
-                print(f"# {name}: no sequence in {args.sequences}", file=sys.stderr)
-                continue
-        elif args.agent == "greedy":
-            passes = hg.greedy(path, args.seed)
-        else:
-            passes = None
         try:
-            row = bench_module(x, hg, name, path, passes, args)
+            row = bench_module(x, prepare(), args)
+        except MissingSequence as e:
+            skipped.append(name)
+            print(f"# {e.args[0]}", file=sys.stderr)
+            continue
         except Exception as e:  # noqa: BLE001 - one module's failure is reported, not fatal
-            row = {"module": name, "path": str(path), "error": f"{type(e).__name__}: {e}"[:2000]}
+            row = {"module": name, "error": f"{type(e).__name__}: {e}"[:2000]}
         rows.append(row)
         if args.json != "-":
             print(format_row(row), flush=True)

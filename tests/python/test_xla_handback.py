@@ -314,6 +314,35 @@ def test_xla_bench_cli(tmp_path):
     assert "speedup agent over default: geomean" in r.stdout
 
 
+def test_xla_bench_export_shards_merge(tmp_path):
+    """--export here, --from-export (as on a machine without hlogym) in two shards, --merge."""
+    seqs = tmp_path / "seqs.json"
+    seqs.write_text(json.dumps({"mlp_infer": ["algsimp", "cse", "dce"],
+                                "einsum": ["algsimp", "dce"]}))
+    export = tmp_path / "export"
+    r = _bench("smoke/mlp_infer", "smoke/einsum", "--sequences", seqs, "--export", export)
+    assert r.returncode == 0, r.stderr[-3000:]
+    index = json.loads((export / "export.json").read_text())
+    assert [m["module"] for m in index["modules"]] == ["mlp_infer", "einsum"]
+    assert set(index["modules"][0]["files"]) == {"original", "default", "agent"}
+    # The shards run from the exported texts only: no hlogym binary in reach.
+    parts = []
+    for i in range(2):
+        parts.append(tmp_path / f"part{i}.json")
+        r = _bench("--from-export", export, "--shard", f"{i}/2", "--no-time", "--fast-compile",
+                   "--hlogym", tmp_path / "no-such-binary", "--json", parts[-1])
+        assert r.returncode == 0, r.stderr[-3000:]
+        (row,) = json.loads(parts[-1].read_text())["modules"]
+        assert row["module"] == index["modules"][i]["module"]
+        assert row["op_count"] == index["modules"][i]["op_count"]
+    merged = tmp_path / "all.json"
+    r = _bench("--merge", *parts, "--json", merged)
+    assert r.returncode == 0, r.stderr[-3000:]
+    summary = json.loads(merged.read_text())["summary"]
+    assert summary["modules"] == 2 and summary["compared"] == 4 and summary["disagree"] == 0
+    assert "4 optimized outputs compared" in r.stdout
+
+
 def test_xla_bench_bad_input():
     r = _bench("smoke/mlp_infer", "--passes", "algsimp,not-a-pass", "--no-time")
     assert r.returncode != 0 and "unknown passes: not-a-pass" in r.stderr
@@ -321,3 +350,7 @@ def test_xla_bench_bad_input():
     assert r.returncode != 0 and "no/such_module" in r.stderr and "Traceback" not in r.stderr
     r = _bench("--split", "test", "smoke/mlp_infer")
     assert r.returncode == 2 and "exclude each other" in r.stderr
+    r = _bench("--from-export", "/no/such/dir", "--no-time")
+    assert r.returncode != 0 and "export.json is missing" in r.stderr
+    r = _bench("--shard", "2/2", "--no-time")
+    assert r.returncode == 2 and "0 <= I < N" in r.stderr
