@@ -6,17 +6,20 @@
 // and 90th-percentile step latency in microseconds.
 //
 //   build-gym/bench/gym_bench [--benchmark_filter=...] [benchmark options]
-// The modules: datasets/corpus/default_suite.txt when it exists (the first
-// three), else datasets/smoke/gpt2_infer.hlo and gpt2_train.hlo.
+// The modules: HLOGYM_GYM_BENCH_MODULES (comma-separated benchmark names or
+// files) when set, else datasets/corpus/default_suite.txt when it exists (the
+// first three), else datasets/smoke/gpt2_infer.hlo and gpt2_train.hlo.
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <random>
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_split.h"
 #include "gym/environment.h"
 #include "gym/vec_env.h"
 #include "hlo/fingerprint.h"
@@ -26,6 +29,10 @@ namespace {
 
 std::vector<std::string> Gpt2Modules() {
   std::vector<std::string> modules;
+  if (const char* env = std::getenv("HLOGYM_GYM_BENCH_MODULES"); env != nullptr && *env) {
+    std::vector<std::string> listed = absl::StrSplit(env, ',', absl::SkipEmpty());
+    return listed;
+  }
   const std::string suite = std::string(HLOGYM_SOURCE_DIR) + "/datasets/corpus/default_suite.txt";
   if (std::filesystem::exists(suite)) {
     if (auto specs = ExpandBenchmarkLocs({suite}); specs.ok()) {

@@ -113,7 +113,8 @@ py::dict ValidationToDict(const ValidationResult& v) {
 EnvOptions MakeOptions(std::vector<std::string> actions,
                        std::vector<std::string> observation_spaces, std::string reward_space,
                        int traj_limit, double gamma, std::string baseline, bool use_cache,
-                       int64_t cache_max_instructions, bool verify_each_step) {
+                       int64_t cache_max_instructions, bool verify_each_step,
+                       double max_op_count_growth, int64_t op_count_growth_allowance) {
   EnvOptions o;
   o.actions = std::move(actions);
   o.observation_spaces = std::move(observation_spaces);
@@ -124,6 +125,8 @@ EnvOptions MakeOptions(std::vector<std::string> actions,
   o.use_cache = use_cache;
   o.cache_max_instructions = cache_max_instructions;
   o.verify_each_step = verify_each_step;
+  o.max_op_count_growth = max_op_count_growth;
+  o.op_count_growth_allowance = op_count_growth_allowance;
   return o;
 }
 
@@ -138,7 +141,8 @@ const Environment& Ready(const Environment& env) {
   py::arg("reward_space") = "op_count", py::arg("traj_limit") = 10,                          \
   py::arg("gamma") = 0.99, py::arg("baseline") = "xla-cpu-default",                          \
   py::arg("use_cache") = true, py::arg("cache_max_instructions") = 2'000'000,                \
-  py::arg("verify_each_step") = false
+  py::arg("verify_each_step") = false, py::arg("max_op_count_growth") = 16.0,               \
+  py::arg("op_count_growth_allowance") = 10'000
 
 }  // namespace
 }  // namespace hlogym
@@ -190,11 +194,13 @@ PYBIND11_MODULE(_hlogym, m) {
       .def(py::init([](std::vector<std::string> actions,
                        std::vector<std::string> observation_spaces, std::string reward_space,
                        int traj_limit, double gamma, std::string baseline, bool use_cache,
-                       int64_t cache_max_instructions, bool verify_each_step) {
+                       int64_t cache_max_instructions, bool verify_each_step,
+                       double max_op_count_growth, int64_t op_count_growth_allowance) {
              return Unwrap(Environment::Create(
                  MakeOptions(std::move(actions), std::move(observation_spaces),
                              std::move(reward_space), traj_limit, gamma, std::move(baseline),
-                             use_cache, cache_max_instructions, verify_each_step)));
+                             use_cache, cache_max_instructions, verify_each_step,
+                             max_op_count_growth, op_count_growth_allowance)));
            }),
            HLOGYM_ENV_OPTION_ARGS)
       .def("reset", [](Environment& env, const std::string& benchmark) {
@@ -326,12 +332,14 @@ PYBIND11_MODULE(_hlogym, m) {
       .def(py::init([](int num_envs, int num_threads, std::vector<std::string> actions,
                        std::vector<std::string> observation_spaces, std::string reward_space,
                        int traj_limit, double gamma, std::string baseline, bool use_cache,
-                       int64_t cache_max_instructions, bool verify_each_step) {
+                       int64_t cache_max_instructions, bool verify_each_step,
+                       double max_op_count_growth, int64_t op_count_growth_allowance) {
              return Unwrap(VecEnvironment::Create(
                  num_envs, num_threads,
                  MakeOptions(std::move(actions), std::move(observation_spaces),
                              std::move(reward_space), traj_limit, gamma, std::move(baseline),
-                             use_cache, cache_max_instructions, verify_each_step)));
+                             use_cache, cache_max_instructions, verify_each_step,
+                             max_op_count_growth, op_count_growth_allowance)));
            }),
            py::arg("num_envs"), py::arg("num_threads") = 1, HLOGYM_ENV_OPTION_ARGS)
       .def_property_readonly("num_envs", &VecEnvironment::num_envs)

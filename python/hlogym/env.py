@@ -42,6 +42,10 @@ class XlaPassOrderingEnv(gymnasium.Env):
         determinism check rejects); ``last_diagnostics`` always has them.
       render_mode: "ansi" (a summary string), "hlo" (the HLO text), or "human" (prints the
         summary).
+      max_op_count_growth, op_count_growth_allowance: the growth guard: a step that would grow
+        the module past ``max_op_count_growth * initial op count + op_count_growth_allowance``
+        instructions is rejected (state unchanged, ``info["error"]`` says why);
+        ``max_op_count_growth <= 0`` turns it off.
       gamma, baseline, use_cache, cache_max_instructions, verify_each_step: see the C++
         EnvOptions (src/gym/environment.h).
     """
@@ -55,7 +59,8 @@ class XlaPassOrderingEnv(gymnasium.Env):
                  diagnostics_in_info: bool = False,
                  render_mode: str | None = None, gamma: float = 0.99,
                  baseline: str = "xla-cpu-default", use_cache: bool = True,
-                 cache_max_instructions: int = 2_000_000, verify_each_step: bool = False):
+                 cache_max_instructions: int = 2_000_000, verify_each_step: bool = False,
+                 max_op_count_growth: float = 16.0, op_count_growth_allowance: int = 10_000):
         super().__init__()
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode {render_mode!r} is not one of "
@@ -74,7 +79,9 @@ class XlaPassOrderingEnv(gymnasium.Env):
                                  reward_space=reward_space, traj_limit=int(traj_limit),
                                  gamma=float(gamma), baseline=baseline, use_cache=use_cache,
                                  cache_max_instructions=int(cache_max_instructions),
-                                 verify_each_step=verify_each_step)
+                                 verify_each_step=verify_each_step,
+                                 max_op_count_growth=float(max_op_count_growth),
+                                 op_count_growth_allowance=int(op_count_growth_allowance))
         self.render_mode = render_mode
         self.benchmark_order = benchmark_order
         self.mask_in_info = mask_in_info

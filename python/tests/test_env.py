@@ -272,3 +272,22 @@ def test_algsimp_is_deterministic():
         env.step_pass("algsimp")
         results.add(env.fingerprint)
     assert len(results) == 1
+
+
+@needs_passes
+def test_growth_guard_rejects_a_step_past_the_limit():
+    # rng-bit-generator-expander turns the 14-instruction smoke module into hundreds.
+    env = small_env(benchmark_locs=["rng_bit_generator"], actions=["rng-bit-generator-expander"],
+                    max_op_count_growth=2.0, op_count_growth_allowance=0)
+    _, info = env.reset(seed=0)
+    initial = info["op_count"]
+    _, _, _, _, info = env.step(0)
+    assert "step rejected" in info["error"], info
+    assert not info["changed"]
+    assert info["op_count"] == initial
+    # Without the guard the same step expands the module.
+    env = small_env(benchmark_locs=["rng_bit_generator"], actions=["rng-bit-generator-expander"],
+                    max_op_count_growth=0)
+    env.reset(seed=0)
+    _, _, _, _, info = env.step(0)
+    assert info["error"] == "" and info["changed"] and info["op_count"] > 2 * initial

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <limits>
 #include <map>
 #include <mutex>
 #include <utility>
@@ -192,12 +193,36 @@ double Environment::Potential(const ModuleState& state) const {
   return -(cost.flops + 2 * cost.transcendentals) / potential_scale_;
 }
 
+int64_t Environment::MaxOpCount() const {
+  if (options_.max_op_count_growth <= 0 || !initial_) return std::numeric_limits<int64_t>::max();
+  const double limit = options_.max_op_count_growth * static_cast<double>(initial_->op_count()) +
+                       static_cast<double>(std::max<int64_t>(0, options_.op_count_growth_allowance));
+  return limit >= 9e18 ? std::numeric_limits<int64_t>::max() : static_cast<int64_t>(limit);
+}
+
+StepOutcome Environment::LimitGrowth(StepOutcome outcome, std::string_view name) const {
+  if (!outcome.changed || !outcome.next) return outcome;
+  const int64_t limit = MaxOpCount();
+  // Only growth past the limit is refused (a step that shrinks always passes).
+  if (outcome.next->op_count() <= limit || outcome.next->op_count() <= state_->op_count()) {
+    return outcome;
+  }
+  outcome.error = absl::StrCat(
+      std::string(name), ": step rejected: the module would grow to ", outcome.next->op_count(),
+      " instructions, over the limit of ", limit, " (max_op_count_growth ",
+      options_.max_op_count_growth, " x initial ", initial_->op_count(),
+      " + op_count_growth_allowance ", options_.op_count_growth_allowance, ")");
+  outcome.next = state_;
+  outcome.changed = false;
+  return outcome;
+}
+
 StepOutcome Environment::Apply(std::string_view name, Pass& pass, bool* cache_hit) {
   *cache_hit = false;
   if (cache_) {
     if (std::optional<StepOutcome> hit = cache_->Lookup(state_->fingerprint(), name)) {
       *cache_hit = true;
-      return *std::move(hit);
+      return LimitGrowth(*std::move(hit), name);
     }
   }
   const auto start = std::chrono::steady_clock::now();
@@ -227,7 +252,7 @@ StepOutcome Environment::Apply(std::string_view name, Pass& pass, bool* cache_hi
   }
   outcome.pass_ms = MillisecondsSince(start);
   if (cache_) cache_->Insert(state_->fingerprint(), name, outcome, outcome.next != state_);
-  return outcome;
+  return LimitGrowth(std::move(outcome), name);
 }
 
 absl::StatusOr<StepResult> Environment::Step(int action) {

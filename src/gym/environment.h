@@ -60,6 +60,18 @@ struct EnvOptions {
   // Run the verifier after every uncached step; a module that fails it is
   // treated as a failed pass (state unchanged, error in info).
   bool verify_each_step = false;
+  // Growth guard: a step whose result would have more than
+  //   max_op_count_growth * I + op_count_growth_allowance
+  // instructions (I = the episode's initial op count) is rejected like a
+  // failing pass: the state stays, StepInfo::error says why, and ActionMask
+  // counts the pass as changing nothing. It keeps a pass cycle that grows the
+  // module a little each round (e.g. topk-decomposer-all, topk-rewriter, dce on
+  // smoke/topk_sort: +3 per round) from growing it without bound in long or
+  // unlimited episodes. The allowance lets small modules expand (the RNG
+  // expander turns 14 instructions into 653). max_op_count_growth <= 0
+  // disables the guard.
+  double max_op_count_growth = 16;
+  int64_t op_count_growth_allowance = 10'000;
 };
 
 struct Observation {
@@ -177,8 +189,13 @@ class Environment {
 
  private:
   Environment() = default;
-  // Runs `pass` on the current state (through the cache).
+  // Runs `pass` on the current state (through the cache), then applies the
+  // growth guard (the cache holds the unguarded outcome).
   StepOutcome Apply(std::string_view name, Pass& pass, bool* cache_hit);
+  StepOutcome LimitGrowth(StepOutcome outcome, std::string_view name) const;
+  // The most instructions a state may have in this episode (INT64_MAX when
+  // the guard is off).
+  int64_t MaxOpCount() const;
   double Potential(const ModuleState& state) const;
   absl::StatusOr<StepResult> StepWith(int action_or_minus_one, std::string_view name,
                                       Pass& pass);

@@ -7,6 +7,7 @@
 #include <numeric>
 #include <random>
 
+#include "absl/strings/str_join.h"
 #include "gym/vec_env.h"
 #include "gym_test_util.h"
 
@@ -324,6 +325,118 @@ TEST(EnvironmentTest, ThreadPoolRunsEverything) {
     EXPECT_EQ(std::accumulate(hit.begin(), hit.end(), 0), 97);
     EXPECT_EQ(*std::min_element(hit.begin(), hit.end()), 1);
   }
+}
+
+// Puts a negate on top of the entry root: one instruction more per run.
+class TestGrow : public Pass {
+ public:
+  std::string_view name() const override { return "test-grow"; }
+  absl::StatusOr<bool> Run(Module& module) override {
+    Computation* entry = module.entry_computation();
+    Instruction* root = entry->root_instruction();
+    auto negate = std::make_unique<Instruction>(Opcode::kNegate, root->shape());
+    negate->AppendOperand(root);
+    entry->set_root_instruction(entry->AddInstruction(std::move(negate)));
+    return true;
+  }
+};
+
+const PassRegistry& GrowRegistry() {
+  static const PassRegistry* registry = [] {
+    auto* r = new PassRegistry();
+    r->Register({"test-grow", "grows", [] { return std::make_unique<TestGrow>(); }});
+    r->Register({"test-dce", "dce", [] { return std::make_unique<testing::TestDce>(); }});
+    return r;
+  }();
+  return *registry;
+}
+
+EnvOptions GrowOptions(double growth, int64_t allowance) {
+  EnvOptions options;
+  options.actions = {"test-grow", "test-dce"};
+  options.reward_space = "op_count_decrease";
+  options.traj_limit = 0;
+  options.max_op_count_growth = growth;
+  options.op_count_growth_allowance = allowance;
+  return options;
+}
+
+TEST(EnvironmentTest, GrowthGuardRejectsStepsPastTheLimit) {
+  auto shared = std::make_shared<StepCache>();
+  // 7 instructions; the limit is 1 x 7 + 3 = 10.
+  auto env = Environment::Create(GrowOptions(1.0, 3), GrowRegistry(), shared);
+  ASSERT_TRUE(env.ok()) << env.status();
+  Environment& guarded = **env;
+  ASSERT_TRUE(guarded.Reset(ModulePath()).ok());
+  ASSERT_EQ(guarded.op_count(), 7);
+  for (int expected : {8, 9, 10}) {
+    auto step = guarded.Step(0);
+    ASSERT_TRUE(step.ok());
+    EXPECT_TRUE(step->info.changed);
+    EXPECT_TRUE(step->info.error.empty()) << step->info.error;
+    EXPECT_EQ(guarded.op_count(), expected);
+  }
+  const Fingerprint at_limit = guarded.state()->fingerprint();
+  for (int i = 0; i < 2; ++i) {  // uncached, then a cache hit: rejected both times
+    auto rejected = guarded.Step(0);
+    ASSERT_TRUE(rejected.ok());
+    EXPECT_EQ(rejected->info.cache_hit, i == 1);
+    EXPECT_FALSE(rejected->info.changed);
+    EXPECT_NE(rejected->info.error.find("step rejected"), std::string::npos)
+        << rejected->info.error;
+    EXPECT_NE(rejected->info.error.find("limit of 10"), std::string::npos);
+    EXPECT_EQ(rejected->info.op_count, 10);
+    EXPECT_EQ(rejected->reward, 0);
+    EXPECT_EQ(guarded.state()->fingerprint(), at_limit);
+  }
+  // test-grow no longer changes anything; test-dce (the dead multiply) still does.
+  EXPECT_EQ(guarded.ActionMask(), (std::vector<bool>{false, true}));
+  // The record (with its rejected steps) replays to the same state and validates.
+  ValidationResult validation = guarded.Validate();
+  EXPECT_TRUE(validation.replay_ok && validation.op_count_ok && validation.fingerprint_ok)
+      << absl::StrJoin(validation.errors, "; ");
+
+  // The cache holds the unguarded result: an environment without the guard
+  // sharing it takes the step (a cache hit).
+  auto open = Environment::Create(GrowOptions(0, 0), GrowRegistry(), shared);
+  ASSERT_TRUE(open.ok());
+  ASSERT_TRUE((*open)->Reset(ModulePath()).ok());
+  for (int i = 0; i < 20; ++i) ASSERT_TRUE((*open)->Step(0).ok());
+  EXPECT_EQ((*open)->op_count(), 27);
+  EXPECT_GE(shared->stats().hits, 3);
+}
+
+TEST(EnvironmentTest, GrowthGuardNeverRejectsShrinkingSteps) {
+  // A limit below the initial size (0.5 x 7) still lets a step that shrinks through.
+  auto env = Environment::Create(GrowOptions(0.5, 0), GrowRegistry());
+  ASSERT_TRUE(env.ok());
+  ASSERT_TRUE((*env)->Reset(ModulePath()).ok());
+  auto grow = (*env)->Step(0);
+  ASSERT_TRUE(grow.ok());
+  EXPECT_FALSE(grow->info.changed);
+  EXPECT_FALSE(grow->info.error.empty());
+  auto shrink = (*env)->Step(1);  // test-dce removes the dead multiply
+  ASSERT_TRUE(shrink.ok());
+  EXPECT_TRUE(shrink->info.changed);
+  EXPECT_TRUE(shrink->info.error.empty()) << shrink->info.error;
+  EXPECT_EQ((*env)->op_count(), 6);
+}
+
+TEST(EnvironmentTest, GrowthGuardDefaultsLeaveRoomToExpand) {
+  EnvOptions defaults;
+  EXPECT_GT(defaults.max_op_count_growth, 1);
+  EXPECT_GT(defaults.op_count_growth_allowance, 1000);
+  EnvOptions options = GrowOptions(defaults.max_op_count_growth,
+                                   defaults.op_count_growth_allowance);
+  auto env = Environment::Create(options, GrowRegistry());
+  ASSERT_TRUE(env.ok());
+  ASSERT_TRUE((*env)->Reset(ModulePath()).ok());
+  for (int i = 0; i < 200; ++i) {
+    auto step = (*env)->Step(0);
+    ASSERT_TRUE(step.ok());
+    ASSERT_TRUE(step->info.error.empty()) << step->info.error;
+  }
+  EXPECT_EQ((*env)->op_count(), 207);
 }
 
 TEST(BenchmarkTest, ResolvesSmokeNamesAndSuites) {
