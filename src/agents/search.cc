@@ -79,6 +79,11 @@ absl::Status RandomSearchAgent::Search(SearchContext& ctx) {
 absl::Status GreedySearchAgent::Search(SearchContext& ctx) {
   std::unique_ptr<Environment> current = ctx.root().Fork();
   absl::flat_hash_set<Fingerprint> visited = {FingerprintOf(*current)};
+  // A move improves only when it reaches a new lowest op count on this path:
+  // counting against the previous step instead lets a cycle that grows the
+  // module and shrinks it a little less (topk-decomposer-all, topk-rewriter,
+  // dce: +3 per round) reset the counter forever.
+  int64_t lowest = current->op_count();
   int non_improving = 0;
   while (!ctx.exhausted()) {
     std::unique_ptr<Environment> best;
@@ -90,7 +95,8 @@ absl::Status GreedySearchAgent::Search(SearchContext& ctx) {
       if (!best || child->op_count() < best->op_count()) best = std::move(child);
     }
     if (!best) break;  // no pass changes anything new (or the budget ran out)
-    if (best->op_count() < current->op_count()) {
+    if (best->op_count() < lowest) {
+      lowest = best->op_count();
       non_improving = 0;
     } else if (++non_improving > options_.greedy_non_improving_moves) {
       break;

@@ -41,9 +41,9 @@ class RandomSearchAgent : public Agent {
 
 // Tries every pass from the current module and moves to the one giving the
 // lowest op count; repeats until no pass lowers it (after at most
-// greedy_non_improving_moves sideways or uphill moves to unvisited modules)
-// or the budget is used up. Its first round tries every single pass, so it
-// is never worse than the best single pass.
+// greedy_non_improving_moves moves in a row to unvisited modules that reach
+// no new lowest op count) or the budget is used up. Its first round tries
+// every single pass, so it is never worse than the best single pass.
 class GreedySearchAgent : public Agent {
  public:
   using Agent::Agent;

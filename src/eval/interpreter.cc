@@ -305,8 +305,9 @@ absl::StatusOr<ValuePtr> Interpreter::EvalInstruction(const Instruction& instruc
     case Opcode::kAllReduceDone:
     case Opcode::kAllGatherDone:
     case Opcode::kCollectivePermuteDone: {
-      // One replica, one partition: every collective returns its data.
-      if (operands.size() == 1) {
+      // One replica, one partition: every collective returns its data (the
+      // tuple of its operands when tuple-shaped).
+      if (operands.size() == 1 && !instruction.shape().IsTuple()) {
         if (Matches(*operands[0], instruction.shape())) return operands[0];
         return absl::UnimplementedError("collective whose result shape differs from its operand "
                                         "(needs more than one replica)");

@@ -499,11 +499,10 @@ absl::Status Visitor::ReplaceWithNew(Instruction* old, Instruction* made) {
   return absl::OkStatus();
 }
 
-absl::Status Visitor::ReplaceUsesAndRemove(Instruction* old, Instruction* replacement) {
+absl::Status Visitor::ReplaceUsesKeepingOld(Instruction* old, Instruction* replacement) {
   absl::Status status = old->ReplaceAllUsesWith(replacement);
   if (!status.ok()) return status;
   changed_ = true;
-  RemoveDeadTree(old);
   return absl::OkStatus();
 }
 

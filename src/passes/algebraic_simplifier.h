@@ -5,7 +5,9 @@
 // dots). Like XLA's pass it visits every non-fusion computation in post order
 // and repeats a computation's sweep until nothing changes (XLA's
 // run_to_fixed_point, at most 50 sweeps); each rewrite replaces the visited
-// instruction and removes what it leaves dead.
+// instruction and removes what it leaves dead, except that, as in XLA, the
+// users a broadcast rewrite replaces (sinking below elementwise users, scalar
+// broadcasts feeding reshapes/slices/...) stay behind dead until DCE.
 //
 // Rewrites implemented (conditions as in XLA):
 //  - add: A+0, 0+A; constant to the rhs; (A+C1)+C2 -> A+(C1+C2);
@@ -67,6 +69,9 @@
 //  - dynamic-update-slice: of a broadcast scalar with constant indices -> pad;
 //    full update -> update; full-size dims get index 0; empty update.
 //  - reduce: empty -> broadcast(init); no reduced elements -> reshape;
+//    argmax/argmin of a broadcast scalar constant -> (constant, 0);
+//    max (min) reduce of x next to an argmax (argmin) of x over the same
+//    dims -> the argmax's value output;
 //    reduce(negate(x)) -> negate(reduce(x)) for float sums; reduce(transpose);
 //    reduce(reduce) merge; reduce(reshape) both cases; reduce of a scalar
 //    broadcast with min/max/and/or; reduce(broadcast) commuted; sums of

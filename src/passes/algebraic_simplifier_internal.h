@@ -171,8 +171,10 @@ class Visitor {
   // dimensions; it takes `old`'s exact shape, layout included). Always
   // succeeds for a well-formed rewrite; an error means a bug.
   absl::Status ReplaceWithNew(Instruction* old, Instruction* made);
-  // Rewires all uses of `old` (not the visited instruction) and removes it.
-  absl::Status ReplaceUsesAndRemove(Instruction* old, Instruction* replacement);
+  // Rewires all uses of `old` (not the visited instruction) but leaves `old`
+  // in place, dead: XLA does so when it rewrites a user of the visited
+  // instruction, and the dead instruction still counts until DCE runs.
+  absl::Status ReplaceUsesKeepingOld(Instruction* old, Instruction* replacement);
   void MarkChanged() { changed_ = true; }
   Computation* computation() const { return computation_; }
   const AlgebraicSimplifierOptions& options() const { return options_; }

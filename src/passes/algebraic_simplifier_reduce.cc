@@ -57,6 +57,74 @@ bool Contains(const std::vector<int64_t>& v, int64_t x) {
   return std::find(v.begin(), v.end(), x) != v.end();
 }
 
+bool IsCompareOf(const Instruction* hlo, const Instruction* a, const Instruction* b,
+                 ComparisonDirection direction) {
+  return hlo->opcode() == Opcode::kCompare && hlo->operand(0) == a && hlo->operand(1) == b &&
+         hlo->attrs().comparison_direction == direction;
+}
+
+// `hlo` is `opcode`(x, y) with x matching `first` and y `second`, or swapped.
+template <typename F, typename G>
+bool IsCommutedPair(const Instruction* hlo, Opcode opcode, F first, G second) {
+  if (hlo->opcode() != opcode) return false;
+  const Instruction* x = hlo->operand(0);
+  const Instruction* y = hlo->operand(1);
+  return (first(x) && second(y)) || (first(y) && second(x));
+}
+
+// Whether `reduce` is the variadic reduce JAX emits for argmax (argmin with
+// `direction` kLt): reduce((x, iota), (-inf, i)) (+inf for argmin) whose
+// reducer keeps value a over b when a `direction` b (or a is NaN, for floats)
+// and on equal values keeps the smaller index. Its first output is then
+// max(x) (min(x)), NaN propagating like maximum (minimum).
+bool IsArgMinMax(const Instruction* reduce, ComparisonDirection direction) {
+  if (reduce->opcode() != Opcode::kReduce || reduce->operand_count() != 4 ||
+      !reduce->shape().IsTuple() || reduce->operand(1)->opcode() != Opcode::kIota) {
+    return false;
+  }
+  const Instruction* value_init = reduce->operand(2);
+  if (value_init->opcode() != Opcode::kConstant || value_init->shape().rank() != 0 ||
+      !(direction == ComparisonDirection::kGt ? IsAllLowest(value_init)
+                                              : IsAllHighest(value_init))) {
+    return false;
+  }
+  const Computation* f = reduce->to_apply();
+  if (f == nullptr || f->num_parameters() != 4) return false;
+  const Instruction* root = f->root_instruction();
+  if (root->opcode() != Opcode::kTuple || root->operand_count() != 2) return false;
+  const Instruction* a = f->parameter_instruction(0);
+  const Instruction* a_index = f->parameter_instruction(1);
+  const Instruction* b = f->parameter_instruction(2);
+  const Instruction* b_index = f->parameter_instruction(3);
+  const Instruction* value = root->operand(0);
+  const Instruction* index = root->operand(1);
+  if (value->opcode() != Opcode::kSelect || value->operand(1) != a || value->operand(2) != b ||
+      index->opcode() != Opcode::kSelect || index->operand(1) != a_index ||
+      index->operand(2) != b_index) {
+    return false;
+  }
+  const Instruction* a_wins = value->operand(0);
+  auto strictly_better = [&](const Instruction* c) { return IsCompareOf(c, a, b, direction); };
+  auto is_nan = [&](const Instruction* c) {
+    return IsCompareOf(c, a, a, ComparisonDirection::kNe);
+  };
+  const bool wins_ok = IsFloatingPointType(a->shape().element_type())
+                           ? IsCommutedPair(a_wins, Opcode::kOr, strictly_better, is_nan)
+                           : strictly_better(a_wins);
+  if (!wins_ok) return false;
+  auto tie_to_smaller = [&](const Instruction* c) {
+    return IsCommutedPair(
+        c, Opcode::kAnd,
+        [&](const Instruction* e) { return IsCompareOf(e, a, b, ComparisonDirection::kEq); },
+        [&](const Instruction* l) {
+          return IsCompareOf(l, a_index, b_index, ComparisonDirection::kLt);
+        });
+  };
+  return IsCommutedPair(
+      index->operand(0), Opcode::kOr, [&](const Instruction* w) { return w == a_wins; },
+      tie_to_smaller);
+}
+
 }  // namespace
 
 // ================================== reduce ==================================
@@ -94,6 +162,19 @@ absl::Status Visitor::HandleReduce(Instruction* reduce) {
     std::vector<Shape> shapes;
     for (Instruction* e : elements) shapes.push_back(e->shape());
     return ReplaceWithNew(reduce, Add(Opcode::kTuple, Shape::Tuple(shapes), elements));
+  }
+  // argmax/argmin of a broadcast scalar constant: that constant at index 0.
+  if ((IsArgMinMax(reduce, ComparisonDirection::kGt) ||
+       IsArgMinMax(reduce, ComparisonDirection::kLt)) &&
+      arg->opcode() == Opcode::kBroadcast && arg->operand(0)->opcode() == Opcode::kConstant &&
+      arg->operand(0)->shape().rank() == 0 &&
+      Contains(dims, reduce->operand(1)->attrs().iota_dimension)) {
+    const Shape& index_shape = reduce->shape().tuple_shapes(1);
+    Instruction* elements[] = {
+        AddBroadcast(arg->operand(0), result_shape, {}),
+        AddBroadcast(AddScalarConstant(index_shape.element_type(), 0, index_shape), index_shape,
+                     {})};
+    return ReplaceWithNew(reduce, Add(Opcode::kTuple, reduce->shape(), elements));
   }
   if (multi_output) return absl::OkStatus();
   const ReductionKind kind = KindOf(function);
@@ -208,6 +289,24 @@ absl::Status Visitor::HandleReduce(Instruction* reduce) {
       new_reduce->mutable_attrs().dimensions = new_dims;
       new_reduce->mutable_called_computations() = {function};
       return ReplaceWithNew(reduce, AddReshape(new_reduce, reduce->shape()));
+    }
+  }
+  // reduce(x, -inf, max) next to an argmax of x over the same dims => the
+  // argmax's value output (likewise min/+inf/argmin).
+  const bool scalar_init = init->opcode() == Opcode::kConstant && init->shape().rank() == 0;
+  const bool is_max = kind == ReductionKind::kMax && scalar_init && IsAllLowest(init);
+  const bool is_min = kind == ReductionKind::kMin && scalar_init && IsAllHighest(init);
+  if (is_max || is_min) {
+    const ComparisonDirection direction =
+        is_max ? ComparisonDirection::kGt : ComparisonDirection::kLt;
+    for (Instruction* user : arg->users()) {
+      if (user != reduce && user->operand(0) == arg && user->attrs().dimensions == dims &&
+          IsArgMinMax(user, direction)) {
+        Instruction* ops[] = {user};
+        Instruction* value = Add(Opcode::kGetTupleElement, user->shape().tuple_shapes(0), ops);
+        value->mutable_attrs().tuple_index = 0;
+        return ReplaceWithNew(reduce, value);
+      }
     }
   }
   if (arg->opcode() == Opcode::kBroadcast) {

@@ -74,7 +74,7 @@ absl::StatusOr<bool> Visitor::TrySinkBroadcastAfterElementwiseOps(Instruction* b
     Instruction* new_broadcast =
         AddBroadcast(new_user, user->shape(), broadcast->attrs().dimensions);
     new_broadcast->set_shape(user->shape());
-    absl::Status status = ReplaceUsesAndRemove(user, new_broadcast);
+    absl::Status status = ReplaceUsesKeepingOld(user, new_broadcast);
     if (!status.ok()) return status;
     changed = true;
   }
@@ -140,7 +140,7 @@ absl::Status Visitor::HandleBroadcast(Instruction* broadcast) {
       Shape new_shape = user->shape();
       for (int64_t i = 0; i < new_shape.rank(); ++i) new_shape.set_dynamic_dimension(i, false);
       Instruction* new_broadcast = AddBroadcast(operand, new_shape, {});
-      return ReplaceUsesAndRemove(user, new_broadcast);
+      return ReplaceUsesKeepingOld(user, new_broadcast);
     }
     return absl::OkStatus();
   }

@@ -169,4 +169,22 @@ Instruction* MakeScalarConstant(Computation* computation, PrimitiveType type, do
   return MakeConstant(computation, std::move(literal), with_layout);
 }
 
+Computation* AddScalarBinaryComputation(Module& module, std::string_view name, Opcode opcode,
+                                        PrimitiveType type, bool with_layout,
+                                        std::string_view lhs, std::string_view rhs) {
+  auto computation = std::make_unique<Computation>(module.UniqueName(name));
+  computation->set_parent(&module);
+  Shape scalar = Shape::Scalar(type);
+  if (with_layout) scalar.SetDefaultLayout();
+  auto binary = std::make_unique<Instruction>(opcode, scalar);
+  for (int64_t i = 0; i < 2; ++i) {
+    auto parameter = std::make_unique<Instruction>(Opcode::kParameter, scalar,
+                                                   module.UniqueName(i == 0 ? lhs : rhs));
+    parameter->mutable_attrs().parameter_number = i;
+    binary->AppendOperand(computation->AddInstruction(std::move(parameter)));
+  }
+  computation->set_root_instruction(computation->AddInstruction(std::move(binary)));
+  return module.AddComputation(std::move(computation));
+}
+
 }  // namespace hlogym

@@ -8,12 +8,14 @@
 
 #include <cstdint>
 #include <span>
+#include <string_view>
 #include <vector>
 
 #include "absl/status/statusor.h"
 #include "hlo/computation.h"
 #include "hlo/instruction.h"
 #include "hlo/literal.h"
+#include "hlo/module.h"
 
 namespace hlogym {
 
@@ -53,6 +55,15 @@ Instruction* MakeConstant(Computation* computation, Literal literal, bool with_l
 // A scalar constant of `type` with `value` converted to it.
 Instruction* MakeScalarConstant(Computation* computation, PrimitiveType type, double value,
                                 bool with_layout = true);
+
+// A new computation named `name` (made unique) with scalar `type`
+// parameters `lhs` and `rhs` that returns `opcode` of them, added to
+// `module`: the reducers passes create. Scalars get the default layout when
+// `with_layout`.
+Computation* AddScalarBinaryComputation(Module& module, std::string_view name, Opcode opcode,
+                                        PrimitiveType type, bool with_layout,
+                                        std::string_view lhs = "lhs",
+                                        std::string_view rhs = "rhs");
 
 // Adds `instruction` to `computation` after giving its shape the default
 // layout if `like` has a layout: the common tail of the builders.

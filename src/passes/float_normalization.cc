@@ -51,12 +51,29 @@ class Normalizer {
   bool changed() const { return changed_; }
 
   absl::Status Handle(Instruction* hlo) {
-    if (Skipped(hlo) || !hlo->shape().IsArray()) return absl::OkStatus();
+    // Tuple results: only flat tuples (a variadic reduce, reduce-window, ...);
+    // XLA treats tuple-shaped sorts and collectives differently, and those
+    // are left alone.
+    if (Skipped(hlo) || !IsArrayOrFlatTuple(hlo->shape())) return absl::OkStatus();
+    if (hlo->shape().IsTuple() && (hlo->opcode() == Opcode::kSort || CallsUnnormalizable(hlo))) {
+      return absl::OkStatus();
+    }
     int low = 0;
     int high = 0;
+    // Counts the array leaves of each type, as XLA counts subshapes.
     auto count = [&](const Shape& shape) {
-      if (shape.element_type() == low_) ++low;
-      if (shape.element_type() == high_) ++high;
+      if (shape.IsArray()) {
+        if (shape.element_type() == low_) ++low;
+        if (shape.element_type() == high_) ++high;
+        return shape.element_type() == low_;
+      }
+      bool has_low = false;
+      for (const Shape& leaf : shape.tuple_shapes()) {
+        has_low |= leaf.element_type() == low_;
+        if (leaf.element_type() == low_) ++low;
+        if (leaf.element_type() == high_) ++high;
+      }
+      return has_low;
     };
     for (Instruction* operand : hlo->operands()) {
       if (!operand->shape().IsArray()) return absl::OkStatus();
@@ -66,15 +83,12 @@ class Normalizer {
     std::vector<Computation*> low_computations;
     if (!CallsUnnormalizable(hlo)) {
       for (Computation* computation : hlo->called_computations()) {
-        bool has_low = false;
         const Shape& root = computation->root_instruction()->shape();
-        if (!root.IsArray()) return absl::OkStatus();
-        count(root);
-        has_low |= root.element_type() == low_;
+        if (!IsArrayOrFlatTuple(root)) return absl::OkStatus();
+        bool has_low = count(root);
         for (Instruction* parameter : computation->parameters()) {
           if (!parameter->shape().IsArray()) return absl::OkStatus();
-          count(parameter->shape());
-          has_low |= parameter->shape().element_type() == low_;
+          has_low |= count(parameter->shape());
         }
         if (has_low) low_computations.push_back(computation);
       }
@@ -90,7 +104,12 @@ class Normalizer {
       ++high;
       changed_ = true;
     }
-    if (hlo->shape().element_type() == low_) {
+    if (hlo->shape().IsTuple()) {
+      const int widened = CountLowLeaves(hlo->shape());
+      if (absl::Status s = WidenTupleOutput(hlo); !s.ok()) return s;
+      low -= widened;
+      high += widened;
+    } else if (hlo->shape().element_type() == low_) {
       if (absl::Status s = WidenOutput(hlo); !s.ok()) return s;
       --low;
       ++high;
@@ -100,6 +119,63 @@ class Normalizer {
   }
 
  private:
+  static bool IsArrayOrFlatTuple(const Shape& shape) {
+    if (shape.IsArray()) return true;
+    if (!shape.IsTuple()) return false;
+    for (const Shape& leaf : shape.tuple_shapes()) {
+      if (!leaf.IsArray()) return false;
+    }
+    return true;
+  }
+
+  int CountLowLeaves(const Shape& tuple) const {
+    int n = 0;
+    for (const Shape& leaf : tuple.tuple_shapes()) n += leaf.element_type() == low_ ? 1 : 0;
+    return n;
+  }
+
+  // The elements of the flat tuple `hlo`: its operands when it is a tuple
+  // instruction (what tuple-simplifier would leave of XLA's
+  // get-tuple-elements), else get-tuple-elements of it.
+  absl::StatusOr<std::vector<Instruction*>> Elements(Instruction* hlo) {
+    if (hlo->opcode() == Opcode::kTuple) return hlo->operands();
+    std::vector<Instruction*> elements;
+    for (int64_t i = 0; i < static_cast<int64_t>(hlo->shape().tuple_shapes().size()); ++i) {
+      auto gte = MakeGetTupleElement(hlo, i);
+      if (!gte.ok()) return gte.status();
+      elements.push_back(*gte);
+    }
+    return elements;
+  }
+
+  // Gives the low-type leaves of the tuple-shaped `hlo` the high type; its
+  // users get a tuple of its elements with those leaves converted back.
+  absl::Status WidenTupleOutput(Instruction* hlo) {
+    if (CountLowLeaves(hlo->shape()) == 0) return absl::OkStatus();
+    const Shape original = hlo->shape();
+    const std::vector<Instruction*> users = hlo->users();
+    const bool is_root = hlo->IsRoot();
+    for (Shape& leaf : hlo->mutable_shape().mutable_tuple_shapes()) {
+      if (leaf.element_type() != low_) continue;
+      leaf.set_element_type(high_);
+      FixLayout(leaf);
+    }
+    auto elements = Elements(hlo);
+    if (!elements.ok()) return elements.status();
+    for (size_t i = 0; i < elements->size(); ++i) {
+      if (original.tuple_shapes()[i].element_type() != low_) continue;
+      auto back = MakeConvert((*elements)[i], low_);
+      if (!back.ok()) return back.status();
+      (*back)->set_shape(original.tuple_shapes()[i]);
+      (*elements)[i] = *back;
+    }
+    Instruction* back = MakeTuple(hlo->parent(), *elements);
+    for (Instruction* user : users) user->ReplaceUsesOfOperand(hlo, back);
+    if (is_root) hlo->parent()->set_root_instruction(back);
+    changed_ = true;
+    return absl::OkStatus();
+  }
+
   // `operand` (of the low type) in the high type. A convert from the high
   // type is not looked through: that would drop its rounding to the low type,
   // which XLA keeps here (it drops only the converts back after a widened
@@ -152,7 +228,17 @@ class Normalizer {
       // before it is widened again, as in XLA (an accumulation in a reducer
       // rounds at every step; without it a bf16 GNN's segment sums differ
       // from XLA's by 7%).
-      if (root->shape().element_type() == low_) {
+      if (root->shape().IsTuple() && CountLowLeaves(root->shape()) > 0) {
+        auto elements = Elements(root);
+        if (!elements.ok()) return elements.status();
+        for (Instruction*& element : *elements) {
+          if (element->shape().element_type() != low_) continue;
+          auto wide = Widen(element);
+          if (!wide.ok()) return wide.status();
+          element = *wide;
+        }
+        clone->set_root_instruction(MakeTuple(clone, *elements));
+      } else if (root->shape().element_type() == low_) {
         auto wide = Widen(root);
         if (!wide.ok()) return wide.status();
         clone->set_root_instruction(*wide);

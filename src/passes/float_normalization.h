@@ -14,10 +14,12 @@
 //    users that converted it to the high type use the wide result directly;
 //  - called computations (reduce, map, sort, scatter, reduce-window, ...)
 //    with low-precision parameters or root are cloned with high-precision
-//    parameters (converted back inside) and root.
+//    parameters (converted back inside) and root;
+//  - flat tuple results (variadic reduce, reduce-window) are handled leaf by
+//    leaf, as XLA counts and converts subshapes.
 // Afterwards, when anything changed, tuple-simplifier and dce run, as in XLA.
-// Leaves out: instructions with tuple-shaped results or operands (XLA's
-// variadic sort/all-reduce handling; they are left unchanged), and the
+// Leaves out: tuple-shaped operands, tuple-shaped sorts and collectives
+// (XLA's HandleMultipleOutputs; they are left unchanged), and the
 // cloning of computations shared by all-reduce/reduce-scatter and other
 // callers (computations any all-reduce/reduce-scatter calls are skipped).
 #ifndef HLOGYM_PASSES_FLOAT_NORMALIZATION_H_

@@ -72,7 +72,8 @@ absl::StatusOr<Instruction*> ExpandBroadcast(Instruction* gather) {
   return MakeBroadcast(reshaped, gather->shape().dimensions(), dn.offset_dims);
 }
 
-// start_indices as [N] (scalar indices) or [N, K].
+// start_indices as [N] (scalar indices) or [N, K]. Like XLA, the collapsing
+// reshape is emitted even when it keeps the shape.
 absl::StatusOr<Instruction*> CanonicalIndices(Instruction* indices, int64_t ivd) {
   const int64_t rank = indices->shape().rank();
   Instruction* transposed = indices;
@@ -93,11 +94,56 @@ absl::StatusOr<Instruction*> CanonicalIndices(Instruction* indices, int64_t ivd)
   for (int64_t i = 0; i < rank - index_dims; ++i) batch *= dims[i];
   canonical.push_back(batch);
   if (!scalar_indices) canonical.push_back(dims.back());
-  if (canonical == dims) return transposed;
   return MakeReshape(transposed, canonical);
 }
 
+// The index vector `v` (rank 1) padded with `prepend` and `append` zeros.
+absl::StatusOr<Instruction*> PadWithZeros(Instruction* v, int64_t prepend, int64_t append) {
+  Instruction* zero = MakeScalarConstant(v->parent(), v->shape().element_type(), 0,
+                                         v->shape().has_layout());
+  PaddingDimension padding[] = {{prepend, append, 0}};
+  return MakePad(v, zero, padding);
+}
+
+// The components of the index vector `start` as scalars (slice + reshape
+// each), as XLA's dynamic-slice builders take a vector start.
+absl::StatusOr<std::vector<Instruction*>> StartScalars(Instruction* start, int64_t count) {
+  std::vector<Instruction*> scalars;
+  for (int64_t d = 0; d < count; ++d) {
+    SliceDimension slice[] = {{d, d + 1, 1}};
+    GE_ASSIGN(element, MakeSlice(start, slice));
+    GE_ASSIGN(scalar, MakeReshape(element, {}));
+    scalars.push_back(scalar);
+  }
+  return scalars;
+}
+
+absl::StatusOr<Instruction*> DynamicSliceAt(Instruction* operand, Instruction* start,
+                                            const std::vector<int64_t>& sizes) {
+  GE_ASSIGN(scalars, StartScalars(start, operand->shape().rank()));
+  auto ds = std::make_unique<Instruction>(Opcode::kDynamicSlice,
+                                          Shape(operand->shape().element_type(), sizes));
+  ds->AppendOperand(operand);
+  for (Instruction* scalar : scalars) ds->AppendOperand(scalar);
+  ds->mutable_attrs().dynamic_slice_sizes = sizes;
+  return AddWithLayoutOf(operand->parent(), std::move(ds), operand);
+}
+
+absl::StatusOr<Instruction*> DynamicUpdateSliceAt(Instruction* operand, Instruction* update,
+                                                  Instruction* start) {
+  GE_ASSIGN(scalars, StartScalars(start, operand->shape().rank()));
+  auto dus = std::make_unique<Instruction>(Opcode::kDynamicUpdateSlice, operand->shape());
+  dus->AppendOperand(operand);
+  dus->AppendOperand(update);
+  for (Instruction* scalar : scalars) dus->AppendOperand(scalar);
+  Instruction* added = AddWithLayoutOf(operand->parent(), std::move(dus), operand);
+  added->set_shape(operand->shape());
+  return added;
+}
+
 // One iteration: row `i` of the accumulator gets the slice at index vector i.
+// Built as XLA builds it (index vectors, concatenate, pads, reshapes that
+// keep the shape, an unused zero vector), so the op counts match XLA's.
 absl::StatusOr<std::vector<Instruction*>> LoopBody(const Instruction& gather, Instruction* i,
                                                    const std::vector<Instruction*>& state) {
   const GatherDimensionNumbers& dn = *gather.attrs().gather_dimension_numbers;
@@ -105,63 +151,56 @@ absl::StatusOr<std::vector<Instruction*>> LoopBody(const Instruction& gather, In
   Instruction* indices = state[1];
   Instruction* accumulator = state[2];
   Computation* body = i->parent();
-  const bool with_layout = i->shape().has_layout();
-  Instruction* s32_zero = MakeScalarConstant(body, PrimitiveType::kS32, 0, with_layout);
-  const PrimitiveType index_type = indices->shape().element_type();
+  GE_ASSIGN(i_vector, MakeBroadcast(i, std::vector<int64_t>{1}, {}));
 
-  // The index vector as scalars of the index type.
-  std::vector<Instruction*> components;
+  Instruction* index_vector = nullptr;
   if (indices->shape().rank() == 1) {
-    auto ds = std::make_unique<Instruction>(Opcode::kDynamicSlice,
-                                            Shape(index_type, {1}));
-    ds->AppendOperand(indices);
-    ds->AppendOperand(i);
-    ds->mutable_attrs().dynamic_slice_sizes = {1};
-    Instruction* one = AddWithLayoutOf(body, std::move(ds), indices);
-    GE_ASSIGN(scalar, MakeReshape(one, {}));
-    components.push_back(scalar);
+    GE_ASSIGN(one, DynamicSliceAt(indices, i_vector, {1}));
+    index_vector = one;
   } else {
     const int64_t k = indices->shape().dimensions(1);
-    auto ds = std::make_unique<Instruction>(Opcode::kDynamicSlice, Shape(index_type, {1, k}));
-    ds->AppendOperand(indices);
-    ds->AppendOperand(i);
-    ds->AppendOperand(s32_zero);
-    ds->mutable_attrs().dynamic_slice_sizes = {1, k};
-    Instruction* row = AddWithLayoutOf(body, std::move(ds), indices);
-    for (int64_t c = 0; c < k; ++c) {
-      SliceDimension slice[2] = {{0, 1, 1}, {c, c + 1, 1}};
-      GE_ASSIGN(element, MakeSlice(row, slice));
-      GE_ASSIGN(scalar, MakeReshape(element, {}));
-      components.push_back(scalar);
-    }
+    GE_ASSIGN(row_start, PadWithZeros(i_vector, 0, 1));
+    GE_ASSIGN(row, DynamicSliceAt(indices, row_start, {1, k}));
+    GE_ASSIGN(vector, MakeReshape(row, std::vector<int64_t>{k}));
+    index_vector = vector;
   }
+
+  // The operand start: index components per start_index_map, zero elsewhere.
   const int64_t operand_rank = operand->shape().rank();
-  Instruction* index_zero = MakeScalarConstant(body, index_type, 0, with_layout);
-  auto slice = std::make_unique<Instruction>(
-      Opcode::kDynamicSlice, Shape(operand->shape().element_type(), gather.attrs().gather_slice_sizes));
-  slice->AppendOperand(operand);
-  for (int64_t d = 0; d < operand_rank; ++d) {
-    auto it = std::find(dn.start_index_map.begin(), dn.start_index_map.end(), d);
-    slice->AppendOperand(it == dn.start_index_map.end()
-                             ? index_zero
-                             : components[it - dn.start_index_map.begin()]);
-  }
-  slice->mutable_attrs().dynamic_slice_sizes = gather.attrs().gather_slice_sizes;
-  Instruction* sliced = AddWithLayoutOf(body, std::move(slice), operand);
-  std::vector<int64_t> row_dims = {1};
-  for (int64_t d = 0; d < operand_rank; ++d) {
-    if (!Contains(dn.collapsed_slice_dims, d)) {
-      row_dims.push_back(gather.attrs().gather_slice_sizes[d]);
+  const PrimitiveType index_type = indices->shape().element_type();
+  const bool with_layout = indices->shape().has_layout();
+  Instruction* operand_start = nullptr;
+  if (operand_rank == 0) {
+    operand_start = MakeConstant(body, Literal(Shape(index_type, {0})), with_layout);
+  } else {
+    Literal zero_literal(Shape(index_type, {1}));
+    Instruction* zero = MakeConstant(body, std::move(zero_literal), with_layout);
+    std::vector<Instruction*> components;
+    for (int64_t d = 0; d < operand_rank; ++d) {
+      auto it = std::find(dn.start_index_map.begin(), dn.start_index_map.end(), d);
+      if (it == dn.start_index_map.end()) {
+        components.push_back(zero);
+        continue;
+      }
+      const int64_t c = it - dn.start_index_map.begin();
+      SliceDimension slice[] = {{c, c + 1, 1}};
+      GE_ASSIGN(component, MakeSlice(index_vector, slice));
+      components.push_back(component);
     }
+    GE_ASSIGN(concat, MakeConcatenate(components, 0));
+    operand_start = concat;
   }
-  GE_ASSIGN(row, MakeReshape(sliced, row_dims));
-  auto update = std::make_unique<Instruction>(Opcode::kDynamicUpdateSlice, accumulator->shape());
-  update->AppendOperand(accumulator);
-  update->AppendOperand(row);
-  update->AppendOperand(i);
-  for (size_t d = 1; d < row_dims.size(); ++d) update->AppendOperand(s32_zero);
-  Instruction* updated = AddWithLayoutOf(body, std::move(update), accumulator);
-  updated->set_shape(accumulator->shape());
+  GE_ASSIGN(sliced, DynamicSliceAt(operand, operand_start, gather.attrs().gather_slice_sizes));
+  std::vector<int64_t> kept;
+  for (int64_t d = 0; d < operand_rank; ++d) {
+    if (!Contains(dn.collapsed_slice_dims, d)) kept.push_back(gather.attrs().gather_slice_sizes[d]);
+  }
+  GE_ASSIGN(collapsed, MakeReshape(sliced, kept));
+  std::vector<int64_t> row_dims = {1};
+  row_dims.insert(row_dims.end(), kept.begin(), kept.end());
+  GE_ASSIGN(row, MakeReshape(collapsed, row_dims));
+  GE_ASSIGN(row_start, PadWithZeros(i_vector, 0, static_cast<int64_t>(kept.size())));
+  GE_ASSIGN(updated, DynamicUpdateSliceAt(accumulator, row, row_start));
   return std::vector<Instruction*>{operand, indices, updated};
 }
 

@@ -17,9 +17,9 @@
 // whole-operand slices; "gather_expander-all" is kEliminateAllGathers.
 // Gathers with zero-element results are left to zero_sized_hlo_elimination,
 // as in XLA.
-// Differs from XLA: index components are taken as scalars (slice + reshape)
-// rather than through one index vector, the same dynamic slices as XLA's
-// after dynamic-index-splitter; identity transposes are not emitted.
+// Built as XLA builds it, unused pieces included (the zero index vector,
+// the loop's placeholder roots), so the op counts match XLA's output; only
+// identity transposes are not emitted (XLA's output has none either).
 // Leaves out: gathers with operand_batching_dims (XLA runs
 // batched_gather_scatter_normalizer first); they are left alone.
 #ifndef HLOGYM_PASSES_GATHER_EXPANDER_H_

@@ -62,10 +62,10 @@ Step CpuDefaultSpec() {
            P("batch-dot-simplification"), P("convolution-group-converter"),
            P("convolution-group-converter-feature-groups"), P("batchnorm_expander"),
            P("logistic-expander"), P("conditional-canonicalizer"),
-           P("dynamic-dimension-simplifier"),
+           P("dynamic-dimension-simplifier"), P("associative-scan-rewriter"),
            // xla_reduce_window_rewrite_base_length defaults to 16, so it runs.
            Fix("reduce-window-rewriter", {P("reduce-window-rewriter")}),
-           P("reduce-window-resizer"), P("dynamic_padder"),
+           P("reduce-window-resizer"), P("scan_expander"), P("dynamic_padder"),
            P("convolution-canonicalization"), P("change-op-data-type"),
            Simplification("simplification"), P("select_and_scatter_expander"),
            // With fusion emitters on (and the CPU scatter emitter enabled) only
@@ -141,7 +141,7 @@ Step GpuDefaultSpec() {
             P("all-gather-dynamic-slice-simplifier"), P("all-reduce-reassociate"),
             P("reduce-scatter-reassociate"), P("while-loop-all-reduce-code-motion"),
             P("collective-quantizer"), P("dce"), P("reduce-scatter-creator"), P("algsimp-gpu"),
-            P("all-gather-bcast-reorder"), P("all-reduce-promotion"), P("dce"),
+            P("all-gather-bcast-reorder"), P("all-reduce-promotion-gpu"), P("dce"),
             P("while-loop-trip-count-annotator")}),
        Sub("layout assignment", {P("flatten-call-graph")})});
 }

@@ -7,8 +7,8 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
-#include "analysis/shape_inference.h"
 #include "passes/builders.h"
+#include "passes/reduce_window_util.h"
 
 namespace hlogym {
 namespace {
@@ -18,72 +18,9 @@ namespace {
   if (!lhs##_or.ok()) return lhs##_or.status();    \
   auto lhs = *lhs##_or
 
-struct ReduceWindowParts {
-  std::vector<Instruction*> inputs;
-  std::vector<Instruction*> inits;
-};
-
-ReduceWindowParts Parts(const Instruction* rw) {
-  ReduceWindowParts parts;
-  const int64_t n = rw->operand_count() / 2;
-  for (int64_t i = 0; i < n; ++i) parts.inputs.push_back(rw->operand(i));
-  for (int64_t i = n; i < 2 * n; ++i) parts.inits.push_back(rw->operand(i));
-  return parts;
-}
-
 bool IsTrivial(const WindowDimension& d) {
   return d.size == 1 && d.stride == 1 && d.padding_low == 0 && d.padding_high == 0 &&
          d.window_dilation == 1 && d.base_dilation == 1 && !d.window_reversal;
-}
-
-// A reduce-window of `inputs`/`inits` with `window` and `reducer`.
-absl::StatusOr<Instruction*> NewReduceWindow(const std::vector<Instruction*>& inputs,
-                                             const std::vector<Instruction*>& inits,
-                                             const Window& window, Computation* reducer) {
-  std::vector<Shape> input_shapes, init_shapes;
-  for (Instruction* input : inputs) input_shapes.push_back(input->shape());
-  for (Instruction* init : inits) init_shapes.push_back(init->shape());
-  auto shape = InferReduceWindowShape(input_shapes, init_shapes, window, reducer);
-  if (!shape.ok()) return shape.status();
-  auto rw = std::make_unique<Instruction>(Opcode::kReduceWindow, *shape);
-  for (Instruction* input : inputs) rw->AppendOperand(input);
-  for (Instruction* init : inits) rw->AppendOperand(init);
-  rw->mutable_attrs().window = window;
-  rw->mutable_called_computations().push_back(reducer);
-  return AddWithLayoutOf(inputs[0]->parent(), std::move(rw), inputs[0]);
-}
-
-// The `i`th result of a (possibly variadic) instruction.
-absl::StatusOr<Instruction*> Element(Instruction* instruction, int64_t i) {
-  if (!instruction->shape().IsTuple()) return instruction;
-  return MakeGetTupleElement(instruction, i);
-}
-
-// Replaces `rw` by `results` (a tuple of them when `rw` is variadic).
-absl::Status ReplaceWith(Instruction* rw, const std::vector<Instruction*>& results) {
-  Computation* computation = rw->parent();
-  Instruction* replacement =
-      rw->shape().IsTuple() ? MakeTuple(computation, results) : results[0];
-  return computation->ReplaceInstruction(rw, replacement);
-}
-
-absl::Status RewriteRankOne(Instruction* rw) {
-  ReduceWindowParts parts = Parts(rw);
-  std::vector<Instruction*> inputs;
-  for (Instruction* input : parts.inputs) {
-    RWR_ASSIGN(reshaped, MakeReshape(input, std::vector<int64_t>{input->shape().dimensions(0), 1}));
-    inputs.push_back(reshaped);
-  }
-  Window window = *rw->attrs().window;
-  window.dimensions.push_back(WindowDimension{});
-  RWR_ASSIGN(wide, NewReduceWindow(inputs, parts.inits, window, rw->to_apply()));
-  std::vector<Instruction*> results;
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    RWR_ASSIGN(element, Element(wide, static_cast<int64_t>(i)));
-    RWR_ASSIGN(narrow, MakeReshape(element, std::vector<int64_t>{element->shape().dimensions(0)}));
-    results.push_back(narrow);
-  }
-  return ReplaceWith(rw, results);
 }
 
 // A copy of the tuple-returning `reducer` that returns only element `index`.
@@ -114,7 +51,7 @@ Computation* ReducerElement(Module& module, const Computation& reducer, int64_t 
 }
 
 absl::StatusOr<bool> TryRewriteScan(Instruction* rw, int64_t base) {
-  ReduceWindowParts parts = Parts(rw);
+  ReduceWindowOperands parts = SplitReduceWindowOperands(rw);
   const Shape& operand_shape = parts.inputs[0]->shape();
   const int64_t rank = operand_shape.rank();
   const Window& window = *rw->attrs().window;
@@ -179,11 +116,11 @@ absl::StatusOr<bool> TryRewriteScan(Instruction* rw, int64_t base) {
   row_window.dimensions[rank].size = base;
   (forward ? row_window.dimensions[rank].padding_low : row_window.dimensions[rank].padding_high) =
       base - 1;
-  RWR_ASSIGN(row_scan, NewReduceWindow(tiled, parts.inits, row_window, reducer));
+  RWR_ASSIGN(row_scan, MakeReduceWindow(tiled, parts.inits, row_window, reducer));
   // Row totals: the last (forward) or first (reverse) column.
   std::vector<Instruction*> row_scans, totals;
   for (size_t i = 0; i < n; ++i) {
-    RWR_ASSIGN(element, Element(row_scan, static_cast<int64_t>(i)));
+    RWR_ASSIGN(element, ResultElement(row_scan, static_cast<int64_t>(i)));
     row_scans.push_back(element);
     std::vector<SliceDimension> slice;
     for (int64_t d : tiled_dims) slice.push_back({0, d, 1});
@@ -203,12 +140,12 @@ absl::StatusOr<bool> TryRewriteScan(Instruction* rw, int64_t base) {
   total_window.dimensions[rank - 1].size = rows;
   (forward ? total_window.dimensions[rank - 1].padding_low
            : total_window.dimensions[rank - 1].padding_high) = rows;
-  RWR_ASSIGN(total_scan, NewReduceWindow(totals, parts.inits, total_window, reducer));
+  RWR_ASSIGN(total_scan, MakeReduceWindow(totals, parts.inits, total_window, reducer));
   std::vector<Instruction*> carries;
   std::vector<int64_t> leading(rank);
   std::iota(leading.begin(), leading.end(), 0);
   for (size_t i = 0; i < n; ++i) {
-    RWR_ASSIGN(element, Element(total_scan, static_cast<int64_t>(i)));
+    RWR_ASSIGN(element, ResultElement(total_scan, static_cast<int64_t>(i)));
     std::vector<SliceDimension> slice;
     for (int64_t d : element->shape().dimensions()) slice.push_back({0, d, 1});
     slice[rank - 1] = forward ? SliceDimension{0, rows, 1} : SliceDimension{1, rows + 1, 1};
@@ -252,7 +189,7 @@ absl::StatusOr<bool> TryRewriteScan(Instruction* rw, int64_t base) {
     }
     results.push_back(scan);
   }
-  absl::Status status = ReplaceWith(rw, results);
+  absl::Status status = ReplaceReduceWindow(rw, results);
   if (!status.ok()) return status;
   return true;
 }
@@ -285,7 +222,7 @@ absl::StatusOr<bool> ReduceWindowRewriter::Run(Module& module) {
         continue;
       }
       if (rw->operand(0)->shape().rank() != 1) continue;
-      absl::Status status = RewriteRankOne(rw);
+      absl::Status status = ReplaceRankOneReduceWindowWithReshape(rw);
       if (!status.ok()) return status;
       changed = true;
     }

@@ -8,12 +8,15 @@
 #include "absl/strings/strip.h"
 // One include per pass, alphabetical.
 #include "passes/algebraic_simplifier.h"
+#include "passes/all_reduce_promotion.h"
+#include "passes/all_to_all_decomposer.h"
 #include "passes/batch_dot_simplification.h"
 #include "passes/batched_gather_scatter_normalizer.h"
 #include "passes/batchnorm_expander.h"
 #include "passes/bitcast_dtypes_expander.h"
 #include "passes/broadcast_canonicalizer.h"
 #include "passes/call_inliner.h"
+#include "passes/change_op_data_type.h"
 #include "passes/cholesky_expander.h"
 #include "passes/comparison_expander.h"
 #include "passes/computation_deduplicator.h"
@@ -41,6 +44,7 @@
 #include "passes/operand_upcaster.h"
 #include "passes/real_imag_expander.h"
 #include "passes/reduce_decomposer.h"
+#include "passes/reduce_window_resizer.h"
 #include "passes/reduce_window_rewriter.h"
 #include "passes/reshape_decomposer.h"
 #include "passes/reshape_mover.h"
@@ -55,6 +59,7 @@
 #include "passes/simplify_sorts.h"
 #include "passes/slice_sinker.h"
 #include "passes/stochastic_convert_decomposer.h"
+#include "passes/sub_byte_normalization.h"
 #include "passes/topk_decomposer.h"
 #include "passes/topk_rewriter.h"
 #include "passes/transpose_folding.h"
@@ -74,6 +79,9 @@ namespace {
 void RegisterBuiltinPasses(PassRegistry& registry) {
   registry.Register({"algsimp", "algebraic simplifier (XLA CPU options)", [] { return std::make_unique<AlgebraicSimplifier>(); }});
   registry.Register({"algsimp-gpu", "algebraic simplifier with XLA GPU's layout-insensitive options (reduce of transpose/reshape always simplified)", [] { return std::make_unique<AlgebraicSimplifier>(AlgebraicSimplifierOptions{.enable_dot_strength_reduction = true, .minmax_propagate_nan = true, .unconditionally_simplify_reduce_of_transpose_or_reshape = true}, "algsimp-gpu"); }});
+  registry.Register({"all-reduce-promotion", "bf16 all-reduce/reduce-scatter computed in f32 (XLA CPU)", [] { return MakeAllReducePromotion("all-reduce-promotion", {{PrimitiveType::kBF16, PrimitiveType::kF32}}); }});
+  registry.Register({"all-reduce-promotion-gpu", "16-bit integer all-reduce/reduce-scatter computed in 32 bits (XLA GPU)", [] { return MakeAllReducePromotion("all-reduce-promotion-gpu", {{PrimitiveType::kU16, PrimitiveType::kU32}, {PrimitiveType::kS16, PrimitiveType::kS32}}); }});
+  registry.Register({"all_to_all_decomposer", "array all-to-all -> slices, tuple all-to-all, concatenate", [] { return std::make_unique<AllToAllDecomposer>(); }});
   registry.Register({"batch-dot-simplification", "drop size-1 batch dimensions of dots", [] { return std::make_unique<BatchDotSimplification>(); }});
   registry.Register({"batched_gather_scatter_normalizer", "gathers/scatters with batching dimensions -> iota index columns and collapsed dimensions", [] { return std::make_unique<BatchedGatherScatterNormalizer>(); }});
   registry.Register({"batchnorm_expander", "batch-norm training/inference/grad -> elementwise ops and reduces", [] { return std::make_unique<BatchNormExpander>(); }});
@@ -81,6 +89,7 @@ void RegisterBuiltinPasses(PassRegistry& registry) {
   registry.Register({"broadcast_canonicalizer", "sort broadcast dimensions, transposing the result back", [] { return std::make_unique<BroadcastCanonicalizer>(); }});
   registry.Register({"call-inliner", "inline every kCall", [] { return std::make_unique<CallInliner>(); }});
   registry.Register({"call-inliner-single-call-site", "inline kCalls whose callee has one call site", [] { return std::make_unique<CallInliner>(true); }});
+  registry.Register({"change-op-data-type", "f16 dots and convolutions computed in f32 (XLA CPU)", [] { return MakeCpuChangeOpDataType(); }});
   registry.Register({"cholesky_expander", "cholesky -> call of a blocked algorithm (while loop per 128-block, triangular-solve panels)", [] { return std::make_unique<CholeskyExpander>(); }});
   registry.Register({"comparison-expander", "expand TOTALORDER float compares into integer compares", [] { return std::make_unique<ComparisonExpander>(); }});
   registry.Register({"computation-deduplicator", "replace computations equal to an earlier one", [] { return std::make_unique<HloComputationDeduplicator>(); }});
@@ -120,6 +129,7 @@ void RegisterBuiltinPasses(PassRegistry& registry) {
   registry.Register({"operand_upcaster", "convert dot/convolution operands to a wider result type", [] { return std::make_unique<OperandUpcaster>(); }});
   registry.Register({"real_imag_expander", "real(x) -> x, imag(x) -> 0 for non-complex x", [] { return std::make_unique<RealImagExpander>(); }});
   registry.Register({"reduce-decomposer", "give reduce results the input layout, copying to the requested one", [] { return std::make_unique<ReduceDecomposer>(); }});
+  registry.Register({"reduce-window-resizer", "rank-1 reduce-windows -> reshape, rank-2 reduce-window, reshape", [] { return std::make_unique<ReduceWindowResizer>(); }});
   registry.Register({"reduce-window-rewriter", "two-level scans for long cumulative reduce-windows; rank-1 reduce-windows to rank 2 (base length 16)", [] { return std::make_unique<ReduceWindowRewriter>(); }});
   registry.Register({"reshape-decomposer", "split non-bitcast reshapes into bitcast reshapes and copies", [] { return std::make_unique<ReshapeDecomposer>(); }});
   registry.Register({"reshape-mover", "sink reshapes/transposes below elementwise ops", [] { return std::make_unique<ReshapeMover>(); }});
@@ -138,6 +148,7 @@ void RegisterBuiltinPasses(PassRegistry& registry) {
   registry.Register({"simplify-while-loops", "remove dead loop state, constant elements and 0/1-trip loops", [] { return std::make_unique<WhileLoopSimplifier>(); }});
   registry.Register({"slice-sinker", "apply elementwise ops on slices to the sliced sources once", [] { return std::make_unique<SliceSinker>(); }});
   registry.Register({"stochastic_convert_decomposer", "stochastic-convert to signed integers as elementwise ops", [] { return std::make_unique<StochasticConvertDecomposer>(); }});
+  registry.Register({"sub-byte-size-setter", "set the element size E(n) of sub-byte types in layouts, remove it elsewhere", [] { return std::make_unique<SubByteSizeSetter>(); }});
   registry.Register({"topk-decomposer", "topk -> stable sort (with an iota for the indices) and slices (CPU: topk instructions only)", [] { return std::make_unique<TopkDecomposer>(); }});
   registry.Register({"topk-decomposer-all", "topk-decomposer also decomposing custom-call TopK (no predicate, as the interpreter runs it)", [] { return std::make_unique<TopkDecomposer>(true, "topk-decomposer-all"); }});
   registry.Register({"topk-rewriter", "sort of f32 data (with an index iota) sliced to its first k -> custom-call TopK (CPU: f32 only)", [] { return std::make_unique<TopkRewriter>(); }});

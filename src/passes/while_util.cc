@@ -22,6 +22,28 @@ std::unique_ptr<Computation> NewComputation(Module& module, std::string_view nam
   return computation;
 }
 
+// XLA creates each loop computation with a throwaway root of zeros
+// (constant + broadcast per array, a tuple of those for tuples) before the
+// real root; it stays behind, dead, and counts until DCE runs.
+absl::Status AddPlaceholderZeros(Computation* computation, const Shape& shape, bool with_layout) {
+  if (shape.IsTuple()) {
+    std::vector<Instruction*> elements;
+    for (const Shape& element : shape.tuple_shapes()) {
+      if (!element.IsArray()) return absl::OkStatus();
+      Instruction* zero =
+          MakeScalarConstant(computation, element.element_type(), 0, with_layout);
+      auto broadcast = MakeBroadcast(zero, element.dimensions(), {});
+      if (!broadcast.ok()) return broadcast.status();
+      elements.push_back(*broadcast);
+    }
+    MakeTuple(computation, elements);
+    return absl::OkStatus();
+  }
+  if (!shape.IsArray()) return absl::OkStatus();
+  Instruction* zero = MakeScalarConstant(computation, shape.element_type(), 0, with_layout);
+  return MakeBroadcast(zero, shape.dimensions(), {}).status();
+}
+
 }  // namespace
 
 absl::StatusOr<std::vector<Instruction*>> MakeCountedLoop(
@@ -43,6 +65,11 @@ absl::StatusOr<std::vector<Instruction*>> MakeCountedLoop(
   Instruction* cond_param = nullptr;
   auto cond = NewComputation(*module, "while_cond", state_shape, &cond_param);
   {
+    if (absl::Status s = AddPlaceholderZeros(cond.get(), Shape(PrimitiveType::kPred, {}),
+                                             with_layout);
+        !s.ok()) {
+      return s;
+    }
     auto i = MakeGetTupleElement(cond_param, 0);
     if (!i.ok()) return i.status();
     Instruction* limit = MakeScalarConstant(cond.get(), PrimitiveType::kS32,
@@ -55,6 +82,10 @@ absl::StatusOr<std::vector<Instruction*>> MakeCountedLoop(
   Instruction* body_param = nullptr;
   auto body_computation = NewComputation(*module, "while_body", state_shape, &body_param);
   {
+    if (absl::Status s = AddPlaceholderZeros(body_computation.get(), state_shape, with_layout);
+        !s.ok()) {
+      return s;
+    }
     std::vector<Instruction*> elements;
     for (int64_t k = 0; k < state_shape.tuple_shapes_size(); ++k) {
       auto element = MakeGetTupleElement(body_param, k);

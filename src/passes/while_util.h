@@ -22,8 +22,9 @@ using CountedLoopBody = std::function<absl::StatusOr<std::vector<Instruction*>>(
 // Adds to `computation` a while loop over the state (i, init_values...) that
 // runs `body` for i = 0 .. trip_count-1: condition "while_cond" (i <
 // trip_count) and body "while_body" (the state from `body`, i + 1) are new
-// computations of the module. Returns get-tuple-elements of the loop's
-// final state, one per init value.
+// computations of the module, each also holding XLA's unused placeholder root
+// (zeros of its result shape). Returns get-tuple-elements of the loop's final
+// state, one per init value.
 absl::StatusOr<std::vector<Instruction*>> MakeCountedLoop(
     Computation* computation, int64_t trip_count, const std::vector<Instruction*>& init_values,
     const CountedLoopBody& body);

@@ -2,8 +2,11 @@
 // must not fire, and the smoke corpus (verifies, op count, equivalence).
 #include <filesystem>
 
+#include "absl/strings/str_cat.h"
+
 #include "analysis/verifier.h"
 #include "eval/equivalence.h"
+#include "control_flow_test_util.h"
 #include "pass_test_util.h"
 #include "text/file_io.h"
 
@@ -592,6 +595,112 @@ ENTRY main {
   n = f32[2,3] negate(p)
   ROOT r = f32[2] reduce(n, z), dimensions={1}, to_apply=mx
 })");
+}
+
+// The variadic reduce JAX emits for argmax (argmin with `cmp`="LT",
+// `init`="inf") of f32[2,5] %p over dim 1, as %am, plus `extra` lines.
+std::string ArgMinMax(std::string_view cmp, std::string_view init, std::string_view extra) {
+  return absl::StrCat(R"(HloModule m
+mx {
+  x = f32[] parameter(0)
+  y = f32[] parameter(1)
+  ROOT s = f32[] maximum(x, y)
+}
+mn {
+  x = f32[] parameter(0)
+  y = f32[] parameter(1)
+  ROOT s = f32[] minimum(x, y)
+}
+argf {
+  a = f32[] parameter(0)
+  ai = s32[] parameter(1)
+  b = f32[] parameter(2)
+  bi = s32[] parameter(3)
+  better = pred[] compare(a, b), direction=)", std::string(cmp), R"(
+  nan = pred[] compare(a, a), direction=NE
+  wins = pred[] or(better, nan)
+  v = f32[] select(wins, a, b)
+  eq = pred[] compare(a, b), direction=EQ
+  lt = pred[] compare(ai, bi), direction=LT
+  tie = pred[] and(eq, lt)
+  take = pred[] or(wins, tie)
+  i = s32[] select(take, ai, bi)
+  ROOT t = (f32[], s32[]) tuple(v, i)
+}
+ENTRY main {
+  p = f32[2,5] parameter(0)
+  io = s32[2,5] iota(), iota_dimension=1
+  vi = f32[] constant()", std::string(init), R"()
+  zi = s32[] constant(0)
+  am = (f32[2], s32[2]) reduce(p, io, vi, zi), dimensions={1}, to_apply=argf
+)", std::string(extra), "}\n");
+}
+
+TEST(AlgebraicSimplifierTest, MaxReduceBesideArgmaxUsesItsValue) {
+  PassRun run = RunPass("algsimp", ArgMinMax("GT", "-inf", R"(  c = f32[] constant(-inf)
+  r = f32[2] reduce(p, c), dimensions={1}, to_apply=mx
+  idx = s32[2] get-tuple-element(am), index=1
+  ROOT t = (f32[2], s32[2]) tuple(r, idx)
+)"));
+  EXPECT_TRUE(run.changed);
+  EXPECT_CHECKS(run.after, R"(
+CHECK: %am = (f32[2], s32[2]) reduce(
+CHECK: f32[2] get-tuple-element((f32[2], s32[2]) %am), index=0
+CHECK-NOT: to_apply=%mx
+)");
+  ExpectSameSemantics(run);
+}
+
+TEST(AlgebraicSimplifierTest, MinReduceBesideArgminUsesItsValue) {
+  PassRun run = RunPass("algsimp", ArgMinMax("LT", "inf", R"(  c = f32[] constant(inf)
+  r = f32[2] reduce(p, c), dimensions={1}, to_apply=mn
+  idx = s32[2] get-tuple-element(am), index=1
+  ROOT t = (f32[2], s32[2]) tuple(r, idx)
+)"));
+  EXPECT_TRUE(run.changed);
+  EXPECT_CHECKS(run.after, "CHECK: f32[2] get-tuple-element((f32[2], s32[2]) %am), index=0");
+  ExpectSameSemantics(run);
+}
+
+TEST(AlgebraicSimplifierTest, MaxReduceNextToArgminIsKept) {
+  // Wrong direction (argmin), and a max with an init other than -inf.
+  ExpectUnchanged(ArgMinMax("LT", "inf", R"(  c = f32[] constant(-inf)
+  r = f32[2] reduce(p, c), dimensions={1}, to_apply=mx
+  idx = s32[2] get-tuple-element(am), index=1
+  ROOT t = (f32[2], s32[2]) tuple(r, idx)
+)"));
+  ExpectUnchanged(ArgMinMax("GT", "-inf", R"(  c = f32[] constant(0)
+  r = f32[2] reduce(p, c), dimensions={1}, to_apply=mx
+  idx = s32[2] get-tuple-element(am), index=1
+  ROOT t = (f32[2], s32[2]) tuple(r, idx)
+)"));
+}
+
+TEST(AlgebraicSimplifierTest, ArgmaxOfBroadcastConstantIsConstantAtZero) {
+  std::string hlo = ArgMinMax("GT", "-inf", R"(  k = f32[] constant(3)
+  kb = f32[2,5] broadcast(k), dimensions={}
+  ROOT am2 = (f32[2], s32[2]) reduce(kb, io, vi, zi), dimensions={1}, to_apply=argf
+)");
+  PassRun run = RunPass("algsimp", hlo);
+  EXPECT_TRUE(run.changed);
+  EXPECT_CHECKS(run.after, R"(
+CHECK: f32[2] broadcast(f32[] %k), dimensions={}
+CHECK: s32[] constant(0)
+CHECK: ROOT {{.*}} = (f32[2], s32[2]) tuple(
+)");
+  ExpectSameSemantics(run);
+}
+
+TEST(AlgebraicSimplifierTest, SunkBroadcastLeavesItsUserDead) {
+  // As in XLA, the elementwise user a broadcast is sunk below is rewired but
+  // stays (dead) until DCE.
+  PassRun run = RunPass("algsimp", F32("  a = f32[3,4] broadcast(p), dimensions={1}\n"
+                                       "  n = f32[3,4] negate(a)\n"
+                                       "  ROOT r = f32[3,4] abs(n)\n"));
+  EXPECT_TRUE(run.changed);
+  EXPECT_CHECKS(run.after, "CHECK: %n = f32[3,4] negate(f32[3,4] %a)");
+  EXPECT_CHECKS(run.after, "CHECK: negate(f32[4] %p)");
+  ExpectSameSemantics(run);
 }
 
 // ----------------------------------- dot -----------------------------------

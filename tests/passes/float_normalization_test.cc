@@ -105,6 +105,45 @@ CHECK: ROOT {{.*}} = f8e5m2[4] convert(f16[4] %n)
   // (The evaluator computes nothing in f8 itself, so no equivalence check.)
 }
 
+TEST(FloatNormalizationTest, VariadicReduceGetsAnF32Reducer) {
+  // A bf16 argmax: the bf16 input and init are widened, the value output is
+  // f32 (converted back for its users) and the reducer is cloned with f32
+  // values, its compares reading the parameters directly, as in XLA.
+  PassRun run = RunPass("float-normalization-bf16", R"(HloModule m
+argf {
+  a = bf16[] parameter(0)
+  ai = s32[] parameter(1)
+  b = bf16[] parameter(2)
+  bi = s32[] parameter(3)
+  gt = pred[] compare(a, b), direction=GT
+  v = bf16[] select(gt, a, b)
+  i = s32[] select(gt, ai, bi)
+  ROOT t = (bf16[], s32[]) tuple(v, i)
+}
+ENTRY main {
+  x = bf16[2,5] parameter(0)
+  io = s32[2,5] iota(), iota_dimension=1
+  vi = bf16[] constant(-inf)
+  zi = s32[] constant(0)
+  am = (bf16[2], s32[2]) reduce(x, io, vi, zi), dimensions={1}, to_apply=argf
+  v = bf16[2] get-tuple-element(am), index=0
+  i = s32[2] get-tuple-element(am), index=1
+  ROOT t = (bf16[2], s32[2]) tuple(v, i)
+}
+)");
+  EXPECT_TRUE(run.changed);
+  EXPECT_CHECKS(run.after, R"(
+CHECK: (f32[], s32[]) {
+CHECK: pred[] compare(f32[] %a{{.*}}, f32[] %b{{.*}}), direction=GT
+CHECK: ENTRY
+CHECK: f32[2,5] convert(bf16[2,5] %x)
+CHECK: %am = (f32[2], s32[2]) reduce(f32[2,5]
+CHECK: bf16[2] convert(f32[2]
+CHECK: ROOT
+)");
+  ExpectSameSemantics(run);
+}
+
 TEST(FloatNormalizationTest, NoLowPrecisionNoChange) {
   PassRun run = RunPass("float-normalization-bf16", R"(HloModule m
 ENTRY main {

@@ -40,6 +40,36 @@ CHECK-NOT: gather(
   ExpectSameSemantics(run, 5);
 }
 
+TEST(GatherExpanderTest, LoopIsBuiltAsXlaBuildsIt) {
+  // XLA's index plumbing (the induction variable as a padded vector, the
+  // operand start as a concatenate, an unused zero vector) and its loop
+  // computations' dead placeholder roots: the op count matches XLA's.
+  PassRun run = RunPass("gather_expander", R"(HloModule m
+ENTRY main {
+  x = f32[10] parameter(0)
+  i = s32[1,1] parameter(1)
+  ROOT g = f32[1] gather(x, i), offset_dims={}, collapsed_slice_dims={0}, start_index_map={0}, index_vector_dim=1, slice_sizes={1}
+}
+)");
+  EXPECT_TRUE(run.changed);
+  EXPECT_CHECKS(run.after, R"(
+CHECK: while_cond
+CHECK: pred[] broadcast(pred[]
+CHECK: while_body
+CHECK: s32[2] pad(s32[1] {{.*}}), padding=0_1
+CHECK: s32[1] constant({0})
+CHECK: s32[1] concatenate(
+CHECK: s32[1] pad(s32[1] {{.*}}), padding=0_0
+CHECK: ENTRY
+CHECK: s32[1,1] reshape(s32[1,1] %i)
+)");
+  auto module = ParseModule(run.after, "after.hlo");
+  ASSERT_TRUE(module.ok()) << module.status();
+  // The count of XLA's gather_expander output for this gather.
+  EXPECT_EQ((*module)->instruction_count(), 57) << run.after;
+  ExpectSameSemantics(run);
+}
+
 TEST(GatherExpanderTest, SimpleModeSkipsLoopsOverSeveralIndices) {
   EXPECT_FALSE(RunPass("gather_expander", kBatchedGather).changed);
 }
