@@ -338,6 +338,9 @@ class Comparison:
     max_tolerance_ratio: float = 0.0
     leaves: int = 0
     mismatches: list = field(default_factory=list)
+    # Set by agree(): the outputs differ from the original's but agree with the original
+    # computed without rounding to low precision (see widened_to_f32).
+    excess_precision: bool = False
 
 
 def _is_float(a: np.ndarray) -> bool:
@@ -429,6 +432,46 @@ def computes_in_low_precision(text: str) -> bool:
     return re.search(r"\b(bf16|f16|f8e\w*)\[", text) is not None
 
 
-__all__ = ["Xla", "XlaError", "Leaf", "Comparison", "available_platforms", "compare_outputs",
-           "computes_in_low_precision", "io_leaves", "load_io_dir", "median", "pin_threads",
+def widened_to_f32(text: str) -> str | None:
+    """The module with every bf16/f16 shape made f32: what it computes when intermediates are
+    not rounded to low precision. XLA allows such "excess precision" (it is why
+    simplify-fp-conversions may drop f32->bf16->f32 round trips), so an optimized bf16 graph
+    may legitimately move towards this reference. None when the module reinterprets bits
+    (bitcast-convert), which widening would change."""
+    if "bitcast-convert(" in text:
+        return None
+    return re.sub(r"\b(?:bf16|f16)\[", "f32[", text)
+
+
+def agree(x: "Xla", got: Sequence[np.ndarray], want: Sequence[np.ndarray], original: str,
+          inputs: Sequence[np.ndarray], options: dict | None = None) -> Comparison:
+    """compare_outputs(got, want) for outputs of an optimized module and of its original,
+    with a second look for low-precision graphs: outputs that miss the original's but are
+    within tolerance of the original computed in f32 (widened_to_f32, same inputs) agree, and
+    the result says so (excess_precision)."""
+    low = computes_in_low_precision(original)
+    c = compare_outputs(got, want, all_low_precision=low)
+    widened = widened_to_f32(original) if low and not c.ok else None
+    if widened is None:
+        return c
+    try:
+        exe = x.compile(widened, options)
+        ref = x.run(exe, [np.asarray(a, np.float32) if a.dtype in _LOW_DTYPES else a
+                          for a in inputs])
+    except XlaError as e:
+        c.message += f" (no f32 reference: {str(e)[:200]})"
+        return c
+    ref = [np.asarray(r).astype(g.dtype) for r, g in zip(ref, got)]
+    second = compare_outputs(got, ref, all_low_precision=True)
+    if not second.ok:
+        c.message += f"; and against the original in f32: {second.message}"
+        return c
+    second.excess_precision = True
+    second.message = ("differs from the original's outputs but agrees with the original "
+                      f"computed in f32 (excess precision): {c.message}")
+    return second
+
+
+__all__ = ["Xla", "XlaError", "Leaf", "Comparison", "agree", "available_platforms",
+           "compare_outputs", "computes_in_low_precision", "widened_to_f32", "io_leaves", "load_io_dir", "median", "pin_threads",
            "random_array", "read_module_text", "PLATFORMS", "LOW_PRECISION"]

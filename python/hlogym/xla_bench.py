@@ -149,20 +149,26 @@ class Hlogym:
         return int((data[0] if isinstance(data, list) else data)["op_count"])
 
 
-def load_sequences(path: str) -> dict[str, list[str]]:
-    """{module name: passes} from `hlogym search/eval --json` output or a plain {name: [..]}."""
+def load_sequences(path: str) -> tuple[dict[str, list[str]], dict[str, str]]:
+    """({module name: passes}, {module name: why it is not handed back}) from `hlogym
+    search/eval --json` output or a plain {name: [..]}. A result that failed hlogym's own
+    equivalence check (eval's "valid": false) is never handed to XLA."""
     data = json.loads(Path(path).read_text())
-    out = {}
+    out, rejected = {}, {}
     if isinstance(data, dict) and isinstance(data.get("benchmarks"), list):
         for b in data["benchmarks"]:
-            if "passes" in b:
-                out[b["name"]] = list(b["passes"])
-                out[module_name(Path(b.get("benchmark", b["name"])))] = list(b["passes"])
+            names = {b["name"], module_name(Path(b.get("benchmark", b["name"])))}
+            if b.get("valid") is False:
+                for n in names:
+                    rejected[n] = f"failed hlogym's equivalence check ({b.get('equivalence')})"
+            elif "passes" in b:
+                for n in names:
+                    out[n] = list(b["passes"])
     elif isinstance(data, dict) and all(isinstance(v, list) for v in data.values()):
         out = {k: [str(p) for p in v] for k, v in data.items()}
     else:
         raise ValueError(f"{path}: expected `hlogym search --json` output or {{name: [passes]}}")
-    return out
+    return out, rejected
 
 
 # --- statistics -------------------------------------------------------------------------------
@@ -211,14 +217,14 @@ def bench_module(x, row: dict, args) -> dict:
         row["compile_s"][k] = time.perf_counter() - t0
     inputs = x.random_inputs(texts["original"], seed=args.seed)
     outs = {k: x.run(e, inputs) for k, e in exes.items()}
-    low = xla.computes_in_low_precision(texts["original"])
     row["agree"] = {}
     for k in exes:
         if k == "original":
             continue
-        c = xla.compare_outputs(outs[k], outs["original"], all_low_precision=low)
+        c = xla.agree(x, outs[k], outs["original"], texts["original"], inputs,
+                      FAST_COMPILE if args.fast_compile else None)
         row["agree"][k] = {"ok": c.ok, "max_tolerance_ratio": c.max_tolerance_ratio,
-                           "message": c.message}
+                           "excess_precision": c.excess_precision, "message": c.message}
     if args.no_time:
         return row
     times = x.time_interleaved(exes, inputs, warmup=args.warmup,
@@ -342,7 +348,7 @@ def parse_args(argv=None):
 
 
 class MissingSequence(LookupError):
-    """--sequences has no pass list for a module (it is skipped)."""
+    """--sequences has no (valid) pass list for a module (it is skipped)."""
 
 
 def agent_passes(args, hg: Hlogym, name: str, path: Path, fixed, sequences):
@@ -405,7 +411,8 @@ def main(argv=None) -> int:
                 modules = split_modules(args.split)
             else:
                 modules = resolve_modules(args.modules + args.suite or [str(DEFAULT_SUITE)])
-            sequences = load_sequences(args.sequences) if args.sequences else None
+            sequences, rejected = (load_sequences(args.sequences) if args.sequences
+                                   else (None, {}))
         except (ValueError, OSError) as e:
             raise SystemExit(f"xla_bench: {e}") from None
         modules = select(modules, args)
@@ -417,6 +424,10 @@ def main(argv=None) -> int:
                 raise SystemExit(f"xla_bench: unknown passes: {', '.join(unknown)}")
 
         def make(name=None, path=None):
+            if name in rejected:  # original and default only
+                print(f"# {name}: the agent's result {rejected[name]}; not handed to XLA",
+                      file=sys.stderr)
+                return {**module_texts(hg, name, path, None), "agent_rejected": rejected[name]}
             return module_texts(hg, name, path,
                                 agent_passes(args, hg, name, path, fixed, sequences))
         work = [(name, (lambda name=name, path=path: make(name, path)))
@@ -503,6 +514,8 @@ def summarize(rows: list[dict], skipped: list[str], seconds: float) -> dict:
         "modules": len(rows), "errors": sum("error" in r for r in rows),
         "error_modules": [r["module"] for r in rows if "error" in r],
         "skipped": skipped, "compared": len(compared),
+        "agent_rejected": [r["module"] for r in rows if "agent_rejected" in r],
+        "excess_precision": sum(bool(v.get("excess_precision")) for _, _, v in compared),
         "disagree": sum(not v["ok"] for _, _, v in compared),
         "disagreements": [{"module": m, "variant": k, "message": v["message"]}
                           for m, k, v in compared if not v["ok"]],
@@ -519,6 +532,11 @@ def print_summary(s: dict) -> None:
     print(f"# {s['modules']} modules ({s['errors']} errors, {len(s['skipped'])} skipped), "
           f"{s['compared']} optimized outputs compared with the original's on XLA: "
           f"{s['compared'] - s['disagree']} agree; {s['wall_seconds']:.0f} s")
+    if s.get("excess_precision"):
+        print(f"#   {s['excess_precision']} of them agree only with the original computed in f32 "
+              "(excess precision, see hlogym.xla.agree)")
+    for m in s.get("agent_rejected", []):
+        print(f"#   {m}: the agent's result failed hlogym's equivalence check; not handed back")
     for d in s["disagreements"]:
         print(f"#   DIFF {d['module']} ({d['variant']}): {d['message'][:300]}")
     for m in s["error_modules"]:

@@ -219,16 +219,15 @@ def family_sample() -> list[tuple[str, Path]]:
 
 def same_on_xla(path: Path, variants: dict[str, str]) -> dict[str, str]:
     """{variant: mismatch message} for the variants whose XLA outputs differ from the
-    original's on the same inputs."""
+    original's on the same inputs (xla.agree: excess precision on bf16 graphs is allowed)."""
     original = HG().fmt(path)
     exe = X().compile(original, FAST)
     inputs = X().random_inputs(original, seed=0)
     want = X().run(exe, inputs)
-    low = xla.computes_in_low_precision(original)
     failures = {}
     for what, text in variants.items():
         got = X().run(X().compile(text, FAST), inputs)
-        c = xla.compare_outputs(got, want, all_low_precision=low)
+        c = xla.agree(X(), got, want, original, inputs, FAST)
         if not c.ok:
             failures[what] = f"XLA(original) vs XLA({what}): {c.message}"
     return failures
@@ -239,13 +238,32 @@ def check_same_on_xla(path: Path, variants: dict[str, str]):
     assert not failures, "; ".join(failures.values())
 
 
-# simplify-fp-conversions removes convert pairs such as f32->bf16->f32, i.e. it computes in
-# excess precision, which XLA permits (it runs the pass only under xla_allow_excess_precision).
-# On bf16 graphs the result can then move by more than the bf16 tolerance: in
-# gpt2_train_L2_d128_h8_s64_b2_bf16_adamw the f32 scalar sqrt.29 (a global norm over bf16
-# values) is 10.54 instead of 11.01 after the pass alone. Such a greedy result is an xfail,
-# provided the same sequence without that pass agrees.
-EXCESS_PRECISION_PASSES = ("simplify-fp-conversions",)
+# simplify-fp-conversions removes f32->bf16->f32 round trips: excess precision, which XLA
+# permits. In this bf16 GPT-2 the f32 global norm over bf16 values (sqrt.29) then reads 10.55
+# instead of the original's 11.01, beyond the bf16 tolerance, but closer to the 10.69 that the
+# original computes with every bf16 shape widened to f32.
+EXCESS_PRECISION_CASE = ("gpt2_train_L2_d128_h8_s64_b2_bf16_adamw", ["simplify-fp-conversions"])
+
+
+def test_agree_allows_excess_precision_and_nothing_else():
+    name, passes = EXCESS_PRECISION_CASE
+    path = CORPUS / corpus_manifest()[name]["path"]
+    original, optimized = HG().fmt(path), HG().opt(path, passes)
+    inputs = X().random_inputs(original, seed=0)
+    want = X().run(X().compile(original, FAST), inputs)
+    got = X().run(X().compile(optimized, FAST), inputs)
+    assert not xla.compare_outputs(got, want, all_low_precision=True).ok
+    c = xla.agree(X(), got, want, original, inputs, FAST)
+    assert c.ok and c.excess_precision, c.message
+    # A wrong result is not rescued by the f32 reference: scale the first float output.
+    i = next(i for i, g in enumerate(got) if g.dtype.kind == "f" and np.abs(g).max() > 0)
+    wrong = list(got)
+    wrong[i] = (got[i] * 1.5).astype(got[i].dtype)
+    c = xla.agree(X(), wrong, want, original, inputs, FAST)
+    assert not c.ok and not c.excess_precision and "in f32" in c.message
+    assert xla.widened_to_f32("x = bf16[2]{0} bitcast-convert(u16[2]{0} p)") is None
+    assert xla.widened_to_f32("a = bf16[2]{0} add(bf16[2]{0} b, f16[] c)") == \
+        "a = f32[2]{0} add(f32[2]{0} b, f32[] c)"
 
 
 SUITE = default_suite()
@@ -259,16 +277,8 @@ def test_default_suite_has_the_readme_size():
 def test_default_suite_default_and_greedy_agree_on_xla(name, path):
     passes = HG().greedy(path)
     assert passes, f"greedy found no sequence for {name}"
-    greedy = "greedy " + ",".join(passes)
-    failures = same_on_xla(path, {"xla-cpu-default": HG().default(path),
-                                  greedy: HG().opt(path, passes)})
-    excess = [p for p in passes if p in EXCESS_PRECISION_PASSES]
-    if list(failures) == [greedy] and excess and \
-            xla.computes_in_low_precision(HG().fmt(path)):
-        exact = [p for p in passes if p not in EXCESS_PRECISION_PASSES]
-        check_same_on_xla(path, {"greedy without " + ",".join(excess): HG().opt(path, exact)})
-        pytest.xfail(f"excess precision from {','.join(excess)}: {failures[greedy][-300:]}")
-    assert not failures, "; ".join(failures.values())
+    check_same_on_xla(path, {"xla-cpu-default": HG().default(path),
+                             "greedy " + ",".join(passes): HG().opt(path, passes)})
 
 
 SAMPLE = family_sample()
