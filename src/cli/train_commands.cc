@@ -1,7 +1,7 @@
 // train: deep RL on the gym (agents/rl).
 //   hlogym train --algo ppo|a2c|trpo|dqn [--suite S...] [--split train]
 //                [--steps N] --out DIR [--shaping] [--value-cost] [--masking]
-//                [--hidden 2048,2048] [--envs N] [--threads N] [--seed N] ...
+//                [--network mlp|gnn] [--hidden 2048,2048] [--envs N] [--threads N] [--seed N] ...
 // Training into a DIR that holds a checkpoint resumes it. The learning curve
 // is DIR/curve.csv; DIR/curve.png is drawn from it by python/hlogym/plot.py
 // when the project's venv is there. The trained policy is DIR/policy.{pt,json}:
@@ -141,7 +141,12 @@ void RegisterTrainCommands(CLI::App& app) {
                     "Gym reward space (default op_count_decrease_normalized; op_count is the paper's)");
   train->add_option("--traj-limit", t.env.traj_limit, "Steps per episode (default 20)");
   train->add_option("--passes", o->passes, "Action space, comma-separated (default: every pass)");
-  train->add_option("--hidden", o->hidden, "Hidden layer sizes (default 2048,2048)");
+  train->add_option("--network", t.network,
+                    "mlp (op histogram, progress, action history) or gnn (also message passing over the graph); "
+                    "default mlp");
+  train->add_option("--gnn-dim", t.gnn_dim, "gnn: node embedding width (default 32)");
+  train->add_option("--gnn-rounds", t.gnn_rounds, "gnn: message-passing rounds (default 2)");
+  train->add_option("--hidden", o->hidden, "Hidden layer sizes of the actor and critic (default 2048,2048)");
   train->add_option("--envs", t.num_envs, "Environments stepped together (default 8)");
   train->add_option("--threads", t.num_threads, "Threads for stepping and for torch (default 2)");
   train->add_option("--lr", o->learning_rate, "Learning rate (default 3e-4; A2C 7e-4, DQN 1e-4)");

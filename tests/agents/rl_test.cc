@@ -1,7 +1,9 @@
 // Deep RL (agents/rl): the features, that every algorithm trains and writes a
 // loadable policy, that PPO learns on a small problem, determinism per seed,
 // resume from a checkpoint, refusing to overwrite a directory that is not a
-// training run, and the policy agents.
+// training run, the policy agents, and the gnn network: it learns the small
+// problem too, its policy files round-trip, and a batch of graphs gives what
+// each graph gives alone.
 #include "agents/rl/rl.h"
 
 #include <gtest/gtest.h>
@@ -16,6 +18,7 @@
 #include "agents/agent.h"
 #include "agents/rl/features.h"
 #include "hlo/opcode.h"
+#include "hlo/primitive_type.h"
 
 namespace hlogym::rl {
 namespace {
@@ -103,6 +106,34 @@ TEST(RlFeatures, EncodesHistogramProgressAndHistory) {
   EncodeCostFeatures(obs, {1000, 0, 5}, c.data());
   EXPECT_NEAR(c[0], std::log1p(100.0) - std::log1p(1000.0), 1e-5);
   EXPECT_FLOAT_EQ(c[1], 0.0f);
+}
+
+TEST(RlFeatures, EncodesTheGraphObservation) {
+  // Two nodes: a parameter (f32[8,3]) feeding the root negate, an operand
+  // edge, a control edge and a call edge.
+  GraphObservation graph;
+  graph.num_nodes = 2;
+  graph.node_features = {
+      static_cast<int64_t>(Opcode::kParameter), static_cast<int64_t>(PrimitiveType::kF32), 2, 8, 3, -1, -1, 24, 0, 1, 0, 0,
+      static_cast<int64_t>(Opcode::kNegate), static_cast<int64_t>(PrimitiveType::kF32), 2, 8, 3, -1, -1, 24, 1, 0, 1, 0};
+  graph.num_edges = 3;
+  graph.edge_links = {0, 1, 0, 1, 1, 0};
+  graph.edge_features = {0, 0, 1, 0, 2, 0};  // operand, control, call
+  GraphFeatures g = EncodeGraph(graph);
+  ASSERT_EQ(g.num_nodes, 2);
+  EXPECT_EQ(g.opcodes, (std::vector<int16_t>{static_cast<int16_t>(Opcode::kParameter),
+                                             static_cast<int16_t>(Opcode::kNegate)}));
+  EXPECT_EQ(g.element_types[1], static_cast<int16_t>(PrimitiveType::kF32));
+  ASSERT_EQ(g.node_values.size(), 2u * GraphFeatures::kNodeValues);
+  const float* negate = &g.node_values[GraphFeatures::kNodeValues];
+  EXPECT_FLOAT_EQ(negate[0], 0.5f);               // rank / 4
+  EXPECT_FLOAT_EQ(negate[1], std::log1p(8.0f));   // dim0
+  EXPECT_FLOAT_EQ(negate[3], 0.0f);               // no dim2
+  EXPECT_FLOAT_EQ(negate[5], std::log1p(24.0f));  // elements
+  EXPECT_FLOAT_EQ(negate[8], 1.0f);               // the root
+  // The control edge is left out.
+  EXPECT_EQ(g.edge_sources, (std::vector<int32_t>{0, 1}));
+  EXPECT_EQ(g.edge_targets, (std::vector<int32_t>{1, 0}));
 }
 
 TEST(RlTrain, EveryAlgorithmTrainsAndWritesALoadablePolicy) {
@@ -234,8 +265,22 @@ TEST(RlTrain, BadOptionsAreErrors) {
   TrainOptions o = SmallRun("sarsa", FreshDir("bad"), 64);
   EXPECT_EQ(Train(o).status().code(), absl::StatusCode::kInvalidArgument);
   o.algo = "ppo";
+  o.network = "transformer";
+  absl::Status network = Train(o).status();
+  EXPECT_EQ(network.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(network.message().find("unknown network 'transformer' (expected one of mlp, gnn)"), std::string::npos)
+      << network;
+  EXPECT_FALSE(fs::exists(o.out_dir));  // refused before anything was written
+  o.network = "gnn";
+  o.algo = "dqn";
+  absl::Status dqn = Train(o).status();
+  EXPECT_EQ(dqn.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(dqn.message().find("dqn supports only --network mlp"), std::string::npos) << dqn;
+  o.network = "mlp";
+  o.algo = "ppo";
   o.benchmarks = {"no/such/benchmark"};
   EXPECT_FALSE(Train(o).ok());
+  fs::remove_all(o.out_dir);
 }
 
 TEST(RlPolicyAgents, BeamAndSampledSearchNeverWorseThanTheStart) {
@@ -259,6 +304,169 @@ TEST(RlPolicyAgents, BeamAndSampledSearchNeverWorseThanTheStart) {
   }
   EXPECT_FALSE(MakeAgent("policy:/no/such/dir").ok());
   fs::remove_all(dir);
+}
+
+TEST(RlPolicyAgents, ShippedMlpPolicyStillLoads) {
+  // Written before policy.json named its network.
+  absl::StatusOr<std::unique_ptr<Policy>> policy =
+      Policy::Load(std::string(HLOGYM_SOURCE_DIR) + "/datasets/policies/ppo-gpt2");
+  ASSERT_TRUE(policy.ok()) << policy.status();
+  EXPECT_EQ((*policy)->network(), "mlp");
+  EnvOptions env_options;
+  env_options.actions = (*policy)->actions();
+  env_options.observation_spaces = RequiredObservationSpaces();
+  absl::StatusOr<std::unique_ptr<Environment>> env = Environment::Create(env_options);
+  ASSERT_TRUE(env.ok()) << env.status();
+  ASSERT_TRUE((*env)->Reset("smoke/mlp_train").ok());
+  std::vector<std::vector<float>> log_probs = (*policy)->LogProbabilities({env->get()});
+  ASSERT_EQ(log_probs.size(), 1u);
+  ASSERT_EQ(log_probs[0].size(), (*policy)->actions().size());
+  double total = 0;
+  for (float lp : log_probs[0]) total += std::exp(lp);
+  EXPECT_NEAR(total, 1.0, 1e-4);
+}
+
+// The gnn, trained once on the small problem of PpoLearnsTheBestSequence.
+class RlGnn : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = new std::string(FreshDir("gnn"));
+    TrainOptions o = GnnRun(*dir_, 3000);
+    o.rollout_steps = 128;
+    o.minibatch = 32;
+    o.hidden = {64};
+    o.learning_rate = 3e-3;
+    absl::StatusOr<TrainSummary> summary = Train(o);
+    ASSERT_TRUE(summary.ok()) << summary.status();
+  }
+  static void TearDownTestSuite() {
+    fs::remove_all(*dir_);
+    delete dir_;
+  }
+
+  static TrainOptions GnnRun(const std::string& dir, int64_t steps) {
+    TrainOptions o = SmallRun("ppo", dir, steps);
+    o.network = "gnn";
+    o.gnn_dim = 16;
+    return o;
+  }
+
+  // Environments over the policy's actions in distinct states: the start of
+  // mlp_train, mlp_train after algsimp, the start of mlp_infer.
+  static std::vector<std::unique_ptr<Environment>> DistinctStates() {
+    EnvOptions env_options;
+    env_options.actions = kActions;
+    env_options.observation_spaces = RequiredObservationSpaces();
+    std::vector<std::unique_ptr<Environment>> envs;
+    for (const char* benchmark : {"smoke/mlp_train", "smoke/mlp_train", "smoke/mlp_infer"}) {
+      absl::StatusOr<std::unique_ptr<Environment>> env = Environment::Create(env_options);
+      EXPECT_TRUE(env.ok()) << env.status();
+      EXPECT_TRUE((*env)->Reset(benchmark).ok());
+      envs.push_back(*std::move(env));
+    }
+    EXPECT_TRUE(envs[1]->Step("algsimp").ok());
+    EXPECT_LT(envs[1]->op_count(), envs[0]->op_count());
+    return envs;
+  }
+
+  static std::string* dir_;
+};
+std::string* RlGnn::dir_ = nullptr;
+
+TEST_F(RlGnn, LearnsTheBestSequence) {
+  AgentOptions beam_options;
+  beam_options.env.actions = kActions;
+  beam_options.beam_width = 8;
+  beam_options.beam_depth = 4;
+  absl::StatusOr<std::unique_ptr<Agent>> beam = MakeAgent("beam", beam_options);
+  ASSERT_TRUE(beam.ok()) << beam.status();
+  absl::StatusOr<SearchResult> best = (*beam)->Optimize("smoke/mlp_train", {});
+  ASSERT_TRUE(best.ok()) << best.status();
+
+  RegisterPolicyAgents();
+  absl::StatusOr<std::unique_ptr<Agent>> learned = MakeAgent("policy:" + *dir_);
+  ASSERT_TRUE(learned.ok()) << learned.status();
+  absl::StatusOr<SearchResult> result = (*learned)->Optimize("smoke/mlp_train", {});
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_EQ(result->op_count, best->op_count) << "passes: " << ::testing::PrintToString(result->passes)
+                                              << ", beam: " << ::testing::PrintToString(best->passes);
+}
+
+TEST_F(RlGnn, ReloadedPolicyGivesTheSameProbabilities) {
+  absl::StatusOr<std::unique_ptr<Policy>> trained = Policy::Load(*dir_);
+  ASSERT_TRUE(trained.ok()) << trained.status();
+  EXPECT_EQ((*trained)->network(), "gnn");
+  std::vector<std::unique_ptr<Environment>> envs = DistinctStates();
+  std::vector<Environment*> states = {envs[0].get(), envs[1].get(), envs[2].get()};
+  const std::vector<std::vector<float>> expected = (*trained)->LogProbabilities(states);
+
+  // Saved and loaded again: every parameter of the graph encoder travels.
+  const std::string copy = FreshDir("gnn_copy");
+  fs::create_directories(copy);
+  ASSERT_TRUE((*trained)->Save(copy).ok());
+  absl::StatusOr<std::unique_ptr<Policy>> reloaded = Policy::Load(copy);
+  ASSERT_TRUE(reloaded.ok()) << reloaded.status();
+  EXPECT_EQ((*reloaded)->LogProbabilities(states), expected);
+  fs::remove_all(copy);
+
+  // The policy rewritten from the training checkpoint (a resume with nothing
+  // left to train) is the same policy.
+  TrainOptions o = GnnRun(*dir_, 3000);
+  o.rollout_steps = 128;
+  o.minibatch = 32;
+  o.hidden = {64};
+  o.learning_rate = 3e-3;
+  absl::StatusOr<TrainSummary> resumed = Train(o);
+  ASSERT_TRUE(resumed.ok()) << resumed.status();
+  EXPECT_EQ(resumed->resumed_from, resumed->steps);
+  absl::StatusOr<std::unique_ptr<Policy>> from_checkpoint = Policy::Load(*dir_);
+  ASSERT_TRUE(from_checkpoint.ok()) << from_checkpoint.status();
+  EXPECT_EQ((*from_checkpoint)->LogProbabilities(states), expected);
+}
+
+TEST_F(RlGnn, BatchedGraphsGiveWhatEachGraphGivesAlone) {
+  absl::StatusOr<std::unique_ptr<Policy>> policy = Policy::Load(*dir_);
+  ASSERT_TRUE(policy.ok()) << policy.status();
+  std::vector<std::unique_ptr<Environment>> envs = DistinctStates();
+  std::vector<std::vector<float>> alone;
+  for (const auto& env : envs) alone.push_back((*policy)->LogProbabilities({env.get()}).front());
+  // The states differ enough for a mix-up of graphs to show.
+  double largest_difference = 0;
+  for (size_t a = 0; a < kActions.size(); ++a) {
+    largest_difference = std::max<double>(largest_difference, std::abs(alone[0][a] - alone[2][a]));
+  }
+  EXPECT_GT(largest_difference, 1e-2);
+
+  // Permuted, with a state repeated (one graph of the batch for two states).
+  const std::vector<int> order = {2, 0, 1, 0};
+  std::vector<Environment*> batch;
+  for (int i : order) batch.push_back(envs[i].get());
+  std::vector<std::vector<float>> batched = (*policy)->LogProbabilities(batch);
+  ASSERT_EQ(batched.size(), order.size());
+  for (size_t k = 0; k < order.size(); ++k) {
+    for (size_t a = 0; a < kActions.size(); ++a) {
+      EXPECT_NEAR(batched[k][a], alone[order[k]][a], 1e-5) << "state " << order[k] << ", action " << a;
+    }
+  }
+}
+
+TEST(RlGnnTrain, PolicyGradientAlgorithmsTrainAGnn) {
+  for (const std::string algo : {"a2c", "trpo"}) {
+    SCOPED_TRACE(algo);
+    const std::string dir = FreshDir("gnn_" + algo);
+    TrainOptions o = SmallRun(algo, dir, 64);
+    o.network = "gnn";
+    o.gnn_dim = 8;
+    o.value_sees_cost = true;
+    absl::StatusOr<TrainSummary> summary = Train(o);
+    ASSERT_TRUE(summary.ok()) << summary.status();
+    EXPECT_EQ(summary->steps, 64);
+    EXPECT_EQ(ReadFile(dir + "/curve.csv").find("nan,nan,nan,nan"), std::string::npos);
+    absl::StatusOr<std::unique_ptr<Policy>> policy = Policy::Load(dir);
+    ASSERT_TRUE(policy.ok()) << policy.status();
+    EXPECT_EQ((*policy)->network(), "gnn");
+    fs::remove_all(dir);
+  }
 }
 
 }  // namespace

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # train: a run killed with SIGKILL resumes from its last checkpoint and ends
-# with one continuous learning curve; the policy it writes evaluates; bad
-# input is refused without touching the user's files.
+# with one continuous learning curve; the policy it writes evaluates (a gnn
+# policy too); bad input is refused without touching the user's files.
 # Usage: train.sh path/to/hlogym SOURCE_DIR
 set -u
 hlogym="$1"
@@ -45,6 +45,11 @@ PY
 "$hlogym" eval --agent "policy:$work/run" --suite "$mlp" -q >"$work/eval.txt" || fail "eval policy exited $?"
 grep -q "gain over xla-cpu-default" "$work/eval.txt" || fail "eval policy: no summary"
 
+# A gnn policy trains and evaluates the same way (policy-beam: batched graphs).
+"$hlogym" train "${small[@]}" --network gnn --gnn-dim 8 --steps 64 --out "$work/gnn" >/dev/null || fail "gnn train exited $?"
+"$hlogym" eval --agent "policy-beam:$work/gnn" --suite "$mlp" -q >"$work/eval_gnn.txt" || fail "eval gnn policy exited $?"
+grep -q "gain over xla-cpu-default" "$work/eval_gnn.txt" || fail "eval gnn policy: no summary"
+
 # Bad input: exit 2, nothing written over.
 mkdir -p "$work/occupied" && echo keep >"$work/occupied/notes.txt"
 "$hlogym" train "${small[@]}" --steps 64 --out "$work/occupied" 2>"$work/err.txt"
@@ -52,6 +57,10 @@ mkdir -p "$work/occupied" && echo keep >"$work/occupied/notes.txt"
 [ "$(cat "$work/occupied/notes.txt")" = keep ] || fail "notes.txt changed"
 "$hlogym" train --algo sarsa --suite "$mlp" --out "$work/x" 2>/dev/null
 [ $? -eq 2 ] || fail "unknown algorithm: expected exit 2"
+"$hlogym" train --network transformer --suite "$mlp" --out "$work/y" 2>"$work/err.txt"
+[ $? -eq 2 ] || fail "unknown network: expected exit 2"
+grep -q "unknown network 'transformer' (expected one of mlp, gnn)" "$work/err.txt" || fail "unknown network: unclear error: $(cat "$work/err.txt")"
+[ ! -e "$work/y" ] || fail "unknown network: wrote $work/y"
 "$hlogym" eval --agent "policy:$work/nothing" --suite "$mlp" -q 2>"$work/err.txt"
 [ $? -eq 2 ] || fail "missing policy: expected exit 2"
 grep -q "policy.json" "$work/err.txt" || fail "missing policy: unclear error: $(cat "$work/err.txt")"

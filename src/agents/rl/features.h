@@ -13,6 +13,9 @@
 // Cost features (the paper's second enhancement: the value function also sees
 // them): log((1 + FLOPs) / (1 + initial FLOPs)) and the same for
 // transcendentals.
+//
+// Graph features (the "gnn" network; see GraphFeatures) come from the gym's
+// graph observation (ComputeGraphObservation).
 #ifndef HLOGYM_AGENTS_RL_FEATURES_H_
 #define HLOGYM_AGENTS_RL_FEATURES_H_
 
@@ -20,6 +23,7 @@
 #include <vector>
 
 #include "gym/environment.h"
+#include "hlo/primitive_type.h"
 
 namespace hlogym::rl {
 
@@ -40,6 +44,22 @@ void EncodePolicyFeatures(const Observation& observation, int64_t initial_op_cou
 // the episode's first state.
 void EncodeCostFeatures(const Observation& observation, const std::vector<double>& initial,
                         float* out);
+
+// What the gnn sees of a graph observation. Per node: its opcode and element
+// type (the network embeds them) and kNodeValues numbers: rank / 4,
+// log(1 + size) of the first four dimensions (0 when absent), log(1 +
+// elements), log(1 + operands), log(1 + users), is-root. Edges: the operand
+// and call edges (data flows source -> target); control edges carry no data
+// and are left out. Compact types: a rollout holds one per distinct state.
+struct GraphFeatures {
+  static constexpr int kNodeValues = 9;
+  static constexpr int kElementTypes = static_cast<int>(PrimitiveType::kOpaque) + 1;
+  int64_t num_nodes = 0;
+  std::vector<int16_t> opcodes, element_types;  // num_nodes each
+  std::vector<float> node_values;               // num_nodes x kNodeValues, row-major
+  std::vector<int32_t> edge_sources, edge_targets;
+};
+GraphFeatures EncodeGraph(const GraphObservation& graph);
 
 }  // namespace hlogym::rl
 

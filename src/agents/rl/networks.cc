@@ -1,11 +1,14 @@
 #include "agents/rl/networks.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
+#include "hlo/opcode.h"
 #include "nlohmann/json.hpp"
 #include "text/file_io.h"
 
@@ -32,6 +35,8 @@ std::string PolicyConfig::ToJson() const {
   j["algo"] = algo;
   j["actions"] = actions;
   j["hidden"] = hidden;
+  j["network"] = network;
+  if (gnn()) j["gnn"] = {{"dim", gnn_dim}, {"rounds", gnn_rounds}};
   j["traj_limit"] = traj_limit;
   j["value_sees_cost"] = value_sees_cost;
   j["action_masking"] = action_masking;
@@ -55,6 +60,11 @@ absl::StatusOr<PolicyConfig> PolicyConfig::FromJson(const std::string& text, con
     c.algo = j.at("algo").get<std::string>();
     c.actions = j.at("actions").get<std::vector<std::string>>();
     c.hidden = j.at("hidden").get<std::vector<int>>();
+    c.network = j.value("network", "mlp");
+    if (c.gnn()) {
+      c.gnn_dim = j.at("gnn").at("dim").get<int>();
+      c.gnn_rounds = j.at("gnn").at("rounds").get<int>();
+    }
     c.traj_limit = j.at("traj_limit").get<int>();
     c.value_sees_cost = j.at("value_sees_cost").get<bool>();
     c.action_masking = j.at("action_masking").get<bool>();
@@ -70,12 +80,100 @@ absl::StatusOr<PolicyConfig> PolicyConfig::FromJson(const std::string& text, con
   for (int h : c.hidden) {
     if (h < 1) return absl::InvalidArgumentError(absl::StrCat(origin, ": hidden sizes must be >= 1"));
   }
+  if (c.network != "mlp" && !c.gnn()) {
+    return absl::InvalidArgumentError(absl::StrCat(origin, ": unknown network '", c.network, "'"));
+  }
+  if (c.gnn_dim < 1 || c.gnn_rounds < 0) {
+    return absl::InvalidArgumentError(absl::StrCat(origin, ": gnn dim must be >= 1 and rounds >= 0"));
+  }
   return c;
+}
+
+GraphBatch MakeGraphBatch(const std::vector<const GraphFeatures*>& graphs) {
+  GraphBatch batch;
+  if (graphs.empty()) return batch;
+  absl::flat_hash_map<const GraphFeatures*, int64_t> index_of;
+  std::vector<const GraphFeatures*> distinct;
+  batch.graph_of_state = torch::empty({static_cast<int64_t>(graphs.size())}, torch::kInt64);
+  int64_t* graph_of_state = batch.graph_of_state.data_ptr<int64_t>();
+  int64_t num_nodes = 0, num_edges = 0;
+  for (size_t i = 0; i < graphs.size(); ++i) {
+    auto [it, inserted] = index_of.try_emplace(graphs[i], static_cast<int64_t>(distinct.size()));
+    if (inserted) {
+      distinct.push_back(graphs[i]);
+      num_nodes += graphs[i]->num_nodes;
+      num_edges += static_cast<int64_t>(graphs[i]->edge_sources.size());
+    }
+    graph_of_state[i] = it->second;
+  }
+  constexpr int64_t K = GraphFeatures::kNodeValues;
+  batch.opcodes = torch::empty({num_nodes}, torch::kInt64);
+  batch.element_types = torch::empty({num_nodes}, torch::kInt64);
+  batch.node_values = torch::empty({num_nodes, K}, torch::kFloat32);
+  batch.edge_sources = torch::empty({num_edges}, torch::kInt64);
+  batch.edge_targets = torch::empty({num_edges}, torch::kInt64);
+  batch.in_degree_inverse = torch::zeros({num_nodes, 1}, torch::kFloat32);
+  batch.out_degree_inverse = torch::zeros({num_nodes, 1}, torch::kFloat32);
+  int64_t* opcodes = batch.opcodes.data_ptr<int64_t>();
+  int64_t* element_types = batch.element_types.data_ptr<int64_t>();
+  float* node_values = batch.node_values.data_ptr<float>();
+  int64_t* sources = batch.edge_sources.data_ptr<int64_t>();
+  int64_t* targets = batch.edge_targets.data_ptr<int64_t>();
+  float* in_degree = batch.in_degree_inverse.data_ptr<float>();
+  float* out_degree = batch.out_degree_inverse.data_ptr<float>();
+  int64_t node_offset = 0, edge = 0;
+  for (const GraphFeatures* distinct_graph : distinct) {
+    const GraphFeatures& graph = *distinct_graph;
+    batch.nodes_per_graph.push_back(graph.num_nodes);
+    std::copy(graph.opcodes.begin(), graph.opcodes.end(), opcodes + node_offset);
+    std::copy(graph.element_types.begin(), graph.element_types.end(), element_types + node_offset);
+    std::copy(graph.node_values.begin(), graph.node_values.end(), node_values + node_offset * K);
+    for (size_t e = 0; e < graph.edge_sources.size(); ++e, ++edge) {
+      sources[edge] = node_offset + graph.edge_sources[e];
+      targets[edge] = node_offset + graph.edge_targets[e];
+      ++out_degree[sources[edge]];
+      ++in_degree[targets[edge]];
+    }
+    node_offset += graph.num_nodes;
+  }
+  for (int64_t n = 0; n < num_nodes; ++n) {
+    in_degree[n] = 1.0f / std::max(1.0f, in_degree[n]);
+    out_degree[n] = 1.0f / std::max(1.0f, out_degree[n]);
+  }
+  return batch;
+}
+
+GraphEncoderImpl::GraphEncoderImpl(int dim, int rounds) {
+  opcode_ = register_module("opcode", torch::nn::Embedding(kOpcodeCount, dim));
+  element_type_ = register_module("element_type", torch::nn::Embedding(GraphFeatures::kElementTypes, dim));
+  node_values_ = register_module("node_values", torch::nn::Linear(GraphFeatures::kNodeValues, dim));
+  for (int r = 0; r < rounds; ++r) {
+    rounds_.push_back(register_module(absl::StrCat("round", r), torch::nn::Linear(3 * dim, dim)));
+  }
+}
+
+torch::Tensor GraphEncoderImpl::forward(const GraphBatch& b) {
+  torch::Tensor h = torch::tanh(opcode_(b.opcodes) + element_type_(b.element_types) + node_values_(b.node_values));
+  for (torch::nn::Linear& round : rounds_) {
+    torch::Tensor from_sources =
+        torch::zeros_like(h).index_add(0, b.edge_targets, h.index_select(0, b.edge_sources)) * b.in_degree_inverse;
+    torch::Tensor from_targets =
+        torch::zeros_like(h).index_add(0, b.edge_sources, h.index_select(0, b.edge_targets)) * b.out_degree_inverse;
+    h = h + torch::tanh(round(torch::cat({h, from_sources, from_targets}, 1)));
+  }
+  // Per graph rather than segment_reduce, which TRPO cannot differentiate twice.
+  std::vector<torch::Tensor> pooled;
+  for (const torch::Tensor& nodes : h.split_with_sizes(b.nodes_per_graph)) {
+    pooled.push_back(torch::cat({nodes.mean(0), nodes.amax(0)}));
+  }
+  return torch::stack(pooled).index_select(0, b.graph_of_state);
 }
 
 ActorCriticImpl::ActorCriticImpl(const PolicyConfig& config)
     : value_sees_cost_(config.value_sees_cost) {
-  const int64_t inputs = config.layout().policy_size();
+  // Registered only for gnn, so that mlp policy files stay as they were.
+  if (config.gnn()) graph_ = register_module("graph", GraphEncoder(config.gnn_dim, config.gnn_rounds));
+  const int64_t inputs = config.state_size();
   const int64_t actions = static_cast<int64_t>(config.actions.size());
   actor_ = register_module("actor", MakeMlp(inputs, config.hidden, actions));
   critic_ = register_module(
@@ -90,11 +188,28 @@ ActorCriticImpl::ActorCriticImpl(const PolicyConfig& config)
   }
 }
 
-torch::Tensor ActorCriticImpl::Logits(const torch::Tensor& features) { return actor_->forward(features); }
+torch::Tensor ActorCriticImpl::Encode(const torch::Tensor& features, const GraphBatch& graphs) {
+  if (!graph_) return features;
+  return torch::cat({features, graph_->forward(graphs)}, 1);
+}
 
-torch::Tensor ActorCriticImpl::Value(const torch::Tensor& features, const torch::Tensor& cost) {
-  torch::Tensor input = value_sees_cost_ ? torch::cat({features, cost}, 1) : features;
+torch::Tensor ActorCriticImpl::Logits(const torch::Tensor& state) { return actor_->forward(state); }
+
+torch::Tensor ActorCriticImpl::Value(const torch::Tensor& state, const torch::Tensor& cost) {
+  // The critic reads the graph encoding but does not train it: the returns
+  // are heavy-tailed, and their gradients would drown the actor's in it.
+  const torch::Tensor seen = state.detach();
+  torch::Tensor input = value_sees_cost_ ? torch::cat({seen, cost}, 1) : seen;
   return critic_->forward(input).squeeze(1);
+}
+
+std::vector<torch::Tensor> ActorCriticImpl::ActorParameters() {
+  std::vector<torch::Tensor> params = actor_->parameters();
+  if (graph_) {
+    std::vector<torch::Tensor> encoder = graph_->parameters();
+    params.insert(params.end(), encoder.begin(), encoder.end());
+  }
+  return params;
 }
 
 void CopyParameters(ActorCritic& from, ActorCritic& to) {

@@ -1,4 +1,5 @@
-// The learned policy as an Agent (see rl.h): "policy:DIR" and "policy-beam:DIR".
+// The learned policy (rl.h's Policy) and the agents over it (see rl.h):
+// "policy:DIR" and "policy-beam:DIR".
 #include <torch/torch.h>
 
 #include <algorithm>
@@ -8,6 +9,7 @@
 #include <numeric>
 #include <random>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "agents/agent.h"
@@ -16,25 +18,89 @@
 #include "agents/rl/rl.h"
 
 namespace hlogym::rl {
+
+struct Policy::Impl {
+  LoadedPolicy loaded;
+};
+
+Policy::Policy(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Policy::~Policy() = default;
+
+absl::StatusOr<std::unique_ptr<Policy>> Policy::Load(const std::string& dir) {
+  absl::StatusOr<LoadedPolicy> loaded = LoadPolicy(dir);
+  if (!loaded.ok()) return loaded.status();
+  return std::unique_ptr<Policy>(new Policy(std::make_unique<Impl>(Impl{*std::move(loaded)})));
+}
+
+absl::Status Policy::Save(const std::string& dir) const {
+  return SavePolicy(dir, impl_->loaded.config, impl_->loaded.net);
+}
+
+const std::vector<std::string>& Policy::actions() const { return impl_->loaded.config.actions; }
+int Policy::traj_limit() const { return impl_->loaded.config.traj_limit; }
+const std::string& Policy::network() const { return impl_->loaded.config.network; }
+
+std::vector<std::vector<float>> Policy::LogProbabilities(const std::vector<Environment*>& envs) const {
+  const PolicyConfig& config = impl_->loaded.config;
+  const FeatureLayout layout = config.layout();
+  const int64_t n = static_cast<int64_t>(envs.size());
+  const int F = layout.policy_size(), A = layout.num_actions;
+  std::vector<float> features(static_cast<size_t>(n) * F);
+  std::vector<uint8_t> mask(static_cast<size_t>(n) * A, 1);
+  // gnn: environments in equal states share one graph of the batch.
+  std::vector<GraphFeatures> graphs;
+  std::vector<size_t> graph_of_env;
+  absl::flat_hash_map<Fingerprint, size_t> graph_of_fingerprint;
+  for (int64_t i = 0; i < n; ++i) {
+    Environment& env = *envs[i];
+    EncodePolicyFeatures(env.Observe(), env.initial_op_count(), env.episode_length(), layout, &features[i * F]);
+    if (config.gnn()) {
+      auto [it, inserted] = graph_of_fingerprint.try_emplace(env.state()->fingerprint(), graphs.size());
+      if (inserted) graphs.push_back(EncodeGraph(ComputeGraphObservation(env.module())));
+      graph_of_env.push_back(it->second);
+    }
+    if (config.action_masking) {
+      std::vector<bool> allowed = env.ActionMask();
+      if (std::any_of(allowed.begin(), allowed.end(), [](bool b) { return b; })) {
+        std::copy(allowed.begin(), allowed.end(), &mask[i * A]);
+      }
+    }
+  }
+  std::vector<const GraphFeatures*> graph_of_state;
+  for (size_t g : graph_of_env) graph_of_state.push_back(&graphs[g]);
+  torch::NoGradGuard no_grad;
+  ActorCritic& net = impl_->loaded.net;
+  torch::Tensor x = torch::from_blob(features.data(), {n, F}, torch::kFloat32);
+  torch::Tensor m = torch::from_blob(mask.data(), {n, A}, torch::kUInt8).to(torch::kBool);
+  torch::Tensor logits = MaskLogits(net->Logits(net->Encode(x, MakeGraphBatch(graph_of_state))), m);
+  torch::Tensor log_probs = torch::log_softmax(logits, 1).contiguous();
+  std::vector<std::vector<float>> rows(n);
+  for (int64_t i = 0; i < n; ++i) {
+    const float* row = log_probs.data_ptr<float>() + i * A;
+    rows[i].assign(row, row + A);
+  }
+  return rows;
+}
+
 namespace {
 
 // Policies are loaded once per process and shared by the agents made from them.
-absl::StatusOr<std::shared_ptr<LoadedPolicy>> LoadShared(const std::string& dir) {
+absl::StatusOr<std::shared_ptr<const Policy>> LoadShared(const std::string& dir) {
   static std::mutex mu;
-  static auto* loaded = new std::map<std::string, std::shared_ptr<LoadedPolicy>>();
+  static auto* loaded = new std::map<std::string, std::shared_ptr<const Policy>>();
   std::lock_guard<std::mutex> lock(mu);
   auto it = loaded->find(dir);
   if (it != loaded->end()) return it->second;
-  absl::StatusOr<LoadedPolicy> policy = LoadPolicy(dir);
+  absl::StatusOr<std::unique_ptr<Policy>> policy = Policy::Load(dir);
   if (!policy.ok()) return policy.status();
-  auto shared = std::make_shared<LoadedPolicy>(std::move(*policy));
+  std::shared_ptr<const Policy> shared = *std::move(policy);
   (*loaded)[dir] = shared;
   return shared;
 }
 
 class PolicyAgent : public Agent {
  public:
-  PolicyAgent(std::shared_ptr<LoadedPolicy> policy, AgentOptions options, bool beam)
+  PolicyAgent(std::shared_ptr<const Policy> policy, AgentOptions options, bool beam)
       : Agent(std::move(options)), policy_(std::move(policy)), beam_(beam) {}
   std::string_view name() const override { return beam_ ? "policy-beam" : "policy"; }
 
@@ -50,32 +116,12 @@ class PolicyAgent : public Agent {
   }
 
  private:
-  // The policy's log-probabilities in `env`'s state after `step` steps.
-  std::vector<float> LogProbabilities(Environment& env, int step) {
-    const FeatureLayout layout = policy_->config.layout();
-    std::vector<float> features(layout.policy_size());
-    EncodePolicyFeatures(env.Observe(), env.initial_op_count(), step, layout, features.data());
-    torch::NoGradGuard no_grad;
-    torch::Tensor x = torch::from_blob(features.data(), {1, layout.policy_size()}, torch::kFloat32);
-    torch::Tensor logits = policy_->net->Logits(x);
-    if (policy_->config.action_masking) {
-      std::vector<bool> allowed = env.ActionMask();
-      if (std::any_of(allowed.begin(), allowed.end(), [](bool b) { return b; })) {
-        std::vector<uint8_t> mask(allowed.begin(), allowed.end());
-        torch::Tensor m = torch::from_blob(mask.data(), {1, layout.num_actions}, torch::kUInt8).to(torch::kBool);
-        logits = MaskLogits(logits, m);
-      }
-    }
-    torch::Tensor log_probs = torch::log_softmax(logits, 1).contiguous();
-    return std::vector<float>(log_probs.data_ptr<float>(), log_probs.data_ptr<float>() + layout.num_actions);
-  }
-
   // One episode of traj_limit steps from the initial state: the most likely
   // action each step, or (sample) actions drawn from the policy.
   bool Rollout(SearchContext& ctx, bool sample) {
     std::unique_ptr<Environment> env = ctx.root().Fork();
-    for (int step = 0; step < policy_->config.traj_limit; ++step) {
-      std::vector<float> log_probs = LogProbabilities(*env, step);
+    for (int step = 0; step < policy_->traj_limit(); ++step) {
+      std::vector<float> log_probs = std::move(policy_->LogProbabilities({env.get()}).front());
       int action;
       if (sample) {
         std::vector<double> weights(log_probs.size());
@@ -106,10 +152,14 @@ class PolicyAgent : public Agent {
     std::vector<Node> beam;
     beam.push_back({ctx.root().Fork(), 0});
     absl::flat_hash_set<Fingerprint> visited = {beam.front().env->state()->fingerprint()};
-    for (int step = 0; step < policy_->config.traj_limit && !ctx.exhausted(); ++step) {
+    for (int step = 0; step < policy_->traj_limit() && !ctx.exhausted(); ++step) {
+      std::vector<Environment*> parents;
+      for (Node& parent : beam) parents.push_back(parent.env.get());
+      const std::vector<std::vector<float>> parent_log_probs = policy_->LogProbabilities(parents);
       std::vector<Node> children;
-      for (Node& parent : beam) {
-        std::vector<float> log_probs = LogProbabilities(*parent.env, step);
+      for (size_t p = 0; p < beam.size(); ++p) {
+        Node& parent = beam[p];
+        const std::vector<float>& log_probs = parent_log_probs[p];
         std::vector<int> order(log_probs.size());
         std::iota(order.begin(), order.end(), 0);
         std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return log_probs[a] > log_probs[b]; });
@@ -132,17 +182,17 @@ class PolicyAgent : public Agent {
     return absl::OkStatus();
   }
 
-  std::shared_ptr<LoadedPolicy> policy_;
+  std::shared_ptr<const Policy> policy_;
   bool beam_;
   bool sample_after_greedy_ = false;
 };
 
 AgentFactory MakeFactory(bool beam) {
   return [beam](std::string_view dir, AgentOptions options) -> absl::StatusOr<std::unique_ptr<Agent>> {
-    absl::StatusOr<std::shared_ptr<LoadedPolicy>> policy = LoadShared(std::string(dir));
+    absl::StatusOr<std::shared_ptr<const Policy>> policy = LoadShared(std::string(dir));
     if (!policy.ok()) return policy.status();
     // The policy's own action space and the observations its features need.
-    options.env.actions = (*policy)->config.actions;
+    options.env.actions = (*policy)->actions();
     options.env.observation_spaces = RequiredObservationSpaces();
     return std::unique_ptr<Agent>(new PolicyAgent(*std::move(policy), std::move(options), beam));
   };

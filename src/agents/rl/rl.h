@@ -10,6 +10,12 @@
 // "+shaped" reward, Phi(s) = -FLOPs(s) - 2 * transcendentals(s)) and a value
 // function that also sees FLOPs and transcendentals.
 //
+// Networks: "mlp" reads the policy features of features.h (the op histogram,
+// progress and action history); "gnn" also reads the module's graph (the
+// gym's graph observation) through message passing over its edges, pooled
+// into a vector that the actor learns and the critic reads (networks.h). DQN is
+// mlp only.
+//
 // A training run lives in one output directory:
 //   checkpoint.pt, checkpoint.json  the latest checkpoint (networks, optimizer,
 //                                   counters, random state), written atomically
@@ -22,6 +28,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -49,8 +56,10 @@ struct TrainOptions {
   bool reward_shaping = false;    // paper enhancement 1 (adds "+shaped")
   bool value_sees_cost = false;   // paper enhancement 2
   bool action_masking = false;    // sample only passes that change the module
-  std::string network = "mlp";    // mlp (op histogram) or gnn (the graph observation)
+  std::string network = "mlp";    // mlp (op histogram) or gnn (also the graph observation)
   std::vector<int> hidden = {2048, 2048};
+  int gnn_dim = 32;               // gnn: node embedding width
+  int gnn_rounds = 2;             // gnn: message-passing rounds
   int num_envs = 8;
   int num_threads = 2;            // environment stepping and torch's intra-op threads
 
@@ -115,6 +124,31 @@ struct TrainSummary {
 absl::StatusOr<TrainSummary> Train(const TrainOptions& options);
 
 std::vector<std::string> AlgorithmNames();
+std::vector<std::string> NetworkNames();
+
+// A trained policy behind a torch-free face (the policy agents use it; so may
+// tools and tests).
+class Policy {
+ public:
+  // DIR holds policy.json and policy.pt (a training output directory).
+  static absl::StatusOr<std::unique_ptr<Policy>> Load(const std::string& dir);
+  ~Policy();
+  // Writes policy.json and policy.pt into `dir`, as training does.
+  absl::Status Save(const std::string& dir) const;
+  const std::vector<std::string>& actions() const;
+  int traj_limit() const;
+  const std::string& network() const;
+  // The log-probabilities of the actions in each environment's current state
+  // (its episode_length() counts as the step), evaluated as one batch. When
+  // the policy was trained with masking, actions that change nothing are
+  // masked (unless none changes anything).
+  std::vector<std::vector<float>> LogProbabilities(const std::vector<Environment*>& envs) const;
+
+ private:
+  struct Impl;
+  explicit Policy(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
 
 // Registers the learned-policy agents with MakeAgent:
 //   "policy:DIR"        the policy's most likely action at each step (traj_limit

@@ -9,11 +9,13 @@
 #include <fstream>
 #include <limits>
 #include <memory>
+#include <numeric>
 #include <random>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
@@ -44,6 +46,7 @@ struct Worker {
   Observation observation;
   std::vector<double> initial_cost;
   std::vector<uint8_t> mask;  // 1 = the action changes the module (masking only)
+  std::shared_ptr<const GraphFeatures> graph;  // gnn: the current state's
   double episode_return = 0;
   absl::Status status;        // of the last parallel operation
 };
@@ -66,6 +69,8 @@ struct Rollout {
   std::vector<uint8_t> masks, dones;
   std::vector<int64_t> actions;
   std::vector<float> advantages, returns;
+  // gnn: each step's graph; steps in equal states share one.
+  std::vector<std::shared_ptr<const GraphFeatures>> graphs;
 };
 
 torch::Tensor FloatTensor(std::vector<float>& data, std::vector<int64_t> shape) {
@@ -100,6 +105,12 @@ class Trainer {
   const std::string& DrawBenchmark();
   absl::Status ResetWorker(Worker& w, const std::string& spec);
   void Encode(const Worker& w, float* features, float* cost, uint8_t* mask) const;
+  // gnn: points every worker at its state's graph features.
+  void EncodeGraphs();
+  // The graph batch of the workers' states, or of the rollout steps
+  // `indices` (empty for mlp).
+  GraphBatch WorkerGraphs() const;
+  GraphBatch RolloutGraphs(const Rollout& r, const int64_t* indices, int64_t n) const;
   // Steps every worker with its action (in parallel); finished episodes are
   // recorded and their environments reset to a drawn benchmark.
   absl::Status StepAll(const std::vector<int64_t>& actions, float* rewards, uint8_t* dones);
@@ -110,7 +121,7 @@ class Trainer {
   void Gae(Rollout& r, const std::vector<float>& last_values) const;
   void UpdatePpo(Rollout& r, int epochs, int minibatch, bool clipped);
   void UpdateTrpo(Rollout& r);
-  void UpdateValue(const torch::Tensor& x, const torch::Tensor& c, const torch::Tensor& ret,
+  void UpdateValue(const torch::Tensor& states, const torch::Tensor& c, const torch::Tensor& ret,
                    torch::optim::Optimizer& optimizer, const std::vector<torch::Tensor>& params);
 
   PolicyConfig MakeConfig() const;
@@ -130,6 +141,9 @@ class Trainer {
   ActorCritic net_{nullptr}, target_{nullptr};
   std::unique_ptr<torch::optim::Adam> optimizer_;  // PPO/A2C: all; TRPO: critic; DQN: Q
   std::shared_ptr<StepCache> cache_;
+  // gnn: graph features by state, computed once while a worker or a rollout
+  // step holds them (so memory follows the rollout, not the run).
+  absl::flat_hash_map<Fingerprint, std::weak_ptr<const GraphFeatures>> graph_memo_;
 
   int64_t steps_ = 0, updates_ = 0, episodes_ = 0, resumed_from_ = 0;
   int64_t next_checkpoint_ = 0;
@@ -157,8 +171,17 @@ absl::Status Trainer::Validate() const {
     return absl::InvalidArgumentError("--rollout must be at least the number of environments");
   }
   if (o_.minibatch < 1 || o_.epochs < 1) return absl::InvalidArgumentError("--minibatch and --epochs must be >= 1");
-  if (o_.network != "mlp") {
-    return absl::InvalidArgumentError(absl::StrCat("unknown network '", o_.network, "' (expected mlp)"));
+  const std::vector<std::string> networks = NetworkNames();
+  if (std::find(networks.begin(), networks.end(), o_.network) == networks.end()) {
+    return absl::InvalidArgumentError(absl::StrCat("unknown network '", o_.network, "' (expected one of ",
+                                                   absl::StrJoin(networks, ", "), ")"));
+  }
+  if (o_.network == "gnn" && o_.algo == "dqn") {
+    // Its replay buffer would hold a graph per transition.
+    return absl::InvalidArgumentError("dqn supports only --network mlp; train a gnn with ppo, a2c or trpo");
+  }
+  if (o_.gnn_dim < 1 || o_.gnn_rounds < 0) {
+    return absl::InvalidArgumentError("--gnn-dim must be >= 1 and --gnn-rounds >= 0");
   }
   for (int h : o_.hidden) {
     if (h < 1) return absl::InvalidArgumentError("hidden layer sizes must be >= 1");
@@ -225,6 +248,9 @@ PolicyConfig Trainer::MakeConfig() const {
   c.algo = o_.algo;
   c.actions = o_.env.actions;
   c.hidden = o_.hidden;
+  c.network = o_.network;
+  c.gnn_dim = o_.gnn_dim;
+  c.gnn_rounds = o_.gnn_rounds;
   c.traj_limit = o_.env.traj_limit;
   c.value_sees_cost = o_.value_sees_cost;
   c.action_masking = o_.action_masking;
@@ -268,6 +294,46 @@ void Trainer::Encode(const Worker& w, float* features, float* cost, uint8_t* mas
   if (o_.action_masking && std::none_of(mask, mask + A_, [](uint8_t m) { return m != 0; })) {
     std::fill(mask, mask + A_, 1);
   }
+}
+
+void Trainer::EncodeGraphs() {
+  if (!config_.gnn()) return;
+  std::vector<int> missing;
+  for (int i = 0; i < static_cast<int>(workers_.size()); ++i) {
+    Worker& w = workers_[i];
+    auto it = graph_memo_.find(w.env->state()->fingerprint());
+    w.graph = it != graph_memo_.end() ? it->second.lock() : nullptr;
+    if (!w.graph) missing.push_back(i);
+  }
+  pool_->ParallelFor(static_cast<int>(missing.size()), [&](int k) {
+    Worker& w = workers_[missing[k]];
+    w.graph = std::make_shared<const GraphFeatures>(EncodeGraph(ComputeGraphObservation(w.env->module())));
+  });
+  for (int i : missing) {
+    // Two workers that reached one new state share the first one's graph.
+    std::weak_ptr<const GraphFeatures>& memo = graph_memo_[workers_[i].env->state()->fingerprint()];
+    if (std::shared_ptr<const GraphFeatures> kept = memo.lock()) {
+      workers_[i].graph = kept;
+    } else {
+      memo = workers_[i].graph;
+    }
+  }
+}
+
+GraphBatch Trainer::WorkerGraphs() const {
+  std::vector<const GraphFeatures*> graphs;
+  if (config_.gnn()) {
+    for (const Worker& w : workers_) graphs.push_back(w.graph.get());
+  }
+  return MakeGraphBatch(graphs);
+}
+
+GraphBatch Trainer::RolloutGraphs(const Rollout& r, const int64_t* indices, int64_t n) const {
+  std::vector<const GraphFeatures*> graphs;
+  if (config_.gnn()) {
+    for (int64_t i = 0; i < n; ++i) graphs.push_back(r.graphs[indices[i]].get());
+  }
+  return MakeGraphBatch(graphs);
 }
 
 absl::Status Trainer::StepAll(const std::vector<int64_t>& actions, float* rewards, uint8_t* dones) {
@@ -370,12 +436,16 @@ absl::Status Trainer::RunPolicyGradient() {
       Encode(workers_[e], &step_features[static_cast<size_t>(e) * F_], &step_cost[static_cast<size_t>(e) * 2],
              &step_masks[static_cast<size_t>(e) * A_]);
     }
+    EncodeGraphs();
   };
 
   while (steps_ < o_.total_steps) {
     r.features.clear(); r.cost.clear(); r.masks.clear(); r.actions.clear();
     r.log_probs.clear(); r.values.clear(); r.rewards.assign(static_cast<size_t>(T) * E, 0);
     r.dones.assign(static_cast<size_t>(T) * E, 0);
+    r.graphs.clear();
+    // The previous rollout's graphs are gone (but for the workers' own).
+    absl::erase_if(graph_memo_, [](const auto& entry) { return entry.second.expired(); });
     net_->eval();
     for (int t = 0; t < T; ++t) {
       encode_all();
@@ -385,10 +455,11 @@ absl::Status Trainer::RunPolicyGradient() {
         torch::Tensor x = torch::from_blob(step_features.data(), {E, F_}, torch::kFloat32);
         torch::Tensor c = torch::from_blob(step_cost.data(), {E, 2}, torch::kFloat32);
         torch::Tensor m = torch::from_blob(step_masks.data(), {E, A_}, torch::kUInt8).to(torch::kBool);
-        torch::Tensor logits = MaskLogits(net_->Logits(x), m);
+        torch::Tensor state = net_->Encode(x, WorkerGraphs());
+        torch::Tensor logits = MaskLogits(net_->Logits(state), m);
         torch::Tensor probs = torch::softmax(logits, 1).contiguous();
         torch::Tensor log_probs = torch::log_softmax(logits, 1).contiguous();
-        torch::Tensor values = net_->Value(x, c).contiguous();
+        torch::Tensor values = net_->Value(state, c).contiguous();
         const float* p = probs.data_ptr<float>();
         const float* lp = log_probs.data_ptr<float>();
         const float* v = values.data_ptr<float>();
@@ -402,6 +473,9 @@ absl::Status Trainer::RunPolicyGradient() {
       r.cost.insert(r.cost.end(), step_cost.begin(), step_cost.end());
       r.masks.insert(r.masks.end(), step_masks.begin(), step_masks.end());
       r.actions.insert(r.actions.end(), actions.begin(), actions.end());
+      if (config_.gnn()) {
+        for (const Worker& w : workers_) r.graphs.push_back(w.graph);
+      }
       if (absl::Status s = StepAll(actions, &r.rewards[static_cast<size_t>(t) * E], &r.dones[static_cast<size_t>(t) * E]);
           !s.ok()) {
         return s;
@@ -413,7 +487,7 @@ absl::Status Trainer::RunPolicyGradient() {
       torch::NoGradGuard no_grad;
       torch::Tensor x = torch::from_blob(step_features.data(), {E, F_}, torch::kFloat32);
       torch::Tensor c = torch::from_blob(step_cost.data(), {E, 2}, torch::kFloat32);
-      torch::Tensor v = net_->Value(x, c).contiguous();
+      torch::Tensor v = net_->Value(net_->Encode(x, WorkerGraphs()), c).contiguous();
       std::copy(v.data_ptr<float>(), v.data_ptr<float>() + E, last_values.begin());
     }
     Gae(r, last_values);
@@ -454,7 +528,8 @@ void Trainer::UpdatePpo(Rollout& r, int epochs, int minibatch, bool clipped) {
       torch::Tensor a = actions.index_select(0, idx);
       torch::Tensor adv = advantages.index_select(0, idx);
       if (adv.numel() > 1) adv = (adv - adv.mean()) / (adv.std() + 1e-8);
-      torch::Tensor logits = MaskLogits(net_->Logits(x), m);
+      torch::Tensor state = net_->Encode(x, RolloutGraphs(r, order.data() + begin, end - begin));
+      torch::Tensor logits = MaskLogits(net_->Logits(state), m);
       torch::Tensor log_probs_all = torch::log_softmax(logits, 1);
       torch::Tensor log_probs = log_probs_all.gather(1, a.unsqueeze(1)).squeeze(1);
       torch::Tensor entropy = -(torch::softmax(logits, 1) * log_probs_all).sum(1).mean();
@@ -465,7 +540,7 @@ void Trainer::UpdatePpo(Rollout& r, int epochs, int minibatch, bool clipped) {
       } else {
         policy_loss = -(log_probs * adv).mean();
       }
-      torch::Tensor value_loss = (net_->Value(x, c) - returns.index_select(0, idx)).pow(2).mean();
+      torch::Tensor value_loss = (net_->Value(state, c) - returns.index_select(0, idx)).pow(2).mean();
       torch::Tensor loss = policy_loss + o_.value_coef * value_loss - o_.entropy_coef * entropy;
       optimizer_->zero_grad();
       loss.backward();
@@ -481,9 +556,9 @@ void Trainer::UpdatePpo(Rollout& r, int epochs, int minibatch, bool clipped) {
   EmitRow(losses_.policy / n, losses_.value / n, losses_.entropy / n, 0);
 }
 
-void Trainer::UpdateValue(const torch::Tensor& x_all, const torch::Tensor& c_all, const torch::Tensor& ret_all,
+void Trainer::UpdateValue(const torch::Tensor& states, const torch::Tensor& c_all, const torch::Tensor& ret_all,
                           torch::optim::Optimizer& optimizer, const std::vector<torch::Tensor>& params) {
-  const int64_t N = x_all.size(0);
+  const int64_t N = states.size(0);
   std::vector<int64_t> order(N);
   for (int64_t i = 0; i < N; ++i) order[i] = i;
   double total = 0;
@@ -494,7 +569,7 @@ void Trainer::UpdateValue(const torch::Tensor& x_all, const torch::Tensor& c_all
       const int64_t end = std::min<int64_t>(N, begin + o_.minibatch);
       torch::Tensor idx = torch::from_blob(order.data() + begin, {end - begin}, torch::kInt64).clone();
       torch::Tensor loss =
-          (net_->Value(x_all.index_select(0, idx), c_all.index_select(0, idx)) - ret_all.index_select(0, idx))
+          (net_->Value(states.index_select(0, idx), c_all.index_select(0, idx)) - ret_all.index_select(0, idx))
               .pow(2)
               .mean();
       optimizer.zero_grad();
@@ -518,20 +593,24 @@ void Trainer::UpdateTrpo(Rollout& r) {
   adv = (adv - adv.mean()) / (adv.std() + 1e-8);
   torch::Tensor returns = FloatTensor(r.returns, {N});
   std::vector<torch::Tensor> params = net_->ActorParameters();
+  std::vector<int64_t> all_steps(N);
+  std::iota(all_steps.begin(), all_steps.end(), 0);
+  const GraphBatch graphs = RolloutGraphs(r, all_steps.data(), N);
+  auto masked_logits = [&] { return MaskLogits(net_->Logits(net_->Encode(X, graphs)), M); };
 
   torch::Tensor old_log_probs_all;
   {
     torch::NoGradGuard no_grad;
-    old_log_probs_all = torch::log_softmax(MaskLogits(net_->Logits(X), M), 1);
+    old_log_probs_all = torch::log_softmax(masked_logits(), 1);
   }
   torch::Tensor old_probs = old_log_probs_all.exp();
   torch::Tensor old_log_probs = old_log_probs_all.gather(1, actions).squeeze(1);
   auto surrogate = [&] {
-    torch::Tensor log_probs = torch::log_softmax(MaskLogits(net_->Logits(X), M), 1).gather(1, actions).squeeze(1);
+    torch::Tensor log_probs = torch::log_softmax(masked_logits(), 1).gather(1, actions).squeeze(1);
     return (torch::exp(log_probs - old_log_probs) * adv).mean();
   };
   auto kl = [&] {
-    torch::Tensor log_probs_all = torch::log_softmax(MaskLogits(net_->Logits(X), M), 1);
+    torch::Tensor log_probs_all = torch::log_softmax(masked_logits(), 1);
     return (old_probs * (old_log_probs_all - log_probs_all)).sum(1).mean();
   };
   auto fisher_vector = [&](const torch::Tensor& v) {
@@ -576,18 +655,21 @@ void Trainer::UpdateTrpo(Rollout& r) {
   if (!accepted) AssignFlat(params, old_params);
 
   double entropy;
+  torch::Tensor states;  // encoded once: the critic does not train the encoder
   {
     torch::NoGradGuard no_grad;
-    torch::Tensor log_probs_all = torch::log_softmax(MaskLogits(net_->Logits(X), M), 1);
+    torch::Tensor log_probs_all = torch::log_softmax(masked_logits(), 1);
     entropy = -(log_probs_all.exp() * log_probs_all).sum(1).mean().item<double>();
+    states = net_->Encode(X, graphs);
   }
-  UpdateValue(X, C, returns, *optimizer_, net_->CriticParameters());
+  UpdateValue(states, C, returns, *optimizer_, net_->CriticParameters());
   EmitRow(-accepted_loss, losses_.value, entropy, 0);
 }
 
 // ---------------------------------------------------------------------------
 // DQN
 
+// mlp only (Validate): the Q-network reads the policy features as they are.
 absl::Status Trainer::RunDqn() {
   const int E = static_cast<int>(workers_.size());
   const size_t capacity = static_cast<size_t>(std::max(o_.replay_size, o_.minibatch));
@@ -773,6 +855,8 @@ nlohmann::json Trainer::RunIdentity() const {
   j["algo"] = o_.algo;
   j["actions"] = o_.env.actions;
   j["hidden"] = o_.hidden;
+  j["network"] = o_.network;
+  if (o_.network == "gnn") j["gnn"] = {{"dim", o_.gnn_dim}, {"rounds", o_.gnn_rounds}};
   j["traj_limit"] = o_.env.traj_limit;
   j["value_sees_cost"] = o_.value_sees_cost;
   j["action_masking"] = o_.action_masking;
@@ -858,6 +942,8 @@ absl::Status Trainer::MaybeResume() {
   if (!j.is_object() || j.value("format", "") != "hlogym-train-checkpoint-1") {
     return absl::InvalidArgumentError(absl::StrCat(json_path, ": not an hlogym training checkpoint"));
   }
+  // Checkpoints written before gnn existed are mlp runs.
+  if (j["run"].is_object() && !j["run"].contains("network")) j["run"]["network"] = "mlp";
   const nlohmann::json identity = RunIdentity();
   for (auto& [key, value] : identity.items()) {
     if (!j["run"].contains(key) || j["run"][key] != value) {
@@ -910,6 +996,7 @@ absl::StatusOr<TrainSummary> Trainer::Run() {
 }  // namespace
 
 std::vector<std::string> AlgorithmNames() { return {"ppo", "a2c", "trpo", "dqn"}; }
+std::vector<std::string> NetworkNames() { return {"mlp", "gnn"}; }
 
 absl::StatusOr<TrainSummary> Train(const TrainOptions& options) {
   try {
