@@ -33,6 +33,12 @@ auto TypedFields(const InstructionAttributes& a) {
                   a.feature_index, a.is_stable, a.k, a.largest);
 }
 
+// New instructions share one set of default attributes until written.
+const CopyOnWrite<InstructionAttributes>& DefaultAttributes() {
+  static const CopyOnWrite<InstructionAttributes> defaults{InstructionAttributes()};
+  return defaults;
+}
+
 }  // namespace
 
 const RawAttribute* InstructionAttributes::FindRaw(std::string_view key) const {
@@ -61,7 +67,17 @@ bool InstructionAttributes::EraseRaw(std::string_view key) {
 }
 
 Instruction::Instruction(Opcode opcode, Shape shape, std::string name)
-    : opcode_(opcode), name_(std::move(name)), shape_(std::move(shape)) {}
+    : opcode_(opcode),
+      name_(std::move(name)),
+      shape_(std::move(shape)),
+      attrs_(DefaultAttributes()) {}
+
+Instruction::Instruction(const Instruction& prototype, std::string name)
+    : opcode_(prototype.opcode_),
+      name_(std::move(name)),
+      shape_(prototype.shape_),
+      attrs_(prototype.attrs_),
+      called_computations_(prototype.called_computations_) {}
 
 void Instruction::AddUser(Instruction* user) {
   if (!Contains(users_, user)) users_.push_back(user);
@@ -157,20 +173,20 @@ bool Instruction::HasSideEffect() const {
     case Opcode::kAddDependency: case Opcode::kOptimizationBarrier:
       return true;
     case Opcode::kCustomCall: {
-      const RawAttribute* effect = attrs_.FindRaw("custom_call_has_side_effect");
+      const RawAttribute* effect = attrs().FindRaw("custom_call_has_side_effect");
       return effect != nullptr && effect->value == "true";
     }
     case Opcode::kAllReduce: case Opcode::kAllGather: case Opcode::kReduceScatter:
     case Opcode::kAllToAll: case Opcode::kCollectivePermute:
       // Collectives with a channel synchronize with other programs.
-      return attrs_.FindRaw("channel_id") != nullptr;
+      return attrs().FindRaw("channel_id") != nullptr;
     default:
       return false;
   }
 }
 
 bool Instruction::Identical(const Instruction& other) const {
-  if (opcode_ != other.opcode_ || shape_ != other.shape_ ||
+  if (opcode_ != other.opcode_ || shape() != other.shape() ||
       operands_ != other.operands_ || called_computations_ != other.called_computations_) {
     return false;
   }
@@ -178,9 +194,11 @@ bool Instruction::Identical(const Instruction& other) const {
 }
 
 bool Instruction::IdenticalAttributes(const Instruction& other) const {
-  if (TypedFields(attrs_) != TypedFields(other.attrs_)) return false;
-  const Literal* a = attrs_.literal.get();
-  const Literal* b = other.attrs_.literal.get();
+  if (!attrs_.SharesWith(other.attrs_) && TypedFields(attrs()) != TypedFields(other.attrs())) {
+    return false;
+  }
+  const Literal* a = attrs().literal.get();
+  const Literal* b = other.attrs().literal.get();
   if ((a == nullptr) != (b == nullptr)) return false;
   if (a != nullptr && a != b && !(*a == *b)) return false;
   // Elided constants have unknown values: never equal to anything else.
@@ -190,11 +208,13 @@ bool Instruction::IdenticalAttributes(const Instruction& other) const {
 
 std::unique_ptr<Instruction> Instruction::CloneWithNewOperands(
     const std::vector<Instruction*>& new_operands, std::string name) const {
-  auto clone = std::make_unique<Instruction>(opcode_, shape_, std::move(name));
-  clone->attrs_ = attrs_;
-  clone->called_computations_ = called_computations_;
+  std::unique_ptr<Instruction> clone = CloneWithoutEdges(std::move(name));
   for (Instruction* operand : new_operands) clone->AppendOperand(operand);
   return clone;
+}
+
+std::unique_ptr<Instruction> Instruction::CloneWithoutEdges(std::string name) const {
+  return std::unique_ptr<Instruction>(new Instruction(*this, std::move(name)));
 }
 
 }  // namespace hlogym

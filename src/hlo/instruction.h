@@ -1,6 +1,8 @@
-// Instruction: one HLO operation. It owns its shape and attributes; its
-// computation owns it. Operand, user and control edges are kept consistent by
-// the mutators below, so always edit edges through them.
+// Instruction: one HLO operation. Its computation owns it. It holds its shape
+// and attributes copy-on-write (clones share them until one is written), so
+// a reference from mutable_shape() or mutable_attrs() is good only until the
+// instruction is cloned. Operand, user and control edges are kept consistent
+// by the mutators below, so always edit edges through them.
 #ifndef HLOGYM_HLO_INSTRUCTION_H_
 #define HLOGYM_HLO_INSTRUCTION_H_
 
@@ -13,6 +15,7 @@
 
 #include "absl/status/status.h"
 #include "hlo/attributes.h"
+#include "hlo/copy_on_write.h"
 #include "hlo/literal.h"
 #include "hlo/opcode.h"
 #include "hlo/shape.h"
@@ -91,12 +94,12 @@ class Instruction {
   int64_t unique_id() const { return unique_id_; }
   void set_unique_id(int64_t id) { unique_id_ = id; }
 
-  const Shape& shape() const { return shape_; }
-  Shape& mutable_shape() { return shape_; }
-  void set_shape(Shape shape) { shape_ = std::move(shape); }
+  const Shape& shape() const { return shape_.get(); }
+  Shape& mutable_shape() { return shape_.mutable_get(); }
+  void set_shape(Shape shape) { shape_.set(std::move(shape)); }
 
-  const InstructionAttributes& attrs() const { return attrs_; }
-  InstructionAttributes& mutable_attrs() { return attrs_; }
+  const InstructionAttributes& attrs() const { return attrs_.get(); }
+  InstructionAttributes& mutable_attrs() { return attrs_.mutable_get(); }
 
   Computation* parent() const { return parent_; }
   void set_parent(Computation* parent) { parent_ = parent; }
@@ -139,7 +142,7 @@ class Instruction {
     return called_computations_.empty() ? nullptr : called_computations_[0];
   }
 
-  const Literal& literal() const { return *attrs_.literal; }
+  const Literal& literal() const { return *attrs().literal; }
   bool IsRoot() const;
   bool IsConstant() const { return opcode_ == Opcode::kConstant; }
   bool HasSideEffect() const;
@@ -161,14 +164,18 @@ class Instruction {
  private:
   friend class Computation;
   friend class Module;  // Clone copies edge lists directly
+  // A new unattached instruction sharing this one's shape and attributes,
+  // with the same called computations and no edges.
+  std::unique_ptr<Instruction> CloneWithoutEdges(std::string name) const;
+  Instruction(const Instruction& prototype, std::string name);  // for CloneWithoutEdges
   void RemoveUser(Instruction* user);
   void AddUser(Instruction* user);
 
   Opcode opcode_;
   std::string name_;
   int64_t unique_id_ = -1;
-  Shape shape_;
-  InstructionAttributes attrs_;
+  CopyOnWrite<Shape> shape_;
+  CopyOnWrite<InstructionAttributes> attrs_;
   Computation* parent_ = nullptr;
   std::vector<Instruction*> operands_;
   std::vector<Instruction*> users_;

@@ -217,15 +217,13 @@ std::unique_ptr<Module> Module::Clone() const {
   for (const auto& computation : computations_) {
     Computation* copy = computation_map[computation.get()];
     for (const auto& instruction : computation->instructions()) {
-      auto new_instruction = std::make_unique<Instruction>(
-          instruction->opcode(), instruction->shape(), instruction->name());
+      // Shape and attributes are shared copy-on-write.
+      std::unique_ptr<Instruction> new_instruction =
+          instruction->CloneWithoutEdges(instruction->name());
       new_instruction->set_unique_id(instruction->unique_id());
-      new_instruction->mutable_attrs() = instruction->attrs();
-      auto& callees = new_instruction->mutable_called_computations();
-      callees.reserve(instruction->called_computations().size());
-      for (Computation* callee : instruction->called_computations()) {
+      for (Computation*& callee : new_instruction->called_computations_) {
         auto it = computation_map.find(callee);
-        callees.push_back(it == computation_map.end() ? nullptr : it->second);
+        callee = it == computation_map.end() ? nullptr : it->second;
       }
       Instruction* added = copy->AddInstruction(std::move(new_instruction));
       pairs.emplace_back(instruction.get(), added);

@@ -12,6 +12,7 @@
 #include "absl/status/status.h"
 #include "hlo/attributes.h"
 #include "hlo/computation.h"
+#include "hlo/copy_on_write.h"
 #include "hlo/name_set.h"
 
 namespace hlogym {
@@ -48,12 +49,12 @@ class Module {
 
   // Header attributes after `HloModule name,` kept verbatim and in order
   // (entry_computation_layout, input_output_alias, is_scheduled, ...).
-  const std::vector<RawAttribute>& raw_attributes() const { return raw_attributes_; }
-  std::vector<RawAttribute>& mutable_raw_attributes() { return raw_attributes_; }
+  const std::vector<RawAttribute>& raw_attributes() const { return raw_attributes_.get(); }
+  std::vector<RawAttribute>& mutable_raw_attributes() { return raw_attributes_.mutable_get(); }
   // The stack-frame tables newer XLA prints (FileNames, FunctionNames,
   // FileLocations, StackFrames), verbatim; printed after the header.
-  const std::string& trailer() const { return trailer_; }
-  void set_trailer(std::string trailer) { trailer_ = std::move(trailer); }
+  const std::string& trailer() const { return trailer_.get(); }
+  void set_trailer(std::string trailer) { trailer_.set(std::move(trailer)); }
 
   // Op count: instructions in all computations, parameters and constants
   // included (XLA's HloModule::instruction_count()).
@@ -75,8 +76,10 @@ class Module {
   std::string name_;
   std::vector<std::unique_ptr<Computation>> computations_;
   Computation* entry_ = nullptr;
-  std::vector<RawAttribute> raw_attributes_;
-  std::string trailer_;
+  // Copy-on-write: clones share these (entry_computation_layout alone can be
+  // kilobytes).
+  CopyOnWrite<std::vector<RawAttribute>> raw_attributes_{std::vector<RawAttribute>()};
+  CopyOnWrite<std::string> trailer_{std::string()};
   int64_t next_unique_id_ = 0;
   NameSet used_names_;
 };

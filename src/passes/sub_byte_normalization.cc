@@ -51,6 +51,18 @@ std::string WithElementSize(std::string_view details, int bits) {
   return result;
 }
 
+// Whether UpdateShape would change `shape` (checked first, so unchanged
+// shapes, shared copy-on-write with module clones, are not copied).
+bool NeedsUpdate(const Shape& shape) {
+  if (shape.IsTuple()) {
+    return std::any_of(shape.tuple_shapes().begin(), shape.tuple_shapes().end(),
+                       [](const Shape& element) { return NeedsUpdate(element); });
+  }
+  if (!shape.IsArray() || !shape.has_layout()) return false;
+  const std::string& details = shape.layout()->details;
+  return WithElementSize(details, ElementSizeInBits(shape.element_type())) != details;
+}
+
 bool UpdateShape(Shape& shape) {
   if (shape.IsTuple()) {
     bool changed = false;
@@ -112,14 +124,18 @@ absl::StatusOr<bool> SubByteSizeSetter::Run(Module& module) {
   bool changed = false;
   for (const auto& computation : module.computations()) {
     for (const auto& instruction : computation->instructions()) {
-      changed |= UpdateShape(instruction->mutable_shape());
+      if (NeedsUpdate(instruction->shape())) {
+        changed |= UpdateShape(instruction->mutable_shape());
+      }
     }
   }
-  for (RawAttribute& attr : module.mutable_raw_attributes()) {
+  // Read first, write only on a change (the header is shared with clones).
+  for (size_t i = 0; i < module.raw_attributes().size(); ++i) {
+    const RawAttribute& attr = module.raw_attributes()[i];
     if (attr.key != "entry_computation_layout") continue;
     std::string updated = UpdateLayoutText(attr.value);
     if (updated == attr.value) continue;
-    attr.value = std::move(updated);
+    module.mutable_raw_attributes()[i].value = std::move(updated);
     changed = true;
   }
   return changed;

@@ -192,6 +192,45 @@ TEST(ModuleTest, CloneIsDeepAndIndependent) {
   EXPECT_EQ(clone->UniqueName("sum"), "sum.1");
 }
 
+// Clones share shapes, attributes and the module header copy-on-write:
+// writing through either side must leave the other as it was.
+TEST(ModuleTest, CloneSharesShapesAndAttributesCopyOnWrite) {
+  Fixture f;
+  f.product->mutable_attrs().SetRaw("backend_config", "{}");
+  f.module->mutable_raw_attributes().push_back({"is_scheduled", "true"});
+  std::unique_ptr<Module> clone = f.module->Clone();
+  Instruction* product = clone->entry_computation()->root_instruction();
+  EXPECT_EQ(&product->shape(), &f.product->shape()) << "shared, not copied";
+  EXPECT_EQ(&product->attrs(), &f.product->attrs());
+  EXPECT_EQ(&clone->raw_attributes(), &f.module->raw_attributes());
+  EXPECT_TRUE(f.sum->Identical(*f.sum->CloneWithNewOperands({f.a, f.b}, "twin")));
+
+  product->mutable_shape().set_element_type(PrimitiveType::kF16);
+  product->mutable_attrs().SetRaw("backend_config", "{\"x\":1}");
+  clone->mutable_raw_attributes().clear();
+  EXPECT_EQ(product->shape().element_type(), PrimitiveType::kF16);
+  EXPECT_EQ(f.product->shape().element_type(), PrimitiveType::kF32);
+  EXPECT_EQ(f.product->attrs().FindRaw("backend_config")->value, "{}");
+  EXPECT_EQ(f.module->raw_attributes().size(), 1u);
+
+  // The original's writes do not reach a clone either, and set_shape on an
+  // unshared instruction keeps writing in place.
+  std::unique_ptr<Module> second = f.module->Clone();
+  Instruction* sum = second->entry_computation()->root_instruction()->operand(0);
+  f.sum->set_shape(Shape(PrimitiveType::kS32, {4}));
+  f.sum->mutable_attrs().dimensions = {0};
+  EXPECT_EQ(sum->shape().element_type(), PrimitiveType::kF32);
+  EXPECT_TRUE(sum->attrs().dimensions.empty());
+  const Shape& own = f.sum->shape();
+  f.sum->set_shape(Shape(PrimitiveType::kU8, {4}));
+  EXPECT_EQ(&own, &f.sum->shape());
+
+  // New instructions start from shared default attributes.
+  Instruction* fresh = f.main->AddInstruction(Binary(Opcode::kAdd, f.a, f.b));
+  fresh->mutable_attrs().tuple_index = 3;
+  EXPECT_EQ(f.main->AddInstruction(Binary(Opcode::kAdd, f.a, f.b))->attrs().tuple_index, 0);
+}
+
 TEST(InstructionTest, IdenticalComparesAttributesAndOperands) {
   Fixture f;
   Instruction* s2 = f.main->AddInstruction(Binary(Opcode::kAdd, f.a, f.b, "sum2"));
