@@ -8,17 +8,16 @@
 // rewrites every qualifying reduce once; the simplification fixed point
 // repeats it until every reduced dimension is at most 32.
 // Like the pinned XLA's CPU compiler (which passes TreeReductionRewriter a
-// filter for reduces it hands to YNNPACK), a reduce is left whole when it is
-// f32 (result and init), reduces with add/maximum/minimum of the two
-// parameters, keeps at least one dimension (not a reduction to a scalar) and
-// its input has at least 4096 elements. The pinned version's predicate was
-// not at hand (the newest ynn_support.cc uses 32768 elements and exempts some
-// input opcodes, which does not match the traces); this rule was fitted to the
-// per-pass op counts in datasets/corpus/xla_reference: over all 322 modules it
-// leaves the number of rewritten reduces within 0.52% of X on every module
-// (exact on 43%, within 2 on 85%), where rewriting every large reduce was up to
-// 4.9% off. TreeReductionRewriter(32, /*cpu_library_filter=*/false) gives the
-// generic pass.
+// filter for the reduces it hands to YNNPACK), a reduce is left whole when
+// YNNPACK supports it and prefers it: one input, at least one reduced
+// dimension, default layouts, init of the result type, a reducer of exactly
+// add (f64/f64, f32/f32, f16 or bf16 to f32, s8 or u8 to s32) or
+// maximum/minimum (same type in and out: u8, s8, bf16, f16, f32, f64) of its
+// two parameters, and at least 4096 elements in the result or an operand
+// (ynn_support's reduce predicate and IsInstructionPreferredByYnn); large
+// reductions to a scalar (the grad norms of train modules) stay whole too.
+// TreeReductionRewriter(32, /*cpu_library_filter=*/false) gives the generic
+// pass.
 // Leaves out: variadic reduces (XLA skips them too), other window sizes.
 #ifndef HLOGYM_PASSES_TREE_REDUCTION_REWRITER_H_
 #define HLOGYM_PASSES_TREE_REDUCTION_REWRITER_H_

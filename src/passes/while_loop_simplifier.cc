@@ -89,34 +89,31 @@ absl::StatusOr<bool> PropagateConstantElements(Module& module, Instruction* whil
   for (Instruction* gte : GetInvariantGtesForWhileBody(*body)) {
     int64_t index = gte->attrs().tuple_index;
     Instruction* constant = init->operand(index);
-    if (constant->opcode() != Opcode::kConstant) continue;
+    // Scalars only, as in XLA: copies of array constants would cost memory.
+    if (constant->opcode() != Opcode::kConstant || !constant->shape().IsScalar()) continue;
     auto copy_into = [&](Computation* computation) {
       return computation->AddInstruction(
           constant->CloneWithNewOperands({}, module.UniqueName(constant->name())));
     };
-    // Body: every use but the root's pass-through.
-    std::vector<Instruction*> users;
-    for (Instruction* user : gte->users()) {
-      if (!user->IsRoot() || user->operand_count() == 0) users.push_back(user);
-      else {
-        for (int64_t i = 0; i < user->operand_count(); ++i) {
-          if (user->operand(i) == gte && i != index) {
-            users.push_back(user);
-            break;
-          }
-        }
+    // Body: every use of every get-tuple-element of the element (the
+    // frontend often reads one several times) but the root's pass-through.
+    Instruction* copy = nullptr;
+    std::vector<Instruction*> body_gtes;
+    for (Instruction* user : body->parameter_instruction(0)->users()) {
+      if (user->opcode() == Opcode::kGetTupleElement && user->attrs().tuple_index == index) {
+        body_gtes.push_back(user);
       }
     }
-    if (!users.empty()) {
-      Instruction* copy = copy_into(body);
+    for (Instruction* body_gte : body_gtes) {
+      std::vector<Instruction*> users(body_gte->users().begin(), body_gte->users().end());
       for (Instruction* user : users) {
         for (int64_t i = 0; i < user->operand_count(); ++i) {
-          if (user->operand(i) == gte && !(user->IsRoot() && i == index)) {
-            user->ReplaceOperandWith(i, copy);
-          }
+          if (user->operand(i) != body_gte || (user->IsRoot() && i == index)) continue;
+          if (copy == nullptr) copy = copy_into(body);
+          user->ReplaceOperandWith(i, copy);
+          changed = true;
         }
       }
-      changed = true;
     }
     // Condition: every use.
     std::vector<Instruction*> cond_gtes;

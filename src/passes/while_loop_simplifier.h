@@ -3,8 +3,9 @@
 //
 // Implements, for every while loop (in module order):
 //  - constant elements: a tuple element the body passes through unchanged
-//    whose initial value (an operand of the init tuple) is a constant is
-//    replaced by a copy of that constant in the body and the condition, and
+//    whose initial value (an operand of the init tuple) is a scalar constant
+//    is replaced by a copy of that constant in the body (at every
+//    get-tuple-element of it) and the condition, and
 //    by the constant itself where the loop's result element is read
 //    (TryPropagateConstant / TryRemoveConstantParams); the element is then
 //    dead and goes with the next rewrite;

@@ -82,58 +82,80 @@ ENTRY main {
 
 // XLA's CPU compiler keeps large f32 add/max/min reduces that keep a dimension
 // whole (it hands them to YNNPACK); 4096 input elements is the boundary.
-TEST(TreeReductionRewriterTest, KeepsLargeF32RowReductionsWhole) {
+TEST(TreeReductionRewriterTest, KeepsLargeLibraryReductionsWhole) {
+  // What XLA's CPU compiler hands to YNNPACK: add/max/min reducers on
+  // library types, over at least 4096 elements, reductions to a scalar too.
   PassRun run = RunPass("tree_reduction_rewriter", std::string("HloModule m\n") + kAdd + R"(
 mx {
   x = f32[] parameter(0)
   y = f32[] parameter(1)
   ROOT m = f32[] maximum(y, x)
 }
+addd {
+  x = f64[] parameter(0)
+  y = f64[] parameter(1)
+  ROOT s = f64[] add(x, y)
+}
+mxb {
+  x = bf16[] parameter(0)
+  y = bf16[] parameter(1)
+  ROOT m = bf16[] maximum(x, y)
+}
 ENTRY main {
   p = f32[4,16,64] parameter(0)
+  d = f64[4,16,64] parameter(1)
+  b = bf16[4,16,64] parameter(2)
   z = f32[] constant(0)
+  zd = f64[] constant(0)
+  zb = bf16[] constant(0)
   s = f32[4,16] reduce(p, z), dimensions={2}, to_apply=add
   m = f32[4,16] reduce(p, z), dimensions={2}, to_apply=mx
   c = f32[64] reduce(p, z), dimensions={0,1}, to_apply=add
-  ROOT t = (f32[4,16], f32[4,16], f32[64]) tuple(s, m, c)
+  scalar = f32[] reduce(p, z), dimensions={0,1,2}, to_apply=add
+  wide = f64[4,16] reduce(d, zd), dimensions={2}, to_apply=addd
+  half = bf16[4,16] reduce(b, zb), dimensions={2}, to_apply=mxb
+  ROOT t = (f32[4,16], f32[4,16], f32[64], f32[], f64[4,16], bf16[4,16]) tuple(s, m, c, scalar, wide, half)
 }
 )");
   EXPECT_FALSE(run.changed);
 }
 
-TEST(TreeReductionRewriterTest, SplitsSmallScalarAndNonF32Reductions) {
+TEST(TreeReductionRewriterTest, SplitsSmallAndNonLibraryReductions) {
   PassRun run = RunPass("tree_reduction_rewriter", std::string("HloModule m\n") + kAdd + R"(
 mul {
   x = f32[] parameter(0)
   y = f32[] parameter(1)
   ROOT m = f32[] multiply(x, y)
 }
-addd {
-  x = f64[] parameter(0)
-  y = f64[] parameter(1)
-  ROOT s = f64[] add(x, y)
+addb {
+  x = bf16[] parameter(0)
+  y = bf16[] parameter(1)
+  ROOT s = bf16[] add(x, y)
 }
 ENTRY main {
   p = f32[4,16,64] parameter(0)
   q = f32[2,16,64] parameter(1)
-  d = f64[4,16,64] parameter(2)
+  b = bf16[4,16,64] parameter(2)
+  t = f32[64,64]{0,1} parameter(3)
   z = f32[] constant(0)
   one = f32[] constant(1)
-  zd = f64[] constant(0)
+  zb = bf16[] constant(0)
   small = f32[2,16] reduce(q, z), dimensions={2}, to_apply=add
-  scalar = f32[] reduce(p, z), dimensions={0,1,2}, to_apply=add
+  scalar = f32[] reduce(q, z), dimensions={0,1,2}, to_apply=add
   prod = f32[4,16] reduce(p, one), dimensions={2}, to_apply=mul
-  wide = f64[4,16] reduce(d, zd), dimensions={2}, to_apply=addd
-  ROOT t = (f32[2,16], f32[], f32[4,16], f64[4,16]) tuple(small, scalar, prod, wide)
+  narrow = bf16[4,16] reduce(b, zb), dimensions={2}, to_apply=addb
+  cols = f32[64] reduce(t, z), dimensions={0}, to_apply=add
+  ROOT r = (f32[2,16], f32[], f32[4,16], bf16[4,16], f32[64]) tuple(small, scalar, prod, narrow, cols)
 }
 )");
   EXPECT_TRUE(run.changed);
   EXPECT_CHECKS(run.after, R"(CHECK: f32[2,16,2] reduce-window(f32[2,16,64] %q, f32[] %z), window={size=1x1x32 stride=1x1x32}
 CHECK: f32[2,16] reduce(f32[2,16,2]
-CHECK: f32[1,1,2] reduce-window(f32[4,16,64] %p, f32[] %z), window={size=4x16x32 stride=4x16x32}
+CHECK: f32[1,1,2] reduce-window(f32[2,16,64] %q, f32[] %z), window={size=2x16x32 stride=2x16x32}
 CHECK: f32[] reduce(f32[1,1,2]
 CHECK: f32[4,16,2] reduce-window(f32[4,16,64] %p, f32[] %one), window={size=1x1x32 stride=1x1x32}, to_apply=%mul
-CHECK: f64[4,16,2] reduce-window(f64[4,16,64] %d, f64[] %zd), window={size=1x1x32 stride=1x1x32}, to_apply=%addd)");
+CHECK: bf16[4,16,2] reduce-window(bf16[4,16,64] %b, bf16[] %zb), window={size=1x1x32 stride=1x1x32}, to_apply=%addb
+CHECK: reduce-window(f32[64,64]{0,1} %t, f32[] %z), window={size=32x1 stride=32x1})");
   auto original = ParseModule(run.before, "before.hlo");
   ASSERT_TRUE(original.ok()) << original.status();
   auto result = CheckEquivalent(**original, *run.module);

@@ -137,6 +137,61 @@ ENTRY main {
   EXPECT_FALSE(run.changed);
 }
 
+// A scalar constant element read twice in the body (JAX often re-reads an
+// element): every read becomes the constant and the element goes; an array
+// constant element is left in the loop, as XLA does.
+std::string LoopReadingConstantTwice(const std::string& type, const std::string& value,
+                                     const std::string& broadcast_dims) {
+  return R"(HloModule m
+body {
+  p = (s32[], f32[4], )" + type + R"() parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  one = s32[] constant(1)
+  next = s32[] add(i, one)
+  acc = f32[4] get-tuple-element(p), index=1
+  k = )" + type + R"( get-tuple-element(p), index=2
+  k2 = )" + type + R"( get-tuple-element(p), index=2
+  b = f32[4] broadcast(k2), dimensions=)" + broadcast_dims + R"(
+  acc2 = f32[4] add(acc, b)
+  ROOT t = (s32[], f32[4], )" + type + R"() tuple(next, acc2, k)
+}
+cond {
+  p = (s32[], f32[4], )" + type + R"() parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  n = s32[] constant(5)
+  ROOT lt = pred[] compare(i, n), direction=LT
+}
+ENTRY main {
+  x = f32[4] parameter(0)
+  zero = s32[] constant(0)
+  c = )" + type + " constant(" + value + R"()
+  init = (s32[], f32[4], )" + type + R"() tuple(zero, x, c)
+  w = (s32[], f32[4], )" + type + R"() while(init), condition=cond, body=body
+  ROOT r = f32[4] get-tuple-element(w), index=1
+}
+)";
+}
+
+TEST(WhileLoopSimplifierTest, PropagatesScalarConstantIntoEveryRead) {
+  PassRun run = RunPass("simplify-while-loops", LoopReadingConstantTwice("f32[]", "0.5", "{}"));
+  EXPECT_TRUE(run.changed);
+  EXPECT_CHECKS(run.after, R"(
+CHECK: body
+CHECK: %p = (s32[], f32[4]) parameter(0)
+CHECK: f32[] constant(0.5)
+CHECK: broadcast(f32[] %c
+CHECK: ROOT %t{{.*}} = (s32[], f32[4]) tuple(
+CHECK: ENTRY
+CHECK: (s32[], f32[4]) while(
+)");
+  ExpectSameSemantics(run);
+}
+
+TEST(WhileLoopSimplifierTest, NoChangeForArrayConstantElement) {
+  PassRun run = RunPass("simplify-while-loops", LoopReadingConstantTwice("f32[4]", "{1, 2, 3, 4}", "{0}"));
+  EXPECT_FALSE(run.changed);
+}
+
 TEST(WhileLoopSimplifierTest, NoChangeWhenEverythingIsLive) {
   PassRun run = RunPass("simplify-while-loops", R"(HloModule m
 body {
