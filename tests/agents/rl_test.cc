@@ -7,6 +7,7 @@
 #include "agents/rl/rl.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cmath>
 #include <filesystem>
@@ -29,8 +30,11 @@ namespace fs = std::filesystem;
 const std::vector<std::string> kActions = {"algsimp", "cse",   "dce", "sharding-remover",
                                            "cse_barrier_expander", "map-inline"};
 
+// Per process: ctest runs each test in its own process, several at once, and
+// the RlGnn fixture of every process trains into its own "gnn" folder.
 std::string FreshDir(const std::string& name) {
-  fs::path dir = fs::temp_directory_path() / ("hlogym_rl_test_" + name);
+  fs::path dir = fs::temp_directory_path() /
+                 ("hlogym_rl_test_" + std::to_string(getpid()) + "_" + name);
   fs::remove_all(dir);
   return dir.string();
 }
