@@ -109,4 +109,16 @@ std::vector<int64_t> Permute(std::span<const int64_t> values,
   return result;
 }
 
+bool Contains(std::span<const int64_t> values, int64_t x) {
+  return std::find(values.begin(), values.end(), x) != values.end();
+}
+
+int64_t IndexVectorCount(const Shape& indices, int64_t index_vector_dim) {
+  int64_t count = 1;
+  for (int64_t i = 0; i < indices.rank(); ++i) {
+    if (i != index_vector_dim) count *= indices.dimensions(i);
+  }
+  return count;
+}
+
 }  // namespace hlogym::gather_scatter

@@ -1,5 +1,6 @@
-// Helpers shared by gather_simplifier and scatter_simplifier: the reshapes
-// and transposes that bring indices and operands into canonical form.
+// Helpers shared by the gather/scatter simplifiers and expanders: the reshapes
+// and transposes that bring indices and operands into canonical form, and the
+// index counting the expanders' loops need.
 #ifndef HLOGYM_PASSES_GATHER_SCATTER_UTILS_H_
 #define HLOGYM_PASSES_GATHER_SCATTER_UTILS_H_
 
@@ -40,6 +41,13 @@ std::pair<std::vector<int64_t>, std::vector<int64_t>> OperandStartIndexPermutati
 // result[i] = values[permutation[i]].
 std::vector<int64_t> Permute(std::span<const int64_t> values,
                              std::span<const int64_t> permutation);
+
+// Whether `values` holds `x` (dimension-number lists are short).
+bool Contains(std::span<const int64_t> values, int64_t x);
+
+// How many index vectors `indices` holds: the product of its dimensions other
+// than index_vector_dim (the trip count of an expander's loop).
+int64_t IndexVectorCount(const Shape& indices, int64_t index_vector_dim);
 
 }  // namespace hlogym::gather_scatter
 

@@ -6,29 +6,23 @@
 
 #include "absl/strings/str_cat.h"
 #include "passes/builders.h"
+#include "passes/gather_scatter_utils.h"
 #include "passes/pass_utils.h"
 #include "passes/while_util.h"
 
 namespace hlogym {
 namespace {
 
+using gather_scatter::Contains;
+
 #define SE_ASSIGN(lhs, expr)                    \
   auto lhs##_or = (expr);                       \
   if (!lhs##_or.ok()) return lhs##_or.status(); \
   auto lhs = *lhs##_or
 
-bool Contains(const std::vector<int64_t>& v, int64_t x) {
-  return std::find(v.begin(), v.end(), x) != v.end();
-}
-
 int64_t TripCount(const Instruction* scatter) {
-  const Shape& indices = scatter->operand(1)->shape();
-  const int64_t ivd = scatter->attrs().scatter_dimension_numbers->index_vector_dim;
-  int64_t count = 1;
-  for (int64_t i = 0; i < indices.rank(); ++i) {
-    if (i != ivd) count *= indices.dimensions(i);
-  }
-  return count;
+  return gather_scatter::IndexVectorCount(scatter->operand(1)->shape(),
+                                          scatter->attrs().scatter_dimension_numbers->index_vector_dim);
 }
 
 bool Matches(const Instruction* scatter, ScatterExpander::Mode mode) {
