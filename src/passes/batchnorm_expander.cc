@@ -9,11 +9,6 @@
 namespace hlogym {
 namespace {
 
-#define BN_ASSIGN(lhs, expr)                    \
-  auto lhs##_or = (expr);                       \
-  if (!lhs##_or.ok()) return lhs##_or.status(); \
-  Instruction* lhs = *lhs##_or
-
 // The pieces every expansion shares.
 class Expansion {
  public:
@@ -70,14 +65,14 @@ class Expansion {
       size->mutable_attrs().dimensions = {d};
       size->AppendOperand(x_);
       Instruction* added = AddWithLayoutOf(computation_, std::move(size), x_);
-      BN_ASSIGN(product, MakeBinary(Opcode::kMultiply, added, count));
+      HLOGYM_ASSIGN(product, MakeBinary(Opcode::kMultiply, added, count));
       count = product;
     }
     return MakeConvert(count, type_);
   }
   // value / N, N broadcast to value's shape.
   absl::StatusOr<Instruction*> Mean(Instruction* n, Instruction* value) {
-    BN_ASSIGN(splat, Splat(n, value->shape()));
+    HLOGYM_ASSIGN(splat, Splat(n, value->shape()));
     return MakeBinary(Opcode::kDivide, value, splat);
   }
 
@@ -121,25 +116,25 @@ absl::StatusOr<Instruction*> ExpandTraining(Expansion& e) {
   Instruction* scale = e.bn()->operand(1);
   Instruction* offset = e.bn()->operand(2);
   Instruction* zero = e.Scalar(0);
-  BN_ASSIGN(epsilon, e.Splat(e.Scalar(e.bn()->attrs().epsilon), x->shape()));
-  BN_ASSIGN(n, e.ElementsPerFeature());
-  BN_ASSIGN(scale_b, e.Features(scale));
-  BN_ASSIGN(offset_b, e.Features(offset));
-  BN_ASSIGN(x_squared, MakeBinary(Opcode::kMultiply, x, x));
-  BN_ASSIGN(sum, e.Sum(x, zero));
-  BN_ASSIGN(squared_sum, e.Sum(x_squared, zero));
-  BN_ASSIGN(mean, e.Mean(n, sum));
-  BN_ASSIGN(mean_b, e.Features(mean));
-  BN_ASSIGN(square_mean, e.Mean(n, squared_sum));
-  BN_ASSIGN(mean_square, MakeBinary(Opcode::kMultiply, mean, mean));
-  BN_ASSIGN(var, MakeBinary(Opcode::kSubtract, square_mean, mean_square));
-  BN_ASSIGN(var_b, e.Features(var));
-  BN_ASSIGN(var_eps, MakeBinary(Opcode::kAdd, var_b, epsilon));
-  BN_ASSIGN(rsqrt, MakeUnary(Opcode::kRsqrt, var_eps));
-  BN_ASSIGN(centered, MakeBinary(Opcode::kSubtract, x, mean_b));
-  BN_ASSIGN(normalized, MakeBinary(Opcode::kMultiply, centered, rsqrt));
-  BN_ASSIGN(scaled, MakeBinary(Opcode::kMultiply, normalized, scale_b));
-  BN_ASSIGN(shifted, MakeBinary(Opcode::kAdd, scaled, offset_b));
+  HLOGYM_ASSIGN(epsilon, e.Splat(e.Scalar(e.bn()->attrs().epsilon), x->shape()));
+  HLOGYM_ASSIGN(n, e.ElementsPerFeature());
+  HLOGYM_ASSIGN(scale_b, e.Features(scale));
+  HLOGYM_ASSIGN(offset_b, e.Features(offset));
+  HLOGYM_ASSIGN(x_squared, MakeBinary(Opcode::kMultiply, x, x));
+  HLOGYM_ASSIGN(sum, e.Sum(x, zero));
+  HLOGYM_ASSIGN(squared_sum, e.Sum(x_squared, zero));
+  HLOGYM_ASSIGN(mean, e.Mean(n, sum));
+  HLOGYM_ASSIGN(mean_b, e.Features(mean));
+  HLOGYM_ASSIGN(square_mean, e.Mean(n, squared_sum));
+  HLOGYM_ASSIGN(mean_square, MakeBinary(Opcode::kMultiply, mean, mean));
+  HLOGYM_ASSIGN(var, MakeBinary(Opcode::kSubtract, square_mean, mean_square));
+  HLOGYM_ASSIGN(var_b, e.Features(var));
+  HLOGYM_ASSIGN(var_eps, MakeBinary(Opcode::kAdd, var_b, epsilon));
+  HLOGYM_ASSIGN(rsqrt, MakeUnary(Opcode::kRsqrt, var_eps));
+  HLOGYM_ASSIGN(centered, MakeBinary(Opcode::kSubtract, x, mean_b));
+  HLOGYM_ASSIGN(normalized, MakeBinary(Opcode::kMultiply, centered, rsqrt));
+  HLOGYM_ASSIGN(scaled, MakeBinary(Opcode::kMultiply, normalized, scale_b));
+  HLOGYM_ASSIGN(shifted, MakeBinary(Opcode::kAdd, scaled, offset_b));
   Instruction* elements[] = {shifted, mean, var};
   return MakeTuple(x->parent(), elements);
 }
@@ -150,15 +145,15 @@ absl::StatusOr<Instruction*> ExpandInference(Expansion& e) {
   Instruction* offset = e.bn()->operand(2);
   Instruction* mean = e.bn()->operand(3);
   Instruction* var = e.bn()->operand(4);
-  BN_ASSIGN(epsilon, e.Splat(e.Scalar(e.bn()->attrs().epsilon), scale->shape()));
-  BN_ASSIGN(var_eps, MakeBinary(Opcode::kAdd, var, epsilon));
-  BN_ASSIGN(rsqrt, MakeUnary(Opcode::kRsqrt, var_eps));
-  BN_ASSIGN(true_scale, MakeBinary(Opcode::kMultiply, scale, rsqrt));
-  BN_ASSIGN(mean_scaled, MakeBinary(Opcode::kMultiply, mean, true_scale));
-  BN_ASSIGN(true_shift, MakeBinary(Opcode::kSubtract, offset, mean_scaled));
-  BN_ASSIGN(scale_b, e.Features(true_scale));
-  BN_ASSIGN(product, MakeBinary(Opcode::kMultiply, x, scale_b));
-  BN_ASSIGN(shift_b, e.Features(true_shift));
+  HLOGYM_ASSIGN(epsilon, e.Splat(e.Scalar(e.bn()->attrs().epsilon), scale->shape()));
+  HLOGYM_ASSIGN(var_eps, MakeBinary(Opcode::kAdd, var, epsilon));
+  HLOGYM_ASSIGN(rsqrt, MakeUnary(Opcode::kRsqrt, var_eps));
+  HLOGYM_ASSIGN(true_scale, MakeBinary(Opcode::kMultiply, scale, rsqrt));
+  HLOGYM_ASSIGN(mean_scaled, MakeBinary(Opcode::kMultiply, mean, true_scale));
+  HLOGYM_ASSIGN(true_shift, MakeBinary(Opcode::kSubtract, offset, mean_scaled));
+  HLOGYM_ASSIGN(scale_b, e.Features(true_scale));
+  HLOGYM_ASSIGN(product, MakeBinary(Opcode::kMultiply, x, scale_b));
+  HLOGYM_ASSIGN(shift_b, e.Features(true_shift));
   return MakeBinary(Opcode::kAdd, product, shift_b);
 }
 
@@ -168,40 +163,39 @@ absl::StatusOr<Instruction*> ExpandGrad(Expansion& e) {
   Instruction* mean = e.bn()->operand(2);
   Instruction* var = e.bn()->operand(3);
   Instruction* dy = e.bn()->operand(4);
-  BN_ASSIGN(n, e.ElementsPerFeature());
+  HLOGYM_ASSIGN(n, e.ElementsPerFeature());
   Instruction* zero = e.Scalar(0);
   Instruction* epsilon = e.Scalar(e.bn()->attrs().epsilon);
-  BN_ASSIGN(epsilon_x, e.Splat(epsilon, x->shape()));
-  BN_ASSIGN(epsilon_f, e.Splat(epsilon, scale->shape()));
-  BN_ASSIGN(scale_b, e.Features(scale));
-  BN_ASSIGN(var_b, e.Features(var));
-  BN_ASSIGN(mean_b, e.Features(mean));
-  BN_ASSIGN(var_eps_b, MakeBinary(Opcode::kAdd, var_b, epsilon_x));
-  BN_ASSIGN(rsqrt_b, MakeUnary(Opcode::kRsqrt, var_eps_b));
-  BN_ASSIGN(var_eps, MakeBinary(Opcode::kAdd, var, epsilon_f));
-  BN_ASSIGN(rsqrt, MakeUnary(Opcode::kRsqrt, var_eps));
-  BN_ASSIGN(centered, MakeBinary(Opcode::kSubtract, x, mean_b));
-  BN_ASSIGN(dy_centered, MakeBinary(Opcode::kMultiply, dy, centered));
-  BN_ASSIGN(sum_dy_centered, e.Sum(dy_centered, zero));
-  BN_ASSIGN(grad_offset, e.Sum(dy, zero));
-  BN_ASSIGN(grad_scale, MakeBinary(Opcode::kMultiply, sum_dy_centered, rsqrt));
-  BN_ASSIGN(i2, e.Features(grad_offset));
-  BN_ASSIGN(i3, e.Features(sum_dy_centered));
-  BN_ASSIGN(i4, MakeBinary(Opcode::kMultiply, i3, centered));
-  BN_ASSIGN(var_eps_b2, MakeBinary(Opcode::kAdd, var_b, epsilon_x));
-  BN_ASSIGN(i5, MakeBinary(Opcode::kDivide, i4, var_eps_b2));
-  BN_ASSIGN(scale_rsqrt, MakeBinary(Opcode::kMultiply, scale_b, rsqrt_b));
-  BN_ASSIGN(scale_rsqrt_n, e.Mean(n, scale_rsqrt));
-  BN_ASSIGN(n_b, e.Splat(n, x->shape()));
-  BN_ASSIGN(i1, MakeBinary(Opcode::kMultiply, dy, n_b));
-  BN_ASSIGN(i1_i2, MakeBinary(Opcode::kSubtract, i1, i2));
-  BN_ASSIGN(i6, MakeBinary(Opcode::kSubtract, i1_i2, i5));
-  BN_ASSIGN(grad_x, MakeBinary(Opcode::kMultiply, scale_rsqrt_n, i6));
+  HLOGYM_ASSIGN(epsilon_x, e.Splat(epsilon, x->shape()));
+  HLOGYM_ASSIGN(epsilon_f, e.Splat(epsilon, scale->shape()));
+  HLOGYM_ASSIGN(scale_b, e.Features(scale));
+  HLOGYM_ASSIGN(var_b, e.Features(var));
+  HLOGYM_ASSIGN(mean_b, e.Features(mean));
+  HLOGYM_ASSIGN(var_eps_b, MakeBinary(Opcode::kAdd, var_b, epsilon_x));
+  HLOGYM_ASSIGN(rsqrt_b, MakeUnary(Opcode::kRsqrt, var_eps_b));
+  HLOGYM_ASSIGN(var_eps, MakeBinary(Opcode::kAdd, var, epsilon_f));
+  HLOGYM_ASSIGN(rsqrt, MakeUnary(Opcode::kRsqrt, var_eps));
+  HLOGYM_ASSIGN(centered, MakeBinary(Opcode::kSubtract, x, mean_b));
+  HLOGYM_ASSIGN(dy_centered, MakeBinary(Opcode::kMultiply, dy, centered));
+  HLOGYM_ASSIGN(sum_dy_centered, e.Sum(dy_centered, zero));
+  HLOGYM_ASSIGN(grad_offset, e.Sum(dy, zero));
+  HLOGYM_ASSIGN(grad_scale, MakeBinary(Opcode::kMultiply, sum_dy_centered, rsqrt));
+  HLOGYM_ASSIGN(i2, e.Features(grad_offset));
+  HLOGYM_ASSIGN(i3, e.Features(sum_dy_centered));
+  HLOGYM_ASSIGN(i4, MakeBinary(Opcode::kMultiply, i3, centered));
+  HLOGYM_ASSIGN(var_eps_b2, MakeBinary(Opcode::kAdd, var_b, epsilon_x));
+  HLOGYM_ASSIGN(i5, MakeBinary(Opcode::kDivide, i4, var_eps_b2));
+  HLOGYM_ASSIGN(scale_rsqrt, MakeBinary(Opcode::kMultiply, scale_b, rsqrt_b));
+  HLOGYM_ASSIGN(scale_rsqrt_n, e.Mean(n, scale_rsqrt));
+  HLOGYM_ASSIGN(n_b, e.Splat(n, x->shape()));
+  HLOGYM_ASSIGN(i1, MakeBinary(Opcode::kMultiply, dy, n_b));
+  HLOGYM_ASSIGN(i1_i2, MakeBinary(Opcode::kSubtract, i1, i2));
+  HLOGYM_ASSIGN(i6, MakeBinary(Opcode::kSubtract, i1_i2, i5));
+  HLOGYM_ASSIGN(grad_x, MakeBinary(Opcode::kMultiply, scale_rsqrt_n, i6));
   Instruction* elements[] = {grad_x, grad_scale, grad_offset};
   return MakeTuple(x->parent(), elements);
 }
 
-#undef BN_ASSIGN
 
 }  // namespace
 

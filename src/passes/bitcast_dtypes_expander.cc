@@ -11,11 +11,6 @@
 namespace hlogym {
 namespace {
 
-#define HLOGYM_ASSIGN(lhs, expr)                \
-  auto lhs##_or = (expr);                       \
-  if (!lhs##_or.ok()) return lhs##_or.status(); \
-  Instruction* lhs = *lhs##_or
-
 std::optional<PrimitiveType> UnsignedOfWidth(int bits) {
   switch (bits) {
     case 1: return PrimitiveType::kU1;
@@ -148,7 +143,6 @@ absl::StatusOr<Instruction*> Expand(Instruction* bitcast) {
   return result;
 }
 
-#undef HLOGYM_ASSIGN
 
 }  // namespace
 

@@ -10,15 +10,11 @@
 #include "absl/strings/str_cat.h"
 #include "analysis/shape_inference.h"
 #include "passes/builders.h"
+#include "passes/pass_utils.h"
 #include "passes/while_util.h"
 
 namespace hlogym {
 namespace {
-
-#define CH_ASSIGN(lhs, expr)                    \
-  auto lhs##_or = (expr);                       \
-  if (!lhs##_or.ok()) return lhs##_or.status(); \
-  Instruction* lhs = *lhs##_or
 
 constexpr int64_t kBlockSize = 128;
 
@@ -67,7 +63,7 @@ absl::StatusOr<Instruction*> DotTransposed(Instruction* x, Instruction* y) {
   }
   dnums.lhs_contracting_dimensions = {rank - 1};
   dnums.rhs_contracting_dimensions = {rank - 1};
-  CH_ASSIGN(dot, MakeDot(x, y, dnums, x->shape().element_type()));
+  HLOGYM_ASSIGN(dot, MakeDot(x, y, dnums, x->shape().element_type()));
   dot->mutable_attrs().operand_precision = {Precision::kHighest, Precision::kHighest};
   return dot;
 }
@@ -116,8 +112,8 @@ absl::StatusOr<Factorized> Unblocked(Instruction* a, const Batch& batch) {
   const int64_t k = a->shape().dimensions().back();
   const std::vector<int64_t> matrix = batch.Matrix(k, k);
   const std::vector<int64_t> error_dims = batch.Matrix(1, 1);
-  CH_ASSIGN(l0, Full(computation, type, 0, matrix, batch.layout));
-  CH_ASSIGN(error0, Full(computation, PrimitiveType::kPred, 0, error_dims, batch.layout));
+  HLOGYM_ASSIGN(l0, Full(computation, type, 0, matrix, batch.layout));
+  HLOGYM_ASSIGN(error0, Full(computation, PrimitiveType::kPred, 0, error_dims, batch.layout));
   auto body = [&](Instruction* j, const std::vector<Instruction*>& state)
       -> absl::StatusOr<std::vector<Instruction*>> {
     Computation* body = j->parent();
@@ -133,13 +129,13 @@ absl::StatusOr<Factorized> Unblocked(Instruction* a, const Batch& batch) {
     };
     Instruction* row = iota(rank - 1);
     Instruction* col = iota(rank - 2);
-    CH_ASSIGN(lower, MakeCompare(ComparisonDirection::kGe, col, row));
-    CH_ASSIGN(j_b, MakeBroadcast(j, matrix, {}));
-    CH_ASSIGN(in_column, MakeCompare(ComparisonDirection::kEq, row, j_b));
-    CH_ASSIGN(mask, MakeBinary(Opcode::kAnd, lower, in_column));
-    CH_ASSIGN(zeros, Full(body, type, 0, matrix, batch.layout));
-    CH_ASSIGN(l_square, DotTransposed(body_l, body_l));
-    CH_ASSIGN(residual, MakeBinary(Opcode::kSubtract, body_a, l_square));
+    HLOGYM_ASSIGN(lower, MakeCompare(ComparisonDirection::kGe, col, row));
+    HLOGYM_ASSIGN(j_b, MakeBroadcast(j, matrix, {}));
+    HLOGYM_ASSIGN(in_column, MakeCompare(ComparisonDirection::kEq, row, j_b));
+    HLOGYM_ASSIGN(mask, MakeBinary(Opcode::kAnd, lower, in_column));
+    HLOGYM_ASSIGN(zeros, Full(body, type, 0, matrix, batch.layout));
+    HLOGYM_ASSIGN(l_square, DotTransposed(body_l, body_l));
+    HLOGYM_ASSIGN(residual, MakeBinary(Opcode::kSubtract, body_a, l_square));
     // The diagonal element (j, j) of every matrix.
     std::vector<Instruction*> ds_operands = {residual};
     std::vector<Shape> start_shapes;
@@ -154,16 +150,16 @@ absl::StatusOr<Factorized> Unblocked(Instruction* a, const Batch& batch) {
     for (Instruction* operand : ds_operands) ds->AppendOperand(operand);
     ds->mutable_attrs().dynamic_slice_sizes = error_dims;
     Instruction* diagonal = AddWithLayoutOf(body, std::move(ds), residual);
-    CH_ASSIGN(root, MakeUnary(Opcode::kSqrt, diagonal));
-    CH_ASSIGN(nan, IsNan(root));
-    CH_ASSIGN(new_error, MakeBinary(Opcode::kOr, error, nan));
-    CH_ASSIGN(flat_root, MakeReshape(root, batch.dims));
+    HLOGYM_ASSIGN(root, MakeUnary(Opcode::kSqrt, diagonal));
+    HLOGYM_ASSIGN(nan, IsNan(root));
+    HLOGYM_ASSIGN(new_error, MakeBinary(Opcode::kOr, error, nan));
+    HLOGYM_ASSIGN(flat_root, MakeReshape(root, batch.dims));
     std::vector<int64_t> batch_map(batch.dims.size());
     for (size_t d = 0; d < batch_map.size(); ++d) batch_map[d] = d;
-    CH_ASSIGN(root_b, MakeBroadcast(flat_root, matrix, batch_map));
-    CH_ASSIGN(scaled, MakeBinary(Opcode::kDivide, residual, root_b));
-    CH_ASSIGN(column, MakeSelect(mask, scaled, zeros));
-    CH_ASSIGN(new_l, MakeBinary(Opcode::kAdd, column, body_l));
+    HLOGYM_ASSIGN(root_b, MakeBroadcast(flat_root, matrix, batch_map));
+    HLOGYM_ASSIGN(scaled, MakeBinary(Opcode::kDivide, residual, root_b));
+    HLOGYM_ASSIGN(column, MakeSelect(mask, scaled, zeros));
+    HLOGYM_ASSIGN(new_l, MakeBinary(Opcode::kAdd, column, body_l));
     return std::vector<Instruction*>{body_a, new_l, new_error};
   };
   auto results = MakeCountedLoop(computation, k, {a, l0, error0}, body);
@@ -176,38 +172,39 @@ absl::StatusOr<Instruction*> Blocked(Instruction* a, const Batch& batch) {
   Computation* computation = a->parent();
   const PrimitiveType type = a->shape().element_type();
   const int64_t n = a->shape().dimensions().back();
-  CH_ASSIGN(zero_l, Full(computation, type, 0, a->shape().dimensions(), batch.layout));
+  HLOGYM_ASSIGN(zero_l, Full(computation, type, 0, a->shape().dimensions(), batch.layout));
   Instruction* l = zero_l;
-  CH_ASSIGN(error0, Full(computation, PrimitiveType::kPred, 0, batch.Matrix(1, 1), batch.layout));
+  HLOGYM_ASSIGN(error0,
+                Full(computation, PrimitiveType::kPred, 0, batch.Matrix(1, 1), batch.layout));
   Instruction* error = error0;
   for (int64_t i = 0; i < n; i += kBlockSize) {
     const int64_t k = std::min(kBlockSize, n - i);
-    CH_ASSIGN(panel0, SliceMinor(a, i, n, i, i + k));
+    HLOGYM_ASSIGN(panel0, SliceMinor(a, i, n, i, i + k));
     Instruction* panel = panel0;
     if (i > 0) {
-      CH_ASSIGN(lhs, SliceMinor(l, i, n, 0, i));
-      CH_ASSIGN(rhs, SliceMinor(l, i, i + k, 0, i));
-      CH_ASSIGN(delta, DotTransposed(lhs, rhs));
-      CH_ASSIGN(updated, MakeBinary(Opcode::kSubtract, panel, delta));
+      HLOGYM_ASSIGN(lhs, SliceMinor(l, i, n, 0, i));
+      HLOGYM_ASSIGN(rhs, SliceMinor(l, i, i + k, 0, i));
+      HLOGYM_ASSIGN(delta, DotTransposed(lhs, rhs));
+      HLOGYM_ASSIGN(updated, MakeBinary(Opcode::kSubtract, panel, delta));
       panel = updated;
     }
-    CH_ASSIGN(x, SliceMinor(panel, 0, k, 0, k));
+    HLOGYM_ASSIGN(x, SliceMinor(panel, 0, k, 0, k));
     Factorized factorized{};
     if (k == 1) {
-      CH_ASSIGN(root, MakeUnary(Opcode::kSqrt, x));
-      CH_ASSIGN(nan, IsNan(root));
+      HLOGYM_ASSIGN(root, MakeUnary(Opcode::kSqrt, x));
+      HLOGYM_ASSIGN(nan, IsNan(root));
       factorized = {root, nan};
     } else {
       auto unblocked = Unblocked(x, batch);
       if (!unblocked.ok()) return unblocked.status();
       factorized = *unblocked;
     }
-    CH_ASSIGN(new_error, MakeBinary(Opcode::kOr, error, factorized.error));
+    HLOGYM_ASSIGN(new_error, MakeBinary(Opcode::kOr, error, factorized.error));
     error = new_error;
-    CH_ASSIGN(with_block, UpdateMinor(l, factorized.l, i, i, batch.layout));
+    HLOGYM_ASSIGN(with_block, UpdateMinor(l, factorized.l, i, i, batch.layout));
     l = with_block;
     if (i + k < n) {
-      CH_ASSIGN(below, SliceMinor(panel, k, n - i, 0, k));
+      HLOGYM_ASSIGN(below, SliceMinor(panel, k, n - i, 0, k));
       auto solve = std::make_unique<Instruction>(Opcode::kTriangularSolve, below->shape());
       solve->AppendOperand(factorized.l);
       solve->AppendOperand(below);
@@ -217,15 +214,15 @@ absl::StatusOr<Instruction*> Blocked(Instruction* a, const Batch& batch) {
       attrs.unit_diagonal = false;
       attrs.transpose_a = TriangularSolveTranspose::kAdjoint;
       Instruction* update = AddWithLayoutOf(computation, std::move(solve), below);
-      CH_ASSIGN(with_panel, UpdateMinor(l, update, i + k, i, batch.layout));
+      HLOGYM_ASSIGN(with_panel, UpdateMinor(l, update, i + k, i, batch.layout));
       l = with_panel;
     }
   }
-  CH_ASSIGN(flat_error, MakeReshape(error, batch.dims));
+  HLOGYM_ASSIGN(flat_error, MakeReshape(error, batch.dims));
   std::vector<int64_t> batch_map(batch.dims.size());
   for (size_t d = 0; d < batch_map.size(); ++d) batch_map[d] = d;
-  CH_ASSIGN(error_b, MakeBroadcast(flat_error, a->shape().dimensions(), batch_map));
-  CH_ASSIGN(nans, Full(computation, type, std::numeric_limits<double>::quiet_NaN(),
+  HLOGYM_ASSIGN(error_b, MakeBroadcast(flat_error, a->shape().dimensions(), batch_map));
+  HLOGYM_ASSIGN(nans, Full(computation, type, std::numeric_limits<double>::quiet_NaN(),
                        a->shape().dimensions(), batch.layout));
   return MakeSelect(error_b, nans, l);
 }
@@ -246,13 +243,13 @@ absl::StatusOr<Computation*> BuildComputation(Module& module, const Instruction&
   const bool lower = cholesky.attrs().lower;
   Instruction* input = a;
   if (!lower) {
-    CH_ASSIGN(transposed, TransposeMinor(a));
+    HLOGYM_ASSIGN(transposed, TransposeMinor(a));
     input = transposed;
   }
-  CH_ASSIGN(l, Blocked(input, batch));
+  HLOGYM_ASSIGN(l, Blocked(input, batch));
   Instruction* result = l;
   if (!lower) {
-    CH_ASSIGN(transposed, TransposeMinor(l));
+    HLOGYM_ASSIGN(transposed, TransposeMinor(l));
     result = transposed;
   }
   computation->set_root_instruction(result);
@@ -269,7 +266,6 @@ bool Matches(const Instruction* instruction) {
          shape.is_static() && instruction->shape().IsArray();
 }
 
-#undef CH_ASSIGN
 
 }  // namespace
 

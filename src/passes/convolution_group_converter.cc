@@ -7,14 +7,10 @@
 #include "analysis/shape_inference.h"
 #include "hlo/primitive_type.h"
 #include "passes/builders.h"
+#include "passes/pass_utils.h"
 
 namespace hlogym {
 namespace {
-
-#define CGC_ASSIGN(lhs, expr)                   \
-  auto lhs##_or = (expr);                       \
-  if (!lhs##_or.ok()) return lhs##_or.status(); \
-  auto lhs = *lhs##_or
 
 // A convolution like `conv` (attributes kept) with new operands, dimension
 // numbers, window and group counts; its shape is inferred.
@@ -23,7 +19,7 @@ absl::StatusOr<Instruction*> NewConvolution(const Instruction* conv, Instruction
                                             const ConvolutionDimensionNumbers& dnums,
                                             const Window& window, int64_t feature_groups,
                                             int64_t batch_groups) {
-  CGC_ASSIGN(shape, InferConvolutionShape(lhs->shape(), rhs->shape(), dnums, window,
+  HLOGYM_ASSIGN(shape, InferConvolutionShape(lhs->shape(), rhs->shape(), dnums, window,
                                           feature_groups, batch_groups,
                                           conv->shape().element_type()));
   auto clone = conv->CloneWithNewOperands({lhs, rhs}, "");
@@ -62,7 +58,7 @@ absl::StatusOr<Instruction*> SplitIntoSpatial(Instruction* conv, int64_t groups,
   Instruction* input = conv->operand(0);
   Instruction* kernel = conv->operand(1);
   const int64_t in_dim = split_batch ? dn.input_batch_dimension : dn.input_feature_dimension;
-  CGC_ASSIGN(new_input,
+  HLOGYM_ASSIGN(new_input,
              MakeReshape(input, SplitDimension(input->shape().dimensions(), in_dim, groups)));
   ShiftAbove(dn.input_spatial_dimensions, in_dim);
   dn.input_spatial_dimensions.push_back(in_dim);
@@ -79,7 +75,7 @@ absl::StatusOr<Instruction*> SplitIntoSpatial(Instruction* conv, int64_t groups,
     return absl::InvalidArgumentError(
         absl::StrCat(conv->name(), ": dimensions are not divisible by the group count"));
   }
-  CGC_ASSIGN(new_kernel,
+  HLOGYM_ASSIGN(new_kernel,
              MakeReshape(kernel, SplitDimension(kernel->shape().dimensions(), kof, groups)));
   ShiftAbove(dn.kernel_spatial_dimensions, kof);
   dn.kernel_spatial_dimensions.push_back(kof);
@@ -96,7 +92,7 @@ absl::StatusOr<Instruction*> SplitIntoSpatial(Instruction* conv, int64_t groups,
   wd.stride = groups - 1;
   wd.base_dilation = groups;
   window.dimensions.push_back(wd);
-  CGC_ASSIGN(new_conv, NewConvolution(conv, new_input, new_kernel, dn, window,
+  HLOGYM_ASSIGN(new_conv, NewConvolution(conv, new_input, new_kernel, dn, window,
                                       split_batch ? conv->attrs().feature_group_count : 1, 1));
   return MakeReshape(new_conv, conv->shape().dimensions());
 }
@@ -115,7 +111,7 @@ absl::StatusOr<Instruction*> GroupMask(Computation* computation, const std::vect
     Literal literal(Shape(PrimitiveType::kS32, {n}));
     for (int64_t i = 0; i < n; ++i) literal.SetFromInt64(i, i / block);
     Instruction* constant = MakeConstant(computation, std::move(literal), with_layout);
-    CGC_ASSIGN(broadcast, MakeBroadcast(constant, dims, std::vector<int64_t>{d}));
+    HLOGYM_ASSIGN(broadcast, MakeBroadcast(constant, dims, std::vector<int64_t>{d}));
     ids.push_back(broadcast);
   }
   return MakeCompare(ComparisonDirection::kEq, ids[0], ids[1]);
@@ -125,7 +121,7 @@ absl::StatusOr<Instruction*> GroupMask(Computation* computation, const std::vect
 absl::StatusOr<Instruction*> Masked(Instruction* mask, Instruction* x) {
   Instruction* zero = MakeScalarConstant(x->parent(), x->shape().element_type(), 0,
                                          x->shape().has_layout());
-  CGC_ASSIGN(zeros, MakeBroadcast(zero, x->shape().dimensions(), {}));
+  HLOGYM_ASSIGN(zeros, MakeBroadcast(zero, x->shape().dimensions(), {}));
   return MakeSelect(mask, x, zeros);
 }
 
@@ -153,15 +149,15 @@ absl::StatusOr<Instruction*> ExpandBatchGroupsMasked(Instruction* conv, int64_t 
   Computation* computation = conv->parent();
   const ConvolutionDimensionNumbers& dn = *conv->attrs().convolution_dimension_numbers;
   const bool with_layout = conv->shape().has_layout();
-  CGC_ASSIGN(full, NewConvolution(conv, conv->operand(0), conv->operand(1), dn,
+  HLOGYM_ASSIGN(full, NewConvolution(conv, conv->operand(0), conv->operand(1), dn,
                                   *conv->attrs().window, 1, 1));
-  CGC_ASSIGN(mask, GroupMask(computation, full->shape().dimensions(), dn.output_batch_dimension,
+  HLOGYM_ASSIGN(mask, GroupMask(computation, full->shape().dimensions(), dn.output_batch_dimension,
                              dn.output_feature_dimension, groups, with_layout));
-  CGC_ASSIGN(masked, Masked(mask, full));
+  HLOGYM_ASSIGN(masked, Masked(mask, full));
   PrimitiveType sum_type = masked->shape().element_type();
   if (BitWidth(sum_type) < 32) {
     sum_type = PrimitiveType::kF32;
-    CGC_ASSIGN(wide, MakeConvert(masked, sum_type));
+    HLOGYM_ASSIGN(wide, MakeConvert(masked, sum_type));
     masked = wide;
   }
   Instruction* zero = MakeScalarConstant(computation, sum_type, 0, with_layout);
@@ -171,7 +167,7 @@ absl::StatusOr<Instruction*> ExpandBatchGroupsMasked(Instruction* conv, int64_t 
   window.dimensions[dn.output_batch_dimension].stride = groups;
   Computation* add = AddComputation(*computation->parent(), sum_type, with_layout);
   std::vector<Shape> inputs = {masked->shape()}, inits = {zero->shape()};
-  CGC_ASSIGN(shape, InferReduceWindowShape(inputs, inits, window, add));
+  HLOGYM_ASSIGN(shape, InferReduceWindowShape(inputs, inits, window, add));
   auto rw = std::make_unique<Instruction>(Opcode::kReduceWindow, shape);
   rw->AppendOperand(masked);
   rw->AppendOperand(zero);
@@ -196,17 +192,16 @@ absl::StatusOr<Instruction*> ExpandDepthwiseFilter(Instruction* conv, int64_t gr
   }
   std::vector<int64_t> expanded_dims = kernel->shape().dimensions();
   expanded_dims[kif] *= groups;
-  CGC_ASSIGN(reshaped, MakeReshape(kernel, reduced_dims));
-  CGC_ASSIGN(broadcast, MakeBroadcast(reshaped, expanded_dims, kept));
-  CGC_ASSIGN(mask, GroupMask(computation, expanded_dims, kif, dn.kernel_output_feature_dimension,
+  HLOGYM_ASSIGN(reshaped, MakeReshape(kernel, reduced_dims));
+  HLOGYM_ASSIGN(broadcast, MakeBroadcast(reshaped, expanded_dims, kept));
+  HLOGYM_ASSIGN(mask, GroupMask(computation, expanded_dims, kif, dn.kernel_output_feature_dimension,
                              groups, conv->shape().has_layout()));
-  CGC_ASSIGN(filter, Masked(mask, broadcast));
-  CGC_ASSIGN(result, NewConvolution(conv, conv->operand(0), filter, dn, *conv->attrs().window,
+  HLOGYM_ASSIGN(filter, Masked(mask, broadcast));
+  HLOGYM_ASSIGN(result, NewConvolution(conv, conv->operand(0), filter, dn, *conv->attrs().window,
                                     1, 1));
   return result;
 }
 
-#undef CGC_ASSIGN
 
 bool WellFormed(const Instruction* conv) {
   return conv->operand_count() == 2 && conv->attrs().convolution_dimension_numbers.has_value() &&

@@ -14,14 +14,9 @@ namespace {
 
 using gather_scatter::Contains;
 
-#define GE_ASSIGN(lhs, expr)                    \
-  auto lhs##_or = (expr);                       \
-  if (!lhs##_or.ok()) return lhs##_or.status(); \
-  auto lhs = *lhs##_or
-
 int64_t TripCount(const Instruction* gather) {
-  return gather_scatter::IndexVectorCount(gather->operand(1)->shape(),
-                                          gather->attrs().gather_dimension_numbers->index_vector_dim);
+  const int64_t index_vector_dim = gather->attrs().gather_dimension_numbers->index_vector_dim;
+  return gather_scatter::IndexVectorCount(gather->operand(1)->shape(), index_vector_dim);
 }
 
 bool IsBroadcast(const Instruction* gather) {
@@ -62,7 +57,7 @@ absl::StatusOr<Instruction*> ExpandBroadcast(Instruction* gather) {
   for (int64_t d = 0; d < operand->shape().rank(); ++d) {
     if (!Contains(dn.collapsed_slice_dims, d)) kept.push_back(operand->shape().dimensions(d));
   }
-  GE_ASSIGN(reshaped, MakeReshape(operand, kept));
+  HLOGYM_ASSIGN(reshaped, MakeReshape(operand, kept));
   return MakeBroadcast(reshaped, gather->shape().dimensions(), dn.offset_dims);
 }
 
@@ -77,7 +72,7 @@ absl::StatusOr<Instruction*> CanonicalIndices(Instruction* indices, int64_t ivd)
       if (i != ivd) permutation.push_back(i);
     }
     permutation.push_back(ivd);
-    GE_ASSIGN(t, MakeTranspose(indices, permutation));
+    HLOGYM_ASSIGN(t, MakeTranspose(indices, permutation));
     transposed = t;
   }
   const bool scalar_indices = ivd == rank;
@@ -105,8 +100,8 @@ absl::StatusOr<std::vector<Instruction*>> StartScalars(Instruction* start, int64
   std::vector<Instruction*> scalars;
   for (int64_t d = 0; d < count; ++d) {
     SliceDimension slice[] = {{d, d + 1, 1}};
-    GE_ASSIGN(element, MakeSlice(start, slice));
-    GE_ASSIGN(scalar, MakeReshape(element, {}));
+    HLOGYM_ASSIGN(element, MakeSlice(start, slice));
+    HLOGYM_ASSIGN(scalar, MakeReshape(element, {}));
     scalars.push_back(scalar);
   }
   return scalars;
@@ -114,7 +109,7 @@ absl::StatusOr<std::vector<Instruction*>> StartScalars(Instruction* start, int64
 
 absl::StatusOr<Instruction*> DynamicSliceAt(Instruction* operand, Instruction* start,
                                             const std::vector<int64_t>& sizes) {
-  GE_ASSIGN(scalars, StartScalars(start, operand->shape().rank()));
+  HLOGYM_ASSIGN(scalars, StartScalars(start, operand->shape().rank()));
   auto ds = std::make_unique<Instruction>(Opcode::kDynamicSlice,
                                           Shape(operand->shape().element_type(), sizes));
   ds->AppendOperand(operand);
@@ -125,7 +120,7 @@ absl::StatusOr<Instruction*> DynamicSliceAt(Instruction* operand, Instruction* s
 
 absl::StatusOr<Instruction*> DynamicUpdateSliceAt(Instruction* operand, Instruction* update,
                                                   Instruction* start) {
-  GE_ASSIGN(scalars, StartScalars(start, operand->shape().rank()));
+  HLOGYM_ASSIGN(scalars, StartScalars(start, operand->shape().rank()));
   auto dus = std::make_unique<Instruction>(Opcode::kDynamicUpdateSlice, operand->shape());
   dus->AppendOperand(operand);
   dus->AppendOperand(update);
@@ -145,17 +140,17 @@ absl::StatusOr<std::vector<Instruction*>> LoopBody(const Instruction& gather, In
   Instruction* indices = state[1];
   Instruction* accumulator = state[2];
   Computation* body = i->parent();
-  GE_ASSIGN(i_vector, MakeBroadcast(i, std::vector<int64_t>{1}, {}));
+  HLOGYM_ASSIGN(i_vector, MakeBroadcast(i, std::vector<int64_t>{1}, {}));
 
   Instruction* index_vector = nullptr;
   if (indices->shape().rank() == 1) {
-    GE_ASSIGN(one, DynamicSliceAt(indices, i_vector, {1}));
+    HLOGYM_ASSIGN(one, DynamicSliceAt(indices, i_vector, {1}));
     index_vector = one;
   } else {
     const int64_t k = indices->shape().dimensions(1);
-    GE_ASSIGN(row_start, PadWithZeros(i_vector, 0, 1));
-    GE_ASSIGN(row, DynamicSliceAt(indices, row_start, {1, k}));
-    GE_ASSIGN(vector, MakeReshape(row, std::vector<int64_t>{k}));
+    HLOGYM_ASSIGN(row_start, PadWithZeros(i_vector, 0, 1));
+    HLOGYM_ASSIGN(row, DynamicSliceAt(indices, row_start, {1, k}));
+    HLOGYM_ASSIGN(vector, MakeReshape(row, std::vector<int64_t>{k}));
     index_vector = vector;
   }
 
@@ -178,23 +173,23 @@ absl::StatusOr<std::vector<Instruction*>> LoopBody(const Instruction& gather, In
       }
       const int64_t c = it - dn.start_index_map.begin();
       SliceDimension slice[] = {{c, c + 1, 1}};
-      GE_ASSIGN(component, MakeSlice(index_vector, slice));
+      HLOGYM_ASSIGN(component, MakeSlice(index_vector, slice));
       components.push_back(component);
     }
-    GE_ASSIGN(concat, MakeConcatenate(components, 0));
+    HLOGYM_ASSIGN(concat, MakeConcatenate(components, 0));
     operand_start = concat;
   }
-  GE_ASSIGN(sliced, DynamicSliceAt(operand, operand_start, gather.attrs().gather_slice_sizes));
+  HLOGYM_ASSIGN(sliced, DynamicSliceAt(operand, operand_start, gather.attrs().gather_slice_sizes));
   std::vector<int64_t> kept;
   for (int64_t d = 0; d < operand_rank; ++d) {
     if (!Contains(dn.collapsed_slice_dims, d)) kept.push_back(gather.attrs().gather_slice_sizes[d]);
   }
-  GE_ASSIGN(collapsed, MakeReshape(sliced, kept));
+  HLOGYM_ASSIGN(collapsed, MakeReshape(sliced, kept));
   std::vector<int64_t> row_dims = {1};
   row_dims.insert(row_dims.end(), kept.begin(), kept.end());
-  GE_ASSIGN(row, MakeReshape(collapsed, row_dims));
-  GE_ASSIGN(row_start, PadWithZeros(i_vector, 0, static_cast<int64_t>(kept.size())));
-  GE_ASSIGN(updated, DynamicUpdateSliceAt(accumulator, row, row_start));
+  HLOGYM_ASSIGN(row, MakeReshape(collapsed, row_dims));
+  HLOGYM_ASSIGN(row_start, PadWithZeros(i_vector, 0, static_cast<int64_t>(kept.size())));
+  HLOGYM_ASSIGN(updated, DynamicUpdateSliceAt(accumulator, row, row_start));
   return std::vector<Instruction*>{operand, indices, updated};
 }
 
@@ -205,7 +200,7 @@ absl::StatusOr<Instruction*> Expand(Instruction* gather) {
   Instruction* operand = gather->operand(0);
   Instruction* indices = gather->operand(1);
   const int64_t trip_count = TripCount(gather);
-  GE_ASSIGN(canonical, CanonicalIndices(indices, dn.index_vector_dim));
+  HLOGYM_ASSIGN(canonical, CanonicalIndices(indices, dn.index_vector_dim));
   std::vector<int64_t> accumulator_dims = {trip_count};
   for (size_t d = 0; d < gather->attrs().gather_slice_sizes.size(); ++d) {
     if (!Contains(dn.collapsed_slice_dims, static_cast<int64_t>(d))) {
@@ -214,9 +209,9 @@ absl::StatusOr<Instruction*> Expand(Instruction* gather) {
   }
   Instruction* zero = MakeScalarConstant(computation, gather->shape().element_type(), 0,
                                          gather->shape().has_layout());
-  GE_ASSIGN(init, MakeBroadcast(zero, accumulator_dims, {}));
+  HLOGYM_ASSIGN(init, MakeBroadcast(zero, accumulator_dims, {}));
   const Instruction& original = *gather;
-  GE_ASSIGN(results, MakeCountedLoop(computation, trip_count, {operand, canonical, init},
+  HLOGYM_ASSIGN(results, MakeCountedLoop(computation, trip_count, {operand, canonical, init},
                                      [&](Instruction* i, const std::vector<Instruction*>& state) {
                                        return LoopBody(original, i, state);
                                      }));
@@ -227,7 +222,7 @@ absl::StatusOr<Instruction*> Expand(Instruction* gather) {
     if (d != dn.index_vector_dim) batched_dims.push_back(indices->shape().dimensions(d));
   }
   batched_dims.insert(batched_dims.end(), accumulator_dims.begin() + 1, accumulator_dims.end());
-  GE_ASSIGN(batched, MakeReshape(accumulator, batched_dims));
+  HLOGYM_ASSIGN(batched, MakeReshape(accumulator, batched_dims));
   // Batch dimensions lead, offset dimensions follow: move them into place.
   const int64_t output_rank = gather->shape().rank();
   std::vector<int64_t> permutation;
@@ -241,7 +236,6 @@ absl::StatusOr<Instruction*> Expand(Instruction* gather) {
   return MakeTranspose(batched, permutation);
 }
 
-#undef GE_ASSIGN
 
 }  // namespace
 

@@ -15,6 +15,13 @@
 #include "hlo/instruction.h"
 #include "hlo/module.h"
 
+// Declares `lhs` as the value of the absl::StatusOr `expr`, or returns its
+// error from the enclosing function (which returns a Status or StatusOr).
+#define HLOGYM_ASSIGN(lhs, expr)                \
+  auto lhs##_or = (expr);                       \
+  if (!lhs##_or.ok()) return lhs##_or.status(); \
+  auto lhs = *lhs##_or
+
 namespace hlogym {
 
 // XLA's HloInstruction::HasSideEffect: the instruction's own side effect or

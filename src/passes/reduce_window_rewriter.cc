@@ -8,15 +8,11 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "passes/builders.h"
+#include "passes/pass_utils.h"
 #include "passes/reduce_window_util.h"
 
 namespace hlogym {
 namespace {
-
-#define RWR_ASSIGN(lhs, expr)                      \
-  auto lhs##_or = (expr);                          \
-  if (!lhs##_or.ok()) return lhs##_or.status();    \
-  auto lhs = *lhs##_or
 
 bool IsTrivial(const WindowDimension& d) {
   return d.size == 1 && d.stride == 1 && d.padding_low == 0 && d.padding_high == 0 &&
@@ -88,7 +84,7 @@ absl::StatusOr<bool> TryRewriteScan(Instruction* rw, int64_t base) {
   std::vector<Instruction*> sources = parts.inputs;
   if (scan_dim != rank - 1) {
     for (Instruction*& source : sources) {
-      RWR_ASSIGN(transposed, MakeTranspose(source, permutation));
+      HLOGYM_ASSIGN(transposed, MakeTranspose(source, permutation));
       source = transposed;
     }
   }
@@ -97,7 +93,7 @@ absl::StatusOr<bool> TryRewriteScan(Instruction* rw, int64_t base) {
     for (size_t i = 0; i < n; ++i) {
       std::vector<PaddingDimension> padding(rank);
       padding[rank - 1].high = padded - length;
-      RWR_ASSIGN(pad, MakePad(sources[i], parts.inits[i], padding));
+      HLOGYM_ASSIGN(pad, MakePad(sources[i], parts.inits[i], padding));
       sources[i] = pad;
     }
   }
@@ -107,7 +103,7 @@ absl::StatusOr<bool> TryRewriteScan(Instruction* rw, int64_t base) {
   tiled_dims.push_back(base);
   std::vector<Instruction*> tiled;
   for (Instruction* source : sources) {
-    RWR_ASSIGN(reshaped, MakeReshape(source, tiled_dims));
+    HLOGYM_ASSIGN(reshaped, MakeReshape(source, tiled_dims));
     tiled.push_back(reshaped);
   }
   // Scan within each row of `base` elements.
@@ -116,11 +112,11 @@ absl::StatusOr<bool> TryRewriteScan(Instruction* rw, int64_t base) {
   row_window.dimensions[rank].size = base;
   (forward ? row_window.dimensions[rank].padding_low : row_window.dimensions[rank].padding_high) =
       base - 1;
-  RWR_ASSIGN(row_scan, MakeReduceWindow(tiled, parts.inits, row_window, reducer));
+  HLOGYM_ASSIGN(row_scan, MakeReduceWindow(tiled, parts.inits, row_window, reducer));
   // Row totals: the last (forward) or first (reverse) column.
   std::vector<Instruction*> row_scans, totals;
   for (size_t i = 0; i < n; ++i) {
-    RWR_ASSIGN(element, ResultElement(row_scan, static_cast<int64_t>(i)));
+    HLOGYM_ASSIGN(element, ResultElement(row_scan, static_cast<int64_t>(i)));
     row_scans.push_back(element);
     std::vector<SliceDimension> slice;
     for (int64_t d : tiled_dims) slice.push_back({0, d, 1});
@@ -129,9 +125,9 @@ absl::StatusOr<bool> TryRewriteScan(Instruction* rw, int64_t base) {
     } else {
       slice[rank].limit = 1;
     }
-    RWR_ASSIGN(column, MakeSlice(element, slice));
+    HLOGYM_ASSIGN(column, MakeSlice(element, slice));
     std::vector<int64_t> column_dims(tiled_dims.begin(), tiled_dims.end() - 1);
-    RWR_ASSIGN(total, MakeReshape(column, column_dims));
+    HLOGYM_ASSIGN(total, MakeReshape(column, column_dims));
     totals.push_back(total);
   }
   // Exclusive scan of the row totals, broadcast back over the rows.
@@ -140,17 +136,17 @@ absl::StatusOr<bool> TryRewriteScan(Instruction* rw, int64_t base) {
   total_window.dimensions[rank - 1].size = rows;
   (forward ? total_window.dimensions[rank - 1].padding_low
            : total_window.dimensions[rank - 1].padding_high) = rows;
-  RWR_ASSIGN(total_scan, MakeReduceWindow(totals, parts.inits, total_window, reducer));
+  HLOGYM_ASSIGN(total_scan, MakeReduceWindow(totals, parts.inits, total_window, reducer));
   std::vector<Instruction*> carries;
   std::vector<int64_t> leading(rank);
   std::iota(leading.begin(), leading.end(), 0);
   for (size_t i = 0; i < n; ++i) {
-    RWR_ASSIGN(element, ResultElement(total_scan, static_cast<int64_t>(i)));
+    HLOGYM_ASSIGN(element, ResultElement(total_scan, static_cast<int64_t>(i)));
     std::vector<SliceDimension> slice;
     for (int64_t d : element->shape().dimensions()) slice.push_back({0, d, 1});
     slice[rank - 1] = forward ? SliceDimension{0, rows, 1} : SliceDimension{1, rows + 1, 1};
-    RWR_ASSIGN(carry, MakeSlice(element, slice));
-    RWR_ASSIGN(broadcast, MakeBroadcast(carry, tiled_dims, leading));
+    HLOGYM_ASSIGN(carry, MakeSlice(element, slice));
+    HLOGYM_ASSIGN(broadcast, MakeBroadcast(carry, tiled_dims, leading));
     carries.push_back(broadcast);
   }
   std::vector<Instruction*> map_operands = row_scans;
@@ -169,22 +165,22 @@ absl::StatusOr<bool> TryRewriteScan(Instruction* rw, int64_t base) {
     map->mutable_attrs().has_dimensions = true;
     map->mutable_called_computations().push_back(combiner);
     Instruction* scan = AddWithLayoutOf(computation, std::move(map), row_scans[i]);
-    RWR_ASSIGN(flat, MakeReshape(scan, sources[i]->shape().dimensions()));
+    HLOGYM_ASSIGN(flat, MakeReshape(scan, sources[i]->shape().dimensions()));
     scan = flat;
     if (scan_dim != rank - 1) {
-      RWR_ASSIGN(back, MakeTranspose(scan, permutation));
+      HLOGYM_ASSIGN(back, MakeTranspose(scan, permutation));
       scan = back;
     }
     if (padded != length) {
       std::vector<SliceDimension> slice;
       for (int64_t d : operand_shape.dimensions()) slice.push_back({0, d, 1});
-      RWR_ASSIGN(unpadded, MakeSlice(scan, slice));
+      HLOGYM_ASSIGN(unpadded, MakeSlice(scan, slice));
       scan = unpadded;
     }
     if (exclusive) {
       std::vector<PaddingDimension> padding(rank);
       (forward ? padding[scan_dim].low : padding[scan_dim].high) = 1;
-      RWR_ASSIGN(shifted, MakePad(scan, parts.inits[i], padding));
+      HLOGYM_ASSIGN(shifted, MakePad(scan, parts.inits[i], padding));
       scan = shifted;
     }
     results.push_back(scan);
@@ -194,7 +190,6 @@ absl::StatusOr<bool> TryRewriteScan(Instruction* rw, int64_t base) {
   return true;
 }
 
-#undef RWR_ASSIGN
 
 }  // namespace
 

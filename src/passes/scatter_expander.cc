@@ -15,14 +15,9 @@ namespace {
 
 using gather_scatter::Contains;
 
-#define SE_ASSIGN(lhs, expr)                    \
-  auto lhs##_or = (expr);                       \
-  if (!lhs##_or.ok()) return lhs##_or.status(); \
-  auto lhs = *lhs##_or
-
 int64_t TripCount(const Instruction* scatter) {
-  return gather_scatter::IndexVectorCount(scatter->operand(1)->shape(),
-                                          scatter->attrs().scatter_dimension_numbers->index_vector_dim);
+  const int64_t index_vector_dim = scatter->attrs().scatter_dimension_numbers->index_vector_dim;
+  return gather_scatter::IndexVectorCount(scatter->operand(1)->shape(), index_vector_dim);
 }
 
 bool Matches(const Instruction* scatter, ScatterExpander::Mode mode) {
@@ -60,7 +55,7 @@ absl::StatusOr<Instruction*> CanonicalIndices(Instruction* indices, int64_t ivd)
       if (i != ivd) permutation.push_back(i);
     }
     permutation.push_back(ivd);
-    SE_ASSIGN(t, MakeTranspose(indices, permutation));
+    HLOGYM_ASSIGN(t, MakeTranspose(indices, permutation));
     transposed = t;
   }
   const int64_t index_dims = ivd == rank ? 0 : 1;
@@ -87,7 +82,7 @@ absl::StatusOr<Instruction*> CanonicalUpdates(Instruction* updates,
   std::vector<int64_t> identity(rank);
   std::iota(identity.begin(), identity.end(), 0);
   if (permutation != identity) {
-    SE_ASSIGN(t, MakeTranspose(updates, permutation));
+    HLOGYM_ASSIGN(t, MakeTranspose(updates, permutation));
     permuted = t;
   }
   std::vector<int64_t> canonical = {trip_count};
@@ -115,7 +110,7 @@ absl::StatusOr<std::vector<Instruction*>> LoopBody(const Instruction& scatter, I
     ds->AppendOperand(i);
     ds->mutable_attrs().dynamic_slice_sizes = {1};
     Instruction* one = AddWithLayoutOf(body, std::move(ds), indices);
-    SE_ASSIGN(scalar, MakeReshape(one, {}));
+    HLOGYM_ASSIGN(scalar, MakeReshape(one, {}));
     components.push_back(scalar);
   } else {
     const int64_t k = indices->shape().dimensions(1);
@@ -127,8 +122,8 @@ absl::StatusOr<std::vector<Instruction*>> LoopBody(const Instruction& scatter, I
     Instruction* row = AddWithLayoutOf(body, std::move(ds), indices);
     for (int64_t c = 0; c < k; ++c) {
       SliceDimension slice[2] = {{0, 1, 1}, {c, c + 1, 1}};
-      SE_ASSIGN(element, MakeSlice(row, slice));
-      SE_ASSIGN(scalar, MakeReshape(element, {}));
+      HLOGYM_ASSIGN(element, MakeSlice(row, slice));
+      HLOGYM_ASSIGN(scalar, MakeReshape(element, {}));
       components.push_back(scalar);
     }
   }
@@ -156,7 +151,7 @@ absl::StatusOr<std::vector<Instruction*>> LoopBody(const Instruction& scatter, I
   for (int64_t d = 0, w = 1; d < operand_rank; ++d) {
     window_sizes.push_back(Contains(dn.inserted_window_dims, d) ? 1 : update_slice_sizes[w++]);
   }
-  SE_ASSIGN(update_window, MakeReshape(update_row, window_sizes));
+  HLOGYM_ASSIGN(update_window, MakeReshape(update_row, window_sizes));
 
   auto operand_ds = std::make_unique<Instruction>(
       Opcode::kDynamicSlice, Shape(operand->shape().element_type(), window_sizes));
@@ -178,24 +173,24 @@ absl::StatusOr<std::vector<Instruction*>> LoopBody(const Instruction& scatter, I
   Instruction* valid = nullptr;
   for (int64_t d = 0; d < operand_rank; ++d) {
     if (start[d] == index_zero) continue;
-    SE_ASSIGN(low, MakeCompare(ComparisonDirection::kGe, start[d], index_zero));
+    HLOGYM_ASSIGN(low, MakeCompare(ComparisonDirection::kGe, start[d], index_zero));
     Instruction* limit =
         MakeScalarConstant(body, index_type,
                            static_cast<double>(operand->shape().dimensions(d) - window_sizes[d]),
                            with_layout);
-    SE_ASSIGN(high, MakeCompare(ComparisonDirection::kLe, start[d], limit));
-    SE_ASSIGN(both, MakeBinary(Opcode::kAnd, low, high));
+    HLOGYM_ASSIGN(high, MakeCompare(ComparisonDirection::kLe, start[d], limit));
+    HLOGYM_ASSIGN(both, MakeBinary(Opcode::kAnd, low, high));
     if (valid == nullptr) {
       valid = both;
     } else {
-      SE_ASSIGN(all, MakeBinary(Opcode::kAnd, valid, both));
+      HLOGYM_ASSIGN(all, MakeBinary(Opcode::kAnd, valid, both));
       valid = all;
     }
   }
   Instruction* new_window = combined;
   if (valid != nullptr) {
-    SE_ASSIGN(mask, MakeBroadcast(valid, window_sizes, {}));
-    SE_ASSIGN(chosen, MakeSelect(mask, combined, old_window));
+    HLOGYM_ASSIGN(mask, MakeBroadcast(valid, window_sizes, {}));
+    HLOGYM_ASSIGN(chosen, MakeSelect(mask, combined, old_window));
     new_window = chosen;
   }
   auto dus = std::make_unique<Instruction>(Opcode::kDynamicUpdateSlice, operand->shape());
@@ -213,10 +208,10 @@ absl::StatusOr<Instruction*> Expand(Instruction* scatter) {
   Instruction* updates = scatter->operand(2);
   if (updates->shape().ElementCount() == 0) return operand;
   const int64_t trip_count = TripCount(scatter);
-  SE_ASSIGN(canonical_indices, CanonicalIndices(indices, dn.index_vector_dim));
-  SE_ASSIGN(canonical_updates, CanonicalUpdates(updates, dn.update_window_dims, trip_count));
+  HLOGYM_ASSIGN(canonical_indices, CanonicalIndices(indices, dn.index_vector_dim));
+  HLOGYM_ASSIGN(canonical_updates, CanonicalUpdates(updates, dn.update_window_dims, trip_count));
   const Instruction& original = *scatter;
-  SE_ASSIGN(results,
+  HLOGYM_ASSIGN(results,
             MakeCountedLoop(scatter->parent(), trip_count,
                             {operand, canonical_indices, canonical_updates},
                             [&](Instruction* i, const std::vector<Instruction*>& state) {
@@ -225,7 +220,6 @@ absl::StatusOr<Instruction*> Expand(Instruction* scatter) {
   return results[0];
 }
 
-#undef SE_ASSIGN
 
 }  // namespace
 

@@ -10,11 +10,6 @@
 namespace hlogym {
 namespace {
 
-#define HLOGYM_ASSIGN(lhs, expr)            \
-  auto lhs##_or = (expr);                   \
-  if (!lhs##_or.ok()) return lhs##_or.status(); \
-  Instruction* lhs = *lhs##_or
-
 // A constant `value` of `like`'s element type, broadcast to its shape.
 absl::StatusOr<Instruction*> ScalarLike(Instruction* like, double value) {
   const Shape& shape = like->shape();
@@ -94,7 +89,6 @@ absl::StatusOr<Instruction*> Decompose(Instruction* convert) {
   return result;
 }
 
-#undef HLOGYM_ASSIGN
 
 }  // namespace
 
