@@ -61,30 +61,6 @@ absl::StatusOr<Instruction*> ExpandBroadcast(Instruction* gather) {
   return MakeBroadcast(reshaped, gather->shape().dimensions(), dn.offset_dims);
 }
 
-// start_indices as [N] (scalar indices) or [N, K]. Like XLA, the collapsing
-// reshape is emitted even when it keeps the shape.
-absl::StatusOr<Instruction*> CanonicalIndices(Instruction* indices, int64_t ivd) {
-  const int64_t rank = indices->shape().rank();
-  Instruction* transposed = indices;
-  if (ivd < rank - 1) {
-    std::vector<int64_t> permutation;
-    for (int64_t i = 0; i < rank; ++i) {
-      if (i != ivd) permutation.push_back(i);
-    }
-    permutation.push_back(ivd);
-    HLOGYM_ASSIGN(t, MakeTranspose(indices, permutation));
-    transposed = t;
-  }
-  const bool scalar_indices = ivd == rank;
-  const int64_t index_dims = scalar_indices ? 0 : 1;
-  const std::vector<int64_t>& dims = transposed->shape().dimensions();
-  std::vector<int64_t> canonical;
-  int64_t batch = 1;
-  for (int64_t i = 0; i < rank - index_dims; ++i) batch *= dims[i];
-  canonical.push_back(batch);
-  if (!scalar_indices) canonical.push_back(dims.back());
-  return MakeReshape(transposed, canonical);
-}
 
 // The index vector `v` (rank 1) padded with `prepend` and `append` zeros.
 absl::StatusOr<Instruction*> PadWithZeros(Instruction* v, int64_t prepend, int64_t append) {
@@ -200,7 +176,8 @@ absl::StatusOr<Instruction*> Expand(Instruction* gather) {
   Instruction* operand = gather->operand(0);
   Instruction* indices = gather->operand(1);
   const int64_t trip_count = TripCount(gather);
-  HLOGYM_ASSIGN(canonical, CanonicalIndices(indices, dn.index_vector_dim));
+  HLOGYM_ASSIGN(canonical, gather_scatter::CanonicalIndices(indices, dn.index_vector_dim,
+                                                            /*always_reshape=*/true));
   std::vector<int64_t> accumulator_dims = {trip_count};
   for (size_t d = 0; d < gather->attrs().gather_slice_sizes.size(); ++d) {
     if (!Contains(dn.collapsed_slice_dims, static_cast<int64_t>(d))) {

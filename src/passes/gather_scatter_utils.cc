@@ -109,6 +109,30 @@ std::vector<int64_t> Permute(std::span<const int64_t> values,
   return result;
 }
 
+absl::StatusOr<Instruction*> CanonicalIndices(Instruction* indices, int64_t index_vector_dim,
+                                              bool always_reshape) {
+  const int64_t rank = indices->shape().rank();
+  Instruction* transposed = indices;
+  if (index_vector_dim < rank - 1) {
+    std::vector<int64_t> permutation;
+    for (int64_t i = 0; i < rank; ++i) {
+      if (i != index_vector_dim) permutation.push_back(i);
+    }
+    permutation.push_back(index_vector_dim);
+    absl::StatusOr<Instruction*> t = MakeTranspose(indices, permutation);
+    if (!t.ok()) return t.status();
+    transposed = *t;
+  }
+  const int64_t index_dims = index_vector_dim == rank ? 0 : 1;
+  const std::vector<int64_t>& dims = transposed->shape().dimensions();
+  int64_t batch = 1;
+  for (int64_t i = 0; i < rank - index_dims; ++i) batch *= dims[i];
+  std::vector<int64_t> canonical = {batch};
+  if (index_dims == 1) canonical.push_back(dims.back());
+  if (!always_reshape && canonical == dims) return transposed;
+  return MakeReshape(transposed, canonical);
+}
+
 bool Contains(std::span<const int64_t> values, int64_t x) {
   return std::find(values.begin(), values.end(), x) != values.end();
 }

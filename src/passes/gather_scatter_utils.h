@@ -42,6 +42,14 @@ std::pair<std::vector<int64_t>, std::vector<int64_t>> OperandStartIndexPermutati
 std::vector<int64_t> Permute(std::span<const int64_t> values,
                              std::span<const int64_t> permutation);
 
+// start_indices as [N] (scalar indices, index_vector_dim == rank) or [N, K]:
+// the index vector moved last by a transpose (none for the identity), then
+// the other dimensions collapsed. XLA's gather expander emits the collapsing
+// reshape even when it keeps the shape (always_reshape), its scatter
+// expander does not.
+absl::StatusOr<Instruction*> CanonicalIndices(Instruction* indices, int64_t index_vector_dim,
+                                              bool always_reshape);
+
 // Whether `values` holds `x` (dimension-number lists are short).
 bool Contains(std::span<const int64_t> values, int64_t x);
 

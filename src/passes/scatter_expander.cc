@@ -45,28 +45,6 @@ bool Matches(const Instruction* scatter, ScatterExpander::Mode mode) {
   return mode == ScatterExpander::Mode::kEliminateAllScatters || TripCount(scatter) == 1;
 }
 
-// start_indices as [N] (scalar indices) or [N, K] (as in gather_expander).
-absl::StatusOr<Instruction*> CanonicalIndices(Instruction* indices, int64_t ivd) {
-  const int64_t rank = indices->shape().rank();
-  Instruction* transposed = indices;
-  if (ivd < rank - 1) {
-    std::vector<int64_t> permutation;
-    for (int64_t i = 0; i < rank; ++i) {
-      if (i != ivd) permutation.push_back(i);
-    }
-    permutation.push_back(ivd);
-    HLOGYM_ASSIGN(t, MakeTranspose(indices, permutation));
-    transposed = t;
-  }
-  const int64_t index_dims = ivd == rank ? 0 : 1;
-  const std::vector<int64_t>& dims = transposed->shape().dimensions();
-  int64_t batch = 1;
-  for (int64_t i = 0; i < rank - index_dims; ++i) batch *= dims[i];
-  std::vector<int64_t> canonical = {batch};
-  if (index_dims == 1) canonical.push_back(dims.back());
-  if (canonical == dims) return transposed;
-  return MakeReshape(transposed, canonical);
-}
 
 // updates as [N, window dims...].
 absl::StatusOr<Instruction*> CanonicalUpdates(Instruction* updates,
@@ -208,7 +186,9 @@ absl::StatusOr<Instruction*> Expand(Instruction* scatter) {
   Instruction* updates = scatter->operand(2);
   if (updates->shape().ElementCount() == 0) return operand;
   const int64_t trip_count = TripCount(scatter);
-  HLOGYM_ASSIGN(canonical_indices, CanonicalIndices(indices, dn.index_vector_dim));
+  HLOGYM_ASSIGN(canonical_indices,
+                gather_scatter::CanonicalIndices(indices, dn.index_vector_dim,
+                                                 /*always_reshape=*/false));
   HLOGYM_ASSIGN(canonical_updates, CanonicalUpdates(updates, dn.update_window_dims, trip_count));
   const Instruction& original = *scatter;
   HLOGYM_ASSIGN(results,
