@@ -346,6 +346,7 @@ absl::StatusOr<ValuePtr> Interpreter::EvalInstruction(const Instruction& instruc
     case Opcode::kScatter:
     case Opcode::kSort:
     case Opcode::kMap:
+    case Opcode::kScan:
       return EvalWithComputation(*this, instruction, operands);
     case Opcode::kRng:
     case Opcode::kRngBitGenerator:
@@ -432,7 +433,7 @@ bool EvaluatorSupportsOpcode(Opcode opcode) {
     case Opcode::kRecv: case Opcode::kRecvDone: case Opcode::kAsyncStart: case Opcode::kAsyncUpdate:
     case Opcode::kAsyncDone: case Opcode::kCopyStart: case Opcode::kCopyDone:
     case Opcode::kDynamicReshape: case Opcode::kRaggedAllToAll: case Opcode::kRaggedDot:
-    case Opcode::kScaledDot: case Opcode::kScan: case Opcode::kShuffle:
+    case Opcode::kScaledDot: case Opcode::kShuffle:
     case Opcode::kStochasticConvert: case Opcode::kAllGatherStart:
     case Opcode::kCollectivePermuteStart: case Opcode::kCollectiveReduce:
       return false;

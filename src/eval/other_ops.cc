@@ -13,8 +13,10 @@
 #include "Eigen/Core"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "eval/eigh_custom_call.h"
 #include "eval/interpreter.h"
 #include "eval/prng.h"
+#include "eval/qr_custom_calls.h"
 #include "eval/scalar_ops.h"
 
 namespace hlogym::eval {
@@ -281,6 +283,9 @@ std::vector<double> SolveTriangular(const std::vector<double>& av, const std::ve
 //  - ThreeFry2x32 on GPU: {cu,cuda,hip,rocm}_threefry2x32[_ffi] with operands
 //    key0, key1, x0, x1 (u32, one shape) and results (out0, out1): element-
 //    wise ThreeFry2x32-20 of counter (x0, x1) under key (key0, key1).
+//  - Eigh (XLA/JAX symmetric eigendecomposition): eigh_custom_call.cc.
+//  - Qr / ProductOfElementaryHouseholderReflectors (geqrf / orgqr):
+//    qr_custom_calls.cc.
 // Anything not recognised (other targets, complex types, other attribute
 // values) returns nullopt and is treated as opaque; a recognised target
 // with wrongly shaped operands is an error.
@@ -473,6 +478,10 @@ std::optional<absl::StatusOr<ValuePtr>> EvalKnownCustomCall(const Instruction& i
   if (t == "blas_strsm_ffi" || t == "blas_dtrsm_ffi") {
     if (operands.size() != 3 || !real_of(1)) return std::nullopt;
     return Trsm(instruction, operands);
+  }
+  if (t == "Eigh") return EvalEighCustomCall(instruction, operands);
+  if (t == "Qr" || t == "ProductOfElementaryHouseholderReflectors") {
+    return EvalQrCustomCall(instruction, operands);
   }
   if (t == "cu_threefry2x32" || t == "cu_threefry2x32_ffi" || t == "cuda_threefry2x32" ||
       t == "cuda_threefry2x32_ffi" || t == "hip_threefry2x32" || t == "hip_threefry2x32_ffi" ||

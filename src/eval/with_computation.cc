@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "eval/interpreter.h"
 #include "eval/scalar_ops.h"
+#include "hlo/scan_attributes.h"
 
 namespace hlogym::eval {
 namespace {
@@ -629,6 +630,86 @@ absl::StatusOr<ValuePtr> EvalMap(Interpreter& interp, const Instruction& instruc
   return ValuePtr(out);
 }
 
+// --- scan ------------------------------------------------------------------
+
+// Copies, for every index of the dimensions before `dim`, `inner` elements
+// between position `at` of a [outer, length, inner] view of `big` and the
+// [outer, inner] view of `small` (to_small: big -> small).
+void CopyAlong(const Value& big, const Value& small, int64_t outer, int64_t length,
+               int64_t inner, int64_t at, bool to_small) {
+  const int w = ByteWidth(big.shape.element_type());
+  for (int64_t o = 0; o < outer; ++o) {
+    uint8_t* b = big.bytes() + ((o * length + at) * inner) * w;
+    uint8_t* s = small.bytes() + (o * inner) * w;
+    if (to_small) {
+      std::memcpy(s, b, inner * w);
+    } else {
+      std::memcpy(b, s, inner * w);
+    }
+  }
+}
+
+absl::StatusOr<ValuePtr> EvalScan(Interpreter& interp, const Instruction& instruction,
+                                  Operands operands) {
+  auto attrs = ReadScanAttributes(instruction);
+  if (!attrs.ok()) return attrs.status();
+  const ScanAttributes& a = *attrs;
+  const Computation& body = *instruction.to_apply();
+  const int64_t dim = a.scan_dimension;
+  std::vector<ValuePtr> carries(operands.begin() + a.num_inputs, operands.end());
+  std::vector<std::shared_ptr<Value>> outputs;
+  for (int64_t k = 0; k < a.num_outputs; ++k) outputs.push_back(NewArray(a.result_shapes[k]));
+  auto split = [&](const Shape& shape, int64_t* outer, int64_t* inner) {
+    *outer = 1;
+    *inner = 1;
+    for (int64_t k = 0; k < shape.rank(); ++k) {
+      if (k < dim) *outer *= shape.dimensions(k);
+      if (k > dim) *inner *= shape.dimensions(k);
+    }
+  };
+  for (int64_t step = 0; step < a.length; ++step) {
+    const int64_t at = a.is_reverse ? a.length - 1 - step : step;
+    std::vector<ValuePtr> args;
+    for (int64_t i = 0; i < a.num_inputs; ++i) {
+      const Value& input = *operands[i];
+      auto slice = NewArray(body.parameter_instruction(i)->shape());
+      int64_t outer, inner;
+      split(input.shape, &outer, &inner);
+      if (slice->size_bytes > 0) CopyAlong(input, *slice, outer, a.length, inner, at, true);
+      args.push_back(slice);
+    }
+    args.insert(args.end(), carries.begin(), carries.end());
+    auto result = interp.Run(body, args);
+    if (!result.ok()) return result.status();
+    std::vector<ValuePtr> values;
+    if ((*result)->shape.IsTuple()) {
+      values = (*result)->elements;
+    } else {
+      values = {*result};
+    }
+    if (static_cast<int64_t>(values.size()) != a.num_outputs + a.num_carries) {
+      return Invalid("scan to_apply returned the wrong number of values");
+    }
+    for (int64_t k = 0; k < a.num_outputs; ++k) {
+      const Value& element = *values[k];
+      if (!element.shape.IsArray() ||
+          element.element_count() * a.length != outputs[k]->element_count()) {
+        return Invalid("scan output element has the wrong size");
+      }
+      int64_t outer, inner;
+      split(outputs[k]->shape, &outer, &inner);
+      if (element.size_bytes > 0) {
+        CopyAlong(*outputs[k], element, outer, a.length, inner, at, false);
+      }
+    }
+    carries.assign(values.begin() + a.num_outputs, values.end());
+  }
+  std::vector<ValuePtr> results(outputs.begin(), outputs.end());
+  results.insert(results.end(), carries.begin(), carries.end());
+  if (!instruction.shape().IsTuple()) return results[0];
+  return MakeTuple(instruction.shape(), std::move(results));
+}
+
 }  // namespace
 
 absl::StatusOr<ValuePtr> EvalWithComputation(Interpreter& interpreter,
@@ -644,6 +725,7 @@ absl::StatusOr<ValuePtr> EvalWithComputation(Interpreter& interpreter,
     case Opcode::kScatter: return EvalScatter(interpreter, instruction, operands);
     case Opcode::kSort: return EvalSort(interpreter, instruction, operands);
     case Opcode::kMap: return EvalMap(interpreter, instruction, operands);
+    case Opcode::kScan: return EvalScan(interpreter, instruction, operands);
     default:
       return absl::UnimplementedError(std::string(OpName(instruction.opcode())));
   }

@@ -193,6 +193,11 @@ absl::StatusOr<bool> TryRewriteScan(Instruction* rw, int64_t base) {
 
 }  // namespace
 
+absl::StatusOr<bool> RewriteCumulativeReduceWindow(Instruction* reduce_window,
+                                                   int64_t base_length) {
+  return TryRewriteScan(reduce_window, base_length);
+}
+
 absl::StatusOr<bool> ReduceWindowRewriter::Run(Module& module) {
   bool changed = false;
   std::vector<Computation*> computations;

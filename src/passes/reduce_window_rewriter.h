@@ -30,6 +30,12 @@
 
 namespace hlogym {
 
+// The scan rewrite above on one reduce-window: true when it applied (the
+// reduce-window is then replaced and removed). Shared with
+// associative-scan-rewriter, whose long scans XLA splits the same way.
+absl::StatusOr<bool> RewriteCumulativeReduceWindow(Instruction* reduce_window,
+                                                   int64_t base_length);
+
 class ReduceWindowRewriter : public Pass {
  public:
   explicit ReduceWindowRewriter(int64_t base_length = 16) : base_length_(base_length) {}

@@ -10,6 +10,7 @@
 #include "passes/algebraic_simplifier.h"
 #include "passes/all_reduce_promotion.h"
 #include "passes/all_to_all_decomposer.h"
+#include "passes/associative_scan_rewriter.h"
 #include "passes/batch_dot_simplification.h"
 #include "passes/batched_gather_scatter_normalizer.h"
 #include "passes/batchnorm_expander.h"
@@ -34,6 +35,8 @@
 #include "passes/dot_merger.h"
 #include "passes/dynamic_dimension_simplifier.h"
 #include "passes/dynamic_index_splitter.h"
+#include "passes/dynamic_padder.h"
+#include "passes/eigh_expander.h"
 #include "passes/flatten_call_graph.h"
 #include "passes/float_normalization.h"
 #include "passes/gather_expander.h"
@@ -42,6 +45,7 @@
 #include "passes/logistic_expander.h"
 #include "passes/map_inliner.h"
 #include "passes/operand_upcaster.h"
+#include "passes/qr_expander.h"
 #include "passes/real_imag_expander.h"
 #include "passes/reduce_decomposer.h"
 #include "passes/reduce_window_resizer.h"
@@ -51,6 +55,7 @@
 #include "passes/result_caster.h"
 #include "passes/rng_bit_generator_expander.h"
 #include "passes/rng_expander.h"
+#include "passes/scan_expander.h"
 #include "passes/scatter_expander.h"
 #include "passes/scatter_simplifier.h"
 #include "passes/select_and_scatter_expander.h"
@@ -64,6 +69,7 @@
 #include "passes/topk_rewriter.h"
 #include "passes/transpose_folding.h"
 #include "passes/tree_reduction_rewriter.h"
+#include "passes/triangular_solve_expander.h"
 #include "passes/tuple_simplifier.h"
 #include "passes/while_loop_constant_sinking.h"
 #include "passes/while_loop_invariant_code_motion.h"
@@ -82,6 +88,7 @@ void RegisterBuiltinPasses(PassRegistry& registry) {
   registry.Register({"all-reduce-promotion", "bf16 all-reduce/reduce-scatter computed in f32 (XLA CPU)", [] { return MakeAllReducePromotion("all-reduce-promotion", {{PrimitiveType::kBF16, PrimitiveType::kF32}}); }});
   registry.Register({"all-reduce-promotion-gpu", "16-bit integer all-reduce/reduce-scatter computed in 32 bits (XLA GPU)", [] { return MakeAllReducePromotion("all-reduce-promotion-gpu", {{PrimitiveType::kU16, PrimitiveType::kU32}, {PrimitiveType::kS16, PrimitiveType::kS32}}); }});
   registry.Register({"all_to_all_decomposer", "array all-to-all -> slices, tuple all-to-all, concatenate", [] { return std::make_unique<AllToAllDecomposer>(); }});
+  registry.Register({"associative-scan-rewriter", "forward associative scans with a scalar init -> cumulative reduce-window (two-level past base length 16)", [] { return std::make_unique<AssociativeScanRewriter>(); }});
   registry.Register({"batch-dot-simplification", "drop size-1 batch dimensions of dots", [] { return std::make_unique<BatchDotSimplification>(); }});
   registry.Register({"batched_gather_scatter_normalizer", "gathers/scatters with batching dimensions -> iota index columns and collapsed dimensions", [] { return std::make_unique<BatchedGatherScatterNormalizer>(); }});
   registry.Register({"batchnorm_expander", "batch-norm training/inference/grad -> elementwise ops and reduces", [] { return std::make_unique<BatchNormExpander>(); }});
@@ -107,6 +114,8 @@ void RegisterBuiltinPasses(PassRegistry& registry) {
   registry.Register({"dot_decomposer", "canonicalize dots to [batch, M, K] x [batch, K, N]", [] { return std::make_unique<DotDecomposer>(); }});
   registry.Register({"dynamic-dimension-simplifier", "flatten nested concatenates; forward slices of concatenates, scalar reshape/broadcast and reshape/reshape pairs, identity converts and reshapes", [] { return std::make_unique<DynamicDimensionSimplifier>(); }});
   registry.Register({"dynamic-index-splitter", "split start-index vectors of dynamic-(update-)slice into scalars", [] { return std::make_unique<DynamicIndexSplitter>(); }});
+  registry.Register({"dynamic_padder", "static get-dimension-size -> constant; get-dimension-size of set-dimension-size -> its size; no-op SetBound -> operand; then dce", [] { return std::make_unique<DynamicPadder>(); }});
+  registry.Register({"eigh_expander", "custom-call Eigh -> call of a parallel Jacobi eigendecomposition (while loop of sweeps)", [] { return std::make_unique<EighExpander>(); }});
   registry.Register({"flatten-call-graph", "clone computations called from several control-flow sites", [] { return std::make_unique<FlattenCallGraph>(); }});
   registry.Register({"float-normalization-bf16", "compute bf16 ops in f32 with converts around them (CPU float support)", [] { return std::make_unique<FloatNormalization>(PrimitiveType::kBF16, PrimitiveType::kF32); }});
   registry.Register({"float-normalization-f4e2m1fn", "compute f4e2m1fn ops in f16 with converts around them (CPU float support)", [] { return std::make_unique<FloatNormalization>(PrimitiveType::kF4E2M1FN, PrimitiveType::kF16); }});
@@ -127,6 +136,7 @@ void RegisterBuiltinPasses(PassRegistry& registry) {
   registry.Register({"logistic-expander", "logistic(x) -> 1 / (1 + exp(-x))", [] { return std::make_unique<LogisticExpander>(); }});
   registry.Register({"map-inline", "replace maps of a single elementwise op by the op", [] { return std::make_unique<MapInliner>(); }});
   registry.Register({"operand_upcaster", "convert dot/convolution operands to a wider result type", [] { return std::make_unique<OperandUpcaster>(); }});
+  registry.Register({"qr_expander", "Qr / ProductOfElementaryHouseholderReflectors custom calls -> call of a blocked Householder QR (while loops per 128-block, compact WY)", [] { return std::make_unique<QrExpander>(); }});
   registry.Register({"real_imag_expander", "real(x) -> x, imag(x) -> 0 for non-complex x", [] { return std::make_unique<RealImagExpander>(); }});
   registry.Register({"reduce-decomposer", "give reduce results the input layout, copying to the requested one", [] { return std::make_unique<ReduceDecomposer>(); }});
   registry.Register({"reduce-window-resizer", "rank-1 reduce-windows -> reshape, rank-2 reduce-window, reshape", [] { return std::make_unique<ReduceWindowResizer>(); }});
@@ -137,6 +147,7 @@ void RegisterBuiltinPasses(PassRegistry& registry) {
   registry.Register({"result_caster", "compute narrow-result dots/convolutions in the operand type, then convert", [] { return std::make_unique<ResultCaster>(); }});
   registry.Register({"rng-bit-generator-expander", "rng-bit-generator -> call computing Philox/ThreeFry bits in plain HLO", [] { return std::make_unique<RngBitGeneratorExpander>(); }});
   registry.Register({"rng-expander", "rng -> GetRngSeed key, rng-get-and-update-state and a Philox distribution call", [] { return std::make_unique<RngExpander>(); }});
+  registry.Register({"scan_expander", "scan -> counted while loop of dynamic slices and dynamic-update-slices", [] { return std::make_unique<ScanExpander>(); }});
   registry.Register({"scatter_expander", "scatters with one index -> while loop (kEliminateSimpleScatters: CPU with fusion emitters, GPU)", [] { return std::make_unique<ScatterExpander>(ScatterExpander::Mode::kEliminateSimpleScatters); }});
   registry.Register({"scatter_expander-all", "every scatter -> counted while loop of dynamic slices (kEliminateAllScatters)", [] { return std::make_unique<ScatterExpander>(ScatterExpander::Mode::kEliminateAllScatters, "scatter_expander-all"); }});
   registry.Register({"scatter_simplifier", "rewrite scatters into the canonical [N,K]-indices form", [] { return std::make_unique<ScatterSimplifier>(); }});
@@ -155,6 +166,7 @@ void RegisterBuiltinPasses(PassRegistry& registry) {
   registry.Register({"topk-rewriter-all", "topk-rewriter for f32 and bf16 data (GPU pre-SPMD instance)", [] { return std::make_unique<TopkRewriter>(false, "topk-rewriter-all"); }});
   registry.Register({"transpose-folding", "fold transposes into dot dimension numbers (CPU rules)", [] { return std::make_unique<TransposeFolding>(); }});
   registry.Register({"tree_reduction_rewriter", "split reductions over more than 32 elements into reduce(reduce-window)", [] { return std::make_unique<TreeReductionRewriter>(); }});
+  registry.Register({"triangular_solve_expander", "triangular-solve -> call of a blocked solve (inverted 128-blocks, a while loop, dots), direct solve for small batched ones", [] { return std::make_unique<TriangularSolveExpander>(); }});
   registry.Register({"tuple-simplifier", "forward gte(tuple) and collapse tuple(gte(x, i)...)", [] { return std::make_unique<TupleSimplifier>(); }});
   registry.Register({"while-loop-constant-sinking", "copy constant loop-invariant elements into while bodies and conditions", [] { return std::make_unique<WhileLoopConstantSinking>(); }});
   registry.Register({"while-loop-invariant-code-motion", "hoist loop-invariant instructions out of while bodies", [] { return std::make_unique<WhileLoopInvariantCodeMotion>(); }});

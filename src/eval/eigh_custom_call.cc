@@ -1,0 +1,135 @@
+// custom_call_target="Eigh": the symmetric eigendecomposition JAX lowers
+// jnp.linalg.eigh to where no solver library is linked (jax/_src/lax/
+// linalg.py, eigh_jacobi; XLA's EighExpander gives it its meaning).
+//  - operand a[..., n, n] (f32/f64 here); result the tuple (v[..., n, n],
+//    w[..., n]): A = V diag(w) V^T, the eigenvectors are the columns of v.
+//  - backend_config is the plain string "lower,sort_eigenvalues,max_iter,tol"
+//    (JAX writes "1,1,100,1e-6"): only the `lower` triangle (diagonal
+//    included) of each matrix is read, the other one is taken as its mirror.
+//    max_iter and tol only steer XLA's Jacobi iteration and are ignored here
+//    (Eigen's SelfAdjointEigenSolver runs to convergence in double).
+//  - w is in ascending order even when sort_eigenvalues is 0: XLA then
+//    leaves the order its Jacobi sweeps produce, which is not a property of
+//    the matrix, so no evaluator can reproduce it.
+//  - Sign convention (shared with the eigh_expander pass, which applies the
+//    same normalization to its result): each eigenvector is negated when
+//    max_i v_i + min_i v_i < 0, i.e. a component of largest magnitude is
+//    positive (a positive one wins a tie in magnitude). This makes v unique
+//    for distinct eigenvalues up to rounding near such ties; inside a
+//    repeated eigenvalue the basis stays whatever Eigen returns.
+//  - n = 1 gives v = 1 and w = a, as XLA's expansion does; a matrix Eigen
+//    cannot decompose (NaN/inf input) gives NaN everywhere.
+#include "eval/eigh_custom_call.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "Eigen/Core"
+#include "Eigen/Eigenvalues"
+#include "absl/status/status.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+
+namespace hlogym::eval {
+namespace {
+
+// lower and sort_eigenvalues of the config, or nullopt when it does not
+// parse as four comma-separated numbers.
+std::optional<bool> ParseLower(const Instruction& instruction) {
+  const RawAttribute* raw = instruction.attrs().FindRaw("backend_config");
+  if (raw == nullptr) return std::nullopt;
+  std::string text = raw->value;
+  if (text.size() >= 2 && text.front() == '"' && text.back() == '"') {
+    text = text.substr(1, text.size() - 2);
+  }
+  std::vector<std::string> parts = absl::StrSplit(text, ',');
+  int lower = 0, sort = 0;
+  int64_t max_iter = 0;
+  float tol = 0;
+  if (parts.size() != 4 || !absl::SimpleAtoi(parts[0], &lower) ||
+      !absl::SimpleAtoi(parts[1], &sort) || !absl::SimpleAtoi(parts[2], &max_iter) ||
+      !absl::SimpleAtof(parts[3], &tol)) {
+    return std::nullopt;
+  }
+  return lower != 0;
+}
+
+template <typename T>
+ValuePtr Decompose(const Shape& shape, const Value& a, int64_t n, bool lower) {
+  auto v_out = NewArray(shape.tuple_shapes(0));
+  auto w_out = NewArray(shape.tuple_shapes(1));
+  const T* src = a.as<T>();
+  T* v = v_out->template mutable_as<T>();
+  T* w = w_out->template mutable_as<T>();
+  const int64_t batch = n == 0 ? 0 : a.element_count() / (n * n);
+  Eigen::MatrixXd m(n, n);
+  for (int64_t b = 0; b < batch; ++b) {
+    const T* x = src + b * n * n;
+    T* vb = v + b * n * n;
+    T* wb = w + b * n;
+    for (int64_t i = 0; i < n; ++i) {
+      for (int64_t j = 0; j < n; ++j) {
+        const int64_t hi = std::max(i, j), lo = std::min(i, j);
+        m(i, j) = static_cast<double>(lower ? x[hi * n + lo] : x[lo * n + hi]);
+      }
+    }
+    Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> solver(m, Eigen::ComputeEigenvectors);
+    if (solver.info() != Eigen::Success) {
+      std::fill(vb, vb + n * n, std::numeric_limits<T>::quiet_NaN());
+      std::fill(wb, wb + n, std::numeric_limits<T>::quiet_NaN());
+      continue;
+    }
+    const Eigen::MatrixXd& vectors = solver.eigenvectors();
+    for (int64_t j = 0; j < n; ++j) {
+      const double sign = vectors.col(j).maxCoeff() + vectors.col(j).minCoeff() < 0 ? -1.0 : 1.0;
+      for (int64_t i = 0; i < n; ++i) vb[i * n + j] = static_cast<T>(sign * vectors(i, j));
+      wb[j] = static_cast<T>(solver.eigenvalues()(j));
+    }
+  }
+  return MakeTuple(shape, {v_out, w_out});
+}
+
+}  // namespace
+
+std::optional<absl::StatusOr<ValuePtr>> EvalEighCustomCall(const Instruction& instruction,
+                                                           Operands operands) {
+  if (instruction.attrs().custom_call_target != "Eigh" || operands.size() != 1) {
+    return std::nullopt;
+  }
+  const Value& a = *operands[0];
+  const PrimitiveType type = a.shape.element_type();
+  if (!a.shape.IsArray() || (type != PrimitiveType::kF32 && type != PrimitiveType::kF64)) {
+    return std::nullopt;
+  }
+  const std::optional<bool> lower = ParseLower(instruction);
+  if (!lower) return std::nullopt;
+  const int64_t rank = a.shape.rank();
+  if (rank < 2 || a.shape.dimensions(rank - 1) != a.shape.dimensions(rank - 2)) {
+    return absl::StatusOr<ValuePtr>(absl::InvalidArgumentError(absl::StrCat(
+        instruction.name(), ": Eigh operand must be [..., n, n], got ", a.shape.ToString())));
+  }
+  const int64_t n = a.shape.dimensions(rank - 1);
+  std::vector<int64_t> w_dims(a.shape.dimensions().begin(), a.shape.dimensions().end() - 1);
+  const Shape& shape = instruction.shape();
+  if (!shape.IsTuple() || shape.tuple_shapes_size() != 2 || !shape.tuple_shapes(0).IsArray() ||
+      !shape.tuple_shapes(1).IsArray() || shape.tuple_shapes(0).element_type() != type ||
+      shape.tuple_shapes(1).element_type() != type ||
+      shape.tuple_shapes(0).dimensions() != a.shape.dimensions() ||
+      std::vector<int64_t>(shape.tuple_shapes(1).dimensions().begin(),
+                           shape.tuple_shapes(1).dimensions().end()) != w_dims) {
+    return absl::StatusOr<ValuePtr>(absl::InvalidArgumentError(
+        absl::StrCat(instruction.name(), ": Eigh result must be (", a.shape.ToString(false),
+                     ", ", Shape(type, w_dims).ToString(false), "), got ", shape.ToString())));
+  }
+  if (type == PrimitiveType::kF32) {
+    return absl::StatusOr<ValuePtr>(Decompose<float>(shape, a, n, *lower));
+  }
+  return absl::StatusOr<ValuePtr>(Decompose<double>(shape, a, n, *lower));
+}
+
+}  // namespace hlogym::eval
