@@ -36,7 +36,10 @@ struct InstructionAttributes {
   // broadcast, transpose, reduce, reverse, concatenate, sort, map,
   // all-gather, all-to-all, reduce-scatter, get/set-dimension-size, ...
   std::vector<int64_t> dimensions;
-  bool has_dimensions = false;  // whether `dimensions=` was present (map, all-to-all)
+  // Whether `dimensions=` was written where it is optional (map, all-to-all);
+  // false where it is required (RequiresDimensionsAttribute), so that parsed
+  // and pass-built instructions compare equal.
+  bool has_dimensions = false;
   std::vector<SliceDimension> slice;            // slice
   std::vector<int64_t> dynamic_slice_sizes;     // dynamic-slice
   std::vector<PaddingDimension> padding;        // pad

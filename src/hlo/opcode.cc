@@ -96,6 +96,18 @@ bool IsCommutative(Opcode opcode) {
   }
 }
 
+bool RequiresDimensionsAttribute(Opcode opcode) {
+  switch (opcode) {
+    case Opcode::kBroadcast: case Opcode::kTranspose: case Opcode::kReduce:
+    case Opcode::kReverse: case Opcode::kConcatenate: case Opcode::kSort:
+    case Opcode::kGetDimensionSize: case Opcode::kSetDimensionSize:
+    case Opcode::kAllGather: case Opcode::kAllGatherStart: case Opcode::kReduceScatter:
+      return true;
+    default:
+      return false;
+  }
+}
+
 bool IsCollective(Opcode opcode) {
   switch (opcode) {
     case Opcode::kAllGather: case Opcode::kAllGatherStart:

@@ -571,6 +571,7 @@ absl::Status Visitor::Visit(Instruction* hlo) {
     case Opcode::kDynamicUpdateSlice: return HandleDynamicUpdateSlice(hlo);
     case Opcode::kReduce: return HandleReduce(hlo);
     case Opcode::kDot: return HandleDot(hlo);
+    case Opcode::kConvolution: return HandleConvolution(hlo);
     default: return absl::OkStatus();
   }
 }

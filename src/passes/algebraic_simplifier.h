@@ -78,12 +78,16 @@
 //    broadcast dims -> multiply.
 //  - dot: empty -> zeros; no contracting dims -> multiply; degenerate
 //    dims removed; dot(transpose(a), transpose(b)) -> transpose(dot).
+//  - convolution (algebraic_simplifier_conv.cc): empty operand -> zeros;
+//    zero pads of the input or (interior only) of the kernel folded into the
+//    window; operand swap when the kernel's spatial extent exceeds the
+//    input's (the kernel reversed); depthwise conv -> multiply (+ reduce).
 //
 // Left out (off in XLA's CPU options, layout-sensitive, or not yet done):
 // dot strength reduction to reduce, associative dot reordering, dot of
-// concat/gather/reordered contracting dims, dot param-to-rhs, conv
-// simplifications (pad folding, operand swap, conv -> dot/multiply),
-// reduce-window rewrites, gather/scatter rewrites, reduce(concat) -> map,
+// concat/gather/reordered contracting dims, dot param-to-rhs, conv -> dot
+// (layout-sensitive in XLA), reduce-window rewrites, gather/scatter rewrites,
+// reduce(concat) -> map,
 // argmin/argmax matching, the scatter+add merge, add(dus(0, ...)), select of
 // dynamic-update-slice, dynamic-slice of dynamic-slice/iota,
 // dus(dus(ds)), reshape(dus), transpose/reshape chain removal, hoisting
@@ -121,6 +125,7 @@ struct AlgebraicSimplifierOptions {
   bool enable_negative_padding_replacement = true;
   bool unconditionally_simplify_reduce_of_transpose_or_reshape = false;
   bool enable_dynamic_update_slice_to_pad_replacement = false;
+  bool enable_conv_operand_swap = true;
   int max_sweeps = 50;
 };
 

@@ -139,6 +139,16 @@ class Visitor {
   absl::StatusOr<bool> RemoveTransposesFromDotOperands(Instruction* dot);
   absl::Status RewriteDotWithoutContractingAsMultiply(Instruction* dot);
 
+  // Convolutions (algebraic_simplifier_conv.cc).
+  absl::Status HandleConvolution(Instruction* hlo);
+  absl::StatusOr<bool> FoldConvInputPad(Instruction* conv);
+  absl::StatusOr<bool> FoldConvFilterPad(Instruction* conv);
+  absl::StatusOr<bool> SwapConvOperands(Instruction* conv);
+  absl::StatusOr<bool> SimplifyConvToMultiply(Instruction* conv);
+  absl::StatusOr<Instruction*> AddConvolutionLike(Instruction* conv, Instruction* lhs,
+                                                  Instruction* rhs, const Window& window,
+                                                  const ConvolutionDimensionNumbers& dnums);
+
  public:
   // ---- Building and replacing (used by every handler) ----
 

@@ -955,7 +955,7 @@ bool Parser::ParseAttribute(Instruction* instruction, PendingCalls* calls,
   bool ok = true;
   if (key == "dimensions" && HasDimensionsAttr(op)) {
     ok = typed() && ParseIntList(&a.dimensions);
-    a.has_dimensions = true;
+    a.has_dimensions = !RequiresDimensionsAttribute(op);
   } else if (key == "slice" && op == Opcode::kSlice) {
     ok = typed() && ParseSlice(&a.slice);
   } else if (key == "dynamic_slice_sizes" && op == Opcode::kDynamicSlice) {

@@ -117,18 +117,6 @@ void AppendOperandPrecision(std::string* out, const std::vector<Precision>& prec
   out->push_back('}');
 }
 
-bool AlwaysPrintsDimensions(Opcode op) {
-  switch (op) {
-    case Opcode::kBroadcast: case Opcode::kTranspose: case Opcode::kReduce:
-    case Opcode::kReverse: case Opcode::kConcatenate: case Opcode::kSort:
-    case Opcode::kGetDimensionSize: case Opcode::kSetDimensionSize:
-    case Opcode::kAllGather: case Opcode::kAllGatherStart: case Opcode::kReduceScatter:
-      return true;
-    default:
-      return false;
-  }
-}
-
 void AppendTypedAttributes(std::string* out, const Instruction& inst) {
   const InstructionAttributes& a = inst.attrs();
   const Opcode op = inst.opcode();
@@ -137,7 +125,7 @@ void AppendTypedAttributes(std::string* out, const Instruction& inst) {
     case Opcode::kReverse: case Opcode::kConcatenate: case Opcode::kMap:
     case Opcode::kAllGather: case Opcode::kAllGatherStart: case Opcode::kAllToAll:
     case Opcode::kReduceScatter: case Opcode::kGetDimensionSize: case Opcode::kSetDimensionSize:
-      if (a.has_dimensions || AlwaysPrintsDimensions(op)) AppendIntList(out, "dimensions", a.dimensions);
+      if (a.has_dimensions || RequiresDimensionsAttribute(op)) AppendIntList(out, "dimensions", a.dimensions);
       break;
     case Opcode::kSort:
       AppendIntList(out, "dimensions", a.dimensions);
