@@ -126,6 +126,7 @@ struct AlgebraicSimplifierOptions {
   bool unconditionally_simplify_reduce_of_transpose_or_reshape = false;
   bool enable_dynamic_update_slice_to_pad_replacement = false;
   bool enable_conv_operand_swap = true;
+  bool rewrite_reshape_transpose_as_slice_concatenate = true;
   int max_sweeps = 50;
 };
 

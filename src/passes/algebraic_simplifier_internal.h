@@ -131,6 +131,7 @@ class Visitor {
   absl::Status HandleDynamicUpdateSlice(Instruction* hlo);
   absl::StatusOr<bool> TrySinkBroadcastAfterElementwiseOps(Instruction* broadcast);
   absl::StatusOr<bool> SimplifyTransposeOfBroadcast(Instruction* transpose);
+  absl::StatusOr<bool> RewriteDepthToSpaceAsSliceConcat(Instruction* transpose);
 
   // Reductions and dots (algebraic_simplifier_reduce.cc).
   absl::Status HandleReduce(Instruction* hlo);

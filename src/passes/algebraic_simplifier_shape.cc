@@ -5,6 +5,7 @@
 #include <numeric>
 
 #include "passes/algebraic_simplifier_internal.h"
+#include "passes/builders.h"
 
 namespace hlogym::algsimp {
 namespace {
@@ -324,9 +325,77 @@ absl::Status Visitor::HandleTranspose(Instruction* transpose) {
       return ReplaceWithNew(transpose, AddReshape(operand, transpose->shape()));
     }
   }
-  absl::StatusOr<bool> done = SimplifyTransposeOfBroadcast(transpose);
+  absl::StatusOr<bool> done = RewriteDepthToSpaceAsSliceConcat(transpose);
+  if (!done.ok() || *done) return done.status();
+  done = SimplifyTransposeOfBroadcast(transpose);
   if (!done.ok()) return done.status();
   return absl::OkStatus();
+}
+
+// reshape(transpose(reshape(x))) where the inner reshape splits one dim of x
+// into (H, C), the transpose moves H to an earlier position t, and the outer
+// reshape merges H into dim t-1: the same as concatenating the H slices of x
+// along dim s (C wide each) on dim t. The outer reshape is kept with the
+// concatenate as its operand; the transpose and inner reshape are left dead
+// (as XLA does) for DCE.
+absl::StatusOr<bool> Visitor::RewriteDepthToSpaceAsSliceConcat(Instruction* transpose) {
+  // XLA bounds the number of slices (kMaxChunksForTransformation).
+  constexpr int64_t kMaxChunks = 5;
+  if (!options_.rewrite_reshape_transpose_as_slice_concatenate ||
+      transpose->user_count() != 1) {
+    return false;
+  }
+  Instruction* outer = transpose->users()[0];
+  Instruction* inner = transpose->operand(0);
+  if (outer->opcode() != Opcode::kReshape || inner->opcode() != Opcode::kReshape ||
+      !Rewritable(outer)) {
+    return false;
+  }
+  Instruction* x = inner->operand(0);
+  const auto& xd = x->shape().dimensions();
+  const auto& split = inner->shape().dimensions();
+  const int64_t rank = x->shape().rank();
+  if (static_cast<int64_t>(split.size()) != rank + 1) return false;
+  // The split dim s: the first that differs, with x[s] = split[s] * split[s+1]
+  // and every later dim shifted by one.
+  int64_t s = 0;
+  while (s < rank && split[s] == xd[s]) ++s;
+  if (s == rank || xd[s] != split[s] * split[s + 1]) return false;
+  for (int64_t d = s + 1; d < rank; ++d) {
+    if (split[d + 1] != xd[d]) return false;
+  }
+  const int64_t chunks = split[s];
+  const int64_t chunk_size = split[s + 1];
+  if (chunks > kMaxChunks) return false;
+  const std::vector<int64_t>& perm = transpose->attrs().dimensions;
+  const int64_t t = std::find(perm.begin(), perm.end(), s) - perm.begin();
+  if (t == s || t == s + 1 || t == 0) return false;
+  for (int64_t p = 0; p <= rank; ++p) {
+    if (p == t) continue;
+    const int64_t expected = p - (p > t ? 1 : 0) + (p > s ? 1 : 0);
+    if (perm[p] != expected) return false;
+  }
+  const auto& od = outer->shape().dimensions();
+  if (static_cast<int64_t>(od.size()) != rank) return false;
+  for (int64_t d = 0; d < rank; ++d) {
+    const int64_t expected =
+        d == t - 1 ? xd[d] * chunks : (d == s ? xd[d] / chunks : xd[d]);
+    if (od[d] != expected) return false;
+  }
+  std::vector<Instruction*> slices;
+  for (int64_t i = 0; i < chunks; ++i) {
+    std::vector<SliceDimension> sl;
+    for (int64_t d = 0; d < rank; ++d) {
+      sl.push_back(d == s ? SliceDimension{i * chunk_size, (i + 1) * chunk_size, 1}
+                          : SliceDimension{0, xd[d], 1});
+    }
+    slices.push_back(AddSlice(x, sl));
+  }
+  absl::StatusOr<Instruction*> concat = MakeConcatenate(slices, t);
+  if (!concat.ok()) return concat.status();
+  outer->ReplaceOperandWith(0, *concat);
+  MarkChanged();
+  return true;
 }
 
 // ================================== slice ===================================

@@ -76,6 +76,28 @@ CHECK: convolution(f32[3,3,4,8] %k, f32[1,2,2,4] %x)
 )");
 }
 
+TEST(AlgebraicSimplifierConvTest, SwappedKernelReverseMergesWithAParsedOneUnderCse) {
+  // A backprop-style module already holds reverse(k); the swap builds another
+  // reverse(k), which must compare equal to the parsed one so cse merges them.
+  const std::string hlo = R"(HloModule m
+ENTRY main {
+  x = f32[1,2,2,4] parameter(0)
+  k = f32[3,3,4,8] parameter(1)
+  y = f32[1,8,8,8] parameter(2)
+  rk = f32[3,3,4,8] reverse(k), dimensions={0,1}
+  g = f32[1,8,8,4] convolution(y, rk), window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01oi->b01f
+  c = f32[1,2,2,8] convolution(x, k), window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f
+  ROOT out = (f32[1,8,8,4], f32[1,2,2,8]) tuple(g, c)
+}
+)";
+  PassRun swapped = RunPass("algsimp", hlo);
+  ASSERT_TRUE(swapped.changed);
+  EXPECT_CHECKS(swapped.after, "CHECK: reverse(\nCHECK: reverse(");
+  PassRun merged = RunPass("cse", swapped.after);
+  EXPECT_TRUE(merged.changed);
+  EXPECT_CHECKS(merged.after, "CHECK: reverse(\nCHECK-NOT: reverse(");
+}
+
 TEST(AlgebraicSimplifierConvTest, DoesNotSwapWhenTheKernelIsSmaller) {
   ExpectUnchanged(Conv("1,8,8,4", "3,3,4,8", "1,8,8,8", "size=3x3 pad=1_1x1_1"));
   // Equal products: no gain, no swap.

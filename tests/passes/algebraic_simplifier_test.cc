@@ -461,6 +461,39 @@ ENTRY main {
                    "rhs_contracting_dims={1}");
 }
 
+// Attention's head split: reshape [b,s,h*d] -> [b,s,h,d], move h before s,
+// merge it into b: the same as concatenating the h column blocks of x.
+std::string HeadSplit(int64_t heads, std::string_view extra_user = "") {
+  const std::string h = std::to_string(heads), hd = std::to_string(heads * 3);
+  return "HloModule m\nENTRY main {\n  x = f32[2,4," + hd + "] parameter(0)\n" +
+         "  r1 = f32[2,4," + h + ",3] reshape(x)\n" +
+         "  t = f32[2," + h + ",4,3] transpose(r1), dimensions={0,2,1,3}\n" +
+         std::string(extra_user) + "  ROOT r2 = f32[" + std::to_string(2 * heads) +
+         ",4,3] reshape(t)\n}\n";
+}
+
+TEST(AlgebraicSimplifierTest, HeadSplitTransposeIsAConcatenateOfSlices) {
+  const std::string hlo = HeadSplit(2);
+  PassRun run = RunPass("algsimp", hlo);
+  EXPECT_TRUE(run.changed);
+  EXPECT_CHECKS(run.after, R"(
+CHECK: f32[2,4,3] slice(f32[2,4,6] %x), slice={[0:2], [0:4], [0:3]}
+CHECK: f32[2,4,3] slice(f32[2,4,6] %x), slice={[0:2], [0:4], [3:6]}
+CHECK: f32[2,8,3] concatenate({{.*}}), dimensions={1}
+CHECK: ROOT {{.*}} = f32[4,4,3] reshape(f32[2,8,3] %{{.*}})
+)");
+  // XLA leaves the transpose and the inner reshape for DCE.
+  EXPECT_CHECKS(run.after, "CHECK: transpose(");
+  auto original = ParseModule(hlo, "before.hlo");
+  ASSERT_TRUE(original.ok()) << original.status();
+  auto result = CheckEquivalent(**original, *run.module);
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_TRUE(result->equivalent) << result->message;
+  // XLA's limit is 5 slices; a transpose with another user stays.
+  ExpectUnchanged(HeadSplit(6));
+  ExpectUnchanged(HeadSplit(2, "  n = f32[2,2,4,3] negate(t)\n"));
+}
+
 TEST(AlgebraicSimplifierTest, SliceRewrites) {
   ExpectSimplifies(F32("  ROOT r = f32[4] slice(p), slice={[0:4]}\n"),
                    "CHECK: ROOT %p = f32[4] parameter");
