@@ -65,6 +65,62 @@ bool SameSemanticRawAttributes(const Instruction& a, const Instruction& b) {
   return true;
 }
 
+std::optional<std::vector<FrontendAttribute>> GetFrontendAttributes(
+    const Instruction& instruction) {
+  const RawAttribute* raw = instruction.attrs().FindRaw("frontend_attributes");
+  if (raw == nullptr) return std::vector<FrontendAttribute>();
+  std::string_view text = raw->value;
+  if (text.size() < 2 || text.front() != '{' || text.back() != '}') return std::nullopt;
+  std::vector<FrontendAttribute> entries;
+  const size_t end = text.size() - 1;
+  size_t i = 1;
+  while (i < end) {
+    const size_t eq = text.find('=', i);
+    if (eq == std::string_view::npos || eq >= end) return std::nullopt;
+    // The value ends at the first top-level comma outside quotes and braces.
+    size_t j = eq + 1;
+    int depth = 0;
+    bool quoted = false;
+    for (; j < end; ++j) {
+      const char c = text[j];
+      if (quoted) {
+        if (c == '\\') {
+          ++j;
+        } else if (c == '"') {
+          quoted = false;
+        }
+      } else if (c == '"') {
+        quoted = true;
+      } else if (c == '{') {
+        ++depth;
+      } else if (c == '}') {
+        --depth;
+      } else if (c == ',' && depth == 0) {
+        break;
+      }
+    }
+    if (quoted || depth != 0) return std::nullopt;
+    entries.push_back({std::string(text.substr(i, eq - i)),
+                       std::string(text.substr(eq + 1, j - eq - 1))});
+    i = j + 1;
+  }
+  return entries;
+}
+
+void SetFrontendAttributes(Instruction& instruction, const std::vector<FrontendAttribute>& entries) {
+  if (entries.empty()) {
+    instruction.mutable_attrs().EraseRaw("frontend_attributes");
+    return;
+  }
+  std::string text = "{";
+  for (size_t i = 0; i < entries.size(); ++i) {
+    if (i > 0) text += ',';
+    text += entries[i].key + "=" + entries[i].value;
+  }
+  text += "}";
+  instruction.mutable_attrs().SetRaw("frontend_attributes", std::move(text));
+}
+
 bool SameShape(const Shape& a, const Shape& b, bool layout_sensitive) {
   return layout_sensitive ? a == b : a.Compatible(b);
 }

@@ -6,6 +6,8 @@
 #define HLOGYM_PASSES_PASS_UTILS_H_
 
 #include <functional>
+#include <optional>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -40,6 +42,19 @@ class SideEffectCache {
 // opposed to metadata, frontend attributes, statistics... which XLA's
 // Identical ignores. backend_config counts for custom calls only.
 bool SameSemanticRawAttributes(const Instruction& a, const Instruction& b);
+
+// One entry of an instruction's `frontend_attributes={k=v,k2="v2"}`, its
+// value verbatim (quoted or not).
+struct FrontendAttribute {
+  std::string key;
+  std::string value;
+};
+// The entries of `instruction`'s frontend attributes (empty when it has
+// none); nullopt when the text is not a `{k=v,...}` map.
+std::optional<std::vector<FrontendAttribute>> GetFrontendAttributes(const Instruction& instruction);
+// Replaces `instruction`'s frontend attributes by `entries` (removes the
+// attribute when empty).
+void SetFrontendAttributes(Instruction& instruction, const std::vector<FrontendAttribute>& entries);
 
 // Shapes equal, with or without layouts.
 bool SameShape(const Shape& a, const Shape& b, bool layout_sensitive);

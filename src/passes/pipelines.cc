@@ -78,8 +78,15 @@ Step CpuDefaultSpec() {
            P("flatten-call-graph")}) {
     main.push_back(std::move(step));
   }
+  // async-collective and pre-spmd-partitioner, and shardy-xla and
+  // control-dep-rewriter in sharding-removal, as XLA's own dumps of every
+  // corpus module list them. shardy-xla is gated on use_shardy_partitioner
+  // (on by default in jax) and runs without propagation for one partition.
   return Sub("xla-cpu-default",
-             {Sub("sharding-removal", {P("flatten-call-graph"), P("sharding-remover"), P("dce")}),
+             {Sub("async-collective", {P("async-collective-replacer")}),
+              Sub("pre-spmd-partitioner", {P("strip-memory-placement-annotations")}),
+              Sub("sharding-removal", {P("flatten-call-graph"), P("sharding-remover"),
+                                       P("shardy-xla"), P("control-dep-rewriter"), P("dce")}),
               Sub("SubbytePacker pipeline", {P("sub-byte-size-setter")}),
               Sub("HLO passes through layout assignment", std::move(main))});
 }

@@ -11,6 +11,7 @@
 #include "passes/all_reduce_promotion.h"
 #include "passes/all_to_all_decomposer.h"
 #include "passes/associative_scan_rewriter.h"
+#include "passes/async_collective_replacer.h"
 #include "passes/batch_dot_simplification.h"
 #include "passes/batched_gather_scatter_normalizer.h"
 #include "passes/batchnorm_expander.h"
@@ -27,6 +28,7 @@
 #include "passes/convolution_canonicalization.h"
 #include "passes/convolution_group_converter.h"
 #include "passes/constant_folding.h"
+#include "passes/control_dep_rewriter.h"
 #include "passes/convert_mover.h"
 #include "passes/cse.h"
 #include "passes/cse_barrier_expander.h"
@@ -60,10 +62,12 @@
 #include "passes/scatter_simplifier.h"
 #include "passes/select_and_scatter_expander.h"
 #include "passes/sharding_remover.h"
+#include "passes/shardy_xla.h"
 #include "passes/simplify_fp_conversions.h"
 #include "passes/simplify_sorts.h"
 #include "passes/slice_sinker.h"
 #include "passes/stochastic_convert_decomposer.h"
+#include "passes/strip_memory_placement_annotations.h"
 #include "passes/sub_byte_normalization.h"
 #include "passes/topk_decomposer.h"
 #include "passes/topk_rewriter.h"
@@ -89,6 +93,7 @@ void RegisterBuiltinPasses(PassRegistry& registry) {
   registry.Register({"all-reduce-promotion-gpu", "16-bit integer all-reduce/reduce-scatter computed in 32 bits (XLA GPU)", [] { return MakeAllReducePromotion("all-reduce-promotion-gpu", {{PrimitiveType::kU16, PrimitiveType::kU32}, {PrimitiveType::kS16, PrimitiveType::kS32}}); }});
   registry.Register({"all_to_all_decomposer", "array all-to-all -> slices, tuple all-to-all, concatenate", [] { return std::make_unique<AllToAllDecomposer>(); }});
   registry.Register({"associative-scan-rewriter", "forward associative scans with a scalar init -> cumulative reduce-window (two-level past base length 16)", [] { return std::make_unique<AssociativeScanRewriter>(); }});
+  registry.Register({"async-collective-replacer", "async collective start/done pairs -> synchronous collectives (XLA CPU)", [] { return std::make_unique<AsyncCollectiveReplacer>(); }});
   registry.Register({"batch-dot-simplification", "drop size-1 batch dimensions of dots", [] { return std::make_unique<BatchDotSimplification>(); }});
   registry.Register({"batched_gather_scatter_normalizer", "gathers/scatters with batching dimensions -> iota index columns and collapsed dimensions", [] { return std::make_unique<BatchedGatherScatterNormalizer>(); }});
   registry.Register({"batchnorm_expander", "batch-norm training/inference/grad -> elementwise ops and reduces", [] { return std::make_unique<BatchNormExpander>(); }});
@@ -103,6 +108,7 @@ void RegisterBuiltinPasses(PassRegistry& registry) {
   registry.Register({"conditional-canonicalizer", "give non-tuple conditionals a one-element tuple result", [] { return std::make_unique<ConditionalCanonicalizer>(); }});
   registry.Register({"conditional-to-select", "turn conditionals in embedded computations into selects", [] { return std::make_unique<ConditionalToSelect>(); }});
   registry.Register({"constant_folding", "evaluate instructions whose operands are all constants", [] { return std::make_unique<HloConstantFolding>(); }});
+  registry.Register({"control-dep-rewriter", "control_dep custom calls -> control edges", [] { return std::make_unique<ControlDepRewriter>(); }});
   registry.Register({"convolution-canonicalization", "convolutions XLA:CPU cannot give Eigen -> NHWC/HWIO transposes around a canonical convolution (entry computation)", [] { return std::make_unique<ConvolutionCanonicalization>(); }});
   registry.Register({"convolution-group-converter", "expand batch_group_count convolutions (CPU's first instance)", [] { return std::make_unique<ConvolutionGroupConverter>(true); }});
   registry.Register({"convolution-group-converter-feature-groups", "expand feature_group_count convolutions not in F16/F32 (CPU's second instance)", [] { return std::make_unique<ConvolutionGroupConverter>(false, "convolution-group-converter-feature-groups"); }});
@@ -153,12 +159,14 @@ void RegisterBuiltinPasses(PassRegistry& registry) {
   registry.Register({"scatter_simplifier", "rewrite scatters into the canonical [N,K]-indices form", [] { return std::make_unique<ScatterSimplifier>(); }});
   registry.Register({"select_and_scatter_expander", "select-and-scatter -> variadic reduce-window of (value, position) + scatter", [] { return std::make_unique<SelectAndScatterExpander>(); }});
   registry.Register({"sharding-remover", "bypass Sharding custom calls (single partition)", [] { return std::make_unique<ShardingRemover>(); }});
+  registry.Register({"shardy-xla", "Shardy single-partition cleanup: shard_map bodies made inlineable (no propagation)", [] { return std::make_unique<ShardyXla>(); }});
   registry.Register({"simplify-conditional", "inline constant-selector conditionals, select between cheap branches", [] { return std::make_unique<ConditionalSimplifier>(); }});
   registry.Register({"simplify-fp-conversions", "collapse chains of floating-point converts (drops intermediate rounding)", [] { return std::make_unique<SimplifyFpConversions>(); }});
   registry.Register({"simplify-sorts", "drop unused operands of variadic sorts", [] { return std::make_unique<SortSimplifier>(); }});
   registry.Register({"simplify-while-loops", "remove dead loop state, constant elements and 0/1-trip loops", [] { return std::make_unique<WhileLoopSimplifier>(); }});
   registry.Register({"slice-sinker", "apply elementwise ops on slices to the sliced sources once", [] { return std::make_unique<SliceSinker>(); }});
   registry.Register({"stochastic_convert_decomposer", "stochastic-convert to signed integers as elementwise ops", [] { return std::make_unique<StochasticConvertDecomposer>(); }});
+  registry.Register({"strip-memory-placement-annotations", "bypass annotate_device_placement/MoveToHost/MoveToDevice custom calls", [] { return std::make_unique<StripMemoryPlacementAnnotations>(); }});
   registry.Register({"sub-byte-size-setter", "set the element size E(n) of sub-byte types in layouts, remove it elsewhere", [] { return std::make_unique<SubByteSizeSetter>(); }});
   registry.Register({"topk-decomposer", "topk -> stable sort (with an iota for the indices) and slices (CPU: topk instructions only)", [] { return std::make_unique<TopkDecomposer>(); }});
   registry.Register({"topk-decomposer-all", "topk-decomposer also decomposing custom-call TopK (no predicate, as the interpreter runs it)", [] { return std::make_unique<TopkDecomposer>(true, "topk-decomposer-all"); }});
