@@ -38,27 +38,6 @@
 namespace hlogym::eval {
 namespace {
 
-// lower and sort_eigenvalues of the config, or nullopt when it does not
-// parse as four comma-separated numbers.
-std::optional<bool> ParseLower(const Instruction& instruction) {
-  const RawAttribute* raw = instruction.attrs().FindRaw("backend_config");
-  if (raw == nullptr) return std::nullopt;
-  std::string text = raw->value;
-  if (text.size() >= 2 && text.front() == '"' && text.back() == '"') {
-    text = text.substr(1, text.size() - 2);
-  }
-  std::vector<std::string> parts = absl::StrSplit(text, ',');
-  int lower = 0, sort = 0;
-  int64_t max_iter = 0;
-  float tol = 0;
-  if (parts.size() != 4 || !absl::SimpleAtoi(parts[0], &lower) ||
-      !absl::SimpleAtoi(parts[1], &sort) || !absl::SimpleAtoi(parts[2], &max_iter) ||
-      !absl::SimpleAtof(parts[3], &tol)) {
-    return std::nullopt;
-  }
-  return lower != 0;
-}
-
 template <typename T>
 ValuePtr Decompose(const Shape& shape, const Value& a, int64_t n, bool lower) {
   auto v_out = NewArray(shape.tuple_shapes(0));
@@ -96,6 +75,26 @@ ValuePtr Decompose(const Shape& shape, const Value& a, int64_t n, bool lower) {
 
 }  // namespace
 
+std::optional<EighConfig> ParseEighConfig(const Instruction& instruction) {
+  const RawAttribute* raw = instruction.attrs().FindRaw("backend_config");
+  if (raw == nullptr) return std::nullopt;
+  std::string text = raw->value;
+  if (text.size() >= 2 && text.front() == '"' && text.back() == '"') {
+    text = text.substr(1, text.size() - 2);
+  }
+  std::vector<std::string> parts = absl::StrSplit(text, ',');
+  int lower = 0, sort = 0;
+  EighConfig config;
+  if (parts.size() != 4 || !absl::SimpleAtoi(parts[0], &lower) ||
+      !absl::SimpleAtoi(parts[1], &sort) || !absl::SimpleAtoi(parts[2], &config.max_iter) ||
+      !absl::SimpleAtof(parts[3], &config.tol)) {
+    return std::nullopt;
+  }
+  config.lower = lower != 0;
+  config.sort = sort != 0;
+  return config;
+}
+
 std::optional<absl::StatusOr<ValuePtr>> EvalEighCustomCall(const Instruction& instruction,
                                                            Operands operands) {
   if (instruction.attrs().custom_call_target != "Eigh" || operands.size() != 1) {
@@ -106,8 +105,9 @@ std::optional<absl::StatusOr<ValuePtr>> EvalEighCustomCall(const Instruction& in
   if (!a.shape.IsArray() || (type != PrimitiveType::kF32 && type != PrimitiveType::kF64)) {
     return std::nullopt;
   }
-  const std::optional<bool> lower = ParseLower(instruction);
-  if (!lower) return std::nullopt;
+  const std::optional<EighConfig> config = ParseEighConfig(instruction);
+  if (!config) return std::nullopt;
+  const bool lower = config->lower;
   const int64_t rank = a.shape.rank();
   if (rank < 2 || a.shape.dimensions(rank - 1) != a.shape.dimensions(rank - 2)) {
     return absl::StatusOr<ValuePtr>(absl::InvalidArgumentError(absl::StrCat(
@@ -127,9 +127,9 @@ std::optional<absl::StatusOr<ValuePtr>> EvalEighCustomCall(const Instruction& in
                      ", ", Shape(type, w_dims).ToString(false), "), got ", shape.ToString())));
   }
   if (type == PrimitiveType::kF32) {
-    return absl::StatusOr<ValuePtr>(Decompose<float>(shape, a, n, *lower));
+    return absl::StatusOr<ValuePtr>(Decompose<float>(shape, a, n, lower));
   }
-  return absl::StatusOr<ValuePtr>(Decompose<double>(shape, a, n, *lower));
+  return absl::StatusOr<ValuePtr>(Decompose<double>(shape, a, n, lower));
 }
 
 }  // namespace hlogym::eval

@@ -187,4 +187,13 @@ Computation* AddScalarBinaryComputation(Module& module, std::string_view name, O
   return module.AddComputation(std::move(computation));
 }
 
+absl::Status ReplaceWithCall(Instruction* instruction, Computation* callee) {
+  auto call = std::make_unique<Instruction>(Opcode::kCall, instruction->shape());
+  for (Instruction* operand : instruction->operands()) call->AppendOperand(operand);
+  call->mutable_called_computations().push_back(callee);
+  Computation* parent = instruction->parent();
+  Instruction* added = parent->AddInstruction(std::move(call));
+  return parent->ReplaceInstruction(instruction, added);
+}
+
 }  // namespace hlogym

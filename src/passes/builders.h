@@ -65,6 +65,11 @@ Computation* AddScalarBinaryComputation(Module& module, std::string_view name, O
                                         std::string_view lhs = "lhs",
                                         std::string_view rhs = "rhs");
 
+// Replaces `instruction` by a `call` of `callee` with the same operands and
+// shape: how the expanders (cholesky, qr, eigh, triangular-solve) hand an
+// instruction to the computation that implements it.
+absl::Status ReplaceWithCall(Instruction* instruction, Computation* callee);
+
 // Adds `instruction` to `computation` after giving its shape the default
 // layout if `like` has a layout: the common tail of the builders.
 Instruction* AddWithLayoutOf(Computation* computation, std::unique_ptr<Instruction> instruction,

@@ -292,11 +292,7 @@ absl::StatusOr<bool> CholeskyExpander::Run(Module& module) {
       if (!built.ok()) return built.status();
       callee = *built;
     }
-    auto call = std::make_unique<Instruction>(Opcode::kCall, cholesky->shape());
-    call->AppendOperand(cholesky->operand(0));
-    call->mutable_called_computations().push_back(callee);
-    Instruction* added = cholesky->parent()->AddInstruction(std::move(call));
-    absl::Status status = cholesky->parent()->ReplaceInstruction(cholesky, added);
+    absl::Status status = ReplaceWithCall(cholesky, callee);
     if (!status.ok()) return status;
   }
   module.SortComputationsCalleesFirst();

@@ -15,9 +15,8 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_split.h"
+#include "eval/eigh_custom_call.h"
 #include "passes/builders.h"
 #include "passes/pass_utils.h"
 #include "passes/while_util.h"
@@ -27,33 +26,7 @@ namespace {
 
 constexpr std::string_view kEighTarget = "Eigh";
 
-struct EighConfig {
-  bool lower = true;
-  bool sort = true;
-  int64_t max_iter = 100;
-  float tol = 1e-6f;
-};
-
-// backend_config "lower,sort_eigenvalues,max_iter,tol" (printed quoted).
-std::optional<EighConfig> ParseConfig(const Instruction& instruction) {
-  const RawAttribute* raw = instruction.attrs().FindRaw("backend_config");
-  if (raw == nullptr) return std::nullopt;
-  std::string text = raw->value;
-  if (text.size() >= 2 && text.front() == '"' && text.back() == '"') {
-    text = text.substr(1, text.size() - 2);
-  }
-  std::vector<std::string> parts = absl::StrSplit(text, ',');
-  int lower = 0, sort = 0;
-  EighConfig config;
-  if (parts.size() != 4 || !absl::SimpleAtoi(parts[0], &lower) ||
-      !absl::SimpleAtoi(parts[1], &sort) || !absl::SimpleAtoi(parts[2], &config.max_iter) ||
-      !absl::SimpleAtof(parts[3], &config.tol)) {
-    return std::nullopt;
-  }
-  config.lower = lower != 0;
-  config.sort = sort != 0;
-  return config;
-}
+using eval::EighConfig;
 
 // Builds the ops of one expansion: element type, batch dimensions, layout
 // and the scalar reducers (shared by every computation of the expansion).
@@ -670,7 +643,7 @@ absl::StatusOr<std::optional<EighConfig>> Check(const Instruction& instruction) 
     return invalid(absl::StrCat("result must be ", expected.ToString(false), ", got ",
                                 instruction.shape().ToString(false)));
   }
-  std::optional<EighConfig> config = ParseConfig(instruction);
+  std::optional<EighConfig> config = eval::ParseEighConfig(instruction);
   if (!config) {
     const RawAttribute* raw = instruction.attrs().FindRaw("backend_config");
     return invalid(absl::StrCat(
@@ -709,11 +682,7 @@ absl::StatusOr<bool> EighExpander::Run(Module& module) {
       if (!built.ok()) return built.status();
       callee = *built;
     }
-    auto call = std::make_unique<Instruction>(Opcode::kCall, eigh->shape());
-    call->AppendOperand(eigh->operand(0));
-    call->mutable_called_computations().push_back(callee);
-    Instruction* added = eigh->parent()->AddInstruction(std::move(call));
-    absl::Status status = eigh->parent()->ReplaceInstruction(eigh, added);
+    absl::Status status = ReplaceWithCall(eigh, callee);
     if (!status.ok()) return status;
   }
   module.SortComputationsCalleesFirst();

@@ -602,11 +602,7 @@ absl::StatusOr<bool> QrExpander::Run(Module& module) {
       if (!built.ok()) return built.status();
       callee = *built;
     }
-    auto call = std::make_unique<Instruction>(Opcode::kCall, custom_call->shape());
-    for (Instruction* operand : custom_call->operands()) call->AppendOperand(operand);
-    call->mutable_called_computations().push_back(callee);
-    Instruction* added = custom_call->parent()->AddInstruction(std::move(call));
-    absl::Status status = custom_call->parent()->ReplaceInstruction(custom_call, added);
+    absl::Status status = ReplaceWithCall(custom_call, callee);
     if (!status.ok()) return status;
   }
   module.SortComputationsCalleesFirst();

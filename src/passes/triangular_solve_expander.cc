@@ -598,12 +598,7 @@ absl::StatusOr<bool> TriangularSolveExpander::Run(Module& module) {
       if (!built.ok()) return built.status();
       callee = *built;
     }
-    auto call = std::make_unique<Instruction>(Opcode::kCall, solve->shape());
-    call->AppendOperand(solve->operand(0));
-    call->AppendOperand(solve->operand(1));
-    call->mutable_called_computations().push_back(callee);
-    Instruction* added = solve->parent()->AddInstruction(std::move(call));
-    absl::Status status = solve->parent()->ReplaceInstruction(solve, added);
+    absl::Status status = ReplaceWithCall(solve, callee);
     if (!status.ok()) return status;
   }
   module.SortComputationsCalleesFirst();
