@@ -25,15 +25,19 @@
 #include "passes/conditional_canonicalizer.h"
 #include "passes/conditional_simplifier.h"
 #include "passes/conditional_to_select.h"
+#include "passes/convolution_4d_expander.h"
 #include "passes/convolution_canonicalization.h"
 #include "passes/convolution_group_converter.h"
+#include "passes/convolution_pred_expander.h"
 #include "passes/constant_folding.h"
 #include "passes/control_dep_rewriter.h"
+#include "passes/convert_memory_placement_to_internal_annotations.h"
 #include "passes/convert_mover.h"
 #include "passes/cse.h"
 #include "passes/cse_barrier_expander.h"
 #include "passes/dce.h"
 #include "passes/dot_decomposer.h"
+#include "passes/dot_dimension_sorter.h"
 #include "passes/dot_merger.h"
 #include "passes/dynamic_dimension_simplifier.h"
 #include "passes/dynamic_index_splitter.h"
@@ -59,6 +63,7 @@
 #include "passes/rng_expander.h"
 #include "passes/scan_expander.h"
 #include "passes/scatter_expander.h"
+#include "passes/scatter_slice_simplifier.h"
 #include "passes/scatter_simplifier.h"
 #include "passes/select_and_scatter_expander.h"
 #include "passes/sharding_remover.h"
@@ -66,11 +71,13 @@
 #include "passes/simplify_fp_conversions.h"
 #include "passes/simplify_sorts.h"
 #include "passes/slice_sinker.h"
+#include "passes/stable_sort_expander.h"
 #include "passes/stochastic_convert_decomposer.h"
 #include "passes/strip_memory_placement_annotations.h"
 #include "passes/sub_byte_normalization.h"
 #include "passes/topk_decomposer.h"
 #include "passes/topk_rewriter.h"
+#include "passes/topk_splitter.h"
 #include "passes/transpose_folding.h"
 #include "passes/tree_reduction_rewriter.h"
 #include "passes/triangular_solve_expander.h"
@@ -112,12 +119,16 @@ void RegisterBuiltinPasses(PassRegistry& registry) {
   registry.Register({"convolution-canonicalization", "convolutions XLA:CPU cannot give Eigen -> NHWC/HWIO transposes around a canonical convolution (entry computation)", [] { return std::make_unique<ConvolutionCanonicalization>(); }});
   registry.Register({"convolution-group-converter", "expand batch_group_count convolutions (CPU's first instance)", [] { return std::make_unique<ConvolutionGroupConverter>(true); }});
   registry.Register({"convolution-group-converter-feature-groups", "expand feature_group_count convolutions not in F16/F32 (CPU's second instance)", [] { return std::make_unique<ConvolutionGroupConverter>(false, "convolution-group-converter-feature-groups"); }});
+  registry.Register({"convolution-pred-expander", "pred convolutions computed in f16 with converts around them (XLA GPU)", [] { return std::make_unique<ConvolutionPredExpander>(); }});
+  registry.Register({"convolution_4d_expander", "drop trivial (size-1, unpadded) spatial dimensions of 4-spatial-dimension convolutions via reshapes", [] { return std::make_unique<Convolution4DExpander>(); }});
+  registry.Register({"convert-memory-placement-to-internal-annotations", "annotate_device_placement custom calls -> MoveToHost/MoveToDevice/PinToDevice custom calls (XLA GPU)", [] { return std::make_unique<ConvertMemoryPlacementToInternalAnnotations>(); }});
   registry.Register({"convert-mover", "move widening converts down and narrowing converts up", [] { return std::make_unique<ConvertMover>(); }});
   registry.Register({"cse", "common subexpression elimination", [] { return std::make_unique<HloCse>(); }});
   registry.Register({"cse_barrier_expander", "remove opt-barrier instructions", [] { return std::make_unique<OptimizationBarrierExpander>(); }});
   registry.Register({"dce", "remove dead instructions and computations", [] { return std::make_unique<HloDce>(); }});
   registry.Register({"dot-merger", "merge independent dots sharing an operand (16 MiB limit, GPU options)", [] { return std::make_unique<DotMerger>(); }});
   registry.Register({"dot_decomposer", "canonicalize dots to [batch, M, K] x [batch, K, N]", [] { return std::make_unique<DotDecomposer>(); }});
+  registry.Register({"dot_dimension_sorter", "sort consecutive unsorted dot contracting dimensions, keeping lhs/rhs pairs (XLA GPU)", [] { return std::make_unique<DotDimensionSorter>(); }});
   registry.Register({"dynamic-dimension-simplifier", "flatten nested concatenates; forward slices of concatenates, scalar reshape/broadcast and reshape/reshape pairs, identity converts and reshapes", [] { return std::make_unique<DynamicDimensionSimplifier>(); }});
   registry.Register({"dynamic-index-splitter", "split start-index vectors of dynamic-(update-)slice into scalars", [] { return std::make_unique<DynamicIndexSplitter>(); }});
   registry.Register({"dynamic_padder", "static get-dimension-size -> constant; get-dimension-size of set-dimension-size -> its size; no-op SetBound -> operand; then dce", [] { return std::make_unique<DynamicPadder>(); }});
@@ -139,6 +150,7 @@ void RegisterBuiltinPasses(PassRegistry& registry) {
   registry.Register({"gather_expander-all", "every gather -> counted while loop of dynamic slices (kEliminateAllGathers)", [] { return std::make_unique<GatherExpander>(GatherExpander::Mode::kEliminateAllGathers, "gather_expander-all"); }});
   registry.Register({"gather_simplifier", "rewrite gathers into the canonical [N,K]-indices form", [] { return std::make_unique<GatherSimplifier>(); }});
   registry.Register({"gemv-rewriter", "matrix-vector dots -> matrix-matrix dots with a size-1 dimension, bitcast back", [] { return std::make_unique<GemvRewriter>(); }});
+  registry.Register({"gpu_scatter_expander", "scatters of elements wider than 64 bits -> while loop (XLA GPU GpuScatterExpander)", [] { return std::make_unique<ScatterExpander>(ScatterExpander::Mode::kEliminateGpuUnsupportedScatters, "gpu_scatter_expander"); }});
   registry.Register({"logistic-expander", "logistic(x) -> 1 / (1 + exp(-x))", [] { return std::make_unique<LogisticExpander>(); }});
   registry.Register({"map-inline", "replace maps of a single elementwise op by the op", [] { return std::make_unique<MapInliner>(); }});
   registry.Register({"operand_upcaster", "convert dot/convolution operands to a wider result type", [] { return std::make_unique<OperandUpcaster>(); }});
@@ -156,6 +168,7 @@ void RegisterBuiltinPasses(PassRegistry& registry) {
   registry.Register({"scan_expander", "scan -> counted while loop of dynamic slices and dynamic-update-slices", [] { return std::make_unique<ScanExpander>(); }});
   registry.Register({"scatter_expander", "scatters with one index -> while loop (kEliminateSimpleScatters: CPU with fusion emitters, GPU)", [] { return std::make_unique<ScatterExpander>(ScatterExpander::Mode::kEliminateSimpleScatters); }});
   registry.Register({"scatter_expander-all", "every scatter -> counted while loop of dynamic slices (kEliminateAllScatters)", [] { return std::make_unique<ScatterExpander>(ScatterExpander::Mode::kEliminateAllScatters, "scatter_expander-all"); }});
+  registry.Register({"scatter-slice-simplifier", "scatter read only through truncating slices -> scatter on sliced operands (XLA GPU)", [] { return std::make_unique<ScatterSliceSimplifier>(); }});
   registry.Register({"scatter_simplifier", "rewrite scatters into the canonical [N,K]-indices form", [] { return std::make_unique<ScatterSimplifier>(); }});
   registry.Register({"select_and_scatter_expander", "select-and-scatter -> variadic reduce-window of (value, position) + scatter", [] { return std::make_unique<SelectAndScatterExpander>(); }});
   registry.Register({"sharding-remover", "bypass Sharding custom calls (single partition)", [] { return std::make_unique<ShardingRemover>(); }});
@@ -165,6 +178,7 @@ void RegisterBuiltinPasses(PassRegistry& registry) {
   registry.Register({"simplify-sorts", "drop unused operands of variadic sorts", [] { return std::make_unique<SortSimplifier>(); }});
   registry.Register({"simplify-while-loops", "remove dead loop state, constant elements and 0/1-trip loops", [] { return std::make_unique<WhileLoopSimplifier>(); }});
   registry.Register({"slice-sinker", "apply elementwise ops on slices to the sliced sources once", [] { return std::make_unique<SliceSinker>(); }});
+  registry.Register({"stable-sort-expander", "stable sorts -> unstable sorts tie-broken by an s32 iota operand (reused or added)", [] { return std::make_unique<StableSortExpander>(); }});
   registry.Register({"stochastic_convert_decomposer", "stochastic-convert to signed integers as elementwise ops", [] { return std::make_unique<StochasticConvertDecomposer>(); }});
   registry.Register({"strip-memory-placement-annotations", "bypass annotate_device_placement/MoveToHost/MoveToDevice custom calls", [] { return std::make_unique<StripMemoryPlacementAnnotations>(); }});
   registry.Register({"sub-byte-size-setter", "set the element size E(n) of sub-byte types in layouts, remove it elsewhere", [] { return std::make_unique<SubByteSizeSetter>(); }});
@@ -172,6 +186,7 @@ void RegisterBuiltinPasses(PassRegistry& registry) {
   registry.Register({"topk-decomposer-all", "topk-decomposer also decomposing custom-call TopK (no predicate, as the interpreter runs it)", [] { return std::make_unique<TopkDecomposer>(true, "topk-decomposer-all"); }});
   registry.Register({"topk-rewriter", "sort of f32 data (with an index iota) sliced to its first k -> custom-call TopK (CPU: f32 only)", [] { return std::make_unique<TopkRewriter>(); }});
   registry.Register({"topk-rewriter-all", "topk-rewriter for f32 and bf16 data (GPU pre-SPMD instance)", [] { return std::make_unique<TopkRewriter>(false, "topk-rewriter-all"); }});
+  registry.Register({"topk-splitter", "TopK custom call over >= 1M elements -> per-chunk TopKs, then a sort of the candidates (XLA GPU)", [] { return std::make_unique<TopkSplitter>(); }});
   registry.Register({"transpose-folding", "fold transposes into dot dimension numbers (CPU rules)", [] { return std::make_unique<TransposeFolding>(); }});
   registry.Register({"tree_reduction_rewriter", "split reductions over more than 32 elements into reduce(reduce-window)", [] { return std::make_unique<TreeReductionRewriter>(); }});
   registry.Register({"triangular_solve_expander", "triangular-solve -> call of a blocked solve (inverted 128-blocks, a while loop, dots), direct solve for small batched ones", [] { return std::make_unique<TriangularSolveExpander>(); }});

@@ -42,7 +42,16 @@ bool Matches(const Instruction* scatter, ScatterExpander::Mode mode) {
           static_cast<size_t>(scatter->operand(0)->shape().rank())) {
     return false;
   }
-  return mode == ScatterExpander::Mode::kEliminateAllScatters || TripCount(scatter) == 1;
+  switch (mode) {
+    case ScatterExpander::Mode::kEliminateAllScatters:
+      return true;
+    case ScatterExpander::Mode::kEliminateSimpleScatters:
+      return TripCount(scatter) == 1;
+    case ScatterExpander::Mode::kEliminateGpuUnsupportedScatters:
+      // XLA's GPU scatter emitter cannot scatter elements wider than 64 bits.
+      return BitWidth(scatter->shape().element_type()) > 64;
+  }
+  return false;
 }
 
 

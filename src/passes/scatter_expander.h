@@ -15,11 +15,14 @@
 // Modes: "scatter_expander" is XLA's kEliminateSimpleScatters (what the CPU
 // pipeline runs with its default fusion emitters, and GPU): scatters with
 // one index only; "scatter_expander-all" is kEliminateAllScatters (CPU
-// without fusion emitters).
+// without fusion emitters); "gpu_scatter_expander" is XLA's
+// GpuScatterExpander (every scatter of elements wider than 64 bits, c128).
 // Differs from XLA: index components are taken as scalars, as in
 // gather_expander; identity transposes are not emitted.
-// Leaves out: variadic scatters, scatters with batching dimensions, and
-// XLA's GPU kEliminateIndeterministicScatters mode; they are left alone.
+// Leaves out: variadic scatters (so gpu_scatter_expander leaves alone the
+// variadic scatters XLA's GPU variant expands), scatters with batching
+// dimensions, and XLA's GPU kEliminateIndeterministicScatters mode; they
+// are left alone.
 #ifndef HLOGYM_PASSES_SCATTER_EXPANDER_H_
 #define HLOGYM_PASSES_SCATTER_EXPANDER_H_
 
@@ -31,7 +34,11 @@ namespace hlogym {
 
 class ScatterExpander : public Pass {
  public:
-  enum class Mode { kEliminateAllScatters, kEliminateSimpleScatters };
+  enum class Mode {
+    kEliminateAllScatters,
+    kEliminateSimpleScatters,
+    kEliminateGpuUnsupportedScatters,
+  };
   explicit ScatterExpander(Mode mode, std::string name = "scatter_expander")
       : mode_(mode), name_(std::move(name)) {}
   std::string_view name() const override { return name_; }

@@ -199,12 +199,14 @@ TEST(XlaGpuDefaultTest, ListsMissingPassesAndDiffersFromCpu) {
   }
   // GPU-only steps that hlogym lacks are listed; the GPU variants hlogym has
   // (and the CPU-only passes) are not.
-  for (const char* name : {"dot_dimension_sorter", "scatter-slice-simplifier"}) {
+  for (const char* name : {"all-reduce-simp", "reduce-scatter-creator"}) {
     EXPECT_EQ(std::count(gpu->missing_passes.begin(), gpu->missing_passes.end(), name), 1) << name;
   }
   for (const char* name : {"algsimp-gpu", "dot-merger", "reshape-mover-1d-broadcast-cheap",
                            "slice-sinker", "convert-mover", "computation-deduplicator",
-                           "convolution-canonicalization", "cse_barrier_expander"}) {
+                           "convolution-canonicalization", "cse_barrier_expander",
+                           "dot_dimension_sorter", "scatter-slice-simplifier", "topk-splitter",
+                           "stable-sort-expander", "gpu_scatter_expander"}) {
     EXPECT_EQ(std::count(gpu->missing_passes.begin(), gpu->missing_passes.end(), name), 0) << name;
   }
 }
