@@ -670,6 +670,36 @@ absl::Status Visitor::HandleAdd(Instruction* add) {
       return ReplaceWithNew(add, AddBinary(Opcode::kMultiply, add->shape(), sum, c));
     }
   }
+  // scatter(A, i, u) + B => scatter(A + B, i, u) (either order) for a
+  // single-operand scatter-add with no other use. Two such scatters (XLA
+  // merges them, concatenating indices and updates when it can) are left.
+  auto is_scatter_add = [&](const Instruction* hlo) {
+    if (hlo->opcode() != Opcode::kScatter || hlo->operand_count() != 3 ||
+        hlo->user_count() != 1 || lhs == rhs || hlo->called_computations().size() != 1) {
+      return false;
+    }
+    const Instruction* root = hlo->called_computations()[0]->root_instruction();
+    return root->opcode() == Opcode::kAdd &&
+           root->operand(0)->opcode() == Opcode::kParameter &&
+           root->operand(1)->opcode() == Opcode::kParameter;
+  };
+  const bool lhs_scatter = is_scatter_add(lhs);
+  const bool rhs_scatter = is_scatter_add(rhs);
+  if (lhs_scatter != rhs_scatter && Rewritable(add)) {
+    Instruction* scatter = lhs_scatter ? lhs : rhs;
+    Instruction* other = lhs_scatter ? rhs : lhs;
+    if (SameShape(add->shape(), scatter->shape())) {
+      Instruction* operand = scatter->operand(0);
+      Instruction* sum = lhs_scatter ? AddBinary(Opcode::kAdd, add->shape(), operand, other)
+                                     : AddBinary(Opcode::kAdd, add->shape(), other, operand);
+      sum->set_shape(operand->shape());
+      scatter->ReplaceOperandWith(0, sum);
+      if (!ReplaceIfCompatible(add, scatter)) {
+        return absl::InternalError("algsimp: could not merge " + add->name() + " into " +
+                                   scatter->name());
+      }
+    }
+  }
   return absl::OkStatus();
 }
 

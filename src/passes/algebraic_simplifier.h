@@ -11,7 +11,9 @@
 //
 // Rewrites implemented (conditions as in XLA):
 //  - add: A+0, 0+A; constant to the rhs; (A+C1)+C2 -> A+(C1+C2);
-//    (C1-A)+C2 -> (C1+C2)-A; A*C+B*C -> (A+B)*C (ints, or C a power of 2).
+//    (C1-A)+C2 -> (C1+C2)-A; A*C+B*C -> (A+B)*C (ints, or C a power of 2);
+//    scatter(A,i,u)+B -> scatter(A+B,i,u) for a one-use scatter-add (not
+//    when both operands are such scatters).
 //  - subtract: A-A -> 0 (ints); A-0; A-C -> A+(-C); A-(A-B) -> B,
 //    A-(A+B) -> -B, (A+B)-A -> B (ints).
 //  - multiply: A*1, 1*A; A*0 (ints); (-A)*(-B) -> A*B; |A|*|A| -> A*A;
@@ -54,7 +56,8 @@
 //    reshape(broadcast) -> broadcast; reshape(iota) -> iota (mixed radix).
 //  - transpose: identity; transpose(transpose); transpose(dot) -> dot(b, a)
 //    for canonical dots; permuting only degenerate dims -> reshape;
-//    transpose(broadcast) -> broadcast.
+//    transpose(broadcast) -> broadcast; reshape(transpose(reshape(x))) that
+//    splits and regroups attention heads -> concatenate of <= 5 slices of x.
 //  - slice: no-op; slice(pad) (inside the operand, undoing the pad, or only
 //    padding); slice(slice); slice(broadcast); slice of a concatenate to an
 //    operand or a smaller concatenate (also scalar slices); redundant strides.
@@ -88,10 +91,10 @@
 // concat/gather/reordered contracting dims, dot param-to-rhs, conv -> dot
 // (layout-sensitive in XLA), reduce-window rewrites, gather/scatter rewrites,
 // reduce(concat) -> map,
-// argmin/argmax matching, the scatter+add merge, add(dus(0, ...)), select of
+// argmin/argmax matching, merging two scatter-adds, add(dus(0, ...)), select of
 // dynamic-update-slice, dynamic-slice of dynamic-slice/iota,
 // dus(dus(ds)), reshape(dus), transpose/reshape chain removal, hoisting
-// transposes, reshape-transpose as slice-concatenate, slice/reshape and
+// transposes, slice/reshape and
 // slice/reverse reordering, pad(broadcast), reverse of elementwise ops,
 // tautological and-compares, all-reduce/all-gather of constants, bitcast and
 // copy/bitcast layout rewrites, custom-call rewrites, upcast-op-downcast

@@ -26,10 +26,41 @@ bool ComputationHasControlEdges(const Computation& computation) {
   return false;
 }
 
-// Instructions reachable from the root through operands.
-absl::flat_hash_set<const Instruction*> ReachableFromRoot(const Computation& computation) {
+// A side effect as XLA's HloInstruction::HasSideEffect sees one: hlogym's
+// Instruction::HasSideEffect also counts optimization barriers, add-dependency
+// and after-all (to keep other passes from dropping them), which XLA does not.
+bool HasXlaSideEffect(const Instruction* instruction) {
+  switch (instruction->opcode()) {
+    case Opcode::kOptimizationBarrier:
+    case Opcode::kAddDependency:
+    case Opcode::kAfterAll:
+      break;
+    default:
+      if (instruction->HasSideEffect()) return true;
+  }
+  for (const Computation* callee : instruction->called_computations()) {
+    if (callee == nullptr) continue;
+    for (const auto& inner : callee->instructions()) {
+      if (HasXlaSideEffect(inner.get())) return true;
+    }
+  }
+  return false;
+}
+
+// Instructions reachable through operands from the root and, when
+// `keep_side_effects`, from every instruction with a side effect (which
+// stay even when nothing reads them).
+absl::flat_hash_set<const Instruction*> ReachableFromRoot(const Computation& computation,
+                                                          bool keep_side_effects = false) {
   absl::flat_hash_set<const Instruction*> live = {computation.root_instruction()};
   std::vector<const Instruction*> worklist = {computation.root_instruction()};
+  if (keep_side_effects) {
+    for (const auto& instruction : computation.instructions()) {
+      if (HasXlaSideEffect(instruction.get()) && live.insert(instruction.get()).second) {
+        worklist.push_back(instruction.get());
+      }
+    }
+  }
   while (!worklist.empty()) {
     const Instruction* instruction = worklist.back();
     worklist.pop_back();
@@ -40,10 +71,11 @@ absl::flat_hash_set<const Instruction*> ReachableFromRoot(const Computation& com
   return live;
 }
 
-// Removes instructions (not parameters) that do not reach the root. Only for
-// computations without side effects or control edges.
+// Removes instructions (not parameters) that reach neither the root nor an
+// instruction with a side effect. Only for computations without control edges.
 absl::Status RemoveUnreachable(Computation& computation) {
-  absl::flat_hash_set<const Instruction*> live = ReachableFromRoot(computation);
+  absl::flat_hash_set<const Instruction*> live =
+      ReachableFromRoot(computation, /*keep_side_effects=*/true);
   std::vector<Instruction*> order = computation.MakeInstructionPostOrder();
   for (auto it = order.rbegin(); it != order.rend(); ++it) {
     Instruction* instruction = *it;
@@ -180,7 +212,7 @@ absl::StatusOr<bool> TryRemoveDeadElements(Module& module, Instruction* while_op
   const Shape& shape = while_op->shape();
   if (!shape.IsTuple() || HasControlEdges(while_op) || while_op->IsRoot() || body == condition ||
       body->num_parameters() != 1 || condition->num_parameters() != 1 ||
-      body->root_instruction()->opcode() != Opcode::kTuple || LoopHasSideEffect(while_op) ||
+      body->root_instruction()->opcode() != Opcode::kTuple ||
       ComputationHasControlEdges(*body) || ComputationHasControlEdges(*condition)) {
     return false;
   }
@@ -193,6 +225,32 @@ absl::StatusOr<bool> TryRemoveDeadElements(Module& module, Instruction* while_op
   auto cond_indices = LiveParamIndices(*condition, ReachableFromRoot(*condition));
   if (!cond_indices) return false;
   for (int64_t i : *cond_indices) used[i] = true;
+  // As in XLA (which has no loop-wide side-effect bail), the elements an
+  // instruction with a side effect reads stay; the instruction itself stays
+  // too. Optimization barriers (remat) are no side effect to XLA.
+  for (const Computation* computation : {static_cast<const Computation*>(body),
+                                         static_cast<const Computation*>(condition)}) {
+    const Instruction* param = computation->parameter_instruction(0);
+    absl::flat_hash_set<const Instruction*> seen;
+    std::vector<const Instruction*> worklist;
+    for (const auto& instruction : computation->instructions()) {
+      if (HasXlaSideEffect(instruction.get()) && seen.insert(instruction.get()).second) {
+        worklist.push_back(instruction.get());
+      }
+    }
+    while (!worklist.empty()) {
+      const Instruction* instruction = worklist.back();
+      worklist.pop_back();
+      if (instruction == param) return false;  // the whole state is read
+      if (instruction->opcode() == Opcode::kGetTupleElement && instruction->operand(0) == param) {
+        used[instruction->attrs().tuple_index] = true;
+        continue;
+      }
+      for (const Instruction* operand : instruction->operands()) {
+        if (seen.insert(operand).second) worklist.push_back(operand);
+      }
+    }
+  }
   // deps[j]: the elements the body's root operand j reads.
   const Instruction* root = body->root_instruction();
   const Instruction* body_param = body->parameter_instruction(0);

@@ -19,7 +19,11 @@
 //  - dead tuple elements (TryRemoveDeadWhileParams): elements that neither
 //    the condition, nor the loop's users (all get-tuple-elements), nor the
 //    live elements of the body's root need, computed to a fixed point, are
-//    removed from the loop state; the loop gets a narrower init tuple, body
+//    removed from the loop state, also in loops with side effects (as in
+//    XLA, the elements a side-effecting instruction reads stay, and so does
+//    the instruction; optimization barriers, add-dependency and after-all
+//    are no side effect to XLA, so rematerialized loops narrow too); the
+//    loop gets a narrower init tuple, body
 //    and condition (edited in place, or first copied when another
 //    instruction also calls them), and instructions of the body and
 //    condition that no longer reach the root go with them. As in XLA, the

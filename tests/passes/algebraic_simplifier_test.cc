@@ -138,6 +138,57 @@ TEST(AlgebraicSimplifierTest, FactorsCommonMultiplierOnlyWhenExact) {
                       "  b = f32[4] multiply(q, c)\n  ROOT r = f32[4] add(a, b)\n"));
 }
 
+// scatter(A, i, u) + B => scatter(A + B, i, u) for a one-use scatter-add
+// (the embedding gradient of a training step: a scatter into zeros plus the
+// rest of the gradient); A + B then folds when A is zeros.
+std::string ScatterPlus(std::string_view reducer_root, std::string_view extra_body,
+                        std::string_view root) {
+  return std::string(R"(HloModule m
+sum {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT r = f32[] )") + std::string(reducer_root) + R"(
+}
+ENTRY main {
+  g = f32[4,8] parameter(0)
+  idx = s32[3,1] parameter(1)
+  upd = f32[3,8] parameter(2)
+  z = f32[] constant(0)
+  zeros = f32[4,8] broadcast(z), dimensions={}
+  s = f32[4,8] scatter(zeros, idx, upd), update_window_dims={1}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=sum
+)" + std::string(extra_body) + "  ROOT r = f32[4,8] " + std::string(root) + "\n}\n";
+}
+
+TEST(AlgebraicSimplifierTest, AddOfScatterAddFoldsIntoTheScatterOperand) {
+  for (const char* root : {"add(s, g)", "add(g, s)"}) {
+    SCOPED_TRACE(root);
+    std::string hlo = ScatterPlus("add(a, b)", "", root);
+    PassRun run = RunPass("algsimp", hlo);
+    EXPECT_TRUE(run.changed);
+    EXPECT_CHECKS(run.after, R"(CHECK-NOT: broadcast(
+CHECK-NOT: add(f32[4,8]
+CHECK: ROOT {{.*}} = f32[4,8] scatter(f32[4,8] %g, s32[3,1] %idx, f32[3,8] %upd))");
+    auto original = ParseModule(hlo, "before.hlo");
+    ASSERT_TRUE(original.ok()) << original.status();
+    auto result = CheckEquivalent(**original, *run.module);
+    ASSERT_TRUE(result.ok()) << result.status();
+    EXPECT_TRUE(result->equivalent) << result->message;
+  }
+}
+
+TEST(AlgebraicSimplifierTest, AddOfScatterKeptWhenNotAOneUseScatterAdd) {
+  // The reducer multiplies instead of adding.
+  ExpectUnchanged(ScatterPlus("multiply(a, b)", "", "add(s, g)"));
+  // The scatter has another user.
+  ExpectUnchanged(ScatterPlus("add(a, b)", "  m = f32[4,8] multiply(s, g)\n", "add(s, m)"));
+  // Both operands are scatter-adds (XLA merges the two; not done here).
+  ExpectUnchanged(ScatterPlus(
+      "add(a, b)",
+      "  t = f32[4,8] scatter(g, idx, upd), update_window_dims={1}, inserted_window_dims={0}, "
+      "scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=sum\n",
+      "add(s, t)"));
+}
+
 TEST(AlgebraicSimplifierTest, DivideByOneAndByConstant) {
   ExpectSimplifies(F32("  c = f32[] constant(1)\n  b = f32[4] broadcast(c), dimensions={}\n"
                        "  ROOT r = f32[4] divide(p, b)\n"),

@@ -108,7 +108,10 @@ ENTRY main {
   ExpectSameSemantics(run);
 }
 
-TEST(WhileLoopSimplifierTest, KeepsLoopWithSideEffects) {
+// Like XLA (no loop-wide side-effect bail), a loop with a side effect still
+// loses its dead elements; the side-effecting instruction stays in the body
+// even when nothing reads it any more.
+TEST(WhileLoopSimplifierTest, NarrowsLoopWithSideEffectsKeepingThem) {
   PassRun run = RunPass("simplify-while-loops", R"(HloModule m
 body {
   p = (s32[], f32[]) parameter(0)
@@ -123,7 +126,7 @@ body {
 cond {
   p = (s32[], f32[]) parameter(0)
   i = s32[] get-tuple-element(p), index=0
-  n = s32[] constant(1)
+  n = s32[] constant(3)
   ROOT lt = pred[] compare(i, n), direction=LT
 }
 ENTRY main {
@@ -134,7 +137,94 @@ ENTRY main {
   ROOT g = s32[] get-tuple-element(w), index=0
 }
 )");
+  EXPECT_TRUE(run.changed);
+  EXPECT_CHECKS(run.after, R"(
+CHECK: body
+CHECK: %p = (s32[]) parameter(0)
+CHECK: rng(
+CHECK: ROOT %t{{.*}} = (s32[]) tuple(
+CHECK: ENTRY
+CHECK: (s32[]) while(
+)");
+}
+
+// An element that only a side-effecting instruction reads stays.
+TEST(WhileLoopSimplifierTest, KeepsElementASideEffectReads) {
+  PassRun run = RunPass("simplify-while-loops", R"(HloModule m
+body {
+  p = (s32[], f32[]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  one = s32[] constant(1)
+  next = s32[] add(i, one)
+  v = f32[] get-tuple-element(p), index=1
+  e = f32[] custom-call(v), custom_call_target="log_value", custom_call_has_side_effect=true
+  ROOT t = (s32[], f32[]) tuple(next, v)
+}
+cond {
+  p = (s32[], f32[]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  n = s32[] constant(3)
+  ROOT lt = pred[] compare(i, n), direction=LT
+}
+ENTRY main {
+  zero = s32[] constant(0)
+  f = f32[] parameter(0)
+  init = (s32[], f32[]) tuple(zero, f)
+  w = (s32[], f32[]) while(init), condition=cond, body=body
+  ROOT g = s32[] get-tuple-element(w), index=0
+}
+)");
   EXPECT_FALSE(run.changed);
+}
+
+// Rematerialization puts an optimization barrier in the loop body; to XLA
+// that is no side effect, so a constant element still goes (its reads become
+// the constant, then the dead element leaves the loop state).
+TEST(WhileLoopSimplifierTest, RemovesConstantElementOfLoopWithOptimizationBarrier) {
+  PassRun run = RunPass("simplify-while-loops", R"(HloModule m
+body {
+  p = (s32[], f32[4], s32[]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  one = s32[] constant(1)
+  next = s32[] add(i, one)
+  acc = f32[4] get-tuple-element(p), index=1
+  k = s32[] get-tuple-element(p), index=2
+  j = s32[] add(i, k)
+  jf = f32[] convert(j)
+  jb = f32[4] broadcast(jf), dimensions={}
+  bt = (f32[4], f32[4]) tuple(acc, jb)
+  ob = (f32[4], f32[4]) opt-barrier(bt)
+  a = f32[4] get-tuple-element(ob), index=0
+  b = f32[4] get-tuple-element(ob), index=1
+  acc2 = f32[4] add(a, b)
+  ROOT t = (s32[], f32[4], s32[]) tuple(next, acc2, k)
+}
+cond {
+  p = (s32[], f32[4], s32[]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  n = s32[] constant(4)
+  ROOT lt = pred[] compare(i, n), direction=LT
+}
+ENTRY main {
+  x = f32[4] parameter(0)
+  zero = s32[] constant(0)
+  m1 = s32[] constant(-1)
+  init = (s32[], f32[4], s32[]) tuple(zero, x, m1)
+  w = (s32[], f32[4], s32[]) while(init), condition=cond, body=body
+  ROOT r = f32[4] get-tuple-element(w), index=1
+}
+)");
+  EXPECT_TRUE(run.changed);
+  EXPECT_CHECKS(run.after, R"(
+CHECK: body
+CHECK: %p = (s32[], f32[4]) parameter(0)
+CHECK: s32[] constant(-1)
+CHECK: opt-barrier(
+CHECK: ROOT %t{{.*}} = (s32[], f32[4]) tuple(
+CHECK: ENTRY
+CHECK: (s32[], f32[4]) while(
+)");
+  ExpectSameSemantics(run);
 }
 
 // A scalar constant element read twice in the body (JAX often re-reads an
