@@ -8,7 +8,13 @@
 #include "absl/strings/strip.h"
 // One include per pass, alphabetical.
 #include "passes/algebraic_simplifier.h"
+#include "passes/all_gather_broadcast_reorder.h"
+#include "passes/all_gather_dynamic_slice_simplifier.h"
+#include "passes/all_gather_optimizer.h"
+#include "passes/all_reduce_folder.h"
 #include "passes/all_reduce_promotion.h"
+#include "passes/all_reduce_reassociate.h"
+#include "passes/all_reduce_simplifier.h"
 #include "passes/all_to_all_decomposer.h"
 #include "passes/associative_scan_rewriter.h"
 #include "passes/async_collective_replacer.h"
@@ -52,8 +58,11 @@
 #include "passes/map_inliner.h"
 #include "passes/operand_upcaster.h"
 #include "passes/qr_expander.h"
+#include "passes/ragged_all_to_all_canonicalizer.h"
 #include "passes/real_imag_expander.h"
 #include "passes/reduce_decomposer.h"
+#include "passes/reduce_scatter_creator.h"
+#include "passes/reduce_scatter_reassociate.h"
 #include "passes/reduce_window_resizer.h"
 #include "passes/reduce_window_rewriter.h"
 #include "passes/reshape_decomposer.h"
@@ -96,8 +105,14 @@ namespace {
 void RegisterBuiltinPasses(PassRegistry& registry) {
   registry.Register({"algsimp", "algebraic simplifier (XLA CPU options)", [] { return std::make_unique<AlgebraicSimplifier>(); }});
   registry.Register({"algsimp-gpu", "algebraic simplifier with XLA GPU's layout-insensitive options (reduce of transpose/reshape always simplified)", [] { return std::make_unique<AlgebraicSimplifier>(AlgebraicSimplifierOptions{.enable_dot_strength_reduction = true, .minmax_propagate_nan = true, .unconditionally_simplify_reduce_of_transpose_or_reshape = true}, "algsimp-gpu"); }});
+  registry.Register({"all-gather-bcast-reorder", "all-gather(broadcast(x)) -> broadcast(all-gather(x)) over the non-broadcast dimensions", [] { return std::make_unique<AllGatherBroadcastReorder>(); }});
+  registry.Register({"all-gather-dynamic-slice-simplifier", "dynamic-slice of an all-gather at this device's shard -> the all-gather operand", [] { return std::make_unique<AllGatherDynamicSliceSimplifier>(); }});
+  registry.Register({"all-gather-optimizer", "op(all-gather(a), all-gather(b)) -> all-gather(op(a, b)) for commutative binary ops (XLA GPU)", [] { return std::make_unique<AllGatherOptimizer>(); }});
+  registry.Register({"all-reduce-folder", "all-reduce(all-reduce(x)) with foldable replica groups -> one all-reduce", [] { return std::make_unique<AllReduceFolder>(); }});
   registry.Register({"all-reduce-promotion", "bf16 all-reduce/reduce-scatter computed in f32 (XLA CPU)", [] { return MakeAllReducePromotion("all-reduce-promotion", {{PrimitiveType::kBF16, PrimitiveType::kF32}}); }});
   registry.Register({"all-reduce-promotion-gpu", "16-bit integer all-reduce/reduce-scatter computed in 32 bits (XLA GPU)", [] { return MakeAllReducePromotion("all-reduce-promotion-gpu", {{PrimitiveType::kU16, PrimitiveType::kU32}, {PrimitiveType::kS16, PrimitiveType::kS32}}); }});
+  registry.Register({"all-reduce-reassociate", "op(all-reduce(a), all-reduce(b)) -> all-reduce(op(a, b)) for matching reductions", [] { return std::make_unique<AllReduceReassociate>(); }});
+  registry.Register({"all-reduce-simp", "all-reduce/all-gather/reduce-scatter over single participants -> operand; sums of replicated values -> multiply", [] { return std::make_unique<AllReduceSimplifier>(); }});
   registry.Register({"all_to_all_decomposer", "array all-to-all -> slices, tuple all-to-all, concatenate", [] { return std::make_unique<AllToAllDecomposer>(); }});
   registry.Register({"associative-scan-rewriter", "forward associative scans with a scalar init -> cumulative reduce-window (two-level past base length 16)", [] { return std::make_unique<AssociativeScanRewriter>(); }});
   registry.Register({"async-collective-replacer", "async collective start/done pairs -> synchronous collectives (XLA CPU)", [] { return std::make_unique<AsyncCollectiveReplacer>(); }});
@@ -155,8 +170,11 @@ void RegisterBuiltinPasses(PassRegistry& registry) {
   registry.Register({"map-inline", "replace maps of a single elementwise op by the op", [] { return std::make_unique<MapInliner>(); }});
   registry.Register({"operand_upcaster", "convert dot/convolution operands to a wider result type", [] { return std::make_unique<OperandUpcaster>(); }});
   registry.Register({"qr_expander", "Qr / ProductOfElementaryHouseholderReflectors custom calls -> call of a blocked Householder QR (while loops per 128-block, compact WY)", [] { return std::make_unique<QrExpander>(); }});
+  registry.Register({"ragged-all-to-all-canonicalizer", "ragged-all-to-all offsets and sizes converted to s64", [] { return std::make_unique<RaggedAllToAllCanonicalizer>(); }});
   registry.Register({"real_imag_expander", "real(x) -> x, imag(x) -> 0 for non-complex x", [] { return std::make_unique<RealImagExpander>(); }});
   registry.Register({"reduce-decomposer", "give reduce results the input layout, copying to the requested one", [] { return std::make_unique<ReduceDecomposer>(); }});
+  registry.Register({"reduce-scatter-creator", "all-reduce feeding a dynamic-slice at this device's shard -> reduce-scatter", [] { return std::make_unique<ReduceScatterCreator>(); }});
+  registry.Register({"reduce-scatter-reassociate", "op(reduce-scatter(a), reduce-scatter(b)) -> reduce-scatter(op(a, b)) for matching reductions", [] { return std::make_unique<ReduceScatterReassociate>(); }});
   registry.Register({"reduce-window-resizer", "rank-1 reduce-windows -> reshape, rank-2 reduce-window, reshape", [] { return std::make_unique<ReduceWindowResizer>(); }});
   registry.Register({"reduce-window-rewriter", "two-level scans for long cumulative reduce-windows; rank-1 reduce-windows to rank 2 (base length 16)", [] { return std::make_unique<ReduceWindowRewriter>(); }});
   registry.Register({"reshape-decomposer", "split non-bitcast reshapes into bitcast reshapes and copies", [] { return std::make_unique<ReshapeDecomposer>(); }});

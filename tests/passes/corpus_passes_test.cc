@@ -199,11 +199,11 @@ TEST(XlaGpuDefaultTest, ListsMissingPassesAndDiffersFromCpu) {
   }
   // GPU-only steps that hlogym lacks are listed; the GPU variants hlogym has
   // (and the CPU-only passes) are not.
-  for (const char* name : {"all-reduce-simp", "reduce-scatter-creator"}) {
+  for (const char* name : {"all-reduce-splitter"}) {
     EXPECT_EQ(std::count(gpu->missing_passes.begin(), gpu->missing_passes.end(), name), 1) << name;
   }
-  for (const char* name : {"algsimp-gpu", "dot-merger", "reshape-mover-1d-broadcast-cheap",
-                           "slice-sinker", "convert-mover", "computation-deduplicator",
+  for (const char* name : {"algsimp-gpu", "all-reduce-simp", "dot-merger",
+                           "reshape-mover-1d-broadcast-cheap", "slice-sinker", "convert-mover", "computation-deduplicator",
                            "convolution-canonicalization", "cse_barrier_expander",
                            "dot_dimension_sorter", "scatter-slice-simplifier", "topk-splitter",
                            "stable-sort-expander", "gpu_scatter_expander"}) {
