@@ -79,6 +79,45 @@ int64_t FindIndexBound(const Instruction* start) {
   return bound;
 }
 
+// Whether `start` reaches the operand of sqrt, rsqrt or log through
+// elementwise/shape ops and into called computations: a variance, a scale or
+// a norm, which is positive in the model and makes every output NaN when
+// drawn negative (batch-norm inference, for one).
+bool FeedsPositiveOnlyOp(const Instruction* start) {
+  std::vector<std::pair<const Instruction*, int>> stack = {{start, 0}};
+  absl::flat_hash_map<const Instruction*, bool> seen;
+  while (!stack.empty()) {
+    auto [instr, depth] = stack.back();
+    stack.pop_back();
+    if (seen[instr] || depth > 12) continue;
+    seen[instr] = true;
+    for (const Instruction* user : instr->users()) {
+      switch (user->opcode()) {
+        case Opcode::kSqrt: case Opcode::kRsqrt: case Opcode::kLog:
+          return true;
+        case Opcode::kCall:
+        case Opcode::kFusion:
+          for (int64_t i = 0; i < user->operand_count(); ++i) {
+            if (user->operand(i) == instr && !user->called_computations().empty() &&
+                i < user->called_computations()[0]->num_parameters()) {
+              stack.push_back({user->called_computations()[0]->parameter_instruction(i), depth + 1});
+            }
+          }
+          break;
+        case Opcode::kConvert: case Opcode::kReshape: case Opcode::kBroadcast:
+        case Opcode::kBitcast: case Opcode::kCopy: case Opcode::kSlice:
+        case Opcode::kConcatenate: case Opcode::kTranspose: case Opcode::kAdd:
+        case Opcode::kDynamicSlice:
+          stack.push_back({user, depth + 1});
+          break;
+        default:
+          break;
+      }
+    }
+  }
+  return false;
+}
+
 void FillLiteral(Literal& literal, uint64_t seed, double lo, double hi, int64_t ilo, int64_t ihi) {
   if (literal.shape().IsTuple()) {
     for (size_t i = 0; i < literal.mutable_tuple_elements().size(); ++i) {
@@ -251,7 +290,10 @@ std::vector<Literal> MakeRandomArguments(const Module& module, uint64_t seed,
         ihi = bound - 1;
       }
     }
-    FillLiteral(literal, param_seed, lo, hi, ilo, ihi);
+    // Parameters that only make sense positive get [0.5, 1.5] like --positive.
+    const bool positive = shape.IsArray() && IsFloatingPointType(shape.element_type()) &&
+                          FeedsPositiveOnlyOp(param);
+    FillLiteral(literal, param_seed, positive ? 0.5 : lo, positive ? 1.5 : hi, ilo, ihi);
     arguments.push_back(std::move(literal));
   }
   return arguments;

@@ -18,6 +18,8 @@ namespace hlogym {
 struct RandomInputOptions {
   // Floats uniform in [float_low, float_high]; with positive_floats, in
   // [0.5, 1.5] instead (for graphs that take log/sqrt/rsqrt of inputs).
+  // Parameters that reach a log/sqrt/rsqrt through elementwise and shape ops
+  // (a batch-norm variance) are always drawn from [0.5, 1.5].
   double float_low = -1.0;
   double float_high = 1.0;
   bool positive_floats = false;

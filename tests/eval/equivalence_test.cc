@@ -217,6 +217,37 @@ TEST(Equivalence, RandomArgumentsAreDeterministicAndIndexSafe) {
   EXPECT_TRUE(any_different);
 }
 
+TEST(Equivalence, ParametersUnderRsqrtOrLogAreDrawnPositive) {
+  // A batch-norm inference: a variance drawn from [-1, 1] would make every
+  // output NaN and the equivalence check vacuous.
+  auto module = ParseModule(R"(HloModule bn
+ENTRY e {
+  x = f32[64] parameter(0)
+  var = f32[64] parameter(1)
+  s = f32[] parameter(2)
+  eps = f32[] constant(1e-5)
+  eb = f32[64] broadcast(eps), dimensions={}
+  v = f32[64] add(var, eb)
+  r = f32[64] rsqrt(v)
+  sb = f32[64] broadcast(s), dimensions={}
+  l = f32[64] log(sb)
+  y = f32[64] multiply(x, r)
+  ROOT out = f32[64] add(y, l)
+}
+)");
+  ASSERT_TRUE(module.ok()) << module.status();
+  auto args = MakeRandomArguments(**module, 3);
+  ASSERT_EQ(args.size(), 3u);
+  bool x_has_negative = false;
+  for (int64_t e = 0; e < 64; ++e) {
+    x_has_negative |= args[0].GetAsDouble(e) < 0;
+    EXPECT_GE(args[1].GetAsDouble(e), 0.5);
+    EXPECT_LE(args[1].GetAsDouble(e), 1.5);
+  }
+  EXPECT_TRUE(x_has_negative);  // other parameters keep [-1, 1]
+  EXPECT_GE(args[2].GetAsDouble(0), 0.5);
+}
+
 TEST(Equivalence, SignatureMismatchIsNotEquivalent) {
   auto a = ParseModule("HloModule a\nENTRY e {\n  ROOT p = f32[2] parameter(0)\n}\n");
   auto b = ParseModule("HloModule b\nENTRY e {\n  ROOT p = f32[3] parameter(0)\n}\n");
