@@ -8,22 +8,11 @@
 #include "absl/strings/str_cat.h"
 #include "passes/builders.h"
 #include "passes/collective_opt_utils.h"
+#include "passes/collective_rewrite_utils.h"
 #include "passes/pass_utils.h"
 
 namespace hlogym {
 namespace {
-
-int64_t NextChannelId(const Module& module) {
-  int64_t next = 1;
-  for (const auto& computation : module.computations()) {
-    for (const auto& instruction : computation->instructions()) {
-      const RawAttribute* attr = instruction->attrs().FindRaw("channel_id");
-      int64_t id = 0;
-      if (attr != nullptr && absl::SimpleAtoi(attr->value, &id) && id >= next) next = id + 1;
-    }
-  }
-  return next;
-}
 
 bool IsFusionBody(const Module& module, const Computation* computation) {
   for (const auto& caller : module.computations()) {
