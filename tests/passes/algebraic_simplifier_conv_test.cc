@@ -3,9 +3,8 @@
 // for computing the same as the original on the evaluator.
 #include <string>
 
-#include "eval/equivalence.h"
+#include "control_flow_test_util.h"
 #include "pass_test_util.h"
-#include "text/parser.h"
 
 namespace hlogym::testing {
 namespace {
@@ -16,11 +15,7 @@ void ExpectRewrite(std::string_view hlo, std::string_view checks) {
   PassRun run = RunPass("algsimp", hlo);
   EXPECT_TRUE(run.changed) << run.after;
   EXPECT_CHECKS(run.after, checks);
-  auto original = ParseModule(hlo, "before.hlo");
-  ASSERT_TRUE(original.ok()) << original.status();
-  auto result = CheckEquivalent(**original, *run.module);
-  ASSERT_TRUE(result.ok()) << result.status();
-  EXPECT_TRUE(result->equivalent) << result->message << "\n" << run.after;
+  ExpectSameSemantics(run);
 }
 
 void ExpectUnchanged(std::string_view hlo) {

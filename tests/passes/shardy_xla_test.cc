@@ -1,8 +1,7 @@
 // shardy-xla (single partition, no propagation): shard_map bodies made
 // inlineable; modules without Shardy constructs left alone.
-#include "eval/equivalence.h"
+#include "control_flow_test_util.h"
 #include "pass_test_util.h"
-#include "text/parser.h"
 
 namespace hlogym::testing {
 namespace {
@@ -29,11 +28,7 @@ CHECK: ROOT %c = f32[4] call(f32[4] %p), to_apply=%inlineable_callee
 )");
   EXPECT_EQ(run.after.find("inlineable=\"true\""), std::string::npos) << run.after;
   EXPECT_NE(run.after.find("xla.sdy.manual_axes"), std::string::npos) << run.after;
-  auto original = ParseModule(kManualCall, "before.hlo");
-  ASSERT_TRUE(original.ok()) << original.status();
-  auto result = CheckEquivalent(**original, *run.module);
-  ASSERT_TRUE(result.ok()) << result.status();
-  EXPECT_TRUE(result->equivalent) << result->message;
+  ExpectSameSemantics(run);
 }
 
 TEST(ShardyXlaTest, OnlyAttributeGoesAway) {
