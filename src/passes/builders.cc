@@ -1,5 +1,6 @@
 #include "passes/builders.h"
 
+#include <cctype>
 #include <memory>
 
 #include "analysis/shape_inference.h"
@@ -185,6 +186,13 @@ Computation* AddScalarBinaryComputation(Module& module, std::string_view name, O
   }
   computation->set_root_instruction(computation->AddInstruction(std::move(binary)));
   return module.AddComputation(std::move(computation));
+}
+
+std::string HloIdentifier(std::string name) {
+  for (char& c : name) {
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '.' && c != '-') c = '_';
+  }
+  return name;
 }
 
 absl::Status ReplaceWithCall(Instruction* instruction, Computation* callee) {

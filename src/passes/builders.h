@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <span>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -64,6 +65,11 @@ Computation* AddScalarBinaryComputation(Module& module, std::string_view name, O
                                         PrimitiveType type, bool with_layout,
                                         std::string_view lhs = "lhs",
                                         std::string_view rhs = "rhs");
+
+// `name` with every character that cannot appear in an HLO name replaced by
+// '_' (f32[2,4,4] -> f32_2_4_4_): for the computations expanders name after a
+// shape, as XLA does.
+std::string HloIdentifier(std::string name);
 
 // Replaces `instruction` by a `call` of `callee` with the same operands and
 // shape: how the expanders (cholesky, qr, eigh, triangular-solve) hand an

@@ -282,10 +282,7 @@ absl::StatusOr<bool> CholeskyExpander::Run(Module& module) {
     std::string name =
         absl::StrCat("xla.cholesky_", cholesky->operand(0)->shape().ToString(false), "_",
                      cholesky->attrs().lower ? "lower" : "upper");
-    // Keep the name an HLO identifier: f32[2,4,4] -> f32_2_4_4_.
-    for (char& c : name) {
-      if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '.' && c != '-') c = '_';
-    }
+    name = HloIdentifier(std::move(name));
     Computation*& callee = cache[name];
     if (callee == nullptr) {
       auto built = BuildComputation(module, *cholesky, name);

@@ -669,10 +669,7 @@ absl::StatusOr<bool> EighExpander::Run(Module& module) {
   for (auto& [eigh, config] : matched) {
     std::string name =
         absl::StrCat("xla.Eigh_", eigh->operand(0)->shape().ToString(false));
-    // Keep the name an HLO identifier: f32[2,4,4] -> f32_2_4_4_.
-    for (char& c : name) {
-      if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '.' && c != '-') c = '_';
-    }
+    name = HloIdentifier(std::move(name));
     // XLA keys its cache on the name alone; the config changes the result.
     const std::string key = absl::StrCat(name, "/", config.lower, ",", config.sort, ",",
                                          config.max_iter, ",", config.tol);

@@ -539,16 +539,6 @@ absl::StatusOr<bool> Expandable(const Instruction* instruction) {
   return true;
 }
 
-// Keeps a name an HLO identifier: f32[2,4,4] -> f32_2_4_4_.
-std::string Identifier(std::string name) {
-  for (char& ch : name) {
-    if (!std::isalnum(static_cast<unsigned char>(ch)) && ch != '_' && ch != '.' && ch != '-') {
-      ch = '_';
-    }
-  }
-  return name;
-}
-
 absl::StatusOr<Computation*> BuildComputation(Module& module, const Instruction& call,
                                               const std::string& name) {
   auto owned = std::make_unique<Computation>(module.UniqueName(name));
@@ -595,7 +585,7 @@ absl::StatusOr<bool> QrExpander::Run(Module& module) {
     if (custom_call->attrs().custom_call_target == kProductTarget) {
       absl::StrAppend(&name, "_", custom_call->operand(1)->shape().ToString(false));
     }
-    name = Identifier(name);
+    name = HloIdentifier(std::move(name));
     Computation*& callee = cache[name];
     if (callee == nullptr) {
       auto built = BuildComputation(module, *custom_call, name);

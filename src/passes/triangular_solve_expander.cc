@@ -570,11 +570,7 @@ std::string CalleeName(const Instruction& solve) {
       solve.operand(1)->shape().ToString(false), "_", attrs.left_side ? "left" : "right", "_",
       attrs.lower ? "lower" : "upper", "_", std::string(TriangularSolveTransposeName(attrs.transpose_a)), "_",
       attrs.unit_diagonal ? "unit" : "nonunit");
-  // Keep the name an HLO identifier: f32[2,4,4] -> f32_2_4_4_.
-  for (char& c : name) {
-    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '.' && c != '-') c = '_';
-  }
-  return name;
+  return HloIdentifier(std::move(name));
 }
 
 }  // namespace
