@@ -37,10 +37,12 @@ int64_t IndexBound(const Instruction& user) {
   return bound == std::numeric_limits<int64_t>::max() ? 1 : bound;
 }
 
-// The smallest index bound among index operands reachable from `start`
-// through elementwise/shape ops and into called computations; 0 if none.
-int64_t FindIndexBound(const Instruction* start) {
-  int64_t bound = 0;
+// Walks the uses of `start` forward, to depth 12: into the parameters of
+// called computations (call, fusion) and through every user for which
+// `follows(user, operand_index)` holds. `visit(user, operand_index)` sees each
+// use first; returning true ends the walk.
+template <typename Follows, typename Visit>
+void WalkUses(const Instruction* start, Follows follows, Visit visit) {
   std::vector<std::pair<const Instruction*, int>> stack = {{start, 0}};
   absl::flat_hash_map<const Instruction*, bool> seen;
   while (!stack.empty()) {
@@ -51,31 +53,52 @@ int64_t FindIndexBound(const Instruction* start) {
     for (const Instruction* user : instr->users()) {
       for (int64_t i = 0; i < user->operand_count(); ++i) {
         if (user->operand(i) != instr) continue;
-        if (IsIndexOperand(*user, i)) {
-          const int64_t b = IndexBound(*user);
-          bound = bound == 0 ? b : std::min(bound, b);
-          continue;
-        }
-        switch (user->opcode()) {
-          case Opcode::kCall:
-          case Opcode::kFusion:
-            if (!user->called_computations().empty() &&
-                i < user->called_computations()[0]->num_parameters()) {
-              stack.push_back({user->called_computations()[0]->parameter_instruction(i), depth + 1});
-            }
-            break;
-          case Opcode::kConvert: case Opcode::kReshape: case Opcode::kBroadcast:
-          case Opcode::kBitcast: case Opcode::kCopy: case Opcode::kSlice:
-          case Opcode::kConcatenate: case Opcode::kTranspose: case Opcode::kSelect:
-          case Opcode::kClamp: case Opcode::kAdd: case Opcode::kDynamicSlice:
-            stack.push_back({user, depth + 1});
-            break;
-          default:
-            break;
+        if (visit(*user, i)) return;
+        if (user->opcode() == Opcode::kCall || user->opcode() == Opcode::kFusion) {
+          if (!user->called_computations().empty() &&
+              i < user->called_computations()[0]->num_parameters()) {
+            stack.push_back({user->called_computations()[0]->parameter_instruction(i), depth + 1});
+          }
+        } else if (follows(*user, i)) {
+          stack.push_back({user, depth + 1});
         }
       }
     }
   }
+}
+
+// Ops a parameter's value passes through unchanged in kind (shape ops,
+// converts, adds), for both walks below.
+bool PassesValueThrough(Opcode opcode) {
+  switch (opcode) {
+    case Opcode::kConvert: case Opcode::kReshape: case Opcode::kBroadcast:
+    case Opcode::kBitcast: case Opcode::kCopy: case Opcode::kSlice:
+    case Opcode::kConcatenate: case Opcode::kTranspose: case Opcode::kAdd:
+    case Opcode::kDynamicSlice:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// The smallest index bound among index operands reachable from `start`
+// through elementwise/shape ops and into called computations; 0 if none.
+int64_t FindIndexBound(const Instruction* start) {
+  int64_t bound = 0;
+  WalkUses(
+      start,
+      [](const Instruction& user, int64_t i) {
+        return !IsIndexOperand(user, i) &&
+               (PassesValueThrough(user.opcode()) || user.opcode() == Opcode::kSelect ||
+                user.opcode() == Opcode::kClamp);
+      },
+      [&](const Instruction& user, int64_t i) {
+        if (IsIndexOperand(user, i)) {
+          const int64_t b = IndexBound(user);
+          bound = bound == 0 ? b : std::min(bound, b);
+        }
+        return false;
+      });
   return bound;
 }
 
@@ -84,38 +107,15 @@ int64_t FindIndexBound(const Instruction* start) {
 // a norm, which is positive in the model and makes every output NaN when
 // drawn negative (batch-norm inference, for one).
 bool FeedsPositiveOnlyOp(const Instruction* start) {
-  std::vector<std::pair<const Instruction*, int>> stack = {{start, 0}};
-  absl::flat_hash_map<const Instruction*, bool> seen;
-  while (!stack.empty()) {
-    auto [instr, depth] = stack.back();
-    stack.pop_back();
-    if (seen[instr] || depth > 12) continue;
-    seen[instr] = true;
-    for (const Instruction* user : instr->users()) {
-      switch (user->opcode()) {
-        case Opcode::kSqrt: case Opcode::kRsqrt: case Opcode::kLog:
-          return true;
-        case Opcode::kCall:
-        case Opcode::kFusion:
-          for (int64_t i = 0; i < user->operand_count(); ++i) {
-            if (user->operand(i) == instr && !user->called_computations().empty() &&
-                i < user->called_computations()[0]->num_parameters()) {
-              stack.push_back({user->called_computations()[0]->parameter_instruction(i), depth + 1});
-            }
-          }
-          break;
-        case Opcode::kConvert: case Opcode::kReshape: case Opcode::kBroadcast:
-        case Opcode::kBitcast: case Opcode::kCopy: case Opcode::kSlice:
-        case Opcode::kConcatenate: case Opcode::kTranspose: case Opcode::kAdd:
-        case Opcode::kDynamicSlice:
-          stack.push_back({user, depth + 1});
-          break;
-        default:
-          break;
-      }
-    }
-  }
-  return false;
+  bool found = false;
+  WalkUses(
+      start, [](const Instruction& user, int64_t) { return PassesValueThrough(user.opcode()); },
+      [&](const Instruction& user, int64_t) {
+        const Opcode op = user.opcode();
+        found = op == Opcode::kSqrt || op == Opcode::kRsqrt || op == Opcode::kLog;
+        return found;
+      });
+  return found;
 }
 
 void FillLiteral(Literal& literal, uint64_t seed, double lo, double hi, int64_t ilo, int64_t ihi) {
