@@ -5,6 +5,10 @@
     .venv/bin/python datasets/corpus/generate.py --only NAME...   # selected modules, in place
     .venv/bin/python datasets/corpus/generate.py --only NAME... --out DIR --no-xla
 
+The library families need their libraries, which the project's venv does not carry: make a venv
+with `requirements.txt` and `requirements-libraries.txt` and run generate.py with its python
+(`--only` with their names, then `--refresh` to rewrite the derived manifest fields and this page).
+
 For every configuration in CONFIGS (models in models.py) it writes
   <family>/<name>.hlo.zst              pre-optimization HLO: jax.jit(f).lower(*args).as_text("hlo")
   xla_reference/<name>.json.zst        real XLA's CPU pipeline on that module, pass by pass, up to
@@ -134,14 +138,62 @@ FAMILY_SPECS = {
         arch=["layers", "d", "heads", "experts", "top_k", "ffn", "capacity", "seq"],
         fixed=dict(vocab=128),
         valid=lambda c: True),
+    # Families written with model libraries (library_models.py; their pins are in
+    # requirements-libraries.txt). Keras applications are inference graphs only: their training
+    # steps have 10k-27k instructions at the smallest sizes.
+    "keras_mobilenetv3": dict(
+        n=6, library="keras",
+        grid=dict(res=[32, 48], alpha=[0.75, 1.0], batch=[1, 2], dtype=["f32", "bf16"],
+                  mode=["infer"]),
+        arch=["res", "alpha"], fixed=dict(classes=10), valid=lambda c: True),
+    "keras_efficientnet": dict(
+        n=4, library="keras",
+        grid=dict(res=[32, 48], batch=[1, 2], dtype=["f32", "bf16"], mode=["infer"]),
+        arch=["res"], fixed=dict(classes=10), valid=lambda c: True),
+    "keras_convnext": dict(
+        n=4, library="keras",
+        grid=dict(res=[32, 64], batch=[1, 2], dtype=["f32", "bf16"], mode=["infer"]),
+        arch=["res"], fixed=dict(classes=10), valid=lambda c: True),
+    "keras_densenet": dict(
+        n=4, library="keras",
+        grid=dict(res=[32, 48], batch=[1, 2], dtype=["f32", "bf16"], mode=["infer"]),
+        arch=["res"], fixed=dict(classes=10), valid=lambda c: True),
+    "flax_llama": dict(
+        n=10, library="flax",
+        grid=dict(layers=[1, 2], d=[32, 64], heads=[4], kv_heads=[1, 2], seq=[16, 32], batch=[2],
+                  dtype=["f32", "bf16"], mode=["train", "infer"]),
+        arch=["layers", "d", "heads", "kv_heads", "seq"], fixed=dict(vocab=128),
+        valid=lambda c: True),
+    "flax_vae": dict(
+        n=8, library="flax",
+        grid=dict(ch=[8, 16], latent=[8, 16], res=[16], batch=[2, 4], dtype=["f32", "bf16"],
+                  mode=["train", "infer"]),
+        arch=["ch", "latent", "res"], fixed=dict(), valid=lambda c: True),
+    "eqx_mamba": dict(
+        n=8, library="equinox",
+        grid=dict(layers=[1, 2], d=[16, 32], state=[4, 8], seq=[16], batch=[2],
+                  dtype=["f32", "bf16"], mode=["train", "infer"]),
+        arch=["layers", "d", "state", "seq"], fixed=dict(vocab=64), valid=lambda c: True),
+    "eqx_wavenet": dict(
+        n=8, library="equinox",
+        grid=dict(layers=[4, 6], cycle=[2, 3], ch=[8, 16], seq=[32, 64], batch=[2],
+                  dtype=["f32", "bf16"], mode=["train", "infer"]),
+        arch=["layers", "cycle", "ch", "seq"], fixed=dict(classes=32), valid=lambda c: True),
 }
+
+# The leave-families-out protocol (manifest "heldout_families"): whole families that an agent
+# evaluated with `--split heldout` never saw in training, every module of them, both splits. They
+# cover a whole library (Keras) and one family of each other library and of hand-written JAX.
+HELDOUT_FAMILIES = ["keras_mobilenetv3", "keras_efficientnet", "keras_convnext", "keras_densenet",
+                    "flax_vae", "eqx_wavenet", "gnn", "unet"]
 
 ABBREV = {"layers": "L", "d": "d", "heads": "h", "seq": "s", "batch": "b", "depth": "r",
           "width": "w", "res": "px", "stem": "", "patch": "p", "enc_layers": "e", "dec_layers": "x",
           "ff": "ff", "gated": "g", "src_len": "s", "tgt_len": "t", "tok_mlp": "tm", "ch_mlp": "cm",
           "cell": "", "hidden": "H", "embed": "E", "unroll": "u", "ch": "c", "mults": "m",
           "attn": "a", "nodes": "n", "edge_ratio": "er", "experts": "E", "top_k": "k", "ffn": "f",
-          "capacity": "cf"}
+          "capacity": "cf", "alpha": "al", "kv_heads": "kv", "latent": "z", "state": "N",
+          "cycle": "cy"}
 
 
 def canon(v):
@@ -287,7 +339,10 @@ def sanitize(name: str) -> str:
 def lower_text(name, family, cfg):
     import jax
     sys.path.insert(0, str(HERE))
-    import models
+    if FAMILY_SPECS[family].get("library"):
+        import library_models as models
+    else:
+        import models
     fn, args = models.build(family, cfg)
     fn.__name__ = name
     fn.__qualname__ = name
@@ -568,11 +623,22 @@ def versions():
             "zstd_level": ZSTD_LEVEL, "backend": "cpu"}
 
 
+def library_versions(families):
+    """Versions of the model libraries the given families are written with."""
+    from importlib.metadata import version
+    libs = {FAMILY_SPECS[f].get("library") for f in families} - {None}
+    out = {lib: version(lib) for lib in sorted(libs)}
+    if libs & {"flax", "equinox"}:
+        out["optax"] = version("optax")
+    return out
+
+
 def manifest_entry(r, family, cfg, split_of):
     a = arch_key(family, cfg)
     suites = ["diverse"] + (["gpt2"] if family == "gpt2" else [])
     e = {"family": family, "config": cfg, "config_group": a, "split": split_of[a],
-         "suites": suites, "frontend": "jax", "path": r["path"], "sha256": r["sha256"],
+         "suites": suites, "frontend": "jax", "library": FAMILY_SPECS[family].get("library", "jax"),
+         "path": r["path"], "sha256": r["sha256"],
          "bytes": r["bytes"], "op_count": r["op_count"], "X": r.get("X"),
          "xla_reference": f"xla_reference/{r['name']}.json.zst",
          "xla_passes_before_layout_assignment": r.get("xla_passes"),
@@ -604,7 +670,9 @@ def write_readme(manifest, vers, pairs_index, total_bytes, gen_seconds):
         I = statistics.median(m["op_count"] for m in ms)
         Xs = [m["X"] for m in ms if m["X"] is not None]
         X = statistics.median(Xs) if Xs else float("nan")
-        rows.append(f"| {f} | {len(ms)} | {tr} | {te} | {I:g} | {X:g} | "
+        lib = FAMILY_SPECS[f].get("library", "jax")
+        held = "yes" if f in HELDOUT_FAMILIES else ""
+        rows.append(f"| {f} | {lib} | {held} | {len(ms)} | {tr} | {te} | {I:g} | {X:g} | "
                     f"{statistics.median(m['bytes'] for m in ms) / 1024:.0f} |")
     n = len(manifest)
     ngpt = sum(m["family"] == "gpt2" for m in manifest.values())
@@ -613,7 +681,13 @@ def write_readme(manifest, vers, pairs_index, total_bytes, gen_seconds):
         n=n, nfam=len(fams), ngpt=ngpt, rows="\n".join(rows), jax=vers["jax"], jaxlib=vers["jaxlib"],
         zstd=vers["zstd"], mb=total_bytes / 1e6, npass=len(pairs_index), npairs=n_pairs,
         ntrain=sum(m["split"] == "train" for m in manifest.values()),
-        ntest=sum(m["split"] == "test" for m in manifest.values()))
+        ntest=sum(m["split"] == "test" for m in manifest.values()),
+        heldout=", ".join(HELDOUT_FAMILIES),
+        nheld=sum(m["family"] in HELDOUT_FAMILIES for m in manifest.values()),
+        nseen=sum(m["family"] not in HELDOUT_FAMILIES and m["split"] == "train"
+                  for m in manifest.values()),
+        libs=", ".join(f"{k} {v}" for k, v in sorted(vers.items())
+                       if k in ("keras", "flax", "equinox", "optax")))
     (HERE / "README.md").write_text(text)
 
 
@@ -622,9 +696,12 @@ README = """# hlogym corpus: real JAX models as pre-optimization HLO, with real 
 Written by `datasets/corpus/generate.py` (do not edit by hand; the tables below are regenerated).
 
 {n} modules from {nfam} families ({ngpt} GPT-2), lowered with jax {jax} / jaxlib {jaxlib} (pinned in
-requirements.txt) from the model code in `models.py`: full training steps (forward, backward,
-global-norm clipping, AdamW or SGD-momentum update) and inference forwards, f32 and bf16 (mixed
-precision: f32 master weights), with and without rematerialization (`jax.checkpoint`).
+requirements.txt). Ten families are hand-written JAX (`models.py`): full training steps (forward,
+backward, global-norm clipping, AdamW or SGD-momentum update) and inference forwards, f32 and bf16
+(mixed precision: f32 master weights), with and without rematerialization (`jax.checkpoint`). Eight
+are written with the model libraries users run (`library_models.py`; {libs}, pinned in
+`requirements-libraries.txt`): Keras 3 applications on the JAX backend (inference), a Flax NNX
+Llama-style decoder, a Flax Linen VAE, an Equinox Mamba-style selective SSM and an Equinox WaveNet.
 Corpus size on disk: {mb:.1f} MB (zstd {zstd}, level 19).
 
 ## Layout
@@ -655,10 +732,15 @@ variant of a test architecture (batch, dtype, remat, optimizer, train/infer) is 
 graph's architecture is seen in training. The `gpt2` suite is the GPT-2 family, the `diverse` suite
 is everything. Train {ntrain}, test {ntest}.
 
+Leave families out: the manifest's `heldout_families` ({heldout}) are never trained on, not even
+their train split: `--split heldout` is every module of them ({nheld}), `--split train-seen` the
+train split of the other families ({nseen}, what the shipped agents train on). They hold out a whole
+library (Keras) and one family of each other library and of hand-written JAX.
+
 ## Families
 
-| family | modules | train | test | median I | median X | median KB |
-|---|---|---|---|---|---|---|
+| family | library | held out | modules | train | test | median I | median X | median KB |
+|---|---|---|---|---|---|---|---|---|
 {rows}
 
 GPT-2 (pre-LN decoder, tied head), BERT masked-LM (post-LN, MLM transform head, pooler), ResNet-18 /
@@ -677,10 +759,36 @@ load-balancing loss).
     .venv/bin/python datasets/corpus/generate.py --only NAME...   # some modules, in place
     .venv/bin/python datasets/corpus/generate.py --only NAME... --out DIR --no-xla
 
+The library families need their libraries, which the project's venv does not carry: make a venv
+with `requirements.txt` and `requirements-libraries.txt` and run generate.py with its python
+(`--only` with their names, then `--refresh` to rewrite the derived manifest fields and this page).
+
 Same versions give the same bytes (module text, XLA references, pairs, manifest); the test
 `tests/python/test_corpus.py` regenerates a few modules and compares. `--only` in place updates those
 modules, their XLA references and manifest entries, not the pass pairs or this README.
 """
+
+
+def corpus_bytes():
+    return sum(p.stat().st_size for p in HERE.rglob("*") if p.is_file()
+               and not p.name.endswith((".py", ".md", ".txt")) and "__pycache__" not in p.parts)
+
+
+def refresh(configs):
+    """Derived fields and README from the committed corpus (after --only added modules)."""
+    mpath = HERE / "manifest.json"
+    manifest = json.loads(mpath.read_text())
+    split_of = assign_splits(configs)
+    for n, f, c in configs:
+        e = manifest["modules"].get(n)
+        if e is None:
+            raise SystemExit(f"{n} is configured but not generated (generate.py --only {n})")
+        e["split"] = split_of[arch_key(f, c)]
+        e["library"] = FAMILY_SPECS[f].get("library", "jax")
+    manifest["heldout_families"] = HELDOUT_FAMILIES
+    mpath.write_text(json.dumps(manifest, sort_keys=True, indent=1) + "\n")
+    pairs = json.loads((HERE / "xla_pass_pairs" / "index.json").read_text())
+    write_readme(manifest["modules"], manifest["versions"], pairs, corpus_bytes(), 0)
 
 
 def main():
@@ -690,6 +798,9 @@ def main():
     ap.add_argument("--no-xla", action="store_true", help="skip the XLA reference")
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--list", action="store_true", help="print the module names and exit")
+    ap.add_argument("--refresh", action="store_true",
+                    help="rewrite the manifest's derived fields (split, library, held-out "
+                         "families) and README.md from the committed modules, without lowering")
     ap.add_argument("--worker-input", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.worker_input:
@@ -702,6 +813,8 @@ def main():
             print(n, f, canon(c))
         return
     by_name = {n: (n, f, c) for n, f, c in configs}
+    if args.refresh:
+        return refresh(configs)
     out_root = Path(args.out).resolve() if args.out else HERE
     if args.only:
         unknown = [n for n in args.only if n not in by_name]
@@ -776,6 +889,8 @@ def main():
     for n, r in results.items():
         _, f, c = by_name[n]
         manifest["modules"][n] = manifest_entry(r, f, c, split_of)
+    manifest["versions"].update(library_versions({by_name[n][1] for n in results}))
+    manifest["heldout_families"] = HELDOUT_FAMILIES
     manifest["modules"] = dict(sorted(manifest["modules"].items()))
     mpath.write_text(json.dumps(manifest, sort_keys=True, indent=1) + "\n")
     if full:
@@ -784,9 +899,7 @@ def main():
             "# Default GPT-2 benchmark suite (test split, spread over sizes); paths relative to the\n"
             "# repository root. Written by datasets/corpus/generate.py.\n" +
             "".join(f"datasets/corpus/{manifest['modules'][n]['path']}\n" for n in suite))
-        total = sum(p.stat().st_size for p in HERE.rglob("*") if p.is_file()
-                    and not p.name.endswith((".py", ".md")) and "__pycache__" not in p.parts)
-        write_readme(manifest["modules"], manifest["versions"], pair_index, total,
+        write_readme(manifest["modules"], manifest["versions"], pair_index, corpus_bytes(),
                      time.time() - t_start)
     print(f"done: {len(results)} modules in {time.time() - t_start:.0f}s", flush=True)
 
