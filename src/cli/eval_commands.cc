@@ -6,6 +6,8 @@
 //     back from a directory instead of drawing them from the seed.
 //   hlogym equiv A B [--seed N] [--trials K] [--rtol R] [--atol A]
 // equiv exits 0 when A and B compute the same outputs, 3 when they differ,
+// 4 when the comparison cannot judge them (the original misses its own f64
+// reference on the inputs),
 // 2 for bad input (unreadable module), 1 when a module cannot be evaluated.
 #include <filesystem>
 #include <iostream>
@@ -26,6 +28,9 @@ namespace hlogym::cli {
 namespace {
 
 inline constexpr int kExitDifferent = 3;
+// The original's own outputs miss its f64 reference on these inputs: the
+// comparison cannot tell (EquivalenceResult::judged).
+inline constexpr int kExitNotJudged = 4;
 
 struct RunOptions {
   std::string input;
@@ -166,7 +171,16 @@ int RunEquiv(const EquivOptions& options) {
     std::cerr << "error: " << result.status().message() << "\n";
     return kExitInternal;
   }
+  if (!result->judged) {
+    std::cout << "NOT JUDGED: " << result->message << "\n";
+    return kExitNotJudged;
+  }
   if (result->equivalent) {
+    if (result->by_f64_reference) {
+      std::cout << "equivalent by the f64 reference (the outputs differ from the original's, "
+                   "but the original computed in f64 agrees with them)\n";
+      return kExitOk;
+    }
     std::cout << "equivalent (" << eq.trials << " trial(s), max relative error "
               << result->max_relative_error << ")\n";
     return kExitOk;

@@ -9,6 +9,8 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "eval/value.h"
+#include "hlo/computation.h"
+#include "hlo/instruction.h"
 
 namespace hlogym {
 namespace {
@@ -331,6 +333,75 @@ EquivalenceResult CompareLiterals(const Literal& a, const Literal& b,
   return result;
 }
 
+namespace {
+
+bool IsWidenedType(PrimitiveType type) {
+  return type == PrimitiveType::kBF16 || type == PrimitiveType::kF16 ||
+         type == PrimitiveType::kF32;
+}
+
+void WidenShape(Shape& shape) {
+  if (shape.IsTuple()) {
+    for (Shape& element : shape.mutable_tuple_shapes()) WidenShape(element);
+  } else if (IsWidenedType(shape.element_type())) {
+    shape.set_element_type(PrimitiveType::kF64);
+  }
+}
+
+// `from` with each array leaf converted (through double) to the element type
+// of the same leaf of `to`.
+Literal ConvertLeaves(const Literal& from, const Shape& to) {
+  Literal out(to);
+  if (to.IsTuple()) {
+    for (int64_t i = 0; i < to.tuple_shapes_size(); ++i) {
+      out.mutable_tuple_elements()[i] = ConvertLeaves(from.tuple_elements()[i], to.tuple_shapes(i));
+    }
+    return out;
+  }
+  if (!to.IsArray()) return from;
+  if (from.shape().element_type() == to.element_type()) return from;
+  for (int64_t i = 0; i < out.element_count(); ++i) out.SetFromDouble(i, from.GetAsDouble(i));
+  return out;
+}
+
+Shape Widened(Shape shape) {
+  WidenShape(shape);
+  return shape;
+}
+
+// The original computed in f64 on `args`, converted to the output types of
+// `like` (the original's output).
+absl::StatusOr<Literal> F64Reference(const Module& a, const std::vector<Literal>& args,
+                                     const Shape& like, const EquivalenceOptions& options) {
+  std::unique_ptr<Module> widened = WidenedToF64(a);
+  if (widened == nullptr) return absl::FailedPreconditionError("the module uses bitcast-convert");
+  std::vector<Literal> wide_args;
+  for (const Literal& arg : args) wide_args.push_back(ConvertLeaves(arg, Widened(arg.shape())));
+  absl::StatusOr<Literal> reference = Evaluate(*widened, wide_args, options.evaluator);
+  if (!reference.ok()) return reference.status();
+  return ConvertLeaves(*reference, like);
+}
+
+}  // namespace
+
+std::unique_ptr<Module> WidenedToF64(const Module& module) {
+  std::unique_ptr<Module> widened = module.Clone();
+  for (const auto& computation : widened->computations()) {
+    for (const auto& instruction : computation->instructions()) {
+      if (instruction->opcode() == Opcode::kBitcastConvert) return nullptr;
+      WidenShape(instruction->mutable_shape());
+      if (instruction->opcode() == Opcode::kConstant && instruction->attrs().literal != nullptr) {
+        const Literal& literal = *instruction->attrs().literal;
+        if (!literal.elided()) {
+          instruction->mutable_attrs().literal = std::make_shared<const Literal>(
+              ConvertLeaves(literal, Widened(literal.shape())));
+        }
+      }
+    }
+  }
+  return widened;
+}
+
 absl::StatusOr<EquivalenceResult> CheckEquivalent(const Module& a, const Module& b,
                                                   const EquivalenceOptions& options) {
   EquivalenceResult result;
@@ -370,6 +441,28 @@ absl::StatusOr<EquivalenceResult> CheckEquivalent(const Module& a, const Module&
       return absl::Status(rb.status().code(), absl::StrCat("evaluating ", b.name(), ": ", rb.status().message()));
     }
     EquivalenceResult trial = CompareLiterals(*ra, *rb, compare_options);
+    if (!trial.equivalent && trial.element_index >= 0 && options.f64_reference) {
+      absl::StatusOr<Literal> reference = F64Reference(a, args, ra->shape(), options);
+      if (!reference.ok()) {
+        trial.message += absl::StrCat("; no f64 reference: ", reference.status().message());
+      } else {
+        EquivalenceResult optimized = CompareLiterals(*reference, *rb, compare_options);
+        if (optimized.equivalent) {
+          result.by_f64_reference = true;
+          continue;
+        }
+        EquivalenceResult original = CompareLiterals(*reference, *ra, compare_options);
+        if (!original.equivalent) {
+          trial.judged = false;
+          trial.message = absl::StrCat(
+              "not judged: the original itself misses its f64 reference on these inputs (",
+              original.message, "), so rounding decides: ", trial.message);
+        } else {
+          trial.message += absl::StrCat("; the original matches its f64 reference, this does not: ",
+                                        optimized.message);
+        }
+      }
+    }
     result.max_relative_error = std::max(result.max_relative_error, trial.max_relative_error);
     if (!trial.equivalent) {
       trial.trial = t;

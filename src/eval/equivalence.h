@@ -5,6 +5,7 @@
 #define HLOGYM_EVAL_EQUIVALENCE_H_
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -53,6 +54,18 @@ struct EquivalenceOptions {
   // since then f32 outputs carry bf16 rounding too, and passes XLA runs
   // (simplify-fp-conversions, float normalization) legitimately change it.
   bool computes_in_low_precision = false;
+  // When the outputs miss the original's, take a second look against the
+  // original computed in f64 (WidenedToF64, same inputs), the closest thing to
+  // the exact answer the evaluator has:
+  //  - the optimized module agrees with it: equivalent (it rounds differently;
+  //    for bf16 graphs that is the excess precision XLA allows, and its own
+  //    pipeline normalizes bf16 arithmetic to f32), and the result says so;
+  //  - it does not, but the original does not either: the graph amplifies
+  //    rounding so much on these inputs (deep nets with random weights, argmax
+  //    near ties) that no comparison can tell; the result is not judged;
+  //  - otherwise the original is accurate and the optimized module is not:
+  //    not equivalent.
+  bool f64_reference = true;
   RandomInputOptions inputs;
   EvaluatorOptions evaluator;
 };
@@ -70,6 +83,11 @@ struct EquivalenceResult {
   std::string message;
   // Largest relative error seen over float elements (for reporting).
   double max_relative_error = 0;
+  // Equivalent only by the second look against the original in f64.
+  bool by_f64_reference = false;
+  // Not judged (equivalent is false): the original itself misses its f64
+  // reference on these inputs; the reason says where.
+  bool judged = true;
 };
 
 // Errors (status) only when a module cannot be evaluated; different entry
@@ -80,6 +98,12 @@ absl::StatusOr<EquivalenceResult> CheckEquivalent(const Module& a, const Module&
 // Whether any instruction of `module` produces an f16/bf16/f8 value (then
 // CheckEquivalent gives every float output the low-precision tolerance).
 bool ComputesInLowPrecision(const Module& module);
+
+// `module` with every bf16/f16/f32 value (parameters, constants, results of
+// every computation) made f64: what it computes with (nearly) no rounding.
+// Null when the module reinterprets bits (bitcast-convert), which widening
+// would change.
+std::unique_ptr<Module> WidenedToF64(const Module& module);
 
 // Compares two output literals as CheckEquivalent does.
 EquivalenceResult CompareLiterals(const Literal& a, const Literal& b,

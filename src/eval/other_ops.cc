@@ -440,6 +440,18 @@ absl::StatusOr<ValuePtr> ThreeFry(const Instruction& instruction, Operands opera
 std::optional<absl::StatusOr<ValuePtr>> EvalKnownCustomCall(const Instruction& instruction,
                                                             Operands operands) {
   const std::string& t = instruction.attrs().custom_call_target;
+  // Annotations that compute nothing on one device: sharding markers (one
+  // partition) and memory-placement hints. Evaluated as opaque, they made the
+  // random bits behind every jax.random call of a Flax or Keras model (whose
+  // key passes through a Sharding call) differ from XLA's.
+  if ((t == "Sharding" || t == "xla.sdy.FuncResultSharding" || t == "SPMDFullToShardShape" ||
+       t == "SPMDShardToFullShape" || t == "annotate_device_placement" || t == "MoveToHost" ||
+       t == "MoveToDevice" || t == "PinToDevice") &&
+      operands.size() == 1 && operands[0]->shape.IsArray() &&
+      operands[0]->shape.element_type() == instruction.shape().element_type() &&
+      operands[0]->shape.dimensions() == instruction.shape().dimensions()) {
+    return absl::StatusOr<ValuePtr>(operands[0]);
+  }
   auto real_of = [&](size_t i) {
     return i < operands.size() && IsRealFloat(operands[i]->shape.element_type());
   };

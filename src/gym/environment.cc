@@ -94,16 +94,21 @@ absl::StatusOr<int64_t> BaselineFor(const ModuleState& initial, const std::strin
 
 }  // namespace
 
-EquivalenceChecker DefaultEquivalenceChecker() {
-  return [](const Module& original, const Module& optimized) -> absl::StatusOr<bool> {
-    EquivalenceOptions options;
-    options.trials = 1;
-    options.evaluator.num_threads = 1;
+EquivalenceChecker MakeEquivalenceChecker(EquivalenceOptions options) {
+  return [options](const Module& original, const Module& optimized) -> absl::StatusOr<bool> {
     absl::StatusOr<EquivalenceResult> result = CheckEquivalent(original, optimized, options);
     if (!result.ok()) return result.status();
+    if (!result->judged) return absl::FailedPreconditionError(result->message);
     if (!result->equivalent) return absl::InternalError(result->message);
     return true;
   };
+}
+
+EquivalenceChecker DefaultEquivalenceChecker() {
+  EquivalenceOptions options;
+  options.trials = 1;
+  options.evaluator.num_threads = 1;
+  return MakeEquivalenceChecker(options);
 }
 
 void SetEquivalenceChecker(EquivalenceChecker checker) {

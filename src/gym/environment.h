@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "eval/equivalence.h"
 #include "gym/benchmark.h"
 #include "gym/module_state.h"
 #include "gym/spaces.h"
@@ -122,6 +123,9 @@ struct ValidationResult {
 using EquivalenceChecker =
     std::function<absl::StatusOr<bool>(const Module& original, const Module& optimized)>;
 EquivalenceChecker DefaultEquivalenceChecker();
+// A checker running CheckEquivalent with `options`: InternalError(reason) for
+// a mismatch, FailedPrecondition for a comparison it could not judge.
+EquivalenceChecker MakeEquivalenceChecker(EquivalenceOptions options);
 void SetEquivalenceChecker(EquivalenceChecker checker);
 
 class Environment {
