@@ -1,7 +1,7 @@
 """Try hlogym on a JAX function in one line.
 
     import hlogym.jax
-    fast = hlogym.jax.optimize(fn, x, w)          # greedy agent by default
+    fast = hlogym.jax.optimize(fn, x, w)          # the shipped agent, auto, by default
     fast(x, w)                                    # == fn(x, w), same pytree of outputs
     fast.passes, fast.op_counts                   # what the agent chose and what it did
 
@@ -21,7 +21,10 @@ from typing import Any, Callable, Sequence
 
 from . import xla as _xla
 
-AGENTS = ("greedy", "beam", "random", "evo", "default", "none")
+AGENTS = ("auto", "greedy", "beam", "random", "evo", "default", "none")
+# Agents named with an argument: auto:PRIOR (another auto prior), policy:DIR and policy-beam:DIR
+# (a trained policy, its most likely pass or a beam over it).
+AGENT_PREFIXES = ("auto:", "policy:", "policy-beam:")
 
 
 def _binary(hlogym_binary: str | os.PathLike | None) -> Path:
@@ -69,9 +72,9 @@ class OptimizedFunction:
 def _choose_passes(hg, path: Path, agent, seed: int, budget: int | None) -> list[str] | None:
     """The pass list for `agent`, or None for the xla-cpu-default pipeline."""
     if isinstance(agent, str):
-        if agent not in AGENTS:
-            raise ValueError(f"agent must be one of {AGENTS} or a list of pass names, "
-                             f"not {agent!r}")
+        if agent not in AGENTS and not agent.startswith(AGENT_PREFIXES):
+            raise ValueError(f"agent must be one of {AGENTS}, start with one of {AGENT_PREFIXES}, "
+                             f"or be a list of pass names, not {agent!r}")
         if agent == "default":
             return None
         if agent == "none":
@@ -86,22 +89,26 @@ def _choose_passes(hg, path: Path, agent, seed: int, budget: int | None) -> list
     if not all(isinstance(p, str) for p in passes):
         raise TypeError("agent: a pass list must hold pass names (str)")
     import json
-    known = {p["name"] for p in json.loads(hg("list-passes", "--json"))["passes"]}
+    listed = json.loads(hg("list-passes", "--json"))
+    known = {p["name"] for p in listed["passes"]}
+    known |= {p if isinstance(p, str) else p["name"] for p in listed.get("pipelines", [])}
     unknown = [p for p in passes if p not in known]
     if unknown:
         raise ValueError(f"agent: unknown passes {unknown} (see `hlogym list-passes`)")
     return passes
 
 
-def optimize(fn: Callable, *example_args, agent: str | Sequence[str] = "greedy",
+def optimize(fn: Callable, *example_args, agent: str | Sequence[str] = "auto",
              platform: str = "cpu", seed: int = 0, budget: int | None = None,
              hlogym_binary: str | os.PathLike | None = None,
              xla_backend: _xla.Xla | None = None) -> OptimizedFunction:
     """Lower fn on example_args, optimize its HLO with an hlogym agent, compile it with XLA.
 
-    agent: 'greedy' (default), 'beam', 'random', 'evo' (``hlogym search --algo``; budget is its
-      --budget), 'default' (the xla-cpu-default pipeline), 'none' (hlogym's text unchanged), or
-      a list of pass names applied in order.
+    agent: 'auto' (default: the shipped agent, never worse than xla-cpu-default and checked for
+      equivalence), 'auto:PRIOR', 'policy:DIR', 'policy-beam:DIR', 'greedy', 'beam', 'random',
+      'evo' (``hlogym search --algo``; budget is its --budget), 'default' (the xla-cpu-default
+      pipeline), 'none' (hlogym's text unchanged), or a list of pass and pipeline names applied
+      in order.
     platform: XLA platform ('cpu', or 'gpu' when jaxlib has one).
     """
     import jax
@@ -132,4 +139,4 @@ def optimize(fn: Callable, *example_args, agent: str | Sequence[str] = "greedy",
                              _in_tree=in_tree, _in_avals=in_avals, _out_tree=lowered.out_tree)
 
 
-__all__ = ["optimize", "OptimizedFunction", "AGENTS"]
+__all__ = ["optimize", "OptimizedFunction", "AGENTS", "AGENT_PREFIXES"]

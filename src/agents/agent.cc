@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "agents/auto_agent.h"
 #include "agents/search.h"
 
 namespace hlogym {
@@ -127,7 +128,7 @@ void RegisterAgentFactory(std::string prefix, std::string help, AgentFactory fac
 }
 
 std::vector<std::string> AgentNames() {
-  std::vector<std::string> names = {"default", "random", "greedy", "beam", "evo"};
+  std::vector<std::string> names = {"auto", "auto:PRIOR", "default", "random", "greedy", "beam", "evo"};
   std::lock_guard<std::mutex> lock(FactoriesMutex());
   for (const RegisteredFactory& f : Factories()) names.push_back(f.prefix + ":" + f.help);
   return names;
@@ -136,6 +137,16 @@ std::vector<std::string> AgentNames() {
 absl::StatusOr<std::unique_ptr<Agent>> MakeAgent(std::string_view name, AgentOptions options) {
   if (name == "default" || name == "xla-cpu-default") {
     return std::make_unique<DefaultPipelineAgent>(std::move(options));
+  }
+  if (name == "auto" || name.rfind("auto:", 0) == 0) {
+    const std::string path =
+        name == "auto" ? DefaultAutoPriorPath() : std::string(name.substr(5));
+    absl::StatusOr<AutoPrior> prior = AutoPrior::Load(path);
+    if (!prior.ok()) {
+      return absl::Status(prior.status().code(),
+                          absl::StrCat("agent ", std::string(name), ": ", prior.status().message()));
+    }
+    return std::make_unique<AutoAgent>(std::move(options), std::move(*prior));
   }
   if (name == "random") return std::make_unique<RandomSearchAgent>(std::move(options));
   if (name == "greedy") return std::make_unique<GreedySearchAgent>(std::move(options));

@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <random>
 #include <string>
 #include <string_view>
@@ -46,6 +47,11 @@ struct AgentOptions {
   // Shared across benchmarks and forks; made on first use when null.
   std::shared_ptr<StepCache> cache;
 
+  // auto: also choose passes that change numeric precision (float
+  // normalization, simplify-fp-conversions; ChangesNumericPrecision), as XLA's
+  // xla_allow_excess_precision allows.
+  bool allow_excess_precision = false;
+
   // Random search: episode length L. Evolutionary search: individual length.
   int trajectory_length = 10;
   // Greedy: moves that do not lower the op count (taken only when no pass
@@ -72,7 +78,14 @@ struct SearchResult {
   int64_t cache_hits = 0;           // of those, answered by the step cache
   int64_t pass_errors = 0;          // steps whose pass failed (state unchanged)
   bool budget_exhausted = false;    // stopped by the budget, not by itself
-  double seconds = 0;
+  double seconds = 0;               // the whole Optimize call (validation included)
+  // Set by agents that validate their own answer (auto): the result of
+  // env->Validate() for the returned state, so that callers need not repeat
+  // it, the time it took (part of `seconds`), and how many better candidates
+  // failed their check before it.
+  std::optional<ValidationResult> validation;
+  double validate_seconds = 0;
+  int rejected_candidates = 0;
   // An environment at the result state: module(), record(), Validate(),
   // BaselineOpCount().
   std::shared_ptr<Environment> env;
@@ -89,6 +102,7 @@ class SearchContext {
   Environment& root() { return root_; }
   const AgentOptions& options() const { return options_; }
   std::mt19937_64& rng() { return rng_; }
+  const SearchBudget& budget() const { return budget_; }
   int num_actions() const { return root_.num_actions(); }
 
   // True once the budget is used up.
@@ -148,8 +162,9 @@ class Agent {
   AgentOptions options_;
 };
 
-// "default" (the xla-cpu-default pipeline as one step), "random", "greedy",
-// "beam", "evo", or "PREFIX:ARG" for a prefix registered below;
+// "auto" (the shipped default agent, auto_agent.h; "auto:PRIOR" with another
+// prior), "default" (the xla-cpu-default pipeline as one step), "random",
+// "greedy", "beam", "evo", or "PREFIX:ARG" for a prefix registered below;
 // InvalidArgument listing them otherwise.
 absl::StatusOr<std::unique_ptr<Agent>> MakeAgent(std::string_view name, AgentOptions options = {});
 std::vector<std::string> AgentNames();

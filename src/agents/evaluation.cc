@@ -14,6 +14,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "agents/auto_agent.h"
 #include "analysis/verifier.h"
 #include "gym/benchmark.h"
 #include "nlohmann/json.hpp"
@@ -36,10 +37,15 @@ double ClampedRatio(double ratio) { return ratio <= 0 ? kClampedRatio : ratio; }
 MetricSummary ComputeMetric(const std::vector<MetricInput>& inputs) {
   MetricSummary m;
   m.benchmarks = static_cast<int>(inputs.size());
-  double log_sum = 0, x_log_sum = 0;
+  double log_sum = 0, x_log_sum = 0, d_over_r_log_sum = 0;
+  int d_over_r_terms = 0;
   bool have_best = false;
   for (const MetricInput& in : inputs) {
     if (in.R <= in.D) ++m.r_le_d;
+    if (in.R > 0 && in.D > 0) {
+      d_over_r_log_sum += std::log(static_cast<double>(in.D) / static_cast<double>(in.R));
+      ++d_over_r_terms;
+    }
     if (in.R < in.D) ++m.r_lt_d;
     double ratio = std::numeric_limits<double>::quiet_NaN();
     if (in.D < in.I) {
@@ -67,6 +73,7 @@ MetricSummary ComputeMetric(const std::vector<MetricInput>& inputs) {
   const double nan = std::numeric_limits<double>::quiet_NaN();
   m.geomean_ratio = m.counted > 0 ? std::exp(log_sum / m.counted) : nan;
   m.gain = m.counted > 0 ? m.geomean_ratio - 1 : nan;
+  m.geomean_d_over_r = d_over_r_terms > 0 ? std::exp(d_over_r_log_sum / d_over_r_terms) : nan;
   m.gain_over_x = m.x_counted > 0 ? std::exp(x_log_sum / m.x_counted) - 1 : nan;
   m.share_r_le_d = m.benchmarks > 0 ? static_cast<double>(m.r_le_d) / m.benchmarks : 0;
   return m;
@@ -220,15 +227,6 @@ absl::Status WriteResult(const std::string& dir, const BenchmarkRow& row, const 
   return WriteTextFileAtomically(base + ".record.json", env.record().ToJson() + "\n");
 }
 
-EquivalenceChecker MakeChecker(const EquivalenceOptions& options) {
-  return [options](const Module& original, const Module& optimized) -> absl::StatusOr<bool> {
-    absl::StatusOr<EquivalenceResult> result = CheckEquivalent(original, optimized, options);
-    if (!result.ok()) return result.status();
-    if (!result->equivalent) return absl::InternalError(result->message);
-    return true;
-  };
-}
-
 std::string DescribeCheck(const std::optional<EquivalenceOptions>& options) {
   EquivalenceOptions o = options.value_or(EquivalenceOptions{});
   return absl::StrFormat("%d trial(s), seed %d, rtol %g, atol %g (bf16/f16: %g/%g, scaled)",
@@ -239,7 +237,7 @@ std::string DescribeCheck(const std::optional<EquivalenceOptions>& options) {
 // Puts the gym's default checker back when an evaluation installed its own.
 struct CheckerScope {
   explicit CheckerScope(const std::optional<EquivalenceOptions>& options) : active(options) {
-    if (active) SetEquivalenceChecker(MakeChecker(*options));
+    if (active) SetEquivalenceChecker(MakeEquivalenceChecker(*options));
   }
   ~CheckerScope() {
     if (active) SetEquivalenceChecker(DefaultEquivalenceChecker());
@@ -304,7 +302,7 @@ absl::StatusOr<EvalReport> EvaluateSuite(const std::vector<std::string>& specs,
   }
 
   CheckerScope scope(options.equivalence);
-  const EquivalenceChecker checker = options.equivalence ? MakeChecker(*options.equivalence)
+  const EquivalenceChecker checker = options.equivalence ? MakeEquivalenceChecker(*options.equivalence)
                                                          : DefaultEquivalenceChecker();
   EvalReport report;
   report.equivalence_check = DescribeCheck(options.equivalence);
@@ -328,8 +326,9 @@ absl::StatusOr<EvalReport> EvaluateSuite(const std::vector<std::string>& specs,
       row.steps = result->steps;
       row.cache_hits = result->cache_hits;
       row.budget_exhausted = result->budget_exhausted;
-      row.seconds = result->seconds;
-      report.search_seconds += result->seconds;
+      row.seconds = result->seconds - result->validate_seconds;
+      row.rejected_candidates = result->rejected_candidates;
+      report.search_seconds += row.seconds;
       row.X = ManifestX(spec, result->env->benchmark().path);
       absl::StatusOr<int64_t> d = result->env->BaselineOpCount();
       if (!d.ok()) {
@@ -341,7 +340,8 @@ absl::StatusOr<EvalReport> EvaluateSuite(const std::vector<std::string>& specs,
       std::unique_ptr<Environment> replayed;
       if (options.validate) {
         const auto validate_start = std::chrono::steady_clock::now();
-        ValidationResult v = result->env->Validate();
+        // An agent that validated its own answer (auto) hands the result over.
+        ValidationResult v = result->validation ? *result->validation : result->env->Validate();
         row.equivalence = v.equivalence;
         row.valid = v.ok;
         row.validation_errors = v.errors;
@@ -353,7 +353,7 @@ absl::StatusOr<EvalReport> EvaluateSuite(const std::vector<std::string>& specs,
             final_env = replayed.get();
           }
         }
-        row.validate_seconds = SecondsSince(validate_start);
+        row.validate_seconds = SecondsSince(validate_start) + result->validate_seconds;
         if (!row.valid && row.error.empty()) {
           row.error = absl::StrCat("validation failed: ", absl::StrJoin(row.validation_errors, "; "));
         }
@@ -410,7 +410,11 @@ std::string ShortEquivalence(const std::string& e) {
 
 std::string FormatReport(const EvalReport& report, bool show_passes) {
   std::string out;
-  absl::StrAppend(&out, "agent: ", report.agent, "   budget: ", BudgetText(report.budget),
+  std::string budget = BudgetText(report.budget);
+  if (report.agent == "auto" && !report.budget.limited()) {
+    budget = absl::StrCat("auto's default (", DefaultAutoStepsText(), ")");
+  }
+  absl::StrAppend(&out, "agent: ", report.agent, "   budget: ", budget,
                   "   seed: ", report.seed, "\n");
   size_t width = 9;
   for (const BenchmarkRow& row : report.rows) width = std::max(width, row.name.size());
@@ -454,8 +458,9 @@ std::string FormatReport(const EvalReport& report, bool show_passes) {
   }
   absl::StrAppend(&out, "D >= I (listed apart): ", apart.empty() ? "none" : absl::StrJoin(apart, "; "),
                   "\n");
-  absl::StrAppend(&out, absl::StrFormat("R <= D: %d/%d (%.1f%%)   R < D: %d\n", m.r_le_d,
-                                        m.benchmarks, 100 * m.share_r_le_d, m.r_lt_d));
+  absl::StrAppend(&out, absl::StrFormat("R <= D: %d/%d (%.1f%%)   R < D: %d   geomean(D/R): %.4f\n",
+                                        m.r_le_d, m.benchmarks, 100 * m.share_r_le_d, m.r_lt_d,
+                                        m.geomean_d_over_r));
   if (m.counted > 0) {
     absl::StrAppend(&out, absl::StrFormat("best: %s (%.4f)   worst: %s (%.4f)\n", m.best,
                                           m.best_ratio, m.worst, m.worst_ratio));
@@ -481,7 +486,33 @@ std::string FormatReport(const EvalReport& report, bool show_passes) {
                     "depends on more than the module); R is the checked replay: ",
                     absl::StrJoin(not_replaying, "; "), "\n");
   }
-  absl::StrAppend(&out, "equivalence check: ", report.equivalence_check, "\n");
+  int judged = 0, not_judged = 0;
+  for (const BenchmarkRow& row : report.rows) {
+    if (!row.error.empty()) continue;
+    if (row.equivalence == "equivalent") ++judged;
+    if (row.equivalence.rfind("undecided", 0) == 0) ++not_judged;
+  }
+  absl::StrAppend(&out, "equivalence check: ", report.equivalence_check, "; ", judged,
+                  " equivalent, ", not_judged,
+                  " not judged (the original misses its own f64 reference on the inputs)\n");
+  std::vector<double> search_times;
+  int rejected = 0;
+  for (const BenchmarkRow& row : report.rows) {
+    if (!row.error.empty()) continue;
+    search_times.push_back(row.seconds);
+    rejected += row.rejected_candidates;
+  }
+  if (!search_times.empty()) {
+    std::sort(search_times.begin(), search_times.end());
+    absl::StrAppend(&out, absl::StrFormat("search time per graph: median %.2fs, max %.2fs",
+                                          search_times[search_times.size() / 2],
+                                          search_times.back()));
+    if (rejected > 0) {
+      absl::StrAppend(&out, absl::StrFormat("   (%d better candidates failed the agent's own "
+                                            "check and were dropped)", rejected));
+    }
+    absl::StrAppend(&out, "\n");
+  }
   absl::StrAppend(&out, absl::StrFormat("wall time: %.2fs (search %.2fs)   failed: %d\n",
                                         report.total_seconds, report.search_seconds,
                                         report.failed));
@@ -519,6 +550,7 @@ std::string ReportToJson(const EvalReport& report) {
     r["validate_seconds"] = row.validate_seconds;
     r["equivalence"] = row.equivalence;
     r["valid"] = row.valid;
+    r["rejected_candidates"] = row.rejected_candidates;
     if (row.search_R) r["search_R"] = *row.search_R;
     if (!row.validation_errors.empty()) r["validation_errors"] = row.validation_errors;
     rows.push_back(std::move(r));
@@ -538,6 +570,7 @@ std::string ReportToJson(const EvalReport& report) {
                   {"r_le_d", m.r_le_d},
                   {"r_lt_d", m.r_lt_d},
                   {"share_r_le_d", m.share_r_le_d},
+                  {"geomean_d_over_r", number(m.geomean_d_over_r)},
                   {"best", m.counted ? nlohmann::json(m.best) : nlohmann::json(nullptr)},
                   {"best_ratio", m.counted ? number(m.best_ratio) : nlohmann::json(nullptr)},
                   {"worst", m.counted ? nlohmann::json(m.worst) : nlohmann::json(nullptr)},

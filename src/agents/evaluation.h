@@ -7,7 +7,7 @@
 //   benchmarks with D_b < I_b; a ratio at or below 0 counts as 0.01 and is
 //   flagged; benchmarks with D_b == I_b (and, should it happen, D_b > I_b)
 //   are listed apart with whether R_b < I_b; also the share of benchmarks
-//   with R_b <= D_b, the best and the worst ratio.
+//   with R_b <= D_b, geomean_b(D_b / R_b), the best and the worst ratio.
 #ifndef HLOGYM_AGENTS_EVALUATION_H_
 #define HLOGYM_AGENTS_EVALUATION_H_
 
@@ -48,6 +48,9 @@ struct MetricSummary {
     bool d_above_i = false;  // the default grew it (D > I) rather than leaving it (D == I)
   };
   std::vector<Apart> apart;  // D >= I
+  // geomean_b(D_b / R_b) over every benchmark (how many fewer ops than the
+  // default; stable where I - D is tiny, unlike the gain); NaN when empty.
+  double geomean_d_over_r = 0;
   int r_le_d = 0;            // over all benchmarks
   double share_r_le_d = 0;   // r_le_d / benchmarks (0 when none)
   int r_lt_d = 0;
@@ -97,6 +100,7 @@ struct BenchmarkRow {
   // "equivalent", "undecided: ...", "not equivalent: ...", "not checked".
   std::string equivalence = "not checked";
   bool valid = false;  // replay, op count, fingerprint, verifier and equivalence all fine
+  int rejected_candidates = 0;  // better states the agent found that failed its own check
   std::vector<std::string> validation_errors;
   // When the search's state does not come back when its passes are replayed
   // without the cache (a pass whose result depends on more than the module,

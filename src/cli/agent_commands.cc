@@ -1,8 +1,8 @@
 // search and eval: run a search baseline (or the default pipeline) over a
 // suite and print the seed paper's table.
-//   hlogym search --algo random|greedy|beam|evo [--budget N] [--time S]
+//   hlogym search --algo auto|random|greedy|beam|evo [--budget N] [--time S]
 //                 [--suite S...] [--split test] [--seed N] [--json] [-o DIR]
-//   hlogym eval --agent default|random|greedy|beam|evo [--suite S...]
+//   hlogym eval --agent auto|default|random|greedy|beam|evo [--suite S...]
 //               [--split test] [--budget N] [--time S] [--json] [-o DIR]
 // both: [--rtol R] [--atol A] [--trials K] for the equivalence check.
 // --suite takes corpus suite names (gpt2, diverse, all), "smoke", "default",
@@ -104,7 +104,8 @@ void AddCommonOptions(CLI::App* command, AgentCommandOptions& o, const std::stri
                       ".txt suites (default: the corpus default suite, else the smoke one)")
       ->expected(1, -1);
   command->add_option("benchmarks", o.suite, "Benchmarks (same as --suite)");
-  command->add_option("--split", o.split, split_help);
+  command->add_option("--split", o.split, split_help + " (train, test: by configuration; "
+                      "heldout: the families no agent trained on; train-seen: train without them)");
   command->add_option("--budget", o.budget,
                       "Step budget per benchmark (Environment steps, cache hits included; random "
                       "and evo default to 500 when no --time is given)");
@@ -124,6 +125,9 @@ void AddCommonOptions(CLI::App* command, AgentCommandOptions& o, const std::stri
   command->add_option("--rtol", o.rtol, "Equivalence check: relative tolerance (default 1e-3)");
   command->add_option("--atol", o.atol, "Equivalence check: absolute tolerance (default 1e-5)");
   command->add_option("--trials", o.trials, "Equivalence check: input sets (default 1)");
+  command->add_flag("--allow-excess-precision", o.knobs.allow_excess_precision,
+                   "auto: also choose passes that change numeric precision (float normalization, "
+                   "simplify-fp-conversions), as XLA's xla_allow_excess_precision allows");
   command->add_option("--non-improving", o.knobs.greedy_non_improving_moves,
                       "Greedy: non-improving moves allowed in a row (default 2)");
 }
@@ -132,25 +136,26 @@ void AddCommonOptions(CLI::App* command, AgentCommandOptions& o, const std::stri
 
 void RegisterAgentCommands(CLI::App& app) {
   auto search_options = std::make_shared<AgentCommandOptions>();
-  search_options->agent = "greedy";
+  search_options->agent = "auto";
   CLI::App* search = app.add_subcommand(
       "search",
       "Search pass orderings per benchmark (random, greedy, beam, evo) and print the sequences "
       "with the paper's metric");
   search->add_option("--algo", search_options->agent,
-                     "random | greedy | beam | evo (or default) (default greedy)");
+                     "auto | auto:PRIOR | random | greedy | beam | evo (or default) (default auto)");
   AddCommonOptions(search, *search_options, "Corpus split for corpus suites (default: both)");
   SetAction(search, [search_options] { return RunAgentCommand(*search_options, true); });
 
   auto eval_options = std::make_shared<AgentCommandOptions>();
-  eval_options->agent = "default";
+  eval_options->agent = "auto";
   eval_options->split = "test";
   CLI::App* eval = app.add_subcommand(
       "eval",
       "Evaluate an agent on a suite: per-benchmark I, D, R, X and the gain over xla-cpu-default "
       "(geomean((I-R)/(I-D)) - 1), every result checked for equivalence");
   eval->add_option("--agent", eval_options->agent,
-                   "default | random | greedy | beam | evo (default: default)");
+                   "auto | auto:PRIOR | default | random | greedy | beam | evo | policy:DIR | "
+                   "policy-beam:DIR (default: auto, the shipped agent)");
   AddCommonOptions(eval, *eval_options, "Corpus split for corpus suites (default test)");
   eval->add_flag("--show-passes", eval_options->show_passes, "Print each benchmark's passes");
   SetAction(eval, [eval_options] { return RunAgentCommand(*eval_options, false); });

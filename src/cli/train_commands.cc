@@ -9,6 +9,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
+#include <filesystem>
 #include <cmath>
 #include <cstdlib>
 #include <iostream>
@@ -20,11 +22,14 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "agents/auto_agent.h"
 #include "agents/evaluation.h"
 #include "agents/rl/rl.h"
 #include "cli/commands.h"
 #include "gym/benchmark.h"
+#include "text/file_io.h"
 
 namespace hlogym::cli {
 namespace {
@@ -40,6 +45,7 @@ struct TrainCommandOptions {
   // Flags whose default depends on the algorithm (A2C and DQN differ from PPO).
   std::optional<double> learning_rate;
   std::optional<int> rollout_steps;
+  int64_t auto_steps_per_graph = 3000;  // --algo auto
 };
 
 std::string FormatEta(double seconds) {
@@ -65,9 +71,43 @@ void PlotCurve(const std::string& dir) {
   }
 }
 
+// --algo auto: learns the auto agent's prior (agents/auto_agent.h) and writes
+// DIR/prior.json; no LibTorch involved.
+int RunTrainAuto(const TrainCommandOptions& o, const std::vector<std::string>& specs) {
+  const bool quiet = o.quiet;
+  auto progress = [quiet](int index, int total, const SearchResult& r) {
+    if (quiet) return;
+    std::cerr << absl::StrFormat("[%d/%d] %s: I=%d R=%d, %d steps, %.1fs\n", index + 1, total,
+                                 r.benchmark, r.initial_op_count, r.op_count, r.steps, r.seconds);
+  };
+  const auto start = std::chrono::steady_clock::now();
+  absl::StatusOr<AutoPrior> prior =
+      TrainAutoPrior(specs, o.auto_steps_per_graph, o.train.seed, progress);
+  if (!prior.ok()) return ReportError(prior.status());
+  prior->trained_on = {absl::StrCat("suite ", absl::StrJoin(o.suite, ","), ", split ",
+                                    o.split.empty() ? "both" : o.split)};
+  prior->command = absl::StrFormat(
+      "hlogym train --algo auto --suite %s --split %s --steps-per-graph %d --seed %d --out DIR",
+      absl::StrJoin(o.suite, " "), o.split, o.auto_steps_per_graph, o.train.seed);
+  std::error_code ec;
+  std::filesystem::create_directories(o.train.out_dir, ec);
+  const std::string file = (std::filesystem::path(o.train.out_dir) / "prior.json").string();
+  if (absl::Status written = WriteTextFileAtomically(file, prior->ToJson() + "\n"); !written.ok()) {
+    return ReportError(written);
+  }
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::cout << absl::StrFormat("trained auto on %d benchmarks in %.1f s: %d actions; prior in %s\n",
+                               specs.size(), seconds, prior->actions.size(), file);
+  std::cout << "evaluate it with: hlogym eval --agent auto:" << o.train.out_dir
+            << " --split heldout\n";
+  return kExitOk;
+}
+
 int RunTrain(TrainCommandOptions& o) {
   absl::StatusOr<std::vector<std::string>> specs = ResolveSuite(o.suite, o.split);
   if (!specs.ok()) return ReportError(specs.status());
+  if (o.train.algo == "auto") return RunTrainAuto(o, *specs);
   rl::TrainOptions& t = o.train;
   t.benchmarks = *specs;
   if (!o.hidden.empty()) {
@@ -129,7 +169,10 @@ void RegisterTrainCommands(CLI::App& app) {
   rl::TrainOptions& t = o->train;
   CLI::App* train = app.add_subcommand(
       "train", "Train a pass-ordering policy with deep RL (PPO, A2C, TRPO, DQN); resumes a killed run");
-  train->add_option("--algo", t.algo, "ppo | a2c | trpo | dqn (default ppo)");
+  train->add_option("--algo", t.algo,
+                    "ppo | a2c | trpo | dqn | auto (the auto agent's prior) (default ppo)");
+  train->add_option("--steps-per-graph", o->auto_steps_per_graph,
+                    "auto: step budget of the search on each training graph (default 3000)");
   train->add_option("--suite", o->suite, "Training suite: corpus suite names, folders, files (default gpt2)");
   train->add_option("--split", o->split, "Corpus split (default train)");
   train->add_option("--steps", t.total_steps, "Environment steps in all, rounded up to whole updates (default 200000)");

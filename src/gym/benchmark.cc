@@ -38,6 +38,8 @@ struct Manifest {
   bool loaded = false;
   std::string error;
   nlohmann::json modules;  // name -> entry
+  // Families held out of training whole (the leave-families-out protocol).
+  std::vector<std::string> heldout_families;
 };
 
 // The corpus manifest, read once (a missing manifest is not an error).
@@ -55,6 +57,11 @@ const Manifest& CorpusManifest() {
     if (j.contains("modules") && j["modules"].is_object()) {
       manifest->modules = j["modules"];
       manifest->loaded = true;
+      if (j.contains("heldout_families") && j["heldout_families"].is_array()) {
+        for (const auto& f : j["heldout_families"]) {
+          if (f.is_string()) manifest->heldout_families.push_back(f.get<std::string>());
+        }
+      }
     } else {
       manifest->error = absl::StrCat(path.string(), ": no \"modules\" object");
     }
@@ -207,7 +214,17 @@ std::vector<std::string> CorpusBenchmarkNames(std::string_view suite, std::strin
     const std::string& name = it.key();
     const nlohmann::json& entry = it.value();
     if (!entry.is_object()) continue;
-    if (!split.empty() && entry.value("split", std::string()) != split) continue;
+    const std::string family = entry.value("family", std::string());
+    const bool heldout_family =
+        std::find(manifest.heldout_families.begin(), manifest.heldout_families.end(), family) !=
+        manifest.heldout_families.end();
+    if (split == kHeldoutSplit) {
+      if (!heldout_family) continue;
+    } else if (split == kTrainSeenSplit) {
+      if (heldout_family || entry.value("split", std::string()) != "train") continue;
+    } else if (!split.empty() && entry.value("split", std::string()) != split) {
+      continue;
+    }
     if (!suite.empty()) {
       bool in_suite = false;
       if (entry.contains("suites") && entry["suites"].is_array()) {

@@ -46,7 +46,13 @@ absl::StatusOr<std::vector<std::string>> ExpandBenchmarkLocs(
 
 // Module names in the corpus manifest (empty when there is no corpus), and
 // the names in a given suite of the manifest ("gpt2", "diverse"; empty = all),
-// optionally restricted to a split ("train", "test"; empty = both).
+// optionally restricted to a split: "train" or "test" (by configuration: no
+// test architecture is in train; empty = both), or the leave-families-out
+// protocol's two sides: "heldout" (every module of the manifest's
+// heldout_families, never trained on) and "train-seen" (the train split of
+// the other families, what the shipped agents train on).
+inline constexpr std::string_view kHeldoutSplit = "heldout";
+inline constexpr std::string_view kTrainSeenSplit = "train-seen";
 std::vector<std::string> CorpusBenchmarkNames(std::string_view suite = "",
                                               std::string_view split = "");
 

@@ -215,6 +215,44 @@ const std::vector<PipelineInfo>& BuiltinPipelines() {
     };
     CollectMissing(GpuDefaultSpec(), PassRegistry::Builtin(), gpu.missing_passes);
     list->push_back(std::move(gpu));
+    // The fixed point inside xla-cpu-default on its own: a macro-action for
+    // agents (one step runs what XLA repeats until nothing changes).
+    PipelineInfo simplification;
+    simplification.name = "xla-cpu-simplification";
+    simplification.summary =
+        "the fixed-point simplification loop of xla-cpu-default (algsimp, dce, while-loop and "
+        "tuple simplification, reshape-mover, constant folding, ...)";
+    simplification.create = [](const PassRegistry& registry) -> std::unique_ptr<Pass> {
+      std::unique_ptr<Pass> pass = Build(Simplification("xla-cpu-simplification"), registry);
+      if (pass == nullptr) {
+        pass = std::make_unique<PassPipeline>("xla-cpu-simplification",
+                                              std::vector<std::unique_ptr<Pass>>{});
+      }
+      return pass;
+    };
+    list->push_back(std::move(simplification));
+    // xla-cpu-default built from a registry without the passes that change
+    // numeric precision: where an agent may not add excess precision, this is
+    // the default it can start from (XLA's own compile normalizes the floats
+    // again after the module is handed back).
+    PipelineInfo exact;
+    exact.name = "xla-cpu-default-exact";
+    exact.summary =
+        "xla-cpu-default without the passes that change numeric precision (float "
+        "normalization, operand/result casting)";
+    exact.create = [](const PassRegistry& registry) -> std::unique_ptr<Pass> {
+      PassRegistry filtered;
+      for (const PassInfo& info : registry.passes()) {
+        if (!ChangesNumericPrecision(info.name)) filtered.Register(info);
+      }
+      std::unique_ptr<Pass> pass = Build(CpuDefaultSpec(), filtered);
+      if (pass == nullptr) {
+        pass = std::make_unique<PassPipeline>("xla-cpu-default-exact",
+                                              std::vector<std::unique_ptr<Pass>>{});
+      }
+      return pass;
+    };
+    list->push_back(std::move(exact));
     return list;
   }();
   return *pipelines;

@@ -243,6 +243,24 @@ const PassRegistry& PassRegistry::Builtin() {
   return *registry;
 }
 
+const PassRegistry& PassRegistry::WithPipelines() {
+  static const PassRegistry* registry = [] {
+    auto* r = new PassRegistry(Builtin());
+    for (const PipelineInfo& pipeline : BuiltinPipelines()) {
+      r->Register({pipeline.name, pipeline.summary,
+                   [create = pipeline.create] { return create(PassRegistry::Builtin()); }});
+    }
+    return r;
+  }();
+  return *registry;
+}
+
+bool ChangesNumericPrecision(std::string_view pass_name) {
+  return pass_name.rfind("float-normalization-", 0) == 0 ||
+         pass_name == "simplify-fp-conversions" || pass_name == "change-op-data-type" ||
+         pass_name == "operand_upcaster" || pass_name == "result_caster";
+}
+
 void PassRegistry::Register(PassInfo info) { passes_.push_back(std::move(info)); }
 
 const PassInfo* PassRegistry::Find(std::string_view name) const {
@@ -280,7 +298,7 @@ absl::StatusOr<std::unique_ptr<Pass>> CreatePassList(std::string_view comma_sepa
        absl::StrSplit(absl::string_view(comma_separated.data(), comma_separated.size()), ',',
                       absl::SkipWhitespace())) {
     piece = absl::StripAsciiWhitespace(piece);
-    auto pass = PassRegistry::Builtin().Create(std::string_view(piece.data(), piece.size()));
+    auto pass = PassRegistry::WithPipelines().Create(std::string_view(piece.data(), piece.size()));
     if (!pass.ok()) return pass.status();
     passes.push_back(std::move(*pass));
   }

@@ -25,6 +25,10 @@ class PassRegistry {
  public:
   // The registry holding every built-in pass.
   static const PassRegistry& Builtin();
+  // Builtin() plus every named pipeline (BuiltinPipelines()) as one more
+  // "pass" under its name, so that a pass list or a state record may name a
+  // whole pipeline (`--passes=xla-cpu-default,algsimp`).
+  static const PassRegistry& WithPipelines();
 
   void Register(PassInfo info);
   // NotFound naming the pass (and listing close names) if unknown.
@@ -49,7 +53,15 @@ struct PipelineInfo {
 const std::vector<PipelineInfo>& BuiltinPipelines();
 absl::StatusOr<std::unique_ptr<Pass>> CreatePipeline(std::string_view name);
 
-// Builds a pipeline from a comma-separated list of pass names.
+// Passes that change the numerics a module computes with rather than only its
+// structure: float normalization (compute in a wider type), upcasts and
+// down/up-cast folding that removes a rounding step. XLA runs some of them in
+// its own pipeline; agents leave them out of their free choices unless the
+// user allows excess precision (XLA's xla_allow_excess_precision).
+bool ChangesNumericPrecision(std::string_view pass_name);
+
+// Builds a pipeline from a comma-separated list of pass and pipeline names
+// (PassRegistry::WithPipelines()).
 absl::StatusOr<std::unique_ptr<Pass>> CreatePassList(std::string_view comma_separated);
 
 }  // namespace hlogym

@@ -41,6 +41,38 @@ assert b["R"] == b["D"] and b["valid"] and b["equivalence"] == "equivalent"
 assert r["summary"]["r_le_d"] == 1
 PY
 
+# No agent named: the shipped one, auto, which starts at the default and never ends above it.
+json="$("$hlogym" eval --suite "$mlp" --json -q)" || fail "eval (auto) exited $?"
+python3 - "$json" <<'PY' || fail "eval auto --json: $json"
+import json, sys
+r = json.loads(sys.argv[1])
+b = r["benchmarks"][0]
+assert r["agent"] == "auto"
+assert b["passes"][0] == "xla-cpu-default" and b["R"] <= b["D"] < b["I"] and b["valid"]
+assert r["summary"]["geomean_d_over_r"] >= 1.0
+PY
+# Its passes replay with `hlogym opt --passes` (pipeline names included).
+passes="$(python3 -c 'import json,sys; print(",".join(json.loads(sys.argv[1])["benchmarks"][0]["passes"]))' "$json")"
+"$hlogym" opt "$mlp" --passes="$passes" -o "$work/auto.hlo" || fail "opt --passes=$passes exited $?"
+want="$(python3 -c 'import json,sys; print(json.loads(sys.argv[1])["benchmarks"][0]["R"])' "$json")"
+got="$("$hlogym" stats "$work/auto.hlo" --json | python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["op_count"])')"
+[ "$got" = "$want" ] || fail "replayed auto passes give $got ops, eval said $want"
+
+if [ -f "$src/datasets/corpus/manifest.json" ]; then
+  # The leave-families-out split: only modules of the manifest's held-out families.
+  held="$(python3 -c 'import json,sys; print(" ".join(json.load(open(sys.argv[1]))["heldout_families"]))' "$src/datasets/corpus/manifest.json")"
+  "$hlogym" eval --agent default --suite diverse --split heldout --json -q >"$work/held.json" \
+    || fail "eval --split heldout exited $?"
+  python3 - "$work/held.json" "$held" <<'PY' || fail "--split heldout lists other families"
+import json, sys
+rows = json.load(open(sys.argv[1]))["benchmarks"]
+held = sys.argv[2].split()
+assert len(rows) >= 50
+for r in rows:
+    assert any(r["name"].startswith(f + "_") for f in held), r["name"]
+PY
+fi
+
 out="$("$hlogym" eval --agent greedy --suite smoke --budget 150 -q)" || fail "eval greedy smoke exited $?"
 echo "$out" | grep -q "R <= D:" || fail "eval: no share line: $out"
 echo "$out" | grep -q "gpt2_train" || fail "eval: smoke suite rows missing: $out"

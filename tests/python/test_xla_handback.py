@@ -150,11 +150,14 @@ def _mlp_args():
     return params, rng.standard_normal((8, 16)).astype(np.float32)
 
 
-def test_jax_optimize_mlp_greedy():
+def test_jax_optimize_mlp_default_agent():
     import hlogym.jax as hj
     params, x = _mlp_args()
     fast = hj.optimize(_mlp, params, x)
-    assert fast.passes and fast.op_counts["optimized"] < fast.op_counts["original"]
+    # the shipped agent, auto: starts from the default pipeline, never ends above it
+    assert fast.passes[0] == "xla-cpu-default"
+    default = hj.optimize(_mlp, params, x, agent="default")
+    assert fast.op_counts["optimized"] <= default.op_counts["optimized"] < fast.op_counts["original"]
     want = np.asarray(_mlp(params, x))
     np.testing.assert_allclose(np.asarray(fast(params, x)), want, rtol=1e-5, atol=1e-5)
     # other inputs of the same shapes: still the same function
@@ -185,6 +188,17 @@ def test_jax_optimize_tuple_and_dict_outputs():
         for g, w in zip(jax.tree_util.tree_leaves(got), jax.tree_util.tree_leaves(want)):
             assert g.dtype == w.dtype and g.shape == w.shape
             np.testing.assert_allclose(np.asarray(g), np.asarray(w), rtol=1e-5, atol=1e-6)
+
+
+def test_jax_optimize_named_agents():
+    import hlogym.jax as hj
+    params, x = _mlp_args()
+    want = np.asarray(_mlp(params, x))
+    for agent in ("auto:" + str(REPO / "datasets" / "policies" / "auto"),
+                  "policy:" + str(REPO / "datasets" / "policies" / "ppo-gpt2")):
+        fast = hj.optimize(_mlp, params, x, agent=agent)
+        assert fast.op_counts["optimized"] < fast.op_counts["original"], agent
+        np.testing.assert_allclose(np.asarray(fast(params, x)), want, rtol=1e-5, atol=1e-5)
 
 
 def test_jax_optimize_bad_agent():

@@ -1,0 +1,337 @@
+#include "agents/auto_agent.h"
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <map>
+#include <utility>
+
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_cat.h"
+#include "gym/benchmark.h"
+#include "nlohmann/json.hpp"
+#include "text/file_io.h"
+
+namespace hlogym {
+namespace fs = std::filesystem;
+namespace {
+
+constexpr std::string_view kDefaultPipeline = "xla-cpu-default";
+constexpr std::string_view kExactPipeline = "xla-cpu-default-exact";
+
+double SecondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+const Fingerprint& FingerprintOf(const Environment& env) { return env.state()->fingerprint(); }
+
+}  // namespace
+
+// ---------------------------------------------------------------------------
+// The prior.
+
+std::vector<std::string> AutoPrior::ActionNames() const {
+  std::vector<std::string> names;
+  for (const Entry& e : actions) names.push_back(e.action);
+  return names;
+}
+
+std::string AutoPrior::ToJson() const {
+  nlohmann::json j;
+  j["format"] = "hlogym-auto-prior-1";
+  j["command"] = command;
+  j["trained_on"] = trained_on;
+  j["training_graphs"] = training_graphs;
+  nlohmann::json list = nlohmann::json::array();
+  for (const Entry& e : actions) {
+    list.push_back({{"action", e.action}, {"graphs", e.graphs}, {"op_reduction", e.op_reduction}});
+  }
+  j["actions"] = std::move(list);
+  return j.dump(1);
+}
+
+absl::StatusOr<AutoPrior> AutoPrior::FromJson(std::string_view json, std::string_view source) {
+  AutoPrior prior;
+  try {
+    nlohmann::json j = nlohmann::json::parse(json);
+    if (!j.is_object() || !j.contains("actions") || !j["actions"].is_array()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(std::string(source), ": not an auto prior (no \"actions\" list)"));
+    }
+    prior.command = j.value("command", std::string());
+    prior.training_graphs = j.value("training_graphs", 0);
+    if (j.contains("trained_on")) prior.trained_on = j["trained_on"].get<std::vector<std::string>>();
+    for (const nlohmann::json& e : j["actions"]) {
+      Entry entry;
+      entry.action = e.at("action").get<std::string>();
+      entry.graphs = e.value("graphs", 0);
+      entry.op_reduction = e.value("op_reduction", int64_t{0});
+      prior.actions.push_back(std::move(entry));
+    }
+  } catch (const std::exception& e) {
+    return absl::InvalidArgumentError(absl::StrCat(std::string(source), ": ", e.what()));
+  }
+  return prior;
+}
+
+absl::StatusOr<AutoPrior> AutoPrior::Load(const std::string& path) {
+  std::error_code ec;
+  const std::string file =
+      fs::is_directory(path, ec) ? (fs::path(path) / "prior.json").string() : path;
+  absl::StatusOr<std::string> text = ReadTextFile(file);
+  if (!text.ok()) return text.status();
+  return FromJson(*text, file);
+}
+
+std::string DefaultAutoPriorPath() {
+  return (fs::path(DataRoot()) / "datasets/policies/auto").string();
+}
+
+namespace {
+// An uncached step costs roughly a microsecond per instruction of the module
+// on this project's 2-core machines (clone, pass, fingerprint); cached steps
+// (the descent revisits states) are nearly free.
+constexpr int64_t kInstructionSteps = 600'000;
+constexpr int64_t kMinSteps = 50, kMaxSteps = 500;
+}  // namespace
+
+int64_t DefaultAutoSteps(int64_t initial_op_count) {
+  return std::clamp<int64_t>(kInstructionSteps / std::max<int64_t>(initial_op_count, 1), kMinSteps,
+                             kMaxSteps);
+}
+
+std::string DefaultAutoStepsText() {
+  return absl::StrCat(kInstructionSteps, "/I steps, ", kMinSteps, " to ", kMaxSteps);
+}
+
+std::vector<std::string> AutoActionSpace(bool allow_excess_precision) {
+  std::vector<std::string> actions;
+  for (const PassInfo& info : PassRegistry::WithPipelines().passes()) {
+    if (!allow_excess_precision && ChangesNumericPrecision(info.name)) continue;
+    actions.push_back(info.name);
+  }
+  return actions;
+}
+
+// ---------------------------------------------------------------------------
+// The agent.
+
+AutoAgent::AutoAgent(AgentOptions options, AutoPrior prior, AutoOptions auto_options)
+    : Agent(std::move(options)), prior_(std::move(prior)), auto_options_(auto_options) {
+  // The built-in passes plus the pipelines as macro-actions; a caller's own
+  // registry (tests) must hold xla-cpu-default itself.
+  if (options_.registry == &PassRegistry::Builtin()) options_.registry = &PassRegistry::WithPipelines();
+  std::vector<std::string>& actions = options_.env.actions;
+  if (actions.empty()) actions = AutoActionSpace(options_.allow_excess_precision);
+  if (std::find(actions.begin(), actions.end(), kDefaultPipeline) == actions.end()) {
+    actions.emplace_back(kDefaultPipeline);
+  }
+  auto index_of = [&](std::string_view name) {
+    auto it = std::find(actions.begin(), actions.end(), name);
+    return it == actions.end() ? -1 : static_cast<int>(it - actions.begin());
+  };
+  pipeline_action_ = index_of(kDefaultPipeline);
+  exact_pipeline_action_ = index_of(kExactPipeline);
+  std::vector<bool> in_prior(actions.size(), false);
+  if (!auto_options_.explore_all) {
+    for (const AutoPrior::Entry& e : prior_.actions) {
+      const int a = index_of(e.action);
+      if (a < 0 || in_prior[a]) continue;  // not allowed here (or listed twice)
+      in_prior[a] = true;
+      prior_actions_.push_back(a);
+    }
+  }
+  for (int a = 0; a < static_cast<int>(actions.size()); ++a) {
+    if (!in_prior[a]) other_actions_.push_back(a);
+  }
+}
+
+absl::Status AutoAgent::Search(SearchContext& ctx) {
+  std::unique_ptr<Environment> d = ctx.root().Fork();
+  StepInfo info;
+  if (!ctx.Step(*d, pipeline_action_, &info)) {
+    return absl::InternalError("the xla-cpu-default step was refused");
+  }
+  if (!info.error.empty()) return absl::InternalError(absl::StrCat("xla-cpu-default: ", info.error));
+  candidates_.push_back(d->Fork());
+  absl::flat_hash_set<Fingerprint> visited = {FingerprintOf(ctx.root()), FingerprintOf(*d)};
+  int64_t lowest = d->op_count();
+  // Half the budget descends from D; the rest from the exact default (no
+  // precision-changing passes) when that differs: on bf16 graphs D carries
+  // float normalization's converts, which only precision-changing passes
+  // remove, and the best states lie on the other path.
+  const int64_t half = ctx.budget().steps > 0 ? ctx.budget().steps / 2 : 0;
+  Descend(ctx, std::move(d), half, visited, lowest);
+  if (exact_pipeline_action_ < 0 || ctx.exhausted()) return absl::OkStatus();
+  std::unique_ptr<Environment> exact = ctx.root().Fork();
+  if (!ctx.Step(*exact, exact_pipeline_action_, &info) || !info.error.empty() ||
+      !visited.insert(FingerprintOf(*exact)).second) {
+    return absl::OkStatus();
+  }
+  if (exact->op_count() < lowest) {
+    lowest = exact->op_count();
+    candidates_.push_back(exact->Fork());
+  }
+  Descend(ctx, std::move(exact), 0, visited, lowest);
+  return absl::OkStatus();
+}
+
+void AutoAgent::Descend(SearchContext& ctx, std::unique_ptr<Environment> current,
+                        int64_t step_limit, absl::flat_hash_set<Fingerprint>& visited,
+                        int64_t& best_overall) {
+  // Moves count as improving against this descent's own lowest; candidates
+  // are states below every earlier one.
+  int64_t lowest = current->op_count();
+  int non_improving = 0;
+  auto out_of_steps = [&] { return ctx.exhausted() || (step_limit > 0 && ctx.steps() >= step_limit); };
+  // The best child of `current` over `actions`: lowest op count, first in
+  // order on ties; null when none changes the module to an unvisited state.
+  auto best_child = [&](const std::vector<int>& actions) -> std::unique_ptr<Environment> {
+    std::unique_ptr<Environment> best;
+    for (int a : actions) {
+      std::unique_ptr<Environment> child = current->Fork();
+      StepInfo step;
+      if (!ctx.Step(*child, a, &step)) break;  // budget used up
+      if (!step.changed || visited.contains(FingerprintOf(*child))) continue;
+      if (!best || child->op_count() < best->op_count()) best = std::move(child);
+    }
+    return best;
+  };
+  std::vector<int> actions = prior_actions_.empty() ? other_actions_ : prior_actions_;
+  bool widened = prior_actions_.empty();
+  while (!out_of_steps()) {
+    std::unique_ptr<Environment> best = best_child(actions);
+    if (best && best->op_count() >= lowest && !widened && !ctx.exhausted()) {
+      // The prior found only a sideways move: see whether another action does better.
+      std::unique_ptr<Environment> other = best_child(other_actions_);
+      if (other && other->op_count() < best->op_count()) best = std::move(other);
+    }
+    if (!best && !widened && !ctx.exhausted()) {
+      // The prior's actions are exhausted: one round over the rest, and the
+      // descent continues with every action.
+      widened = true;
+      actions.insert(actions.end(), other_actions_.begin(), other_actions_.end());
+      best = best_child(other_actions_);
+    }
+    if (!best) break;
+    if (best->op_count() < best_overall) {
+      best_overall = best->op_count();
+      candidates_.push_back(best->Fork());
+    }
+    if (best->op_count() < lowest) {
+      lowest = best->op_count();
+      non_improving = 0;
+    } else if (++non_improving > auto_options_.non_improving_moves) {
+      break;
+    }
+    visited.insert(FingerprintOf(*best));
+    current = std::move(best);
+  }
+}
+
+absl::StatusOr<SearchResult> AutoAgent::Optimize(std::string_view benchmark,
+                                                 const SearchBudget& budget) {
+  const auto start = std::chrono::steady_clock::now();
+  SearchBudget used = budget;
+  if (!used.limited()) {
+    absl::StatusOr<Benchmark> loaded = LoadBenchmark(benchmark);
+    if (!loaded.ok()) return loaded.status();
+    used.steps = DefaultAutoSteps(loaded->initial->op_count());
+  }
+  candidates_.clear();
+  absl::StatusOr<SearchResult> result = Agent::Optimize(benchmark, used);
+  std::vector<std::unique_ptr<Environment>> candidates = std::move(candidates_);
+  candidates_.clear();
+  if (!result.ok()) return result;
+  if (!auto_options_.validate) return result;
+
+  // Best first; D (the first candidate) is tried last whatever the limit.
+  const auto validate_start = std::chrono::steady_clock::now();
+  std::vector<Environment*> order;
+  for (size_t i = candidates.size(); i-- > 1;) {
+    if (static_cast<int>(order.size()) < auto_options_.max_validations) {
+      order.push_back(candidates[i].get());
+    }
+  }
+  if (!candidates.empty()) order.push_back(candidates.front().get());
+  std::shared_ptr<Environment> chosen;
+  for (Environment* candidate : order) {
+    ValidationResult v = candidate->Validate();
+    if (v.ok) {
+      chosen = candidate->Fork();
+      result->validation = std::move(v);
+      break;
+    }
+    ++result->rejected_candidates;
+  }
+  if (chosen == nullptr) {
+    // Even D failed its check: hand back the initial module untouched.
+    absl::StatusOr<std::unique_ptr<Environment>> root = MakeEnvironment();
+    if (!root.ok()) return root.status();
+    if (absl::StatusOr<Observation> reset = (*root)->Reset(benchmark); !reset.ok()) {
+      return reset.status();
+    }
+    result->validation = (*root)->Validate();
+    chosen = std::move(*root);
+  }
+  result->env = std::move(chosen);
+  result->passes = result->env->record().passes;
+  result->op_count = result->env->op_count();
+  result->validate_seconds = SecondsSince(validate_start);
+  result->seconds = SecondsSince(start);
+  return result;
+}
+
+// ---------------------------------------------------------------------------
+// Training.
+
+absl::StatusOr<AutoPrior> TrainAutoPrior(
+    const std::vector<std::string>& specs, int64_t steps_per_graph, uint64_t seed,
+    const std::function<void(int, int, const SearchResult&)>& progress) {
+  AgentOptions options;
+  options.seed = seed;
+  AutoOptions auto_options;
+  auto_options.explore_all = true;
+  auto_options.validate = false;
+  AutoAgent agent(options, AutoPrior{}, auto_options);
+  std::map<std::string, AutoPrior::Entry> tally;
+  AutoPrior prior;
+  for (size_t i = 0; i < specs.size(); ++i) {
+    absl::StatusOr<SearchResult> result = agent.Optimize(specs[i], SearchBudget{steps_per_graph, 0});
+    if (!result.ok()) return result.status();
+    // Replay the path to attribute each move's op-count change to its action.
+    StateRecord record = result->env->record();
+    absl::flat_hash_set<std::string> used;
+    {
+      EnvOptions env_options = result->env->options();
+      absl::StatusOr<std::unique_ptr<Environment>> replay =
+          Environment::Create(env_options, result->env->registry(), agent.cache());
+      if (!replay.ok()) return replay.status();
+      if (absl::StatusOr<Observation> r = (*replay)->Reset(specs[i]); !r.ok()) return r.status();
+      for (const std::string& pass : record.passes) {
+        const int64_t before = (*replay)->op_count();
+        absl::StatusOr<StepResult> step = (*replay)->Step(pass);
+        if (!step.ok()) return step.status();
+        if ((pass == kDefaultPipeline || pass == kExactPipeline) && used.empty()) {
+          used.insert(pass);  // the start, not a learned move
+          continue;
+        }
+        AutoPrior::Entry& e = tally[pass];
+        e.action = pass;
+        e.op_reduction += before - (*replay)->op_count();
+        if (used.insert(pass).second) ++e.graphs;
+      }
+    }
+    if (progress) progress(static_cast<int>(i), static_cast<int>(specs.size()), *result);
+  }
+  for (auto& [name, entry] : tally) prior.actions.push_back(entry);
+  std::stable_sort(prior.actions.begin(), prior.actions.end(),
+                   [](const AutoPrior::Entry& a, const AutoPrior::Entry& b) {
+                     if (a.graphs != b.graphs) return a.graphs > b.graphs;
+                     return a.op_reduction > b.op_reduction;
+                   });
+  prior.training_graphs = static_cast<int>(specs.size());
+  return prior;
+}
+
+}  // namespace hlogym

@@ -1,0 +1,127 @@
+// auto: the shipped default agent (ARCHITECTURE.md), used wherever an agent
+// can be named and none is.
+//
+// It starts where XLA's default ends and searches on from there:
+//   1. one step of the whole xla-cpu-default pipeline (a macro-action), so D
+//      is always a candidate and the search starts at D, not at I (half the
+//      budget; the other half descends the same way from
+//      xla-cpu-default-exact, the default without precision-changing passes,
+//      where that differs from D);
+//   2. best-improvement descent over the actions of a learned prior (the
+//      passes and sub-pipelines that improved training graphs beyond D, most
+//      useful first; datasets/policies/auto/prior.json), up to
+//      non_improving_moves moves in a row that reach no new lowest op count;
+//   3. when the prior's actions are exhausted, one round over every other
+//      allowed action; an action that helps joins the descent;
+//   4. every state that reached a new lowest op count is a candidate; the
+//      candidates are validated best first (replay without the cache, the
+//      verifier, equivalence with the initial module) and the first valid one
+//      is returned. D is validated last and the initial module (no passes) is
+//      the answer of last resort, so the result is never worse than the
+//      default and never one that failed its check.
+// Passes that change numeric precision (ChangesNumericPrecision) are not
+// among its free choices unless AgentOptions::allow_excess_precision is set;
+// the default pipeline's own use of them stays.
+//
+// The budget is in environment steps, so a run is deterministic; with no
+// budget it takes DefaultAutoSteps(I), sized so that a graph of a few thousand
+// instructions is searched in about a second on a 2-core machine.
+#ifndef HLOGYM_AGENTS_AUTO_AGENT_H_
+#define HLOGYM_AGENTS_AUTO_AGENT_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/container/flat_hash_set.h"
+#include "absl/status/statusor.h"
+#include "agents/agent.h"
+
+namespace hlogym {
+
+// What the auto agent learned from training graphs: actions ordered by how
+// many training graphs they improved beyond D (ties by name).
+struct AutoPrior {
+  struct Entry {
+    std::string action;
+    int graphs = 0;           // training graphs whose best path used it
+    int64_t op_reduction = 0;  // op count removed by its moves on those paths
+  };
+  std::vector<Entry> actions;
+  std::vector<std::string> trained_on;  // the training benchmarks' suites/splits, readable
+  int training_graphs = 0;
+  std::string command;  // what made it
+
+  std::vector<std::string> ActionNames() const;
+  std::string ToJson() const;
+  static absl::StatusOr<AutoPrior> FromJson(std::string_view json, std::string_view source);
+  // DIR/prior.json, or the file itself.
+  static absl::StatusOr<AutoPrior> Load(const std::string& path);
+};
+
+// The shipped prior: DataRoot()/datasets/policies/auto.
+std::string DefaultAutoPriorPath();
+
+// Step budget used when none is given: shrinks with the module's size.
+int64_t DefaultAutoSteps(int64_t initial_op_count);
+// The same rule, readable (for reports).
+std::string DefaultAutoStepsText();
+
+struct AutoOptions {
+  // Moves in a row that reach no new lowest op count (to unvisited modules).
+  int non_improving_moves = 2;
+  // Candidates validated (best first) before falling back to D.
+  int max_validations = 3;
+  // Training: no prior, every allowed action in every round.
+  bool explore_all = false;
+  // Validate the candidates (off only for training, which counts the moves
+  // of the search's best path and hands back nothing).
+  bool validate = true;
+};
+
+class AutoAgent : public Agent {
+ public:
+  AutoAgent(AgentOptions options, AutoPrior prior, AutoOptions auto_options = {});
+  std::string_view name() const override { return "auto"; }
+  // Not thread-safe: one Optimize at a time per agent.
+  absl::StatusOr<SearchResult> Optimize(std::string_view benchmark,
+                                        const SearchBudget& budget) override;
+  const AutoPrior& prior() const { return prior_; }
+
+ protected:
+  absl::Status Search(SearchContext& ctx) override;
+
+ private:
+  AutoPrior prior_;
+  AutoOptions auto_options_;
+  std::vector<int> prior_actions_;  // indices into the action space, in prior order
+  std::vector<int> other_actions_;  // the rest of the allowed actions
+  // Best-improvement descent from `current` (see the file comment) until the
+  // budget, or `step_limit` steps of the search in all when positive, runs
+  // out; states below `best_overall` join candidates_ and lower it.
+  void Descend(SearchContext& ctx, std::unique_ptr<Environment> current, int64_t step_limit,
+               absl::flat_hash_set<Fingerprint>& visited, int64_t& best_overall);
+
+  int pipeline_action_ = -1;        // xla-cpu-default
+  int exact_pipeline_action_ = -1;  // xla-cpu-default-exact, when in the action space
+  // States that reached a new lowest op count, in the order found (D first).
+  std::vector<std::unique_ptr<Environment>> candidates_;
+};
+
+// Every action the auto agent may choose: the registry's passes (without the
+// precision-changing ones unless allowed) and the named pipelines.
+std::vector<std::string> AutoActionSpace(bool allow_excess_precision);
+
+// Learns a prior: runs the agent with every allowed action in every round
+// (no budget but `steps_per_graph`) from D on each benchmark and counts the
+// actions on each best path.
+absl::StatusOr<AutoPrior> TrainAutoPrior(const std::vector<std::string>& specs,
+                                         int64_t steps_per_graph, uint64_t seed,
+                                         const std::function<void(int, int, const SearchResult&)>&
+                                             progress = nullptr);
+
+}  // namespace hlogym
+
+#endif  // HLOGYM_AGENTS_AUTO_AGENT_H_

@@ -1,0 +1,143 @@
+// The auto agent: starts at the default pipeline and never ends above it,
+// deterministic per seed, every answer checked, a better state that fails its
+// check is dropped (shown with a pass that breaks the module), and the prior's
+// file format round-trips.
+#include "agents/auto_agent.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "agents/evaluation.h"
+#include "hlo/computation.h"
+#include "hlo/instruction.h"
+
+namespace hlogym {
+namespace {
+
+constexpr char kModule[] = "smoke/mlp_train";
+
+int64_t DefaultOpCount(const std::string& benchmark) {
+  auto agent = MakeAgent("default");
+  EXPECT_TRUE(agent.ok());
+  auto result = (*agent)->Optimize(benchmark, SearchBudget{});
+  EXPECT_TRUE(result.ok()) << result.status();
+  return result->op_count;
+}
+
+TEST(AutoAgentTest, NeverAboveTheDefaultDeterministicAndChecked) {
+  for (const std::string benchmark : {kModule, "smoke/gpt2_infer", "smoke/lstm_train"}) {
+    auto agent = MakeAgent("auto");
+    ASSERT_TRUE(agent.ok()) << agent.status();
+    auto a = (*agent)->Optimize(benchmark, SearchBudget{});
+    ASSERT_TRUE(a.ok()) << a.status();
+    EXPECT_EQ(a->agent, "auto");
+    ASSERT_FALSE(a->passes.empty()) << benchmark;
+    EXPECT_EQ(a->passes.front(), "xla-cpu-default");
+    EXPECT_LE(a->op_count, DefaultOpCount(benchmark)) << benchmark;
+    ASSERT_TRUE(a->validation.has_value());
+    EXPECT_TRUE(a->validation->ok) << benchmark << ": " << a->validation->equivalence;
+    // The default budget is in steps: a fresh agent gives the same answer.
+    EXPECT_GT(a->steps, 1);
+    EXPECT_LE(a->steps, DefaultAutoSteps(a->initial_op_count));
+    auto again = MakeAgent("auto");
+    ASSERT_TRUE(again.ok());
+    auto b = (*again)->Optimize(benchmark, SearchBudget{});
+    ASSERT_TRUE(b.ok());
+    EXPECT_EQ(a->passes, b->passes) << benchmark;
+    EXPECT_EQ(a->op_count, b->op_count);
+  }
+}
+
+TEST(AutoAgentTest, LeavesPrecisionChangingPassesOutUnlessAllowed) {
+  std::vector<std::string> strict = AutoActionSpace(false);
+  std::vector<std::string> loose = AutoActionSpace(true);
+  for (const char* pass : {"simplify-fp-conversions", "float-normalization-bf16"}) {
+    EXPECT_EQ(std::count(strict.begin(), strict.end(), pass), 0) << pass;
+    EXPECT_EQ(std::count(loose.begin(), loose.end(), pass), 1) << pass;
+  }
+  for (const char* action : {"algsimp", "xla-cpu-default", "xla-cpu-simplification"}) {
+    EXPECT_EQ(std::count(strict.begin(), strict.end(), action), 1) << action;
+  }
+}
+
+// Removes the entry's first add by forwarding its first operand: one
+// instruction fewer, and a different function.
+class DropAddPass : public Pass {
+ public:
+  std::string_view name() const override { return "drop-add"; }
+  absl::StatusOr<bool> Run(Module& module) override {
+    Computation* entry = module.entry_computation();
+    for (const auto& instruction : entry->instructions()) {
+      if (instruction->opcode() != Opcode::kAdd || instruction.get() == entry->root_instruction() ||
+          !(instruction->operand(0)->shape() == instruction->shape())) {
+        continue;
+      }
+      if (absl::Status s = instruction->ReplaceAllUsesWith(instruction->operand(0)); !s.ok()) {
+        return s;
+      }
+      if (absl::Status s = entry->RemoveInstruction(instruction.get()); !s.ok()) return s;
+      return true;
+    }
+    return false;
+  }
+};
+
+TEST(AutoAgentTest, DropsABetterStateThatFailsItsCheck) {
+  PassRegistry registry = PassRegistry::WithPipelines();
+  registry.Register({"drop-add", "test: breaks the module", [] { return std::make_unique<DropAddPass>(); }});
+  AgentOptions options;
+  options.registry = &registry;
+  options.env.actions = {"xla-cpu-default", "drop-add", "dce"};
+  AutoPrior prior;
+  prior.actions = {{"drop-add", 1, 1}, {"dce", 1, 1}};
+  AutoAgent agent(options, prior);
+  auto result = agent.Optimize(kModule, SearchBudget{50, 0});
+  ASSERT_TRUE(result.ok()) << result.status();
+  // The search went below D with drop-add; that answer is not equivalent and
+  // neither is anything after it, so D itself is what comes back.
+  EXPECT_GE(result->rejected_candidates, 1);
+  EXPECT_EQ(std::count(result->passes.begin(), result->passes.end(), "drop-add"), 0);
+  EXPECT_EQ(result->passes, std::vector<std::string>{"xla-cpu-default"});
+  EXPECT_EQ(result->op_count, DefaultOpCount(kModule));
+  ASSERT_TRUE(result->validation.has_value());
+  EXPECT_TRUE(result->validation->ok);
+}
+
+TEST(AutoAgentTest, PriorRoundTripsAndRejectsBadFiles) {
+  AutoPrior prior;
+  prior.actions = {{"algsimp", 12, 340}, {"xla-cpu-simplification", 3, 17}};
+  prior.trained_on = {"suite x, split train-seen"};
+  prior.training_graphs = 20;
+  prior.command = "hlogym train --algo auto ...";
+  auto back = AutoPrior::FromJson(prior.ToJson(), "mem");
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(back->ActionNames(), prior.ActionNames());
+  EXPECT_EQ(back->actions[0].graphs, 12);
+  EXPECT_EQ(back->actions[1].op_reduction, 17);
+  EXPECT_EQ(back->training_graphs, 20);
+  EXPECT_FALSE(AutoPrior::FromJson("{\"passes\": []}", "x.json").ok());
+  EXPECT_FALSE(AutoPrior::FromJson("not json", "x.json").ok());
+  auto missing = MakeAgent("auto:/no/such/prior");
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(missing.status().message().find("/no/such/prior"), std::string::npos);
+}
+
+TEST(AutoAgentTest, EvalTableReportsDefaultsOwnGuarantees) {
+  EvalOptions options;
+  options.agent = "auto";
+  auto report = EvaluateSuite({kModule, "smoke/cnn_train"}, options);
+  ASSERT_TRUE(report.ok()) << report.status();
+  EXPECT_EQ(report->failed, 0);
+  EXPECT_EQ(report->metric.r_le_d, 2);
+  EXPECT_GE(report->metric.geomean_d_over_r, 1.0);
+  const std::string table = FormatReport(*report);
+  EXPECT_NE(table.find("geomean(D/R)"), std::string::npos);
+  EXPECT_NE(table.find("search time per graph"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace hlogym
