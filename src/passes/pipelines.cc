@@ -182,79 +182,57 @@ void CollectMissing(const Step& step, const PassRegistry& registry,
   for (const Step& inner : step.steps) CollectMissing(inner, registry, missing);
 }
 
+// A named pipeline built from `spec` with the registry's passes (an empty
+// pipeline when the registry has none of them); with `exact`, without the
+// passes that change numeric precision.
+PipelineInfo SpecPipeline(std::string name, std::string summary, Step (*spec)(),
+                          bool exact = false) {
+  PipelineInfo info;
+  info.name = name;
+  info.summary = std::move(summary);
+  info.create = [name, spec, exact](const PassRegistry& registry) -> std::unique_ptr<Pass> {
+    PassRegistry filtered;
+    if (exact) {
+      for (const PassInfo& pass : registry.passes()) {
+        if (!ChangesNumericPrecision(pass.name)) filtered.Register(pass);
+      }
+    }
+    std::unique_ptr<Pass> pass = Build(spec(), exact ? filtered : registry);
+    if (pass == nullptr) {
+      pass = std::make_unique<PassPipeline>(name, std::vector<std::unique_ptr<Pass>>{});
+    }
+    return pass;
+  };
+  CollectMissing(spec(), PassRegistry::Builtin(), info.missing_passes);
+  return info;
+}
+
 }  // namespace
 
 const std::vector<PipelineInfo>& BuiltinPipelines() {
-  static const std::vector<PipelineInfo>* pipelines = [] {
-    auto* list = new std::vector<PipelineInfo>();
-    PipelineInfo cpu;
-    cpu.name = "xla-cpu-default";
-    cpu.summary =
-        "XLA's CPU pipeline before layout assignment (RunHloPassesThroughLayoutAssn), with its "
-        "fixed-point simplification loops";
-    cpu.create = [](const PassRegistry& registry) -> std::unique_ptr<Pass> {
-      std::unique_ptr<Pass> pass = Build(CpuDefaultSpec(), registry);
-      if (pass == nullptr) {
-        pass = std::make_unique<PassPipeline>("xla-cpu-default", std::vector<std::unique_ptr<Pass>>{});
-      }
-      return pass;
-    };
-    CollectMissing(CpuDefaultSpec(), PassRegistry::Builtin(), cpu.missing_passes);
-    list->push_back(std::move(cpu));
-    PipelineInfo gpu;
-    gpu.name = "xla-gpu-default";
-    gpu.summary =
-        "XLA's GPU pipeline before convolution canonicalization and layout assignment "
-        "(OptimizeHloModule), with its fixed-point simplification loops";
-    gpu.create = [](const PassRegistry& registry) -> std::unique_ptr<Pass> {
-      std::unique_ptr<Pass> pass = Build(GpuDefaultSpec(), registry);
-      if (pass == nullptr) {
-        pass = std::make_unique<PassPipeline>("xla-gpu-default", std::vector<std::unique_ptr<Pass>>{});
-      }
-      return pass;
-    };
-    CollectMissing(GpuDefaultSpec(), PassRegistry::Builtin(), gpu.missing_passes);
-    list->push_back(std::move(gpu));
-    // The fixed point inside xla-cpu-default on its own: a macro-action for
-    // agents (one step runs what XLA repeats until nothing changes).
-    PipelineInfo simplification;
-    simplification.name = "xla-cpu-simplification";
-    simplification.summary =
-        "the fixed-point simplification loop of xla-cpu-default (algsimp, dce, while-loop and "
-        "tuple simplification, reshape-mover, constant folding, ...)";
-    simplification.create = [](const PassRegistry& registry) -> std::unique_ptr<Pass> {
-      std::unique_ptr<Pass> pass = Build(Simplification("xla-cpu-simplification"), registry);
-      if (pass == nullptr) {
-        pass = std::make_unique<PassPipeline>("xla-cpu-simplification",
-                                              std::vector<std::unique_ptr<Pass>>{});
-      }
-      return pass;
-    };
-    list->push_back(std::move(simplification));
-    // xla-cpu-default built from a registry without the passes that change
-    // numeric precision: where an agent may not add excess precision, this is
-    // the default it can start from (XLA's own compile normalizes the floats
-    // again after the module is handed back).
-    PipelineInfo exact;
-    exact.name = "xla-cpu-default-exact";
-    exact.summary =
-        "xla-cpu-default without the passes that change numeric precision (float "
-        "normalization, operand/result casting)";
-    exact.create = [](const PassRegistry& registry) -> std::unique_ptr<Pass> {
-      PassRegistry filtered;
-      for (const PassInfo& info : registry.passes()) {
-        if (!ChangesNumericPrecision(info.name)) filtered.Register(info);
-      }
-      std::unique_ptr<Pass> pass = Build(CpuDefaultSpec(), filtered);
-      if (pass == nullptr) {
-        pass = std::make_unique<PassPipeline>("xla-cpu-default-exact",
-                                              std::vector<std::unique_ptr<Pass>>{});
-      }
-      return pass;
-    };
-    list->push_back(std::move(exact));
-    return list;
-  }();
+  static const std::vector<PipelineInfo>* pipelines = new std::vector<PipelineInfo>{
+      SpecPipeline("xla-cpu-default",
+                   "XLA's CPU pipeline before layout assignment (RunHloPassesThroughLayoutAssn), "
+                   "with its fixed-point simplification loops",
+                   CpuDefaultSpec),
+      SpecPipeline("xla-gpu-default",
+                   "XLA's GPU pipeline before convolution canonicalization and layout assignment "
+                   "(OptimizeHloModule), with its fixed-point simplification loops",
+                   GpuDefaultSpec),
+      // The fixed point inside xla-cpu-default on its own: a macro-action for
+      // agents (one step runs what XLA repeats until nothing changes).
+      SpecPipeline("xla-cpu-simplification",
+                   "the fixed-point simplification loop of xla-cpu-default (algsimp, dce, "
+                   "while-loop and tuple simplification, reshape-mover, constant folding, ...)",
+                   [] { return Simplification("xla-cpu-simplification"); }),
+      // Where an agent may not add excess precision, this is the default it
+      // can start from (XLA's own compile normalizes the floats again after the
+      // module is handed back).
+      SpecPipeline("xla-cpu-default-exact",
+                   "xla-cpu-default without the passes that change numeric precision (float "
+                   "normalization, operand/result casting)",
+                   CpuDefaultSpec, /*exact=*/true),
+  };
   return *pipelines;
 }
 

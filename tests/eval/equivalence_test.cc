@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "eval/equivalence.h"
 #include "eval/evaluator.h"
 #include "gmock/gmock.h"
@@ -255,6 +256,76 @@ TEST(Equivalence, SignatureMismatchIsNotEquivalent) {
   auto r = CheckEquivalent(**a, **b);
   ASSERT_TRUE(r.ok());
   EXPECT_FALSE(r->equivalent);
+}
+
+// The f64 second look. (x * 2^30 + 1) - x * 2^30 is 1 for every x, but f32
+// rounds the + 1 away: the original misses its own f64 result there.
+std::string CancellationModule(const std::string& root) {
+  return absl::StrCat(R"(HloModule cancel
+ENTRY e {
+  x = f32[64] parameter(0)
+  s = f32[] constant(1073741824)
+  sb = f32[64] broadcast(s), dimensions={}
+  one = f32[] constant(1)
+  ob = f32[64] broadcast(one), dimensions={}
+  half = f32[] constant(0.5)
+  hb = f32[64] broadcast(half), dimensions={}
+  y = f32[64] multiply(x, sb)
+  y1 = f32[64] add(y, ob)
+  c = f32[64] subtract(y1, y)
+  ROOT r = f32[64] )", root, "\n}\n");
+}
+
+TEST(Equivalence, F64ReferenceAcceptsRoundingRejectsErrorsAndSaysWhenItCannotTell) {
+  auto original = ParseModule(CancellationModule("copy(c)"));
+  auto exact = ParseModule(CancellationModule("copy(ob)"));  // what f64 computes
+  auto wrong = ParseModule(CancellationModule("copy(hb)"));
+  ASSERT_TRUE(original.ok() && exact.ok() && wrong.ok()) << original.status();
+  auto by_reference = CheckEquivalent(**original, **exact);
+  ASSERT_TRUE(by_reference.ok()) << by_reference.status();
+  EXPECT_TRUE(by_reference->equivalent);
+  EXPECT_TRUE(by_reference->by_f64_reference);
+  // Off the f64 result too: the original is no better, so nothing is judged
+  // (and nothing is called equivalent).
+  auto cannot_tell = CheckEquivalent(**original, **wrong);
+  ASSERT_TRUE(cannot_tell.ok());
+  EXPECT_FALSE(cannot_tell->equivalent);
+  EXPECT_FALSE(cannot_tell->judged);
+  EXPECT_NE(cannot_tell->message.find("not judged"), std::string::npos);
+  // Without the second look the rounding difference is a mismatch.
+  EquivalenceOptions strict;
+  strict.f64_reference = false;
+  auto plain = CheckEquivalent(**original, **exact, strict);
+  ASSERT_TRUE(plain.ok());
+  EXPECT_FALSE(plain->equivalent);
+  EXPECT_TRUE(plain->judged);
+  // Where the original is accurate, a wrong module is rejected, not excused.
+  auto accurate = ParseModule("HloModule a\nENTRY e {\n  x = f32[8] parameter(0)\n"
+                              "  ROOT y = f32[8] exponential(x)\n}\n");
+  auto mutant = ParseModule("HloModule a\nENTRY e {\n  x = f32[8] parameter(0)\n"
+                            "  e = f32[8] exponential(x)\n  ROOT y = f32[8] multiply(e, e)\n}\n");
+  ASSERT_TRUE(accurate.ok() && mutant.ok());
+  auto rejected = CheckEquivalent(**accurate, **mutant);
+  ASSERT_TRUE(rejected.ok());
+  EXPECT_FALSE(rejected->equivalent);
+  EXPECT_TRUE(rejected->judged);
+  EXPECT_NE(rejected->message.find("matches its f64 reference"), std::string::npos);
+}
+
+TEST(Equivalence, WidenedModuleComputesInF64) {
+  auto module = ParseModule("HloModule w\nENTRY e {\n  x = bf16[4] parameter(0)\n"
+                            "  c = bf16[] constant(3)\n  b = bf16[4] broadcast(c), dimensions={}\n"
+                            "  ROOT y = bf16[4] multiply(x, b)\n}\n");
+  ASSERT_TRUE(module.ok());
+  std::unique_ptr<Module> wide = WidenedToF64(**module);
+  ASSERT_NE(wide, nullptr);
+  for (const auto& instruction : wide->entry_computation()->instructions()) {
+    EXPECT_EQ(instruction->shape().element_type(), PrimitiveType::kF64) << instruction->name();
+  }
+  auto bits = ParseModule("HloModule b\nENTRY e {\n  x = f32[4] parameter(0)\n"
+                          "  ROOT y = s32[4] bitcast-convert(x)\n}\n");
+  ASSERT_TRUE(bits.ok());
+  EXPECT_EQ(WidenedToF64(**bits), nullptr);
 }
 
 TEST(Equivalence, ComparesWithToleranceNanAndInf) {

@@ -221,9 +221,19 @@ def default_suite() -> list[tuple[str, Path]]:
 def family_sample() -> list[tuple[str, Path]]:
     suite = {n for n, _ in default_suite()}
     by_family: dict[str, list] = {}
+    smallest_f32: dict[str, tuple] = {}
     for name, m in corpus_manifest().items():
-        if name not in suite and m["bytes"] <= SAMPLE_MAX_BYTES and (CORPUS / m["path"]).exists():
+        if name in suite or not (CORPUS / m["path"]).exists():
+            continue
+        if m["bytes"] <= SAMPLE_MAX_BYTES:
             by_family.setdefault(m["family"], []).append((zlib.crc32(name.encode()), name, m))
+        if m["config"]["dtype"] == "f32":
+            smallest_f32[m["family"]] = min(smallest_f32.get(m["family"], (m["bytes"], name, m)),
+                                            (m["bytes"], name, m))
+    # Families whose every module is larger (the Keras applications): their smallest f32 module
+    # (deep bf16 nets on random weights are too ill-conditioned for any comparison).
+    for fam, entry in smallest_f32.items():
+        by_family.setdefault(fam, [entry])
     out = []
     for fam in sorted(by_family):
         for _, name, m in sorted(by_family[fam])[:SAMPLE_PER_FAMILY]:
