@@ -494,7 +494,8 @@ std::string FormatReport(const EvalReport& report, bool show_passes) {
   }
   absl::StrAppend(&out, "equivalence check: ", report.equivalence_check, "; ", judged,
                   " equivalent, ", not_judged,
-                  " not judged (the original misses its own f64 reference on the inputs)\n");
+                  " not judged (rows marked undecided: the check could not tell, e.g. the original "
+                  "misses its own f64 result on these inputs)\n");
   std::vector<double> search_times;
   int rejected = 0;
   for (const BenchmarkRow& row : report.rows) {

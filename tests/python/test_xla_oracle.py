@@ -302,7 +302,7 @@ def f64_reference_check(text: str, inputs, ours, theirs) -> tuple[bool, str]:
     ref = _run_in_f64(text, inputs)
     notes = []
     for i, (a, b, r) in enumerate(zip(ours, theirs, ref)):
-        if a.dtype.kind not in "fc":
+        if a.dtype.kind not in "fc" and str(a.dtype) != "bfloat16":
             if not np.array_equal(a, b):
                 return False, f"leaf {i}: integers differ"
             continue
@@ -398,9 +398,16 @@ def second_look(text: str, inputs, ours, theirs, low: bool) -> tuple[bool, str]:
         [a], [b], all_low_precision=low).ok for a, b in zip(ours, theirs))
     if not float_bad:
         return argmax_tie_check(text, inputs, ours, theirs, low)
-    if low:
-        return False, "low-precision float outputs out of tolerance"
     return f64_reference_check(text, inputs, ours, theirs)
+
+
+def xla_misses_f64(text: str, inputs, theirs, low: bool) -> str:
+    """Why the comparison cannot judge: XLA's own outputs are out of tolerance of the module
+    computed in f64 (the graph amplifies rounding on these inputs), or "" when they are not."""
+    import numpy as np
+    ref = [np.asarray(r).astype(t.dtype) for r, t in zip(_run_in_f64(text, inputs), theirs)]
+    c = xla_runtime.compare_outputs(theirs, ref, all_low_precision=low)
+    return "" if c.ok else f"XLA's own result misses its f64 result: {c.message}"
 
 
 def test_enough_modules_compared():
@@ -413,6 +420,14 @@ def test_enough_modules_compared():
 # the second look below: the GRU is as close to the f64 result as XLA is, the token is a
 # three-way tie within one or two bf16 ulps of the logits.)
 KNOWN_MISMATCHES: dict[str, str] = {}
+
+# Modules whose comparison cannot judge anything (ARCHITECTURE.md: "not judged", never an
+# agreement): the tolerance and the second look both fail and XLA's own output is out of
+# tolerance of the same module computed in f64, so rounding decides. The test fails on a
+# not-judged module that is not listed here (none today: the sample's deep Keras nets on random
+# weights pass the second look, hlogym as close to the f64 result as XLA), and on a listed one
+# that agrees with XLA outright (then take it off the list).
+NOT_JUDGED: dict[str, str] = {}
 
 
 def compared_params():
@@ -439,6 +454,7 @@ def test_same_results_on_xla(key, path, with_optimized, tmp_path):
         Report.data["results"]["not_compared"].append({"module": key, "reason": why})
     else:
         c = xla_runtime.compare_outputs(ours, theirs, all_low_precision=low)
+        unjudgeable = ""
         if not c.ok:
             passed, note = second_look(text, inputs, ours, theirs, low)
             Report.data["results"].setdefault("second_looks", {})[key] = {
@@ -447,6 +463,14 @@ def test_same_results_on_xla(key, path, with_optimized, tmp_path):
                 c.ok, c.message = True, f"within tolerance on a second look: {note}"
             else:
                 c.message += f" (second look: {note})"
+                unjudgeable = xla_misses_f64(text, inputs, theirs, low)
+            if unjudgeable:
+                Report.data["results"].setdefault("not_judged", {})[key] = unjudgeable
+                assert key in NOT_JUDGED, f"not judged and not listed in NOT_JUDGED: {unjudgeable}"
+                c.ok, c.message = True, f"not judged ({NOT_JUDGED[key]}): {unjudgeable}"
+        if key in NOT_JUDGED and c.ok and not unjudgeable and key not in Report.data["results"].get(
+                "second_looks", {}):
+            failures.append(f"{key} is listed in NOT_JUDGED but now agrees with XLA: unlist it")
         Report.note_comparison(key, "original", c)
         if not c.ok:
             failures.append(f"hlogym vs XLA on the original: {c.message}")
