@@ -162,6 +162,17 @@ class Agent {
   AgentOptions options_;
 };
 
+// The structural fingerprint of an environment's current module (what the
+// searches use to recognize a visited state).
+inline const Fingerprint& FingerprintOf(const Environment& env) {
+  return env.state()->fingerprint();
+}
+
+// Wall-clock seconds since `start`.
+inline double SecondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
 // "auto" (the shipped default agent, auto_agent.h; "auto:PRIOR" with another
 // prior), "default" (the xla-cpu-default pipeline as one step), "random",
 // "greedy", "beam", "evo", or "PREFIX:ARG" for a prefix registered below;

@@ -19,12 +19,6 @@ namespace {
 constexpr std::string_view kDefaultPipeline = "xla-cpu-default";
 constexpr std::string_view kExactPipeline = "xla-cpu-default-exact";
 
-double SecondsSince(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
-const Fingerprint& FingerprintOf(const Environment& env) { return env.state()->fingerprint(); }
-
 }  // namespace
 
 // ---------------------------------------------------------------------------

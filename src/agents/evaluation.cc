@@ -213,10 +213,6 @@ absl::StatusOr<std::vector<std::string>> ResolveSuite(const std::vector<std::str
 
 namespace {
 
-double SecondsSince(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
 absl::Status WriteResult(const std::string& dir, const BenchmarkRow& row, const Environment& env) {
   std::error_code ec;
   fs::create_directories(dir, ec);

@@ -31,8 +31,6 @@ const PassRegistry& PipelineRegistry(const std::string& pipeline) {
   return *registry;
 }
 
-const Fingerprint& FingerprintOf(const Environment& env) { return env.state()->fingerprint(); }
-
 }  // namespace
 
 // ---------------------------------------------------------------------------
