@@ -18,7 +18,7 @@ void BM_Evaluate(benchmark::State& state, const std::string& file, int threads) 
     state.SkipWithError(std::string(module.status().message()).c_str());
     return;
   }
-  std::vector<Literal> args = MakeRandomArguments(**module, 0);
+  std::vector<Literal> args = *MakeRandomArguments(**module, 0);
   EvaluatorOptions options;
   options.num_threads = threads;
   for (auto _ : state) {

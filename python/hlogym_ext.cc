@@ -11,10 +11,13 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "eval/npy_io.h"
+#include "eval/random_inputs.h"
 #include "gym/environment.h"
 #include "gym/vec_env.h"
 #include "hlo/opcode.h"
 #include "passes/registry.h"
+#include "text/parser.h"
 #include "text/printer.h"
 
 namespace py = pybind11;
@@ -33,6 +36,9 @@ namespace {
       throw py::value_error(message);
     case absl::StatusCode::kOutOfRange:
       throw py::index_error(message);
+    case absl::StatusCode::kResourceExhausted:
+      py::set_error(PyExc_MemoryError, message.c_str());
+      throw py::error_already_set();
     default:
       throw std::runtime_error(message);
   }
@@ -176,6 +182,32 @@ PYBIND11_MODULE(_hlogym, m) {
     return names;
   });
   m.attr("num_opcodes") = kOpcodeCount;
+  m.def(
+      "random_inputs",
+      [](const std::string& text, uint64_t seed) {
+        std::unique_ptr<Module> module = Unwrap(ParseModule(text, "random_inputs"));
+        py::list leaves;
+        for (const Literal& argument : Unwrap(MakeRandomArguments(*module, seed))) {
+          std::vector<const Literal*> stack = {&argument};
+          while (!stack.empty()) {  // depth-first, tuple elements in order
+            const Literal* literal = stack.back();
+            stack.pop_back();
+            if (literal->shape().IsTuple()) {
+              const auto& elements = literal->tuple_elements();
+              for (auto it = elements.rbegin(); it != elements.rend(); ++it) stack.push_back(&*it);
+            } else if (literal->shape().IsArray()) {
+              leaves.append(py::make_tuple(
+                  std::string(PrimitiveTypeName(literal->shape().element_type())),
+                  py::bytes(Unwrap(EncodeNpy(*literal)))));
+            }
+          }
+        }
+        return leaves;
+      },
+      py::arg("hlo_text"), py::arg("seed") = 0,
+      "The entry parameters' seeded random inputs (src/eval/random_inputs.h, the generator "
+      "`hlogym run --seed` uses), one (element type, .npy bytes) pair per array leaf, tuples "
+      "flattened depth-first.");
   m.def("data_root", &DataRoot);
   m.def("resolve_benchmark", [](const std::string& spec) {
     return Unwrap(ResolveBenchmarkPath(spec));

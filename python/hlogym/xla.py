@@ -45,7 +45,6 @@ import shutil
 import statistics
 import subprocess
 import time as _time
-import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
@@ -200,8 +199,8 @@ class Xla:
         module = self.parse(text_or_module) if isinstance(text_or_module, str) else text_or_module
         opts = self._xc.CompileOptions()
         if options:
-            def value(v):
-                return str(v).lower() if isinstance(v, bool) else str(v)
+            def value(v):  # jaxlib takes bools as bools, the rest as text
+                return v if isinstance(v, bool) else str(v)
             opts.env_option_overrides = [(str(k), value(v)) for k, v in options.items()]
         try:
             stablehlo = self._mlir.hlo_to_stablehlo(module.as_serialized_hlo_module_proto())
@@ -211,12 +210,18 @@ class Xla:
 
     # inputs / run / time
     def random_inputs(self, text_or_module, seed: int = 0) -> list[np.ndarray]:
-        """Deterministic inputs, one per parameter leaf: floats uniform in [-1, 1], integers
-        uniform in [0, 7] (clipped to the type; XLA clamps out-of-range indices), pred fair
-        coin flips. Leaf i is drawn from its own stream (seed, i, shape, type), so it does not
-        depend on the other parameters."""
+        """Deterministic inputs, one per parameter leaf (tuples flattened): the C++ generator
+        that `hlogym run --seed` and the equivalence checker use (src/eval/random_inputs.h
+        states its rules: floats in [-1, 1] except those reaching sqrt/rsqrt/log, a divisor or
+        a power's base, which are drawn from [0.5, 1.5]; indices in bounds), so the same seed
+        gives the same inputs on both sides."""
+        text = text_or_module if isinstance(text_or_module, str) else text_or_module.to_string()
+        inputs = random_inputs(text, seed)
         params, _ = self.signature(text_or_module)
-        return [random_array(leaf, seed, i) for i, leaf in enumerate(params)]
+        if [tuple(a.shape) for a in inputs] != [tuple(p.shape) for p in params]:
+            raise XlaError(f"hlogym's inputs {[a.shape for a in inputs]} do not fit XLA's "
+                           f"parameters {[p.shape for p in params]}")
+        return inputs
 
     def put(self, inputs: Sequence[np.ndarray]) -> list:
         return [self._jax.device_put(np.asarray(a), self.device) for a in inputs]
@@ -271,20 +276,22 @@ class Xla:
         return times
 
 
-def random_array(leaf: Leaf, seed: int, index: int) -> np.ndarray:
-    key = f"{seed}/{index}/{leaf.element_type}{list(leaf.shape)}".encode()
-    rng = np.random.default_rng([seed & 0xFFFFFFFF, index, zlib.crc32(key)])
-    dt = leaf.dtype
-    if leaf.element_type == "pred" or dt == np.bool_:
-        return rng.integers(0, 2, size=leaf.shape).astype(np.bool_)
-    if dt.kind in "iu":
-        hi = min(7, np.iinfo(dt).max)
-        return rng.integers(0, hi + 1, size=leaf.shape).astype(dt)
-    if dt.kind == "c":
-        re_ = rng.uniform(-1, 1, size=leaf.shape)
-        im = rng.uniform(-1, 1, size=leaf.shape)
-        return (re_ + 1j * im).astype(dt)
-    return rng.uniform(-1.0, 1.0, size=leaf.shape).astype(dt)
+def random_inputs(text: str, seed: int = 0) -> list[np.ndarray]:
+    """The seeded inputs of hlogym's generator for a module's entry parameters, one array per
+    leaf (needs the C++ extension, not jaxlib); XlaError when hlogym cannot parse the text."""
+    import io
+
+    from . import _hlogym
+    try:
+        leaves = _hlogym.random_inputs(text, seed)
+    except ValueError as e:
+        raise XlaError(f"hlogym cannot read the module to draw its inputs: {e}") from e
+    out = []
+    for element_type, npy in leaves:
+        a = np.load(io.BytesIO(npy), allow_pickle=False)
+        raw = _RAW_TYPES.get(element_type)
+        out.append(a.view(raw) if raw is not None else a)
+    return out
 
 
 def median(xs: Sequence[float]) -> float:
@@ -341,6 +348,9 @@ class Comparison:
     # Set by agree(): the outputs differ from the original's but agree with the original
     # computed without rounding to low precision (see widened_to_f32).
     excess_precision: bool = False
+    # Set by agree(): False when the original's outputs are vacuous on these inputs
+    # (vacuous_reason), so equal outputs are no evidence; ok is False then too.
+    judged: bool = True
 
 
 def _is_float(a: np.ndarray) -> bool:
@@ -426,6 +436,34 @@ def compare_outputs(actual: Sequence[np.ndarray], expected: Sequence[np.ndarray]
     return c
 
 
+def vacuous_reason(reference: Sequence[np.ndarray], inputs: Sequence[np.ndarray]) -> str:
+    """Why comparing against `reference` (the original module's outputs on `inputs`) would be
+    vacuous, or "" when it is not; the same rule as the C++ VacuousOutputReason
+    (src/eval/equivalence.h): a float output leaf with no finite element, or every output leaf
+    constant (one of them with two or more elements) while some input varies."""
+    reference = [np.asarray(r) for r in reference]
+    for i, r in enumerate(reference):
+        if r.size and _is_float(r):
+            x = np.abs(r.astype(np.complex128 if r.dtype.kind == "c" else np.float64))
+            if not np.isfinite(x).any():
+                nans = int(np.isnan(x).sum())
+                what = "NaN" if nans == r.size else "infinite" if nans == 0 else "NaN or infinite"
+                return f"output {i} {r.dtype}{list(r.shape)} of the original is all {what}"
+    def constant(a):
+        flat = np.ascontiguousarray(a).reshape(-1)
+        return flat.size < 2 or bool((flat.view(np.uint8).reshape(flat.size, -1) ==
+                                      flat[:1].view(np.uint8)).all())
+    if not reference or not all(constant(r) for r in reference):
+        return ""
+    if not any(r.size >= 2 for r in reference):
+        return ""
+    if all(constant(a) for a in inputs):
+        return ""
+    first = reference[0].reshape(-1)
+    return (f"every output of the original is constant (output 0 is all "
+            f"{first[0] if first.size else 'empty'}) although the inputs vary")
+
+
 def computes_in_low_precision(text: str) -> bool:
     """Whether any shape in the module text is bf16/f16/f8 (then every float output is
     compared at the low-precision tolerance)."""
@@ -445,12 +483,18 @@ def widened_to_f32(text: str) -> str | None:
 
 def agree(x: "Xla", got: Sequence[np.ndarray], want: Sequence[np.ndarray], original: str,
           inputs: Sequence[np.ndarray], options: dict | None = None) -> Comparison:
-    """compare_outputs(got, want) for outputs of an optimized module and of its original,
-    with a second look for low-precision graphs: outputs that miss the original's but are
+    """compare_outputs(got, want) for outputs of an optimized module and of its original: not
+    judged (ok and judged False) when the original's outputs are vacuous (vacuous_reason), and
+    a second look for low-precision graphs: outputs that miss the original's but are
     within tolerance of the original computed in f32 (widened_to_f32, same inputs) agree, and
     the result says so (excess_precision)."""
     low = computes_in_low_precision(original)
     c = compare_outputs(got, want, all_low_precision=low)
+    vacuous = vacuous_reason(want, inputs)
+    if c.ok and vacuous:
+        c.ok, c.judged = False, False
+        c.message = f"not judged: {vacuous} on these inputs, so equal outputs are no evidence"
+        return c
     widened = widened_to_f32(original) if low and not c.ok else None
     if widened is None:
         return c
@@ -474,4 +518,4 @@ def agree(x: "Xla", got: Sequence[np.ndarray], want: Sequence[np.ndarray], origi
 
 __all__ = ["Xla", "XlaError", "Leaf", "Comparison", "agree", "available_platforms",
            "compare_outputs", "computes_in_low_precision", "widened_to_f32", "io_leaves", "load_io_dir", "median", "pin_threads",
-           "random_array", "read_module_text", "PLATFORMS", "LOW_PRECISION"]
+           "random_inputs", "read_module_text", "vacuous_reason", "PLATFORMS", "LOW_PRECISION"]

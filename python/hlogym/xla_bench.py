@@ -38,6 +38,8 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
+
 REPO = Path(__file__).resolve().parents[2]
 HLOGYM = REPO / "build" / "hlogym"
 CORPUS = REPO / "datasets" / "corpus"
@@ -210,12 +212,14 @@ def bench_module(x, row: dict, args) -> dict:
     (made by module_texts or read from an export); the texts are dropped from the result."""
     from . import xla
     texts = row.pop("texts")
+    inputs = row.pop("inputs", None)  # drawn on the exporting machine (read_export)
     exes, row["compile_s"] = {}, {}
     for k, t in texts.items():
         t0 = time.perf_counter()
         exes[k] = x.compile(t, FAST_COMPILE if args.fast_compile else None)
         row["compile_s"][k] = time.perf_counter() - t0
-    inputs = x.random_inputs(texts["original"], seed=args.seed)
+    if inputs is None:
+        inputs = x.random_inputs(texts["original"], seed=args.seed)
     outs = {k: x.run(e, inputs) for k, e in exes.items()}
     row["agree"] = {}
     for k in exes:
@@ -242,8 +246,10 @@ def bench_module(x, row: dict, args) -> dict:
 EXPORT_INDEX = "export.json"
 
 
-def write_export(directory: Path, rows: list[dict], config: dict) -> None:
-    """DIR/<module>.<variant>.hlo.gz per text plus DIR/export.json (op counts, passes)."""
+def write_export(directory: Path, rows: list[dict], config: dict, seed: int) -> None:
+    """DIR/<module>.<variant>.hlo.gz per text, DIR/<module>.inputs.npz (hlogym's seeded inputs,
+    drawn here: the other machine has no hlogym) plus DIR/export.json (op counts, passes)."""
+    from . import xla
     directory.mkdir(parents=True, exist_ok=True)
     index = []
     for row in rows:
@@ -253,6 +259,13 @@ def write_export(directory: Path, rows: list[dict], config: dict) -> None:
             file = f"{row['module']}.{variant}.hlo.gz"
             (directory / file).write_bytes(gzip.compress(text.encode(), mtime=0))
             entry["files"][variant] = file
+        inputs = xla.random_inputs(row["texts"]["original"], seed)
+        entry["inputs"] = {"file": f"{row['module']}.inputs.npz", "seed": seed,
+                           "dtypes": [str(a.dtype) for a in inputs]}
+        # Raw bits for the types numpy cannot store (bf16, f8): viewed back by read_export.
+        with open(directory / entry["inputs"]["file"], "wb") as f:
+            np.savez(f, *[a.view(f"u{a.dtype.itemsize}") if a.dtype.kind == "V" else a
+                          for a in inputs])
         index.append(entry)
     tmp = directory / (EXPORT_INDEX + ".tmp")
     tmp.write_text(json.dumps({"config": config, "modules": index}, indent=1) + "\n")
@@ -260,7 +273,9 @@ def write_export(directory: Path, rows: list[dict], config: dict) -> None:
 
 
 def read_export(directory: Path) -> list[dict]:
-    """Rows as module_texts makes them, from write_export's folder."""
+    """Rows as module_texts makes them, with the inputs drawn there, from write_export's
+    folder."""
+    import ml_dtypes  # noqa: F401  (registers bfloat16 and the f8 types with numpy)
     index = directory / EXPORT_INDEX
     if not index.is_file():
         raise FileNotFoundError(f"{index} is missing (make one with --export {directory})")
@@ -269,6 +284,10 @@ def read_export(directory: Path) -> list[dict]:
         files = entry.pop("files")
         entry["texts"] = {v: gzip.decompress((directory / f).read_bytes()).decode()
                           for v, f in files.items()}
+        saved = entry.pop("inputs")
+        with np.load(directory / saved["file"], allow_pickle=False) as npz:
+            arrays = [npz[f"arr_{i}"] for i in range(len(saved["dtypes"]))]
+        entry["inputs"] = [a.view(np.dtype(t)) for a, t in zip(arrays, saved["dtypes"])]
         rows.append(entry)
     return rows
 
@@ -443,7 +462,7 @@ def main(argv=None) -> int:
             except MissingSequence as e:
                 skipped.append(name)
                 print(f"# {e.args[0]}", file=sys.stderr)
-        write_export(Path(args.export), rows, {"agent": agent, "skipped": skipped})
+        write_export(Path(args.export), rows, {"agent": agent, "skipped": skipped}, args.seed)
         print(f"# exported {len(rows)} modules ({len(skipped)} skipped) to {args.export}")
         return 0
 

@@ -18,6 +18,7 @@ bool IsBadInput(const absl::Status& status) {
     case absl::StatusCode::kOutOfRange:
     case absl::StatusCode::kFailedPrecondition:
     case absl::StatusCode::kUnimplemented:
+    case absl::StatusCode::kResourceExhausted:  // over a memory limit the user can raise
       return true;
     default:
       return false;

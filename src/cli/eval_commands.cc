@@ -28,9 +28,20 @@ namespace hlogym::cli {
 namespace {
 
 inline constexpr int kExitDifferent = 3;
-// The original's own outputs miss its f64 reference on these inputs: the
-// comparison cannot tell (EquivalenceResult::judged).
+// The comparison cannot tell (EquivalenceResult::judged): the original's own
+// outputs miss its f64 reference, or are vacuous, on these inputs.
 inline constexpr int kExitNotJudged = 4;
+
+// --max-memory GIB (0: the evaluator's default, half the machine's memory).
+int64_t MaxBytes(double gib) {
+  return gib > 0 ? static_cast<int64_t>(gib * (int64_t{1} << 30)) : DefaultEvaluatorMaxBytes();
+}
+
+void AddMaxMemoryOption(CLI::App* command, double& gib) {
+  command->add_option("--max-memory", gib,
+                      "GiB of array data the evaluator may hold; a module needing more fails "
+                      "with exit 2 naming the instruction (default: half the machine's memory)");
+}
 
 struct RunOptions {
   std::string input;
@@ -40,6 +51,7 @@ struct RunOptions {
   std::string save_outputs;  // directory for out[.i...].npy + outputs.json
   std::string io;            // both of the above into one directory
   std::string inputs;        // read the arguments from here instead
+  double max_memory_gib = 0;
 };
 
 nlohmann::json LeafJson(const NpyLeaf& leaf) {
@@ -121,7 +133,13 @@ int RunRun(const RunOptions& options) {
   } else {
     RandomInputOptions inputs;
     inputs.positive_floats = options.positive;
-    args = MakeRandomArguments(**module, options.seed, inputs);
+    inputs.max_bytes = MaxBytes(options.max_memory_gib);
+    auto drawn = MakeRandomArguments(**module, options.seed, inputs);
+    if (!drawn.ok()) {
+      return ReportError(absl::Status(drawn.status().code(),
+                                      absl::StrCat(options.input, ": error: ", drawn.status().message())));
+    }
+    args = *std::move(drawn);
   }
   for (const std::string& dir : {options.save_inputs, options.io}) {
     if (dir.empty()) continue;
@@ -130,10 +148,12 @@ int RunRun(const RunOptions& options) {
       return kExitInternal;
     }
   }
-  auto result = Evaluate(**module, args);
+  EvaluatorOptions evaluator;
+  evaluator.max_bytes = MaxBytes(options.max_memory_gib);
+  auto result = Evaluate(**module, args, evaluator);
   if (!result.ok()) {
-    std::cerr << options.input << ": error: " << result.status().message() << "\n";
-    return kExitInternal;
+    return ReportError(absl::Status(result.status().code(),
+                                    absl::StrCat(options.input, ": error: ", result.status().message())));
   }
   for (const std::string& dir : {options.save_outputs, options.io}) {
     if (dir.empty()) continue;
@@ -153,6 +173,7 @@ struct EquivOptions {
   double rtol = 1e-3;
   double atol = 1e-5;
   bool positive = false;
+  double max_memory_gib = 0;
 };
 
 int RunEquiv(const EquivOptions& options) {
@@ -166,11 +187,9 @@ int RunEquiv(const EquivOptions& options) {
   eq.rtol = options.rtol;
   eq.atol = options.atol;
   eq.inputs.positive_floats = options.positive;
+  eq.inputs.max_bytes = eq.evaluator.max_bytes = MaxBytes(options.max_memory_gib);
   auto result = CheckEquivalent(**a, **b, eq);
-  if (!result.ok()) {
-    std::cerr << "error: " << result.status().message() << "\n";
-    return kExitInternal;
-  }
+  if (!result.ok()) return ReportError(result.status());
   if (!result->judged) {
     std::cout << "NOT JUDGED: " << result->message << "\n";
     return kExitNotJudged;
@@ -183,6 +202,7 @@ int RunEquiv(const EquivOptions& options) {
     }
     std::cout << "equivalent (" << eq.trials << " trial(s), max relative error "
               << result->max_relative_error << ")\n";
+    if (!result->ties.empty()) std::cout << "  up to ties: " << result->ties << "\n";
     return kExitOk;
   }
   std::cout << "NOT equivalent";
@@ -209,13 +229,15 @@ void RegisterEvalCommands(CLI::App& app) {
   run->add_option("--inputs", run_options->inputs,
                   "Read the arguments from DIR/arg<P>[.i...].npy instead of drawing them "
                   "from --seed");
+  AddMaxMemoryOption(run, run_options->max_memory_gib);
   SetAction(run, [run_options] { return RunRun(*run_options); });
 
   auto equiv_options = std::make_shared<EquivOptions>();
   CLI::App* equiv = app.add_subcommand(
       "equiv",
       "Check that two modules compute the same outputs on seeded random inputs.\n"
-      "Exit status: 0 equivalent, 3 different, 2 bad input, 1 evaluation failure.");
+      "Exit status: 0 equivalent, 3 different, 4 not judged, 2 bad input (or over --max-memory),\n"
+      "1 evaluation failure.");
   equiv->add_option("a", equiv_options->a, "First module")->required();
   equiv->add_option("b", equiv_options->b, "Second module")->required();
   equiv->add_option("--seed", equiv_options->seed, "Seed of the first trial (default 0)");
@@ -223,6 +245,7 @@ void RegisterEvalCommands(CLI::App& app) {
   equiv->add_option("--rtol", equiv_options->rtol, "Relative tolerance for floats (default 1e-3)");
   equiv->add_option("--atol", equiv_options->atol, "Absolute tolerance for floats (default 1e-5)");
   equiv->add_flag("--positive", equiv_options->positive, "Float inputs in [0.5, 1.5]");
+  AddMaxMemoryOption(equiv, equiv_options->max_memory_gib);
   SetAction(equiv, [equiv_options] { return RunEquiv(*equiv_options); });
 }
 

@@ -1,11 +1,17 @@
-// list-passes and opt: the pass registry and XLA's hlo-opt, hlogym style.
+// list-passes, opt and fuzz-passes: the pass registry, XLA's hlo-opt,
+// hlogym style, and differential fuzzing of the passes.
+#include <filesystem>
 #include <iostream>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "analysis/verifier.h"
+#include "absl/strings/str_join.h"
 #include "cli/commands.h"
+#include "gym/benchmark.h"
+#include "gym/pass_fuzzer.h"
 #include "nlohmann/json.hpp"
 #include "passes/registry.h"
 #include "text/file_io.h"
@@ -13,6 +19,9 @@
 
 namespace hlogym::cli {
 namespace {
+
+// fuzz-passes found failing sequences (as `equiv` exits 3 on a difference).
+inline constexpr int kExitFuzzFailures = 3;
 
 int RunListPasses(bool json) {
   const PassRegistry& registry = PassRegistry::Builtin();
@@ -112,6 +121,112 @@ int RunOpt(const OptOptions& options) {
   return kExitOk;
 }
 
+struct FuzzOptions {
+  std::vector<std::string> modules;
+  int64_t max_ops = 1500;
+  std::string out;
+  bool json = false;
+  PassFuzzOptions fuzz;
+};
+
+// Smoke modules and corpus modules of at most max_ops instructions.
+absl::StatusOr<std::vector<std::string>> DefaultFuzzModules(int64_t max_ops) {
+  absl::StatusOr<std::vector<std::string>> smoke = ExpandBenchmarkLocs({"datasets/smoke"});
+  if (!smoke.ok()) return smoke.status();
+  std::vector<std::string> modules = *smoke;
+  for (const std::string& name : CorpusBenchmarkNames()) {
+    absl::StatusOr<Benchmark> benchmark = LoadBenchmark(name);
+    if (!benchmark.ok()) return benchmark.status();
+    if (benchmark->initial->op_count() <= max_ops) modules.push_back(name);
+  }
+  return modules;
+}
+
+nlohmann::json FailureJson(const PassFuzzFailure& failure) {
+  return {{"module", failure.module},        {"path", failure.path},
+          {"sequence", failure.sequence_index}, {"kind", failure.kind},
+          {"message", failure.message},      {"passes", failure.passes},
+          {"drawn", failure.drawn}};
+}
+
+// DIR/report.json, and per failure DIR/failure-K/{module.hlo, passes.txt,
+// failure.json}: the input module and the minimal sequence that fails.
+absl::Status WriteReproducers(const std::string& dir, const PassFuzzReport& report,
+                              const nlohmann::json& summary) {
+  std::error_code created;
+  std::filesystem::create_directories(dir, created);
+  if (created) return absl::InvalidArgumentError(absl::StrCat(dir, ": ", created.message()));
+  for (size_t k = 0; k < report.failures.size(); ++k) {
+    const PassFuzzFailure& failure = report.failures[k];
+    const std::filesystem::path folder = std::filesystem::path(dir) / absl::StrCat("failure-", k);
+    std::error_code error;
+    std::filesystem::create_directories(folder, error);
+    if (error) return absl::InternalError(absl::StrCat(folder.string(), ": ", error.message()));
+    absl::StatusOr<Benchmark> benchmark = LoadBenchmark(failure.module);
+    if (!benchmark.ok()) return benchmark.status();
+    for (const auto& [file, contents] :
+         {std::pair<std::string, std::string>{"module.hlo", PrintModule(benchmark->initial->module())},
+          {"passes.txt", absl::StrJoin(failure.passes, ",") + "\n"},
+          {"failure.json", FailureJson(failure).dump(2) + "\n"}}) {
+      if (absl::Status s = WriteTextFileAtomically((folder / file).string(), contents); !s.ok()) {
+        return s;
+      }
+    }
+  }
+  return WriteTextFileAtomically((std::filesystem::path(dir) / "report.json").string(),
+                                 summary.dump(2) + "\n");
+}
+
+int RunFuzzPasses(const FuzzOptions& options) {
+  absl::StatusOr<std::vector<std::string>> modules =
+      options.modules.empty() ? DefaultFuzzModules(options.max_ops)
+                              : ExpandBenchmarkLocs(options.modules);
+  if (!modules.ok()) return ReportError(modules.status());
+  absl::StatusOr<PassFuzzReport> report =
+      FuzzPasses(*modules, options.fuzz, [&](const PassFuzzReport& r) {
+        if (r.sequences % 1000 == 0) {
+          std::cerr << "fuzz-passes: " << r.sequences << " sequences, " << r.pass_runs
+                    << " pass runs, " << r.failures.size() << " failing, " << r.seconds << " s\n";
+        }
+      });
+  if (!report.ok()) return ReportError(report.status());
+  nlohmann::json failures = nlohmann::json::array();
+  for (const PassFuzzFailure& failure : report->failures) failures.push_back(FailureJson(failure));
+  nlohmann::json summary = {{"modules", report->modules},
+                            {"sequences", report->sequences},
+                            {"seed", options.fuzz.seed},
+                            {"pass_runs", report->pass_runs},
+                            {"changed_runs", report->changed_runs},
+                            {"equivalence_checks", report->equivalence_checks},
+                            {"not_judged", report->not_judged},
+                            {"skipped_runs", report->skipped_runs},
+                            {"vacuous_modules", report->vacuous_modules},
+                            {"seconds", report->seconds},
+                            {"failures", failures}};
+  if (!options.out.empty()) {
+    if (absl::Status s = WriteReproducers(options.out, *report, summary); !s.ok()) {
+      return ReportError(s);
+    }
+  }
+  if (options.json) {
+    std::cout << summary.dump(2) << "\n";
+  } else {
+    std::cout << report->sequences << " (module, sequence) checks over " << report->modules
+              << " modules: " << report->pass_runs << " pass runs, " << report->changed_runs
+              << " changed the module and were compared (" << report->not_judged
+              << " not judged), " << report->skipped_runs
+              << " skipped (precision-changing passes on low-precision modules), "
+              << report->failures.size() << " failing, " << report->seconds << " s\n";
+    for (const PassFuzzFailure& failure : report->failures) {
+      std::cout << "FAIL " << failure.kind << ": " << failure.module << " (sequence "
+                << failure.sequence_index << "): " << failure.message << "\n  reproduce: hlogym opt "
+                << failure.path << " --verify-each --passes=" << absl::StrJoin(failure.passes, ",")
+                << "\n";
+    }
+  }
+  return report->failures.empty() ? kExitOk : kExitFuzzFailures;
+}
+
 }  // namespace
 
 void RegisterPassCommands(CLI::App& app) {
@@ -130,6 +245,29 @@ void RegisterPassCommands(CLI::App& app) {
   opt->add_flag("--explain", opt_options->explain,
                 "Print the passes the pipeline runs and those it lacks (to stderr)");
   SetAction(opt, [opt_options] { return RunOpt(*opt_options); });
+
+  auto fuzz_options = std::make_shared<FuzzOptions>();
+  CLI::App* fuzz = app.add_subcommand(
+      "fuzz-passes",
+      "Differential fuzzing: random pass sequences on modules, each pass checked (success, "
+      "changed flag, verifier, same results); failing sequences minimized.\n"
+      "Exit status: 0 no failure, 3 failures found, 2 bad input.");
+  fuzz->add_option("modules", fuzz_options->modules,
+                   "Benchmark specs, suites or folders (default: the smoke modules and the corpus "
+                   "modules of at most --max-ops instructions)");
+  fuzz->add_option("--sequences", fuzz_options->fuzz.sequences,
+                   "(module, sequence) checks to run (default 1000)");
+  fuzz->add_option("--seed", fuzz_options->fuzz.seed, "Seed of the draws (default 0)");
+  fuzz->add_option("--min-length", fuzz_options->fuzz.min_length, "Shortest sequence (default 1)");
+  fuzz->add_option("--max-length", fuzz_options->fuzz.max_length, "Longest sequence (default 20)");
+  fuzz->add_option("--max-ops", fuzz_options->max_ops,
+                   "Largest default corpus module, in instructions (default 1500)");
+  fuzz->add_option("--time-limit", fuzz_options->fuzz.time_limit_seconds,
+                   "Start no sequence after this many seconds (default: none)");
+  fuzz->add_option("--out", fuzz_options->out,
+                   "Write DIR/report.json and a reproducer per failure (DIR/failure-K/)");
+  fuzz->add_flag("--json", fuzz_options->json, "Print the report as JSON");
+  SetAction(fuzz, [fuzz_options] { return RunFuzzPasses(*fuzz_options); });
 }
 
 }  // namespace hlogym::cli

@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <complex>
 #include <limits>
+#include <optional>
+#include <utility>
 
-#include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
@@ -14,126 +16,6 @@
 
 namespace hlogym {
 namespace {
-
-using eval::Mix64;
-
-bool IsIndexOperand(const Instruction& user, int64_t operand_index) {
-  switch (user.opcode()) {
-    case Opcode::kGather: return operand_index == 1;
-    case Opcode::kDynamicSlice: return operand_index >= 1;
-    case Opcode::kDynamicUpdateSlice: return operand_index >= 2;
-    case Opcode::kScatter: return operand_index == (user.operand_count() - 1) / 2;
-    default: return false;
-  }
-}
-
-// The smallest dimension (>= 1) of what `user` indexes into.
-int64_t IndexBound(const Instruction& user) {
-  const Shape& s = user.operand(0)->shape();
-  int64_t bound = std::numeric_limits<int64_t>::max();
-  if (s.IsArray()) {
-    for (int64_t d : s.dimensions()) {
-      if (d >= 1) bound = std::min(bound, d);
-    }
-  }
-  return bound == std::numeric_limits<int64_t>::max() ? 1 : bound;
-}
-
-// Walks the uses of `start` forward, to depth 12: into the parameters of
-// called computations (call, fusion) and through every user for which
-// `follows(user, operand_index)` holds. `visit(user, operand_index)` sees each
-// use first; returning true ends the walk.
-template <typename Follows, typename Visit>
-void WalkUses(const Instruction* start, Follows follows, Visit visit) {
-  std::vector<std::pair<const Instruction*, int>> stack = {{start, 0}};
-  absl::flat_hash_map<const Instruction*, bool> seen;
-  while (!stack.empty()) {
-    auto [instr, depth] = stack.back();
-    stack.pop_back();
-    if (seen[instr] || depth > 12) continue;
-    seen[instr] = true;
-    for (const Instruction* user : instr->users()) {
-      for (int64_t i = 0; i < user->operand_count(); ++i) {
-        if (user->operand(i) != instr) continue;
-        if (visit(*user, i)) return;
-        if (user->opcode() == Opcode::kCall || user->opcode() == Opcode::kFusion) {
-          if (!user->called_computations().empty() &&
-              i < user->called_computations()[0]->num_parameters()) {
-            stack.push_back({user->called_computations()[0]->parameter_instruction(i), depth + 1});
-          }
-        } else if (follows(*user, i)) {
-          stack.push_back({user, depth + 1});
-        }
-      }
-    }
-  }
-}
-
-// Ops a parameter's value passes through unchanged in kind (shape ops,
-// converts, adds), for both walks below.
-bool PassesValueThrough(Opcode opcode) {
-  switch (opcode) {
-    case Opcode::kConvert: case Opcode::kReshape: case Opcode::kBroadcast:
-    case Opcode::kBitcast: case Opcode::kCopy: case Opcode::kSlice:
-    case Opcode::kConcatenate: case Opcode::kTranspose: case Opcode::kAdd:
-    case Opcode::kDynamicSlice:
-      return true;
-    default:
-      return false;
-  }
-}
-
-// The smallest index bound among index operands reachable from `start`
-// through elementwise/shape ops and into called computations; 0 if none.
-int64_t FindIndexBound(const Instruction* start) {
-  int64_t bound = 0;
-  WalkUses(
-      start,
-      [](const Instruction& user, int64_t i) {
-        return !IsIndexOperand(user, i) &&
-               (PassesValueThrough(user.opcode()) || user.opcode() == Opcode::kSelect ||
-                user.opcode() == Opcode::kClamp);
-      },
-      [&](const Instruction& user, int64_t i) {
-        if (IsIndexOperand(user, i)) {
-          const int64_t b = IndexBound(user);
-          bound = bound == 0 ? b : std::min(bound, b);
-        }
-        return false;
-      });
-  return bound;
-}
-
-// Whether `start` reaches the operand of sqrt, rsqrt or log through
-// elementwise/shape ops and into called computations: a variance, a scale or
-// a norm, which is positive in the model and makes every output NaN when
-// drawn negative (batch-norm inference, for one).
-bool FeedsPositiveOnlyOp(const Instruction* start) {
-  bool found = false;
-  WalkUses(
-      start, [](const Instruction& user, int64_t) { return PassesValueThrough(user.opcode()); },
-      [&](const Instruction& user, int64_t) {
-        const Opcode op = user.opcode();
-        found = op == Opcode::kSqrt || op == Opcode::kRsqrt || op == Opcode::kLog;
-        return found;
-      });
-  return found;
-}
-
-void FillLiteral(Literal& literal, uint64_t seed, double lo, double hi, int64_t ilo, int64_t ihi) {
-  if (literal.shape().IsTuple()) {
-    for (size_t i = 0; i < literal.mutable_tuple_elements().size(); ++i) {
-      FillLiteral(literal.mutable_tuple_elements()[i], Mix64(seed + i + 1), lo, hi, ilo, ihi);
-    }
-    return;
-  }
-  if (!literal.shape().IsArray()) return;
-  auto value = eval::NewArray(literal.shape());
-  eval::FillDeterministic(*value, seed, lo, hi, ilo, ihi);
-  if (value->size_bytes > 0 && literal.mutable_raw().size() == static_cast<size_t>(value->size_bytes)) {
-    std::memcpy(literal.mutable_raw().data(), value->bytes(), value->size_bytes);
-  }
-}
 
 std::string ElementText(const Literal& literal, int64_t index) {
   const PrimitiveType type = literal.shape().element_type();
@@ -228,6 +110,36 @@ void CompareInto(const Literal& a, const Literal& b, const EquivalenceOptions& o
   }
 }
 
+// Array leaves of `literal` in depth-first order, with their index paths.
+void CollectLeaves(const Literal& literal, std::vector<int64_t>& path,
+                   std::vector<std::pair<std::vector<int64_t>, const Literal*>>& out) {
+  if (literal.shape().IsTuple()) {
+    for (size_t i = 0; i < literal.tuple_elements().size(); ++i) {
+      path.push_back(static_cast<int64_t>(i));
+      CollectLeaves(literal.tuple_elements()[i], path, out);
+      path.pop_back();
+    }
+  } else if (literal.shape().IsArray()) {
+    out.emplace_back(path, &literal);
+  }
+}
+
+std::vector<std::pair<std::vector<int64_t>, const Literal*>> ArrayLeaves(const Literal& literal) {
+  std::vector<std::pair<std::vector<int64_t>, const Literal*>> leaves;
+  std::vector<int64_t> path;
+  CollectLeaves(literal, path, leaves);
+  return leaves;
+}
+
+// Whether every element of an array literal has the same bits.
+bool IsConstantArray(const Literal& array) {
+  const int64_t n = array.element_count();
+  for (int64_t i = 1; i < n; ++i) {
+    if (array.GetBits(i) != array.GetBits(0)) return false;
+  }
+  return true;
+}
+
 void DigestInto(const Literal& literal, std::vector<int64_t>& path, std::string& out) {
   if (literal.shape().IsTuple()) {
     for (size_t i = 0; i < literal.tuple_elements().size(); ++i) {
@@ -270,37 +182,6 @@ void DigestInto(const Literal& literal, std::vector<int64_t>& path, std::string&
 
 }  // namespace
 
-std::vector<Literal> MakeRandomArguments(const Module& module, uint64_t seed,
-                                         const RandomInputOptions& options) {
-  std::vector<Literal> arguments;
-  const Computation* entry = module.entry_computation();
-  if (entry == nullptr) return arguments;
-  const double lo = options.positive_floats ? 0.5 : options.float_low;
-  const double hi = options.positive_floats ? 1.5 : options.float_high;
-  for (int64_t p = 0; p < entry->num_parameters(); ++p) {
-    const Instruction* param = entry->parameter_instruction(p);
-    Shape shape = param->shape();
-    Literal literal(shape);
-    const uint64_t param_seed =
-        Mix64(Mix64(seed) ^ (static_cast<uint64_t>(p) * 0x100000001b3ULL) ^
-              (static_cast<uint64_t>(shape.element_type()) << 56));
-    int64_t ilo = options.int_low, ihi = options.int_high;
-    if (shape.IsArray() && (IsIntegralType(shape.element_type()))) {
-      const int64_t bound = FindIndexBound(param);
-      if (bound > 0) {
-        ilo = 0;
-        ihi = bound - 1;
-      }
-    }
-    // Parameters that only make sense positive get [0.5, 1.5] like --positive.
-    const bool positive = shape.IsArray() && IsFloatingPointType(shape.element_type()) &&
-                          FeedsPositiveOnlyOp(param);
-    FillLiteral(literal, param_seed, positive ? 0.5 : lo, positive ? 1.5 : hi, ilo, ihi);
-    arguments.push_back(std::move(literal));
-  }
-  return arguments;
-}
-
 namespace {
 
 bool IsLowPrecisionFloat(const Shape& shape) {
@@ -331,6 +212,43 @@ EquivalenceResult CompareLiterals(const Literal& a, const Literal& b,
   std::vector<int64_t> path;
   CompareInto(a, b, options, path, result);
   return result;
+}
+
+std::string VacuousOutputReason(const Literal& output, const std::vector<Literal>& arguments) {
+  const auto leaves = ArrayLeaves(output);
+  for (const auto& [path, leaf] : leaves) {
+    const PrimitiveType type = leaf->shape().element_type();
+    const int64_t n = leaf->element_count();
+    if (n == 0 || !(IsFloatingPointType(type) || IsComplexType(type))) continue;
+    int64_t nans = 0, finite = 0;
+    for (int64_t i = 0; i < n; ++i) {
+      const double x = IsComplexType(type) ? std::abs(leaf->GetAsComplex(i)) : leaf->GetAsDouble(i);
+      nans += std::isnan(x) ? 1 : 0;
+      finite += std::isfinite(x) ? 1 : 0;
+    }
+    if (finite > 0) continue;
+    const char* what = nans == n ? "NaN" : nans == 0 ? "infinite" : "NaN or infinite";
+    return absl::StrCat("output {", absl::StrJoin(path, ","), "} ", leaf->shape().ToString(false),
+                        " of the original is all ", what, " on these inputs");
+  }
+  bool all_constant = !leaves.empty(), any_multi = false;
+  for (const auto& [path, leaf] : leaves) {
+    all_constant = all_constant && IsConstantArray(*leaf);
+    any_multi = any_multi || leaf->element_count() >= 2;
+  }
+  if (!all_constant || !any_multi) return "";
+  bool inputs_vary = false;
+  for (const Literal& argument : arguments) {
+    for (const auto& [path, leaf] : ArrayLeaves(argument)) {
+      inputs_vary = inputs_vary || !IsConstantArray(*leaf);
+    }
+  }
+  if (!inputs_vary) return "";
+  const Literal& first = *leaves.front().second;
+  return absl::StrCat("every output of the original is constant on these inputs (output {",
+                      absl::StrJoin(leaves.front().first, ","), "} is all ",
+                      first.element_count() > 0 ? ElementText(first, 0) : "empty",
+                      ") although the inputs vary");
 }
 
 namespace {
@@ -382,6 +300,149 @@ absl::StatusOr<Literal> F64Reference(const Module& a, const std::vector<Literal>
   return ConvertLeaves(*reference, like);
 }
 
+// Where an integer output's values come from when they are indices chosen by
+// comparing floats: the elements of `key` along `dimension`, by an
+// argmax/argmin reduce (the output lacks that dimension), top-k or a sort
+// (the output has it).
+struct IndexSelection {
+  const Instruction* key = nullptr;
+  int64_t dimension = 0;
+  bool reduced = false;
+};
+
+// The instruction of `module`'s entry that produces the output at `path`.
+const Instruction* OutputProducer(const Module& module, const std::vector<int64_t>& path) {
+  const Instruction* instruction = module.entry_computation()->root_instruction();
+  for (int64_t i : path) {
+    if (instruction->opcode() != Opcode::kTuple || i >= instruction->operand_count()) return nullptr;
+    instruction = instruction->operand(i);
+  }
+  return instruction;
+}
+
+std::optional<IndexSelection> FindIndexSelection(const Instruction* instruction) {
+  while (instruction != nullptr && (instruction->opcode() == Opcode::kConvert ||
+                                    instruction->opcode() == Opcode::kCopy)) {
+    instruction = instruction->operand(0);
+  }
+  if (instruction == nullptr || instruction->opcode() != Opcode::kGetTupleElement) return std::nullopt;
+  const Instruction* producer = instruction->operand(0);
+  const int64_t index = instruction->attrs().tuple_index;
+  if (index < 1 || producer->operand_count() < 1) return std::nullopt;
+  IndexSelection selection;
+  selection.key = producer->operand(0);
+  const Shape& key = selection.key->shape();
+  if (!key.IsArray() || !IsFloatingPointType(key.element_type()) || key.rank() == 0) {
+    return std::nullopt;
+  }
+  const std::vector<int64_t>& dims = producer->attrs().dimensions;
+  switch (producer->opcode()) {
+    case Opcode::kTopK:
+      if (index != 1) return std::nullopt;
+      selection.dimension = key.rank() - 1;
+      return selection;
+    case Opcode::kCustomCall:
+      if (producer->attrs().custom_call_target != "TopK" || index != 1) return std::nullopt;
+      selection.dimension = key.rank() - 1;
+      return selection;
+    case Opcode::kReduce:  // (values, indices) reduced together: argmax/argmin
+      if (producer->operand_count() != 4 || index != 1 || dims.size() != 1) return std::nullopt;
+      selection.dimension = dims[0];
+      selection.reduced = true;
+      return selection;
+    case Opcode::kSort:  // (keys, iota, ...) sorted together
+      if (producer->operand_count() < 2 || dims.size() != 1) return std::nullopt;
+      selection.dimension = dims[0];
+      return selection;
+    default:
+      return std::nullopt;
+  }
+}
+
+// The value of the entry instruction `key` of `module` on `args`: the module
+// evaluated with `key` added to its outputs.
+absl::StatusOr<Literal> EvaluateKey(const Module& module, const Instruction* key,
+                                    const std::vector<Literal>& args, const EvaluatorOptions& options) {
+  if (key->parent() != module.entry_computation()) {
+    return absl::FailedPreconditionError("the key is not in the entry computation");
+  }
+  std::unique_ptr<Module> probe = module.Clone();
+  Computation* entry = probe->entry_computation();
+  Instruction* root = entry->root_instruction();
+  Instruction* key_copy = nullptr;
+  for (const auto& instruction : entry->instructions()) {
+    if (instruction->name() == key->name()) key_copy = instruction.get();
+  }
+  if (key_copy == nullptr) return absl::InternalError("the key was lost in the clone");
+  auto tuple = std::make_unique<Instruction>(
+      Opcode::kTuple, Shape::Tuple({root->shape(), key_copy->shape()}), "hlogym.tie.key");
+  tuple->AppendOperand(root);
+  tuple->AppendOperand(key_copy);
+  entry->set_root_instruction(entry->AddInstruction(std::move(tuple)));
+  absl::StatusOr<Literal> outputs = Evaluate(*probe, args, options);
+  if (!outputs.ok()) return outputs.status();
+  return std::move(outputs->mutable_tuple_elements()[1]);
+}
+
+Literal* MutableLeafAt(Literal& literal, const std::vector<int64_t>& path) {
+  Literal* leaf = &literal;
+  for (int64_t i : path) leaf = &leaf->mutable_tuple_elements()[i];
+  return leaf;
+}
+
+// Whether every element where the integer leaves `want` and `got` differ
+// picks an index whose key ties, within the tolerance, with the index `want`
+// picks; `note` says how many and by how much.
+bool DiffersOnlyOnTies(const Literal& want, const Literal& got, const Literal& key,
+                       const IndexSelection& selection, double rtol, double atol,
+                       std::string* note) {
+  const std::vector<int64_t>& out_dims = want.shape().dimensions();
+  const std::vector<int64_t>& key_dims = key.shape().dimensions();
+  const std::vector<int64_t> out_strides = eval::RowMajorStrides(out_dims);
+  const std::vector<int64_t> key_strides = eval::RowMajorStrides(key_dims);
+  double scale = 0;
+  for (int64_t i = 0; i < key.element_count(); ++i) {
+    const double x = key.GetAsDouble(i);
+    if (std::isfinite(x)) scale = std::max(scale, std::fabs(x));
+  }
+  atol = std::max(atol, rtol * scale);
+  int64_t differing = 0;
+  double largest_gap = 0;
+  for (int64_t i = 0; i < want.element_count(); ++i) {
+    if (want.GetBits(i) == got.GetBits(i)) continue;
+    ++differing;
+    // The key each side picked: the output's position with the picked index
+    // put in (top-k, sort) or inserted at (argmax) the selection dimension.
+    std::vector<int64_t> position;
+    for (size_t d = 0; d < out_dims.size(); ++d) {
+      position.push_back((i / out_strides[d]) % out_dims[d]);
+    }
+    const auto key_at = [&](int64_t picked, double* value) {
+      if (picked < 0 || picked >= key_dims[selection.dimension]) return false;
+      std::vector<int64_t> at = position;
+      if (selection.reduced) {
+        if (selection.dimension > static_cast<int64_t>(at.size())) return false;
+        at.insert(at.begin() + selection.dimension, picked);
+      } else {
+        if (selection.dimension >= static_cast<int64_t>(at.size())) return false;
+        at[selection.dimension] = picked;
+      }
+      if (at.size() != key_dims.size()) return false;
+      int64_t linear = 0;
+      for (size_t d = 0; d < at.size(); ++d) linear += at[d] * key_strides[d];
+      *value = key.GetAsDouble(linear);
+      return true;
+    };
+    double a, b, unused = 0;
+    if (!key_at(want.GetAsInt64(i), &a) || !key_at(got.GetAsInt64(i), &b)) return false;
+    if (!FloatsMatch(a, b, rtol, atol, &unused)) return false;
+    largest_gap = std::max(largest_gap, std::fabs(a - b));
+  }
+  *note = absl::StrCat(differing, " indices differ where their keys (", selection.key->name(),
+                       ") tie within ", absl::StrFormat("%.3g", largest_gap));
+  return true;
+}
+
 }  // namespace
 
 std::unique_ptr<Module> WidenedToF64(const Module& module) {
@@ -402,14 +463,37 @@ std::unique_ptr<Module> WidenedToF64(const Module& module) {
   return widened;
 }
 
-absl::StatusOr<EquivalenceResult> CheckEquivalent(const Module& a, const Module& b,
-                                                  const EquivalenceOptions& options) {
+absl::StatusOr<EquivalenceReference> EquivalenceReference::Make(const Module& original,
+                                                                 const EquivalenceOptions& options) {
+  if (original.entry_computation() == nullptr) {
+    return absl::InvalidArgumentError("module has no entry computation");
+  }
+  EquivalenceReference reference;
+  reference.original_ = &original;
+  reference.options_ = options;
+  reference.low_precision_ = ComputesInLowPrecision(original);
+  for (int t = 0; t < std::max(options.trials, 1); ++t) {
+    absl::StatusOr<std::vector<Literal>> args =
+        MakeRandomArguments(original, options.seed + t, options.inputs);
+    if (!args.ok()) return args.status();
+    absl::StatusOr<Literal> outputs = Evaluate(original, *args, options.evaluator);
+    if (!outputs.ok()) {
+      return absl::Status(outputs.status().code(), absl::StrCat("evaluating ", original.name(), ": ",
+                                                                outputs.status().message()));
+    }
+    std::string vacuous = VacuousOutputReason(*outputs, *args);
+    reference.trials_.push_back(Trial{*std::move(args), *std::move(outputs), std::move(vacuous)});
+  }
+  return reference;
+}
+
+absl::StatusOr<EquivalenceResult> EquivalenceReference::Check(const Module& b) const {
+  const Module& a = *original_;
+  const EquivalenceOptions& options = options_;
   EquivalenceResult result;
   const Computation* ea = a.entry_computation();
   const Computation* eb = b.entry_computation();
-  if (ea == nullptr || eb == nullptr) {
-    return absl::InvalidArgumentError("module has no entry computation");
-  }
+  if (eb == nullptr) return absl::InvalidArgumentError("module has no entry computation");
   if (ea->num_parameters() != eb->num_parameters()) {
     result.equivalent = false;
     result.message = absl::StrCat("entry parameter counts differ: ", ea->num_parameters(), " vs ",
@@ -428,21 +512,50 @@ absl::StatusOr<EquivalenceResult> CheckEquivalent(const Module& a, const Module&
     }
   }
   EquivalenceOptions compare_options = options;
-  compare_options.computes_in_low_precision |=
-      ComputesInLowPrecision(a) || ComputesInLowPrecision(b);
-  for (int t = 0; t < std::max(options.trials, 1); ++t) {
-    std::vector<Literal> args = MakeRandomArguments(a, options.seed + t, options.inputs);
-    auto ra = Evaluate(a, args, options.evaluator);
-    if (!ra.ok()) {
-      return absl::Status(ra.status().code(), absl::StrCat("evaluating ", a.name(), ": ", ra.status().message()));
-    }
+  compare_options.computes_in_low_precision |= low_precision_ || ComputesInLowPrecision(b);
+  // A trial whose reference output is all NaN, or constant although the
+  // inputs vary, cannot tell two modules apart: equal outputs there are no
+  // evidence, so with no meaningful trial the result is not judged.
+  int meaningful_trials = 0;
+  std::string vacuous_reason;
+  for (size_t t = 0; t < trials_.size(); ++t) {
+    const std::vector<Literal>& args = trials_[t].arguments;
+    const Literal& ra = trials_[t].outputs;
     auto rb = Evaluate(b, args, options.evaluator);
     if (!rb.ok()) {
       return absl::Status(rb.status().code(), absl::StrCat("evaluating ", b.name(), ": ", rb.status().message()));
     }
-    EquivalenceResult trial = CompareLiterals(*ra, *rb, compare_options);
+    EquivalenceResult trial = CompareLiterals(ra, *rb, compare_options);
+    // Integer outputs that are indices picked by comparing floats (argmax,
+    // top-k, sort) may differ where two keys tie within rounding: such an
+    // output is taken as equal, and the comparison goes on with the rest.
+    while (!trial.equivalent && trial.element_index >= 0) {
+      const Literal* want = &ra;
+      for (int64_t i : trial.output_index) want = &want->tuple_elements()[i];
+      if (!IsIntegralType(want->shape().element_type())) break;
+      std::optional<IndexSelection> selection =
+          FindIndexSelection(OutputProducer(a, trial.output_index));
+      if (!selection.has_value()) break;
+      absl::StatusOr<Literal> key = EvaluateKey(a, selection->key, args, options.evaluator);
+      if (!key.ok()) break;
+      const bool low = compare_options.computes_in_low_precision;
+      const double rtol = low ? std::max(options.rtol, options.low_precision_rtol) : options.rtol;
+      const double atol = low ? std::max(options.atol, options.low_precision_atol) : options.atol;
+      Literal* got = MutableLeafAt(*rb, trial.output_index);
+      std::string note;
+      if (!DiffersOnlyOnTies(*want, *got, *key, *selection, rtol, atol, &note)) break;
+      absl::StrAppend(&result.ties, result.ties.empty() ? "" : "; ", "output {",
+                      absl::StrJoin(trial.output_index, ","), "}: ", note);
+      *got = *want;
+      trial = CompareLiterals(ra, *rb, compare_options);
+    }
+    if (trials_[t].vacuous_reason.empty()) {
+      ++meaningful_trials;
+    } else if (vacuous_reason.empty()) {
+      vacuous_reason = absl::StrCat("trial ", t, ": ", trials_[t].vacuous_reason);
+    }
     if (!trial.equivalent && trial.element_index >= 0 && options.f64_reference) {
-      absl::StatusOr<Literal> reference = F64Reference(a, args, ra->shape(), options);
+      absl::StatusOr<Literal> reference = F64Reference(a, args, ra.shape(), options);
       if (!reference.ok()) {
         trial.message += absl::StrCat("; no f64 reference: ", reference.status().message());
       } else {
@@ -451,7 +564,7 @@ absl::StatusOr<EquivalenceResult> CheckEquivalent(const Module& a, const Module&
           result.by_f64_reference = true;
           continue;
         }
-        EquivalenceResult original = CompareLiterals(*reference, *ra, compare_options);
+        EquivalenceResult original = CompareLiterals(*reference, ra, compare_options);
         if (!original.equivalent) {
           trial.judged = false;
           trial.message = absl::StrCat(
@@ -465,12 +578,33 @@ absl::StatusOr<EquivalenceResult> CheckEquivalent(const Module& a, const Module&
     }
     result.max_relative_error = std::max(result.max_relative_error, trial.max_relative_error);
     if (!trial.equivalent) {
-      trial.trial = t;
+      trial.trial = static_cast<int>(t);
       trial.max_relative_error = result.max_relative_error;
       return trial;
     }
   }
+  if (meaningful_trials == 0) {
+    result.equivalent = false;
+    result.judged = false;
+    result.message = absl::StrCat("not judged: ", vacuous_reason,
+                                  ", so equal outputs are no evidence");
+  }
   return result;
+}
+
+bool EquivalenceReference::vacuous() const {
+  return std::all_of(trials_.begin(), trials_.end(),
+                     [](const Trial& t) { return !t.vacuous_reason.empty(); });
+}
+
+absl::StatusOr<EquivalenceResult> CheckEquivalent(const Module& a, const Module& b,
+                                                  const EquivalenceOptions& options) {
+  if (b.entry_computation() == nullptr) {
+    return absl::InvalidArgumentError("module has no entry computation");
+  }
+  absl::StatusOr<EquivalenceReference> reference = EquivalenceReference::Make(a, options);
+  if (!reference.ok()) return reference.status();
+  return reference->Check(b);
 }
 
 std::string DigestLiteral(const Literal& literal) {

@@ -1,5 +1,5 @@
-// Seeded random inputs and the equivalence checker: run two modules on the
-// same inputs and compare their outputs (exact for integers and pred, within
+// The equivalence checker: run two modules on the same seeded random inputs
+// (eval/random_inputs.h) and compare their outputs (exact for integers and pred, within
 // a tolerance for floats, NaN equal to NaN, infinities must match).
 #ifndef HLOGYM_EVAL_EQUIVALENCE_H_
 #define HLOGYM_EVAL_EQUIVALENCE_H_
@@ -11,30 +11,11 @@
 
 #include "absl/status/statusor.h"
 #include "eval/evaluator.h"
+#include "eval/random_inputs.h"
 #include "hlo/literal.h"
 #include "hlo/module.h"
 
 namespace hlogym {
-
-struct RandomInputOptions {
-  // Floats uniform in [float_low, float_high]; with positive_floats, in
-  // [0.5, 1.5] instead (for graphs that take log/sqrt/rsqrt of inputs).
-  // Parameters that reach a log/sqrt/rsqrt through elementwise and shape ops
-  // (a batch-norm variance) are always drawn from [0.5, 1.5].
-  double float_low = -1.0;
-  double float_high = 1.0;
-  bool positive_floats = false;
-  // Integers uniform in [int_low, int_high] (clipped to the type), except
-  // parameters used as indices (gather/scatter indices, dynamic-slice and
-  // dynamic-update-slice starts), which stay in [0, smallest indexed dim).
-  int64_t int_low = 0;
-  int64_t int_high = 7;
-};
-
-// One argument per entry parameter, deterministic per seed, parameter
-// number and element type (tuples element-wise, tokens empty).
-std::vector<Literal> MakeRandomArguments(const Module& module, uint64_t seed,
-                                         const RandomInputOptions& options = {});
 
 struct EquivalenceOptions {
   uint64_t seed = 0;
@@ -85,8 +66,13 @@ struct EquivalenceResult {
   double max_relative_error = 0;
   // Equivalent only by the second look against the original in f64.
   bool by_f64_reference = false;
-  // Not judged (equivalent is false): the original itself misses its f64
-  // reference on these inputs; the reason says where.
+  // Integer outputs taken as equal although they differ, because they are
+  // indices picked by comparing floats (argmax, top-k, sort) and the keys of
+  // the two picks tie within the tolerance; "" when none. Says where.
+  std::string ties;
+  // Not judged (equivalent is false), the message says why: the original
+  // itself misses its f64 reference on these inputs, or its output is vacuous
+  // on every trial (VacuousOutputReason).
   bool judged = true;
 };
 
@@ -94,6 +80,31 @@ struct EquivalenceResult {
 // signatures or outputs are a non-equivalent result.
 absl::StatusOr<EquivalenceResult> CheckEquivalent(const Module& a, const Module& b,
                                                   const EquivalenceOptions& options = {});
+
+// CheckEquivalent's side of the original, computed once (arguments and
+// outputs per trial), for checking many modules against one original.
+// Check(b) gives what CheckEquivalent(original, b, options) gives. The
+// original must outlive the reference.
+class EquivalenceReference {
+ public:
+  static absl::StatusOr<EquivalenceReference> Make(const Module& original,
+                                                   const EquivalenceOptions& options = {});
+  absl::StatusOr<EquivalenceResult> Check(const Module& b) const;
+  // Whether every trial's output is vacuous (VacuousOutputReason): then
+  // Check is never judged.
+  bool vacuous() const;
+
+ private:
+  struct Trial {
+    std::vector<Literal> arguments;
+    Literal outputs;
+    std::string vacuous_reason;
+  };
+  const Module* original_ = nullptr;
+  EquivalenceOptions options_;
+  bool low_precision_ = false;
+  std::vector<Trial> trials_;
+};
 
 // Whether any instruction of `module` produces an f16/bf16/f8 value (then
 // CheckEquivalent gives every float output the low-precision tolerance).
@@ -108,6 +119,13 @@ std::unique_ptr<Module> WidenedToF64(const Module& module);
 // Compares two output literals as CheckEquivalent does.
 EquivalenceResult CompareLiterals(const Literal& a, const Literal& b,
                                   const EquivalenceOptions& options = {});
+
+// Why a comparison against `output` (the original module's output on
+// `arguments`) would be vacuous, or "" when it is not: a float output leaf
+// with no finite element (all NaN or infinite), or every output leaf constant
+// (with at least one leaf of two or more elements) while some argument
+// varies. Equal outputs there say nothing about two modules.
+std::string VacuousOutputReason(const Literal& output, const std::vector<Literal>& arguments);
 
 // A short text digest of an output: per array leaf its index path, shape,
 // a 64-bit hash of the bytes, sum, min, max and NaN count.

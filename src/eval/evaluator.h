@@ -38,14 +38,23 @@
 #define HLOGYM_EVAL_EVALUATOR_H_
 
 #include <cstdint>
+#include <string_view>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "hlo/computation.h"
 #include "hlo/literal.h"
 #include "hlo/module.h"
 
 namespace hlogym {
+
+// Half the machine's physical memory (8 GiB when it cannot be read).
+int64_t DefaultEvaluatorMaxBytes();
+
+// ResourceExhausted when `bytes` more bytes of array data (for `what`) would
+// pass `max_bytes` given what is allocated now; OK otherwise.
+absl::Status CheckMemoryFor(int64_t bytes, int64_t max_bytes, std::string_view what);
 
 struct EvaluatorOptions {
   // Threads for big dots and convolutions (1 = single-threaded).
@@ -55,6 +64,11 @@ struct EvaluatorOptions {
   int64_t max_while_iterations = 1 << 24;
   // The seed GetRngSeed returns, which keys `rng` (see rng.cc).
   uint64_t rng_seed = 42;
+  // The most bytes of array data the evaluator may hold at once (process-wide,
+  // all evaluations together): an instruction whose result would pass it
+  // fails with ResourceExhausted naming the instruction and the size, instead
+  // of the process running out of memory. Default: half the machine's memory.
+  int64_t max_bytes = DefaultEvaluatorMaxBytes();
 };
 
 // Evaluates the entry computation on `arguments` (one per entry parameter,

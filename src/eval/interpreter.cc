@@ -1,7 +1,13 @@
 #include "eval/interpreter.h"
 
+#include <unistd.h>
+
+#include <limits>
+#include <optional>
+
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/match.h"
 #include "eval/scalar_ops.h"
 
@@ -129,6 +135,17 @@ const Interpreter::Plan& Interpreter::GetPlan(const Computation& computation) {
   return plan;
 }
 
+// Opcodes whose result shares its operand's data (no allocation).
+bool SharesOperandData(Opcode opcode) {
+  switch (opcode) {
+    case Opcode::kParameter: case Opcode::kGetTupleElement: case Opcode::kTuple:
+    case Opcode::kBitcast: case Opcode::kReshape: case Opcode::kConstant:
+      return true;
+    default:
+      return false;
+  }
+}
+
 absl::StatusOr<ValuePtr> Interpreter::Run(const Computation& computation, Operands args) {
   if (computation.root_instruction() == nullptr) {
     return absl::InvalidArgumentError(absl::StrCat("computation ", computation.name(), " has no root"));
@@ -152,6 +169,12 @@ absl::StatusOr<ValuePtr> Interpreter::Run(const Computation& computation, Operan
     const Instruction& instruction = *plan.order[s];
     operands.clear();
     for (int32_t o : plan.operand_slots[s]) operands.push_back(slots[o]);
+    if (!SharesOperandData(instruction.opcode())) {
+      const std::optional<int64_t> bytes = instruction.shape().CheckedByteSize();
+      absl::Status fits = CheckMemoryFor(bytes.value_or(std::numeric_limits<int64_t>::max()),
+                                         options_.max_bytes, instruction.shape().ToString(false));
+      if (!fits.ok()) return WithContext(fits, instruction);
+    }
     auto result = EvalInstruction(instruction, operands, args);
     if (!result.ok()) return WithContext(result.status(), instruction);
     if (!Matches(**result, instruction.shape())) {
@@ -407,6 +430,26 @@ absl::StatusOr<std::vector<eval::ValuePtr>> ToValues(const Computation& computat
   return values;
 }
 }  // namespace
+
+int64_t DefaultEvaluatorMaxBytes() {
+  static const int64_t limit = [] {
+    const long pages = sysconf(_SC_PHYS_PAGES), page_size = sysconf(_SC_PAGESIZE);
+    if (pages <= 0 || page_size <= 0) return int64_t{8} << 30;
+    return static_cast<int64_t>(pages) * page_size / 2;
+  }();
+  return limit;
+}
+
+absl::Status CheckMemoryFor(int64_t bytes, int64_t max_bytes, std::string_view what) {
+  const int64_t live = eval::LiveArrayBytes();
+  if (bytes <= max_bytes && live <= max_bytes - bytes) return absl::OkStatus();
+  auto gib = [](int64_t b) { return absl::StrFormat("%.3g GiB", static_cast<double>(b) / (1 << 30)); };
+  return absl::ResourceExhaustedError(absl::StrCat(
+      std::string(what), " needs ", bytes == std::numeric_limits<int64_t>::max() ? "more than 2^63 bytes"
+                                                                    : gib(bytes),
+      ", more than the evaluator's memory limit of ", gib(max_bytes), " allows (",
+      gib(live), " in use; --max-memory raises the limit)"));
+}
 
 absl::StatusOr<Literal> EvaluateComputation(const Computation& computation,
                                             const std::vector<Literal>& arguments,

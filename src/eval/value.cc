@@ -1,5 +1,6 @@
 #include "eval/value.h"
 
+#include <atomic>
 #include <bit>
 #include <cmath>
 
@@ -8,13 +9,23 @@
 
 namespace hlogym::eval {
 
+namespace {
+std::atomic<int64_t> live_array_bytes{0};
+}  // namespace
+
+int64_t LiveArrayBytes() { return live_array_bytes.load(std::memory_order_relaxed); }
+
 std::shared_ptr<Value> NewArray(const Shape& shape) {
   auto value = std::make_shared<Value>();
   value->shape = shape;
   const int64_t bytes = shape.ElementCount() * ByteWidth(shape.element_type());
   value->size_bytes = bytes;
   // Uninitialized on purpose: every kernel writes all of its output.
-  value->data = std::shared_ptr<uint8_t[]>(new uint8_t[bytes > 0 ? bytes : 1]);
+  live_array_bytes.fetch_add(bytes, std::memory_order_relaxed);
+  value->data = std::shared_ptr<uint8_t[]>(new uint8_t[bytes > 0 ? bytes : 1], [bytes](uint8_t* p) {
+    live_array_bytes.fetch_sub(bytes, std::memory_order_relaxed);
+    delete[] p;
+  });
   return value;
 }
 

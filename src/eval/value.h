@@ -52,6 +52,9 @@ struct Value {
 
 // A new array Value of `shape` with uninitialized data.
 std::shared_ptr<Value> NewArray(const Shape& shape);
+// Bytes of array data allocated by NewArray and not yet freed, process-wide
+// (what EvaluatorOptions::max_bytes limits).
+int64_t LiveArrayBytes();
 // A new array Value sharing `source`'s data under another shape (same
 // element type and count).
 std::shared_ptr<Value> ShareArray(const ValuePtr& source, const Shape& shape);

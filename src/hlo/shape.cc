@@ -72,6 +72,24 @@ int64_t Shape::ByteSize() const {
   return (ElementCount() * BitWidth(element_type_) + 7) / 8;
 }
 
+std::optional<int64_t> Shape::CheckedByteSize() const {
+  int64_t total = 0;
+  if (IsTuple()) {
+    for (const Shape& s : tuple_shapes_) {
+      std::optional<int64_t> bytes = s.CheckedByteSize();
+      if (!bytes || __builtin_add_overflow(total, *bytes, &total)) return std::nullopt;
+    }
+    return total;
+  }
+  if (!IsArray()) return 0;
+  int64_t bits = BitWidth(element_type_);
+  for (int64_t d : dimensions_) {
+    if (__builtin_mul_overflow(bits, d == kUnboundedSize ? 0 : d, &bits)) return std::nullopt;
+  }
+  if (bits > std::numeric_limits<int64_t>::max() - 7) return std::nullopt;
+  return (bits + 7) / 8;
+}
+
 const Shape& Shape::Subshape(std::span<const int64_t> index) const {
   const Shape* shape = this;
   for (int64_t i : index) shape = &shape->tuple_shapes_[i];

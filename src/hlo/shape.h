@@ -64,6 +64,9 @@ class Shape {
   // Bytes of the array data (sub-byte types packed), or the sum over tuple
   // elements; tokens are 0.
   int64_t ByteSize() const;
+  // ByteSize(), or nullopt when the element count or the byte count does not
+  // fit in int64 (an absurd shape; the verifier rejects those).
+  std::optional<int64_t> CheckedByteSize() const;
 
   // Tuple shapes.
   const std::vector<Shape>& tuple_shapes() const { return tuple_shapes_; }

@@ -63,6 +63,61 @@ echo "$out" | grep -q "output {} element" || fail "mismatch not reported: $out"
 "$hlogym" equiv "$src/datasets/smoke/mlp_train.hlo" "$src/datasets/smoke/mlp_train.optimized.hlo" > /dev/null
 [ $? -eq 0 ] || fail "mlp_train vs XLA-optimized should be equivalent"
 
+# A vacuous comparison (the original is NaN everywhere) is not judged: exit 4.
+cat > "$work/nan.hlo" <<'HLO'
+HloModule nan
+ENTRY main {
+  x = f32[4] parameter(0)
+  three = f32[] constant(3)
+  t = f32[4] broadcast(three), dimensions={}
+  d = f32[4] subtract(x, t)
+  ROOT s = f32[4] sqrt(d)
+}
+HLO
+out="$("$hlogym" equiv "$work/nan.hlo" "$work/nan.hlo")"
+status=$?
+[ $status -eq 4 ] || fail "all-NaN self comparison should exit 4 (not judged), got $status"
+echo "$out" | grep -q "all NaN" || fail "not-judged reason missing: $out"
+
+# Resource limits: a clear error naming what is too big, exit 2, never bad_alloc.
+cat > "$work/huge.hlo" <<'HLO'
+HloModule huge
+ENTRY main {
+  x = f32[100000,100000,100000] parameter(0)
+  ROOT s = f32[100000,100000,100000] add(x, x)
+}
+HLO
+err="$("$hlogym" run "$work/huge.hlo" 2>&1 >/dev/null)"
+status=$?
+[ $status -eq 2 ] || fail "run of an f32[1e5,1e5,1e5] add should exit 2, got $status: $err"
+echo "$err" | grep -q "parameter x (f32\[100000,100000,100000\]) needs 3.73e+06 GiB" ||
+  fail "run's memory error should name the parameter and the size: $err"
+"$hlogym" equiv "$work/huge.hlo" "$work/huge.hlo" > /dev/null 2>&1
+[ $? -eq 2 ] || fail "equiv of the huge module should exit 2"
+# Arguments fit, the result does not: the instruction is named.
+cat > "$work/grow.hlo" <<'HLO'
+HloModule grow
+ENTRY main {
+  x = f32[1024] parameter(0)
+  ROOT b = f32[1024,1024,64] broadcast(x), dimensions={0}
+}
+HLO
+err="$("$hlogym" run "$work/grow.hlo" --max-memory 0.1 2>&1 >/dev/null)"
+status=$?
+[ $status -eq 2 ] || fail "run over --max-memory should exit 2, got $status: $err"
+echo "$err" | grep -q "instruction b (broadcast): f32\[1024,1024,64\] needs 0.25 GiB" ||
+  fail "run's memory error should name the instruction: $err"
+"$hlogym" run "$work/grow.hlo" --max-memory 1 > /dev/null || fail "grow.hlo should run within 1 GiB"
+# A shape of more than 2^53 elements: the parser rejects it (verify, opt, run).
+sed 's/100000,100000,100000/100000000000,100000000000,100000000000/g' "$work/huge.hlo" > "$work/absurd.hlo"
+for cmd in verify "opt --passes=dce" run; do
+  err="$("$hlogym" $cmd "$work/absurd.hlo" 2>&1 >/dev/null)"
+  status=$?
+  [ $status -eq 2 ] || fail "$cmd of an overflowing shape should exit 2, got $status: $err"
+  echo "$err" | grep -q "absurd.hlo:3:7: error: shape has too many elements" ||
+    fail "$cmd should say where the shape is too large: $err"
+done
+
 if [ $failures -ne 0 ]; then
   echo "$failures failure(s)"
   exit 1

@@ -198,9 +198,9 @@ INSTANTIATE_TEST_SUITE_P(
 TEST(Equivalence, RandomArgumentsAreDeterministicAndIndexSafe) {
   auto module = LoadModule(SmokeDir() + "/gpt2_infer.hlo");
   ASSERT_TRUE(module.ok());
-  auto a = MakeRandomArguments(**module, 7);
-  auto b = MakeRandomArguments(**module, 7);
-  auto c = MakeRandomArguments(**module, 8);
+  auto a = *MakeRandomArguments(**module, 7);
+  auto b = *MakeRandomArguments(**module, 7);
+  auto c = *MakeRandomArguments(**module, 8);
   ASSERT_EQ(a.size(), b.size());
   bool any_different = false;
   for (size_t i = 0; i < a.size(); ++i) {
@@ -237,7 +237,7 @@ ENTRY e {
 }
 )");
   ASSERT_TRUE(module.ok()) << module.status();
-  auto args = MakeRandomArguments(**module, 3);
+  auto args = *MakeRandomArguments(**module, 3);
   ASSERT_EQ(args.size(), 3u);
   bool x_has_negative = false;
   for (int64_t e = 0; e < 64; ++e) {
@@ -247,6 +247,225 @@ ENTRY e {
   }
   EXPECT_TRUE(x_has_negative);  // other parameters keep [-1, 1]
   EXPECT_GE(args[2].GetAsDouble(0), 0.5);
+}
+
+TEST(Equivalence, DivisorsAndPowerBasesAreDrawnPositive) {
+  auto module = ParseModule(R"(HloModule d
+ENTRY e {
+  x = f32[64] parameter(0)
+  d = f32[64] parameter(1)
+  b = f32[64] parameter(2)
+  q = f32[64] divide(x, d)
+  p = f32[64] power(b, x)
+  ROOT out = f32[64] add(q, p)
+}
+)");
+  ASSERT_TRUE(module.ok()) << module.status();
+  auto args = *MakeRandomArguments(**module, 5);
+  ASSERT_EQ(args.size(), 3u);
+  bool x_has_negative = false;
+  for (int64_t e = 0; e < 64; ++e) {
+    x_has_negative |= args[0].GetAsDouble(e) < 0;  // the dividend and exponent keep [-1, 1]
+    EXPECT_GE(args[1].GetAsDouble(e), 0.5);
+    EXPECT_GE(args[2].GetAsDouble(e), 0.5);
+  }
+  EXPECT_TRUE(x_has_negative);
+}
+
+// sqrt(x - 3) is NaN for every x in [-1, 1]: a comparison against it is vacuous.
+std::string AllNanModule(const std::string& root) {
+  return absl::StrCat(R"(HloModule nan
+ENTRY e {
+  x = f32[16] parameter(0)
+  three = f32[] constant(3)
+  tb = f32[16] broadcast(three), dimensions={}
+  zero = f32[] constant(0)
+  zb = f32[16] broadcast(zero), dimensions={}
+  d = f32[16] subtract(x, tb)
+  n = f32[16] sqrt(d)
+  five = f32[] constant(5)
+  fb = f32[16] broadcast(five), dimensions={}
+  d5 = f32[16] subtract(x, fb)
+  n5 = f32[16] sqrt(d5)
+  ok = f32[16] exponential(x)
+  ROOT r = )", root, "\n}\n");
+}
+
+TEST(Equivalence, VacuousReferenceIsNotJudged) {
+  auto original = ParseModule(AllNanModule("f32[16] copy(n)"));
+  // A mutant that also gives NaN everywhere: the old checker called it equivalent.
+  auto also_nan = ParseModule(AllNanModule("f32[16] copy(n5)"));
+  ASSERT_TRUE(original.ok() && also_nan.ok()) << original.status() << also_nan.status();
+  auto vacuous = CheckEquivalent(**original, **also_nan);
+  ASSERT_TRUE(vacuous.ok()) << vacuous.status();
+  EXPECT_FALSE(vacuous->equivalent);
+  EXPECT_FALSE(vacuous->judged);
+  EXPECT_THAT(vacuous->message, ::testing::HasSubstr("all NaN"));
+  // Itself: still no evidence.
+  auto self = CheckEquivalent(**original, **original);
+  ASSERT_TRUE(self.ok());
+  EXPECT_FALSE(self->judged);
+  // A mutant that computes numbers instead is judged, and rejected.
+  auto numbers = ParseModule(AllNanModule("f32[16] copy(zb)"));
+  ASSERT_TRUE(numbers.ok());
+  auto rejected = CheckEquivalent(**original, **numbers);
+  ASSERT_TRUE(rejected.ok());
+  EXPECT_FALSE(rejected->equivalent);
+  EXPECT_TRUE(rejected->judged);
+  // One all-NaN leaf beside a meaningful one is enough to make it vacuous.
+  auto partly = ParseModule(AllNanModule("(f32[16], f32[16]) tuple(ok, n)"));
+  ASSERT_TRUE(partly.ok()) << partly.status();
+  auto partly_self = CheckEquivalent(**partly, **partly);
+  ASSERT_TRUE(partly_self.ok());
+  EXPECT_FALSE(partly_self->judged);
+  EXPECT_THAT(partly_self->message, ::testing::HasSubstr("output {1}"));
+  // A meaningful output is judged (and equal to itself).
+  auto meaningful = ParseModule(AllNanModule("f32[16] copy(ok)"));
+  ASSERT_TRUE(meaningful.ok());
+  auto judged = CheckEquivalent(**meaningful, **meaningful);
+  ASSERT_TRUE(judged.ok());
+  EXPECT_TRUE(judged->equivalent) << judged->message;
+  EXPECT_TRUE(judged->judged);
+}
+
+TEST(Equivalence, ConstantOutputOfVaryingInputsIsNotJudged) {
+  // Every output constant (all zeros) although x varies: a mutant computing
+  // zeros another way would pass unnoticed.
+  auto constant = ParseModule(AllNanModule("f32[16] multiply(zb, ok)"));
+  ASSERT_TRUE(constant.ok());
+  auto r = CheckEquivalent(**constant, **constant);
+  ASSERT_TRUE(r.ok());
+  EXPECT_FALSE(r->judged);
+  EXPECT_THAT(r->message, ::testing::HasSubstr("constant"));
+  // A scalar (one element) is not "constant" in that sense: a sum of the
+  // inputs is a meaningful output.
+  auto sum = ParseModule(R"(HloModule s
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT c = f32[] add(a, b)
+}
+ENTRY e {
+  x = f32[16] parameter(0)
+  z = f32[] constant(0)
+  ROOT r = f32[] reduce(x, z), dimensions={0}, to_apply=add
+}
+)");
+  ASSERT_TRUE(sum.ok()) << sum.status();
+  auto s = CheckEquivalent(**sum, **sum);
+  ASSERT_TRUE(s.ok());
+  EXPECT_TRUE(s->judged);
+  EXPECT_TRUE(s->equivalent);
+  // Nor is a module without varying inputs (no parameters): its constant
+  // output is what it computes.
+  auto iota = ParseModule("HloModule i\nENTRY e {\n  ROOT i = s32[8] iota(), iota_dimension=0\n}\n");
+  auto zeros = ParseModule("HloModule z\nENTRY e {\n  z = s32[] constant(0)\n"
+                           "  ROOT b = s32[8] broadcast(z), dimensions={}\n}\n");
+  ASSERT_TRUE(iota.ok() && zeros.ok());
+  auto zz = CheckEquivalent(**zeros, **zeros);
+  ASSERT_TRUE(zz.ok());
+  EXPECT_TRUE(zz->judged);
+  EXPECT_TRUE(zz->equivalent);
+  auto iz = CheckEquivalent(**iota, **zeros);
+  ASSERT_TRUE(iz.ok());
+  EXPECT_FALSE(iz->equivalent);
+}
+
+// Argmax over concatenate(x, x): every maximum appears twice, so the index of
+// its second copy (+8) picks a key that ties exactly with the first's.
+std::string ArgmaxModule(const std::string& root) {
+  return absl::StrCat(R"(HloModule argmax
+argmax {
+  a = f32[] parameter(0)
+  ai = s32[] parameter(1)
+  b = f32[] parameter(2)
+  bi = s32[] parameter(3)
+  gt = pred[] compare(a, b), direction=GT
+  eq = pred[] compare(a, b), direction=EQ
+  lower = pred[] compare(ai, bi), direction=LT
+  tie = pred[] and(eq, lower)
+  pick = pred[] or(gt, tie)
+  v = f32[] select(pick, a, b)
+  i = s32[] select(pick, ai, bi)
+  ROOT r = (f32[], s32[]) tuple(v, i)
+}
+ENTRY e {
+  x = f32[4,8] parameter(0)
+  k = f32[4,16] concatenate(x, x), dimensions={1}
+  io = s32[4,16] iota(), iota_dimension=1
+  ninf = f32[] constant(-inf)
+  zero = s32[] constant(0)
+  r = (f32[4], s32[4]) reduce(k, io, ninf, zero), dimensions={1}, to_apply=argmax
+  idx = s32[4] get-tuple-element(r), index=1
+  m = f32[4] get-tuple-element(r), index=0
+  c = s32[] constant()", root, R"()
+  cb = s32[4] broadcast(c), dimensions={}
+  shifted = s32[4] add(idx, cb)
+  ROOT out = (s32[4], f32[4]) tuple(ROOT_INDEX, m)
+}
+)");
+}
+
+TEST(Equivalence, IndicesOfTiedKeysAreEqualOthersAreNot) {
+  auto module = [](const std::string& shift, const std::string& index) {
+    std::string text = ArgmaxModule(shift);
+    text.replace(text.find("ROOT_INDEX"), 10, index);
+    return ParseModule(text);
+  };
+  auto original = module("0", "idx");
+  auto tied = module("8", "shifted");     // the maximum's other copy: a tie
+  auto wrong = module("1", "shifted");    // the next element: not the maximum
+  ASSERT_TRUE(original.ok() && tied.ok() && wrong.ok()) << original.status();
+  auto same = CheckEquivalent(**original, **tied);
+  ASSERT_TRUE(same.ok()) << same.status();
+  EXPECT_TRUE(same->equivalent) << same->message;
+  EXPECT_THAT(same->ties, ::testing::HasSubstr("4 indices differ where their keys (k) tie"));
+  auto different = CheckEquivalent(**original, **wrong);
+  ASSERT_TRUE(different.ok());
+  EXPECT_FALSE(different->equivalent);
+  EXPECT_TRUE(different->judged);
+  EXPECT_TRUE(different->ties.empty());
+  // A float output still has to match: ties excuse only the indices.
+  auto also_value = module("8", "shifted");
+  ASSERT_TRUE(also_value.ok());
+  std::string text = PrintModule(**also_value);
+  auto self = CheckEquivalent(**original, **original);
+  ASSERT_TRUE(self.ok());
+  EXPECT_TRUE(self->equivalent);
+  EXPECT_TRUE(self->ties.empty());
+}
+
+TEST(Equivalence, TopKIndicesOfTiedKeysAreEqual) {
+  // top-2 of concatenate(x, x) is the maximum twice, at i and i + 8: the
+  // reversed pair picks the same keys.
+  const std::string text = R"(HloModule topk
+ENTRY e {
+  x = f32[4,8] parameter(0)
+  k = f32[4,16] concatenate(x, x), dimensions={1}
+  t = (f32[4,2], s32[4,2]) topk(k), k=2, largest=true
+  v = f32[4,2] get-tuple-element(t), index=0
+  i = s32[4,2] get-tuple-element(t), index=1
+  r = s32[4,2] reverse(i), dimensions={1}
+  one = s32[] constant(1)
+  ob = s32[4,2] broadcast(one), dimensions={}
+  n = s32[4,2] add(i, ob)
+  ROOT out = (f32[4,2], s32[4,2]) tuple(v, INDICES)
+}
+)";
+  auto module = [&](const std::string& indices) {
+    std::string t = text;
+    t.replace(t.find("INDICES"), 7, indices);
+    return ParseModule(t);
+  };
+  auto original = module("i"), swapped = module("r"), wrong = module("n");
+  ASSERT_TRUE(original.ok() && swapped.ok() && wrong.ok()) << original.status();
+  auto same = CheckEquivalent(**original, **swapped);
+  ASSERT_TRUE(same.ok()) << same.status();
+  EXPECT_TRUE(same->equivalent) << same->message;
+  EXPECT_THAT(same->ties, ::testing::HasSubstr("8 indices differ where their keys (k) tie"));
+  auto different = CheckEquivalent(**original, **wrong);
+  ASSERT_TRUE(different.ok());
+  EXPECT_FALSE(different->equivalent);
 }
 
 TEST(Equivalence, SignatureMismatchIsNotEquivalent) {

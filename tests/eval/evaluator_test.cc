@@ -2,7 +2,9 @@
 #include <cmath>
 #include <limits>
 
+#include "eval/equivalence.h"
 #include "eval/evaluator.h"
+#include "eval/value.h"
 #include "gmock/gmock.h"
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
@@ -896,6 +898,54 @@ ENTRY e {
   auto v = EvalValues(text);
   EXPECT_EQ(v, EvalValues(text));
   for (double x : v) EXPECT_LE(std::fabs(x), 1.0);
+}
+
+TEST(EvaluatorMemoryLimit, InstructionOverTheLimitIsNamedNotAllocated) {
+  auto module = ParseModule(R"(HloModule grow
+ENTRY e {
+  x = f32[256] parameter(0)
+  ROOT b = f32[256,256,64] broadcast(x), dimensions={0}
+}
+)");
+  ASSERT_TRUE(module.ok()) << module.status();
+  const int64_t live_before = eval::LiveArrayBytes();
+  auto args = MakeRandomArguments(**module, 0);
+  ASSERT_TRUE(args.ok()) << args.status();
+  EvaluatorOptions options;
+  options.max_bytes = 4 << 20;  // the broadcast needs 16 MiB
+  auto result = Evaluate(**module, *args, options);
+  ASSERT_FALSE(result.ok());
+  EXPECT_EQ(result.status().code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_THAT(std::string(result.status().message()),
+              ::testing::HasSubstr("instruction b (broadcast): f32[256,256,64] needs 0.0156 GiB"));
+  {
+    options.max_bytes = 64 << 20;
+    auto fits = Evaluate(**module, *args, options);
+    ASSERT_TRUE(fits.ok()) << fits.status();
+  }
+  // Freed values leave the process-wide count (so one failure does not
+  // poison later evaluations).
+  args->clear();
+  EXPECT_EQ(eval::LiveArrayBytes(), live_before);
+}
+
+TEST(EvaluatorMemoryLimit, ArgumentsOverTheLimitAreNamed) {
+  auto module = ParseModule(R"(HloModule huge
+ENTRY e {
+  x = f32[100000,100000,100000] parameter(0)
+  ROOT s = f32[100000,100000,100000] add(x, x)
+}
+)");
+  ASSERT_TRUE(module.ok()) << module.status();
+  auto args = MakeRandomArguments(**module, 0);
+  ASSERT_FALSE(args.ok());
+  EXPECT_EQ(args.status().code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_THAT(std::string(args.status().message()),
+              ::testing::HasSubstr("parameter x (f32[100000,100000,100000]) needs"));
+  // CheckEquivalent reports it as the same error instead of allocating.
+  auto same = CheckEquivalent(**module, **module);
+  ASSERT_FALSE(same.ok());
+  EXPECT_EQ(same.status().code(), absl::StatusCode::kResourceExhausted);
 }
 
 }  // namespace

@@ -72,7 +72,7 @@ const Reference& GetReference(const std::string& path) {
       }
     }
   }
-  ref.arguments = MakeRandomArguments(*ref.module, /*seed=*/1);
+  ref.arguments = *MakeRandomArguments(*ref.module, /*seed=*/1);
   auto output = Evaluate(*ref.module, ref.arguments);
   if (output.ok()) {
     ref.evaluated = true;

@@ -79,7 +79,7 @@ void ExpectEigenPairs(const Literal& a, const Literal& result, bool lower, bool 
 // Evaluates `module` on seeded random inputs and checks the eigenpairs.
 void ExpectEigenPairsOnRandomInput(const Module& module, bool lower, bool sorted, double tol,
                                    uint64_t seed = 1) {
-  std::vector<Literal> args = MakeRandomArguments(module, seed);
+  std::vector<Literal> args = *MakeRandomArguments(module, seed);
   ASSERT_EQ(args.size(), 1u);
   auto result = Evaluate(module, args);
   ASSERT_TRUE(result.ok()) << result.status();
@@ -128,7 +128,7 @@ TEST(EighEvaluatorTest, WrongShapesAreAnErrorNamingTheInstruction) {
            "f32[2]) custom-call(a), custom_call_target=\"Eigh\", backend_config=\"1,1,100,1e-6\"\n}\n"}) {
     auto module = ParseModule(text);
     ASSERT_TRUE(module.ok()) << module.status();
-    auto result = Evaluate(**module, MakeRandomArguments(**module, 0));
+    auto result = Evaluate(**module, *MakeRandomArguments(**module, 0));
     ASSERT_FALSE(result.ok());
     EXPECT_THAT(std::string(result.status().message()), ::testing::HasSubstr("bad_eigh"));
   }
@@ -141,7 +141,7 @@ ENTRY e {
   ROOT e = (c64[3,3], f32[3]) custom-call(a), custom_call_target="Eigh", backend_config="1,1,100,1e-06"
 })");
   ASSERT_TRUE(module.ok()) << module.status();
-  EXPECT_TRUE(Evaluate(**module, MakeRandomArguments(**module, 0)).ok());
+  EXPECT_TRUE(Evaluate(**module, *MakeRandomArguments(**module, 0)).ok());
 }
 
 // --- the expansion -------------------------------------------------------

@@ -422,8 +422,9 @@ def test_enough_modules_compared():
 KNOWN_MISMATCHES: dict[str, str] = {}
 
 # Modules whose comparison cannot judge anything (ARCHITECTURE.md: "not judged", never an
-# agreement): the tolerance and the second look both fail and XLA's own output is out of
-# tolerance of the same module computed in f64, so rounding decides. The test fails on a
+# agreement): XLA's own outputs are vacuous on the project's inputs (xla.vacuous_reason), or
+# the tolerance and the second look both fail and XLA's own output is out of tolerance of the
+# same module computed in f64, so rounding decides. The test fails on a
 # not-judged module that is not listed here (none today: the sample's deep Keras nets on random
 # weights pass the second look, hlogym as close to the f64 result as XLA), and on a listed one
 # that agrees with XLA outright (then take it off the list).
@@ -450,6 +451,12 @@ def test_same_results_on_xla(key, path, with_optimized, tmp_path):
     why = not_bit_compatible(text)
     low = computes_in_low_precision(text)
     failures = []
+    # XLA's own outputs on the project's inputs must be meaningful (not all NaN, not constant
+    # while the inputs vary), or every agreement below is vacuous.
+    vacuous = xla_runtime.vacuous_reason(theirs, inputs)
+    if vacuous:
+        Report.data["results"].setdefault("not_judged", {})[key] = f"vacuous: {vacuous}"
+        assert key in NOT_JUDGED, f"not judged and not listed in NOT_JUDGED: {vacuous}"
     if why:
         Report.data["results"]["not_compared"].append({"module": key, "reason": why})
     else:
@@ -468,7 +475,7 @@ def test_same_results_on_xla(key, path, with_optimized, tmp_path):
                 Report.data["results"].setdefault("not_judged", {})[key] = unjudgeable
                 assert key in NOT_JUDGED, f"not judged and not listed in NOT_JUDGED: {unjudgeable}"
                 c.ok, c.message = True, f"not judged ({NOT_JUDGED[key]}): {unjudgeable}"
-        if key in NOT_JUDGED and c.ok and not unjudgeable and key not in Report.data["results"].get(
+        if key in NOT_JUDGED and c.ok and not unjudgeable and not vacuous and key not in Report.data["results"].get(
                 "second_looks", {}):
             failures.append(f"{key} is listed in NOT_JUDGED but now agrees with XLA: unlist it")
         Report.note_comparison(key, "original", c)

@@ -1,0 +1,257 @@
+#include "eval/random_inputs.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <optional>
+#include <utility>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/str_cat.h"
+#include "eval/value.h"
+#include "hlo/computation.h"
+#include "hlo/instruction.h"
+
+namespace hlogym {
+namespace {
+
+using eval::Mix64;
+
+bool IsIndexOperand(const Instruction& user, int64_t operand_index) {
+  switch (user.opcode()) {
+    case Opcode::kGather: return operand_index == 1;
+    case Opcode::kDynamicSlice: return operand_index >= 1;
+    case Opcode::kDynamicUpdateSlice: return operand_index >= 2;
+    case Opcode::kScatter: return operand_index == (user.operand_count() - 1) / 2;
+    default: return false;
+  }
+}
+
+// The smallest dimension (>= 1) of what `user` indexes into.
+int64_t IndexBound(const Instruction& user) {
+  const Shape& s = user.operand(0)->shape();
+  int64_t bound = std::numeric_limits<int64_t>::max();
+  if (s.IsArray()) {
+    for (int64_t d : s.dimensions()) {
+      if (d >= 1) bound = std::min(bound, d);
+    }
+  }
+  return bound == std::numeric_limits<int64_t>::max() ? 1 : bound;
+}
+
+// Walks the uses of `start` forward, to depth 12: into the parameters of
+// called computations (call, fusion) and through every user for which
+// `follows(user, operand_index)` holds. `visit(user, operand_index)` sees each
+// use first; returning true ends the walk.
+template <typename Follows, typename Visit>
+void WalkUses(const Instruction* start, Follows follows, Visit visit) {
+  std::vector<std::pair<const Instruction*, int>> stack = {{start, 0}};
+  absl::flat_hash_map<const Instruction*, bool> seen;
+  while (!stack.empty()) {
+    auto [instr, depth] = stack.back();
+    stack.pop_back();
+    if (seen[instr] || depth > 12) continue;
+    seen[instr] = true;
+    for (const Instruction* user : instr->users()) {
+      for (int64_t i = 0; i < user->operand_count(); ++i) {
+        if (user->operand(i) != instr) continue;
+        if (visit(*user, i)) return;
+        if (user->opcode() == Opcode::kCall || user->opcode() == Opcode::kFusion) {
+          if (!user->called_computations().empty() &&
+              i < user->called_computations()[0]->num_parameters()) {
+            stack.push_back({user->called_computations()[0]->parameter_instruction(i), depth + 1});
+          }
+        } else if (follows(*user, i)) {
+          stack.push_back({user, depth + 1});
+        }
+      }
+    }
+  }
+}
+
+// Ops a parameter's value passes through unchanged in kind (shape ops,
+// converts, adds), for both walks below.
+bool PassesValueThrough(Opcode opcode) {
+  switch (opcode) {
+    case Opcode::kConvert: case Opcode::kReshape: case Opcode::kBroadcast:
+    case Opcode::kBitcast: case Opcode::kCopy: case Opcode::kSlice:
+    case Opcode::kConcatenate: case Opcode::kTranspose: case Opcode::kAdd:
+    case Opcode::kDynamicSlice:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// The smallest index bound among index operands reachable from `start`
+// through elementwise/shape ops and into called computations; 0 if none.
+int64_t FindIndexBound(const Instruction* start) {
+  int64_t bound = 0;
+  WalkUses(
+      start,
+      [](const Instruction& user, int64_t i) {
+        return !IsIndexOperand(user, i) &&
+               (PassesValueThrough(user.opcode()) || user.opcode() == Opcode::kSelect ||
+                user.opcode() == Opcode::kClamp);
+      },
+      [&](const Instruction& user, int64_t i) {
+        if (IsIndexOperand(user, i)) {
+          const int64_t b = IndexBound(user);
+          bound = bound == 0 ? b : std::min(bound, b);
+        }
+        return false;
+      });
+  return bound;
+}
+
+// Whether operand `operand_index` of `user` only makes sense positive: the
+// operand of sqrt, rsqrt or log, a divisor, the base of a power.
+bool IsPositiveOnlyOperand(const Instruction& user, int64_t operand_index) {
+  switch (user.opcode()) {
+    case Opcode::kSqrt: case Opcode::kRsqrt: case Opcode::kLog:
+      return true;
+    case Opcode::kDivide: return operand_index == 1;
+    case Opcode::kPower: return operand_index == 0;
+    default: return false;
+  }
+}
+
+// Whether `start` reaches a positive-only operand through elementwise/shape
+// ops, products and dividends, and into called computations: a variance, a
+// scale or a norm, which is positive in the model and makes every output NaN
+// when drawn negative (batch-norm inference; Adam's second moment, scaled by
+// beta2 before its square root).
+bool FeedsPositiveOnlyOp(const Instruction* start) {
+  bool found = false;
+  WalkUses(
+      start,
+      [](const Instruction& user, int64_t i) {
+        return PassesValueThrough(user.opcode()) || user.opcode() == Opcode::kMultiply ||
+               (user.opcode() == Opcode::kDivide && i == 0);
+      },
+      [&](const Instruction& user, int64_t i) {
+        found = IsPositiveOnlyOperand(user, i);
+        return found;
+      });
+  return found;
+}
+
+// The number of products each output element of `user` sums when operand
+// `operand_index` is contracted: the contracting sizes of a dot, the kernel's
+// input features times its window for a convolution; 0 for other ops.
+int64_t FanIn(const Instruction& user, int64_t operand_index) {
+  int64_t fan_in = 1;
+  if (user.opcode() == Opcode::kDot && user.attrs().dot_dimension_numbers.has_value()) {
+    const DotDimensionNumbers& dims = *user.attrs().dot_dimension_numbers;
+    const Shape& shape = user.operand(operand_index)->shape();
+    for (int64_t d : operand_index == 0 ? dims.lhs_contracting_dimensions
+                                        : dims.rhs_contracting_dimensions) {
+      if (d >= 0 && d < shape.rank()) fan_in *= shape.dimensions()[d];
+    }
+    return fan_in;
+  }
+  if (user.opcode() == Opcode::kConvolution && user.operand_count() == 2 &&
+      user.attrs().convolution_dimension_numbers.has_value()) {
+    const ConvolutionDimensionNumbers& dims = *user.attrs().convolution_dimension_numbers;
+    const Shape& kernel = user.operand(1)->shape();
+    if (dims.kernel_input_feature_dimension < kernel.rank()) {
+      fan_in *= kernel.dimensions()[dims.kernel_input_feature_dimension];
+    }
+    for (int64_t d : dims.kernel_spatial_dimensions) {
+      if (d >= 0 && d < kernel.rank()) fan_in *= kernel.dimensions()[d];
+    }
+    return fan_in;
+  }
+  return 0;
+}
+
+// The largest fan-in of a dot or convolution that `start` reaches as an
+// operand through value-preserving ops and into called computations; 0 if
+// none. A weight drawn from [-1, 1] multiplies the scale of every layer by
+// about sqrt(fan-in / 3): deep nets then overflow (or amplify rounding until
+// nothing can be compared), which initializers avoid by scaling to fan-in.
+int64_t FindFanIn(const Instruction* start) {
+  int64_t fan_in = 0;
+  WalkUses(
+      start, [](const Instruction& user, int64_t) { return PassesValueThrough(user.opcode()); },
+      [&](const Instruction& user, int64_t i) {
+        fan_in = std::max(fan_in, FanIn(user, i));
+        return false;
+      });
+  return fan_in;
+}
+
+void FillLiteral(Literal& literal, uint64_t seed, double lo, double hi, int64_t ilo, int64_t ihi) {
+  if (literal.shape().IsTuple()) {
+    for (size_t i = 0; i < literal.mutable_tuple_elements().size(); ++i) {
+      FillLiteral(literal.mutable_tuple_elements()[i], Mix64(seed + i + 1), lo, hi, ilo, ihi);
+    }
+    return;
+  }
+  if (!literal.shape().IsArray()) return;
+  auto value = eval::NewArray(literal.shape());
+  eval::FillDeterministic(*value, seed, lo, hi, ilo, ihi);
+  if (value->size_bytes > 0 && literal.mutable_raw().size() == static_cast<size_t>(value->size_bytes)) {
+    std::memcpy(literal.mutable_raw().data(), value->bytes(), value->size_bytes);
+  }
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<Literal>> MakeRandomArguments(const Module& module, uint64_t seed,
+                                                         const RandomInputOptions& options) {
+  std::vector<Literal> arguments;
+  const Computation* entry = module.entry_computation();
+  if (entry == nullptr) return arguments;
+  int64_t total = 0;
+  for (int64_t p = 0; p < entry->num_parameters(); ++p) {
+    const Instruction* param = entry->parameter_instruction(p);
+    const std::optional<int64_t> bytes = param->shape().CheckedByteSize();
+    if (!bytes || __builtin_add_overflow(total, *bytes, &total)) {
+      total = std::numeric_limits<int64_t>::max();
+    }
+    if (absl::Status fits = CheckMemoryFor(total, options.max_bytes,
+                                           absl::StrCat("parameter ", param->name(), " (",
+                                                        param->shape().ToString(false), ")",
+                                                        p > 0 ? ", with the ones before it," : ""));
+        !fits.ok()) {
+      return fits;
+    }
+  }
+  const double lo = options.positive_floats ? 0.5 : options.float_low;
+  const double hi = options.positive_floats ? 1.5 : options.float_high;
+  for (int64_t p = 0; p < entry->num_parameters(); ++p) {
+    const Instruction* param = entry->parameter_instruction(p);
+    Shape shape = param->shape();
+    Literal literal(shape);
+    const uint64_t param_seed =
+        Mix64(Mix64(seed) ^ (static_cast<uint64_t>(p) * 0x100000001b3ULL) ^
+              (static_cast<uint64_t>(shape.element_type()) << 56));
+    int64_t ilo = options.int_low, ihi = options.int_high;
+    if (shape.IsArray() && (IsIntegralType(shape.element_type()))) {
+      const int64_t bound = FindIndexBound(param);
+      if (bound > 0) {
+        ilo = 0;
+        ihi = bound - 1;
+      }
+    }
+    double flo = lo, fhi = hi;
+    if (shape.IsArray() && IsFloatingPointType(shape.element_type())) {
+      if (FeedsPositiveOnlyOp(param)) {
+        flo = 0.5;
+        fhi = 1.5;
+      } else if (const int64_t fan_in = FindFanIn(param); fan_in > 3 && !options.positive_floats) {
+        // LeCun-uniform scale: variance 1/fan-in, so a layer keeps its input's scale.
+        const double scale = std::sqrt(3.0 / static_cast<double>(fan_in));
+        flo = lo * scale;
+        fhi = hi * scale;
+      }
+    }
+    FillLiteral(literal, param_seed, flo, fhi, ilo, ihi);
+    arguments.push_back(std::move(literal));
+  }
+  return arguments;
+}
+
+}  // namespace hlogym

@@ -1,0 +1,182 @@
+#include "gym/pass_fuzzer.h"
+
+#include <chrono>
+#include <map>
+#include <memory>
+#include <optional>
+#include <random>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "analysis/verifier.h"
+#include "eval/equivalence.h"
+#include "gym/benchmark.h"
+#include "text/printer.h"
+
+namespace hlogym {
+namespace {
+
+struct Subject {
+  Benchmark benchmark;
+  bool low_precision = false;
+  // Built on first use: evaluating every module up front would cost as much
+  // as the fuzzing of the small ones.
+  std::optional<EquivalenceReference> reference;
+};
+
+// What went wrong after the last pass of a sequence run by RunSequence.
+struct Outcome {
+  std::string kind;  // "" when every pass passed every check
+  std::string message;
+  size_t failed_at = 0;  // index of the failing pass
+};
+
+struct Counts {
+  int64_t pass_runs = 0, changed_runs = 0, equivalence_checks = 0, not_judged = 0,
+          skipped_runs = 0;
+};
+
+EquivalenceOptions FuzzEquivalenceOptions() {
+  EquivalenceOptions options;
+  options.evaluator.num_threads = 1;
+  return options;
+}
+
+// Runs `passes` on a copy of the subject's module with every check after
+// every pass; stops at the first failure.
+Outcome RunSequence(const PassRegistry& registry, Subject& subject,
+                    const std::vector<std::string>& passes, Counts& counts) {
+  const Module& original = subject.benchmark.initial->module();
+  std::unique_ptr<Module> module = original.Clone();
+  std::string text = PrintModule(*module);
+  for (size_t i = 0; i < passes.size(); ++i) {
+    const std::string& name = passes[i];
+    if (subject.low_precision && ChangesNumericPrecision(name)) {
+      ++counts.skipped_runs;
+      continue;
+    }
+    auto fail = [&](std::string kind, std::string message) {
+      return Outcome{std::move(kind), std::move(message), i};
+    };
+    absl::StatusOr<std::unique_ptr<Pass>> pass = registry.Create(name);
+    if (!pass.ok()) return fail("pass error", std::string(pass.status().message()));
+    absl::StatusOr<bool> changed = (*pass)->Run(*module);
+    ++counts.pass_runs;
+    if (!changed.ok()) return fail("pass error", std::string(changed.status().message()));
+    std::string after = PrintModule(*module);
+    const bool text_changed = after != text;
+    if (*changed != text_changed) {
+      return fail("changed flag", absl::StrCat("reported changed=", *changed, " but the module ",
+                                               text_changed ? "changed" : "did not change"));
+    }
+    text = std::move(after);
+    if (absl::Status verified = VerifyModule(*module); !verified.ok()) {
+      return fail("verifier", std::string(verified.message()));
+    }
+    if (!text_changed) continue;
+    ++counts.changed_runs;
+    absl::StatusOr<EquivalenceResult> same = subject.reference->Check(*module);
+    ++counts.equivalence_checks;
+    if (!same.ok()) return fail("evaluation", std::string(same.status().message()));
+    if (!same->judged) {
+      ++counts.not_judged;
+    } else if (!same->equivalent) {
+      return fail("not equivalent", same->message);
+    }
+  }
+  return Outcome{};
+}
+
+// Greedily drops passes (all but the failing last one) while the sequence
+// still fails the same way.
+std::vector<std::string> Minimize(const PassRegistry& registry, Subject& subject,
+                                  std::vector<std::string> passes, const std::string& kind) {
+  Counts ignored;
+  for (size_t i = passes.size() - 1; i-- > 0;) {
+    std::vector<std::string> shorter = passes;
+    shorter.erase(shorter.begin() + static_cast<std::ptrdiff_t>(i));
+    Outcome outcome = RunSequence(registry, subject, shorter, ignored);
+    if (outcome.kind == kind && outcome.failed_at + 1 == shorter.size()) passes = std::move(shorter);
+  }
+  return passes;
+}
+
+}  // namespace
+
+absl::StatusOr<PassFuzzReport> FuzzPasses(
+    const std::vector<std::string>& modules, const PassFuzzOptions& options,
+    const std::function<void(const PassFuzzReport&)>& progress) {
+  if (modules.empty()) return absl::InvalidArgumentError("fuzz-passes: no modules");
+  if (options.min_length < 1 || options.max_length < options.min_length) {
+    return absl::InvalidArgumentError(absl::StrCat("fuzz-passes: need 1 <= min length (",
+                                                   options.min_length, ") <= max length (",
+                                                   options.max_length, ")"));
+  }
+  const auto start = std::chrono::steady_clock::now();
+  std::vector<Subject> subjects;
+  for (const std::string& spec : modules) {
+    absl::StatusOr<Benchmark> benchmark = LoadBenchmark(spec);
+    if (!benchmark.ok()) return benchmark.status();
+    Subject subject;
+    subject.low_precision = ComputesInLowPrecision(benchmark->initial->module());
+    subject.benchmark = *std::move(benchmark);
+    subjects.push_back(std::move(subject));
+  }
+  const PassRegistry& registry = options.registry ? *options.registry : PassRegistry::Builtin();
+  std::vector<std::string> passes;
+  for (const PassInfo& info : registry.passes()) passes.push_back(info.name);
+  if (passes.empty()) return absl::InvalidArgumentError("fuzz-passes: the registry has no passes");
+
+  PassFuzzReport report;
+  report.modules = static_cast<int64_t>(subjects.size());
+  Counts counts;
+  for (int64_t index = 0; index < options.sequences; ++index) {
+    const double elapsed =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (options.time_limit_seconds > 0 && elapsed > options.time_limit_seconds) break;
+    // Each sequence has its own generator, so one can be rerun alone.
+    std::mt19937_64 rng(options.seed * 0x9e3779b97f4a7c15ULL + static_cast<uint64_t>(index));
+    Subject& subject = subjects[std::uniform_int_distribution<size_t>(0, subjects.size() - 1)(rng)];
+    const int length = std::uniform_int_distribution<int>(options.min_length, options.max_length)(rng);
+    std::vector<std::string> sequence;
+    for (int i = 0; i < length; ++i) {
+      sequence.push_back(passes[std::uniform_int_distribution<size_t>(0, passes.size() - 1)(rng)]);
+    }
+    if (!subject.reference.has_value()) {
+      absl::StatusOr<EquivalenceReference> reference =
+          EquivalenceReference::Make(subject.benchmark.initial->module(), FuzzEquivalenceOptions());
+      if (!reference.ok()) {
+        return absl::Status(reference.status().code(),
+                            absl::StrCat(subject.benchmark.spec, ": ", reference.status().message()));
+      }
+      subject.reference = *std::move(reference);
+      if (subject.reference->vacuous()) report.vacuous_modules.push_back(subject.benchmark.spec);
+    }
+    Outcome outcome = RunSequence(registry, subject, sequence, counts);
+    ++report.sequences;
+    if (!outcome.kind.empty()) {
+      PassFuzzFailure failure;
+      failure.module = subject.benchmark.spec;
+      failure.path = subject.benchmark.path;
+      failure.sequence_index = index;
+      failure.kind = outcome.kind;
+      failure.message = outcome.message;
+      failure.drawn.assign(sequence.begin(), sequence.begin() + outcome.failed_at + 1);
+      failure.passes = options.minimize ? Minimize(registry, subject, failure.drawn, outcome.kind)
+                                        : failure.drawn;
+      report.failures.push_back(std::move(failure));
+    }
+    report.pass_runs = counts.pass_runs;
+    report.changed_runs = counts.changed_runs;
+    report.equivalence_checks = counts.equivalence_checks;
+    report.not_judged = counts.not_judged;
+    report.skipped_runs = counts.skipped_runs;
+    report.seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (progress) progress(report);
+  }
+  report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return report;
+}
+
+}  // namespace hlogym

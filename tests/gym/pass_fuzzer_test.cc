@@ -1,0 +1,145 @@
+// The differential pass fuzzer (`hlogym fuzz-passes`) must catch broken
+// passes of each kind, blame the right one after minimizing, and pass clean
+// ones.
+#include "gym/pass_fuzzer.h"
+
+#include <fstream>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "hlo/computation.h"
+#include "hlo/instruction.h"
+#include "hlo/module.h"
+
+namespace hlogym {
+namespace {
+
+std::string WriteModule(const std::string& name, const std::string& text) {
+  const std::string path = ::testing::TempDir() + "/" + name;
+  std::ofstream(path) << text;
+  return path;
+}
+
+const char kSubtract[] = R"(HloModule sub
+ENTRY main {
+  x = f32[8] parameter(0)
+  y = f32[8] parameter(1)
+  d = f32[8] subtract(x, y)
+  e = f32[8] exponential(d)
+  ROOT r = f32[8] add(e, d)
+}
+)";
+
+// Computes y - x instead of x - y, and says so.
+class SwapOperands : public Pass {
+ public:
+  std::string_view name() const override { return "mutant-swap-operands"; }
+  absl::StatusOr<bool> Run(Module& module) override {
+    bool changed = false;
+    for (const auto& instruction : module.entry_computation()->instructions()) {
+      if (instruction->opcode() != Opcode::kSubtract) continue;
+      Instruction* a = instruction->operand(0);
+      Instruction* b = instruction->operand(1);
+      instruction->ReplaceOperandWith(0, b);
+      instruction->ReplaceOperandWith(1, a);
+      changed = true;
+    }
+    return changed;
+  }
+};
+
+// Changes the module but reports no change.
+class SilentRename : public Pass {
+ public:
+  std::string_view name() const override { return "mutant-silent-rename"; }
+  absl::StatusOr<bool> Run(Module& module) override {
+    Instruction* root = module.entry_computation()->root_instruction();
+    root->set_name(root->name() + "x");
+    return false;
+  }
+};
+
+// Leaves a shape that does not check.
+class BadShape : public Pass {
+ public:
+  std::string_view name() const override { return "mutant-bad-shape"; }
+  absl::StatusOr<bool> Run(Module& module) override {
+    for (const auto& instruction : module.entry_computation()->instructions()) {
+      if (instruction->opcode() == Opcode::kExp) {
+        instruction->set_shape(Shape(PrimitiveType::kF32, {9}));
+        return true;
+      }
+    }
+    return false;
+  }
+};
+
+PassRegistry CleanRegistry() {
+  PassRegistry registry;
+  for (const char* name : {"dce", "cse", "algsimp"}) {
+    registry.Register(*PassRegistry::Builtin().Find(name));
+  }
+  return registry;
+}
+
+TEST(PassFuzzer, CatchesEachKindOfBrokenPassAndBlamesIt) {
+  PassRegistry registry = CleanRegistry();
+  registry.Register({"mutant-swap-operands", "", [] { return std::make_unique<SwapOperands>(); }});
+  registry.Register({"mutant-silent-rename", "", [] { return std::make_unique<SilentRename>(); }});
+  registry.Register({"mutant-bad-shape", "", [] { return std::make_unique<BadShape>(); }});
+  PassFuzzOptions options;
+  options.sequences = 80;
+  options.min_length = 3;
+  options.max_length = 8;
+  options.registry = &registry;
+  absl::StatusOr<PassFuzzReport> report =
+      FuzzPasses({WriteModule("fuzz_sub.hlo", kSubtract)}, options);
+  ASSERT_TRUE(report.ok()) << report.status();
+  EXPECT_EQ(report->sequences, 80);
+  std::set<std::string> kinds;
+  for (const PassFuzzFailure& failure : report->failures) {
+    kinds.insert(failure.kind);
+    // Minimized to the one guilty pass.
+    ASSERT_EQ(failure.passes.size(), 1u) << failure.kind << ": " << failure.message;
+    EXPECT_THAT(failure.passes[0], ::testing::StartsWith("mutant-"));
+    EXPECT_EQ(failure.drawn.back(), failure.passes[0]);
+    const std::map<std::string, std::string> culprit = {{"not equivalent", "mutant-swap-operands"},
+                                                        {"changed flag", "mutant-silent-rename"},
+                                                        {"verifier", "mutant-bad-shape"}};
+    ASSERT_TRUE(culprit.count(failure.kind)) << failure.kind << ": " << failure.message;
+    EXPECT_EQ(failure.passes[0], culprit.at(failure.kind)) << failure.message;
+  }
+  EXPECT_EQ(kinds, (std::set<std::string>{"not equivalent", "changed flag", "verifier"}));
+}
+
+TEST(PassFuzzer, CleanPassesPassAndVacuousModulesAreNamed) {
+  PassRegistry registry = CleanRegistry();
+  PassFuzzOptions options;
+  options.sequences = 30;
+  options.registry = &registry;
+  const std::string nan = WriteModule("fuzz_nan.hlo", R"(HloModule nan
+ENTRY main {
+  x = f32[8] parameter(0)
+  t = f32[] constant(3)
+  b = f32[8] broadcast(t), dimensions={}
+  d = f32[8] subtract(x, b)
+  ROOT s = f32[8] sqrt(d)
+}
+)");
+  absl::StatusOr<PassFuzzReport> report =
+      FuzzPasses({WriteModule("fuzz_sub.hlo", kSubtract), nan}, options);
+  ASSERT_TRUE(report.ok()) << report.status();
+  EXPECT_TRUE(report->failures.empty()) << report->failures[0].message;
+  EXPECT_GT(report->pass_runs, 30);
+  EXPECT_THAT(report->vacuous_modules, ::testing::ElementsAre(nan));
+  // Bad options are errors, not empty reports.
+  options.min_length = 0;
+  EXPECT_FALSE(FuzzPasses({nan}, options).ok());
+}
+
+}  // namespace
+}  // namespace hlogym
