@@ -227,7 +227,8 @@ def bench_module(x, row: dict, args) -> dict:
             continue
         c = xla.agree(x, outs[k], outs["original"], texts["original"], inputs,
                       FAST_COMPILE if args.fast_compile else None)
-        row["agree"][k] = {"ok": c.ok, "max_tolerance_ratio": c.max_tolerance_ratio,
+        row["agree"][k] = {"ok": c.ok, "judged": c.judged,
+                           "max_tolerance_ratio": c.max_tolerance_ratio,
                            "excess_precision": c.excess_precision, "message": c.message}
     if args.no_time:
         return row
@@ -535,9 +536,10 @@ def summarize(rows: list[dict], skipped: list[str], seconds: float) -> dict:
         "skipped": skipped, "compared": len(compared),
         "agent_rejected": [r["module"] for r in rows if "agent_rejected" in r],
         "excess_precision": sum(bool(v.get("excess_precision")) for _, _, v in compared),
-        "disagree": sum(not v["ok"] for _, _, v in compared),
+        "not_judged": sum(not v.get("judged", True) for _, _, v in compared),
+        "disagree": sum(not v["ok"] and v.get("judged", True) for _, _, v in compared),
         "disagreements": [{"module": m, "variant": k, "message": v["message"]}
-                          for m, k, v in compared if not v["ok"]],
+                          for m, k, v in compared if not v["ok"]],  # not-judged ones included
         "agent_over_default": distribution(ok, "agent_over_default"),
         "agent_over_original": distribution(ok, "agent_over_original"),
         "default_over_original": distribution(ok, "default_over_original"),
@@ -550,14 +552,17 @@ def summarize(rows: list[dict], skipped: list[str], seconds: float) -> dict:
 def print_summary(s: dict) -> None:
     print(f"# {s['modules']} modules ({s['errors']} errors, {len(s['skipped'])} skipped), "
           f"{s['compared']} optimized outputs compared with the original's on XLA: "
-          f"{s['compared'] - s['disagree']} agree; {s['wall_seconds']:.0f} s")
+          f"{s['compared'] - s['disagree'] - s.get('not_judged', 0)} agree, "
+          f"{s.get('not_judged', 0)} not judged (the original's outputs are vacuous); "
+          f"{s['wall_seconds']:.0f} s")
     if s.get("excess_precision"):
         print(f"#   {s['excess_precision']} of them agree only with the original computed in f32 "
               "(excess precision, see hlogym.xla.agree)")
     for m in s.get("agent_rejected", []):
         print(f"#   {m}: the agent's result failed hlogym's equivalence check; not handed back")
     for d in s["disagreements"]:
-        print(f"#   DIFF {d['module']} ({d['variant']}): {d['message'][:300]}")
+        what = "NOT JUDGED" if d["message"].startswith("not judged") else "DIFF"
+        print(f"#   {what} {d['module']} ({d['variant']}): {d['message'][:300]}")
     for m in s["error_modules"]:
         print(f"#   ERROR {m}")
     for key, what in (("agent_over_default", "agent over default"),

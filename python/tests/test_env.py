@@ -208,6 +208,27 @@ def test_clear_errors():
 
 
 @needs_passes
+def test_absurd_shapes_are_clear_errors(tmp_path):
+    """Resource limits, not crashes: a shape past 2^53 elements is a parse error with its
+    position; one that parses but cannot be evaluated in memory makes validation say so."""
+    absurd = tmp_path / "absurd.hlo"
+    absurd.write_text("HloModule absurd\nENTRY e {\n"
+                      "  x = f32[100000000000,100000000000] parameter(0)\n"
+                      "  ROOT y = f32[100000000000,100000000000] add(x, x)\n}\n")
+    with pytest.raises(ValueError, match=r"absurd.hlo:3:7: error: shape has too many elements"):
+        hlogym.Env().reset(str(absurd))
+    huge = tmp_path / "huge.hlo"
+    huge.write_text("HloModule huge\nENTRY e {\n  x = f32[100000,100000,100000] parameter(0)\n"
+                    "  ROOT y = f32[100000,100000,100000] add(x, x)\n}\n")
+    env = hlogym.Env()
+    env.reset(str(huge))
+    env.step_pass("algsimp")
+    result = env.validate()
+    assert result["equivalence"].startswith("undecided"), result
+    assert "parameter x (f32[100000,100000,100000]) needs" in result["equivalence"], result
+
+
+@needs_passes
 def test_bad_module_file_and_actions(tmp_path):
     bad = tmp_path / "bad.hlo"
     bad.write_text("HloModule broken\nENTRY {{{\n")
