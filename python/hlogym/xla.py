@@ -440,7 +440,8 @@ def vacuous_reason(reference: Sequence[np.ndarray], inputs: Sequence[np.ndarray]
     """Why comparing against `reference` (the original module's outputs on `inputs`) would be
     vacuous, or "" when it is not; the same rule as the C++ VacuousOutputReason
     (src/eval/equivalence.h): a float output leaf with no finite element, or every output leaf
-    constant (one of them with two or more elements) while some input varies."""
+    constant (one of them with two or more elements) while some input varies. (The C++ rule also
+    excuses a module whose root reads no parameter; here the caller passes real models.)"""
     reference = [np.asarray(r) for r in reference]
     for i, r in enumerate(reference):
         if r.size and _is_float(r):

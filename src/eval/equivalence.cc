@@ -7,6 +7,7 @@
 #include <optional>
 #include <utility>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
@@ -214,7 +215,28 @@ EquivalenceResult CompareLiterals(const Literal& a, const Literal& b,
   return result;
 }
 
-std::string VacuousOutputReason(const Literal& output, const std::vector<Literal>& arguments) {
+namespace {
+
+// Whether the entry's root depends on an entry parameter.
+bool RootReadsParameters(const Module& module) {
+  const Computation* entry = module.entry_computation();
+  if (entry == nullptr || entry->root_instruction() == nullptr) return false;
+  std::vector<const Instruction*> stack = {entry->root_instruction()};
+  absl::flat_hash_set<const Instruction*> seen;
+  while (!stack.empty()) {
+    const Instruction* instruction = stack.back();
+    stack.pop_back();
+    if (!seen.insert(instruction).second) continue;
+    if (instruction->opcode() == Opcode::kParameter) return true;
+    for (const Instruction* operand : instruction->operands()) stack.push_back(operand);
+  }
+  return false;
+}
+
+}  // namespace
+
+std::string VacuousOutputReason(const Module& original, const Literal& output,
+                                const std::vector<Literal>& arguments) {
   const auto leaves = ArrayLeaves(output);
   for (const auto& [path, leaf] : leaves) {
     const PrimitiveType type = leaf->shape().element_type();
@@ -243,7 +265,7 @@ std::string VacuousOutputReason(const Literal& output, const std::vector<Literal
       inputs_vary = inputs_vary || !IsConstantArray(*leaf);
     }
   }
-  if (!inputs_vary) return "";
+  if (!inputs_vary || !RootReadsParameters(original)) return "";
   const Literal& first = *leaves.front().second;
   return absl::StrCat("every output of the original is constant on these inputs (output {",
                       absl::StrJoin(leaves.front().first, ","), "} is all ",
@@ -481,7 +503,7 @@ absl::StatusOr<EquivalenceReference> EquivalenceReference::Make(const Module& or
       return absl::Status(outputs.status().code(), absl::StrCat("evaluating ", original.name(), ": ",
                                                                 outputs.status().message()));
     }
-    std::string vacuous = VacuousOutputReason(*outputs, *args);
+    std::string vacuous = VacuousOutputReason(original, *outputs, *args);
     reference.trials_.push_back(Trial{*std::move(args), *std::move(outputs), std::move(vacuous)});
   }
   return reference;

@@ -120,12 +120,15 @@ std::unique_ptr<Module> WidenedToF64(const Module& module);
 EquivalenceResult CompareLiterals(const Literal& a, const Literal& b,
                                   const EquivalenceOptions& options = {});
 
-// Why a comparison against `output` (the original module's output on
+// Why a comparison against `output` (what `original` computes on
 // `arguments`) would be vacuous, or "" when it is not: a float output leaf
 // with no finite element (all NaN or infinite), or every output leaf constant
-// (with at least one leaf of two or more elements) while some argument
-// varies. Equal outputs there say nothing about two modules.
-std::string VacuousOutputReason(const Literal& output, const std::vector<Literal>& arguments);
+// (with at least one leaf of two or more elements) while some argument varies
+// and the entry's root reads a parameter. Equal outputs there say nothing
+// about two modules. (A root that reads no parameter computes constants, and
+// comparing those is meaningful.)
+std::string VacuousOutputReason(const Module& original, const Literal& output,
+                                const std::vector<Literal>& arguments);
 
 // A short text digest of an output: per array leaf its index path, shape,
 // a 64-bit hash of the bytes, sum, min, max and NaN count.

@@ -369,6 +369,16 @@ ENTRY e {
   auto iz = CheckEquivalent(**iota, **zeros);
   ASSERT_TRUE(iz.ok());
   EXPECT_FALSE(iz->equivalent);
+  // Nor one whose outputs do not read its parameters (a pass test's argmax of
+  // a constant, say): its constants are what it computes.
+  auto ignores = ParseModule("HloModule g\nENTRY e {\n  x = f32[8] parameter(0)\n"
+                             "  z = s32[] constant(0)\n"
+                             "  ROOT b = s32[8] broadcast(z), dimensions={}\n}\n");
+  ASSERT_TRUE(ignores.ok());
+  auto ig = CheckEquivalent(**ignores, **ignores);
+  ASSERT_TRUE(ig.ok());
+  EXPECT_TRUE(ig->judged);
+  EXPECT_TRUE(ig->equivalent);
 }
 
 // Argmax over concatenate(x, x): every maximum appears twice, so the index of
