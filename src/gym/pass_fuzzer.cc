@@ -31,11 +31,6 @@ struct Outcome {
   size_t failed_at = 0;  // index of the failing pass
 };
 
-struct Counts {
-  int64_t pass_runs = 0, changed_runs = 0, equivalence_checks = 0, not_judged = 0,
-          skipped_runs = 0;
-};
-
 EquivalenceOptions FuzzEquivalenceOptions() {
   EquivalenceOptions options;
   options.evaluator.num_threads = 1;
@@ -43,9 +38,9 @@ EquivalenceOptions FuzzEquivalenceOptions() {
 }
 
 // Runs `passes` on a copy of the subject's module with every check after
-// every pass; stops at the first failure.
+// every pass; stops at the first failure. Adds to the run counters of `counts`.
 Outcome RunSequence(const PassRegistry& registry, Subject& subject,
-                    const std::vector<std::string>& passes, Counts& counts) {
+                    const std::vector<std::string>& passes, PassFuzzReport& counts) {
   const Module& original = subject.benchmark.initial->module();
   std::unique_ptr<Module> module = original.Clone();
   std::string text = PrintModule(*module);
@@ -91,7 +86,7 @@ Outcome RunSequence(const PassRegistry& registry, Subject& subject,
 // still fails the same way.
 std::vector<std::string> Minimize(const PassRegistry& registry, Subject& subject,
                                   std::vector<std::string> passes, const std::string& kind) {
-  Counts ignored;
+  PassFuzzReport ignored;
   for (size_t i = passes.size() - 1; i-- > 0;) {
     std::vector<std::string> shorter = passes;
     shorter.erase(shorter.begin() + static_cast<std::ptrdiff_t>(i));
@@ -129,7 +124,6 @@ absl::StatusOr<PassFuzzReport> FuzzPasses(
 
   PassFuzzReport report;
   report.modules = static_cast<int64_t>(subjects.size());
-  Counts counts;
   for (int64_t index = 0; index < options.sequences; ++index) {
     const double elapsed =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -152,7 +146,7 @@ absl::StatusOr<PassFuzzReport> FuzzPasses(
       subject.reference = *std::move(reference);
       if (subject.reference->vacuous()) report.vacuous_modules.push_back(subject.benchmark.spec);
     }
-    Outcome outcome = RunSequence(registry, subject, sequence, counts);
+    Outcome outcome = RunSequence(registry, subject, sequence, report);
     ++report.sequences;
     if (!outcome.kind.empty()) {
       PassFuzzFailure failure;
@@ -166,11 +160,6 @@ absl::StatusOr<PassFuzzReport> FuzzPasses(
                                         : failure.drawn;
       report.failures.push_back(std::move(failure));
     }
-    report.pass_runs = counts.pass_runs;
-    report.changed_runs = counts.changed_runs;
-    report.equivalence_checks = counts.equivalence_checks;
-    report.not_judged = counts.not_judged;
-    report.skipped_runs = counts.skipped_runs;
     report.seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (progress) progress(report);
