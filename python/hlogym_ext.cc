@@ -157,6 +157,7 @@ using namespace hlogym;  // NOLINT: the bindings name everything in it
 
 PYBIND11_MODULE(_hlogym, m) {
   m.doc() = "hlogym's pass-ordering environment (C++ core)";
+  m.attr("__version__") = HLOGYM_VERSION;
 
   m.def("list_passes", [] {
     std::vector<std::pair<std::string, std::string>> out;

@@ -6,6 +6,9 @@
 #      for the Stable-Baselines3 test (tests/sb3): Debian's python3 with --system-site-packages
 #      (python3-torch 1.13, numpy 1.24) plus requirements-sb3.txt (stamp .venv-sb3/.requirements.sha256)
 #   3. a Release build in build/ (cmake + ninja when installed, else make), 2 parallel jobs
+#   4. hlogym itself installed into .venv with pip (pyproject.toml), reusing build/: the package,
+#      the `hlogym` command in .venv/bin and the data in .venv/share/hlogym (reinstalled only
+#      when something it installs is newer than the stamp .venv/.hlogym-install.stamp)
 # Usage: scripts/setup.sh [--no-build]
 # Environment: PYTHON (interpreter for the venv, default python3), HLOGYM_JOBS (default 2).
 set -euo pipefail
@@ -17,7 +20,7 @@ BUILD=1
 for arg in "$@"; do
   case "$arg" in
     --no-build) BUILD=0 ;;
-    -h|--help) sed -n '2,9p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,12p' "$0"; exit 0 ;;
     *) echo "setup.sh: unknown argument: $arg" >&2; exit 2 ;;
   esac
 done
@@ -126,4 +129,28 @@ if ((BUILD)); then
   fi
   # cmake --build re-runs the configure step by itself when a CMakeLists.txt or a glob changed.
   cmake --build "$BUILD_DIR" --parallel "$JOBS"
+fi
+
+# ---- 4. hlogym into .venv ---------------------------------------------------------------------
+# The wheel is built with build-dir=build: the same tree, configured the same way (tests and
+# benchmarks on), where everything is already built, so this costs seconds, not a second build.
+# It stays in build/dist/ (tests/python/test_install.py installs it into a fresh environment).
+if ((BUILD)); then
+  INSTALL_STAMP="$VENV/.hlogym-install.stamp"
+  newer=""
+  if [[ -f "$INSTALL_STAMP" ]]; then
+    newer="$(find pyproject.toml CMakeLists.txt python/hlogym datasets/corpus datasets/smoke \
+               datasets/policies "$BUILD_DIR/hlogym" "$BUILD_DIR/python/hlogym" \
+               -newer "$INSTALL_STAMP" -print -quit 2>/dev/null)"
+  fi
+  if [[ ! -f "$INSTALL_STAMP" || -n "$newer" ]]; then
+    log "installing hlogym into .venv (a wheel of build/, in build/dist/)"
+    rm -rf "$BUILD_DIR/dist"
+    "$VENV/bin/python" -m pip wheel -q --disable-pip-version-check --no-build-isolation \
+      --no-deps -Cbuild-dir="$BUILD_DIR" -Ccmake.define.HLOGYM_TESTS=ON \
+      -Ccmake.define.HLOGYM_BENCH=ON -w "$BUILD_DIR/dist" .
+    "$VENV/bin/python" -m pip install -q --disable-pip-version-check --no-deps \
+      --force-reinstall "$BUILD_DIR"/dist/hlogym-*.whl
+    touch "$INSTALL_STAMP"
+  fi
 fi

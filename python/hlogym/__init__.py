@@ -5,9 +5,11 @@
     obs, info = env.reset(seed=0)
     obs, reward, terminated, truncated, info = env.step(env.action_space.sample())
 
-The environment is registered as ``hlogym/XlaPassOrdering-v0``. The C++ core is the
-extension module ``hlogym._hlogym`` built by CMake (scripts/setup.sh) into
-``BUILD/python/hlogym/``; this package finds it in $HLOGYM_BUILD_DIR, then build/.
+The environment is registered as ``hlogym/XlaPassOrdering-v0``
+(``gymnasium.make("hlogym:hlogym/XlaPassOrdering-v0")`` imports hlogym first). The C++ core
+is the extension module ``hlogym._hlogym``: ``pip install .`` puts it into the package; run
+from a checkout, the package finds it in $HLOGYM_BUILD_DIR/python/hlogym, then in
+build/python/hlogym (scripts/setup.sh builds both).
 """
 from __future__ import annotations
 
@@ -47,12 +49,13 @@ except ImportError as _error:  # pragma: no cover - depends on the build
         f"_hlogym target and set HLOGYM_BUILD_DIR to the build folder): {_error}")
 
     def __getattr__(name):
-        if name in _CPP_NAMES:
+        if name in _CPP_NAMES or name == "__version__":
             raise _missing
         raise AttributeError(f"module 'hlogym' has no attribute {name!r}")
 else:
     from .env import ENV_ID, XlaPassOrderingEnv, make, register  # noqa: E402
 
+    __version__ = _hlogym.__version__
     Env = _hlogym.Env
     VecEnv = _hlogym.VecEnv
     list_passes = _hlogym.list_passes

@@ -6,7 +6,7 @@
     fast.passes, fast.op_counts                   # what the agent chose and what it did
 
 ``optimize`` lowers ``jax.jit(fn, keep_unused=True)`` on the example arguments to HLO text,
-optimizes it with build/hlogym (the agent picks a pass sequence, ``hlogym opt`` applies it),
+optimizes it with the hlogym command line (the agent picks a pass sequence, ``hlogym opt`` applies it),
 compiles the result with XLA through ``hlogym.xla`` (XLA's full pipeline still runs after
 hlogym's passes) and returns a callable taking arguments of the examples' structure, shapes and
 dtypes. Keyword arguments and static arguments are not supported: close over them instead.
@@ -25,14 +25,6 @@ AGENTS = ("auto", "greedy", "beam", "random", "evo", "default", "none")
 # Agents named with an argument: auto:PRIOR (another auto prior), policy:DIR and policy-beam:DIR
 # (a trained policy, its most likely pass or a beam over it).
 AGENT_PREFIXES = ("auto:", "policy:", "policy-beam:")
-
-
-def _binary(hlogym_binary: str | os.PathLike | None) -> Path:
-    if hlogym_binary:
-        return Path(hlogym_binary)
-    if os.environ.get("HLOGYM_BUILD_DIR"):
-        return Path(os.environ["HLOGYM_BUILD_DIR"]) / "hlogym"
-    return Path(__file__).resolve().parents[2] / "build" / "hlogym"
 
 
 @dataclass
@@ -115,7 +107,7 @@ def optimize(fn: Callable, *example_args, agent: str | Sequence[str] = "auto",
     if not callable(fn):
         raise TypeError(f"optimize: fn must be callable, not {type(fn).__name__}")
     from .xla_bench import Hlogym  # the CLI wrapper (fmt, opt, search, stats)
-    hg = Hlogym(_binary(hlogym_binary))
+    hg = Hlogym(hlogym_binary)
     lowered = jax.jit(fn, keep_unused=True).lower(*example_args)
     text = lowered.as_text(dialect="hlo")
     in_leaves, in_tree = jax.tree_util.tree_flatten((example_args, {}))

@@ -40,17 +40,21 @@ from pathlib import Path
 
 import numpy as np
 
-REPO = Path(__file__).resolve().parents[2]
-HLOGYM = REPO / "build" / "hlogym"
-CORPUS = REPO / "datasets" / "corpus"
-DEFAULT_SUITE = CORPUS / "default_suite.txt"
+from . import _locate
+
+# Relative to the data root (a checkout, or an installed share/hlogym; see _locate.py).
+DEFAULT_SUITE = "datasets/corpus/default_suite.txt"
 FAST_COMPILE = {"xla_backend_optimization_level": 0}
 
 
 # --- modules ----------------------------------------------------------------------------------
 
+def corpus_dir() -> Path:
+    return _locate.data_root() / "datasets" / "corpus"
+
+
 def corpus_manifest() -> dict:
-    path = CORPUS / "manifest.json"
+    path = corpus_dir() / "manifest.json"
     if not path.exists():
         raise FileNotFoundError(f"{path} is missing")
     return json.loads(path.read_text())["modules"]
@@ -77,7 +81,7 @@ def split_modules(split: str) -> list[tuple[str, Path]]:
         raise ValueError(f"--split must be test, train or all, not {split!r}")
     entries = [(n, m) for n, m in corpus_manifest().items()
                if split == "all" or m["split"] == split]
-    return [(n, CORPUS / m["path"]) for n, m in family_round_robin(entries)]
+    return [(n, corpus_dir() / m["path"]) for n, m in family_round_robin(entries)]
 
 
 def module_name(path: Path) -> str:
@@ -100,8 +104,9 @@ def resolve_modules(locs: list[str]) -> list[tuple[str, Path]]:
             raise ValueError(f"{loc}: not a module file, benchmark name or suite: {e}") from e
         for spec in paths:
             p = Path(spec)
-            if not p.exists() and not p.is_absolute() and (REPO / p).exists():
-                p = REPO / p
+            root = _locate.data_root()
+            if not p.exists() and not p.is_absolute() and (root / p).exists():
+                p = root / p
             if not p.exists():
                 try:
                     p = Path(hlogym.resolve_benchmark(str(spec)))
@@ -116,8 +121,8 @@ def resolve_modules(locs: list[str]) -> list[tuple[str, Path]]:
 # --- hlogym -----------------------------------------------------------------------------------
 
 class Hlogym:
-    def __init__(self, binary: Path = HLOGYM):
-        self.binary = Path(binary)
+    def __init__(self, binary: str | os.PathLike | None = None):
+        self.binary = Path(binary) if binary else _locate.cli_binary()
         if not self.binary.exists():
             raise FileNotFoundError(f"{self.binary} is not built; run scripts/setup.sh")
 
@@ -197,7 +202,7 @@ def distribution(rows: list[dict], key: str) -> dict | None:
 def module_texts(hg: Hlogym, name: str, path: Path, passes: list[str] | None) -> dict:
     """The module's variants as hlogym prints them: original, xla-cpu-default and (with
     passes) the agent's, with their op counts."""
-    row: dict = {"module": name, "path": os.path.relpath(path, REPO)}
+    row: dict = {"module": name, "path": os.path.relpath(path, _locate.data_root())}
     texts = {"original": hg.fmt(path), "default": hg.default(path)}
     if passes is not None:
         row["passes"] = passes
@@ -351,7 +356,8 @@ def parse_args(argv=None):
                     help="merge the --json reports of several (sharded) runs and print the "
                          "summary of all of them (nothing is run)")
     ap.add_argument("--json", help="write the report here ('-' for stdout)")
-    ap.add_argument("--hlogym", default=str(HLOGYM))
+    ap.add_argument("--hlogym", help="the hlogym command line (default: the checkout's "
+                    "build/hlogym, or the installed one)")
     args = ap.parse_args(argv)
     for k in ("warmup", "min_reps", "max_reps"):
         if getattr(args, k) < (0 if k == "warmup" else 1):
@@ -425,12 +431,12 @@ def main(argv=None) -> int:
         work = [(r["module"], (lambda r=r: r)) for r in prepared]
         agent = f"export:{args.from_export}"
     else:
-        hg = Hlogym(Path(args.hlogym))
+        hg = Hlogym(args.hlogym)
         try:
             if args.split:
                 modules = split_modules(args.split)
             else:
-                modules = resolve_modules(args.modules + args.suite or [str(DEFAULT_SUITE)])
+                modules = resolve_modules(args.modules + args.suite or [DEFAULT_SUITE])
             sequences, rejected = (load_sequences(args.sequences) if args.sequences
                                    else (None, {}))
         except (ValueError, OSError) as e:

@@ -8,6 +8,7 @@
 
 int main(int argc, char** argv) {
   CLI::App app{"hlogym: XLA's HLO graph level as a pass-ordering gym"};
+  app.set_version_flag("--version", HLOGYM_VERSION);
   app.require_subcommand(1);
   hlogym::cli::RegisterTextCommands(app);
   hlogym::cli::RegisterPassCommands(app);

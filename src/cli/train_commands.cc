@@ -54,20 +54,28 @@ std::string FormatEta(double seconds) {
   return absl::StrFormat("%d:%02d:%02d", s / 3600, (s / 60) % 60, s % 60);
 }
 
-// Draws DIR/curve.png with the project's Python (matplotlib); a missing venv
-// or plotting error is a warning, never a failed training run.
+// Draws DIR/curve.png with matplotlib; a missing Python or plotting error is a
+// warning, never a failed training run. From a checkout, its .venv runs
+// python/hlogym/plot.py as a file (no C++ extension needed); an installed
+// hlogym uses the environment's python, beside this executable, and hlogym.plot.
 void PlotCurve(const std::string& dir) {
   const std::string root = DataRoot();
-  const std::string python = root + "/.venv/bin/python";
+  std::string python = root + "/.venv/bin/python";
+  std::string script = absl::StrCat("'", root, "/python/hlogym/plot.py'");
   if (access(python.c_str(), X_OK) != 0) {
-    std::cerr << "train: no " << python << "; skipping curve.png (run scripts/setup.sh)\n";
+    std::error_code ec;
+    const std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+    python = (exe.parent_path() / "python").string();
+    script = "-m hlogym.plot";
+  }
+  if (access(python.c_str(), X_OK) != 0) {
+    std::cerr << "train: no Python with hlogym found; skipping curve.png (run scripts/setup.sh)\n";
     return;
   }
-  // Run as a file, not with -m, so that it does not need the C++ extension.
-  const std::string command = absl::StrFormat("'%s' '%s/python/hlogym/plot.py' '%s/curve.csv' -o '%s/curve.png' >/dev/null 2>&1",
-                                               python, root, dir, dir);
+  const std::string command = absl::StrFormat("'%s' %s '%s/curve.csv' -o '%s/curve.png' >/dev/null 2>&1",
+                                               python, script, dir, dir);
   if (std::system(command.c_str()) != 0) {
-    std::cerr << "train: could not draw " << dir << "/curve.png (python/hlogym/plot.py failed)\n";
+    std::cerr << "train: could not draw " << dir << "/curve.png (hlogym's plot.py failed)\n";
   }
 }
 

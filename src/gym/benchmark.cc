@@ -15,10 +15,6 @@
 #include "text/file_io.h"
 #include "text/module_locator.h"
 
-#ifndef HLOGYM_SOURCE_DIR
-#define HLOGYM_SOURCE_DIR "."
-#endif
-
 namespace hlogym {
 namespace {
 
@@ -83,13 +79,6 @@ bool IsModuleFileName(const std::string& name) {
 }
 
 }  // namespace
-
-std::string DataRoot() {
-  if (const char* root = std::getenv("HLOGYM_ROOT"); root != nullptr && *root != '\0') {
-    return root;
-  }
-  return HLOGYM_SOURCE_DIR;
-}
 
 absl::StatusOr<std::string> ResolveBenchmarkPath(std::string_view spec_in) {
   std::string_view spec = StripPrefix(spec_in, "benchmark://");

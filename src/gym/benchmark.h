@@ -2,7 +2,7 @@
 //
 // A benchmark spec is resolved, in order, as
 //   1. a file path (absolute, or relative to the working directory, or to the
-//      data root: the repository, or $HLOGYM_ROOT when set);
+//      data root, text/module_locator.h's DataRoot());
 //   2. a corpus module name from datasets/corpus/manifest.json (a plain name
 //      or "corpus/NAME"), when the manifest exists;
 //   3. a smoke module "NAME" or "smoke/NAME" for datasets/smoke/NAME.hlo.
@@ -19,6 +19,7 @@
 
 #include "absl/status/statusor.h"
 #include "gym/module_state.h"
+#include "text/module_locator.h"  // DataRoot()
 
 namespace hlogym {
 
@@ -27,9 +28,6 @@ struct Benchmark {
   std::string path;  // the file it was loaded from
   StatePtr initial;
 };
-
-// The repository (or $HLOGYM_ROOT), where datasets/ lives.
-std::string DataRoot();
 
 // The file a spec names, or NotFound explaining what was tried.
 absl::StatusOr<std::string> ResolveBenchmarkPath(std::string_view spec);

@@ -1,5 +1,7 @@
 #include "text/module_locator.h"
 
+#include <dlfcn.h>
+
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -29,17 +31,54 @@ bool IsDir(const fs::path& p) {
   return fs::is_directory(p, ec);
 }
 
-// Adds `dir`/datasets for `dir` and each of its parents.
-void AddUpward(fs::path dir, std::vector<fs::path>* out) {
+// `dir` and each of its parents, nearest first.
+std::vector<fs::path> SelfAndParents(fs::path dir) {
+  std::vector<fs::path> out;
   std::error_code ec;
   dir = fs::weakly_canonical(dir, ec);
-  if (ec) return;
+  if (ec) return out;
   while (true) {
-    out->push_back(dir / "datasets");
+    out.push_back(dir);
     fs::path parent = dir.parent_path();
     if (parent.empty() || parent == dir) break;
     dir = parent;
   }
+  return out;
+}
+
+// A datasets folder of this project, not just any folder of that name.
+bool IsHlogymDatasets(const fs::path& dir) {
+  return IsFile(dir / "corpus" / "manifest.json") || IsDir(dir / "policies") ||
+         IsDir(dir / "smoke");
+}
+
+// The file this code was loaded from: the Python extension when hlogym runs
+// inside Python, else the executable.
+fs::path CodeFile() {
+  Dl_info info;
+  if (dladdr(reinterpret_cast<void*>(&CodeFile), &info) != 0 && info.dli_fname != nullptr) {
+    // For the main program dladdr gives argv[0], which may be relative.
+    const fs::path file(info.dli_fname);
+    if (file.is_absolute() && IsFile(file)) return file;
+  }
+  std::error_code ec;
+  fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  return ec ? fs::path() : exe;
+}
+
+// The data roots found from the running code upward, nearest first: a
+// checkout (<dir>/datasets) or an installed prefix (<dir>/share/hlogym/datasets).
+std::vector<fs::path> RootsNearCode() {
+  std::vector<fs::path> roots;
+  const fs::path code = CodeFile();
+  if (code.empty()) return roots;
+  for (const fs::path& dir : SelfAndParents(code.parent_path())) {
+    if (IsHlogymDatasets(dir / "datasets")) roots.push_back(dir);
+    if (IsHlogymDatasets(dir / "share" / "hlogym" / "datasets")) {
+      roots.push_back(dir / "share" / "hlogym");
+    }
+  }
+  return roots;
 }
 
 // The parsed manifest of one datasets folder (null when absent or unreadable),
@@ -102,6 +141,18 @@ std::string FindIn(const fs::path& datasets, const std::string& name) {
 
 }  // namespace
 
+std::string DataRoot() {
+  if (const char* root = std::getenv("HLOGYM_ROOT"); root != nullptr && *root != '\0') {
+    return root;
+  }
+  // Found once: the code does not move while it runs.
+  static const std::string* const near_code = [] {
+    std::vector<fs::path> roots = RootsNearCode();
+    return new std::string(roots.empty() ? std::string(HLOGYM_SOURCE_DIR) : roots[0].string());
+  }();
+  return near_code->empty() ? "." : *near_code;
+}
+
 std::vector<std::string> DatasetsDirs() {
   std::vector<fs::path> candidates;
   if (const char* root = std::getenv("HLOGYM_ROOT"); root != nullptr && *root != '\0') {
@@ -109,9 +160,10 @@ std::vector<std::string> DatasetsDirs() {
   }
   std::error_code ec;
   fs::path cwd = fs::current_path(ec);
-  if (!ec) AddUpward(cwd, &candidates);
-  fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-  if (!ec) AddUpward(exe.parent_path(), &candidates);
+  if (!ec) {
+    for (const fs::path& dir : SelfAndParents(cwd)) candidates.push_back(dir / "datasets");
+  }
+  for (const fs::path& root : RootsNearCode()) candidates.push_back(root / "datasets");
   if (std::string_view(HLOGYM_SOURCE_DIR).size() > 0) {
     candidates.push_back(fs::path(HLOGYM_SOURCE_DIR) / "datasets");
   }

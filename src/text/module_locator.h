@@ -6,10 +6,10 @@
 //   smoke/<name> or <name>                    as datasets/smoke/<name>.hlo
 //                                             (.hlo.gz, .hlo.zst).
 // The datasets/ folder is searched in $HLOGYM_ROOT/datasets, then in the
-// current directory and each of its parents, then beside the executable
-// (/proc/self/exe's folder/../datasets, and its parents), then in the source
-// tree the library was built from. This lives in src/text so that the CLI and
-// the gym share it without the text layer depending on the gym.
+// current directory and each of its parents, then near the running code (see
+// DataRoot), then in the source tree the library was built from. This lives in
+// src/text so that the CLI and the gym share it without the text layer
+// depending on the gym.
 #ifndef HLOGYM_TEXT_MODULE_LOCATOR_H_
 #define HLOGYM_TEXT_MODULE_LOCATOR_H_
 
@@ -20,6 +20,14 @@
 #include "absl/status/statusor.h"
 
 namespace hlogym {
+
+// The folder whose datasets/ (corpus, smoke, policies) this build reads:
+// $HLOGYM_ROOT when set; else the nearest one found from the running code (the
+// executable, or the Python extension's shared object) upward, either as
+// <dir>/datasets (a checkout, from its build/) or as <dir>/share/hlogym/datasets
+// (an installed package: `pip install` puts the data under the environment's
+// prefix, beside bin/ and lib/); else the source tree the library was built from.
+std::string DataRoot();
 
 // The existing datasets/ folders, in search order, without duplicates.
 std::vector<std::string> DatasetsDirs();

@@ -97,6 +97,11 @@ fi
 [ $? -eq 2 ] || fail "stats of an unknown module name should exit 2"
 grep -q "gpt2/no_such_module" "$work/err.txt" || fail "unknown-name error does not name it"
 
+# --version: the project's version from CMakeLists.txt, status 0.
+want_version="$(sed -n 's/^project(hlogym VERSION \([0-9.]*\) .*/\1/p' "$2/CMakeLists.txt")"
+[ -n "$want_version" ] || fail "CMakeLists.txt names no project version"
+[ "$("$hlogym" --version)" = "$want_version" ] || fail "--version is not '$want_version'"
+
 # Usage errors are bad input too.
 "$hlogym" frobnicate 2> /dev/null
 [ $? -eq 2 ] || fail "unknown subcommand should exit 2"
