@@ -140,7 +140,7 @@ if ((BUILD)); then
   newer=""
   if [[ -f "$INSTALL_STAMP" ]]; then
     newer="$(find pyproject.toml CMakeLists.txt python/hlogym datasets/corpus datasets/smoke \
-               datasets/policies "$BUILD_DIR/hlogym" "$BUILD_DIR/python/hlogym" \
+               datasets/policies "$BUILD_DIR/hlogym" "$BUILD_DIR/libhlogym_rl.so" "$BUILD_DIR/python/hlogym" \
                -newer "$INSTALL_STAMP" -print -quit 2>/dev/null)"
   fi
   if [[ ! -f "$INSTALL_STAMP" || -n "$newer" ]]; then

@@ -1,5 +1,6 @@
 #include "agents/agent.h"
 
+#include <filesystem>
 #include <mutex>
 #include <utility>
 
@@ -7,6 +8,7 @@
 #include "absl/strings/str_join.h"
 #include "agents/auto_agent.h"
 #include "agents/search.h"
+#include "text/module_locator.h"
 
 namespace hlogym {
 
@@ -113,6 +115,19 @@ std::vector<RegisteredFactory>& Factories() {
   return *factories;
 }
 
+AgentFactoryLoader& FactoryLoader() {
+  static auto* loader = new AgentFactoryLoader();
+  return *loader;
+}
+
+AgentFactory FindFactory(std::string_view prefix) {
+  std::lock_guard<std::mutex> lock(FactoriesMutex());
+  for (const RegisteredFactory& f : Factories()) {
+    if (f.prefix == prefix) return f.factory;
+  }
+  return nullptr;
+}
+
 }  // namespace
 
 void RegisterAgentFactory(std::string prefix, std::string help, AgentFactory factory) {
@@ -127,11 +142,28 @@ void RegisterAgentFactory(std::string prefix, std::string help, AgentFactory fac
   factories.push_back({std::move(prefix), std::move(help), std::move(factory)});
 }
 
+void SetAgentFactoryLoader(AgentFactoryLoader loader) {
+  std::lock_guard<std::mutex> lock(FactoriesMutex());
+  FactoryLoader() = std::move(loader);
+}
+
 std::vector<std::string> AgentNames() {
   std::vector<std::string> names = {"auto", "auto:PRIOR", "default", "random", "greedy", "beam", "evo"};
   std::lock_guard<std::mutex> lock(FactoriesMutex());
   for (const RegisteredFactory& f : Factories()) names.push_back(f.prefix + ":" + f.help);
   return names;
+}
+
+std::string LocatePolicy(std::string_view path_in) {
+  namespace fs = std::filesystem;
+  const fs::path path(path_in);
+  std::error_code ec;
+  if (fs::exists(path, ec) || path.is_absolute()) return std::string(path_in);
+  const fs::path root(DataRoot());
+  for (const fs::path& candidate : {root / path, root / "datasets" / "policies" / path}) {
+    if (fs::exists(candidate, ec)) return candidate.string();
+  }
+  return std::string(path_in);
 }
 
 absl::StatusOr<std::unique_ptr<Agent>> MakeAgent(std::string_view name, AgentOptions options) {
@@ -140,7 +172,7 @@ absl::StatusOr<std::unique_ptr<Agent>> MakeAgent(std::string_view name, AgentOpt
   }
   if (name == "auto" || name.rfind("auto:", 0) == 0) {
     const std::string path =
-        name == "auto" ? DefaultAutoPriorPath() : std::string(name.substr(5));
+        name == "auto" ? DefaultAutoPriorPath() : LocatePolicy(name.substr(5));
     absl::StatusOr<AutoPrior> prior = AutoPrior::Load(path);
     if (!prior.ok()) {
       return absl::Status(prior.status().code(),
@@ -156,14 +188,22 @@ absl::StatusOr<std::unique_ptr<Agent>> MakeAgent(std::string_view name, AgentOpt
   }
   if (size_t colon = name.find(':'); colon != std::string_view::npos) {
     std::string_view prefix = name.substr(0, colon);
-    AgentFactory factory;
-    {
-      std::lock_guard<std::mutex> lock(FactoriesMutex());
-      for (const RegisteredFactory& f : Factories()) {
-        if (f.prefix == prefix) factory = f.factory;
+    AgentFactory factory = FindFactory(prefix);
+    if (!factory) {
+      AgentFactoryLoader loader;
+      {
+        std::lock_guard<std::mutex> lock(FactoriesMutex());
+        loader = FactoryLoader();
+      }
+      if (loader) {
+        if (absl::Status loaded = loader(prefix); !loaded.ok()) {
+          return absl::Status(loaded.code(),
+                              absl::StrCat("agent ", std::string(name), ": ", loaded.message()));
+        }
+        factory = FindFactory(prefix);
       }
     }
-    if (factory) return factory(name.substr(colon + 1), std::move(options));
+    if (factory) return factory(LocatePolicy(name.substr(colon + 1)), std::move(options));
   }
   return absl::InvalidArgumentError(absl::StrCat("unknown agent '", std::string(name), "' (expected one of ",
                                                  absl::StrJoin(AgentNames(), ", "), ")"));

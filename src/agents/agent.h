@@ -180,13 +180,26 @@ inline double SecondsSince(std::chrono::steady_clock::time_point start) {
 absl::StatusOr<std::unique_ptr<Agent>> MakeAgent(std::string_view name, AgentOptions options = {});
 std::vector<std::string> AgentNames();
 
+// A policy or prior named in "auto:PRIOR" or "PREFIX:DIR": the path as given
+// when it exists, else relative to the data root (DataRoot()), else a name in
+// datasets/policies/ there ("policy:ppo-gpt2"), so that the shipped ones are
+// found from any folder and from an installed package. Unchanged when none
+// exists (the loader then names it).
+std::string LocatePolicy(std::string_view path);
+
 // Agents that live in libraries above this one (the learned policies of
 // agents/rl, which need LibTorch) register a factory for names "PREFIX:ARG";
-// the factory gets ARG (a policy directory, say). Thread-safe; a later
+// the factory gets ARG, a path, after LocatePolicy. Thread-safe; a later
 // registration of the same prefix replaces the earlier one.
 using AgentFactory =
     std::function<absl::StatusOr<std::unique_ptr<Agent>>(std::string_view arg, AgentOptions options)>;
 void RegisterAgentFactory(std::string prefix, std::string help, AgentFactory factory);
+
+// Called by MakeAgent for a "PREFIX:ARG" whose prefix has no factory yet, before
+// it gives up: the command line loads the LibTorch plugin this way, only when an
+// agent needs it. An error is returned as MakeAgent's.
+using AgentFactoryLoader = std::function<absl::Status(std::string_view prefix)>;
+void SetAgentFactoryLoader(AgentFactoryLoader loader);
 
 }  // namespace hlogym
 

@@ -5,6 +5,7 @@
 
 #include "CLI/CLI.hpp"
 #include "cli/commands.h"
+#include "cli/rl_plugin.h"
 
 int main(int argc, char** argv) {
   CLI::App app{"hlogym: XLA's HLO graph level as a pass-ordering gym"};
@@ -15,6 +16,7 @@ int main(int argc, char** argv) {
   hlogym::cli::RegisterEvalCommands(app);
   hlogym::cli::RegisterAgentCommands(app);
   hlogym::cli::RegisterTrainCommands(app);
+  hlogym::cli::LoadRlPluginOnDemand();
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {

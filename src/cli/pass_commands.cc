@@ -1,5 +1,6 @@
 // list-passes, opt and fuzz-passes: the pass registry, XLA's hlo-opt,
 // hlogym style, and differential fuzzing of the passes.
+#include <algorithm>
 #include <filesystem>
 #include <iostream>
 #include <memory>
@@ -58,6 +59,7 @@ struct OptOptions {
   std::string pipeline;
   bool verify_each = false;
   bool explain = false;
+  bool list_passes = false;
 };
 
 // Prints what a pipeline runs and which of XLA's passes it lacks.
@@ -97,6 +99,18 @@ absl::StatusOr<bool> RunVerifyingEach(Pass& pass, Module& module) {
 }
 
 int RunOpt(const OptOptions& options) {
+  if (options.list_passes) {
+    // hlo-opt's spelling: every pass name, sorted, on one comma-separated line.
+    std::vector<std::string> names;
+    for (const PassInfo& info : PassRegistry::Builtin().passes()) names.push_back(info.name);
+    std::sort(names.begin(), names.end());
+    std::cout << absl::StrJoin(names, ",") << "\n";
+    return kExitOk;
+  }
+  if (options.input.empty()) {
+    std::cerr << "error: opt needs a FILE (or --list-passes)\n";
+    return kExitBadInput;
+  }
   if (options.passes.empty() == options.pipeline.empty()) {
     std::cerr << "error: give exactly one of --passes and --pipeline\n";
     return kExitBadInput;
@@ -237,13 +251,15 @@ void RegisterPassCommands(CLI::App& app) {
 
   auto opt_options = std::make_shared<OptOptions>();
   CLI::App* opt = app.add_subcommand("opt", "Run passes on a module, like XLA's hlo-opt");
-  opt->add_option("file", opt_options->input, "HLO text (.hlo/.txt, .gz, .zst, or -)")->required();
+  opt->add_option("file", opt_options->input, "HLO text (.hlo/.txt, .gz, .zst, or -)");
   opt->add_option("--passes", opt_options->passes, "Comma-separated pass names");
   opt->add_option("--pipeline", opt_options->pipeline, "A named pipeline, e.g. xla-cpu-default");
-  opt->add_option("-o,--output", opt_options->output, "Output file (default: stdout)");
+  opt->add_option("-o,--output", opt_options->output, "Output file, or - for stdout (default)");
   opt->add_flag("--verify-each", opt_options->verify_each, "Verify the module after every pass");
   opt->add_flag("--explain", opt_options->explain,
                 "Print the passes the pipeline runs and those it lacks (to stderr)");
+  opt->add_flag("--list-passes", opt_options->list_passes,
+                "Print every pass name, sorted and comma-separated (as hlo-opt does), and exit");
   SetAction(opt, [opt_options] { return RunOpt(*opt_options); });
 
   auto fuzz_options = std::make_shared<FuzzOptions>();

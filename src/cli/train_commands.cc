@@ -1,4 +1,4 @@
-// train: deep RL on the gym (agents/rl).
+// train: deep RL on the gym (agents/rl, loaded as a plugin: cli/rl_plugin.h).
 //   hlogym train --algo ppo|a2c|trpo|dqn [--suite S...] [--split train]
 //                [--steps N] --out DIR [--shaping] [--value-cost] [--masking]
 //                [--network mlp|gnn] [--hidden 2048,2048] [--envs N] [--threads N] [--seed N] ...
@@ -28,6 +28,7 @@
 #include "agents/evaluation.h"
 #include "agents/rl/rl.h"
 #include "cli/commands.h"
+#include "cli/rl_plugin.h"
 #include "gym/benchmark.h"
 #include "text/file_io.h"
 
@@ -156,7 +157,9 @@ int RunTrain(TrainCommandOptions& o) {
       std::cerr << (tty ? "\r" : "") << line << (tty ? "" : "\n") << std::flush;
     };
   }
-  absl::StatusOr<rl::TrainSummary> summary = rl::Train(t);
+  absl::StatusOr<const rl::PluginApi*> plugin = LoadRlPlugin();
+  if (!plugin.ok()) return ReportError(plugin.status());
+  absl::StatusOr<rl::TrainSummary> summary = (*plugin)->train(t);
   if (!o.quiet && tty) std::cerr << "\n";
   if (!summary.ok()) return ReportError(summary.status());
   if (!o.no_plot) PlotCurve(t.out_dir);
@@ -172,7 +175,6 @@ int RunTrain(TrainCommandOptions& o) {
 }  // namespace
 
 void RegisterTrainCommands(CLI::App& app) {
-  rl::RegisterPolicyAgents();
   auto o = std::make_shared<TrainCommandOptions>();
   rl::TrainOptions& t = o->train;
   CLI::App* train = app.add_subcommand(

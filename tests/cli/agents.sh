@@ -58,6 +58,16 @@ want="$(python3 -c 'import json,sys; print(json.loads(sys.argv[1])["benchmarks"]
 got="$("$hlogym" stats "$work/auto.hlo" --json | python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["op_count"])')"
 [ "$got" = "$want" ] || fail "replayed auto passes give $got ops, eval said $want"
 
+# The shipped policy by its name, and by its path under the data root, from another folder.
+hlogym_abs="$(cd "$(dirname "$hlogym")" && pwd)/$(basename "$hlogym")"
+for spec in policy:ppo-gpt2 policy:datasets/policies/ppo-gpt2 auto:auto; do
+  (cd "$work" && "$hlogym_abs" search --algo "$spec" --suite smoke/einsum -q --json > "$work/p.json") ||
+    fail "search --algo $spec from another folder exited $?"
+done
+(cd "$work" && "$hlogym_abs" search --algo policy:no-such-policy --suite smoke/einsum -q) 2> "$work/err.txt"
+[ $? -eq 2 ] || fail "search --algo policy:no-such-policy should exit 2"
+grep -q "no-such-policy" "$work/err.txt" || fail "unknown policy not named: $(cat "$work/err.txt")"
+
 if [ -f "$src/datasets/corpus/manifest.json" ]; then
   # The leave-families-out split: only modules of the manifest's held-out families.
   held="$(python3 -c 'import json,sys; print(" ".join(json.load(open(sys.argv[1]))["heldout_families"]))' "$src/datasets/corpus/manifest.json")"

@@ -97,6 +97,23 @@ fi
 [ $? -eq 2 ] || fail "stats of an unknown module name should exit 2"
 grep -q "gpt2/no_such_module" "$work/err.txt" || fail "unknown-name error does not name it"
 
+# hlo-opt's spellings: opt --list-passes (sorted, comma-separated) and -o - (stdout).
+"$hlogym" opt --list-passes > "$work/names.txt" || fail "opt --list-passes exited $?"
+[ "$(wc -l < "$work/names.txt")" -eq 1 ] || fail "opt --list-passes is not one line"
+tr ',' '\n' < "$work/names.txt" > "$work/names.lines"
+sort -c "$work/names.lines" || fail "opt --list-passes is not sorted"
+for name in algsimp dce cse reshape-mover; do
+  grep -qx "$name" "$work/names.lines" || fail "opt --list-passes lacks $name"
+done
+# as many names as list-passes prints passes (the lines before its blank line and pipelines)
+[ "$(wc -l < "$work/names.lines")" -eq "$("$hlogym" list-passes | sed '/^$/q' | grep -c .)" ] ||
+  fail "opt --list-passes does not list every pass"
+"$hlogym" opt "$work/good.hlo" --passes=dce -o - > "$work/stdout.hlo" || fail "opt -o - exited $?"
+cmp -s "$work/stdout.hlo" "$work/out1.hlo" || fail "opt -o - differs from fmt's text"
+[ ! -e ./- ] || fail "opt -o - wrote a file named '-'"
+"$hlogym" opt --passes=dce 2> "$work/err.txt"
+[ $? -eq 2 ] || fail "opt without FILE should exit 2"
+
 # --version: the project's version from CMakeLists.txt, status 0.
 want_version="$(sed -n 's/^project(hlogym VERSION \([0-9.]*\) .*/\1/p' "$2/CMakeLists.txt")"
 [ -n "$want_version" ] || fail "CMakeLists.txt names no project version"
