@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "agents/evaluation.h"
 #include "eval/npy_io.h"
 #include "eval/random_inputs.h"
 #include "gym/environment.h"
@@ -218,6 +219,14 @@ PYBIND11_MODULE(_hlogym, m) {
   });
   m.def("corpus_benchmarks", &CorpusBenchmarkNames, py::arg("suite") = "",
         py::arg("split") = "");
+  m.def(
+      "resolve_suite",
+      [](const std::vector<std::string>& suite, const std::string& split) {
+        return Unwrap(ResolveSuite(suite, split));
+      },
+      py::arg("suite"), py::arg("split") = "",
+      "The benchmarks `hlogym eval --suite SUITE... --split SPLIT` runs, in its order (corpus "
+      "modules as corpus/NAME).");
   m.def("validate_record", [](const std::string& json) {
     // Parses a record (raises ValueError when malformed); returns it as JSON.
     return Unwrap(StateRecord::FromJson(json)).ToJson();

@@ -1,15 +1,14 @@
 #!/usr/bin/env bash
 # Sets up everything hlogym needs and builds it; idempotent and a quick no-op when nothing changed.
 #   1. Debian packages (installed only when missing; needs root, or sudo)
-#   2. the project-local Python venv .venv/ with requirements.txt (reinstalled only when that
-#      file changes; the stamp is .venv/.requirements.sha256), and the second venv .venv-sb3/
-#      for the Stable-Baselines3 test (tests/sb3): Debian's python3 with --system-site-packages
-#      (python3-torch 1.13, numpy 1.24) plus requirements-sb3.txt (stamp .venv-sb3/.requirements.sha256)
+#   2. the project-local Python venv .venv/ with requirements.txt, and with --rl also
+#      requirements-rl.txt (torch, Stable-Baselines3, Ray RLlib: the test suite's RL libraries);
+#      reinstalled only when those files change (stamps .venv/.requirements*.sha256)
 #   3. a Release build in build/ (cmake + ninja when installed, else make), 2 parallel jobs
 #   4. hlogym itself installed into .venv with pip (pyproject.toml), reusing build/: the package,
 #      the `hlogym` command in .venv/bin and the data in .venv/share/hlogym (reinstalled only
 #      when something it installs is newer than the stamp .venv/.hlogym-install.stamp)
-# Usage: scripts/setup.sh [--no-build]
+# Usage: scripts/setup.sh [--no-build] [--rl]
 # Environment: PYTHON (interpreter for the venv, default python3), HLOGYM_JOBS (default 2).
 set -euo pipefail
 
@@ -17,10 +16,12 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 
 BUILD=1
+RL=0
 for arg in "$@"; do
   case "$arg" in
     --no-build) BUILD=0 ;;
-    -h|--help) sed -n '2,12p' "$0"; exit 0 ;;
+    --rl) RL=1 ;;
+    -h|--help) sed -n '2,11p' "$0"; exit 0 ;;
     *) echo "setup.sh: unknown argument: $arg" >&2; exit 2 ;;
   esac
 done
@@ -31,7 +32,7 @@ log() { echo "setup: $*"; }
 # ---- 1. Debian packages ---------------------------------------------------------------------
 DEB_PACKAGES=(build-essential cmake pkg-config clang libabsl-dev libcli11-dev nlohmann-json3-dev
               libgtest-dev libgmock-dev libbenchmark-dev libzstd-dev zlib1g-dev libeigen3-dev
-              zstd python3-venv libtorch-dev python3-torch)
+              zstd python3-venv libtorch-dev)
 missing=()
 if command -v dpkg-query >/dev/null 2>&1; then
   installed="$(dpkg-query -W -f='${Package} ${Status}\n' "${DEB_PACKAGES[@]}" 2>/dev/null || true)"
@@ -56,55 +57,27 @@ fi
 
 # ---- 2. Python venv -------------------------------------------------------------------------
 VENV="$ROOT/.venv"
-STAMP="$VENV/.requirements.sha256"
-want="$(sha256sum requirements.txt | cut -d' ' -f1)"
 if [[ -x "$VENV/bin/python" ]] && ! "$VENV/bin/python" -c '' >/dev/null 2>&1; then
   log "the venv's interpreter is broken; recreating .venv"
   rm -rf "$VENV"
 fi
-if [[ ! -f "$STAMP" || "$(cat "$STAMP")" != "$want" ]]; then
-  if [[ ! -x "$VENV/bin/python" ]]; then
-    PY="${PYTHON:-python3}"
-    log "creating .venv with $("$PY" --version 2>&1) ($(command -v "$PY"))"
-    "$PY" -m venv "$VENV"
-  fi
-  log "installing requirements.txt into .venv"
-  "$VENV/bin/python" -m pip install -q --disable-pip-version-check -r requirements.txt
-  echo "$want" > "$STAMP"
+if [[ ! -x "$VENV/bin/python" ]]; then
+  PY="${PYTHON:-python3}"
+  log "creating .venv with $("$PY" --version 2>&1) ($(command -v "$PY"))"
+  "$PY" -m venv "$VENV"
 fi
-
-# ---- 2b. The Stable-Baselines3 venv ---------------------------------------------------------
-# PyPI's Linux torch is a multi-GB CUDA build, so SB3 runs on Debian's python3-torch (1.13, built
-# for Debian's /usr/bin/python3 and numpy 1.24): .venv-sb3/ sees Debian's packages and gets the
-# exact pins of requirements-sb3.txt with --no-deps (that file says why). Only tests/sb3 uses it;
-# the hlogym extension from step 3 imports there too (same CPython 3.11 ABI).
-SB3_VENV="$ROOT/.venv-sb3"
-SB3_STAMP="$SB3_VENV/.requirements.sha256"
-SB3_PY="${HLOGYM_SB3_PYTHON:-/usr/bin/python3}"
-want_sb3="$(sha256sum requirements-sb3.txt | cut -d' ' -f1)"
-if [[ -x "$SB3_VENV/bin/python" ]] && ! "$SB3_VENV/bin/python" -c '' >/dev/null 2>&1; then
-  log "the .venv-sb3 interpreter is broken; recreating .venv-sb3"
-  rm -rf "$SB3_VENV"
-fi
-if [[ ! -f "$SB3_STAMP" || "$(cat "$SB3_STAMP")" != "$want_sb3" ]]; then
-  if [[ ! -x "$SB3_VENV/bin/python" ]]; then
-    if ! "$SB3_PY" -c 'import torch' >/dev/null 2>&1; then
-      msg="$SB3_PY cannot import torch (Debian's python3-torch); tests/sb3 will fail"
-      # On Debian step 1 installed python3-torch, so this is an error; elsewhere only a warning.
-      if command -v dpkg-query >/dev/null 2>&1; then echo "setup.sh: $msg" >&2; exit 1; fi
-      log "warning: $msg"
-    else
-      log "creating .venv-sb3 with $("$SB3_PY" --version 2>&1) ($SB3_PY) over its site packages"
-      "$SB3_PY" -m venv --system-site-packages "$SB3_VENV"
-    fi
+REQUIREMENTS=(requirements.txt)
+if ((RL)); then REQUIREMENTS+=(requirements-rl.txt); fi
+for req in "${REQUIREMENTS[@]}"; do
+  stamp="$VENV/.${req%.txt}.sha256"
+  want="$(sha256sum "$req" | cut -d' ' -f1)"
+  if [[ ! -f "$stamp" || "$(cat "$stamp")" != "$want" ]]; then
+    log "installing $req into .venv"
+    # With the base pins too, so that pip keeps them.
+    "$VENV/bin/python" -m pip install -q --disable-pip-version-check -r requirements.txt -r "$req"
+    echo "$want" > "$stamp"
   fi
-  if [[ -x "$SB3_VENV/bin/python" ]]; then
-    log "installing requirements-sb3.txt into .venv-sb3"
-    "$SB3_VENV/bin/python" -m pip install -q --disable-pip-version-check --no-deps \
-      -r requirements-sb3.txt
-    echo "$want_sb3" > "$SB3_STAMP"
-  fi
-fi
+done
 
 # ---- 3. Build -------------------------------------------------------------------------------
 if ((BUILD)); then

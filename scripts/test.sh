@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Builds hlogym (scripts/setup.sh) and runs every test suite: ctest on build/, then pytest on
-# python/tests and tests/python (whichever exist and hold tests), then tests/sb3 (Stable-Baselines3)
-# with .venv-sb3's interpreter.  Every runner runs even when
-# an earlier one failed; the exit status is non-zero when any of them failed.
+# Builds hlogym (scripts/setup.sh --rl: also the RL libraries the tests train with) and runs every
+# test suite: ctest on build/, then pytest on python/tests and tests/python (whichever exist and
+# hold tests). Every runner runs even when an earlier one failed; the exit status is non-zero
+# when any of them failed.
 # Usage: scripts/test.sh [--sanitize]
 #   --sanitize  also configure and build build-asan/ (-DHLOGYM_SANITIZE=ON -DHLOGYM_BENCH=OFF,
 #               RelWithDebInfo) and run its ctest under AddressSanitizer + UBSan.
@@ -21,7 +21,7 @@ for arg in "$@"; do
 done
 JOBS="${HLOGYM_JOBS:-2}"
 
-scripts/setup.sh || { echo "test.sh: setup/build failed" >&2; exit 1; }
+scripts/setup.sh --rl || { echo "test.sh: setup/build failed" >&2; exit 1; }
 
 failed=()
 
@@ -59,15 +59,6 @@ if ((${#py_dirs[@]})); then
   if [[ $rc -ne 0 && $rc -ne 5 ]]; then failed+=("pytest"); fi
 else
   echo "== pytest: no python tests (python/tests, tests/python)"
-fi
-
-# Stable-Baselines3's PPO on the gym, in the second venv (Debian's torch; see scripts/setup.sh).
-echo "== pytest tests/sb3 (.venv-sb3)"
-if [[ -x .venv-sb3/bin/python ]]; then
-  .venv-sb3/bin/python -m pytest -q -p no:cacheprovider tests/sb3 || failed+=("pytest (sb3)")
-else
-  echo "test.sh: .venv-sb3 is missing (scripts/setup.sh makes it)" >&2
-  failed+=("pytest (sb3)")
 fi
 
 if ((${#failed[@]})); then

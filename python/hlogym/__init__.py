@@ -35,6 +35,7 @@ if not _glob.glob(_os.path.join(_HERE, "_hlogym*.so")):
 _CPP_NAMES = ("Env", "VecEnv", "list_passes", "list_pipelines", "observation_space_names",
               "reward_space_names", "autophase_feature_names", "graph_node_feature_names",
               "opcode_names", "expand_benchmark_locs", "corpus_benchmarks", "resolve_benchmark",
+              "resolve_suite",
               "data_root", "ENV_ID", "XlaPassOrderingEnv", "make", "register")
 
 __all__ = list(_CPP_NAMES)
@@ -68,6 +69,7 @@ else:
     expand_benchmark_locs = _hlogym.expand_benchmark_locs
     corpus_benchmarks = _hlogym.corpus_benchmarks
     resolve_benchmark = _hlogym.resolve_benchmark
+    resolve_suite = _hlogym.resolve_suite
     data_root = _hlogym.data_root
 
     register()

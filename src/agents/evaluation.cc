@@ -285,6 +285,24 @@ absl::StatusOr<std::unique_ptr<Environment>> ReplayAndCheck(const Environment& e
 
 }  // namespace
 
+namespace {
+
+// The metric over the rows without an error, and the count of those with one.
+void Summarize(EvalReport& report) {
+  std::vector<MetricInput> inputs;
+  report.failed = 0;
+  for (const BenchmarkRow& row : report.rows) {
+    if (row.error.empty()) {
+      inputs.push_back({row.name, row.I, row.D, row.R, row.X});
+    } else {
+      ++report.failed;
+    }
+  }
+  report.metric = ComputeMetric(inputs);
+}
+
+}  // namespace
+
 absl::StatusOr<EvalReport> EvaluateSuite(const std::vector<std::string>& specs,
                                          const EvalOptions& options) {
   const auto start = std::chrono::steady_clock::now();
@@ -305,7 +323,6 @@ absl::StatusOr<EvalReport> EvaluateSuite(const std::vector<std::string>& specs,
   report.agent = std::string((*agent)->name());
   report.budget = options.budget;
   report.seed = agent_options.seed;
-  std::vector<MetricInput> metric_inputs;
   int index = 0;
   for (const std::string& spec : specs) {
     BenchmarkRow row;
@@ -361,21 +378,17 @@ absl::StatusOr<EvalReport> EvaluateSuite(const std::vector<std::string>& specs,
         if (!written.ok()) row.error = std::string(written.message());
       }
     }
-    if (row.error.empty()) {
-      metric_inputs.push_back({row.name, row.I, row.D, row.R, row.X});
-    } else {
-      ++report.failed;
-    }
     report.rows.push_back(std::move(row));
     if (options.progress) {
       options.progress(index, static_cast<int>(specs.size()), report.rows.back());
     }
     ++index;
   }
-  report.metric = ComputeMetric(metric_inputs);
+  Summarize(report);
   report.total_seconds = SecondsSince(start);
   return report;
 }
+
 
 // ---------------------------------------------------------------------------
 // Printing.
@@ -579,6 +592,72 @@ std::string ReportToJson(const EvalReport& report) {
                   {"total_seconds", report.total_seconds},
                   {"search_seconds", report.search_seconds}};
   return j.dump(1);
+}
+
+absl::StatusOr<EvalReport> ReportFromJson(std::string_view json, std::string_view source) {
+  EvalReport report;
+  try {
+    const nlohmann::json j = nlohmann::json::parse(json);
+    report.agent = j.at("agent").get<std::string>();
+    report.budget.steps = j.at("budget").at("steps").get<int64_t>();
+    report.budget.seconds = j.at("budget").at("seconds").get<double>();
+    report.seed = j.at("seed").get<uint64_t>();
+    report.equivalence_check = j.value("equivalence_check", std::string());
+    for (const nlohmann::json& r : j.at("benchmarks")) {
+      BenchmarkRow row;
+      row.spec = r.at("benchmark").get<std::string>();
+      row.name = r.at("name").get<std::string>();
+      row.error = r.value("error", std::string());
+      row.I = r.at("I").get<int64_t>();
+      row.D = r.at("D").get<int64_t>();
+      row.R = r.at("R").get<int64_t>();
+      if (!r.at("X").is_null()) row.X = r.at("X").get<int64_t>();
+      row.passes = r.at("passes").get<std::vector<std::string>>();
+      row.steps = r.value("steps", int64_t{0});
+      row.cache_hits = r.value("cache_hits", int64_t{0});
+      row.budget_exhausted = r.value("budget_exhausted", false);
+      row.seconds = r.value("seconds", 0.0);
+      row.validate_seconds = r.value("validate_seconds", 0.0);
+      row.equivalence = r.value("equivalence", std::string("not checked"));
+      row.valid = r.at("valid").get<bool>();
+      row.rejected_candidates = r.value("rejected_candidates", 0);
+      if (r.contains("search_R")) row.search_R = r["search_R"].get<int64_t>();
+      row.validation_errors = r.value("validation_errors", std::vector<std::string>());
+      report.search_seconds += row.seconds;
+      report.rows.push_back(std::move(row));
+    }
+    if (j.contains("summary")) report.total_seconds = j["summary"].value("total_seconds", 0.0);
+  } catch (const std::exception& e) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(std::string(source), ": not an evaluation report (hlogym eval --json): ", e.what()));
+  }
+  Summarize(report);
+  return report;
+}
+
+absl::StatusOr<EvalReport> MergeReports(const std::vector<EvalReport>& parts) {
+  if (parts.empty()) return absl::InvalidArgumentError("no reports to merge");
+  EvalReport merged;
+  const EvalReport& first = parts.front();
+  merged.agent = first.agent;
+  merged.budget = first.budget;
+  merged.seed = first.seed;
+  merged.equivalence_check = first.equivalence_check;
+  for (const EvalReport& part : parts) {
+    if (part.agent != first.agent || part.budget.steps != first.budget.steps ||
+        part.budget.seconds != first.budget.seconds || part.seed != first.seed ||
+        part.equivalence_check != first.equivalence_check) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "the reports ran different evaluations (agent ", first.agent, " vs ", part.agent,
+          ", seed ", first.seed, " vs ", part.seed, ", or budgets or checks differ)"));
+    }
+    merged.rows.insert(merged.rows.end(), part.rows.begin(), part.rows.end());
+    merged.search_seconds += part.search_seconds;
+    // The parts may have run side by side: the longest is the wall time.
+    merged.total_seconds = std::max(merged.total_seconds, part.total_seconds);
+  }
+  Summarize(merged);
+  return merged;
 }
 
 }  // namespace hlogym

@@ -150,6 +150,16 @@ absl::StatusOr<EvalReport> EvaluateSuite(const std::vector<std::string>& specs,
 std::string FormatReport(const EvalReport& report, bool show_passes = false);
 std::string ReportToJson(const EvalReport& report);
 
+// A report ReportToJson wrote, read back (its summary is recomputed from the
+// rows); `source` names it in errors.
+absl::StatusOr<EvalReport> ReportFromJson(std::string_view json, std::string_view source);
+
+// One report from the reports of parts of a suite (shards run apart, e.g. on
+// a Ray cluster by hlogym.ray): the rows in the order given and the summary
+// over all of them, as one run over the whole suite gives. InvalidArgument
+// when the parts ran different agents, budgets, seeds or checks.
+absl::StatusOr<EvalReport> MergeReports(const std::vector<EvalReport>& parts);
+
 }  // namespace hlogym
 
 #endif  // HLOGYM_AGENTS_EVALUATION_H_

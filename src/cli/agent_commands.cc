@@ -21,6 +21,7 @@
 #include "agents/agent.h"
 #include "agents/evaluation.h"
 #include "cli/commands.h"
+#include "text/file_io.h"
 
 namespace hlogym::cli {
 namespace {
@@ -41,13 +42,40 @@ struct AgentCommandOptions {
   // Equivalence check; unset flags keep CheckEquivalent's defaults.
   std::optional<double> rtol, atol;
   std::optional<int> trials;
+  std::vector<std::string> merge;  // eval --merge: reports of parts of a suite
 };
 
 // Random and evolutionary searches need a budget; this one is used when
 // neither --budget nor --time is given.
 constexpr int64_t kDefaultStepBudget = 500;
 
+// Prints a report as the options ask; the exit status says whether every benchmark passed.
+int PrintReport(const EvalReport& report, const AgentCommandOptions& o, bool show_passes) {
+  if (o.json) {
+    std::cout << ReportToJson(report) << "\n";
+  } else {
+    std::cout << FormatReport(report, show_passes);
+  }
+  return report.failed > 0 ? kExitInternal : kExitOk;
+}
+
+// eval --merge: one table from the --json reports of parts of a suite.
+int RunMerge(const AgentCommandOptions& o) {
+  std::vector<EvalReport> parts;
+  for (const std::string& file : o.merge) {
+    absl::StatusOr<std::string> text = ReadTextFile(file);
+    if (!text.ok()) return ReportError(text.status());
+    absl::StatusOr<EvalReport> part = ReportFromJson(*text, file);
+    if (!part.ok()) return ReportError(part.status());
+    parts.push_back(*std::move(part));
+  }
+  absl::StatusOr<EvalReport> merged = MergeReports(parts);
+  if (!merged.ok()) return ReportError(merged.status());
+  return PrintReport(*merged, o, o.show_passes);
+}
+
 int RunAgentCommand(const AgentCommandOptions& o, bool is_search) {
+  if (!o.merge.empty()) return RunMerge(o);
   absl::StatusOr<std::vector<std::string>> specs = ResolveSuite(o.suite, o.split);
   if (!specs.ok()) return ReportError(specs.status());
 
@@ -90,12 +118,7 @@ int RunAgentCommand(const AgentCommandOptions& o, bool is_search) {
   }
   absl::StatusOr<EvalReport> report = EvaluateSuite(*specs, options);
   if (!report.ok()) return ReportError(report.status());
-  if (o.json) {
-    std::cout << ReportToJson(*report) << "\n";
-  } else {
-    std::cout << FormatReport(*report, is_search || o.show_passes);
-  }
-  return report->failed > 0 ? kExitInternal : kExitOk;
+  return PrintReport(*report, o, is_search || o.show_passes);
 }
 
 void AddCommonOptions(CLI::App* command, AgentCommandOptions& o, const std::string& split_help) {
@@ -158,6 +181,10 @@ void RegisterAgentCommands(CLI::App& app) {
                    "policy-beam:DIR (default: auto, the shipped agent)");
   AddCommonOptions(eval, *eval_options, "Corpus split for corpus suites (default test)");
   eval->add_flag("--show-passes", eval_options->show_passes, "Print each benchmark's passes");
+  eval->add_option("--merge", eval_options->merge,
+                   "Print one table from the --json reports of parts of a suite (run apart, "
+                   "e.g. by hlogym.ray); nothing is run")
+      ->expected(1, -1);
   SetAction(eval, [eval_options] { return RunAgentCommand(*eval_options, false); });
 }
 

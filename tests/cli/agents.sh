@@ -58,6 +58,30 @@ want="$(python3 -c 'import json,sys; print(json.loads(sys.argv[1])["benchmarks"]
 got="$("$hlogym" stats "$work/auto.hlo" --json | python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["op_count"])')"
 [ "$got" = "$want" ] || fail "replayed auto passes give $got ops, eval said $want"
 
+# eval --merge: the reports of parts of a suite give the whole suite's rows and summary.
+"$hlogym" eval --agent greedy --budget 40 --suite "$mlp" "$einsum" --json -q > "$work/whole.json" ||
+  fail "eval greedy (whole) exited $?"
+"$hlogym" eval --agent greedy --budget 40 --suite "$mlp" --json -q > "$work/part1.json"
+"$hlogym" eval --agent greedy --budget 40 --suite "$einsum" --json -q > "$work/part2.json"
+"$hlogym" eval --merge "$work/part1.json" "$work/part2.json" --json > "$work/merged.json" ||
+  fail "eval --merge exited $?"
+python3 - "$work/whole.json" "$work/merged.json" <<'PY' || fail "eval --merge differs from the whole run"
+import json, sys
+whole, merged = (json.load(open(f)) for f in sys.argv[1:])
+keys = ("benchmark", "I", "D", "R", "passes", "valid")
+assert [{k: r[k] for k in keys} for r in whole["benchmarks"]] == \
+       [{k: r[k] for k in keys} for r in merged["benchmarks"]]
+for k in ("counted", "gain", "geomean_ratio", "r_le_d", "geomean_d_over_r", "failed"):
+    assert whole["summary"][k] == merged["summary"][k], k
+PY
+"$hlogym" eval --agent auto --suite "$einsum" --json -q > "$work/other.json"
+"$hlogym" eval --merge "$work/part1.json" "$work/other.json" 2> "$work/err.txt"
+[ $? -eq 2 ] || fail "eval --merge of different agents should exit 2"
+grep -q "different evaluations" "$work/err.txt" || fail "merge error unclear: $(cat "$work/err.txt")"
+echo "not json" > "$work/bad.json"
+"$hlogym" eval --merge "$work/bad.json" 2> "$work/err.txt"
+[ $? -eq 2 ] && grep -q "bad.json" "$work/err.txt" || fail "eval --merge of a bad file: $(cat "$work/err.txt")"
+
 # The shipped policy by its name, and by its path under the data root, from another folder.
 hlogym_abs="$(cd "$(dirname "$hlogym")" && pwd)/$(basename "$hlogym")"
 for spec in policy:ppo-gpt2 policy:datasets/policies/ppo-gpt2 auto:auto; do

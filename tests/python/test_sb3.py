@@ -1,10 +1,8 @@
 """Stable-Baselines3's PPO trains on ``hlogym/XlaPassOrdering-v0``.
 
-Runs in the second venv ``.venv-sb3/`` that scripts/setup.sh makes: Debian's python3 with its
-python3-torch 1.13 and numpy 1.24, plus stable-baselines3 2.4.1 and gymnasium 1.0.0 from
-requirements-sb3.txt. scripts/test.sh runs it as ``.venv-sb3/bin/python -m pytest tests/sb3``
-(the main venv's pytest does not collect tests/sb3). Nothing here is skipped: a missing package is
-a failure, since the set-up installs it.
+Runs in the project's .venv with the current Stable-Baselines3 and PyPI's torch
+(requirements-rl.txt, installed by ``scripts/setup.sh --rl``, which scripts/test.sh runs). Nothing
+here is skipped: a missing package is a failure, since the set-up installs it.
 """
 from __future__ import annotations
 
@@ -21,8 +19,8 @@ try:
     from stable_baselines3.common.env_checker import check_env
 except ImportError as e:  # a failure, not a skip: scripts/setup.sh installs these
     raise ImportError(
-        f"tests/sb3 needs .venv-sb3 (made by scripts/setup.sh); run it as "
-        f".venv-sb3/bin/python -m pytest tests/sb3, not with {sys.executable}: {e}") from e
+        f"test_sb3 needs requirements-rl.txt in {sys.executable}'s environment "
+        f"(scripts/setup.sh --rl): {e}") from e
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(REPO, "python"))
