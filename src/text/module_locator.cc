@@ -68,17 +68,21 @@ fs::path CodeFile() {
 
 // The data roots found from the running code upward, nearest first: a
 // checkout (<dir>/datasets) or an installed prefix (<dir>/share/hlogym/datasets).
-std::vector<fs::path> RootsNearCode() {
-  std::vector<fs::path> roots;
-  const fs::path code = CodeFile();
-  if (code.empty()) return roots;
-  for (const fs::path& dir : SelfAndParents(code.parent_path())) {
-    if (IsHlogymDatasets(dir / "datasets")) roots.push_back(dir);
-    if (IsHlogymDatasets(dir / "share" / "hlogym" / "datasets")) {
-      roots.push_back(dir / "share" / "hlogym");
+// Found once: the code does not move while it runs.
+const std::vector<fs::path>& RootsNearCode() {
+  static const std::vector<fs::path>* const roots = [] {
+    auto* found = new std::vector<fs::path>();
+    const fs::path code = CodeFile();
+    if (code.empty()) return found;
+    for (const fs::path& dir : SelfAndParents(code.parent_path())) {
+      if (IsHlogymDatasets(dir / "datasets")) found->push_back(dir);
+      if (IsHlogymDatasets(dir / "share" / "hlogym" / "datasets")) {
+        found->push_back(dir / "share" / "hlogym");
+      }
     }
-  }
-  return roots;
+    return found;
+  }();
+  return *roots;
 }
 
 // The parsed manifest of one datasets folder (null when absent or unreadable),
@@ -145,12 +149,9 @@ std::string DataRoot() {
   if (const char* root = std::getenv("HLOGYM_ROOT"); root != nullptr && *root != '\0') {
     return root;
   }
-  // Found once: the code does not move while it runs.
-  static const std::string* const near_code = [] {
-    std::vector<fs::path> roots = RootsNearCode();
-    return new std::string(roots.empty() ? std::string(HLOGYM_SOURCE_DIR) : roots[0].string());
-  }();
-  return near_code->empty() ? "." : *near_code;
+  const std::vector<fs::path>& roots = RootsNearCode();
+  if (!roots.empty()) return roots.front().string();
+  return std::string_view(HLOGYM_SOURCE_DIR).empty() ? "." : HLOGYM_SOURCE_DIR;
 }
 
 std::vector<std::string> DatasetsDirs() {

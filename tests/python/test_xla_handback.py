@@ -277,7 +277,8 @@ def test_jax_optimize_named_agents():
     params, x = _mlp_args()
     want = np.asarray(_mlp(params, x))
     for agent in ("auto:" + str(REPO / "datasets" / "policies" / "auto"),
-                  "policy:" + str(REPO / "datasets" / "policies" / "ppo-gpt2")):
+                  "policy:" + str(REPO / "datasets" / "policies" / "ppo-gpt2"),
+                  "policy:ppo-gpt2"):  # the shipped policy by its name
         fast = hj.optimize(_mlp, params, x, agent=agent)
         assert fast.op_counts["optimized"] < fast.op_counts["original"], agent
         np.testing.assert_allclose(np.asarray(fast(params, x)), want, rtol=1e-5, atol=1e-5)
