@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Sets up and builds hlogym (scripts/setup.sh), then runs the main job on the default benchmark
+# Sets up and builds hlogym (scripts/setup.sh --main: the command line, its plugin and the Python
+# extension, not the tests), then runs the main job on the default benchmark
 # suite (datasets/corpus/default_suite.txt: 12 GPT-2 modules; the smoke suite when there is no
 # corpus): `hlogym stats` on every module and, once passes exist (`hlogym list-passes --json` lists
 # passes and the xla-cpu-default pipeline), `hlogym opt --pipeline=xla-cpu-default` on each,
@@ -11,7 +12,7 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 
-scripts/setup.sh
+scripts/setup.sh --main  # the tests and benchmarks are scripts/test.sh's
 
 HLOGYM="$ROOT/build/hlogym"
 SUITE="$ROOT/datasets/corpus/default_suite.txt"

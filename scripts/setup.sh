@@ -4,11 +4,13 @@
 #   2. the project-local Python venv .venv/ with requirements.txt, and with --rl also
 #      requirements-rl.txt (torch, Stable-Baselines3, Ray RLlib: the test suite's RL libraries);
 #      reinstalled only when those files change (stamps .venv/.requirements*.sha256)
-#   3. a Release build in build/ (cmake + ninja when installed, else make), 2 parallel jobs
+#   3. a Release build in build/ (cmake + ninja when installed, else make), 2 parallel jobs; with
+#      --main only what the commands need (hlogym, its deep-RL plugin, the Python extension), not
+#      the tests and benchmarks
 #   4. hlogym itself installed into .venv with pip (pyproject.toml), reusing build/: the package,
 #      the `hlogym` command in .venv/bin and the data in .venv/share/hlogym (reinstalled only
 #      when something it installs is newer than the stamp .venv/.hlogym-install.stamp)
-# Usage: scripts/setup.sh [--no-build] [--rl]
+# Usage: scripts/setup.sh [--no-build] [--main] [--rl]
 # Environment: PYTHON (interpreter for the venv, default python3), HLOGYM_JOBS (default 2).
 set -euo pipefail
 
@@ -17,11 +19,13 @@ cd "$ROOT"
 
 BUILD=1
 RL=0
+MAIN_ONLY=0
 for arg in "$@"; do
   case "$arg" in
     --no-build) BUILD=0 ;;
+    --main) MAIN_ONLY=1 ;;
     --rl) RL=1 ;;
-    -h|--help) sed -n '2,11p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
     *) echo "setup.sh: unknown argument: $arg" >&2; exit 2 ;;
   esac
 done
@@ -101,7 +105,14 @@ if ((BUILD)); then
     cmake -S "$ROOT" -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=Release >/dev/null
   fi
   # cmake --build re-runs the configure step by itself when a CMakeLists.txt or a glob changed.
-  cmake --build "$BUILD_DIR" --parallel "$JOBS"
+  TARGETS=()
+  if ((MAIN_ONLY)); then
+    TARGETS=(--target hlogym)  # its plugin comes with it (a dependency)
+    if grep -q '^build _hlogym\b\|^_hlogym:' "$BUILD_DIR/build.ninja" "$BUILD_DIR/Makefile" 2>/dev/null; then
+      TARGETS+=(_hlogym)
+    fi
+  fi
+  cmake --build "$BUILD_DIR" --parallel "$JOBS" "${TARGETS[@]}"
 fi
 
 # ---- 4. hlogym into .venv ---------------------------------------------------------------------
