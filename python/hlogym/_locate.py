@@ -2,8 +2,8 @@
 
 From a checkout (python/hlogym/ beside CMakeLists.txt) the command line is build/hlogym and the
 data is datasets/; after ``pip install`` the command line is in the environment's bin/ and the
-data in its share/hlogym/datasets/ (pyproject.toml, CMakeLists.txt's install rules). The C++
-side finds the same data by itself (DataRoot() in src/text/module_locator.h).
+data in its share/hlogym/datasets/ (pyproject.toml, CMakeLists.txt's install rules). Where the
+extension is built, the data root is the C++ core's own answer.
 """
 from __future__ import annotations
 
@@ -33,7 +33,14 @@ def _install_dirs(kind: str) -> list[Path]:
 
 
 def data_root() -> Path:
-    """The folder holding datasets/: $HLOGYM_ROOT, the checkout, or the installed share/hlogym."""
+    """The folder holding datasets/: the C++ core's DataRoot() (src/text/module_locator.h) when
+    the extension is built; without it ($HLOGYM_ROOT,) the checkout or the installed share/hlogym."""
+    try:
+        from . import _hlogym
+    except ImportError:
+        pass
+    else:
+        return Path(_hlogym.data_root())
     if os.environ.get("HLOGYM_ROOT"):
         return Path(os.environ["HLOGYM_ROOT"])
     if (repo := checkout()) is not None:

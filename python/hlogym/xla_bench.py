@@ -97,6 +97,7 @@ def resolve_modules(locs: list[str]) -> list[tuple[str, Path]]:
     """Files, corpus/smoke names, folders or .txt suites, through hlogym's own resolver."""
     import hlogym
     out = []
+    root = _locate.data_root()
     for loc in locs:
         try:
             paths = hlogym.expand_benchmark_locs([loc])
@@ -104,7 +105,6 @@ def resolve_modules(locs: list[str]) -> list[tuple[str, Path]]:
             raise ValueError(f"{loc}: not a module file, benchmark name or suite: {e}") from e
         for spec in paths:
             p = Path(spec)
-            root = _locate.data_root()
             if not p.exists() and not p.is_absolute() and (root / p).exists():
                 p = root / p
             if not p.exists():
