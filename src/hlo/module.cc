@@ -163,24 +163,7 @@ int64_t Module::instruction_count() const {
   return count;
 }
 
-std::string Module::UniqueName(std::string_view prefix) {
-  std::string base(prefix);
-  if (used_names_.Insert(base)) return base;
-  // Continue numbering after an existing ".N" suffix, as XLA's uniquer does.
-  std::string stem = base;
-  int64_t next = 1;
-  size_t dot = base.rfind('.');
-  if (dot != std::string::npos && dot + 1 < base.size() &&
-      std::all_of(base.begin() + dot + 1, base.end(), [](char c) { return c >= '0' && c <= '9'; }) &&
-      base.size() - dot - 1 < 18) {
-    stem = base.substr(0, dot);
-    next = std::stoll(base.substr(dot + 1)) + 1;
-  }
-  while (true) {
-    std::string candidate = absl::StrCat(stem, ".", next++);
-    if (used_names_.Insert(candidate)) return candidate;
-  }
-}
+std::string Module::UniqueName(std::string_view prefix) { return used_names_.Unique(prefix); }
 
 std::unique_ptr<Module> Module::Clone() const {
   auto clone = std::make_unique<Module>(name_);

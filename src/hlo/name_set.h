@@ -4,10 +4,12 @@
 #ifndef HLOGYM_HLO_NAME_SET_H_
 #define HLOGYM_HLO_NAME_SET_H_
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <string_view>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 
 namespace hlogym {
@@ -26,6 +28,13 @@ class NameSet {
     return true;
   }
 
+  // Takes and returns `prefix` when it is free, else the first free "stem.N",
+  // numbering on after an existing ".N" suffix of `prefix` (as XLA's name
+  // uniquer does). Names are never released, so a per-stem count of the
+  // numbers known taken lets a pass that adds thousands of "convert.N" probe
+  // each number once instead of from 1 every time.
+  std::string Unique(std::string_view prefix);
+
   // Moves the recent names into a new shared frozen set.
   void Freeze() {
     if (recent_.empty()) return;
@@ -36,6 +45,8 @@ class NameSet {
   // A copy for a module clone. Folds the recent names into a new shared
   // frozen set when they have grown, so copies stay cheap over long chains
   // of clones (the gym clones on every step).
+  // The copy starts without the per-stem counts (a clone stays cheap; its
+  // first Unique per stem probes from the start once).
   NameSet Copy() const {
     NameSet copy;
     if (recent_.size() <= kMaxRecent) {
@@ -58,6 +69,8 @@ class NameSet {
   static constexpr size_t kMaxRecent = 256;
   std::shared_ptr<const absl::flat_hash_set<std::string>> frozen_;
   absl::flat_hash_set<std::string> recent_;
+  // Stem -> n such that every "stem.1" .. "stem.(n-1)" is taken.
+  absl::flat_hash_map<std::string, int64_t> taken_below_;
 };
 
 }  // namespace hlogym
