@@ -87,7 +87,7 @@ absl::StatusOr<bool> RunVerifyingEach(Pass& pass, Module& module) {
     }
     return changed;
   }
-  auto changed = pass.Run(module);
+  auto changed = RunPass(pass, module);
   if (!changed.ok()) return changed.status();
   absl::Status verified = VerifyModule(module);
   if (!verified.ok()) {
@@ -128,7 +128,7 @@ int RunOpt(const OptOptions& options) {
   }
   auto module = LoadModule(options.input);
   if (!module.ok()) return ReportError(module.status());
-  auto changed = options.verify_each ? RunVerifyingEach(**pass, **module) : (*pass)->Run(**module);
+  auto changed = options.verify_each ? RunVerifyingEach(**pass, **module) : RunPass(**pass, **module);
   if (!changed.ok()) return ReportError(changed.status());
   absl::Status written = WriteTextFileAtomically(options.output, PrintModule(**module));
   if (!written.ok()) return ReportError(written);

@@ -37,7 +37,7 @@ double MillisecondsSince(std::chrono::steady_clock::time_point start) {
 // Runs a pass, turning exceptions into errors.
 absl::StatusOr<bool> RunGuarded(Pass& pass, Module& module) {
   try {
-    return pass.Run(module);
+    return RunPass(pass, module);
   } catch (const std::exception& e) {
     return absl::InternalError(absl::StrCat("exception: ", e.what()));
   } catch (...) {
@@ -233,6 +233,12 @@ StepOutcome Environment::Apply(std::string_view name, Pass& pass, bool* cache_hi
   const auto start = std::chrono::steady_clock::now();
   StepOutcome outcome;
   outcome.next = state_;
+  // Most passes have nothing to do on most modules: then no clone is needed.
+  if (!pass.MayChange(state_->module())) {
+    outcome.pass_ms = MillisecondsSince(start);
+    if (cache_) cache_->Insert(state_->fingerprint(), name, outcome, false);
+    return outcome;
+  }
   std::unique_ptr<Module> clone = state_->module().Clone();
   absl::StatusOr<bool> changed = RunGuarded(pass, *clone);
   if (!changed.ok()) {

@@ -55,11 +55,16 @@ Outcome RunSequence(const PassRegistry& registry, Subject& subject,
     };
     absl::StatusOr<std::unique_ptr<Pass>> pass = registry.Create(name);
     if (!pass.ok()) return fail("pass error", std::string(pass.status().message()));
+    // Run in full even where MayChange says there is nothing to do, to check that promise.
+    const bool may_change = (*pass)->MayChange(*module);
     absl::StatusOr<bool> changed = (*pass)->Run(*module);
     ++counts.pass_runs;
     if (!changed.ok()) return fail("pass error", std::string(changed.status().message()));
     std::string after = PrintModule(*module);
     const bool text_changed = after != text;
+    if (!may_change && text_changed) {
+      return fail("pre-check", "MayChange said the pass could not change the module, but it did");
+    }
     if (*changed != text_changed) {
       return fail("changed flag", absl::StrCat("reported changed=", *changed, " but the module ",
                                                text_changed ? "changed" : "did not change"));

@@ -6,6 +6,7 @@
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
+#include "hlo/query.h"
 #include "passes/builders.h"
 #include "passes/collective_rewrite_utils.h"
 #include "passes/pass_utils.h"
@@ -64,6 +65,10 @@ absl::StatusOr<Instruction*> Reorder(Instruction* gather, int64_t& next_channel_
 }
 
 }  // namespace
+
+bool AllGatherBroadcastReorder::MayChange(const Module& module) const {
+  return ContainsOpcode(module, {Opcode::kAllGather});
+}
 
 absl::StatusOr<bool> AllGatherBroadcastReorder::Run(Module& module) {
   if (ModuleHasConstrainedLayout(module, Opcode::kAllGather)) return false;

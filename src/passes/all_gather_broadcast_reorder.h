@@ -27,6 +27,7 @@ class AllGatherBroadcastReorder : public Pass {
  public:
   std::string_view name() const override { return "all-gather-bcast-reorder"; }
   absl::StatusOr<bool> Run(Module& module) override;
+  bool MayChange(const Module& module) const override;
 };
 
 }  // namespace hlogym

@@ -2,6 +2,7 @@
 
 #include <optional>
 
+#include "hlo/query.h"
 #include "passes/collective_opt_utils.h"
 #include "passes/pass_utils.h"
 
@@ -28,6 +29,12 @@ absl::StatusOr<Instruction*> Simplify(Instruction* dynamic_slice) {
 }
 
 }  // namespace
+
+bool AllGatherDynamicSliceSimplifier::MayChange(const Module& module) const {
+  // The rewrite needs a dynamic-slice of an all-gather.
+  return ContainsOpcode(module, {Opcode::kAllGather}) &&
+         ContainsOpcode(module, {Opcode::kDynamicSlice});
+}
 
 absl::StatusOr<bool> AllGatherDynamicSliceSimplifier::Run(Module& module) {
   return ExpandMatchingInstructions(module, Matches, Simplify);

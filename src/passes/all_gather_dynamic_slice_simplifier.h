@@ -20,6 +20,7 @@ class AllGatherDynamicSliceSimplifier : public Pass {
  public:
   std::string_view name() const override { return "all-gather-dynamic-slice-simplifier"; }
   absl::StatusOr<bool> Run(Module& module) override;
+  bool MayChange(const Module& module) const override;
 };
 
 }  // namespace hlogym

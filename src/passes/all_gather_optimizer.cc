@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_set.h"
+#include "hlo/query.h"
 #include "passes/collective_rewrite_utils.h"
 #include "passes/pass_utils.h"
 
@@ -32,6 +33,10 @@ bool IsSingleAllGather(const Instruction* instruction) {
 }
 
 }  // namespace
+
+bool AllGatherOptimizer::MayChange(const Module& module) const {
+  return ContainsOpcode(module, {Opcode::kAllGather});
+}
 
 absl::StatusOr<bool> AllGatherOptimizer::Run(Module& module) {
   // Fusion bodies are skipped.

@@ -23,6 +23,7 @@ class AllGatherOptimizer : public Pass {
  public:
   std::string_view name() const override { return "all-gather-optimizer"; }
   absl::StatusOr<bool> Run(Module& module) override;
+  bool MayChange(const Module& module) const override;
 };
 
 }  // namespace hlogym

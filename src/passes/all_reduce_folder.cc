@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "hlo/query.h"
 #include "passes/builders.h"
 #include "passes/collective_rewrite_utils.h"
 #include "passes/pass_utils.h"
@@ -68,6 +69,10 @@ absl::StatusOr<std::optional<ReplicaGroupList>> Fold(const Instruction& outer,
 }
 
 }  // namespace
+
+bool AllReduceFolder::MayChange(const Module& module) const {
+  return ContainsOpcode(module, {Opcode::kAllReduce});
+}
 
 absl::StatusOr<bool> AllReduceFolder::Run(Module& module) {
   if (ModuleHasConstrainedLayout(module, Opcode::kAllReduce)) return false;

@@ -25,6 +25,7 @@ class AllReduceFolder : public Pass {
  public:
   std::string_view name() const override { return "all-reduce-folder"; }
   absl::StatusOr<bool> Run(Module& module) override;
+  bool MayChange(const Module& module) const override;
 };
 
 }  // namespace hlogym

@@ -43,8 +43,9 @@ std::unique_ptr<Pass> MakeAllReducePromotion(
         reducer->root_instruction()->shape().has_layout(), "x", "y");
     return clone;
   };
-  return std::make_unique<ChangeOpDataType>(std::move(name), std::move(from_to), matcher,
-                                            cloner);
+  return std::make_unique<ChangeOpDataType>(
+      std::move(name), std::move(from_to), matcher, cloner,
+      std::vector<Opcode>{Opcode::kAllReduce, Opcode::kReduceScatter});
 }
 
 }  // namespace hlogym

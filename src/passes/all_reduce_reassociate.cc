@@ -5,6 +5,7 @@
 #include <memory>
 #include <vector>
 
+#include "hlo/query.h"
 #include "passes/collective_rewrite_utils.h"
 #include "passes/pass_utils.h"
 
@@ -64,6 +65,10 @@ Instruction* LookThrough(Instruction* instruction, ReductionKind kind) {
 }
 
 }  // namespace
+
+bool AllReduceReassociate::MayChange(const Module& module) const {
+  return ContainsOpcode(module, {Opcode::kAllReduce});
+}
 
 absl::StatusOr<bool> AllReduceReassociate::Run(Module& module) {
   if (ModuleHasConstrainedLayout(module, Opcode::kAllReduce)) return false;

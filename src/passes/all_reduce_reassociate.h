@@ -28,6 +28,7 @@ class AllReduceReassociate : public Pass {
  public:
   std::string_view name() const override { return "all-reduce-reassociate"; }
   absl::StatusOr<bool> Run(Module& module) override;
+  bool MayChange(const Module& module) const override;
 };
 
 }  // namespace hlogym

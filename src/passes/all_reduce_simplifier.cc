@@ -6,6 +6,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
+#include "hlo/query.h"
 #include "passes/builders.h"
 #include "passes/collective_rewrite_utils.h"
 #include "passes/pass_utils.h"
@@ -138,6 +139,11 @@ absl::StatusOr<Instruction*> Multiplied(Instruction* all_reduce, int64_t factor)
 }
 
 }  // namespace
+
+bool AllReduceSimplifier::MayChange(const Module& module) const {
+  // Async-wrapped ones count through the all-gather/reduce-scatter they wrap.
+  return ContainsOpcode(module, {Opcode::kAllGather, Opcode::kReduceScatter, Opcode::kAllReduce});
+}
 
 absl::StatusOr<bool> AllReduceSimplifier::Run(Module& module) {
   bool changed = false;

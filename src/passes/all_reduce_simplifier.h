@@ -34,6 +34,7 @@ class AllReduceSimplifier : public Pass {
  public:
   std::string_view name() const override { return "all-reduce-simp"; }
   absl::StatusOr<bool> Run(Module& module) override;
+  bool MayChange(const Module& module) const override;
 };
 
 }  // namespace hlogym

@@ -9,6 +9,7 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "hlo/query.h"
 #include "passes/builders.h"
 #include "passes/pass_utils.h"
 
@@ -111,6 +112,10 @@ absl::StatusOr<Instruction*> Decompose(Instruction* all_to_all) {
 }
 
 }  // namespace
+
+bool AllToAllDecomposer::MayChange(const Module& module) const {
+  return ContainsOpcode(module, {Opcode::kAllToAll});
+}
 
 absl::StatusOr<bool> AllToAllDecomposer::Run(Module& module) {
   return ExpandMatchingInstructions(module, Matches, Decompose);

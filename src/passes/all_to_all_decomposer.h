@@ -21,6 +21,7 @@ class AllToAllDecomposer : public Pass {
  public:
   std::string_view name() const override { return "all_to_all_decomposer"; }
   absl::StatusOr<bool> Run(Module& module) override;
+  bool MayChange(const Module& module) const override;
 };
 
 }  // namespace hlogym

@@ -6,6 +6,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
+#include "hlo/query.h"
 #include "hlo/scan_attributes.h"
 #include "passes/builders.h"
 #include "passes/pass_utils.h"
@@ -276,6 +277,10 @@ absl::StatusOr<bool> TryRewrite(Instruction* scan, const ScanAttributes& a, int6
 }
 
 }  // namespace
+
+bool AssociativeScanRewriter::MayChange(const Module& module) const {
+  return ContainsOpcode(module, {Opcode::kScan});
+}
 
 absl::StatusOr<bool> AssociativeScanRewriter::Run(Module& module) {
   if (base_length_ == 1) return false;

@@ -34,6 +34,7 @@ class AssociativeScanRewriter : public Pass {
   explicit AssociativeScanRewriter(int64_t base_length = 16) : base_length_(base_length) {}
   std::string_view name() const override { return "associative-scan-rewriter"; }
   absl::StatusOr<bool> Run(Module& module) override;
+  bool MayChange(const Module& module) const override;
 
  private:
   int64_t base_length_;

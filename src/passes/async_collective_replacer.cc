@@ -9,6 +9,7 @@
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
+#include "hlo/query.h"
 #include "passes/pass_utils.h"
 
 namespace hlogym {
@@ -193,6 +194,11 @@ absl::StatusOr<std::unique_ptr<Instruction>> MakeSync(const AsyncChain& chain) {
 }
 
 }  // namespace
+
+bool AsyncCollectiveReplacer::MayChange(const Module& module) const {
+  return ContainsOpcode(module, {Opcode::kAllReduceStart, Opcode::kAllGatherStart,
+                                 Opcode::kCollectivePermuteStart, Opcode::kAsyncStart});
+}
 
 absl::StatusOr<bool> AsyncCollectiveReplacer::Run(Module& module) {
   // Fusion bodies are left alone, as XLA's MakeNonfusionComputations does.

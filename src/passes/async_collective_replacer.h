@@ -42,6 +42,7 @@ class AsyncCollectiveReplacer : public Pass {
  public:
   std::string_view name() const override { return "async-collective-replacer"; }
   absl::StatusOr<bool> Run(Module& module) override;
+  bool MayChange(const Module& module) const override;
 };
 
 }  // namespace hlogym

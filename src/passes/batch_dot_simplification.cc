@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "analysis/shape_inference.h"
+#include "hlo/query.h"
 #include "passes/builders.h"
 #include "passes/gather_scatter_utils.h"
 
@@ -61,6 +62,10 @@ absl::Status Simplify(Instruction* dot, const std::vector<int64_t>& degenerate) 
 }
 
 }  // namespace
+
+bool BatchDotSimplification::MayChange(const Module& module) const {
+  return ContainsOpcode(module, {Opcode::kDot});
+}
 
 absl::StatusOr<bool> BatchDotSimplification::Run(Module& module) {
   std::vector<std::pair<Instruction*, std::vector<int64_t>>> work;

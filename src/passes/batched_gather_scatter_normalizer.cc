@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "hlo/primitive_type.h"
+#include "hlo/query.h"
 #include "passes/builders.h"
 #include "passes/pass_utils.h"
 
@@ -155,6 +156,10 @@ absl::StatusOr<Instruction*> Expand(Instruction* hlo) {
 }
 
 }  // namespace
+
+bool BatchedGatherScatterNormalizer::MayChange(const Module& module) const {
+  return ContainsOpcode(module, {Opcode::kGather, Opcode::kScatter});
+}
 
 absl::StatusOr<bool> BatchedGatherScatterNormalizer::Run(Module& module) {
   return ExpandMatchingInstructions(module, Matches, Expand);

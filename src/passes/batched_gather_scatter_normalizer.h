@@ -22,6 +22,7 @@ class BatchedGatherScatterNormalizer : public Pass {
  public:
   std::string_view name() const override { return "batched_gather_scatter_normalizer"; }
   absl::StatusOr<bool> Run(Module& module) override;
+  bool MayChange(const Module& module) const override;
 };
 
 }  // namespace hlogym

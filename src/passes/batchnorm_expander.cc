@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "hlo/query.h"
 #include "passes/builders.h"
 #include "passes/pass_utils.h"
 
@@ -198,6 +199,11 @@ absl::StatusOr<Instruction*> ExpandGrad(Expansion& e) {
 
 
 }  // namespace
+
+bool BatchNormExpander::MayChange(const Module& module) const {
+  return ContainsOpcode(module, {Opcode::kBatchNormTraining, Opcode::kBatchNormInference,
+                                 Opcode::kBatchNormGrad});
+}
 
 absl::StatusOr<bool> BatchNormExpander::Run(Module& module) {
   bool added_computation = false;

@@ -27,6 +27,7 @@ class BatchNormExpander : public Pass {
  public:
   std::string_view name() const override { return "batchnorm_expander"; }
   absl::StatusOr<bool> Run(Module& module) override;
+  bool MayChange(const Module& module) const override;
 };
 
 }  // namespace hlogym

@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "analysis/shape_inference.h"
+#include "hlo/query.h"
 #include "passes/builders.h"
 #include "passes/pass_utils.h"
 
@@ -145,6 +146,10 @@ absl::StatusOr<Instruction*> Expand(Instruction* bitcast) {
 
 
 }  // namespace
+
+bool BitcastDtypesExpander::MayChange(const Module& module) const {
+  return ContainsOpcode(module, {Opcode::kBitcastConvert});
+}
 
 absl::StatusOr<bool> BitcastDtypesExpander::Run(Module& module) {
   return ExpandMatchingInstructions(module, Matches, Expand);

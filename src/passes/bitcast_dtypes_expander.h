@@ -23,6 +23,7 @@ class BitcastDtypesExpander : public Pass {
  public:
   std::string_view name() const override { return "bitcast_dtypes_expander"; }
   absl::StatusOr<bool> Run(Module& module) override;
+  bool MayChange(const Module& module) const override;
 };
 
 }  // namespace hlogym

@@ -4,9 +4,14 @@
 #include <numeric>
 #include <vector>
 
+#include "hlo/query.h"
 #include "passes/builders.h"
 
 namespace hlogym {
+
+bool BroadcastCanonicalizer::MayChange(const Module& module) const {
+  return ContainsOpcode(module, {Opcode::kBroadcast});
+}
 
 absl::StatusOr<bool> BroadcastCanonicalizer::Run(Module& module) {
   bool changed = false;

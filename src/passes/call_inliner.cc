@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "hlo/query.h"
 #include "passes/dce.h"
 #include "passes/pass_utils.h"
 
@@ -54,18 +55,12 @@ absl::Status InlineCall(Module& module, Instruction* call) {
 
 }  // namespace
 
+bool CallInliner::MayChange(const Module& module) const {
+  return ContainsOpcode(module, {Opcode::kCall});
+}
+
 absl::StatusOr<bool> CallInliner::Run(Module& module) {
-  bool any_call = false;
-  for (const auto& computation : module.computations()) {
-    for (const auto& instruction : computation->instructions()) {
-      if (instruction->opcode() == Opcode::kCall) {
-        any_call = true;
-        break;
-      }
-    }
-    if (any_call) break;
-  }
-  if (!any_call) return false;
+  if (!MayChange(module)) return false;
 
   auto callers = ComputeCallers(module);
   bool changed = false;

@@ -31,6 +31,7 @@ class CallInliner : public Pass {
         name_(single_call_site ? "call-inliner-single-call-site" : "call-inliner") {}
   std::string_view name() const override { return name_; }
   absl::StatusOr<bool> Run(Module& module) override;
+  bool MayChange(const Module& module) const override;
 
  private:
   bool single_call_site_;

@@ -2,6 +2,7 @@
 
 #include <optional>
 
+#include "hlo/query.h"
 #include "passes/builders.h"
 #include "passes/pass_utils.h"
 
@@ -19,6 +20,10 @@ std::optional<PrimitiveType> UniformOperandType(const Instruction* instruction) 
 }
 
 }  // namespace
+
+bool ChangeOpDataType::MayChange(const Module& module) const {
+  return opcodes_.empty() || ContainsOpcode(module, opcodes_);
+}
 
 absl::StatusOr<bool> ChangeOpDataType::Run(Module& module) {
   auto target_type = [&](const Instruction* instruction) -> std::optional<PrimitiveType> {
@@ -71,7 +76,8 @@ std::unique_ptr<Pass> MakeCpuChangeOpDataType() {
       [](const Instruction* instruction) {
         return instruction->opcode() == Opcode::kDot ||
                instruction->opcode() == Opcode::kConvolution;
-      });
+      },
+      /*cloner=*/nullptr, std::vector<Opcode>{Opcode::kDot, Opcode::kConvolution});
 }
 
 }  // namespace hlogym

@@ -17,6 +17,7 @@
 #include <utility>
 #include <vector>
 
+#include "hlo/opcode.h"
 #include "passes/pass.h"
 
 namespace hlogym {
@@ -29,20 +30,25 @@ class ChangeOpDataType : public Pass {
       const Instruction* instruction, const Shape& shape,
       const std::vector<Instruction*>& operands)>;
 
+  // `opcodes`, when not empty, lists every opcode the matcher can accept
+  // (MayChange looks for them); empty means any.
   ChangeOpDataType(std::string name, std::vector<std::pair<PrimitiveType, PrimitiveType>> from_to,
-                   Matcher matcher, Cloner cloner = nullptr)
+                   Matcher matcher, Cloner cloner = nullptr, std::vector<Opcode> opcodes = {})
       : name_(std::move(name)),
         from_to_(std::move(from_to)),
         matcher_(std::move(matcher)),
-        cloner_(std::move(cloner)) {}
+        cloner_(std::move(cloner)),
+        opcodes_(std::move(opcodes)) {}
   std::string_view name() const override { return name_; }
   absl::StatusOr<bool> Run(Module& module) override;
+  bool MayChange(const Module& module) const override;
 
  private:
   std::string name_;
   std::vector<std::pair<PrimitiveType, PrimitiveType>> from_to_;
   Matcher matcher_;
   Cloner cloner_;
+  std::vector<Opcode> opcodes_;
 };
 
 // XLA's CPU instance: f16 -> f32 for dots and convolutions.

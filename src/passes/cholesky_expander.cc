@@ -9,6 +9,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "analysis/shape_inference.h"
+#include "hlo/query.h"
 #include "passes/builders.h"
 #include "passes/pass_utils.h"
 #include "passes/while_util.h"
@@ -268,6 +269,10 @@ bool Matches(const Instruction* instruction) {
 
 
 }  // namespace
+
+bool CholeskyExpander::MayChange(const Module& module) const {
+  return ContainsOpcode(module, {Opcode::kCholesky});
+}
 
 absl::StatusOr<bool> CholeskyExpander::Run(Module& module) {
   std::vector<Instruction*> matched;

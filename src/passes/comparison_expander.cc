@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "hlo/primitive_type.h"
+#include "hlo/query.h"
 #include "passes/builders.h"
 
 namespace hlogym {
@@ -76,6 +77,10 @@ absl::StatusOr<Instruction*> Expand(Instruction* compare) {
 }
 
 }  // namespace
+
+bool ComparisonExpander::MayChange(const Module& module) const {
+  return ContainsOpcode(module, {Opcode::kCompare});
+}
 
 absl::StatusOr<bool> ComparisonExpander::Run(Module& module) {
   std::vector<Instruction*> compares;

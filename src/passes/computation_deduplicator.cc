@@ -32,6 +32,15 @@ std::string Signature(const Computation& computation) {
 
 }  // namespace
 
+// Not an opcode question: a merge needs two computations besides the entry.
+bool HloComputationDeduplicator::MayChange(const Module& module) const {
+  int candidates = 0;
+  for (const auto& computation : module.computations()) {
+    if (!computation->IsEntry() && ++candidates >= 2) return true;
+  }
+  return false;
+}
+
 absl::StatusOr<bool> HloComputationDeduplicator::Run(Module& module) {
   auto callers = ComputeCallers(module);
   absl::flat_hash_map<const Computation*, Computation*> replacement;

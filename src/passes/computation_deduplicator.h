@@ -19,6 +19,7 @@ class HloComputationDeduplicator : public Pass {
  public:
   std::string_view name() const override { return "computation-deduplicator"; }
   absl::StatusOr<bool> Run(Module& module) override;
+  bool MayChange(const Module& module) const override;
 };
 
 }  // namespace hlogym

@@ -2,11 +2,16 @@
 
 #include <vector>
 
+#include "hlo/query.h"
 #include "passes/builders.h"
 #include "passes/pass_utils.h"
 #include "passes/while_loop_analysis.h"
 
 namespace hlogym {
+
+bool ConditionalCanonicalizer::MayChange(const Module& module) const {
+  return ContainsOpcode(module, {Opcode::kConditional});
+}
 
 absl::StatusOr<bool> ConditionalCanonicalizer::Run(Module& module) {
   std::vector<Instruction*> conditionals;

@@ -3,6 +3,7 @@
 #include <functional>
 #include <vector>
 
+#include "hlo/query.h"
 #include "passes/builders.h"
 #include "passes/while_loop_analysis.h"
 
@@ -125,6 +126,10 @@ absl::StatusOr<bool> ConvertConditionalToSelect(Instruction* conditional) {
   absl::Status status = parent->ReplaceInstruction(conditional, *result);
   if (!status.ok()) return status;
   return true;
+}
+
+bool ConditionalSimplifier::MayChange(const Module& module) const {
+  return ContainsOpcode(module, {Opcode::kConditional});
 }
 
 absl::StatusOr<bool> ConditionalSimplifier::Run(Module& module) {

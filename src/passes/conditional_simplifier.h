@@ -25,6 +25,7 @@ class ConditionalSimplifier : public Pass {
  public:
   std::string_view name() const override { return "simplify-conditional"; }
   absl::StatusOr<bool> Run(Module& module) override;
+  bool MayChange(const Module& module) const override;
 };
 
 // Replaces a two-branch conditional with a pred selector by both branches

@@ -3,19 +3,18 @@
 #include <vector>
 
 #include "absl/container/flat_hash_set.h"
+#include "hlo/query.h"
 #include "passes/conditional_simplifier.h"
 #include "passes/pass_utils.h"
 
 namespace hlogym {
 
+bool ConditionalToSelect::MayChange(const Module& module) const {
+  return ContainsOpcode(module, {Opcode::kConditional});
+}
+
 absl::StatusOr<bool> ConditionalToSelect::Run(Module& module) {
-  bool any_conditional = false;
-  for (const auto& computation : module.computations()) {
-    for (const auto& instruction : computation->instructions()) {
-      any_conditional |= instruction->opcode() == Opcode::kConditional;
-    }
-  }
-  if (!any_conditional) return false;
+  if (!MayChange(module)) return false;
   // Computations in an embedded context, and everything they call.
   absl::flat_hash_set<const Computation*> embedded;
   std::vector<const Computation*> worklist;

@@ -19,6 +19,7 @@ class ConditionalToSelect : public Pass {
  public:
   std::string_view name() const override { return "conditional-to-select"; }
   absl::StatusOr<bool> Run(Module& module) override;
+  bool MayChange(const Module& module) const override;
 };
 
 }  // namespace hlogym

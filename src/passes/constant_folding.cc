@@ -6,6 +6,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "eval/evaluator.h"
+#include "hlo/query.h"
 #include "passes/pass_utils.h"
 
 namespace hlogym {
@@ -143,6 +144,11 @@ absl::StatusOr<Literal> EvaluateInstruction(const Instruction* instruction) {
 }
 
 }  // namespace
+
+bool HloConstantFolding::MayChange(const Module& module) const {
+  // Only computations holding a constant are looked at.
+  return ContainsOpcode(module, {Opcode::kConstant});
+}
 
 absl::StatusOr<bool> HloConstantFolding::Run(Module& module) {
   bool changed = false;

@@ -26,6 +26,7 @@ class HloConstantFolding : public Pass {
  public:
   std::string_view name() const override { return "constant_folding"; }
   absl::StatusOr<bool> Run(Module& module) override;
+  bool MayChange(const Module& module) const override;
 };
 
 }  // namespace hlogym

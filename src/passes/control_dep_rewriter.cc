@@ -6,6 +6,7 @@
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
+#include "hlo/query.h"
 
 namespace hlogym {
 namespace {
@@ -38,6 +39,11 @@ bool DependsOn(const Instruction* from, const Instruction* target) {
 }
 
 }  // namespace
+
+bool ControlDepRewriter::MayChange(const Module& module) const {
+  // Only "control_dep" custom calls are rewritten.
+  return ContainsOpcode(module, {Opcode::kCustomCall});
+}
 
 absl::StatusOr<bool> ControlDepRewriter::Run(Module& module) {
   std::vector<Instruction*> found;

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "hlo/query.h"
 #include "passes/pass_utils.h"
 
 namespace hlogym {
@@ -38,6 +39,11 @@ struct Rewrite {
 };
 
 }  // namespace
+
+bool ConvertMemoryPlacementToInternalAnnotations::MayChange(const Module& module) const {
+  // Only "annotate_device_placement" custom calls are rewritten.
+  return ContainsOpcode(module, {Opcode::kCustomCall});
+}
 
 absl::StatusOr<bool> ConvertMemoryPlacementToInternalAnnotations::Run(Module& module) {
   auto callers = ComputeCallers(module);

@@ -34,6 +34,7 @@ class ConvertMemoryPlacementToInternalAnnotations : public Pass {
     return "convert-memory-placement-to-internal-annotations";
   }
   absl::StatusOr<bool> Run(Module& module) override;
+  bool MayChange(const Module& module) const override;
 };
 
 }  // namespace hlogym

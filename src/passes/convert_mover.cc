@@ -4,6 +4,7 @@
 #include <deque>
 #include <vector>
 
+#include "hlo/query.h"
 #include "passes/builders.h"
 
 namespace hlogym {
@@ -190,6 +191,13 @@ absl::StatusOr<bool> ConvertMover::Run(Module& module) {
     changed |= *down || *up;
   }
   return changed;
+}
+
+bool ConvertMover::MayChange(const Module& module) const {
+  // Both moves need a convert next to an op it commutes with.
+  return ContainsOpcode(module, {Opcode::kConvert}) &&
+         ContainsOpcode(module, {Opcode::kConcatenate, Opcode::kPad, Opcode::kReshape,
+                                 Opcode::kSlice, Opcode::kTranspose});
 }
 
 }  // namespace hlogym

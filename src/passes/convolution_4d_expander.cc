@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "analysis/shape_inference.h"
+#include "hlo/query.h"
 #include "passes/builders.h"
 #include "passes/pass_utils.h"
 
@@ -168,6 +169,10 @@ absl::StatusOr<Instruction*> DropTrivialSpatialDimensions(Instruction* convoluti
 
 absl::StatusOr<bool> Convolution4DExpander::Run(Module& module) {
   return ExpandMatchingInstructions(module, Matches, DropTrivialSpatialDimensions);
+}
+
+bool Convolution4DExpander::MayChange(const Module& module) const {
+  return ContainsOpcode(module, {Opcode::kConvolution});
 }
 
 }  // namespace hlogym

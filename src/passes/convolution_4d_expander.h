@@ -25,6 +25,7 @@ class Convolution4DExpander : public Pass {
  public:
   std::string_view name() const override { return "convolution_4d_expander"; }
   absl::StatusOr<bool> Run(Module& module) override;
+  bool MayChange(const Module& module) const override;
 };
 
 }  // namespace hlogym

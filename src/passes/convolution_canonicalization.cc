@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "hlo/primitive_type.h"
+#include "hlo/query.h"
 #include "passes/builders.h"
 
 namespace hlogym {
@@ -132,6 +133,10 @@ absl::StatusOr<bool> ConvolutionCanonicalization::Run(Module& module) {
     changed = true;
   }
   return changed;
+}
+
+bool ConvolutionCanonicalization::MayChange(const Module& module) const {
+  return ContainsOpcode(module, {Opcode::kConvolution});
 }
 
 }  // namespace hlogym

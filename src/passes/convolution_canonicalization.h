@@ -26,6 +26,7 @@ class ConvolutionCanonicalization : public Pass {
  public:
   std::string_view name() const override { return "convolution-canonicalization"; }
   absl::StatusOr<bool> Run(Module& module) override;
+  bool MayChange(const Module& module) const override;
 };
 
 }  // namespace hlogym

@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "analysis/shape_inference.h"
 #include "hlo/primitive_type.h"
+#include "hlo/query.h"
 #include "passes/builders.h"
 #include "passes/pass_utils.h"
 
@@ -259,6 +260,10 @@ absl::StatusOr<bool> ConvolutionGroupConverter::Run(Module& module) {
   }
   if (changed) module.SortComputationsCalleesFirst();
   return changed;
+}
+
+bool ConvolutionGroupConverter::MayChange(const Module& module) const {
+  return ContainsOpcode(module, {Opcode::kConvolution});
 }
 
 }  // namespace hlogym

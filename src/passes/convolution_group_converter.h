@@ -41,6 +41,7 @@ class ConvolutionGroupConverter : public Pass {
       : batch_groups_only_(batch_groups_only), name_(std::move(name)) {}
   std::string_view name() const override { return name_; }
   absl::StatusOr<bool> Run(Module& module) override;
+  bool MayChange(const Module& module) const override;
 
  private:
   bool batch_groups_only_;

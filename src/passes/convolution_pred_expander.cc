@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "hlo/query.h"
 #include "passes/builders.h"
 #include "passes/pass_utils.h"
 
@@ -43,6 +44,10 @@ absl::StatusOr<Instruction*> ComputeInF16(Instruction* convolution) {
 
 absl::StatusOr<bool> ConvolutionPredExpander::Run(Module& module) {
   return ExpandMatchingInstructions(module, IsPredConvolution, ComputeInF16);
+}
+
+bool ConvolutionPredExpander::MayChange(const Module& module) const {
+  return ContainsOpcode(module, {Opcode::kConvolution});
 }
 
 }  // namespace hlogym

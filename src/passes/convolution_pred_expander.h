@@ -21,6 +21,7 @@ class ConvolutionPredExpander : public Pass {
  public:
   std::string_view name() const override { return "convolution-pred-expander"; }
   absl::StatusOr<bool> Run(Module& module) override;
+  bool MayChange(const Module& module) const override;
 };
 
 }  // namespace hlogym

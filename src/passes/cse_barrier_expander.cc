@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <vector>
 
+#include "hlo/query.h"
+
 namespace hlogym {
 
 absl::StatusOr<bool> OptimizationBarrierExpander::Run(Module& module) {
@@ -37,6 +39,10 @@ absl::StatusOr<bool> OptimizationBarrierExpander::Run(Module& module) {
     if (!status.ok()) return status;
   }
   return !barriers.empty();
+}
+
+bool OptimizationBarrierExpander::MayChange(const Module& module) const {
+  return ContainsOpcode(module, {Opcode::kOptimizationBarrier});
 }
 
 }  // namespace hlogym

@@ -14,6 +14,7 @@ class OptimizationBarrierExpander : public Pass {
  public:
   std::string_view name() const override { return "cse_barrier_expander"; }
   absl::StatusOr<bool> Run(Module& module) override;
+  bool MayChange(const Module& module) const override;
 };
 
 }  // namespace hlogym

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "analysis/shape_inference.h"
+#include "hlo/query.h"
 #include "passes/builders.h"
 
 namespace hlogym {
@@ -135,6 +136,10 @@ absl::StatusOr<bool> DotDecomposer::Run(Module& module) {
     if (!status.ok()) return status;
   }
   return !dots.empty();
+}
+
+bool DotDecomposer::MayChange(const Module& module) const {
+  return ContainsOpcode(module, {Opcode::kDot});
 }
 
 }  // namespace hlogym

@@ -22,6 +22,7 @@ class DotDecomposer : public Pass {
  public:
   std::string_view name() const override { return "dot_decomposer"; }
   absl::StatusOr<bool> Run(Module& module) override;
+  bool MayChange(const Module& module) const override;
 };
 
 }  // namespace hlogym

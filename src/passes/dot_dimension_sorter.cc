@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "hlo/query.h"
 
 namespace hlogym {
 namespace {
@@ -90,6 +91,10 @@ absl::StatusOr<bool> DotDimensionSorter::Run(Module& module) {
     if (!status.ok()) return status;
   }
   return !dots.empty();
+}
+
+bool DotDimensionSorter::MayChange(const Module& module) const {
+  return ContainsOpcode(module, {Opcode::kDot});
 }
 
 }  // namespace hlogym

@@ -24,6 +24,7 @@ class DotDimensionSorter : public Pass {
  public:
   std::string_view name() const override { return "dot_dimension_sorter"; }
   absl::StatusOr<bool> Run(Module& module) override;
+  bool MayChange(const Module& module) const override;
 };
 
 }  // namespace hlogym

@@ -7,6 +7,7 @@
 
 #include "absl/container/flat_hash_set.h"
 #include "analysis/shape_inference.h"
+#include "hlo/query.h"
 #include "passes/builders.h"
 
 namespace hlogym {
@@ -239,6 +240,10 @@ absl::StatusOr<bool> DotMerger::Run(Module& module) {
     changed |= !dead.empty();
   }
   return changed;
+}
+
+bool DotMerger::MayChange(const Module& module) const {
+  return ContainsOpcode(module, {Opcode::kDot});
 }
 
 }  // namespace hlogym

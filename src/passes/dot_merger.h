@@ -29,6 +29,7 @@ class DotMerger : public Pass {
       : max_size_to_merge_(max_size_to_merge) {}
   std::string_view name() const override { return "dot-merger"; }
   absl::StatusOr<bool> Run(Module& module) override;
+  bool MayChange(const Module& module) const override;
 
  private:
   int64_t max_size_to_merge_;

@@ -5,6 +5,7 @@
 #include <memory>
 #include <vector>
 
+#include "hlo/query.h"
 #include "passes/builders.h"
 
 namespace hlogym {
@@ -120,6 +121,10 @@ absl::StatusOr<bool> DynamicDimensionSimplifier::Run(Module& module) {
     }
   }
   return changed;
+}
+
+bool DynamicDimensionSimplifier::MayChange(const Module& module) const {
+  return ContainsOpcode(module, {Opcode::kConcatenate, Opcode::kReshape, Opcode::kConvert});
 }
 
 }  // namespace hlogym

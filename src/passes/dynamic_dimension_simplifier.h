@@ -22,6 +22,7 @@ class DynamicDimensionSimplifier : public Pass {
  public:
   std::string_view name() const override { return "dynamic-dimension-simplifier"; }
   absl::StatusOr<bool> Run(Module& module) override;
+  bool MayChange(const Module& module) const override;
 };
 
 }  // namespace hlogym

@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "hlo/query.h"
 #include "passes/builders.h"
 
 namespace hlogym {
@@ -71,6 +72,10 @@ absl::StatusOr<bool> DynamicIndexSplitter::Run(Module& module) {
     }
   }
   return changed;
+}
+
+bool DynamicIndexSplitter::MayChange(const Module& module) const {
+  return ContainsOpcode(module, {Opcode::kDynamicSlice, Opcode::kDynamicUpdateSlice});
 }
 
 }  // namespace hlogym

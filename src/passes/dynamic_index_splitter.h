@@ -17,6 +17,7 @@ class DynamicIndexSplitter : public Pass {
  public:
   std::string_view name() const override { return "dynamic-index-splitter"; }
   absl::StatusOr<bool> Run(Module& module) override;
+  bool MayChange(const Module& module) const override;
 };
 
 }  // namespace hlogym

@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "hlo/query.h"
 #include "passes/builders.h"
 #include "passes/dce.h"
 #include "passes/pass_utils.h"
@@ -99,6 +100,11 @@ absl::StatusOr<bool> DynamicPadder::Run(Module& module) {
     (void)removed;
   }
   return rewrote;
+}
+
+bool DynamicPadder::MayChange(const Module& module) const {
+  // get-dimension-size and SetBound custom calls; dce runs only after a rewrite.
+  return ContainsOpcode(module, {Opcode::kGetDimensionSize, Opcode::kCustomCall});
 }
 
 }  // namespace hlogym

@@ -38,6 +38,7 @@ class DynamicPadder : public Pass {
  public:
   std::string_view name() const override { return "dynamic_padder"; }
   absl::StatusOr<bool> Run(Module& module) override;
+  bool MayChange(const Module& module) const override;
 };
 
 }  // namespace hlogym

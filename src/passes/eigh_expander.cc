@@ -17,6 +17,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "eval/eigh_custom_call.h"
+#include "hlo/query.h"
 #include "passes/builders.h"
 #include "passes/pass_utils.h"
 #include "passes/while_util.h"
@@ -684,6 +685,10 @@ absl::StatusOr<bool> EighExpander::Run(Module& module) {
   }
   module.SortComputationsCalleesFirst();
   return true;
+}
+
+bool EighExpander::MayChange(const Module& module) const {
+  return ContainsOpcode(module, {Opcode::kCustomCall});
 }
 
 }  // namespace hlogym

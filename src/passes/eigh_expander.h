@@ -48,6 +48,7 @@ class EighExpander : public Pass {
  public:
   std::string_view name() const override { return "eigh_expander"; }
   absl::StatusOr<bool> Run(Module& module) override;
+  bool MayChange(const Module& module) const override;
 };
 
 }  // namespace hlogym

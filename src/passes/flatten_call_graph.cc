@@ -63,4 +63,19 @@ absl::StatusOr<bool> FlattenCallGraph::Run(Module& module) {
   return changed;
 }
 
+bool FlattenCallGraph::MayChange(const Module& module) const {
+  // Cloning needs a computation with two call sites, so two calling instructions.
+  int callers = 0;
+  for (const auto& computation : module.computations()) {
+    for (const auto& instruction : computation->instructions()) {
+      for (const Computation* callee : instruction->called_computations()) {
+        if (callee == nullptr) continue;
+        if (++callers >= 2) return true;
+        break;
+      }
+    }
+  }
+  return false;
+}
+
 }  // namespace hlogym

@@ -25,6 +25,7 @@ class FlattenCallGraph : public Pass {
  public:
   std::string_view name() const override { return "flatten-call-graph"; }
   absl::StatusOr<bool> Run(Module& module) override;
+  bool MayChange(const Module& module) const override;
 };
 
 }  // namespace hlogym

@@ -270,18 +270,7 @@ FloatNormalization::FloatNormalization(PrimitiveType low, PrimitiveType high)
       name_(absl::StrCat("float-normalization-", std::string(PrimitiveTypeName(low)))) {}
 
 absl::StatusOr<bool> FloatNormalization::Run(Module& module) {
-  // Cheap exit: nothing of the low type anywhere.
-  bool any = false;
-  for (const auto& computation : module.computations()) {
-    for (const auto& instruction : computation->instructions()) {
-      if (instruction->shape().IsArray() && instruction->shape().element_type() == low_) {
-        any = true;
-        break;
-      }
-    }
-    if (any) break;
-  }
-  if (!any) return false;
+  if (!MayChange(module)) return false;
   absl::flat_hash_set<const Computation*> skip;
   for (const auto& computation : module.computations()) {
     for (const auto& instruction : computation->instructions()) {
@@ -304,6 +293,18 @@ absl::StatusOr<bool> FloatNormalization::Run(Module& module) {
   HloDce dce;
   if (auto s = dce.Run(module); !s.ok()) return s.status();
   return true;
+}
+
+bool FloatNormalization::MayChange(const Module& module) const {
+  // Nothing of the low type anywhere: nothing to normalize.
+  for (const auto& computation : module.computations()) {
+    for (const auto& instruction : computation->instructions()) {
+      if (instruction->shape().IsArray() && instruction->shape().element_type() == low_) {
+        return true;
+      }
+    }
+  }
+  return false;
 }
 
 }  // namespace hlogym

@@ -37,6 +37,7 @@ class FloatNormalization : public Pass {
   FloatNormalization(PrimitiveType low, PrimitiveType high);
   std::string_view name() const override { return name_; }
   absl::StatusOr<bool> Run(Module& module) override;
+  bool MayChange(const Module& module) const override;
 
  private:
   PrimitiveType low_;

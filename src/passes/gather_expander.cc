@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "hlo/query.h"
 #include "passes/builders.h"
 #include "passes/gather_scatter_utils.h"
 #include "passes/pass_utils.h"
@@ -229,6 +230,10 @@ absl::StatusOr<bool> GatherExpander::Run(Module& module) {
   if (!changed.ok()) return changed.status();
   if (*changed) module.SortComputationsCalleesFirst();
   return *changed;
+}
+
+bool GatherExpander::MayChange(const Module& module) const {
+  return ContainsOpcode(module, {Opcode::kGather});
 }
 
 }  // namespace hlogym

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "hlo/query.h"
 #include "passes/builders.h"
 #include "passes/gather_scatter_utils.h"
 #include "passes/pass_utils.h"
@@ -121,6 +122,10 @@ absl::StatusOr<Instruction*> Expand(Instruction* gather) {
 
 absl::StatusOr<bool> GatherSimplifier::Run(Module& module) {
   return ExpandMatchingInstructions(module, Matches, Expand);
+}
+
+bool GatherSimplifier::MayChange(const Module& module) const {
+  return ContainsOpcode(module, {Opcode::kGather});
 }
 
 }  // namespace hlogym

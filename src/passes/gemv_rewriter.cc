@@ -4,6 +4,8 @@
 #include <memory>
 #include <vector>
 
+#include "hlo/query.h"
+
 namespace hlogym {
 namespace {
 
@@ -91,6 +93,10 @@ absl::StatusOr<bool> GemvRewriter::Run(Module& module) {
     }
   }
   return changed;
+}
+
+bool GemvRewriter::MayChange(const Module& module) const {
+  return ContainsOpcode(module, {Opcode::kDot});
 }
 
 }  // namespace hlogym

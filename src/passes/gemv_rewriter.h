@@ -21,6 +21,7 @@ class GemvRewriter : public Pass {
  public:
   std::string_view name() const override { return "gemv-rewriter"; }
   absl::StatusOr<bool> Run(Module& module) override;
+  bool MayChange(const Module& module) const override;
 };
 
 }  // namespace hlogym

@@ -2,6 +2,7 @@
 
 #include <vector>
 
+#include "hlo/query.h"
 #include "passes/builders.h"
 
 namespace hlogym {
@@ -44,6 +45,10 @@ absl::StatusOr<bool> LogisticExpander::Run(Module& module) {
     if (!status.ok()) return status;
   }
   return !logistics.empty();
+}
+
+bool LogisticExpander::MayChange(const Module& module) const {
+  return ContainsOpcode(module, {Opcode::kLogistic});
 }
 
 }  // namespace hlogym

@@ -15,6 +15,7 @@ class LogisticExpander : public Pass {
  public:
   std::string_view name() const override { return "logistic-expander"; }
   absl::StatusOr<bool> Run(Module& module) override;
+  bool MayChange(const Module& module) const override;
 };
 
 }  // namespace hlogym

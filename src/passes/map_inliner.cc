@@ -3,6 +3,7 @@
 #include <numeric>
 #include <vector>
 
+#include "hlo/query.h"
 #include "passes/builders.h"
 
 namespace hlogym {
@@ -62,6 +63,10 @@ absl::StatusOr<bool> MapInliner::Run(Module& module) {
     changed |= *inlined;
   }
   return changed;
+}
+
+bool MapInliner::MayChange(const Module& module) const {
+  return ContainsOpcode(module, {Opcode::kMap});
 }
 
 }  // namespace hlogym

@@ -19,6 +19,7 @@ class MapInliner : public Pass {
  public:
   std::string_view name() const override { return "map-inline"; }
   absl::StatusOr<bool> Run(Module& module) override;
+  bool MayChange(const Module& module) const override;
 };
 
 }  // namespace hlogym

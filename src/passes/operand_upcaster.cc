@@ -3,6 +3,7 @@
 #include <tuple>
 #include <vector>
 
+#include "hlo/query.h"
 #include "passes/builders.h"
 
 namespace hlogym {
@@ -73,6 +74,10 @@ absl::StatusOr<bool> OperandUpcaster::Run(Module& module) {
     }
   }
   return changed;
+}
+
+bool OperandUpcaster::MayChange(const Module& module) const {
+  return ContainsOpcode(module, {Opcode::kDot, Opcode::kConvolution});
 }
 
 }  // namespace hlogym

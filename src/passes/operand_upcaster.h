@@ -24,6 +24,7 @@ class OperandUpcaster : public Pass {
  public:
   std::string_view name() const override { return "operand_upcaster"; }
   absl::StatusOr<bool> Run(Module& module) override;
+  bool MayChange(const Module& module) const override;
 };
 
 }  // namespace hlogym

@@ -21,7 +21,16 @@ class Pass {
   // Runs the pass. Returns true exactly when the module changed. On error the
   // module may be partly rewritten; callers that must keep it run on a clone.
   virtual absl::StatusOr<bool> Run(Module& module) = 0;
+  // A cheap look before the run, as XLA's passes look for the instructions
+  // they rewrite before they start: false promises that Run would change
+  // nothing (and return false), so RunPass skips it and the gym skips the
+  // step's clone. Usually ContainsOpcode (hlo/query.h) with the opcodes the
+  // pass rewrites. The default promises nothing.
+  virtual bool MayChange(const Module& module) const { return true; }
 };
+
+// Runs `pass` unless pass.MayChange(module) is false (then: false, untouched).
+absl::StatusOr<bool> RunPass(Pass& pass, Module& module);
 
 // Runs `passes` in order; changed if any of them changed the module.
 class PassPipeline : public Pass {
@@ -30,6 +39,7 @@ class PassPipeline : public Pass {
       : name_(std::move(name)), passes_(std::move(passes)) {}
   std::string_view name() const override { return name_; }
   absl::StatusOr<bool> Run(Module& module) override;
+  bool MayChange(const Module& module) const override;
   const std::vector<std::unique_ptr<Pass>>& passes() const { return passes_; }
 
  private:
@@ -47,6 +57,7 @@ class FixedPointPass : public Pass {
       : inner_(std::move(inner)), max_iterations_(max_iterations) {}
   std::string_view name() const override { return inner_->name(); }
   absl::StatusOr<bool> Run(Module& module) override;
+  bool MayChange(const Module& module) const override { return inner_->MayChange(module); }
   const Pass& inner() const { return *inner_; }
 
  private:

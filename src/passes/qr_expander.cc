@@ -8,6 +8,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "analysis/shape_inference.h"
+#include "hlo/query.h"
 #include "passes/builders.h"
 #include "passes/pass_utils.h"
 #include "passes/while_util.h"
@@ -597,6 +598,10 @@ absl::StatusOr<bool> QrExpander::Run(Module& module) {
   }
   module.SortComputationsCalleesFirst();
   return true;
+}
+
+bool QrExpander::MayChange(const Module& module) const {
+  return ContainsOpcode(module, {Opcode::kCustomCall});
 }
 
 }  // namespace hlogym

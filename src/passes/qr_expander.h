@@ -47,6 +47,7 @@ class QrExpander : public Pass {
  public:
   std::string_view name() const override { return "qr_expander"; }
   absl::StatusOr<bool> Run(Module& module) override;
+  bool MayChange(const Module& module) const override;
 };
 
 }  // namespace hlogym

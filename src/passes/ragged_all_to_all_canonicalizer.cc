@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "hlo/query.h"
 #include "passes/builders.h"
 #include "passes/pass_utils.h"
 
@@ -44,6 +45,10 @@ absl::StatusOr<Instruction*> Canonicalize(Instruction* ragged) {
 
 absl::StatusOr<bool> RaggedAllToAllCanonicalizer::Run(Module& module) {
   return ExpandMatchingInstructions(module, Matches, Canonicalize);
+}
+
+bool RaggedAllToAllCanonicalizer::MayChange(const Module& module) const {
+  return ContainsOpcode(module, {Opcode::kRaggedAllToAll});
 }
 
 }  // namespace hlogym

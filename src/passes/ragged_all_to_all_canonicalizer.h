@@ -20,6 +20,7 @@ class RaggedAllToAllCanonicalizer : public Pass {
  public:
   std::string_view name() const override { return "ragged-all-to-all-canonicalizer"; }
   absl::StatusOr<bool> Run(Module& module) override;
+  bool MayChange(const Module& module) const override;
 };
 
 }  // namespace hlogym

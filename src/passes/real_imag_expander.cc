@@ -1,5 +1,6 @@
 #include "passes/real_imag_expander.h"
 
+#include "hlo/query.h"
 #include "passes/builders.h"
 #include "passes/pass_utils.h"
 
@@ -26,6 +27,10 @@ absl::StatusOr<bool> RealImagExpander::Run(Module& module) {
         (*broadcast)->set_shape(instruction->shape());
         return *broadcast;
       });
+}
+
+bool RealImagExpander::MayChange(const Module& module) const {
+  return ContainsOpcode(module, {Opcode::kReal, Opcode::kImag});
 }
 
 }  // namespace hlogym

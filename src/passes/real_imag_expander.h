@@ -14,6 +14,7 @@ class RealImagExpander : public Pass {
  public:
   std::string_view name() const override { return "real_imag_expander"; }
   absl::StatusOr<bool> Run(Module& module) override;
+  bool MayChange(const Module& module) const override;
 };
 
 }  // namespace hlogym

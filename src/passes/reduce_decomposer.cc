@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "hlo/query.h"
 #include "passes/builders.h"
 
 namespace hlogym {
@@ -169,6 +170,10 @@ absl::StatusOr<bool> ReduceDecomposer::Run(Module& module) {
     changed |= *equalized || *decomposed;
   }
   return changed;
+}
+
+bool ReduceDecomposer::MayChange(const Module& module) const {
+  return ContainsOpcode(module, {Opcode::kReduce});
 }
 
 }  // namespace hlogym

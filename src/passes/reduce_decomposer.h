@@ -20,6 +20,7 @@ class ReduceDecomposer : public Pass {
  public:
   std::string_view name() const override { return "reduce-decomposer"; }
   absl::StatusOr<bool> Run(Module& module) override;
+  bool MayChange(const Module& module) const override;
 };
 
 }  // namespace hlogym

@@ -6,6 +6,7 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "hlo/query.h"
 #include "passes/builders.h"
 #include "passes/collective_opt_utils.h"
 #include "passes/collective_rewrite_utils.h"
@@ -83,6 +84,12 @@ absl::StatusOr<bool> ReduceScatterCreator::Run(Module& module) {
     }
   }
   return changed;
+}
+
+bool ReduceScatterCreator::MayChange(const Module& module) const {
+  // An all-reduce whose only user is a dynamic-slice.
+  return ContainsOpcode(module, {Opcode::kAllReduce}) &&
+         ContainsOpcode(module, {Opcode::kDynamicSlice});
 }
 
 }  // namespace hlogym

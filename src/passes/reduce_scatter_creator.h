@@ -27,6 +27,7 @@ class ReduceScatterCreator : public Pass {
  public:
   std::string_view name() const override { return "reduce-scatter-creator"; }
   absl::StatusOr<bool> Run(Module& module) override;
+  bool MayChange(const Module& module) const override;
 };
 
 }  // namespace hlogym

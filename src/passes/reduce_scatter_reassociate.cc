@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "hlo/query.h"
 #include "passes/collective_rewrite_utils.h"
 #include "passes/pass_utils.h"
 
@@ -83,6 +84,10 @@ absl::StatusOr<bool> ReduceScatterReassociate::Run(Module& module) {
     }
   }
   return changed;
+}
+
+bool ReduceScatterReassociate::MayChange(const Module& module) const {
+  return ContainsOpcode(module, {Opcode::kReduceScatter});
 }
 
 }  // namespace hlogym

@@ -22,6 +22,7 @@ class ReduceScatterReassociate : public Pass {
  public:
   std::string_view name() const override { return "reduce-scatter-reassociate"; }
   absl::StatusOr<bool> Run(Module& module) override;
+  bool MayChange(const Module& module) const override;
 };
 
 }  // namespace hlogym

@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "hlo/query.h"
 #include "passes/reduce_window_util.h"
 
 namespace hlogym {
@@ -27,6 +28,10 @@ absl::StatusOr<bool> ReduceWindowResizer::Run(Module& module) {
     if (!status.ok()) return status;
   }
   return !rank_one.empty();
+}
+
+bool ReduceWindowResizer::MayChange(const Module& module) const {
+  return ContainsOpcode(module, {Opcode::kReduceWindow});
 }
 
 }  // namespace hlogym

@@ -17,6 +17,7 @@ class ReduceWindowResizer : public Pass {
  public:
   std::string_view name() const override { return "reduce-window-resizer"; }
   absl::StatusOr<bool> Run(Module& module) override;
+  bool MayChange(const Module& module) const override;
 };
 
 }  // namespace hlogym

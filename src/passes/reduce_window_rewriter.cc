@@ -7,6 +7,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
+#include "hlo/query.h"
 #include "passes/builders.h"
 #include "passes/pass_utils.h"
 #include "passes/reduce_window_util.h"
@@ -229,6 +230,10 @@ absl::StatusOr<bool> ReduceWindowRewriter::Run(Module& module) {
   }
   if (changed) module.SortComputationsCalleesFirst();
   return changed;
+}
+
+bool ReduceWindowRewriter::MayChange(const Module& module) const {
+  return ContainsOpcode(module, {Opcode::kReduceWindow});
 }
 
 }  // namespace hlogym

@@ -41,6 +41,7 @@ class ReduceWindowRewriter : public Pass {
   explicit ReduceWindowRewriter(int64_t base_length = 16) : base_length_(base_length) {}
   std::string_view name() const override { return "reduce-window-rewriter"; }
   absl::StatusOr<bool> Run(Module& module) override;
+  bool MayChange(const Module& module) const override;
 
  private:
   int64_t base_length_;

@@ -3,6 +3,8 @@
 #include <optional>
 #include <vector>
 
+#include "hlo/query.h"
+
 namespace hlogym {
 namespace {
 
@@ -189,6 +191,10 @@ absl::StatusOr<bool> ReshapeDecomposer::Run(Module& module) {
     }
   }
   return changed;
+}
+
+bool ReshapeDecomposer::MayChange(const Module& module) const {
+  return ContainsOpcode(module, {Opcode::kReshape});
 }
 
 }  // namespace hlogym

@@ -23,6 +23,7 @@ class ReshapeDecomposer : public Pass {
  public:
   std::string_view name() const override { return "reshape-decomposer"; }
   absl::StatusOr<bool> Run(Module& module) override;
+  bool MayChange(const Module& module) const override;
 };
 
 }  // namespace hlogym

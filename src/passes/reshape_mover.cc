@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_set.h"
+#include "hlo/query.h"
 #include "passes/algebraic_simplifier_internal.h"
 #include "passes/builders.h"
 
@@ -208,6 +209,10 @@ absl::StatusOr<bool> ReshapeMover::Run(Module& module) {
     changed |= *done;
   }
   return changed;
+}
+
+bool ReshapeMover::MayChange(const Module& module) const {
+  return ContainsOpcode(module, {Opcode::kReshape, Opcode::kTranspose});
 }
 
 }  // namespace hlogym

@@ -45,6 +45,7 @@ class ReshapeMover : public Pass {
       : options_(options), name_(std::move(name)) {}
   std::string_view name() const override { return name_; }
   absl::StatusOr<bool> Run(Module& module) override;
+  bool MayChange(const Module& module) const override;
 
  private:
   ReshapeMoverOptions options_;

@@ -1,5 +1,6 @@
 #include "passes/result_caster.h"
 
+#include "hlo/query.h"
 #include "passes/builders.h"
 #include "passes/operand_upcaster.h"
 #include "passes/pass_utils.h"
@@ -40,6 +41,10 @@ absl::StatusOr<Instruction*> Expand(Instruction* instruction) {
 
 absl::StatusOr<bool> ResultCaster::Run(Module& module) {
   return ExpandMatchingInstructions(module, Matches, Expand);
+}
+
+bool ResultCaster::MayChange(const Module& module) const {
+  return ContainsOpcode(module, {Opcode::kDot, Opcode::kConvolution});
 }
 
 }  // namespace hlogym

@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "eval/prng.h"
+#include "hlo/query.h"
 #include "passes/prng_hlo.h"
 
 namespace hlogym {
@@ -113,6 +114,10 @@ absl::StatusOr<bool> RngBitGeneratorExpander::Run(Module& module) {
   }
   if (!rngs.empty()) module.SortComputationsCalleesFirst();
   return !rngs.empty();
+}
+
+bool RngBitGeneratorExpander::MayChange(const Module& module) const {
+  return ContainsOpcode(module, {Opcode::kRngBitGenerator});
 }
 
 }  // namespace hlogym

@@ -24,6 +24,7 @@ class RngBitGeneratorExpander : public Pass {
  public:
   std::string_view name() const override { return "rng-bit-generator-expander"; }
   absl::StatusOr<bool> Run(Module& module) override;
+  bool MayChange(const Module& module) const override;
 };
 
 }  // namespace hlogym

@@ -7,6 +7,7 @@
 #include <numbers>
 
 #include "absl/strings/str_cat.h"
+#include "hlo/query.h"
 #include "passes/prng_hlo.h"
 
 namespace hlogym {
@@ -177,6 +178,10 @@ absl::StatusOr<bool> RngExpander::Run(Module& module) {
   }
   if (!rngs.empty()) module.SortComputationsCalleesFirst();
   return !rngs.empty();
+}
+
+bool RngExpander::MayChange(const Module& module) const {
+  return ContainsOpcode(module, {Opcode::kRng});
 }
 
 }  // namespace hlogym

@@ -28,6 +28,7 @@ class RngExpander : public Pass {
  public:
   std::string_view name() const override { return "rng-expander"; }
   absl::StatusOr<bool> Run(Module& module) override;
+  bool MayChange(const Module& module) const override;
 };
 
 }  // namespace hlogym

@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "analysis/shape_inference.h"
+#include "hlo/query.h"
 #include "hlo/scan_attributes.h"
 #include "passes/builders.h"
 #include "passes/pass_utils.h"
@@ -222,6 +223,10 @@ absl::StatusOr<bool> ScanExpander::Run(Module& module) {
   }
   if (!work.empty()) module.SortComputationsCalleesFirst();
   return !work.empty();
+}
+
+bool ScanExpander::MayChange(const Module& module) const {
+  return ContainsOpcode(module, {Opcode::kScan});
 }
 
 }  // namespace hlogym

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "hlo/query.h"
 #include "passes/builders.h"
 #include "passes/gather_scatter_utils.h"
 #include "passes/pass_utils.h"
@@ -225,6 +226,10 @@ absl::StatusOr<bool> ScatterExpander::Run(Module& module) {
   if (!changed.ok()) return changed.status();
   if (*changed) module.SortComputationsCalleesFirst();
   return *changed;
+}
+
+bool ScatterExpander::MayChange(const Module& module) const {
+  return ContainsOpcode(module, {Opcode::kScatter});
 }
 
 }  // namespace hlogym

@@ -43,6 +43,7 @@ class ScatterExpander : public Pass {
       : mode_(mode), name_(std::move(name)) {}
   std::string_view name() const override { return name_; }
   absl::StatusOr<bool> Run(Module& module) override;
+  bool MayChange(const Module& module) const override;
 
  private:
   Mode mode_;

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "hlo/query.h"
 #include "passes/builders.h"
 #include "passes/gather_scatter_utils.h"
 #include "passes/pass_utils.h"
@@ -136,6 +137,10 @@ absl::StatusOr<Instruction*> Expand(Instruction* scatter) {
 
 absl::StatusOr<bool> ScatterSimplifier::Run(Module& module) {
   return ExpandMatchingInstructions(module, Matches, Expand);
+}
+
+bool ScatterSimplifier::MayChange(const Module& module) const {
+  return ContainsOpcode(module, {Opcode::kScatter});
 }
 
 }  // namespace hlogym

@@ -7,6 +7,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
+#include "hlo/query.h"
 #include "passes/builders.h"
 #include "passes/pass_utils.h"
 
@@ -199,6 +200,11 @@ absl::StatusOr<bool> ScatterSliceSimplifier::Run(Module& module) {
     }
   }
   return changed;
+}
+
+// A rewrite needs a scatter read through slices.
+bool ScatterSliceSimplifier::MayChange(const Module& module) const {
+  return ContainsOpcode(module, {Opcode::kScatter}) && ContainsOpcode(module, {Opcode::kSlice});
 }
 
 }  // namespace hlogym

@@ -34,6 +34,7 @@ class ScatterSliceSimplifier : public Pass {
  public:
   std::string_view name() const override { return "scatter-slice-simplifier"; }
   absl::StatusOr<bool> Run(Module& module) override;
+  bool MayChange(const Module& module) const override;
 };
 
 }  // namespace hlogym

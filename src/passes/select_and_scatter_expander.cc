@@ -6,6 +6,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "analysis/shape_inference.h"
+#include "hlo/query.h"
 #include "passes/builders.h"
 #include "passes/pass_utils.h"
 
@@ -176,6 +177,10 @@ absl::StatusOr<bool> SelectAndScatterExpander::Run(Module& module) {
   if (!changed.ok()) return changed.status();
   if (*changed) module.SortComputationsCalleesFirst();
   return *changed;
+}
+
+bool SelectAndScatterExpander::MayChange(const Module& module) const {
+  return ContainsOpcode(module, {Opcode::kSelectAndScatter});
 }
 
 }  // namespace hlogym

@@ -25,6 +25,7 @@ class SelectAndScatterExpander : public Pass {
  public:
   std::string_view name() const override { return "select_and_scatter_expander"; }
   absl::StatusOr<bool> Run(Module& module) override;
+  bool MayChange(const Module& module) const override;
 };
 
 }  // namespace hlogym

@@ -4,6 +4,8 @@
 #include <memory>
 #include <vector>
 
+#include "hlo/query.h"
+
 namespace hlogym {
 
 absl::StatusOr<bool> ShardingRemover::Run(Module& module) {
@@ -52,6 +54,10 @@ absl::StatusOr<bool> ShardingRemover::Run(Module& module) {
     }
   }
   return changed;
+}
+
+bool ShardingRemover::MayChange(const Module& module) const {
+  return ContainsOpcode(module, {Opcode::kCustomCall});
 }
 
 }  // namespace hlogym

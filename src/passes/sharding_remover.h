@@ -20,6 +20,7 @@ class ShardingRemover : public Pass {
  public:
   std::string_view name() const override { return "sharding-remover"; }
   absl::StatusOr<bool> Run(Module& module) override;
+  bool MayChange(const Module& module) const override;
 };
 
 }  // namespace hlogym

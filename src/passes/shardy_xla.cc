@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "hlo/query.h"
 #include "passes/pass_utils.h"
 
 namespace hlogym {
@@ -52,6 +53,11 @@ absl::StatusOr<bool> ShardyXla::Run(Module& module) {
     }
   }
   return changed;
+}
+
+// Only calls (to manual-computation bodies) are rewritten.
+bool ShardyXla::MayChange(const Module& module) const {
+  return ContainsOpcode(module, {Opcode::kCall});
 }
 
 }  // namespace hlogym

@@ -33,6 +33,7 @@ class ShardyXla : public Pass {
  public:
   std::string_view name() const override { return "shardy-xla"; }
   absl::StatusOr<bool> Run(Module& module) override;
+  bool MayChange(const Module& module) const override;
 };
 
 }  // namespace hlogym

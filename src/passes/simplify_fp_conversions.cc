@@ -2,6 +2,8 @@
 
 #include <vector>
 
+#include "hlo/query.h"
+
 namespace hlogym {
 
 absl::StatusOr<bool> SimplifyFpConversions::Run(Module& module) {
@@ -43,6 +45,10 @@ absl::StatusOr<bool> SimplifyFpConversions::Run(Module& module) {
     }
   }
   return changed;
+}
+
+bool SimplifyFpConversions::MayChange(const Module& module) const {
+  return ContainsOpcode(module, {Opcode::kConvert});
 }
 
 }  // namespace hlogym

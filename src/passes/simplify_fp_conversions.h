@@ -16,6 +16,7 @@ class SimplifyFpConversions : public Pass {
  public:
   std::string_view name() const override { return "simplify-fp-conversions"; }
   absl::StatusOr<bool> Run(Module& module) override;
+  bool MayChange(const Module& module) const override;
 };
 
 }  // namespace hlogym

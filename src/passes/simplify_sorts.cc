@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "hlo/query.h"
 
 namespace hlogym {
 namespace {
@@ -106,6 +107,10 @@ absl::StatusOr<bool> SortSimplifier::Run(Module& module) {
   }
   if (changed) module.SortComputationsCalleesFirst();
   return changed;
+}
+
+bool SortSimplifier::MayChange(const Module& module) const {
+  return ContainsOpcode(module, {Opcode::kSort});
 }
 
 }  // namespace hlogym

@@ -17,6 +17,7 @@ class SortSimplifier : public Pass {
  public:
   std::string_view name() const override { return "simplify-sorts"; }
   absl::StatusOr<bool> Run(Module& module) override;
+  bool MayChange(const Module& module) const override;
 };
 
 }  // namespace hlogym

@@ -2,6 +2,7 @@
 
 #include <vector>
 
+#include "hlo/query.h"
 #include "passes/builders.h"
 
 namespace hlogym {
@@ -115,6 +116,10 @@ absl::StatusOr<bool> SliceSinker::Run(Module& module) {
     }
   }
   return changed;
+}
+
+bool SliceSinker::MayChange(const Module& module) const {
+  return ContainsOpcode(module, {Opcode::kSlice});
 }
 
 }  // namespace hlogym

@@ -7,6 +7,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
+#include "hlo/query.h"
 #include "passes/builders.h"
 #include "passes/pass_utils.h"
 
@@ -188,6 +189,10 @@ absl::StatusOr<bool> StableSortExpander::Run(Module& module) {
     }
   }
   return true;
+}
+
+bool StableSortExpander::MayChange(const Module& module) const {
+  return ContainsOpcode(module, {Opcode::kSort});
 }
 
 }  // namespace hlogym

@@ -28,6 +28,7 @@ class StableSortExpander : public Pass {
  public:
   std::string_view name() const override { return "stable-sort-expander"; }
   absl::StatusOr<bool> Run(Module& module) override;
+  bool MayChange(const Module& module) const override;
 };
 
 }  // namespace hlogym

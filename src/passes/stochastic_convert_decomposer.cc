@@ -4,6 +4,7 @@
 #include <cstdint>
 
 #include "absl/strings/str_cat.h"
+#include "hlo/query.h"
 #include "passes/builders.h"
 #include "passes/pass_utils.h"
 
@@ -99,6 +100,10 @@ absl::StatusOr<bool> StochasticConvertDecomposer::Run(Module& module) {
         return instruction->opcode() == Opcode::kStochasticConvert;
       },
       Decompose);
+}
+
+bool StochasticConvertDecomposer::MayChange(const Module& module) const {
+  return ContainsOpcode(module, {Opcode::kStochasticConvert});
 }
 
 }  // namespace hlogym

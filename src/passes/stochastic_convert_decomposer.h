@@ -19,6 +19,7 @@ class StochasticConvertDecomposer : public Pass {
  public:
   std::string_view name() const override { return "stochastic_convert_decomposer"; }
   absl::StatusOr<bool> Run(Module& module) override;
+  bool MayChange(const Module& module) const override;
 };
 
 }  // namespace hlogym

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "hlo/query.h"
 
 namespace hlogym {
 namespace {
@@ -52,6 +53,10 @@ absl::StatusOr<bool> StripMemoryPlacementAnnotations::Run(Module& module) {
     }
   }
   return changed;
+}
+
+bool StripMemoryPlacementAnnotations::MayChange(const Module& module) const {
+  return ContainsOpcode(module, {Opcode::kCustomCall});
 }
 
 }  // namespace hlogym

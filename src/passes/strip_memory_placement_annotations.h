@@ -22,6 +22,7 @@ class StripMemoryPlacementAnnotations : public Pass {
  public:
   std::string_view name() const override { return "strip-memory-placement-annotations"; }
   absl::StatusOr<bool> Run(Module& module) override;
+  bool MayChange(const Module& module) const override;
 };
 
 }  // namespace hlogym

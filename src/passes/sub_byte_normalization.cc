@@ -141,4 +141,19 @@ absl::StatusOr<bool> SubByteSizeSetter::Run(Module& module) {
   return changed;
 }
 
+// Keyed on layouts, not opcodes: the read-only half of Run.
+bool SubByteSizeSetter::MayChange(const Module& module) const {
+  for (const auto& computation : module.computations()) {
+    for (const auto& instruction : computation->instructions()) {
+      if (NeedsUpdate(instruction->shape())) return true;
+    }
+  }
+  for (const RawAttribute& attr : module.raw_attributes()) {
+    if (attr.key == "entry_computation_layout" && UpdateLayoutText(attr.value) != attr.value) {
+      return true;
+    }
+  }
+  return false;
+}
+
 }  // namespace hlogym

@@ -20,6 +20,7 @@ class SubByteSizeSetter : public Pass {
  public:
   std::string_view name() const override { return "sub-byte-size-setter"; }
   absl::StatusOr<bool> Run(Module& module) override;
+  bool MayChange(const Module& module) const override;
 };
 
 }  // namespace hlogym

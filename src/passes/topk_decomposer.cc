@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "hlo/primitive_type.h"
+#include "hlo/query.h"
 #include "passes/builders.h"
 
 namespace hlogym {
@@ -132,6 +133,11 @@ absl::StatusOr<bool> TopkDecomposer::Run(Module& module) {
   }
   if (!matched.empty()) module.SortComputationsCalleesFirst();
   return !matched.empty();
+}
+
+bool TopkDecomposer::MayChange(const Module& module) const {
+  return custom_calls_ ? ContainsOpcode(module, {Opcode::kTopK, Opcode::kCustomCall})
+                       : ContainsOpcode(module, {Opcode::kTopK});
 }
 
 }  // namespace hlogym

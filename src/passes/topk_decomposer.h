@@ -27,6 +27,7 @@ class TopkDecomposer : public Pass {
       : custom_calls_(custom_calls), name_(std::move(name)) {}
   std::string_view name() const override { return name_; }
   absl::StatusOr<bool> Run(Module& module) override;
+  bool MayChange(const Module& module) const override;
 
  private:
   bool custom_calls_;

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "hlo/primitive_type.h"
+#include "hlo/query.h"
 #include "passes/builders.h"
 
 namespace hlogym {
@@ -307,6 +308,11 @@ absl::StatusOr<bool> TopkRewriter::Run(Module& module) {
     }
   }
   return changed;
+}
+
+// A candidate is a sort used only through slices.
+bool TopkRewriter::MayChange(const Module& module) const {
+  return ContainsOpcode(module, {Opcode::kSort}) && ContainsOpcode(module, {Opcode::kSlice});
 }
 
 }  // namespace hlogym

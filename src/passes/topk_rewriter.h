@@ -37,6 +37,7 @@ class TopkRewriter : public Pass {
       : f32_only_(f32_only), name_(std::move(name)) {}
   std::string_view name() const override { return name_; }
   absl::StatusOr<bool> Run(Module& module) override;
+  bool MayChange(const Module& module) const override;
 
  private:
   bool f32_only_;

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "hlo/query.h"
 #include "passes/builders.h"
 #include "passes/pass_utils.h"
 
@@ -129,6 +130,10 @@ absl::StatusOr<bool> TopkSplitter::Run(Module& module) {
     if (!status.ok()) return status;
   }
   return !work.empty();
+}
+
+bool TopkSplitter::MayChange(const Module& module) const {
+  return ContainsOpcode(module, {Opcode::kCustomCall});
 }
 
 }  // namespace hlogym

@@ -32,6 +32,7 @@ class TopkSplitter : public Pass {
       : split_threshold_(split_threshold) {}
   std::string_view name() const override { return "topk-splitter"; }
   absl::StatusOr<bool> Run(Module& module) override;
+  bool MayChange(const Module& module) const override;
 
  private:
   int64_t split_threshold_;

@@ -2,6 +2,8 @@
 
 #include <vector>
 
+#include "hlo/query.h"
+
 namespace hlogym {
 namespace {
 
@@ -87,6 +89,10 @@ absl::StatusOr<bool> TransposeFolding::Run(Module& module) {
     if (!status.ok()) return status;
   }
   return !folds.empty();
+}
+
+bool TransposeFolding::MayChange(const Module& module) const {
+  return ContainsOpcode(module, {Opcode::kDot}) && ContainsOpcode(module, {Opcode::kTranspose});
 }
 
 }  // namespace hlogym

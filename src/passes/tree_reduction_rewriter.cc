@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "analysis/shape_inference.h"
+#include "hlo/query.h"
 #include "passes/builders.h"
 
 namespace hlogym {
@@ -137,6 +138,10 @@ absl::StatusOr<bool> TreeReductionRewriter::Run(Module& module) {
     if (!status.ok()) return status;
   }
   return !reduces.empty();
+}
+
+bool TreeReductionRewriter::MayChange(const Module& module) const {
+  return ContainsOpcode(module, {Opcode::kReduce});
 }
 
 }  // namespace hlogym

@@ -35,6 +35,7 @@ class TreeReductionRewriter : public Pass {
       : reduce_window_size_(reduce_window_size), cpu_library_filter_(cpu_library_filter) {}
   std::string_view name() const override { return "tree_reduction_rewriter"; }
   absl::StatusOr<bool> Run(Module& module) override;
+  bool MayChange(const Module& module) const override;
 
  private:
   int64_t reduce_window_size_;

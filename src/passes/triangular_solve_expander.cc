@@ -10,6 +10,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "analysis/shape_inference.h"
+#include "hlo/query.h"
 #include "passes/builders.h"
 #include "passes/pass_utils.h"
 #include "passes/while_util.h"
@@ -599,6 +600,10 @@ absl::StatusOr<bool> TriangularSolveExpander::Run(Module& module) {
   }
   module.SortComputationsCalleesFirst();
   return true;
+}
+
+bool TriangularSolveExpander::MayChange(const Module& module) const {
+  return ContainsOpcode(module, {Opcode::kTriangularSolve});
 }
 
 }  // namespace hlogym

@@ -47,6 +47,7 @@ class TriangularSolveExpander : public Pass {
       : block_size_(block_size < 1 ? 1 : block_size), use_direct_solves_(use_direct_solves) {}
   std::string_view name() const override { return "triangular_solve_expander"; }
   absl::StatusOr<bool> Run(Module& module) override;
+  bool MayChange(const Module& module) const override;
 
  private:
   int64_t block_size_;

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <vector>
 
+#include "hlo/query.h"
+
 
 namespace hlogym {
 namespace {
@@ -81,6 +83,11 @@ absl::StatusOr<bool> TupleSimplifier::Run(Module& module) {
     }
   }
   return changed;
+}
+
+// Both rewrites need a get-tuple-element (a tuple is folded only when made of them).
+bool TupleSimplifier::MayChange(const Module& module) const {
+  return ContainsOpcode(module, {Opcode::kGetTupleElement});
 }
 
 }  // namespace hlogym

@@ -22,6 +22,7 @@ class TupleSimplifier : public Pass {
  public:
   std::string_view name() const override { return "tuple-simplifier"; }
   absl::StatusOr<bool> Run(Module& module) override;
+  bool MayChange(const Module& module) const override;
 };
 
 }  // namespace hlogym

@@ -2,6 +2,7 @@
 
 #include <vector>
 
+#include "hlo/query.h"
 #include "passes/pass_utils.h"
 #include "passes/while_loop_analysis.h"
 
@@ -109,6 +110,11 @@ absl::StatusOr<bool> WhileLoopConstantSinking::Run(Module& module) {
     changed |= *sunk;
   }
   return changed;
+}
+
+// Only constants in a loop's init are sunk.
+bool WhileLoopConstantSinking::MayChange(const Module& module) const {
+  return ContainsOpcode(module, {Opcode::kWhile}) && ContainsOpcode(module, {Opcode::kConstant});
 }
 
 }  // namespace hlogym

@@ -23,6 +23,7 @@ class WhileLoopConstantSinking : public Pass {
  public:
   std::string_view name() const override { return "while-loop-constant-sinking"; }
   absl::StatusOr<bool> Run(Module& module) override;
+  bool MayChange(const Module& module) const override;
 };
 
 }  // namespace hlogym

@@ -5,6 +5,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
+#include "hlo/query.h"
 #include "passes/builders.h"
 #include "passes/pass_utils.h"
 #include "passes/while_loop_analysis.h"
@@ -234,6 +235,10 @@ absl::StatusOr<bool> WhileLoopInvariantCodeMotion::Run(Module& module) {
     changed |= *hoisted;
   }
   return changed;
+}
+
+bool WhileLoopInvariantCodeMotion::MayChange(const Module& module) const {
+  return ContainsOpcode(module, {Opcode::kWhile});
 }
 
 }  // namespace hlogym

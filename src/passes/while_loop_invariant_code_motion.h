@@ -28,6 +28,7 @@ class WhileLoopInvariantCodeMotion : public Pass {
  public:
   std::string_view name() const override { return "while-loop-invariant-code-motion"; }
   absl::StatusOr<bool> Run(Module& module) override;
+  bool MayChange(const Module& module) const override;
 };
 
 }  // namespace hlogym

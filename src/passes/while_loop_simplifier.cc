@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_set.h"
+#include "hlo/query.h"
 #include "passes/builders.h"
 #include "passes/pass_utils.h"
 #include "passes/while_loop_analysis.h"
@@ -403,6 +404,10 @@ absl::StatusOr<bool> WhileLoopSimplifier::Run(Module& module) {
     changed |= *narrowed;
   }
   return changed;
+}
+
+bool WhileLoopSimplifier::MayChange(const Module& module) const {
+  return ContainsOpcode(module, {Opcode::kWhile});
 }
 
 }  // namespace hlogym

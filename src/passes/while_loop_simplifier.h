@@ -45,6 +45,7 @@ class WhileLoopSimplifier : public Pass {
  public:
   std::string_view name() const override { return "simplify-while-loops"; }
   absl::StatusOr<bool> Run(Module& module) override;
+  bool MayChange(const Module& module) const override;
 };
 
 }  // namespace hlogym

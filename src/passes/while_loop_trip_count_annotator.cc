@@ -3,6 +3,7 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "hlo/query.h"
 #include "passes/while_loop_analysis.h"
 
 namespace hlogym {
@@ -36,6 +37,10 @@ absl::StatusOr<bool> WhileLoopTripCountAnnotator::Run(Module& module) {
     }
   }
   return changed;
+}
+
+bool WhileLoopTripCountAnnotator::MayChange(const Module& module) const {
+  return ContainsOpcode(module, {Opcode::kWhile});
 }
 
 }  // namespace hlogym

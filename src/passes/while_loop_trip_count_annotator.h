@@ -22,6 +22,7 @@ class WhileLoopTripCountAnnotator : public Pass {
  public:
   std::string_view name() const override { return "while-loop-trip-count-annotator"; }
   absl::StatusOr<bool> Run(Module& module) override;
+  bool MayChange(const Module& module) const override;
 };
 
 }  // namespace hlogym

@@ -2,6 +2,7 @@
 
 #include <vector>
 
+#include "hlo/query.h"
 #include "passes/builders.h"
 #include "passes/call_inliner.h"
 #include "passes/flatten_call_graph.h"
@@ -131,6 +132,10 @@ absl::StatusOr<bool> WhileLoopUnroller::Run(Module& module) {
   auto inlined = CallInliner().Run(module);
   if (!inlined.ok()) return inlined.status();
   return true;
+}
+
+bool WhileLoopUnroller::MayChange(const Module& module) const {
+  return ContainsOpcode(module, {Opcode::kWhile});
 }
 
 }  // namespace hlogym

@@ -29,6 +29,7 @@ class WhileLoopUnroller : public Pass {
  public:
   std::string_view name() const override { return "while_loop_unroller"; }
   absl::StatusOr<bool> Run(Module& module) override;
+  bool MayChange(const Module& module) const override;
 };
 
 }  // namespace hlogym

@@ -63,4 +63,18 @@ absl::StatusOr<bool> ZeroSizedHloElimination::Run(Module& module) {
   return changed;
 }
 
+// Keyed on shapes: a candidate of Run (before its side-effect and
+// control-edge checks) exists.
+bool ZeroSizedHloElimination::MayChange(const Module& module) const {
+  for (const auto& computation : module.computations()) {
+    for (const auto& instruction : computation->instructions()) {
+      const Shape& shape = instruction->shape();
+      if (!shape.IsArray() || shape.ElementCount() != 0 || !shape.is_static()) continue;
+      const Opcode op = instruction->opcode();
+      if (op != Opcode::kConstant && op != Opcode::kParameter) return true;
+    }
+  }
+  return false;
+}
+
 }  // namespace hlogym

@@ -17,6 +17,7 @@ class ZeroSizedHloElimination : public Pass {
  public:
   std::string_view name() const override { return "zero_sized_hlo_elimination"; }
   absl::StatusOr<bool> Run(Module& module) override;
+  bool MayChange(const Module& module) const override;
 };
 
 }  // namespace hlogym

@@ -90,8 +90,10 @@ void CheckOnSmokeModules(const std::function<std::unique_ptr<Pass>()>& make_pass
     if (ref.module == nullptr) continue;
     std::unique_ptr<Module> module = ref.module->Clone();
     std::unique_ptr<Pass> pass = make_pass();
+    const bool may_change = pass->MayChange(*module);
     auto changed = pass->Run(*module);
     ASSERT_TRUE(changed.ok()) << changed.status();
+    EXPECT_TRUE(may_change || !*changed) << "pass " << pass->name() << ": MayChange said no";
     std::string after = PrintModule(*module);
     EXPECT_EQ(*changed, after != ref.text) << "pass " << pass->name();
     absl::Status verified = VerifyModule(*module);
