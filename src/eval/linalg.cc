@@ -1,8 +1,9 @@
 // dot and convolution. Operands are first rearranged (and converted to the
 // accumulation type: f32 for f16/bf16/f32, f64, complex, int64 for integers)
-// into canonical layouts; dot then runs Eigen matrix products per batch,
-// convolution a loop nest over precomputed input-index tables. Big problems
-// are split over EvaluatorOptions::num_threads threads.
+// into canonical layouts; dot then runs Eigen matrix products per batch, and
+// convolution Eigen matrix products of input patches (im2col) with the kernel,
+// from precomputed input-index tables. Big problems are split over
+// EvaluatorOptions::num_threads threads.
 #include <algorithm>
 #include <thread>
 
@@ -280,46 +281,95 @@ absl::StatusOr<ValuePtr> ConvTyped(const Instruction& instruction, const Value& 
   std::vector<C> result(static_cast<size_t>(Bo * O * out_spatial));
   const int64_t og = O / G, obg = O / BG;
   const double work = static_cast<double>(Bo) * O * out_spatial * I * k_spatial;
-  ParallelFor(Bo * O, threads, work, [&](int64_t begin, int64_t end) {
-    std::vector<int64_t> offsets(k_spatial);
-    std::vector<C> kslice(k_spatial);
-    for (int64_t bo = begin; bo < end; ++bo) {
-      const int64_t ob = bo / O, o = bo % O;
-      const int64_t fg = o / og, bgi = o / obg;
-      const int64_t ib = bgi * Bo + ob;
-      C* dst = result.data() + bo * out_spatial;
-      for (int64_t p = 0; p < out_spatial; ++p) {
-        // Input offsets of every tap for this output position (-1: padding).
-        int64_t rem = p;
-        std::vector<int64_t> opos(nsp);
-        for (int64_t d = 0; d < nsp; ++d) {
-          opos[d] = rem / out_strides_sp[d];
-          rem %= out_strides_sp[d];
-        }
-        for (int64_t t = 0; t < k_spatial; ++t) {
-          int64_t off = 0;
-          for (int64_t d = 0; d < nsp; ++d) {
-            const int64_t x = table[d][opos[d] * k_sp[d] + tap_index[t * nsp + d]];
-            if (x < 0) {
-              off = -1;
-              break;
-            }
-            off += x;
-          }
-          offsets[t] = off;
-        }
-        C acc = C(0);
-        for (int64_t i = 0; i < I; ++i) {
-          const C* in_base = in.data() + (ib * Cin + fg * I + i) * in_spatial;
-          const C* k_base = ker.data() + (o * I + i) * k_spatial;
-          for (int64_t t = 0; t < k_spatial; ++t) {
-            if (offsets[t] >= 0) acc += in_base[offsets[t]] * k_base[tap_offset[t]];
-          }
-        }
-        dst[p] = acc;
-      }
+  // Input offsets of every kernel tap for output position p (-1: padding);
+  // pos: room for nsp coordinates.
+  auto tap_offsets = [&](int64_t p, int64_t* pos, int64_t* offsets) {
+    for (int64_t d = 0; d < nsp; ++d) {
+      pos[d] = p / out_strides_sp[d];
+      p %= out_strides_sp[d];
     }
-  });
+    for (int64_t t = 0; t < k_spatial; ++t) {
+      int64_t off = 0;
+      for (int64_t d = 0; d < nsp; ++d) {
+        const int64_t x = table[d][pos[d] * k_sp[d] + tap_index[t * nsp + d]];
+        if (x < 0) {
+          off = -1;
+          break;
+        }
+        off += x;
+      }
+      offsets[t] = off;
+    }
+  };
+  if (BG == 1 && I * k_spatial > 0) {
+    // As a matrix product per feature group (im2col): rows are the output
+    // positions of every batch element, columns (input feature, tap) pairs.
+    // Rows go in blocks of a fixed size, so the sums (and their rounding) do
+    // not depend on the number of threads.
+    using Mat = Eigen::Matrix<C, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+    const int64_t K = I * k_spatial;
+    const int64_t rows = Bo * out_spatial;
+    const int64_t block = std::max<int64_t>(1, std::min<int64_t>(rows, (int64_t{1} << 20) / K));
+    const int64_t num_blocks = (rows + block - 1) / block;
+    for (int64_t fg = 0; fg < G; ++fg) {
+      Mat kernel(K, og);
+      for (int64_t oo = 0; oo < og; ++oo) {
+        for (int64_t i = 0; i < I; ++i) {
+          const C* k_base = ker.data() + ((fg * og + oo) * I + i) * k_spatial;
+          for (int64_t t = 0; t < k_spatial; ++t) kernel(i * k_spatial + t, oo) = k_base[tap_offset[t]];
+        }
+      }
+      ParallelFor(num_blocks, threads, work / G, [&](int64_t begin, int64_t end) {
+        Mat patches(block, K);
+        Mat product(block, og);
+        std::vector<int64_t> pos(nsp), offsets(k_spatial);
+        for (int64_t blk = begin; blk < end; ++blk) {
+          const int64_t r0 = blk * block, n = std::min(block, rows - r0);
+          for (int64_t r = 0; r < n; ++r) {
+            const int64_t b = (r0 + r) / out_spatial, p = (r0 + r) % out_spatial;
+            tap_offsets(p, pos.data(), offsets.data());
+            C* row = patches.data() + r * K;
+            for (int64_t i = 0; i < I; ++i) {
+              const C* in_base = in.data() + (b * Cin + fg * I + i) * in_spatial;
+              for (int64_t t = 0; t < k_spatial; ++t) {
+                row[i * k_spatial + t] = offsets[t] >= 0 ? in_base[offsets[t]] : C(0);
+              }
+            }
+          }
+          product.topRows(n).noalias() = patches.topRows(n) * kernel;
+          for (int64_t r = 0; r < n; ++r) {
+            const int64_t b = (r0 + r) / out_spatial, p = (r0 + r) % out_spatial;
+            for (int64_t oo = 0; oo < og; ++oo) {
+              result[(b * O + fg * og + oo) * out_spatial + p] = product(r, oo);
+            }
+          }
+        }
+      });
+    }
+  } else {
+    // Batch groups: one output feature at a time, a direct loop.
+    ParallelFor(Bo * O, threads, work, [&](int64_t begin, int64_t end) {
+      std::vector<int64_t> pos(nsp), offsets(k_spatial);
+      for (int64_t bo = begin; bo < end; ++bo) {
+        const int64_t ob = bo / O, o = bo % O;
+        const int64_t fg = o / og, bgi = o / obg;
+        const int64_t ib = bgi * Bo + ob;
+        C* dst = result.data() + bo * out_spatial;
+        for (int64_t p = 0; p < out_spatial; ++p) {
+          tap_offsets(p, pos.data(), offsets.data());
+          C acc = C(0);
+          for (int64_t i = 0; i < I; ++i) {
+            const C* in_base = in.data() + (ib * Cin + fg * I + i) * in_spatial;
+            const C* k_base = ker.data() + (o * I + i) * k_spatial;
+            for (int64_t t = 0; t < k_spatial; ++t) {
+              if (offsets[t] >= 0) acc += in_base[offsets[t]] * k_base[tap_offset[t]];
+            }
+          }
+          dst[p] = acc;
+        }
+      }
+    });
+  }
   auto out = NewArray(shape);
   std::vector<int64_t> canon_dims = {Bo, O};
   canon_dims.insert(canon_dims.end(), out_sp.begin(), out_sp.end());
