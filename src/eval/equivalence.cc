@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <complex>
+#include <cstring>
 #include <limits>
 #include <optional>
 #include <utility>
@@ -160,22 +161,39 @@ void DigestInto(const Literal& literal, std::vector<int64_t>& path, std::string&
   double sum = 0, mn = std::numeric_limits<double>::infinity(), mx = -mn;
   int64_t nans = 0;
   const int64_t n = literal.element_count();
-  for (int64_t i = 0; i < n; ++i) {
-    double v;
-    if (IsComplexType(shape.element_type())) {
-      v = std::abs(literal.GetAsComplex(i));
-    } else if (IsUnsignedIntegralType(shape.element_type())) {
-      v = static_cast<double>(literal.GetAsUint64(i));
-    } else {
-      v = literal.GetAsDouble(i);
-    }
+  auto add = [&](double v) {
     if (std::isnan(v)) {
       ++nans;
-      continue;
+      return;
     }
     sum += v;
     mn = std::min(mn, v);
     mx = std::max(mx, v);
+  };
+  // f32 and f64, the types of outputs with millions of elements, read directly.
+  auto add_all = [&](auto tag) {
+    using T = decltype(tag);
+    const uint8_t* bytes = literal.raw().data();
+    for (int64_t i = 0; i < n; ++i) {
+      T v;
+      std::memcpy(&v, bytes + i * sizeof(T), sizeof(T));
+      add(v);
+    }
+  };
+  if (shape.element_type() == PrimitiveType::kF32) {
+    add_all(float{});
+  } else if (shape.element_type() == PrimitiveType::kF64) {
+    add_all(double{});
+  } else {
+    for (int64_t i = 0; i < n; ++i) {
+      if (IsComplexType(shape.element_type())) {
+        add(std::abs(literal.GetAsComplex(i)));
+      } else if (IsUnsignedIntegralType(shape.element_type())) {
+        add(static_cast<double>(literal.GetAsUint64(i)));
+      } else {
+        add(literal.GetAsDouble(i));
+      }
+    }
   }
   absl::StrAppend(&out, absl::StrFormat(" hash=%016x sum=%.9g min=%.9g max=%.9g nan=%d\n", hash,
                                         sum, n > nans ? mn : 0.0, n > nans ? mx : 0.0, nans));

@@ -278,6 +278,8 @@ absl::StatusOr<ValuePtr> ConvTyped(const Instruction& instruction, const Value& 
     tap_offset[t] = off;
   }
   const auto out_strides_sp = RowMajorStrides(out_sp);
+  // The result in canonical order [batch, spatial..., output feature] (the
+  // matrix products' rows are output positions, their columns features).
   std::vector<C> result(static_cast<size_t>(Bo * O * out_spatial));
   const int64_t og = O / G, obg = O / BG;
   const double work = static_cast<double>(Bo) * O * out_spatial * I * k_spatial;
@@ -321,7 +323,6 @@ absl::StatusOr<ValuePtr> ConvTyped(const Instruction& instruction, const Value& 
       }
       ParallelFor(num_blocks, threads, work / G, [&](int64_t begin, int64_t end) {
         Mat patches(block, K);
-        Mat product(block, og);
         std::vector<int64_t> pos(nsp), offsets(k_spatial);
         for (int64_t blk = begin; blk < end; ++blk) {
           const int64_t r0 = blk * block, n = std::min(block, rows - r0);
@@ -336,13 +337,10 @@ absl::StatusOr<ValuePtr> ConvTyped(const Instruction& instruction, const Value& 
               }
             }
           }
-          product.topRows(n).noalias() = patches.topRows(n) * kernel;
-          for (int64_t r = 0; r < n; ++r) {
-            const int64_t b = (r0 + r) / out_spatial, p = (r0 + r) % out_spatial;
-            for (int64_t oo = 0; oo < og; ++oo) {
-              result[(b * O + fg * og + oo) * out_spatial + p] = product(r, oo);
-            }
-          }
+          // Rows r0.. of the result, this group's features.
+          Eigen::Map<Mat, 0, Eigen::OuterStride<>> out(result.data() + r0 * O + fg * og, n, og,
+                                                        Eigen::OuterStride<>(O));
+          out.noalias() = patches.topRows(n) * kernel;
         }
       });
     }
@@ -354,7 +352,6 @@ absl::StatusOr<ValuePtr> ConvTyped(const Instruction& instruction, const Value& 
         const int64_t ob = bo / O, o = bo % O;
         const int64_t fg = o / og, bgi = o / obg;
         const int64_t ib = bgi * Bo + ob;
-        C* dst = result.data() + bo * out_spatial;
         for (int64_t p = 0; p < out_spatial; ++p) {
           tap_offsets(p, pos.data(), offsets.data());
           C acc = C(0);
@@ -365,17 +362,21 @@ absl::StatusOr<ValuePtr> ConvTyped(const Instruction& instruction, const Value& 
               if (offsets[t] >= 0) acc += in_base[offsets[t]] * k_base[tap_offset[t]];
             }
           }
-          dst[p] = acc;
+          result[(ob * out_spatial + p) * O + o] = acc;
         }
       }
     });
   }
   auto out = NewArray(shape);
-  std::vector<int64_t> canon_dims = {Bo, O};
+  std::vector<int64_t> canon_dims = {Bo};
   canon_dims.insert(canon_dims.end(), out_sp.begin(), out_sp.end());
-  // Output dimension j is canonical dimension from_canon[j].
+  canon_dims.push_back(O);
+  // Output dimension j is canonical dimension from_canon[j]: batch 0, spatial
+  // 1..nsp, feature nsp + 1.
   std::vector<int64_t> from_canon(nsp + 2);
-  for (int64_t c = 0; c < nsp + 2; ++c) from_canon[operm[c]] = c;
+  from_canon[operm[0]] = 0;
+  from_canon[operm[1]] = nsp + 1;
+  for (int64_t d = 0; d < nsp; ++d) from_canon[operm[2 + d]] = 1 + d;
   StoreResult<C>(result, canon_dims, from_canon, *out);
   return ValuePtr(out);
 }

@@ -1,6 +1,7 @@
 #include "hlo/primitive_type.h"
 
 #include <array>
+#include <cstdint>
 
 namespace hlogym {
 namespace {
@@ -47,11 +48,18 @@ constexpr std::array kTypes = {
     TypeInfo{PrimitiveType::kOpaque, "opaque", 0},
 };
 
+// Position in kTypes by enumerator (-1: none): BitWidth and ByteWidth are asked per element
+// in the evaluator's loops, so the look-up is an index, not a search.
+constexpr auto kTypeIndex = [] {
+  std::array<int8_t, 256> index{};
+  index.fill(-1);
+  for (size_t i = 0; i < kTypes.size(); ++i) index[static_cast<uint8_t>(kTypes[i].type)] = i;
+  return index;
+}();
+
 const TypeInfo* Find(PrimitiveType type) {
-  for (const TypeInfo& info : kTypes) {
-    if (info.type == type) return &info;
-  }
-  return nullptr;
+  const int8_t i = kTypeIndex[static_cast<uint8_t>(type)];
+  return i < 0 ? nullptr : &kTypes[i];
 }
 
 }  // namespace
