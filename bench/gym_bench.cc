@@ -174,37 +174,6 @@ BENCHMARK_CAPTURE(BM_StepOverhead, fingerprint, 1)->Apply(OverheadArgs);
 BENCHMARK_CAPTURE(BM_StepOverhead, op_stats, 2)->Apply(OverheadArgs);
 BENCHMARK_CAPTURE(BM_StepOverhead, clone_and_state, 3)->Apply(OverheadArgs);
 
-// Each pass alone (RunPass: with its MayChange pre-check), on a clone of the
-// initial module; neither making nor freeing the clone is timed.
-void BM_Pass(benchmark::State& state) {
-  const std::vector<std::string> modules = Gpt2Modules();
-  auto benchmark = LoadBenchmark(modules[state.range(0) % modules.size()]);
-  const auto& passes = PassRegistry::Builtin().passes();
-  if (!benchmark.ok() || state.range(1) >= static_cast<int64_t>(passes.size())) {
-    state.SkipWithError("no such module or pass");
-    return;
-  }
-  const PassInfo& info = passes[state.range(1)];
-  std::unique_ptr<Pass> pass = info.create();
-  std::unique_ptr<Module> clone;
-  for (auto _ : state) {
-    state.PauseTiming();
-    clone = benchmark->initial->module().Clone();  // frees the last one, untimed
-    state.ResumeTiming();
-    benchmark::DoNotOptimize(RunPass(*pass, *clone));
-  }
-  state.SetLabel(benchmark->spec + " " + info.name);
-}
-void PassArgs(benchmark::internal::Benchmark* b) {
-  const int num_modules = static_cast<int>(Gpt2Modules().size());
-  const int num_passes = static_cast<int>(PassRegistry::Builtin().passes().size());
-  for (int m = 0; m < num_modules; ++m) {
-    for (int p = 0; p < num_passes; ++p) b->Args({m, p});
-  }
-  b->ArgNames({"module", "pass"})->Unit(benchmark::kMicrosecond);
-}
-BENCHMARK(BM_Pass)->Apply(PassArgs);
-
 BENCHMARK_CAPTURE(BM_Step, uncached, false)->Apply(Args)->MinTime(2.0);
 BENCHMARK_CAPTURE(BM_Step, cached, true)->Apply(Args)->MinTime(0.5);
 

@@ -78,6 +78,19 @@ class BadShape : public Pass {
   }
 };
 
+// A sound rewrite (a renaming, reported) behind a pre-check that says there is
+// nothing to do.
+class BlindPreCheck : public Pass {
+ public:
+  std::string_view name() const override { return "mutant-blind-pre-check"; }
+  bool MayChange(const Module& module) const override { return false; }
+  absl::StatusOr<bool> Run(Module& module) override {
+    Instruction* root = module.entry_computation()->root_instruction();
+    root->set_name(root->name() + "x");
+    return true;
+  }
+};
+
 PassRegistry CleanRegistry() {
   PassRegistry registry;
   for (const char* name : {"dce", "cse", "algsimp"}) {
@@ -91,6 +104,8 @@ TEST(PassFuzzer, CatchesEachKindOfBrokenPassAndBlamesIt) {
   registry.Register({"mutant-swap-operands", "", [] { return std::make_unique<SwapOperands>(); }});
   registry.Register({"mutant-silent-rename", "", [] { return std::make_unique<SilentRename>(); }});
   registry.Register({"mutant-bad-shape", "", [] { return std::make_unique<BadShape>(); }});
+  registry.Register(
+      {"mutant-blind-pre-check", "", [] { return std::make_unique<BlindPreCheck>(); }});
   PassFuzzOptions options;
   options.sequences = 80;
   options.min_length = 3;
@@ -109,11 +124,13 @@ TEST(PassFuzzer, CatchesEachKindOfBrokenPassAndBlamesIt) {
     EXPECT_EQ(failure.drawn.back(), failure.passes[0]);
     const std::map<std::string, std::string> culprit = {{"not equivalent", "mutant-swap-operands"},
                                                         {"changed flag", "mutant-silent-rename"},
-                                                        {"verifier", "mutant-bad-shape"}};
+                                                        {"verifier", "mutant-bad-shape"},
+                                                        {"pre-check", "mutant-blind-pre-check"}};
     ASSERT_TRUE(culprit.count(failure.kind)) << failure.kind << ": " << failure.message;
     EXPECT_EQ(failure.passes[0], culprit.at(failure.kind)) << failure.message;
   }
-  EXPECT_EQ(kinds, (std::set<std::string>{"not equivalent", "changed flag", "verifier"}));
+  EXPECT_EQ(kinds, (std::set<std::string>{"not equivalent", "changed flag", "verifier",
+                                          "pre-check"}));
 }
 
 TEST(PassFuzzer, CleanPassesPassAndVacuousModulesAreNamed) {

@@ -31,30 +31,34 @@ std::regex CheckPattern(std::string_view pattern) {
 
 }  // namespace
 
-PassRun RunPass(std::string_view pass_name, std::string_view hlo) {
+PassRun RunPass(Pass& pass, std::string_view hlo) {
   PassRun run;
   auto module = ParseModule(hlo, "test.hlo");
   EXPECT_TRUE(module.ok()) << module.status();
   if (!module.ok()) return run;
   run.module = std::move(*module);
   run.before = PrintModule(*run.module);
-  auto pass = PassRegistry::Builtin().Create(pass_name);
-  EXPECT_TRUE(pass.ok()) << pass.status();
-  if (!pass.ok()) return run;
-  const bool may_change = (*pass)->MayChange(*run.module);
-  auto changed = (*pass)->Run(*run.module);
+  const bool may_change = pass.MayChange(*run.module);
+  auto changed = pass.Run(*run.module);
   EXPECT_TRUE(changed.ok()) << changed.status();
   if (!changed.ok()) return run;
   run.changed = *changed;
   EXPECT_TRUE(may_change || !run.changed)
-      << "pass " << pass_name << " changed a module its MayChange said it would not change";
+      << "pass " << pass.name() << " changed a module its MayChange said it would not change";
   run.after = PrintModule(*run.module);
   absl::Status verified = VerifyModule(*run.module);
   EXPECT_TRUE(verified.ok()) << verified << "\n" << run.after;
   EXPECT_EQ(run.changed, run.before != run.after)
-      << "pass " << pass_name << " reported changed=" << run.changed << "\nbefore:\n"
+      << "pass " << pass.name() << " reported changed=" << run.changed << "\nbefore:\n"
       << run.before << "\nafter:\n" << run.after;
   return run;
+}
+
+PassRun RunPass(std::string_view pass_name, std::string_view hlo) {
+  auto pass = PassRegistry::Builtin().Create(pass_name);
+  EXPECT_TRUE(pass.ok()) << pass.status();
+  if (!pass.ok()) return PassRun();
+  return RunPass(**pass, hlo);
 }
 
 std::string MatchChecks(std::string_view text, std::string_view checks) {

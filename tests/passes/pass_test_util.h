@@ -31,6 +31,8 @@ struct PassRun {
 // result, and checks that the pass reports "changed" exactly when the
 // printed module changed, and never after its MayChange said it could not.
 PassRun RunPass(std::string_view pass_name, std::string_view hlo);
+// The same with a pass built here (options the registry does not offer).
+PassRun RunPass(Pass& pass, std::string_view hlo);
 
 // FileCheck-like matching of `text` against `checks`, one directive per line
 // (a pattern is literal text, where {{regex}} spans are regular expressions):

@@ -21,22 +21,8 @@ std::string Module(const std::string& entry) { return std::string(kComparator) +
 // RunPass with a TopkSplitter of `threshold` (the registered one uses XLA's
 // default, far too large to evaluate in a test).
 PassRun RunSplitter(int64_t threshold, const std::string& hlo) {
-  PassRun run;
-  auto module = ParseModule(hlo, "test.hlo");
-  EXPECT_TRUE(module.ok()) << module.status();
-  if (!module.ok()) return run;
-  run.module = std::move(*module);
-  run.before = PrintModule(*run.module);
   TopkSplitter pass(threshold);
-  auto changed = pass.Run(*run.module);
-  EXPECT_TRUE(changed.ok()) << changed.status();
-  if (!changed.ok()) return run;
-  run.changed = *changed;
-  run.after = PrintModule(*run.module);
-  absl::Status verified = VerifyModule(*run.module);
-  EXPECT_TRUE(verified.ok()) << verified << "\n" << run.after;
-  EXPECT_EQ(run.changed, run.before != run.after) << run.after;
-  return run;
+  return RunPass(pass, hlo);
 }
 
 TEST(TopkSplitterTest, SplitsIntoChunksAndSortsTheCandidates) {

@@ -57,22 +57,8 @@ std::string SolveModule(const Solve& s) {
 // RunPass for a pass built with a non-default block size / direct-solve
 // choice: the same verification and changed-exactly-when-changed check.
 PassRun RunExpander(std::string_view hlo, int64_t block_size, bool direct = true) {
-  PassRun run;
-  auto module = ParseModule(hlo, "test.hlo");
-  EXPECT_TRUE(module.ok()) << module.status();
-  if (!module.ok()) return run;
-  run.module = std::move(*module);
-  run.before = PrintModule(*run.module);
   TriangularSolveExpander pass(block_size, direct);
-  auto changed = pass.Run(*run.module);
-  EXPECT_TRUE(changed.ok()) << changed.status();
-  if (!changed.ok()) return run;
-  run.changed = *changed;
-  run.after = PrintModule(*run.module);
-  absl::Status verified = VerifyModule(*run.module);
-  EXPECT_TRUE(verified.ok()) << verified << "\n" << run.after;
-  EXPECT_EQ(run.changed, run.before != run.after);
-  return run;
+  return RunPass(pass, hlo);
 }
 
 std::string Describe(const Solve& s) {
