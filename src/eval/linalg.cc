@@ -94,6 +94,21 @@ void StoreResult(const std::vector<C>& canon, std::span<const int64_t> canon_dim
   });
 }
 
+// `out`'s elements as C, when C is how they are stored and its dimensions are
+// the canonical ones in order (from_canon is the identity); else null.
+template <typename C>
+C* DirectResult(Value& out, std::span<const int64_t> from_canon) {
+  for (size_t j = 0; j < from_canon.size(); ++j) {
+    if (from_canon[j] != static_cast<int64_t>(j)) return nullptr;
+  }
+  C* direct = nullptr;
+  DispatchType(out.shape.element_type(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (std::is_same_v<T, C>) direct = out.mutable_as<C>();
+  });
+  return direct;
+}
+
 template <typename C>
 absl::StatusOr<ValuePtr> DotTyped(const Instruction& instruction, const Value& lhs,
                                   const Value& rhs, int threads) {
@@ -279,8 +294,25 @@ absl::StatusOr<ValuePtr> ConvTyped(const Instruction& instruction, const Value& 
   }
   const auto out_strides_sp = RowMajorStrides(out_sp);
   // The result in canonical order [batch, spatial..., output feature] (the
-  // matrix products' rows are output positions, their columns features).
-  std::vector<C> result(static_cast<size_t>(Bo * O * out_spatial));
+  // matrix products' rows are output positions, their columns features):
+  // written straight into the output when that is its layout and element
+  // type (an NHWC f32 convolution), else into a buffer rearranged at the end.
+  auto out = NewArray(shape);
+  std::vector<int64_t> canon_dims = {Bo};
+  canon_dims.insert(canon_dims.end(), out_sp.begin(), out_sp.end());
+  canon_dims.push_back(O);
+  // Output dimension j is canonical dimension from_canon[j]: batch 0, spatial
+  // 1..nsp, feature nsp + 1.
+  std::vector<int64_t> from_canon(nsp + 2);
+  from_canon[operm[0]] = 0;
+  from_canon[operm[1]] = nsp + 1;
+  for (int64_t d = 0; d < nsp; ++d) from_canon[operm[2 + d]] = 1 + d;
+  std::vector<C> buffer;
+  C* result = DirectResult<C>(*out, from_canon);
+  if (result == nullptr) {
+    buffer.resize(static_cast<size_t>(Bo * O * out_spatial));
+    result = buffer.data();
+  }
   const int64_t og = O / G, obg = O / BG;
   const double work = static_cast<double>(Bo) * O * out_spatial * I * k_spatial;
   // Input offsets of every kernel tap for output position p (-1: padding);
@@ -338,9 +370,9 @@ absl::StatusOr<ValuePtr> ConvTyped(const Instruction& instruction, const Value& 
             }
           }
           // Rows r0.. of the result, this group's features.
-          Eigen::Map<Mat, 0, Eigen::OuterStride<>> out(result.data() + r0 * O + fg * og, n, og,
-                                                        Eigen::OuterStride<>(O));
-          out.noalias() = patches.topRows(n) * kernel;
+          Eigen::Map<Mat, 0, Eigen::OuterStride<>> rows_out(result + r0 * O + fg * og, n, og,
+                                                             Eigen::OuterStride<>(O));
+          rows_out.noalias() = patches.topRows(n) * kernel;
         }
       });
     }
@@ -367,17 +399,7 @@ absl::StatusOr<ValuePtr> ConvTyped(const Instruction& instruction, const Value& 
       }
     });
   }
-  auto out = NewArray(shape);
-  std::vector<int64_t> canon_dims = {Bo};
-  canon_dims.insert(canon_dims.end(), out_sp.begin(), out_sp.end());
-  canon_dims.push_back(O);
-  // Output dimension j is canonical dimension from_canon[j]: batch 0, spatial
-  // 1..nsp, feature nsp + 1.
-  std::vector<int64_t> from_canon(nsp + 2);
-  from_canon[operm[0]] = 0;
-  from_canon[operm[1]] = nsp + 1;
-  for (int64_t d = 0; d < nsp; ++d) from_canon[operm[2 + d]] = 1 + d;
-  StoreResult<C>(result, canon_dims, from_canon, *out);
+  if (!buffer.empty()) StoreResult<C>(buffer, canon_dims, from_canon, *out);
   return ValuePtr(out);
 }
 
