@@ -34,10 +34,11 @@ double MillisecondsSince(std::chrono::steady_clock::time_point start) {
       .count();
 }
 
-// Runs a pass, turning exceptions into errors.
+// Runs a pass, turning exceptions into errors. (Its MayChange is the caller's:
+// Apply asks before it clones; a pipeline asks each of its passes.)
 absl::StatusOr<bool> RunGuarded(Pass& pass, Module& module) {
   try {
-    return RunPass(pass, module);
+    return pass.Run(module);
   } catch (const std::exception& e) {
     return absl::InternalError(absl::StrCat("exception: ", e.what()));
   } catch (...) {
