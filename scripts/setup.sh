@@ -35,7 +35,7 @@ log() { echo "setup: $*"; }
 
 # ---- 1. Debian packages ---------------------------------------------------------------------
 DEB_PACKAGES=(build-essential cmake pkg-config clang libabsl-dev libcli11-dev nlohmann-json3-dev
-              libgtest-dev libgmock-dev libbenchmark-dev libzstd-dev zlib1g-dev libeigen3-dev
+              libgtest-dev libgmock-dev libbenchmark-dev libzstd-dev libxxhash-dev zlib1g-dev libeigen3-dev
               zstd python3-venv libtorch-dev)
 missing=()
 if command -v dpkg-query >/dev/null 2>&1; then

@@ -4,8 +4,11 @@
 #include <bit>
 #include <cmath>
 
+#include <xxhash.h>
+
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "hlo/array_allocator.h"
 
 namespace hlogym::eval {
 
@@ -22,11 +25,11 @@ std::shared_ptr<Value> NewArray(const Shape& shape) {
   value->size_bytes = bytes;
   // Uninitialized on purpose: every kernel writes all of its output.
   live_array_bytes.fetch_add(bytes, std::memory_order_relaxed);
-  value->data = std::shared_ptr<uint8_t[]>(new uint8_t[bytes > 0 ? bytes : 1], [bytes](uint8_t* p) {
-    live_array_bytes.fetch_sub(bytes, std::memory_order_relaxed);
-    delete[] p;
-  });
-  return value;
+  value->data = std::shared_ptr<uint8_t[]>(
+      static_cast<uint8_t*>(AllocateArrayBytes(bytes)), [bytes](uint8_t* p) {
+        live_array_bytes.fetch_sub(bytes, std::memory_order_relaxed);
+        FreeArrayBytes(p);
+      });  return value;
 }
 
 std::shared_ptr<Value> ShareArray(const ValuePtr& source, const Shape& shape) {
@@ -89,18 +92,13 @@ absl::StatusOr<ValuePtr> ValueFromLiteral(const Literal& literal) {
 
 Literal ValueToLiteral(const Value& value) {
   if (value.shape.IsTuple()) {
-    Literal literal(value.shape);
-    for (size_t i = 0; i < value.elements.size(); ++i) {
-      literal.mutable_tuple_elements()[i] = ValueToLiteral(*value.elements[i]);
-    }
-    return literal;
+    std::vector<Literal> elements;
+    elements.reserve(value.elements.size());
+    for (const ValuePtr& element : value.elements) elements.push_back(ValueToLiteral(*element));
+    return Literal::Tuple(value.shape, std::move(elements));
   }
-  Literal literal(value.shape);
-  if (value.shape.IsArray() && value.size_bytes > 0 &&
-      literal.mutable_raw().size() == static_cast<size_t>(value.size_bytes)) {
-    std::memcpy(literal.mutable_raw().data(), value.bytes(), value.size_bytes);
-  }
-  return literal;
+  if (!value.shape.IsArray()) return Literal(value.shape);
+  return Literal::FromBytes(value.shape, {value.bytes(), static_cast<size_t>(value.size_bytes)});
 }
 
 std::vector<int64_t> RowMajorStrides(std::span<const int64_t> dims) {
@@ -186,17 +184,7 @@ void StridedCopy(int elem_size, std::span<const int64_t> dims, uint8_t* dst,
 }
 
 uint64_t HashBytes(const void* data, size_t size, uint64_t seed) {
-  const uint8_t* p = static_cast<const uint8_t*>(data);
-  uint64_t h = Mix64(seed ^ size);
-  size_t i = 0;
-  for (; i + 8 <= size; i += 8) {
-    uint64_t w;
-    std::memcpy(&w, p + i, 8);
-    h = Mix64(h ^ w);
-  }
-  uint64_t tail = 0;
-  for (size_t k = 0; i < size; ++i, ++k) tail |= static_cast<uint64_t>(p[i]) << (8 * k);
-  return Mix64(h ^ tail);
+  return XXH3_64bits_withSeed(data, size, seed);
 }
 
 uint64_t HashValue(const Value& value, uint64_t seed) {

@@ -178,8 +178,8 @@ void StridedCopy(int elem_size, std::span<const int64_t> dims, uint8_t* dst,
                  std::span<const int64_t> dst_strides, const uint8_t* src,
                  std::span<const int64_t> src_strides);
 
-// 64-bit mixing (splitmix64 finalizer) and a hash of bytes, for the
-// deterministic fills (elided constants, opaque custom-calls).
+// 64-bit mixing (splitmix64 finalizer) and a hash of bytes (xxHash's XXH3), for the
+// deterministic fills (elided constants, opaque custom-calls) and output digests.
 inline uint64_t Mix64(uint64_t x) {
   x += 0x9e3779b97f4a7c15ULL;
   x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;

@@ -71,6 +71,23 @@ Literal::Literal(Shape shape) : shape_(std::move(shape)) {
   }
 }
 
+Literal Literal::FromBytes(Shape shape, std::span<const uint8_t> bytes) {
+  assert(shape.IsArray() &&
+         bytes.size() == static_cast<size_t>(shape.ElementCount()) * ByteWidth(shape.element_type()));
+  Literal literal;
+  literal.shape_ = std::move(shape);
+  literal.data_.assign(bytes.begin(), bytes.end());
+  return literal;
+}
+
+Literal Literal::Tuple(Shape shape, std::vector<Literal> elements) {
+  assert(shape.IsTuple() && static_cast<int64_t>(elements.size()) == shape.tuple_shapes_size());
+  Literal literal;
+  literal.shape_ = std::move(shape);
+  literal.tuple_elements_ = std::move(elements);
+  return literal;
+}
+
 Literal Literal::Elided(Shape shape) {
   Literal literal;
   literal.shape_ = std::move(shape);

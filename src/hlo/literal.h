@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "hlo/array_allocator.h"
 #include "hlo/shape.h"
 
 namespace hlogym {
@@ -28,6 +29,11 @@ class Literal {
   // A constant whose value was not printed (`constant({...})`). It holds no
   // data: element accessors must not be called on it.
   static Literal Elided(Shape shape);
+  // An array literal holding a copy of `bytes` (its elements in the shape's type, row-major);
+  // nothing is zero-filled first.
+  static Literal FromBytes(Shape shape, std::span<const uint8_t> bytes);
+  // A tuple literal of `elements`, which must match the shape's element shapes.
+  static Literal Tuple(Shape shape, std::vector<Literal> elements);
 
   template <typename T>
   static Literal Scalar(PrimitiveType type, T value);
@@ -81,7 +87,7 @@ class Literal {
  private:
   Shape shape_;
   bool elided_ = false;
-  std::vector<uint8_t> data_;
+  std::vector<uint8_t, ArrayAllocator<uint8_t>> data_;
   std::vector<Literal> tuple_elements_;
 };
 
