@@ -1,16 +1,26 @@
-// Time of one run of every registered pass on a fresh clone of the largest
-// GPT-2 corpus module (by op count; HLOGYM_PASS_BENCH_FILE names another).
+// Time of one run of every registered pass.
+//
+// BM_Pass/<pass>: on a fresh clone of the largest GPT-2 corpus module (by op count;
+// HLOGYM_PASS_BENCH_FILE names another).
+//   build/bench/hlogym_bench --benchmark_filter='^BM_Pass/'
+//
+// BM_PassWithWork/<pass> and BM_PassNothingToDo/<pass>: what a pass costs when it has work
+// against when it has none, on the same module. The module with work is the largest corpus or
+// smoke module the pass changes; the one with nothing to do is the pass's own output on it, run
+// until the pass no longer changes it. bench/pass_nothing_to_do.py prints both as a table.
+//
 // Only RunPass is timed (the pass's MayChange pre-check, then Run unless it said
 // no; the clone is made and freed with the timer paused). Counters:
 // us_per_1k_instr, the time per 1,000 instructions of the input module;
 // changed; skipped (MayChange said there is nothing to do).
-//
-//   build/bench/hlogym_bench --benchmark_filter='^BM_Pass/'
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "benchmark/benchmark.h"
 #include "passes/registry.h"
@@ -60,6 +70,33 @@ const PassBenchInput& LargestGpt2() {
   return *input;
 }
 
+// Times RunPass(pass, clone of `module`) per iteration and sets the counters.
+void TimePass(benchmark::State& state, Pass& pass, const Module& module) {
+  const int64_t instructions = module.instruction_count();
+  bool changed = false;
+  for (auto _ : state) {
+    state.PauseTiming();
+    std::unique_ptr<Module> clone = module.Clone();
+    state.ResumeTiming();
+    auto result = RunPass(pass, *clone);
+    if (!result.ok()) {
+      state.SkipWithError(std::string(result.status().message()).c_str());
+      return;
+    }
+    changed = *result;
+    state.PauseTiming();
+    clone.reset();  // destruction is not timed either
+    state.ResumeTiming();
+  }
+  state.counters["instructions"] = static_cast<double>(instructions);
+  state.counters["changed"] = changed ? 1 : 0;
+  state.counters["skipped"] = pass.MayChange(module) ? 0 : 1;
+  // (seconds per run) / (instructions / 1e9) = microseconds per 1,000 instructions.
+  state.counters["us_per_1k_instr"] = benchmark::Counter(
+      static_cast<double>(instructions) / 1e9,
+      benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
+}
+
 void BM_Pass(benchmark::State& state, std::string pass_name) {
   const PassBenchInput& input = LargestGpt2();
   auto pass = PassRegistry::Builtin().Create(pass_name);
@@ -67,33 +104,113 @@ void BM_Pass(benchmark::State& state, std::string pass_name) {
     state.SkipWithError(std::string(pass.status().message()).c_str());
     return;
   }
-  bool changed = false;
-  for (auto _ : state) {
-    state.PauseTiming();
-    std::unique_ptr<Module> module = input.module->Clone();
-    state.ResumeTiming();
-    auto result = RunPass(**pass, *module);
-    if (!result.ok()) {
-      state.SkipWithError(std::string(result.status().message()).c_str());
-      return;
+  TimePass(state, **pass, *input.module);
+}
+
+// Every corpus and smoke module (not XLA's *.optimized.* outputs), largest first.
+const std::vector<PassBenchInput>& AllModules() {
+  static auto* modules = [] {
+    auto* all = new std::vector<PassBenchInput>;
+    std::vector<std::string> paths;
+    for (const char* dir : {"/datasets/corpus", "/datasets/smoke"}) {
+      std::error_code error;
+      for (const auto& entry : std::filesystem::recursive_directory_iterator(
+               std::string(HLOGYM_SOURCE_DIR) + dir, error)) {
+        const std::string path = entry.path().string();
+        const bool hlo = path.ends_with(".hlo") || path.ends_with(".hlo.zst") ||
+                         path.ends_with(".hlo.gz");
+        if (hlo && path.find(".optimized.") == std::string::npos) paths.push_back(path);
+      }
     }
-    changed = *result;
-    state.PauseTiming();
-    module.reset();  // destruction is not timed either
-    state.ResumeTiming();
+    std::sort(paths.begin(), paths.end());  // the directory's order is the file system's
+    for (const std::string& path : paths) {
+      auto module = LoadModule(path);
+      if (!module.ok()) continue;
+      const int64_t count = (*module)->instruction_count();
+      all->push_back({path, std::move(*module), count});
+    }
+    std::stable_sort(all->begin(), all->end(), [](const auto& a, const auto& b) {
+      return a.instructions > b.instructions;
+    });
+    return all;
+  }();
+  return *modules;
+}
+
+// A pass's two inputs: the largest module it changes, and its output after the pass ran on it
+// until nothing changed (null when no module gives it work, or it still changed after 8 runs).
+struct WorkAndNoWork {
+  std::string path;
+  const Module* with_work = nullptr;
+  std::unique_ptr<Module> nothing_to_do;
+  std::string error;
+};
+
+const WorkAndNoWork& InputsFor(const std::string& pass_name) {
+  static auto* cache = new std::map<std::string, WorkAndNoWork>;
+  auto [it, inserted] = cache->try_emplace(pass_name);
+  WorkAndNoWork& inputs = it->second;
+  if (!inserted) return inputs;
+  auto pass = PassRegistry::Builtin().Create(pass_name);
+  if (!pass.ok()) {
+    inputs.error = std::string(pass.status().message());
+    return inputs;
   }
-  state.counters["instructions"] = static_cast<double>(input.instructions);
-  state.counters["changed"] = changed ? 1 : 0;
-  state.counters["skipped"] = (*pass)->MayChange(*input.module) ? 0 : 1;
-  // (seconds per run) / (instructions / 1e9) = microseconds per 1,000 instructions.
-  state.counters["us_per_1k_instr"] = benchmark::Counter(
-      static_cast<double>(input.instructions) / 1e9,
-      benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
+  for (const PassBenchInput& input : AllModules()) {
+    std::unique_ptr<Module> module = input.module->Clone();
+    auto changed = RunPass(**pass, *module);
+    if (!changed.ok() || !*changed) continue;
+    inputs.path = input.path;
+    inputs.with_work = input.module.get();
+    for (int run = 0; run < 8; ++run) {
+      changed = RunPass(**pass, *module);
+      if (!changed.ok()) {
+        inputs.error = std::string(changed.status().message());
+        return inputs;
+      }
+      if (!*changed) {
+        inputs.nothing_to_do = std::move(module);
+        return inputs;
+      }
+    }
+    inputs.error = "still changes its own output after 9 runs";
+    return inputs;
+  }
+  inputs.error = "changes no corpus or smoke module";
+  return inputs;
+}
+
+void BM_PassWithWork(benchmark::State& state, std::string pass_name) {
+  const WorkAndNoWork& inputs = InputsFor(pass_name);
+  auto pass = PassRegistry::Builtin().Create(pass_name);
+  if (inputs.with_work == nullptr || !pass.ok()) {
+    state.SkipWithError(inputs.error.c_str());
+    return;
+  }
+  state.SetLabel(std::filesystem::path(inputs.path).filename().string());
+  TimePass(state, **pass, *inputs.with_work);
+}
+
+void BM_PassNothingToDo(benchmark::State& state, std::string pass_name) {
+  const WorkAndNoWork& inputs = InputsFor(pass_name);
+  auto pass = PassRegistry::Builtin().Create(pass_name);
+  if (inputs.nothing_to_do == nullptr || !pass.ok()) {
+    state.SkipWithError(inputs.error.c_str());
+    return;
+  }
+  state.SetLabel(std::filesystem::path(inputs.path).filename().string());
+  TimePass(state, **pass, *inputs.nothing_to_do);
 }
 
 const bool registered = [] {
   for (const PassInfo& info : PassRegistry::Builtin().passes()) {
     benchmark::RegisterBenchmark(("BM_Pass/" + info.name).c_str(), BM_Pass, info.name)
+        ->Unit(benchmark::kMicrosecond);
+    benchmark::RegisterBenchmark(("BM_PassWithWork/" + info.name).c_str(), BM_PassWithWork,
+                                 info.name)
+        ->Unit(benchmark::kMicrosecond);
+    benchmark::RegisterBenchmark(("BM_PassNothingToDo/" + info.name).c_str(),
+                                 BM_PassNothingToDo, info.name)
         ->Unit(benchmark::kMicrosecond);
   }
   return true;

@@ -1,15 +1,18 @@
 // list-passes, opt and fuzz-passes: the pass registry, XLA's hlo-opt,
 // hlogym style, and differential fuzzing of the passes.
 #include <algorithm>
+#include <chrono>
 #include <filesystem>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "analysis/verifier.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "analysis/verifier.h"
 #include "cli/commands.h"
 #include "gym/benchmark.h"
 #include "gym/pass_fuzzer.h"
@@ -60,7 +63,31 @@ struct OptOptions {
   bool verify_each = false;
   bool explain = false;
   bool list_passes = false;
+  bool time_passes = false;
 };
+
+using Clock = std::chrono::steady_clock;
+
+double MillisecondsSince(Clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
+
+// --time-passes: the phases, then every pass that ran, slowest first (to stderr).
+void PrintPassTimes(const PassTimer& timer, int64_t instructions, double load_ms, double run_ms,
+                    double write_ms) {
+  std::cerr << absl::StrFormat(
+      "time: load %.1f ms, passes %.1f ms (%d instructions at the start), write %.1f ms\n",
+      load_ms, run_ms, instructions, write_ms);
+  std::vector<PassTimer::Entry> entries = timer.entries();
+  std::stable_sort(entries.begin(), entries.end(),
+                   [](const auto& a, const auto& b) { return a.seconds > b.seconds; });
+  std::cerr << absl::StrFormat("%10s %6s %8s %8s  %s\n", "ms", "runs", "skipped", "changed",
+                               "pass");
+  for (const PassTimer::Entry& entry : entries) {
+    std::cerr << absl::StrFormat("%10.2f %6d %8d %8d  %s\n", 1000 * entry.seconds, entry.runs,
+                                 entry.skipped, entry.changed, entry.name);
+  }
+}
 
 // Prints what a pipeline runs and which of XLA's passes it lacks.
 void Explain(const Pass& pass, int depth) {
@@ -126,12 +153,21 @@ int RunOpt(const OptOptions& options) {
       for (const std::string& missing : info.missing_passes) std::cerr << "  " << missing << "\n";
     }
   }
+  const Clock::time_point load_start = Clock::now();
   auto module = LoadModule(options.input);
   if (!module.ok()) return ReportError(module.status());
+  const double load_ms = MillisecondsSince(load_start);
+  const int64_t instructions = (*module)->instruction_count();
+  std::optional<PassTimer> timer;
+  if (options.time_passes) timer.emplace();
+  const Clock::time_point run_start = Clock::now();
   auto changed = options.verify_each ? RunVerifyingEach(**pass, **module) : RunPass(**pass, **module);
   if (!changed.ok()) return ReportError(changed.status());
+  const double run_ms = MillisecondsSince(run_start);
+  const Clock::time_point write_start = Clock::now();
   absl::Status written = WriteTextFileAtomically(options.output, PrintModule(**module));
   if (!written.ok()) return ReportError(written);
+  if (timer) PrintPassTimes(*timer, instructions, load_ms, run_ms, MillisecondsSince(write_start));
   return kExitOk;
 }
 
@@ -258,6 +294,9 @@ void RegisterPassCommands(CLI::App& app) {
   opt->add_flag("--verify-each", opt_options->verify_each, "Verify the module after every pass");
   opt->add_flag("--explain", opt_options->explain,
                 "Print the passes the pipeline runs and those it lacks (to stderr)");
+  opt->add_flag("--time-passes", opt_options->time_passes,
+                "Print the time of loading, of the passes (each one, slowest first) and of "
+                "writing (to stderr)");
   opt->add_flag("--list-passes", opt_options->list_passes,
                 "Print every pass name, sorted and comma-separated (as hlo-opt does), and exit");
   SetAction(opt, [opt_options] { return RunOpt(*opt_options); });

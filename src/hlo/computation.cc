@@ -35,6 +35,8 @@ Instruction* Computation::AddInstruction(std::unique_ptr<Instruction> instructio
   }
   instructions_.push_back(std::move(instruction));
   added->position_ = std::prev(instructions_.end());
+  added->index_in_parent_ = next_instruction_index_++;
+  ++opcode_counts_[static_cast<int>(added->opcode())];
   return added;
 }
 
@@ -57,6 +59,7 @@ absl::Status Computation::RemoveInstruction(Instruction* instruction) {
     }
     while (!parameters_.empty() && parameters_.back() == nullptr) parameters_.pop_back();
   }
+  --opcode_counts_[static_cast<int>(instruction->opcode())];
   instructions_.erase(instruction->position_);
   return absl::OkStatus();
 }
@@ -92,9 +95,8 @@ absl::Status Computation::ReplaceInstruction(Instruction* old_instruction,
 std::vector<Instruction*> Computation::MakeInstructionPostOrder() const {
   std::vector<Instruction*> order;
   order.reserve(instructions_.size());
-  // 0 = unvisited, 1 = on the stack, 2 = emitted.
-  absl::flat_hash_map<const Instruction*, int> state;
-  state.reserve(instructions_.size());
+  // By index_in_parent_: 0 = unvisited, 1 = on the stack, 2 = emitted.
+  std::vector<uint8_t> state(next_instruction_index_, 0);
   std::vector<std::pair<Instruction*, size_t>> stack;  // (node, next edge)
   auto edge = [](Instruction* node, size_t i) -> Instruction* {
     size_t operands = node->operands().size();
@@ -105,14 +107,14 @@ std::vector<Instruction*> Computation::MakeInstructionPostOrder() const {
   };
   for (const auto& owned : instructions_) {
     Instruction* start = owned.get();
-    if (state[start] != 0) continue;
-    state[start] = 1;
+    if (state[start->index_in_parent_] != 0) continue;
+    state[start->index_in_parent_] = 1;
     stack.emplace_back(start, 0);
     while (!stack.empty()) {
       auto& [node, next] = stack.back();
       Instruction* child = edge(node, next);
       if (child == nullptr) {
-        state[node] = 2;
+        state[node->index_in_parent_] = 2;
         order.push_back(node);
         stack.pop_back();
         continue;
@@ -121,7 +123,7 @@ std::vector<Instruction*> Computation::MakeInstructionPostOrder() const {
       // Edges leaving the computation or closing a cycle are ignored here;
       // the verifier reports them.
       if (child->parent() != this) continue;
-      int& child_state = state[child];
+      uint8_t& child_state = state[child->index_in_parent_];
       if (child_state != 0) continue;
       child_state = 1;
       stack.emplace_back(child, 0);

@@ -3,6 +3,7 @@
 #ifndef HLOGYM_HLO_COMPUTATION_H_
 #define HLOGYM_HLO_COMPUTATION_H_
 
+#include <array>
 #include <cstdint>
 #include <list>
 #include <memory>
@@ -55,6 +56,9 @@ class Computation {
   // Instructions in insertion order (the order they were parsed or added).
   const InstructionList& instructions() const { return instructions_; }
   int64_t instruction_count() const { return static_cast<int64_t>(instructions_.size()); }
+  // How many instructions of `opcode` the computation holds (kept up to date by AddInstruction
+  // and RemoveInstruction), so that a pass's pre-check needs no walk over the instructions.
+  int64_t opcode_count(Opcode opcode) const { return opcode_counts_[static_cast<int>(opcode)]; }
   // Every instruction after all its operands and control predecessors,
   // following insertion order where the edges allow (stable), dead
   // instructions included.
@@ -74,6 +78,8 @@ class Computation {
   std::string name_;
   Module* parent_ = nullptr;
   InstructionList instructions_;
+  std::array<int64_t, kOpcodeCount> opcode_counts_{};
+  int64_t next_instruction_index_ = 0;  // Instruction::index_in_parent_ of the next one added
   Instruction* root_ = nullptr;
   std::vector<Instruction*> parameters_;
   std::vector<RawAttribute> raw_attributes_;

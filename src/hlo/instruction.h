@@ -187,6 +187,9 @@ class Instruction {
   std::vector<Computation*> called_computations_;
   // Where the parent computation's list holds this instruction (O(1) removal).
   std::list<std::unique_ptr<Instruction>>::iterator position_;
+  // Dense per-computation number, given when added (never reused there), so that graph walks
+  // keep their visit state in a vector instead of a hash map.
+  int64_t index_in_parent_ = -1;
 };
 
 }  // namespace hlogym

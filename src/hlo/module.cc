@@ -61,6 +61,33 @@ absl::Status Module::RemoveComputation(Computation* computation) {
   return absl::OkStatus();
 }
 
+absl::Status Module::RemoveComputations(const absl::flat_hash_set<const Computation*>& dead) {
+  if (dead.contains(entry_)) {
+    return absl::FailedPreconditionError("cannot remove the entry computation " + entry_->name());
+  }
+  int64_t found = 0;
+  for (const auto& caller : computations_) {
+    if (dead.contains(caller.get())) {
+      ++found;
+      continue;
+    }
+    for (const auto& instruction : caller->instructions()) {
+      for (const Computation* callee : instruction->called_computations()) {
+        if (dead.contains(callee)) {
+          return absl::FailedPreconditionError(
+              absl::StrCat("cannot remove computation ", callee->name(), ": it is called by ",
+                           instruction->name()));
+        }
+      }
+    }
+  }
+  if (found != static_cast<int64_t>(dead.size())) {
+    return absl::NotFoundError("a computation to remove is not in module " + name_);
+  }
+  std::erase_if(computations_, [&](const auto& c) { return dead.contains(c.get()); });
+  return absl::OkStatus();
+}
+
 std::vector<Computation*> Module::ComputationsCalleesFirst() const {
   // Depth-first over the list in its current order, emitting each
   // computation after the computations it calls.

@@ -37,6 +37,9 @@ class Module {
   Computation* AddComputation(std::unique_ptr<Computation> computation);
   // Removes a computation that no instruction calls and is not the entry.
   absl::Status RemoveComputation(Computation* computation);
+  // Removes a set of computations that may call each other but that no computation outside the
+  // set calls, none of them the entry; one walk over the module, however many are removed.
+  absl::Status RemoveComputations(const absl::flat_hash_set<const Computation*>& dead);
   // Callees before callers, reachable from the entry only.
   std::vector<Computation*> MakeComputationPostOrder() const;
   // Reorders the computation list so that every callee precedes its callers

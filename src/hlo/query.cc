@@ -1,15 +1,11 @@
 #include "hlo/query.h"
 
-#include <array>
-
 namespace hlogym {
 
 bool ContainsOpcode(const Module& module, std::span<const Opcode> opcodes) {
-  std::array<bool, kOpcodeCount> wanted{};
-  for (Opcode opcode : opcodes) wanted[static_cast<int>(opcode)] = true;
   for (const auto& computation : module.computations()) {
-    for (const auto& instruction : computation->instructions()) {
-      if (wanted[static_cast<int>(instruction->opcode())]) return true;
+    for (Opcode opcode : opcodes) {
+      if (computation->opcode_count(opcode) > 0) return true;
     }
   }
   return false;

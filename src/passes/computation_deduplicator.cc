@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "passes/pass_utils.h"
 
@@ -87,23 +88,11 @@ absl::StatusOr<bool> HloComputationDeduplicator::Run(Module& module) {
       }
     }
   }
-  std::vector<Computation*> removed;
-  for (const auto& [computation, kept] : replacement) removed.push_back(const_cast<Computation*>(computation));
-  // Replaced computations may call each other; remove until none is left.
-  bool progress = true;
-  while (!removed.empty() && progress) {
-    progress = false;
-    std::vector<Computation*> remaining;
-    for (Computation* computation : removed) {
-      if (module.RemoveComputation(computation).ok()) {
-        progress = true;
-      } else {
-        remaining.push_back(computation);
-      }
-    }
-    removed = std::move(remaining);
-  }
-  if (!removed.empty()) return absl::InternalError("could not remove " + removed.front()->name());
+  // Every call now goes to a kept computation; only replaced ones call replaced ones.
+  absl::flat_hash_set<const Computation*> removed;
+  for (const auto& [computation, kept] : replacement) removed.insert(computation);
+  absl::Status status = module.RemoveComputations(removed);
+  if (!status.ok()) return absl::InternalError(status.message());
   return true;
 }
 

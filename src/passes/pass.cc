@@ -1,10 +1,49 @@
 #include "passes/pass.h"
 
+#include <algorithm>
+#include <chrono>
+
 namespace hlogym {
+namespace {
+thread_local PassTimer* active_timer = nullptr;
+
+bool IsComposite(const Pass& pass) {
+  return dynamic_cast<const PassPipeline*>(&pass) != nullptr ||
+         dynamic_cast<const FixedPointPass*>(&pass) != nullptr;
+}
+}  // namespace
 
 absl::StatusOr<bool> RunPass(Pass& pass, Module& module) {
-  if (!pass.MayChange(module)) return false;
-  return pass.Run(module);
+  if (active_timer == nullptr || IsComposite(pass)) {
+    if (!pass.MayChange(module)) return false;
+    return pass.Run(module);
+  }
+  const auto start = std::chrono::steady_clock::now();
+  const bool skipped = !pass.MayChange(module);
+  absl::StatusOr<bool> changed = skipped ? false : pass.Run(module);
+  const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
+  active_timer->Record(pass.name(), skipped, changed.ok() && *changed, elapsed.count());
+  return changed;
+}
+
+PassTimer::PassTimer() : outer_(active_timer) { active_timer = this; }
+
+PassTimer::~PassTimer() { active_timer = outer_; }
+
+double PassTimer::total_seconds() const {
+  double total = 0;
+  for (const Entry& entry : entries_) total += entry.seconds;
+  return total;
+}
+
+void PassTimer::Record(std::string_view name, bool skipped, bool changed, double seconds) {
+  auto it = std::find_if(entries_.begin(), entries_.end(),
+                         [&](const Entry& entry) { return entry.name == name; });
+  if (it == entries_.end()) it = entries_.insert(it, Entry{.name = std::string(name)});
+  ++it->runs;
+  it->skipped += skipped;
+  it->changed += changed;
+  it->seconds += seconds;
 }
 
 absl::StatusOr<bool> PassPipeline::Run(Module& module) {

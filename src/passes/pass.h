@@ -32,6 +32,35 @@ class Pass {
 // Runs `pass` unless pass.MayChange(module) is false (then: false, untouched).
 absl::StatusOr<bool> RunPass(Pass& pass, Module& module);
 
+// While alive, records the time of every pass RunPass runs on this thread (pre-check included),
+// as XLA's pass log gives each pass's time; `hlogym opt --time-passes` prints it. Pipelines and
+// fixed-point loops have no entry of their own: the passes inside them do.
+class PassTimer {
+ public:
+  struct Entry {
+    std::string name;
+    int64_t runs = 0;
+    int64_t skipped = 0;  // runs that MayChange ruled out
+    int64_t changed = 0;  // runs that changed the module
+    double seconds = 0;
+  };
+  PassTimer();
+  ~PassTimer();
+  PassTimer(const PassTimer&) = delete;
+  PassTimer& operator=(const PassTimer&) = delete;
+
+  // One entry per pass name, in the order the passes first ran.
+  const std::vector<Entry>& entries() const { return entries_; }
+  double total_seconds() const;
+
+ private:
+  friend absl::StatusOr<bool> RunPass(Pass& pass, Module& module);
+  void Record(std::string_view name, bool skipped, bool changed, double seconds);
+
+  std::vector<Entry> entries_;
+  PassTimer* outer_;  // the timer this one hides while alive
+};
+
 // Runs `passes` in order; changed if any of them changed the module.
 class PassPipeline : public Pass {
  public:

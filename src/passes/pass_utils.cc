@@ -252,29 +252,13 @@ absl::StatusOr<bool> RemoveUnreachableComputations(Module& module) {
     }
   }
   if (reachable.size() == static_cast<size_t>(module.computation_count())) return false;
-  std::vector<Computation*> dead;
+  absl::flat_hash_set<const Computation*> dead;
   for (const auto& computation : module.computations()) {
-    if (!reachable.contains(computation.get())) dead.push_back(computation.get());
+    if (!reachable.contains(computation.get())) dead.insert(computation.get());
   }
-  // Dead computations may call each other: remove callers first, retrying
-  // until every one is gone (the module list mostly puts callers last).
-  bool progress = true;
-  while (!dead.empty() && progress) {
-    progress = false;
-    std::vector<Computation*> remaining;
-    for (auto it = dead.rbegin(); it != dead.rend(); ++it) {
-      if (module.RemoveComputation(*it).ok()) {
-        progress = true;
-      } else {
-        remaining.push_back(*it);
-      }
-    }
-    std::reverse(remaining.begin(), remaining.end());
-    dead = std::move(remaining);
-  }
-  if (!dead.empty()) {
-    return absl::InternalError("could not remove dead computation " + dead.front()->name());
-  }
+  // Only unreachable computations call unreachable ones.
+  absl::Status removed = module.RemoveComputations(dead);
+  if (!removed.ok()) return absl::InternalError(removed.message());
   return true;
 }
 

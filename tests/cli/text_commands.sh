@@ -113,6 +113,17 @@ cmp -s "$work/stdout.hlo" "$work/out1.hlo" || fail "opt -o - differs from fmt's 
 [ ! -e ./- ] || fail "opt -o - wrote a file named '-'"
 "$hlogym" opt --passes=dce 2> "$work/err.txt"
 [ $? -eq 2 ] || fail "opt without FILE should exit 2"
+# --time-passes: phase times and one row per pass that ran, on stderr; the module is unchanged.
+"$hlogym" opt smoke/gpt2_infer --pipeline=xla-cpu-default --time-passes -o "$work/timed.hlo" \
+  2> "$work/times.txt" || fail "opt --time-passes exited $?"
+grep -q "^time: load .* ms, passes .* ms ([0-9]* instructions at the start), write" \
+  "$work/times.txt" || fail "opt --time-passes prints no phase times: $(head -1 "$work/times.txt")"
+for name in algsimp dce cse; do
+  grep -q " $name\$" "$work/times.txt" || fail "opt --time-passes has no row for $name"
+done
+"$hlogym" opt smoke/gpt2_infer --pipeline=xla-cpu-default -o "$work/untimed.hlo" ||
+  fail "opt exited $?"
+cmp -s "$work/timed.hlo" "$work/untimed.hlo" || fail "--time-passes changed the output"
 
 # --version: the project's version from CMakeLists.txt, status 0.
 want_version="$(sed -n 's/^project(hlogym VERSION \([0-9.]*\) .*/\1/p' "$2/CMakeLists.txt")"

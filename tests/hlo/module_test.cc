@@ -151,6 +151,46 @@ TEST(ModuleTest, InstructionCountCountsEveryComputation) {
   EXPECT_FALSE(f.module->RemoveComputation(f.main).ok());
 }
 
+TEST(ComputationTest, OpcodeCountsFollowAddAndRemove) {
+  Fixture f;
+  EXPECT_EQ(f.main->opcode_count(Opcode::kParameter), 2);
+  EXPECT_EQ(f.main->opcode_count(Opcode::kMultiply), 1);
+  EXPECT_EQ(f.main->opcode_count(Opcode::kSubtract), 0);
+  Instruction* difference = f.main->AddInstruction(Binary(Opcode::kSubtract, f.a, f.b));
+  EXPECT_EQ(f.main->opcode_count(Opcode::kSubtract), 1);
+  ASSERT_TRUE(f.main->RemoveInstruction(difference).ok());
+  EXPECT_EQ(f.main->opcode_count(Opcode::kSubtract), 0);
+  // Replacing product by a subtract: one multiply fewer, one subtract more.
+  Instruction* replacement = f.main->AddInstruction(Binary(Opcode::kSubtract, f.sum, f.b));
+  ASSERT_TRUE(f.main->ReplaceInstruction(f.product, replacement).ok());
+  EXPECT_EQ(f.main->opcode_count(Opcode::kMultiply), 0);
+  EXPECT_EQ(f.main->opcode_count(Opcode::kSubtract), 1);
+  // A clone counts the same.
+  std::unique_ptr<Module> clone = f.module->Clone();
+  EXPECT_EQ(clone->entry_computation()->opcode_count(Opcode::kSubtract), 1);
+  EXPECT_EQ(clone->entry_computation()->opcode_count(Opcode::kAdd), 1);
+}
+
+TEST(ModuleTest, RemoveComputationsRemovesASetThatOnlyCallsItself) {
+  Fixture f;
+  auto make = [&](std::string name) {
+    auto computation = std::make_unique<Computation>(name);
+    Instruction* x = computation->AddInstruction(Parameter(0, name + ".x"));
+    computation->set_root_instruction(x);
+    return f.module->AddComputation(std::move(computation));
+  };
+  Computation* outer = make("outer");
+  Computation* inner = make("inner");
+  outer->root_instruction()->mutable_called_computations().push_back(inner);
+  // inner alone cannot go: outer, outside the set, calls it.
+  EXPECT_FALSE(f.module->RemoveComputations({inner}).ok());
+  EXPECT_EQ(f.module->computation_count(), 3);
+  EXPECT_FALSE(f.module->RemoveComputations({f.main}).ok());  // the entry
+  EXPECT_TRUE(f.module->RemoveComputations({outer, inner}).ok());
+  EXPECT_EQ(f.module->computation_count(), 1);
+  EXPECT_EQ(f.module->computations().front().get(), f.main);
+}
+
 TEST(ModuleTest, CloneIsDeepAndIndependent) {
   Fixture f;
   auto reducer = std::make_unique<Computation>("reducer");

@@ -1,0 +1,93 @@
+// The pass framework: RunPass's pre-check, pipelines, fixed points and PassTimer.
+#include "passes/pass.h"
+
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace hlogym {
+namespace {
+
+// Reports a change on each of its first `changes` runs; its pre-check says no once they are
+// used up, unless `honest_precheck` is false.
+class Countdown : public Pass {
+ public:
+  Countdown(std::string name, int changes, bool honest_precheck = true)
+      : name_(std::move(name)), changes_(changes), honest_precheck_(honest_precheck) {}
+  std::string_view name() const override { return name_; }
+  absl::StatusOr<bool> Run(Module&) override {
+    ++runs;
+    if (changes_ == 0) return false;
+    --changes_;
+    return true;
+  }
+  bool MayChange(const Module&) const override { return !honest_precheck_ || changes_ > 0; }
+  int runs = 0;
+
+ private:
+  std::string name_;
+  int changes_;
+  bool honest_precheck_;
+};
+
+TEST(PassTest, RunPassSkipsWhatThePreCheckRulesOut) {
+  Module module("m");
+  Countdown pass("countdown", 1);
+  EXPECT_TRUE(*RunPass(pass, module));
+  EXPECT_FALSE(*RunPass(pass, module));
+  EXPECT_EQ(pass.runs, 1);
+}
+
+TEST(PassTest, PassTimerRecordsLeafPassesInsidePipelinesAndFixedPoints) {
+  Module module("m");
+  std::vector<std::unique_ptr<Pass>> inner;
+  inner.push_back(std::make_unique<Countdown>("twice", 2));
+  inner.push_back(std::make_unique<Countdown>("never", 0, /*honest_precheck=*/false));
+  std::vector<std::unique_ptr<Pass>> outer;
+  outer.push_back(std::make_unique<FixedPointPass>(
+      std::make_unique<PassPipeline>("loop", std::move(inner))));
+  outer.push_back(std::make_unique<Countdown>("skipped", 0));
+  PassPipeline pipeline("pipeline", std::move(outer));
+
+  PassTimer timer;
+  EXPECT_TRUE(*RunPass(pipeline, module));
+  // The loop runs three times (changed, changed, unchanged); only leaf passes have entries,
+  // in the order they first ran.
+  ASSERT_EQ(timer.entries().size(), 3u);
+  const PassTimer::Entry& twice = timer.entries()[0];
+  EXPECT_EQ(twice.name, "twice");
+  EXPECT_EQ(twice.runs, 3);
+  EXPECT_EQ(twice.changed, 2);
+  EXPECT_EQ(twice.skipped, 1);
+  const PassTimer::Entry& never = timer.entries()[1];
+  EXPECT_EQ(never.name, "never");
+  EXPECT_EQ(never.runs, 3);
+  EXPECT_EQ(never.changed, 0);
+  EXPECT_EQ(never.skipped, 0);
+  EXPECT_EQ(timer.entries()[2].name, "skipped");
+  EXPECT_EQ(timer.entries()[2].skipped, 1);
+  EXPECT_GE(timer.total_seconds(), 0.0);
+}
+
+TEST(PassTest, PassTimerOnlyRecordsWhileAlive) {
+  Module module("m");
+  Countdown pass("countdown", 2);
+  {
+    PassTimer outer;
+    {
+      PassTimer inner;
+      EXPECT_TRUE(*RunPass(pass, module));
+      EXPECT_EQ(inner.entries().size(), 1u);
+    }
+    EXPECT_TRUE(outer.entries().empty()) << "the inner timer hides the outer one";
+    EXPECT_TRUE(*RunPass(pass, module));
+    EXPECT_EQ(outer.entries().size(), 1u);
+  }
+  EXPECT_FALSE(*RunPass(pass, module));  // no timer: nothing to record into
+}
+
+}  // namespace
+}  // namespace hlogym
