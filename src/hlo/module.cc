@@ -7,6 +7,22 @@
 #include "absl/strings/str_cat.h"
 
 namespace hlogym {
+namespace {
+
+// The computations `computation` calls, each once, in the order of their first call. An entry
+// computation calls hundreds (one per reduce); a set keeps this linear.
+std::vector<Computation*> DistinctCallees(const Computation& computation) {
+  std::vector<Computation*> callees;
+  absl::flat_hash_set<const Computation*> seen;
+  for (const auto& instruction : computation.instructions()) {
+    for (Computation* callee : instruction->called_computations()) {
+      if (callee != nullptr && seen.insert(callee).second) callees.push_back(callee);
+    }
+  }
+  return callees;
+}
+
+}  // namespace
 
 Computation* Module::FindComputation(std::string_view name) const {
   for (const auto& computation : computations_) {
@@ -17,7 +33,8 @@ Computation* Module::FindComputation(std::string_view name) const {
 
 Computation* Module::AddComputation(std::unique_ptr<Computation> computation) {
   Computation* added = computation.get();
-  if (FindComputation(added->name()) != nullptr) {
+  // Names taken by nothing need no search among the computations.
+  if (used_names_.Contains(added->name()) && FindComputation(added->name()) != nullptr) {
     added->set_name(UniqueName(added->name()));
   } else {
     ReserveName(added->name());
@@ -98,24 +115,12 @@ std::vector<Computation*> Module::ComputationsCalleesFirst() const {
   absl::flat_hash_map<const Computation*, int> state;  // 1 visiting, 2 done
   std::vector<std::pair<Computation*, size_t>> stack;   // (computation, next callee)
   std::vector<std::vector<Computation*>> callees_stack;
-  auto callees_of = [](const Computation* computation) {
-    std::vector<Computation*> callees;
-    for (const auto& instruction : computation->instructions()) {
-      for (Computation* callee : instruction->called_computations()) {
-        if (callee != nullptr &&
-            std::find(callees.begin(), callees.end(), callee) == callees.end()) {
-          callees.push_back(callee);
-        }
-      }
-    }
-    return callees;
-  };
   for (const auto& owned : computations_) {
     Computation* start = owned.get();
     if (state[start] != 0) continue;
     state[start] = 1;
     stack.emplace_back(start, 0);
-    callees_stack.push_back(callees_of(start));
+    callees_stack.push_back(DistinctCallees(*start));
     while (!stack.empty()) {
       auto& [computation, next] = stack.back();
       std::vector<Computation*>& callees = callees_stack.back();
@@ -131,7 +136,7 @@ std::vector<Computation*> Module::ComputationsCalleesFirst() const {
       if (!in_module.contains(callee) || state[callee] != 0) continue;
       state[callee] = 1;
       stack.emplace_back(callee, 0);
-      callees_stack.push_back(callees_of(callee));
+      callees_stack.push_back(DistinctCallees(*callee));
     }
   }
   return order;
@@ -154,14 +159,7 @@ std::vector<Computation*> Module::MakeComputationPostOrder() const {
   absl::flat_hash_map<const Computation*, int> state;  // 1 visiting, 2 done
   std::vector<std::pair<Computation*, std::vector<Computation*>>> stack;
   auto callees_of = [](const Computation* computation) {
-    std::vector<Computation*> callees;
-    for (const auto& instruction : computation->instructions()) {
-      for (Computation* callee : instruction->called_computations()) {
-        if (std::find(callees.begin(), callees.end(), callee) == callees.end()) {
-          callees.push_back(callee);
-        }
-      }
-    }
+    std::vector<Computation*> callees = DistinctCallees(*computation);
     std::reverse(callees.begin(), callees.end());  // popped from the back
     return callees;
   };

@@ -9,6 +9,7 @@
 #include <string>
 #include <string_view>
 
+#include "absl/container/btree_map.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 
@@ -30,9 +31,10 @@ class NameSet {
 
   // Takes and returns `prefix` when it is free, else the first free "stem.N",
   // numbering on after an existing ".N" suffix of `prefix` (as XLA's name
-  // uniquer does). Names are never released, so a per-stem count of the
-  // numbers known taken lets a pass that adds thousands of "convert.N" probe
-  // each number once instead of from 1 every time.
+  // uniquer does). Names are never released, so every number a probe finds
+  // taken is remembered per stem (as intervals), and no number is probed twice:
+  // a pass that adds thousands of "convert.N", or asks for "add.123" in a module
+  // whose adds are numbered densely from the parser, costs a look-up per name.
   std::string Unique(std::string_view prefix);
 
   // Moves the recent names into a new shared frozen set.
@@ -45,8 +47,8 @@ class NameSet {
   // A copy for a module clone. Folds the recent names into a new shared
   // frozen set when they have grown, so copies stay cheap over long chains
   // of clones (the gym clones on every step).
-  // The copy starts without the per-stem counts (a clone stays cheap; its
-  // first Unique per stem probes from the start once).
+  // The copy starts without the numbers known taken (a clone stays cheap; it
+  // learns them again by probing, each number once).
   NameSet Copy() const {
     NameSet copy;
     if (recent_.size() <= kMaxRecent) {
@@ -69,8 +71,10 @@ class NameSet {
   static constexpr size_t kMaxRecent = 256;
   std::shared_ptr<const absl::flat_hash_set<std::string>> frozen_;
   absl::flat_hash_set<std::string> recent_;
-  // Stem -> n such that every "stem.1" .. "stem.(n-1)" is taken.
-  absl::flat_hash_map<std::string, int64_t> taken_below_;
+  // Stem -> the numbers N for which "stem.N" is known to be taken, as disjoint,
+  // non-adjacent intervals [first, end) keyed by first.
+  using Intervals = absl::btree_map<int64_t, int64_t>;
+  absl::flat_hash_map<std::string, Intervals> known_taken_;
 };
 
 }  // namespace hlogym

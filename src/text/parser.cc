@@ -194,6 +194,9 @@ class Parser {
   std::string_view filename_;
   absl::Status status_;
   std::vector<PendingCalls> pending_calls_;
+  // The computations parsed so far by name (Module::FindComputation is a linear search, and a
+  // module has hundreds of computations, each named once and called about once).
+  absl::flat_hash_map<std::string, Computation*> computations_by_name_;
 };
 
 // ---------------------------------------------------------------------------
@@ -1275,7 +1278,7 @@ bool Parser::ParseComputation(Module* module, bool* is_entry) {
   size_t name_pos = lex_.pos();
   std::string_view name = lex_.ReadNameWithPercent();
   if (name.empty()) return Error(name_pos, Cat("expected a computation, got ", Describe()));
-  if (module->FindComputation(name) != nullptr) {
+  if (computations_by_name_.contains(absl::string_view(name.data(), name.size()))) {
     return Error(name_pos, Cat("duplicate computation name '", name, "'"));
   }
   if (!Skip()) return false;
@@ -1308,6 +1311,7 @@ bool Parser::ParseComputation(Module* module, bool* is_entry) {
   }
   auto owned = std::make_unique<Computation>(std::string(name));
   Computation* computation = module->AddComputation(std::move(owned));
+  computations_by_name_[computation->name()] = computation;
   // Attributes after the signature: ", execution_thread="x"".
   while (true) {
     if (!Skip()) return false;
@@ -1424,7 +1428,8 @@ bool Parser::ParseComputation(Module* module, bool* is_entry) {
 
 bool Parser::ResolveCalls(Module* module) {
   auto lookup = [&](const NameRef& ref, Computation** out) -> bool {
-    *out = module->FindComputation(ref.name);
+    auto it = computations_by_name_.find(absl::string_view(ref.name.data(), ref.name.size()));
+    *out = it != computations_by_name_.end() ? it->second : nullptr;
     if (*out == nullptr) {
       return Error(ref.pos, Cat("use of undefined computation '", ref.name, "'"));
     }
