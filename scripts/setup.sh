@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Sets up everything hlogym needs and builds it; idempotent and a quick no-op when nothing changed.
-#   1. Debian packages (installed only when missing; needs root, or sudo)
+#   1. Debian packages (installed only when missing; needs root, or sudo); LibTorch (libtorch-dev,
+#      about 350 packages, 1.1 GB) only with --rl: the quick start's commands do not load it
 #   2. the project-local Python venv .venv/ with requirements.txt, and with --rl also
 #      requirements-rl.txt (torch, Stable-Baselines3, Ray RLlib: the test suite's RL libraries);
 #      reinstalled only when those files change (stamps .venv/.requirements*.sha256)
 #   3. a Release build in build/ (cmake + ninja when installed, else make), 2 parallel jobs; with
-#      --main only what the commands need (hlogym, its deep-RL plugin, the Python extension), not
-#      the tests and benchmarks
+#      --main only what the commands need (hlogym, the Python extension, and the deep-RL plugin
+#      where LibTorch is installed), not the tests and benchmarks
 #   4. hlogym itself installed into .venv with pip (pyproject.toml), reusing build/: the package,
 #      the `hlogym` command in .venv/bin and the data in .venv/share/hlogym (reinstalled only
 #      when something it installs is newer than the stamp .venv/.hlogym-install.stamp)
@@ -36,7 +37,10 @@ log() { echo "setup: $*"; }
 # ---- 1. Debian packages ---------------------------------------------------------------------
 DEB_PACKAGES=(build-essential cmake pkg-config clang libabsl-dev libcli11-dev nlohmann-json3-dev
               libgtest-dev libgmock-dev libbenchmark-dev libzstd-dev libxxhash-dev zlib1g-dev libeigen3-dev
-              zstd python3-venv libtorch-dev)
+              zstd python3-venv)
+# Deep RL (the plugin libhlogym_rl.so, its tests): only the test command (--rl) needs it.
+RL_DEB_PACKAGES=(libtorch-dev)
+if ((RL)); then DEB_PACKAGES+=("${RL_DEB_PACKAGES[@]}"); fi
 missing=()
 if command -v dpkg-query >/dev/null 2>&1; then
   installed="$(dpkg-query -W -f='${Package} ${Status}\n' "${DEB_PACKAGES[@]}" 2>/dev/null || true)"
@@ -103,6 +107,10 @@ if ((BUILD)); then
   elif [[ ! -f "$BUILD_DIR/build.ninja" && ! -f "$BUILD_DIR/Makefile" ]]; then
     log "re-running the configure step that failed last time"
     cmake -S "$ROOT" -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=Release >/dev/null
+  elif ((RL)) && grep -q '^Torch_DIR:PATH=Torch_DIR-NOTFOUND' "$CACHE"; then
+    # Configured by the quick start before LibTorch was installed: look for it again.
+    log "configuring build/ again to find LibTorch"
+    cmake -S "$ROOT" -B "$BUILD_DIR" >/dev/null
   fi
   # cmake --build re-runs the configure step by itself when a CMakeLists.txt or a glob changed.
   TARGETS=()
