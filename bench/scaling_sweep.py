@@ -12,6 +12,8 @@ to build/scaling/. For each size, the median over --reps runs of
     which is the part of XLA's pipeline that xla-cpu-default models. The compiles run with
     --xla_backend_optimization_level=0: that shortens LLVM's code generation, after the passes
     measured here, and leaves the pass sequence through layout-assignment as it is.
+With --callgrind, also the machine instructions `hlogym opt` executes (valgrind's callgrind: load,
+pipeline and print), a count that caches and a busy machine do not move.
 Prints a table, the growth exponent of each between the smallest and largest module
 (time ~ instructions^k; k = 1 is linear) and, with --plot, draws both against size.
 """
@@ -70,6 +72,13 @@ def hlogym_pipeline_ms(hlogym: str, path: Path) -> tuple[float, int]:
     return float(m.group(1)), int(m.group(2))
 
 
+def executed_instructions(hlogym: str, path: Path) -> int:
+    run = subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={os.devnull}",
+                          hlogym, "opt", str(path), "--pipeline=xla-cpu-default", "-o",
+                          os.devnull], capture_output=True, text=True, check=True)
+    return int(re.search(r"Collected : (\d+)", run.stderr).group(1))
+
+
 def exponent(sizes, times) -> float:
     return math.log(times[-1] / times[0]) / math.log(sizes[-1] / sizes[0])
 
@@ -81,6 +90,8 @@ def main() -> int:
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--out", default=str(REPO / "build" / "scaling"), help="where the modules go")
     ap.add_argument("--plot", help="write a plot of both times against size to this file")
+    ap.add_argument("--callgrind", action="store_true",
+                    help="also count the instructions hlogym executes (valgrind)")
     args = ap.parse_args()
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -96,23 +107,30 @@ def main() -> int:
             ms, instructions = hlogym_pipeline_ms(args.hlogym, path)
             ours.append(ms)
             xla.append(xla_pipeline_ms(layers))
-        rows.append((layers, instructions, statistics.median(ours), statistics.median(xla)))
+        executed = executed_instructions(args.hlogym, path) if args.callgrind else 0
+        rows.append((layers, instructions, statistics.median(ours), statistics.median(xla),
+                     executed))
         print(f"layers {layers}: {instructions} instructions, hlogym {rows[-1][2]:.1f} ms, "
               f"XLA {rows[-1][3]:.1f} ms", file=sys.stderr, flush=True)
 
     print(f"GPT-2 train step ({', '.join(f'{k}={v}' for k, v in CONFIG.items())}), "
           f"medians of {args.reps} interleaved runs\n")
+    executed_header = " executed by hlogym opt, per instruction |" if args.callgrind else ""
     print("| layers | instructions | hlogym xla-cpu-default (ms) | µs / instruction "
-          "| XLA:CPU through layout-assignment (ms) | µs / instruction | hlogym / XLA |")
-    print("|---|---|---|---|---|---|---|")
-    for layers, n, ours, xla in rows:
+          "| XLA:CPU through layout-assignment (ms) | µs / instruction | hlogym / XLA |"
+          + executed_header)
+    print("|---|---|---|---|---|---|---|" + ("---|" if args.callgrind else ""))
+    for layers, n, ours, xla, executed in rows:
         print(f"| {layers} | {n} | {ours:.1f} | {1000 * ours / n:.2f} | {xla:.1f} "
-              f"| {1000 * xla / n:.2f} | {ours / xla:.2f}x |")
+              f"| {1000 * xla / n:.2f} | {ours / xla:.2f}x |"
+              + (f" {executed / n:,.0f} |" if args.callgrind else ""))
     sizes = [r[1] for r in rows]
     if len(rows) > 1:
         print(f"\ngrowth exponent from {sizes[0]} to {sizes[-1]} instructions (time ~ n^k): "
               f"hlogym k = {exponent(sizes, [r[2] for r in rows]):.2f}, "
-              f"XLA k = {exponent(sizes, [r[3] for r in rows]):.2f}")
+              f"XLA k = {exponent(sizes, [r[3] for r in rows]):.2f}"
+              + (f", instructions executed by hlogym k = "
+                 f"{exponent(sizes, [r[4] for r in rows]):.2f}" if args.callgrind else ""))
     if args.plot:
         import matplotlib
         matplotlib.use("Agg")
