@@ -187,37 +187,28 @@ const WorkAndNoWork& InputsFor(const std::string& pass_name) {
   return inputs;
 }
 
-void BM_PassWithWork(benchmark::State& state, std::string pass_name) {
+// BM_PassWithWork (with_work) and BM_PassNothingToDo (!with_work).
+void BM_PassOnItsModule(benchmark::State& state, std::string pass_name, bool with_work) {
   const WorkAndNoWork& inputs = InputsFor(pass_name);
+  const Module* module = with_work ? inputs.with_work : inputs.nothing_to_do.get();
   auto pass = PassRegistry::Builtin().Create(pass_name);
-  if (inputs.with_work == nullptr || !pass.ok()) {
+  if (module == nullptr || !pass.ok()) {
     state.SkipWithError(inputs.error.c_str());
     return;
   }
   state.SetLabel(std::filesystem::path(inputs.path).filename().string());
-  TimePass(state, **pass, *inputs.with_work);
-}
-
-void BM_PassNothingToDo(benchmark::State& state, std::string pass_name) {
-  const WorkAndNoWork& inputs = InputsFor(pass_name);
-  auto pass = PassRegistry::Builtin().Create(pass_name);
-  if (inputs.nothing_to_do == nullptr || !pass.ok()) {
-    state.SkipWithError(inputs.error.c_str());
-    return;
-  }
-  state.SetLabel(std::filesystem::path(inputs.path).filename().string());
-  TimePass(state, **pass, *inputs.nothing_to_do);
+  TimePass(state, **pass, *module);
 }
 
 const bool registered = [] {
   for (const PassInfo& info : PassRegistry::Builtin().passes()) {
     benchmark::RegisterBenchmark(("BM_Pass/" + info.name).c_str(), BM_Pass, info.name)
         ->Unit(benchmark::kMicrosecond);
-    benchmark::RegisterBenchmark(("BM_PassWithWork/" + info.name).c_str(), BM_PassWithWork,
-                                 info.name)
+    benchmark::RegisterBenchmark(("BM_PassWithWork/" + info.name).c_str(), BM_PassOnItsModule,
+                                 info.name, true)
         ->Unit(benchmark::kMicrosecond);
     benchmark::RegisterBenchmark(("BM_PassNothingToDo/" + info.name).c_str(),
-                                 BM_PassNothingToDo, info.name)
+                                 BM_PassOnItsModule, info.name, false)
         ->Unit(benchmark::kMicrosecond);
   }
   return true;
