@@ -29,7 +29,8 @@ std::shared_ptr<Value> NewArray(const Shape& shape) {
       static_cast<uint8_t*>(AllocateArrayBytes(bytes)), [bytes](uint8_t* p) {
         live_array_bytes.fetch_sub(bytes, std::memory_order_relaxed);
         FreeArrayBytes(p);
-      });  return value;
+      });
+  return value;
 }
 
 std::shared_ptr<Value> ShareArray(const ValuePtr& source, const Shape& shape) {
