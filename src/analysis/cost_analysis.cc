@@ -8,18 +8,6 @@
 namespace hlogym {
 namespace {
 
-bool IsTranscendental(Opcode opcode) {
-  switch (opcode) {
-    case Opcode::kErf: case Opcode::kExp: case Opcode::kLog: case Opcode::kLogistic:
-    case Opcode::kPower: case Opcode::kSqrt: case Opcode::kCbrt: case Opcode::kRsqrt:
-    case Opcode::kTanh: case Opcode::kSin: case Opcode::kCos: case Opcode::kExpm1:
-    case Opcode::kLog1p: case Opcode::kAtan2: case Opcode::kTan:
-      return true;
-    default:
-      return false;
-  }
-}
-
 // Elements of an array shape, or of the first array in a tuple (the
 // variadic reduce and sort results).
 double ElementsOf(const Shape& shape) {

@@ -27,20 +27,6 @@ constexpr std::array<std::pair<RewardKind, std::string_view>, 3> kRewardNames = 
 
 constexpr std::string_view kShapedSuffix = "+shaped";
 
-bool IsTranscendental(Opcode op) {
-  switch (op) {
-    case Opcode::kExp: case Opcode::kExpm1: case Opcode::kLog: case Opcode::kLog1p:
-    case Opcode::kLogistic: case Opcode::kTanh: case Opcode::kSin: case Opcode::kCos:
-    case Opcode::kTan: case Opcode::kPower: case Opcode::kSqrt: case Opcode::kRsqrt:
-    case Opcode::kCbrt: case Opcode::kErf: case Opcode::kAtan2: case Opcode::kAcos:
-    case Opcode::kAcosh: case Opcode::kAsin: case Opcode::kAsinh: case Opcode::kAtan:
-    case Opcode::kAtanh: case Opcode::kCosh: case Opcode::kSinh:
-      return true;
-    default:
-      return false;
-  }
-}
-
 enum AutophaseFeature {
   kOpCount, kComputations, kEntryInstructions, kMaxComputationSize, kParameters, kConstants,
   kScalarConstants, kElementwiseUnary, kElementwiseBinary, kElementwiseOther, kTranscendental,

@@ -108,6 +108,18 @@ bool RequiresDimensionsAttribute(Opcode opcode) {
   }
 }
 
+bool IsTranscendental(Opcode opcode) {
+  switch (opcode) {
+    case Opcode::kErf: case Opcode::kExp: case Opcode::kLog: case Opcode::kLogistic:
+    case Opcode::kPower: case Opcode::kSqrt: case Opcode::kCbrt: case Opcode::kRsqrt:
+    case Opcode::kTanh: case Opcode::kSin: case Opcode::kCos: case Opcode::kExpm1:
+    case Opcode::kLog1p: case Opcode::kAtan2: case Opcode::kTan:
+      return true;
+    default:
+      return false;
+  }
+}
+
 bool IsCollective(Opcode opcode) {
   switch (opcode) {
     case Opcode::kAllGather: case Opcode::kAllGatherStart:

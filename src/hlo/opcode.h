@@ -172,6 +172,9 @@ bool IsElementwise(Opcode opcode);  // unary, binary, select, clamp, ...
 bool IsCommutative(Opcode opcode);
 // Collective and asynchronous communication opcodes.
 bool IsCollective(Opcode opcode);
+// The elementwise opcodes XLA's cost analysis counts as transcendentals rather than flops (the
+// cost features and the gym's observation both use this one list).
+bool IsTranscendental(Opcode opcode);
 // Opcodes whose `dimensions` attribute is always there (broadcast, reverse,
 // reduce, ...), as opposed to optional (map, all-to-all).
 bool RequiresDimensionsAttribute(Opcode opcode);
