@@ -78,7 +78,7 @@ class Computation {
   std::string name_;
   Module* parent_ = nullptr;
   InstructionList instructions_;
-  std::array<int64_t, kOpcodeCount> opcode_counts_{};
+  std::array<int32_t, kOpcodeCount> opcode_counts_{};  // 4 bytes each: cloned with the computation
   int64_t next_instruction_index_ = 0;  // Instruction::index_in_parent_ of the next one added
   Instruction* root_ = nullptr;
   std::vector<Instruction*> parameters_;
