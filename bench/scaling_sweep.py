@@ -18,6 +18,7 @@ Prints a table, the growth exponent of each between the smallest and largest mod
 (time ~ instructions^k; k = 1 is linear) and, with --plot, draws both against size.
 """
 import argparse
+import json
 import math
 import os
 import re
@@ -32,11 +33,11 @@ CONFIG = dict(d=128, heads=8, seq=64, batch=2, dtype="f32", remat=0, mode="train
 
 # Run in a fresh interpreter per module: lowers the model, writes its HLO text, compiles it.
 WORKER = r"""
-import sys
+import json, sys
 sys.path.insert(0, sys.argv[1])
 import generate
 layers, out = int(sys.argv[2]), sys.argv[3]
-cfg = dict(eval(sys.argv[4]), layers=layers)
+cfg = dict(json.loads(sys.argv[4]), layers=layers)
 lowered = generate.lower_text(f"gpt2_scaling_L{layers}", "gpt2", cfg)
 if out != "-":
     open(out, "w").write(lowered.as_text(dialect="hlo"))
@@ -57,7 +58,7 @@ def xla_pipeline_ms(layers: int) -> float:
                TF_CPP_VMODULE="hlo_pass_pipeline=1",
                XLA_FLAGS="--xla_backend_optimization_level=0")
     run = subprocess.run([sys.executable, "-c", WORKER, str(REPO / "datasets" / "corpus"),
-                          str(layers), "-", repr(CONFIG)], env=env, capture_output=True,
+                          str(layers), "-", json.dumps(CONFIG)], env=env, capture_output=True,
                          text=True, check=True)
     lines = run.stderr.splitlines()
     start = next(stamp_seconds(l) for l in lines if "Running HLO pass pipeline" in l)
@@ -100,7 +101,7 @@ def main() -> int:
         path = out / f"gpt2_scaling_L{layers}.hlo"
         if not path.exists():
             subprocess.run([sys.executable, "-c", WORKER, str(REPO / "datasets" / "corpus"),
-                            str(layers), str(path), repr(CONFIG)],
+                            str(layers), str(path), json.dumps(CONFIG)],
                            env=dict(os.environ, JAX_PLATFORMS="cpu"), check=True)
         ours, xla, instructions = [], [], 0
         for _ in range(args.reps):  # interleaved, so that a busy spell hits both
