@@ -129,6 +129,11 @@ class Instruction {
   // Control edges: predecessors must run before this instruction.
   const std::vector<Instruction*>& control_predecessors() const { return control_predecessors_; }
   const std::vector<Instruction*>& control_successors() const { return control_successors_; }
+  // Whether a control edge leads into or out of this instruction (passes that move or merge
+  // instructions leave these alone).
+  bool HasControlEdges() const {
+    return !control_predecessors_.empty() || !control_successors_.empty();
+  }
   void AddControlDependencyTo(Instruction* successor);
   void RemoveControlDependencyTo(Instruction* successor);
   void DropAllControlDeps();

@@ -10,11 +10,6 @@
 namespace hlogym {
 namespace {
 
-bool HasControlEdges(const Instruction* instruction) {
-  return !instruction->control_predecessors().empty() ||
-         !instruction->control_successors().empty();
-}
-
 bool BranchIsExpensive(const Computation& computation) {
   for (const auto& instruction : computation.instructions()) {
     switch (instruction->opcode()) {
@@ -70,7 +65,7 @@ absl::StatusOr<Instruction*> SelectValues(Instruction* pred, Instruction* on_tru
 
 absl::StatusOr<bool> TryRemoveConditional(Instruction* conditional) {
   const auto& branches = conditional->called_computations();
-  if (branches.empty() || HasControlEdges(conditional) ||
+  if (branches.empty() || conditional->HasControlEdges() ||
       conditional->operand_count() != static_cast<int64_t>(branches.size()) + 1) {
     return false;
   }
@@ -111,7 +106,7 @@ absl::StatusOr<bool> ConvertConditionalToSelect(Instruction* conditional) {
   const Instruction* selector = conditional->operand(0);
   if (branches.size() != 2 || conditional->operand_count() != 3 ||
       !selector->shape().IsScalar() || selector->shape().element_type() != PrimitiveType::kPred ||
-      HoldsToken(conditional->shape()) || HasControlEdges(conditional) ||
+      HoldsToken(conditional->shape()) || conditional->HasControlEdges() ||
       branches[0]->num_parameters() != 1 || branches[1]->num_parameters() != 1 ||
       ComputationHasSideEffect(*branches[0]) || ComputationHasSideEffect(*branches[1])) {
     return false;

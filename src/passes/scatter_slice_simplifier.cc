@@ -14,11 +14,6 @@
 namespace hlogym {
 namespace {
 
-bool HasControlEdges(const Instruction* instruction) {
-  return !instruction->control_predecessors().empty() ||
-         !instruction->control_successors().empty();
-}
-
 // What a matched scatter is rebuilt from.
 struct Match {
   Instruction* scatter = nullptr;
@@ -70,7 +65,7 @@ std::optional<Match> MatchScatter(Instruction* scatter) {
   while (!work.empty()) {
     Instruction* value = work.back();
     work.pop_back();
-    if (value->IsRoot() || HasControlEdges(value)) return std::nullopt;
+    if (value->IsRoot() || value->HasControlEdges()) return std::nullopt;
     for (Instruction* user : value->users()) {
       if (user->opcode() == Opcode::kSlice) {
         if (!user->shape().IsArray() || user->attrs().slice.size() != dims.size()) {

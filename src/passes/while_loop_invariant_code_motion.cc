@@ -28,16 +28,11 @@ bool NotWorthHoistingIndividually(const Instruction& instruction) {
   }
 }
 
-bool HasControlEdges(const Instruction* instruction) {
-  return !instruction->control_predecessors().empty() ||
-         !instruction->control_successors().empty();
-}
-
 absl::StatusOr<bool> TryHoist(Module& module, Instruction* while_op, SideEffectCache& effects) {
   Computation* condition = while_op->called_computations()[0];
   Computation* body = while_op->called_computations()[1];
   if (!while_op->shape().IsTuple() || body == condition || body->num_parameters() != 1 ||
-      condition->num_parameters() != 1 || HasControlEdges(while_op)) {
+      condition->num_parameters() != 1 || while_op->HasControlEdges()) {
     return false;
   }
   if (body->root_instruction()->opcode() != Opcode::kTuple) return false;
@@ -82,7 +77,7 @@ absl::StatusOr<bool> TryHoist(Module& module, Instruction* while_op, SideEffectC
   Instruction* root = body->root_instruction();
   for (Instruction* instruction : body->MakeInstructionPostOrder()) {
     if (instruction == root || instruction->opcode() == Opcode::kParameter ||
-        invariant.contains(instruction) || HasControlEdges(instruction) ||
+        invariant.contains(instruction) || instruction->HasControlEdges() ||
         effects.HasSideEffect(instruction)) {
       continue;
     }
@@ -165,7 +160,7 @@ absl::StatusOr<bool> TryHoist(Module& module, Instruction* while_op, SideEffectC
   for (auto it = order.rbegin(); it != order.rend(); ++it) {
     Instruction* instruction = *it;
     if (instruction == new_root || instruction->opcode() == Opcode::kParameter ||
-        instruction->user_count() > 0 || HasControlEdges(instruction) ||
+        instruction->user_count() > 0 || instruction->HasControlEdges() ||
         effects.HasSideEffect(instruction)) {
       continue;
     }

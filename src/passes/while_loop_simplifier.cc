@@ -15,14 +15,9 @@ namespace {
 Computation* Condition(const Instruction* while_op) { return while_op->called_computations()[0]; }
 Computation* Body(const Instruction* while_op) { return while_op->called_computations()[1]; }
 
-bool HasControlEdges(const Instruction* instruction) {
-  return !instruction->control_predecessors().empty() ||
-         !instruction->control_successors().empty();
-}
-
 bool ComputationHasControlEdges(const Computation& computation) {
   for (const auto& instruction : computation.instructions()) {
-    if (HasControlEdges(instruction.get())) return true;
+    if (instruction->HasControlEdges()) return true;
   }
   return false;
 }
@@ -185,7 +180,7 @@ absl::StatusOr<bool> PropagateConstantElements(Module& module, Instruction* whil
 
 // Trip count 0 or 1, or no users: the loop goes. True when removed.
 absl::StatusOr<bool> TryRemoveWhileLoop(Instruction* while_op) {
-  if (HasControlEdges(while_op) || LoopHasSideEffect(while_op)) return false;
+  if (while_op->HasControlEdges() || LoopHasSideEffect(while_op)) return false;
   Computation* parent = while_op->parent();
   if (while_op->user_count() == 0 && !while_op->IsRoot()) {
     absl::Status status = parent->RemoveInstructionAndUnusedOperands(while_op);
@@ -211,7 +206,7 @@ absl::StatusOr<bool> TryRemoveDeadElements(Module& module, Instruction* while_op
   Computation* body = Body(while_op);
   Computation* condition = Condition(while_op);
   const Shape& shape = while_op->shape();
-  if (!shape.IsTuple() || HasControlEdges(while_op) || while_op->IsRoot() || body == condition ||
+  if (!shape.IsTuple() || while_op->HasControlEdges() || while_op->IsRoot() || body == condition ||
       body->num_parameters() != 1 || condition->num_parameters() != 1 ||
       body->root_instruction()->opcode() != Opcode::kTuple ||
       ComputationHasControlEdges(*body) || ComputationHasControlEdges(*condition)) {
