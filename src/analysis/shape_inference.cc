@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <string>
 
+#include "absl/algorithm/container.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -72,10 +73,6 @@ absl::Status CheckSorted(std::span<const int64_t> dims, std::string_view what) {
     }
   }
   return absl::OkStatus();
-}
-
-bool Contains(std::span<const int64_t> v, int64_t x) {
-  return std::find(v.begin(), v.end(), x) != v.end();
 }
 
 // Fits a 128-bit intermediate into a dimension size.
@@ -634,10 +631,10 @@ absl::StatusOr<Shape> InferDotShape(const Shape& lhs, const Shape& rhs,
   std::vector<int64_t> dims;
   for (int64_t d : lb) dims.push_back(lhs.dimensions(d));
   for (int64_t d = 0; d < lhs.rank(); ++d) {
-    if (!Contains(lhs_all, d)) dims.push_back(lhs.dimensions(d));
+    if (!absl::c_linear_search(lhs_all, d)) dims.push_back(lhs.dimensions(d));
   }
   for (int64_t d = 0; d < rhs.rank(); ++d) {
-    if (!Contains(rhs_all, d)) dims.push_back(rhs.dimensions(d));
+    if (!absl::c_linear_search(rhs_all, d)) dims.push_back(rhs.dimensions(d));
   }
   return Shape(result_type, dims);
 }
@@ -771,7 +768,7 @@ absl::StatusOr<Shape> InferGatherShape(const Shape& operand, const Shape& start_
   RETURN_IF_ERROR(CheckDimList(dn.start_index_map, operand.rank(), "gather start_index_map"));
   RETURN_IF_ERROR(CheckDimList(dn.start_indices_batching_dims, idx_rank,
                                "gather start_indices_batching_dims"));
-  if (Contains(dn.start_indices_batching_dims, dn.index_vector_dim)) {
+  if (absl::c_linear_search(dn.start_indices_batching_dims, dn.index_vector_dim)) {
     return Err("gather start_indices_batching_dims must not contain index_vector_dim");
   }
   if (static_cast<int64_t>(dn.start_index_map.size()) != idx[dn.index_vector_dim]) {
@@ -780,7 +777,7 @@ absl::StatusOr<Shape> InferGatherShape(const Shape& operand, const Shape& start_
                       idx[dn.index_vector_dim]));
   }
   for (int64_t d : dn.collapsed_slice_dims) {
-    if (Contains(dn.operand_batching_dims, d)) {
+    if (absl::c_linear_search(dn.operand_batching_dims, d)) {
       return Err(StrCat("gather dimension ", d, " is both collapsed and a batching dimension"));
     }
   }
@@ -803,7 +800,8 @@ absl::StatusOr<Shape> InferGatherShape(const Shape& operand, const Shape& start_
       return Err(StrCat("gather slice size ", slice_sizes[i], " in dimension ", i,
                         " is out of bounds for ", S(operand)));
     }
-    if ((Contains(dn.collapsed_slice_dims, i) || Contains(dn.operand_batching_dims, i)) &&
+    if ((absl::c_linear_search(dn.collapsed_slice_dims, i) ||
+         absl::c_linear_search(dn.operand_batching_dims, i)) &&
         slice_sizes[i] > 1) {
       return Err(StrCat("gather collapsed or batching dimension ", i,
                         " must have slice size at most 1, has ", slice_sizes[i]));
@@ -811,7 +809,8 @@ absl::StatusOr<Shape> InferGatherShape(const Shape& operand, const Shape& start_
   }
   std::vector<int64_t> offset_sizes;
   for (int64_t i = 0; i < operand.rank(); ++i) {
-    if (!Contains(dn.collapsed_slice_dims, i) && !Contains(dn.operand_batching_dims, i)) {
+    if (!absl::c_linear_search(dn.collapsed_slice_dims, i) &&
+        !absl::c_linear_search(dn.operand_batching_dims, i)) {
       offset_sizes.push_back(slice_sizes[i]);
     }
   }
@@ -823,7 +822,7 @@ absl::StatusOr<Shape> InferGatherShape(const Shape& operand, const Shape& start_
   size_t next_offset = 0;
   int64_t next_batch = 0;
   for (int64_t i = 0; i < out_rank; ++i) {
-    if (Contains(dn.offset_dims, i)) {
+    if (absl::c_linear_search(dn.offset_dims, i)) {
       dims.push_back(offset_sizes[next_offset++]);
     } else {
       if (next_batch == dn.index_vector_dim) ++next_batch;
@@ -865,11 +864,11 @@ absl::StatusOr<Shape> InferScatterShape(std::span<const Shape> operands,
                                "scatter scatter_dims_to_operand_dims"));
   RETURN_IF_ERROR(CheckDimList(dn.scatter_indices_batching_dims, idx_rank,
                                "scatter scatter_indices_batching_dims"));
-  if (Contains(dn.scatter_indices_batching_dims, dn.index_vector_dim)) {
+  if (absl::c_linear_search(dn.scatter_indices_batching_dims, dn.index_vector_dim)) {
     return Err("scatter scatter_indices_batching_dims must not contain index_vector_dim");
   }
   for (int64_t d : dn.inserted_window_dims) {
-    if (Contains(dn.input_batching_dims, d)) {
+    if (absl::c_linear_search(dn.input_batching_dims, d)) {
       return Err(StrCat("scatter dimension ", d, " is both inserted and a batching dimension"));
     }
   }
@@ -899,7 +898,8 @@ absl::StatusOr<Shape> InferScatterShape(std::span<const Shape> operands,
   }
   std::vector<int64_t> window_bounds;
   for (int64_t i = 0; i < operand.rank(); ++i) {
-    if (!Contains(dn.inserted_window_dims, i) && !Contains(dn.input_batching_dims, i)) {
+    if (!absl::c_linear_search(dn.inserted_window_dims, i) &&
+        !absl::c_linear_search(dn.input_batching_dims, i)) {
       window_bounds.push_back(operand.dimensions(i));
     }
   }
@@ -918,7 +918,7 @@ absl::StatusOr<Shape> InferScatterShape(std::span<const Shape> operands,
     size_t w = 0;
     int64_t next_scatter = 0;
     for (int64_t d = 0; d < upd.rank(); ++d) {
-      if (Contains(dn.update_window_dims, d)) {
+      if (absl::c_linear_search(dn.update_window_dims, d)) {
         if (upd.dimensions(d) > window_bounds[w]) {
           return Err(StrCat("scatter updates ", S(upd), " window dimension ", d,
                             " is larger than the operand ", S(operand)));
@@ -969,7 +969,7 @@ absl::StatusOr<Shape> InferReduceShape(std::span<const Shape> inputs,
   if (!acc.ok()) return acc.status();
   std::vector<int64_t> dims;
   for (int64_t d = 0; d < inputs[0].rank(); ++d) {
-    if (!Contains(dimensions, d)) dims.push_back(inputs[0].dimensions(d));
+    if (!absl::c_linear_search(dimensions, d)) dims.push_back(inputs[0].dimensions(d));
   }
   std::vector<Shape> results;
   for (PrimitiveType t : *acc) results.push_back(Shape(t, dims));

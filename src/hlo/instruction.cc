@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <tuple>
 
+#include "absl/algorithm/container.h"
 #include "hlo/computation.h"
 
 namespace hlogym {
@@ -11,10 +12,6 @@ namespace {
 void EraseOne(std::vector<Instruction*>& list, Instruction* value) {
   auto it = std::find(list.begin(), list.end(), value);
   if (it != list.end()) list.erase(it);
-}
-
-bool Contains(const std::vector<Instruction*>& list, const Instruction* value) {
-  return std::find(list.begin(), list.end(), value) != list.end();
 }
 
 // Every typed attribute, for comparison. Literals compare by value.
@@ -80,7 +77,7 @@ Instruction::Instruction(const Instruction& prototype, std::string name)
       called_computations_(prototype.called_computations_) {}
 
 void Instruction::AddUser(Instruction* user) {
-  if (!Contains(users_, user)) users_.push_back(user);
+  if (!absl::c_linear_search(users_, user)) users_.push_back(user);
 }
 
 void Instruction::RemoveUser(Instruction* user) { EraseOne(users_, user); }
@@ -95,7 +92,7 @@ void Instruction::ReplaceOperandWith(int64_t i, Instruction* new_operand) {
   if (old_operand == new_operand) return;
   operands_[i] = new_operand;
   new_operand->AddUser(this);
-  if (!Contains(operands_, old_operand)) old_operand->RemoveUser(this);
+  if (!absl::c_linear_search(operands_, old_operand)) old_operand->RemoveUser(this);
 }
 
 void Instruction::ReplaceUsesOfOperand(Instruction* old_operand, Instruction* new_operand) {
@@ -137,7 +134,7 @@ absl::Status Instruction::ReplaceAllUsesWith(Instruction* replacement) {
 }
 
 void Instruction::AddControlDependencyTo(Instruction* successor) {
-  if (Contains(control_successors_, successor)) return;
+  if (absl::c_linear_search(control_successors_, successor)) return;
   control_successors_.push_back(successor);
   successor->control_predecessors_.push_back(this);
 }

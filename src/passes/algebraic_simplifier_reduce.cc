@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <numeric>
 
+#include "absl/algorithm/container.h"
 #include "passes/algebraic_simplifier_internal.h"
 
 namespace hlogym::algsimp {
@@ -51,10 +52,6 @@ std::vector<int64_t> DeleteDims(const std::vector<int64_t>& dims,
     }
   }
   return result;
-}
-
-bool Contains(const std::vector<int64_t>& v, int64_t x) {
-  return std::find(v.begin(), v.end(), x) != v.end();
 }
 
 bool IsCompareOf(const Instruction* hlo, const Instruction* a, const Instruction* b,
@@ -168,7 +165,7 @@ absl::Status Visitor::HandleReduce(Instruction* reduce) {
        IsArgMinMax(reduce, ComparisonDirection::kLt)) &&
       arg->opcode() == Opcode::kBroadcast && arg->operand(0)->opcode() == Opcode::kConstant &&
       arg->operand(0)->shape().rank() == 0 &&
-      Contains(dims, reduce->operand(1)->attrs().iota_dimension)) {
+      absl::c_linear_search(dims, reduce->operand(1)->attrs().iota_dimension)) {
     const Shape& index_shape = reduce->shape().tuple_shapes(1);
     Instruction* elements[] = {
         AddBroadcast(arg->operand(0), result_shape, {}),
@@ -212,7 +209,7 @@ absl::Status Visitor::HandleReduce(Instruction* reduce) {
     new_reduce->mutable_called_computations() = {function};
     std::vector<int64_t> new_perm;
     for (int64_t p : perm) {
-      if (!Contains(new_dims, p)) new_perm.push_back(p);
+      if (!absl::c_linear_search(new_dims, p)) new_perm.push_back(p);
     }
     if (IsSortedDims(new_perm)) return ReplaceWithNew(reduce, new_reduce);
     for (int64_t& p : new_perm) {
@@ -264,7 +261,7 @@ absl::Status Visitor::HandleReduce(Instruction* reduce) {
       }
       std::vector<int64_t> new_dims;
       for (int64_t i = 0; i < x->shape().rank(); ++i) {
-        if (!Contains(keep, i)) new_dims.push_back(i);
+        if (!absl::c_linear_search(keep, i)) new_dims.push_back(i);
       }
       Instruction* ops[] = {x, init};
       Instruction* made = Add(Opcode::kReduce, reduce->shape(), ops);
@@ -341,7 +338,7 @@ absl::Status Visitor::HandleReduce(Instruction* reduce) {
       new_reduce->mutable_called_computations() = {function};
       std::vector<int64_t> new_bdims;
       for (int64_t i = 0; i < x->shape().rank(); ++i) {
-        if (Contains(new_dims, i)) continue;
+        if (absl::c_linear_search(new_dims, i)) continue;
         const int64_t bdim = bdims[i];
         int64_t shift = 0;
         for (int64_t d : dims) shift += d < bdim ? 1 : 0;
@@ -357,8 +354,8 @@ absl::Status Visitor::HandleReduce(Instruction* reduce) {
       std::vector<int64_t> new_bdims;
       int64_t removed = 0;
       for (int64_t i = 0; i < arg->shape().rank(); ++i) {
-        const bool added = !Contains(bdims, i);
-        const bool reduced = Contains(dims, i);
+        const bool added = !absl::c_linear_search(bdims, i);
+        const bool reduced = absl::c_linear_search(dims, i);
         if (reduced && !added) {
           only_added = false;
           break;
@@ -392,12 +389,14 @@ std::vector<int64_t> DotDims(const Shape& lhs, const Shape& rhs, const DotDimens
   std::vector<int64_t> dims;
   for (int64_t d : dn.lhs_batch_dimensions) dims.push_back(lhs.dimensions(d));
   for (int64_t i = 0; i < lhs.rank(); ++i) {
-    if (!Contains(dn.lhs_batch_dimensions, i) && !Contains(dn.lhs_contracting_dimensions, i)) {
+    if (!absl::c_linear_search(dn.lhs_batch_dimensions, i) &&
+        !absl::c_linear_search(dn.lhs_contracting_dimensions, i)) {
       dims.push_back(lhs.dimensions(i));
     }
   }
   for (int64_t i = 0; i < rhs.rank(); ++i) {
-    if (!Contains(dn.rhs_batch_dimensions, i) && !Contains(dn.rhs_contracting_dimensions, i)) {
+    if (!absl::c_linear_search(dn.rhs_batch_dimensions, i) &&
+        !absl::c_linear_search(dn.rhs_contracting_dimensions, i)) {
       dims.push_back(rhs.dimensions(i));
     }
   }
@@ -421,7 +420,7 @@ absl::Status Visitor::RewriteDotWithoutContractingAsMultiply(Instruction* dot) {
   auto normalize = [&](Instruction* operand, const std::vector<int64_t>& batch) {
     std::vector<int64_t> perm = batch;
     for (int64_t i = 0; i < operand->shape().rank(); ++i) {
-      if (!Contains(batch, i)) perm.push_back(i);
+      if (!absl::c_linear_search(batch, i)) perm.push_back(i);
     }
     if (!IsSortedDims(perm)) operand = AddTranspose(operand, perm);
     if (operand->shape().element_type() != type) operand = AddConvert(operand, type);

@@ -3,16 +3,13 @@
 #include <algorithm>
 #include <vector>
 
+#include "absl/algorithm/container.h"
 #include "analysis/shape_inference.h"
 #include "hlo/query.h"
 #include "passes/builders.h"
 
 namespace hlogym {
 namespace {
-
-bool Contains(const std::vector<int64_t>& values, int64_t value) {
-  return std::find(values.begin(), values.end(), value) != values.end();
-}
 
 bool IsCanonicalSide(const Shape& shape, const std::vector<int64_t>& contracting,
                      const std::vector<int64_t>& batch) {
@@ -53,9 +50,9 @@ absl::StatusOr<Instruction*> CanonicalizeOperand(Instruction* operand,
   int64_t contracting_size = 1;
   int64_t non_contracting_size = 1;
   for (int64_t i = 0; i < shape.rank(); ++i) {
-    if (Contains(contracting, i)) {
+    if (absl::c_linear_search(contracting, i)) {
       contracting_size *= shape.dimensions(i);
-    } else if (!Contains(batch, i)) {
+    } else if (!absl::c_linear_search(batch, i)) {
       non_contracting.push_back(i);
       non_contracting_size *= shape.dimensions(i);
     }

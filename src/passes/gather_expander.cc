@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "absl/algorithm/container.h"
 #include "absl/strings/str_cat.h"
 #include "hlo/query.h"
 #include "passes/builders.h"
@@ -12,8 +13,6 @@
 
 namespace hlogym {
 namespace {
-
-using gather_scatter::Contains;
 
 int64_t TripCount(const Instruction* gather) {
   const int64_t index_vector_dim = gather->attrs().gather_dimension_numbers->index_vector_dim;
@@ -56,7 +55,8 @@ absl::StatusOr<Instruction*> ExpandBroadcast(Instruction* gather) {
   }
   std::vector<int64_t> kept;
   for (int64_t d = 0; d < operand->shape().rank(); ++d) {
-    if (!Contains(dn.collapsed_slice_dims, d)) kept.push_back(operand->shape().dimensions(d));
+    if (!absl::c_linear_search(dn.collapsed_slice_dims, d))
+      kept.push_back(operand->shape().dimensions(d));
   }
   HLOGYM_ASSIGN(reshaped, MakeReshape(operand, kept));
   return MakeBroadcast(reshaped, gather->shape().dimensions(), dn.offset_dims);
@@ -159,7 +159,8 @@ absl::StatusOr<std::vector<Instruction*>> LoopBody(const Instruction& gather, In
   HLOGYM_ASSIGN(sliced, DynamicSliceAt(operand, operand_start, gather.attrs().gather_slice_sizes));
   std::vector<int64_t> kept;
   for (int64_t d = 0; d < operand_rank; ++d) {
-    if (!Contains(dn.collapsed_slice_dims, d)) kept.push_back(gather.attrs().gather_slice_sizes[d]);
+    if (!absl::c_linear_search(dn.collapsed_slice_dims, d))
+      kept.push_back(gather.attrs().gather_slice_sizes[d]);
   }
   HLOGYM_ASSIGN(collapsed, MakeReshape(sliced, kept));
   std::vector<int64_t> row_dims = {1};
@@ -181,7 +182,7 @@ absl::StatusOr<Instruction*> Expand(Instruction* gather) {
                                                             /*always_reshape=*/true));
   std::vector<int64_t> accumulator_dims = {trip_count};
   for (size_t d = 0; d < gather->attrs().gather_slice_sizes.size(); ++d) {
-    if (!Contains(dn.collapsed_slice_dims, static_cast<int64_t>(d))) {
+    if (!absl::c_linear_search(dn.collapsed_slice_dims, static_cast<int64_t>(d))) {
       accumulator_dims.push_back(gather->attrs().gather_slice_sizes[d]);
     }
   }
@@ -207,7 +208,7 @@ absl::StatusOr<Instruction*> Expand(Instruction* gather) {
   int64_t next_batch = 0, next_offset = output_rank - static_cast<int64_t>(dn.offset_dims.size());
   bool identity = true;
   for (int64_t d = 0; d < output_rank; ++d) {
-    permutation.push_back(Contains(dn.offset_dims, d) ? next_offset++ : next_batch++);
+    permutation.push_back(absl::c_linear_search(dn.offset_dims, d) ? next_offset++ : next_batch++);
     identity &= permutation.back() == d;
   }
   if (identity) return batched;

@@ -133,10 +133,6 @@ absl::StatusOr<Instruction*> CanonicalIndices(Instruction* indices, int64_t inde
   return MakeReshape(transposed, canonical);
 }
 
-bool Contains(std::span<const int64_t> values, int64_t x) {
-  return std::find(values.begin(), values.end(), x) != values.end();
-}
-
 int64_t IndexVectorCount(const Shape& indices, int64_t index_vector_dim) {
   int64_t count = 1;
   for (int64_t i = 0; i < indices.rank(); ++i) {

@@ -50,9 +50,6 @@ std::vector<int64_t> Permute(std::span<const int64_t> values,
 absl::StatusOr<Instruction*> CanonicalIndices(Instruction* indices, int64_t index_vector_dim,
                                               bool always_reshape);
 
-// Whether `values` holds `x` (dimension-number lists are short).
-bool Contains(std::span<const int64_t> values, int64_t x);
-
 // How many index vectors `indices` holds: the product of its dimensions other
 // than index_vector_dim (the trip count of an expander's loop).
 int64_t IndexVectorCount(const Shape& indices, int64_t index_vector_dim);

@@ -4,6 +4,7 @@
 #include <numeric>
 #include <vector>
 
+#include "absl/algorithm/container.h"
 #include "absl/strings/str_cat.h"
 #include "hlo/query.h"
 #include "passes/builders.h"
@@ -13,8 +14,6 @@
 
 namespace hlogym {
 namespace {
-
-using gather_scatter::Contains;
 
 int64_t TripCount(const Instruction* scatter) {
   const int64_t index_vector_dim = scatter->attrs().scatter_dimension_numbers->index_vector_dim;
@@ -63,7 +62,7 @@ absl::StatusOr<Instruction*> CanonicalUpdates(Instruction* updates,
   const int64_t rank = updates->shape().rank();
   std::vector<int64_t> permutation;
   for (int64_t d = 0; d < rank; ++d) {
-    if (!Contains(window_dims, d)) permutation.push_back(d);
+    if (!absl::c_linear_search(window_dims, d)) permutation.push_back(d);
   }
   permutation.insert(permutation.end(), window_dims.begin(), window_dims.end());
   Instruction* permuted = updates;
@@ -137,7 +136,8 @@ absl::StatusOr<std::vector<Instruction*>> LoopBody(const Instruction& scatter, I
   Instruction* update_row = AddWithLayoutOf(body, std::move(update_ds), updates);
   std::vector<int64_t> window_sizes;
   for (int64_t d = 0, w = 1; d < operand_rank; ++d) {
-    window_sizes.push_back(Contains(dn.inserted_window_dims, d) ? 1 : update_slice_sizes[w++]);
+    window_sizes.push_back(
+        absl::c_linear_search(dn.inserted_window_dims, d) ? 1 : update_slice_sizes[w++]);
   }
   HLOGYM_ASSIGN(update_window, MakeReshape(update_row, window_sizes));
 

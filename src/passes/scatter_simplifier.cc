@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "absl/algorithm/container.h"
 #include "absl/container/flat_hash_map.h"
 #include "hlo/query.h"
 #include "passes/builders.h"
@@ -13,10 +14,6 @@ namespace hlogym {
 namespace {
 
 using namespace gather_scatter;  // NOLINT
-
-bool Contains(const std::vector<int64_t>& values, int64_t value) {
-  return std::find(values.begin(), values.end(), value) != values.end();
-}
 
 // Operands are (operands..., indices, updates...): n of each array.
 int64_t ScatterArity(const Instruction* scatter) { return (scatter->operand_count() - 1) / 2; }
@@ -30,7 +27,7 @@ bool IsSimplifiedScatter(const Instruction* scatter) {
   const int64_t scatter_dims =
       update.rank() - static_cast<int64_t>(dnums.update_window_dims.size());
   return dnums.index_vector_dim + 1 == indices.rank() && scatter_dims <= 1 &&
-         !Contains(dnums.update_window_dims, 0) &&
+         !absl::c_linear_search(dnums.update_window_dims, 0) &&
          std::is_sorted(dnums.update_window_dims.begin(), dnums.update_window_dims.end()) &&
          dnums.inserted_window_dims.empty();
 }
@@ -79,7 +76,7 @@ absl::StatusOr<Instruction*> FlattenUpdate(Instruction* update,
   const int64_t rank = update->shape().rank();
   std::vector<int64_t> permutation;
   for (int64_t i = 0; i < rank; ++i) {
-    if (!Contains(dnums.update_window_dims, i)) permutation.push_back(i);
+    if (!absl::c_linear_search(dnums.update_window_dims, i)) permutation.push_back(i);
   }
   const int64_t scatter_dims = static_cast<int64_t>(permutation.size());
   permutation.insert(permutation.end(), dnums.update_window_dims.begin(),
