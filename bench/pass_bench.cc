@@ -35,6 +35,22 @@ struct PassBenchInput {
   int64_t instructions = 0;
 };
 
+// The HLO files under `dir` of the source tree, its subfolders included, sorted; XLA's
+// *.optimized.* outputs are left out.
+std::vector<std::string> HloFilesUnder(const std::string& dir) {
+  std::vector<std::string> paths;
+  std::error_code error;
+  for (const auto& entry :
+       std::filesystem::recursive_directory_iterator(HLOGYM_SOURCE_DIR + dir, error)) {
+    const std::string path = entry.path().string();
+    const bool hlo =
+        path.ends_with(".hlo") || path.ends_with(".hlo.zst") || path.ends_with(".hlo.gz");
+    if (hlo && path.find(".optimized.") == std::string::npos) paths.push_back(path);
+  }
+  std::sort(paths.begin(), paths.end());  // the directory's order is the file system's
+  return paths;
+}
+
 const PassBenchInput& LargestGpt2() {
   static PassBenchInput* input = [] {
     auto* in = new PassBenchInput;
@@ -42,12 +58,7 @@ const PassBenchInput& LargestGpt2() {
     if (const char* env = std::getenv("HLOGYM_PASS_BENCH_FILE")) {
       candidates.push_back(env);
     } else {
-      std::error_code error;
-      for (const auto& entry : std::filesystem::directory_iterator(
-               HLOGYM_SOURCE_DIR "/datasets/corpus/gpt2", error)) {
-        std::string path = entry.path().string();
-        if (path.ends_with(".hlo.zst") || path.ends_with(".hlo")) candidates.push_back(path);
-      }
+      candidates = HloFilesUnder("/datasets/corpus/gpt2");
     }
     for (const std::string& path : candidates) {
       auto module = LoadModule(path);
@@ -118,18 +129,8 @@ void BM_Pass(benchmark::State& state, std::string pass_name) {
 const std::vector<PassBenchInput>& AllModules() {
   static auto* modules = [] {
     auto* all = new std::vector<PassBenchInput>;
-    std::vector<std::string> paths;
-    for (const char* dir : {"/datasets/corpus", "/datasets/smoke"}) {
-      std::error_code error;
-      for (const auto& entry : std::filesystem::recursive_directory_iterator(
-               std::string(HLOGYM_SOURCE_DIR) + dir, error)) {
-        const std::string path = entry.path().string();
-        const bool hlo = path.ends_with(".hlo") || path.ends_with(".hlo.zst") ||
-                         path.ends_with(".hlo.gz");
-        if (hlo && path.find(".optimized.") == std::string::npos) paths.push_back(path);
-      }
-    }
-    std::sort(paths.begin(), paths.end());  // the directory's order is the file system's
+    std::vector<std::string> paths = HloFilesUnder("/datasets/corpus");
+    for (const std::string& path : HloFilesUnder("/datasets/smoke")) paths.push_back(path);
     for (const std::string& path : paths) {
       auto module = LoadModule(path);
       if (!module.ok()) continue;
@@ -145,7 +146,7 @@ const std::vector<PassBenchInput>& AllModules() {
 }
 
 // A pass's two inputs: the largest module it changes, and its output after the pass ran on it
-// until nothing changed (null when no module gives it work, or it still changed after 8 runs).
+// until nothing changed (null when no module gives it work, or it still changed after 9 runs).
 struct WorkAndNoWork {
   std::string path;
   const Module* with_work = nullptr;
