@@ -90,25 +90,6 @@ absl::StatusOr<Instruction*> TransformStartIndices(Instruction* indices,
   return indices;
 }
 
-std::pair<std::vector<int64_t>, std::vector<int64_t>> OperandStartIndexPermutations(
-    std::span<const int64_t> dim_map, int64_t operand_rank) {
-  std::vector<int64_t> perm(dim_map.begin(), dim_map.end());
-  for (int64_t i = 0; i < operand_rank; ++i) {
-    if (std::find(dim_map.begin(), dim_map.end(), i) == dim_map.end()) perm.push_back(i);
-  }
-  std::vector<int64_t> inverse(perm.size());
-  for (size_t i = 0; i < perm.size(); ++i) inverse[perm[i]] = static_cast<int64_t>(i);
-  return {perm, inverse};
-}
-
-std::vector<int64_t> Permute(std::span<const int64_t> values,
-                             std::span<const int64_t> permutation) {
-  std::vector<int64_t> result;
-  result.reserve(permutation.size());
-  for (int64_t p : permutation) result.push_back(values[p]);
-  return result;
-}
-
 absl::StatusOr<Instruction*> CanonicalIndices(Instruction* indices, int64_t index_vector_dim,
                                               bool always_reshape) {
   const int64_t rank = indices->shape().rank();

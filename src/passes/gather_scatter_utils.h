@@ -6,7 +6,6 @@
 
 #include <cstdint>
 #include <span>
-#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -34,13 +33,6 @@ absl::StatusOr<Instruction*> ExpandFirstDimIntoNDims(Instruction* operand,
 // last (XLA's TransformStartIndices).
 absl::StatusOr<Instruction*> TransformStartIndices(Instruction* indices,
                                                    int64_t index_vector_dim);
-// The operand permutation putting `dim_map` dims first (others after, in
-// order), and its inverse.
-std::pair<std::vector<int64_t>, std::vector<int64_t>> OperandStartIndexPermutations(
-    std::span<const int64_t> dim_map, int64_t operand_rank);
-// result[i] = values[permutation[i]].
-std::vector<int64_t> Permute(std::span<const int64_t> values,
-                             std::span<const int64_t> permutation);
 
 // start_indices as [N] (scalar indices, index_vector_dim == rank) or [N, K]:
 // the index vector moved last by a transpose (none for the identity), then

@@ -13,18 +13,15 @@ namespace {
 
 using namespace gather_scatter;  // NOLINT
 
-bool IsIota(const std::vector<int64_t>& dims, int64_t start) {
-  for (size_t i = 0; i < dims.size(); ++i) {
-    if (dims[i] != start + static_cast<int64_t>(i)) return false;
-  }
-  return true;
-}
-
+// The canonical form: two-dimensional indices with the index vector last, no
+// collapsed slice dimensions, and the offset dimensions right after the batch
+// dimension. The start index map may be anything: the operand is not
+// transposed (XLA stopped doing that; its gathers keep start_index_map).
 bool IsSimplifiedGather(const Instruction* gather) {
   const GatherDimensionNumbers& dnums = *gather->attrs().gather_dimension_numbers;
   return gather->operand(1)->shape().rank() == 2 && dnums.index_vector_dim == 1 &&
-         IsIota(dnums.start_index_map, 0) && dnums.collapsed_slice_dims.empty() &&
-         !dnums.offset_dims.empty() && dnums.offset_dims.front() == 1 &&
+         dnums.collapsed_slice_dims.empty() && !dnums.offset_dims.empty() &&
+         dnums.offset_dims.front() == 1 &&
          dnums.offset_dims.back() == static_cast<int64_t>(dnums.offset_dims.size());
 }
 
@@ -35,7 +32,6 @@ bool Matches(const Instruction* hlo) {
   if (!dnums.operand_batching_dims.empty() || !dnums.start_indices_batching_dims.empty()) {
     return false;
   }
-  if (hlo->operand(0)->shape().rank() == 0) return false;
   return !IsSimplifiedGather(hlo);
 }
 
@@ -51,37 +47,26 @@ absl::StatusOr<Instruction*> Expand(Instruction* gather) {
   const GatherDimensionNumbers dnums = *gather->attrs().gather_dimension_numbers;
   const int64_t operand_rank =
       static_cast<int64_t>(dnums.collapsed_slice_dims.size() + dnums.offset_dims.size());
-  auto [perm, inverse] = OperandStartIndexPermutations(dnums.start_index_map, operand_rank);
+  // Every index selects the one element of a scalar operand.
+  if (operand_rank == 0) return MakeBroadcast(gather->operand(0), gather->shape().dimensions(), {});
 
-  auto operand = MaybeTranspose(gather->operand(0), perm);
-  if (!operand.ok()) return operand;
   auto indices = TransformStartIndices(gather->operand(1), dnums.index_vector_dim);
   if (!indices.ok()) return indices;
-
-  std::vector<int64_t> slice_sizes = Permute(slice_sizes_in, perm);
   std::vector<int64_t> output_dims = {(*indices)->shape().dimensions(0)};
-  output_dims.insert(output_dims.end(), slice_sizes.begin(), slice_sizes.end());
+  output_dims.insert(output_dims.end(), slice_sizes_in.begin(), slice_sizes_in.end());
   auto canonical = std::make_unique<Instruction>(
-      Opcode::kGather, Shape((*operand)->shape().element_type(), output_dims));
-  canonical->AppendOperand(*operand);
+      Opcode::kGather, Shape(gather->operand(0)->shape().element_type(), output_dims));
+  canonical->AppendOperand(gather->operand(0));
   canonical->AppendOperand(*indices);
   GatherDimensionNumbers new_dnums;
   for (int64_t i = 1; i <= operand_rank; ++i) new_dnums.offset_dims.push_back(i);
-  for (int64_t i = 0; i < static_cast<int64_t>(dnums.start_index_map.size()); ++i) {
-    new_dnums.start_index_map.push_back(i);
-  }
+  new_dnums.start_index_map = dnums.start_index_map;
   new_dnums.index_vector_dim = 1;
   canonical->mutable_attrs().gather_dimension_numbers = new_dnums;
-  canonical->mutable_attrs().gather_slice_sizes = slice_sizes;
+  canonical->mutable_attrs().gather_slice_sizes = slice_sizes_in;
   canonical->mutable_attrs().indices_are_sorted = gather->attrs().indices_are_sorted;
   Instruction* result = AddWithLayoutOf(computation, std::move(canonical), gather);
-
-  // Undo the operand transpose on the slice dimensions.
-  std::vector<int64_t> output_permutation = {0};
-  for (int64_t d : inverse) output_permutation.push_back(d + 1);
-  auto made = MaybeTranspose(result, output_permutation);
-  if (!made.ok()) return made;
-  result = *made;
+  absl::StatusOr<Instruction*> made;
 
   if (!dnums.collapsed_slice_dims.empty()) {
     std::vector<int64_t> collapsed;

@@ -17,7 +17,9 @@ ENTRY main {
 CHECK: ROOT {{.*}} = f32[3,4] reshape()");
 }
 
-TEST(GatherSimplifierTest, TransposesOperandForStartIndexMapAndFixesIndices) {
+TEST(GatherSimplifierTest, KeepsStartIndexMapAndOperandAsTheyAre) {
+  // A gather along dimension 1 (TF's GatherV2 with axis=1): the canonical
+  // gather reads the operand untransposed, as XLA's does.
   PassRun run = RunPass("gather_simplifier", R"(HloModule m
 ENTRY main {
   p = f32[5,4] parameter(0)
@@ -26,12 +28,24 @@ ENTRY main {
 }
 )");
   EXPECT_TRUE(run.changed);
-  EXPECT_CHECKS(run.after, R"(CHECK: f32[4,5] transpose(f32[5,4] %p), dimensions={1,0}
+  EXPECT_CHECKS(run.after, R"(CHECK-NOT: transpose(f32[5,4] %p)
 CHECK: s32[3,1] reshape(s32[3] %i)
-CHECK: f32[3,1,5] gather({{.*}}), offset_dims={1,2}, collapsed_slice_dims={}, start_index_map={0}, index_vector_dim=1, slice_sizes={1,5}
-CHECK: f32[3,5,1] transpose({{.*}}), dimensions={0,2,1}
+CHECK: f32[3,5,1] gather(f32[5,4] %p, {{.*}}), offset_dims={1,2}, collapsed_slice_dims={}, start_index_map={1}, index_vector_dim=1, slice_sizes={5,1}
 CHECK: f32[3,5] reshape(
 CHECK: ROOT {{.*}} = f32[5,3] transpose({{.*}}), dimensions={1,0})");
+}
+
+TEST(GatherSimplifierTest, GatherFromScalarBecomesBroadcast) {
+  PassRun run = RunPass("gather_simplifier", R"(HloModule m
+ENTRY main {
+  p = f32[] parameter(0)
+  i = s32[3,0] parameter(1)
+  ROOT g = f32[3] gather(p, i), offset_dims={}, collapsed_slice_dims={}, start_index_map={}, index_vector_dim=1, slice_sizes={}
+}
+)");
+  EXPECT_TRUE(run.changed);
+  EXPECT_CHECKS(run.after, R"(CHECK: ROOT {{.*}} = f32[3] broadcast(f32[] %p), dimensions={}
+CHECK-NOT: gather()");
 }
 
 TEST(GatherSimplifierTest, ZeroSliceSizeBecomesBroadcastOfZero) {
