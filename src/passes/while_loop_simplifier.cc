@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "hlo/query.h"
 #include "passes/builders.h"
@@ -368,6 +369,319 @@ absl::StatusOr<bool> TryRemoveDeadElements(Module& module, Instruction* while_op
   return true;
 }
 
+// The leaves of a nested tuple shape, depth first, as index paths.
+void CollectLeafPaths(const Shape& shape, std::vector<int64_t>& prefix,
+                      std::vector<std::vector<int64_t>>& paths) {
+  if (!shape.IsTuple()) {
+    paths.push_back(prefix);
+    return;
+  }
+  for (int64_t i = 0; i < shape.tuple_shapes_size(); ++i) {
+    prefix.push_back(i);
+    CollectLeafPaths(shape.tuple_shapes(i), prefix, paths);
+    prefix.pop_back();
+  }
+}
+
+// get-tuple-elements down `path` of `value`.
+absl::StatusOr<Instruction*> ExtractPath(Instruction* value, const std::vector<int64_t>& path) {
+  for (int64_t index : path) {
+    auto gte = MakeGetTupleElement(value, index);
+    if (!gte.ok()) return gte.status();
+    value = *gte;
+  }
+  return value;
+}
+
+// A value of nested `shape` rebuilt from its leaves (read from `leaves`
+// starting at `next`): one tuple per level.
+Instruction* BuildNested(Computation* computation, const Shape& shape,
+                         const std::vector<Instruction*>& leaves, size_t& next) {
+  if (!shape.IsTuple()) return leaves[next++];
+  std::vector<Instruction*> elements;
+  for (int64_t i = 0; i < shape.tuple_shapes_size(); ++i) {
+    elements.push_back(BuildNested(computation, shape.tuple_shapes(i), leaves, next));
+  }
+  Instruction* tuple = MakeTuple(computation, elements);
+  tuple->set_shape(shape);
+  return tuple;
+}
+
+// Body and condition called by this loop alone, and both distinct: XLA leaves
+// other loops alone.
+bool OwnsComputations(const Module& module, const Instruction* while_op) {
+  return Body(while_op) != Condition(while_op) && CountCallers(module, Body(while_op)) == 1 &&
+         CountCallers(module, Condition(while_op)) == 1;
+}
+
+// TryFlattenNestedTuples: a loop state with tuples inside becomes the flat
+// tuple of its leaves. The body and condition read the flat parameter through
+// a rebuilt nested value, the body root is taken apart leaf by leaf, and the
+// loop's users read a rebuilt nested result; tuple-simplifier then folds the
+// get-tuple-element(tuple) pairs, which unlocks the element-wise rewrites.
+absl::StatusOr<bool> TryFlattenNestedTuples(Module& module, Instruction* while_op) {
+  const Shape shape = while_op->shape();
+  if (!shape.IsTuple() || while_op->HasControlEdges() || !OwnsComputations(module, while_op) ||
+      while_op->operand(0)->opcode() != Opcode::kTuple ||
+      Body(while_op)->root_instruction()->opcode() != Opcode::kTuple) {
+    return false;
+  }
+  bool nested = false;
+  for (const Shape& element : shape.tuple_shapes()) nested |= element.IsTuple();
+  if (!nested) return false;
+  std::vector<std::vector<int64_t>> paths;
+  std::vector<int64_t> prefix;
+  CollectLeafPaths(shape, prefix, paths);
+  std::vector<Shape> leaf_shapes;
+  for (const auto& path : paths) leaf_shapes.push_back(shape.Subshape(path));
+  Shape flat = Shape::Tuple(leaf_shapes);
+  if (shape.has_layout()) flat.set_layout(*shape.layout());
+
+  for (Computation* computation : {Condition(while_op), Body(while_op)}) {
+    Instruction* param = computation->parameter_instruction(0);
+    std::vector<Instruction*> users(param->users().begin(), param->users().end());
+    param->set_shape(flat);
+    std::vector<Instruction*> leaves;
+    for (int64_t k = 0; k < static_cast<int64_t>(paths.size()); ++k) {
+      auto gte = MakeGetTupleElement(param, k);
+      if (!gte.ok()) return gte.status();
+      leaves.push_back(*gte);
+    }
+    size_t next = 0;
+    Instruction* rebuilt = BuildNested(computation, shape, leaves, next);
+    for (Instruction* user : users) {
+      for (int64_t i = 0; i < user->operand_count(); ++i) {
+        if (user->operand(i) == param) user->ReplaceOperandWith(i, rebuilt);
+      }
+    }
+    if (computation->root_instruction() == param) computation->set_root_instruction(rebuilt);
+  }
+  Computation* body = Body(while_op);
+  Instruction* old_root = body->root_instruction();
+  std::vector<Instruction*> root_leaves;
+  for (const auto& path : paths) {
+    auto leaf = ExtractPath(old_root, path);
+    if (!leaf.ok()) return leaf.status();
+    root_leaves.push_back(*leaf);
+  }
+  Instruction* new_root = MakeTuple(body, root_leaves);
+  new_root->set_shape(flat);
+  body->set_root_instruction(new_root);
+
+  Computation* parent = while_op->parent();
+  std::vector<Instruction*> init_leaves;
+  for (const auto& path : paths) {
+    auto leaf = ExtractPath(while_op->operand(0), path);
+    if (!leaf.ok()) return leaf.status();
+    init_leaves.push_back(*leaf);
+  }
+  Instruction* new_init = MakeTuple(parent, init_leaves);
+  new_init->set_shape(flat);
+  auto replacement =
+      while_op->CloneWithNewOperands({new_init}, module.UniqueName(while_op->name()));
+  replacement->set_shape(flat);
+  Instruction* new_while = parent->AddInstruction(std::move(replacement));
+  std::vector<Instruction*> result_leaves;
+  for (int64_t k = 0; k < static_cast<int64_t>(paths.size()); ++k) {
+    auto gte = MakeGetTupleElement(new_while, k);
+    if (!gte.ok()) return gte.status();
+    result_leaves.push_back(*gte);
+  }
+  size_t next = 0;
+  Instruction* result = BuildNested(parent, shape, result_leaves, next);
+  absl::Status status = parent->ReplaceInstruction(while_op, result);
+  if (!status.ok()) return status;
+  return true;
+}
+
+// TryRemoveRepeatedWhileTupleIndices for elements the body passes through:
+// those with the same init instruction hold the same value in every
+// iteration, so the body and condition read the lowest-indexed one of them
+// and the loop's users read the init value; the others are then dead and
+// dead-element removal takes them out. (XLA's second kind, elements updated
+// by identical dynamic-update-slices, is not done.)
+absl::StatusOr<bool> TryRemoveRepeatedElements(Module& module, Instruction* while_op) {
+  Computation* body = Body(while_op);
+  Computation* condition = Condition(while_op);
+  Instruction* init = while_op->operand(0);
+  Instruction* root = body->root_instruction();
+  if (!while_op->shape().IsTuple() || init->opcode() != Opcode::kTuple ||
+      root->opcode() != Opcode::kTuple || !OwnsComputations(module, while_op) ||
+      while_op->HasControlEdges() || LoopHasSideEffect(while_op)) {
+    return false;
+  }
+  for (const Computation* computation : {body, condition}) {
+    for (const Instruction* user : computation->parameter_instruction(0)->users()) {
+      if (user->opcode() != Opcode::kGetTupleElement) return false;
+    }
+  }
+  const Instruction* param = body->parameter_instruction(0);
+  absl::flat_hash_map<const Instruction*, int64_t> first_with_init;
+  std::vector<std::pair<int64_t, int64_t>> repeated;  // (index, its survivor)
+  for (int64_t i = 0; i < root->operand_count(); ++i) {
+    const Instruction* update = root->operand(i);
+    if (update->opcode() != Opcode::kGetTupleElement || update->operand(0) != param ||
+        update->attrs().tuple_index != i) {
+      continue;
+    }
+    auto [it, inserted] = first_with_init.emplace(init->operand(i), i);
+    if (!inserted) repeated.emplace_back(i, it->second);
+  }
+  if (repeated.empty()) return false;
+  bool changed = false;
+  for (Computation* computation : {body, condition}) {
+    Instruction* p = computation->parameter_instruction(0);
+    absl::flat_hash_map<int64_t, Instruction*> survivor_reads;
+    for (const auto& [index, survivor] : repeated) {
+      std::vector<Instruction*> reads;
+      for (Instruction* user : p->users()) {
+        if (user->attrs().tuple_index == index && user->user_count() > 0) reads.push_back(user);
+      }
+      for (Instruction* read : reads) {
+        Instruction*& survivor_read = survivor_reads[survivor];
+        if (survivor_read == nullptr) {
+          auto gte = MakeGetTupleElement(p, survivor);
+          if (!gte.ok()) return gte.status();
+          survivor_read = *gte;
+        }
+        // The root's own pass-through stays: that is the element going dead.
+        std::vector<Instruction*> users(read->users().begin(), read->users().end());
+        for (Instruction* user : users) {
+          for (int64_t k = 0; k < user->operand_count(); ++k) {
+            if (user->operand(k) != read || (user == root && k == index)) continue;
+            user->ReplaceOperandWith(k, survivor_read);
+            changed = true;
+          }
+        }
+      }
+    }
+  }
+  std::vector<Instruction*> outside;
+  for (Instruction* user : while_op->users()) outside.push_back(user);
+  for (Instruction* user : outside) {
+    if (user->opcode() != Opcode::kGetTupleElement || user->HasControlEdges()) continue;
+    for (const auto& [index, survivor] : repeated) {
+      if (user->attrs().tuple_index != index) continue;
+      absl::Status status = user->ReplaceAllUsesWith(init->operand(index));
+      if (status.ok() && !user->IsRoot()) status = user->parent()->RemoveInstruction(user);
+      if (!status.ok()) return status;
+      changed = true;
+    }
+  }
+  return changed;
+}
+
+// The constant step when `update` is add(get-tuple-element(param, index),
+// scalar constant) in either order, of element type `type`; else nullptr.
+Instruction* InductionStep(const Instruction* update, const Instruction* param, int64_t index,
+                           PrimitiveType type) {
+  if (update->opcode() != Opcode::kAdd || update->shape().element_type() != type ||
+      !update->shape().IsScalar()) {
+    return nullptr;
+  }
+  for (int64_t side = 0; side < 2; ++side) {
+    const Instruction* gte = update->operand(side);
+    Instruction* step = update->operand(1 - side);
+    if (gte->opcode() == Opcode::kGetTupleElement && gte->operand(0) == param &&
+        gte->attrs().tuple_index == index && step->opcode() == Opcode::kConstant &&
+        step->shape().IsScalar()) {
+      return step;
+    }
+  }
+  return nullptr;
+}
+
+// TryMergeInductionVariables for one integer type: when the loop has a trip
+// counter (init constant 0, +1 per iteration; the first such element) and
+// other elements that add a constant step each iteration, those elements
+// stop changing and are read as init + counter * step instead. Constant
+// propagation, dead-element removal and algsimp then fold them into the
+// counter. XLA also adds a counter to loops without one when two or more
+// elements qualify; hlogym leaves such loops as they are.
+absl::StatusOr<bool> TryMergeInductionVariables(Module& module, Instruction* while_op,
+                                                PrimitiveType type) {
+  Computation* body = Body(while_op);
+  Computation* condition = Condition(while_op);
+  Instruction* init = while_op->operand(0);
+  Instruction* root = body->root_instruction();
+  if (!while_op->shape().IsTuple() || init->opcode() != Opcode::kTuple ||
+      root->opcode() != Opcode::kTuple || !OwnsComputations(module, while_op) ||
+      while_op->IsRoot()) {
+    return false;
+  }
+  // Every read of the state must be an element read, to be rewritten.
+  for (const Instruction* state :
+       {while_op, body->parameter_instruction(0), condition->parameter_instruction(0)}) {
+    for (const Instruction* user : state->users()) {
+      if (user->opcode() != Opcode::kGetTupleElement) return false;
+    }
+  }
+  const Instruction* param = body->parameter_instruction(0);
+  std::optional<int64_t> counter;
+  std::vector<std::pair<int64_t, Instruction*>> variables;  // (index, step)
+  for (int64_t i = 0; i < root->operand_count(); ++i) {
+    Instruction* step = InductionStep(root->operand(i), param, i, type);
+    if (step == nullptr) continue;
+    const Instruction* start = init->operand(i);
+    if (!counter && step->literal().IsAll(1) && start->opcode() == Opcode::kConstant &&
+        start->literal().IsAll(0)) {
+      counter = i;
+    } else {
+      variables.emplace_back(i, step);
+    }
+  }
+  if (!counter || variables.empty()) return false;
+
+  // In `computation`, every read of each variable becomes
+  // variable + counter * step, with the variable's element left unchanged.
+  auto rewrite_reads = [&](Computation* computation, Instruction* tuple,
+                           bool is_parent) -> absl::Status {
+    for (const auto& [index, step] : variables) {
+      std::vector<Instruction*> reads;
+      for (Instruction* user : tuple->users()) {
+        if (user->opcode() == Opcode::kGetTupleElement && user->attrs().tuple_index == index) {
+          reads.push_back(user);
+        }
+      }
+      if (reads.empty()) continue;
+      auto value = MakeGetTupleElement(tuple, index);
+      if (!value.ok()) return value.status();
+      auto trips = MakeGetTupleElement(tuple, *counter);
+      if (!trips.ok()) return trips.status();
+      Instruction* local_step = computation->AddInstruction(
+          step->CloneWithNewOperands({}, module.UniqueName(step->name())));
+      auto scaled = MakeBinary(Opcode::kMultiply, *trips, local_step);
+      if (!scaled.ok()) return scaled.status();
+      auto current = MakeBinary(Opcode::kAdd, *value, *scaled);
+      if (!current.ok()) return current.status();
+      for (Instruction* read : reads) {
+        absl::Status status = read->ReplaceAllUsesWith(*current);
+        if (status.ok() && is_parent && read->user_count() == 0 && !read->HasControlEdges()) {
+          status = computation->RemoveInstruction(read);
+        }
+        if (!status.ok()) return status;
+      }
+      if (!is_parent) {
+        // The body passes the variable's element through unchanged.
+        if (computation == body) root->ReplaceOperandWith(index, *value);
+      }
+    }
+    return absl::OkStatus();
+  };
+  for (Computation* computation : {condition, body}) {
+    absl::Status status =
+        rewrite_reads(computation, computation->parameter_instruction(0), /*is_parent=*/false);
+    if (!status.ok()) return status;
+  }
+  absl::Status status = rewrite_reads(while_op->parent(), while_op, /*is_parent=*/true);
+  if (!status.ok()) return status;
+  for (Computation* computation : {condition, body}) {
+    status = RemoveUnreachable(*computation);
+    if (!status.ok()) return status;
+  }
+  return true;
+}
+
 }  // namespace
 
 absl::StatusOr<bool> WhileLoopSimplifier::Run(Module& module) {
@@ -385,6 +699,19 @@ absl::StatusOr<bool> WhileLoopSimplifier::Run(Module& module) {
   if (while_ops.empty()) return false;
   bool changed = false;
   for (Instruction* while_op : while_ops) {
+    // As in XLA, a loop these change waits for the next run for the rest.
+    auto deduplicated = TryRemoveRepeatedElements(module, while_op);
+    if (!deduplicated.ok()) return deduplicated.status();
+    if (*deduplicated) {
+      changed = true;
+      continue;
+    }
+    auto flattened = TryFlattenNestedTuples(module, while_op);
+    if (!flattened.ok()) return flattened.status();
+    if (*flattened) {
+      changed = true;
+      continue;
+    }
     auto propagated = PropagateConstantElements(module, while_op);
     if (!propagated.ok()) return propagated.status();
     changed |= *propagated;
@@ -396,7 +723,16 @@ absl::StatusOr<bool> WhileLoopSimplifier::Run(Module& module) {
     }
     auto narrowed = TryRemoveDeadElements(module, while_op);
     if (!narrowed.ok()) return narrowed.status();
-    changed |= *narrowed;
+    if (*narrowed) {
+      changed = true;
+      continue;
+    }
+    for (PrimitiveType type : {PrimitiveType::kS8, PrimitiveType::kU8, PrimitiveType::kS32,
+                               PrimitiveType::kU32, PrimitiveType::kS64, PrimitiveType::kU64}) {
+      auto merged = TryMergeInductionVariables(module, while_op, type);
+      if (!merged.ok()) return merged.status();
+      changed |= *merged;
+    }
   }
   return changed;
 }

@@ -1,7 +1,18 @@
 // simplify-while-loops: XLA's WhileLoopSimplifier with the options the CPU
 // pipeline uses (simplify_compare_instrs off).
 //
-// Implements, for every while loop (in module order):
+// Implements, for every while loop (in module order), in this order; as in
+// XLA, a loop that the first two, dead-element removal or loop removal
+// changed waits for the next run (the pipeline's fixed point) for the rest:
+//  - repeated elements (TryRemoveRepeatedWhileTupleIndices, first kind):
+//    elements the body passes through unchanged whose init is the same
+//    instruction hold the same value; the body and condition read the
+//    lowest-indexed one, the loop's users the init value, and the others go
+//    dead (TensorFlow's gradient loops carry a dozen copies of a size);
+//  - nested loop state (TryFlattenNestedTuples): a state with tuples inside
+//    (TensorFlow's TensorLists are (array, size) pairs) becomes the flat
+//    tuple of its leaves, read back in the body, condition and users through
+//    rebuilt nested tuples that tuple-simplifier folds;
 //  - constant elements: a tuple element the body passes through unchanged
 //    whose initial value (an operand of the init tuple) is a scalar constant
 //    is replaced by a copy of that constant in the body (at every
@@ -29,11 +40,17 @@
 //    condition that no longer reach the root go with them. As in XLA, the
 //    old loop's users then read a full-width tuple of the new loop's
 //    elements and, for the dead ones, the old init value's; the pipeline's
-//    tuple-simplifier and dce remove it.
-// Leaves out: flattening nested loop-state tuples, merging induction
-// variables, removing repeated tuple indices, the trivial-compare
-// simplification (off on CPU), and loops whose body root is not a tuple or
-// whose parameter is used other than by get-tuple-element.
+//    tuple-simplifier and dce remove it;
+//  - induction variables (TryMergeInductionVariables, for s8, u8, s32, u32,
+//    s64 and u64): with a trip counter (init constant 0, +1 per iteration),
+//    every other element that adds a constant step per iteration stops
+//    changing and is read as its value + counter * step; constant
+//    propagation, dead-element removal and algsimp then fold it away.
+// Leaves out: repeated elements updated by identical dynamic-update-slices,
+// adding a trip counter to a loop that has none (XLA does, when two other
+// elements step), the trivial-compare simplification (off on CPU), and loops
+// whose body root is not a tuple or whose parameter is used other than by
+// get-tuple-element (for the element-wise rewrites).
 #ifndef HLOGYM_PASSES_WHILE_LOOP_SIMPLIFIER_H_
 #define HLOGYM_PASSES_WHILE_LOOP_SIMPLIFIER_H_
 

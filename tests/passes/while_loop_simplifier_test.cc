@@ -282,6 +282,130 @@ TEST(WhileLoopSimplifierTest, NoChangeForArrayConstantElement) {
   EXPECT_FALSE(run.changed);
 }
 
+// TensorFlow's loop state: counters, a TensorList as an (array, size) tuple
+// nested in the state, and a value; both counters start at 0 and add 1.
+constexpr char kTensorFlowStyleLoop[] = R"(HloModule m
+body {
+  p = (s32[], s32[], (f32[8,4], s32[]), f32[4]) parameter(0)
+  t = s32[] get-tuple-element(p), index=0
+  one = s32[] constant(1)
+  t1 = s32[] add(t, one)
+  i = s32[] get-tuple-element(p), index=1
+  i1 = s32[] add(i, one)
+  list = (f32[8,4], s32[]) get-tuple-element(p), index=2
+  items = f32[8,4] get-tuple-element(list), index=0
+  size = s32[] get-tuple-element(list), index=1
+  zero = s32[] constant(0)
+  row = f32[1,4] dynamic-slice(items, i, zero), dynamic_slice_sizes={1,4}
+  r = f32[4] reshape(row)
+  v = f32[4] get-tuple-element(p), index=3
+  v1 = f32[4] add(v, r)
+  list1 = (f32[8,4], s32[]) tuple(items, size)
+  ROOT out = (s32[], s32[], (f32[8,4], s32[]), f32[4]) tuple(t1, i1, list1, v1)
+}
+cond {
+  p = (s32[], s32[], (f32[8,4], s32[]), f32[4]) parameter(0)
+  t = s32[] get-tuple-element(p), index=0
+  i = s32[] get-tuple-element(p), index=1
+  n = s32[] constant(8)
+  a = pred[] compare(t, n), direction=LT
+  b = pred[] compare(i, n), direction=LT
+  ROOT both = pred[] and(a, b)
+}
+ENTRY main {
+  x = f32[8,4] parameter(0)
+  zero = s32[] constant(0)
+  one = s32[] constant(1)
+  list = (f32[8,4], s32[]) tuple(x, one)
+  fzero = f32[] constant(0)
+  v = f32[4] broadcast(fzero), dimensions={}
+  init = (s32[], s32[], (f32[8,4], s32[]), f32[4]) tuple(zero, zero, list, v)
+  w = (s32[], s32[], (f32[8,4], s32[]), f32[4]) while(init), condition=cond, body=body
+  ROOT r = f32[4] get-tuple-element(w), index=3
+}
+)";
+
+TEST(WhileLoopSimplifierTest, FlattensNestedLoopState) {
+  PassRun run = RunPass("simplify-while-loops", kTensorFlowStyleLoop);
+  EXPECT_TRUE(run.changed);
+  // One rewrite per loop and run, as in XLA: the flat loop, nothing else yet.
+  EXPECT_CHECKS(run.after, R"(
+CHECK: body
+CHECK: %p = (s32[], s32[], f32[8,4], s32[], f32[4]) parameter(0)
+CHECK: ROOT {{.*}} = (s32[], s32[], f32[8,4], s32[], f32[4]) tuple(
+CHECK: ENTRY
+CHECK: (s32[], s32[], f32[8,4], s32[], f32[4]) while(
+)");
+  ExpectSameSemantics(run);
+}
+
+TEST(WhileLoopSimplifierTest, MergesACounterIntoTheTripCounter) {
+  PassRun run = RunPass("simplify-while-loops", R"(HloModule m
+body {
+  p = (s32[], s32[], f32[8,4], f32[4]) parameter(0)
+  t = s32[] get-tuple-element(p), index=0
+  one = s32[] constant(1)
+  t1 = s32[] add(t, one)
+  i = s32[] get-tuple-element(p), index=1
+  i1 = s32[] add(one, i)
+  items = f32[8,4] get-tuple-element(p), index=2
+  zero = s32[] constant(0)
+  row = f32[1,4] dynamic-slice(items, i, zero), dynamic_slice_sizes={1,4}
+  r = f32[4] reshape(row)
+  v = f32[4] get-tuple-element(p), index=3
+  v1 = f32[4] add(v, r)
+  ROOT out = (s32[], s32[], f32[8,4], f32[4]) tuple(t1, i1, items, v1)
+}
+cond {
+  p = (s32[], s32[], f32[8,4], f32[4]) parameter(0)
+  t = s32[] get-tuple-element(p), index=0
+  i = s32[] get-tuple-element(p), index=1
+  n = s32[] constant(8)
+  a = pred[] compare(t, n), direction=LT
+  b = pred[] compare(i, n), direction=LT
+  ROOT both = pred[] and(a, b)
+}
+ENTRY main {
+  x = f32[8,4] parameter(0)
+  zero = s32[] constant(0)
+  fzero = f32[] constant(0)
+  v = f32[4] broadcast(fzero), dimensions={}
+  init = (s32[], s32[], f32[8,4], f32[4]) tuple(zero, zero, x, v)
+  w = (s32[], s32[], f32[8,4], f32[4]) while(init), condition=cond, body=body
+  last = s32[] get-tuple-element(w), index=1
+  sum = f32[4] get-tuple-element(w), index=3
+  ROOT r = (s32[], f32[4]) tuple(last, sum)
+}
+)");
+  EXPECT_TRUE(run.changed);
+  // Element 1 stops changing (the body passes it through) and is read as
+  // i + t * 1 in the body, the condition and after the loop.
+  EXPECT_CHECKS(run.after, R"(
+CHECK: body
+CHECK: multiply(s32[]
+CHECK: ROOT {{.*}} = (s32[], s32[], f32[8,4], f32[4]) tuple(s32[] %t1, s32[] %get-tuple-element
+CHECK: cond
+CHECK: multiply(s32[]
+CHECK: ENTRY
+CHECK: multiply(s32[]
+)");
+  ExpectSameSemantics(run);
+}
+
+TEST(WhileLoopSimplifierTest, DefaultPipelineLeavesTheStateXlaLeaves) {
+  // Flattening, then the list's constant size and the second counter go:
+  // the trip counter, the list's array and the value are left, as XLA
+  // leaves them.
+  auto pipeline = PassRegistry::WithPipelines().Create("xla-cpu-default");
+  ASSERT_TRUE(pipeline.ok()) << pipeline.status();
+  PassRun run = RunPass(**pipeline, kTensorFlowStyleLoop);
+  EXPECT_CHECKS(run.after, R"(
+CHECK: ENTRY
+CHECK: (s32[], f32[8,4], f32[4]) while(
+)");
+  ExpectSameSemantics(run);
+}
+
 TEST(WhileLoopSimplifierTest, NoChangeWhenEverythingIsLive) {
   PassRun run = RunPass("simplify-while-loops", R"(HloModule m
 body {
