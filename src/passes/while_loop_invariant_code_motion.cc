@@ -132,8 +132,31 @@ absl::StatusOr<bool> TryHoist(Module& module, Instruction* while_op, SideEffectC
     new_shape.mutable_tuple_shapes().push_back(value->shape());
   }
   Instruction* body_param = body->parameter_instruction(0);
-  body_param->set_shape(new_shape);
-  condition->parameter_instruction(0)->set_shape(new_shape);
+  for (Computation* computation : {body, condition}) {
+    Instruction* param = computation->parameter_instruction(0);
+    std::vector<Instruction*> whole_state_users;
+    for (Instruction* user : param->users()) {
+      if (user->opcode() != Opcode::kGetTupleElement) whole_state_users.push_back(user);
+    }
+    param->set_shape(new_shape);
+    if (whole_state_users.empty()) continue;
+    // What reads the whole state (a call of the frontend's own condition,
+    // say) still gets the old, narrower tuple, as in XLA's widening.
+    std::vector<Instruction*> elements;
+    for (int64_t i = 0; i < n; ++i) {
+      auto gte = MakeGetTupleElement(param, i);
+      if (!gte.ok()) return gte.status();
+      elements.push_back(*gte);
+    }
+    Instruction* narrow = MakeTuple(computation, elements);
+    narrow->set_shape(while_op->shape());
+    for (Instruction* user : whole_state_users) {
+      for (int64_t k = 0; k < user->operand_count(); ++k) {
+        if (user->operand(k) == param) user->ReplaceOperandWith(k, narrow);
+      }
+    }
+    if (computation->root_instruction() == param) computation->set_root_instruction(narrow);
+  }
   std::vector<Instruction*> new_gtes;
   for (size_t j = 0; j < targets.size(); ++j) {
     // Like XLA's WhileUtil::MakeInstructionsLiveIn: one read of the new

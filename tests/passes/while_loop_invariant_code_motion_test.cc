@@ -59,6 +59,53 @@ CHECK: while(
   ExpectSameSemantics(run);
 }
 
+TEST(WhileLoopInvariantCodeMotionTest, WholeStateReadersKeepTheNarrowState) {
+  // TensorFlow's loops: the condition calls the frontend's own condition on
+  // the whole state. Widening the state must not change what that call sees.
+  PassRun run = RunPass("while-loop-invariant-code-motion", R"(HloModule m
+body {
+  p = (s32[], f32[4,4], f32[4]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  one = s32[] constant(1)
+  next = s32[] add(i, one)
+  w = f32[4,4] get-tuple-element(p), index=1
+  v = f32[4] get-tuple-element(p), index=2
+  c = f32[] constant(2)
+  b = f32[4,4] broadcast(c), dimensions={}
+  w2 = f32[4,4] multiply(w, b)
+  d = f32[4] dot(w2, v), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  t = f32[4] tanh(d)
+  ROOT r = (s32[], f32[4,4], f32[4]) tuple(next, w, t)
+}
+real_cond {
+  q = (s32[], f32[4,4], f32[4]) parameter(0)
+  i = s32[] get-tuple-element(q), index=0
+  n = s32[] constant(3)
+  ROOT lt = pred[] compare(i, n), direction=LT
+}
+cond {
+  p = (s32[], f32[4,4], f32[4]) parameter(0)
+  ROOT c = pred[] call(p), to_apply=real_cond
+}
+ENTRY main {
+  x = f32[4,4] parameter(0)
+  y = f32[4] parameter(1)
+  zero = s32[] constant(0)
+  init = (s32[], f32[4,4], f32[4]) tuple(zero, x, y)
+  loop = (s32[], f32[4,4], f32[4]) while(init), condition=cond, body=body
+  ROOT g = f32[4] get-tuple-element(loop), index=2
+}
+)");
+  EXPECT_TRUE(run.changed);
+  EXPECT_CHECKS(run.after, R"(
+CHECK: cond
+CHECK: %p = (s32[], f32[4,4], f32[4], f32[4,4]) parameter(0)
+CHECK: (s32[], f32[4,4], f32[4]) tuple(
+CHECK: ROOT {{.*}} call(
+)");
+  ExpectSameSemantics(run);
+}
+
 TEST(WhileLoopInvariantCodeMotionTest, KeepsBroadcastsAndSideEffectsInside) {
   PassRun run = RunPass("while-loop-invariant-code-motion", R"(HloModule m
 body {
