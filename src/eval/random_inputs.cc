@@ -84,8 +84,23 @@ bool PassesValueThrough(Opcode opcode) {
   }
 }
 
-// The smallest index bound among index operands reachable from `start`
-// through elementwise/shape ops and into called computations; 0 if none.
+// The number of classes when `compare` tests a value against an iota (seen
+// through broadcasts, reshapes, converts and copies), as one-hot encodings and
+// TensorFlow's sparse cross-entropy do with a label; 0 otherwise.
+int64_t OneHotBound(const Instruction& compare, int64_t operand_index) {
+  if (compare.opcode() != Opcode::kCompare) return 0;
+  const Instruction* other = compare.operand(1 - operand_index);
+  while (other->opcode() == Opcode::kBroadcast || other->opcode() == Opcode::kReshape ||
+         other->opcode() == Opcode::kConvert || other->opcode() == Opcode::kCopy) {
+    other = other->operand(0);
+  }
+  if (other->opcode() != Opcode::kIota || !other->shape().IsArray()) return 0;
+  return std::max<int64_t>(1, other->shape().dimensions(other->attrs().iota_dimension));
+}
+
+// The smallest index bound among index operands (and iotas a value is
+// compared with) reachable from `start` through elementwise/shape ops and
+// into called computations; 0 if none.
 int64_t FindIndexBound(const Instruction* start) {
   int64_t bound = 0;
   WalkUses(
@@ -96,10 +111,8 @@ int64_t FindIndexBound(const Instruction* start) {
                 user.opcode() == Opcode::kClamp);
       },
       [&](const Instruction& user, int64_t i) {
-        if (IsIndexOperand(user, i)) {
-          const int64_t b = IndexBound(user);
-          bound = bound == 0 ? b : std::min(bound, b);
-        }
+        const int64_t b = IsIndexOperand(user, i) ? IndexBound(user) : OneHotBound(user, i);
+        if (b > 0) bound = bound == 0 ? b : std::min(bound, b);
         return false;
       });
   return bound;

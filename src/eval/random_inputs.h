@@ -21,7 +21,9 @@
 //  - integers are uniform in [int_low, int_high] (default [0, 7], clipped to
 //    the type), except those that reach an index operand (gather and scatter
 //    indices, dynamic-slice and dynamic-update-slice starts), which stay in
-//    [0, smallest dimension of what they index);
+//    [0, smallest dimension of what they index), and those compared with an
+//    iota (a class label made one-hot; TensorFlow's sparse cross-entropy gives
+//    NaN for a label out of range), which stay in [0, the iota's size);
 //  - pred is a fair coin; complex numbers draw both parts as floats;
 //  - each parameter draws from its own stream, keyed by the seed, its
 //    parameter number and element type (tuple elements from sub-streams), so

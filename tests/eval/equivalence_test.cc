@@ -218,6 +218,36 @@ TEST(Equivalence, RandomArgumentsAreDeterministicAndIndexSafe) {
   EXPECT_TRUE(any_different);
 }
 
+TEST(Equivalence, LabelsComparedWithAnIotaStayBelowItsSize) {
+  // TensorFlow's sparse cross-entropy: a label out of [0, classes) makes the
+  // loss, and every gradient after it, NaN. The label reaches the compare
+  // through converts and a broadcast; the unrelated integer keeps [0, 7].
+  auto module = ParseModule(R"(HloModule xent
+ENTRY e {
+  labels = s32[256] parameter(0)
+  other = s32[256] parameter(1)
+  f = f32[256] convert(labels)
+  l = s64[256] convert(f)
+  b = s64[256,3] broadcast(l), dimensions={0}
+  classes = s64[256,3] iota(), iota_dimension=1
+  hot = pred[256,3] compare(b, classes), direction=EQ
+  o = s64[256] convert(other)
+  ob = s64[256,3] broadcast(o), dimensions={0}
+  ROOT out = (pred[256,3], s64[256,3]) tuple(hot, ob)
+}
+)");
+  ASSERT_TRUE(module.ok()) << module.status();
+  auto args = *MakeRandomArguments(**module, 5);
+  int64_t labels_max = 0, other_max = 0;
+  for (int64_t e = 0; e < 256; ++e) {
+    labels_max = std::max(labels_max, args[0].GetAsInt64(e));
+    other_max = std::max(other_max, args[1].GetAsInt64(e));
+    ASSERT_GE(args[0].GetAsInt64(e), 0);
+  }
+  EXPECT_EQ(labels_max, 2);  // every class drawn, none beyond
+  EXPECT_EQ(other_max, 7);
+}
+
 TEST(Equivalence, ParametersUnderRsqrtOrLogAreDrawnPositive) {
   // A batch-norm inference: a variance drawn from [-1, 1] would make every
   // output NaN and the equivalence check vacuous.
