@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Generates the hlogym benchmark corpus under datasets/corpus/ from real JAX model code.
+"""Generates the hlogym benchmark corpus under datasets/corpus/ from real JAX and TensorFlow model code.
 
     .venv/bin/python datasets/corpus/generate.py                  # everything (about 20 min, 2 jobs)
     .venv/bin/python datasets/corpus/generate.py --only NAME...   # selected modules, in place
@@ -8,6 +8,8 @@
 The library families need their libraries, which the project's venv does not carry: make a venv
 with `requirements.txt` and `requirements-libraries.txt` and run generate.py with its python
 (`--only` with their names, then `--refresh` to rewrite the derived manifest fields and this page).
+The TensorFlow families (tf_models.py) likewise, from a venv with `requirements.txt` and
+`requirements-tensorflow.txt`; TensorFlowLowering says how their X is made.
 
 For every configuration in CONFIGS (models in models.py) it writes
   <family>/<name>.hlo.zst              pre-optimization HLO: jax.jit(f).lower(*args).as_text("hlo")
@@ -179,13 +181,39 @@ FAMILY_SPECS = {
         grid=dict(layers=[4, 6], cycle=[2, 3], ch=[8, 16], seq=[32, 64], batch=[2],
                   dtype=["f32", "bf16"], mode=["train", "infer"]),
         arch=["layers", "cycle", "ch", "seq"], fixed=dict(classes=32), valid=lambda c: True),
+    # The second frontend: TensorFlow graphs (tf_models.py, lowered by TF's own tf2xla in a
+    # subprocess; pins in requirements-tensorflow.txt). f16 is Keras's mixed_float16 policy.
+    "tf_mobilenetv2": dict(
+        n=6, library="tensorflow", frontend="tensorflow",
+        grid=dict(res=[32, 48], alpha=[0.35, 0.5, 1.0], batch=[1, 2], dtype=["f32", "bf16", "f16"],
+                  mode=["infer"]),
+        arch=["res", "alpha"], fixed=dict(classes=10), valid=lambda c: True),
+    "tf_bert": dict(
+        n=8, library="tensorflow", frontend="tensorflow",
+        grid=dict(layers=[1, 2], d=[32, 64], heads=[2, 4], seq=[16, 32], batch=[2],
+                  dtype=["f32", "bf16", "f16"], mode=["train", "infer"]),
+        arch=["layers", "d", "heads", "seq"], fixed=dict(vocab=128, classes=2),
+        valid=lambda c: True),
+    "tf_rnn": dict(
+        n=8, library="tensorflow", frontend="tensorflow",
+        grid=dict(cell=["lstm", "gru"], layers=[1, 2], hidden=[16, 32], seq=[8, 16], batch=[2],
+                  dtype=["f32", "f16"], mode=["train", "infer"]),
+        arch=["cell", "layers", "hidden", "seq"], fixed=dict(embed=16, vocab=64, classes=2),
+        valid=lambda c: True),
+    "tf_dlrm": dict(
+        n=6, library="tensorflow", frontend="tensorflow",
+        grid=dict(tables=[4, 8], emb=[8, 16], mlp=[[32, 16], [64, 32]], batch=[8, 32],
+                  dtype=["f32", "bf16", "f16"], mode=["train", "infer"]),
+        arch=["tables", "emb", "mlp"], fixed=dict(rows=100), valid=lambda c: True),
 }
 
 # The leave-families-out protocol (manifest "heldout_families"): whole families that an agent
 # evaluated with `--split heldout` never saw in training, every module of them, both splits. They
-# cover a whole library (Keras) and one family of each other library and of hand-written JAX.
+# cover a whole library (Keras), a whole frontend (TensorFlow) and one family of each other library
+# and of hand-written JAX.
 HELDOUT_FAMILIES = ["keras_mobilenetv3", "keras_efficientnet", "keras_convnext", "keras_densenet",
-                    "flax_vae", "eqx_wavenet", "gnn", "unet"]
+                    "flax_vae", "eqx_wavenet", "gnn", "unet",
+                    "tf_mobilenetv2", "tf_bert", "tf_rnn", "tf_dlrm"]
 
 ABBREV = {"layers": "L", "d": "d", "heads": "h", "seq": "s", "batch": "b", "depth": "r",
           "width": "w", "res": "px", "stem": "", "patch": "p", "enc_layers": "e", "dec_layers": "x",
@@ -193,7 +221,7 @@ ABBREV = {"layers": "L", "d": "d", "heads": "h", "seq": "s", "batch": "b", "dept
           "cell": "", "hidden": "H", "embed": "E", "unroll": "u", "ch": "c", "mults": "m",
           "attn": "a", "nodes": "n", "edge_ratio": "er", "experts": "E", "top_k": "k", "ffn": "f",
           "capacity": "cf", "alpha": "al", "kv_heads": "kv", "latent": "z", "state": "N",
-          "cycle": "cy"}
+          "cycle": "cy", "tables": "T", "emb": "e", "mlp": "mlp"}
 
 
 def canon(v):
@@ -336,7 +364,37 @@ def sanitize(name: str) -> str:
 # ---------------------------------------------------------------------------------------------
 # Lowering (worker side)
 # ---------------------------------------------------------------------------------------------
+class TensorFlowLowering:
+    """A module TF lowered (tf2xla's HLO text, what a TF user hands to hlogym), compiled by the
+    pinned jaxlib's XLA like every corpus module. jaxlib takes StableHLO only (hlogym.xla.Xla
+    converts), and that import already canonicalizes the module (a 403-instruction DLRM step
+    reaches XLA's passes as 258 instructions), so xla_initial_op_count is below I for these
+    modules. TF's own XLA would see the text as it is, but it is an older XLA than the pin
+    (no gemv-rewriter, no library filter in tree-reduction-rewriter), so it is not the
+    reference."""
+
+    def __init__(self, name, family, cfg):
+        env = {k: v for k, v in os.environ.items() if k not in ("XLA_FLAGS", "TF_CPP_VMODULE")}
+        env["TF_CPP_MIN_LOG_LEVEL"] = "2"
+        r = subprocess.run([sys.executable, str(HERE / "tf_models.py"), family, canon(cfg), name],
+                           env=env, capture_output=True, text=True)
+        if r.returncode != 0:
+            raise SystemExit(f"{name}: tf_models.py failed:\n{r.stderr[-3000:]}")
+        self.text = r.stdout
+
+    def as_text(self, dialect="hlo"):
+        return self.text
+
+    def compile(self):
+        sys.path.insert(0, str(REPO / "python"))
+        from hlogym.xla import Xla
+        return Xla("cpu").compile(self.text)
+
+
 def lower_text(name, family, cfg):
+    """The lowered module: `.as_text(dialect="hlo")` and `.compile()` with the pinned XLA."""
+    if FAMILY_SPECS[family].get("frontend") == "tensorflow":
+        return TensorFlowLowering(name, family, cfg)
     import jax
     sys.path.insert(0, str(HERE))
     if FAMILY_SPECS[family].get("library"):
@@ -415,15 +473,22 @@ def reference_from_compile(name, text, log, dump_dir: Path):
     if stop is None:
         problems.append("no layout-assignment in the pass log")
         stop = len(events)
+    module = re.match(r"HloModule (\S+?),?\s", text).group(1)   # the dumps' name for it
     dumps = []
     for p in dump_dir.iterdir():
         m = _DUMP.match(p.name)
-        if m and m.group("mod") == f"jit_{name}":
+        if m and m.group("mod") == module:
             dumps.append((int(m.group("seq")), m.group("pipe"), m.group("after"), p))
     dumps.sort()
     first_count = events[0]["before"] if events else None
     traj, pairs = [], []
     hist = hist0
+    if first_count not in (None, I) and dumps:
+        # XLA received another module than the text (TF's, through the StableHLO import): the
+        # histograms start from XLA's first dump of it
+        count, hist = count_ops(dumps[0][3].read_text())
+        if count != first_count:
+            problems.append(f"first dump has {count} ops, log says {first_count}")
     di = 0
     for i in range(stop):
         e = events[i]
@@ -627,7 +692,7 @@ def library_versions(families):
     """Versions of the model libraries the given families are written with."""
     from importlib.metadata import version
     libs = {FAMILY_SPECS[f].get("library") for f in families} - {None}
-    out = {lib: version(lib) for lib in sorted(libs)}
+    out = {lib: version({"tensorflow": "tensorflow-cpu"}.get(lib, lib)) for lib in sorted(libs)}
     if libs & {"flax", "equinox"}:
         out["optax"] = version("optax")
     return out
@@ -637,7 +702,8 @@ def manifest_entry(r, family, cfg, split_of):
     a = arch_key(family, cfg)
     suites = ["diverse"] + (["gpt2"] if family == "gpt2" else [])
     e = {"family": family, "config": cfg, "config_group": a, "split": split_of[a],
-         "suites": suites, "frontend": "jax", "library": FAMILY_SPECS[family].get("library", "jax"),
+         "suites": suites, "frontend": FAMILY_SPECS[family].get("frontend", "jax"),
+         "library": FAMILY_SPECS[family].get("library", "jax"),
          "path": r["path"], "sha256": r["sha256"],
          "bytes": r["bytes"], "op_count": r["op_count"], "X": r.get("X"),
          "xla_reference": f"xla_reference/{r['name']}.json.zst",
@@ -671,8 +737,9 @@ def write_readme(manifest, vers, pairs_index, total_bytes, gen_seconds):
         Xs = [m["X"] for m in ms if m["X"] is not None]
         X = statistics.median(Xs) if Xs else float("nan")
         lib = FAMILY_SPECS[f].get("library", "jax")
+        frontend = FAMILY_SPECS[f].get("frontend", "jax")
         held = "yes" if f in HELDOUT_FAMILIES else ""
-        rows.append(f"| {f} | {lib} | {held} | {len(ms)} | {tr} | {te} | {I:g} | {X:g} | "
+        rows.append(f"| {f} | {frontend} | {lib} | {held} | {len(ms)} | {tr} | {te} | {I:g} | {X:g} | "
                     f"{statistics.median(m['bytes'] for m in ms) / 1024:.0f} |")
     n = len(manifest)
     ngpt = sum(m["family"] == "gpt2" for m in manifest.values())
@@ -687,11 +754,14 @@ def write_readme(manifest, vers, pairs_index, total_bytes, gen_seconds):
         nseen=sum(m["family"] not in HELDOUT_FAMILIES and m["split"] == "train"
                   for m in manifest.values()),
         libs=", ".join(f"{k} {v}" for k, v in sorted(vers.items())
-                       if k in ("keras", "flax", "equinox", "optax")))
+                       if k in ("keras", "flax", "equinox", "optax")),
+        ntf=sum(FAMILY_SPECS[m["family"]].get("frontend") == "tensorflow"
+                for m in manifest.values()),
+        tf=vers.get("tensorflow", "?"))
     (HERE / "README.md").write_text(text)
 
 
-README = """# hlogym corpus: real JAX models as pre-optimization HLO, with real XLA's results
+README = """# hlogym corpus: real JAX and TensorFlow models as pre-optimization HLO, with real XLA's results
 
 Written by `datasets/corpus/generate.py` (do not edit by hand; the tables below are regenerated).
 
@@ -702,11 +772,18 @@ backward, global-norm clipping, AdamW or SGD-momentum update) and inference forw
 are written with the model libraries users run (`library_models.py`; {libs}, pinned in
 `requirements-libraries.txt`): Keras 3 applications on the JAX backend (inference), a Flax NNX
 Llama-style decoder, a Flax Linen VAE, an Equinox Mamba-style selective SSM and an Equinox WaveNet.
+Four ({ntf} modules) come from a second frontend, TensorFlow {tf} (`tf_models.py`, pinned in
+`requirements-tensorflow.txt`): what `tf.function(jit_compile=True)` hands to XLA, read with
+`experimental_get_compiler_ir(...)(stage="hlo_serialized")`: Keras 3's MobileNetV2 on the TensorFlow backend,
+a BERT-style encoder and an LSTM/GRU classifier of Keras layers (training steps with
+`tf.GradientTape` and Keras optimizers), and a DLRM-style recommender in plain TensorFlow (sparse
+embedding updates as scatters); f32, bf16 and f16 (Keras's mixed_float16).
 Corpus size on disk: {mb:.1f} MB (zstd {zstd}, level 19).
 
 ## Layout
 
-- `<family>/<name>.hlo.zst` — `jax.jit(step).lower(*ShapeDtypeStructs).as_text(dialect="hlo")`.
+- `<family>/<name>.hlo.zst` — `jax.jit(step).lower(*ShapeDtypeStructs).as_text(dialect="hlo")`;
+  for the TensorFlow families TF's own HLO, renamed to the corpus name, source paths dropped.
   hlogym reads `.zst` directly: `build/hlogym stats datasets/corpus/gpt2/<name>.hlo.zst`.
 - `manifest.json` — `versions` and, per module: family, config, config_group (the architecture),
   split, suites (`diverse` for all, also `gpt2` for GPT-2), frontend, path, sha256 and bytes of the
@@ -716,7 +793,11 @@ Corpus size on disk: {mb:.1f} MB (zstd {zstd}, level 19).
   (not including) `layout-assignment`, in order: `pass`, `pipeline` (nested pipelines joined by
   `/`; fixed-point pipelines appear once per iteration), `changed`, `op_count` and `histogram` after
   the pass. `X` = op count after the last pass before layout-assignment; `xla_initial_op_count` is
-  XLA's count of the module it received (equal to I).
+  XLA's count of the module it received: equal to I, except for the TensorFlow families. jaxlib
+  compiles StableHLO only, and its import of TF's HLO text already canonicalizes it (fewer
+  instructions), as it does for every module a user hands back through `hlogym.xla`. TF's own XLA
+  would take the text as it is, but it is older than the pin (no gemv-rewriter, no library filter
+  in tree-reduction-rewriter), so X is the pinned XLA's for every family.
 - `xla_pass_pairs/<pass>/<module>.before.hlo.zst` / `.after.hlo.zst` and `xla_pass_pairs/index.json`
   — for every XLA pass (before layout-assignment) that changed some module: up to 3 (before, after)
   module pairs, from the 3 smallest modules it changed (the first time it changed each), metadata
@@ -735,12 +816,13 @@ is everything. Train {ntrain}, test {ntest}.
 Leave families out: the manifest's `heldout_families` ({heldout}) are never trained on, not even
 their train split: `--split heldout` is every module of them ({nheld}), `--split train-seen` the
 train split of the other families ({nseen}, what the shipped agents train on). They hold out a whole
-library (Keras) and one family of each other library and of hand-written JAX.
+library (Keras), the whole TensorFlow frontend, and one family of each other library and of
+hand-written JAX.
 
 ## Families
 
-| family | library | held out | modules | train | test | median I | median X | median KB |
-|---|---|---|---|---|---|---|---|---|
+| family | frontend | library | held out | modules | train | test | median I | median X | median KB |
+|---|---|---|---|---|---|---|---|---|---|
 {rows}
 
 GPT-2 (pre-LN decoder, tied head), BERT masked-LM (post-LN, MLM transform head, pooler), ResNet-18 /
@@ -762,6 +844,8 @@ load-balancing loss).
 The library families need their libraries, which the project's venv does not carry: make a venv
 with `requirements.txt` and `requirements-libraries.txt` and run generate.py with its python
 (`--only` with their names, then `--refresh` to rewrite the derived manifest fields and this page).
+The TensorFlow families need a venv of their own, with `requirements.txt` and
+`requirements-tensorflow.txt` (TF's pins conflict with the libraries').
 
 Same versions give the same bytes (module text, XLA references, pairs, manifest); the test
 `tests/python/test_corpus.py` regenerates a few modules and compares. `--only` in place updates those
@@ -785,6 +869,7 @@ def refresh(configs):
             raise SystemExit(f"{n} is configured but not generated (generate.py --only {n})")
         e["split"] = split_of[arch_key(f, c)]
         e["library"] = FAMILY_SPECS[f].get("library", "jax")
+        e["frontend"] = FAMILY_SPECS[f].get("frontend", "jax")
     manifest["heldout_families"] = HELDOUT_FAMILIES
     mpath.write_text(json.dumps(manifest, sort_keys=True, indent=1) + "\n")
     pairs = json.loads((HERE / "xla_pass_pairs" / "index.json").read_text())
@@ -874,7 +959,9 @@ def main():
                     print(f"warning: {n}: hlogym counts {s['op_count']}, python {r['op_count_py']}",
                           file=sys.stderr)
                 r["op_count"] = s["op_count"]
-        if r.get("xla_initial_op_count") not in (None, r["op_count"]):
+        # (TF's modules reach XLA through the StableHLO import, smaller: TensorFlowLowering)
+        if r.get("xla_initial_op_count") not in (None, r["op_count"]) and \
+                FAMILY_SPECS[r["family"]].get("frontend") != "tensorflow":
             r.setdefault("xla_problems", []).append(
                 f"XLA received {r['xla_initial_op_count']} instructions, I = {r['op_count']}")
 
