@@ -43,9 +43,14 @@ void CloneControlFlowSubtree(Module& module, Computation* root) {
 }  // namespace
 
 absl::StatusOr<bool> FlattenCallGraph::Run(Module& module) {
-  auto callers = ComputeCallers(module);
+  // Callers before callees: a caller's clone adds call sites to what it calls,
+  // which then get their own clones in this same run (callees first would
+  // leave those shared, for the next run to split).
+  std::vector<Computation*> order = module.MakeComputationPostOrder();
+  std::reverse(order.begin(), order.end());
   bool changed = false;
-  for (Computation* computation : module.MakeComputationPostOrder()) {
+  for (Computation* computation : order) {
+    auto callers = ComputeCallers(module);
     auto it = callers.find(computation);
     if (it == callers.end() || it->second.size() < 2) continue;
     // Every call site after the first gets its own clone, whatever its
