@@ -224,7 +224,10 @@ class Xla:
         return inputs
 
     def put(self, inputs: Sequence[np.ndarray]) -> list:
-        return [self._jax.device_put(np.asarray(a), self.device) for a in inputs]
+        # 64-bit leaves stay 64-bit (jax would narrow them to 32 bits without x64: a TF
+        # optimizer's s64 step counter would no longer fit the executable's parameter)
+        with self._jax.enable_x64(True):
+            return [self._jax.device_put(np.asarray(a), self.device) for a in inputs]
 
     def execute(self, executable, buffers: list) -> list:
         outs = executable.execute(buffers)
