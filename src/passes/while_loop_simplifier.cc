@@ -180,7 +180,7 @@ absl::StatusOr<bool> PropagateConstantElements(Module& module, Instruction* whil
 }
 
 // Trip count 0 or 1, or no users: the loop goes. True when removed.
-absl::StatusOr<bool> TryRemoveWhileLoop(Instruction* while_op) {
+absl::StatusOr<bool> TryRemoveWhileLoop(Module& /*module*/, Instruction* while_op) {
   if (while_op->HasControlEdges() || LoopHasSideEffect(while_op)) return false;
   Computation* parent = while_op->parent();
   if (while_op->user_count() == 0 && !while_op->IsRoot()) {
@@ -682,6 +682,17 @@ absl::StatusOr<bool> TryMergeInductionVariables(Module& module, Instruction* whi
   return true;
 }
 
+absl::StatusOr<bool> TryMergeInductionVariablesOfEveryType(Module& module, Instruction* while_op) {
+  bool changed = false;
+  for (PrimitiveType type : {PrimitiveType::kS8, PrimitiveType::kU8, PrimitiveType::kS32,
+                             PrimitiveType::kU32, PrimitiveType::kS64, PrimitiveType::kU64}) {
+    auto merged = TryMergeInductionVariables(module, while_op, type);
+    if (!merged.ok()) return merged.status();
+    changed |= *merged;
+  }
+  return changed;
+}
+
 }  // namespace
 
 absl::StatusOr<bool> WhileLoopSimplifier::Run(Module& module) {
@@ -698,40 +709,24 @@ absl::StatusOr<bool> WhileLoopSimplifier::Run(Module& module) {
   }
   if (while_ops.empty()) return false;
   bool changed = false;
+  // The rewrites in order. As in XLA, a structural one that changes the loop
+  // ends its turn (the pipeline's next run continues); constant propagation
+  // edits in place and lets the others follow.
+  struct Step {
+    absl::StatusOr<bool> (*run)(Module&, Instruction*);
+    bool ends_turn;
+  };
+  static constexpr Step kSteps[] = {
+      {TryRemoveRepeatedElements, true}, {TryFlattenNestedTuples, true},
+      {PropagateConstantElements, false}, {TryRemoveWhileLoop, true},
+      {TryRemoveDeadElements, true},     {TryMergeInductionVariablesOfEveryType, false},
+  };
   for (Instruction* while_op : while_ops) {
-    // As in XLA, a loop these change waits for the next run for the rest.
-    auto deduplicated = TryRemoveRepeatedElements(module, while_op);
-    if (!deduplicated.ok()) return deduplicated.status();
-    if (*deduplicated) {
-      changed = true;
-      continue;
-    }
-    auto flattened = TryFlattenNestedTuples(module, while_op);
-    if (!flattened.ok()) return flattened.status();
-    if (*flattened) {
-      changed = true;
-      continue;
-    }
-    auto propagated = PropagateConstantElements(module, while_op);
-    if (!propagated.ok()) return propagated.status();
-    changed |= *propagated;
-    auto removed = TryRemoveWhileLoop(while_op);
-    if (!removed.ok()) return removed.status();
-    if (*removed) {
-      changed = true;
-      continue;
-    }
-    auto narrowed = TryRemoveDeadElements(module, while_op);
-    if (!narrowed.ok()) return narrowed.status();
-    if (*narrowed) {
-      changed = true;
-      continue;
-    }
-    for (PrimitiveType type : {PrimitiveType::kS8, PrimitiveType::kU8, PrimitiveType::kS32,
-                               PrimitiveType::kU32, PrimitiveType::kS64, PrimitiveType::kU64}) {
-      auto merged = TryMergeInductionVariables(module, while_op, type);
-      if (!merged.ok()) return merged.status();
-      changed |= *merged;
+    for (const Step& step : kSteps) {
+      auto step_changed = step.run(module, while_op);
+      if (!step_changed.ok()) return step_changed.status();
+      changed |= *step_changed;
+      if (*step_changed && step.ends_turn) break;
     }
   }
   return changed;
