@@ -5,8 +5,8 @@
     .venv/bin/python bench/agent_tables.py --ablation    # auto's design choices, held-out families
 
 Runs `hlogym eval --json` for each agent on each suite (the leave-families-out test set of families
-no agent trained on, the corpus's by-configuration test split, its GPT-2 part, and the smoke
-modules, which are not corpus families either) and prints one markdown table with the paper's gain
+no agent trained on and its TensorFlow part, the corpus's by-configuration test split, its GPT-2
+part, and the smoke modules, which are not corpus families either) and prints one markdown table with the paper's gain
 over xla-cpu-default, geomean(D/R), the share with R <= D and R <= X, failed graphs, not-judged
 equivalence checks and the search time per graph. The JSON reports stay in --out.
 """
@@ -18,7 +18,10 @@ import subprocess
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+TF_FAMILIES = [os.path.join(ROOT, "datasets", "corpus", f)
+               for f in ("tf_mobilenetv2", "tf_bert", "tf_rnn", "tf_dlrm")]
 SUITES = [("held-out families (never trained on)", ["diverse", "--split", "heldout"]),
+          ("their TensorFlow part (a frontend never trained on)", TF_FAMILIES),
           ("by-configuration test split", ["diverse", "--split", "test"]),
           ("GPT-2 test split", ["gpt2", "--split", "test"]),
           ("smoke modules (not corpus families)", ["smoke"])]
