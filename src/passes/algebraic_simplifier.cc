@@ -13,6 +13,7 @@
 #include "absl/status/status.h"
 #include "hlo/float_bits.h"
 #include "passes/algebraic_simplifier_internal.h"
+#include "passes/pass_utils.h"
 
 namespace hlogym {
 namespace algsimp {
@@ -1668,23 +1669,9 @@ absl::Status Visitor::HandleMap(Instruction* map) {
 }  // namespace algsimp
 
 absl::StatusOr<bool> AlgebraicSimplifier::Run(Module& module) {
-  // Computations called by fusions are left alone, as XLA's
-  // MakeNonfusionComputations does.
-  absl::flat_hash_set<const Computation*> fused;
-  for (const auto& computation : module.computations()) {
-    for (const auto& instruction : computation->instructions()) {
-      if (instruction->opcode() == Opcode::kFusion) {
-        for (const Computation* callee : instruction->called_computations()) fused.insert(callee);
-      }
-    }
-  }
-  std::vector<Computation*> computations;
-  for (const auto& computation : module.computations()) {
-    if (!fused.contains(computation.get())) computations.push_back(computation.get());
-  }
   algsimp::Visitor visitor(options_);
   bool changed = false;
-  for (Computation* computation : computations) {
+  for (Computation* computation : NonFusionComputations(module)) {
     absl::StatusOr<bool> result = visitor.Run(computation);
     if (!result.ok()) return result.status();
     changed |= *result;

@@ -210,6 +210,21 @@ absl::flat_hash_map<const Computation*, std::vector<Instruction*>> ComputeCaller
   return callers;
 }
 
+std::vector<Computation*> NonFusionComputations(const Module& module) {
+  absl::flat_hash_set<const Computation*> fused;
+  for (const auto& computation : module.computations()) {
+    for (const auto& instruction : computation->instructions()) {
+      if (instruction->opcode() != Opcode::kFusion) continue;
+      for (const Computation* callee : instruction->called_computations()) fused.insert(callee);
+    }
+  }
+  std::vector<Computation*> computations;
+  for (const auto& computation : module.computations()) {
+    if (!fused.contains(computation.get())) computations.push_back(computation.get());
+  }
+  return computations;
+}
+
 Computation* CloneComputation(Module& module, const Computation& computation,
                               std::string_view suffix) {
   auto copy = std::make_unique<Computation>(

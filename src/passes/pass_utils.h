@@ -83,6 +83,11 @@ bool IsControlFlowCaller(Opcode opcode);
 absl::flat_hash_map<const Computation*, std::vector<Instruction*>> ComputeCallers(
     const Module& module);
 
+// The computations that no fusion instruction calls, in module order (XLA's
+// HloModule::MakeNonfusionComputations): what passes that leave fused code
+// alone, such as algsimp and reshape-mover, visit.
+std::vector<Computation*> NonFusionComputations(const Module& module);
+
 // A copy of `computation` (and nothing it calls) added to `module` under a
 // fresh name `<name><suffix>`; instruction names get the same suffix made
 // unique. The copy calls the same computations.

@@ -7,6 +7,7 @@
 #include "hlo/query.h"
 #include "passes/algebraic_simplifier_internal.h"
 #include "passes/builders.h"
+#include "passes/pass_utils.h"
 
 namespace hlogym {
 namespace {
@@ -201,9 +202,9 @@ class Mover {
 absl::StatusOr<bool> ReshapeMover::Run(Module& module) {
   Mover mover(options_);
   bool changed = false;
-  std::vector<Computation*> computations;
-  for (const auto& owned : module.computations()) computations.push_back(owned.get());
-  for (Computation* computation : computations) {
+  // Fused computations are left alone, as in XLA (and as algsimp, which
+  // folds the rearrange'(rearrange(x)) this pass leaves, leaves them).
+  for (Computation* computation : NonFusionComputations(module)) {
     auto done = mover.RunOnComputation(computation);
     if (!done.ok()) return done.status();
     changed |= *done;

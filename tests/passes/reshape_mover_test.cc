@@ -125,5 +125,40 @@ CHECK: f32[2,3] exponential(f32[2,3] %a)
 CHECK-NOT: %r = )");
 }
 
+// An XLA after-optimization dump (issue 19): transposes with non-default
+// layouts inside a fusion. XLA's reshape-mover, like its algsimp, leaves fused
+// computations alone; sinking the transpose past the copy there left a
+// transpose of a transpose that algsimp never visits, and xla-cpu-default grew
+// a TF BERT dump from 30 transposes to 3,030.
+constexpr char kFusedTransposeWithLayouts[] = R"(HloModule m
+fused {
+  p = f32[2,4,32,8]{3,2,1,0} parameter(0)
+  t = f32[2,32,4,8]{3,1,2,0} transpose(p), dimensions={0,2,1,3}
+  c = f32[2,32,4,8]{3,2,1,0} copy(t)
+  ROOT b = f32[2,32,32]{2,1,0} bitcast(c)
+}
+ENTRY main {
+  x = f32[2,4,32,8]{3,2,1,0} parameter(0)
+  ROOT f = f32[2,32,32]{2,1,0} fusion(x), kind=kLoop, calls=fused
+}
+)";
+
+TEST(ReshapeMoverTest, LeavesFusedComputationsAlone) {
+  PassRun run = RunPass("reshape-mover", kFusedTransposeWithLayouts);
+  EXPECT_FALSE(run.changed) << run.after;
+}
+
+TEST(ReshapeMoverTest, DefaultPipelineDoesNotGrowALaidOutFusedModule) {
+  auto pipeline = PassRegistry::WithPipelines().Create("xla-cpu-default");
+  ASSERT_TRUE(pipeline.ok()) << pipeline.status();
+  PassRun run = RunPass(**pipeline, kFusedTransposeWithLayouts);
+  EXPECT_CHECKS(run.after, R"(
+CHECK: fused
+CHECK: transpose(
+CHECK-NOT: transpose(
+CHECK: ENTRY
+)");
+}
+
 }  // namespace
 }  // namespace hlogym::testing
