@@ -7,6 +7,7 @@
 
 #include "hlo/query.h"
 #include "passes/builders.h"
+#include "passes/pass_utils.h"
 
 namespace hlogym {
 namespace {
@@ -112,7 +113,8 @@ absl::StatusOr<bool> DynamicDimensionSimplifier::Run(Module& module) {
   };
   bool changed = false;
   for (const auto& sweep : sweeps) {
-    for (const auto& computation : module.computations()) {
+    // As XLA's, fused computations are left alone.
+    for (Computation* computation : NonFusionComputations(module)) {
       for (Instruction* instruction : computation->MakeInstructionPostOrder()) {
         auto local = sweep(instruction);
         if (!local.ok()) return local.status();

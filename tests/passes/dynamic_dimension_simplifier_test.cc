@@ -63,5 +63,27 @@ ENTRY main {
   EXPECT_FALSE(run.changed);
 }
 
+TEST(DynamicDimensionSimplifierTest, LeavesFusedComputationsAlone) {
+  // As XLA's: an identity reshape inside a fusion stays; the one outside goes.
+  PassRun run = RunPass("dynamic-dimension-simplifier", R"(HloModule m
+fused {
+  p = f32[4] parameter(0)
+  ROOT r = f32[4] reshape(p)
+}
+ENTRY main {
+  x = f32[4] parameter(0)
+  f = f32[4] fusion(x), kind=kLoop, calls=fused
+  ROOT r = f32[4] reshape(f)
+}
+)");
+  EXPECT_TRUE(run.changed);
+  EXPECT_CHECKS(run.after, R"(
+CHECK: fused
+CHECK: ROOT %r = f32[4] reshape(
+CHECK: ENTRY
+CHECK: ROOT %f = f32[4] fusion(
+)");
+}
+
 }  // namespace
 }  // namespace hlogym::testing
