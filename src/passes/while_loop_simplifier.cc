@@ -383,14 +383,22 @@ void CollectLeafPaths(const Shape& shape, std::vector<int64_t>& prefix,
   }
 }
 
-// get-tuple-elements down `path` of `value`.
-absl::StatusOr<Instruction*> ExtractPath(Instruction* value, const std::vector<int64_t>& path) {
-  for (int64_t index : path) {
-    auto gte = MakeGetTupleElement(value, index);
-    if (!gte.ok()) return gte.status();
-    value = *gte;
+// The leaves of `value` at `paths`: a chain of get-tuple-elements each (one
+// for a path of length one, the elements of a flat tuple).
+absl::StatusOr<std::vector<Instruction*>> ExtractLeaves(
+    Instruction* value, const std::vector<std::vector<int64_t>>& paths) {
+  std::vector<Instruction*> leaves;
+  leaves.reserve(paths.size());
+  for (const std::vector<int64_t>& path : paths) {
+    Instruction* leaf = value;
+    for (int64_t index : path) {
+      auto gte = MakeGetTupleElement(leaf, index);
+      if (!gte.ok()) return gte.status();
+      leaf = *gte;
+    }
+    leaves.push_back(leaf);
   }
-  return value;
+  return leaves;
 }
 
 // A value of nested `shape` rebuilt from its leaves (read from `leaves`
@@ -433,7 +441,11 @@ absl::StatusOr<bool> TryFlattenNestedTuples(Module& module, Instruction* while_o
   std::vector<int64_t> prefix;
   CollectLeafPaths(shape, prefix, paths);
   std::vector<Shape> leaf_shapes;
-  for (const auto& path : paths) leaf_shapes.push_back(shape.Subshape(path));
+  std::vector<std::vector<int64_t>> flat_paths;  // the elements of the flat state
+  for (const auto& path : paths) {
+    leaf_shapes.push_back(shape.Subshape(path));
+    flat_paths.push_back({static_cast<int64_t>(flat_paths.size())});
+  }
   Shape flat = Shape::Tuple(leaf_shapes);
   if (shape.has_layout()) flat.set_layout(*shape.layout());
 
@@ -441,14 +453,10 @@ absl::StatusOr<bool> TryFlattenNestedTuples(Module& module, Instruction* while_o
     Instruction* param = computation->parameter_instruction(0);
     std::vector<Instruction*> users(param->users().begin(), param->users().end());
     param->set_shape(flat);
-    std::vector<Instruction*> leaves;
-    for (int64_t k = 0; k < static_cast<int64_t>(paths.size()); ++k) {
-      auto gte = MakeGetTupleElement(param, k);
-      if (!gte.ok()) return gte.status();
-      leaves.push_back(*gte);
-    }
+    auto leaves = ExtractLeaves(param, flat_paths);
+    if (!leaves.ok()) return leaves.status();
     size_t next = 0;
-    Instruction* rebuilt = BuildNested(computation, shape, leaves, next);
+    Instruction* rebuilt = BuildNested(computation, shape, *leaves, next);
     for (Instruction* user : users) {
       for (int64_t i = 0; i < user->operand_count(); ++i) {
         if (user->operand(i) == param) user->ReplaceOperandWith(i, rebuilt);
@@ -457,38 +465,25 @@ absl::StatusOr<bool> TryFlattenNestedTuples(Module& module, Instruction* while_o
     if (computation->root_instruction() == param) computation->set_root_instruction(rebuilt);
   }
   Computation* body = Body(while_op);
-  Instruction* old_root = body->root_instruction();
-  std::vector<Instruction*> root_leaves;
-  for (const auto& path : paths) {
-    auto leaf = ExtractPath(old_root, path);
-    if (!leaf.ok()) return leaf.status();
-    root_leaves.push_back(*leaf);
-  }
-  Instruction* new_root = MakeTuple(body, root_leaves);
+  auto root_leaves = ExtractLeaves(body->root_instruction(), paths);
+  if (!root_leaves.ok()) return root_leaves.status();
+  Instruction* new_root = MakeTuple(body, *root_leaves);
   new_root->set_shape(flat);
   body->set_root_instruction(new_root);
 
   Computation* parent = while_op->parent();
-  std::vector<Instruction*> init_leaves;
-  for (const auto& path : paths) {
-    auto leaf = ExtractPath(while_op->operand(0), path);
-    if (!leaf.ok()) return leaf.status();
-    init_leaves.push_back(*leaf);
-  }
-  Instruction* new_init = MakeTuple(parent, init_leaves);
+  auto init_leaves = ExtractLeaves(while_op->operand(0), paths);
+  if (!init_leaves.ok()) return init_leaves.status();
+  Instruction* new_init = MakeTuple(parent, *init_leaves);
   new_init->set_shape(flat);
   auto replacement =
       while_op->CloneWithNewOperands({new_init}, module.UniqueName(while_op->name()));
   replacement->set_shape(flat);
   Instruction* new_while = parent->AddInstruction(std::move(replacement));
-  std::vector<Instruction*> result_leaves;
-  for (int64_t k = 0; k < static_cast<int64_t>(paths.size()); ++k) {
-    auto gte = MakeGetTupleElement(new_while, k);
-    if (!gte.ok()) return gte.status();
-    result_leaves.push_back(*gte);
-  }
+  auto result_leaves = ExtractLeaves(new_while, flat_paths);
+  if (!result_leaves.ok()) return result_leaves.status();
   size_t next = 0;
-  Instruction* result = BuildNested(parent, shape, result_leaves, next);
+  Instruction* result = BuildNested(parent, shape, *result_leaves, next);
   absl::Status status = parent->ReplaceInstruction(while_op, result);
   if (!status.ok()) return status;
   return true;
