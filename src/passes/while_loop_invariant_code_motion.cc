@@ -124,6 +124,19 @@ absl::StatusOr<bool> TryHoist(Module& module, Instruction* while_op, SideEffectC
     for (Instruction*& target : targets) target = copies[position.at(target)];
   }
   const int64_t n = while_op->shape().tuple_shapes_size();
+  // The old, narrower state read out of a widened one: a tuple of its first n
+  // elements.
+  auto old_state_of = [&](Instruction* wide) -> absl::StatusOr<Instruction*> {
+    std::vector<Instruction*> elements;
+    for (int64_t i = 0; i < n; ++i) {
+      auto gte = MakeGetTupleElement(wide, i);
+      if (!gte.ok()) return gte.status();
+      elements.push_back(*gte);
+    }
+    Instruction* tuple = MakeTuple(wide->parent(), elements);
+    tuple->set_shape(while_op->shape());
+    return tuple;
+  };
   Shape new_shape = while_op->shape();
   std::vector<Instruction*> outside;
   for (Instruction* instruction : to_replace) {
@@ -142,20 +155,14 @@ absl::StatusOr<bool> TryHoist(Module& module, Instruction* while_op, SideEffectC
     if (whole_state_users.empty()) continue;
     // What reads the whole state (a call of the frontend's own condition,
     // say) still gets the old, narrower tuple, as in XLA's widening.
-    std::vector<Instruction*> elements;
-    for (int64_t i = 0; i < n; ++i) {
-      auto gte = MakeGetTupleElement(param, i);
-      if (!gte.ok()) return gte.status();
-      elements.push_back(*gte);
-    }
-    Instruction* narrow = MakeTuple(computation, elements);
-    narrow->set_shape(while_op->shape());
+    auto narrow = old_state_of(param);
+    if (!narrow.ok()) return narrow.status();
     for (Instruction* user : whole_state_users) {
       for (int64_t k = 0; k < user->operand_count(); ++k) {
-        if (user->operand(k) == param) user->ReplaceOperandWith(k, narrow);
+        if (user->operand(k) == param) user->ReplaceOperandWith(k, *narrow);
       }
     }
-    if (computation->root_instruction() == param) computation->set_root_instruction(narrow);
+    if (computation->root_instruction() == param) computation->set_root_instruction(*narrow);
   }
   std::vector<Instruction*> new_gtes;
   for (size_t j = 0; j < targets.size(); ++j) {
@@ -216,15 +223,9 @@ absl::StatusOr<bool> TryHoist(Module& module, Instruction* while_op, SideEffectC
     std::vector<Instruction*> users = while_op->users();
     for (Instruction* user : users) user->ReplaceOperandWith(0, new_while);
   } else {
-    std::vector<Instruction*> prefix;
-    for (int64_t i = 0; i < n; ++i) {
-      auto gte = MakeGetTupleElement(new_while, i);
-      if (!gte.ok()) return gte.status();
-      prefix.push_back(*gte);
-    }
-    Instruction* tuple = MakeTuple(parent, prefix);
-    tuple->set_shape(while_op->shape());
-    absl::Status status = while_op->ReplaceAllUsesWith(tuple);
+    auto tuple = old_state_of(new_while);
+    if (!tuple.ok()) return tuple.status();
+    absl::Status status = while_op->ReplaceAllUsesWith(*tuple);
     if (!status.ok()) return status;
   }
   absl::Status status = parent->RemoveInstructionAndUnusedOperands(while_op);

@@ -422,6 +422,14 @@ bool OwnsComputations(const Module& module, const Instruction* while_op) {
          CountCallers(module, Condition(while_op)) == 1;
 }
 
+// A loop whose state, init and body root are tuples, with a body and
+// condition of its own: what the element-wise rewrites below edit.
+bool IsOwnedTupleLoop(const Module& module, const Instruction* while_op) {
+  return while_op->shape().IsTuple() && while_op->operand(0)->opcode() == Opcode::kTuple &&
+         Body(while_op)->root_instruction()->opcode() == Opcode::kTuple &&
+         OwnsComputations(module, while_op);
+}
+
 // TryFlattenNestedTuples: a loop state with tuples inside becomes the flat
 // tuple of its leaves. The body and condition read the flat parameter through
 // a rebuilt nested value, the body root is taken apart leaf by leaf, and the
@@ -429,11 +437,7 @@ bool OwnsComputations(const Module& module, const Instruction* while_op) {
 // get-tuple-element(tuple) pairs, which unlocks the element-wise rewrites.
 absl::StatusOr<bool> TryFlattenNestedTuples(Module& module, Instruction* while_op) {
   const Shape shape = while_op->shape();
-  if (!shape.IsTuple() || while_op->HasControlEdges() || !OwnsComputations(module, while_op) ||
-      while_op->operand(0)->opcode() != Opcode::kTuple ||
-      Body(while_op)->root_instruction()->opcode() != Opcode::kTuple) {
-    return false;
-  }
+  if (!IsOwnedTupleLoop(module, while_op) || while_op->HasControlEdges()) return false;
   bool nested = false;
   for (const Shape& element : shape.tuple_shapes()) nested |= element.IsTuple();
   if (!nested) return false;
@@ -500,9 +504,8 @@ absl::StatusOr<bool> TryRemoveRepeatedElements(Module& module, Instruction* whil
   Computation* condition = Condition(while_op);
   Instruction* init = while_op->operand(0);
   Instruction* root = body->root_instruction();
-  if (!while_op->shape().IsTuple() || init->opcode() != Opcode::kTuple ||
-      root->opcode() != Opcode::kTuple || !OwnsComputations(module, while_op) ||
-      while_op->HasControlEdges() || LoopHasSideEffect(while_op)) {
+  if (!IsOwnedTupleLoop(module, while_op) || while_op->HasControlEdges() ||
+      LoopHasSideEffect(while_op)) {
     return false;
   }
   for (const Computation* computation : {body, condition}) {
@@ -599,11 +602,7 @@ absl::StatusOr<bool> TryMergeInductionVariables(Module& module, Instruction* whi
   Computation* condition = Condition(while_op);
   Instruction* init = while_op->operand(0);
   Instruction* root = body->root_instruction();
-  if (!while_op->shape().IsTuple() || init->opcode() != Opcode::kTuple ||
-      root->opcode() != Opcode::kTuple || !OwnsComputations(module, while_op) ||
-      while_op->IsRoot()) {
-    return false;
-  }
+  if (!IsOwnedTupleLoop(module, while_op) || while_op->IsRoot()) return false;
   // Every read of the state must be an element read, to be rewritten.
   for (const Instruction* state :
        {while_op, body->parameter_instruction(0), condition->parameter_instruction(0)}) {
