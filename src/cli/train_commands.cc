@@ -43,9 +43,6 @@ struct TrainCommandOptions {
   std::string passes;
   bool quiet = false;
   bool no_plot = false;
-  // Flags whose default depends on the algorithm (A2C and DQN differ from PPO).
-  std::optional<double> learning_rate;
-  std::optional<int> rollout_steps;
   int64_t auto_steps_per_graph = 3000;  // --algo auto
 };
 
@@ -129,16 +126,8 @@ int RunTrain(TrainCommandOptions& o) {
       t.hidden.push_back(width);
     }
   }
-  for (absl::string_view p : absl::StrSplit(o.passes, ',', absl::SkipEmpty())) t.env.actions.emplace_back(p);
-  // Algorithm defaults that differ from PPO's.
-  if (t.algo == "a2c") {
-    t.learning_rate = 7e-4;
-    t.rollout_steps = 5 * t.num_envs;
-  } else if (t.algo == "dqn") {
-    t.learning_rate = 1e-4;
-  }
-  if (o.learning_rate) t.learning_rate = *o.learning_rate;
-  if (o.rollout_steps) t.rollout_steps = *o.rollout_steps;
+  for (absl::string_view p : absl::StrSplit(o.passes, ',', absl::SkipEmpty()))
+    t.env.actions.emplace_back(p);
 
   const bool tty = isatty(STDERR_FILENO);
   if (!o.quiet) {
@@ -202,10 +191,19 @@ void RegisterTrainCommands(CLI::App& app) {
   train->add_option("--hidden", o->hidden, "Hidden layer sizes of the actor and critic (default 2048,2048)");
   train->add_option("--envs", t.num_envs, "Environments stepped together (default 8)");
   train->add_option("--threads", t.num_threads, "Threads for stepping and for torch (default 2)");
-  train->add_option("--lr", o->learning_rate, "Learning rate (default 3e-4; A2C 7e-4, DQN 1e-4)");
-  train->add_option("--rollout", o->rollout_steps, "Steps per update (default 2048; A2C 5 per env)");
+  train->add_option("--lr", t.learning_rate, "Learning rate (default 3e-4; A2C 7e-4, DQN 1e-4)");
+  train->add_option("--rollout", t.rollout_steps, "Steps per update (default 2048; A2C 5 per env)");
   train->add_option("--minibatch", t.minibatch, "Minibatch (default 256)");
-  train->add_option("--epochs", t.epochs, "PPO epochs per update (default 10)");
+  train->add_option("--epochs", t.epochs,
+                    "Epochs over each rollout: PPO, TRPO's critic (default 10)");
+  train->add_option("--clip", t.ppo.clip, "PPO: clip range of the probability ratio (default 0.2)");
+  train->add_option("--max-kl", t.trpo.max_kl,
+                    "TRPO: mean KL divergence allowed per update (default 0.01)");
+  train->add_option("--replay", t.dqn.replay_size, "DQN: replay buffer size (default 50000)");
+  train->add_option("--learning-starts", t.dqn.learning_starts,
+                    "DQN: steps before the first gradient step (default 1000)");
+  train->add_option("--target-update", t.dqn.target_update,
+                    "DQN: steps between target syncs (default 1000)");
   train->add_option("--gamma", t.gamma, "Discount (default 0.99)");
   train->add_option("--entropy", t.entropy_coef, "Entropy bonus (default 0.01)");
   train->add_option("--checkpoint-every", t.checkpoint_every, "Steps between checkpoints (default 10000)");

@@ -56,6 +56,10 @@ class VecEnvironment {
   std::vector<absl::StatusOr<Observation>> Reset(const std::vector<std::string>& benchmarks);
   // One action per environment.
   std::vector<absl::StatusOr<StepResult>> Step(const std::vector<int>& actions);
+  // Calls fn(i) for every environment i on the pool, as Reset and Step do
+  // (for callers that do more per environment, such as a trainer's automatic
+  // resets); fn(i) may touch environment i alone of the shared state.
+  void ParallelForEach(const std::function<void(int)>& fn) { pool_->ParallelFor(num_envs(), fn); }
 
  private:
   VecEnvironment() = default;

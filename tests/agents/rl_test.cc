@@ -53,9 +53,9 @@ TrainOptions SmallRun(const std::string& algo, const std::string& dir, int64_t s
   o.rollout_steps = 32;
   o.minibatch = 16;
   o.epochs = 4;
-  o.learning_starts = 16;
-  o.target_update = 32;
-  o.train_every = 2;
+  o.dqn.learning_starts = 16;
+  o.dqn.target_update = 32;
+  o.dqn.train_every = 2;
   o.checkpoint_every = 64;
   o.seed = 7;
   return o;

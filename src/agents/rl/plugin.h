@@ -16,7 +16,7 @@ namespace hlogym::rl {
 
 // Bumped whenever PluginApi or the types it passes change: a plugin from
 // another tree is refused instead of called.
-inline constexpr int kPluginApiVersion = 1;
+inline constexpr int kPluginApiVersion = 2;
 
 struct PluginApi {
   int version = kPluginApiVersion;

@@ -16,9 +16,17 @@
 // into a vector that the actor learns and the critic reads (networks.h). DQN is
 // mlp only.
 //
+// The trainers: trainer.h is the shared core (environments, encoding,
+// rollouts, curve, checkpoints, resume); ppo.cc (PPO and A2C), trpo.cc and
+// dqn.cc each hold one algorithm's loop and update.
+//
 // A training run lives in one output directory:
-//   checkpoint.pt, checkpoint.json  the latest checkpoint (networks, optimizer,
-//                                   counters, random state), written atomically
+//   checkpoint.json                 the latest checkpoint: counters, random
+//                                   state and the names of its archives,
+//   checkpoint-net-<steps>.pt,      the network, its optimizer and (DQN) the
+//   checkpoint-optimizer-<steps>.pt target network at <steps> environment
+//   checkpoint-target-<steps>.pt    steps; renaming checkpoint.json commits a
+//                                   checkpoint, then the previous archives go
 //   policy.pt, policy.json          the policy alone (what `policy:DIR` loads)
 //   curve.csv                       the learning curve, one row per update
 // Training into a directory that holds a checkpoint resumes it (the options
@@ -29,6 +37,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -37,8 +46,31 @@
 
 namespace hlogym::rl {
 
+// PPO's own options (A2C is PPO's update with one epoch over the whole
+// rollout and no clipping, so it has none of its own).
+struct PpoOptions {
+  double clip = 0.2;  // the probability ratio is clipped to [1 - clip, 1 + clip]
+};
+
+struct TrpoOptions {
+  double max_kl = 0.01;     // the trust region: mean KL divergence per update
+  int cg_iterations = 10;   // conjugate-gradient steps towards F^-1 g
+  double cg_damping = 0.1;  // added to the Fisher matrix's diagonal
+};
+
+// Double DQN with a target network and a replay buffer.
+struct DqnOptions {
+  int replay_size = 50'000;
+  int learning_starts = 1'000;  // environment steps before the first gradient step
+  int target_update = 1'000;    // environment steps between target syncs
+  int train_every = 4;          // environment steps per gradient step
+  double epsilon_start = 1.0;
+  double epsilon_end = 0.05;
+  double epsilon_fraction = 0.3;  // of total_steps spent decaying epsilon
+};
+
 struct TrainOptions {
-  std::string algo = "ppo";  // ppo, a2c, trpo, dqn
+  std::string algo = "ppo";             // AlgorithmNames(): ppo, a2c, trpo, dqn
   std::vector<std::string> benchmarks;  // training benchmark specs (sampled per episode)
   std::string out_dir;
   int64_t total_steps = 200'000;  // environment steps in all
@@ -56,37 +88,28 @@ struct TrainOptions {
   bool reward_shaping = false;    // paper enhancement 1 (adds "+shaped")
   bool value_sees_cost = false;   // paper enhancement 2
   bool action_masking = false;    // sample only passes that change the module
-  std::string network = "mlp";    // mlp (op histogram) or gnn (also the graph observation)
+  std::string network = "mlp";    // NetworkNames(): mlp (op histogram) or gnn (also the graph)
   std::vector<int> hidden = {2048, 2048};
   int gnn_dim = 32;               // gnn: node embedding width
   int gnn_rounds = 2;             // gnn: message-passing rounds
   int num_envs = 8;
   int num_threads = 2;            // environment stepping and torch's intra-op threads
 
-  // Shared by the policy-gradient algorithms.
-  double learning_rate = 3e-4;
+  // Unset: the algorithm's default, 3e-4 (PPO, TRPO's critic), 7e-4 (A2C), 1e-4 (DQN).
+  std::optional<double> learning_rate;
+  // Environment steps per update, all environments together (DQN: per row of
+  // the curve). Unset: 2048, A2C 5 per environment.
+  std::optional<int> rollout_steps;
   double gamma = 0.99;
-  double gae_lambda = 0.95;
-  double entropy_coef = 0.01;
-  double value_coef = 0.5;
-  double max_grad_norm = 0.5;
-  int rollout_steps = 2048;       // environment steps per update (all envs together)
-  // PPO
-  double clip = 0.2;
-  int minibatch = 256;
-  int epochs = 10;
-  // TRPO
-  double max_kl = 0.01;
-  int cg_iterations = 10;
-  double cg_damping = 0.1;
-  // DQN (double DQN with a target network and a replay buffer)
-  int replay_size = 50'000;
-  int learning_starts = 1'000;
-  int target_update = 1'000;      // environment steps between target syncs
-  int train_every = 4;            // environment steps per gradient step
-  double epsilon_start = 1.0;
-  double epsilon_end = 0.05;
-  double epsilon_fraction = 0.3;  // of total_steps spent decaying epsilon
+  double gae_lambda = 0.95;    // PPO, A2C, TRPO
+  double entropy_coef = 0.01;  // PPO, A2C
+  double value_coef = 0.5;     // PPO, A2C
+  double max_grad_norm = 0.5;  // PPO, A2C, TRPO's critic
+  int minibatch = 256;         // of every gradient step (A2C: the whole rollout)
+  int epochs = 10;             // passes over each rollout (PPO; TRPO's critic)
+  PpoOptions ppo;
+  TrpoOptions trpo;
+  DqnOptions dqn;
 
   int64_t checkpoint_every = 10'000;  // environment steps; <= 0: only at the end
   uint64_t seed = 0;
