@@ -7,6 +7,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "hlo/status_macros.h"
 
 namespace hlogym {
 namespace {
@@ -29,12 +30,6 @@ std::string Dims(std::span<const int64_t> dims) {
   return StrCat("{", absl::StrJoin(dims, ","), "}");
 }
 std::string TypeName(PrimitiveType t) { return std::string(PrimitiveTypeName(t)); }
-
-#define RETURN_IF_ERROR(expr)            \
-  do {                                   \
-    absl::Status _st = (expr);           \
-    if (!_st.ok()) return _st;           \
-  } while (0)
 
 absl::Status ExpectArray(const Shape& shape, std::string_view what) {
   if (!shape.IsArray()) return Err(StrCat(what, " must be an array, got ", S(shape)));
@@ -169,7 +164,7 @@ absl::Status CheckSignature(const Computation* comp, std::span<const Shape* cons
   }
   for (size_t i = 0; i < args.size(); ++i) {
     if (params[i] == nullptr) return Err(StrCat(cname, " is missing parameter ", i));
-    if (!SameShapeIgnoringLayout(*params[i], *args[i])) {
+    if (!params[i]->Equal(*args[i], {.dynamic = false, .layouts = Shape::Layouts::kIgnore})) {
       return Err(StrCat(cname, " parameter ", i, " has shape ", S(*params[i]),
                         " but the operand has shape ", S(*args[i])));
     }
@@ -177,7 +172,7 @@ absl::Status CheckSignature(const Computation* comp, std::span<const Shape* cons
   if (result != nullptr) {
     const Shape* root = RootShape(comp);
     if (root == nullptr) return Err(StrCat(cname, " has no root"));
-    if (!SameShapeIgnoringLayout(*root, *result)) {
+    if (!root->Equal(*result, {.dynamic = false, .layouts = Shape::Layouts::kIgnore})) {
       return Err(StrCat(cname, " returns ", S(*root), " but the instruction has shape ",
                         S(*result)));
     }
@@ -189,7 +184,7 @@ absl::Status CheckSignature(const Computation* comp, std::span<const Shape* cons
 // index_vector_dim equals the rank (gather/scatter).
 absl::StatusOr<std::vector<int64_t>> ExpandedIndices(const Shape& indices, int64_t index_vector_dim,
                                                      std::string_view what) {
-  RETURN_IF_ERROR(ExpectArray(indices, what));
+  HLOGYM_RETURN_IF_ERROR(ExpectArray(indices, what));
   if (!IsIntegralType(indices.element_type())) {
     return Err(StrCat(what, " must have an integral element type, is ", S(indices)));
   }
@@ -231,21 +226,9 @@ absl::Status CheckStartIndices(std::span<const Shape> idx, int64_t rank, std::st
 
 }  // namespace
 
-bool SameShapeIgnoringLayout(const Shape& a, const Shape& b) {
-  if (a.element_type() != b.element_type()) return false;
-  if (a.IsTuple()) {
-    if (a.tuple_shapes_size() != b.tuple_shapes_size()) return false;
-    for (int64_t i = 0; i < a.tuple_shapes_size(); ++i) {
-      if (!SameShapeIgnoringLayout(a.tuple_shapes(i), b.tuple_shapes(i))) return false;
-    }
-    return true;
-  }
-  return a.dimensions() == b.dimensions();
-}
-
 absl::StatusOr<Shape> InferUnaryShape(Opcode opcode, const Shape& operand) {
   if (opcode == Opcode::kCopy) return operand;
-  RETURN_IF_ERROR(ExpectArray(operand, StrCat("operand of ", OpcodeName(opcode))));
+  HLOGYM_RETURN_IF_ERROR(ExpectArray(operand, StrCat("operand of ", OpcodeName(opcode))));
   const PrimitiveType t = operand.element_type();
   Shape result(t, operand.dimensions());
   auto need = [&](bool ok, std::string_view kind) -> absl::Status {
@@ -255,7 +238,7 @@ absl::StatusOr<Shape> InferUnaryShape(Opcode opcode, const Shape& operand) {
   switch (opcode) {
     case Opcode::kFloor: case Opcode::kCeil: case Opcode::kRoundNearestAfz:
     case Opcode::kRoundNearestEven:
-      RETURN_IF_ERROR(need(IsFloatingPointType(t), "a floating-point"));
+      HLOGYM_RETURN_IF_ERROR(need(IsFloatingPointType(t), "a floating-point"));
       return result;
     case Opcode::kCos: case Opcode::kSin: case Opcode::kExp: case Opcode::kExpm1:
     case Opcode::kLog: case Opcode::kLog1p: case Opcode::kLogistic: case Opcode::kRsqrt:
@@ -263,29 +246,29 @@ absl::StatusOr<Shape> InferUnaryShape(Opcode opcode, const Shape& operand) {
     case Opcode::kAcos: case Opcode::kAcosh: case Opcode::kAsin: case Opcode::kAsinh:
     case Opcode::kAtan: case Opcode::kAtanh: case Opcode::kCosh: case Opcode::kSinh:
     case Opcode::kErf:
-      RETURN_IF_ERROR(need(IsFloatOrComplex(t), "a floating-point or complex"));
+      HLOGYM_RETURN_IF_ERROR(need(IsFloatOrComplex(t), "a floating-point or complex"));
       return result;
     case Opcode::kReal: case Opcode::kImag:
-      RETURN_IF_ERROR(need(IsFloatOrComplex(t), "a floating-point or complex"));
+      HLOGYM_RETURN_IF_ERROR(need(IsFloatOrComplex(t), "a floating-point or complex"));
       if (t == PrimitiveType::kC64) result.set_element_type(PrimitiveType::kF32);
       if (t == PrimitiveType::kC128) result.set_element_type(PrimitiveType::kF64);
       return result;
     case Opcode::kAbs:
-      RETURN_IF_ERROR(need(IsFloatOrComplex(t) || IsIntegralType(t), "a numeric"));
+      HLOGYM_RETURN_IF_ERROR(need(IsFloatOrComplex(t) || IsIntegralType(t), "a numeric"));
       if (t == PrimitiveType::kC64) result.set_element_type(PrimitiveType::kF32);
       if (t == PrimitiveType::kC128) result.set_element_type(PrimitiveType::kF64);
       return result;
     case Opcode::kNegate: case Opcode::kSign:
-      RETURN_IF_ERROR(need(IsFloatOrComplex(t) || IsIntegralType(t), "a numeric"));
+      HLOGYM_RETURN_IF_ERROR(need(IsFloatOrComplex(t) || IsIntegralType(t), "a numeric"));
       return result;
     case Opcode::kClz: case Opcode::kPopulationCount:
-      RETURN_IF_ERROR(need(IsIntegralType(t), "an integral"));
+      HLOGYM_RETURN_IF_ERROR(need(IsIntegralType(t), "an integral"));
       return result;
     case Opcode::kNot:
-      RETURN_IF_ERROR(need(IsIntOrPred(t), "a pred or integral"));
+      HLOGYM_RETURN_IF_ERROR(need(IsIntOrPred(t), "a pred or integral"));
       return result;
     case Opcode::kIsFinite:
-      RETURN_IF_ERROR(need(IsFloatingPointType(t), "a floating-point"));
+      HLOGYM_RETURN_IF_ERROR(need(IsFloatingPointType(t), "a floating-point"));
       result.set_element_type(PrimitiveType::kPred);
       return result;
     default:
@@ -294,8 +277,8 @@ absl::StatusOr<Shape> InferUnaryShape(Opcode opcode, const Shape& operand) {
 }
 
 absl::StatusOr<Shape> InferBinaryShape(Opcode opcode, const Shape& lhs, const Shape& rhs) {
-  RETURN_IF_ERROR(ExpectArray(lhs, StrCat("lhs of ", OpcodeName(opcode))));
-  RETURN_IF_ERROR(ExpectArray(rhs, StrCat("rhs of ", OpcodeName(opcode))));
+  HLOGYM_RETURN_IF_ERROR(ExpectArray(lhs, StrCat("lhs of ", OpcodeName(opcode))));
+  HLOGYM_RETURN_IF_ERROR(ExpectArray(rhs, StrCat("rhs of ", OpcodeName(opcode))));
   if (lhs.dimensions() != rhs.dimensions()) {
     return Err(StrCat("binary op operands have different dimensions: ", S(lhs), " vs ", S(rhs)));
   }
@@ -318,19 +301,20 @@ absl::StatusOr<Shape> InferBinaryShape(Opcode opcode, const Shape& lhs, const Sh
       result.set_element_type(PrimitiveType::kPred);
       return result;
     case Opcode::kComplex:
-      RETURN_IF_ERROR(need(t == PrimitiveType::kF32 || t == PrimitiveType::kF64, "f32 or f64"));
+      HLOGYM_RETURN_IF_ERROR(
+          need(t == PrimitiveType::kF32 || t == PrimitiveType::kF64, "f32 or f64"));
       result.set_element_type(t == PrimitiveType::kF32 ? PrimitiveType::kC64
                                                        : PrimitiveType::kC128);
       return result;
     case Opcode::kAnd: case Opcode::kOr: case Opcode::kXor:
-      RETURN_IF_ERROR(need(IsIntOrPred(t), "pred or integral"));
+      HLOGYM_RETURN_IF_ERROR(need(IsIntOrPred(t), "pred or integral"));
       return result;
     case Opcode::kShiftLeft: case Opcode::kShiftRightArithmetic:
     case Opcode::kShiftRightLogical: case Opcode::kMulhi:
-      RETURN_IF_ERROR(need(IsIntegralType(t), "integral"));
+      HLOGYM_RETURN_IF_ERROR(need(IsIntegralType(t), "integral"));
       return result;
     case Opcode::kAtan2:
-      RETURN_IF_ERROR(need(IsFloatOrComplex(t), "floating-point or complex"));
+      HLOGYM_RETURN_IF_ERROR(need(IsFloatOrComplex(t), "floating-point or complex"));
       return result;
     default:
       return result;
@@ -342,7 +326,7 @@ absl::StatusOr<Shape> InferSelectShape(const Shape& pred, const Shape& on_true,
   if (!pred.IsArray() || pred.element_type() != PrimitiveType::kPred) {
     return Err(StrCat("select predicate must be a pred array, is ", S(pred)));
   }
-  if (!SameShapeIgnoringLayout(on_true, on_false)) {
+  if (!on_true.Equal(on_false, {.dynamic = false, .layouts = Shape::Layouts::kIgnore})) {
     return Err(StrCat("select branches have different shapes: ", S(on_true), " vs ",
                       S(on_false)));
   }
@@ -352,7 +336,7 @@ absl::StatusOr<Shape> InferSelectShape(const Shape& pred, const Shape& on_true,
     }
     return on_true;
   }
-  RETURN_IF_ERROR(ExpectArray(on_true, "select on_true"));
+  HLOGYM_RETURN_IF_ERROR(ExpectArray(on_true, "select on_true"));
   if (!pred.IsScalar() && pred.dimensions() != on_true.dimensions()) {
     return Err(StrCat("select predicate dimensions differ from the operands: ", S(pred), " vs ",
                       S(on_true)));
@@ -361,9 +345,9 @@ absl::StatusOr<Shape> InferSelectShape(const Shape& pred, const Shape& on_true,
 }
 
 absl::StatusOr<Shape> InferClampShape(const Shape& min, const Shape& operand, const Shape& max) {
-  RETURN_IF_ERROR(ExpectArray(min, "clamp min"));
-  RETURN_IF_ERROR(ExpectArray(operand, "clamp operand"));
-  RETURN_IF_ERROR(ExpectArray(max, "clamp max"));
+  HLOGYM_RETURN_IF_ERROR(ExpectArray(min, "clamp min"));
+  HLOGYM_RETURN_IF_ERROR(ExpectArray(operand, "clamp operand"));
+  HLOGYM_RETURN_IF_ERROR(ExpectArray(max, "clamp max"));
   for (const Shape* bound : {&min, &max}) {
     if (bound->element_type() != operand.element_type()) {
       return Err(StrCat("clamp bound element type differs from the operand: ", S(*bound),
@@ -378,7 +362,7 @@ absl::StatusOr<Shape> InferClampShape(const Shape& min, const Shape& operand, co
 }
 
 absl::StatusOr<Shape> InferConvertShape(const Shape& operand, PrimitiveType new_type) {
-  RETURN_IF_ERROR(ExpectArray(operand, "convert operand"));
+  HLOGYM_RETURN_IF_ERROR(ExpectArray(operand, "convert operand"));
   if (!IsArrayType(new_type)) {
     return Err(StrCat("convert result must be an array type, is ", TypeName(new_type)));
   }
@@ -390,7 +374,7 @@ absl::StatusOr<Shape> InferConvertShape(const Shape& operand, PrimitiveType new_
 }
 
 absl::StatusOr<Shape> InferBitcastConvertShape(const Shape& operand, PrimitiveType new_type) {
-  RETURN_IF_ERROR(ExpectArray(operand, "bitcast-convert operand"));
+  HLOGYM_RETURN_IF_ERROR(ExpectArray(operand, "bitcast-convert operand"));
   if (!IsArrayType(new_type)) {
     return Err(StrCat("bitcast-convert result must be an array type, is ", TypeName(new_type)));
   }
@@ -417,13 +401,13 @@ absl::StatusOr<Shape> InferBitcastConvertShape(const Shape& operand, PrimitiveTy
 absl::StatusOr<Shape> InferBroadcastShape(const Shape& operand,
                                           std::span<const int64_t> result_dims,
                                           std::span<const int64_t> dimensions) {
-  RETURN_IF_ERROR(ExpectArray(operand, "broadcast operand"));
+  HLOGYM_RETURN_IF_ERROR(ExpectArray(operand, "broadcast operand"));
   if (static_cast<int64_t>(dimensions.size()) != operand.rank()) {
     return Err(StrCat("broadcast dimensions ", Dims(dimensions), " must have one entry per operand"
                       " dimension of ", S(operand)));
   }
   const int64_t out_rank = static_cast<int64_t>(result_dims.size());
-  RETURN_IF_ERROR(CheckDimList(dimensions, out_rank, "broadcast dimensions"));
+  HLOGYM_RETURN_IF_ERROR(CheckDimList(dimensions, out_rank, "broadcast dimensions"));
   for (int64_t i = 0; i < operand.rank(); ++i) {
     if (operand.dimensions(i) != result_dims[dimensions[i]]) {
       return Err(StrCat("broadcast operand dimension ", i, " (size ", operand.dimensions(i),
@@ -435,7 +419,7 @@ absl::StatusOr<Shape> InferBroadcastShape(const Shape& operand,
 }
 
 absl::StatusOr<Shape> InferReshapeShape(const Shape& operand, std::span<const int64_t> result_dims) {
-  RETURN_IF_ERROR(ExpectArray(operand, "reshape operand"));
+  HLOGYM_RETURN_IF_ERROR(ExpectArray(operand, "reshape operand"));
   Shape result(operand.element_type(), std::vector<int64_t>(result_dims.begin(), result_dims.end()));
   if (operand.is_static() && result.ElementCount() != operand.ElementCount()) {
     return Err(StrCat("reshape changes the element count: ", S(operand), " (",
@@ -447,25 +431,25 @@ absl::StatusOr<Shape> InferReshapeShape(const Shape& operand, std::span<const in
 
 absl::StatusOr<Shape> InferTransposeShape(const Shape& operand,
                                           std::span<const int64_t> permutation) {
-  RETURN_IF_ERROR(ExpectArray(operand, "transpose operand"));
+  HLOGYM_RETURN_IF_ERROR(ExpectArray(operand, "transpose operand"));
   if (static_cast<int64_t>(permutation.size()) != operand.rank()) {
     return Err(StrCat("transpose dimensions ", Dims(permutation), " are not a permutation of the "
                       "dimensions of ", S(operand)));
   }
-  RETURN_IF_ERROR(CheckDimList(permutation, operand.rank(), "transpose dimensions"));
+  HLOGYM_RETURN_IF_ERROR(CheckDimList(permutation, operand.rank(), "transpose dimensions"));
   std::vector<int64_t> dims;
   for (int64_t p : permutation) dims.push_back(operand.dimensions(p));
   return Shape(operand.element_type(), dims);
 }
 
 absl::StatusOr<Shape> InferReverseShape(const Shape& operand, std::span<const int64_t> dimensions) {
-  RETURN_IF_ERROR(ExpectArray(operand, "reverse operand"));
-  RETURN_IF_ERROR(CheckDimList(dimensions, operand.rank(), "reverse dimensions"));
+  HLOGYM_RETURN_IF_ERROR(ExpectArray(operand, "reverse operand"));
+  HLOGYM_RETURN_IF_ERROR(CheckDimList(dimensions, operand.rank(), "reverse dimensions"));
   return Shape(operand.element_type(), operand.dimensions());
 }
 
 absl::StatusOr<Shape> InferSliceShape(const Shape& operand, std::span<const SliceDimension> slice) {
-  RETURN_IF_ERROR(ExpectArray(operand, "slice operand"));
+  HLOGYM_RETURN_IF_ERROR(ExpectArray(operand, "slice operand"));
   if (static_cast<int64_t>(slice.size()) != operand.rank()) {
     return Err(StrCat("slice has ", slice.size(), " dimensions but the operand ", S(operand),
                       " has rank ", operand.rank()));
@@ -487,9 +471,9 @@ absl::StatusOr<Shape> InferSliceShape(const Shape& operand, std::span<const Slic
 absl::StatusOr<Shape> InferDynamicSliceShape(const Shape& operand,
                                              std::span<const Shape> start_indices,
                                              std::span<const int64_t> slice_sizes) {
-  RETURN_IF_ERROR(ExpectArray(operand, "dynamic-slice operand"));
+  HLOGYM_RETURN_IF_ERROR(ExpectArray(operand, "dynamic-slice operand"));
   const int64_t rank = operand.rank();
-  RETURN_IF_ERROR(CheckStartIndices(start_indices, rank, "dynamic-slice", operand));
+  HLOGYM_RETURN_IF_ERROR(CheckStartIndices(start_indices, rank, "dynamic-slice", operand));
   if (static_cast<int64_t>(slice_sizes.size()) != rank) {
     return Err(StrCat("dynamic-slice sizes ", Dims(slice_sizes), " do not match the rank of ",
                       S(operand)));
@@ -505,8 +489,8 @@ absl::StatusOr<Shape> InferDynamicSliceShape(const Shape& operand,
 
 absl::StatusOr<Shape> InferDynamicUpdateSliceShape(const Shape& operand, const Shape& update,
                                                    std::span<const Shape> start_indices) {
-  RETURN_IF_ERROR(ExpectArray(operand, "dynamic-update-slice operand"));
-  RETURN_IF_ERROR(ExpectArray(update, "dynamic-update-slice update"));
+  HLOGYM_RETURN_IF_ERROR(ExpectArray(operand, "dynamic-update-slice operand"));
+  HLOGYM_RETURN_IF_ERROR(ExpectArray(update, "dynamic-update-slice update"));
   const int64_t rank = operand.rank();
   if (update.rank() != rank) {
     return Err(StrCat("dynamic-update-slice update ", S(update), " and operand ", S(operand),
@@ -516,7 +500,7 @@ absl::StatusOr<Shape> InferDynamicUpdateSliceShape(const Shape& operand, const S
     return Err(StrCat("dynamic-update-slice update ", S(update), " and operand ", S(operand),
                       " have different element types"));
   }
-  RETURN_IF_ERROR(CheckStartIndices(start_indices, rank, "dynamic-update-slice", operand));
+  HLOGYM_RETURN_IF_ERROR(CheckStartIndices(start_indices, rank, "dynamic-update-slice", operand));
   for (int64_t i = 0; i < rank; ++i) {
     if (update.dimensions(i) > operand.dimensions(i)) {
       return Err(StrCat("dynamic-update-slice update ", S(update), " is larger than operand ",
@@ -529,14 +513,14 @@ absl::StatusOr<Shape> InferDynamicUpdateSliceShape(const Shape& operand, const S
 absl::StatusOr<Shape> InferConcatenateShape(std::span<const Shape> operands, int64_t dimension) {
   if (operands.empty()) return Err("concatenate needs at least one operand");
   const Shape& first = operands[0];
-  RETURN_IF_ERROR(ExpectArray(first, "concatenate operand"));
+  HLOGYM_RETURN_IF_ERROR(ExpectArray(first, "concatenate operand"));
   if (dimension < 0 || dimension >= first.rank()) {
     return Err(StrCat("concatenate dimension ", dimension, " out of range for ", S(first)));
   }
   std::vector<int64_t> dims = first.dimensions();
   for (size_t i = 1; i < operands.size(); ++i) {
     const Shape& op = operands[i];
-    RETURN_IF_ERROR(ExpectArray(op, "concatenate operand"));
+    HLOGYM_RETURN_IF_ERROR(ExpectArray(op, "concatenate operand"));
     if (op.rank() != first.rank()) {
       return Err(StrCat("concatenate operands have different ranks: ", S(first), " vs ", S(op)));
     }
@@ -557,7 +541,7 @@ absl::StatusOr<Shape> InferConcatenateShape(std::span<const Shape> operands, int
 
 absl::StatusOr<Shape> InferPadShape(const Shape& operand, const Shape& padding_value,
                                     std::span<const PaddingDimension> padding) {
-  RETURN_IF_ERROR(ExpectArray(operand, "pad operand"));
+  HLOGYM_RETURN_IF_ERROR(ExpectArray(operand, "pad operand"));
   if (!padding_value.IsScalar()) {
     return Err(StrCat("pad value must be a scalar, is ", S(padding_value)));
   }
@@ -587,8 +571,8 @@ absl::StatusOr<Shape> InferPadShape(const Shape& operand, const Shape& padding_v
 
 absl::StatusOr<Shape> InferDotShape(const Shape& lhs, const Shape& rhs,
                                     const DotDimensionNumbers& dnums, PrimitiveType result_type) {
-  RETURN_IF_ERROR(ExpectArray(lhs, "dot lhs"));
-  RETURN_IF_ERROR(ExpectArray(rhs, "dot rhs"));
+  HLOGYM_RETURN_IF_ERROR(ExpectArray(lhs, "dot lhs"));
+  HLOGYM_RETURN_IF_ERROR(ExpectArray(rhs, "dot rhs"));
   const auto& lb = dnums.lhs_batch_dimensions;
   const auto& rb = dnums.rhs_batch_dimensions;
   const auto& lc = dnums.lhs_contracting_dimensions;
@@ -605,10 +589,10 @@ absl::StatusOr<Shape> InferDotShape(const Shape& lhs, const Shape& rhs,
   lhs_all.insert(lhs_all.end(), lc.begin(), lc.end());
   std::vector<int64_t> rhs_all(rb.begin(), rb.end());
   rhs_all.insert(rhs_all.end(), rc.begin(), rc.end());
-  RETURN_IF_ERROR(CheckDimList(lhs_all, lhs.rank(), StrCat("dot lhs batch+contracting dims of ",
-                                                            S(lhs))));
-  RETURN_IF_ERROR(CheckDimList(rhs_all, rhs.rank(), StrCat("dot rhs batch+contracting dims of ",
-                                                            S(rhs))));
+  HLOGYM_RETURN_IF_ERROR(
+      CheckDimList(lhs_all, lhs.rank(), StrCat("dot lhs batch+contracting dims of ", S(lhs))));
+  HLOGYM_RETURN_IF_ERROR(
+      CheckDimList(rhs_all, rhs.rank(), StrCat("dot rhs batch+contracting dims of ", S(rhs))));
   for (size_t i = 0; i < lc.size(); ++i) {
     if (lhs.dimensions(lc[i]) != rhs.dimensions(rc[i])) {
       return Err(StrCat("dot contracting dimensions differ in size: lhs ", S(lhs), " dimension ",
@@ -674,8 +658,8 @@ absl::StatusOr<Shape> InferConvolutionShape(const Shape& lhs, const Shape& rhs,
                                             const ConvolutionDimensionNumbers& dn,
                                             const Window& window, int64_t feature_group_count,
                                             int64_t batch_group_count, PrimitiveType result_type) {
-  RETURN_IF_ERROR(ExpectArray(lhs, "convolution input"));
-  RETURN_IF_ERROR(ExpectArray(rhs, "convolution kernel"));
+  HLOGYM_RETURN_IF_ERROR(ExpectArray(lhs, "convolution input"));
+  HLOGYM_RETURN_IF_ERROR(ExpectArray(rhs, "convolution kernel"));
   const size_t ns = dn.input_spatial_dimensions.size();
   if (dn.kernel_spatial_dimensions.size() != ns || dn.output_spatial_dimensions.size() != ns) {
     return Err("convolution dimension numbers have different spatial dimension counts");
@@ -699,9 +683,9 @@ absl::StatusOr<Shape> InferConvolutionShape(const Shape& lhs, const Shape& rhs,
   std::vector<int64_t> o_dims = {dn.output_batch_dimension, dn.output_feature_dimension};
   o_dims.insert(o_dims.end(), dn.output_spatial_dimensions.begin(),
                 dn.output_spatial_dimensions.end());
-  RETURN_IF_ERROR(CheckDimList(in_dims, rank, "convolution input dimension numbers"));
-  RETURN_IF_ERROR(CheckDimList(k_dims, rank, "convolution kernel dimension numbers"));
-  RETURN_IF_ERROR(CheckDimList(o_dims, rank, "convolution output dimension numbers"));
+  HLOGYM_RETURN_IF_ERROR(CheckDimList(in_dims, rank, "convolution input dimension numbers"));
+  HLOGYM_RETURN_IF_ERROR(CheckDimList(k_dims, rank, "convolution kernel dimension numbers"));
+  HLOGYM_RETURN_IF_ERROR(CheckDimList(o_dims, rank, "convolution output dimension numbers"));
   if (feature_group_count <= 0 || batch_group_count <= 0) {
     return Err(StrCat("convolution feature_group_count ", feature_group_count,
                       " and batch_group_count ", batch_group_count, " must be positive"));
@@ -750,24 +734,25 @@ absl::StatusOr<Shape> InferConvolutionShape(const Shape& lhs, const Shape& rhs,
 absl::StatusOr<Shape> InferGatherShape(const Shape& operand, const Shape& start_indices,
                                        const GatherDimensionNumbers& dn,
                                        std::span<const int64_t> slice_sizes) {
-  RETURN_IF_ERROR(ExpectArray(operand, "gather operand"));
+  HLOGYM_RETURN_IF_ERROR(ExpectArray(operand, "gather operand"));
   auto expanded_or = ExpandedIndices(start_indices, dn.index_vector_dim, "gather start indices");
   if (!expanded_or.ok()) return expanded_or.status();
   const std::vector<int64_t>& idx = *expanded_or;
   const int64_t idx_rank = static_cast<int64_t>(idx.size());
   const int64_t batch_rank = idx_rank - 1;
   const int64_t out_rank = static_cast<int64_t>(dn.offset_dims.size()) + batch_rank;
-  RETURN_IF_ERROR(CheckSorted(dn.offset_dims, "gather offset_dims"));
-  RETURN_IF_ERROR(CheckDimList(dn.offset_dims, out_rank, "gather offset_dims"));
-  RETURN_IF_ERROR(CheckSorted(dn.collapsed_slice_dims, "gather collapsed_slice_dims"));
-  RETURN_IF_ERROR(CheckDimList(dn.collapsed_slice_dims, operand.rank(),
-                               "gather collapsed_slice_dims"));
-  RETURN_IF_ERROR(CheckSorted(dn.operand_batching_dims, "gather operand_batching_dims"));
-  RETURN_IF_ERROR(CheckDimList(dn.operand_batching_dims, operand.rank(),
-                               "gather operand_batching_dims"));
-  RETURN_IF_ERROR(CheckDimList(dn.start_index_map, operand.rank(), "gather start_index_map"));
-  RETURN_IF_ERROR(CheckDimList(dn.start_indices_batching_dims, idx_rank,
-                               "gather start_indices_batching_dims"));
+  HLOGYM_RETURN_IF_ERROR(CheckSorted(dn.offset_dims, "gather offset_dims"));
+  HLOGYM_RETURN_IF_ERROR(CheckDimList(dn.offset_dims, out_rank, "gather offset_dims"));
+  HLOGYM_RETURN_IF_ERROR(CheckSorted(dn.collapsed_slice_dims, "gather collapsed_slice_dims"));
+  HLOGYM_RETURN_IF_ERROR(
+      CheckDimList(dn.collapsed_slice_dims, operand.rank(), "gather collapsed_slice_dims"));
+  HLOGYM_RETURN_IF_ERROR(CheckSorted(dn.operand_batching_dims, "gather operand_batching_dims"));
+  HLOGYM_RETURN_IF_ERROR(
+      CheckDimList(dn.operand_batching_dims, operand.rank(), "gather operand_batching_dims"));
+  HLOGYM_RETURN_IF_ERROR(
+      CheckDimList(dn.start_index_map, operand.rank(), "gather start_index_map"));
+  HLOGYM_RETURN_IF_ERROR(
+      CheckDimList(dn.start_indices_batching_dims, idx_rank, "gather start_indices_batching_dims"));
   if (absl::c_linear_search(dn.start_indices_batching_dims, dn.index_vector_dim)) {
     return Err("gather start_indices_batching_dims must not contain index_vector_dim");
   }
@@ -843,7 +828,7 @@ absl::StatusOr<Shape> InferScatterShape(std::span<const Shape> operands,
   }
   const Shape& operand = operands[0];
   for (const Shape& op : operands) {
-    RETURN_IF_ERROR(ExpectArray(op, "scatter operand"));
+    HLOGYM_RETURN_IF_ERROR(ExpectArray(op, "scatter operand"));
     if (op.dimensions() != operand.dimensions()) {
       return Err(StrCat("scatter operands have different dimensions: ", S(operand), " vs ",
                         S(op)));
@@ -853,17 +838,17 @@ absl::StatusOr<Shape> InferScatterShape(std::span<const Shape> operands,
   if (!expanded_or.ok()) return expanded_or.status();
   const std::vector<int64_t>& idx = *expanded_or;
   const int64_t idx_rank = static_cast<int64_t>(idx.size());
-  RETURN_IF_ERROR(CheckSorted(dn.update_window_dims, "scatter update_window_dims"));
-  RETURN_IF_ERROR(CheckSorted(dn.inserted_window_dims, "scatter inserted_window_dims"));
-  RETURN_IF_ERROR(CheckDimList(dn.inserted_window_dims, operand.rank(),
-                               "scatter inserted_window_dims"));
-  RETURN_IF_ERROR(CheckSorted(dn.input_batching_dims, "scatter input_batching_dims"));
-  RETURN_IF_ERROR(CheckDimList(dn.input_batching_dims, operand.rank(),
-                               "scatter input_batching_dims"));
-  RETURN_IF_ERROR(CheckDimList(dn.scatter_dims_to_operand_dims, operand.rank(),
-                               "scatter scatter_dims_to_operand_dims"));
-  RETURN_IF_ERROR(CheckDimList(dn.scatter_indices_batching_dims, idx_rank,
-                               "scatter scatter_indices_batching_dims"));
+  HLOGYM_RETURN_IF_ERROR(CheckSorted(dn.update_window_dims, "scatter update_window_dims"));
+  HLOGYM_RETURN_IF_ERROR(CheckSorted(dn.inserted_window_dims, "scatter inserted_window_dims"));
+  HLOGYM_RETURN_IF_ERROR(
+      CheckDimList(dn.inserted_window_dims, operand.rank(), "scatter inserted_window_dims"));
+  HLOGYM_RETURN_IF_ERROR(CheckSorted(dn.input_batching_dims, "scatter input_batching_dims"));
+  HLOGYM_RETURN_IF_ERROR(
+      CheckDimList(dn.input_batching_dims, operand.rank(), "scatter input_batching_dims"));
+  HLOGYM_RETURN_IF_ERROR(CheckDimList(dn.scatter_dims_to_operand_dims, operand.rank(),
+                                      "scatter scatter_dims_to_operand_dims"));
+  HLOGYM_RETURN_IF_ERROR(CheckDimList(dn.scatter_indices_batching_dims, idx_rank,
+                                      "scatter scatter_indices_batching_dims"));
   if (absl::c_linear_search(dn.scatter_indices_batching_dims, dn.index_vector_dim)) {
     return Err("scatter scatter_indices_batching_dims must not contain index_vector_dim");
   }
@@ -906,15 +891,15 @@ absl::StatusOr<Shape> InferScatterShape(std::span<const Shape> operands,
   std::vector<PrimitiveType> input_types;
   for (size_t u = 0; u < updates.size(); ++u) {
     const Shape& upd = updates[u];
-    RETURN_IF_ERROR(ExpectArray(upd, "scatter updates"));
+    HLOGYM_RETURN_IF_ERROR(ExpectArray(upd, "scatter updates"));
     const int64_t expected_rank = window_rank + idx_rank - 1;
     if (upd.rank() != expected_rank) {
       return Err(StrCat("scatter updates ", S(upd), " must have rank ", expected_rank,
                         " (update_window_dims plus scatter dimensions of ", S(scatter_indices),
                         ")"));
     }
-    RETURN_IF_ERROR(CheckDimList(dn.update_window_dims, upd.rank(),
-                                 "scatter update_window_dims"));
+    HLOGYM_RETURN_IF_ERROR(
+        CheckDimList(dn.update_window_dims, upd.rank(), "scatter update_window_dims"));
     size_t w = 0;
     int64_t next_scatter = 0;
     for (int64_t d = 0; d < upd.rank(); ++d) {
@@ -958,13 +943,13 @@ absl::StatusOr<Shape> InferReduceShape(std::span<const Shape> inputs,
   }
   std::vector<PrimitiveType> types;
   for (const Shape& in : inputs) {
-    RETURN_IF_ERROR(ExpectArray(in, "reduce input"));
+    HLOGYM_RETURN_IF_ERROR(ExpectArray(in, "reduce input"));
     if (in.dimensions() != inputs[0].dimensions()) {
       return Err(StrCat("reduce inputs have different dimensions: ", S(inputs[0]), " vs ", S(in)));
     }
     types.push_back(in.element_type());
   }
-  RETURN_IF_ERROR(CheckDimList(dimensions, inputs[0].rank(), "reduce dimensions"));
+  HLOGYM_RETURN_IF_ERROR(CheckDimList(dimensions, inputs[0].rank(), "reduce dimensions"));
   auto acc = CheckReducer(to_apply, inits, types);
   if (!acc.ok()) return acc.status();
   std::vector<int64_t> dims;
@@ -985,7 +970,7 @@ absl::StatusOr<Shape> InferReduceWindowShape(std::span<const Shape> inputs,
   }
   std::vector<PrimitiveType> types;
   for (const Shape& in : inputs) {
-    RETURN_IF_ERROR(ExpectArray(in, "reduce-window input"));
+    HLOGYM_RETURN_IF_ERROR(ExpectArray(in, "reduce-window input"));
     if (in.dimensions() != inputs[0].dimensions()) {
       return Err(StrCat("reduce-window inputs have different dimensions: ", S(inputs[0]), " vs ",
                         S(in)));
@@ -1092,7 +1077,7 @@ absl::StatusOr<std::optional<Shape>> InferShape(const Instruction& inst) {
 
   if (opcode == Opcode::kConvert || opcode == Opcode::kBitcastConvert ||
       opcode == Opcode::kReducePrecision || IsElementwiseUnary(opcode)) {
-    RETURN_IF_ERROR(NeedOperands(inst, 1));
+    HLOGYM_RETURN_IF_ERROR(NeedOperands(inst, 1));
     if (opcode == Opcode::kConvert) return Wrap(InferConvertShape(op(0), shape.element_type()));
     if (opcode == Opcode::kBitcastConvert) {
       return Wrap(InferBitcastConvertShape(op(0), shape.element_type()));
@@ -1110,7 +1095,7 @@ absl::StatusOr<std::optional<Shape>> InferShape(const Instruction& inst) {
     return Wrap(InferUnaryShape(opcode, op(0)));
   }
   if (IsElementwiseBinary(opcode)) {
-    RETURN_IF_ERROR(NeedOperands(inst, 2));
+    HLOGYM_RETURN_IF_ERROR(NeedOperands(inst, 2));
     if (opcode == Opcode::kStochasticConvert) {
       auto s = InferBinaryShape(opcode, op(0), op(1));
       if (!s.ok()) return s.status();
@@ -1121,43 +1106,43 @@ absl::StatusOr<std::optional<Shape>> InferShape(const Instruction& inst) {
 
   switch (opcode) {
     case Opcode::kSelect:
-      RETURN_IF_ERROR(NeedOperands(inst, 3));
+      HLOGYM_RETURN_IF_ERROR(NeedOperands(inst, 3));
       return Wrap(InferSelectShape(op(0), op(1), op(2)));
     case Opcode::kClamp:
-      RETURN_IF_ERROR(NeedOperands(inst, 3));
+      HLOGYM_RETURN_IF_ERROR(NeedOperands(inst, 3));
       return Wrap(InferClampShape(op(0), op(1), op(2)));
     case Opcode::kBroadcast:
-      RETURN_IF_ERROR(NeedOperands(inst, 1));
-      RETURN_IF_ERROR(ExpectArray(shape, "broadcast result"));
+      HLOGYM_RETURN_IF_ERROR(NeedOperands(inst, 1));
+      HLOGYM_RETURN_IF_ERROR(ExpectArray(shape, "broadcast result"));
       return Wrap(InferBroadcastShape(op(0), shape.dimensions(), a.dimensions));
     case Opcode::kReshape:
-      RETURN_IF_ERROR(NeedOperands(inst, 1));
-      RETURN_IF_ERROR(ExpectArray(shape, "reshape result"));
+      HLOGYM_RETURN_IF_ERROR(NeedOperands(inst, 1));
+      HLOGYM_RETURN_IF_ERROR(ExpectArray(shape, "reshape result"));
       if (!shape.is_static()) return kFree;
       return Wrap(InferReshapeShape(op(0), shape.dimensions()));
     case Opcode::kDynamicReshape:
       return kFree;
     case Opcode::kTranspose:
-      RETURN_IF_ERROR(NeedOperands(inst, 1));
+      HLOGYM_RETURN_IF_ERROR(NeedOperands(inst, 1));
       return Wrap(InferTransposeShape(op(0), a.dimensions));
     case Opcode::kReverse:
-      RETURN_IF_ERROR(NeedOperands(inst, 1));
+      HLOGYM_RETURN_IF_ERROR(NeedOperands(inst, 1));
       return Wrap(InferReverseShape(op(0), a.dimensions));
     case Opcode::kSlice:
-      RETURN_IF_ERROR(NeedOperands(inst, 1));
+      HLOGYM_RETURN_IF_ERROR(NeedOperands(inst, 1));
       return Wrap(InferSliceShape(op(0), a.slice));
     case Opcode::kDynamicSlice: {
-      RETURN_IF_ERROR(NeedOperands(inst, 2, /*at_least=*/true));
+      HLOGYM_RETURN_IF_ERROR(NeedOperands(inst, 2, /*at_least=*/true));
       std::vector<Shape> idx = OperandShapes(inst, 1);
       return Wrap(InferDynamicSliceShape(op(0), idx, a.dynamic_slice_sizes));
     }
     case Opcode::kDynamicUpdateSlice: {
-      RETURN_IF_ERROR(NeedOperands(inst, 2, /*at_least=*/true));
+      HLOGYM_RETURN_IF_ERROR(NeedOperands(inst, 2, /*at_least=*/true));
       std::vector<Shape> idx = OperandShapes(inst, 2);
       return Wrap(InferDynamicUpdateSliceShape(op(0), op(1), idx));
     }
     case Opcode::kConcatenate: {
-      RETURN_IF_ERROR(NeedOperands(inst, 1, /*at_least=*/true));
+      HLOGYM_RETURN_IF_ERROR(NeedOperands(inst, 1, /*at_least=*/true));
       if (a.dimensions.size() != 1) {
         return Err(StrCat("concatenate needs exactly one dimension, has ", Dims(a.dimensions)));
       }
@@ -1165,17 +1150,17 @@ absl::StatusOr<std::optional<Shape>> InferShape(const Instruction& inst) {
       return Wrap(InferConcatenateShape(ops, a.dimensions[0]));
     }
     case Opcode::kPad:
-      RETURN_IF_ERROR(NeedOperands(inst, 2));
+      HLOGYM_RETURN_IF_ERROR(NeedOperands(inst, 2));
       return Wrap(InferPadShape(op(0), op(1), a.padding));
     case Opcode::kIota:
-      RETURN_IF_ERROR(ExpectArray(shape, "iota result"));
+      HLOGYM_RETURN_IF_ERROR(ExpectArray(shape, "iota result"));
       if (shape.rank() == 0) return Err("iota result must have rank >= 1");
       if (a.iota_dimension < 0 || a.iota_dimension >= shape.rank()) {
         return Err(StrCat("iota_dimension ", a.iota_dimension, " out of range for ", S(shape)));
       }
       return kFree;
     case Opcode::kGetTupleElement: {
-      RETURN_IF_ERROR(NeedOperands(inst, 1));
+      HLOGYM_RETURN_IF_ERROR(NeedOperands(inst, 1));
       if (!op(0).IsTuple()) {
         return Err(StrCat("get-tuple-element operand must be a tuple, is ", S(op(0))));
       }
@@ -1188,7 +1173,7 @@ absl::StatusOr<std::optional<Shape>> InferShape(const Instruction& inst) {
     case Opcode::kTuple:
       return std::optional<Shape>(Shape::Tuple(OperandShapes(inst)));
     case Opcode::kDot: {
-      RETURN_IF_ERROR(NeedOperands(inst, 2, /*at_least=*/true));
+      HLOGYM_RETURN_IF_ERROR(NeedOperands(inst, 2, /*at_least=*/true));
       if (inst.operand_count() > 2) return kFree;  // sparse dot with metadata
       DotDimensionNumbers dn;
       if (a.dot_dimension_numbers.has_value()) dn = *a.dot_dimension_numbers;
@@ -1199,7 +1184,7 @@ absl::StatusOr<std::optional<Shape>> InferShape(const Instruction& inst) {
       return Wrap(InferDotShape(op(0), op(1), dn, shape.element_type()));
     }
     case Opcode::kConvolution: {
-      RETURN_IF_ERROR(NeedOperands(inst, 2));
+      HLOGYM_RETURN_IF_ERROR(NeedOperands(inst, 2));
       if (!a.convolution_dimension_numbers.has_value()) {
         return Err("convolution has no dim_labels");
       }
@@ -1213,7 +1198,7 @@ absl::StatusOr<std::optional<Shape>> InferShape(const Instruction& inst) {
         return Err(StrCat("reduce needs an even number (>= 2) of operands, has ",
                           inst.operand_count()));
       }
-      RETURN_IF_ERROR(NeedCalled(inst, 1));
+      HLOGYM_RETURN_IF_ERROR(NeedCalled(inst, 1));
       const int64_t n = inst.operand_count() / 2;
       std::vector<Shape> ins = OperandShapes(inst, 0, n), inits = OperandShapes(inst, n);
       return Wrap(InferReduceShape(ins, inits, a.dimensions, Called(inst, 0)));
@@ -1223,21 +1208,21 @@ absl::StatusOr<std::optional<Shape>> InferShape(const Instruction& inst) {
         return Err(StrCat("reduce-window needs an even number (>= 2) of operands, has ",
                           inst.operand_count()));
       }
-      RETURN_IF_ERROR(NeedCalled(inst, 1));
+      HLOGYM_RETURN_IF_ERROR(NeedCalled(inst, 1));
       const int64_t n = inst.operand_count() / 2;
       std::vector<Shape> ins = OperandShapes(inst, 0, n), inits = OperandShapes(inst, n);
       Window window = a.window.value_or(Window{});
       return Wrap(InferReduceWindowShape(ins, inits, window, Called(inst, 0)));
     }
     case Opcode::kSelectAndScatter: {
-      RETURN_IF_ERROR(NeedOperands(inst, 3));
-      RETURN_IF_ERROR(NeedCalled(inst, 2));
-      RETURN_IF_ERROR(ExpectArray(op(0), "select-and-scatter operand"));
-      RETURN_IF_ERROR(ExpectArray(op(1), "select-and-scatter source"));
+      HLOGYM_RETURN_IF_ERROR(NeedOperands(inst, 3));
+      HLOGYM_RETURN_IF_ERROR(NeedCalled(inst, 2));
+      HLOGYM_RETURN_IF_ERROR(ExpectArray(op(0), "select-and-scatter operand"));
+      HLOGYM_RETURN_IF_ERROR(ExpectArray(op(1), "select-and-scatter source"));
       const PrimitiveType t = op(0).element_type();
       const PrimitiveType sel_params[] = {t, t};
-      RETURN_IF_ERROR(CheckScalarComputation(Called(inst, 0), sel_params, PrimitiveType::kPred,
-                                             "select computation"));
+      HLOGYM_RETURN_IF_ERROR(CheckScalarComputation(Called(inst, 0), sel_params,
+                                                    PrimitiveType::kPred, "select computation"));
       const Shape init_shapes[] = {op(2)};
       const PrimitiveType src_types[] = {op(1).element_type()};
       auto acc = CheckReducer(Called(inst, 1), init_shapes, src_types);
@@ -1251,7 +1236,7 @@ absl::StatusOr<std::optional<Shape>> InferShape(const Instruction& inst) {
       return std::optional<Shape>(Shape(t, op(0).dimensions()));
     }
     case Opcode::kGather: {
-      RETURN_IF_ERROR(NeedOperands(inst, 2));
+      HLOGYM_RETURN_IF_ERROR(NeedOperands(inst, 2));
       if (!a.gather_dimension_numbers.has_value()) return Err("gather has no dimension numbers");
       return Wrap(InferGatherShape(op(0), op(1), *a.gather_dimension_numbers,
                                    a.gather_slice_sizes));
@@ -1260,7 +1245,7 @@ absl::StatusOr<std::optional<Shape>> InferShape(const Instruction& inst) {
       if (inst.operand_count() < 3 || inst.operand_count() % 2 != 1) {
         return Err(StrCat("scatter needs 2N+1 operands, has ", inst.operand_count()));
       }
-      RETURN_IF_ERROR(NeedCalled(inst, 1));
+      HLOGYM_RETURN_IF_ERROR(NeedCalled(inst, 1));
       if (!a.scatter_dimension_numbers.has_value()) {
         return Err("scatter has no dimension numbers");
       }
@@ -1270,11 +1255,11 @@ absl::StatusOr<std::optional<Shape>> InferShape(const Instruction& inst) {
                                     Called(inst, 0)));
     }
     case Opcode::kSort: {
-      RETURN_IF_ERROR(NeedOperands(inst, 1, /*at_least=*/true));
-      RETURN_IF_ERROR(NeedCalled(inst, 1));
+      HLOGYM_RETURN_IF_ERROR(NeedOperands(inst, 1, /*at_least=*/true));
+      HLOGYM_RETURN_IF_ERROR(NeedCalled(inst, 1));
       std::vector<PrimitiveType> params;
       for (int64_t i = 0; i < inst.operand_count(); ++i) {
-        RETURN_IF_ERROR(ExpectArray(op(i), "sort operand"));
+        HLOGYM_RETURN_IF_ERROR(ExpectArray(op(i), "sort operand"));
         if (op(i).dimensions() != op(0).dimensions()) {
           return Err(StrCat("sort operands have different dimensions: ", S(op(0)), " vs ",
                             S(op(i))));
@@ -1285,8 +1270,8 @@ absl::StatusOr<std::optional<Shape>> InferShape(const Instruction& inst) {
       if (a.dimensions.size() != 1 || a.dimensions[0] < 0 || a.dimensions[0] >= op(0).rank()) {
         return Err(StrCat("sort dimension ", Dims(a.dimensions), " out of range for ", S(op(0))));
       }
-      RETURN_IF_ERROR(CheckScalarComputation(Called(inst, 0), params, PrimitiveType::kPred,
-                                             "sort comparator"));
+      HLOGYM_RETURN_IF_ERROR(
+          CheckScalarComputation(Called(inst, 0), params, PrimitiveType::kPred, "sort comparator"));
       std::vector<Shape> results;
       for (int64_t i = 0; i < inst.operand_count(); ++i) {
         results.push_back(Shape(op(i).element_type(), op(i).dimensions()));
@@ -1294,11 +1279,11 @@ absl::StatusOr<std::optional<Shape>> InferShape(const Instruction& inst) {
       return std::optional<Shape>(MakeTupleOrSingle(std::move(results)));
     }
     case Opcode::kMap: {
-      RETURN_IF_ERROR(NeedOperands(inst, 1, /*at_least=*/true));
-      RETURN_IF_ERROR(NeedCalled(inst, 1));
+      HLOGYM_RETURN_IF_ERROR(NeedOperands(inst, 1, /*at_least=*/true));
+      HLOGYM_RETURN_IF_ERROR(NeedCalled(inst, 1));
       std::vector<PrimitiveType> params;
       for (int64_t i = 0; i < inst.operand_count(); ++i) {
-        RETURN_IF_ERROR(ExpectArray(op(i), "map operand"));
+        HLOGYM_RETURN_IF_ERROR(ExpectArray(op(i), "map operand"));
         if (op(i).dimensions() != op(0).dimensions()) {
           return Err(StrCat("map operands have different dimensions: ", S(op(0)), " vs ",
                             S(op(i))));
@@ -1315,22 +1300,22 @@ absl::StatusOr<std::optional<Shape>> InferShape(const Instruction& inst) {
                             "order for ", S(op(0))));
         }
       }
-      RETURN_IF_ERROR(CheckScalarComputation(Called(inst, 0), params, std::nullopt,
-                                             "map computation"));
+      HLOGYM_RETURN_IF_ERROR(
+          CheckScalarComputation(Called(inst, 0), params, std::nullopt, "map computation"));
       return std::optional<Shape>(Shape(RootShape(Called(inst, 0))->element_type(),
                                         op(0).dimensions()));
     }
     case Opcode::kWhile: {
-      RETURN_IF_ERROR(NeedOperands(inst, 1));
-      RETURN_IF_ERROR(NeedCalled(inst, 2));
+      HLOGYM_RETURN_IF_ERROR(NeedOperands(inst, 1));
+      HLOGYM_RETURN_IF_ERROR(NeedCalled(inst, 2));
       const Shape* args[] = {&shape};
       const Shape pred = Shape::Scalar(PrimitiveType::kPred);
-      RETURN_IF_ERROR(CheckSignature(Called(inst, 0), args, &pred, "while condition"));
-      RETURN_IF_ERROR(CheckSignature(Called(inst, 1), args, &shape, "while body"));
+      HLOGYM_RETURN_IF_ERROR(CheckSignature(Called(inst, 0), args, &pred, "while condition"));
+      HLOGYM_RETURN_IF_ERROR(CheckSignature(Called(inst, 1), args, &shape, "while body"));
       return std::optional<Shape>(op(0));
     }
     case Opcode::kConditional: {
-      RETURN_IF_ERROR(NeedOperands(inst, 1, /*at_least=*/true));
+      HLOGYM_RETURN_IF_ERROR(NeedOperands(inst, 1, /*at_least=*/true));
       const Shape& sel = op(0);
       const size_t branches = inst.called_computations().size();
       if (!sel.IsScalar() ||
@@ -1347,24 +1332,24 @@ absl::StatusOr<std::optional<Shape>> InferShape(const Instruction& inst) {
       }
       for (size_t b = 0; b < branches; ++b) {
         const Shape* args[] = {&op(b + 1)};
-        RETURN_IF_ERROR(CheckSignature(Called(inst, b), args, &shape,
-                                       StrCat("conditional branch ", b)));
+        HLOGYM_RETURN_IF_ERROR(
+            CheckSignature(Called(inst, b), args, &shape, StrCat("conditional branch ", b)));
       }
       return std::optional<Shape>(shape);
     }
     case Opcode::kCall:
     case Opcode::kFusion:
     case Opcode::kAsyncStart: {
-      if (opcode != Opcode::kAsyncStart) RETURN_IF_ERROR(NeedCalled(inst, 1));
+      if (opcode != Opcode::kAsyncStart) HLOGYM_RETURN_IF_ERROR(NeedCalled(inst, 1));
       if (opcode == Opcode::kAsyncStart) return kFree;
       std::vector<const Shape*> args;
       for (const Instruction* o : inst.operands()) args.push_back(&o->shape());
-      RETURN_IF_ERROR(CheckSignature(Called(inst, 0), args, &shape,
-                                     opcode == Opcode::kCall ? "callee" : "fused computation"));
+      HLOGYM_RETURN_IF_ERROR(CheckSignature(
+          Called(inst, 0), args, &shape, opcode == Opcode::kCall ? "callee" : "fused computation"));
       return std::optional<Shape>(shape);
     }
     case Opcode::kBitcast: {
-      RETURN_IF_ERROR(NeedOperands(inst, 1));
+      HLOGYM_RETURN_IF_ERROR(NeedOperands(inst, 1));
       const Shape& in = op(0);
       if (in.IsArray() && shape.IsArray() && in.is_static() && shape.is_static()) {
         const __int128 in_bits = static_cast<__int128>(in.ElementCount()) * BitWidth(in.element_type());
@@ -1377,8 +1362,8 @@ absl::StatusOr<std::optional<Shape>> InferShape(const Instruction& inst) {
       return kFree;
     }
     case Opcode::kRng: {
-      RETURN_IF_ERROR(NeedOperands(inst, 2));
-      RETURN_IF_ERROR(ExpectArray(shape, "rng result"));
+      HLOGYM_RETURN_IF_ERROR(NeedOperands(inst, 2));
+      HLOGYM_RETURN_IF_ERROR(ExpectArray(shape, "rng result"));
       for (int64_t i = 0; i < 2; ++i) {
         if (!op(i).IsScalar() || op(i).element_type() != shape.element_type()) {
           return Err(StrCat("rng parameter ", i, " must be a scalar of the result type ",
@@ -1392,11 +1377,12 @@ absl::StatusOr<std::optional<Shape>> InferShape(const Instruction& inst) {
       return kFree;
     }
     case Opcode::kRngBitGenerator: {
-      RETURN_IF_ERROR(NeedOperands(inst, 1));
+      HLOGYM_RETURN_IF_ERROR(NeedOperands(inst, 1));
       if (!shape.IsTuple() || shape.tuple_shapes_size() != 2) {
         return Err(StrCat("rng-bit-generator result must be a (state, bits) tuple, is ", S(shape)));
       }
-      if (!SameShapeIgnoringLayout(shape.tuple_shapes(0), op(0))) {
+      if (!shape.tuple_shapes(0).Equal(op(0),
+                                       {.dynamic = false, .layouts = Shape::Layouts::kIgnore})) {
         return Err(StrCat("rng-bit-generator state output ", S(shape.tuple_shapes(0)),
                           " differs from the state operand ", S(op(0))));
       }
@@ -1415,7 +1401,7 @@ absl::StatusOr<std::optional<Shape>> InferShape(const Instruction& inst) {
     }
     case Opcode::kAllGather:
     case Opcode::kReduceScatter: {
-      RETURN_IF_ERROR(NeedOperands(inst, 1, /*at_least=*/true));
+      HLOGYM_RETURN_IF_ERROR(NeedOperands(inst, 1, /*at_least=*/true));
       if (a.dimensions.size() != 1) {
         return Err(StrCat(OpcodeName(opcode), " needs one dimension, has ", Dims(a.dimensions)));
       }
@@ -1433,8 +1419,8 @@ absl::StatusOr<std::optional<Shape>> InferShape(const Instruction& inst) {
       for (int64_t i = 0; i < inst.operand_count(); ++i) {
         const Shape& in = op(i);
         const Shape& out = outs[i];
-        RETURN_IF_ERROR(ExpectArray(in, StrCat(OpcodeName(opcode), " operand")));
-        RETURN_IF_ERROR(ExpectArray(out, StrCat(OpcodeName(opcode), " result")));
+        HLOGYM_RETURN_IF_ERROR(ExpectArray(in, StrCat(OpcodeName(opcode), " operand")));
+        HLOGYM_RETURN_IF_ERROR(ExpectArray(out, StrCat(OpcodeName(opcode), " result")));
         if (dim < 0 || dim >= in.rank() || in.rank() != out.rank() ||
             in.element_type() != out.element_type()) {
           return Err(StrCat(OpcodeName(opcode), " operand ", S(in), " and result ", S(out),
@@ -1464,9 +1450,9 @@ absl::StatusOr<std::optional<Shape>> InferShape(const Instruction& inst) {
     case Opcode::kBatchNormInference:
     case Opcode::kBatchNormGrad: {
       const int64_t n = opcode == Opcode::kBatchNormTraining ? 3 : 5;
-      RETURN_IF_ERROR(NeedOperands(inst, n));
+      HLOGYM_RETURN_IF_ERROR(NeedOperands(inst, n));
       const Shape& x = op(0);
-      RETURN_IF_ERROR(ExpectArray(x, "batch-norm operand"));
+      HLOGYM_RETURN_IF_ERROR(ExpectArray(x, "batch-norm operand"));
       if (!IsFloatingPointType(x.element_type())) {
         return Err(StrCat("batch-norm operand must be floating-point, is ", S(x)));
       }
@@ -1478,7 +1464,8 @@ absl::StatusOr<std::optional<Shape>> InferShape(const Instruction& inst) {
       for (int64_t i = 1; i < n; ++i) {
         const bool full = opcode == Opcode::kBatchNormGrad && i == 4;
         const Shape& expected = full ? x : feature;
-        if (!SameShapeIgnoringLayout(op(i), Shape(expected.element_type(), expected.dimensions()))) {
+        if (!op(i).Equal(Shape(expected.element_type(), expected.dimensions()),
+                         {.dynamic = false, .layouts = Shape::Layouts::kIgnore})) {
           return Err(StrCat("batch-norm operand ", i, " must be ", S(expected), ", is ",
                             S(op(i))));
         }
@@ -1490,9 +1477,9 @@ absl::StatusOr<std::optional<Shape>> InferShape(const Instruction& inst) {
           Shape::Tuple({Shape(x.element_type(), x.dimensions()), feature, feature}));
     }
     case Opcode::kCholesky: {
-      RETURN_IF_ERROR(NeedOperands(inst, 1));
+      HLOGYM_RETURN_IF_ERROR(NeedOperands(inst, 1));
       const Shape& x = op(0);
-      RETURN_IF_ERROR(ExpectArray(x, "cholesky operand"));
+      HLOGYM_RETURN_IF_ERROR(ExpectArray(x, "cholesky operand"));
       if (!IsFloatOrComplex(x.element_type()) || x.rank() < 2 ||
           x.dimensions(x.rank() - 1) != x.dimensions(x.rank() - 2)) {
         return Err(StrCat("cholesky needs floating-point square matrices (rank >= 2), got ",
@@ -1501,11 +1488,11 @@ absl::StatusOr<std::optional<Shape>> InferShape(const Instruction& inst) {
       return std::optional<Shape>(Shape(x.element_type(), x.dimensions()));
     }
     case Opcode::kTriangularSolve: {
-      RETURN_IF_ERROR(NeedOperands(inst, 2));
+      HLOGYM_RETURN_IF_ERROR(NeedOperands(inst, 2));
       const Shape& am = op(0);
       const Shape& b = op(1);
-      RETURN_IF_ERROR(ExpectArray(am, "triangular-solve a"));
-      RETURN_IF_ERROR(ExpectArray(b, "triangular-solve b"));
+      HLOGYM_RETURN_IF_ERROR(ExpectArray(am, "triangular-solve a"));
+      HLOGYM_RETURN_IF_ERROR(ExpectArray(b, "triangular-solve b"));
       if (am.element_type() != b.element_type() || !IsFloatOrComplex(am.element_type())) {
         return Err(StrCat("triangular-solve operands must share a floating-point type: ", S(am),
                           " vs ", S(b)));
@@ -1528,9 +1515,9 @@ absl::StatusOr<std::optional<Shape>> InferShape(const Instruction& inst) {
       return std::optional<Shape>(Shape(b.element_type(), b.dimensions()));
     }
     case Opcode::kFft: {
-      RETURN_IF_ERROR(NeedOperands(inst, 1));
+      HLOGYM_RETURN_IF_ERROR(NeedOperands(inst, 1));
       const Shape& x = op(0);
-      RETURN_IF_ERROR(ExpectArray(x, "fft operand"));
+      HLOGYM_RETURN_IF_ERROR(ExpectArray(x, "fft operand"));
       const auto& len = a.fft_length;
       const int64_t n = static_cast<int64_t>(len.size());
       if (n < 1 || n > 3 || x.rank() < n) {
@@ -1585,9 +1572,9 @@ absl::StatusOr<std::optional<Shape>> InferShape(const Instruction& inst) {
       return kFree;
     }
     case Opcode::kTopK: {
-      RETURN_IF_ERROR(NeedOperands(inst, 1));
+      HLOGYM_RETURN_IF_ERROR(NeedOperands(inst, 1));
       const Shape& x = op(0);
-      RETURN_IF_ERROR(ExpectArray(x, "topk operand"));
+      HLOGYM_RETURN_IF_ERROR(ExpectArray(x, "topk operand"));
       if (x.rank() < 1 || a.k < 0 || a.k > x.dimensions(x.rank() - 1)) {
         return Err(StrCat("topk k=", a.k, " out of range for ", S(x)));
       }
@@ -1599,15 +1586,16 @@ absl::StatusOr<std::optional<Shape>> InferShape(const Instruction& inst) {
     case Opcode::kConstant: {
       if (a.literal == nullptr) return kFree;
       if (a.literal->elided()) return kFree;
-      if (!SameShapeIgnoringLayout(a.literal->shape(), shape)) {
+      if (!a.literal->shape().Equal(shape,
+                                    {.dynamic = false, .layouts = Shape::Layouts::kIgnore})) {
         return Err(StrCat("constant literal has shape ", S(a.literal->shape()),
                           " but the instruction has shape ", S(shape)));
       }
       return kFree;
     }
     case Opcode::kGetDimensionSize: {
-      RETURN_IF_ERROR(NeedOperands(inst, 1));
-      RETURN_IF_ERROR(ExpectArray(op(0), "get-dimension-size operand"));
+      HLOGYM_RETURN_IF_ERROR(NeedOperands(inst, 1));
+      HLOGYM_RETURN_IF_ERROR(ExpectArray(op(0), "get-dimension-size operand"));
       if (a.dimensions.size() != 1 || a.dimensions[0] < 0 || a.dimensions[0] >= op(0).rank()) {
         return Err(StrCat("get-dimension-size dimension ", Dims(a.dimensions),
                           " out of range for ", S(op(0))));
@@ -1615,8 +1603,8 @@ absl::StatusOr<std::optional<Shape>> InferShape(const Instruction& inst) {
       return std::optional<Shape>(Shape::Scalar(PrimitiveType::kS32));
     }
     case Opcode::kSetDimensionSize: {
-      RETURN_IF_ERROR(NeedOperands(inst, 2));
-      RETURN_IF_ERROR(ExpectArray(op(0), "set-dimension-size operand"));
+      HLOGYM_RETURN_IF_ERROR(NeedOperands(inst, 2));
+      HLOGYM_RETURN_IF_ERROR(ExpectArray(op(0), "set-dimension-size operand"));
       if (a.dimensions.size() != 1 || a.dimensions[0] < 0 || a.dimensions[0] >= op(0).rank()) {
         return Err(StrCat("set-dimension-size dimension ", Dims(a.dimensions),
                           " out of range for ", S(op(0))));
@@ -1633,11 +1621,11 @@ absl::StatusOr<std::optional<Shape>> InferShape(const Instruction& inst) {
       }
       return std::optional<Shape>(Shape::Token());
     case Opcode::kAddDependency:
-      RETURN_IF_ERROR(NeedOperands(inst, 2));
+      HLOGYM_RETURN_IF_ERROR(NeedOperands(inst, 2));
       return std::optional<Shape>(op(0));
     case Opcode::kOptimizationBarrier:
     case Opcode::kDomain:
-      RETURN_IF_ERROR(NeedOperands(inst, 1));
+      HLOGYM_RETURN_IF_ERROR(NeedOperands(inst, 1));
       return std::optional<Shape>(op(0));
     case Opcode::kPartitionId:
     case Opcode::kReplicaId:

@@ -21,10 +21,6 @@
 
 namespace hlogym {
 
-// Equality of element types and dimension sizes, recursively through tuples;
-// layouts and dynamic flags are ignored.
-bool SameShapeIgnoringLayout(const Shape& a, const Shape& b);
-
 // Elementwise unary ops (not convert, bitcast-convert, reduce-precision).
 absl::StatusOr<Shape> InferUnaryShape(Opcode opcode, const Shape& operand);
 // Elementwise binary ops; operands must have the same dimensions.

@@ -496,7 +496,8 @@ class Verifier {
     }
     absl::StatusOr<std::optional<Shape>> inferred = InferShape(inst);
     if (!inferred.ok()) return InstError(comp, inst, std::string(inferred.status().message()));
-    if (inferred->has_value() && !SameShapeIgnoringLayout(**inferred, shape)) {
+    if (inferred->has_value() &&
+        !(*inferred)->Equal(shape, {.dynamic = false, .layouts = Shape::Layouts::kIgnore})) {
       return InstError(comp, inst, Cat("shape ", S(shape), " does not match the expected shape ",
                                        S(**inferred), " of ", OpcodeName(inst.opcode())));
     }
@@ -519,14 +520,14 @@ class Verifier {
     }
     for (size_t i = 0; i < params.size(); ++i) {
       const Instruction* p = entry.parameter_instruction(static_cast<int64_t>(i));
-      if (!SameShapeIgnoringLayout(params[i], p->shape())) {
+      if (!params[i].Equal(p->shape(), {.dynamic = false, .layouts = Shape::Layouts::kIgnore})) {
         return InstError(entry, *p, Cat("shape ", S(p->shape()),
                                         " differs from entry_computation_layout parameter ", i,
                                         " ", S(params[i])));
       }
     }
     const Instruction* root = entry.root_instruction();
-    if (!SameShapeIgnoringLayout(result, root->shape())) {
+    if (!result.Equal(root->shape(), {.dynamic = false, .layouts = Shape::Layouts::kIgnore})) {
       return InstError(entry, *root, Cat("root shape ", S(root->shape()),
                                          " differs from the entry_computation_layout result ",
                                          S(result)));

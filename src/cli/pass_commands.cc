@@ -16,6 +16,7 @@
 #include "cli/commands.h"
 #include "gym/benchmark.h"
 #include "gym/pass_fuzzer.h"
+#include "hlo/status_macros.h"
 #include "nlohmann/json.hpp"
 #include "passes/registry.h"
 #include "text/file_io.h"
@@ -218,9 +219,7 @@ absl::Status WriteReproducers(const std::string& dir, const PassFuzzReport& repo
          {std::pair<std::string, std::string>{"module.hlo", PrintModule(benchmark->initial->module())},
           {"passes.txt", absl::StrJoin(failure.passes, ",") + "\n"},
           {"failure.json", FailureJson(failure).dump(2) + "\n"}}) {
-      if (absl::Status s = WriteTextFileAtomically((folder / file).string(), contents); !s.ok()) {
-        return s;
-      }
+      HLOGYM_RETURN_IF_ERROR(WriteTextFileAtomically((folder / file).string(), contents));
     }
   }
   return WriteTextFileAtomically((std::filesystem::path(dir) / "report.json").string(),

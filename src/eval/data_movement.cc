@@ -9,6 +9,7 @@
 #include "absl/strings/str_join.h"
 #include "eval/interpreter.h"
 #include "eval/scalar_ops.h"
+#include "hlo/shape_util.h"
 
 namespace hlogym::eval {
 
@@ -75,16 +76,9 @@ std::vector<int64_t> PhysicalOrder(const Shape& shape) {
   return order;
 }
 
-bool IsIdentity(std::span<const int64_t> perm) {
-  for (int64_t i = 0; i < static_cast<int64_t>(perm.size()); ++i) {
-    if (perm[i] != i) return false;
-  }
-  return true;
-}
-
 // out[i...] = in[perm applied]: output dim i is input dim perm[i].
 ValuePtr TransposeValue(const ValuePtr& in, std::span<const int64_t> perm, const Shape& out_shape) {
-  if (IsIdentity(perm)) return ShareArray(in, out_shape);
+  if (IsIdentityPermutation(perm)) return ShareArray(in, out_shape);
   auto out = NewArray(out_shape);
   const auto in_strides = RowMajorStrides(in->shape.dimensions());
   std::vector<int64_t> dims(perm.size()), src_strides(perm.size());
@@ -122,9 +116,7 @@ absl::StatusOr<ValuePtr> EvalBitcast(const Instruction& instruction, const Value
   for (size_t i = 0; i < out_order.size(); ++i) out_phys_dims[i] = out_shape.dimensions(out_order[i]);
   Shape phys_out(out_shape.element_type(), out_phys_dims);
   ValuePtr reinterpreted = ShareArray(physical, phys_out);
-  std::vector<int64_t> inverse(out_order.size());
-  for (size_t i = 0; i < out_order.size(); ++i) inverse[out_order[i]] = i;
-  return TransposeValue(reinterpreted, inverse, out_shape);
+  return TransposeValue(reinterpreted, InversePermutation(out_order), out_shape);
 }
 
 absl::StatusOr<ValuePtr> EvalGather(const Instruction& instruction, const ValuePtr& operand,

@@ -7,20 +7,10 @@
 
 #include "absl/status/statusor.h"
 #include "eval/interpreter.h"
+#include "hlo/backend_configs.h"
 #include "hlo/instruction.h"
 
 namespace hlogym::eval {
-
-// The backend_config of an "Eigh" custom call, "lower,sort_eigenvalues,
-// max_iter,tol" (printed quoted). Shared with eigh_expander.
-struct EighConfig {
-  bool lower = true;
-  bool sort = true;
-  int64_t max_iter = 100;
-  float tol = 1e-6f;
-};
-// nullopt when the config is missing or is not four comma-separated numbers.
-std::optional<EighConfig> ParseEighConfig(const Instruction& instruction);
 
 // Evaluates custom_call_target="Eigh" (what JAX emits for jnp.linalg.eigh on
 // platforms without LAPACK/cuSOLVER). nullopt when this is not an Eigh call

@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "eval/interpreter.h"
 #include "eval/scalar_ops.h"
+#include "hlo/shape_util.h"
 
 namespace hlogym::eval {
 namespace {
@@ -65,14 +66,6 @@ void ParallelFor(int64_t n, int threads, double work, F&& fn) {
   for (auto& t : pool) t.join();
 }
 
-// Whether from_canon maps every dimension to itself.
-bool IsIdentity(std::span<const int64_t> from_canon) {
-  for (size_t j = 0; j < from_canon.size(); ++j) {
-    if (from_canon[j] != static_cast<int64_t>(j)) return false;
-  }
-  return true;
-}
-
 // Writes canonical results (dims `canon_dims`, converted from C) into `out`
 // whose dimension j is canonical dimension from_canon[j].
 template <typename C>
@@ -81,7 +74,7 @@ void StoreResult(const std::vector<C>& canon, std::span<const int64_t> canon_dim
   const int64_t n = out.element_count();
   std::vector<C> arranged;
   const std::vector<C>* src = &canon;
-  if (!IsIdentity(from_canon)) {
+  if (!IsIdentityPermutation(from_canon)) {
     arranged.resize(n);
     const auto cstrides = RowMajorStrides(canon_dims);
     std::vector<int64_t> dims(from_canon.size()), src_strides(from_canon.size());
@@ -104,7 +97,7 @@ void StoreResult(const std::vector<C>& canon, std::span<const int64_t> canon_dim
 // the canonical ones in order (from_canon is the identity); else null.
 template <typename C>
 C* DirectResult(Value& out, std::span<const int64_t> from_canon) {
-  if (!IsIdentity(from_canon)) return nullptr;
+  if (!IsIdentityPermutation(from_canon)) return nullptr;
   C* direct = nullptr;
   DispatchType(out.shape.element_type(), [&](auto tag) {
     using T = typename decltype(tag)::type;

@@ -8,6 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "hlo/status_macros.h"
 
 namespace hlogym {
 namespace {
@@ -304,7 +305,7 @@ absl::Status SaveInto(const std::string& dir, std::string_view stem, const Liter
     const auto& elements = literal.tuple_elements();
     for (size_t i = 0; i < elements.size(); ++i) {
       path.push_back(static_cast<int64_t>(i));
-      if (absl::Status s = SaveInto(dir, stem, elements[i], path, leaves); !s.ok()) return s;
+      HLOGYM_RETURN_IF_ERROR(SaveInto(dir, stem, elements[i], path, leaves));
       path.pop_back();
     }
     return absl::OkStatus();
@@ -317,10 +318,7 @@ absl::Status SaveInto(const std::string& dir, std::string_view stem, const Liter
   auto descr = NpyDescr(shape.element_type());
   if (!descr.ok()) return descr.status();
   leaf.descr = *descr;
-  if (absl::Status s = WriteNpyFile((std::filesystem::path(dir) / leaf.file).string(), literal);
-      !s.ok()) {
-    return s;
-  }
+  HLOGYM_RETURN_IF_ERROR(WriteNpyFile((std::filesystem::path(dir) / leaf.file).string(), literal));
   leaves.push_back(std::move(leaf));
   return absl::OkStatus();
 }
@@ -364,7 +362,7 @@ absl::StatusOr<std::vector<NpyLeaf>> SaveLiteralLeaves(const std::string& dir,
   if (ec) return absl::PermissionDeniedError(absl::StrCat(dir, ": cannot create directory"));
   std::vector<NpyLeaf> leaves;
   std::vector<int64_t> path;
-  if (absl::Status s = SaveInto(dir, stem, literal, path, leaves); !s.ok()) return s;
+  HLOGYM_RETURN_IF_ERROR(SaveInto(dir, stem, literal, path, leaves));
   return leaves;
 }
 

@@ -320,8 +320,6 @@ std::optional<int64_t> ConfigValue(const Instruction& instruction, std::string_v
 
 bool IsRealFloat(PrimitiveType t) { return t == PrimitiveType::kF32 || t == PrimitiveType::kF64; }
 
-bool SameDims(const Shape& a, const Shape& b) { return a.dimensions() == b.dimensions(); }
-
 absl::StatusOr<ValuePtr> Potrf(const Instruction& instruction, const Value& a, bool lower) {
   const Shape& shape = instruction.shape();
   const std::string& target = instruction.attrs().custom_call_target;
@@ -330,7 +328,8 @@ absl::StatusOr<ValuePtr> Potrf(const Instruction& instruction, const Value& a, b
     return Invalid(absl::StrCat(target, ": operand must be [..., n, n], got ", a.shape.ToString()));
   }
   std::vector<int64_t> batch_dims(a.shape.dimensions().begin(), a.shape.dimensions().end() - 2);
-  if (!shape.IsTuple() || shape.tuple_shapes_size() != 2 || !SameDims(shape.tuple_shapes(0), a.shape) ||
+  if (!shape.IsTuple() || shape.tuple_shapes_size() != 2 ||
+      shape.tuple_shapes(0).dimensions() != a.shape.dimensions() ||
       shape.tuple_shapes(0).element_type() != a.shape.element_type() ||
       shape.tuple_shapes(1).element_type() != PrimitiveType::kS32 ||
       std::vector<int64_t>(shape.tuple_shapes(1).dimensions().begin(),
@@ -381,10 +380,10 @@ absl::StatusOr<ValuePtr> Trsm(const Instruction& instruction, Operands operands)
   if (rank < 2 || a.shape.rank() != rank || alpha.shape.rank() != 0 ||
       alpha.shape.element_type() != b.shape.element_type() ||
       a.shape.element_type() != b.shape.element_type() || !shape.IsArray() ||
-      !SameDims(shape, b.shape) || shape.element_type() != b.shape.element_type() ||
-      !side || !uplo || !trans || !diag || (*side != 'L' && *side != 'R') ||
-      (*uplo != 'L' && *uplo != 'U') || (*trans != 'N' && *trans != 'T' && *trans != 'C') ||
-      (*diag != 'N' && *diag != 'U')) {
+      shape.dimensions() != b.shape.dimensions() ||
+      shape.element_type() != b.shape.element_type() || !side || !uplo || !trans || !diag ||
+      (*side != 'L' && *side != 'R') || (*uplo != 'L' && *uplo != 'U') ||
+      (*trans != 'N' && *trans != 'T' && *trans != 'C') || (*diag != 'N' && *diag != 'U')) {
     return Invalid(absl::StrCat(target, ": expects (a[..., k, k], b[..., m, n], alpha scalar) -> "
                                 "b's shape and side/uplo/trans_x/diag attributes"));
   }
@@ -411,11 +410,12 @@ absl::StatusOr<ValuePtr> ThreeFry(const Instruction& instruction, Operands opera
   bool ok = shape.IsTuple() && shape.tuple_shapes_size() == 2;
   for (int i = 0; ok && i < 4; ++i) {
     ok = operands[i]->shape.element_type() == PrimitiveType::kU32 &&
-         SameDims(operands[i]->shape, operands[0]->shape);
+         operands[i]->shape.dimensions() == operands[0]->shape.dimensions();
   }
   for (int i = 0; ok && i < 2; ++i) {
-    ok = shape.tuple_shapes(i).IsArray() && shape.tuple_shapes(i).element_type() == PrimitiveType::kU32 &&
-         SameDims(shape.tuple_shapes(i), operands[0]->shape);
+    ok = shape.tuple_shapes(i).IsArray() &&
+         shape.tuple_shapes(i).element_type() == PrimitiveType::kU32 &&
+         shape.tuple_shapes(i).dimensions() == operands[0]->shape.dimensions();
   }
   if (!ok) {
     return Invalid(absl::StrCat(target, ": expects four u32 operands (key0, key1, x0, x1) of one "

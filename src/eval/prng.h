@@ -48,9 +48,6 @@ absl::Status PhiloxFill(uint64_t key, uint64_t& counter_lo, uint64_t& counter_hi
 // The same with ThreeFry and a 64-bit counter.
 absl::Status ThreeFryFill(uint64_t key, uint64_t& counter, const Shape& shape, uint8_t* out);
 
-// The algorithm rng_default stands for on XLA's CPU backend (Philox).
-RandomAlgorithm ResolveRngAlgorithm(RandomAlgorithm algorithm);
-
 }  // namespace hlogym::eval
 
 #endif  // HLOGYM_EVAL_PRNG_H_

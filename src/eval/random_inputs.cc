@@ -12,6 +12,7 @@
 #include "eval/value.h"
 #include "hlo/computation.h"
 #include "hlo/instruction.h"
+#include "hlo/status_macros.h"
 
 namespace hlogym {
 namespace {
@@ -224,13 +225,10 @@ absl::StatusOr<std::vector<Literal>> MakeRandomArguments(const Module& module, u
     if (!bytes || __builtin_add_overflow(total, *bytes, &total)) {
       total = std::numeric_limits<int64_t>::max();
     }
-    if (absl::Status fits = CheckMemoryFor(total, options.max_bytes,
-                                           absl::StrCat("parameter ", param->name(), " (",
-                                                        param->shape().ToString(false), ")",
-                                                        p > 0 ? ", with the ones before it," : ""));
-        !fits.ok()) {
-      return fits;
-    }
+    HLOGYM_RETURN_IF_ERROR(CheckMemoryFor(
+        total, options.max_bytes,
+        absl::StrCat("parameter ", param->name(), " (", param->shape().ToString(false), ")",
+                     p > 0 ? ", with the ones before it," : "")));
   }
   const double lo = options.positive_floats ? 0.5 : options.float_low;
   const double hi = options.positive_floats ? 1.5 : options.float_high;

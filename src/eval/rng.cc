@@ -193,10 +193,6 @@ absl::Status ThreeFryFill(uint64_t key, uint64_t& counter, const Shape& shape, u
   return absl::OkStatus();
 }
 
-RandomAlgorithm ResolveRngAlgorithm(RandomAlgorithm algorithm) {
-  return algorithm == RandomAlgorithm::kDefault ? RandomAlgorithm::kPhilox : algorithm;
-}
-
 namespace {
 
 absl::StatusOr<ValuePtr> EvalRngBitGenerator(const Instruction& instruction, Operands operands) {

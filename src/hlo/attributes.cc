@@ -114,6 +114,9 @@ std::string_view RandomAlgorithmName(RandomAlgorithm a) { return NameOf(kAlgorit
 std::optional<RandomAlgorithm> RandomAlgorithmFromName(std::string_view name) {
   return FromNameIn(kAlgorithms, name);
 }
+RandomAlgorithm ResolveRngAlgorithm(RandomAlgorithm algorithm) {
+  return algorithm == RandomAlgorithm::kDefault ? RandomAlgorithm::kPhilox : algorithm;
+}
 
 std::string_view FftTypeName(FftType type) { return NameOf(kFftTypes, type); }
 std::optional<FftType> FftTypeFromName(std::string_view name) {

@@ -113,6 +113,9 @@ std::optional<RandomDistribution> RandomDistributionFromName(std::string_view na
 enum class RandomAlgorithm : uint8_t { kDefault, kThreeFry, kPhilox };
 std::string_view RandomAlgorithmName(RandomAlgorithm a);  // "rng_default"
 std::optional<RandomAlgorithm> RandomAlgorithmFromName(std::string_view name);
+// The algorithm rng_default stands for on XLA's CPU backend (Philox); read by
+// the evaluator and by rng-bit-generator-expander, which must agree.
+RandomAlgorithm ResolveRngAlgorithm(RandomAlgorithm algorithm);
 
 enum class FftType : uint8_t { kFft, kIfft, kRfft, kIrfft };
 std::string_view FftTypeName(FftType type);  // "FFT"

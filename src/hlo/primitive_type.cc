@@ -138,4 +138,49 @@ std::optional<FloatFormat> FloatFormatOf(PrimitiveType type) {
   }
 }
 
+bool CastPreservesValues(PrimitiveType from, PrimitiveType to) {
+  if (from == to) return true;
+  if (from == PrimitiveType::kPred) return true;
+  if (to == PrimitiveType::kPred) return false;
+  if (IsComplexType(from)) {
+    return IsComplexType(to) && BitWidth(to) >= BitWidth(from);
+  }
+  if (IsComplexType(to)) {
+    PrimitiveType part = to == PrimitiveType::kC64 ? PrimitiveType::kF32 : PrimitiveType::kF64;
+    return CastPreservesValues(from, part);
+  }
+  if (IsIntegralType(from)) {
+    const int from_bits = BitWidth(from);
+    if (IsIntegralType(to)) {
+      const int to_bits = BitWidth(to);
+      if (IsSignedIntegralType(from) == IsSignedIntegralType(to)) return to_bits >= from_bits;
+      // unsigned -> signed needs one more bit; signed -> unsigned loses negatives.
+      return IsUnsignedIntegralType(from) && to_bits > from_bits;
+    }
+    std::optional<FloatFormat> format = FloatFormatOf(to);
+    if (!format || !format->has_sign) return false;
+    const int value_bits = IsSignedIntegralType(from) ? from_bits - 1 : from_bits;
+    return format->mantissa_bits + 1 >= value_bits;
+  }
+  if (IsFloatingPointType(from)) {
+    if (!IsFloatingPointType(to)) return false;
+    std::optional<FloatFormat> a = FloatFormatOf(from);
+    std::optional<FloatFormat> b = FloatFormatOf(to);
+    if (!a || !b) return false;
+    // Wider exponent and mantissa, and at least the special values.
+    if (b->exponent_bits < a->exponent_bits || b->mantissa_bits < a->mantissa_bits) return false;
+    if (a->has_infinity && !b->has_infinity) return false;
+    if (a->nan != FloatFormat::NanEncoding::kNone && b->nan == FloatFormat::NanEncoding::kNone) {
+      return false;
+    }
+    if (a->has_sign && !b->has_sign) return false;
+    // Same exponent width but different bias loses range.
+    if (b->exponent_bits == a->exponent_bits && b->exponent_bias != a->exponent_bias) {
+      return false;
+    }
+    return true;
+  }
+  return false;
+}
+
 }  // namespace hlogym

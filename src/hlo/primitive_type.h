@@ -53,6 +53,8 @@ struct FloatFormat {
   bool has_zero;  // f8e8m0fnu has no zero
 };
 std::optional<FloatFormat> FloatFormatOf(PrimitiveType type);
+// Whether converting `from` to `to` and back gives back every value.
+bool CastPreservesValues(PrimitiveType from, PrimitiveType to);
 
 }  // namespace hlogym
 

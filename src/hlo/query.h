@@ -3,8 +3,10 @@
 #define HLOGYM_HLO_QUERY_H_
 
 #include <initializer_list>
+#include <optional>
 #include <span>
 
+#include "absl/container/flat_hash_map.h"
 #include "hlo/module.h"
 #include "hlo/opcode.h"
 
@@ -15,6 +17,42 @@ bool ContainsOpcode(const Module& module, std::span<const Opcode> opcodes);
 inline bool ContainsOpcode(const Module& module, std::initializer_list<Opcode> opcodes) {
   return ContainsOpcode(module, std::span<const Opcode>(opcodes.begin(), opcodes.size()));
 }
+
+// ---- Side effects (XLA's HloInstruction::HasSideEffect, transitively) ----
+
+// The instruction's own side effect or one of any computation it calls
+// (transitively). Memoized per computation; valid while the computations it
+// has seen are not edited.
+class SideEffectCache {
+ public:
+  bool HasSideEffect(const Instruction* instruction);
+  bool ComputationHasSideEffect(const Computation* computation);
+
+ private:
+  absl::flat_hash_map<const Computation*, bool> memo_;
+};
+// One question, without a cache to keep.
+bool ComputationHasSideEffect(const Computation& computation);
+
+// ---- Constants, looking through broadcasts ----
+
+// An array constant whose elements can be read (its literal was not elided).
+bool IsReadableArrayConstant(const Instruction* hlo);
+// Looks through broadcasts for a constant whose every element equals
+// `value` (converted to the element type). False for elided constants.
+bool IsAll(const Instruction* hlo, double value);
+// The constant (looking through broadcasts) if every element is the lowest
+// value of its type (-inf for floats with infinities, the minimum for ints).
+bool IsAllLowest(const Instruction* hlo);
+bool IsAllHighest(const Instruction* hlo);
+// The value of a constant with exactly one element (an effective scalar).
+std::optional<double> ScalarConstantValue(const Instruction* hlo);
+// A constant with one element (any rank).
+bool IsEffectiveScalarConstant(const Instruction* hlo);
+// broadcast(constant with one element) or that constant itself.
+const Instruction* UnwrapBroadcastOfConstant(const Instruction* hlo);
+// Whether `hlo` is provably >= 0 (XLA's IsNonNegative, for real types).
+bool IsNonNegative(const Instruction* hlo);
 
 }  // namespace hlogym
 

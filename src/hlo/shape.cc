@@ -112,30 +112,27 @@ void Shape::SetDefaultLayout() {
   layout_ = std::move(layout);
 }
 
-bool Shape::SameDimensions(const Shape& other) const {
-  if (IsTuple() || other.IsTuple()) {
-    if (!IsTuple() || !other.IsTuple() ||
-        tuple_shapes_.size() != other.tuple_shapes_.size()) {
-      return false;
-    }
-    for (size_t i = 0; i < tuple_shapes_.size(); ++i) {
-      if (!tuple_shapes_[i].SameDimensions(other.tuple_shapes_[i])) return false;
-    }
-    return true;
+bool Shape::Equal(const Shape& other, const Equality& what) const {
+  if (IsTuple() != other.IsTuple()) return false;
+  if (what.element_type && element_type_ != other.element_type_) return false;
+  switch (what.layouts) {
+    case Layouts::kCompare:
+      if (layout_ != other.layout_) return false;
+      break;
+    case Layouts::kIgnore:
+      break;
+    case Layouts::kCompareWhereBothHave:
+      if (has_layout() && other.has_layout() && layout_ != other.layout_) return false;
+      break;
   }
-  return dimensions_ == other.dimensions_ && dynamic_ == other.dynamic_;
-}
-
-bool Shape::Compatible(const Shape& other) const {
-  if (element_type_ != other.element_type_) return false;
   if (IsTuple()) {
     if (tuple_shapes_.size() != other.tuple_shapes_.size()) return false;
     for (size_t i = 0; i < tuple_shapes_.size(); ++i) {
-      if (!tuple_shapes_[i].Compatible(other.tuple_shapes_[i])) return false;
+      if (!tuple_shapes_[i].Equal(other.tuple_shapes_[i], what)) return false;
     }
     return true;
   }
-  return dimensions_ == other.dimensions_ && dynamic_ == other.dynamic_;
+  return dimensions_ == other.dimensions_ && (!what.dynamic || dynamic_ == other.dynamic_);
 }
 
 std::string Shape::ToString(bool print_layout) const {

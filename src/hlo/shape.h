@@ -83,13 +83,28 @@ class Shape {
   // Sets the default (descending, major-to-minor) layout on arrays, recursively.
   void SetDefaultLayout();
 
-  // Exact equality, layouts included.
+  // What Equal compares, as XLA's Shape::Equal: everything unless turned off,
+  // e.g. a.Equal(b, {.dynamic = false, .layouts = Shape::Layouts::kIgnore}).
+  enum class Layouts {
+    kCompare,  // equal, or both absent
+    kIgnore,
+    kCompareWhereBothHave,  // a shape without a layout matches any layout
+  };
+  struct Equality {
+    bool element_type = true;
+    bool dynamic = true;  // which dimensions are dynamic
+    Layouts layouts = Layouts::kCompare;
+  };
+  bool Equal(const Shape& other, const Equality& what) const;
+  // Exact equality: Equal(other, {}).
   bool operator==(const Shape& other) const = default;
-  // Equality ignoring layouts (XLA's ShapeUtil::Compatible for our purposes,
+  // Equal ignoring layouts (XLA's ShapeUtil::Compatible for our purposes,
   // dynamic-ness included).
-  bool Compatible(const Shape& other) const;
+  bool Compatible(const Shape& other) const { return Equal(other, {.layouts = Layouts::kIgnore}); }
   // As Compatible, but element types may differ.
-  bool SameDimensions(const Shape& other) const;
+  bool SameDimensions(const Shape& other) const {
+    return Equal(other, {.element_type = false, .layouts = Layouts::kIgnore});
+  }
 
   // XLA's text form: "f32[2,<=3,?]{2,1,0}", "(f32[], s32[4])", "token[]".
   std::string ToString(bool print_layout = true) const;

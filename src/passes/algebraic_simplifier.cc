@@ -1,4 +1,4 @@
-// algsimp driver, shared helpers, and the elementwise/scalar rewrites. See
+// algsimp driver, building helpers, and the elementwise/scalar rewrites. See
 // algebraic_simplifier.h for the list of rewrites.
 #include "passes/algebraic_simplifier.h"
 
@@ -17,359 +17,6 @@
 
 namespace hlogym {
 namespace algsimp {
-
-// ======================= literal and constant helpers =======================
-
-namespace {
-
-const Instruction* UnwrapBroadcasts(const Instruction* hlo) {
-  while (hlo->opcode() == Opcode::kBroadcast) hlo = hlo->operand(0);
-  return hlo;
-}
-
-bool UsableConstant(const Instruction* hlo) {
-  return hlo->opcode() == Opcode::kConstant && hlo->attrs().literal != nullptr &&
-         !hlo->literal().elided() && hlo->shape().IsArray();
-}
-
-// Every element of the constant satisfies `pred(literal, index)`.
-template <typename Pred>
-bool AllElements(const Instruction* hlo, Pred pred) {
-  hlo = UnwrapBroadcasts(hlo);
-  if (!UsableConstant(hlo)) return false;
-  const Literal& literal = hlo->literal();
-  for (int64_t i = 0; i < literal.element_count(); ++i) {
-    if (!pred(literal, i)) return false;
-  }
-  return true;
-}
-
-}  // namespace
-
-bool IsAll(const Instruction* hlo, double value) {
-  hlo = UnwrapBroadcasts(hlo);
-  if (!UsableConstant(hlo)) return false;
-  return hlo->literal().IsAll(value);
-}
-
-bool IsAllLowest(const Instruction* hlo) {
-  const Instruction* c = UnwrapBroadcasts(hlo);
-  if (!UsableConstant(c)) return false;
-  const PrimitiveType type = c->shape().element_type();
-  if (IsSignedIntegralType(type)) {
-    const int64_t lowest = BitWidth(type) >= 64 ? std::numeric_limits<int64_t>::min()
-                                                : -(int64_t{1} << (BitWidth(type) - 1));
-    return AllElements(c, [&](const Literal& l, int64_t i) { return l.GetAsInt64(i) == lowest; });
-  }
-  if (IsUnsignedIntegralType(type)) {
-    return AllElements(c, [](const Literal& l, int64_t i) { return l.GetAsUint64(i) == 0; });
-  }
-  if (type == PrimitiveType::kPred) {
-    return AllElements(c, [](const Literal& l, int64_t i) { return !l.GetAsBool(i); });
-  }
-  std::optional<FloatFormat> format = FloatFormatOf(type);
-  if (format && format->has_infinity) {
-    return AllElements(c, [](const Literal& l, int64_t i) {
-      double v = l.GetAsDouble(i);
-      return std::isinf(v) && v < 0;
-    });
-  }
-  return false;
-}
-
-bool IsAllHighest(const Instruction* hlo) {
-  const Instruction* c = UnwrapBroadcasts(hlo);
-  if (!UsableConstant(c)) return false;
-  const PrimitiveType type = c->shape().element_type();
-  const int width = BitWidth(type);
-  if (IsSignedIntegralType(type)) {
-    const int64_t highest = width >= 64 ? std::numeric_limits<int64_t>::max()
-                                        : (int64_t{1} << (width - 1)) - 1;
-    return AllElements(c,
-                       [&](const Literal& l, int64_t i) { return l.GetAsInt64(i) == highest; });
-  }
-  if (IsUnsignedIntegralType(type)) {
-    const uint64_t highest =
-        width >= 64 ? std::numeric_limits<uint64_t>::max() : (uint64_t{1} << width) - 1;
-    return AllElements(c,
-                       [&](const Literal& l, int64_t i) { return l.GetAsUint64(i) == highest; });
-  }
-  if (type == PrimitiveType::kPred) {
-    return AllElements(c, [](const Literal& l, int64_t i) { return l.GetAsBool(i); });
-  }
-  std::optional<FloatFormat> format = FloatFormatOf(type);
-  if (format && format->has_infinity) {
-    return AllElements(c, [](const Literal& l, int64_t i) {
-      double v = l.GetAsDouble(i);
-      return std::isinf(v) && v > 0;
-    });
-  }
-  return false;
-}
-
-bool IsEffectiveScalarConstant(const Instruction* hlo) {
-  return UsableConstant(hlo) && hlo->shape().ElementCount() == 1;
-}
-
-std::optional<double> ScalarConstantValue(const Instruction* hlo) {
-  if (!IsEffectiveScalarConstant(hlo)) return std::nullopt;
-  const PrimitiveType type = hlo->shape().element_type();
-  if (IsFloatingPointType(type)) return hlo->literal().GetAsDouble(0);
-  if (IsIntegralType(type)) return static_cast<double>(hlo->literal().GetAsInt64(0));
-  if (type == PrimitiveType::kPred) return hlo->literal().GetAsBool(0) ? 1.0 : 0.0;
-  return std::nullopt;
-}
-
-const Instruction* UnwrapBroadcastOfConstant(const Instruction* hlo) {
-  if (hlo->opcode() == Opcode::kBroadcast) hlo = hlo->operand(0);
-  return IsEffectiveScalarConstant(hlo) ? hlo : nullptr;
-}
-
-namespace {
-
-bool IsComplexOrNotReal(const Instruction* hlo) {
-  for (const Instruction* operand : hlo->operands()) {
-    if (IsComplexType(operand->shape().element_type())) return true;
-  }
-  return IsComplexType(hlo->shape().element_type());
-}
-
-bool IsPositive(const Instruction* hlo) {
-  if (IsComplexOrNotReal(hlo)) return false;
-  const PrimitiveType type = hlo->shape().element_type();
-  switch (hlo->opcode()) {
-    case Opcode::kPower:
-      if (IsSignedIntegralType(type)) return false;
-      return IsPositive(hlo->operand(0));
-    case Opcode::kAbs:
-    case Opcode::kRsqrt:
-    case Opcode::kSqrt:
-      return IsPositive(hlo->operand(0));
-    case Opcode::kMultiply:
-      if (IsSignedIntegralType(type)) return false;
-      return hlo->operand(0) == hlo->operand(1) && IsPositive(hlo->operand(0));
-    default:
-      return false;
-  }
-}
-
-}  // namespace
-
-bool IsNonNegative(const Instruction* hlo) {
-  if (IsComplexOrNotReal(hlo)) return false;
-  const PrimitiveType type = hlo->shape().element_type();
-  switch (hlo->opcode()) {
-    case Opcode::kMultiply:
-      return hlo->operand(0) == hlo->operand(1) && !IsSignedIntegralType(type);
-    case Opcode::kExp:
-      return true;
-    case Opcode::kIota: {
-      if (!IsSignedIntegralType(type)) return true;
-      const int width = BitWidth(type);
-      if (width >= 64) return true;
-      const uint64_t limit = uint64_t{1} << (width - 1);
-      return static_cast<uint64_t>(hlo->shape().dimensions(hlo->attrs().iota_dimension)) <=
-             limit;
-    }
-    case Opcode::kAbs:
-      if (!IsSignedIntegralType(type)) return true;
-      return IsNonNegative(hlo->operand(0));
-    case Opcode::kBroadcast:
-      return IsNonNegative(hlo->operand(0));
-    case Opcode::kConstant: {
-      std::optional<double> value = ScalarConstantValue(hlo);
-      return value && !std::signbit(*value) && !std::isnan(*value);
-    }
-    case Opcode::kMinimum:
-      return IsNonNegative(hlo->operand(0)) && IsNonNegative(hlo->operand(1));
-    case Opcode::kMaximum:
-      return IsNonNegative(hlo->operand(0)) || IsNonNegative(hlo->operand(1));
-    case Opcode::kPower:
-      return !IsSignedIntegralType(type) && IsNonNegative(hlo->operand(0));
-    case Opcode::kSelect:
-      return IsNonNegative(hlo->operand(1)) && IsNonNegative(hlo->operand(2));
-    default:
-      return IsPositive(hlo);
-  }
-}
-
-bool CastPreservesValues(PrimitiveType from, PrimitiveType to) {
-  if (from == to) return true;
-  if (from == PrimitiveType::kPred) return true;
-  if (to == PrimitiveType::kPred) return false;
-  if (IsComplexType(from)) {
-    return IsComplexType(to) && BitWidth(to) >= BitWidth(from);
-  }
-  if (IsComplexType(to)) {
-    PrimitiveType part = to == PrimitiveType::kC64 ? PrimitiveType::kF32 : PrimitiveType::kF64;
-    return CastPreservesValues(from, part);
-  }
-  if (IsIntegralType(from)) {
-    const int from_bits = BitWidth(from);
-    if (IsIntegralType(to)) {
-      const int to_bits = BitWidth(to);
-      if (IsSignedIntegralType(from) == IsSignedIntegralType(to)) return to_bits >= from_bits;
-      // unsigned -> signed needs one more bit; signed -> unsigned loses negatives.
-      return IsUnsignedIntegralType(from) && to_bits > from_bits;
-    }
-    std::optional<FloatFormat> format = FloatFormatOf(to);
-    if (!format || !format->has_sign) return false;
-    const int value_bits = IsSignedIntegralType(from) ? from_bits - 1 : from_bits;
-    return format->mantissa_bits + 1 >= value_bits;
-  }
-  if (IsFloatingPointType(from)) {
-    if (!IsFloatingPointType(to)) return false;
-    std::optional<FloatFormat> a = FloatFormatOf(from);
-    std::optional<FloatFormat> b = FloatFormatOf(to);
-    if (!a || !b) return false;
-    // Wider exponent and mantissa, and at least the special values.
-    if (b->exponent_bits < a->exponent_bits || b->mantissa_bits < a->mantissa_bits) return false;
-    if (a->has_infinity && !b->has_infinity) return false;
-    if (a->nan != FloatFormat::NanEncoding::kNone &&
-        b->nan == FloatFormat::NanEncoding::kNone) {
-      return false;
-    }
-    if (a->has_sign && !b->has_sign) return false;
-    // Same exponent width but different bias loses range.
-    if (b->exponent_bits == a->exponent_bits && b->exponent_bias != a->exponent_bias) {
-      return false;
-    }
-    return true;
-  }
-  return false;
-}
-
-// ============================== shape helpers ===============================
-
-bool IsZeroElementArray(const Shape& shape) {
-  return shape.IsArray() && shape.ElementCount() == 0;
-}
-
-bool SameShape(const Shape& a, const Shape& b) {
-  if (a.IsTuple() || b.IsTuple()) {
-    if (!a.IsTuple() || !b.IsTuple() || a.tuple_shapes_size() != b.tuple_shapes_size()) {
-      return false;
-    }
-    for (int64_t i = 0; i < a.tuple_shapes_size(); ++i) {
-      if (!SameShape(a.tuple_shapes(i), b.tuple_shapes(i))) return false;
-    }
-    return true;
-  }
-  return a.Compatible(b);
-}
-
-Shape MakeShapeLike(PrimitiveType type, std::vector<int64_t> dims, const Shape& like) {
-  Shape shape(type, std::move(dims));
-  if (like.has_layout()) shape.SetDefaultLayout();
-  return shape;
-}
-
-Shape ChangeElementType(const Shape& shape, PrimitiveType type) {
-  Shape result = shape;
-  result.set_element_type(type);
-  return result;
-}
-
-std::vector<int64_t> InversePermutation(std::span<const int64_t> perm) {
-  std::vector<int64_t> inverse(perm.size());
-  for (size_t i = 0; i < perm.size(); ++i) inverse[perm[i]] = static_cast<int64_t>(i);
-  return inverse;
-}
-
-bool IsIdentityPermutation(std::span<const int64_t> perm) {
-  for (size_t i = 0; i < perm.size(); ++i) {
-    if (perm[i] != static_cast<int64_t>(i)) return false;
-  }
-  return true;
-}
-
-bool IsSortedDims(std::span<const int64_t> dims) { return std::is_sorted(dims.begin(), dims.end()); }
-
-std::optional<std::vector<ReshapeGroup>> ReshapeGroups(std::span<const int64_t> a,
-                                                       std::span<const int64_t> b) {
-  const int64_t n = static_cast<int64_t>(a.size());
-  const int64_t m = static_cast<int64_t>(b.size());
-  std::vector<ReshapeGroup> groups;
-  int64_t i = 0, j = 0;
-  while (i < n || j < m) {
-    if (i < n && j < m && a[i] == b[j]) {
-      groups.push_back({i, i + 1, j, j + 1});
-      ++i;
-      ++j;
-      continue;
-    }
-    if (i < n && a[i] == 1) {
-      groups.push_back({i, i + 1, j, j});
-      ++i;
-      continue;
-    }
-    if (j < m && b[j] == 1) {
-      groups.push_back({i, i, j, j + 1});
-      ++j;
-      continue;
-    }
-    if (i >= n || j >= m || a[i] == 0 || b[j] == 0) return std::nullopt;
-    const int64_t bi = i, bj = j;
-    int64_t pa = a[i++], pb = b[j++];
-    while (pa != pb) {
-      if (pa < pb) {
-        if (i >= n) return std::nullopt;
-        pa *= a[i++];
-      } else {
-        if (j >= m) return std::nullopt;
-        pb *= b[j++];
-      }
-    }
-    groups.push_back({bi, i, bj, j});
-  }
-  return groups;
-}
-
-std::vector<std::pair<int64_t, int64_t>> DimensionsUnmodifiedByReshape(const Shape& from,
-                                                                       const Shape& to) {
-  std::vector<std::pair<int64_t, int64_t>> result;
-  auto groups = ReshapeGroups(from.dimensions(), to.dimensions());
-  if (!groups) return result;
-  for (const ReshapeGroup& g : *groups) {
-    if (g.a_end - g.a_begin == 1 && g.b_end - g.b_begin == 1) {
-      result.emplace_back(g.a_begin, g.b_begin);
-    }
-  }
-  return result;
-}
-
-std::optional<std::vector<int64_t>> ReshapeLeavesDimensionsUnmodified(
-    const Shape& from, const Shape& to, std::span<const int64_t> input_dims) {
-  auto unmodified = DimensionsUnmodifiedByReshape(from, to);
-  std::vector<int64_t> output;
-  for (int64_t dim : input_dims) {
-    auto it = std::find_if(unmodified.begin(), unmodified.end(),
-                           [&](const auto& p) { return p.first == dim; });
-    if (it == unmodified.end()) return std::nullopt;
-    output.push_back(it->second);
-  }
-  return output;
-}
-
-std::optional<DegenerateReshape> ReshapeMerelyInsertsOrDeletes1SizedDimensions(
-    const Shape& from, const Shape& to) {
-  DegenerateReshape result;
-  const int64_t n = from.rank(), m = to.rank();
-  int64_t i = 0, j = 0;
-  while (i < n || j < m) {
-    if (i < n && j < m && from.dimensions(i) == to.dimensions(j)) {
-      ++i;
-      ++j;
-    } else if (i < n && from.dimensions(i) == 1) {
-      result.deleted.push_back(i++);
-    } else if (j < m && to.dimensions(j) == 1) {
-      result.inserted.push_back(j++);
-    } else {
-      return std::nullopt;
-    }
-  }
-  return result;
-}
 
 // ============================ building helpers ==============================
 
@@ -479,7 +126,7 @@ void Visitor::RemoveDeadTree(Instruction* root) {
 
 bool Visitor::ReplaceIfCompatible(Instruction* old, Instruction* replacement) {
   if (old == replacement || !Rewritable(old)) return false;
-  if (!SameShape(old->shape(), replacement->shape())) return false;
+  if (!old->shape().Compatible(replacement->shape())) return false;
   if (!old->ReplaceAllUsesWith(replacement).ok()) return false;
   changed_ = true;
   RemoveDeadTree(old);
@@ -487,7 +134,7 @@ bool Visitor::ReplaceIfCompatible(Instruction* old, Instruction* replacement) {
 }
 
 absl::Status Visitor::ReplaceWithNew(Instruction* old, Instruction* made) {
-  if (!SameShape(old->shape(), made->shape())) {
+  if (!old->shape().Compatible(made->shape())) {
     return absl::InternalError("algsimp: replacement of " + old->name() + " has shape " +
                                made->shape().ToString() + ", expected " +
                                old->shape().ToString());
@@ -589,7 +236,7 @@ bool IsPred(const Instruction* hlo) { return hlo->shape().element_type() == Prim
 // broadcast(scalar constant) with any broadcast dims (m::Broadcast(m::ConstantScalar)).
 bool IsBroadcastOfScalarConstant(const Instruction* hlo) {
   return hlo->opcode() == Opcode::kBroadcast && IsConstant(hlo->operand(0)) &&
-         hlo->operand(0)->shape().rank() == 0 && UsableConstant(hlo->operand(0));
+         hlo->operand(0)->shape().rank() == 0 && IsReadableArrayConstant(hlo->operand(0));
 }
 
 // +-2^k (looking through one broadcast of an effective scalar constant).
@@ -631,7 +278,7 @@ absl::Status Visitor::HandleAdd(Instruction* add) {
     Instruction* a = lhs->operand(0);
     Instruction* c1 = lhs->operand(1);
     if (!IsConstant(a) && IsConstant(c1) && IsConstant(rhs) &&
-        SameShape(c1->shape(), rhs->shape())) {
+        c1->shape().Compatible(rhs->shape())) {
       Instruction* sum = fold_constants(c1, rhs);
       return ReplaceWithNew(add, AddBinary(Opcode::kAdd, add->shape(), a, sum));
     }
@@ -644,7 +291,7 @@ absl::Status Visitor::HandleAdd(Instruction* add) {
     Instruction* c1 = lhs->operand(0);
     Instruction* a = lhs->operand(1);
     if (!IsConstant(a) && IsConstant(c1) && IsConstant(rhs) &&
-        SameShape(c1->shape(), rhs->shape())) {
+        c1->shape().Compatible(rhs->shape())) {
       Instruction* sum = fold_constants(c1, rhs);
       return ReplaceWithNew(add, AddBinary(Opcode::kSubtract, add->shape(), sum, a));
     }
@@ -689,7 +336,7 @@ absl::Status Visitor::HandleAdd(Instruction* add) {
   if (lhs_scatter != rhs_scatter && Rewritable(add)) {
     Instruction* scatter = lhs_scatter ? lhs : rhs;
     Instruction* other = lhs_scatter ? rhs : lhs;
-    if (SameShape(add->shape(), scatter->shape())) {
+    if (add->shape().Compatible(scatter->shape())) {
       Instruction* operand = scatter->operand(0);
       Instruction* sum = lhs_scatter ? AddBinary(Opcode::kAdd, add->shape(), operand, other)
                                      : AddBinary(Opcode::kAdd, add->shape(), other, operand);
@@ -815,7 +462,7 @@ absl::Status Visitor::HandleMultiply(Instruction* mul) {
     for (int i = 0; i < 2; ++i) {
       if (match_mul_const(mul->operand(i), false, &a, &c1) &&
           match_mul_const(mul->operand(1 - i), false, &b, &c2) &&
-          SameShape(c1->shape(), c2->shape())) {
+          c1->shape().Compatible(c2->shape())) {
         Instruction* ab = AddBinary(Opcode::kMultiply, shape, a, b);
         return ReplaceWithNew(mul, AddBinary(Opcode::kMultiply, shape, ab, product_of(c1, c2)));
       }
@@ -824,7 +471,7 @@ absl::Status Visitor::HandleMultiply(Instruction* mul) {
     for (int i = 0; i < 2; ++i) {
       Instruction* other = mul->operand(1 - i);
       if (match_mul_const(mul->operand(i), false, &a, &c1) && IsConstant(other) &&
-          SameShape(c1->shape(), other->shape())) {
+          c1->shape().Compatible(other->shape())) {
         return ReplaceWithNew(mul,
                               AddBinary(Opcode::kMultiply, shape, a, product_of(c1, other)));
       }
@@ -945,7 +592,7 @@ absl::Status Visitor::HandleDivide(Instruction* divide) {
     } else if (b->opcode() == Opcode::kBroadcast && IsConstant(b->operand(0))) {
       c = b->operand(0);
     }
-    if (c != nullptr && UsableConstant(c) && c->shape().element_type() == type) {
+    if (c != nullptr && IsReadableArrayConstant(c) && c->shape().element_type() == type) {
       Literal inverse(c->literal().shape());
       InvertInto(c->literal(), inverse);
       Shape cshape = c->shape();
@@ -1192,7 +839,7 @@ absl::Status Visitor::HandleMaximum(Instruction* max) {
   }
   // max(f(x), f(y)) => f(max(x, y)) for nondecreasing sublinear f.
   if (lhs->opcode() == rhs->opcode() && IsNondecreasingSublinear(lhs) &&
-      SameShape(lhs->operand(0)->shape(), rhs->operand(0)->shape())) {
+      lhs->operand(0)->shape().Compatible(rhs->operand(0)->shape())) {
     Instruction* inner =
         AddBinary(Opcode::kMaximum, lhs->operand(0)->shape(), lhs->operand(0), rhs->operand(0));
     Instruction* ops[] = {inner};
@@ -1318,7 +965,7 @@ absl::Status Visitor::HandleCompare(Instruction* compare) {
     Instruction* inner = lhs->operand(0);
     if (inner->opcode() == Opcode::kCompare && inner->attrs().comparison_direction == D::kGe &&
         IsAll(lhs->operand(1), 1) && IsAll(lhs->operand(2), 0) &&
-        SameShape(shape, inner->shape()) && ReplaceIfCompatible(compare, inner)) {
+        shape.Compatible(inner->shape()) && ReplaceIfCompatible(compare, inner)) {
       return absl::OkStatus();
     }
   }
@@ -1362,7 +1009,7 @@ absl::Status Visitor::HandleSelect(Instruction* select) {
       ReplaceIfCompatible(select, pred);
       return absl::OkStatus();
     }
-    if (IsAll(on_true, 0) && IsAll(on_false, 1) && SameShape(pred->shape(), select->shape())) {
+    if (IsAll(on_true, 0) && IsAll(on_false, 1) && pred->shape().Compatible(select->shape())) {
       return ReplaceWithNew(select, AddUnary(Opcode::kNot, pred));
     }
     if (pred->opcode() == Opcode::kCompare && pred->operand(0) == on_true &&
@@ -1553,7 +1200,8 @@ bool LiteralIsR1Iota(const Literal& literal) {
 }  // namespace
 
 absl::Status Visitor::HandleConstant(Instruction* constant) {
-  if (!UsableConstant(constant) || constant->shape().element_type() == PrimitiveType::kToken) {
+  if (!IsReadableArrayConstant(constant) ||
+      constant->shape().element_type() == PrimitiveType::kToken) {
     return absl::OkStatus();
   }
   const Literal& literal = constant->literal();
@@ -1643,7 +1291,7 @@ absl::Status Visitor::HandleMap(Instruction* map) {
     return absl::OkStatus();
   }
   if (root->opcode() == Opcode::kConstant) {
-    if (root->shape().rank() != 0 || !UsableConstant(root)) return absl::OkStatus();
+    if (root->shape().rank() != 0 || !IsReadableArrayConstant(root)) return absl::OkStatus();
     auto clone = root->CloneWithNewOperands({}, "");
     clone->mutable_shape() = root->shape();
     Instruction* constant = computation_->AddInstruction(std::move(clone));

@@ -182,7 +182,7 @@ absl::StatusOr<bool> Visitor::SwapConvOperands(Instruction* conv) {
   absl::StatusOr<Shape> shape =
       InferConvolutionShape(kernel->shape(), input->shape(), sdn, swapped, 1, 1,
                             conv->shape().element_type());
-  if (!shape.ok() || !SameShape(*shape, conv->shape())) return false;
+  if (!shape.ok() || !shape->Compatible(conv->shape())) return false;
   if (!reverse_dims.empty()) {
     Instruction* ops[] = {kernel};
     kernel = Add(Opcode::kReverse, kernel->shape(), ops);

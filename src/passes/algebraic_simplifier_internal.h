@@ -1,6 +1,7 @@
 // Internals of the algebraic simplifier shared by its .cc files: the visitor
-// that rewrites one computation, and small shape/literal helpers. Not part of
-// the pass API (see algebraic_simplifier.h).
+// that rewrites one computation. Not part of the pass API (see
+// algebraic_simplifier.h); its shape and constant helpers are the utility
+// tier's (hlo/shape_util.h, hlo/query.h).
 #ifndef HLOGYM_PASSES_ALGEBRAIC_SIMPLIFIER_INTERNAL_H_
 #define HLOGYM_PASSES_ALGEBRAIC_SIMPLIFIER_INTERNAL_H_
 
@@ -14,65 +15,11 @@
 #include "hlo/computation.h"
 #include "hlo/instruction.h"
 #include "hlo/module.h"
+#include "hlo/query.h"
+#include "hlo/shape_util.h"
 #include "passes/algebraic_simplifier.h"
 
 namespace hlogym::algsimp {
-
-// ---- Literal and constant helpers -------------------------------------
-
-// Looks through broadcasts for a constant whose every element equals
-// `value` (converted to the element type). False for elided constants.
-bool IsAll(const Instruction* hlo, double value);
-// The constant (looking through broadcasts) if every element is the lowest
-// value of its type (-inf for floats with infinities, the minimum for ints).
-bool IsAllLowest(const Instruction* hlo);
-bool IsAllHighest(const Instruction* hlo);
-// The value of a constant with exactly one element (an effective scalar).
-std::optional<double> ScalarConstantValue(const Instruction* hlo);
-// A constant with one element (any rank).
-bool IsEffectiveScalarConstant(const Instruction* hlo);
-// broadcast(constant with one element) or that constant itself.
-const Instruction* UnwrapBroadcastOfConstant(const Instruction* hlo);
-// Whether `hlo` is provably >= 0 (XLA's IsNonNegative, for real types).
-bool IsNonNegative(const Instruction* hlo);
-// Whether converting `from` to `to` and back gives back every value.
-bool CastPreservesValues(PrimitiveType from, PrimitiveType to);
-
-// ---- Shape helpers -----------------------------------------------------
-
-bool IsZeroElementArray(const Shape& shape);
-// Same element type and dimensions (layouts ignored): XLA's Compatible.
-bool SameShape(const Shape& a, const Shape& b);
-// A new array shape, with the default layout when `like` has a layout.
-Shape MakeShapeLike(PrimitiveType type, std::vector<int64_t> dims, const Shape& like);
-Shape ChangeElementType(const Shape& shape, PrimitiveType type);
-std::vector<int64_t> InversePermutation(std::span<const int64_t> perm);
-bool IsIdentityPermutation(std::span<const int64_t> perm);
-bool IsSortedDims(std::span<const int64_t> dims);
-
-// The groups of dimensions a reshape maps onto each other: input dims
-// [a_begin, a_end) hold the same elements as output dims [b_begin, b_end).
-// Degenerate (size-1) dims that are only inserted or deleted form groups
-// with one empty side. nullopt if the element counts differ.
-struct ReshapeGroup {
-  int64_t a_begin, a_end, b_begin, b_end;
-};
-std::optional<std::vector<ReshapeGroup>> ReshapeGroups(std::span<const int64_t> a,
-                                                       std::span<const int64_t> b);
-// Pairs (input dim, output dim) a reshape leaves unchanged.
-std::vector<std::pair<int64_t, int64_t>> DimensionsUnmodifiedByReshape(const Shape& from,
-                                                                       const Shape& to);
-// The output dims of `input_dims` when all of them are unmodified, else nullopt.
-std::optional<std::vector<int64_t>> ReshapeLeavesDimensionsUnmodified(
-    const Shape& from, const Shape& to, std::span<const int64_t> input_dims);
-// When the reshape only inserts and/or deletes size-1 dimensions: the
-// deleted input dims and the inserted output dims.
-struct DegenerateReshape {
-  std::vector<int64_t> deleted;
-  std::vector<int64_t> inserted;
-};
-std::optional<DegenerateReshape> ReshapeMerelyInsertsOrDeletes1SizedDimensions(
-    const Shape& from, const Shape& to);
 
 // ---- The visitor -------------------------------------------------------
 

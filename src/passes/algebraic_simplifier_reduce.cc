@@ -504,7 +504,7 @@ absl::StatusOr<bool> Visitor::RemoveDegenerateDimensionFromDot(Instruction* dot)
                                  dot->shape()));
   Instruction* new_dot = computation_->AddInstruction(std::move(clone));
   absl::Status status;
-  if (SameShape(new_dot->shape(), dot->shape())) {
+  if (new_dot->shape().Compatible(dot->shape())) {
     status = ReplaceWithNew(dot, new_dot);
   } else {
     status = ReplaceWithNew(dot, AddReshape(new_dot, dot->shape()));

@@ -191,7 +191,7 @@ absl::Status Visitor::HandleReshape(Instruction* reshape) {
     constant->mutable_attrs().literal = std::make_shared<const Literal>(std::move(literal));
     return ReplaceWithNew(reshape, computation_->AddInstruction(std::move(constant)));
   }
-  if (SameShape(shape, operand->shape())) {
+  if (shape.Compatible(operand->shape())) {
     ReplaceIfCompatible(reshape, operand);
     return absl::OkStatus();
   }
@@ -496,7 +496,7 @@ absl::Status Visitor::HandleSlice(Instruction* slice) {
       }
     }
     if (first && last) {
-      if (*first + 1 == *last && SameShape(operand->operand(*first)->shape(), shape) &&
+      if (*first + 1 == *last && operand->operand(*first)->shape().Compatible(shape) &&
           ReplaceIfCompatible(slice, operand->operand(*first))) {
         return absl::OkStatus();
       }
@@ -756,7 +756,7 @@ bool IsIntegralScalarConstant(const Instruction* hlo) {
 absl::Status Visitor::HandleDynamicSlice(Instruction* ds) {
   Instruction* operand = ds->operand(0);
   const Shape& shape = ds->shape();
-  if (shape.rank() == 0 || SameShape(operand->shape(), shape)) {
+  if (shape.rank() == 0 || operand->shape().Compatible(shape)) {
     ReplaceIfCompatible(ds, operand);
     return absl::OkStatus();
   }
@@ -899,7 +899,7 @@ absl::Status Visitor::HandleDynamicUpdateSlice(Instruction* dus) {
       return ReplaceWithNew(dus, pad);
     }
   }
-  if (SameShape(shape, update->shape())) {
+  if (shape.Compatible(update->shape())) {
     ReplaceIfCompatible(dus, update);
     return absl::OkStatus();
   }

@@ -7,6 +7,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "hlo/query.h"
+#include "hlo/status_macros.h"
 #include "passes/builders.h"
 #include "passes/collective_rewrite_utils.h"
 #include "passes/pass_utils.h"
@@ -97,10 +98,8 @@ absl::StatusOr<bool> AllGatherBroadcastReorder::Run(Module& module) {
       }
       if (uniform_size == 1) continue;
       HLOGYM_ASSIGN(replacement, Reorder(gather, next_channel_id));
-      if (absl::Status s = gather->ReplaceAllUsesWith(replacement); !s.ok()) return s;
-      if (absl::Status s = computation->RemoveInstructionAndUnusedOperands(gather); !s.ok()) {
-        return s;
-      }
+      HLOGYM_RETURN_IF_ERROR(gather->ReplaceAllUsesWith(replacement));
+      HLOGYM_RETURN_IF_ERROR(computation->RemoveInstructionAndUnusedOperands(gather));
       changed = true;
     }
   }

@@ -6,6 +6,7 @@
 
 #include "absl/container/flat_hash_set.h"
 #include "hlo/query.h"
+#include "hlo/status_macros.h"
 #include "passes/collective_rewrite_utils.h"
 #include "passes/pass_utils.h"
 
@@ -91,10 +92,10 @@ absl::StatusOr<bool> AllGatherOptimizer::Run(Module& module) {
         attrs.raw.push_back(*config);
       }
       Instruction* added = computation->AddInstruction(std::move(gather));
-      if (absl::Status s = op->ReplaceAllUsesWith(added); !s.ok()) return s;
+      HLOGYM_RETURN_IF_ERROR(op->ReplaceAllUsesWith(added));
       for (Instruction* dead : {op, left, right}) {
         if (dead == right && right == left) break;
-        if (absl::Status s = RemoveInstructionKeepingControlOrder(dead); !s.ok()) return s;
+        HLOGYM_RETURN_IF_ERROR(RemoveInstructionKeepingControlOrder(dead));
       }
       changed = true;
     }

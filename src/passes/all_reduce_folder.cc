@@ -8,6 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "hlo/query.h"
+#include "hlo/status_macros.h"
 #include "passes/builders.h"
 #include "passes/collective_rewrite_utils.h"
 #include "passes/pass_utils.h"
@@ -107,9 +108,9 @@ absl::StatusOr<bool> AllReduceFolder::Run(Module& module) {
       if (inner_key->has_channel_id) attrs.SetRaw("channel_id", std::to_string(next_channel_id++));
       if (inner_key->use_global_device_ids) attrs.SetRaw("use_global_device_ids", "true");
       Instruction* added = computation->AddInstruction(std::move(merged));
-      if (absl::Status s = outer->ReplaceAllUsesWith(added); !s.ok()) return s;
-      if (absl::Status s = RemoveInstructionKeepingControlOrder(outer); !s.ok()) return s;
-      if (absl::Status s = RemoveInstructionKeepingControlOrder(inner); !s.ok()) return s;
+      HLOGYM_RETURN_IF_ERROR(outer->ReplaceAllUsesWith(added));
+      HLOGYM_RETURN_IF_ERROR(RemoveInstructionKeepingControlOrder(outer));
+      HLOGYM_RETURN_IF_ERROR(RemoveInstructionKeepingControlOrder(inner));
       changed = true;
     }
   }

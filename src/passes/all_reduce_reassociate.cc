@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "hlo/query.h"
+#include "hlo/status_macros.h"
 #include "passes/collective_rewrite_utils.h"
 #include "passes/pass_utils.h"
 
@@ -90,18 +91,18 @@ absl::StatusOr<bool> AllReduceReassociate::Run(Module& module) {
 
       const std::vector<Instruction*> users = op->users();
       const bool was_root = op->IsRoot();
-      if (absl::Status s = ar0->ReplaceAllUsesWith(ar0->operand(0)); !s.ok()) return s;
+      HLOGYM_RETURN_IF_ERROR(ar0->ReplaceAllUsesWith(ar0->operand(0)));
       if (ar1 != ar0) {
-        if (absl::Status s = ar1->ReplaceAllUsesWith(ar1->operand(0)); !s.ok()) return s;
+        HLOGYM_RETURN_IF_ERROR(ar1->ReplaceAllUsesWith(ar1->operand(0)));
       }
       std::unique_ptr<Instruction> clone = ar0->CloneWithNewOperands({op}, "");
       clone->set_shape(op->shape());
       Instruction* reduced = computation->AddInstruction(std::move(clone));
       for (Instruction* user : users) user->ReplaceUsesOfOperand(op, reduced);
       if (was_root) computation->set_root_instruction(reduced);
-      if (absl::Status s = RemoveInstructionKeepingControlOrder(ar0); !s.ok()) return s;
+      HLOGYM_RETURN_IF_ERROR(RemoveInstructionKeepingControlOrder(ar0));
       if (ar1 != ar0) {
-        if (absl::Status s = RemoveInstructionKeepingControlOrder(ar1); !s.ok()) return s;
+        HLOGYM_RETURN_IF_ERROR(RemoveInstructionKeepingControlOrder(ar1));
       }
       changed = true;
     }

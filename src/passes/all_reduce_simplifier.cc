@@ -7,6 +7,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "hlo/query.h"
+#include "hlo/status_macros.h"
 #include "passes/builders.h"
 #include "passes/collective_rewrite_utils.h"
 #include "passes/pass_utils.h"
@@ -107,14 +108,14 @@ absl::Status RemoveAsyncPair(Instruction* start) {
   }
   Computation* computation = done->parent();
   Instruction* input = start->operand(0);
-  if (absl::Status s = done->ReplaceAllUsesWith(input); !s.ok()) return s;
+  HLOGYM_RETURN_IF_ERROR(done->ReplaceAllUsesWith(input));
   // Remove done, then the updates and start, while each is dead.
   std::vector<Instruction*> chain;
   for (Instruction* step = done; step != start; step = step->operand(0)) chain.push_back(step);
   chain.push_back(start);
   for (Instruction* step : chain) {
     if (step->user_count() != 0 || step->IsRoot()) break;
-    if (absl::Status s = RemoveInstructionKeepingControlOrder(step); !s.ok()) return s;
+    HLOGYM_RETURN_IF_ERROR(RemoveInstructionKeepingControlOrder(step));
   }
   (void)computation;
   return absl::OkStatus();
@@ -173,9 +174,9 @@ absl::StatusOr<bool> AllReduceSimplifier::Run(Module& module) {
       }
       if (!IsGatherOrScatterNoOp(*instruction)) continue;
       Instruction* operand = instruction->operand(0);
-      if (absl::Status s = instruction->ReplaceAllUsesWith(operand); !s.ok()) return s;
+      HLOGYM_RETURN_IF_ERROR(instruction->ReplaceAllUsesWith(operand));
       if (instruction->user_count() == 0 && !instruction->IsRoot()) {
-        if (absl::Status s = RemoveInstructionKeepingControlOrder(instruction); !s.ok()) return s;
+        HLOGYM_RETURN_IF_ERROR(RemoveInstructionKeepingControlOrder(instruction));
       }
       changed = true;
     }
@@ -184,7 +185,7 @@ absl::StatusOr<bool> AllReduceSimplifier::Run(Module& module) {
     std::vector<Computation*> wrapped;
     for (Instruction* start : async_starts) {
       wrapped.push_back(start->called_computations()[0]);
-      if (absl::Status s = RemoveAsyncPair(start); !s.ok()) return s;
+      HLOGYM_RETURN_IF_ERROR(RemoveAsyncPair(start));
       changed = true;
     }
     auto callers = ComputeCallers(module);
@@ -192,7 +193,7 @@ absl::StatusOr<bool> AllReduceSimplifier::Run(Module& module) {
       auto it = callers.find(computation);
       if ((it == callers.end() || it->second.empty()) && !computation->IsEntry() &&
           module.FindComputation(computation->name()) == computation) {
-        if (absl::Status s = module.RemoveComputation(computation); !s.ok()) return s;
+        HLOGYM_RETURN_IF_ERROR(module.RemoveComputation(computation));
       }
     }
   }
@@ -239,9 +240,9 @@ absl::StatusOr<bool> AllReduceSimplifier::Run(Module& module) {
       }
     }
     if (replacement == nullptr) continue;
-    if (absl::Status s = all_reduce->ReplaceAllUsesWith(replacement); !s.ok()) return s;
+    HLOGYM_RETURN_IF_ERROR(all_reduce->ReplaceAllUsesWith(replacement));
     if (all_reduce->user_count() == 0 && !all_reduce->IsRoot()) {
-      if (absl::Status s = RemoveInstructionKeepingControlOrder(all_reduce); !s.ok()) return s;
+      HLOGYM_RETURN_IF_ERROR(RemoveInstructionKeepingControlOrder(all_reduce));
     }
     changed = true;
   }

@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "hlo/query.h"
 #include "hlo/scan_attributes.h"
+#include "hlo/status_macros.h"
 #include "passes/builders.h"
 #include "passes/pass_utils.h"
 #include "passes/reduce_window_rewriter.h"
@@ -268,11 +269,11 @@ absl::StatusOr<bool> TryRewrite(Instruction* scan, const ScanAttributes& a, int6
           absl::StrCat("associative-scan-rewriter: could not split the scan of ", scan->name()));
     }
     result = holder->operand(0);
-    if (absl::Status s = parent->RemoveInstruction(holder); !s.ok()) return s;
+    HLOGYM_RETURN_IF_ERROR(parent->RemoveInstruction(holder));
   }
   Instruction* tuple = MakeTuple(parent, std::vector<Instruction*>{result, scan->operand(1)});
   tuple->set_shape(scan->shape());
-  if (absl::Status s = parent->ReplaceInstruction(scan, tuple); !s.ok()) return s;
+  HLOGYM_RETURN_IF_ERROR(parent->ReplaceInstruction(scan, tuple));
   return true;
 }
 

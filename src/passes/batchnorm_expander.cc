@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "hlo/query.h"
+#include "hlo/status_macros.h"
 #include "passes/builders.h"
 #include "passes/pass_utils.h"
 
@@ -216,7 +217,7 @@ absl::StatusOr<bool> BatchNormExpander::Run(Module& module) {
       },
       [&](Instruction* batch_norm) -> absl::StatusOr<Instruction*> {
         Expansion expansion(batch_norm);
-        if (absl::Status s = expansion.Validate(); !s.ok()) return s;
+        HLOGYM_RETURN_IF_ERROR(expansion.Validate());
         absl::StatusOr<Instruction*> result;
         switch (batch_norm->opcode()) {
           case Opcode::kBatchNormTraining: result = ExpandTraining(expansion); break;

@@ -76,8 +76,7 @@ absl::StatusOr<bool> ConvertMemoryPlacementToInternalAnnotations::Run(Module& mo
                                   "one operand, it has ",
                                   instruction->operand_count()));
       }
-      if (!SameShape(instruction->shape(), instruction->operand(0)->shape(),
-                     /*layout_sensitive=*/false)) {
+      if (!instruction->shape().Compatible(instruction->operand(0)->shape())) {
         return Error(*instruction, "the annotation's shape differs from its operand's");
       }
       rewrites.push_back({instruction, *target});

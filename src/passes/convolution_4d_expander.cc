@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "analysis/shape_inference.h"
 #include "hlo/query.h"
+#include "hlo/status_macros.h"
 #include "passes/builders.h"
 #include "passes/pass_utils.h"
 

@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "hlo/primitive_type.h"
 #include "hlo/query.h"
+#include "hlo/shape_util.h"
 #include "passes/builders.h"
 
 namespace hlogym {
@@ -106,10 +107,8 @@ absl::Status Canonicalize(Instruction* conv) {
   Computation* computation = conv->parent();
   Instruction* added = AddWithLayoutOf(computation, std::move(canonical_conv), *input);
 
-  // Back to the original output order: the inverse of `output_order`.
-  std::vector<int64_t> inverse(output_order.size());
-  for (size_t i = 0; i < output_order.size(); ++i) inverse[output_order[i]] = i;
-  auto result = MakeTranspose(added, inverse);
+  // Back to the original output order.
+  auto result = MakeTranspose(added, InversePermutation(output_order));
   if (!result.ok()) return result.status();
   if (conv->shape().has_layout()) (*result)->mutable_shape() = conv->shape();
   return computation->ReplaceInstruction(conv, *result);

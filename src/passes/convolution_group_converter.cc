@@ -7,6 +7,7 @@
 #include "analysis/shape_inference.h"
 #include "hlo/primitive_type.h"
 #include "hlo/query.h"
+#include "hlo/status_macros.h"
 #include "passes/builders.h"
 #include "passes/pass_utils.h"
 

@@ -84,7 +84,7 @@ bool SameOperand(const Instruction* a, const Instruction* b) {
   if (a == b) return true;
   return a->opcode() == Opcode::kIota && b->opcode() == Opcode::kIota &&
          a->attrs().iota_dimension == b->attrs().iota_dimension &&
-         SameShape(a->shape(), b->shape(), kLayoutSensitive);
+         (kLayoutSensitive ? a->shape() == b->shape() : a->shape().Compatible(b->shape()));
 }
 
 bool SameOperands(const Instruction& a, const Instruction& b) {

@@ -12,13 +12,6 @@
 namespace hlogym {
 namespace {
 
-// XLA's Shape::Equal on shapes that may lack a layout: dimensions and type
-// equal, and layouts equal when both have one.
-bool SameShape(const Shape& a, const Shape& b) {
-  if (!a.Compatible(b)) return false;
-  return !a.has_layout() || !b.has_layout() || a == b;
-}
-
 // Redirects the uses of `from` to `to`; whether anything changed.
 absl::StatusOr<bool> Forward(Instruction* from, Instruction* to) {
   if (from == to || (from->user_count() == 0 && !from->IsRoot())) return false;
@@ -86,7 +79,8 @@ absl::StatusOr<bool> ForwardReshapeOfReshape(Instruction* reshape) {
   if (reshape->opcode() != Opcode::kReshape) return false;
   Instruction* inner = reshape->operand(0);
   if (inner->opcode() != Opcode::kReshape ||
-      !SameShape(reshape->shape(), inner->operand(0)->shape())) {
+      !reshape->shape().Equal(inner->operand(0)->shape(),
+                              {.layouts = Shape::Layouts::kCompareWhereBothHave})) {
     return false;
   }
   return Forward(reshape, inner->operand(0));
@@ -94,7 +88,8 @@ absl::StatusOr<bool> ForwardReshapeOfReshape(Instruction* reshape) {
 
 absl::StatusOr<bool> ForwardIdentity(Instruction* instruction, Opcode opcode) {
   if (instruction->opcode() != opcode ||
-      !SameShape(instruction->shape(), instruction->operand(0)->shape())) {
+      !instruction->shape().Equal(instruction->operand(0)->shape(),
+                                  {.layouts = Shape::Layouts::kCompareWhereBothHave})) {
     return false;
   }
   return Forward(instruction, instruction->operand(0));

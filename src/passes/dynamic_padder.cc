@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "hlo/query.h"
+#include "hlo/status_macros.h"
 #include "passes/builders.h"
 #include "passes/dce.h"
 #include "passes/pass_utils.h"
@@ -77,7 +78,7 @@ absl::StatusOr<bool> DynamicPadder::Run(Module& module) {
       if (hlo->opcode() != Opcode::kGetDimensionSize) continue;
       HLOGYM_ASSIGN(size, KnownSize(hlo, hlo->shape().has_layout()));
       if (size == nullptr) continue;
-      if (absl::Status s = hlo->ReplaceAllUsesWith(size); !s.ok()) return s;
+      HLOGYM_RETURN_IF_ERROR(hlo->ReplaceAllUsesWith(size));
       rewrote = true;
     }
   }
@@ -89,7 +90,7 @@ absl::StatusOr<bool> DynamicPadder::Run(Module& module) {
       Instruction* operand = hlo->operand(0);
       // Compatible compares dynamic dimensions too.
       if (!operand->shape().Compatible(hlo->shape())) continue;
-      if (absl::Status s = hlo->ReplaceAllUsesWith(operand); !s.ok()) return s;
+      HLOGYM_RETURN_IF_ERROR(hlo->ReplaceAllUsesWith(operand));
       rewrote = true;
     }
   }

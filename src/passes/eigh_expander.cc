@@ -16,8 +16,9 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
-#include "eval/eigh_custom_call.h"
+#include "hlo/backend_configs.h"
 #include "hlo/query.h"
+#include "hlo/status_macros.h"
 #include "passes/builders.h"
 #include "passes/pass_utils.h"
 #include "passes/while_util.h"
@@ -26,8 +27,6 @@ namespace hlogym {
 namespace {
 
 constexpr std::string_view kEighTarget = "Eigh";
-
-using eval::EighConfig;
 
 // Builds the ops of one expansion: element type, batch dimensions, layout
 // and the scalar reducers (shared by every computation of the expansion).
@@ -316,8 +315,8 @@ absl::Status RotateCols(Builder& b, const Rotation& rotation, Quadrants& x) {
 absl::Status Round(Builder& b, Quadrants& w, Quadrants& v) {
   auto rotation = SchurRotations(b, w);
   if (!rotation.ok()) return rotation.status();
-  if (absl::Status s = RotateRows(b, *rotation, w); !s.ok()) return s;
-  if (absl::Status s = RotateCols(b, *rotation, w); !s.ok()) return s;
+  HLOGYM_RETURN_IF_ERROR(RotateRows(b, *rotation, w));
+  HLOGYM_RETURN_IF_ERROR(RotateCols(b, *rotation, w));
   HLOGYM_ASSIGN(tl, b.SetDiagonal(w.tl, rotation->rt1));
   HLOGYM_ASSIGN(tr, b.ZeroDiagonal(w.tr));
   HLOGYM_ASSIGN(bl, b.ZeroDiagonal(w.bl));
@@ -327,10 +326,10 @@ absl::Status Round(Builder& b, Quadrants& w, Quadrants& v) {
   for (auto [first, second, dim] :
        {std::tuple{&w.tl, &w.tr, cols}, std::tuple{&w.bl, &w.br, cols},
         std::tuple{&w.tl, &w.bl, rows}, std::tuple{&w.tr, &w.br, rows}}) {
-    if (absl::Status s = Permute(b, *first, *second, dim); !s.ok()) return s;
+    HLOGYM_RETURN_IF_ERROR(Permute(b, *first, *second, dim));
   }
-  if (absl::Status s = RotateRows(b, *rotation, v); !s.ok()) return s;
-  if (absl::Status s = Permute(b, v.tl, v.bl, rows); !s.ok()) return s;
+  HLOGYM_RETURN_IF_ERROR(RotateRows(b, *rotation, v));
+  HLOGYM_RETURN_IF_ERROR(Permute(b, v.tl, v.bl, rows));
   return Permute(b, v.tr, v.br, rows);
 }
 
@@ -479,7 +478,7 @@ absl::StatusOr<std::pair<Instruction*, Instruction*>> Jacobi(Builder& b, Instruc
             -> absl::StatusOr<std::vector<Instruction*>> {
           Quadrants rw{s[0], s[1], s[2], s[3]};
           Quadrants rv{s[4], s[5], s[6], s[7]};
-          if (absl::Status status = Round(b, rw, rv); !status.ok()) return status;
+          HLOGYM_RETURN_IF_ERROR(Round(b, rw, rv));
           return Flatten(rw, rv);
         });
     if (!sweep.ok()) return sweep.status();
@@ -644,7 +643,7 @@ absl::StatusOr<std::optional<EighConfig>> Check(const Instruction& instruction) 
     return invalid(absl::StrCat("result must be ", expected.ToString(false), ", got ",
                                 instruction.shape().ToString(false)));
   }
-  std::optional<EighConfig> config = eval::ParseEighConfig(instruction);
+  std::optional<EighConfig> config = ParseEighConfig(instruction);
   if (!config) {
     const RawAttribute* raw = instruction.attrs().FindRaw("backend_config");
     return invalid(absl::StrCat(

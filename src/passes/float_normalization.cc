@@ -5,6 +5,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
+#include "hlo/status_macros.h"
 #include "passes/builders.h"
 #include "passes/dce.h"
 #include "passes/pass_utils.h"
@@ -106,11 +107,11 @@ class Normalizer {
     }
     if (hlo->shape().IsTuple()) {
       const int widened = CountLowLeaves(hlo->shape());
-      if (absl::Status s = WidenTupleOutput(hlo); !s.ok()) return s;
+      HLOGYM_RETURN_IF_ERROR(WidenTupleOutput(hlo));
       low -= widened;
       high += widened;
     } else if (hlo->shape().element_type() == low_) {
-      if (absl::Status s = WidenOutput(hlo); !s.ok()) return s;
+      HLOGYM_RETURN_IF_ERROR(WidenOutput(hlo));
       --low;
       ++high;
     }
@@ -208,7 +209,7 @@ class Normalizer {
       }
     }
     for (Instruction* convert : widening) {
-      if (absl::Status s = convert->ReplaceAllUsesWith(hlo); !s.ok()) return s;
+      HLOGYM_RETURN_IF_ERROR(convert->ReplaceAllUsesWith(hlo));
     }
     if (is_root) hlo->parent()->set_root_instruction(*back);
     changed_ = true;
@@ -245,7 +246,7 @@ class Normalizer {
       }
       for (Instruction* parameter : clone->parameters()) {
         if (parameter->shape().element_type() != low_) continue;
-        if (absl::Status s = WidenOutput(parameter); !s.ok()) return s;
+        HLOGYM_RETURN_IF_ERROR(WidenOutput(parameter));
       }
       added_computations_ = true;
     }
@@ -283,7 +284,7 @@ absl::StatusOr<bool> FloatNormalization::Run(Module& module) {
   for (Computation* computation : module.MakeComputationPostOrder()) {
     if (skip.contains(computation)) continue;
     for (Instruction* instruction : computation->MakeInstructionPostOrder()) {
-      if (absl::Status s = normalizer.Handle(instruction); !s.ok()) return s;
+      HLOGYM_RETURN_IF_ERROR(normalizer.Handle(instruction));
     }
   }
   if (!normalizer.changed()) return false;

@@ -2,17 +2,14 @@
 
 #include <algorithm>
 
+#include "hlo/shape_util.h"
 #include "passes/builders.h"
 
 namespace hlogym::gather_scatter {
 
 absl::StatusOr<Instruction*> MaybeTranspose(Instruction* operand,
                                             std::span<const int64_t> permutation) {
-  bool identity = true;
-  for (size_t i = 0; i < permutation.size(); ++i) {
-    if (permutation[i] != static_cast<int64_t>(i)) identity = false;
-  }
-  if (identity) return operand;
+  if (IsIdentityPermutation(permutation)) return operand;
   return MakeTranspose(operand, permutation);
 }
 

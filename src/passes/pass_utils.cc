@@ -9,29 +9,6 @@
 
 namespace hlogym {
 
-bool SideEffectCache::ComputationHasSideEffect(const Computation* computation) {
-  if (computation == nullptr) return false;
-  if (auto it = memo_.find(computation); it != memo_.end()) return it->second;
-  memo_[computation] = false;  // HLO call graphs are acyclic; guards bad input
-  bool has = false;
-  for (const auto& instruction : computation->instructions()) {
-    if (HasSideEffect(instruction.get())) {
-      has = true;
-      break;
-    }
-  }
-  memo_[computation] = has;
-  return has;
-}
-
-bool SideEffectCache::HasSideEffect(const Instruction* instruction) {
-  if (instruction->HasSideEffect()) return true;
-  for (const Computation* callee : instruction->called_computations()) {
-    if (ComputationHasSideEffect(callee)) return true;
-  }
-  return false;
-}
-
 namespace {
 
 bool IgnoredRawKey(const Instruction& instruction, std::string_view key) {
@@ -121,14 +98,10 @@ void SetFrontendAttributes(Instruction& instruction, const std::vector<FrontendA
   instruction.mutable_attrs().SetRaw("frontend_attributes", std::move(text));
 }
 
-bool SameShape(const Shape& a, const Shape& b, bool layout_sensitive) {
-  return layout_sensitive ? a == b : a.Compatible(b);
-}
-
 bool SameInstructionIgnoringOperands(const Instruction& a, const Instruction& b,
                                      bool layout_sensitive, const ComputationEq& computation_eq) {
   if (a.opcode() != b.opcode() || a.operand_count() != b.operand_count()) return false;
-  if (!SameShape(a.shape(), b.shape(), layout_sensitive)) return false;
+  if (!(layout_sensitive ? a.shape() == b.shape() : a.shape().Compatible(b.shape()))) return false;
   if (!a.IdenticalAttributes(b) || !SameSemanticRawAttributes(a, b)) return false;
   const auto& ca = a.called_computations();
   const auto& cb = b.called_computations();
@@ -151,7 +124,8 @@ bool ComputationsEqual(const Computation& a, const Computation& b, bool layout_s
     const Instruction* pa = a.parameter_instruction(i);
     const Instruction* pb = b.parameter_instruction(i);
     if (pa == nullptr || pb == nullptr) return false;
-    if (!SameShape(pa->shape(), pb->shape(), layout_sensitive)) return false;
+    if (!(layout_sensitive ? pa->shape() == pb->shape() : pa->shape().Compatible(pb->shape())))
+      return false;
   }
   if (a.raw_attributes() != b.raw_attributes()) return false;
   if (a.root_instruction() == nullptr || b.root_instruction() == nullptr) return false;

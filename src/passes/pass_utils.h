@@ -16,27 +16,10 @@
 #include "hlo/computation.h"
 #include "hlo/instruction.h"
 #include "hlo/module.h"
-
-// Declares `lhs` as the value of the absl::StatusOr `expr`, or returns its
-// error from the enclosing function (which returns a Status or StatusOr).
-#define HLOGYM_ASSIGN(lhs, expr)                \
-  auto lhs##_or = (expr);                       \
-  if (!lhs##_or.ok()) return lhs##_or.status(); \
-  auto lhs = *lhs##_or
+#include "hlo/query.h"
+#include "hlo/status_macros.h"
 
 namespace hlogym {
-
-// XLA's HloInstruction::HasSideEffect: the instruction's own side effect or
-// one of any computation it calls (transitively). Memoized per computation;
-// valid while the computations it has seen are not edited.
-class SideEffectCache {
- public:
-  bool HasSideEffect(const Instruction* instruction);
-  bool ComputationHasSideEffect(const Computation* computation);
-
- private:
-  absl::flat_hash_map<const Computation*, bool> memo_;
-};
 
 // Raw (unmodelled) attributes that change what an instruction computes, as
 // opposed to metadata, frontend attributes, statistics... which XLA's
@@ -55,9 +38,6 @@ std::optional<std::vector<FrontendAttribute>> GetFrontendAttributes(const Instru
 // Replaces `instruction`'s frontend attributes by `entries` (removes the
 // attribute when empty).
 void SetFrontendAttributes(Instruction& instruction, const std::vector<FrontendAttribute>& entries);
-
-// Shapes equal, with or without layouts.
-bool SameShape(const Shape& a, const Shape& b, bool layout_sensitive);
 
 using ComputationEq = std::function<bool(const Computation*, const Computation*)>;
 

@@ -7,6 +7,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "hlo/query.h"
+#include "hlo/status_macros.h"
 #include "passes/builders.h"
 #include "passes/collective_opt_utils.h"
 #include "passes/collective_rewrite_utils.h"
@@ -77,9 +78,9 @@ absl::StatusOr<bool> ReduceScatterCreator::Run(Module& module) {
         return absl::InternalError(absl::StrCat(ds->name(), ": reduce-scatter shape does not "
                                                 "match the dynamic-slice it replaces"));
       }
-      if (absl::Status s = ds->ReplaceAllUsesWith(added); !s.ok()) return s;
-      if (absl::Status s = computation->RemoveInstruction(ds); !s.ok()) return s;
-      if (absl::Status s = computation->RemoveInstructionAndUnusedOperands(ar); !s.ok()) return s;
+      HLOGYM_RETURN_IF_ERROR(ds->ReplaceAllUsesWith(added));
+      HLOGYM_RETURN_IF_ERROR(computation->RemoveInstruction(ds));
+      HLOGYM_RETURN_IF_ERROR(computation->RemoveInstructionAndUnusedOperands(ar));
       changed = true;
     }
   }

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "hlo/query.h"
+#include "hlo/status_macros.h"
 #include "passes/collective_rewrite_utils.h"
 #include "passes/pass_utils.h"
 
@@ -75,10 +76,10 @@ absl::StatusOr<bool> ReduceScatterReassociate::Run(Module& module) {
       if (group0.has_value() != group1.has_value()) DropSchedulingGroup(*scatter);
       if (HasChannelId(*scatter)) SetChannelId(*scatter, next_channel_id++);
       Instruction* new_rs = computation->AddInstruction(std::move(scatter));
-      if (absl::Status s = op->ReplaceAllUsesWith(new_rs); !s.ok()) return s;
+      HLOGYM_RETURN_IF_ERROR(op->ReplaceAllUsesWith(new_rs));
       for (Instruction* dead : {op, rs0, rs1}) {
         if (dead == rs1 && rs1 == rs0) break;
-        if (absl::Status s = RemoveInstructionKeepingControlOrder(dead); !s.ok()) return s;
+        HLOGYM_RETURN_IF_ERROR(RemoveInstructionKeepingControlOrder(dead));
       }
       changed = true;
     }

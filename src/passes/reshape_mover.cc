@@ -5,16 +5,12 @@
 
 #include "absl/container/flat_hash_set.h"
 #include "hlo/query.h"
-#include "passes/algebraic_simplifier_internal.h"
+#include "hlo/shape_util.h"
 #include "passes/builders.h"
 #include "passes/pass_utils.h"
 
 namespace hlogym {
 namespace {
-
-using algsimp::InversePermutation;
-using algsimp::IsIdentityPermutation;
-using algsimp::IsSortedDims;
 
 bool IsRearrange(const Instruction* hlo) {
   return hlo->opcode() == Opcode::kReshape || hlo->opcode() == Opcode::kTranspose;
@@ -65,10 +61,9 @@ class Mover {
       const Shape& source = hlo->operand(0)->shape();
       if (source.IsScalar()) return true;
       if (!options_.reshape_of_1d_broadcast_is_cheap) return false;
-      return TrueRank(source) <= 1 ||
-             algsimp::ReshapeLeavesDimensionsUnmodified(rearrange->shape(),
-                                                        rearrange->operand(0)->shape(), dims)
-                 .has_value();
+      return TrueRank(source) <= 1 || ReshapeLeavesDimensionsUnmodified(
+                                          rearrange->shape(), rearrange->operand(0)->shape(), dims)
+                                          .has_value();
     }
     // Transpose: the inverse transpose applied to the broadcast sends its
     // dimension d to perm[d]; those must stay in increasing order.

@@ -6,7 +6,6 @@
 #include <tuple>
 
 #include "absl/strings/str_cat.h"
-#include "eval/prng.h"
 #include "hlo/query.h"
 #include "passes/prng_hlo.h"
 
@@ -89,13 +88,13 @@ absl::StatusOr<bool> RngBitGeneratorExpander::Run(Module& module) {
     }
   }
   for (Instruction* rng : rngs) {
-    absl::Status status = CheckSupported(*rng, eval::ResolveRngAlgorithm(rng->attrs().rng_algorithm));
+    absl::Status status = CheckSupported(*rng, ResolveRngAlgorithm(rng->attrs().rng_algorithm));
     if (!status.ok()) return status;
   }
   // One generator per (algorithm, state shape, bits shape), as XLA caches them.
   std::map<std::string, Computation*> cache;
   for (Instruction* rng : rngs) {
-    const RandomAlgorithm algorithm = eval::ResolveRngAlgorithm(rng->attrs().rng_algorithm);
+    const RandomAlgorithm algorithm = ResolveRngAlgorithm(rng->attrs().rng_algorithm);
     const std::string key = absl::StrCat(static_cast<int>(algorithm), "|",
                                          rng->operand(0)->shape().ToString(), "|",
                                          rng->shape().ToString());

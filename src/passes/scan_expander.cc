@@ -7,6 +7,7 @@
 #include "analysis/shape_inference.h"
 #include "hlo/query.h"
 #include "hlo/scan_attributes.h"
+#include "hlo/status_macros.h"
 #include "passes/builders.h"
 #include "passes/pass_utils.h"
 #include "passes/while_loop_analysis.h"
@@ -219,7 +220,7 @@ absl::StatusOr<bool> ScanExpander::Run(Module& module) {
       return absl::InternalError(absl::StrCat("scan_expander on ", scan->name(), ": ",
                                               expanded.status().message()));
     }
-    if (absl::Status s = scan->parent()->ReplaceInstruction(scan, *expanded); !s.ok()) return s;
+    HLOGYM_RETURN_IF_ERROR(scan->parent()->ReplaceInstruction(scan, *expanded));
   }
   if (!work.empty()) module.SortComputationsCalleesFirst();
   return !work.empty();

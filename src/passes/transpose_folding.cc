@@ -3,17 +3,13 @@
 #include <vector>
 
 #include "hlo/query.h"
+#include "hlo/shape_util.h"
 
 namespace hlogym {
 namespace {
 
 bool IsNonIdentityTranspose(const Instruction* hlo) {
-  if (hlo->opcode() != Opcode::kTranspose) return false;
-  const std::vector<int64_t>& perm = hlo->attrs().dimensions;
-  for (size_t i = 0; i < perm.size(); ++i) {
-    if (perm[i] != static_cast<int64_t>(i)) return true;
-  }
-  return false;
+  return hlo->opcode() == Opcode::kTranspose && !IsIdentityPermutation(hlo->attrs().dimensions);
 }
 
 // XLA's IsRowColumnTransposeDotOperand.

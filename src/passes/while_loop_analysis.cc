@@ -325,16 +325,6 @@ absl::StatusOr<Instruction*> InlineComputation(Computation* target, const Comput
   return map.at(callee.root_instruction());
 }
 
-bool ComputationHasSideEffect(const Computation& computation) {
-  for (const auto& instruction : computation.instructions()) {
-    if (instruction->HasSideEffect()) return true;
-    for (const Computation* callee : instruction->called_computations()) {
-      if (callee != nullptr && ComputationHasSideEffect(*callee)) return true;
-    }
-  }
-  return false;
-}
-
 int64_t CountCallers(const Module& module, const Computation* computation) {
   int64_t count = 0;
   for (const auto& c : module.computations()) {

@@ -15,6 +15,7 @@
 #include "hlo/computation.h"
 #include "hlo/instruction.h"
 #include "hlo/module.h"
+#include "hlo/query.h"
 
 namespace hlogym {
 
@@ -53,10 +54,6 @@ std::vector<Instruction*> GetInvariantGtesForWhileBody(const Computation& body);
 // i; returns the copy of the root. New names derive from the callee's.
 absl::StatusOr<Instruction*> InlineComputation(Computation* target, const Computation& callee,
                                                const std::vector<Instruction*>& arguments);
-
-// Whether any instruction of `computation`, or of a computation it calls,
-// has a side effect.
-bool ComputationHasSideEffect(const Computation& computation);
 
 // How many instructions of the module call `computation` (each call site
 // counted once per instruction).

@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "hlo/module.h"
+#include "hlo/status_macros.h"
 #include "passes/builders.h"
 
 namespace hlogym {
@@ -82,10 +83,7 @@ absl::StatusOr<std::vector<Instruction*>> MakeCountedLoop(
   Instruction* body_param = nullptr;
   auto body_computation = NewComputation(*module, "while_body", state_shape, &body_param);
   {
-    if (absl::Status s = AddPlaceholderZeros(body_computation.get(), state_shape, with_layout);
-        !s.ok()) {
-      return s;
-    }
+    HLOGYM_RETURN_IF_ERROR(AddPlaceholderZeros(body_computation.get(), state_shape, with_layout));
     std::vector<Instruction*> elements;
     for (int64_t k = 0; k < state_shape.tuple_shapes_size(); ++k) {
       auto element = MakeGetTupleElement(body_param, k);

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "agents/rl/trainer.h"
+#include "hlo/status_macros.h"
 
 namespace hlogym::rl {
 namespace {
@@ -141,7 +142,7 @@ absl::Status TrainDqn(TrainingRun& run) {
     const double epsilon = epsilon_at(run.steps());
     std::vector<int64_t> chosen = ChooseActions(run, batch, epsilon);
     const std::vector<float> before = batch.features;
-    if (absl::Status s = run.Step(chosen, rewards.data(), dones.data()); !s.ok()) return s;
+    HLOGYM_RETURN_IF_ERROR(run.Step(chosen, rewards.data(), dones.data()));
     run.Observe(batch);
     for (int e = 0; e < E; ++e) {
       replay.Add(&before[static_cast<size_t>(e) * F], chosen[e], rewards[e],
@@ -170,7 +171,7 @@ absl::Status TrainDqn(TrainingRun& run) {
       loss_sum = 0;
       loss_count = 0;
     }
-    if (absl::Status s = run.MaybeCheckpoint(); !s.ok()) return s;
+    HLOGYM_RETURN_IF_ERROR(run.MaybeCheckpoint());
   }
   return absl::OkStatus();
 }

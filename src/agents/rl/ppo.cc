@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "agents/rl/trainer.h"
+#include "hlo/status_macros.h"
 
 namespace hlogym::rl {
 namespace {
@@ -73,7 +74,7 @@ UpdateLosses Update(TrainingRun& run, const Rollout& r, const PolicyGradientUpda
 absl::Status TrainPolicyGradient(TrainingRun& run, bool a2c) {
   Rollout r;
   while (!run.reached_target()) {
-    if (absl::Status s = CollectRollout(run, r); !s.ok()) return s;
+    HLOGYM_RETURN_IF_ERROR(CollectRollout(run, r));
     PolicyGradientUpdate u;
     if (a2c) {
       u.minibatch = r.size();
@@ -84,7 +85,7 @@ absl::Status TrainPolicyGradient(TrainingRun& run, bool a2c) {
       u.clip = run.options().ppo.clip;
     }
     run.EmitRow(Update(run, r, u));
-    if (absl::Status s = run.MaybeCheckpoint(); !s.ok()) return s;
+    HLOGYM_RETURN_IF_ERROR(run.MaybeCheckpoint());
   }
   return absl::OkStatus();
 }

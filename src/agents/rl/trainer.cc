@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "hlo/status_macros.h"
 #include "nlohmann/json.hpp"
 #include "text/file_io.h"
 
@@ -106,7 +107,7 @@ TrainingRun::TrainingRun(const TrainOptions& options) : o_(options) {}
 
 absl::StatusOr<std::unique_ptr<TrainingRun>> TrainingRun::Start(const TrainOptions& options) {
   std::unique_ptr<TrainingRun> run(new TrainingRun(options));
-  if (absl::Status s = run->Setup(); !s.ok()) return s;
+  HLOGYM_RETURN_IF_ERROR(run->Setup());
   return run;
 }
 
@@ -163,7 +164,7 @@ absl::Status TrainingRun::Validate() const {
 
 absl::Status TrainingRun::Setup() {
   algorithm_ = FindAlgorithm(o_.algo);
-  if (absl::Status s = Validate(); !s.ok()) return s;
+  HLOGYM_RETURN_IF_ERROR(Validate());
   EnvOptions env = o_.env;
   env.observation_spaces = RequiredObservationSpaces();
   if (o_.reward_shaping && env.reward_space.find("+shaped") == std::string::npos) {
@@ -204,8 +205,8 @@ absl::Status TrainingRun::Setup() {
   }
   optimizer_ = std::make_unique<torch::optim::Adam>(
       trained, torch::optim::AdamOptions(learning_rate()).eps(1e-5));
-  if (absl::Status s = MaybeResume(); !s.ok()) return s;
-  if (absl::Status s = StartCurve(); !s.ok()) return s;
+  HLOGYM_RETURN_IF_ERROR(MaybeResume());
+  HLOGYM_RETURN_IF_ERROR(StartCurve());
 
   // Every worker starts an episode (in parallel: the first reset of a
   // benchmark also measures its default-pipeline op count D).
@@ -494,7 +495,7 @@ absl::Status CollectRollout(TrainingRun& run, Rollout& r) {
       for (int e = 0; e < E; ++e) r.graphs.push_back(run.GraphOf(e));
     }
     const size_t row = static_cast<size_t>(t) * E;
-    if (absl::Status s = run.Step(actions, &r.rewards[row], &r.dones[row]); !s.ok()) return s;
+    HLOGYM_RETURN_IF_ERROR(run.Step(actions, &r.rewards[row], &r.dones[row]));
   }
   run.Observe(batch);
   std::vector<float> last_values(E);
@@ -638,7 +639,7 @@ absl::Status TrainingRun::WriteCheckpoint() {
     return SaveModuleAtomically(o_.out_dir + "/" + file,
                                 [&](const std::string& tmp) { torch::save(net, tmp); });
   };
-  if (absl::Status s = save_net(net_, net_file); !s.ok()) return s;
+  HLOGYM_RETURN_IF_ERROR(save_net(net_, net_file));
   if (absl::Status s =
           SaveModuleAtomically(o_.out_dir + "/" + optimizer_file,
                                [&](const std::string& tmp) { torch::save(*optimizer_, tmp); });
@@ -646,7 +647,7 @@ absl::Status TrainingRun::WriteCheckpoint() {
     return s;
   }
   if (target_) {
-    if (absl::Status s = save_net(target_, target_file); !s.ok()) return s;
+    HLOGYM_RETURN_IF_ERROR(save_net(target_, target_file));
   }
   std::ostringstream rng_state;
   rng_state << rng_;
@@ -663,10 +664,8 @@ absl::Status TrainingRun::WriteCheckpoint() {
   // Renaming checkpoint.json commits the checkpoint; the files of the
   // previous one are removed only after that.
   const std::string previous_json = ReadWholeFile(o_.out_dir + "/checkpoint.json");
-  if (absl::Status s = WriteTextFileAtomically(o_.out_dir + "/checkpoint.json", j.dump(2) + "\n");
-      !s.ok()) {
-    return s;
-  }
+  HLOGYM_RETURN_IF_ERROR(
+      WriteTextFileAtomically(o_.out_dir + "/checkpoint.json", j.dump(2) + "\n"));
   nlohmann::json previous = nlohmann::json::parse(previous_json, nullptr, false);
   if (previous.is_object() && previous.contains("files")) {
     for (auto& [key, file] : previous["files"].items()) {
@@ -677,7 +676,7 @@ absl::Status TrainingRun::WriteCheckpoint() {
     }
   }
   config_.trained_steps = steps_;
-  if (absl::Status s = SavePolicy(o_.out_dir, config_, net_); !s.ok()) return s;
+  HLOGYM_RETURN_IF_ERROR(SavePolicy(o_.out_dir, config_, net_));
   next_checkpoint_ = o_.checkpoint_every > 0 ? steps_ + o_.checkpoint_every : o_.total_steps;
   return absl::OkStatus();
 }
@@ -736,12 +735,12 @@ absl::Status TrainingRun::MaybeResume() {
 
 absl::StatusOr<TrainSummary> TrainingRun::Run() {
   row_start_ = Clock::now();
-  if (absl::Status s = algorithm_->train(*this); !s.ok()) return s;
+  HLOGYM_RETURN_IF_ERROR(algorithm_->train(*this));
   if (steps_ == resumed_from_) {
     // The checkpoint already had the steps: nothing was trained, but the
     // policy files are rewritten from it in case they were lost.
     config_.trained_steps = steps_;
-    if (absl::Status s = SavePolicy(o_.out_dir, config_, net_); !s.ok()) return s;
+    HLOGYM_RETURN_IF_ERROR(SavePolicy(o_.out_dir, config_, net_));
   }
   TrainSummary summary;
   summary.steps = steps_;

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "agents/rl/trainer.h"
+#include "hlo/status_macros.h"
 
 namespace hlogym::rl {
 namespace {
@@ -118,9 +119,9 @@ UpdateLosses Update(TrainingRun& run, const Rollout& r) {
 absl::Status TrainTrpo(TrainingRun& run) {
   Rollout r;
   while (!run.reached_target()) {
-    if (absl::Status s = CollectRollout(run, r); !s.ok()) return s;
+    HLOGYM_RETURN_IF_ERROR(CollectRollout(run, r));
     run.EmitRow(Update(run, r));
-    if (absl::Status s = run.MaybeCheckpoint(); !s.ok()) return s;
+    HLOGYM_RETURN_IF_ERROR(run.MaybeCheckpoint());
   }
   return absl::OkStatus();
 }

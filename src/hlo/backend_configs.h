@@ -1,0 +1,27 @@
+// Typed readers of the backend_config strings that more than one layer reads
+// (the evaluator computes the custom call, a pass expands it): one parser,
+// so that both read a config the same way.
+#ifndef HLOGYM_HLO_BACKEND_CONFIGS_H_
+#define HLOGYM_HLO_BACKEND_CONFIGS_H_
+
+#include <cstdint>
+#include <optional>
+
+#include "hlo/instruction.h"
+
+namespace hlogym {
+
+// The backend_config of an "Eigh" custom call, "lower,sort_eigenvalues,
+// max_iter,tol" (printed quoted): the evaluator's Eigh and eigh_expander.
+struct EighConfig {
+  bool lower = true;
+  bool sort = true;
+  int64_t max_iter = 100;
+  float tol = 1e-6f;
+};
+// nullopt when the config is missing or is not four comma-separated numbers.
+std::optional<EighConfig> ParseEighConfig(const Instruction& instruction);
+
+}  // namespace hlogym
+
+#endif  // HLOGYM_HLO_BACKEND_CONFIGS_H_
