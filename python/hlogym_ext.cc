@@ -18,6 +18,7 @@
 #include "gym/vec_env.h"
 #include "hlo/opcode.h"
 #include "passes/registry.h"
+#include "text/corpus.h"
 #include "text/parser.h"
 #include "text/printer.h"
 
@@ -142,14 +143,36 @@ const Environment& Ready(const Environment& env) {
   return env;
 }
 
-#define HLOGYM_ENV_OPTION_ARGS                                                               \
-  py::arg("actions") = std::vector<std::string>{},                                           \
-  py::arg("observation_spaces") = std::vector<std::string>{"op_histogram"},                  \
-  py::arg("reward_space") = "op_count", py::arg("traj_limit") = 10,                          \
-  py::arg("gamma") = 0.99, py::arg("baseline") = "xla-cpu-default",                          \
-  py::arg("use_cache") = true, py::arg("cache_max_instructions") = 2'000'000,                \
-  py::arg("verify_each_step") = false, py::arg("max_op_count_growth") = 16.0,               \
-  py::arg("op_count_growth_allowance") = 10'000
+// The environment's defaults are EnvOptions' own (src/gym/environment.h);
+// env_defaults() hands them to the Python signature (hlogym/env.py).
+const EnvOptions kEnvDefaults;
+
+py::dict EnvDefaults() {
+  py::dict d;
+  d["actions"] = kEnvDefaults.actions;
+  d["observation_spaces"] = kEnvDefaults.observation_spaces;
+  d["reward_space"] = kEnvDefaults.reward_space;
+  d["traj_limit"] = kEnvDefaults.traj_limit;
+  d["gamma"] = kEnvDefaults.gamma;
+  d["baseline"] = kEnvDefaults.baseline;
+  d["use_cache"] = kEnvDefaults.use_cache;
+  d["cache_max_instructions"] = kEnvDefaults.cache_max_instructions;
+  d["verify_each_step"] = kEnvDefaults.verify_each_step;
+  d["max_op_count_growth"] = kEnvDefaults.max_op_count_growth;
+  d["op_count_growth_allowance"] = kEnvDefaults.op_count_growth_allowance;
+  return d;
+}
+
+#define HLOGYM_ENV_OPTION_ARGS                                                                \
+  py::arg("actions") = kEnvDefaults.actions,                                                  \
+  py::arg("observation_spaces") = kEnvDefaults.observation_spaces,                            \
+  py::arg("reward_space") = kEnvDefaults.reward_space,                                        \
+  py::arg("traj_limit") = kEnvDefaults.traj_limit, py::arg("gamma") = kEnvDefaults.gamma,     \
+  py::arg("baseline") = kEnvDefaults.baseline, py::arg("use_cache") = kEnvDefaults.use_cache, \
+  py::arg("cache_max_instructions") = kEnvDefaults.cache_max_instructions,                    \
+  py::arg("verify_each_step") = kEnvDefaults.verify_each_step,                                \
+  py::arg("max_op_count_growth") = kEnvDefaults.max_op_count_growth,                          \
+  py::arg("op_count_growth_allowance") = kEnvDefaults.op_count_growth_allowance
 
 }  // namespace
 }  // namespace hlogym
@@ -210,6 +233,8 @@ PYBIND11_MODULE(_hlogym, m) {
       "The entry parameters' seeded random inputs (src/eval/random_inputs.h, the generator "
       "`hlogym run --seed` uses), one (element type, .npy bytes) pair per array leaf, tuples "
       "flattened depth-first.");
+  m.def("env_defaults", &EnvDefaults,
+        "EnvOptions' defaults (src/gym/environment.h), by argument name");
   m.def("data_root", &DataRoot);
   m.def("resolve_benchmark", [](const std::string& spec) {
     return Unwrap(ResolveBenchmarkPath(spec));
@@ -219,6 +244,22 @@ PYBIND11_MODULE(_hlogym, m) {
   });
   m.def("corpus_benchmarks", &CorpusBenchmarkNames, py::arg("suite") = "",
         py::arg("split") = "");
+  m.def(
+      "corpus_modules",
+      [] {
+        py::dict modules;
+        py::object loads = py::module_::import("json").attr("loads");
+        for (const CorpusModule& c : Corpus::Default().modules()) {
+          py::dict d = loads(c.entry_json);  // the entry as written, then what is read here
+          d["path"] = c.path;
+          d["heldout"] = c.heldout;
+          d["readable"] = c.readable;
+          modules[py::str(c.name)] = d;
+        }
+        return modules;
+      },
+      "The corpus (text/corpus.h): name -> its manifest entry, with path made absolute and "
+      "heldout and readable added; empty when there is no manifest");
   m.def(
       "resolve_suite",
       [](const std::vector<std::string>& suite, const std::string& split) {

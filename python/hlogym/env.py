@@ -13,6 +13,12 @@ from . import _hlogym
 ENV_ID = "hlogym/XlaPassOrdering-v0"
 DEFAULT_BENCHMARK_LOCS = ("datasets/smoke/default_suite.txt",)
 _INT_HIGH = 2**53  # counts fit; keeps Box.sample() free of int64 overflow
+# The environment's defaults are the C++ EnvOptions' (src/gym/environment.h), defined there only.
+_DEFAULTS = _hlogym.env_defaults()
+# One space is observed as a plain array (a list of spaces, as a dict).
+_DEFAULT_OBSERVATION_SPACES = (_DEFAULTS["observation_spaces"][0]
+                               if len(_DEFAULTS["observation_spaces"]) == 1
+                               else tuple(_DEFAULTS["observation_spaces"]))
 
 
 def _int_box(n: int, low: int = 0) -> spaces.Box:
@@ -52,15 +58,19 @@ class XlaPassOrderingEnv(gymnasium.Env):
 
     metadata = {"render_modes": ["ansi", "hlo", "human"], "render_fps": 4}
 
-    def __init__(self, benchmark_locs: Sequence[str] | str | None = None, traj_limit: int = 10,
-                 observation_spaces: Sequence[str] | str = "op_histogram",
-                 reward_space: str = "op_count", actions: Sequence[str] | None = None,
+    def __init__(self, benchmark_locs: Sequence[str] | str | None = None,
+                 traj_limit: int = _DEFAULTS["traj_limit"],
+                 observation_spaces: Sequence[str] | str = _DEFAULT_OBSERVATION_SPACES,
+                 reward_space: str = _DEFAULTS["reward_space"],
+                 actions: Sequence[str] | None = None,
                  benchmark_order: str = "cycle", mask_in_info: bool = False,
                  diagnostics_in_info: bool = False,
-                 render_mode: str | None = None, gamma: float = 0.99,
-                 baseline: str = "xla-cpu-default", use_cache: bool = True,
-                 cache_max_instructions: int = 2_000_000, verify_each_step: bool = False,
-                 max_op_count_growth: float = 16.0, op_count_growth_allowance: int = 10_000):
+                 render_mode: str | None = None, gamma: float = _DEFAULTS["gamma"],
+                 baseline: str = _DEFAULTS["baseline"], use_cache: bool = _DEFAULTS["use_cache"],
+                 cache_max_instructions: int = _DEFAULTS["cache_max_instructions"],
+                 verify_each_step: bool = _DEFAULTS["verify_each_step"],
+                 max_op_count_growth: float = _DEFAULTS["max_op_count_growth"],
+                 op_count_growth_allowance: int = _DEFAULTS["op_count_growth_allowance"]):
         super().__init__()
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode {render_mode!r} is not one of "

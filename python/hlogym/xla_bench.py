@@ -54,10 +54,13 @@ def corpus_dir() -> Path:
 
 
 def corpus_manifest() -> dict:
-    path = corpus_dir() / "manifest.json"
-    if not path.exists():
-        raise FileNotFoundError(f"{path} is missing")
-    return json.loads(path.read_text())["modules"]
+    """name -> the corpus module's entry, as the C++ core reads the manifest (text/corpus.h);
+    "path" is absolute."""
+    from . import _hlogym
+    modules = _hlogym.corpus_modules()
+    if not modules:
+        raise FileNotFoundError(f"{corpus_dir() / 'manifest.json'} is missing or unreadable")
+    return modules
 
 
 def family_round_robin(entries: list[tuple[str, dict]]) -> list[tuple[str, dict]]:

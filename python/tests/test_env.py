@@ -312,3 +312,34 @@ def test_growth_guard_rejects_a_step_past_the_limit():
     env.reset(seed=0)
     _, _, _, _, info = env.step(0)
     assert info["error"] == "" and info["changed"] and info["op_count"] > 2 * initial
+
+
+def test_defaults_are_the_cores():
+    """The environment's defaults are defined once, by the C++ EnvOptions: the Python signature and
+    the bindings read them, and an environment made without arguments has them."""
+    import inspect
+    from hlogym import _hlogym
+    defaults = _hlogym.env_defaults()
+    assert defaults["traj_limit"] == 10 and defaults["reward_space"] == "op_count"
+    signature = inspect.signature(hlogym.XlaPassOrderingEnv.__init__).parameters
+    for name in ("traj_limit", "reward_space", "gamma", "baseline", "use_cache",
+                 "cache_max_instructions", "verify_each_step", "max_op_count_growth",
+                 "op_count_growth_allowance"):
+        assert signature[name].default == defaults[name], name
+    assert [signature["observation_spaces"].default] == defaults["observation_spaces"]
+    core = _hlogym.Env()
+    assert core.num_actions == len(hlogym.list_passes())
+
+
+def test_corpus_modules_come_from_the_core():
+    """hlogym.xla_bench reads the corpus through the C++ reader (text/corpus.h): the same names as
+    corpus_benchmarks, absolute paths that exist, and the manifest's own fields kept."""
+    from hlogym import _hlogym, xla_bench
+    modules = xla_bench.corpus_manifest()
+    readable = [n for n, m in modules.items() if m["readable"]]
+    assert sorted(readable) == sorted(_hlogym.corpus_benchmarks())
+    name, entry = next(iter(modules.items()))
+    assert os.path.isabs(entry["path"]) and os.path.exists(entry["path"]), entry["path"]
+    assert "config" in entry and "family" in entry
+    heldout = {n for n, m in modules.items() if m["heldout"]}
+    assert heldout == set(_hlogym.corpus_benchmarks("", "heldout"))

@@ -18,6 +18,7 @@
 #include "analysis/verifier.h"
 #include "gym/benchmark.h"
 #include "nlohmann/json.hpp"
+#include "text/corpus.h"
 #include "text/file_io.h"
 #include "text/printer.h"
 
@@ -84,63 +85,16 @@ MetricSummary ComputeMetric(const std::vector<MetricInput>& inputs) {
 
 namespace {
 
-struct ManifestEntry {
-  std::string path;  // absolute, lexically normal
-  std::optional<int64_t> X;
-};
-
-struct ManifestIndex {
-  std::map<std::string, ManifestEntry> by_name;
-  std::map<std::string, std::string> name_by_path;
-};
-
-std::string NormalPath(const fs::path& p) {
-  std::error_code ec;
-  fs::path canonical = fs::weakly_canonical(p, ec);
-  return (ec ? p.lexically_normal() : canonical).string();
-}
-
-const ManifestIndex& Manifest() {
-  static std::once_flag once;
-  static ManifestIndex* index = new ManifestIndex();
-  std::call_once(once, [] {
-    const fs::path dir = fs::path(DataRoot()) / "datasets/corpus";
-    std::ifstream in(dir / "manifest.json");
-    if (!in) return;
-    try {
-      nlohmann::json j = nlohmann::json::parse(in);
-      if (!j.contains("modules") || !j["modules"].is_object()) return;
-      for (auto it = j["modules"].begin(); it != j["modules"].end(); ++it) {
-        ManifestEntry entry;
-        const nlohmann::json& e = it.value();
-        if (e.contains("path") && e["path"].is_string()) {
-          entry.path = NormalPath(dir / e["path"].get<std::string>());
-          index->name_by_path[entry.path] = it.key();
-        }
-        if (e.contains("X") && e["X"].is_number_integer()) entry.X = e["X"].get<int64_t>();
-        index->by_name[it.key()] = std::move(entry);
-      }
-    } catch (const std::exception&) {
-      // An unreadable manifest gives no X (the gym reports it when loading).
-    }
-  });
-  return *index;
-}
-
-std::string StripCorpusPrefix(std::string spec) {
-  if (spec.rfind("benchmark://", 0) == 0) spec = spec.substr(12);
-  if (spec.rfind("corpus/", 0) == 0) spec = spec.substr(7);
-  return spec;
-}
-
-const std::string* ManifestName(const std::string& spec, const std::string& path) {
-  const ManifestIndex& index = Manifest();
+// The corpus module a benchmark is: by its file first (a spec may be any
+// spelling of a corpus file's path), else by name.
+const CorpusModule* FindCorpusModule(const std::string& spec, const std::string& path) {
+  const Corpus& corpus = Corpus::Default();
   if (!path.empty()) {
-    auto it = index.name_by_path.find(NormalPath(path));
-    if (it != index.name_by_path.end()) return &it->second;
+    if (const CorpusModule* m = corpus.FindByPath(path)) return m;
   }
-  auto it = index.by_name.find(StripCorpusPrefix(spec));
-  return it != index.by_name.end() ? &it->first : nullptr;
+  std::string name = spec;
+  if (name.rfind("benchmark://", 0) == 0) name = name.substr(12);
+  return corpus.Find(name);
 }
 
 bool IsCorpusSuiteName(const std::string& value) {
@@ -150,13 +104,12 @@ bool IsCorpusSuiteName(const std::string& value) {
 }  // namespace
 
 std::optional<int64_t> ManifestX(const std::string& spec, const std::string& path) {
-  const std::string* name = ManifestName(spec, path);
-  if (name == nullptr) return std::nullopt;
-  return Manifest().by_name.at(*name).X;
+  const CorpusModule* m = FindCorpusModule(spec, path);
+  return m != nullptr ? m->X : std::nullopt;
 }
 
 std::string BenchmarkDisplayName(const std::string& spec, const std::string& path) {
-  if (const std::string* name = ManifestName(spec, path)) return *name;
+  if (const CorpusModule* m = FindCorpusModule(spec, path)) return m->name;
   std::string base = fs::path(path.empty() ? spec : path).filename().string();
   for (const char* ext : {".zst", ".gz", ".hlo", ".txt"}) {
     const std::string e(ext);

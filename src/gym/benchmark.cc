@@ -12,6 +12,7 @@
 #include "absl/strings/str_join.h"
 #include "analysis/verifier.h"
 #include "nlohmann/json.hpp"
+#include "text/corpus.h"
 #include "text/file_io.h"
 #include "text/module_locator.h"
 
@@ -28,43 +29,6 @@ bool IsFile(const fs::path& p) {
 std::string_view StripPrefix(std::string_view s, std::string_view prefix) {
   if (s.substr(0, prefix.size()) == prefix) s.remove_prefix(prefix.size());
   return s;
-}
-
-struct Manifest {
-  bool loaded = false;
-  std::string error;
-  nlohmann::json modules;  // name -> entry
-  // Families held out of training whole (the leave-families-out protocol).
-  std::vector<std::string> heldout_families;
-};
-
-// The corpus manifest, read once (a missing manifest is not an error).
-const Manifest& CorpusManifest() {
-  static std::mutex mu;
-  static Manifest* manifest = nullptr;
-  std::lock_guard<std::mutex> lock(mu);
-  if (manifest != nullptr) return *manifest;
-  manifest = new Manifest();
-  fs::path path = fs::path(DataRoot()) / "datasets/corpus/manifest.json";
-  if (!IsFile(path)) return *manifest;
-  try {
-    std::ifstream in(path);
-    nlohmann::json j = nlohmann::json::parse(in);
-    if (j.contains("modules") && j["modules"].is_object()) {
-      manifest->modules = j["modules"];
-      manifest->loaded = true;
-      if (j.contains("heldout_families") && j["heldout_families"].is_array()) {
-        for (const auto& f : j["heldout_families"]) {
-          if (f.is_string()) manifest->heldout_families.push_back(f.get<std::string>());
-        }
-      }
-    } else {
-      manifest->error = absl::StrCat(path.string(), ": no \"modules\" object");
-    }
-  } catch (const std::exception& e) {
-    manifest->error = absl::StrCat(path.string(), ": ", e.what());
-  }
-  return *manifest;
 }
 
 bool IsModuleFileName(const std::string& name) {
@@ -88,33 +52,26 @@ absl::StatusOr<std::string> ResolveBenchmarkPath(std::string_view spec_in) {
   if (IsFile(s)) return s;
   if (fs::path(s).is_relative() && IsFile(root / s)) return (root / s).string();
 
-  const Manifest& manifest = CorpusManifest();
-  const std::string corpus_name(StripPrefix(spec, "corpus/"));
-  if (manifest.loaded && manifest.modules.contains(corpus_name)) {
-    const nlohmann::json& entry = manifest.modules[corpus_name];
-    if (entry.contains("path") && entry["path"].is_string()) {
-      fs::path p = root / "datasets/corpus" / entry["path"].get<std::string>();
-      if (IsFile(p)) return p.string();
-      return absl::NotFoundError(absl::StrCat("benchmark '", s, "': the corpus manifest lists ",
-                                              p.string(), " but that file does not exist"));
-    }
+  const Corpus& corpus = Corpus::Default();
+  if (const CorpusModule* m = corpus.Find(StripPrefix(spec, "corpus/"));
+      m != nullptr && !m->path.empty()) {
+    if (IsFile(m->path)) return m->path;
+    return absl::NotFoundError(absl::StrCat("benchmark '", s, "': the corpus manifest lists ",
+                                            m->path, " but that file does not exist"));
   }
-  const std::string smoke_name(StripPrefix(spec, "smoke/"));
-  for (const char* ext : {".hlo", ".hlo.gz", ".hlo.zst"}) {
-    fs::path p = root / "datasets/smoke" / (smoke_name + ext);
-    if (IsFile(p)) return p.string();
-  }
-  // "<family>/<name>" and datasets/ found from the working directory or the
-  // executable (text/module_locator.h).
+  // The data root's datasets first, then every datasets/ text/module_locator.h
+  // searches (the working directory's, the executable's).
+  if (std::string p = FindModuleInDatasets((root / "datasets").string(), s); !p.empty()) return p;
   if (absl::StatusOr<std::string> located = LocateModule(s); located.ok()) return *located;
+  const std::string smoke_name(StripPrefix(spec, "smoke/"));
   std::string message = absl::StrCat(
       "unknown benchmark '", s, "': not a file (relative to ", fs::current_path().string(),
       " or ", root.string(), "), ");
-  if (manifest.loaded) {
-    absl::StrAppend(&message, "not a module of the corpus manifest (",
-                    manifest.modules.size(), " modules), ");
-  } else if (!manifest.error.empty()) {
-    absl::StrAppend(&message, "the corpus manifest is unreadable (", manifest.error, "), ");
+  if (corpus.loaded()) {
+    absl::StrAppend(&message, "not a module of the corpus manifest (", corpus.modules().size(),
+                    " modules), ");
+  } else if (!corpus.error().empty()) {
+    absl::StrAppend(&message, "the corpus manifest is unreadable (", corpus.error(), "), ");
   } else {
     absl::StrAppend(&message, "no corpus manifest (datasets/corpus/manifest.json), ");
   }
@@ -193,40 +150,6 @@ absl::StatusOr<std::vector<std::string>> ExpandBenchmarkLocs(
   }
   if (specs.empty()) return absl::InvalidArgumentError("no benchmarks given");
   return specs;
-}
-
-std::vector<std::string> CorpusBenchmarkNames(std::string_view suite, std::string_view split) {
-  std::vector<std::string> names;
-  const Manifest& manifest = CorpusManifest();
-  if (!manifest.loaded) return names;
-  for (auto it = manifest.modules.begin(); it != manifest.modules.end(); ++it) {
-    const std::string& name = it.key();
-    const nlohmann::json& entry = it.value();
-    if (!entry.is_object()) continue;
-    const std::string family = entry.value("family", std::string());
-    const bool heldout_family =
-        std::find(manifest.heldout_families.begin(), manifest.heldout_families.end(), family) !=
-        manifest.heldout_families.end();
-    if (split == kHeldoutSplit) {
-      if (!heldout_family) continue;
-    } else if (split == kTrainSeenSplit) {
-      if (heldout_family || entry.value("split", std::string()) != "train") continue;
-    } else if (!split.empty() && entry.value("split", std::string()) != split) {
-      continue;
-    }
-    if (!suite.empty()) {
-      bool in_suite = false;
-      if (entry.contains("suites") && entry["suites"].is_array()) {
-        for (const auto& s : entry["suites"]) {
-          in_suite |= s.is_string() && s.get<std::string>() == suite;
-        }
-      }
-      if (!in_suite) continue;
-    }
-    if (entry.contains("hlogym_error")) continue;  // modules hlogym could not read
-    names.push_back(name);
-  }
-  return names;
 }
 
 }  // namespace hlogym

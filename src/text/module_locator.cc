@@ -4,13 +4,9 @@
 
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
-#include <map>
-#include <memory>
-#include <mutex>
 
 #include "absl/strings/str_cat.h"
-#include "nlohmann/json.hpp"
+#include "text/corpus.h"
 
 #ifndef HLOGYM_SOURCE_DIR
 #define HLOGYM_SOURCE_DIR ""
@@ -85,53 +81,14 @@ const std::vector<fs::path>& RootsNearCode() {
   return *roots;
 }
 
-// The parsed manifest of one datasets folder (null when absent or unreadable),
-// read once per process.
-std::shared_ptr<const nlohmann::json> Manifest(const fs::path& datasets) {
-  static std::mutex mu;
-  static auto* cache = new std::map<std::string, std::shared_ptr<const nlohmann::json>>();
-  const fs::path path = datasets / "corpus" / "manifest.json";
-  std::lock_guard<std::mutex> lock(mu);
-  if (auto it = cache->find(path.string()); it != cache->end()) return it->second;
-  std::shared_ptr<const nlohmann::json> modules;
-  if (IsFile(path)) {
-    try {
-      std::ifstream in(path);
-      nlohmann::json j = nlohmann::json::parse(in);
-      if (j.contains("modules") && j["modules"].is_object()) {
-        modules = std::make_shared<const nlohmann::json>(std::move(j["modules"]));
-      }
-    } catch (const std::exception&) {
-      // An unreadable manifest is treated as no manifest.
-    }
-  }
-  (*cache)[path.string()] = modules;
-  return modules;
-}
+}  // namespace
 
-std::string EntryPath(const fs::path& datasets, const nlohmann::json& entry) {
-  if (!entry.is_object() || !entry.contains("path") || !entry["path"].is_string()) return "";
-  fs::path p = datasets / "corpus" / entry["path"].get<std::string>();
-  return IsFile(p) ? p.string() : "";
-}
-
-std::string FindIn(const fs::path& datasets, const std::string& name) {
-  if (std::shared_ptr<const nlohmann::json> modules = Manifest(datasets)) {
-    // "<name>" or "corpus/<name>".
-    std::string plain = name.rfind("corpus/", 0) == 0 ? name.substr(7) : name;
-    if (auto it = modules->find(plain); it != modules->end()) {
-      if (std::string p = EntryPath(datasets, *it); !p.empty()) return p;
-    }
-    // "<family>/<name>".
-    if (size_t slash = name.find('/'); slash != std::string::npos) {
-      const std::string family = name.substr(0, slash);
-      if (auto it = modules->find(name.substr(slash + 1)); it != modules->end()) {
-        const nlohmann::json& entry = *it;
-        if (entry.is_object() && entry.contains("family") && entry["family"] == family) {
-          if (std::string p = EntryPath(datasets, entry); !p.empty()) return p;
-        }
-      }
-    }
+std::string FindModuleInDatasets(const std::string& datasets_dir, std::string_view name_in) {
+  const fs::path datasets(datasets_dir);
+  const std::string name(name_in);
+  if (const CorpusModule* m = Corpus::InDatasets(datasets.string()).Find(name);
+      m != nullptr && IsFile(m->path)) {
+    return m->path;
   }
   std::string smoke = name.rfind("smoke/", 0) == 0 ? name.substr(6) : name;
   if (!smoke.empty() && smoke.find('/') == std::string::npos) {
@@ -142,8 +99,6 @@ std::string FindIn(const fs::path& datasets, const std::string& name) {
   }
   return "";
 }
-
-}  // namespace
 
 std::string DataRoot() {
   if (const char* root = std::getenv("HLOGYM_ROOT"); root != nullptr && *root != '\0') {
@@ -186,7 +141,7 @@ absl::StatusOr<std::string> LocateModule(std::string_view name_in) {
   if (IsFile(name)) return name;
   if (!fs::path(name).is_absolute()) {
     for (const std::string& dir : DatasetsDirs()) {
-      if (std::string p = FindIn(dir, name); !p.empty()) return p;
+      if (std::string p = FindModuleInDatasets(dir, name); !p.empty()) return p;
     }
   }
   return absl::NotFoundError(absl::StrCat(

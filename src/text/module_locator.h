@@ -32,6 +32,10 @@ std::string DataRoot();
 // The existing datasets/ folders, in search order, without duplicates.
 std::vector<std::string> DatasetsDirs();
 
+// The file a corpus or smoke module name resolves to in one datasets folder
+// (the lookups above, without the search); "" when there is none.
+std::string FindModuleInDatasets(const std::string& datasets_dir, std::string_view name);
+
 // The file a module name resolves to, or NotFound naming `name`. Existing
 // paths are returned unchanged.
 absl::StatusOr<std::string> LocateModule(std::string_view name);

@@ -65,16 +65,16 @@ class IdempotenceTest : public ::testing::TestWithParam<int> {};
 
 TEST_P(IdempotenceTest, SecondRunChangesNothing) {
   const PassRegistry& registry = PassRegistry::Builtin();
-  std::vector<testing::CorpusEntry> modules;
+  std::vector<CorpusModule> modules;
   int index = 0;
-  for (const testing::CorpusEntry& m : testing::CorpusManifestModules()) {
+  for (const CorpusModule& m : testing::CorpusManifestModules()) {
     if (m.op_count <= kMaxOps && index++ % kShards == GetParam()) modules.push_back(m);
   }
   ASSERT_FALSE(modules.empty()) << "no corpus modules of at most " << kMaxOps << " instructions";
   int runs = 0, changed_once = 0, changed_again = 0;
   std::map<std::string, std::vector<std::string>> failures;  // pass -> modules
-  for (const testing::CorpusEntry& entry : modules) {
-    auto module = LoadModule((testing::CorpusDir() / entry.path).string());
+  for (const CorpusModule& entry : modules) {
+    auto module = LoadModule(entry.path);
     ASSERT_TRUE(module.ok()) << module.status();
     for (const PassInfo& info : registry.passes()) {
       std::unique_ptr<Module> copy = (*module)->Clone();

@@ -30,7 +30,7 @@ constexpr int kMaxLength = 30;
 constexpr long long kMaxOps = 1500;
 
 using testing::CorpusDir;
-using Listed = testing::CorpusEntry;
+using Listed = CorpusModule;
 
 std::vector<Listed> ManifestModules() { return testing::CorpusManifestModules(); }
 
@@ -41,7 +41,7 @@ TEST_P(RandomSequencesTest, CorpusModulesStayValidAndEquivalent) {
   std::vector<std::string> modules;
   for (const Listed& m : ManifestModules()) {
     if (m.op_count <= kMaxOps) {
-      modules.push_back((CorpusDir() / m.path).string());
+      modules.push_back(m.path);
     }
   }
   ASSERT_FALSE(modules.empty()) << "no corpus modules of at most " << kMaxOps << " instructions";

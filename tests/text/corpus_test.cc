@@ -23,7 +23,7 @@ namespace {
 namespace fs = std::filesystem;
 
 using testing::CorpusDir;
-using Listed = testing::CorpusEntry;
+using Listed = CorpusModule;
 
 std::vector<Listed> ManifestModules() { return testing::CorpusManifestModules(); }
 
@@ -56,7 +56,7 @@ TEST(CorpusTest, EveryManifestModuleParsesVerifiesAndRoundTrips) {
   EXPECT_GE(modules.size(), 300u);
   std::vector<std::string> failures;
   for (const Listed& m : modules) {
-    std::string why = CheckModule(CorpusDir() / m.path, m.op_count, /*round_trip=*/true);
+    std::string why = CheckModule(m.path, m.op_count, /*round_trip=*/true);
     if (!why.empty()) failures.push_back(m.path + ": " + why.substr(0, 400));
   }
   std::string report;

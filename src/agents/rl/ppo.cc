@@ -23,50 +23,43 @@ struct PolicyGradientUpdate {
 UpdateLosses Update(TrainingRun& run, const Rollout& r, const PolicyGradientUpdate& u) {
   const TrainOptions& o = run.options();
   ActorCritic& net = run.net();
-  const int64_t N = r.size();
   torch::Tensor X = r.Features(), C = r.Cost(), M = r.Masks(), actions = r.Actions();
   torch::Tensor old_log_probs = r.LogProbs(), advantages = r.Advantages(), returns = r.Returns();
-  std::vector<int64_t> order(N);
-  for (int64_t i = 0; i < N; ++i) order[i] = i;
   UpdateLosses sums;
   int minibatches = 0;
-  for (int epoch = 0; epoch < u.epochs; ++epoch) {
-    std::shuffle(order.begin(), order.end(), run.rng());
-    for (int64_t begin = 0; begin < N; begin += u.minibatch) {
-      const int64_t end = std::min<int64_t>(N, begin + u.minibatch);
-      torch::Tensor idx =
-          torch::from_blob(order.data() + begin, {end - begin}, torch::kInt64).clone();
-      torch::Tensor x = X.index_select(0, idx), c = C.index_select(0, idx),
-                    m = M.index_select(0, idx);
-      torch::Tensor a = actions.index_select(0, idx);
-      torch::Tensor adv = advantages.index_select(0, idx);
-      if (adv.numel() > 1) adv = (adv - adv.mean()) / (adv.std() + 1e-8);
-      torch::Tensor state = net->Encode(x, r.Graphs(order.data() + begin, end - begin));
-      torch::Tensor logits = MaskLogits(net->Logits(state), m);
-      torch::Tensor log_probs_all = torch::log_softmax(logits, 1);
-      torch::Tensor log_probs = log_probs_all.gather(1, a.unsqueeze(1)).squeeze(1);
-      torch::Tensor entropy = -(torch::softmax(logits, 1) * log_probs_all).sum(1).mean();
-      torch::Tensor policy_loss;
-      if (u.clipped) {
-        torch::Tensor ratio = torch::exp(log_probs - old_log_probs.index_select(0, idx));
-        policy_loss =
-            -torch::min(ratio * adv, torch::clamp(ratio, 1 - u.clip, 1 + u.clip) * adv).mean();
-      } else {
-        policy_loss = -(log_probs * adv).mean();
-      }
-      torch::Tensor value_loss =
-          (net->Value(state, c) - returns.index_select(0, idx)).pow(2).mean();
-      torch::Tensor loss = policy_loss + o.value_coef * value_loss - o.entropy_coef * entropy;
-      run.optimizer().zero_grad();
-      loss.backward();
-      torch::nn::utils::clip_grad_norm_(net->parameters(), o.max_grad_norm);
-      run.optimizer().step();
-      sums.policy += policy_loss.item<double>();
-      sums.value += value_loss.item<double>();
-      sums.entropy += entropy.item<double>();
-      ++minibatches;
-    }
-  }
+  ForEachMinibatch(
+      run, r.size(), u.epochs, u.minibatch,
+      [&](const torch::Tensor& idx, const int64_t* rows, int64_t count) {
+        torch::Tensor x = X.index_select(0, idx), c = C.index_select(0, idx),
+                      m = M.index_select(0, idx);
+        torch::Tensor a = actions.index_select(0, idx);
+        torch::Tensor adv = advantages.index_select(0, idx);
+        if (adv.numel() > 1) adv = (adv - adv.mean()) / (adv.std() + 1e-8);
+        torch::Tensor state = net->Encode(x, r.Graphs(rows, count));
+        torch::Tensor logits = MaskLogits(net->Logits(state), m);
+        torch::Tensor log_probs_all = torch::log_softmax(logits, 1);
+        torch::Tensor log_probs = log_probs_all.gather(1, a.unsqueeze(1)).squeeze(1);
+        torch::Tensor entropy = -(torch::softmax(logits, 1) * log_probs_all).sum(1).mean();
+        torch::Tensor policy_loss;
+        if (u.clipped) {
+          torch::Tensor ratio = torch::exp(log_probs - old_log_probs.index_select(0, idx));
+          policy_loss =
+              -torch::min(ratio * adv, torch::clamp(ratio, 1 - u.clip, 1 + u.clip) * adv).mean();
+        } else {
+          policy_loss = -(log_probs * adv).mean();
+        }
+        torch::Tensor value_loss =
+            (net->Value(state, c) - returns.index_select(0, idx)).pow(2).mean();
+        torch::Tensor loss = policy_loss + o.value_coef * value_loss - o.entropy_coef * entropy;
+        run.optimizer().zero_grad();
+        loss.backward();
+        torch::nn::utils::clip_grad_norm_(net->parameters(), o.max_grad_norm);
+        run.optimizer().step();
+        sums.policy += policy_loss.item<double>();
+        sums.value += value_loss.item<double>();
+        sums.entropy += entropy.item<double>();
+        ++minibatches;
+      });
   const double n = std::max(1, minibatches);
   return {sums.policy / n, sums.value / n, sums.entropy / n, 0};
 }

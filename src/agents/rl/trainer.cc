@@ -511,33 +511,42 @@ absl::Status CollectRollout(TrainingRun& run, Rollout& r) {
   return absl::OkStatus();
 }
 
+void ForEachMinibatch(TrainingRun& run, int64_t n, int epochs, int64_t minibatch,
+                      const std::function<void(const torch::Tensor& indices, const int64_t* rows,
+                                               int64_t count)>& fn) {
+  std::vector<int64_t> order(n);
+  for (int64_t i = 0; i < n; ++i) order[i] = i;
+  for (int epoch = 0; epoch < epochs; ++epoch) {
+    std::shuffle(order.begin(), order.end(), run.rng());
+    for (int64_t begin = 0; begin < n; begin += minibatch) {
+      const int64_t count = std::min<int64_t>(n, begin + minibatch) - begin;
+      torch::Tensor indices =
+          torch::from_blob(order.data() + begin, {count}, torch::kInt64).clone();
+      fn(indices, order.data() + begin, count);
+    }
+  }
+}
+
 double FitValue(TrainingRun& run, const torch::Tensor& states, const torch::Tensor& cost,
                 const torch::Tensor& returns) {
   const TrainOptions& o = run.options();
   ActorCritic& net = run.net();
-  const int64_t N = states.size(0);
-  std::vector<int64_t> order(N);
-  for (int64_t i = 0; i < N; ++i) order[i] = i;
   double total = 0;
   int count = 0;
-  for (int epoch = 0; epoch < o.epochs; ++epoch) {
-    std::shuffle(order.begin(), order.end(), run.rng());
-    for (int64_t begin = 0; begin < N; begin += o.minibatch) {
-      const int64_t end = std::min<int64_t>(N, begin + o.minibatch);
-      torch::Tensor idx =
-          torch::from_blob(order.data() + begin, {end - begin}, torch::kInt64).clone();
-      torch::Tensor loss = (net->Value(states.index_select(0, idx), cost.index_select(0, idx)) -
-                            returns.index_select(0, idx))
-                               .pow(2)
-                               .mean();
-      run.optimizer().zero_grad();
-      loss.backward();
-      torch::nn::utils::clip_grad_norm_(net->CriticParameters(), o.max_grad_norm);
-      run.optimizer().step();
-      total += loss.item<double>();
-      ++count;
-    }
-  }
+  ForEachMinibatch(run, states.size(0), o.epochs, o.minibatch,
+                   [&](const torch::Tensor& idx, const int64_t*, int64_t) {
+                     torch::Tensor loss =
+                         (net->Value(states.index_select(0, idx), cost.index_select(0, idx)) -
+                          returns.index_select(0, idx))
+                             .pow(2)
+                             .mean();
+                     run.optimizer().zero_grad();
+                     loss.backward();
+                     torch::nn::utils::clip_grad_norm_(net->CriticParameters(), o.max_grad_norm);
+                     run.optimizer().step();
+                     total += loss.item<double>();
+                     ++count;
+                   });
   return total / std::max(1, count);
 }
 

@@ -12,6 +12,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <random>
 #include <string>
@@ -182,6 +183,13 @@ struct Rollout {
 // Runs the run's policy for rollout_steps() steps (in eval mode, sampling),
 // then computes advantages and returns; counts one update.
 absl::Status CollectRollout(TrainingRun& run, Rollout& rollout);
+
+// Calls fn(indices, rows, count) for the minibatches of `minibatch` rows of
+// [0, n), over `epochs` passes, each in a fresh order drawn from the run's
+// rng; `indices` holds the same rows as a tensor.
+void ForEachMinibatch(TrainingRun& run, int64_t n, int epochs, int64_t minibatch,
+                      const std::function<void(const torch::Tensor& indices, const int64_t* rows,
+                                               int64_t count)>& fn);
 
 // Fits the critic to `returns` by minibatch regression over `epochs` passes
 // (TRPO's critic; PPO fits it inside its own loss). `states` are encoded.
