@@ -65,17 +65,6 @@ void FillWith(uint8_t* dst, const uint8_t* value, int width, int64_t n) {
 // Physical (layout-ordered) copy of a logical array: the dims in
 // major-to-minor physical order and the permutation from physical to
 // logical dimensions.
-std::vector<int64_t> PhysicalOrder(const Shape& shape) {
-  const int64_t rank = shape.rank();
-  std::vector<int64_t> order(rank);
-  if (shape.has_layout() && static_cast<int64_t>(shape.layout()->minor_to_major.size()) == rank) {
-    for (int64_t i = 0; i < rank; ++i) order[i] = shape.layout()->minor_to_major[rank - 1 - i];
-  } else {
-    std::iota(order.begin(), order.end(), 0);
-  }
-  return order;
-}
-
 // out[i...] = in[perm applied]: output dim i is input dim perm[i].
 ValuePtr TransposeValue(const ValuePtr& in, std::span<const int64_t> perm, const Shape& out_shape) {
   if (IsIdentityPermutation(perm)) return ShareArray(in, out_shape);
@@ -103,9 +92,10 @@ absl::StatusOr<ValuePtr> EvalBitcast(const Instruction& instruction, const Value
   // Layouts come from the instructions' shapes: values are logical, and a
   // value may be shared by instructions with other layouts (copy).
   const Shape& in_layout_shape = instruction.operand(0)->shape();
-  const auto in_order = PhysicalOrder(in_layout_shape.IsArray() && in_layout_shape.rank() == in->shape.rank()
-                                          ? in_layout_shape : in->shape);
-  const auto out_order = PhysicalOrder(out_shape);
+  const auto in_order = MajorToMinor(
+      in_layout_shape.IsArray() && in_layout_shape.rank() == in->shape.rank() ? in_layout_shape
+                                                                              : in->shape);
+  const auto out_order = MajorToMinor(out_shape);
   // Logical -> physical for the operand.
   std::vector<int64_t> phys_dims(in_order.size());
   for (size_t i = 0; i < in_order.size(); ++i) phys_dims[i] = in->shape.dimensions(in_order[i]);

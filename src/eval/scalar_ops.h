@@ -323,6 +323,26 @@ inline int64_t TotalOrderKey(T v) {
   }
 }
 
+// `dir` applied to two ordered values.
+template <typename U>
+inline bool CompareOrdered(ComparisonDirection dir, U x, U y) {
+  switch (dir) {
+    case ComparisonDirection::kEq:
+      return x == y;
+    case ComparisonDirection::kNe:
+      return x != y;
+    case ComparisonDirection::kGe:
+      return x >= y;
+    case ComparisonDirection::kGt:
+      return x > y;
+    case ComparisonDirection::kLe:
+      return x <= y;
+    case ComparisonDirection::kLt:
+      return x < y;
+  }
+  return false;
+}
+
 template <typename T>
 inline bool CompareOp(ComparisonDirection dir, bool total_order, T a, T b) {
   if constexpr (kIsComplex<T>) {
@@ -330,38 +350,10 @@ inline bool CompareOp(ComparisonDirection dir, bool total_order, T a, T b) {
     if (dir == ComparisonDirection::kNe) return a != b;
     return false;
   } else if constexpr (kIsFloat<T>) {
-    if (total_order) {
-      const int64_t x = TotalOrderKey(a), y = TotalOrderKey(b);
-      switch (dir) {
-        case ComparisonDirection::kEq: return x == y;
-        case ComparisonDirection::kNe: return x != y;
-        case ComparisonDirection::kGe: return x >= y;
-        case ComparisonDirection::kGt: return x > y;
-        case ComparisonDirection::kLe: return x <= y;
-        case ComparisonDirection::kLt: return x < y;
-      }
-      return false;
-    }
-    const Wide<T> x = static_cast<Wide<T>>(a), y = static_cast<Wide<T>>(b);
-    switch (dir) {
-      case ComparisonDirection::kEq: return x == y;
-      case ComparisonDirection::kNe: return x != y;
-      case ComparisonDirection::kGe: return x >= y;
-      case ComparisonDirection::kGt: return x > y;
-      case ComparisonDirection::kLe: return x <= y;
-      case ComparisonDirection::kLt: return x < y;
-    }
-    return false;
+    if (total_order) return CompareOrdered(dir, TotalOrderKey(a), TotalOrderKey(b));
+    return CompareOrdered(dir, static_cast<Wide<T>>(a), static_cast<Wide<T>>(b));
   } else {
-    switch (dir) {
-      case ComparisonDirection::kEq: return a == b;
-      case ComparisonDirection::kNe: return a != b;
-      case ComparisonDirection::kGe: return a >= b;
-      case ComparisonDirection::kGt: return a > b;
-      case ComparisonDirection::kLe: return a <= b;
-      case ComparisonDirection::kLt: return a < b;
-    }
-    return false;
+    return CompareOrdered(dir, a, b);
   }
 }
 

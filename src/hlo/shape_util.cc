@@ -18,6 +18,30 @@ Shape ChangeElementType(const Shape& shape, PrimitiveType type) {
   return result;
 }
 
+std::vector<int64_t> MinorToMajor(const Shape& shape) {
+  if (shape.has_layout() &&
+      static_cast<int64_t>(shape.layout()->minor_to_major.size()) == shape.rank()) {
+    return shape.layout()->minor_to_major;
+  }
+  std::vector<int64_t> order;
+  for (int64_t d = shape.rank() - 1; d >= 0; --d) order.push_back(d);
+  return order;
+}
+
+std::vector<int64_t> MajorToMinor(const Shape& shape) {
+  std::vector<int64_t> order = MinorToMajor(shape);
+  std::reverse(order.begin(), order.end());
+  return order;
+}
+
+Shape WithMinorToMajor(const Shape& shape, std::vector<int64_t> minor_to_major) {
+  Shape result = shape;
+  Layout layout;
+  layout.minor_to_major = std::move(minor_to_major);
+  result.set_layout(std::move(layout));
+  return result;
+}
+
 std::vector<int64_t> InversePermutation(std::span<const int64_t> perm) {
   std::vector<int64_t> inverse(perm.size());
   for (size_t i = 0; i < perm.size(); ++i) inverse[perm[i]] = static_cast<int64_t>(i);

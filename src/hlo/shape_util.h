@@ -20,6 +20,15 @@ bool IsZeroElementArray(const Shape& shape);
 Shape MakeShapeLike(PrimitiveType type, std::vector<int64_t> dims, const Shape& like);
 Shape ChangeElementType(const Shape& shape, PrimitiveType type);
 
+// The dimensions in memory order, minor to major: the layout's, or the
+// default (descending) when the shape has none or one of another rank.
+std::vector<int64_t> MinorToMajor(const Shape& shape);
+// The same order, major to minor (outermost first).
+std::vector<int64_t> MajorToMinor(const Shape& shape);
+// `shape` with a layout of this minor-to-major order (and no tiling or other
+// layout details).
+Shape WithMinorToMajor(const Shape& shape, std::vector<int64_t> minor_to_major);
+
 // inverse[perm[i]] = i.
 std::vector<int64_t> InversePermutation(std::span<const int64_t> perm);
 // perm[i] = i for every i (true for the empty permutation).

@@ -12,6 +12,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
 #include "hlo/float_bits.h"
+#include "hlo/status_macros.h"
 #include "passes/algebraic_simplifier_internal.h"
 #include "passes/pass_utils.h"
 
@@ -776,59 +777,78 @@ bool ConstantLess(const Instruction* lower, const Instruction* upper) {
 
 }  // namespace
 
-absl::Status Visitor::HandleMaximum(Instruction* max) {
-  Instruction* lhs = max->operand(0);
-  Instruction* rhs = max->operand(1);
+absl::StatusOr<bool> Visitor::SimplifyMinOrMax(Instruction* hlo) {
+  const bool is_max = hlo->opcode() == Opcode::kMaximum;
+  const Opcode opposite = is_max ? Opcode::kMinimum : Opcode::kMaximum;
+  Instruction* lhs = hlo->operand(0);
+  Instruction* rhs = hlo->operand(1);
   if (lhs == rhs) {
-    ReplaceIfCompatible(max, lhs);
-    return absl::OkStatus();
+    ReplaceIfCompatible(hlo, lhs);
+    return true;
   }
-  // max(x, lowest) => x. For floats XLA's CPU pipeline also drops max(x, -inf)
-  // (observed in its dumps); -inf never wins a NaN-propagating maximum.
-  const PrimitiveType type = max->shape().element_type();
+  // max(x, lowest) => x, min(x, highest) => x. For floats XLA's CPU pipeline
+  // also drops max(x, -inf) (observed in its dumps); -inf never wins a
+  // NaN-propagating maximum.
+  const PrimitiveType type = hlo->shape().element_type();
+  auto is_identity = [&](const Instruction* operand) {
+    return is_max ? IsAllLowest(operand) : IsAllHighest(operand);
+  };
   if (IsIntegralType(type) || IsFloatingPointType(type)) {
-    if (rhs->shape().element_type() == type && IsAllLowest(lhs) && ReplaceIfCompatible(max, rhs)) {
-      return absl::OkStatus();
+    if (rhs->shape().element_type() == type && is_identity(lhs) && ReplaceIfCompatible(hlo, rhs)) {
+      return true;
     }
-    if (lhs->shape().element_type() == type && IsAllLowest(rhs) && ReplaceIfCompatible(max, lhs)) {
-      return absl::OkStatus();
+    if (lhs->shape().element_type() == type && is_identity(rhs) && ReplaceIfCompatible(hlo, lhs)) {
+      return true;
     }
   }
-  // max(max(x, y), y) => max(x, y), also with x.
-  if (lhs->opcode() == Opcode::kMaximum && (lhs->operand(0) == rhs || lhs->operand(1) == rhs)) {
-    ReplaceIfCompatible(max, lhs);
-    return absl::OkStatus();
+  // op(op(x, y), y) => op(x, y), also with x.
+  if (lhs->opcode() == hlo->opcode() && (lhs->operand(0) == rhs || lhs->operand(1) == rhs)) {
+    ReplaceIfCompatible(hlo, lhs);
+    return true;
   }
-  // max(x, max(x, y)) => max(x, y)
-  if (rhs->opcode() == Opcode::kMaximum && rhs->operand(0) == lhs) {
-    ReplaceIfCompatible(max, rhs);
-    return absl::OkStatus();
+  // op(x, op(x, y)) => op(x, y)
+  if (rhs->opcode() == hlo->opcode() && rhs->operand(0) == lhs) {
+    ReplaceIfCompatible(hlo, rhs);
+    return true;
   }
-  // max(y, max(x, y)) => max(y, x)
-  if (rhs->opcode() == Opcode::kMaximum && rhs->operand(1) == lhs) {
-    max->ReplaceOperandWith(1, rhs->operand(0));
+  // op(y, op(x, y)) => op(y, x)
+  if (rhs->opcode() == hlo->opcode() && rhs->operand(1) == lhs) {
+    hlo->ReplaceOperandWith(1, rhs->operand(0));
     MarkChanged();
     RemoveDeadTree(rhs);
-    return absl::OkStatus();
+    return true;
   }
-  // max(broadcast(c1), min(x, broadcast(c2))) => clamp when c1 < c2.
+  // max(broadcast(c1), min(x, broadcast(c2))) and
+  // min(broadcast(c2), max(x, broadcast(c1))) => clamp(c1, x, c2) when c1 < c2.
   for (int i = 0; i < 2; ++i) {
-    Instruction* low = max->operand(i);
-    Instruction* min = max->operand(1 - i);
-    if (low->opcode() != Opcode::kBroadcast || !IsEffectiveScalarConstant(low->operand(0)) ||
-        min->opcode() != Opcode::kMinimum) {
+    Instruction* outer_bound = hlo->operand(i);
+    Instruction* inner = hlo->operand(1 - i);
+    if (outer_bound->opcode() != Opcode::kBroadcast ||
+        !IsEffectiveScalarConstant(outer_bound->operand(0)) || inner->opcode() != opposite) {
       continue;
     }
     for (int j = 0; j < 2; ++j) {
-      Instruction* high = min->operand(j);
-      Instruction* x = min->operand(1 - j);
-      if (high->opcode() == Opcode::kBroadcast && IsEffectiveScalarConstant(high->operand(0)) &&
+      Instruction* inner_bound = inner->operand(j);
+      Instruction* x = inner->operand(1 - j);
+      Instruction* low = is_max ? outer_bound : inner_bound;
+      Instruction* high = is_max ? inner_bound : outer_bound;
+      if (inner_bound->opcode() == Opcode::kBroadcast &&
+          IsEffectiveScalarConstant(inner_bound->operand(0)) &&
           ConstantLess(low->operand(0), high->operand(0))) {
         Instruction* ops[] = {low, x, high};
-        return ReplaceWithNew(max, Add(Opcode::kClamp, x->shape(), ops));
+        HLOGYM_RETURN_IF_ERROR(ReplaceWithNew(hlo, Add(Opcode::kClamp, x->shape(), ops)));
+        return true;
       }
     }
   }
+  return false;
+}
+
+absl::Status Visitor::HandleMaximum(Instruction* max) {
+  HLOGYM_ASSIGN(done, SimplifyMinOrMax(max));
+  if (done) return absl::OkStatus();
+  Instruction* lhs = max->operand(0);
+  Instruction* rhs = max->operand(1);
   // max(x, clamp(x, y, z)) => clamp(x, y, z)
   for (int i = 0; i < 2; ++i) {
     Instruction* clamp = max->operand(1 - i);
@@ -848,58 +868,7 @@ absl::Status Visitor::HandleMaximum(Instruction* max) {
   return absl::OkStatus();
 }
 
-absl::Status Visitor::HandleMinimum(Instruction* min) {
-  Instruction* lhs = min->operand(0);
-  Instruction* rhs = min->operand(1);
-  if (lhs == rhs) {
-    ReplaceIfCompatible(min, lhs);
-    return absl::OkStatus();
-  }
-  const PrimitiveType type = min->shape().element_type();
-  if (IsIntegralType(type) || IsFloatingPointType(type)) {
-    if (rhs->shape().element_type() == type && IsAllHighest(lhs) &&
-        ReplaceIfCompatible(min, rhs)) {
-      return absl::OkStatus();
-    }
-    if (lhs->shape().element_type() == type && IsAllHighest(rhs) &&
-        ReplaceIfCompatible(min, lhs)) {
-      return absl::OkStatus();
-    }
-  }
-  if (lhs->opcode() == Opcode::kMinimum && (lhs->operand(0) == rhs || lhs->operand(1) == rhs)) {
-    ReplaceIfCompatible(min, lhs);
-    return absl::OkStatus();
-  }
-  if (rhs->opcode() == Opcode::kMinimum && rhs->operand(0) == lhs) {
-    ReplaceIfCompatible(min, rhs);
-    return absl::OkStatus();
-  }
-  if (rhs->opcode() == Opcode::kMinimum && rhs->operand(1) == lhs) {
-    min->ReplaceOperandWith(1, rhs->operand(0));
-    MarkChanged();
-    RemoveDeadTree(rhs);
-    return absl::OkStatus();
-  }
-  // min(broadcast(c2), max(x, broadcast(c1))) => clamp when c1 < c2.
-  for (int i = 0; i < 2; ++i) {
-    Instruction* high = min->operand(i);
-    Instruction* max = min->operand(1 - i);
-    if (high->opcode() != Opcode::kBroadcast || !IsEffectiveScalarConstant(high->operand(0)) ||
-        max->opcode() != Opcode::kMaximum) {
-      continue;
-    }
-    for (int j = 0; j < 2; ++j) {
-      Instruction* low = max->operand(j);
-      Instruction* x = max->operand(1 - j);
-      if (low->opcode() == Opcode::kBroadcast && IsEffectiveScalarConstant(low->operand(0)) &&
-          ConstantLess(low->operand(0), high->operand(0))) {
-        Instruction* ops[] = {low, x, high};
-        return ReplaceWithNew(min, Add(Opcode::kClamp, x->shape(), ops));
-      }
-    }
-  }
-  return absl::OkStatus();
-}
+absl::Status Visitor::HandleMinimum(Instruction* min) { return SimplifyMinOrMax(min).status(); }
 
 absl::Status Visitor::HandleClamp(Instruction* clamp) {
   Instruction* low = clamp->operand(0);

@@ -48,6 +48,8 @@ class Visitor {
   absl::Status HandleXor(Instruction* hlo);
   absl::Status HandleMaximum(Instruction* hlo);
   absl::Status HandleMinimum(Instruction* hlo);
+  // The rules maximum and minimum share; true when one of them settled `hlo`.
+  absl::StatusOr<bool> SimplifyMinOrMax(Instruction* hlo);
   absl::Status HandleClamp(Instruction* hlo);
   absl::Status HandleCompare(Instruction* hlo);
   absl::Status HandleSelect(Instruction* hlo);

@@ -4,28 +4,11 @@
 #include <vector>
 
 #include "hlo/query.h"
+#include "hlo/shape_util.h"
 #include "passes/builders.h"
 
 namespace hlogym {
 namespace {
-
-std::vector<int64_t> MinorToMajor(const Shape& shape) {
-  if (shape.has_layout() && static_cast<int64_t>(shape.layout()->minor_to_major.size()) ==
-                                shape.rank()) {
-    return shape.layout()->minor_to_major;
-  }
-  std::vector<int64_t> order;
-  for (int64_t d = shape.rank() - 1; d >= 0; --d) order.push_back(d);
-  return order;
-}
-
-Shape WithMinorToMajor(const Shape& shape, std::vector<int64_t> minor_to_major) {
-  Shape result = shape;
-  Layout layout;
-  layout.minor_to_major = std::move(minor_to_major);
-  result.set_layout(std::move(layout));
-  return result;
-}
 
 bool Supported(const Shape& shape) {
   return shape.IsArray() && (!shape.has_layout() || shape.layout()->details.empty());

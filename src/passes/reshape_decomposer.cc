@@ -4,32 +4,15 @@
 #include <vector>
 
 #include "hlo/query.h"
+#include "hlo/shape_util.h"
 
 namespace hlogym {
 namespace {
 
-std::vector<int64_t> MinorToMajor(const Shape& shape) {
-  if (shape.has_layout() && static_cast<int64_t>(shape.layout()->minor_to_major.size()) ==
-                                shape.rank()) {
-    return shape.layout()->minor_to_major;
-  }
-  std::vector<int64_t> order;
-  for (int64_t d = shape.rank() - 1; d >= 0; --d) order.push_back(d);
-  return order;
-}
-
-Shape WithLayout(const Shape& shape, std::vector<int64_t> minor_to_major) {
-  Shape result = shape;
-  Layout layout;
-  layout.minor_to_major = std::move(minor_to_major);
-  result.set_layout(std::move(layout));
-  return result;
-}
-
 Shape WithDescendingLayout(const Shape& shape) {
   std::vector<int64_t> order;
   for (int64_t d = shape.rank() - 1; d >= 0; --d) order.push_back(d);
-  return WithLayout(shape, order);
+  return WithMinorToMajor(shape, order);
 }
 
 // Linear index of `index` in memory (by the layout).
@@ -133,7 +116,7 @@ std::optional<Shape> AlignLayouts(const Shape& input, const Shape& output) {
     if (output.dimensions(d) == 1) out_order.push_back(d);
   }
   if (static_cast<int64_t>(out_order.size()) != out_rank) return std::nullopt;
-  Shape aligned = WithLayout(output, out_order);
+  Shape aligned = WithMinorToMajor(output, out_order);
   if (!ReshapeIsBitcast(input, aligned)) return std::nullopt;
   return aligned;
 }
