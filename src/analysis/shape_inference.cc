@@ -8,20 +8,10 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "hlo/status_macros.h"
+#include "hlo/str_cat.h"
 
 namespace hlogym {
 namespace {
-
-// absl here may predate absl::string_view == std::string_view; convert.
-inline absl::string_view Conv(std::string_view s) { return absl::string_view(s.data(), s.size()); }
-template <typename T>
-const T& Conv(const T& t) {
-  return t;
-}
-template <typename... A>
-std::string StrCat(const A&... a) {
-  return absl::StrCat(Conv(a)...);
-}
 
 absl::Status Err(std::string message) { return absl::InvalidArgumentError(std::move(message)); }
 

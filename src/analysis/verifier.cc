@@ -62,26 +62,17 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "analysis/shape_inference.h"
+#include "hlo/str_cat.h"
 
 namespace hlogym {
 namespace {
 
-inline absl::string_view Conv(std::string_view s) { return absl::string_view(s.data(), s.size()); }
-template <typename T>
-const T& Conv(const T& t) {
-  return t;
-}
-template <typename... A>
-std::string Cat(const A&... a) {
-  return absl::StrCat(Conv(a)...);
-}
-
 absl::Status CompError(const Computation& comp, std::string_view reason) {
-  return absl::InvalidArgumentError(Cat("in computation ", comp.name(), ": ", reason));
+  return absl::InvalidArgumentError(StrCat("in computation ", comp.name(), ": ", reason));
 }
 absl::Status InstError(const Computation& comp, const Instruction& inst, std::string_view reason) {
   return absl::InvalidArgumentError(
-      Cat("in computation ", comp.name(), ", instruction ", inst.name(), ": ", reason));
+      StrCat("in computation ", comp.name(), ", instruction ", inst.name(), ": ", reason));
 }
 
 std::string S(const Shape& s) { return s.ToString(/*print_layout=*/false); }
@@ -103,9 +94,9 @@ absl::Status CheckLayouts(const Shape& shape) {
     if (ok) seen[m2m[i]] = true;
   }
   if (!ok) {
-    return absl::InvalidArgumentError(Cat("layout ", shape.layout()->ToString(),
-                                          " is not a permutation of the dimensions of ",
-                                          shape.ToString(false)));
+    return absl::InvalidArgumentError(StrCat("layout ", shape.layout()->ToString(),
+                                             " is not a permutation of the dimensions of ",
+                                             shape.ToString(false)));
   }
   return absl::OkStatus();
 }
@@ -271,14 +262,14 @@ class Verifier {
       computations_.insert(comp.get());
       if (!comp_names_.insert(comp->name()).second) {
         return absl::InvalidArgumentError(
-            Cat("computation name ", comp->name(), " is used twice in the module"));
+            StrCat("computation name ", comp->name(), " is used twice in the module"));
       }
     }
     const Computation* entry = module_.entry_computation();
     if (entry == nullptr) return absl::InvalidArgumentError("module has no entry computation");
     if (!computations_.contains(entry)) {
       return absl::InvalidArgumentError(
-          Cat("entry computation ", entry->name(), " does not belong to the module"));
+          StrCat("entry computation ", entry->name(), " does not belong to the module"));
     }
     for (const auto& comp : module_.computations()) {
       absl::Status st = VerifyStructure(*comp);
@@ -309,7 +300,7 @@ class Verifier {
     const Instruction* root = comp.root_instruction();
     if (root == nullptr) return CompError(comp, "no root instruction");
     if (!members.contains(root)) {
-      return CompError(comp, Cat("root ", root->name(), " does not belong to the computation"));
+      return CompError(comp, StrCat("root ", root->name(), " does not belong to the computation"));
     }
     std::vector<const Instruction*> params_by_number;
     int64_t param_count = 0;
@@ -320,33 +311,37 @@ class Verifier {
         return InstError(comp, inst, "instruction's parent is not this computation");
       }
       if (!inst_names_.insert(inst.name()).second) {
-        return InstError(comp, inst, Cat("instruction name ", inst.name(),
-                                         options_.module_unique_names
-                                             ? " is used twice in the module"
-                                             : " is used twice in the computation"));
+        return InstError(
+            comp, inst,
+            StrCat("instruction name ", inst.name(),
+                   options_.module_unique_names ? " is used twice in the module"
+                                                : " is used twice in the computation"));
       }
       for (int64_t i = 0; i < inst.operand_count(); ++i) {
         const Instruction* op = inst.operand(i);
-        if (op == nullptr) return InstError(comp, inst, Cat("operand ", i, " is null"));
+        if (op == nullptr) return InstError(comp, inst, StrCat("operand ", i, " is null"));
         if (!members.contains(op)) {
-          return InstError(comp, inst, Cat("operand ", i, " (", op->name(),
-                                           ") belongs to another computation"));
+          return InstError(
+              comp, inst,
+              StrCat("operand ", i, " (", op->name(), ") belongs to another computation"));
         }
         const auto& users = op->users();
         if (std::find(users.begin(), users.end(), &inst) == users.end()) {
-          return InstError(comp, inst, Cat("is not among the users of its operand ", op->name()));
+          return InstError(comp, inst,
+                           StrCat("is not among the users of its operand ", op->name()));
         }
       }
       for (const Instruction* user : inst.users()) {
         if (user == nullptr) return InstError(comp, inst, "has a null user");
         if (!members.contains(user)) {
-          return InstError(comp, inst, Cat("user ", user->name(),
-                                           " belongs to another computation"));
+          return InstError(comp, inst,
+                           StrCat("user ", user->name(), " belongs to another computation"));
         }
         const auto& ops = user->operands();
         if (std::find(ops.begin(), ops.end(), &inst) == ops.end()) {
-          return InstError(comp, inst, Cat("lists user ", user->name(),
-                                           " which does not use it as an operand"));
+          return InstError(
+              comp, inst,
+              StrCat("lists user ", user->name(), " which does not use it as an operand"));
         }
       }
       for (const Instruction* pred : inst.control_predecessors()) {
@@ -355,8 +350,9 @@ class Verifier {
         }
         const auto& succ = pred->control_successors();
         if (std::find(succ.begin(), succ.end(), &inst) == succ.end()) {
-          return InstError(comp, inst, Cat("control predecessor ", pred->name(),
-                                           " does not list it as a successor"));
+          return InstError(
+              comp, inst,
+              StrCat("control predecessor ", pred->name(), " does not list it as a successor"));
         }
       }
       for (const Instruction* succ : inst.control_successors()) {
@@ -365,56 +361,61 @@ class Verifier {
         }
         const auto& preds = succ->control_predecessors();
         if (std::find(preds.begin(), preds.end(), &inst) == preds.end()) {
-          return InstError(comp, inst, Cat("control successor ", succ->name(),
-                                           " does not list it as a predecessor"));
+          return InstError(
+              comp, inst,
+              StrCat("control successor ", succ->name(), " does not list it as a predecessor"));
         }
       }
       if (std::optional<int> arity = OpcodeArity(inst.opcode());
           arity.has_value() && inst.operand_count() != *arity) {
-        return InstError(comp, inst, Cat(OpcodeName(inst.opcode()), " expects ", *arity,
-                                         " operands, has ", inst.operand_count()));
+        return InstError(comp, inst,
+                         StrCat(OpcodeName(inst.opcode()), " expects ", *arity, " operands, has ",
+                                inst.operand_count()));
       }
       if (std::optional<size_t> n = CalledCount(inst.opcode());
           n.has_value() && inst.called_computations().size() != *n) {
-        return InstError(comp, inst, Cat(OpcodeName(inst.opcode()), " expects ", *n,
-                                         " called computations, has ",
-                                         inst.called_computations().size()));
+        return InstError(comp, inst,
+                         StrCat(OpcodeName(inst.opcode()), " expects ", *n,
+                                " called computations, has ", inst.called_computations().size()));
       }
       for (const Computation* callee : inst.called_computations()) {
         if (callee == nullptr) return InstError(comp, inst, "null called computation");
         if (!computations_.contains(callee)) {
-          return InstError(comp, inst, Cat("calls computation ", callee->name(),
-                                           " which does not belong to the module"));
+          return InstError(
+              comp, inst,
+              StrCat("calls computation ", callee->name(), " which does not belong to the module"));
         }
       }
       if (inst.opcode() == Opcode::kParameter) {
         ++param_count;
         const int64_t n = inst.attrs().parameter_number;
         if (n < 0 || n >= comp.instruction_count()) {
-          return InstError(comp, inst, Cat("parameter number ", n, " out of range"));
+          return InstError(comp, inst, StrCat("parameter number ", n, " out of range"));
         }
         if (static_cast<int64_t>(params_by_number.size()) <= n) params_by_number.resize(n + 1);
         if (params_by_number[n] != nullptr) {
-          return InstError(comp, inst, Cat("parameter number ", n, " is used twice (also by ",
-                                           params_by_number[n]->name(), ")"));
+          return InstError(comp, inst,
+                           StrCat("parameter number ", n, " is used twice (also by ",
+                                  params_by_number[n]->name(), ")"));
         }
         params_by_number[n] = &inst;
       }
     }
     for (size_t i = 0; i < params_by_number.size(); ++i) {
       if (params_by_number[i] == nullptr) {
-        return CompError(comp, Cat("parameter number ", i, " is missing (parameters must be "
-                                   "numbered 0..n-1)"));
+        return CompError(comp, StrCat("parameter number ", i,
+                                      " is missing (parameters must be "
+                                      "numbered 0..n-1)"));
       }
     }
     if (comp.num_parameters() != param_count) {
-      return CompError(comp, Cat("parameter list has ", comp.num_parameters(), " entries but ",
-                                 param_count, " parameter instructions exist"));
+      return CompError(comp, StrCat("parameter list has ", comp.num_parameters(), " entries but ",
+                                    param_count, " parameter instructions exist"));
     }
     for (int64_t i = 0; i < comp.num_parameters(); ++i) {
       if (comp.parameter_instruction(i) != params_by_number[i]) {
-        return CompError(comp, Cat("parameter list entry ", i,
-                                   " is not the parameter numbered ", i));
+        return CompError(comp,
+                         StrCat("parameter list entry ", i, " is not the parameter numbered ", i));
       }
     }
     return absl::OkStatus();
@@ -432,9 +433,10 @@ class Verifier {
         for (const Computation* callee : inst->called_computations()) {
           int s = state[callee];
           if (s == 1) {
-            return InstError(*c, *inst, Cat("calls computation ", callee->name(),
-                                            " which (transitively) calls back: the call graph "
-                                            "has a cycle"));
+            return InstError(*c, *inst,
+                             StrCat("calls computation ", callee->name(),
+                                    " which (transitively) calls back: the call graph "
+                                    "has a cycle"));
           }
           if (s == 0) {
             absl::Status st = visit(callee);
@@ -498,8 +500,9 @@ class Verifier {
     if (!inferred.ok()) return InstError(comp, inst, std::string(inferred.status().message()));
     if (inferred->has_value() &&
         !(*inferred)->Equal(shape, {.dynamic = false, .layouts = Shape::Layouts::kIgnore})) {
-      return InstError(comp, inst, Cat("shape ", S(shape), " does not match the expected shape ",
-                                       S(**inferred), " of ", OpcodeName(inst.opcode())));
+      return InstError(comp, inst,
+                       StrCat("shape ", S(shape), " does not match the expected shape ",
+                              S(**inferred), " of ", OpcodeName(inst.opcode())));
     }
     return absl::OkStatus();
   }
@@ -514,23 +517,24 @@ class Verifier {
     if (!parsed.has_value()) return absl::OkStatus();
     const auto& [params, result] = *parsed;
     if (static_cast<int64_t>(params.size()) != entry.num_parameters()) {
-      return CompError(entry, Cat("entry_computation_layout has ", params.size(),
-                                  " parameters but the entry computation has ",
-                                  entry.num_parameters()));
+      return CompError(
+          entry, StrCat("entry_computation_layout has ", params.size(),
+                        " parameters but the entry computation has ", entry.num_parameters()));
     }
     for (size_t i = 0; i < params.size(); ++i) {
       const Instruction* p = entry.parameter_instruction(static_cast<int64_t>(i));
       if (!params[i].Equal(p->shape(), {.dynamic = false, .layouts = Shape::Layouts::kIgnore})) {
-        return InstError(entry, *p, Cat("shape ", S(p->shape()),
-                                        " differs from entry_computation_layout parameter ", i,
-                                        " ", S(params[i])));
+        return InstError(
+            entry, *p,
+            StrCat("shape ", S(p->shape()), " differs from entry_computation_layout parameter ", i,
+                   " ", S(params[i])));
       }
     }
     const Instruction* root = entry.root_instruction();
     if (!result.Equal(root->shape(), {.dynamic = false, .layouts = Shape::Layouts::kIgnore})) {
-      return InstError(entry, *root, Cat("root shape ", S(root->shape()),
-                                         " differs from the entry_computation_layout result ",
-                                         S(result)));
+      return InstError(entry, *root,
+                       StrCat("root shape ", S(root->shape()),
+                              " differs from the entry_computation_layout result ", S(result)));
     }
     return absl::OkStatus();
   }

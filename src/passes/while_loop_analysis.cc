@@ -6,6 +6,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "hlo/primitive_type.h"
+#include "passes/pass_utils.h"
 
 namespace hlogym {
 namespace {
@@ -323,6 +324,19 @@ absl::StatusOr<Instruction*> InlineComputation(Computation* target, const Comput
     }
   }
   return map.at(callee.root_instruction());
+}
+
+bool UnshareLoopComputations(Module& module, Instruction* while_op, bool body, bool condition) {
+  bool cloned = false;
+  for (const int index : {1, 0}) {  // the body, then the condition
+    if (!(index == 1 ? body : condition)) continue;
+    const Computation* callee = while_op->called_computations()[index];
+    if (CountCallers(module, callee) > 1) {
+      while_op->mutable_called_computations()[index] = CloneComputation(module, *callee);
+      cloned = true;
+    }
+  }
+  return cloned;
 }
 
 int64_t CountCallers(const Module& module, const Computation* computation) {

@@ -44,17 +44,10 @@ absl::StatusOr<bool> TrySink(Module& module, Instruction* while_op) {
     }
   }
   if (body_indices.empty() && cond_indices.empty()) return false;
-  bool cloned = false;
-  if (!body_indices.empty() && CountCallers(module, body) > 1) {
-    body = CloneComputation(module, *body);
-    while_op->mutable_called_computations()[1] = body;
-    cloned = true;
-  }
-  if (!cond_indices.empty() && CountCallers(module, condition) > 1) {
-    condition = CloneComputation(module, *condition);
-    while_op->mutable_called_computations()[0] = condition;
-    cloned = true;
-  }
+  const bool cloned =
+      UnshareLoopComputations(module, while_op, !body_indices.empty(), !cond_indices.empty());
+  body = while_op->called_computations()[1];
+  condition = while_op->called_computations()[0];
   auto sunk_copy = [&](Computation* computation, int64_t index) {
     const Instruction* constant = init->operand(index);
     return computation->AddInstruction(

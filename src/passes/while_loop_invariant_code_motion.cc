@@ -102,17 +102,9 @@ absl::StatusOr<bool> TryHoist(Module& module, Instruction* while_op, SideEffectC
 
   // Make the hoisted values live in: append them to the loop state.
   const Computation* original_body = body;
-  bool cloned = false;
-  if (CountCallers(module, body) > 1) {
-    body = CloneComputation(module, *body);
-    while_op->mutable_called_computations()[1] = body;
-    cloned = true;
-  }
-  if (CountCallers(module, condition) > 1) {
-    condition = CloneComputation(module, *condition);
-    while_op->mutable_called_computations()[0] = condition;
-    cloned = true;
-  }
+  const bool cloned = UnshareLoopComputations(module, while_op);
+  body = while_op->called_computations()[1];
+  condition = while_op->called_computations()[0];
   std::vector<Instruction*> targets = to_replace;
   if (body != original_body) {
     // CloneComputation keeps the instruction order: map by position.

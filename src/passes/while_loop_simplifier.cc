@@ -299,17 +299,9 @@ absl::StatusOr<bool> TryRemoveDeadElements(Module& module, Instruction* while_op
   if (shape.has_layout()) new_shape.set_layout(*shape.layout());
 
   // Body and condition: edit copies when someone else calls them.
-  bool cloned = false;
-  if (CountCallers(module, body) > 1) {
-    body = CloneComputation(module, *body);
-    while_op->mutable_called_computations()[1] = body;
-    cloned = true;
-  }
-  if (CountCallers(module, condition) > 1) {
-    condition = CloneComputation(module, *condition);
-    while_op->mutable_called_computations()[0] = condition;
-    cloned = true;
-  }
+  const bool cloned = UnshareLoopComputations(module, while_op);
+  body = while_op->called_computations()[1];
+  condition = while_op->called_computations()[0];
   Instruction* old_root = body->root_instruction();
   std::vector<Instruction*> root_operands;
   for (int64_t i : live) root_operands.push_back(old_root->operand(i));
