@@ -1051,6 +1051,471 @@ bool AnyUnbounded(const Instruction& inst) {
   return false;
 }
 
+// The shapes of the instructions whose rules take more than a few lines, by
+// opcode (InferShape dispatches here). nullopt: the rule checks the operands
+// and leaves the result shape free.
+
+absl::StatusOr<std::optional<Shape>> ShapeOfSelectAndScatter(const Instruction& inst) {
+  const InstructionAttributes& a = inst.attrs();
+  auto op = [&](int64_t i) -> const Shape& { return inst.operand(i)->shape(); };
+  HLOGYM_RETURN_IF_ERROR(NeedOperands(inst, 3));
+  HLOGYM_RETURN_IF_ERROR(NeedCalled(inst, 2));
+  HLOGYM_RETURN_IF_ERROR(ExpectArray(op(0), "select-and-scatter operand"));
+  HLOGYM_RETURN_IF_ERROR(ExpectArray(op(1), "select-and-scatter source"));
+  const PrimitiveType t = op(0).element_type();
+  const PrimitiveType sel_params[] = {t, t};
+  HLOGYM_RETURN_IF_ERROR(CheckScalarComputation(Called(inst, 0), sel_params, PrimitiveType::kPred,
+                                                "select computation"));
+  const Shape init_shapes[] = {op(2)};
+  const PrimitiveType src_types[] = {op(1).element_type()};
+  auto acc = CheckReducer(Called(inst, 1), init_shapes, src_types);
+  if (!acc.ok()) return acc.status();
+  auto out = InferWindowOutputDims(op(0).dimensions(), a.window.value_or(Window{}));
+  if (!out.ok()) return out.status();
+  if (*out != op(1).dimensions()) {
+    return Err(StrCat("select-and-scatter source ", S(op(1)),
+                      " does not match the window "
+                      "output dimensions ",
+                      Dims(*out), " of operand ", S(op(0))));
+  }
+  return std::optional<Shape>(Shape(t, op(0).dimensions()));
+}
+
+absl::StatusOr<std::optional<Shape>> ShapeOfSort(const Instruction& inst) {
+  const InstructionAttributes& a = inst.attrs();
+  auto op = [&](int64_t i) -> const Shape& { return inst.operand(i)->shape(); };
+  HLOGYM_RETURN_IF_ERROR(NeedOperands(inst, 1, /*at_least=*/true));
+  HLOGYM_RETURN_IF_ERROR(NeedCalled(inst, 1));
+  std::vector<PrimitiveType> params;
+  for (int64_t i = 0; i < inst.operand_count(); ++i) {
+    HLOGYM_RETURN_IF_ERROR(ExpectArray(op(i), "sort operand"));
+    if (op(i).dimensions() != op(0).dimensions()) {
+      return Err(StrCat("sort operands have different dimensions: ", S(op(0)), " vs ", S(op(i))));
+    }
+    params.push_back(op(i).element_type());
+    params.push_back(op(i).element_type());
+  }
+  if (a.dimensions.size() != 1 || a.dimensions[0] < 0 || a.dimensions[0] >= op(0).rank()) {
+    return Err(StrCat("sort dimension ", Dims(a.dimensions), " out of range for ", S(op(0))));
+  }
+  HLOGYM_RETURN_IF_ERROR(
+      CheckScalarComputation(Called(inst, 0), params, PrimitiveType::kPred, "sort comparator"));
+  std::vector<Shape> results;
+  for (int64_t i = 0; i < inst.operand_count(); ++i) {
+    results.push_back(Shape(op(i).element_type(), op(i).dimensions()));
+  }
+  return std::optional<Shape>(MakeTupleOrSingle(std::move(results)));
+}
+
+absl::StatusOr<std::optional<Shape>> ShapeOfMap(const Instruction& inst) {
+  const InstructionAttributes& a = inst.attrs();
+  auto op = [&](int64_t i) -> const Shape& { return inst.operand(i)->shape(); };
+  HLOGYM_RETURN_IF_ERROR(NeedOperands(inst, 1, /*at_least=*/true));
+  HLOGYM_RETURN_IF_ERROR(NeedCalled(inst, 1));
+  std::vector<PrimitiveType> params;
+  for (int64_t i = 0; i < inst.operand_count(); ++i) {
+    HLOGYM_RETURN_IF_ERROR(ExpectArray(op(i), "map operand"));
+    if (op(i).dimensions() != op(0).dimensions()) {
+      return Err(StrCat("map operands have different dimensions: ", S(op(0)), " vs ", S(op(i))));
+    }
+    params.push_back(op(i).element_type());
+  }
+  if (a.has_dimensions) {
+    bool identity = static_cast<int64_t>(a.dimensions.size()) == op(0).rank();
+    for (size_t i = 0; identity && i < a.dimensions.size(); ++i) {
+      identity = a.dimensions[i] == static_cast<int64_t>(i);
+    }
+    if (!identity) {
+      return Err(StrCat("map dimensions ", Dims(a.dimensions),
+                        " must be all dimensions in "
+                        "order for ",
+                        S(op(0))));
+    }
+  }
+  HLOGYM_RETURN_IF_ERROR(
+      CheckScalarComputation(Called(inst, 0), params, std::nullopt, "map computation"));
+  return std::optional<Shape>(
+      Shape(RootShape(Called(inst, 0))->element_type(), op(0).dimensions()));
+}
+
+absl::StatusOr<std::optional<Shape>> ShapeOfConditional(const Instruction& inst) {
+  const Shape& shape = inst.shape();
+  auto op = [&](int64_t i) -> const Shape& { return inst.operand(i)->shape(); };
+  HLOGYM_RETURN_IF_ERROR(NeedOperands(inst, 1, /*at_least=*/true));
+  const Shape& sel = op(0);
+  const size_t branches = inst.called_computations().size();
+  if (!sel.IsScalar() ||
+      (sel.element_type() != PrimitiveType::kPred && sel.element_type() != PrimitiveType::kS32)) {
+    return Err(StrCat("conditional selector must be pred[] or s32[], is ", S(sel)));
+  }
+  if (sel.element_type() == PrimitiveType::kPred && branches != 2) {
+    return Err(StrCat("conditional with a pred selector needs 2 branches, has ", branches));
+  }
+  if (branches < 1) return Err("conditional needs at least one branch");
+  if (static_cast<int64_t>(branches) != inst.operand_count() - 1) {
+    return Err(StrCat("conditional has ", branches, " branches but ", inst.operand_count() - 1,
+                      " branch operands"));
+  }
+  for (size_t b = 0; b < branches; ++b) {
+    const Shape* args[] = {&op(b + 1)};
+    HLOGYM_RETURN_IF_ERROR(
+        CheckSignature(Called(inst, b), args, &shape, StrCat("conditional branch ", b)));
+  }
+  return std::optional<Shape>(shape);
+}
+
+absl::StatusOr<std::optional<Shape>> ShapeOfAllGatherOrReduceScatter(const Instruction& inst) {
+  const Opcode opcode = inst.opcode();
+  const InstructionAttributes& a = inst.attrs();
+  const Shape& shape = inst.shape();
+  auto op = [&](int64_t i) -> const Shape& { return inst.operand(i)->shape(); };
+  HLOGYM_RETURN_IF_ERROR(NeedOperands(inst, 1, /*at_least=*/true));
+  if (a.dimensions.size() != 1) {
+    return Err(StrCat(OpcodeName(opcode), " needs one dimension, has ", Dims(a.dimensions)));
+  }
+  const int64_t dim = a.dimensions[0];
+  std::vector<Shape> outs;
+  if (shape.IsTuple()) {
+    outs = shape.tuple_shapes();
+  } else {
+    outs.push_back(shape);
+  }
+  if (static_cast<int64_t>(outs.size()) != inst.operand_count()) {
+    return Err(StrCat(OpcodeName(opcode), " has ", inst.operand_count(),
+                      " operands but the result has ", outs.size(), " elements"));
+  }
+  for (int64_t i = 0; i < inst.operand_count(); ++i) {
+    const Shape& in = op(i);
+    const Shape& out = outs[i];
+    HLOGYM_RETURN_IF_ERROR(ExpectArray(in, StrCat(OpcodeName(opcode), " operand")));
+    HLOGYM_RETURN_IF_ERROR(ExpectArray(out, StrCat(OpcodeName(opcode), " result")));
+    if (dim < 0 || dim >= in.rank() || in.rank() != out.rank() ||
+        in.element_type() != out.element_type()) {
+      return Err(StrCat(OpcodeName(opcode), " operand ", S(in), " and result ", S(out),
+                        " are inconsistent for dimension ", dim));
+    }
+    for (int64_t d = 0; d < in.rank(); ++d) {
+      const int64_t small = opcode == Opcode::kAllGather ? in.dimensions(d) : out.dimensions(d);
+      const int64_t big = opcode == Opcode::kAllGather ? out.dimensions(d) : in.dimensions(d);
+      const bool ok = d == dim ? (small == 0 ? big == 0 : big % small == 0) : small == big;
+      if (!ok) {
+        return Err(StrCat(OpcodeName(opcode), " operand ", S(in), " and result ", S(out),
+                          " differ in dimension ", d));
+      }
+    }
+  }
+  return std::nullopt;
+}
+
+absl::StatusOr<std::optional<Shape>> ShapeOfBatchNorm(const Instruction& inst) {
+  const Opcode opcode = inst.opcode();
+  const InstructionAttributes& a = inst.attrs();
+  auto op = [&](int64_t i) -> const Shape& { return inst.operand(i)->shape(); };
+  const int64_t n = opcode == Opcode::kBatchNormTraining ? 3 : 5;
+  HLOGYM_RETURN_IF_ERROR(NeedOperands(inst, n));
+  const Shape& x = op(0);
+  HLOGYM_RETURN_IF_ERROR(ExpectArray(x, "batch-norm operand"));
+  if (!IsFloatingPointType(x.element_type())) {
+    return Err(StrCat("batch-norm operand must be floating-point, is ", S(x)));
+  }
+  if (a.feature_index < 0 || a.feature_index >= x.rank()) {
+    return Err(StrCat("batch-norm feature_index ", a.feature_index, " out of range for ", S(x)));
+  }
+  const Shape feature(x.element_type(), {x.dimensions(a.feature_index)});
+  for (int64_t i = 1; i < n; ++i) {
+    const bool full = opcode == Opcode::kBatchNormGrad && i == 4;
+    const Shape& expected = full ? x : feature;
+    if (!op(i).Equal(Shape(expected.element_type(), expected.dimensions()),
+                     {.dynamic = false, .layouts = Shape::Layouts::kIgnore})) {
+      return Err(StrCat("batch-norm operand ", i, " must be ", S(expected), ", is ", S(op(i))));
+    }
+  }
+  if (opcode == Opcode::kBatchNormInference) {
+    return std::optional<Shape>(Shape(x.element_type(), x.dimensions()));
+  }
+  return std::optional<Shape>(
+      Shape::Tuple({Shape(x.element_type(), x.dimensions()), feature, feature}));
+}
+
+absl::StatusOr<std::optional<Shape>> ShapeOfTriangularSolve(const Instruction& inst) {
+  const InstructionAttributes& a = inst.attrs();
+  auto op = [&](int64_t i) -> const Shape& { return inst.operand(i)->shape(); };
+  HLOGYM_RETURN_IF_ERROR(NeedOperands(inst, 2));
+  const Shape& am = op(0);
+  const Shape& b = op(1);
+  HLOGYM_RETURN_IF_ERROR(ExpectArray(am, "triangular-solve a"));
+  HLOGYM_RETURN_IF_ERROR(ExpectArray(b, "triangular-solve b"));
+  if (am.element_type() != b.element_type() || !IsFloatOrComplex(am.element_type())) {
+    return Err(StrCat("triangular-solve operands must share a floating-point type: ", S(am), " vs ",
+                      S(b)));
+  }
+  const int64_t r = am.rank();
+  if (r < 2 || b.rank() != r || am.dimensions(r - 1) != am.dimensions(r - 2)) {
+    return Err(StrCat("triangular-solve needs a square a and b of the same rank >= 2: ", S(am),
+                      " vs ", S(b)));
+  }
+  for (int64_t d = 0; d < r - 2; ++d) {
+    if (am.dimensions(d) != b.dimensions(d)) {
+      return Err(StrCat("triangular-solve batch dimensions differ: ", S(am), " vs ", S(b)));
+    }
+  }
+  const int64_t bdim = b.dimensions(a.left_side ? r - 2 : r - 1);
+  if (bdim != am.dimensions(r - 1)) {
+    return Err(StrCat("triangular-solve a ", S(am), " does not match b ", S(b),
+                      a.left_side ? " (left side)" : " (right side)"));
+  }
+  return std::optional<Shape>(Shape(b.element_type(), b.dimensions()));
+}
+
+absl::StatusOr<std::optional<Shape>> ShapeOfFft(const Instruction& inst) {
+  const InstructionAttributes& a = inst.attrs();
+  auto op = [&](int64_t i) -> const Shape& { return inst.operand(i)->shape(); };
+  HLOGYM_RETURN_IF_ERROR(NeedOperands(inst, 1));
+  const Shape& x = op(0);
+  HLOGYM_RETURN_IF_ERROR(ExpectArray(x, "fft operand"));
+  const auto& len = a.fft_length;
+  const int64_t n = static_cast<int64_t>(len.size());
+  if (n < 1 || n > 3 || x.rank() < n) {
+    return Err(StrCat("fft_length ", Dims(len),
+                      " must have 1 to 3 entries and at most the "
+                      "rank of ",
+                      S(x)));
+  }
+  std::vector<int64_t> dims = x.dimensions();
+  const int64_t off = x.rank() - n;
+  switch (a.fft_type) {
+    case FftType::kFft:
+    case FftType::kIfft:
+      if (!IsComplexType(x.element_type())) {
+        return Err(StrCat("FFT/IFFT need a complex operand, got ", S(x)));
+      }
+      return std::optional<Shape>(Shape(x.element_type(), dims));
+    case FftType::kRfft: {
+      if (x.element_type() != PrimitiveType::kF32 && x.element_type() != PrimitiveType::kF64) {
+        return Err(StrCat("RFFT needs an f32 or f64 operand, got ", S(x)));
+      }
+      for (int64_t i = 0; i < n; ++i) {
+        if (dims[off + i] != len[i]) {
+          return Err(StrCat("RFFT operand ", S(x), " does not end in fft_length ", Dims(len)));
+        }
+      }
+      dims.back() = len.back() == 0 ? 0 : len.back() / 2 + 1;
+      return std::optional<Shape>(Shape(
+          x.element_type() == PrimitiveType::kF32 ? PrimitiveType::kC64 : PrimitiveType::kC128,
+          dims));
+    }
+    case FftType::kIrfft: {
+      if (!IsComplexType(x.element_type())) {
+        return Err(StrCat("IRFFT needs a complex operand, got ", S(x)));
+      }
+      for (int64_t i = 0; i + 1 < n; ++i) {
+        if (dims[off + i] != len[i]) {
+          return Err(StrCat("IRFFT operand ", S(x), " does not match fft_length ", Dims(len)));
+        }
+      }
+      const int64_t expect_last = len.back() == 0 ? 0 : len.back() / 2 + 1;
+      if (dims.back() != expect_last) {
+        return Err(StrCat("IRFFT operand ", S(x), " last dimension must be ", expect_last,
+                          " for fft_length ", Dims(len)));
+      }
+      dims.back() = len.back();
+      return std::optional<Shape>(
+          Shape(x.element_type() == PrimitiveType::kC64 ? PrimitiveType::kF32 : PrimitiveType::kF64,
+                dims));
+    }
+  }
+  return std::nullopt;
+}
+
+absl::StatusOr<std::optional<Shape>> ShapeOfGetTupleElement(const Instruction& inst) {
+  const InstructionAttributes& a = inst.attrs();
+  auto op = [&](int64_t i) -> const Shape& { return inst.operand(i)->shape(); };
+  HLOGYM_RETURN_IF_ERROR(NeedOperands(inst, 1));
+  if (!op(0).IsTuple()) {
+    return Err(StrCat("get-tuple-element operand must be a tuple, is ", S(op(0))));
+  }
+  if (a.tuple_index < 0 || a.tuple_index >= op(0).tuple_shapes_size()) {
+    return Err(StrCat("get-tuple-element index ", a.tuple_index, " out of range for ", S(op(0))));
+  }
+  return std::optional<Shape>(op(0).tuple_shapes(a.tuple_index));
+}
+
+absl::StatusOr<std::optional<Shape>> ShapeOfDot(const Instruction& inst) {
+  const InstructionAttributes& a = inst.attrs();
+  const Shape& shape = inst.shape();
+  auto op = [&](int64_t i) -> const Shape& { return inst.operand(i)->shape(); };
+  HLOGYM_RETURN_IF_ERROR(NeedOperands(inst, 2, /*at_least=*/true));
+  if (inst.operand_count() > 2) return std::nullopt;  // sparse dot with metadata
+  DotDimensionNumbers dn;
+  if (a.dot_dimension_numbers.has_value()) dn = *a.dot_dimension_numbers;
+  if (!a.operand_precision.empty() && a.operand_precision.size() != 2) {
+    return Err(
+        StrCat("dot operand_precision must have 2 entries, has ", a.operand_precision.size()));
+  }
+  return Wrap(InferDotShape(op(0), op(1), dn, shape.element_type()));
+}
+
+absl::StatusOr<std::optional<Shape>> ShapeOfConvolution(const Instruction& inst) {
+  const InstructionAttributes& a = inst.attrs();
+  const Shape& shape = inst.shape();
+  auto op = [&](int64_t i) -> const Shape& { return inst.operand(i)->shape(); };
+  HLOGYM_RETURN_IF_ERROR(NeedOperands(inst, 2));
+  if (!a.convolution_dimension_numbers.has_value()) {
+    return Err("convolution has no dim_labels");
+  }
+  Window window = a.window.value_or(Window{});
+  return Wrap(InferConvolutionShape(op(0), op(1), *a.convolution_dimension_numbers, window,
+                                    a.feature_group_count, a.batch_group_count,
+                                    shape.element_type()));
+}
+
+absl::StatusOr<std::optional<Shape>> ShapeOfReduce(const Instruction& inst) {
+  const InstructionAttributes& a = inst.attrs();
+  if (inst.operand_count() < 2 || inst.operand_count() % 2 != 0) {
+    return Err(
+        StrCat("reduce needs an even number (>= 2) of operands, has ", inst.operand_count()));
+  }
+  HLOGYM_RETURN_IF_ERROR(NeedCalled(inst, 1));
+  const int64_t n = inst.operand_count() / 2;
+  std::vector<Shape> ins = OperandShapes(inst, 0, n), inits = OperandShapes(inst, n);
+  return Wrap(InferReduceShape(ins, inits, a.dimensions, Called(inst, 0)));
+}
+
+absl::StatusOr<std::optional<Shape>> ShapeOfReduceWindow(const Instruction& inst) {
+  const InstructionAttributes& a = inst.attrs();
+  if (inst.operand_count() < 2 || inst.operand_count() % 2 != 0) {
+    return Err(StrCat("reduce-window needs an even number (>= 2) of operands, has ",
+                      inst.operand_count()));
+  }
+  HLOGYM_RETURN_IF_ERROR(NeedCalled(inst, 1));
+  const int64_t n = inst.operand_count() / 2;
+  std::vector<Shape> ins = OperandShapes(inst, 0, n), inits = OperandShapes(inst, n);
+  Window window = a.window.value_or(Window{});
+  return Wrap(InferReduceWindowShape(ins, inits, window, Called(inst, 0)));
+}
+
+absl::StatusOr<std::optional<Shape>> ShapeOfScatter(const Instruction& inst) {
+  const InstructionAttributes& a = inst.attrs();
+  auto op = [&](int64_t i) -> const Shape& { return inst.operand(i)->shape(); };
+  if (inst.operand_count() < 3 || inst.operand_count() % 2 != 1) {
+    return Err(StrCat("scatter needs 2N+1 operands, has ", inst.operand_count()));
+  }
+  HLOGYM_RETURN_IF_ERROR(NeedCalled(inst, 1));
+  if (!a.scatter_dimension_numbers.has_value()) {
+    return Err("scatter has no dimension numbers");
+  }
+  const int64_t n = (inst.operand_count() - 1) / 2;
+  std::vector<Shape> ops = OperandShapes(inst, 0, n), upd = OperandShapes(inst, n + 1);
+  return Wrap(InferScatterShape(ops, op(n), upd, *a.scatter_dimension_numbers, Called(inst, 0)));
+}
+
+absl::StatusOr<std::optional<Shape>> ShapeOfBitcast(const Instruction& inst) {
+  const Shape& shape = inst.shape();
+  auto op = [&](int64_t i) -> const Shape& { return inst.operand(i)->shape(); };
+  HLOGYM_RETURN_IF_ERROR(NeedOperands(inst, 1));
+  const Shape& in = op(0);
+  if (in.IsArray() && shape.IsArray() && in.is_static() && shape.is_static()) {
+    const __int128 in_bits = static_cast<__int128>(in.ElementCount()) * BitWidth(in.element_type());
+    const __int128 out_bits =
+        static_cast<__int128>(shape.ElementCount()) * BitWidth(shape.element_type());
+    if (in_bits != out_bits) {
+      return Err(StrCat("bitcast changes the data size: ", S(in), " to ", S(shape)));
+    }
+  }
+  return std::nullopt;
+}
+
+absl::StatusOr<std::optional<Shape>> ShapeOfRng(const Instruction& inst) {
+  const InstructionAttributes& a = inst.attrs();
+  const Shape& shape = inst.shape();
+  auto op = [&](int64_t i) -> const Shape& { return inst.operand(i)->shape(); };
+  HLOGYM_RETURN_IF_ERROR(NeedOperands(inst, 2));
+  HLOGYM_RETURN_IF_ERROR(ExpectArray(shape, "rng result"));
+  for (int64_t i = 0; i < 2; ++i) {
+    if (!op(i).IsScalar() || op(i).element_type() != shape.element_type()) {
+      return Err(StrCat("rng parameter ", i, " must be a scalar of the result type ",
+                        TypeName(shape.element_type()), ", is ", S(op(i))));
+    }
+  }
+  if (a.rng_distribution == RandomDistribution::kNormal &&
+      !IsFloatingPointType(shape.element_type())) {
+    return Err(StrCat("rng_normal needs a floating-point type, result is ", S(shape)));
+  }
+  return std::nullopt;
+}
+
+absl::StatusOr<std::optional<Shape>> ShapeOfRngBitGenerator(const Instruction& inst) {
+  const Shape& shape = inst.shape();
+  auto op = [&](int64_t i) -> const Shape& { return inst.operand(i)->shape(); };
+  HLOGYM_RETURN_IF_ERROR(NeedOperands(inst, 1));
+  if (!shape.IsTuple() || shape.tuple_shapes_size() != 2) {
+    return Err(StrCat("rng-bit-generator result must be a (state, bits) tuple, is ", S(shape)));
+  }
+  if (!shape.tuple_shapes(0).Equal(op(0), {.dynamic = false, .layouts = Shape::Layouts::kIgnore})) {
+    return Err(StrCat("rng-bit-generator state output ", S(shape.tuple_shapes(0)),
+                      " differs from the state operand ", S(op(0))));
+  }
+  const Shape& bits = shape.tuple_shapes(1);
+  if (!bits.IsArray() || !IsIntegralType(bits.element_type())) {
+    return Err(StrCat("rng-bit-generator output must be an integral array, is ", S(bits)));
+  }
+  return std::nullopt;
+}
+
+absl::StatusOr<std::optional<Shape>> ShapeOfCholesky(const Instruction& inst) {
+  auto op = [&](int64_t i) -> const Shape& { return inst.operand(i)->shape(); };
+  HLOGYM_RETURN_IF_ERROR(NeedOperands(inst, 1));
+  const Shape& x = op(0);
+  HLOGYM_RETURN_IF_ERROR(ExpectArray(x, "cholesky operand"));
+  if (!IsFloatOrComplex(x.element_type()) || x.rank() < 2 ||
+      x.dimensions(x.rank() - 1) != x.dimensions(x.rank() - 2)) {
+    return Err(StrCat("cholesky needs floating-point square matrices (rank >= 2), got ", S(x)));
+  }
+  return std::optional<Shape>(Shape(x.element_type(), x.dimensions()));
+}
+
+absl::StatusOr<std::optional<Shape>> ShapeOfTopK(const Instruction& inst) {
+  const InstructionAttributes& a = inst.attrs();
+  auto op = [&](int64_t i) -> const Shape& { return inst.operand(i)->shape(); };
+  HLOGYM_RETURN_IF_ERROR(NeedOperands(inst, 1));
+  const Shape& x = op(0);
+  HLOGYM_RETURN_IF_ERROR(ExpectArray(x, "topk operand"));
+  if (x.rank() < 1 || a.k < 0 || a.k > x.dimensions(x.rank() - 1)) {
+    return Err(StrCat("topk k=", a.k, " out of range for ", S(x)));
+  }
+  std::vector<int64_t> dims = x.dimensions();
+  dims.back() = a.k;
+  return std::optional<Shape>(
+      Shape::Tuple({Shape(x.element_type(), dims), Shape(PrimitiveType::kS32, dims)}));
+}
+
+absl::StatusOr<std::optional<Shape>> ShapeOfConstant(const Instruction& inst) {
+  const InstructionAttributes& a = inst.attrs();
+  const Shape& shape = inst.shape();
+  if (a.literal == nullptr) return std::nullopt;
+  if (a.literal->elided()) return std::nullopt;
+  if (!a.literal->shape().Equal(shape, {.dynamic = false, .layouts = Shape::Layouts::kIgnore})) {
+    return Err(StrCat("constant literal has shape ", S(a.literal->shape()),
+                      " but the instruction has shape ", S(shape)));
+  }
+  return std::nullopt;
+}
+
+absl::StatusOr<std::optional<Shape>> ShapeOfSetDimensionSize(const Instruction& inst) {
+  const InstructionAttributes& a = inst.attrs();
+  auto op = [&](int64_t i) -> const Shape& { return inst.operand(i)->shape(); };
+  HLOGYM_RETURN_IF_ERROR(NeedOperands(inst, 2));
+  HLOGYM_RETURN_IF_ERROR(ExpectArray(op(0), "set-dimension-size operand"));
+  if (a.dimensions.size() != 1 || a.dimensions[0] < 0 || a.dimensions[0] >= op(0).rank()) {
+    return Err(StrCat("set-dimension-size dimension ", Dims(a.dimensions), " out of range for ",
+                      S(op(0))));
+  }
+  if (!op(1).IsScalar() || op(1).element_type() != PrimitiveType::kS32) {
+    return Err(StrCat("set-dimension-size size must be s32[], is ", S(op(1))));
+  }
+  return std::optional<Shape>(Shape(op(0).element_type(), op(0).dimensions()));
+}
+
 }  // namespace
 
 absl::StatusOr<std::optional<Shape>> InferShape(const Instruction& inst) {
@@ -1149,152 +1614,32 @@ absl::StatusOr<std::optional<Shape>> InferShape(const Instruction& inst) {
         return Err(StrCat("iota_dimension ", a.iota_dimension, " out of range for ", S(shape)));
       }
       return kFree;
-    case Opcode::kGetTupleElement: {
-      HLOGYM_RETURN_IF_ERROR(NeedOperands(inst, 1));
-      if (!op(0).IsTuple()) {
-        return Err(StrCat("get-tuple-element operand must be a tuple, is ", S(op(0))));
-      }
-      if (a.tuple_index < 0 || a.tuple_index >= op(0).tuple_shapes_size()) {
-        return Err(StrCat("get-tuple-element index ", a.tuple_index, " out of range for ",
-                          S(op(0))));
-      }
-      return std::optional<Shape>(op(0).tuple_shapes(a.tuple_index));
-    }
+    case Opcode::kGetTupleElement:
+      return ShapeOfGetTupleElement(inst);
     case Opcode::kTuple:
       return std::optional<Shape>(Shape::Tuple(OperandShapes(inst)));
-    case Opcode::kDot: {
-      HLOGYM_RETURN_IF_ERROR(NeedOperands(inst, 2, /*at_least=*/true));
-      if (inst.operand_count() > 2) return kFree;  // sparse dot with metadata
-      DotDimensionNumbers dn;
-      if (a.dot_dimension_numbers.has_value()) dn = *a.dot_dimension_numbers;
-      if (!a.operand_precision.empty() && a.operand_precision.size() != 2) {
-        return Err(StrCat("dot operand_precision must have 2 entries, has ",
-                          a.operand_precision.size()));
-      }
-      return Wrap(InferDotShape(op(0), op(1), dn, shape.element_type()));
-    }
-    case Opcode::kConvolution: {
-      HLOGYM_RETURN_IF_ERROR(NeedOperands(inst, 2));
-      if (!a.convolution_dimension_numbers.has_value()) {
-        return Err("convolution has no dim_labels");
-      }
-      Window window = a.window.value_or(Window{});
-      return Wrap(InferConvolutionShape(op(0), op(1), *a.convolution_dimension_numbers, window,
-                                        a.feature_group_count, a.batch_group_count,
-                                        shape.element_type()));
-    }
-    case Opcode::kReduce: {
-      if (inst.operand_count() < 2 || inst.operand_count() % 2 != 0) {
-        return Err(StrCat("reduce needs an even number (>= 2) of operands, has ",
-                          inst.operand_count()));
-      }
-      HLOGYM_RETURN_IF_ERROR(NeedCalled(inst, 1));
-      const int64_t n = inst.operand_count() / 2;
-      std::vector<Shape> ins = OperandShapes(inst, 0, n), inits = OperandShapes(inst, n);
-      return Wrap(InferReduceShape(ins, inits, a.dimensions, Called(inst, 0)));
-    }
-    case Opcode::kReduceWindow: {
-      if (inst.operand_count() < 2 || inst.operand_count() % 2 != 0) {
-        return Err(StrCat("reduce-window needs an even number (>= 2) of operands, has ",
-                          inst.operand_count()));
-      }
-      HLOGYM_RETURN_IF_ERROR(NeedCalled(inst, 1));
-      const int64_t n = inst.operand_count() / 2;
-      std::vector<Shape> ins = OperandShapes(inst, 0, n), inits = OperandShapes(inst, n);
-      Window window = a.window.value_or(Window{});
-      return Wrap(InferReduceWindowShape(ins, inits, window, Called(inst, 0)));
-    }
-    case Opcode::kSelectAndScatter: {
-      HLOGYM_RETURN_IF_ERROR(NeedOperands(inst, 3));
-      HLOGYM_RETURN_IF_ERROR(NeedCalled(inst, 2));
-      HLOGYM_RETURN_IF_ERROR(ExpectArray(op(0), "select-and-scatter operand"));
-      HLOGYM_RETURN_IF_ERROR(ExpectArray(op(1), "select-and-scatter source"));
-      const PrimitiveType t = op(0).element_type();
-      const PrimitiveType sel_params[] = {t, t};
-      HLOGYM_RETURN_IF_ERROR(CheckScalarComputation(Called(inst, 0), sel_params,
-                                                    PrimitiveType::kPred, "select computation"));
-      const Shape init_shapes[] = {op(2)};
-      const PrimitiveType src_types[] = {op(1).element_type()};
-      auto acc = CheckReducer(Called(inst, 1), init_shapes, src_types);
-      if (!acc.ok()) return acc.status();
-      auto out = InferWindowOutputDims(op(0).dimensions(), a.window.value_or(Window{}));
-      if (!out.ok()) return out.status();
-      if (*out != op(1).dimensions()) {
-        return Err(StrCat("select-and-scatter source ", S(op(1)), " does not match the window "
-                          "output dimensions ", Dims(*out), " of operand ", S(op(0))));
-      }
-      return std::optional<Shape>(Shape(t, op(0).dimensions()));
-    }
+    case Opcode::kDot:
+      return ShapeOfDot(inst);
+    case Opcode::kConvolution:
+      return ShapeOfConvolution(inst);
+    case Opcode::kReduce:
+      return ShapeOfReduce(inst);
+    case Opcode::kReduceWindow:
+      return ShapeOfReduceWindow(inst);
+    case Opcode::kSelectAndScatter:
+      return ShapeOfSelectAndScatter(inst);
     case Opcode::kGather: {
       HLOGYM_RETURN_IF_ERROR(NeedOperands(inst, 2));
       if (!a.gather_dimension_numbers.has_value()) return Err("gather has no dimension numbers");
       return Wrap(InferGatherShape(op(0), op(1), *a.gather_dimension_numbers,
                                    a.gather_slice_sizes));
     }
-    case Opcode::kScatter: {
-      if (inst.operand_count() < 3 || inst.operand_count() % 2 != 1) {
-        return Err(StrCat("scatter needs 2N+1 operands, has ", inst.operand_count()));
-      }
-      HLOGYM_RETURN_IF_ERROR(NeedCalled(inst, 1));
-      if (!a.scatter_dimension_numbers.has_value()) {
-        return Err("scatter has no dimension numbers");
-      }
-      const int64_t n = (inst.operand_count() - 1) / 2;
-      std::vector<Shape> ops = OperandShapes(inst, 0, n), upd = OperandShapes(inst, n + 1);
-      return Wrap(InferScatterShape(ops, op(n), upd, *a.scatter_dimension_numbers,
-                                    Called(inst, 0)));
-    }
-    case Opcode::kSort: {
-      HLOGYM_RETURN_IF_ERROR(NeedOperands(inst, 1, /*at_least=*/true));
-      HLOGYM_RETURN_IF_ERROR(NeedCalled(inst, 1));
-      std::vector<PrimitiveType> params;
-      for (int64_t i = 0; i < inst.operand_count(); ++i) {
-        HLOGYM_RETURN_IF_ERROR(ExpectArray(op(i), "sort operand"));
-        if (op(i).dimensions() != op(0).dimensions()) {
-          return Err(StrCat("sort operands have different dimensions: ", S(op(0)), " vs ",
-                            S(op(i))));
-        }
-        params.push_back(op(i).element_type());
-        params.push_back(op(i).element_type());
-      }
-      if (a.dimensions.size() != 1 || a.dimensions[0] < 0 || a.dimensions[0] >= op(0).rank()) {
-        return Err(StrCat("sort dimension ", Dims(a.dimensions), " out of range for ", S(op(0))));
-      }
-      HLOGYM_RETURN_IF_ERROR(
-          CheckScalarComputation(Called(inst, 0), params, PrimitiveType::kPred, "sort comparator"));
-      std::vector<Shape> results;
-      for (int64_t i = 0; i < inst.operand_count(); ++i) {
-        results.push_back(Shape(op(i).element_type(), op(i).dimensions()));
-      }
-      return std::optional<Shape>(MakeTupleOrSingle(std::move(results)));
-    }
-    case Opcode::kMap: {
-      HLOGYM_RETURN_IF_ERROR(NeedOperands(inst, 1, /*at_least=*/true));
-      HLOGYM_RETURN_IF_ERROR(NeedCalled(inst, 1));
-      std::vector<PrimitiveType> params;
-      for (int64_t i = 0; i < inst.operand_count(); ++i) {
-        HLOGYM_RETURN_IF_ERROR(ExpectArray(op(i), "map operand"));
-        if (op(i).dimensions() != op(0).dimensions()) {
-          return Err(StrCat("map operands have different dimensions: ", S(op(0)), " vs ",
-                            S(op(i))));
-        }
-        params.push_back(op(i).element_type());
-      }
-      if (a.has_dimensions) {
-        bool identity = static_cast<int64_t>(a.dimensions.size()) == op(0).rank();
-        for (size_t i = 0; identity && i < a.dimensions.size(); ++i) {
-          identity = a.dimensions[i] == static_cast<int64_t>(i);
-        }
-        if (!identity) {
-          return Err(StrCat("map dimensions ", Dims(a.dimensions), " must be all dimensions in "
-                            "order for ", S(op(0))));
-        }
-      }
-      HLOGYM_RETURN_IF_ERROR(
-          CheckScalarComputation(Called(inst, 0), params, std::nullopt, "map computation"));
-      return std::optional<Shape>(Shape(RootShape(Called(inst, 0))->element_type(),
-                                        op(0).dimensions()));
-    }
+    case Opcode::kScatter:
+      return ShapeOfScatter(inst);
+    case Opcode::kSort:
+      return ShapeOfSort(inst);
+    case Opcode::kMap:
+      return ShapeOfMap(inst);
     case Opcode::kWhile: {
       HLOGYM_RETURN_IF_ERROR(NeedOperands(inst, 1));
       HLOGYM_RETURN_IF_ERROR(NeedCalled(inst, 2));
@@ -1304,29 +1649,8 @@ absl::StatusOr<std::optional<Shape>> InferShape(const Instruction& inst) {
       HLOGYM_RETURN_IF_ERROR(CheckSignature(Called(inst, 1), args, &shape, "while body"));
       return std::optional<Shape>(op(0));
     }
-    case Opcode::kConditional: {
-      HLOGYM_RETURN_IF_ERROR(NeedOperands(inst, 1, /*at_least=*/true));
-      const Shape& sel = op(0);
-      const size_t branches = inst.called_computations().size();
-      if (!sel.IsScalar() ||
-          (sel.element_type() != PrimitiveType::kPred && sel.element_type() != PrimitiveType::kS32)) {
-        return Err(StrCat("conditional selector must be pred[] or s32[], is ", S(sel)));
-      }
-      if (sel.element_type() == PrimitiveType::kPred && branches != 2) {
-        return Err(StrCat("conditional with a pred selector needs 2 branches, has ", branches));
-      }
-      if (branches < 1) return Err("conditional needs at least one branch");
-      if (static_cast<int64_t>(branches) != inst.operand_count() - 1) {
-        return Err(StrCat("conditional has ", branches, " branches but ",
-                          inst.operand_count() - 1, " branch operands"));
-      }
-      for (size_t b = 0; b < branches; ++b) {
-        const Shape* args[] = {&op(b + 1)};
-        HLOGYM_RETURN_IF_ERROR(
-            CheckSignature(Called(inst, b), args, &shape, StrCat("conditional branch ", b)));
-      }
-      return std::optional<Shape>(shape);
-    }
+    case Opcode::kConditional:
+      return ShapeOfConditional(inst);
     case Opcode::kCall:
     case Opcode::kFusion:
     case Opcode::kAsyncStart: {
@@ -1338,50 +1662,12 @@ absl::StatusOr<std::optional<Shape>> InferShape(const Instruction& inst) {
           Called(inst, 0), args, &shape, opcode == Opcode::kCall ? "callee" : "fused computation"));
       return std::optional<Shape>(shape);
     }
-    case Opcode::kBitcast: {
-      HLOGYM_RETURN_IF_ERROR(NeedOperands(inst, 1));
-      const Shape& in = op(0);
-      if (in.IsArray() && shape.IsArray() && in.is_static() && shape.is_static()) {
-        const __int128 in_bits = static_cast<__int128>(in.ElementCount()) * BitWidth(in.element_type());
-        const __int128 out_bits =
-            static_cast<__int128>(shape.ElementCount()) * BitWidth(shape.element_type());
-        if (in_bits != out_bits) {
-          return Err(StrCat("bitcast changes the data size: ", S(in), " to ", S(shape)));
-        }
-      }
-      return kFree;
-    }
-    case Opcode::kRng: {
-      HLOGYM_RETURN_IF_ERROR(NeedOperands(inst, 2));
-      HLOGYM_RETURN_IF_ERROR(ExpectArray(shape, "rng result"));
-      for (int64_t i = 0; i < 2; ++i) {
-        if (!op(i).IsScalar() || op(i).element_type() != shape.element_type()) {
-          return Err(StrCat("rng parameter ", i, " must be a scalar of the result type ",
-                            TypeName(shape.element_type()), ", is ", S(op(i))));
-        }
-      }
-      if (a.rng_distribution == RandomDistribution::kNormal &&
-          !IsFloatingPointType(shape.element_type())) {
-        return Err(StrCat("rng_normal needs a floating-point type, result is ", S(shape)));
-      }
-      return kFree;
-    }
-    case Opcode::kRngBitGenerator: {
-      HLOGYM_RETURN_IF_ERROR(NeedOperands(inst, 1));
-      if (!shape.IsTuple() || shape.tuple_shapes_size() != 2) {
-        return Err(StrCat("rng-bit-generator result must be a (state, bits) tuple, is ", S(shape)));
-      }
-      if (!shape.tuple_shapes(0).Equal(op(0),
-                                       {.dynamic = false, .layouts = Shape::Layouts::kIgnore})) {
-        return Err(StrCat("rng-bit-generator state output ", S(shape.tuple_shapes(0)),
-                          " differs from the state operand ", S(op(0))));
-      }
-      const Shape& bits = shape.tuple_shapes(1);
-      if (!bits.IsArray() || !IsIntegralType(bits.element_type())) {
-        return Err(StrCat("rng-bit-generator output must be an integral array, is ", S(bits)));
-      }
-      return kFree;
-    }
+    case Opcode::kBitcast:
+      return ShapeOfBitcast(inst);
+    case Opcode::kRng:
+      return ShapeOfRng(inst);
+    case Opcode::kRngBitGenerator:
+      return ShapeOfRngBitGenerator(inst);
     case Opcode::kAllReduce:
     case Opcode::kCollectiveBroadcast:
     case Opcode::kCollectiveReduce: {
@@ -1390,44 +1676,8 @@ absl::StatusOr<std::optional<Shape>> InferShape(const Instruction& inst) {
       return std::optional<Shape>(MakeTupleOrSingle(std::move(ops)));
     }
     case Opcode::kAllGather:
-    case Opcode::kReduceScatter: {
-      HLOGYM_RETURN_IF_ERROR(NeedOperands(inst, 1, /*at_least=*/true));
-      if (a.dimensions.size() != 1) {
-        return Err(StrCat(OpcodeName(opcode), " needs one dimension, has ", Dims(a.dimensions)));
-      }
-      const int64_t dim = a.dimensions[0];
-      std::vector<Shape> outs;
-      if (shape.IsTuple()) {
-        outs = shape.tuple_shapes();
-      } else {
-        outs.push_back(shape);
-      }
-      if (static_cast<int64_t>(outs.size()) != inst.operand_count()) {
-        return Err(StrCat(OpcodeName(opcode), " has ", inst.operand_count(),
-                          " operands but the result has ", outs.size(), " elements"));
-      }
-      for (int64_t i = 0; i < inst.operand_count(); ++i) {
-        const Shape& in = op(i);
-        const Shape& out = outs[i];
-        HLOGYM_RETURN_IF_ERROR(ExpectArray(in, StrCat(OpcodeName(opcode), " operand")));
-        HLOGYM_RETURN_IF_ERROR(ExpectArray(out, StrCat(OpcodeName(opcode), " result")));
-        if (dim < 0 || dim >= in.rank() || in.rank() != out.rank() ||
-            in.element_type() != out.element_type()) {
-          return Err(StrCat(OpcodeName(opcode), " operand ", S(in), " and result ", S(out),
-                            " are inconsistent for dimension ", dim));
-        }
-        for (int64_t d = 0; d < in.rank(); ++d) {
-          const int64_t small = opcode == Opcode::kAllGather ? in.dimensions(d) : out.dimensions(d);
-          const int64_t big = opcode == Opcode::kAllGather ? out.dimensions(d) : in.dimensions(d);
-          const bool ok = d == dim ? (small == 0 ? big == 0 : big % small == 0) : small == big;
-          if (!ok) {
-            return Err(StrCat(OpcodeName(opcode), " operand ", S(in), " and result ", S(out),
-                              " differ in dimension ", d));
-          }
-        }
-      }
-      return kFree;
-    }
+    case Opcode::kReduceScatter:
+      return ShapeOfAllGatherOrReduceScatter(inst);
     case Opcode::kAllToAll: {
       std::vector<Shape> ops = OperandShapes(inst);
       if (ops.empty()) return kFree;
@@ -1438,151 +1688,18 @@ absl::StatusOr<std::optional<Shape>> InferShape(const Instruction& inst) {
       return kFree;
     case Opcode::kBatchNormTraining:
     case Opcode::kBatchNormInference:
-    case Opcode::kBatchNormGrad: {
-      const int64_t n = opcode == Opcode::kBatchNormTraining ? 3 : 5;
-      HLOGYM_RETURN_IF_ERROR(NeedOperands(inst, n));
-      const Shape& x = op(0);
-      HLOGYM_RETURN_IF_ERROR(ExpectArray(x, "batch-norm operand"));
-      if (!IsFloatingPointType(x.element_type())) {
-        return Err(StrCat("batch-norm operand must be floating-point, is ", S(x)));
-      }
-      if (a.feature_index < 0 || a.feature_index >= x.rank()) {
-        return Err(StrCat("batch-norm feature_index ", a.feature_index, " out of range for ",
-                          S(x)));
-      }
-      const Shape feature(x.element_type(), {x.dimensions(a.feature_index)});
-      for (int64_t i = 1; i < n; ++i) {
-        const bool full = opcode == Opcode::kBatchNormGrad && i == 4;
-        const Shape& expected = full ? x : feature;
-        if (!op(i).Equal(Shape(expected.element_type(), expected.dimensions()),
-                         {.dynamic = false, .layouts = Shape::Layouts::kIgnore})) {
-          return Err(StrCat("batch-norm operand ", i, " must be ", S(expected), ", is ",
-                            S(op(i))));
-        }
-      }
-      if (opcode == Opcode::kBatchNormInference) {
-        return std::optional<Shape>(Shape(x.element_type(), x.dimensions()));
-      }
-      return std::optional<Shape>(
-          Shape::Tuple({Shape(x.element_type(), x.dimensions()), feature, feature}));
-    }
-    case Opcode::kCholesky: {
-      HLOGYM_RETURN_IF_ERROR(NeedOperands(inst, 1));
-      const Shape& x = op(0);
-      HLOGYM_RETURN_IF_ERROR(ExpectArray(x, "cholesky operand"));
-      if (!IsFloatOrComplex(x.element_type()) || x.rank() < 2 ||
-          x.dimensions(x.rank() - 1) != x.dimensions(x.rank() - 2)) {
-        return Err(StrCat("cholesky needs floating-point square matrices (rank >= 2), got ",
-                          S(x)));
-      }
-      return std::optional<Shape>(Shape(x.element_type(), x.dimensions()));
-    }
-    case Opcode::kTriangularSolve: {
-      HLOGYM_RETURN_IF_ERROR(NeedOperands(inst, 2));
-      const Shape& am = op(0);
-      const Shape& b = op(1);
-      HLOGYM_RETURN_IF_ERROR(ExpectArray(am, "triangular-solve a"));
-      HLOGYM_RETURN_IF_ERROR(ExpectArray(b, "triangular-solve b"));
-      if (am.element_type() != b.element_type() || !IsFloatOrComplex(am.element_type())) {
-        return Err(StrCat("triangular-solve operands must share a floating-point type: ", S(am),
-                          " vs ", S(b)));
-      }
-      const int64_t r = am.rank();
-      if (r < 2 || b.rank() != r || am.dimensions(r - 1) != am.dimensions(r - 2)) {
-        return Err(StrCat("triangular-solve needs a square a and b of the same rank >= 2: ",
-                          S(am), " vs ", S(b)));
-      }
-      for (int64_t d = 0; d < r - 2; ++d) {
-        if (am.dimensions(d) != b.dimensions(d)) {
-          return Err(StrCat("triangular-solve batch dimensions differ: ", S(am), " vs ", S(b)));
-        }
-      }
-      const int64_t bdim = b.dimensions(a.left_side ? r - 2 : r - 1);
-      if (bdim != am.dimensions(r - 1)) {
-        return Err(StrCat("triangular-solve a ", S(am), " does not match b ", S(b),
-                          a.left_side ? " (left side)" : " (right side)"));
-      }
-      return std::optional<Shape>(Shape(b.element_type(), b.dimensions()));
-    }
-    case Opcode::kFft: {
-      HLOGYM_RETURN_IF_ERROR(NeedOperands(inst, 1));
-      const Shape& x = op(0);
-      HLOGYM_RETURN_IF_ERROR(ExpectArray(x, "fft operand"));
-      const auto& len = a.fft_length;
-      const int64_t n = static_cast<int64_t>(len.size());
-      if (n < 1 || n > 3 || x.rank() < n) {
-        return Err(StrCat("fft_length ", Dims(len), " must have 1 to 3 entries and at most the "
-                          "rank of ", S(x)));
-      }
-      std::vector<int64_t> dims = x.dimensions();
-      const int64_t off = x.rank() - n;
-      switch (a.fft_type) {
-        case FftType::kFft:
-        case FftType::kIfft:
-          if (!IsComplexType(x.element_type())) {
-            return Err(StrCat("FFT/IFFT need a complex operand, got ", S(x)));
-          }
-          return std::optional<Shape>(Shape(x.element_type(), dims));
-        case FftType::kRfft: {
-          if (x.element_type() != PrimitiveType::kF32 && x.element_type() != PrimitiveType::kF64) {
-            return Err(StrCat("RFFT needs an f32 or f64 operand, got ", S(x)));
-          }
-          for (int64_t i = 0; i < n; ++i) {
-            if (dims[off + i] != len[i]) {
-              return Err(StrCat("RFFT operand ", S(x), " does not end in fft_length ", Dims(len)));
-            }
-          }
-          dims.back() = len.back() == 0 ? 0 : len.back() / 2 + 1;
-          return std::optional<Shape>(Shape(x.element_type() == PrimitiveType::kF32
-                                                ? PrimitiveType::kC64
-                                                : PrimitiveType::kC128,
-                                            dims));
-        }
-        case FftType::kIrfft: {
-          if (!IsComplexType(x.element_type())) {
-            return Err(StrCat("IRFFT needs a complex operand, got ", S(x)));
-          }
-          for (int64_t i = 0; i + 1 < n; ++i) {
-            if (dims[off + i] != len[i]) {
-              return Err(StrCat("IRFFT operand ", S(x), " does not match fft_length ", Dims(len)));
-            }
-          }
-          const int64_t expect_last = len.back() == 0 ? 0 : len.back() / 2 + 1;
-          if (dims.back() != expect_last) {
-            return Err(StrCat("IRFFT operand ", S(x), " last dimension must be ", expect_last,
-                              " for fft_length ", Dims(len)));
-          }
-          dims.back() = len.back();
-          return std::optional<Shape>(Shape(x.element_type() == PrimitiveType::kC64
-                                                ? PrimitiveType::kF32
-                                                : PrimitiveType::kF64,
-                                            dims));
-        }
-      }
-      return kFree;
-    }
-    case Opcode::kTopK: {
-      HLOGYM_RETURN_IF_ERROR(NeedOperands(inst, 1));
-      const Shape& x = op(0);
-      HLOGYM_RETURN_IF_ERROR(ExpectArray(x, "topk operand"));
-      if (x.rank() < 1 || a.k < 0 || a.k > x.dimensions(x.rank() - 1)) {
-        return Err(StrCat("topk k=", a.k, " out of range for ", S(x)));
-      }
-      std::vector<int64_t> dims = x.dimensions();
-      dims.back() = a.k;
-      return std::optional<Shape>(
-          Shape::Tuple({Shape(x.element_type(), dims), Shape(PrimitiveType::kS32, dims)}));
-    }
-    case Opcode::kConstant: {
-      if (a.literal == nullptr) return kFree;
-      if (a.literal->elided()) return kFree;
-      if (!a.literal->shape().Equal(shape,
-                                    {.dynamic = false, .layouts = Shape::Layouts::kIgnore})) {
-        return Err(StrCat("constant literal has shape ", S(a.literal->shape()),
-                          " but the instruction has shape ", S(shape)));
-      }
-      return kFree;
-    }
+    case Opcode::kBatchNormGrad:
+      return ShapeOfBatchNorm(inst);
+    case Opcode::kCholesky:
+      return ShapeOfCholesky(inst);
+    case Opcode::kTriangularSolve:
+      return ShapeOfTriangularSolve(inst);
+    case Opcode::kFft:
+      return ShapeOfFft(inst);
+    case Opcode::kTopK:
+      return ShapeOfTopK(inst);
+    case Opcode::kConstant:
+      return ShapeOfConstant(inst);
     case Opcode::kGetDimensionSize: {
       HLOGYM_RETURN_IF_ERROR(NeedOperands(inst, 1));
       HLOGYM_RETURN_IF_ERROR(ExpectArray(op(0), "get-dimension-size operand"));
@@ -1592,18 +1709,8 @@ absl::StatusOr<std::optional<Shape>> InferShape(const Instruction& inst) {
       }
       return std::optional<Shape>(Shape::Scalar(PrimitiveType::kS32));
     }
-    case Opcode::kSetDimensionSize: {
-      HLOGYM_RETURN_IF_ERROR(NeedOperands(inst, 2));
-      HLOGYM_RETURN_IF_ERROR(ExpectArray(op(0), "set-dimension-size operand"));
-      if (a.dimensions.size() != 1 || a.dimensions[0] < 0 || a.dimensions[0] >= op(0).rank()) {
-        return Err(StrCat("set-dimension-size dimension ", Dims(a.dimensions),
-                          " out of range for ", S(op(0))));
-      }
-      if (!op(1).IsScalar() || op(1).element_type() != PrimitiveType::kS32) {
-        return Err(StrCat("set-dimension-size size must be s32[], is ", S(op(1))));
-      }
-      return std::optional<Shape>(Shape(op(0).element_type(), op(0).dimensions()));
-    }
+    case Opcode::kSetDimensionSize:
+      return ShapeOfSetDimensionSize(inst);
     case Opcode::kAfterAll:
       for (int64_t i = 0; i < inst.operand_count(); ++i) {
         if (!op(i).IsToken()) return Err(StrCat("after-all operand ", i, " must be a token, is ",
