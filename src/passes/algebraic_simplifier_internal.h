@@ -84,6 +84,14 @@ class Visitor {
 
   // Reductions and dots (algebraic_simplifier_reduce.cc).
   absl::Status HandleReduce(Instruction* hlo);
+  // HandleReduce's rules for single-output reduces (one each); true when it
+  // rewrote the reduce.
+  absl::StatusOr<bool> ReduceOfNegate(Instruction* reduce);
+  absl::StatusOr<bool> ReduceOfTranspose(Instruction* reduce);
+  absl::StatusOr<bool> ReduceOfReduce(Instruction* reduce);
+  absl::StatusOr<bool> ReduceOfReshape(Instruction* reduce);
+  absl::StatusOr<bool> ReduceBesideArgMinMax(Instruction* reduce);
+  absl::StatusOr<bool> ReduceOfBroadcast(Instruction* reduce);
   absl::Status HandleDot(Instruction* hlo);
   absl::StatusOr<bool> RemoveDegenerateDimensionFromDot(Instruction* dot);
   absl::StatusOr<bool> RemoveTransposesFromDotOperands(Instruction* dot);

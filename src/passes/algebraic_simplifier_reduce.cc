@@ -3,6 +3,7 @@
 #include <numeric>
 
 #include "absl/algorithm/container.h"
+#include "hlo/status_macros.h"
 #include "passes/algebraic_simplifier_internal.h"
 
 namespace hlogym::algsimp {
@@ -134,7 +135,6 @@ absl::Status Visitor::HandleReduce(Instruction* reduce) {
   Instruction* init = reduce->operand(input_count);
   const Shape& result_shape = multi_output ? reduce->shape().tuple_shapes(0) : reduce->shape();
   const std::vector<int64_t> dims = reduce->attrs().dimensions;
-  Computation* function = reduce->to_apply();
   if (!arg->shape().IsArray() || !result_shape.IsArray()) return absl::OkStatus();
 
   // Nothing to reduce: broadcast the init values.
@@ -174,9 +174,22 @@ absl::Status Visitor::HandleReduce(Instruction* reduce) {
     return ReplaceWithNew(reduce, Add(Opcode::kTuple, reduce->shape(), elements));
   }
   if (multi_output) return absl::OkStatus();
-  const ReductionKind kind = KindOf(function);
+  // The single-output rules, in order; the first that applies rewrites.
+  for (auto rule :
+       {&Visitor::ReduceOfNegate, &Visitor::ReduceOfTranspose, &Visitor::ReduceOfReduce,
+        &Visitor::ReduceOfReshape, &Visitor::ReduceBesideArgMinMax, &Visitor::ReduceOfBroadcast}) {
+    HLOGYM_ASSIGN(applied, (this->*rule)(reduce));
+    if (applied) return absl::OkStatus();
+  }
+  return absl::OkStatus();
+}
 
-  // reduce(-x, 0, +) => -reduce(x, 0, +) for floats.
+// reduce(-x, 0, +) => -reduce(x, 0, +) for floats.
+absl::StatusOr<bool> Visitor::ReduceOfNegate(Instruction* reduce) {
+  Instruction* arg = reduce->operand(0);
+  Instruction* init = reduce->operand(1);
+  Computation* function = reduce->to_apply();
+  const ReductionKind kind = KindOf(function);
   if (IsFloatingPointType(reduce->shape().element_type()) && arg->opcode() == Opcode::kNegate &&
       IsScalarConstantZero(init) && kind == ReductionKind::kAdd) {
     std::vector<Instruction*> users = reduce->users();
@@ -188,10 +201,18 @@ absl::Status Visitor::HandleReduce(Instruction* reduce) {
     if (was_root) computation_->set_root_instruction(negated);
     MarkChanged();
     RemoveDeadTree(arg);
-    return absl::OkStatus();
+    return true;
   }
-  // reduce(transpose(x)) => reduce(x) with permuted dims (then a transpose
-  // if the kept dims are out of order).
+  return false;
+}
+
+// reduce(transpose(x)) => reduce(x) with permuted dims (then a transpose
+// if the kept dims are out of order).
+absl::StatusOr<bool> Visitor::ReduceOfTranspose(Instruction* reduce) {
+  Instruction* arg = reduce->operand(0);
+  Instruction* init = reduce->operand(1);
+  const std::vector<int64_t> dims = reduce->attrs().dimensions;
+  Computation* function = reduce->to_apply();
   if (arg->opcode() == Opcode::kTranspose &&
       (options_.unconditionally_simplify_reduce_of_transpose_or_reshape ||
        reduce->shape().rank() < 2 || arg->user_count() == 1 ||
@@ -211,16 +232,28 @@ absl::Status Visitor::HandleReduce(Instruction* reduce) {
     for (int64_t p : perm) {
       if (!absl::c_linear_search(new_dims, p)) new_perm.push_back(p);
     }
-    if (IsSortedDims(new_perm)) return ReplaceWithNew(reduce, new_reduce);
+    if (IsSortedDims(new_perm)) {
+      HLOGYM_RETURN_IF_ERROR(ReplaceWithNew(reduce, new_reduce));
+      return true;
+    }
     for (int64_t& p : new_perm) {
       const int64_t old = p;
       for (int64_t r : new_dims) {
         if (old > r) --p;
       }
     }
-    return ReplaceWithNew(reduce, AddTranspose(new_reduce, new_perm));
+    HLOGYM_RETURN_IF_ERROR(ReplaceWithNew(reduce, AddTranspose(new_reduce, new_perm)));
+    return true;
   }
-  // reduce(reduce(x)) with the same computation and init => one reduce.
+  return false;
+}
+
+// reduce(reduce(x)) with the same computation and init => one reduce.
+absl::StatusOr<bool> Visitor::ReduceOfReduce(Instruction* reduce) {
+  Instruction* arg = reduce->operand(0);
+  Instruction* init = reduce->operand(1);
+  const std::vector<int64_t> dims = reduce->attrs().dimensions;
+  Computation* function = reduce->to_apply();
   if (arg->opcode() == Opcode::kReduce && arg->operand_count() == 2 &&
       init->Identical(*arg->operand(1)) &&
       ReductionComputationsEquivalent(function, arg->to_apply())) {
@@ -240,9 +273,18 @@ absl::Status Visitor::HandleReduce(Instruction* reduce) {
     Instruction* made = Add(Opcode::kReduce, reduce->shape(), ops);
     made->mutable_attrs().dimensions = merged;
     made->mutable_called_computations() = {function};
-    return ReplaceWithNew(reduce, made);
+    HLOGYM_RETURN_IF_ERROR(ReplaceWithNew(reduce, made));
+    return true;
   }
-  // reduce(reshape(x)).
+  return false;
+}
+
+// reduce(reshape(x)).
+absl::StatusOr<bool> Visitor::ReduceOfReshape(Instruction* reduce) {
+  Instruction* arg = reduce->operand(0);
+  Instruction* init = reduce->operand(1);
+  const std::vector<int64_t> dims = reduce->attrs().dimensions;
+  Computation* function = reduce->to_apply();
   if (options_.enable_reduce_of_reshape && arg->opcode() == Opcode::kReshape) {
     Instruction* x = arg->operand(0);
     auto unmodified = DimensionsUnmodifiedByReshape(x->shape(), arg->shape());
@@ -267,7 +309,8 @@ absl::Status Visitor::HandleReduce(Instruction* reduce) {
       Instruction* made = Add(Opcode::kReduce, reduce->shape(), ops);
       made->mutable_attrs().dimensions = new_dims;
       made->mutable_called_computations() = {function};
-      return ReplaceWithNew(reduce, made);
+      HLOGYM_RETURN_IF_ERROR(ReplaceWithNew(reduce, made));
+      return true;
     }
     if ((arg->user_count() == 1 ||
          options_.unconditionally_simplify_reduce_of_transpose_or_reshape) &&
@@ -285,11 +328,21 @@ absl::Status Visitor::HandleReduce(Instruction* reduce) {
       Instruction* new_reduce = Add(Opcode::kReduce, new_shape, ops);
       new_reduce->mutable_attrs().dimensions = new_dims;
       new_reduce->mutable_called_computations() = {function};
-      return ReplaceWithNew(reduce, AddReshape(new_reduce, reduce->shape()));
+      HLOGYM_RETURN_IF_ERROR(ReplaceWithNew(reduce, AddReshape(new_reduce, reduce->shape())));
+      return true;
     }
   }
-  // reduce(x, -inf, max) next to an argmax of x over the same dims => the
-  // argmax's value output (likewise min/+inf/argmin).
+  return false;
+}
+
+// reduce(x, -inf, max) next to an argmax of x over the same dims => the
+// argmax's value output (likewise min/+inf/argmin).
+absl::StatusOr<bool> Visitor::ReduceBesideArgMinMax(Instruction* reduce) {
+  Instruction* arg = reduce->operand(0);
+  Instruction* init = reduce->operand(1);
+  const std::vector<int64_t> dims = reduce->attrs().dimensions;
+  Computation* function = reduce->to_apply();
+  const ReductionKind kind = KindOf(function);
   const bool scalar_init = init->opcode() == Opcode::kConstant && init->shape().rank() == 0;
   const bool is_max = kind == ReductionKind::kMax && scalar_init && IsAllLowest(init);
   const bool is_min = kind == ReductionKind::kMin && scalar_init && IsAllHighest(init);
@@ -302,10 +355,20 @@ absl::Status Visitor::HandleReduce(Instruction* reduce) {
         Instruction* ops[] = {user};
         Instruction* value = Add(Opcode::kGetTupleElement, user->shape().tuple_shapes(0), ops);
         value->mutable_attrs().tuple_index = 0;
-        return ReplaceWithNew(reduce, value);
+        HLOGYM_RETURN_IF_ERROR(ReplaceWithNew(reduce, value));
+        return true;
       }
     }
   }
+  return false;
+}
+
+absl::StatusOr<bool> Visitor::ReduceOfBroadcast(Instruction* reduce) {
+  Instruction* arg = reduce->operand(0);
+  Instruction* init = reduce->operand(1);
+  const std::vector<int64_t> dims = reduce->attrs().dimensions;
+  Computation* function = reduce->to_apply();
+  const ReductionKind kind = KindOf(function);
   if (arg->opcode() == Opcode::kBroadcast) {
     Instruction* x = arg->operand(0);
     const std::vector<int64_t>& bdims = arg->attrs().dimensions;
@@ -314,8 +377,9 @@ absl::Status Visitor::HandleReduce(Instruction* reduce) {
          kind == ReductionKind::kAnd || kind == ReductionKind::kOr) &&
         x->shape().rank() == 0 && static_cast<int64_t>(dims.size()) == arg->shape().rank() &&
         x->shape().element_type() == reduce->shape().element_type()) {
-      return ReplaceWithNew(reduce, AddBinary(function->root_instruction()->opcode(),
-                                              reduce->shape(), x, init));
+      HLOGYM_RETURN_IF_ERROR(ReplaceWithNew(
+          reduce, AddBinary(function->root_instruction()->opcode(), reduce->shape(), x, init)));
+      return true;
     }
     // Reducing only dims the broadcast kept: reduce first, then broadcast.
     std::vector<int64_t> new_dims;
@@ -344,7 +408,9 @@ absl::Status Visitor::HandleReduce(Instruction* reduce) {
         for (int64_t d : dims) shift += d < bdim ? 1 : 0;
         new_bdims.push_back(bdim - shift);
       }
-      return ReplaceWithNew(reduce, AddBroadcast(new_reduce, reduce->shape(), new_bdims));
+      HLOGYM_RETURN_IF_ERROR(
+          ReplaceWithNew(reduce, AddBroadcast(new_reduce, reduce->shape(), new_bdims)));
+      return true;
     }
     // Summing only dims the broadcast added: broadcast(init + x * count).
     if (kind == ReductionKind::kAdd && IsSortedDims(bdims) &&
@@ -373,11 +439,13 @@ absl::Status Visitor::HandleReduce(Instruction* reduce) {
         Instruction* init_b =
             x->shape().rank() == 0 ? init : AddBroadcast(init, x->shape(), {});
         Instruction* sum = AddBinary(Opcode::kAdd, x->shape(), init_b, scaled);
-        return ReplaceWithNew(reduce, AddBroadcast(sum, reduce->shape(), new_bdims));
+        HLOGYM_RETURN_IF_ERROR(
+            ReplaceWithNew(reduce, AddBroadcast(sum, reduce->shape(), new_bdims)));
+        return true;
       }
     }
   }
-  return absl::OkStatus();
+  return false;
 }
 
 // =================================== dot ====================================
