@@ -198,6 +198,227 @@ bool ApplyBinary(Opcode op, PrimitiveType type, const uint8_t* a, const uint8_t*
   return ok;
 }
 
+namespace {
+
+absl::Status CheckElementCount(const Value& v, const Shape& shape) {
+  if (v.element_count() != shape.ElementCount()) {
+    return absl::InvalidArgumentError(absl::StrCat("operand shape ", v.shape.ToString(false),
+                                                   " does not match result shape ",
+                                                   shape.ToString(false)));
+  }
+  return absl::OkStatus();
+}
+
+// The elementwise instructions whose evaluation takes more than a few lines
+// (EvalElementwise dispatches here).
+
+absl::StatusOr<ValuePtr> EvalCompare(const Instruction& instruction, Operands operands) {
+  const Shape& shape = instruction.shape();
+  const int64_t n = shape.ElementCount();
+  if (operands.size() != 2) return absl::InvalidArgumentError("compare needs 2 operands");
+  if (auto s = CheckElementCount(*operands[0], shape); !s.ok()) return s;
+  if (auto s = CheckElementCount(*operands[1], shape); !s.ok()) return s;
+  const PrimitiveType type = operands[0]->shape.element_type();
+  if (operands[1]->shape.element_type() != type || shape.element_type() != PrimitiveType::kPred) {
+    return absl::InvalidArgumentError("compare operand types differ");
+  }
+  const ComparisonDirection dir = instruction.attrs().comparison_direction;
+  const bool total = instruction.attrs().comparison_type == ComparisonType::kTotalOrder;
+  auto out = NewArray(shape);
+  bool* dst = out->mutable_as<bool>();
+  if (!DispatchType(type, [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        const T* a = operands[0]->as<T>();
+        const T* b = operands[1]->as<T>();
+        switch (dir) {
+#define HLOGYM_DIR(d)                                                   \
+  case ComparisonDirection::d:                                          \
+    for (int64_t i = 0; i < n; ++i)                                     \
+      dst[i] = CompareOp<T>(ComparisonDirection::d, total, a[i], b[i]); \
+    break;
+          HLOGYM_DIR(kEq)
+          HLOGYM_DIR(kNe) HLOGYM_DIR(kGe) HLOGYM_DIR(kGt) HLOGYM_DIR(kLe) HLOGYM_DIR(kLt)
+#undef HLOGYM_DIR
+        }
+      })) {
+    return TypeError(instruction, type);
+  }
+  return ValuePtr(out);
+}
+
+absl::StatusOr<ValuePtr> EvalSelect(const Instruction& instruction, Operands operands) {
+  const Shape& shape = instruction.shape();
+  const int64_t n = shape.ElementCount();
+  if (operands.size() != 3) return absl::InvalidArgumentError("select needs 3 operands");
+  const Value& pred = *operands[0];
+  if (pred.shape.element_type() != PrimitiveType::kPred) {
+    return absl::InvalidArgumentError("select predicate is not pred");
+  }
+  if (auto s = CheckElementCount(*operands[1], shape); !s.ok()) return s;
+  if (auto s = CheckElementCount(*operands[2], shape); !s.ok()) return s;
+  const bool scalar_pred = pred.element_count() == 1 && n != 1;
+  if (!scalar_pred) {
+    if (auto s = CheckElementCount(pred, shape); !s.ok()) return s;
+  }
+  if (scalar_pred) return pred.as<bool>()[0] ? operands[1] : operands[2];
+  const int width = ByteWidth(shape.element_type());
+  auto out = NewArray(shape);
+  const bool* p = pred.as<bool>();
+  auto sel = [&](auto* dst, const auto* a, const auto* b) {
+    for (int64_t i = 0; i < n; ++i) dst[i] = p[i] ? a[i] : b[i];
+  };
+  switch (width) {
+    case 1:
+      sel(out->mutable_as<uint8_t>(), operands[1]->as<uint8_t>(), operands[2]->as<uint8_t>());
+      break;
+    case 2:
+      sel(out->mutable_as<uint16_t>(), operands[1]->as<uint16_t>(), operands[2]->as<uint16_t>());
+      break;
+    case 4:
+      sel(out->mutable_as<uint32_t>(), operands[1]->as<uint32_t>(), operands[2]->as<uint32_t>());
+      break;
+    case 8:
+      sel(out->mutable_as<uint64_t>(), operands[1]->as<uint64_t>(), operands[2]->as<uint64_t>());
+      break;
+    case 16:
+      sel(out->mutable_as<std::complex<double>>(), operands[1]->as<std::complex<double>>(),
+          operands[2]->as<std::complex<double>>());
+      break;
+    default:
+      return TypeError(instruction, shape.element_type());
+  }
+  return ValuePtr(out);
+}
+
+absl::StatusOr<ValuePtr> EvalClamp(const Instruction& instruction, Operands operands) {
+  const Shape& shape = instruction.shape();
+  const int64_t n = shape.ElementCount();
+  if (operands.size() != 3) return absl::InvalidArgumentError("clamp needs 3 operands");
+  if (auto s = CheckElementCount(*operands[1], shape); !s.ok()) return s;
+  const Value& lo = *operands[0];
+  const Value& hi = *operands[2];
+  if ((lo.element_count() != 1 && lo.element_count() != n) ||
+      (hi.element_count() != 1 && hi.element_count() != n)) {
+    return absl::InvalidArgumentError("clamp bounds do not match the operand");
+  }
+  const PrimitiveType type = shape.element_type();
+  auto out = NewArray(shape);
+  bool ok = false;
+  DispatchType(type, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (!kIsComplex<T>) {
+      const T* l = lo.as<T>();
+      const T* x = operands[1]->as<T>();
+      const T* h = hi.as<T>();
+      T* dst = out->mutable_as<T>();
+      const bool ls = lo.element_count() == 1 && n != 1, hs = hi.element_count() == 1 && n != 1;
+      for (int64_t i = 0; i < n; ++i) {
+        const T v = BinaryOp<T>(Opcode::kMaximum, x[i], l[ls ? 0 : i]);
+        dst[i] = BinaryOp<T>(Opcode::kMinimum, v, h[hs ? 0 : i]);
+      }
+      ok = true;
+    }
+  });
+  if (!ok) return TypeError(instruction, type);
+  return ValuePtr(out);
+}
+
+absl::StatusOr<ValuePtr> EvalComplex(const Instruction& instruction, Operands operands) {
+  const Shape& shape = instruction.shape();
+  const int64_t n = shape.ElementCount();
+  if (auto s = CheckElementCount(*operands[0], shape); !s.ok()) return s;
+  if (auto s = CheckElementCount(*operands[1], shape); !s.ok()) return s;
+  auto out = NewArray(shape);
+  const PrimitiveType type = operands[0]->shape.element_type();
+  if (type == PrimitiveType::kF32 && shape.element_type() == PrimitiveType::kC64) {
+    const float* a = operands[0]->as<float>();
+    const float* b = operands[1]->as<float>();
+    auto* dst = out->mutable_as<std::complex<float>>();
+    for (int64_t i = 0; i < n; ++i) dst[i] = {a[i], b[i]};
+  } else if (type == PrimitiveType::kF64 && shape.element_type() == PrimitiveType::kC128) {
+    const double* a = operands[0]->as<double>();
+    const double* b = operands[1]->as<double>();
+    auto* dst = out->mutable_as<std::complex<double>>();
+    for (int64_t i = 0; i < n; ++i) dst[i] = {a[i], b[i]};
+  } else {
+    return TypeError(instruction, type);
+  }
+  return ValuePtr(out);
+}
+
+absl::StatusOr<ValuePtr> EvalRealImagAbsIsFinite(const Instruction& instruction,
+                                                 Operands operands) {
+  const Opcode op = instruction.opcode();
+  const Shape& shape = instruction.shape();
+  const int64_t n = shape.ElementCount();
+  if (auto s = CheckElementCount(*operands[0], shape); !s.ok()) return s;
+  const PrimitiveType type = operands[0]->shape.element_type();
+  if (op == Opcode::kIsFinite) {
+    auto out = NewArray(shape);
+    bool* dst = out->mutable_as<bool>();
+    bool ok = false;
+    DispatchType(type, [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      if constexpr (kIsFloat<T>) {
+        const T* a = operands[0]->as<T>();
+        for (int64_t i = 0; i < n; ++i) dst[i] = std::isfinite(static_cast<Wide<T>>(a[i]));
+        ok = true;
+      }
+    });
+    if (!ok) return TypeError(instruction, type);
+    return ValuePtr(out);
+  }
+  if (IsComplexType(type)) {
+    auto out = NewArray(shape);
+    auto run = [&](auto* src, auto* dst) {
+      for (int64_t i = 0; i < n; ++i) {
+        dst[i] = op == Opcode::kReal   ? src[i].real()
+                 : op == Opcode::kImag ? src[i].imag()
+                                       : std::abs(src[i]);
+      }
+    };
+    if (type == PrimitiveType::kC64) {
+      if (shape.element_type() != PrimitiveType::kF32) return TypeError(instruction, type);
+      run(operands[0]->as<std::complex<float>>(), out->mutable_as<float>());
+    } else {
+      if (shape.element_type() != PrimitiveType::kF64) return TypeError(instruction, type);
+      run(operands[0]->as<std::complex<double>>(), out->mutable_as<double>());
+    }
+    return ValuePtr(out);
+  }
+  if (op == Opcode::kReal) return operands[0];
+  if (op == Opcode::kImag) {
+    auto out = NewArray(shape);
+    if (out->size_bytes > 0) std::memset(out->bytes(), 0, out->size_bytes);
+    return ValuePtr(out);
+  }
+  // abs of a real type is EvalElementwise's unary path.
+  return absl::InternalError("abs of a real type reached the complex-parts evaluation");
+}
+
+absl::StatusOr<ValuePtr> EvalReducePrecision(const Instruction& instruction, Operands operands) {
+  const Shape& shape = instruction.shape();
+  const int64_t n = shape.ElementCount();
+  if (auto s = CheckElementCount(*operands[0], shape); !s.ok()) return s;
+  const PrimitiveType type = shape.element_type();
+  const int eb = static_cast<int>(instruction.attrs().exponent_bits);
+  const int mb = static_cast<int>(instruction.attrs().mantissa_bits);
+  if (eb < 1 || mb < 0) return absl::InvalidArgumentError("bad reduce-precision bits");
+  auto out = NewArray(shape);
+  bool ok = false;
+  DispatchType(type, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (kIsFloat<T>) {
+      ReducePrecisionLoop<T>(operands[0]->as<T>(), out->mutable_as<T>(), n, eb, mb);
+      ok = true;
+    }
+  });
+  if (!ok) return TypeError(instruction, type);
+  return ValuePtr(out);
+}
+
+}  // namespace
+
 absl::StatusOr<ValuePtr> EvalElementwise(const Instruction& instruction, Operands operands) {
   const Opcode op = instruction.opcode();
   for (const ValuePtr& operand : operands) {
@@ -209,201 +430,38 @@ absl::StatusOr<ValuePtr> EvalElementwise(const Instruction& instruction, Operand
   const Shape& shape = instruction.shape();
   if (!shape.IsArray()) return absl::InvalidArgumentError("result is not an array");
   const int64_t n = shape.ElementCount();
-  auto check_count = [&](const Value& v) -> absl::Status {
-    if (v.element_count() != n) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "operand shape ", v.shape.ToString(false), " does not match result shape ",
-          shape.ToString(false)));
-    }
-    return absl::OkStatus();
-  };
 
   switch (op) {
     case Opcode::kConvert: {
-      if (auto s = check_count(*operands[0]); !s.ok()) return s;
+      if (auto s = CheckElementCount(*operands[0], shape); !s.ok()) return s;
       return EvalConvert(instruction, *operands[0]);
     }
     case Opcode::kBitcastConvert:
       return EvalBitcastConvert(instruction, operands[0]);
-    case Opcode::kCompare: {
-      if (operands.size() != 2) return absl::InvalidArgumentError("compare needs 2 operands");
-      if (auto s = check_count(*operands[0]); !s.ok()) return s;
-      if (auto s = check_count(*operands[1]); !s.ok()) return s;
-      const PrimitiveType type = operands[0]->shape.element_type();
-      if (operands[1]->shape.element_type() != type || shape.element_type() != PrimitiveType::kPred) {
-        return absl::InvalidArgumentError("compare operand types differ");
-      }
-      const ComparisonDirection dir = instruction.attrs().comparison_direction;
-      const bool total = instruction.attrs().comparison_type == ComparisonType::kTotalOrder;
-      auto out = NewArray(shape);
-      bool* dst = out->mutable_as<bool>();
-      if (!DispatchType(type, [&](auto tag) {
-            using T = typename decltype(tag)::type;
-            const T* a = operands[0]->as<T>();
-            const T* b = operands[1]->as<T>();
-            switch (dir) {
-#define HLOGYM_DIR(d) \
-  case ComparisonDirection::d: for (int64_t i = 0; i < n; ++i) dst[i] = CompareOp<T>(ComparisonDirection::d, total, a[i], b[i]); break;
-              HLOGYM_DIR(kEq) HLOGYM_DIR(kNe) HLOGYM_DIR(kGe) HLOGYM_DIR(kGt) HLOGYM_DIR(kLe)
-              HLOGYM_DIR(kLt)
-#undef HLOGYM_DIR
-            }
-          })) {
-        return TypeError(instruction, type);
-      }
-      return ValuePtr(out);
-    }
-    case Opcode::kSelect: {
-      if (operands.size() != 3) return absl::InvalidArgumentError("select needs 3 operands");
-      const Value& pred = *operands[0];
-      if (pred.shape.element_type() != PrimitiveType::kPred) {
-        return absl::InvalidArgumentError("select predicate is not pred");
-      }
-      if (auto s = check_count(*operands[1]); !s.ok()) return s;
-      if (auto s = check_count(*operands[2]); !s.ok()) return s;
-      const bool scalar_pred = pred.element_count() == 1 && n != 1;
-      if (!scalar_pred) {
-        if (auto s = check_count(pred); !s.ok()) return s;
-      }
-      if (scalar_pred) return pred.as<bool>()[0] ? operands[1] : operands[2];
-      const int width = ByteWidth(shape.element_type());
-      auto out = NewArray(shape);
-      const bool* p = pred.as<bool>();
-      auto sel = [&](auto* dst, const auto* a, const auto* b) {
-        for (int64_t i = 0; i < n; ++i) dst[i] = p[i] ? a[i] : b[i];
-      };
-      switch (width) {
-        case 1: sel(out->mutable_as<uint8_t>(), operands[1]->as<uint8_t>(), operands[2]->as<uint8_t>()); break;
-        case 2: sel(out->mutable_as<uint16_t>(), operands[1]->as<uint16_t>(), operands[2]->as<uint16_t>()); break;
-        case 4: sel(out->mutable_as<uint32_t>(), operands[1]->as<uint32_t>(), operands[2]->as<uint32_t>()); break;
-        case 8: sel(out->mutable_as<uint64_t>(), operands[1]->as<uint64_t>(), operands[2]->as<uint64_t>()); break;
-        case 16: sel(out->mutable_as<std::complex<double>>(), operands[1]->as<std::complex<double>>(), operands[2]->as<std::complex<double>>()); break;
-        default: return TypeError(instruction, shape.element_type());
-      }
-      return ValuePtr(out);
-    }
-    case Opcode::kClamp: {
-      if (operands.size() != 3) return absl::InvalidArgumentError("clamp needs 3 operands");
-      if (auto s = check_count(*operands[1]); !s.ok()) return s;
-      const Value& lo = *operands[0];
-      const Value& hi = *operands[2];
-      if ((lo.element_count() != 1 && lo.element_count() != n) ||
-          (hi.element_count() != 1 && hi.element_count() != n)) {
-        return absl::InvalidArgumentError("clamp bounds do not match the operand");
-      }
-      const PrimitiveType type = shape.element_type();
-      auto out = NewArray(shape);
-      bool ok = false;
-      DispatchType(type, [&](auto tag) {
-        using T = typename decltype(tag)::type;
-        if constexpr (!kIsComplex<T>) {
-          const T* l = lo.as<T>();
-          const T* x = operands[1]->as<T>();
-          const T* h = hi.as<T>();
-          T* dst = out->mutable_as<T>();
-          const bool ls = lo.element_count() == 1 && n != 1, hs = hi.element_count() == 1 && n != 1;
-          for (int64_t i = 0; i < n; ++i) {
-            const T v = BinaryOp<T>(Opcode::kMaximum, x[i], l[ls ? 0 : i]);
-            dst[i] = BinaryOp<T>(Opcode::kMinimum, v, h[hs ? 0 : i]);
-          }
-          ok = true;
-        }
-      });
-      if (!ok) return TypeError(instruction, type);
-      return ValuePtr(out);
-    }
-    case Opcode::kComplex: {
-      if (auto s = check_count(*operands[0]); !s.ok()) return s;
-      if (auto s = check_count(*operands[1]); !s.ok()) return s;
-      auto out = NewArray(shape);
-      const PrimitiveType type = operands[0]->shape.element_type();
-      if (type == PrimitiveType::kF32 && shape.element_type() == PrimitiveType::kC64) {
-        const float* a = operands[0]->as<float>();
-        const float* b = operands[1]->as<float>();
-        auto* dst = out->mutable_as<std::complex<float>>();
-        for (int64_t i = 0; i < n; ++i) dst[i] = {a[i], b[i]};
-      } else if (type == PrimitiveType::kF64 && shape.element_type() == PrimitiveType::kC128) {
-        const double* a = operands[0]->as<double>();
-        const double* b = operands[1]->as<double>();
-        auto* dst = out->mutable_as<std::complex<double>>();
-        for (int64_t i = 0; i < n; ++i) dst[i] = {a[i], b[i]};
-      } else {
-        return TypeError(instruction, type);
-      }
-      return ValuePtr(out);
-    }
+    case Opcode::kCompare:
+      return EvalCompare(instruction, operands);
+    case Opcode::kSelect:
+      return EvalSelect(instruction, operands);
+    case Opcode::kClamp:
+      return EvalClamp(instruction, operands);
+    case Opcode::kComplex:
+      return EvalComplex(instruction, operands);
     case Opcode::kReal:
     case Opcode::kImag:
     case Opcode::kAbs:
-    case Opcode::kIsFinite: {
-      if (auto s = check_count(*operands[0]); !s.ok()) return s;
-      const PrimitiveType type = operands[0]->shape.element_type();
-      if (op == Opcode::kIsFinite) {
-        auto out = NewArray(shape);
-        bool* dst = out->mutable_as<bool>();
-        bool ok = false;
-        DispatchType(type, [&](auto tag) {
-          using T = typename decltype(tag)::type;
-          if constexpr (kIsFloat<T>) {
-            const T* a = operands[0]->as<T>();
-            for (int64_t i = 0; i < n; ++i) dst[i] = std::isfinite(static_cast<Wide<T>>(a[i]));
-            ok = true;
-          }
-        });
-        if (!ok) return TypeError(instruction, type);
-        return ValuePtr(out);
-      }
-      if (IsComplexType(type)) {
-        auto out = NewArray(shape);
-        auto run = [&](auto* src, auto* dst) {
-          for (int64_t i = 0; i < n; ++i) {
-            dst[i] = op == Opcode::kReal ? src[i].real()
-                     : op == Opcode::kImag ? src[i].imag()
-                                           : std::abs(src[i]);
-          }
-        };
-        if (type == PrimitiveType::kC64) {
-          if (shape.element_type() != PrimitiveType::kF32) return TypeError(instruction, type);
-          run(operands[0]->as<std::complex<float>>(), out->mutable_as<float>());
-        } else {
-          if (shape.element_type() != PrimitiveType::kF64) return TypeError(instruction, type);
-          run(operands[0]->as<std::complex<double>>(), out->mutable_as<double>());
-        }
-        return ValuePtr(out);
-      }
-      if (op == Opcode::kReal) return operands[0];
-      if (op == Opcode::kImag) {
-        auto out = NewArray(shape);
-        if (out->size_bytes > 0) std::memset(out->bytes(), 0, out->size_bytes);
-        return ValuePtr(out);
-      }
-      break;  // abs of a real type: below
-    }
-    case Opcode::kReducePrecision: {
-      if (auto s = check_count(*operands[0]); !s.ok()) return s;
-      const PrimitiveType type = shape.element_type();
-      const int eb = static_cast<int>(instruction.attrs().exponent_bits);
-      const int mb = static_cast<int>(instruction.attrs().mantissa_bits);
-      if (eb < 1 || mb < 0) return absl::InvalidArgumentError("bad reduce-precision bits");
-      auto out = NewArray(shape);
-      bool ok = false;
-      DispatchType(type, [&](auto tag) {
-        using T = typename decltype(tag)::type;
-        if constexpr (kIsFloat<T>) {
-          ReducePrecisionLoop<T>(operands[0]->as<T>(), out->mutable_as<T>(), n, eb, mb);
-          ok = true;
-        }
-      });
-      if (!ok) return TypeError(instruction, type);
-      return ValuePtr(out);
-    }
+    case Opcode::kIsFinite:
+      // abs of a real type: the unary path below.
+      if (op == Opcode::kAbs && !IsComplexType(operands[0]->shape.element_type())) break;
+      return EvalRealImagAbsIsFinite(instruction, operands);
+    case Opcode::kReducePrecision:
+      return EvalReducePrecision(instruction, operands);
     default:
       break;
   }
 
   const PrimitiveType type = shape.element_type();
   if (operands.size() == 1 && IsElementwiseUnary(op)) {
-    if (auto s = check_count(*operands[0]); !s.ok()) return s;
+    if (auto s = CheckElementCount(*operands[0], shape); !s.ok()) return s;
     if (operands[0]->shape.element_type() != type) {
       return absl::InvalidArgumentError("operand and result element types differ");
     }
@@ -417,8 +475,8 @@ absl::StatusOr<ValuePtr> EvalElementwise(const Instruction& instruction, Operand
     return ValuePtr(out);
   }
   if (operands.size() == 2) {
-    if (auto s = check_count(*operands[0]); !s.ok()) return s;
-    if (auto s = check_count(*operands[1]); !s.ok()) return s;
+    if (auto s = CheckElementCount(*operands[0], shape); !s.ok()) return s;
+    if (auto s = CheckElementCount(*operands[1], shape); !s.ok()) return s;
     if (operands[0]->shape.element_type() != type || operands[1]->shape.element_type() != type) {
       return absl::InvalidArgumentError("operand and result element types differ");
     }
