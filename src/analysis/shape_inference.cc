@@ -1055,6 +1055,20 @@ bool AnyUnbounded(const Instruction& inst) {
 // opcode (InferShape dispatches here). nullopt: the rule checks the operands
 // and leaves the result shape free.
 
+// Every operand of `inst` an array with the first one's dimensions (`what`
+// names the instruction in the errors).
+absl::Status ExpectArraysOfOneShape(const Instruction& inst, std::string_view what) {
+  const Shape& first = inst.operand(0)->shape();
+  for (const Instruction* operand : inst.operands()) {
+    const Shape& shape = operand->shape();
+    HLOGYM_RETURN_IF_ERROR(ExpectArray(shape, StrCat(what, " operand")));
+    if (shape.dimensions() != first.dimensions()) {
+      return Err(StrCat(what, " operands have different dimensions: ", S(first), " vs ", S(shape)));
+    }
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<std::optional<Shape>> ShapeOfSelectAndScatter(const Instruction& inst) {
   const InstructionAttributes& a = inst.attrs();
   auto op = [&](int64_t i) -> const Shape& { return inst.operand(i)->shape(); };
@@ -1087,11 +1101,8 @@ absl::StatusOr<std::optional<Shape>> ShapeOfSort(const Instruction& inst) {
   HLOGYM_RETURN_IF_ERROR(NeedOperands(inst, 1, /*at_least=*/true));
   HLOGYM_RETURN_IF_ERROR(NeedCalled(inst, 1));
   std::vector<PrimitiveType> params;
+  HLOGYM_RETURN_IF_ERROR(ExpectArraysOfOneShape(inst, "sort"));
   for (int64_t i = 0; i < inst.operand_count(); ++i) {
-    HLOGYM_RETURN_IF_ERROR(ExpectArray(op(i), "sort operand"));
-    if (op(i).dimensions() != op(0).dimensions()) {
-      return Err(StrCat("sort operands have different dimensions: ", S(op(0)), " vs ", S(op(i))));
-    }
     params.push_back(op(i).element_type());
     params.push_back(op(i).element_type());
   }
@@ -1113,11 +1124,8 @@ absl::StatusOr<std::optional<Shape>> ShapeOfMap(const Instruction& inst) {
   HLOGYM_RETURN_IF_ERROR(NeedOperands(inst, 1, /*at_least=*/true));
   HLOGYM_RETURN_IF_ERROR(NeedCalled(inst, 1));
   std::vector<PrimitiveType> params;
+  HLOGYM_RETURN_IF_ERROR(ExpectArraysOfOneShape(inst, "map"));
   for (int64_t i = 0; i < inst.operand_count(); ++i) {
-    HLOGYM_RETURN_IF_ERROR(ExpectArray(op(i), "map operand"));
-    if (op(i).dimensions() != op(0).dimensions()) {
-      return Err(StrCat("map operands have different dimensions: ", S(op(0)), " vs ", S(op(i))));
-    }
     params.push_back(op(i).element_type());
   }
   if (a.has_dimensions) {

@@ -68,6 +68,15 @@ Instruction* Visitor::AddSlice(Instruction* operand, std::vector<SliceDimension>
   return result;
 }
 
+Instruction* Visitor::AddReduce(Instruction* operand, Instruction* init, Shape shape,
+                                std::vector<int64_t> dims, Computation* function) {
+  Instruction* ops[] = {operand, init};
+  Instruction* reduce = Add(Opcode::kReduce, std::move(shape), ops);
+  reduce->mutable_attrs().dimensions = std::move(dims);
+  reduce->mutable_called_computations() = {function};
+  return reduce;
+}
+
 Instruction* Visitor::AddConvert(Instruction* operand, PrimitiveType type) {
   Instruction* ops[] = {operand};
   return Add(Opcode::kConvert, ChangeElementType(operand->shape(), type), ops);

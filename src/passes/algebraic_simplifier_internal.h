@@ -125,6 +125,9 @@ class Visitor {
   Instruction* AddTranspose(Instruction* operand, std::vector<int64_t> perm);
   Instruction* AddSlice(Instruction* operand, std::vector<SliceDimension> slice);
   Instruction* AddConvert(Instruction* operand, PrimitiveType type);
+  // reduce(operand, init) over `dims` with `function`.
+  Instruction* AddReduce(Instruction* operand, Instruction* init, Shape shape,
+                         std::vector<int64_t> dims, Computation* function);
   Instruction* AddCompare(Instruction* lhs, Instruction* rhs, ComparisonDirection direction);
   // A scalar constant of `type`.
   Instruction* AddScalarConstant(PrimitiveType type, double value, const Shape& like);

@@ -224,10 +224,7 @@ absl::StatusOr<bool> Visitor::ReduceOfTranspose(Instruction* reduce) {
     Instruction* x = arg->operand(0);
     Shape new_shape = MakeShapeLike(reduce->shape().element_type(),
                                     DeleteDims(x->shape().dimensions(), new_dims), reduce->shape());
-    Instruction* ops[] = {x, init};
-    Instruction* new_reduce = Add(Opcode::kReduce, new_shape, ops);
-    new_reduce->mutable_attrs().dimensions = new_dims;
-    new_reduce->mutable_called_computations() = {function};
+    Instruction* new_reduce = AddReduce(x, init, new_shape, new_dims, function);
     std::vector<int64_t> new_perm;
     for (int64_t p : perm) {
       if (!absl::c_linear_search(new_dims, p)) new_perm.push_back(p);
@@ -269,10 +266,7 @@ absl::StatusOr<bool> Visitor::ReduceOfReduce(Instruction* reduce) {
     std::vector<int64_t> merged;
     std::merge(arg_dims.begin(), arg_dims.end(), outer.begin(), outer.end(),
                std::back_inserter(merged));
-    Instruction* ops[] = {arg->operand(0), init};
-    Instruction* made = Add(Opcode::kReduce, reduce->shape(), ops);
-    made->mutable_attrs().dimensions = merged;
-    made->mutable_called_computations() = {function};
+    Instruction* made = AddReduce(arg->operand(0), init, reduce->shape(), merged, function);
     HLOGYM_RETURN_IF_ERROR(ReplaceWithNew(reduce, made));
     return true;
   }
@@ -305,10 +299,7 @@ absl::StatusOr<bool> Visitor::ReduceOfReshape(Instruction* reduce) {
       for (int64_t i = 0; i < x->shape().rank(); ++i) {
         if (!absl::c_linear_search(keep, i)) new_dims.push_back(i);
       }
-      Instruction* ops[] = {x, init};
-      Instruction* made = Add(Opcode::kReduce, reduce->shape(), ops);
-      made->mutable_attrs().dimensions = new_dims;
-      made->mutable_called_computations() = {function};
+      Instruction* made = AddReduce(x, init, reduce->shape(), new_dims, function);
       HLOGYM_RETURN_IF_ERROR(ReplaceWithNew(reduce, made));
       return true;
     }
@@ -324,10 +315,7 @@ absl::StatusOr<bool> Visitor::ReduceOfReshape(Instruction* reduce) {
       Shape new_shape = MakeShapeLike(reduce->shape().element_type(),
                                       DeleteDims(x->shape().dimensions(), new_dims),
                                       reduce->shape());
-      Instruction* ops[] = {x, init};
-      Instruction* new_reduce = Add(Opcode::kReduce, new_shape, ops);
-      new_reduce->mutable_attrs().dimensions = new_dims;
-      new_reduce->mutable_called_computations() = {function};
+      Instruction* new_reduce = AddReduce(x, init, new_shape, new_dims, function);
       HLOGYM_RETURN_IF_ERROR(ReplaceWithNew(reduce, AddReshape(new_reduce, reduce->shape())));
       return true;
     }
@@ -396,10 +384,7 @@ absl::StatusOr<bool> Visitor::ReduceOfBroadcast(Instruction* reduce) {
       Shape new_shape = MakeShapeLike(reduce->shape().element_type(),
                                       DeleteDims(x->shape().dimensions(), new_dims),
                                       reduce->shape());
-      Instruction* ops[] = {x, init};
-      Instruction* new_reduce = Add(Opcode::kReduce, new_shape, ops);
-      new_reduce->mutable_attrs().dimensions = new_dims;
-      new_reduce->mutable_called_computations() = {function};
+      Instruction* new_reduce = AddReduce(x, init, new_shape, new_dims, function);
       std::vector<int64_t> new_bdims;
       for (int64_t i = 0; i < x->shape().rank(); ++i) {
         if (absl::c_linear_search(new_dims, i)) continue;

@@ -16,8 +16,9 @@
 // into a vector that the actor learns and the critic reads (networks.h). DQN is
 // mlp only.
 //
-// The trainers: trainer.h is the shared core (environments, encoding,
-// rollouts, curve, checkpoints, resume); ppo.cc (PPO and A2C), trpo.cc and
+// The trainers: trainer.h is the shared core (environments, encoding and
+// stepping in trainer.cc, the on-policy rollout in rollout.cc, the curve,
+// checkpoints and resume in checkpoint.cc); ppo.cc (PPO and A2C), trpo.cc and
 // dqn.cc each hold one algorithm's loop and update.
 //
 // A training run lives in one output directory:

@@ -2,9 +2,10 @@
 // files). A TrainingRun owns what every algorithm needs: the environments (a
 // VecEnvironment) and the encoding of their states for the networks, stepping
 // with automatic resets to drawn benchmarks, the network and its optimizer,
-// the learning curve, checkpoints and resume. An algorithm is one function
-// that drives a run to its step target (ppo.cc, trpo.cc, dqn.cc); the
-// on-policy ones collect their experience with CollectRollout.
+// the learning curve, checkpoints and resume (checkpoint.cc). An algorithm is
+// one function that drives a run to its step target (ppo.cc, trpo.cc,
+// dqn.cc); the on-policy ones collect their experience with CollectRollout
+// (rollout.cc).
 #ifndef HLOGYM_AGENTS_RL_TRAINER_H_
 #define HLOGYM_AGENTS_RL_TRAINER_H_
 
@@ -128,6 +129,7 @@ class TrainingRun {
   absl::Status StartCurve();
 
   using Clock = std::chrono::steady_clock;
+  static double SecondsSince(Clock::time_point start);
   TrainOptions o_;
   const Algorithm* algorithm_ = nullptr;
   PolicyConfig config_;
