@@ -3,7 +3,9 @@
 #include <cctype>
 #include <memory>
 
+#include "absl/container/flat_hash_map.h"
 #include "analysis/shape_inference.h"
+#include "hlo/status_macros.h"
 
 namespace hlogym {
 namespace {
@@ -202,6 +204,29 @@ absl::Status ReplaceWithCall(Instruction* instruction, Computation* callee) {
   Computation* parent = instruction->parent();
   Instruction* added = parent->AddInstruction(std::move(call));
   return parent->ReplaceInstruction(instruction, added);
+}
+
+absl::StatusOr<bool> ExpandIntoCalls(Module& module, const CallExpansion& expansion) {
+  std::vector<Instruction*> matched;
+  for (const auto& computation : module.computations()) {
+    for (const auto& instruction : computation->instructions()) {
+      HLOGYM_ASSIGN(expandable, expansion.expandable(*instruction));
+      if (expandable) matched.push_back(instruction.get());
+    }
+  }
+  if (matched.empty()) return false;
+  absl::flat_hash_map<std::string, Computation*> callees;
+  for (Instruction* instruction : matched) {
+    const std::string name = expansion.callee_name(*instruction);
+    Computation*& callee = callees[name];
+    if (callee == nullptr) {
+      HLOGYM_ASSIGN(built, expansion.build(*instruction, name));
+      callee = built;
+    }
+    HLOGYM_RETURN_IF_ERROR(ReplaceWithCall(instruction, callee));
+  }
+  module.SortComputationsCalleesFirst();
+  return true;
 }
 
 }  // namespace hlogym

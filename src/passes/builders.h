@@ -7,6 +7,7 @@
 #define HLOGYM_PASSES_BUILDERS_H_
 
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -75,6 +76,18 @@ std::string HloIdentifier(std::string name);
 // shape: how the expanders (cholesky, qr, eigh, triangular-solve) hand an
 // instruction to the computation that implements it.
 absl::Status ReplaceWithCall(Instruction* instruction, Computation* callee);
+
+// The run of an expander that turns instructions into calls (XLA's
+// OpExpanderPass with one callee per name): every instruction for which
+// `expandable` is true becomes a call of the computation `callee_name` names
+// for it, built by `build` the first time that name comes up. Whether anything
+// was expanded; the module's computations are then sorted callees first.
+struct CallExpansion {
+  std::function<absl::StatusOr<bool>(const Instruction&)> expandable;
+  std::function<std::string(const Instruction&)> callee_name;
+  std::function<absl::StatusOr<Computation*>(const Instruction&, const std::string& name)> build;
+};
+absl::StatusOr<bool> ExpandIntoCalls(Module& module, const CallExpansion& expansion);
 
 // Adds `instruction` to `computation` after giving its shape the default
 // layout if `like` has a layout: the common tail of the builders.

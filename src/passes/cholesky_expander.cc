@@ -276,30 +276,19 @@ bool CholeskyExpander::MayChange(const Module& module) const {
 }
 
 absl::StatusOr<bool> CholeskyExpander::Run(Module& module) {
-  std::vector<Instruction*> matched;
-  for (const auto& computation : module.computations()) {
-    for (const auto& instruction : computation->instructions()) {
-      if (Matches(instruction.get())) matched.push_back(instruction.get());
-    }
-  }
-  if (matched.empty()) return false;
-  absl::flat_hash_map<std::string, Computation*> cache;
-  for (Instruction* cholesky : matched) {
-    std::string name =
-        absl::StrCat("xla.cholesky_", cholesky->operand(0)->shape().ToString(false), "_",
-                     cholesky->attrs().lower ? "lower" : "upper");
-    name = HloIdentifier(std::move(name));
-    Computation*& callee = cache[name];
-    if (callee == nullptr) {
-      auto built = BuildComputation(module, *cholesky, name);
-      if (!built.ok()) return built.status();
-      callee = *built;
-    }
-    absl::Status status = ReplaceWithCall(cholesky, callee);
-    if (!status.ok()) return status;
-  }
-  module.SortComputationsCalleesFirst();
-  return true;
+  return ExpandIntoCalls(
+      module,
+      {.expandable = [](const Instruction& instruction) -> absl::StatusOr<bool> {
+         return Matches(&instruction);
+       },
+       .callee_name =
+           [](const Instruction& cholesky) {
+             return HloIdentifier(absl::StrCat("xla.cholesky_",
+                                               cholesky.operand(0)->shape().ToString(false), "_",
+                                               cholesky.attrs().lower ? "lower" : "upper"));
+           },
+       .build = [&](const Instruction& cholesky,
+                    const std::string& name) { return BuildComputation(module, cholesky, name); }});
 }
 
 }  // namespace hlogym

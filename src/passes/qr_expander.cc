@@ -568,37 +568,25 @@ absl::StatusOr<Computation*> BuildComputation(Module& module, const Instruction&
   return module.AddComputation(std::move(owned));
 }
 
+// One callee per target and operand shapes.
+std::string CalleeName(const Instruction& custom_call) {
+  std::string name = absl::StrCat("xla.", custom_call.attrs().custom_call_target, "_",
+                                  custom_call.operand(0)->shape().ToString(false));
+  if (custom_call.attrs().custom_call_target == kProductTarget) {
+    absl::StrAppend(&name, "_", custom_call.operand(1)->shape().ToString(false));
+  }
+  return HloIdentifier(std::move(name));
+}
+
 }  // namespace
 
 absl::StatusOr<bool> QrExpander::Run(Module& module) {
-  std::vector<Instruction*> matched;
-  for (const auto& computation : module.computations()) {
-    for (const auto& instruction : computation->instructions()) {
-      auto expandable = Expandable(instruction.get());
-      if (!expandable.ok()) return expandable.status();
-      if (*expandable) matched.push_back(instruction.get());
-    }
-  }
-  if (matched.empty()) return false;
-  absl::flat_hash_map<std::string, Computation*> cache;
-  for (Instruction* custom_call : matched) {
-    std::string name = absl::StrCat("xla.", custom_call->attrs().custom_call_target, "_",
-                                    custom_call->operand(0)->shape().ToString(false));
-    if (custom_call->attrs().custom_call_target == kProductTarget) {
-      absl::StrAppend(&name, "_", custom_call->operand(1)->shape().ToString(false));
-    }
-    name = HloIdentifier(std::move(name));
-    Computation*& callee = cache[name];
-    if (callee == nullptr) {
-      auto built = BuildComputation(module, *custom_call, name);
-      if (!built.ok()) return built.status();
-      callee = *built;
-    }
-    absl::Status status = ReplaceWithCall(custom_call, callee);
-    if (!status.ok()) return status;
-  }
-  module.SortComputationsCalleesFirst();
-  return true;
+  return ExpandIntoCalls(
+      module,
+      {.expandable = [](const Instruction& instruction) { return Expandable(&instruction); },
+       .callee_name = CalleeName,
+       .build = [&](const Instruction& call,
+                    const std::string& name) { return BuildComputation(module, call, name); }});
 }
 
 bool QrExpander::MayChange(const Module& module) const {

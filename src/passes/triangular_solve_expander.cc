@@ -578,29 +578,12 @@ std::string CalleeName(const Instruction& solve) {
 }  // namespace
 
 absl::StatusOr<bool> TriangularSolveExpander::Run(Module& module) {
-  std::vector<Instruction*> matched;
-  for (const auto& computation : module.computations()) {
-    for (const auto& instruction : computation->instructions()) {
-      auto expandable = Expandable(*instruction);
-      if (!expandable.ok()) return expandable.status();
-      if (*expandable) matched.push_back(instruction.get());
-    }
-  }
-  if (matched.empty()) return false;
-  absl::flat_hash_map<std::string, Computation*> cache;
-  for (Instruction* solve : matched) {
-    Computation*& callee = cache[CalleeName(*solve)];
-    if (callee == nullptr) {
-      auto built =
-          BuildComputation(module, *solve, CalleeName(*solve), block_size_, use_direct_solves_);
-      if (!built.ok()) return built.status();
-      callee = *built;
-    }
-    absl::Status status = ReplaceWithCall(solve, callee);
-    if (!status.ok()) return status;
-  }
-  module.SortComputationsCalleesFirst();
-  return true;
+  return ExpandIntoCalls(module, {.expandable = Expandable,
+                                  .callee_name = CalleeName,
+                                  .build = [&](const Instruction& solve, const std::string& name) {
+                                    return BuildComputation(module, solve, name, block_size_,
+                                                            use_direct_solves_);
+                                  }});
 }
 
 bool TriangularSolveExpander::MayChange(const Module& module) const {
