@@ -4,10 +4,7 @@
 #include <chrono>
 #include <cmath>
 #include <filesystem>
-#include <fstream>
 #include <limits>
-#include <map>
-#include <mutex>
 #include <system_error>
 #include <utility>
 

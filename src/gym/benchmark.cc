@@ -53,8 +53,7 @@ absl::StatusOr<std::string> ResolveBenchmarkPath(std::string_view spec_in) {
   if (fs::path(s).is_relative() && IsFile(root / s)) return (root / s).string();
 
   const Corpus& corpus = Corpus::Default();
-  if (const CorpusModule* m = corpus.Find(StripPrefix(spec, "corpus/"));
-      m != nullptr && !m->path.empty()) {
+  if (const CorpusModule* m = corpus.Find(spec); m != nullptr && !m->path.empty()) {
     if (IsFile(m->path)) return m->path;
     return absl::NotFoundError(absl::StrCat("benchmark '", s, "': the corpus manifest lists ",
                                             m->path, " but that file does not exist"));

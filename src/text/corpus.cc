@@ -83,11 +83,18 @@ Corpus::Corpus(const std::string& datasets_dir) {
 
 const Corpus& Corpus::InDatasets(const std::string& datasets_dir) {
   static std::mutex mu;
+  // One corpus per folder, however spelled; spellings seen before skip the
+  // path normalization (resolving a benchmark asks on every reset).
   static auto* corpora = new std::map<std::string, std::unique_ptr<const Corpus>>();
+  static auto* by_spelling = new std::map<std::string, const Corpus*>();
   std::lock_guard<std::mutex> lock(mu);
-  std::unique_ptr<const Corpus>& corpus = (*corpora)[NormalPath(datasets_dir)];
-  if (!corpus) corpus.reset(new Corpus(datasets_dir));
-  return *corpus;
+  const Corpus*& known = (*by_spelling)[datasets_dir];
+  if (known == nullptr) {
+    std::unique_ptr<const Corpus>& corpus = (*corpora)[NormalPath(datasets_dir)];
+    if (!corpus) corpus.reset(new Corpus(datasets_dir));
+    known = corpus.get();
+  }
+  return *known;
 }
 
 const Corpus& Corpus::Default() { return InDatasets((fs::path(DataRoot()) / "datasets").string()); }
