@@ -7,7 +7,6 @@
 #include <string>
 #include <vector>
 
-#include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "analysis/shape_inference.h"
 #include "hlo/query.h"
