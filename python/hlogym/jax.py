@@ -4,12 +4,20 @@
     fast = hlogym.jax.optimize(fn, x, w)          # the shipped agent, auto, by default
     fast(x, w)                                    # == fn(x, w), same pytree of outputs
     fast.passes, fast.op_counts                   # what the agent chose and what it did
+    fast = hlogym.jax.optimize(fn, x, w, check_speed=True)
+    fast.speed                                    # timed against jax.jit; the faster one runs
 
 ``optimize`` lowers ``jax.jit(fn, keep_unused=True)`` on the example arguments to HLO text,
 optimizes it with the hlogym command line (the agent picks a pass sequence, ``hlogym opt`` applies it),
 compiles the result with XLA through ``hlogym.xla`` (XLA's full pipeline still runs after
 hlogym's passes) and returns a callable taking arguments of the examples' structure, shapes and
 dtypes. Keyword arguments and static arguments are not supported: close over them instead.
+
+Fewer instructions do not always run faster. With ``check_speed=True`` the optimized module and
+the plain one (what ``jax.jit`` compiles) are timed on the example arguments by
+``hlogym.xla_bench``'s harness (paired rounds, a bootstrap interval, a verdict), and the
+optimized one is kept only when the verdict is "faster"; otherwise the function runs the plain
+module (``passes`` is then empty). ``speed`` says what was measured and which one was chosen.
 """
 from __future__ import annotations
 
@@ -36,6 +44,7 @@ class OptimizedFunction:
     hlo_optimized: str
     op_counts: dict
     platform: str
+    speed: dict | None  # check_speed's measurement and choice; None without check_speed
     _executable: Any = field(repr=False)
     _xla: Any = field(repr=False)
     _in_tree: Any = field(repr=False)
@@ -93,7 +102,8 @@ def _choose_passes(hg, path: Path, agent, seed: int, budget: int | None) -> list
 def optimize(fn: Callable, *example_args, agent: str | Sequence[str] = "auto",
              platform: str = "cpu", seed: int = 0, budget: int | None = None,
              hlogym_binary: str | os.PathLike | None = None,
-             xla_backend: _xla.Xla | None = None) -> OptimizedFunction:
+             xla_backend: _xla.Xla | None = None, check_speed: bool = False,
+             target_seconds: float = 1.0) -> OptimizedFunction:
     """Lower fn on example_args, optimize its HLO with an hlogym agent, compile it with XLA.
 
     agent: 'auto' (default: the shipped agent, never worse than xla-cpu-default and checked for
@@ -102,6 +112,8 @@ def optimize(fn: Callable, *example_args, agent: str | Sequence[str] = "auto",
       pipeline), 'none' (hlogym's text unchanged), or a list of pass and pipeline names applied
       in order.
     platform: XLA platform ('cpu', or 'gpu' when jaxlib has one).
+    check_speed: time the optimized and the plain module on example_args (about target_seconds
+      each) and run the optimized one only if it is faster beyond noise (see the module doc).
     """
     import jax
     if not callable(fn):
@@ -126,9 +138,32 @@ def optimize(fn: Callable, *example_args, agent: str | Sequence[str] = "auto",
     op_counts = {"original": hg.op_count(text), "optimized": hg.op_count(optimized)}
     x = xla_backend or _xla.Xla(platform)
     exe = x.compile(optimized)
+    speed = None
+    if check_speed:
+        plain = x.compile(text)
+        speed = _faster_of(x, plain, exe, in_leaves, seed, target_seconds)
+        speed["agent_passes"] = passes
+        if speed["chosen"] == "jax.jit":
+            exe, optimized, passes = plain, text, []
+            op_counts["optimized"] = op_counts["original"]
     return OptimizedFunction(fn=fn, passes=passes, hlo_original=text, hlo_optimized=optimized,
-                             op_counts=op_counts, platform=x.platform, _executable=exe, _xla=x,
-                             _in_tree=in_tree, _in_avals=in_avals, _out_tree=lowered.out_tree)
+                             op_counts=op_counts, platform=x.platform, speed=speed,
+                             _executable=exe, _xla=x, _in_tree=in_tree, _in_avals=in_avals,
+                             _out_tree=lowered.out_tree)
+
+
+def _faster_of(x, plain, optimized, inputs, seed: int, target_seconds: float) -> dict:
+    """Times the plain and the optimized executable with the harness; the optimized one is
+    chosen only when the verdict is 'faster'."""
+    import numpy as np
+
+    from . import xla_bench
+    times = xla_bench.measure(x, {"jax.jit": plain, "optimized": optimized},
+                              [np.asarray(a) for a in inputs], target_seconds=target_seconds,
+                              seed=seed)
+    s = xla_bench.speedup(times["jax.jit"], times["optimized"], seed=seed)
+    return {**s.as_dict(), "chosen": "optimized" if s.verdict == "faster" else "jax.jit",
+            "median_s": {k: float(np.median(v)) for k, v in times.items()}}
 
 
 __all__ = ["optimize", "OptimizedFunction", "AGENTS", "AGENT_PREFIXES"]

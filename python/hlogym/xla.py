@@ -1,4 +1,4 @@
-"""Hand HLO text to real XLA (the XLA inside the pinned jaxlib): parse, compile, run, time, compare.
+"""Hand HLO text to real XLA (the XLA inside the pinned jaxlib): parse, compile, run, compare.
 
 This module is the one home of the jaxlib calls in hlogym (tests, bench scripts, ``hlogym.jax``
 and ``hlogym.xla_bench`` all go through it)::
@@ -10,7 +10,6 @@ and ``hlogym.xla_bench`` all go through it)::
     args = x.random_inputs(text, seed=0)         # deterministic numpy inputs, one per leaf
     outs = x.run(exe, args)                      # numpy arrays, one per leaf of the result
     report = xla.compare_outputs(outs, expected) # exact ints/pred, rtol/atol floats, NaN == NaN
-    secs = x.time(exe, args, warmup=3, repetitions=20)
 
 The jaxlib 0.10.2 calls this uses (none of them is a public, stable JAX API):
   jaxlib._hlo.hlo_module_from_text(text)                -> HloModule (XLA's parser)
@@ -42,9 +41,7 @@ import math
 import os
 import re
 import shutil
-import statistics
 import subprocess
-import time as _time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
@@ -239,45 +236,6 @@ class Xla:
         """Run on numpy inputs (one per parameter leaf); numpy outputs, one per result leaf."""
         return [np.asarray(r) for r in self.execute(executable, self.put(inputs))]
 
-    def time(self, executable, inputs: Sequence[np.ndarray], *, warmup: int = 3,
-             repetitions: int = 10) -> list[float]:
-        """Seconds of each of `repetitions` executions (inputs already on the device, outputs
-        waited for), after `warmup` untimed ones."""
-        buffers = self.put(inputs)
-        for _ in range(warmup):
-            self.execute(executable, buffers)
-        out = []
-        for _ in range(repetitions):
-            t0 = _time.perf_counter()
-            self.execute(executable, buffers)
-            out.append(_time.perf_counter() - t0)
-        return out
-
-    def time_interleaved(self, executables: dict, inputs: Sequence[np.ndarray], *,
-                         warmup: int = 3, min_repetitions: int = 5, max_repetitions: int = 200,
-                         target_seconds: float = 0.3) -> dict[str, list[float]]:
-        """Times several executables of the same signature on the same inputs, round-robin
-        (so slow drift of the machine hits all alike): warm-up, then as many rounds as fit
-        target_seconds per executable (estimated from the warm-up), within the bounds."""
-        buffers = self.put(inputs)
-        first = {}
-        for k, exe in executables.items():
-            self.execute(exe, buffers)
-            t0 = _time.perf_counter()
-            for _ in range(max(1, warmup)):
-                self.execute(exe, buffers)
-            first[k] = (_time.perf_counter() - t0) / max(1, warmup)
-        slowest = max(first.values()) if first else 0.0
-        reps = max_repetitions if slowest <= 0 else int(target_seconds / slowest)
-        reps = min(max_repetitions, max(min_repetitions, reps))
-        times = {k: [] for k in executables}
-        for _ in range(reps):
-            for k, exe in executables.items():
-                t0 = _time.perf_counter()
-                self.execute(exe, buffers)
-                times[k].append(_time.perf_counter() - t0)
-        return times
-
 
 def random_inputs(text: str, seed: int = 0) -> list[np.ndarray]:
     """The seeded inputs of hlogym's generator for a module's entry parameters, one array per
@@ -295,10 +253,6 @@ def random_inputs(text: str, seed: int = 0) -> list[np.ndarray]:
         raw = _RAW_TYPES.get(element_type)
         out.append(a.view(raw) if raw is not None else a)
     return out
-
-
-def median(xs: Sequence[float]) -> float:
-    return float(statistics.median(xs))
 
 
 # --- hlogym's .npy exchange -------------------------------------------------------------------
@@ -521,5 +475,5 @@ def agree(x: "Xla", got: Sequence[np.ndarray], want: Sequence[np.ndarray], origi
 
 
 __all__ = ["Xla", "XlaError", "Leaf", "Comparison", "agree", "available_platforms",
-           "compare_outputs", "computes_in_low_precision", "widened_to_f32", "io_leaves", "load_io_dir", "median", "pin_threads",
+           "compare_outputs", "computes_in_low_precision", "widened_to_f32", "io_leaves", "load_io_dir", "pin_threads",
            "random_inputs", "read_module_text", "vacuous_reason", "PLATFORMS", "LOW_PRECISION"]

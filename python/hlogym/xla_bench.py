@@ -12,13 +12,18 @@ three texts are made with build/hlogym: the original (as printed by `hlogym fmt`
 or one --passes list for all; or --sequences: a JSON of `hlogym search/eval --json` or
 {name: [passes]}). Each is compiled by XLA (full pipeline, hlogym.xla) and run on the same
 deterministic random inputs; outputs of the optimized variants must agree with the original's.
-Timing: inputs on the device, warm-up runs, then round-robin repetitions over the three
-executables until about --target-seconds each (between --min-reps and --max-reps); medians.
+Timing (`measure`, the one place hlogym times XLA): inputs on the device, warm-up runs, then
+paired rounds, each running every variant once in a shuffled order, until about --target-seconds
+per variant (between --min-rounds and --max-rounds). Each speed-up (default over original, agent
+over original, agent over default) is the median of the per-round ratios with a 95% bootstrap
+interval, and a verdict: "faster" or "slower" when the interval excludes 1 and the ratio is more
+than --margin (2%) from 1, "within noise" otherwise (`speedup`). `--agreement A.json B.json`
+says how often two runs reach the same verdicts.
 Threads: the process is pinned to --threads CPUs before XLA starts (hlogym.xla.pin_threads),
 and with one thread Eigen's own threads are off (--xla_cpu_multi_thread_eigen=false).
 
-Prints per-module medians and the geometric-mean, best and worst speedups of agent over
-default (t_default / t_agent) and over the original; --json writes everything.
+Prints per-module medians and speed-ups (+ faster, - slower), then per speed-up the geometric
+mean, best, worst and the verdict counts; --json writes everything, every round's times included.
 --time-budget stops starting new modules after S seconds (modules are taken round-robin over
 families, smallest first, so a budgeted run covers every family). --shard I/N takes every N-th
 module from the I-th, for parallel processes (each pinned to its own CPUs with taskset).
@@ -36,7 +41,9 @@ import os
 import subprocess
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Sequence
 
 import numpy as np
 
@@ -181,23 +188,103 @@ def load_sequences(path: str) -> tuple[dict[str, list[str]], dict[str, str]]:
     return out, rejected
 
 
-# --- statistics -------------------------------------------------------------------------------
+# --- run-time measurement: the one place hlogym times XLA executables ----------------------
+
+# A speed-up within MARGIN of 1 is never called faster or slower, whatever its interval: on this
+# project's noisy 2-core machines, differences that small do not come out the same twice.
+MARGIN = 0.02
+CONFIDENCE = 0.95
+RESAMPLES = 2000
+VERDICTS = ("faster", "slower", "within noise")
+
+
+def measure(x, executables: dict, inputs, *, warmup: int = 3, min_rounds: int = 10,
+            max_rounds: int = 1000, target_seconds: float = 1.0,
+            seed: int = 0) -> dict[str, list[float]]:
+    """Seconds per execution of each executable (same signature, same inputs, already on the
+    device; outputs waited for), in paired rounds: every round runs each executable once, in an
+    order shuffled per round (seeded), so neither the order nor the machine's slow drift favours
+    one; entry i of every list comes from round i. Warm-up runs first, then as many rounds as fit
+    target_seconds per executable (estimated from the warm-up), within the bounds."""
+    buffers = x.put(inputs)
+    estimate = {}
+    for k, exe in executables.items():
+        x.execute(exe, buffers)  # first run: allocation, page faults
+        t0 = time.perf_counter()
+        for _ in range(max(1, warmup)):
+            x.execute(exe, buffers)
+        estimate[k] = (time.perf_counter() - t0) / max(1, warmup)
+    slowest = max(estimate.values(), default=0.0)
+    rounds = max_rounds if slowest <= 0 else int(target_seconds / slowest)
+    rounds = min(max_rounds, max(min_rounds, rounds))
+    rng = np.random.default_rng(seed)
+    names = list(executables)
+    times: dict[str, list[float]] = {k: [] for k in names}
+    for _ in range(rounds):
+        for i in rng.permutation(len(names)):
+            k = names[i]
+            t0 = time.perf_counter()
+            x.execute(executables[k], buffers)
+            times[k].append(time.perf_counter() - t0)
+    return times
+
+
+@dataclass(frozen=True)
+class Speedup:
+    """t_base / t_new over paired rounds: `ratio` is the median of the per-round ratios (a round
+    the machine was slow in slows both sides, and cancels), [low, high] its bootstrap percentile
+    interval (rounds resampled whole), `verdict` one of VERDICTS."""
+    ratio: float
+    low: float
+    high: float
+    verdict: str
+    rounds: int
+
+    def as_dict(self) -> dict:
+        return {"ratio": self.ratio, "low": self.low, "high": self.high,
+                "verdict": self.verdict, "rounds": self.rounds}
+
+
+def verdict(ratio: float, low: float, high: float, margin: float = MARGIN) -> str:
+    """'faster' when the interval lies above 1 and the ratio is at least 1 + margin, 'slower'
+    in the mirror case, 'within noise' otherwise."""
+    if low > 1 and ratio >= 1 + margin:
+        return "faster"
+    if high < 1 and ratio <= 1 / (1 + margin):
+        return "slower"
+    return "within noise"
+
+
+def speedup(base: Sequence[float], new: Sequence[float], *, margin: float = MARGIN,
+            confidence: float = CONFIDENCE, resamples: int = RESAMPLES,
+            seed: int = 0) -> Speedup:
+    """How much faster `new` runs than `base`, from the paired rounds of `measure`."""
+    if len(base) != len(new) or not base:
+        raise ValueError(f"speedup: need paired rounds, got {len(base)} and {len(new)} times")
+    per_round = np.asarray(base, dtype=float) / np.asarray(new, dtype=float)
+    idx = np.random.default_rng(seed).integers(0, len(per_round), (resamples, len(per_round)))
+    medians = np.median(per_round[idx], axis=1)
+    low, high = np.quantile(medians, [(1 - confidence) / 2, (1 + confidence) / 2])
+    ratio = float(np.median(per_round))
+    return Speedup(ratio, float(low), float(high), verdict(ratio, low, high, margin),
+                   len(per_round))
+
 
 def geomean(xs: list[float]) -> float:
     return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else float("nan")
 
 
 def distribution(rows: list[dict], key: str) -> dict | None:
-    vals = [(r[key], r["module"]) for r in rows if r.get(key)]
+    """Geomean, best, worst and verdict counts of the speed-up `key` over the rows that have it."""
+    vals = [(r["speedups"][key], r["module"]) for r in rows if key in r.get("speedups", {})]
     if not vals:
         return None
-    best = max(vals)
-    worst = min(vals)
-    return {"modules": len(vals), "geomean": geomean([v for v, _ in vals]),
-            "best": best[0], "best_module": best[1], "worst": worst[0],
+    best = max(vals, key=lambda v: v[0]["ratio"])
+    worst = min(vals, key=lambda v: v[0]["ratio"])
+    return {"modules": len(vals), "geomean": geomean([v["ratio"] for v, _ in vals]),
+            "best": best[0]["ratio"], "best_module": best[1], "worst": worst[0]["ratio"],
             "worst_module": worst[1],
-            "share_faster_1pct": sum(v > 1.01 for v, _ in vals) / len(vals),
-            "share_slower_1pct": sum(v < 1 / 1.01 for v, _ in vals) / len(vals)}
+            "verdicts": {k: sum(v["verdict"] == k for v, _ in vals) for k in VERDICTS}}
 
 
 # --- the benchmark ----------------------------------------------------------------------------
@@ -240,14 +327,25 @@ def bench_module(x, row: dict, args) -> dict:
                            "excess_precision": c.excess_precision, "message": c.message}
     if args.no_time:
         return row
-    times = x.time_interleaved(exes, inputs, warmup=args.warmup,
-                               min_repetitions=args.min_reps, max_repetitions=args.max_reps,
-                               target_seconds=args.target_seconds)
-    row["repetitions"] = len(times["original"])
-    row["median_s"] = {k: xla.median(v) for k, v in times.items()}
-    row["min_s"] = {k: min(v) for k, v in times.items()}
-    add_ratios(row)
+    times = measure(x, exes, inputs, warmup=args.warmup, min_rounds=args.min_rounds,
+                    max_rounds=args.max_rounds, target_seconds=args.target_seconds,
+                    seed=args.seed)
+    row["rounds"] = len(times["original"])
+    row["times_s"] = times
+    row["median_s"] = {k: float(np.median(v)) for k, v in times.items()}
+    row["speedups"] = speedups(times, args.margin)
     return row
+
+
+SPEEDUPS = {"default_over_original": ("original", "default"),
+            "agent_over_original": ("original", "agent"),
+            "agent_over_default": ("default", "agent")}
+
+
+def speedups(times: dict[str, list[float]], margin: float = MARGIN) -> dict[str, dict]:
+    """The SPEEDUPS of a module whose variants `measure` timed (those whose variants it has)."""
+    return {key: speedup(times[base], times[new], margin=margin).as_dict()
+            for key, (base, new) in SPEEDUPS.items() if base in times and new in times}
 
 
 # --- exports: the texts made here, benchmarked on a machine without hlogym ---------------------
@@ -301,17 +399,6 @@ def read_export(directory: Path) -> list[dict]:
     return rows
 
 
-def add_ratios(row: dict) -> None:
-    """Speedups from the medians (the headline) and from the minima (`*_min`: robust to
-    another process taking the CPU now and then, which only ever adds time)."""
-    for stat, suffix in (("median_s", ""), ("min_s", "_min")):
-        m = row[stat]
-        row["default_over_original" + suffix] = m["original"] / m["default"]
-        if "agent" in m:
-            row["agent_over_default" + suffix] = m["default"] / m["agent"]
-            row["agent_over_original" + suffix] = m["original"] / m["agent"]
-
-
 def shard_arg(value: str) -> tuple[int, int]:
     try:
         i, n = (int(v) for v in value.split("/"))
@@ -337,10 +424,12 @@ def parse_args(argv=None):
     ap.add_argument("--threads", type=int, default=1,
                     help="CPUs the process (and XLA:CPU's intra-op pool) may use; 0: no pinning")
     ap.add_argument("--warmup", type=int, default=3)
-    ap.add_argument("--min-reps", type=int, default=5)
-    ap.add_argument("--max-reps", type=int, default=1000)
-    ap.add_argument("--target-seconds", type=float, default=0.3,
-                    help="timed seconds per variant and module (sets the repetitions)")
+    ap.add_argument("--min-rounds", type=int, default=10)
+    ap.add_argument("--max-rounds", type=int, default=1000)
+    ap.add_argument("--target-seconds", type=float, default=1.0,
+                    help="timed seconds per variant and module (sets the rounds)")
+    ap.add_argument("--margin", type=float, default=MARGIN,
+                    help="speed-ups within this of 1 are 'within noise' whatever their interval")
     ap.add_argument("--seed", type=int, default=0, help="random inputs (and greedy) seed")
     ap.add_argument("--limit", type=int, help="at most this many modules")
     ap.add_argument("--time-budget", type=float, help="start no module after this many seconds")
@@ -358,15 +447,20 @@ def parse_args(argv=None):
     ap.add_argument("--merge", nargs="+", metavar="JSON",
                     help="merge the --json reports of several (sharded) runs and print the "
                          "summary of all of them (nothing is run)")
+    ap.add_argument("--agreement", nargs=2, metavar="JSON",
+                    help="how often two --json reports of the same modules reach the same "
+                         "verdicts (faster, slower, within noise); nothing is run")
     ap.add_argument("--json", help="write the report here ('-' for stdout)")
     ap.add_argument("--hlogym", help="the hlogym command line (default: the checkout's "
                     "build/hlogym, or the installed one)")
     args = ap.parse_args(argv)
-    for k in ("warmup", "min_reps", "max_reps"):
+    for k in ("warmup", "min_rounds", "max_rounds"):
         if getattr(args, k) < (0 if k == "warmup" else 1):
             ap.error(f"--{k.replace('_', '-')} is too small: {getattr(args, k)}")
-    if args.min_reps > args.max_reps:
-        ap.error("--min-reps is larger than --max-reps")
+    if args.min_rounds > args.max_rounds:
+        ap.error("--min-rounds is larger than --max-rounds")
+    if not 0 <= args.margin < 1:
+        ap.error(f"--margin must be in [0, 1), not {args.margin}")
     if args.threads < 0:
         ap.error("--threads must be >= 0")
     if args.split and (args.modules or args.suite):
@@ -411,8 +505,45 @@ def merge_reports(paths: list[str]) -> dict:
             "summary": summarize(rows, skipped, seconds)}
 
 
+def verdict_agreement(first: dict, second: dict) -> dict:
+    """Per speed-up, over the modules both reports timed: how many reach the same verdict, and
+    the ones that do not."""
+    def verdicts(report):
+        return {r["module"]: r["speedups"] for r in report["modules"] if "speedups" in r}
+    a, b = verdicts(first), verdicts(second)
+    out = {}
+    for key in SPEEDUPS:
+        both = [m for m in a if key in a[m] and key in b.get(m, {})]
+        differ = [{"module": m, "first": a[m][key], "second": b[m][key]} for m in both
+                  if a[m][key]["verdict"] != b[m][key]["verdict"]]
+        if both:
+            out[key] = {"modules": len(both), "same": len(both) - len(differ), "differ": differ}
+    return out
+
+
+def print_agreement(agreement: dict) -> None:
+    for key, a in agreement.items():
+        print(f"# {key.replace('_', ' ')}: the same verdict on {a['same']} of {a['modules']} "
+              f"modules ({a['same'] / a['modules']:.0%})")
+        for d in a["differ"]:
+            f, s = d["first"], d["second"]
+            print(f"#   {d['module']}: {f['verdict']} {f['ratio']:.3f} [{f['low']:.3f}, "
+                  f"{f['high']:.3f}] vs {s['verdict']} {s['ratio']:.3f} [{s['low']:.3f}, "
+                  f"{s['high']:.3f}]")
+
+
 def main(argv=None) -> int:
     args = parse_args(argv)
+    if args.agreement:
+        try:
+            first, second = (json.loads(Path(p).read_text()) for p in args.agreement)
+            agreement = verdict_agreement(first, second)
+        except (OSError, ValueError, KeyError) as e:
+            raise SystemExit(f"xla_bench: --agreement: {e}") from None
+        print_agreement(agreement)
+        if args.json:
+            Path(args.json).write_text(json.dumps(agreement, indent=1) + "\n")
+        return 0
     if args.merge:
         try:
             report = merge_reports(args.merge)
@@ -481,15 +612,16 @@ def main(argv=None) -> int:
     x = xla.Xla(args.platform)
     import jaxlib
     config = {"platform": args.platform, "device": str(x.device), "jaxlib": jaxlib.__version__,
-              "pinning": pinned, "warmup": args.warmup, "min_reps": args.min_reps,
-              "max_reps": args.max_reps, "target_seconds": args.target_seconds,
+              "pinning": pinned, "warmup": args.warmup, "min_rounds": args.min_rounds,
+              "max_rounds": args.max_rounds, "target_seconds": args.target_seconds,
+              "margin": args.margin,
               "seed": args.seed, "fast_compile": args.fast_compile, "agent": agent,
               "shard": args.shard}
     print(f"# XLA {args.platform} ({x.device}), jaxlib {jaxlib.__version__}, threads "
           f"{pinned}; agent {agent}; {len(work)} modules", file=sys.stderr)
     rows = []
     hdr = (f"{'module':58} {'I':>6} {'D':>6} {'R':>6} {'orig ms':>9} {'def ms':>9} "
-           f"{'agent ms':>9} {'a/d':>6} {'a/o':>6} agree")
+           f"{'agent ms':>9} {'d/o':>7} {'a/o':>7} {'a/d':>7} agree  (+ faster, - slower)")
     if not args.json == "-":
         print(hdr)
     for name, prepare in work:
@@ -519,6 +651,9 @@ def main(argv=None) -> int:
     return 0 if summary["errors"] == 0 and summary["disagree"] == 0 else 1
 
 
+VERDICT_MARK = {"faster": "+", "slower": "-", "within noise": " "}
+
+
 def format_row(r: dict) -> str:
     if "error" in r:
         return f"{r['module'][:58]:58} ERROR {r['error'][:200]}"
@@ -529,11 +664,13 @@ def format_row(r: dict) -> str:
         return f"{m[k] * 1e3:9.3f}" if k in m else f"{'-':>9}"
 
     def ratio(k):
-        return f"{r[k]:6.3f}" if k in r else f"{'-':>6}"
+        sp = r.get("speedups", {}).get(k)
+        return f"{sp['ratio']:6.3f}{VERDICT_MARK[sp['verdict']]}" if sp else f"{'-':>7}"
     agree = ",".join(f"{k}:{'ok' if v['ok'] else 'DIFF'}" for k, v in r["agree"].items())
     return (f"{r['module'][:58]:58} {oc['original']:6} {oc['default']:6} "
             f"{oc.get('agent', '-'):>6} {ms('original')} {ms('default')} {ms('agent')} "
-            f"{ratio('agent_over_default')} {ratio('agent_over_original')} {agree}")
+            f"{ratio('default_over_original')} {ratio('agent_over_original')} "
+            f"{ratio('agent_over_default')} {agree}")
 
 
 def summarize(rows: list[dict], skipped: list[str], seconds: float) -> dict:
@@ -549,11 +686,7 @@ def summarize(rows: list[dict], skipped: list[str], seconds: float) -> dict:
         "disagree": sum(not v["ok"] and v.get("judged", True) for _, _, v in compared),
         "disagreements": [{"module": m, "variant": k, "message": v["message"]}
                           for m, k, v in compared if not v["ok"]],  # not-judged ones included
-        "agent_over_default": distribution(ok, "agent_over_default"),
-        "agent_over_original": distribution(ok, "agent_over_original"),
-        "default_over_original": distribution(ok, "default_over_original"),
-        **{k + "_min": distribution(ok, k + "_min")
-           for k in ("agent_over_default", "agent_over_original", "default_over_original")},
+        **{key: distribution(ok, key) for key in SPEEDUPS},
         "wall_seconds": seconds,
     }
 
@@ -574,18 +707,13 @@ def print_summary(s: dict) -> None:
         print(f"#   {what} {d['module']} ({d['variant']}): {d['message'][:300]}")
     for m in s["error_modules"]:
         print(f"#   ERROR {m}")
-    for key, what in (("agent_over_default", "agent over default"),
-                      ("agent_over_original", "agent over original"),
-                      ("default_over_original", "default over original"),
-                      ("agent_over_default_min", "agent over default (minima)"),
-                      ("agent_over_original_min", "agent over original (minima)"),
-                      ("default_over_original_min", "default over original (minima)")):
-        d = s[key]
+    for key in SPEEDUPS:
+        d = s.get(key)
         if d:
-            print(f"# speedup {what}: geomean {d['geomean']:.4f}x, best {d['best']:.3f}x "
-                  f"({d['best_module']}), worst {d['worst']:.3f}x ({d['worst_module']}); "
-                  f">1% faster {d['share_faster_1pct']:.0%}, >1% slower "
-                  f"{d['share_slower_1pct']:.0%} of {d['modules']}")
+            counts = ", ".join(f"{n} {v}" for v, n in d["verdicts"].items())
+            print(f"# speedup {key.replace('_', ' ')}: geomean {d['geomean']:.4f}x, best "
+                  f"{d['best']:.3f}x ({d['best_module']}), worst {d['worst']:.3f}x "
+                  f"({d['worst_module']}); of {d['modules']}: {counts}")
 
 
 if __name__ == "__main__":

@@ -40,7 +40,7 @@ if not HLOGYM.exists():  # scripts/test.sh builds it; a missing binary is a fail
 
 import ml_dtypes  # noqa: E402
 
-from hlogym import xla  # noqa: E402
+from hlogym import xla, xla_bench  # noqa: E402
 from hlogym.xla_bench import (DEFAULT_SUITE, FAST_COMPILE, Hlogym,  # noqa: E402
                               corpus_manifest, module_name, resolve_modules)
 
@@ -190,8 +190,40 @@ def test_run_computes_the_module():
     out = X().run(exe, [a, np.array([7, -1], np.int32), np.array(True)])
     np.testing.assert_array_equal(out[0], 2 * a)
     np.testing.assert_array_equal(out[1], [7, -1])
-    assert len(X().time(exe, [a, np.array([7, -1], np.int32), np.array(True)],
-                        warmup=1, repetitions=3)) == 3
+
+
+def test_measure_pairs_rounds():
+    from hlogym.xla_bench import measure
+    exe = X().compile(ADD)
+    inputs = [np.array([1.5, -2, 3], np.float32), np.array([7, -1], np.int32), np.array(True)]
+    times = measure(X(), {"a": exe, "b": exe}, inputs, warmup=1, min_rounds=7, max_rounds=7)
+    assert set(times) == {"a", "b"} and all(len(v) == 7 for v in times.values())
+    assert all(t > 0 for v in times.values() for t in v)
+
+
+def test_speedup_interval_and_verdicts():
+    rng = np.random.default_rng(0)
+    # The machine drifts 10x over the run; each round pairs the two, so the ratio stays exact.
+    drift = np.exp(rng.uniform(0, np.log(10), 60))
+    s = xla_bench.speedup(list(drift * 1.10), list(drift))
+    assert s.ratio == pytest.approx(1.10) and s.verdict == "faster" and s.rounds == 60
+    assert s.low == pytest.approx(1.10) and s.high == pytest.approx(1.10)
+    s = xla_bench.speedup(list(drift), list(drift * 1.10))
+    assert s.verdict == "slower" and s.ratio == pytest.approx(1 / 1.10)
+    # Noise of +-20% per run around a true 5% speed-up: an interval around 1.05 that excludes 1.
+    base = drift * 1.05 * rng.uniform(0.8, 1.2, 60)
+    new = drift * rng.uniform(0.8, 1.2, 60)
+    s = xla_bench.speedup(list(base), list(new))
+    assert s.low < 1.05 < s.high and s.high - s.low > 0.02
+    # Below the margin, or an interval that holds 1: within noise.
+    assert xla_bench.speedup(list(drift * 1.01), list(drift)).verdict == "within noise"
+    noisy = xla_bench.speedup(list(drift * rng.uniform(0.5, 1.5, 60)), list(drift))
+    assert noisy.low < 1 < noisy.high and noisy.verdict == "within noise"
+    assert xla_bench.verdict(1.5, 0.99, 2.0) == "within noise"
+    assert xla_bench.verdict(1.5, 1.01, 2.0) == "faster"
+    assert xla_bench.verdict(0.5, 0.4, 0.99) == "slower"
+    with pytest.raises(ValueError, match="paired"):
+        xla_bench.speedup([1.0, 2.0], [1.0])
 
 
 def test_compare_outputs_rules():
@@ -282,6 +314,47 @@ def test_jax_optimize_named_agents():
         fast = hj.optimize(_mlp, params, x, agent=agent)
         assert fast.op_counts["optimized"] < fast.op_counts["original"], agent
         np.testing.assert_allclose(np.asarray(fast(params, x)), want, rtol=1e-5, atol=1e-5)
+
+
+def test_jax_optimize_check_speed_runs_the_faster():
+    """check_speed times both modules with the harness: the optimized one runs only when the
+    verdict is 'faster'; a slower or undecided one falls back to the plain module."""
+    import hlogym.jax as hj
+    params, x = _mlp_args()
+    want = np.asarray(_mlp(params, x))
+    fast = hj.optimize(_mlp, params, x, check_speed=True, target_seconds=0.05)
+    s = fast.speed
+    assert s["verdict"] in xla_bench.VERDICTS and s["low"] <= s["ratio"] <= s["high"]
+    assert s["chosen"] == ("optimized" if s["verdict"] == "faster" else "jax.jit")
+    assert (fast.passes == []) == (s["chosen"] == "jax.jit") and s["agent_passes"]
+    np.testing.assert_allclose(np.asarray(fast(params, x)), want, rtol=1e-5, atol=1e-5)
+    assert hj.optimize(_mlp, params, x).speed is None
+
+
+@pytest.mark.parametrize("optimized_over_plain, chosen", [(2.0, "jax.jit"), (0.5, "optimized"),
+                                                         (1.0, "jax.jit")])
+def test_jax_optimize_check_speed_choice(monkeypatch, optimized_over_plain, chosen):
+    """The choice follows the harness's verdict: times scripted per round (slower, faster,
+    the same), and the function runs the chosen module."""
+    import hlogym.jax as hj
+    rng = np.random.default_rng(3)
+
+    def scripted(x, executables, inputs, **kw):
+        base = 1e-3 * (1 + rng.random(40))  # the machine's drift, shared by both in a round
+        return {"jax.jit": list(base),
+                "optimized": list(base * optimized_over_plain * (1 + 1e-3 * rng.random(40)))}
+    monkeypatch.setattr(xla_bench, "measure", scripted)
+    params, x = _mlp_args()
+    fast = hj.optimize(_mlp, params, x, agent="default", check_speed=True)
+    assert fast.speed["chosen"] == chosen
+    if chosen == "jax.jit":
+        assert fast.passes == [] and fast.hlo_optimized == fast.hlo_original
+        assert fast.op_counts["optimized"] == fast.op_counts["original"]
+    else:
+        assert fast.passes == ["<xla-cpu-default>"]
+        assert fast.op_counts["optimized"] < fast.op_counts["original"]
+    np.testing.assert_allclose(np.asarray(fast(params, x)), np.asarray(_mlp(params, x)),
+                               rtol=1e-5, atol=1e-5)
 
 
 def test_jax_optimize_bad_agent():
@@ -443,10 +516,26 @@ def test_xla_bench_cli(tmp_path):
     assert row["module"] == "mlp_infer" and report["summary"]["skipped"] == ["einsum"]
     assert row["op_count"]["agent"] < row["op_count"]["original"]
     assert all(v["ok"] for v in row["agree"].values())
-    assert row["repetitions"] >= 5 and all(t > 0 for t in row["median_s"].values())
+    assert row["rounds"] >= 10 and all(t > 0 for t in row["median_s"].values())
+    assert all(len(v) == row["rounds"] for v in row["times_s"].values())
+    sp = row["speedups"]["agent_over_default"]
+    assert sp["low"] <= sp["ratio"] <= sp["high"] and sp["verdict"] in xla_bench.VERDICTS
     d = report["summary"]["agent_over_default"]
-    assert d["modules"] == 1 and d["geomean"] == pytest.approx(row["agent_over_default"])
+    assert d["modules"] == 1 and d["geomean"] == pytest.approx(sp["ratio"])
+    assert sum(d["verdicts"].values()) == 1
     assert "speedup agent over default: geomean" in r.stdout
+    # Two runs compared verdict by verdict: a run agrees with itself; a changed verdict is named.
+    other = json.loads(out.read_text())
+    flipped = {"faster": "slower", "slower": "within noise", "within noise": "faster"}
+    other["modules"][0]["speedups"]["agent_over_default"]["verdict"] = flipped[sp["verdict"]]
+    second = tmp_path / "r2.json"
+    second.write_text(json.dumps(other))
+    r = _bench("--agreement", out, out)
+    assert r.returncode == 0 and "agent over default: the same verdict on 1 of 1" in r.stdout
+    r = _bench("--agreement", out, second)
+    assert "agent over default: the same verdict on 0 of 1 modules (0%)" in r.stdout
+    assert "default over original: the same verdict on 1 of 1" in r.stdout
+    assert "mlp_infer: " + sp["verdict"] in r.stdout
 
 
 def test_xla_bench_export_shards_merge(tmp_path):
