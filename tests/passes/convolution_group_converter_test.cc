@@ -1,6 +1,7 @@
 // convolution-group-converter: batch groups (CPU's first instance) and
 // feature groups outside F16/F32 (its second instance).
 #include "control_flow_test_util.h"
+#include "passes/registry.h"
 
 namespace hlogym::testing {
 namespace {
@@ -96,6 +97,30 @@ ENTRY main {
 )";
   EXPECT_FALSE(RunPass("convolution-group-converter-feature-groups", hlo).changed);
   EXPECT_FALSE(RunPass("convolution-group-converter", hlo).changed);
+}
+
+// In xla-cpu-default a bf16 depthwise convolution is widened to f32 first and
+// stays grouped; xla-cpu-default-exact keeps it bf16 and must leave it grouped
+// too (expanded, it ran 3.1x slower on XLA:CPU, a keras ConvNeXt).
+TEST(ConvolutionGroupConverterTest, DefaultPipelinesKeepBf16DepthwiseGrouped) {
+  const char* hlo = R"(HloModule m
+ENTRY main {
+  x = bf16[1,5,5,4] parameter(0)
+  k = bf16[3,3,1,4] parameter(1)
+  ROOT c = bf16[1,3,3,4] convolution(x, k), window={size=3x3}, dim_labels=b01f_01io->b01f, feature_group_count=4
+}
+)";
+  EXPECT_TRUE(RunPass("convolution-group-converter-feature-groups", hlo).changed);
+  for (const char* name : {"xla-cpu-default", "xla-cpu-default-exact"}) {
+    SCOPED_TRACE(name);
+    auto pipeline = PassRegistry::WithPipelines().Create(name);
+    ASSERT_TRUE(pipeline.ok()) << pipeline.status();
+    PassRun run = RunPass(**pipeline, hlo);
+    EXPECT_CHECKS(run.after, R"(
+CHECK: convolution({{.*}}), window={size=3x3}, dim_labels=b01f_01io->b01f, feature_group_count=4
+)");
+    EXPECT_EQ(run.after.find("select("), std::string::npos);
+  }
 }
 
 }  // namespace
