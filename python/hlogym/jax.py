@@ -15,9 +15,9 @@ dtypes. Keyword arguments and static arguments are not supported: close over the
 
 Fewer instructions do not always run faster. With ``check_speed=True`` the optimized module and
 the plain one (what ``jax.jit`` compiles) are timed on the example arguments by
-``hlogym.xla_bench``'s harness (paired rounds, a bootstrap interval, a verdict), and the
-optimized one is kept only when the verdict is "faster"; otherwise the function runs the plain
-module (``passes`` is then empty). ``speed`` says what was measured and which one was chosen.
+``hlogym.xla_bench``'s harness (paired rounds, a bootstrap interval), and the optimized one is
+kept only when its interval lies above 1 (faster beyond the noise of that measurement);
+otherwise the function runs the plain module (``passes`` is then empty). ``speed`` says what was measured and which one was chosen.
 """
 from __future__ import annotations
 
@@ -154,7 +154,7 @@ def optimize(fn: Callable, *example_args, agent: str | Sequence[str] = "auto",
 
 def _faster_of(x, plain, optimized, inputs, seed: int, target_seconds: float) -> dict:
     """Times the plain and the optimized executable with the harness; the optimized one is
-    chosen only when the verdict is 'faster'."""
+    chosen only when it is faster beyond the measurement's noise (Speedup.gain)."""
     import numpy as np
 
     from . import xla_bench
@@ -162,7 +162,7 @@ def _faster_of(x, plain, optimized, inputs, seed: int, target_seconds: float) ->
                               [np.asarray(a) for a in inputs], target_seconds=target_seconds,
                               seed=seed)
     s = xla_bench.speedup(times["jax.jit"], times["optimized"], seed=seed)
-    return {**s.as_dict(), "chosen": "optimized" if s.verdict == "faster" else "jax.jit",
+    return {**s.as_dict(), "chosen": "optimized" if s.gain else "jax.jit",
             "median_s": {k: float(np.median(v)) for k, v in times.items()}}
 
 

@@ -305,6 +305,9 @@ class Comparison:
     # Set by agree(): the outputs differ from the original's but agree with the original
     # computed without rounding to low precision (see widened_to_f32).
     excess_precision: bool = False
+    # Set by agree(): the f32 outputs differ from the original's by more than the tolerance but
+    # are as close to the original computed in f64 as the original's are (rounding).
+    rounding: bool = False
     # Set by agree(): False when the original's outputs are vacuous on these inputs
     # (vacuous_reason), so equal outputs are no evidence; ok is False then too.
     judged: bool = True
@@ -439,19 +442,90 @@ def widened_to_f32(text: str) -> str | None:
     return re.sub(r"\b(?:bf16|f16)\[", "f32[", text)
 
 
+def strip_entry_layout(text: str) -> str:
+    """The module text without the header's entry_computation_layout (XLA then takes the
+    layouts of the entry's parameters and root), for texts whose types are rewritten."""
+    header, rest = text.split("\n", 1)
+    key = "entry_computation_layout={"
+    i = header.find(key)
+    if i < 0:
+        return text
+    depth, j = 0, i + len(key) - 1
+    while j < len(header):
+        depth += {"{": 1, "}": -1}.get(header[j], 0)
+        j += 1
+        if depth == 0:
+            break
+    start = i - 2 if header[i - 2:i] == ", " else i
+    return header[:start] + header[j:] + "\n" + rest
+
+
+def run_in_f64(x: "Xla", text: str, inputs: Sequence[np.ndarray],
+               options: dict | None = None) -> list[np.ndarray]:
+    """XLA's outputs for `text` with every bf16/f16/f32 array made f64, on the same inputs
+    widened: the reference that says how far rounding alone moves an f32 result."""
+    text64 = re.sub(r"\b(bf16|f16|f32)\[", "f64[", strip_entry_layout(text))
+    return x.run(x.compile(text64, options),
+                 [a.astype(np.float64) if a.dtype.kind == "f" or a.dtype in _LOW_DTYPES else a
+                  for a in inputs])
+
+
+def f64_reference_check(got: Sequence[np.ndarray], want: Sequence[np.ndarray],
+                        reference: Sequence[np.ndarray]) -> tuple[bool, str]:
+    """Whether every float leaf of `got` is no farther from the f64 `reference` than twice
+    `want` is (both f32 roundings of the same ill-conditioned computation; a NaN counts as
+    infinitely far, and where the reference is not finite `got` must equal `want`), integers
+    equal; and the distances per leaf."""
+    notes = []
+    for i, (a, b, r) in enumerate(zip(got, want, reference)):
+        if a.dtype.kind not in "fc" and a.dtype not in _LOW_DTYPES:
+            if not np.array_equal(a, b):
+                return False, f"leaf {i}: integers differ"
+            continue
+        wide = np.complex128 if a.dtype.kind == "c" else np.float64
+        r, a64, b64 = (np.asarray(v).astype(wide) for v in (r, a, b))
+        # Where the f64 result is NaN or infinite, only the original's own value will do.
+        odd = ~np.isfinite(r)
+        if not np.array_equal(a64[odd], b64[odd], equal_nan=True):
+            return False, f"leaf {i}: differs where the f64 result is not finite"
+        err_got, err_want = (float(np.nan_to_num(np.abs(v[~odd] - r[~odd]), nan=np.inf).max())
+                             if v[~odd].size else 0.0 for v in (a64, b64))
+        notes.append(f"leaf {i}: |optimized - f64| {err_got:.3g}, |original - f64| "
+                     f"{err_want:.3g}")
+        if not math.isfinite(err_want) or err_got > max(2 * err_want, 1e-6):
+            return False, "; ".join(notes)
+    return True, "; ".join(notes)
+
+
 def agree(x: "Xla", got: Sequence[np.ndarray], want: Sequence[np.ndarray], original: str,
           inputs: Sequence[np.ndarray], options: dict | None = None) -> Comparison:
     """compare_outputs(got, want) for outputs of an optimized module and of its original: not
     judged (ok and judged False) when the original's outputs are vacuous (vacuous_reason), and
-    a second look for low-precision graphs: outputs that miss the original's but are
-    within tolerance of the original computed in f32 (widened_to_f32, same inputs) agree, and
-    the result says so (excess_precision)."""
+    a second look at outputs that miss the original's:
+      - low-precision graphs: outputs within tolerance of the original computed in f32
+        (widened_to_f32, same inputs) agree, and the result says so (excess_precision);
+      - f32 graphs: outputs no farther from the original computed in f64 than twice the
+        original's own outputs are (f64_reference_check) agree as rounding (rounding)."""
     low = computes_in_low_precision(original)
     c = compare_outputs(got, want, all_low_precision=low)
     vacuous = vacuous_reason(want, inputs)
     if c.ok and vacuous:
         c.ok, c.judged = False, False
         c.message = f"not judged: {vacuous} on these inputs, so equal outputs are no evidence"
+        return c
+    if not low and not c.ok and "bitcast-convert(" not in original:
+        try:
+            same, notes = f64_reference_check(got, want, run_in_f64(x, original, inputs,
+                                                                    options))
+        except XlaError as e:
+            c.message += f" (no f64 reference: {str(e)[:200]})"
+            return c
+        if not same:
+            c.message += f"; and against the original in f64: {notes}"
+            return c
+        c.ok, c.rounding = True, True
+        c.message = (f"differs from the original's outputs, but is as close to the original "
+                     f"computed in f64 as they are ({notes}): {c.message}")
         return c
     widened = widened_to_f32(original) if low and not c.ok else None
     if widened is None:
@@ -475,5 +549,7 @@ def agree(x: "Xla", got: Sequence[np.ndarray], want: Sequence[np.ndarray], origi
 
 
 __all__ = ["Xla", "XlaError", "Leaf", "Comparison", "agree", "available_platforms",
-           "compare_outputs", "computes_in_low_precision", "widened_to_f32", "io_leaves", "load_io_dir", "pin_threads",
+           "compare_outputs", "computes_in_low_precision", "widened_to_f32", "io_leaves",
+           "load_io_dir", "pin_threads", "f64_reference_check", "run_in_f64",
+           "strip_entry_layout",
            "random_inputs", "read_module_text", "vacuous_reason", "PLATFORMS", "LOW_PRECISION"]

@@ -271,48 +271,13 @@ def not_bit_compatible(text: str) -> str | None:
 #     are equal within the tolerance the float outputs are compared with (a tie within
 #     rounding), and the operand itself matches XLA's (within tolerance, or by check (1)).
 
-def _strip_entry_layout(text: str) -> str:
-    header, rest = text.split("\n", 1)
-    key = "entry_computation_layout={"
-    i = header.find(key)
-    if i < 0:
-        return text
-    depth, j = 0, i + len(key) - 1
-    while j < len(header):
-        depth += {"{": 1, "}": -1}.get(header[j], 0)
-        j += 1
-        if depth == 0:
-            break
-    start = i - 2 if header[i - 2:i] == ", " else i
-    return header[:start] + header[j:] + "\n" + rest
-
-
 def _run_in_f64(text: str, inputs) -> list:
-    """XLA's outputs for `text` with every bf16/f16/f32 array made f64 (the reference)."""
-    import numpy as np
-    text64 = re.sub(r"\b(bf16|f16|f32)\[", "f64[", _strip_entry_layout(text))
     with jax.enable_x64(True):
-        return xla().run(xla().compile(text64),
-                         [a.astype(np.float64) if a.dtype.kind == "f" or str(a.dtype) == "bfloat16"
-                          else a for a in inputs])
+        return xla_runtime.run_in_f64(xla(), text, inputs)
 
 
 def f64_reference_check(text: str, inputs, ours, theirs) -> tuple[bool, str]:
-    import numpy as np
-    ref = _run_in_f64(text, inputs)
-    notes = []
-    for i, (a, b, r) in enumerate(zip(ours, theirs, ref)):
-        if a.dtype.kind not in "fc" and str(a.dtype) != "bfloat16":
-            if not np.array_equal(a, b):
-                return False, f"leaf {i}: integers differ"
-            continue
-        r = np.asarray(r, dtype=np.float64)
-        err_ours = float(np.abs(a.astype(np.float64) - r).max()) if a.size else 0.0
-        err_xla = float(np.abs(b.astype(np.float64) - r).max()) if a.size else 0.0
-        notes.append(f"leaf {i}: |hlogym - f64| {err_ours:.3g}, |XLA - f64| {err_xla:.3g}")
-        if err_ours > max(2 * err_xla, 1e-6):
-            return False, "; ".join(notes)
-    return True, "; ".join(notes)
+    return xla_runtime.f64_reference_check(ours, theirs, _run_in_f64(text, inputs))
 
 
 def _definitions(text: str) -> dict[str, tuple[str, str]]:
@@ -351,7 +316,7 @@ def argmax_tie_check(text: str, inputs, ours, theirs, low: bool) -> tuple[bool, 
     shapes = root.group(1)[1:-1] + "".join(f", {defs[n][0]}" for n in extra)
     new_root = root.group(0).replace(root.group(1), f"({shapes})", 1).replace(
         f"tuple({root.group(2)})", f"tuple({root.group(2)}, {', '.join(extra)})")
-    text2 = _strip_entry_layout(text).replace(root.group(0), new_root)
+    text2 = xla_runtime.strip_entry_layout(text).replace(root.group(0), new_root)
     with tempfile.TemporaryDirectory() as d:
         p = Path(d) / "m.hlo"
         p.write_text(text2)
