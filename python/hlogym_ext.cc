@@ -213,18 +213,10 @@ PYBIND11_MODULE(_hlogym, m) {
         std::unique_ptr<Module> module = Unwrap(ParseModule(text, "random_inputs"));
         py::list leaves;
         for (const Literal& argument : Unwrap(MakeRandomArguments(*module, seed))) {
-          std::vector<const Literal*> stack = {&argument};
-          while (!stack.empty()) {  // depth-first, tuple elements in order
-            const Literal* literal = stack.back();
-            stack.pop_back();
-            if (literal->shape().IsTuple()) {
-              const auto& elements = literal->tuple_elements();
-              for (auto it = elements.rbegin(); it != elements.rend(); ++it) stack.push_back(&*it);
-            } else if (literal->shape().IsArray()) {
-              leaves.append(py::make_tuple(
-                  std::string(PrimitiveTypeName(literal->shape().element_type())),
-                  py::bytes(Unwrap(EncodeNpy(*literal)))));
-            }
+          for (const LiteralLeaf& leaf : argument.ArrayLeaves()) {
+            leaves.append(
+                py::make_tuple(std::string(PrimitiveTypeName(leaf.array->shape().element_type())),
+                               py::bytes(Unwrap(EncodeNpy(*leaf.array)))));
           }
         }
         return leaves;

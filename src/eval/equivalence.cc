@@ -113,27 +113,6 @@ void CompareInto(const Literal& a, const Literal& b, const EquivalenceOptions& o
   }
 }
 
-// Array leaves of `literal` in depth-first order, with their index paths.
-void CollectLeaves(const Literal& literal, std::vector<int64_t>& path,
-                   std::vector<std::pair<std::vector<int64_t>, const Literal*>>& out) {
-  if (literal.shape().IsTuple()) {
-    for (size_t i = 0; i < literal.tuple_elements().size(); ++i) {
-      path.push_back(static_cast<int64_t>(i));
-      CollectLeaves(literal.tuple_elements()[i], path, out);
-      path.pop_back();
-    }
-  } else if (literal.shape().IsArray()) {
-    out.emplace_back(path, &literal);
-  }
-}
-
-std::vector<std::pair<std::vector<int64_t>, const Literal*>> ArrayLeaves(const Literal& literal) {
-  std::vector<std::pair<std::vector<int64_t>, const Literal*>> leaves;
-  std::vector<int64_t> path;
-  CollectLeaves(literal, path, leaves);
-  return leaves;
-}
-
 // Whether every element of an array literal has the same bits.
 bool IsConstantArray(const Literal& array) {
   const int64_t n = array.element_count();
@@ -292,7 +271,7 @@ bool RootReadsParameters(const Module& module) {
 
 std::string VacuousOutputReason(const Module& original, const Literal& output,
                                 const std::vector<Literal>& arguments) {
-  const auto leaves = ArrayLeaves(output);
+  const std::vector<LiteralLeaf> leaves = output.ArrayLeaves();
   for (const auto& [path, leaf] : leaves) {
     const PrimitiveType type = leaf->shape().element_type();
     const int64_t n = leaf->element_count();
@@ -316,14 +295,14 @@ std::string VacuousOutputReason(const Module& original, const Literal& output,
   if (!all_constant || !any_multi) return "";
   bool inputs_vary = false;
   for (const Literal& argument : arguments) {
-    for (const auto& [path, leaf] : ArrayLeaves(argument)) {
+    for (const auto& [path, leaf] : argument.ArrayLeaves()) {
       inputs_vary = inputs_vary || !IsConstantArray(*leaf);
     }
   }
   if (!inputs_vary || !RootReadsParameters(original)) return "";
-  const Literal& first = *leaves.front().second;
+  const Literal& first = *leaves.front().array;
   return absl::StrCat("every output of the original is constant on these inputs (output {",
-                      absl::StrJoin(leaves.front().first, ","), "} is all ",
+                      absl::StrJoin(leaves.front().index, ","), "} is all ",
                       first.element_count() > 0 ? ElementText(first, 0) : "empty",
                       ") although the inputs vary");
 }

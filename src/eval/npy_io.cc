@@ -298,27 +298,17 @@ std::string NpyLeafFileName(std::string_view stem, const std::vector<int64_t>& t
 
 namespace {
 
-absl::Status SaveInto(const std::string& dir, std::string_view stem, const Literal& literal,
-                      std::vector<int64_t>& path, std::vector<NpyLeaf>& leaves) {
-  const Shape& shape = literal.shape();
-  if (shape.IsTuple()) {
-    const auto& elements = literal.tuple_elements();
-    for (size_t i = 0; i < elements.size(); ++i) {
-      path.push_back(static_cast<int64_t>(i));
-      HLOGYM_RETURN_IF_ERROR(SaveInto(dir, stem, elements[i], path, leaves));
-      path.pop_back();
-    }
-    return absl::OkStatus();
-  }
-  if (!shape.IsArray()) return absl::OkStatus();  // tokens carry no data
+absl::Status SaveLeaf(const std::string& dir, std::string_view stem, const LiteralLeaf& array,
+                      std::vector<NpyLeaf>& leaves) {
   NpyLeaf leaf;
-  leaf.file = NpyLeafFileName(stem, path);
-  leaf.tuple_index = path;
-  leaf.shape = shape;
-  auto descr = NpyDescr(shape.element_type());
+  leaf.file = NpyLeafFileName(stem, array.index);
+  leaf.tuple_index = array.index;
+  leaf.shape = array.array->shape();
+  auto descr = NpyDescr(leaf.shape.element_type());
   if (!descr.ok()) return descr.status();
   leaf.descr = *descr;
-  HLOGYM_RETURN_IF_ERROR(WriteNpyFile((std::filesystem::path(dir) / leaf.file).string(), literal));
+  HLOGYM_RETURN_IF_ERROR(
+      WriteNpyFile((std::filesystem::path(dir) / leaf.file).string(), *array.array));
   leaves.push_back(std::move(leaf));
   return absl::OkStatus();
 }
@@ -361,8 +351,9 @@ absl::StatusOr<std::vector<NpyLeaf>> SaveLiteralLeaves(const std::string& dir,
   std::filesystem::create_directories(dir, ec);
   if (ec) return absl::PermissionDeniedError(absl::StrCat(dir, ": cannot create directory"));
   std::vector<NpyLeaf> leaves;
-  std::vector<int64_t> path;
-  HLOGYM_RETURN_IF_ERROR(SaveInto(dir, stem, literal, path, leaves));
+  for (const LiteralLeaf& leaf : literal.ArrayLeaves()) {
+    HLOGYM_RETURN_IF_ERROR(SaveLeaf(dir, stem, leaf, leaves));
+  }
   return leaves;
 }
 

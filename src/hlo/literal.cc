@@ -80,6 +80,30 @@ Literal Literal::FromBytes(Shape shape, std::span<const uint8_t> bytes) {
   return literal;
 }
 
+namespace {
+
+void CollectArrayLeaves(const Literal& literal, std::vector<int64_t>& index,
+                        std::vector<LiteralLeaf>& leaves) {
+  if (literal.shape().IsTuple()) {
+    for (size_t i = 0; i < literal.tuple_elements().size(); ++i) {
+      index.push_back(static_cast<int64_t>(i));
+      CollectArrayLeaves(literal.tuple_elements()[i], index, leaves);
+      index.pop_back();
+    }
+  } else if (literal.shape().IsArray()) {
+    leaves.push_back({index, &literal});
+  }
+}
+
+}  // namespace
+
+std::vector<LiteralLeaf> Literal::ArrayLeaves() const {
+  std::vector<LiteralLeaf> leaves;
+  std::vector<int64_t> index;
+  CollectArrayLeaves(*this, index, leaves);
+  return leaves;
+}
+
 Literal Literal::Tuple(Shape shape, std::vector<Literal> elements) {
   assert(shape.IsTuple() && static_cast<int64_t>(elements.size()) == shape.tuple_shapes_size());
   Literal literal;

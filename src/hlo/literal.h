@@ -21,6 +21,15 @@ namespace hlogym {
 double DecodeFloatBits(PrimitiveType type, uint64_t bits);
 uint64_t EncodeFloatBits(PrimitiveType type, double value);
 
+class Literal;
+
+// An array leaf of a literal: its tuple index path ({} for an array literal)
+// and the array.
+struct LiteralLeaf {
+  std::vector<int64_t> index;
+  const Literal* array;
+};
+
 class Literal {
  public:
   Literal() = default;
@@ -46,6 +55,10 @@ class Literal {
   std::span<uint8_t> mutable_raw() { return data_; }
   const std::vector<Literal>& tuple_elements() const { return tuple_elements_; }
   std::vector<Literal>& mutable_tuple_elements() { return tuple_elements_; }
+  // The array leaves (this literal itself when it is an array), depth-first,
+  // tuple elements in order, as XLA flattens a tuple's buffers; tokens have
+  // none. They point into this literal.
+  std::vector<LiteralLeaf> ArrayLeaves() const;
 
   // Element access by linear (row-major) index, converting from/to the
   // literal's element type. Ints read as floats are exact up to 2^53; floats

@@ -59,6 +59,24 @@ TEST(Literal, TupleIsZeroFilledRecursively) {
   EXPECT_FALSE(literal.IsAll(0));  // tuples are never "all"
 }
 
+TEST(Literal, ArrayLeavesDepthFirstWithIndexPaths) {
+  Literal literal(
+      Shape::Tuple({Shape(PT::kS32, {2}), Shape::Tuple({Shape::Token(), Shape::Scalar(PT::kF32)}),
+                    Shape::Tuple({}), Shape(PT::kPred, {3})}));
+  const std::vector<LiteralLeaf> leaves = literal.ArrayLeaves();
+  ASSERT_EQ(leaves.size(), 3u);  // the token and the empty tuple hold no array
+  EXPECT_EQ(leaves[0].index, (std::vector<int64_t>{0}));
+  EXPECT_EQ(leaves[0].array, &literal.tuple_elements()[0]);
+  EXPECT_EQ(leaves[1].index, (std::vector<int64_t>{1, 1}));
+  EXPECT_EQ(leaves[1].array, &literal.tuple_elements()[1].tuple_elements()[1]);
+  EXPECT_EQ(leaves[2].index, (std::vector<int64_t>{3}));
+  EXPECT_EQ(leaves[2].array->shape(), Shape(PT::kPred, {3}));
+  Literal array(Shape(PT::kF32, {4}));
+  ASSERT_EQ(array.ArrayLeaves().size(), 1u);
+  EXPECT_TRUE(array.ArrayLeaves()[0].index.empty());
+  EXPECT_EQ(array.ArrayLeaves()[0].array, &array);
+}
+
 TEST(Literal, Elided) {
   Literal literal = Literal::Elided(Shape(PT::kF32, {1000}));
   EXPECT_TRUE(literal.elided());
