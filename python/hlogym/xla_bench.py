@@ -213,7 +213,9 @@ def measure(x, executables: dict, inputs, *, warmup: int = 3, min_rounds: int = 
     device; outputs waited for), in paired rounds: every round runs each executable once, in an
     order shuffled per round (seeded), so neither the order nor the machine's slow drift favours
     one; entry i of every list comes from round i. Warm-up runs first, then as many rounds as fit
-    target_seconds per executable (estimated from the warm-up), within the bounds."""
+    target_seconds per executable (estimated from the warm-up), within the bounds. An executable
+    that donates its inputs (a training step updating weights in place) gets fresh buffers
+    before each run, outside the timed span."""
     buffers = x.put(inputs)
     donating = set()  # executables that consume (donate) their input buffers
     for k, exe in executables.items():
@@ -331,14 +333,14 @@ def add_runtime_candidates(hg: Hlogym, row: dict, path: Path, seed: int) -> dict
     row["candidates"] = {"original": [], "default": ["xla-cpu-default"]}
     if "agent" in texts:
         row["candidates"]["agent"] = row["passes"]
-    seen = {t: k for k, t in texts.items()}
+    seen = set(texts.values())
     for name, how in RUNTIME_CANDIDATES.items():
         passes = hg.search(path, how, seed) if isinstance(how, str) else how
         if passes is None:  # failed hlogym's own check: never a candidate
             continue
         text = hg.opt(path, passes)
         if text not in seen:
-            seen[text] = "cand:" + name
+            seen.add(text)
             texts["cand:" + name] = text
             row["candidates"]["cand:" + name] = passes
             row["op_count"]["cand:" + name] = hg.op_count(text)
