@@ -17,7 +17,8 @@ Fewer instructions do not always run faster. With ``check_speed=True`` the optim
 the plain one (what ``jax.jit`` compiles) are timed on the example arguments by
 ``hlogym.xla_bench``'s harness (paired rounds, a bootstrap interval), and the optimized one is
 kept only when its interval lies above 1 (faster beyond the noise of that measurement);
-otherwise the function runs the plain module (``passes`` is then empty). ``speed`` says what was measured and which one was chosen.
+otherwise the function runs the plain module (``passes`` is then empty). ``speed`` says what
+was measured and which one was chosen.
 """
 from __future__ import annotations
 
@@ -163,7 +164,7 @@ def _faster_of(x, plain, optimized, inputs, seed: int, target_seconds: float) ->
                               seed=seed)
     s = xla_bench.speedup(times["jax.jit"], times["optimized"], seed=seed)
     return {**s.as_dict(), "chosen": "optimized" if s.gain else "jax.jit",
-            "median_s": {k: float(np.median(v)) for k, v in times.items()}}
+            "median_s": xla_bench.medians(times)}
 
 
 __all__ = ["optimize", "OptimizedFunction", "AGENTS", "AGENT_PREFIXES"]

@@ -246,6 +246,11 @@ def measure(x, executables: dict, inputs, *, warmup: int = 3, min_rounds: int = 
     return times
 
 
+def medians(times: dict[str, list[float]]) -> dict[str, float]:
+    """The median seconds of each variant `measure` timed."""
+    return {k: float(np.median(v)) for k, v in times.items()}
+
+
 @dataclass(frozen=True)
 class Speedup:
     """t_base / t_new over paired rounds: `ratio` is the median of the per-round ratios (a round
@@ -286,8 +291,8 @@ def speedup(base: Sequence[float], new: Sequence[float], *, margin: float = MARG
         raise ValueError(f"speedup: need paired rounds, got {len(base)} and {len(new)} times")
     per_round = np.asarray(base, dtype=float) / np.asarray(new, dtype=float)
     idx = np.random.default_rng(seed).integers(0, len(per_round), (resamples, len(per_round)))
-    medians = np.median(per_round[idx], axis=1)
-    low, high = np.quantile(medians, [(1 - confidence) / 2, (1 + confidence) / 2])
+    resampled = np.median(per_round[idx], axis=1)
+    low, high = np.quantile(resampled, [(1 - confidence) / 2, (1 + confidence) / 2])
     ratio = float(np.median(per_round))
     return Speedup(ratio, float(low), float(high), verdict(ratio, low, high, margin),
                    len(per_round))
@@ -386,7 +391,7 @@ def bench_module(x, row: dict, args) -> dict:
     times = measure(x, exes, inputs, **timing, seed=args.seed)
     row["rounds"] = len(times["original"])
     row["times_s"] = times
-    row["median_s"] = {k: float(np.median(v)) for k, v in times.items()}
+    row["median_s"] = medians(times)
     row["speedups"] = speedups(times, args.margin)
     return row
 
@@ -400,14 +405,14 @@ def choose_fastest(x, row: dict, exes: dict, inputs, timing: dict, args) -> dict
     ok = {k: e for k, e in exes.items()
           if k == "original" or row["agree"].get(k, {}).get("ok")}
     times = measure(x, ok, inputs, **timing, seed=args.seed + 1_000_003)
-    medians = {k: float(np.median(v)) for k, v in times.items()}
-    fastest = min(medians, key=medians.get)
+    median_s = medians(times)
+    fastest = min(median_s, key=median_s.get)
     gains = {k: speedup(times["original"], v, margin=args.margin)
              for k, v in times.items() if k != "original"}
     chosen = fastest if fastest == "original" or gains[fastest].gain else "original"
     verdicts = {k: g.as_dict() for k, g in gains.items()}
     agree = row["agree"]
-    row["selection"] = {"median_s": medians, "over_original": verdicts, "chosen": chosen,
+    row["selection"] = {"median_s": median_s, "over_original": verdicts, "chosen": chosen,
                         "agree": {k: agree.pop(k) for k in list(agree) if k.startswith("cand:")}}
     row["passes"] = row["candidates"][chosen]
     row["op_count"]["agent"] = row["op_count"][chosen]
