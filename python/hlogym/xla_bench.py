@@ -147,13 +147,15 @@ class Hlogym:
     def fmt(self, path: Path) -> str:
         return self("fmt", path)
 
+    # default and opt make modules for XLA to compile, hence `opt --for-xla` (what XLA:CPU
+    # rewrites only after its own convolution canonicalization is left to XLA).
     def default(self, path: Path) -> str:
-        return self("opt", path, "--pipeline=xla-cpu-default")
+        return self("opt", path, "--pipeline=xla-cpu-default", "--for-xla")
 
     def opt(self, path: Path, passes: list[str]) -> str:
         if not passes:
             return self.fmt(path)
-        return self("opt", path, "--passes=" + ",".join(passes))
+        return self("opt", path, "--passes=" + ",".join(passes), "--for-xla")
 
     def search(self, path: Path, algo: str, seed: int = 0) -> list[str] | None:
         """The pass sequence `hlogym search --algo ALGO` finds; None when it failed hlogym's

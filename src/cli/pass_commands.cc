@@ -65,6 +65,7 @@ struct OptOptions {
   bool explain = false;
   bool list_passes = false;
   bool time_passes = false;
+  bool for_xla = false;
 };
 
 using Clock = std::chrono::steady_clock;
@@ -143,8 +144,9 @@ int RunOpt(const OptOptions& options) {
     std::cerr << "error: give exactly one of --passes and --pipeline\n";
     return kExitBadInput;
   }
-  auto pass = options.pipeline.empty() ? CreatePassList(options.passes)
-                                       : CreatePipeline(options.pipeline);
+  const PassTarget target = options.for_xla ? PassTarget::kXla : PassTarget::kHlogym;
+  auto pass = options.pipeline.empty() ? CreatePassList(options.passes, target)
+                                       : CreatePipeline(options.pipeline, target);
   if (!pass.ok()) return ReportError(pass.status());
   if (options.explain) {
     Explain(**pass, 0);
@@ -291,6 +293,10 @@ void RegisterPassCommands(CLI::App& app) {
   opt->add_option("--pipeline", opt_options->pipeline, "A named pipeline, e.g. xla-cpu-default");
   opt->add_option("-o,--output", opt_options->output, "Output file, or - for stdout (default)");
   opt->add_flag("--verify-each", opt_options->verify_each, "Verify the module after every pass");
+  opt->add_flag("--for-xla", opt_options->for_xla,
+                "The output goes to XLA's compile: leave to XLA the rewrites XLA:CPU makes only "
+                "after its own convolution canonicalization (algsimp's operand swap), which "
+                "XLA would otherwise undo with transposes and copies");
   opt->add_flag("--explain", opt_options->explain,
                 "Print the passes the pipeline runs and those it lacks (to stderr)");
   opt->add_flag("--time-passes", opt_options->time_passes,

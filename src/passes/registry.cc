@@ -102,8 +102,11 @@ namespace hlogym {
 namespace {
 
 // One line per pass, alphabetical by XLA name.
-void RegisterBuiltinPasses(PassRegistry& registry) {
-  registry.Register({"algsimp", "algebraic simplifier (XLA CPU options)", [] { return std::make_unique<AlgebraicSimplifier>(); }});
+void RegisterBuiltinPasses(PassRegistry& registry, PassTarget target) {
+  registry.Register({"algsimp", "algebraic simplifier (XLA CPU options)", [target] {
+                       return std::make_unique<AlgebraicSimplifier>(AlgebraicSimplifierOptions{
+                           .enable_conv_operand_swap = target == PassTarget::kHlogym});
+                     }});
   registry.Register({"algsimp-gpu", "algebraic simplifier with XLA GPU's layout-insensitive options (reduce of transpose/reshape always simplified)", [] { return std::make_unique<AlgebraicSimplifier>(AlgebraicSimplifierOptions{.enable_dot_strength_reduction = true, .minmax_propagate_nan = true, .unconditionally_simplify_reduce_of_transpose_or_reshape = true}, "algsimp-gpu"); }});
   registry.Register({"all-gather-bcast-reorder", "all-gather(broadcast(x)) -> broadcast(all-gather(x)) over the non-broadcast dimensions", [] { return std::make_unique<AllGatherBroadcastReorder>(); }});
   registry.Register({"all-gather-dynamic-slice-simplifier", "dynamic-slice of an all-gather at this device's shard -> the all-gather operand", [] { return std::make_unique<AllGatherDynamicSliceSimplifier>(); }});
@@ -232,27 +235,34 @@ size_t EditDistance(std::string_view a, std::string_view b) {
   return row[b.size()];
 }
 
-}  // namespace
-
-const PassRegistry& PassRegistry::Builtin() {
-  static const PassRegistry* registry = [] {
-    auto* r = new PassRegistry();
-    RegisterBuiltinPasses(*r);
-    return r;
-  }();
-  return *registry;
+PassRegistry* NewBuiltin(PassTarget target) {
+  auto* registry = new PassRegistry();
+  RegisterBuiltinPasses(*registry, target);
+  return registry;
 }
 
-const PassRegistry& PassRegistry::WithPipelines() {
-  static const PassRegistry* registry = [] {
-    auto* r = new PassRegistry(Builtin());
-    for (const PipelineInfo& pipeline : BuiltinPipelines()) {
-      r->Register({pipeline.name, pipeline.summary,
-                   [create = pipeline.create] { return create(PassRegistry::Builtin()); }});
-    }
-    return r;
-  }();
-  return *registry;
+PassRegistry* NewWithPipelines(PassTarget target) {
+  auto* registry = new PassRegistry(PassRegistry::Builtin(target));
+  for (const PipelineInfo& pipeline : BuiltinPipelines()) {
+    registry->Register({pipeline.name, pipeline.summary, [create = pipeline.create, target] {
+                          return create(PassRegistry::Builtin(target));
+                        }});
+  }
+  return registry;
+}
+
+}  // namespace
+
+const PassRegistry& PassRegistry::Builtin(PassTarget target) {
+  static const PassRegistry* const registries[] = {NewBuiltin(PassTarget::kHlogym),
+                                                   NewBuiltin(PassTarget::kXla)};
+  return *registries[static_cast<int>(target)];
+}
+
+const PassRegistry& PassRegistry::WithPipelines(PassTarget target) {
+  static const PassRegistry* const registries[] = {NewWithPipelines(PassTarget::kHlogym),
+                                                   NewWithPipelines(PassTarget::kXla)};
+  return *registries[static_cast<int>(target)];
 }
 
 bool ChangesNumericPrecision(std::string_view pass_name) {
@@ -282,9 +292,9 @@ absl::StatusOr<std::unique_ptr<Pass>> PassRegistry::Create(std::string_view name
   return absl::NotFoundError(message);
 }
 
-absl::StatusOr<std::unique_ptr<Pass>> CreatePipeline(std::string_view name) {
+absl::StatusOr<std::unique_ptr<Pass>> CreatePipeline(std::string_view name, PassTarget target) {
   for (const PipelineInfo& pipeline : BuiltinPipelines()) {
-    if (pipeline.name == name) return pipeline.create(PassRegistry::Builtin());
+    if (pipeline.name == name) return pipeline.create(PassRegistry::Builtin(target));
   }
   std::vector<std::string> names;
   for (const PipelineInfo& pipeline : BuiltinPipelines()) names.push_back(pipeline.name);
@@ -292,13 +302,15 @@ absl::StatusOr<std::unique_ptr<Pass>> CreatePipeline(std::string_view name) {
                                           absl::StrJoin(names, ", ")));
 }
 
-absl::StatusOr<std::unique_ptr<Pass>> CreatePassList(std::string_view comma_separated) {
+absl::StatusOr<std::unique_ptr<Pass>> CreatePassList(std::string_view comma_separated,
+                                                     PassTarget target) {
   std::vector<std::unique_ptr<Pass>> passes;
   for (absl::string_view piece :
        absl::StrSplit(absl::string_view(comma_separated.data(), comma_separated.size()), ',',
                       absl::SkipWhitespace())) {
     piece = absl::StripAsciiWhitespace(piece);
-    auto pass = PassRegistry::WithPipelines().Create(std::string_view(piece.data(), piece.size()));
+    auto pass =
+        PassRegistry::WithPipelines(target).Create(std::string_view(piece.data(), piece.size()));
     if (!pass.ok()) return pass.status();
     passes.push_back(std::move(*pass));
   }

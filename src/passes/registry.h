@@ -21,14 +21,28 @@ struct PassInfo {
   std::function<std::unique_ptr<Pass>()> create;
 };
 
+// Where the passes' output goes.
+enum class PassTarget {
+  // The gym, the agents and op counts: every pass as XLA:CPU's pipeline runs it.
+  kHlogym,
+  // XLA's compile (`hlogym opt --for-xla`; every module hlogym.xla_bench and
+  // hlogym.jax.optimize hand to XLA), which runs XLA's whole pipeline on it
+  // again. A rewrite that XLA:CPU makes only after its target-specific
+  // convolution canonicalization is left to XLA: algsimp does not swap
+  // convolution operands. Canonicalization run again on a swapped convolution
+  // transposes and copies its operands (a bf16 ResNet ran 0.73x of XLA alone
+  // and a ResNet training step's gradients came out 5x farther from exact).
+  kXla,
+};
+
 class PassRegistry {
  public:
   // The registry holding every built-in pass.
-  static const PassRegistry& Builtin();
+  static const PassRegistry& Builtin(PassTarget target = PassTarget::kHlogym);
   // Builtin() plus every named pipeline (BuiltinPipelines()) as one more
   // "pass" under its name, so that a pass list or a state record may name a
   // whole pipeline (`--passes=xla-cpu-default,algsimp`).
-  static const PassRegistry& WithPipelines();
+  static const PassRegistry& WithPipelines(PassTarget target = PassTarget::kHlogym);
 
   void Register(PassInfo info);
   // NotFound naming the pass (and listing close names) if unknown.
@@ -51,7 +65,8 @@ struct PipelineInfo {
 };
 
 const std::vector<PipelineInfo>& BuiltinPipelines();
-absl::StatusOr<std::unique_ptr<Pass>> CreatePipeline(std::string_view name);
+absl::StatusOr<std::unique_ptr<Pass>> CreatePipeline(std::string_view name,
+                                                     PassTarget target = PassTarget::kHlogym);
 
 // Passes that change the numerics a module computes with rather than only its
 // structure: float normalization (compute in a wider type), upcasts and
@@ -61,8 +76,9 @@ absl::StatusOr<std::unique_ptr<Pass>> CreatePipeline(std::string_view name);
 bool ChangesNumericPrecision(std::string_view pass_name);
 
 // Builds a pipeline from a comma-separated list of pass and pipeline names
-// (PassRegistry::WithPipelines()).
-absl::StatusOr<std::unique_ptr<Pass>> CreatePassList(std::string_view comma_separated);
+// (PassRegistry::WithPipelines(target)).
+absl::StatusOr<std::unique_ptr<Pass>> CreatePassList(std::string_view comma_separated,
+                                                     PassTarget target = PassTarget::kHlogym);
 
 }  // namespace hlogym
 

@@ -113,6 +113,23 @@ cmp -s "$work/stdout.hlo" "$work/out1.hlo" || fail "opt -o - differs from fmt's 
 [ ! -e ./- ] || fail "opt -o - wrote a file named '-'"
 "$hlogym" opt --passes=dce 2> "$work/err.txt"
 [ $? -eq 2 ] || fail "opt without FILE should exit 2"
+# --for-xla: a convolution whose kernel is larger than its input stays unswapped for XLA
+# (algsimp swaps it, with a reverse of the kernel, for hlogym itself).
+cat > "$work/swap.hlo" <<'HLO'
+HloModule swap
+
+ENTRY main {
+  x = f32[1,2,2,4] parameter(0)
+  k = f32[3,3,4,8] parameter(1)
+  ROOT c = f32[1,2,2,8] convolution(x, k), window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f
+}
+HLO
+"$hlogym" opt "$work/swap.hlo" --passes=algsimp | grep -q "reverse(" ||
+  fail "opt --passes=algsimp does not swap the convolution"
+"$hlogym" opt "$work/swap.hlo" --passes=algsimp --for-xla | grep -q "reverse(" &&
+  fail "opt --for-xla swapped the convolution"
+"$hlogym" opt "$work/swap.hlo" --pipeline=xla-cpu-default --for-xla | grep -q "reverse(" &&
+  fail "opt --pipeline=xla-cpu-default --for-xla swapped the convolution"
 # --time-passes: phase times and one row per pass that ran, on stderr; the module is unchanged.
 "$hlogym" opt smoke/gpt2_infer --pipeline=xla-cpu-default --time-passes -o "$work/timed.hlo" \
   2> "$work/times.txt" || fail "opt --time-passes exited $?"

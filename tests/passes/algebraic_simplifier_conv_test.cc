@@ -5,6 +5,7 @@
 
 #include "control_flow_test_util.h"
 #include "pass_test_util.h"
+#include "passes/registry.h"
 
 namespace hlogym::testing {
 namespace {
@@ -100,6 +101,29 @@ TEST(AlgebraicSimplifierConvTest, DoesNotSwapWhenTheKernelIsSmaller) {
   // Grouped convolutions are left alone.
   ExpectUnchanged(Conv("1,2,2,4", "3,3,2,8", "1,2,2,8", "size=3x3 pad=1_1x1_1",
                        "b01f_01io->b01f", ", feature_group_count=2"));
+}
+
+TEST(AlgebraicSimplifierConvTest, ForXlaLeavesTheSwapToXla) {
+  // The swap comes after XLA:CPU's convolution canonicalization, which would
+  // transpose and copy a swapped convolution handed back to it: a module for
+  // XLA keeps its convolutions unswapped, in algsimp and in the pipeline.
+  const std::string hlo = Conv("1,2,2,4", "3,3,4,8", "1,2,2,8", "size=3x3 pad=1_1x1_1");
+  for (PassTarget target : {PassTarget::kHlogym, PassTarget::kXla}) {
+    SCOPED_TRACE(target == PassTarget::kXla ? "for XLA" : "for hlogym");
+    absl::StatusOr<std::unique_ptr<Pass>> algsimp = PassRegistry::Builtin(target).Create("algsimp");
+    ASSERT_TRUE(algsimp.ok());
+    absl::StatusOr<std::unique_ptr<Pass>> pipeline = CreatePipeline("xla-cpu-default", target);
+    ASSERT_TRUE(pipeline.ok());
+    absl::StatusOr<std::unique_ptr<Pass>> listed = CreatePassList("cse,algsimp", target);
+    ASSERT_TRUE(listed.ok());
+    for (Pass* pass : {algsimp->get(), pipeline->get(), listed->get()}) {
+      PassRun run = RunPass(*pass, hlo);
+      EXPECT_EQ(run.changed, target == PassTarget::kHlogym) << pass->name();
+      EXPECT_EQ(run.after.find("reverse(") == std::string::npos, target == PassTarget::kXla)
+          << pass->name() << "\n"
+          << run.after;
+    }
+  }
 }
 
 TEST(AlgebraicSimplifierConvTest, ContractionDimensionsStayAsTheyAre) {

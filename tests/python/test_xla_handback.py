@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import functools
 import json
+import re
 import sys
 import zlib
 from pathlib import Path
@@ -533,6 +534,24 @@ def test_family_sample_covers_every_family():
 @pytest.mark.parametrize("name,path", SAMPLE, ids=[n for n, _ in SAMPLE])
 def test_corpus_sample_default_agrees_on_xla(name, path):
     check_same_on_xla(path, {"xla-cpu-default": HG().default(path)})
+
+
+def _xla_optimized_ops(text: str, opcodes: tuple[str, ...]) -> dict[str, int]:
+    """How many of each opcode XLA's own optimized module (after its whole CPU pipeline) has."""
+    optimized = X().compile(text, FAST).hlo_modules()[0].to_string()
+    return {op: len(re.findall(rf"\b{op}\(", optimized)) for op in opcodes}
+
+
+def test_default_hands_xla_convolutions_it_need_not_canonicalize_again():
+    # XLA swaps these 11 small convolutions' operands after its convolution canonicalization;
+    # handed a swapped one, its canonicalization wraps it in transposes and copies (0.73x).
+    path = CORPUS / "resnet" / "resnet_infer_r18_w16_px16_imagenet_b4_bf16.hlo.zst"
+    ops = ("transpose", "copy", "convolution")
+    alone = _xla_optimized_ops(HG().fmt(path), ops)
+    assert alone["convolution"] == 20
+    assert _xla_optimized_ops(HG().default(path), ops) == alone
+    swapped = _xla_optimized_ops(HG()("opt", path, "--pipeline=xla-cpu-default"), ops)
+    assert swapped["transpose"] > alone["transpose"], swapped  # what --for-xla avoids
 
 
 # --- python -m hlogym.xla_bench ---------------------------------------------------------------
