@@ -37,7 +37,9 @@ log() { echo "setup: $*"; }
 # ---- 1. Debian packages ---------------------------------------------------------------------
 DEB_PACKAGES=(build-essential cmake pkg-config clang libabsl-dev libcli11-dev nlohmann-json3-dev
               libgtest-dev libgmock-dev libbenchmark-dev libzstd-dev libxxhash-dev zlib1g-dev libeigen3-dev
-              zstd python3-venv)
+              zstd python3-venv ccache)
+# ccache: CMakeLists.txt compiles through it when installed (a clean rebuild in the same build
+# folder then takes seconds).
 # Deep RL (the plugin libhlogym_rl.so, its tests): only the test command (--rl) needs it.
 RL_DEB_PACKAGES=(libtorch-dev)
 if ((RL)); then DEB_PACKAGES+=("${RL_DEB_PACKAGES[@]}"); fi
