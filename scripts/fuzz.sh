@@ -6,6 +6,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds="${1:-600}"
+# clang is only this script's (the set-up does not install it).
+if ! command -v clang++ >/dev/null 2>&1; then
+  SUDO=(); [[ $(id -u) -eq 0 ]] || SUDO=(sudo)
+  DEBIAN_FRONTEND=noninteractive "${SUDO[@]}" apt-get install -y -qq --no-install-recommends clang
+fi
 CC=clang CXX=clang++ cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DHLOGYM_FUZZ=ON -DHLOGYM_SANITIZE=ON -DHLOGYM_TESTS=OFF -DHLOGYM_BENCH=OFF >/dev/null
 cmake --build build-fuzz -j2 --target parser_fuzz

@@ -35,9 +35,10 @@ JOBS="${HLOGYM_JOBS:-2}"
 log() { echo "setup: $*"; }
 
 # ---- 1. Debian packages ---------------------------------------------------------------------
-DEB_PACKAGES=(build-essential cmake pkg-config clang libabsl-dev libcli11-dev nlohmann-json3-dev
+DEB_PACKAGES=(build-essential cmake ninja-build pkg-config libabsl-dev libcli11-dev nlohmann-json3-dev
               libgtest-dev libgmock-dev libbenchmark-dev libzstd-dev libxxhash-dev zlib1g-dev libeigen3-dev
-              zstd python3-venv ccache)
+              zstd python3-venv python3-dev ccache)
+# python3-dev: the extension needs Python.h, which Debian's python3 does not ship.
 # ccache: CMakeLists.txt compiles through it when installed (a clean rebuild in the same build
 # folder then takes seconds).
 # Deep RL (the plugin libhlogym_rl.so, its tests): only the test command (--rl) needs it.
