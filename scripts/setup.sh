@@ -142,8 +142,9 @@ if ((BUILD)); then
     log "installing hlogym into .venv (a wheel of build/, in build/dist/)"
     rm -rf "$BUILD_DIR/dist"
     "$VENV/bin/python" -m pip wheel -q --disable-pip-version-check --no-build-isolation \
-      --no-deps -Cbuild-dir="$BUILD_DIR" -Ccmake.define.HLOGYM_TESTS=ON \
-      -Ccmake.define.HLOGYM_BENCH=ON -w "$BUILD_DIR/dist" .
+      --no-deps --config-settings=build-dir="$BUILD_DIR" \
+      --config-settings=cmake.define.HLOGYM_TESTS=ON \
+      --config-settings=cmake.define.HLOGYM_BENCH=ON -w "$BUILD_DIR/dist" .
     "$VENV/bin/python" -m pip install -q --disable-pip-version-check --no-deps \
       --force-reinstall "$BUILD_DIR"/dist/hlogym-*.whl
     touch "$INSTALL_STAMP"
