@@ -1,9 +1,9 @@
 // Steps per second of the gym (src/gym) on the default GPT-2 modules: uncached
 // (every step clones the module and runs the pass) and cached (revisited
-// states, a lookup), with 1 and 2 threads (a VecEnvironment of as many
-// environments). Random actions over every registered pass, traj_limit 10.
-// Counters: steps/s (items_per_second), and for single-thread runs the median
-// and 90th-percentile step latency in microseconds.
+// states, a lookup), on a VecEnvironment of 1 or 2 threads with one environment per thread or
+// 8 environments. Random actions over every registered pass, traj_limit 10.
+// Counters: steps/s (items_per_second), and the median and 90th-percentile latency of one
+// VecEnvironment::Step (all environments' steps) in microseconds.
 //
 //   build-gym/bench/gym_bench [--benchmark_filter=...] [benchmark options]
 // The modules: HLOGYM_GYM_BENCH_MODULES (comma-separated benchmark names or
@@ -17,6 +17,7 @@
 #include <filesystem>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_split.h"
@@ -74,9 +75,10 @@ struct Plan {
 
 void BM_Step(benchmark::State& state, bool cached) {
   const int threads = static_cast<int>(state.range(1));
+  const int envs = static_cast<int>(state.range(2));
   const std::vector<std::string> modules = Gpt2Modules();
   const std::string module = modules[state.range(0) % modules.size()];
-  auto vec = VecEnvironment::Create(threads, threads, BenchOptions(cached));
+  auto vec = VecEnvironment::Create(envs, threads, BenchOptions(cached));
   if (!vec.ok()) {
     state.SkipWithError(std::string(vec.status().message()).c_str());
     return;
@@ -136,12 +138,17 @@ void BM_Step(benchmark::State& state, bool cached) {
   state.SetLabel(module);
 }
 
+// One environment per thread, and 8 environments on 1 or 2 threads: a step batch waits for its
+// slowest step, and most steps take a microsecond where a few take a millisecond, so two lone
+// environments rarely keep both threads busy; eight spread the slow steps over both.
 void Args(benchmark::internal::Benchmark* b) {
   const int num_modules = static_cast<int>(Gpt2Modules().size());
   for (int m = 0; m < num_modules; ++m) {
-    for (int threads : {1, 2}) b->Args({m, threads});
+    for (auto [threads, envs] : {std::pair{1, 1}, {2, 2}, {1, 8}, {2, 8}}) {
+      b->Args({m, threads, envs});
+    }
   }
-  b->ArgNames({"module", "threads"})->UseRealTime()->Unit(benchmark::kMicrosecond);
+  b->ArgNames({"module", "threads", "envs"})->UseRealTime()->Unit(benchmark::kMicrosecond);
 }
 
 // What an uncached step costs besides the pass: the clone, the fingerprint and

@@ -1,10 +1,30 @@
 #include "gym/vec_env.h"
 
 #include <algorithm>
+#include <chrono>
 
 #include "absl/strings/str_cat.h"
 
 namespace hlogym {
+
+namespace {
+// How long an idle worker, or a caller waiting for workers, keeps looking
+// before it sleeps: longer than most steps, short enough that a core is not
+// held long from the caller's own work between loops (a policy's update).
+constexpr auto kSpin = std::chrono::microseconds(200);
+
+// Spins (yielding the core to any other runnable thread) until `ready()` or
+// kSpin has passed; returns ready().
+template <typename Ready>
+bool SpinUntil(Ready ready) {
+  const auto deadline = std::chrono::steady_clock::now() + kSpin;
+  while (!ready()) {
+    if (std::chrono::steady_clock::now() >= deadline) return false;
+    std::this_thread::yield();
+  }
+  return true;
+}
+}  // namespace
 
 ThreadPool::ThreadPool(int num_threads) {
   for (int i = 1; i < num_threads; ++i) workers_.emplace_back([this] { Work(); });
@@ -19,23 +39,37 @@ ThreadPool::~ThreadPool() {
   for (std::thread& t : workers_) t.join();
 }
 
+void ThreadPool::RunClaims(uint64_t generation) {
+  uint64_t state = state_.load(std::memory_order_acquire);
+  while (Generation(state) == generation && Index(state) < Size(state)) {
+    if (!state_.compare_exchange_weak(state, state + 1, std::memory_order_acq_rel)) continue;
+    // The claimed index keeps pending_ above zero, so fn_ stays this loop's until it is done.
+    (*fn_)(Index(state));
+    Finish();
+    state = state_.load(std::memory_order_acquire);
+  }
+}
+
+void ThreadPool::Finish() {
+  if (pending_.fetch_sub(1) == 1 && caller_sleeping_.load()) {
+    { std::lock_guard<std::mutex> lock(mu_); }  // the caller is asleep or sees pending_ == 0
+    done_.notify_one();
+  }
+}
+
 void ThreadPool::Work() {
   uint64_t seen = 0;
-  std::unique_lock<std::mutex> lock(mu_);
   while (true) {
-    wake_.wait(lock, [&] { return stop_ || generation_ != seen; });
-    if (stop_) return;
-    seen = generation_;
-    while (next_ < n_) {
-      int i = next_++;
-      ++running_;
-      const auto* fn = fn_;
-      lock.unlock();
-      (*fn)(i);
-      lock.lock();
-      --running_;
+    auto fresh = [&] { return stop_.load() || Generation(state_.load()) != seen; };
+    if (!SpinUntil(fresh)) {
+      std::unique_lock<std::mutex> lock(mu_);
+      sleeping_workers_.fetch_add(1);
+      wake_.wait(lock, fresh);
+      sleeping_workers_.fetch_sub(1);
     }
-    if (running_ == 0) done_.notify_all();
+    if (stop_.load()) return;
+    seen = Generation(state_.load(std::memory_order_acquire));
+    RunClaims(seen);
   }
 }
 
@@ -44,23 +78,25 @@ void ThreadPool::ParallelFor(int n, const std::function<void(int)>& fn) {
     for (int i = 0; i < n; ++i) fn(i);
     return;
   }
-  std::unique_lock<std::mutex> lock(mu_);
-  fn_ = &fn;
-  n_ = n;
-  next_ = 0;
-  ++generation_;
-  wake_.notify_all();
-  while (next_ < n_) {
-    int i = next_++;
-    ++running_;
-    lock.unlock();
-    fn(i);
-    lock.lock();
-    --running_;
+  for (int begin = 0; begin < n; begin += kMaxLoop) {  // the state word holds 16-bit indices
+    const int size = std::min(kMaxLoop, n - begin);
+    const std::function<void(int)> shifted = [&](int i) { fn(begin + i); };
+    fn_ = begin == 0 && size == n ? &fn : &shifted;
+    pending_.store(size);
+    const uint64_t generation = Generation(state_.load()) + 1;
+    state_.store(generation << 32 | static_cast<uint64_t>(size) << 16);
+    if (sleeping_workers_.load() > 0) {
+      { std::lock_guard<std::mutex> lock(mu_); }  // each sleeper is asleep or sees the loop
+      wake_.notify_all();
+    }
+    RunClaims(generation);
+    if (!SpinUntil([&] { return pending_.load() == 0; })) {
+      std::unique_lock<std::mutex> lock(mu_);
+      caller_sleeping_.store(true);
+      done_.wait(lock, [&] { return pending_.load() == 0; });
+      caller_sleeping_.store(false);
+    }
   }
-  done_.wait(lock, [&] { return running_ == 0 && next_ >= n_; });
-  fn_ = nullptr;
-  n_ = 0;
 }
 
 absl::StatusOr<std::unique_ptr<VecEnvironment>> VecEnvironment::Create(

@@ -4,7 +4,9 @@
 #ifndef HLOGYM_GYM_VEC_ENV_H_
 #define HLOGYM_GYM_VEC_ENV_H_
 
+#include <atomic>
 #include <condition_variable>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -17,25 +19,43 @@
 
 namespace hlogym {
 
-// A fixed pool of worker threads running index-parallel loops.
+// A fixed pool of worker threads running index-parallel loops. Gym steps take
+// microseconds, less than waking a sleeping thread (a futex and, in a VM, an
+// inter-processor interrupt), so idle workers and the waiting caller spin a
+// little (yielding) before they sleep, and indices are claimed without a lock.
 class ThreadPool {
  public:
   explicit ThreadPool(int num_threads);
   ~ThreadPool();
   int num_threads() const { return static_cast<int>(workers_.size()) + 1; }
   // Calls fn(i) for i in [0, n), spread over the workers and the calling
-  // thread; returns when all calls are done.
+  // thread; returns when all calls are done. One caller at a time.
   void ParallelFor(int n, const std::function<void(int)>& fn);
 
  private:
+  // The loop's generation, size and next unclaimed index, in one word so that
+  // a claim (compare-and-swap) can never take an index of a later loop.
+  static constexpr uint64_t kFieldMask = 0xFFFF;
+  static constexpr int kMaxLoop = static_cast<int>(kFieldMask);
+  static uint64_t Generation(uint64_t state) { return state >> 32; }
+  static int Size(uint64_t state) { return static_cast<int>((state >> 16) & kFieldMask); }
+  static int Index(uint64_t state) { return static_cast<int>(state & kFieldMask); }
+
   void Work();
+  // Claims and runs indices of loop `generation` until none is left.
+  void RunClaims(uint64_t generation);
+  void Finish();  // one index done; wakes the caller after the last one
+
   std::vector<std::thread> workers_;
+  std::atomic<uint64_t> state_{0};
+  std::atomic<int> pending_{0};  // indices of the current loop not yet done
+  const std::function<void(int)>* fn_ = nullptr;
+  // Sleepers, so that the fast paths take no lock when nobody sleeps.
+  std::atomic<int> sleeping_workers_{0};
+  std::atomic<bool> caller_sleeping_{false};
+  std::atomic<bool> stop_{false};
   std::mutex mu_;
   std::condition_variable wake_, done_;
-  const std::function<void(int)>* fn_ = nullptr;
-  int n_ = 0, next_ = 0, running_ = 0;
-  uint64_t generation_ = 0;
-  bool stop_ = false;
 };
 
 class VecEnvironment {

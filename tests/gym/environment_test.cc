@@ -2,10 +2,13 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <filesystem>
 #include <numeric>
 #include <random>
+#include <thread>
 
 #include "absl/strings/str_join.h"
 #include "gym/vec_env.h"
@@ -319,11 +322,16 @@ TEST(EnvironmentTest, VecEnvironmentMatchesSerial) {
 
 TEST(EnvironmentTest, ThreadPoolRunsEverything) {
   ThreadPool pool(3);
-  for (int round = 0; round < 50; ++round) {
-    std::vector<int> hit(97, 0);
-    pool.ParallelFor(97, [&](int i) { hit[i]++; });
-    EXPECT_EQ(std::accumulate(hit.begin(), hit.end(), 0), 97);
-    EXPECT_EQ(*std::min_element(hit.begin(), hit.end()), 1);
+  // Back-to-back loops of every size (each index exactly once), loops longer than the 16-bit
+  // index of one claim word, and loops after the workers went to sleep.
+  for (int n : {0, 1, 2, 3, 97, 70000}) {
+    for (int round = 0; round < 200; ++round) {
+      std::vector<int> hit(n, 0);
+      pool.ParallelFor(n, [&](int i) { hit[i]++; });
+      EXPECT_EQ(std::count(hit.begin(), hit.end(), 1), n) << "n=" << n << " round " << round;
+      if (n == 70000 && round == 2) break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
   }
 }
 
