@@ -67,6 +67,8 @@ absl::StatusOr<bool> CallInliner::Run(Module& module) {
   // Callees before callers: a callee's own calls are inlined before it is
   // copied anywhere.
   for (Computation* computation : module.MakeComputationPostOrder()) {
+    // Counted now: inlining a callee brings its calls along.
+    if (computation->opcode_count(Opcode::kCall) == 0) continue;
     for (Instruction* instruction : computation->MakeInstructionPostOrder()) {
       if (instruction->opcode() != Opcode::kCall || instruction->to_apply() == nullptr) continue;
       if (single_call_site_ && callers[instruction->to_apply()].size() != 1) continue;

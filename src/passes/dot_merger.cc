@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
 #include <vector>
 
@@ -55,45 +56,62 @@ absl::StatusOr<Instruction*> NewDot(Instruction* like, Instruction* lhs, Instruc
   return AddWithLayoutOf(like->parent(), std::move(clone), like);
 }
 
-absl::StatusOr<Instruction*> MergeSameOperand(Instruction* a, Instruction* b) {
-  if (a->operand(0) != b->operand(0) && a->operand(1) != b->operand(1)) return nullptr;
+// Where two dots that share an operand would be merged: found before anything is built, so that
+// pairs that cannot merge cost no reachability walk.
+struct SameOperandMerge {
+  bool lhs_same = false;
+  Instruction* shared = nullptr;
+  Instruction* diff_a = nullptr;
+  Instruction* diff_b = nullptr;
+  int64_t shared_non_contracting = 0;
+  int64_t outer = 0;  // the concatenate's dimension
+};
+
+std::optional<SameOperandMerge> PlanSameOperand(Instruction* a, Instruction* b) {
+  if (a->operand(0) != b->operand(0) && a->operand(1) != b->operand(1)) return std::nullopt;
   if (a->operand(0)->shape().element_type() != b->operand(0)->shape().element_type() ||
       a->operand(1)->shape().element_type() != b->operand(1)->shape().element_type() ||
       a->shape().element_type() != b->shape().element_type()) {
-    return nullptr;
+    return std::nullopt;
   }
   const DotDimensionNumbers& dnums = Dnums(a);
-  if (!(dnums == Dnums(b))) return nullptr;
-  const bool lhs_same = a->operand(0) == b->operand(0);
-  Instruction* shared = a->operand(lhs_same ? 0 : 1);
-  Instruction* diff_a = a->operand(lhs_same ? 1 : 0);
-  Instruction* diff_b = b->operand(lhs_same ? 1 : 0);
-  if (diff_a->shape().layout() != diff_b->shape().layout()) return nullptr;
-  int64_t shared_non_contracting =
-      shared->shape().rank() - static_cast<int64_t>(dnums.lhs_batch_dimensions.size());
+  if (!(dnums == Dnums(b))) return std::nullopt;
+  SameOperandMerge plan;
+  plan.lhs_same = a->operand(0) == b->operand(0);
+  plan.shared = a->operand(plan.lhs_same ? 0 : 1);
+  plan.diff_a = a->operand(plan.lhs_same ? 1 : 0);
+  plan.diff_b = b->operand(plan.lhs_same ? 1 : 0);
+  if (plan.diff_a->shape().layout() != plan.diff_b->shape().layout()) return std::nullopt;
+  plan.shared_non_contracting =
+      plan.shared->shape().rank() - static_cast<int64_t>(dnums.lhs_batch_dimensions.size());
   std::set<int64_t> used;
-  if (lhs_same) {
-    shared_non_contracting -= static_cast<int64_t>(dnums.lhs_contracting_dimensions.size());
+  if (plan.lhs_same) {
+    plan.shared_non_contracting -= static_cast<int64_t>(dnums.lhs_contracting_dimensions.size());
     used.insert(dnums.rhs_contracting_dimensions.begin(), dnums.rhs_contracting_dimensions.end());
     used.insert(dnums.rhs_batch_dimensions.begin(), dnums.rhs_batch_dimensions.end());
   } else {
-    shared_non_contracting -= static_cast<int64_t>(dnums.rhs_contracting_dimensions.size());
+    plan.shared_non_contracting -= static_cast<int64_t>(dnums.rhs_contracting_dimensions.size());
     used.insert(dnums.lhs_contracting_dimensions.begin(), dnums.lhs_contracting_dimensions.end());
     used.insert(dnums.lhs_batch_dimensions.begin(), dnums.lhs_batch_dimensions.end());
   }
-  if (static_cast<int64_t>(used.size()) + 1 != diff_a->shape().rank()) return nullptr;
-  int64_t outer = 0;
+  if (static_cast<int64_t>(used.size()) + 1 != plan.diff_a->shape().rank()) return std::nullopt;
   for (int64_t d : used) {
-    if (d != outer) break;
-    ++outer;
+    if (d != plan.outer) break;
+    ++plan.outer;
   }
-  Instruction* pieces[] = {diff_a, diff_b};
-  auto concat = MakeConcatenate(pieces, outer);
+  return plan;
+}
+
+absl::StatusOr<Instruction*> MergeSameOperand(Instruction* a, Instruction* b,
+                                              const SameOperandMerge& plan) {
+  Instruction* pieces[] = {plan.diff_a, plan.diff_b};
+  auto concat = MakeConcatenate(pieces, plan.outer);
   if (!concat.ok()) return concat;
-  auto merged = NewDot(a, lhs_same ? shared : *concat, lhs_same ? *concat : shared, dnums);
+  auto merged = NewDot(a, plan.lhs_same ? plan.shared : *concat,
+                       plan.lhs_same ? *concat : plan.shared, Dnums(a));
   if (!merged.ok()) return merged;
   const int64_t rank = (*merged)->shape().rank();
-  const int64_t slice_dim = rank - (lhs_same ? 1 : 1 + shared_non_contracting);
+  const int64_t slice_dim = rank - (plan.lhs_same ? 1 : 1 + plan.shared_non_contracting);
   std::vector<SliceDimension> slice = FullSlice((*merged)->shape());
   slice[slice_dim].limit = a->shape().dimensions(slice_dim);
   auto new_a = Slice(*merged, slice);
@@ -121,23 +139,29 @@ bool IsCanonicalMatmul(const Instruction* dot) {
          dnums.rhs_contracting_dimensions == std::vector<int64_t>{0};
 }
 
-absl::StatusOr<Instruction*> MergeLhsWithRhs(Instruction* a, Instruction* b) {
+// Whether a = x.y and b = y^T.z (canonical matmuls, x the transpose of b's rhs or the other way)
+// would merge as one dot of x with concat(y, z^T).
+bool LhsWithRhsApplies(const Instruction* a, const Instruction* b) {
   for (const Instruction* dot : {a, b}) {
     if (!Dnums(dot).lhs_batch_dimensions.empty() || !Dnums(dot).rhs_batch_dimensions.empty()) {
-      return nullptr;
+      return false;
     }
-    if (!IsCanonicalMatmul(dot)) return nullptr;
+    if (!IsCanonicalMatmul(dot)) return false;
   }
+  const Instruction* a_lhs = a->operand(0);
+  const Instruction* b_rhs = b->operand(1);
+  if (a->shape().element_type() != b->shape().element_type() ||
+      a->operand(1)->shape().element_type() != b->operand(0)->shape().element_type()) {
+    return false;
+  }
+  if (a->shape().dimensions(0) != b->shape().dimensions(1)) return false;
+  return IsTransposeOf(a_lhs, b_rhs) || IsTransposeOf(b_rhs, a_lhs);
+}
+
+absl::StatusOr<Instruction*> MergeLhsWithRhs(Instruction* a, Instruction* b) {
   Instruction* a_lhs = a->operand(0);
   Instruction* a_rhs = a->operand(1);
   Instruction* b_lhs = b->operand(0);
-  Instruction* b_rhs = b->operand(1);
-  if (a->shape().element_type() != b->shape().element_type() ||
-      a_rhs->shape().element_type() != b_lhs->shape().element_type()) {
-    return nullptr;
-  }
-  if (a->shape().dimensions(0) != b->shape().dimensions(1)) return nullptr;
-  if (!IsTransposeOf(a_lhs, b_rhs) && !IsTransposeOf(b_rhs, a_lhs)) return nullptr;
   const int64_t swap[] = {1, 0};
   auto b_lhs_t = MakeTranspose(b_lhs, swap);
   if (!b_lhs_t.ok()) return b_lhs_t;
@@ -162,14 +186,18 @@ absl::StatusOr<Instruction*> MergeLhsWithRhs(Instruction* a, Instruction* b) {
   return merged;
 }
 
+// The merged dot, or nullptr when a and b do not merge. The checks on the two dots come first;
+// the walk for a path between them (merging would make a cycle) only for pairs that pass them.
 absl::StatusOr<Instruction*> TryMerge(Instruction* a, Instruction* b) {
   if (a->shape().layout() != b->shape().layout()) return nullptr;
   if (a->attrs().operand_precision != b->attrs().operand_precision) return nullptr;
-  auto merged = MergeSameOperand(a, b);
-  if (!merged.ok() || *merged != nullptr) return merged;
-  merged = MergeLhsWithRhs(a, b);
-  if (!merged.ok() || *merged != nullptr) return merged;
-  return MergeLhsWithRhs(b, a);
+  const std::optional<SameOperandMerge> same_operand = PlanSameOperand(a, b);
+  const bool a_lhs_with_b_rhs = !same_operand && LhsWithRhsApplies(a, b);
+  const bool b_lhs_with_a_rhs = !same_operand && !a_lhs_with_b_rhs && LhsWithRhsApplies(b, a);
+  if (!same_operand && !a_lhs_with_b_rhs && !b_lhs_with_a_rhs) return nullptr;
+  if (Reaches(a, b) || Reaches(b, a)) return nullptr;
+  if (same_operand) return MergeSameOperand(a, b, *same_operand);
+  return a_lhs_with_b_rhs ? MergeLhsWithRhs(a, b) : MergeLhsWithRhs(b, a);
 }
 
 bool IsMergeableDot(const Instruction* hlo) {
@@ -220,7 +248,6 @@ absl::StatusOr<bool> DotMerger::Run(Module& module) {
           if (b == nullptr) continue;
           if (dead_set.contains(a) || dead_set.contains(b)) continue;
           if (!small_enough(a) && !small_enough(b)) continue;
-          if (Reaches(a, b) || Reaches(b, a)) continue;
           auto merged = TryMerge(a, b);
           if (!merged.ok()) return merged.status();
           if (*merged == nullptr) continue;

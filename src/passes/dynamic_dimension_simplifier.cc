@@ -1,5 +1,6 @@
 #include "passes/dynamic_dimension_simplifier.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -98,20 +99,28 @@ absl::StatusOr<bool> ForwardIdentity(Instruction* instruction, Opcode opcode) {
 }  // namespace
 
 absl::StatusOr<bool> DynamicDimensionSimplifier::Run(Module& module) {
-  const std::vector<std::function<absl::StatusOr<bool>(Instruction*)>> sweeps = {
-      FlattenConcat,
-      ForwardSliceOfConcat,
-      ForwardScalarThroughBroadcast,
-      ForwardReshapeOfReshape,
-      [](Instruction* i) { return ForwardIdentity(i, Opcode::kConvert); },
-      [](Instruction* i) { return ForwardIdentity(i, Opcode::kReshape); },
+  struct Sweep {
+    std::function<absl::StatusOr<bool>(Instruction*)> rewrite;
+    std::vector<Opcode> needs;  // a computation without all of these has nothing for it
+  };
+  const std::vector<Sweep> sweeps = {
+      {FlattenConcat, {Opcode::kConcatenate}},
+      {ForwardSliceOfConcat, {Opcode::kSlice, Opcode::kConcatenate}},
+      {ForwardScalarThroughBroadcast, {Opcode::kReshape, Opcode::kBroadcast}},
+      {ForwardReshapeOfReshape, {Opcode::kReshape}},
+      {[](Instruction* i) { return ForwardIdentity(i, Opcode::kConvert); }, {Opcode::kConvert}},
+      {[](Instruction* i) { return ForwardIdentity(i, Opcode::kReshape); }, {Opcode::kReshape}},
   };
   bool changed = false;
-  for (const auto& sweep : sweeps) {
+  for (const Sweep& sweep : sweeps) {
     // As XLA's, fused computations are left alone.
     for (Computation* computation : NonFusionComputations(module)) {
+      if (!std::all_of(sweep.needs.begin(), sweep.needs.end(),
+                       [&](Opcode op) { return computation->opcode_count(op) > 0; })) {
+        continue;
+      }
       for (Instruction* instruction : computation->MakeInstructionPostOrder()) {
-        auto local = sweep(instruction);
+        auto local = sweep.rewrite(instruction);
         if (!local.ok()) return local.status();
         changed |= *local;
       }

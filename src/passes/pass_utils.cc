@@ -187,6 +187,7 @@ absl::flat_hash_map<const Computation*, std::vector<Instruction*>> ComputeCaller
 std::vector<Computation*> NonFusionComputations(const Module& module) {
   absl::flat_hash_set<const Computation*> fused;
   for (const auto& computation : module.computations()) {
+    if (computation->opcode_count(Opcode::kFusion) == 0) continue;  // no walk where none is
     for (const auto& instruction : computation->instructions()) {
       if (instruction->opcode() != Opcode::kFusion) continue;
       for (const Computation* callee : instruction->called_computations()) fused.insert(callee);
