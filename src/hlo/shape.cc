@@ -112,6 +112,19 @@ void Shape::SetDefaultLayout() {
   layout_ = std::move(layout);
 }
 
+namespace {
+// Whether `layout` is the default (descending) one of an array of `rank` dimensions.
+bool IsDefaultLayout(const Layout& layout, int64_t rank) {
+  if (!layout.details.empty() || static_cast<int64_t>(layout.minor_to_major.size()) != rank) {
+    return false;
+  }
+  for (int64_t i = 0; i < rank; ++i) {
+    if (layout.minor_to_major[i] != rank - 1 - i) return false;
+  }
+  return true;
+}
+}  // namespace
+
 bool Shape::Equal(const Shape& other, const Equality& what) const {
   if (IsTuple() != other.IsTuple()) return false;
   if (what.element_type && element_type_ != other.element_type_) return false;
@@ -123,6 +136,14 @@ bool Shape::Equal(const Shape& other, const Equality& what) const {
       break;
     case Layouts::kCompareWhereBothHave:
       if (has_layout() && other.has_layout() && layout_ != other.layout_) return false;
+      break;
+    case Layouts::kCompareMissingAsDefault:
+      if (has_layout() && other.has_layout()) {
+        if (layout_ != other.layout_) return false;
+      } else if (has_layout() != other.has_layout()) {
+        const Shape& with = has_layout() ? *this : other;
+        if (!IsDefaultLayout(*with.layout_, with.rank())) return false;
+      }
       break;
   }
   if (IsTuple()) {

@@ -89,6 +89,9 @@ class Shape {
     kCompare,  // equal, or both absent
     kIgnore,
     kCompareWhereBothHave,  // a shape without a layout matches any layout
+    // A shape without a layout has the default one, as XLA's parser gives it: XLA's
+    // ShapeUtil::Equal for shapes that may have been read without layouts.
+    kCompareMissingAsDefault,
   };
   struct Equality {
     bool element_type = true;

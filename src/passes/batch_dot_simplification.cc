@@ -58,6 +58,8 @@ absl::Status Simplify(Instruction* dot, const std::vector<int64_t>& degenerate) 
   Instruction* new_dot = AddWithLayoutOf(computation, std::move(clone), dot);
   auto reshaped = MakeReshape(new_dot, dot->shape().dimensions());
   if (!reshaped.ok()) return reshaped.status();
+  // The dot's shape, layout included (as XLA's), so that a bitcast reading it sees the same values.
+  (*reshaped)->set_shape(dot->shape());
   return computation->ReplaceInstruction(dot, *reshaped);
 }
 

@@ -39,6 +39,8 @@ absl::StatusOr<bool> BroadcastCanonicalizer::Run(Module& module) {
       for (size_t k = 0; k < original.size(); ++k) permutation[original[k]] = sorted[k];
       auto transpose = MakeTranspose(*canonical, permutation);
       if (!transpose.ok()) return transpose.status();
+      // The broadcast's shape, layout included, so that a bitcast reading it sees the same values.
+      (*transpose)->set_shape(broadcast->shape());
       absl::Status status = computation->ReplaceInstruction(broadcast, *transpose);
       if (!status.ok()) return status;
       changed = true;

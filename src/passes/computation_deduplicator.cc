@@ -22,12 +22,15 @@ bool HasLargeConstants(const Computation& computation) {
   return false;
 }
 
-// A cheap bucket key; ComputationsEqual decides.
+// A cheap bucket key, without layouts; ComputationsEqual decides (a shape read without a layout
+// has the default one, as in XLA).
 std::string Signature(const Computation& computation) {
   std::string key = absl::StrCat(computation.instruction_count(), ":",
-                                 std::string(OpcodeName(computation.root_instruction()->opcode())), ":",
-                                 computation.root_instruction()->shape().ToString());
-  for (const Shape& shape : computation.ParameterShapes()) absl::StrAppend(&key, ",", shape.ToString());
+                                 std::string(OpcodeName(computation.root_instruction()->opcode())),
+                                 ":", computation.root_instruction()->shape().ToString(false));
+  for (const Shape& shape : computation.ParameterShapes()) {
+    absl::StrAppend(&key, ",", shape.ToString(false));
+  }
   return key;
 }
 

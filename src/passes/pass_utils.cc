@@ -98,10 +98,19 @@ void SetFrontendAttributes(Instruction& instruction, const std::vector<FrontendA
   instruction.mutable_attrs().SetRaw("frontend_attributes", std::move(text));
 }
 
+namespace {
+// Layout-sensitive comparisons as XLA's: a shape read without a layout has the default one (so a
+// parsed f32[] and a pass-built f32[]{} are one shape).
+bool SameShape(const Shape& a, const Shape& b, bool layout_sensitive) {
+  return a.Equal(b, {.layouts = layout_sensitive ? Shape::Layouts::kCompareMissingAsDefault
+                                                 : Shape::Layouts::kIgnore});
+}
+}  // namespace
+
 bool SameInstructionIgnoringOperands(const Instruction& a, const Instruction& b,
                                      bool layout_sensitive, const ComputationEq& computation_eq) {
   if (a.opcode() != b.opcode() || a.operand_count() != b.operand_count()) return false;
-  if (!(layout_sensitive ? a.shape() == b.shape() : a.shape().Compatible(b.shape()))) return false;
+  if (!SameShape(a.shape(), b.shape(), layout_sensitive)) return false;
   if (!a.IdenticalAttributes(b) || !SameSemanticRawAttributes(a, b)) return false;
   const auto& ca = a.called_computations();
   const auto& cb = b.called_computations();
@@ -124,8 +133,7 @@ bool ComputationsEqual(const Computation& a, const Computation& b, bool layout_s
     const Instruction* pa = a.parameter_instruction(i);
     const Instruction* pb = b.parameter_instruction(i);
     if (pa == nullptr || pb == nullptr) return false;
-    if (!(layout_sensitive ? pa->shape() == pb->shape() : pa->shape().Compatible(pb->shape())))
-      return false;
+    if (!SameShape(pa->shape(), pb->shape(), layout_sensitive)) return false;
   }
   if (a.raw_attributes() != b.raw_attributes()) return false;
   if (a.root_instruction() == nullptr || b.root_instruction() == nullptr) return false;

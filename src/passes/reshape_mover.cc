@@ -27,6 +27,9 @@ bool IsMovableElementwise(const Instruction* hlo) {
   return hlo->shape().IsArray();
 }
 
+// XLA's ShapeUtil::Equal, for shapes that may have been read without a layout.
+constexpr Shape::Equality kXlaEqual = {.layouts = Shape::Layouts::kCompareMissingAsDefault};
+
 bool EquivalentRearranges(const Instruction* a, const Instruction* b) {
   if (a->opcode() != b->opcode() || !a->shape().SameDimensions(b->shape())) return false;
   if (a->opcode() == Opcode::kTranspose) return a->attrs().dimensions == b->attrs().dimensions;
@@ -44,8 +47,9 @@ class Mover {
 
   // Whether `hlo` can take the inverse of `rearrange` for free.
   bool CanTriviallyRearrange(const Instruction* hlo, const Instruction* rearrange) const {
+    // A reshape that keeps the shape, layout included (one that changes the layout moves data).
     if (rearrange->opcode() == Opcode::kReshape &&
-        rearrange->shape().Compatible(rearrange->operand(0)->shape())) {
+        rearrange->shape().Equal(rearrange->operand(0)->shape(), kXlaEqual)) {
       return true;
     }
     if (rearrange->opcode() == Opcode::kTranspose &&
@@ -98,14 +102,17 @@ class Mover {
 
   absl::StatusOr<Instruction*> ApplyInverse(const Instruction* rearrange, Instruction* operand) {
     if (rearrange->opcode() == Opcode::kReshape) {
-      const Shape& target = rearrange->operand(0)->shape();
-      if (operand->shape().SameDimensions(target)) return operand;
+      // The rearrange's operand shape, layout included, in the operand's element type.
+      Shape target = rearrange->operand(0)->shape();
+      target.set_element_type(operand->shape().element_type());
+      if (operand->shape().Equal(target, kXlaEqual)) return operand;
       if (operand->opcode() == Opcode::kReshape &&
-          operand->operand(0)->shape().SameDimensions(target) &&
-          operand->operand(0)->shape().element_type() == operand->shape().element_type()) {
+          operand->operand(0)->shape().Equal(target, kXlaEqual)) {
         return operand->operand(0);
       }
-      return MakeReshape(operand, target.dimensions());
+      auto reshaped = MakeReshape(operand, target.dimensions());
+      if (reshaped.ok() && target.has_layout()) (*reshaped)->set_shape(target);
+      return reshaped;
     }
     const std::vector<int64_t>& perm = rearrange->attrs().dimensions;
     if (IsIdentityPermutation(perm)) return operand;
@@ -123,13 +130,16 @@ class Mover {
       if (!moved.ok()) return moved.status();
       operands.push_back(*moved);
     }
+    // The elementwise op takes the rearrange operand's shape, layout included, as in XLA (the
+    // default layout where that operand has none and the module has layouts).
     Shape new_shape = rearrange->operand(0)->shape();
     new_shape.set_element_type(hlo->shape().element_type());
-    new_shape.clear_layout();
+    const bool has_layout = new_shape.has_layout();
     auto clone = hlo->CloneWithNewOperands(operands, "");
     clone->set_shape(std::move(new_shape));
     clone->set_name(computation->parent()->UniqueName(hlo->name()));
-    Instruction* elementwise = AddWithLayoutOf(computation, std::move(clone), hlo);
+    Instruction* elementwise = has_layout ? computation->AddInstruction(std::move(clone))
+                                          : AddWithLayoutOf(computation, std::move(clone), hlo);
 
     auto replacement = std::make_unique<Instruction>(rearrange->opcode(), hlo->shape());
     replacement->AppendOperand(elementwise);

@@ -121,6 +121,24 @@ TEST(Shape, Compatible) {
   EXPECT_TRUE(Shape::Token().Compatible(Shape::Token()));
 }
 
+TEST(Shape, EqualWithMissingLayoutsAsDefault) {
+  const Shape::Equality xla = {.layouts = Shape::Layouts::kCompareMissingAsDefault};
+  Shape plain(PT::kF32, {2, 3});
+  EXPECT_TRUE(plain.Equal(plain, xla));
+  EXPECT_TRUE(plain.Equal(WithLayout(plain, {1, 0}), xla));  // the default layout
+  EXPECT_TRUE(WithLayout(plain, {1, 0}).Equal(plain, xla));
+  EXPECT_FALSE(plain.Equal(WithLayout(plain, {0, 1}), xla));
+  EXPECT_FALSE(WithLayout(plain, {0, 1}).Equal(plain, xla));
+  EXPECT_FALSE(plain.Equal(WithLayout(plain, {1, 0}, "T(8,128)"), xla));  // tiled
+  EXPECT_TRUE(WithLayout(plain, {0, 1}).Equal(WithLayout(plain, {0, 1}), xla));
+  EXPECT_FALSE(plain.Equal(WithLayout(Shape(PT::kF32, {3, 2}), {1, 0}), xla));  // dimensions
+  EXPECT_TRUE(Shape::Scalar(PT::kF32).Equal(WithLayout(Shape::Scalar(PT::kF32), {}), xla));
+  EXPECT_FALSE(plain == WithLayout(plain, {1, 0}));  // exact equality still tells them apart
+  EXPECT_TRUE(Shape::Tuple({plain, Shape::Scalar(PT::kS32)})
+                  .Equal(Shape::Tuple({WithLayout(plain, {1, 0}), Shape::Scalar(PT::kS32)}), xla));
+  EXPECT_FALSE(Shape::Tuple({plain}).Equal(Shape::Tuple({WithLayout(plain, {0, 1})}), xla));
+}
+
 TEST(Shape, Kinds) {
   EXPECT_TRUE(Shape::Scalar(PT::kF32).IsScalar());
   EXPECT_TRUE(Shape::Scalar(PT::kF32).IsArray());

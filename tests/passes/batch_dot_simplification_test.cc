@@ -1,4 +1,5 @@
 // batch-dot-simplification: size-1 batch dimensions removed from dots.
+#include "eval/equivalence.h"
 #include "pass_test_util.h"
 
 namespace hlogym::testing {
@@ -32,6 +33,30 @@ ENTRY main {
 }
 )");
   EXPECT_FALSE(run.changed);
+}
+
+// A bitcast reads the dot's memory in its layout: the reshape that replaces the dot keeps that
+// layout, as XLA's does, so the bitcast reads the same values.
+TEST(BatchDotSimplificationTest, ReplacementKeepsTheDotsLayout) {
+  constexpr char kHlo[] = R"(HloModule m
+ENTRY main {
+  a = f32[1,2,3]{2,1,0} parameter(0)
+  b = f32[1,3,4]{2,1,0} parameter(1)
+  d = f32[1,2,4]{1,2,0} dot(a, b), lhs_batch_dims={0}, rhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_contracting_dims={1}
+  ROOT c = f32[8]{0} bitcast(d)
+}
+)";
+  PassRun run = RunPass("batch-dot-simplification", kHlo);
+  EXPECT_TRUE(run.changed);
+  EXPECT_CHECKS(run.after, R"(CHECK: f32[2,4]{{.*}} dot(
+CHECK: f32[1,2,4]{1,2,0} reshape(
+CHECK: ROOT {{.*}} bitcast()");
+  auto original = ParseModule(kHlo, "before.hlo");
+  ASSERT_TRUE(original.ok()) << original.status();
+  auto result = CheckEquivalent(**original, *run.module);
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_TRUE(result->judged) << result->message;
+  EXPECT_TRUE(result->equivalent) << result->message;
 }
 
 }  // namespace

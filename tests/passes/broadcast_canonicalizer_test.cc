@@ -1,4 +1,5 @@
 // broadcast_canonicalizer: unsorted broadcast dimensions become a transpose.
+#include "eval/equivalence.h"
 #include "pass_test_util.h"
 
 namespace hlogym::testing {
@@ -24,6 +25,29 @@ ENTRY main {
 }
 )");
   EXPECT_FALSE(run.changed);
+}
+
+// A bitcast reads the broadcast's memory in its layout: the transpose that replaces it keeps
+// that layout, so the bitcast reads the same values.
+TEST(BroadcastCanonicalizerTest, ReplacementKeepsTheBroadcastsLayout) {
+  constexpr char kHlo[] = R"(HloModule m
+ENTRY main {
+  p = f32[2,3]{1,0} parameter(0)
+  b = f32[3,2]{0,1} broadcast(p), dimensions={1,0}
+  ROOT c = f32[6]{0} bitcast(b)
+}
+)";
+  PassRun run = RunPass("broadcast_canonicalizer", kHlo);
+  EXPECT_TRUE(run.changed);
+  EXPECT_CHECKS(run.after, R"(CHECK: f32[2,3]{1,0} broadcast(
+CHECK: f32[3,2]{0,1} transpose(
+CHECK: ROOT {{.*}} bitcast()");
+  auto original = ParseModule(kHlo, "before.hlo");
+  ASSERT_TRUE(original.ok()) << original.status();
+  auto result = CheckEquivalent(**original, *run.module);
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_TRUE(result->judged) << result->message;
+  EXPECT_TRUE(result->equivalent) << result->message;
 }
 
 }  // namespace

@@ -64,5 +64,41 @@ ENTRY main {
   EXPECT_FALSE(run.changed);
 }
 
+// A shape written without a layout has the default one, as XLA's parser gives it: a computation
+// read without layouts equals one with default layouts (one a pass built, say), and not one with
+// another layout.
+TEST(ComputationDeduplicatorTest, MissingLayoutsAreTheDefaultOnes) {
+  PassRun run = RunPass("computation-deduplicator", R"(HloModule m
+neg_plain {
+  a = f32[2,3] parameter(0)
+  ROOT n = f32[2,3] negate(a)
+}
+neg_default {
+  b = f32[2,3]{1,0} parameter(0)
+  ROOT n = f32[2,3]{1,0} negate(b)
+}
+neg_column_major {
+  c = f32[2,3]{0,1} parameter(0)
+  ROOT n = f32[2,3]{0,1} negate(c)
+}
+ENTRY main {
+  p = f32[2,3]{1,0} parameter(0)
+  q = f32[2,3]{0,1} parameter(1)
+  x = f32[2,3]{1,0} call(p), to_apply=neg_plain
+  y = f32[2,3]{1,0} call(p), to_apply=neg_default
+  z = f32[2,3]{0,1} call(q), to_apply=neg_column_major
+  ROOT t = (f32[2,3]{1,0}, f32[2,3]{1,0}, f32[2,3]{0,1}) tuple(x, y, z)
+}
+)");
+  EXPECT_TRUE(run.changed);
+  EXPECT_EQ(run.module->computation_count(), 3);
+  EXPECT_CHECKS(run.after, R"(
+CHECK-NOT: %neg_default
+CHECK: ENTRY
+CHECK: to_apply=%neg_plain
+CHECK: to_apply=%neg_plain
+CHECK: to_apply=%neg_column_major)");
+}
+
 }  // namespace
 }  // namespace hlogym::testing

@@ -1,4 +1,5 @@
 // reshape-mover: sinking reshapes and transposes below elementwise ops.
+#include "eval/equivalence.h"
 #include "pass_test_util.h"
 
 namespace hlogym::testing {
@@ -158,6 +159,58 @@ CHECK: transpose(
 CHECK-NOT: transpose(
 CHECK: ENTRY
 )");
+}
+
+// A reshape that only changes the layout moves data, so it is sunk (as XLA's ShapeUtil::Equal
+// tells it from a no-op); the add takes its operands' layout, the reshape back keeps the root's.
+TEST(ReshapeMoverTest, SinksLayoutChangingReshapes) {
+  constexpr char kHlo[] = R"(HloModule m
+ENTRY main {
+  p0 = f32[2,3]{1,0} parameter(0)
+  p1 = f32[2,3]{1,0} parameter(1)
+  r0 = f32[2,3]{0,1} reshape(p0)
+  r1 = f32[2,3]{0,1} reshape(p1)
+  ROOT a = f32[2,3]{0,1} add(r0, r1)
+}
+)";
+  PassRun run = RunPass("reshape-mover", kHlo);
+  EXPECT_TRUE(run.changed);
+  EXPECT_CHECKS(run.after, R"(CHECK: f32[2,3]{1,0} add(f32[2,3]{1,0} %p0, f32[2,3]{1,0} %p1)
+CHECK: ROOT {{.*}} = f32[2,3]{0,1} reshape()");
+  auto original = ParseModule(kHlo, "before.hlo");
+  ASSERT_TRUE(original.ok()) << original.status();
+  auto result = CheckEquivalent(**original, *run.module);
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_TRUE(result->equivalent) << result->message;
+
+  // The same reshapes without the layout change are no-ops, left for algsimp.
+  PassRun same = RunPass("reshape-mover", R"(HloModule m
+ENTRY main {
+  p0 = f32[2,3]{1,0} parameter(0)
+  p1 = f32[2,3]{1,0} parameter(1)
+  r0 = f32[2,3] reshape(p0)
+  r1 = f32[2,3]{1,0} reshape(p1)
+  ROOT a = f32[2,3]{1,0} add(r0, r1)
+}
+)");
+  EXPECT_FALSE(same.changed);
+}
+
+// The inverse reshape of an operand carries the layout of the rearrange's operand.
+TEST(ReshapeMoverTest, InverseReshapeKeepsTheSourceLayout) {
+  PassRun run = RunPass("reshape-mover", R"(HloModule m
+ENTRY main {
+  p0 = f32[2,3]{0,1} parameter(0)
+  p1 = f32[6]{0} parameter(1)
+  r0 = f32[6]{0} reshape(p0)
+  c = f32[6]{0} constant({1, 2, 3, 4, 5, 6})
+  m = f32[6]{0} multiply(r0, c)
+  ROOT a = f32[6]{0} add(m, p1)
+}
+)");
+  EXPECT_TRUE(run.changed);
+  EXPECT_CHECKS(run.after, R"(CHECK: f32[2,3]{0,1} reshape(f32[6]{0} %c)
+CHECK: f32[2,3]{0,1} multiply(f32[2,3]{0,1} %p0)");
 }
 
 }  // namespace
