@@ -49,18 +49,27 @@ absl::StatusOr<bool> FlattenCallGraph::Run(Module& module) {
   std::vector<Computation*> order = module.MakeComputationPostOrder();
   std::reverse(order.begin(), order.end());
   bool changed = false;
+  // Kept up to date as clones are added (what ComputeCallers would give after each), since a
+  // walk of the module per computation made the pass quadratic.
+  CallerMap callers = ComputeCallers(module);
   for (Computation* computation : order) {
-    auto callers = ComputeCallers(module);
     auto it = callers.find(computation);
     if (it == callers.end() || it->second.size() < 2) continue;
     // Every call site after the first gets its own clone, whatever its
     // context: XLA at the pinned version also splits reducers and comparators
     // shared by several reduce / reduce-window / sort instructions.
-    const std::vector<Instruction*>& sites = it->second;
+    const std::vector<Instruction*> sites = std::move(it->second);
+    it->second = {sites[0]};
     for (size_t i = 1; i < sites.size(); ++i) {
+      const int64_t first_new = module.computation_count();
       Computation* clone = CloneComputation(module, *computation);
       Redirect(sites[i], computation, clone);
       CloneControlFlowSubtree(module, clone);
+      // The clones' own call sites, now that they call the subtree's clones.
+      for (int64_t c = first_new; c < module.computation_count(); ++c) {
+        AddCallSites(*module.computations()[c], callers);
+      }
+      callers[clone].push_back(sites[i]);
       changed = true;
     }
   }

@@ -174,21 +174,23 @@ bool IsControlFlowCaller(Opcode opcode) {
   }
 }
 
-absl::flat_hash_map<const Computation*, std::vector<Instruction*>> ComputeCallers(
-    const Module& module) {
-  absl::flat_hash_map<const Computation*, std::vector<Instruction*>> callers;
-  for (const auto& computation : module.computations()) {
-    for (const auto& instruction : computation->instructions()) {
-      const auto& callees = instruction->called_computations();
-      for (size_t i = 0; i < callees.size(); ++i) {
-        if (callees[i] == nullptr) continue;
-        if (std::find(callees.begin(), callees.begin() + i, callees[i]) != callees.begin() + i) {
-          continue;  // called twice by one instruction: one call site
-        }
-        callers[callees[i]].push_back(instruction.get());
+void AddCallSites(const Computation& computation, CallerMap& callers) {
+  for (const auto& instruction : computation.instructions()) {
+    const auto& callees = instruction->called_computations();
+    for (size_t i = 0; i < callees.size(); ++i) {
+      if (callees[i] == nullptr) continue;
+      if (std::find(callees.begin(), callees.begin() + i, callees[i]) != callees.begin() + i) {
+        continue;  // called twice by one instruction: one call site
       }
+      callers[callees[i]].push_back(instruction.get());
     }
   }
+}
+
+absl::flat_hash_map<const Computation*, std::vector<Instruction*>> ComputeCallers(
+    const Module& module) {
+  CallerMap callers;
+  for (const auto& computation : module.computations()) AddCallSites(*computation, callers);
   return callers;
 }
 

@@ -58,6 +58,11 @@ bool ComputationsEqual(const Computation& a, const Computation& b, bool layout_s
 // conditional, async ops) versus embedded (reduce, map, sort, fusion, ...).
 bool IsControlFlowCaller(Opcode opcode);
 
+using CallerMap = absl::flat_hash_map<const Computation*, std::vector<Instruction*>>;
+// Appends the instructions of `computation` to the callers of what they call (each instruction
+// once per callee), as ComputeCallers lists them, for passes that add computations.
+void AddCallSites(const Computation& computation, CallerMap& callers);
+
 // For every computation, the instructions (in any computation of the module)
 // that call it, each listed once, in module order.
 absl::flat_hash_map<const Computation*, std::vector<Instruction*>> ComputeCallers(
