@@ -325,8 +325,10 @@ absl::StatusOr<ValuePtr> EvalDataMovement(const Instruction& instruction, Operan
       std::vector<int64_t> src_strides(rank);
       for (int64_t d = 0; d < rank; ++d) {
         const SliceDimension& s = attrs.slice[d];
+        // The size must match the bounds, except for an empty slice written with limit <= start.
+        const bool empty = s.limit <= s.start && shape.dimensions(d) == 0;
         if (s.stride <= 0 || s.start < 0 || s.limit > in->shape.dimensions(d) ||
-            (s.limit - s.start + s.stride - 1) / s.stride != shape.dimensions(d) && !(s.limit <= s.start && shape.dimensions(d) == 0)) {
+            ((s.limit - s.start + s.stride - 1) / s.stride != shape.dimensions(d) && !empty)) {
           return Invalid("slice bounds");
         }
         offset += s.start * in_strides[d];
