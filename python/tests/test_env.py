@@ -76,6 +76,32 @@ def test_registered_id_and_make():
 
 
 @needs_passes
+def test_async_vector_env_matches_sync():
+    """One environment per process (what the README advises for throughput on several cores):
+    Gymnasium's AsyncVectorEnv gives the observations and rewards its SyncVectorEnv gives."""
+    import functools
+    fns = [functools.partial(hlogym.make, benchmark_locs=["mlp_infer"], traj_limit=4)] * 2
+    actions = [[0, 1], [2, 3], [1, 0], [3, 2]]
+    runs = []
+    for vector in (gymnasium.vector.SyncVectorEnv, gymnasium.vector.AsyncVectorEnv):
+        envs = vector(fns)
+        try:
+            obs, _ = envs.reset(seed=0)
+            trace = [obs]
+            for a in actions:
+                obs, reward, terminated, truncated, _ = envs.step(np.array(a))
+                trace += [obs, reward, truncated]
+            runs.append(trace)
+        finally:
+            envs.close()
+    sync, asynchronous = runs
+    assert len(sync) == len(asynchronous) == 13
+    for x, y in zip(sync, asynchronous):
+        np.testing.assert_array_equal(x, y)
+    assert sync[-1].all()  # traj_limit reached in both environments
+
+
+@needs_passes
 def test_reset_step_semantics():
     env = small_env(traj_limit=3)
     with pytest.raises(RuntimeError):

@@ -139,8 +139,8 @@ bool IsCanonicalMatmul(const Instruction* dot) {
          dnums.rhs_contracting_dimensions == std::vector<int64_t>{0};
 }
 
-// Whether a = x.y and b = y^T.z (canonical matmuls, x the transpose of b's rhs or the other way)
-// would merge as one dot of x with concat(y, z^T).
+// Whether canonical matmuls a = x.y and b = w.x^T (b's rhs the transpose of a's lhs, or the other
+// way) would merge as one dot x.concat(y, w^T), from which b is read back transposed.
 bool LhsWithRhsApplies(const Instruction* a, const Instruction* b) {
   for (const Instruction* dot : {a, b}) {
     if (!Dnums(dot).lhs_batch_dimensions.empty() || !Dnums(dot).rhs_batch_dimensions.empty()) {
