@@ -187,8 +187,7 @@ void AddCallSites(const Computation& computation, CallerMap& callers) {
   }
 }
 
-absl::flat_hash_map<const Computation*, std::vector<Instruction*>> ComputeCallers(
-    const Module& module) {
+CallerMap ComputeCallers(const Module& module) {
   CallerMap callers;
   for (const auto& computation : module.computations()) AddCallSites(*computation, callers);
   return callers;

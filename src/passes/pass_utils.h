@@ -58,15 +58,14 @@ bool ComputationsEqual(const Computation& a, const Computation& b, bool layout_s
 // conditional, async ops) versus embedded (reduce, map, sort, fusion, ...).
 bool IsControlFlowCaller(Opcode opcode);
 
+// For every computation, the instructions (in any computation of the module) that call it.
 using CallerMap = absl::flat_hash_map<const Computation*, std::vector<Instruction*>>;
+
+// The callers of every computation, each listed once, in module order.
+CallerMap ComputeCallers(const Module& module);
 // Appends the instructions of `computation` to the callers of what they call (each instruction
 // once per callee), as ComputeCallers lists them, for passes that add computations.
 void AddCallSites(const Computation& computation, CallerMap& callers);
-
-// For every computation, the instructions (in any computation of the module)
-// that call it, each listed once, in module order.
-absl::flat_hash_map<const Computation*, std::vector<Instruction*>> ComputeCallers(
-    const Module& module);
 
 // The computations that no fusion instruction calls, in module order (XLA's
 // HloModule::MakeNonfusionComputations): what passes that leave fused code
