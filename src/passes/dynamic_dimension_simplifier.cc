@@ -111,10 +111,12 @@ absl::StatusOr<bool> DynamicDimensionSimplifier::Run(Module& module) {
       {[](Instruction* i) { return ForwardIdentity(i, Opcode::kConvert); }, {Opcode::kConvert}},
       {[](Instruction* i) { return ForwardIdentity(i, Opcode::kReshape); }, {Opcode::kReshape}},
   };
+  // As XLA's, fused computations are left alone. The sweeps add and remove instructions only, so
+  // the list is found once.
+  const std::vector<Computation*> computations = NonFusionComputations(module);
   bool changed = false;
   for (const Sweep& sweep : sweeps) {
-    // As XLA's, fused computations are left alone.
-    for (Computation* computation : NonFusionComputations(module)) {
+    for (Computation* computation : computations) {
       if (!std::all_of(sweep.needs.begin(), sweep.needs.end(),
                        [&](Opcode op) { return computation->opcode_count(op) > 0; })) {
         continue;
