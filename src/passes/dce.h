@@ -11,10 +11,13 @@
 //  - a custom-call "Sharding" stays when its operand is the root, a
 //    parameter, or has other users (as XLA keeps it);
 //  - parameters are never removed;
+//  - a multi-output fusion read only through get-tuple-elements loses the
+//    outputs none of them reads (its fused root tuple and its shape shrink,
+//    the indices are renumbered; one output left is the fusion's result);
 //  - then every computation no longer reachable from the entry is removed
 //    (XLA's dangling-computation removal, on by default).
-// Leaves out: shrinking unused outputs of multi-output fusions, removing
-// dead fusion parameters, the remove_cross_partition_collective_ops and
+// Leaves out: removing dead fusion parameters, the
+// remove_cross_partition_collective_ops and
 // remove-dead-entry-parameters options (all off or irrelevant by default
 // before fusion), the xla_allow_dce_side_effecting_op frontend attribute.
 #ifndef HLOGYM_PASSES_DCE_H_

@@ -1,4 +1,7 @@
-// dce: dead instructions, side effects, control edges, dead computations.
+// dce: dead instructions, side effects, control edges, dead computations,
+// unused outputs of multi-output fusions.
+#include "absl/strings/str_replace.h"
+#include "control_flow_test_util.h"
 #include "pass_test_util.h"
 
 namespace hlogym::testing {
@@ -117,6 +120,80 @@ ENTRY main {
 }
 )");
   EXPECT_FALSE(run.changed);
+}
+
+// A multi-output fusion as XLA's optimized modules hold them (non-default
+// layouts included): the output nobody reads leaves the fused root and the
+// fusion's shape, the reads are renumbered, and what only that output used
+// goes with it.
+constexpr char kThreeOutputFusion[] = R"(HloModule m
+fused {
+  a = f32[2,3]{0,1} parameter(0)
+  e = f32[2,3]{0,1} exponential(a)
+  n = f32[2,3]{0,1} negate(a)
+  t = f32[2,3]{0,1} tanh(a)
+  ROOT out = (f32[2,3]{0,1}, f32[2,3]{0,1}, f32[2,3]{0,1}) tuple(e, n, t)
+}
+ENTRY main {
+  p = f32[2,3]{0,1} parameter(0)
+  f = (f32[2,3]{0,1}, f32[2,3]{0,1}, f32[2,3]{0,1}) fusion(p), kind=kLoop, calls=fused
+  g0 = f32[2,3]{0,1} get-tuple-element(f), index=0
+  g1 = f32[2,3]{0,1} get-tuple-element(f), index=1
+  g2 = f32[2,3]{0,1} get-tuple-element(f), index=2
+  ROOT r = f32[2,3]{0,1} add(g0, g2)
+}
+)";
+
+TEST(DceTest, RemovesUnusedOutputsOfAMultiOutputFusion) {
+  PassRun run = RunPass("dce", kThreeOutputFusion);
+  ASSERT_TRUE(run.changed);
+  ExpectSameSemantics(run);
+  EXPECT_CHECKS(run.after, R"(
+CHECK: exponential
+CHECK-NOT: negate
+CHECK: tanh
+CHECK: ROOT {{.*}} = (f32[2,3]{0,1}, f32[2,3]{0,1}) tuple(
+CHECK: = (f32[2,3]{0,1}, f32[2,3]{0,1}) fusion(
+CHECK: %g0 = {{.*}} get-tuple-element({{.*}}), index=0
+CHECK: %g2 = {{.*}} get-tuple-element({{.*}}), index=1
+)");
+  PassRun again = RunPass("dce", run.after);
+  EXPECT_FALSE(again.changed);
+}
+
+TEST(DceTest, AFusionWithOneOutputLeftReturnsItWhole) {
+  PassRun run = RunPass("dce", R"(HloModule m
+fused {
+  a = f32[4] parameter(0)
+  e = f32[4] exponential(a)
+  n = f32[4] negate(a)
+  ROOT out = (f32[4], f32[4]) tuple(e, n)
+}
+ENTRY main {
+  p = f32[4] parameter(0)
+  f = (f32[4], f32[4]) fusion(p), kind=kLoop, calls=fused
+  g1 = f32[4] get-tuple-element(f), index=1
+  ROOT r = f32[4] multiply(g1, g1)
+}
+)");
+  ASSERT_TRUE(run.changed);
+  ExpectSameSemantics(run);
+  EXPECT_CHECKS(run.after, R"(
+CHECK-NOT: exponential
+CHECK: ROOT {{.*}} = f32[4]{{.*}} negate(
+CHECK: %f = f32[4]{{.*}} fusion(
+CHECK-NOT: get-tuple-element
+CHECK: multiply({{.*}}%f, {{.*}}%f)
+)");
+}
+
+TEST(DceTest, KeepsFusionOutputsWhenAUserReadsTheWholeTuple) {
+  const std::string module = absl::StrReplaceAll(
+      kThreeOutputFusion, {{"ROOT r = f32[2,3]{0,1} add(g0, g2)",
+                            "a = f32[2,3]{0,1} add(g0, g2)\n  ROOT r = ((f32[2,3]{0,1}, "
+                            "f32[2,3]{0,1}, f32[2,3]{0,1}), f32[2,3]{0,1}) tuple(f, a)"}});
+  PassRun run = RunPass("dce", module);
+  EXPECT_CHECKS(run.after, "CHECK: negate\nCHECK: tuple({{.*}}e, {{.*}}n, {{.*}}t)");
 }
 
 }  // namespace
