@@ -1,13 +1,16 @@
 #!/usr/bin/env python3
-"""hlogym's default pipeline against real XLA's (issue 5).
+"""hlogym's default pipeline against real XLA's (issues 5 and 19).
 
-For every corpus module in datasets/corpus/manifest.json, D is the op count
-after `hlogym opt --pipeline=xla-cpu-default` and X is the manifest's op count
-after real XLA's target-independent pipeline. Prints the distribution of
-(D - X) / X, the share within 1% and 3% of X, the share with D <= X and the
-per-family medians. Writes build/default_vs_xla.json.
+For every module of each dataset's manifest.json, D is the op count after
+`hlogym opt --pipeline=xla-cpu-default` and X is the manifest's op count after
+real XLA's target-independent pipeline. The datasets: the corpus
+(datasets/corpus) and XLA's optimized modules of its test split
+(datasets/xla_optimized: fusions, non-default layouts). Prints, per dataset,
+the distribution of (D - X) / X, the share within 1% and 3% of X, the share
+with D <= X and the per-family medians. Writes build/default_vs_xla.json.
 
     .venv/bin/python bench/default_vs_xla.py [--hlogym build/hlogym] [-j 2] [--json OUT]
+        [--datasets corpus xla_optimized]
 """
 import argparse
 import json
@@ -20,14 +23,16 @@ from multiprocessing import Pool
 import numpy as np
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-CORPUS = os.path.join(ROOT, "datasets", "corpus")
+DATASETS = {"corpus": os.path.join(ROOT, "datasets", "corpus"),
+            "xla_optimized": os.path.join(ROOT, "datasets", "xla_optimized")}
 HLOGYM = os.path.join(ROOT, "build", "hlogym")
 
 
 def measure(item):
-    name, entry = item
-    path = os.path.join(CORPUS, entry["path"])
-    row = {"module": name, "family": entry["family"], "I": entry["op_count"], "X": entry["X"]}
+    dataset, name, entry = item
+    path = os.path.join(DATASETS[dataset], entry["path"])
+    row = {"dataset": dataset, "module": name, "family": entry["family"],
+           "I": entry["op_count"], "X": entry["X"]}
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "out.hlo")
         res = subprocess.run([HLOGYM, "opt", path, "--pipeline=xla-cpu-default", "-o", out],
@@ -48,14 +53,28 @@ def main():
     ap.add_argument("--hlogym", default=HLOGYM)
     ap.add_argument("-j", "--jobs", type=int, default=2)
     ap.add_argument("--json", default=os.path.join(ROOT, "build", "default_vs_xla.json"))
+    ap.add_argument("--datasets", nargs="+", choices=sorted(DATASETS), default=list(DATASETS))
     args = ap.parse_args()
     HLOGYM = args.hlogym
 
-    manifest = json.load(open(os.path.join(CORPUS, "manifest.json")))
-    items = sorted(manifest["modules"].items())
+    items = []
+    for dataset in args.datasets:
+        manifest = json.load(open(os.path.join(DATASETS[dataset], "manifest.json")))
+        items += [(dataset, n, e) for n, e in sorted(manifest["modules"].items())]
     with Pool(args.jobs, initializer=_set_hlogym, initargs=(HLOGYM,)) as pool:
         rows = pool.map(measure, items, chunksize=1)
+    report = {"rows": rows}
+    for dataset in args.datasets:
+        print(f"== {dataset} ({os.path.relpath(DATASETS[dataset], ROOT)})")
+        report[dataset] = summarize([r for r in rows if r["dataset"] == dataset])
+    os.makedirs(os.path.dirname(args.json), exist_ok=True)
+    with open(args.json, "w") as f:
+        json.dump(report, f, indent=1)
+    print(f"wrote {os.path.relpath(args.json, ROOT)}")
 
+
+def summarize(rows):
+    """Prints and returns the distribution of (D - X) / X over rows."""
     ok = [r for r in rows if "rel" in r]
     errors = [r for r in rows if "rel" not in r]
     rel = np.array([r["rel"] for r in ok])
@@ -67,29 +86,30 @@ def main():
         "within_1pct": float(np.mean(np.abs(rel) <= 0.01)),
         "within_3pct": float(np.mean(np.abs(rel) <= 0.03)),
         "d_le_x": float(np.mean([r["D"] <= r["X"] for r in ok])),
+        "exact": int(sum(r["D"] == r["X"] for r in ok)),
+        "sum_abs_d_minus_x": int(sum(abs(r["D"] - r["X"]) for r in ok)),
     }
     families = {}
     for fam in sorted({r["family"] for r in ok}):
         fr = np.array([r["rel"] for r in ok if r["family"] == fam])
         families[fam] = {"modules": len(fr), "median": float(np.median(fr)),
+                         "within_1pct": float(np.mean(np.abs(fr) <= 0.01)),
                          "within_3pct": float(np.mean(np.abs(fr) <= 0.03)),
                          "min": float(fr.min()), "max": float(fr.max())}
 
-    print(f"modules: {summary['measured']}/{summary['modules']} measured, {len(errors)} errors")
+    print(f"modules: {summary['measured']}/{summary['modules']} measured, {len(errors)} errors, "
+          f"{summary['exact']} with D = X")
     print("(D - X) / X: " + ", ".join(f"{k} {summary[k]:+.1%}"
                                        for k in ("min", "p10", "median", "p90", "max")))
     print(f"within 1% of X: {summary['within_1pct']:.1%}   within 3%: "
           f"{summary['within_3pct']:.1%}   D <= X: {summary['d_le_x']:.1%}")
-    print(f"{'family':8} {'n':>4} {'median':>8} {'<=3%':>6} {'min':>8} {'max':>8}")
+    print(f"{'family':18} {'n':>4} {'median':>8} {'<=1%':>6} {'<=3%':>6} {'min':>8} {'max':>8}")
     for fam, f in families.items():
-        print(f"{fam:8} {f['modules']:4} {f['median']:+8.1%} {f['within_3pct']:6.0%} "
+        print(f"{fam:18} {f['modules']:4} {f['median']:+8.1%} {f['within_1pct']:6.0%} {f['within_3pct']:6.0%} "
               f"{f['min']:+8.1%} {f['max']:+8.1%}")
     for r in errors[:10]:
         print(f"error: {r['module']}: {r['error']}")
-    os.makedirs(os.path.dirname(args.json), exist_ok=True)
-    with open(args.json, "w") as f:
-        json.dump({"summary": summary, "families": families, "rows": rows}, f, indent=1)
-    print(f"wrote {os.path.relpath(args.json, ROOT)}")
+    return {"summary": summary, "families": families}
 
 
 def _set_hlogym(path):

@@ -1,5 +1,6 @@
-// The corpus of the source tree (datasets/corpus), for tests that walk it:
-// text/corpus.h's reader, pointed at the checkout the tests were built from.
+// The corpus of the source tree (datasets/corpus) and XLA's optimized modules
+// of it (datasets/xla_optimized), for tests that walk them: text/corpus.h's
+// reader, pointed at the checkout the tests were built from.
 #ifndef HLOGYM_TESTS_CORPUS_MANIFEST_H_
 #define HLOGYM_TESTS_CORPUS_MANIFEST_H_
 
@@ -18,6 +19,15 @@ inline std::filesystem::path CorpusDir() {
 // fail on that).
 inline const std::vector<CorpusModule>& CorpusManifestModules() {
   return Corpus::InDatasets((std::filesystem::path(HLOGYM_SOURCE_DIR) / "datasets").string())
+      .modules();
+}
+
+// XLA's optimized modules of the corpus's test split (datasets/xla_optimized):
+// fusions and non-default layouts. Name-sorted; empty when the manifest is
+// missing or unreadable.
+inline const std::vector<CorpusModule>& XlaOptimizedManifestModules() {
+  return Corpus::InFolder(
+             (std::filesystem::path(HLOGYM_SOURCE_DIR) / "datasets" / "xla_optimized").string())
       .modules();
 }
 

@@ -391,6 +391,63 @@ class TensorFlowLowering:
         return Xla("cpu").compile(self.text)
 
 
+class XlaOptimizedLowering:
+    """A corpus module as the pinned XLA's whole CPU pipeline leaves it (fusions, layouts,
+    XLA:CPU's own rewrites: what --xla_dump_hlo_as_text writes as after_optimizations), handed
+    back to XLA. as_text() is that module as XLA receives it again: jaxlib compiles StableHLO, so a
+    module given back goes through its import, which wraps nothing but renames and regroups a
+    little (a 485-instruction GPT-2 dump arrives as 492); storing the imported module makes I the
+    count XLA starts from. XLA may fail after its target-independent passes on such a module
+    (layout-assignment rejects some of its own layouts); X is read from the pass log before
+    that, and compile_error says what failed."""
+
+    def __init__(self, source: Path):
+        sys.path.insert(0, str(REPO / "python"))
+        from hlogym.xla import Xla
+        self.xla = Xla("cpu")
+        self.compile_error = None
+        source_text = zstd_decompress(source.read_bytes()).decode()
+        with open(os.devnull, "w") as devnull:   # this compile's pass log is not the reference
+            sys.stderr.flush()
+            saved = os.dup(2)
+            os.dup2(devnull.fileno(), 2)
+            try:
+                optimized = self.xla.compile(source_text).hlo_modules()[0]
+            finally:
+                os.dup2(saved, 2)
+                os.close(saved)
+        mlir = self.xla._mlir
+        stablehlo = mlir.hlo_to_stablehlo(optimized.as_serialized_hlo_module_proto())
+        received = mlir.mlir_module_to_xla_computation(stablehlo, use_tuple_args=False,
+                                                       return_tuple=False)
+        self.text = strip_metadata(self.xla.parse(received.as_hlo_text()).to_string())
+
+    def as_text(self, dialect="hlo"):
+        return self.text
+
+    def compile(self):
+        """In a child process, whose pass log (its stderr) is copied to this one's: XLA aborts on
+        a failed CHECK for some of its own modules, after the passes the reference reads."""
+        with tempfile.TemporaryDirectory(prefix="hlogym-xla-optimized-") as tmp:
+            module = Path(tmp) / "module.hlo"
+            module.write_text(self.text)
+            r = subprocess.run([sys.executable, "-c", _COMPILE_CHILD, str(REPO / "python"),
+                                str(module)], capture_output=True)
+        sys.stderr.flush()
+        os.write(2, r.stderr)
+        if r.returncode != 0:
+            lines = r.stderr.decode(errors="replace").splitlines()
+            why = [ln for ln in lines if "Check failed" in ln or "XlaError" in ln]
+            self.compile_error = (why or [f"exit {r.returncode}"])[-1].strip()[:500]
+
+
+_COMPILE_CHILD = """import sys
+sys.path.insert(0, sys.argv[1])
+from hlogym.xla import Xla
+Xla("cpu").compile(open(sys.argv[2]).read())
+"""
+
+
 def lower_text(name, family, cfg):
     """The lowered module: `.as_text(dialect="hlo")` and `.compile()` with the pinned XLA."""
     if FAMILY_SPECS[family].get("frontend") == "tensorflow":
@@ -540,7 +597,10 @@ def worker(args):
     best_pairs = {}   # pass -> [(I, name, pair dict, before text, after text)]
     for name, family, cfg in todo["modules"]:
         t0 = time.time()
-        lowered = lower_text(name, family, cfg)
+        if todo.get("source_root"):
+            lowered = XlaOptimizedLowering(Path(todo["source_root"]) / family / f"{name}.hlo.zst")
+        else:
+            lowered = lower_text(name, family, cfg)
         text = lowered.as_text(dialect="hlo")
         data = text.encode()
         path = out_root / family / f"{name}.hlo.zst"
@@ -579,6 +639,8 @@ def worker(args):
             res["xla_passes"] = len(ref["passes"])
             res["xla_changed_passes"] = sum(e["changed"] for e in ref["passes"])
             res["xla_problems"] = ref["problems"]
+            if getattr(lowered, "compile_error", None):
+                res["xla_compile_error"] = lowered.compile_error
             # keep the first pair per pass of this module; at most PAIRS_PER_PASS smallest overall
             seen = set()
             for pr in pairs:
@@ -613,7 +675,9 @@ def worker(args):
         json.dumps({p: [m for _, m in lst] for p, lst in best_pairs.items()}, sort_keys=True))
 
 
-def run_workers(modules, out_root: Path, stage: Path, jobs: int, xla: bool):
+def run_workers(modules, out_root: Path, stage: Path, jobs: int, xla: bool, source_root=None):
+    """source_root: a corpus folder; the workers then write XLA's optimized modules of its
+    modules (XlaOptimizedLowering) instead of lowering models."""
     procs = []
     for w in range(jobs):
         part = modules[w::jobs]
@@ -622,7 +686,8 @@ def run_workers(modules, out_root: Path, stage: Path, jobs: int, xla: bool):
         dump_dir = stage / f"dump_{w}"
         dump_dir.mkdir(parents=True, exist_ok=True)
         spec = {"id": w, "modules": part, "out": str(out_root), "stage": str(stage),
-                "dump_dir": str(dump_dir), "xla": xla}
+                "dump_dir": str(dump_dir), "xla": xla,
+                "source_root": str(source_root) if source_root else None}
         inp = stage / f"worker_{w}.json"
         inp.write_text(json.dumps(spec))
         env = dict(os.environ)
@@ -674,6 +739,160 @@ def hlogym_stats(paths):
                 out[str(p)] = json.loads(r.stdout)[0] if r.returncode == 0 else \
                     {"error": r.stderr.strip()[:500]}
     return out
+
+
+def add_op_counts(results, out_root: Path, tf_exempt: bool):
+    """I (op_count) from hlogym when it is built, which must agree with the Python count; a
+    module XLA received with another count is a problem, except (tf_exempt) TF's, which reach
+    XLA through the StableHLO import (TensorFlowLowering)."""
+    stats = hlogym_stats([out_root / results[n]["path"] for n in sorted(results)])
+    for n, r in results.items():
+        r["op_count"] = r["op_count_py"]
+        if stats is not None:
+            s = stats.get(str(out_root / r["path"]))
+            if s is None or "error" in s:
+                r["hlogym_error"] = (s or {}).get("error", "no stats")
+                print(f"warning: hlogym cannot read {n}: {r['hlogym_error']}", file=sys.stderr)
+            else:
+                if s["op_count"] != r["op_count_py"] or s["opcode_histogram"] != r["histogram_py"]:
+                    print(f"warning: {n}: hlogym counts {s['op_count']}, python {r['op_count_py']}",
+                          file=sys.stderr)
+                r["op_count"] = s["op_count"]
+        exempt = tf_exempt and FAMILY_SPECS[r["family"]].get("frontend") == "tensorflow"
+        if r.get("xla_initial_op_count") not in (None, r["op_count"]) and not exempt:
+            r.setdefault("xla_problems", []).append(
+                f"XLA received {r['xla_initial_op_count']} instructions, I = {r['op_count']}")
+
+
+# ---------------------------------------------------------------------------------------------
+# XLA's optimized modules: datasets/xla_optimized
+# ---------------------------------------------------------------------------------------------
+XLA_OPTIMIZED = REPO / "datasets" / "xla_optimized"
+
+
+def generate_xla_optimized(names, jobs: int, out: Path = XLA_OPTIMIZED):
+    """XLA's optimized module of each named corpus module (default: the test split), with its own
+    XLA reference, into `out` (datasets/xla_optimized; in place for --only)."""
+    corpus = json.loads((HERE / "manifest.json").read_text())["modules"]
+    full = not names
+    names = names or sorted(n for n, e in corpus.items() if e["split"] == "test")
+    unknown = [n for n in names if n not in corpus]
+    if unknown:
+        raise SystemExit(f"not in the corpus: {unknown}")
+    t_start = time.time()
+    if full:
+        shutil.rmtree(out, ignore_errors=True)
+    out.mkdir(parents=True, exist_ok=True)
+    todo = sorted(([n, corpus[n]["family"], corpus[n]["config"]] for n in names),
+                  key=lambda t: (-corpus[t[0]]["op_count"], t[0]))
+    with tempfile.TemporaryDirectory(prefix="hlogym-xla-optimized-") as tmp:
+        results, _ = run_workers(todo, out, Path(tmp), jobs, True, source_root=HERE)
+    # A module XLA's own verifier rejects before layout-assignment has no X: not kept
+    rejected = {n: r.get("xla_compile_error", "; ".join(r.get("xla_problems", [])))
+                for n, r in results.items() if r.get("X") is None or r["xla_problems"]}
+    for n in rejected:
+        r = results.pop(n)
+        (out / r["path"]).unlink()
+        (out / "xla_reference" / f"{n}.json.zst").unlink()
+    add_op_counts(results, out, tf_exempt=False)
+    mpath = out / "manifest.json"
+    manifest = json.loads(mpath.read_text()) if mpath.exists() and not full else {"modules": {}}
+    manifest["xla_rejected"] = dict(sorted({**{n: why for n, why in manifest.get(
+        "xla_rejected", {}).items() if n not in results}, **rejected}.items()))
+    for n in rejected:
+        manifest["modules"].pop(n, None)
+    manifest.update({"versions": versions(), "source": "datasets/corpus",
+                     "generator": "datasets/corpus/generate.py --xla-optimized",
+                     "op_count_rule": "instructions in all computations "
+                                      "(HloModule::instruction_count)"})
+    split_of = assign_splits(all_configs())
+    for n, r in results.items():
+        e = manifest_entry(r, r["family"], r["config"], split_of)
+        e["source"] = corpus[n]["path"]
+        e["xla_initial_op_count"] = r.get("xla_initial_op_count")
+        if r.get("xla_compile_error"):
+            e["xla_compile_error"] = r["xla_compile_error"]
+        manifest["modules"][n] = e
+    manifest["modules"] = dict(sorted(manifest["modules"].items()))
+    mpath.write_text(json.dumps(manifest, sort_keys=True, indent=1) + "\n")
+    write_xla_optimized_readme(manifest, out)
+    print(f"done: {len(results)} modules in {time.time() - t_start:.0f}s", flush=True)
+
+
+def write_xla_optimized_readme(manifest, out: Path):
+    modules = manifest["modules"].values()
+    rows = []
+    for f in sorted({m["family"] for m in modules}):
+        ms = [m for m in modules if m["family"] == f]
+        rows.append(f"| {f} | {ms[0]['frontend']} | {len(ms)} | "
+                    f"{statistics.median(m['op_count'] for m in ms):g} | "
+                    f"{statistics.median(m['X'] for m in ms):g} | "
+                    f"{sum('xla_compile_error' in m for m in ms)} |")
+    texts = [zstd_decompress((out / m["path"]).read_bytes()).decode() for m in modules]
+    kinds = sorted({k for t in texts for k in re.findall(r"kind=(k\w+)", t)})
+    rejected = manifest["xla_rejected"]
+    why = sorted({re.sub(r"\s*\([^)]*\)", "", w.split("XLA failed to compile the module: ")[-1])
+                  .replace("INTERNAL: during context [hlo verifier]: ", "XLA's verifier: ")
+                  for w in rejected.values()})
+    (out / "README.md").write_text(XLA_OPTIMIZED_README.format(
+        n=len(manifest["modules"]), nfam=len(rows), rows="\n".join(rows),
+        jaxlib=manifest["versions"]["jaxlib"], kinds=", ".join(kinds),
+        nfusion=sum(" fusion(" in t for t in texts),
+        nlayout=sum(map(has_non_default_layout, texts)),
+        nfail=sum("xla_compile_error" in m for m in modules), nsource=len(manifest["modules"]) +
+        len(rejected), nrejected=len(rejected), why="; ".join(why) or "none"))
+
+
+def has_non_default_layout(text: str) -> bool:
+    """Whether an array shape in the text has a layout other than {n-1,...,0}."""
+    for m in re.finditer(r"\]\{(\d+(?:,\d+)+)[}:]", text):
+        dims = [int(d) for d in m.group(1).split(",")]
+        if dims != sorted(dims, reverse=True):
+            return True
+    return False
+
+
+XLA_OPTIMIZED_README = """# XLA's optimized modules, given back to XLA
+
+Written by `datasets/corpus/generate.py --xla-optimized` (do not edit by hand).
+
+Modules of a kind the corpus (`datasets/corpus`) does not hold: what real XLA's whole CPU
+pipeline (jaxlib {jaxlib}) makes of {n} corpus modules ({nfam} families), the module that
+`--xla_dump_hlo_as_text` writes as `after_optimizations`. They carry what the corpus's modules
+do not: fusions ({nfusion} of the {n} modules; kinds {kinds}), non-default layouts ({nlayout}
+modules), bitcasts, copies and XLA:CPU's own rewrites. Each is stored as XLA receives it when it
+is handed back (through jaxlib's StableHLO import), so I is the count XLA's passes start from, and
+each has its own XLA reference: the pass log of XLA's CPU pipeline run on it, up to
+layout-assignment.
+
+XLA itself does not always take its own output back. Of the {nsource} modules of the corpus's
+test split, {nrejected} are not kept: XLA rejects them before layout-assignment, so they have no X
+(`xla_rejected` in the manifest has XLA's message; here: {why}). On {nfail} of the {n} kept modules a pass at or after
+layout-assignment fails (`xla_compile_error`); X, read before layout-assignment, is there for every
+kept module.
+
+`bench/default_vs_xla.py` measures hlogym's `xla-cpu-default` against X here as on the corpus;
+`tests/passes/idempotence_test.cc` runs every pass twice on these modules too.
+
+## Layout
+
+- `<family>/<name>.hlo.zst`: the optimized module of the corpus module `<name>` (same name),
+  metadata stripped.
+- `manifest.json`: as the corpus's, plus `source` (the corpus module), `xla_initial_op_count`
+  (equal to I) and `xla_compile_error` where XLA failed after its target-independent passes.
+- `xla_reference/<name>.json.zst`: XLA's pass trajectory, as in the corpus.
+
+## Families
+
+| family | frontend | modules | median I | median X | XLA fails after its passes |
+|---|---|---|---|---|---|
+{rows}
+
+## Regenerate
+
+    .venv/bin/python datasets/corpus/generate.py --xla-optimized              # all (test split)
+    .venv/bin/python datasets/corpus/generate.py --xla-optimized --only NAME  # some, in place
+"""
 
 
 # ---------------------------------------------------------------------------------------------
@@ -886,10 +1105,16 @@ def main():
     ap.add_argument("--refresh", action="store_true",
                     help="rewrite the manifest's derived fields (split, library, held-out "
                          "families) and README.md from the committed modules, without lowering")
+    ap.add_argument("--xla-optimized", action="store_true",
+                    help="write datasets/xla_optimized: XLA's optimized module of each corpus "
+                         "module of the test split (or of --only), with its own XLA reference")
     ap.add_argument("--worker-input", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.worker_input:
         return worker(args)
+    if args.xla_optimized:
+        return generate_xla_optimized(args.only, args.jobs,
+                                      Path(args.out).resolve() if args.out else XLA_OPTIMIZED)
 
     t_start = time.time()
     configs = all_configs()
@@ -945,25 +1170,7 @@ def main():
         if args.out:
             return
 
-    # I from hlogym when it is built (and it must agree with the Python count)
-    stats = hlogym_stats([out_root / results[n]["path"] for n in sorted(results)])
-    for n, r in results.items():
-        r["op_count"] = r["op_count_py"]
-        if stats is not None:
-            s = stats.get(str(out_root / r["path"]))
-            if s is None or "error" in s:
-                r["hlogym_error"] = (s or {}).get("error", "no stats")
-                print(f"warning: hlogym cannot read {n}: {r['hlogym_error']}", file=sys.stderr)
-            else:
-                if s["op_count"] != r["op_count_py"] or s["opcode_histogram"] != r["histogram_py"]:
-                    print(f"warning: {n}: hlogym counts {s['op_count']}, python {r['op_count_py']}",
-                          file=sys.stderr)
-                r["op_count"] = s["op_count"]
-        # (TF's modules reach XLA through the StableHLO import, smaller: TensorFlowLowering)
-        if r.get("xla_initial_op_count") not in (None, r["op_count"]) and \
-                FAMILY_SPECS[r["family"]].get("frontend") != "tensorflow":
-            r.setdefault("xla_problems", []).append(
-                f"XLA received {r['xla_initial_op_count']} instructions, I = {r['op_count']}")
+    add_op_counts(results, out_root, tf_exempt=True)
 
     split_of = assign_splits(configs)
     mpath = HERE / "manifest.json"

@@ -23,8 +23,8 @@ std::string NormalPath(const fs::path& p) {
 
 }  // namespace
 
-Corpus::Corpus(const std::string& datasets_dir) {
-  const fs::path dir = fs::path(datasets_dir) / "corpus";
+Corpus::Corpus(const std::string& folder) {
+  const fs::path dir(folder);
   manifest_path_ = (dir / "manifest.json").string();
   std::error_code ec;
   if (!fs::is_regular_file(manifest_path_, ec)) return;
@@ -81,20 +81,24 @@ Corpus::Corpus(const std::string& datasets_dir) {
   loaded_ = true;
 }
 
-const Corpus& Corpus::InDatasets(const std::string& datasets_dir) {
+const Corpus& Corpus::InFolder(const std::string& folder) {
   static std::mutex mu;
   // One corpus per folder, however spelled; spellings seen before skip the
   // path normalization (resolving a benchmark asks on every reset).
   static auto* corpora = new std::map<std::string, std::unique_ptr<const Corpus>>();
   static auto* by_spelling = new std::map<std::string, const Corpus*>();
   std::lock_guard<std::mutex> lock(mu);
-  const Corpus*& known = (*by_spelling)[datasets_dir];
+  const Corpus*& known = (*by_spelling)[folder];
   if (known == nullptr) {
-    std::unique_ptr<const Corpus>& corpus = (*corpora)[NormalPath(datasets_dir)];
-    if (!corpus) corpus.reset(new Corpus(datasets_dir));
+    std::unique_ptr<const Corpus>& corpus = (*corpora)[NormalPath(folder)];
+    if (!corpus) corpus.reset(new Corpus(folder));
     known = corpus.get();
   }
   return *known;
+}
+
+const Corpus& Corpus::InDatasets(const std::string& datasets_dir) {
+  return InFolder((fs::path(datasets_dir) / "corpus").string());
 }
 
 const Corpus& Corpus::Default() { return InDatasets((fs::path(DataRoot()) / "datasets").string()); }

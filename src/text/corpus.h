@@ -43,6 +43,10 @@ class Corpus {
   static const Corpus& Default();
   // The corpus of a datasets folder (one read per folder and process).
   static const Corpus& InDatasets(const std::string& datasets_dir);
+  // Any folder whose manifest.json has the corpus's form, such as
+  // datasets/xla_optimized (XLA's optimized modules of the corpus); one read
+  // per folder and process.
+  static const Corpus& InFolder(const std::string& folder);
 
   // Whether the manifest was read; when not, error() says why ("" when it
   // is simply absent).
@@ -62,7 +66,7 @@ class Corpus {
   std::vector<std::string> Names(std::string_view suite = "", std::string_view split = "") const;
 
  private:
-  explicit Corpus(const std::string& datasets_dir);
+  explicit Corpus(const std::string& folder);
   bool loaded_ = false;
   std::string error_;
   std::string manifest_path_;

@@ -4,7 +4,9 @@
     their text is byte-identical to the committed ones (sha256 of the text as in the manifest; the
     compressed bytes too when the installed zstd is the one the manifest records);
 (b) checks the manifest's invariants: size, families, suites, splits disjoint by configuration,
-    every committed file matches its sha256, XLA references and pass pairs present.
+    every committed file matches its sha256, XLA references and pass pairs present;
+(c) the same for XLA's optimized modules of the test split (datasets/xla_optimized), one of them
+    regenerated.
 """
 import hashlib
 import json
@@ -18,6 +20,7 @@ import pytest
 REPO = Path(__file__).resolve().parents[2]
 CORPUS = REPO / "datasets" / "corpus"
 MANIFEST = CORPUS / "manifest.json"
+XLA_OPTIMIZED = REPO / "datasets" / "xla_optimized"
 
 if not MANIFEST.exists():  # the corpus is committed; its absence is a failure, not a skip
     raise RuntimeError(f"{MANIFEST} is missing")
@@ -158,3 +161,44 @@ def test_default_suite_and_pass_pairs(manifest):
 def test_corpus_size_budget():
     total = sum(p.stat().st_size for p in CORPUS.rglob("*") if p.is_file())
     assert total <= 40 * 1024 * 1024
+
+
+@pytest.fixture(scope="module")
+def optimized():
+    return json.loads((XLA_OPTIMIZED / "manifest.json").read_text())
+
+
+def test_xla_optimized_modules(manifest, optimized):
+    sys.path.insert(0, str(CORPUS))
+    from generate import has_non_default_layout
+    mods, rejected = optimized["modules"], optimized["xla_rejected"]
+    test_split = {n for n, m in manifest["modules"].items() if m["split"] == "test"}
+    assert set(mods) | set(rejected) == test_split and not set(mods) & set(rejected)
+    assert len(mods) >= 0.9 * len(test_split)
+    with_layouts = 0
+    for name, m in mods.items():
+        text = unzstd(XLA_OPTIMIZED / m["path"]).decode()
+        assert hashlib.sha256(text.encode()).hexdigest() == m["sha256"], name
+        assert m["source"] == manifest["modules"][name]["path"], name
+        assert " fusion(" in text, name   # XLA's output, not the corpus module
+        with_layouts += has_non_default_layout(text)
+        ref = json.loads(unzstd(XLA_OPTIMIZED / m["xla_reference"]))
+        # stored as XLA receives it: XLA's passes start from I
+        assert ref["I"] == m["op_count"] == ref["xla_initial_op_count"], name
+        assert ref["X"] == m["X"] == ref["passes"][-1]["op_count"], name
+        assert all(e["pass"] != "layout-assignment" for e in ref["passes"]), name
+    assert with_layouts >= len(mods) // 2
+    listed = {m["path"] for m in mods.values()}
+    assert listed == {str(p.relative_to(XLA_OPTIMIZED)) for p in XLA_OPTIMIZED.glob("*/*.hlo.zst")}
+
+
+def test_xla_optimized_module_regenerates(optimized, tmp_path):
+    mods = optimized["modules"]
+    name = min(mods, key=lambda n: (mods[n]["bytes"], n))
+    r = subprocess.run([sys.executable, str(CORPUS / "generate.py"), "--xla-optimized", "--only",
+                        name, "--out", str(tmp_path), "--jobs", "1"], capture_output=True,
+                       text=True)
+    assert r.returncode == 0, r.stderr[-3000:]
+    new = json.loads((tmp_path / "manifest.json").read_text())["modules"][name]
+    for key in ("sha256", "op_count", "X", "xla_initial_op_count", "path"):
+        assert new[key] == mods[name][key], key
