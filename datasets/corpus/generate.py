@@ -770,12 +770,20 @@ def add_op_counts(results, out_root: Path, tf_exempt: bool):
 XLA_OPTIMIZED = REPO / "datasets" / "xla_optimized"
 
 
+def xla_optimized_selection(corpus):
+    """The corpus modules whose optimized modules datasets/xla_optimized holds: the test split, and
+    every module of the TensorFlow frontend and of Keras (XLA's layouts and fusions of TF's f16
+    graphs were the worst misses before this dataset existed)."""
+    return sorted(n for n, e in corpus.items() if e["split"] == "test" or
+                  e["frontend"] == "tensorflow" or e["library"] == "keras")
+
+
 def generate_xla_optimized(names, jobs: int, out: Path = XLA_OPTIMIZED):
-    """XLA's optimized module of each named corpus module (default: the test split), with its own
-    XLA reference, into `out` (datasets/xla_optimized; in place for --only)."""
+    """XLA's optimized module of each named corpus module (default: xla_optimized_selection), with
+    its own XLA reference, into `out` (datasets/xla_optimized; in place for --only)."""
     corpus = json.loads((HERE / "manifest.json").read_text())["modules"]
     full = not names
-    names = names or sorted(n for n, e in corpus.items() if e["split"] == "test")
+    names = names or xla_optimized_selection(corpus)
     unknown = [n for n in names if n not in corpus]
     if unknown:
         raise SystemExit(f"not in the corpus: {unknown}")
@@ -857,7 +865,8 @@ XLA_OPTIMIZED_README = """# XLA's optimized modules, given back to XLA
 Written by `datasets/corpus/generate.py --xla-optimized` (do not edit by hand).
 
 Modules of a kind the corpus (`datasets/corpus`) does not hold: what real XLA's whole CPU
-pipeline (jaxlib {jaxlib}) makes of {n} corpus modules ({nfam} families), the module that
+pipeline (jaxlib {jaxlib}) makes of {n} corpus modules ({nfam} families; the test split and every
+TensorFlow and Keras module), the module that
 `--xla_dump_hlo_as_text` writes as `after_optimizations`. They carry what the corpus's modules
 do not: fusions ({nfusion} of the {n} modules; kinds {kinds}), non-default layouts ({nlayout}
 modules), bitcasts, copies and XLA:CPU's own rewrites. Each is stored as XLA receives it when it
@@ -865,8 +874,8 @@ is handed back (through jaxlib's StableHLO import), so I is the count XLA's pass
 each has its own XLA reference: the pass log of XLA's CPU pipeline run on it, up to
 layout-assignment.
 
-XLA itself does not always take its own output back. Of the {nsource} modules of the corpus's
-test split, {nrejected} are not kept: XLA rejects them before layout-assignment, so they have no X
+XLA itself does not always take its own output back. Of the {nsource} modules, {nrejected} are not
+kept: XLA rejects them before layout-assignment, so they have no X
 (`xla_rejected` in the manifest has XLA's message; here: {why}). On {nfail} of the {n} kept modules a pass at or after
 layout-assignment fails (`xla_compile_error`); X, read before layout-assignment, is there for every
 kept module.
@@ -890,7 +899,7 @@ kept module.
 
 ## Regenerate
 
-    .venv/bin/python datasets/corpus/generate.py --xla-optimized              # all (test split)
+    .venv/bin/python datasets/corpus/generate.py --xla-optimized              # all
     .venv/bin/python datasets/corpus/generate.py --xla-optimized --only NAME  # some, in place
 """
 
@@ -1107,7 +1116,7 @@ def main():
                          "families) and README.md from the committed modules, without lowering")
     ap.add_argument("--xla-optimized", action="store_true",
                     help="write datasets/xla_optimized: XLA's optimized module of each corpus "
-                         "module of the test split (or of --only), with its own XLA reference")
+                         "module it selects (or of --only), with its own XLA reference")
     ap.add_argument("--worker-input", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.worker_input:

@@ -5,7 +5,7 @@
     compressed bytes too when the installed zstd is the one the manifest records);
 (b) checks the manifest's invariants: size, families, suites, splits disjoint by configuration,
     every committed file matches its sha256, XLA references and pass pairs present;
-(c) the same for XLA's optimized modules of the test split (datasets/xla_optimized), one of them
+(c) the same for XLA's optimized modules of corpus modules (datasets/xla_optimized), one of them
     regenerated.
 """
 import hashlib
@@ -170,11 +170,11 @@ def optimized():
 
 def test_xla_optimized_modules(manifest, optimized):
     sys.path.insert(0, str(CORPUS))
-    from generate import has_non_default_layout
+    from generate import has_non_default_layout, xla_optimized_selection
     mods, rejected = optimized["modules"], optimized["xla_rejected"]
-    test_split = {n for n, m in manifest["modules"].items() if m["split"] == "test"}
-    assert set(mods) | set(rejected) == test_split and not set(mods) & set(rejected)
-    assert len(mods) >= 0.9 * len(test_split)
+    selected = set(xla_optimized_selection(manifest["modules"]))
+    assert set(mods) | set(rejected) == selected and not set(mods) & set(rejected)
+    assert len(mods) >= 0.9 * len(selected)
     with_layouts = 0
     for name, m in mods.items():
         text = unzstd(XLA_OPTIMIZED / m["path"]).decode()
