@@ -9,6 +9,7 @@
 #include <memory>
 #include <numeric>
 
+#include "absl/algorithm/container.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
 #include "hlo/float_bits.h"
@@ -137,6 +138,16 @@ void Visitor::RemoveDeadTree(Instruction* root) {
 bool Visitor::ReplaceIfCompatible(Instruction* old, Instruction* replacement) {
   if (old == replacement || !Rewritable(old)) return false;
   if (!old->shape().Compatible(replacement->shape())) return false;
+  // Layout-insensitive, as XLA's before layout assignment; but a bitcast
+  // reads its operand's physical layout (XLA's optimized modules have them),
+  // so a value a bitcast reads keeps its layout: XLA would fold the copy in
+  // bitcast(copy(x)) with another layout and change what the bitcast reads.
+  if (!old->shape().Equal(replacement->shape(),
+                          {.layouts = Shape::Layouts::kCompareMissingAsDefault}) &&
+      absl::c_any_of(old->users(),
+                     [](const Instruction* user) { return user->opcode() == Opcode::kBitcast; })) {
+    return false;
+  }
   if (!old->ReplaceAllUsesWith(replacement).ok()) return false;
   changed_ = true;
   RemoveDeadTree(old);

@@ -424,6 +424,26 @@ TEST(AlgebraicSimplifierTest, CopyAndGetTupleElementOfTuple) {
                    "CHECK: ROOT %q = f32[4] parameter(1)");
 }
 
+// A bitcast reads its operand's physical layout (XLA's optimized modules hold
+// them): the copy it reads keeps its layout, the copy nothing bitcasts goes.
+TEST(AlgebraicSimplifierTest, KeepsTheLayoutABitcastReads) {
+  PassRun run = RunPass("algsimp", R"(HloModule m
+ENTRY main {
+  p = f32[2,3,4]{0,2,1} parameter(0)
+  c1 = f32[2,3,4]{0,1,2} copy(p)
+  c2 = f32[2,3,4]{2,1,0} copy(c1)
+  ROOT b = f32[24]{0} bitcast(c2)
+}
+)");
+  ASSERT_TRUE(run.changed);
+  ExpectSameSemantics(run);
+  EXPECT_CHECKS(run.after, R"(
+CHECK-NOT: %c1
+CHECK: %c2 = f32[2,3,4]{2,1,0} copy(f32[2,3,4]{0,2,1} %p)
+CHECK: ROOT %b = f32[24]{0} bitcast(
+)");
+}
+
 // --------------------------------- shapes ----------------------------------
 
 TEST(AlgebraicSimplifierTest, BroadcastAddingNoElementsIsReshape) {
