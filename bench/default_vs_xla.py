@@ -4,7 +4,7 @@
 For every module of each dataset's manifest.json, D is the op count after
 `hlogym opt --pipeline=xla-cpu-default` and X is the manifest's op count after
 real XLA's target-independent pipeline. The datasets: the corpus
-(datasets/corpus) and XLA's optimized modules of its test split
+(datasets/corpus) and XLA's optimized modules of corpus modules
 (datasets/xla_optimized: fusions, non-default layouts). Prints, per dataset,
 the distribution of (D - X) / X, the share within 1% and 3% of X, the share
 with D <= X and the per-family medians. Writes build/default_vs_xla.json.
@@ -105,8 +105,8 @@ def summarize(rows):
           f"{summary['within_3pct']:.1%}   D <= X: {summary['d_le_x']:.1%}")
     print(f"{'family':18} {'n':>4} {'median':>8} {'<=1%':>6} {'<=3%':>6} {'min':>8} {'max':>8}")
     for fam, f in families.items():
-        print(f"{fam:18} {f['modules']:4} {f['median']:+8.1%} {f['within_1pct']:6.0%} {f['within_3pct']:6.0%} "
-              f"{f['min']:+8.1%} {f['max']:+8.1%}")
+        print(f"{fam:18} {f['modules']:4} {f['median']:+8.1%} {f['within_1pct']:6.0%} "
+              f"{f['within_3pct']:6.0%} {f['min']:+8.1%} {f['max']:+8.1%}")
     for r in errors[:10]:
         print(f"error: {r['module']}: {r['error']}")
     return {"summary": summary, "families": families}

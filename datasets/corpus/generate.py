@@ -395,11 +395,10 @@ class XlaOptimizedLowering:
     """A corpus module as the pinned XLA's whole CPU pipeline leaves it (fusions, layouts,
     XLA:CPU's own rewrites: what --xla_dump_hlo_as_text writes as after_optimizations), handed
     back to XLA. as_text() is that module as XLA receives it again: jaxlib compiles StableHLO, so a
-    module given back goes through its import, which wraps nothing but renames and regroups a
-    little (a 485-instruction GPT-2 dump arrives as 492); storing the imported module makes I the
-    count XLA starts from. XLA may fail after its target-independent passes on such a module
-    (layout-assignment rejects some of its own layouts); X is read from the pass log before
-    that, and compile_error says what failed."""
+    module given back goes through its import, which renames instructions and regroups a few (a
+    485-instruction GPT-2 dump arrives as 492); storing the imported module makes I the count
+    XLA starts from. XLA may fail at or after layout-assignment on such a module; X is read from
+    the pass log before that, and compile_error says what failed."""
 
     def __init__(self, source: Path):
         sys.path.insert(0, str(REPO / "python"))
@@ -866,8 +865,8 @@ Written by `datasets/corpus/generate.py --xla-optimized` (do not edit by hand).
 
 Modules of a kind the corpus (`datasets/corpus`) does not hold: what real XLA's whole CPU
 pipeline (jaxlib {jaxlib}) makes of {n} corpus modules ({nfam} families; the test split and every
-TensorFlow and Keras module), the module that
-`--xla_dump_hlo_as_text` writes as `after_optimizations`. They carry what the corpus's modules
+TensorFlow and Keras module), the module that `--xla_dump_hlo_as_text` writes as
+`after_optimizations`. They carry what the corpus's modules
 do not: fusions ({nfusion} of the {n} modules; kinds {kinds}), non-default layouts ({nlayout}
 modules), bitcasts, copies and XLA:CPU's own rewrites. Each is stored as XLA receives it when it
 is handed back (through jaxlib's StableHLO import), so I is the count XLA's passes start from, and
@@ -875,10 +874,10 @@ each has its own XLA reference: the pass log of XLA's CPU pipeline run on it, up
 layout-assignment.
 
 XLA itself does not always take its own output back. Of the {nsource} modules, {nrejected} are not
-kept: XLA rejects them before layout-assignment, so they have no X
-(`xla_rejected` in the manifest has XLA's message; here: {why}). On {nfail} of the {n} kept modules a pass at or after
-layout-assignment fails (`xla_compile_error`); X, read before layout-assignment, is there for every
-kept module.
+kept: XLA rejects them before layout-assignment, so they have no X (`xla_rejected` in the
+manifest has XLA's message; here: {why}).
+On {nfail} of the {n} kept modules a pass at or after layout-assignment fails
+(`xla_compile_error`); X, read before layout-assignment, is there for every kept module.
 
 `bench/default_vs_xla.py` measures hlogym's `xla-cpu-default` against X here as on the corpus;
 `tests/passes/idempotence_test.cc` runs every pass twice on these modules too.
