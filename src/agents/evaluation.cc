@@ -83,11 +83,18 @@ MetricSummary ComputeMetric(const std::vector<MetricInput>& inputs) {
 namespace {
 
 // The corpus module a benchmark is: by its file first (a spec may be any
-// spelling of a corpus file's path), else by name.
+// spelling of a corpus file's path; a file of another dataset of the corpus's
+// form, <dataset>/<family>/<file> such as datasets/xla_optimized, is its entry
+// there), else by name.
 const CorpusModule* FindCorpusModule(const std::string& spec, const std::string& path) {
   const Corpus& corpus = Corpus::Default();
   if (!path.empty()) {
     if (const CorpusModule* m = corpus.FindByPath(path)) return m;
+    const std::filesystem::path dataset = std::filesystem::path(path).parent_path().parent_path();
+    std::error_code ec;
+    if (std::filesystem::is_regular_file(dataset / "manifest.json", ec)) {
+      if (const CorpusModule* m = Corpus::InFolder(dataset.string()).FindByPath(path)) return m;
+    }
   }
   std::string name = spec;
   if (name.rfind("benchmark://", 0) == 0) name = name.substr(12);

@@ -122,9 +122,12 @@ int RunAgentCommand(const AgentCommandOptions& o, bool is_search) {
 }
 
 void AddCommonOptions(CLI::App* command, AgentCommandOptions& o, const std::string& split_help) {
-  command->add_option("--suite", o.suite,
-                      "Corpus suite (gpt2, diverse, all), smoke, default, folders, HLO files or "
-                      ".txt suites (default: the corpus default suite, else the smoke one)")
+  command
+      ->add_option("--suite", o.suite,
+                   "Corpus suite (gpt2, diverse, all), smoke, default, folders (a dataset "
+                   "folder with a manifest.json, such as datasets/xla_optimized: the modules "
+                   "it lists), HLO files or .txt suites (default: the corpus default suite, "
+                   "else the smoke one)")
       ->expected(1, -1);
   command->add_option("benchmarks", o.suite, "Benchmarks (same as --suite)");
   command->add_option("--split", o.split, split_help + " (train, test: by configuration; "

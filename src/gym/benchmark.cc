@@ -116,7 +116,23 @@ absl::StatusOr<std::vector<std::string>> ExpandBenchmarkLocs(
     fs::path p(loc);
     std::error_code ec;
     if (!fs::exists(p, ec) && p.is_relative() && fs::exists(root / p, ec)) p = root / p;
-    if (fs::is_directory(p, ec)) {
+    if (fs::is_directory(p, ec) && IsFile(p / "manifest.json")) {
+      // A dataset of the corpus's form (datasets/corpus, datasets/xla_optimized):
+      // the modules its manifest lists, by name.
+      const Corpus& dataset = Corpus::InFolder(p.string());
+      if (!dataset.loaded()) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("benchmark directory ", p.string(), ": ", dataset.error()));
+      }
+      size_t before = specs.size();
+      for (const CorpusModule& m : dataset.modules()) {
+        if (m.readable && !m.path.empty()) specs.push_back(m.path);
+      }
+      if (specs.size() == before) {
+        return absl::NotFoundError(absl::StrCat("benchmark directory ", p.string(),
+                                                ": its manifest lists no readable module"));
+      }
+    } else if (fs::is_directory(p, ec)) {
       std::vector<std::string> found;
       for (const auto& entry : fs::directory_iterator(p, ec)) {
         if (entry.is_regular_file() && IsModuleFileName(entry.path().filename().string())) {

@@ -6,13 +6,16 @@
 #include <chrono>
 #include <cmath>
 #include <filesystem>
+#include <fstream>
 #include <numeric>
 #include <random>
 #include <thread>
 
 #include "absl/strings/str_join.h"
+#include "agents/evaluation.h"
 #include "gym/vec_env.h"
 #include "gym_test_util.h"
+#include "text/corpus.h"
 
 namespace hlogym {
 namespace {
@@ -465,6 +468,31 @@ TEST(BenchmarkTest, ResolvesSmokeNamesAndSuites) {
   EXPECT_GT(benchmark->initial->op_count(), 10);
   // Loaded once.
   EXPECT_EQ(LoadBenchmark("smoke/mlp_infer")->initial, benchmark->initial);
+}
+
+// A folder with a manifest of the corpus's form is the suite of the modules
+// it lists (its family folders hold the files); X comes from that manifest.
+TEST(BuiltinGymTest, DatasetFolderIsTheSuiteItsManifestLists) {
+  const std::filesystem::path folder =
+      std::filesystem::path(HLOGYM_SOURCE_DIR) / "datasets" / "xla_optimized";
+  auto specs = ExpandBenchmarkLocs({folder.string()});
+  ASSERT_TRUE(specs.ok()) << specs.status();
+  const std::vector<CorpusModule>& listed = Corpus::InFolder(folder.string()).modules();
+  ASSERT_EQ(specs->size(), listed.size());
+  for (size_t i = 0; i < listed.size(); ++i) {
+    EXPECT_EQ((*specs)[i], listed[i].path);
+    EXPECT_NE((*specs)[i].find("xla_optimized"), std::string::npos);
+  }
+  EXPECT_EQ(ManifestX(listed.front().name, listed.front().path), listed.front().X);
+  ASSERT_TRUE(listed.front().X.has_value());
+
+  const std::filesystem::path broken =
+      std::filesystem::path(::testing::TempDir()) / "broken_dataset";
+  std::filesystem::create_directories(broken);
+  std::ofstream(broken / "manifest.json") << "{\"modules\": [";
+  auto error = ExpandBenchmarkLocs({broken.string()});
+  ASSERT_FALSE(error.ok());
+  EXPECT_NE(error.status().message().find("manifest.json"), std::string::npos) << error.status();
 }
 
 // Random episodes with the built-in passes on the smoke suite (and corpus
