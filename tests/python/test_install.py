@@ -102,6 +102,14 @@ def test_cli_from_another_folder(tmp_path):
     bad = subprocess.run([str(cli), "stats", "gpt2/no_such_module"], cwd=tmp_path,
                          env=clean_env(), capture_output=True, text=True, timeout=60)
     assert bad.returncode == 2 and "no_such_module" in bad.stderr
+    # A dataset folder of the installed data as a suite, with X from its manifest.
+    out = subprocess.run([str(cli), "eval", "--agent", "default", "--suite",
+                          "datasets/xla_optimized", "-q", "--json"], cwd=tmp_path,
+                         env=clean_env(), capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr
+    report = json.loads(out.stdout)
+    assert report["summary"]["benchmarks"] >= 100
+    assert report["summary"]["with_x"] == report["summary"]["benchmarks"]
 
 
 def test_wheel_in_a_fresh_environment(tmp_path):
