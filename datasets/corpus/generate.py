@@ -32,6 +32,7 @@ fixed level, no time stamps or paths.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import hashlib
 import itertools
 import json
@@ -391,6 +392,23 @@ class TensorFlowLowering:
         return Xla("cpu").compile(self.text)
 
 
+@contextlib.contextmanager
+def stderr_to(path):
+    """Points this process's file descriptor 2, where XLA's C++ logging (the pass log) goes, at
+    `path` for the block."""
+    sys.stderr.flush()
+    saved = os.dup(2)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
+    os.dup2(fd, 2)
+    os.close(fd)
+    try:
+        yield
+    finally:
+        sys.stderr.flush()
+        os.dup2(saved, 2)
+        os.close(saved)
+
+
 class XlaOptimizedLowering:
     """A corpus module as the pinned XLA's whole CPU pipeline leaves it (fusions, layouts,
     XLA:CPU's own rewrites: what --xla_dump_hlo_as_text writes as after_optimizations), handed
@@ -406,15 +424,8 @@ class XlaOptimizedLowering:
         self.xla = Xla("cpu")
         self.compile_error = None
         source_text = zstd_decompress(source.read_bytes()).decode()
-        with open(os.devnull, "w") as devnull:   # this compile's pass log is not the reference
-            sys.stderr.flush()
-            saved = os.dup(2)
-            os.dup2(devnull.fileno(), 2)
-            try:
-                optimized = self.xla.compile(source_text).hlo_modules()[0]
-            finally:
-                os.dup2(saved, 2)
-                os.close(saved)
+        with stderr_to(os.devnull):   # this compile's pass log is not the reference
+            optimized = self.xla.compile(source_text).hlo_modules()[0]
         mlir = self.xla._mlir
         stablehlo = mlir.hlo_to_stablehlo(optimized.as_serialized_hlo_module_proto())
         received = mlir.mlir_module_to_xla_computation(stablehlo, use_tuple_args=False,
@@ -616,17 +627,8 @@ def worker(args):
                 else:
                     p.unlink()
             log_path = stage / f"log_{os.getpid()}.txt"
-            sys.stderr.flush()
-            saved = os.dup(2)
-            fd = os.open(log_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
-            os.dup2(fd, 2)
-            os.close(fd)
-            try:
+            with stderr_to(log_path):
                 lowered.compile()
-            finally:
-                sys.stderr.flush()
-                os.dup2(saved, 2)
-                os.close(saved)
             ref, pairs = reference_from_compile(name, text, log_path.read_text(errors="replace"),
                                                 dump_dir)
             ref["family"] = family
