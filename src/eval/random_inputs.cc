@@ -6,12 +6,14 @@
 #include <limits>
 #include <optional>
 #include <utility>
+#include <vector>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "eval/value.h"
 #include "hlo/computation.h"
 #include "hlo/instruction.h"
+#include "hlo/module.h"
 #include "hlo/status_macros.h"
 
 namespace hlogym {
@@ -41,19 +43,66 @@ int64_t IndexBound(const Instruction& user) {
   return bound == std::numeric_limits<int64_t>::max() ? 1 : bound;
 }
 
+// The call and fusion instructions that call each computation.
+absl::flat_hash_map<const Computation*, std::vector<const Instruction*>> CallSites(
+    const Module& module) {
+  absl::flat_hash_map<const Computation*, std::vector<const Instruction*>> sites;
+  for (const auto& computation : module.computations()) {
+    for (const auto& instruction : computation->instructions()) {
+      if ((instruction->opcode() == Opcode::kCall || instruction->opcode() == Opcode::kFusion) &&
+          instruction->to_apply() != nullptr) {
+        sites[instruction->to_apply()].push_back(instruction.get());
+      }
+    }
+  }
+  return sites;
+}
+
 // Walks the uses of `start` forward, to depth 12: into the parameters of
-// called computations (call, fusion) and through every user for which
-// `follows(user, operand_index)` holds. `visit(user, operand_index)` sees each
-// use first; returning true ends the walk.
+// called computations (call, fusion) and out of them again (a value that
+// reaches a called computation's root, or element k of a root tuple, goes on
+// at the caller, or at the caller's get-tuple-elements of index k: XLA's
+// optimized modules pass values from fusion to fusion), and through every
+// user for which `follows(user, operand_index)` holds. `visit(user,
+// operand_index)` sees each use first; returning true ends the walk.
 template <typename Follows, typename Visit>
 void WalkUses(const Instruction* start, Follows follows, Visit visit) {
   std::vector<std::pair<const Instruction*, int>> stack = {{start, 0}};
   absl::flat_hash_map<const Instruction*, bool> seen;
+  std::optional<absl::flat_hash_map<const Computation*, std::vector<const Instruction*>>> sites;
+  auto walk_out = [&](const Instruction* instr, int depth) {
+    const Computation* computation = instr->parent();
+    if (computation == nullptr || computation->IsEntry()) return;
+    const Instruction* root = computation->root_instruction();
+    int64_t tuple_index = -1;
+    if (instr != root) {
+      if (root == nullptr || root->opcode() != Opcode::kTuple) return;
+      auto it = std::find(root->operands().begin(), root->operands().end(), instr);
+      if (it == root->operands().end()) return;
+      tuple_index = it - root->operands().begin();
+    }
+    if (!sites) sites = CallSites(*computation->parent());
+    auto found = sites->find(computation);
+    if (found == sites->end()) return;
+    for (const Instruction* caller : found->second) {
+      if (tuple_index < 0) {
+        stack.push_back({caller, depth + 1});
+        continue;
+      }
+      for (const Instruction* user : caller->users()) {
+        if (user->opcode() == Opcode::kGetTupleElement &&
+            user->attrs().tuple_index == tuple_index) {
+          stack.push_back({user, depth + 1});
+        }
+      }
+    }
+  };
   while (!stack.empty()) {
     auto [instr, depth] = stack.back();
     stack.pop_back();
     if (seen[instr] || depth > 12) continue;
     seen[instr] = true;
+    walk_out(instr, depth);
     for (const Instruction* user : instr->users()) {
       for (int64_t i = 0; i < user->operand_count(); ++i) {
         if (user->operand(i) != instr) continue;

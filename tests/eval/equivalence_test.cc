@@ -279,6 +279,45 @@ ENTRY e {
   EXPECT_GE(args[2].GetAsDouble(0), 0.5);
 }
 
+TEST(Equivalence, ParametersReachingRsqrtFromFusionToFusionAreDrawnPositive) {
+  // XLA's optimized modules: the variance leaves one fusion (element 1 of a
+  // multi-output one, then a single-output one) before another takes its rsqrt.
+  auto module = ParseModule(R"(HloModule fused
+first {
+  a = f32[64] parameter(0)
+  c = f32[64] convert(a)
+  n = f32[64] negate(a)
+  ROOT t = (f32[64], f32[64]) tuple(n, c)
+}
+second {
+  b = f32[64] parameter(0)
+  ROOT copied = f32[64] copy(b)
+}
+third {
+  v = f32[64] parameter(0)
+  ROOT r = f32[64] rsqrt(v)
+}
+ENTRY e {
+  var = f32[64] parameter(0)
+  x = f32[64] parameter(1)
+  f1 = (f32[64], f32[64]) fusion(var), kind=kLoop, calls=first
+  g = f32[64] get-tuple-element(f1), index=1
+  f2 = f32[64] fusion(g), kind=kLoop, calls=second
+  f3 = f32[64] fusion(f2), kind=kLoop, calls=third
+  ROOT out = f32[64] multiply(f3, x)
+}
+)");
+  ASSERT_TRUE(module.ok()) << module.status();
+  auto args = *MakeRandomArguments(**module, 3);
+  ASSERT_EQ(args.size(), 2u);
+  bool x_has_negative = false;
+  for (int64_t e = 0; e < 64; ++e) {
+    EXPECT_GE(args[0].GetAsDouble(e), 0.5);
+    x_has_negative |= args[1].GetAsDouble(e) < 0;
+  }
+  EXPECT_TRUE(x_has_negative);
+}
+
 TEST(Equivalence, DivisorsAndPowerBasesAreDrawnPositive) {
   auto module = ParseModule(R"(HloModule d
 ENTRY e {
