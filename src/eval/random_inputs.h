@@ -8,8 +8,9 @@
 //  - floats are uniform in [float_low, float_high] (default [-1, 1]);
 //  - a float parameter that reaches, through value-preserving ops (convert,
 //    reshape, broadcast, copy, slice, concatenate, transpose, add,
-//    dynamic-slice; for this rule also multiply and a dividend) and into
-//    called computations, the operand of sqrt, rsqrt or log, the divisor of a
+//    dynamic-slice; for this rule also multiply and a dividend), into called
+//    computations and out of them again (from a fusion's result to the next
+//    fusion), the operand of sqrt, rsqrt or log, the divisor of a
 //    divide, or the base of a power is uniform in [0.5, 1.5] instead (a
 //    batch-norm variance, Adam's second moment, a scale, a norm);
 //  - a float parameter that reaches an operand of a dot or convolution (a
