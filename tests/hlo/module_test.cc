@@ -243,7 +243,9 @@ TEST(ModuleTest, CloneSharesShapesAndAttributesCopyOnWrite) {
   EXPECT_EQ(&product->shape(), &f.product->shape()) << "shared, not copied";
   EXPECT_EQ(&product->attrs(), &f.product->attrs());
   EXPECT_EQ(&clone->raw_attributes(), &f.module->raw_attributes());
-  EXPECT_TRUE(f.sum->Identical(*f.sum->CloneWithNewOperands({f.a, f.b}, "twin")));
+  std::unique_ptr<Instruction> twin = f.sum->CloneWithNewOperands({f.a, f.b}, "twin");
+  EXPECT_TRUE(f.sum->Identical(*twin));
+  twin->DetachOperands();  // never added: a and b must not keep it as a user
 
   product->mutable_shape().set_element_type(PrimitiveType::kF16);
   product->mutable_attrs().SetRaw("backend_config", "{\"x\":1}");
