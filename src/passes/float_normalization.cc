@@ -1,5 +1,6 @@
 #include "passes/float_normalization.h"
 
+#include <functional>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
@@ -7,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "hlo/status_macros.h"
 #include "passes/builders.h"
+#include "passes/cpu_library_support.h"
 #include "passes/dce.h"
 #include "passes/pass_utils.h"
 #include "passes/tuple_simplifier.h"
@@ -46,8 +48,8 @@ void FixLayout(Shape& shape) {
 
 class Normalizer {
  public:
-  Normalizer(Module& module, PrimitiveType low, PrimitiveType high)
-      : module_(module), low_(low), high_(high) {}
+  Normalizer(Module& module, PrimitiveType low, PrimitiveType high, bool cpu_library_filter)
+      : module_(module), low_(low), high_(high), cpu_library_filter_(cpu_library_filter) {}
 
   bool changed() const { return changed_; }
 
@@ -56,6 +58,7 @@ class Normalizer {
     // XLA treats tuple-shaped sorts and collectives differently, and those
     // are left alone.
     if (Skipped(hlo) || !IsArrayOrFlatTuple(hlo->shape())) return absl::OkStatus();
+    if (cpu_library_filter_ && YnnTakesReduceLike(*hlo)) return absl::OkStatus();
     if (hlo->shape().IsTuple() && (hlo->opcode() == Opcode::kSort || CallsUnnormalizable(hlo))) {
       return absl::OkStatus();
     }
@@ -260,35 +263,80 @@ class Normalizer {
   Module& module_;
   PrimitiveType low_;
   PrimitiveType high_;
+  bool cpu_library_filter_;
   bool changed_ = false;
   bool added_computations_ = false;
 };
 
 }  // namespace
 
-FloatNormalization::FloatNormalization(PrimitiveType low, PrimitiveType high)
-    : low_(low), high_(high),
+FloatNormalization::FloatNormalization(PrimitiveType low, PrimitiveType high,
+                                       bool cpu_library_filter)
+    : low_(low),
+      high_(high),
+      cpu_library_filter_(cpu_library_filter),
       name_(absl::StrCat("float-normalization-", std::string(PrimitiveTypeName(low)))) {}
 
-absl::StatusOr<bool> FloatNormalization::Run(Module& module) {
-  if (!MayChange(module)) return false;
-  absl::flat_hash_set<const Computation*> skip;
+namespace {
+
+// The computations normalization must leave as they are: those called by instructions whose
+// called computations stay unchanged (`keeps`). A computation that other instructions call too
+// is cloned for the keeping callers first, as XLA does, and the clone is the one left alone
+// (*cloned says whether that happened).
+absl::flat_hash_set<const Computation*> ComputationsToSkip(
+    Module& module, const std::function<bool(const Instruction&)>& keeps, bool* cloned) {
+  absl::flat_hash_map<const Computation*, bool> called_by_others;
+  std::vector<Instruction*> keeping;
   for (const auto& computation : module.computations()) {
     for (const auto& instruction : computation->instructions()) {
-      if (CallsUnnormalizable(instruction.get())) {
-        for (Computation* called : instruction->called_computations()) skip.insert(called);
+      if (keeps(*instruction)) {
+        keeping.push_back(instruction.get());
+      } else {
+        for (Computation* called : instruction->called_computations()) {
+          called_by_others[called] = true;
+        }
       }
     }
   }
-  Normalizer normalizer(module, low_, high_);
+  absl::flat_hash_set<const Computation*> skip;
+  absl::flat_hash_map<const Computation*, Computation*> clones;
+  for (Instruction* instruction : keeping) {
+    for (Computation*& called : instruction->mutable_called_computations()) {
+      if (!called_by_others.contains(called)) {
+        skip.insert(called);
+        continue;
+      }
+      Computation*& clone = clones[called];
+      if (clone == nullptr) clone = CloneComputation(module, *called);
+      called = clone;
+      skip.insert(clone);
+    }
+  }
+  *cloned = !clones.empty();
+  return skip;
+}
+
+}  // namespace
+
+absl::StatusOr<bool> FloatNormalization::Run(Module& module) {
+  if (!MayChange(module)) return false;
+  bool cloned = false;
+  const absl::flat_hash_set<const Computation*> skip = ComputationsToSkip(
+      module,
+      [&](const Instruction& instruction) {
+        return CallsUnnormalizable(&instruction) ||
+               (cpu_library_filter_ && YnnTakesReduceLike(instruction));
+      },
+      &cloned);
+  Normalizer normalizer(module, low_, high_, cpu_library_filter_);
   for (Computation* computation : module.MakeComputationPostOrder()) {
     if (skip.contains(computation)) continue;
     for (Instruction* instruction : computation->MakeInstructionPostOrder()) {
       HLOGYM_RETURN_IF_ERROR(normalizer.Handle(instruction));
     }
   }
-  if (!normalizer.changed()) return false;
-  if (normalizer.added_computations()) module.SortComputationsCalleesFirst();
+  if (!normalizer.changed()) return cloned;
+  if (normalizer.added_computations() || cloned) module.SortComputationsCalleesFirst();
   TupleSimplifier tuple_simplifier;
   if (auto s = tuple_simplifier.Run(module); !s.ok()) return s.status();
   HloDce dce;

@@ -1,7 +1,11 @@
 // float-normalization-<type>: XLA's FloatNormalization with the base
 // FloatSupport, as XLA's CPU compiler configures it (no oneDNN): bf16 -> f32,
 // the f8 formats and f4e2m1fn -> f16, f8e8m0fnu -> f32, s4 -> s8, u4 -> u8.
-// That support handles the low-precision type in no computing op, so:
+// That support handles the low-precision type in no computing op; for bf16
+// (cpu_library_filter) the pinned XLA's CpuFloatSupport also leaves alone,
+// called computations included, the reduces and reduce-windows it hands to
+// YNNPACK (YnnTakesReduceLike: a bf16 max pool of 4096 elements stays bf16).
+// Otherwise:
 //
 // Implements, for every instruction of every computation reachable from the
 // entry (callees first) other than tuple, get-tuple-element, constant,
@@ -18,10 +22,11 @@
 //  - flat tuple results (variadic reduce, reduce-window) are handled leaf by
 //    leaf, as XLA counts and converts subshapes.
 // Afterwards, when anything changed, tuple-simplifier and dce run, as in XLA.
+// The computations that all-reduce, reduce-scatter and the reduce-likes left to
+// YNNPACK call stay as they are (a computation other instructions call too is
+// cloned for them first, as in XLA).
 // Leaves out: tuple-shaped operands, tuple-shaped sorts and collectives
-// (XLA's HandleMultipleOutputs; they are left unchanged), and the
-// cloning of computations shared by all-reduce/reduce-scatter and other
-// callers (computations any all-reduce/reduce-scatter calls are skipped).
+// (XLA's HandleMultipleOutputs; they are left unchanged).
 #ifndef HLOGYM_PASSES_FLOAT_NORMALIZATION_H_
 #define HLOGYM_PASSES_FLOAT_NORMALIZATION_H_
 
@@ -34,7 +39,7 @@ namespace hlogym {
 
 class FloatNormalization : public Pass {
  public:
-  FloatNormalization(PrimitiveType low, PrimitiveType high);
+  FloatNormalization(PrimitiveType low, PrimitiveType high, bool cpu_library_filter = false);
   std::string_view name() const override { return name_; }
   absl::StatusOr<bool> Run(Module& module) override;
   bool MayChange(const Module& module) const override;
@@ -42,6 +47,7 @@ class FloatNormalization : public Pass {
  private:
   PrimitiveType low_;
   PrimitiveType high_;
+  bool cpu_library_filter_;
   std::string name_;
 };
 

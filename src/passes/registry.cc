@@ -152,7 +152,11 @@ void RegisterBuiltinPasses(PassRegistry& registry, PassTarget target) {
   registry.Register({"dynamic_padder", "static get-dimension-size -> constant; get-dimension-size of set-dimension-size -> its size; no-op SetBound -> operand; then dce", [] { return std::make_unique<DynamicPadder>(); }});
   registry.Register({"eigh_expander", "custom-call Eigh -> call of a parallel Jacobi eigendecomposition (while loop of sweeps)", [] { return std::make_unique<EighExpander>(); }});
   registry.Register({"flatten-call-graph", "clone computations called from several control-flow sites", [] { return std::make_unique<FlattenCallGraph>(); }});
-  registry.Register({"float-normalization-bf16", "compute bf16 ops in f32 with converts around them (CPU float support)", [] { return std::make_unique<FloatNormalization>(PrimitiveType::kBF16, PrimitiveType::kF32); }});
+  registry.Register({"float-normalization-bf16",
+                     "compute bf16 ops in f32 with converts around them (CPU float support)", [] {
+                       return std::make_unique<FloatNormalization>(
+                           PrimitiveType::kBF16, PrimitiveType::kF32, /*cpu_library_filter=*/true);
+                     }});
   registry.Register({"float-normalization-f4e2m1fn", "compute f4e2m1fn ops in f16 with converts around them (CPU float support)", [] { return std::make_unique<FloatNormalization>(PrimitiveType::kF4E2M1FN, PrimitiveType::kF16); }});
   registry.Register({"float-normalization-f8e3m4", "compute f8e3m4 ops in f16 with converts around them (CPU float support)", [] { return std::make_unique<FloatNormalization>(PrimitiveType::kF8E3M4, PrimitiveType::kF16); }});
   registry.Register({"float-normalization-f8e4m3", "compute f8e4m3 ops in f16 with converts around them (CPU float support)", [] { return std::make_unique<FloatNormalization>(PrimitiveType::kF8E4M3, PrimitiveType::kF16); }});

@@ -6,66 +6,10 @@
 #include "analysis/shape_inference.h"
 #include "hlo/query.h"
 #include "passes/builders.h"
+#include "passes/cpu_library_support.h"
 
 namespace hlogym {
 namespace {
-
-// Size from which XLA's CPU compiler prefers its library for an instruction
-// (the instruction's shape or any operand's).
-constexpr int64_t kLibraryMinElements = 4096;
-
-// No layout, or the default major-to-minor one.
-bool HasDescendingLayout(const Shape& shape) {
-  if (!shape.has_layout()) return true;
-  const std::vector<int64_t>& m2m = shape.layout()->minor_to_major;
-  for (size_t i = 0; i < m2m.size(); ++i) {
-    if (m2m[i] != static_cast<int64_t>(m2m.size() - 1 - i)) return false;
-  }
-  return true;
-}
-
-// Whether the reducer is exactly `opcode` of its two parameters.
-bool IsBinaryOfParams(const Computation* reducer, Opcode opcode) {
-  if (reducer == nullptr || reducer->num_parameters() != 2 || reducer->instruction_count() != 3) {
-    return false;
-  }
-  const Instruction* root = reducer->root_instruction();
-  return root->opcode() == opcode && root->operand(0)->opcode() == Opcode::kParameter &&
-         root->operand(1)->opcode() == Opcode::kParameter && root->operand(0) != root->operand(1);
-}
-
-// XLA's CPU compiler leaves alone the reduces it hands to YNNPACK: a single
-// input reduce over at least one dimension, default layouts, init of the
-// result type, a reducer that is add (input/result f64/f64, f32/f32,
-// f16/f32, bf16/f32, s8/s32 or u8/s32) or maximum/minimum (input type =
-// result type, one of u8, s8, bf16, f16, f32, f64) of its two parameters, on
-// at least kLibraryMinElements elements (result or an operand).
-bool LeftForLibrary(const Instruction* reduce) {
-  const Shape& input = reduce->operand(0)->shape();
-  const Shape& result = reduce->shape();
-  if (reduce->attrs().dimensions.empty() || !HasDescendingLayout(input) ||
-      !HasDescendingLayout(result) ||
-      reduce->operand(1)->shape().element_type() != result.element_type() ||
-      reduce->called_computations().empty()) {
-    return false;
-  }
-  using T = PrimitiveType;
-  T in = input.element_type();
-  T out = result.element_type();
-  const Computation* reducer = reduce->to_apply();
-  bool supported = false;
-  if (IsBinaryOfParams(reducer, Opcode::kAdd)) {
-    supported = (in == out && (in == T::kF64 || in == T::kF32)) ||
-                (out == T::kF32 && (in == T::kF16 || in == T::kBF16)) ||
-                (out == T::kS32 && (in == T::kS8 || in == T::kU8));
-  } else if (IsBinaryOfParams(reducer, Opcode::kMaximum) ||
-             IsBinaryOfParams(reducer, Opcode::kMinimum)) {
-    supported = in == out && (in == T::kU8 || in == T::kS8 || in == T::kBF16 ||
-                              in == T::kF16 || in == T::kF32 || in == T::kF64);
-  }
-  return supported && (result.ElementCount() >= kLibraryMinElements ||
-                       input.ElementCount() >= kLibraryMinElements);
-}
 
 bool NeedsRewrite(const Instruction* reduce, int64_t window_size, bool cpu_library_filter) {
   if (reduce->opcode() != Opcode::kReduce || reduce->operand_count() != 2) return false;
@@ -76,7 +20,7 @@ bool NeedsRewrite(const Instruction* reduce, int64_t window_size, bool cpu_libra
     if (input.dimensions(d) > window_size) large = true;
   }
   if (!large) return false;
-  return !(cpu_library_filter && LeftForLibrary(reduce));
+  return !(cpu_library_filter && YnnTakesReduceLike(*reduce));
 }
 
 absl::Status Rewrite(Instruction* reduce, int64_t window_size) {

@@ -144,6 +144,72 @@ CHECK: ROOT
   ExpectSameSemantics(run);
 }
 
+// The pinned XLA:CPU hands a reduce-like op of 4096 elements or more with a max/min (or
+// widening add) reducer to YNNPACK, and its bf16 float support leaves such ops and their
+// reducers in bf16 (checked against XLA's dumps: a bf16 max pool of a PyTorch CNN stays bf16).
+TEST(FloatNormalizationTest, ReduceLikesLeftToTheCpuLibraryStayBf16) {
+  PassRun run = RunPass("float-normalization-bf16", R"(HloModule m
+max {
+  a = bf16[] parameter(0)
+  b = bf16[] parameter(1)
+  ROOT m = bf16[] maximum(a, b)
+}
+ENTRY main {
+  x = bf16[4,8,16,16] parameter(0)
+  ninf = bf16[] constant(-inf)
+  pool = bf16[4,8,8,8] reduce-window(x, ninf), window={size=1x1x2x2 stride=1x1x2x2}, to_apply=max
+  y = bf16[4096] parameter(1)
+  top = bf16[] reduce(y, ninf), dimensions={0}, to_apply=max
+  small = bf16[2,4,4,4] parameter(2)
+  small_pool = bf16[2,4,2,2] reduce-window(small, ninf), window={size=1x1x2x2 stride=1x1x2x2}, to_apply=max
+  overlap = bf16[4,8,7,7] reduce-window(x, ninf), window={size=1x1x3x3 stride=1x1x2x2}, to_apply=max
+  ROOT t = (bf16[4,8,8,8], bf16[], bf16[2,4,2,2], bf16[4,8,7,7]) tuple(pool, top, small_pool, overlap)
+}
+)");
+  EXPECT_TRUE(run.changed);
+  // pool and top keep the reducer as it was (a clone, since the other two share it and are
+  // normalized); under 4096 elements or with overlapping windows the op is computed in f32.
+  EXPECT_CHECKS(run.after, R"(
+CHECK: ROOT %m{{[.a-z0-9]*}} = bf16[] maximum(bf16[] %a{{.*}}, bf16[] %b{{.*}})
+CHECK: %pool = bf16[4,8,8,8] reduce-window(bf16[4,8,16,16] %x, bf16[] %ninf)
+CHECK: %top = bf16[] reduce(bf16[4096] %y, bf16[] %ninf)
+CHECK: %small_pool = f32[2,4,2,2] reduce-window(f32[2,4,4,4]
+CHECK: %overlap = f32[4,8,7,7] reduce-window(f32[4,8,16,16]
+)");
+  ExpectSameSemantics(run);
+}
+
+TEST(FloatNormalizationTest, CpuLibraryReduceLikesNeedTheirSizeAndReducer) {
+  // 4095 elements, and a bf16 sum (the library sums bf16 into f32 only): computed in f32.
+  PassRun run = RunPass("float-normalization-bf16", R"(HloModule m
+max {
+  a = bf16[] parameter(0)
+  b = bf16[] parameter(1)
+  ROOT m = bf16[] maximum(a, b)
+}
+add {
+  a = bf16[] parameter(0)
+  b = bf16[] parameter(1)
+  ROOT s = bf16[] add(a, b)
+}
+ENTRY main {
+  x = bf16[4095] parameter(0)
+  ninf = bf16[] constant(-inf)
+  top = bf16[] reduce(x, ninf), dimensions={0}, to_apply=max
+  y = bf16[64,128] parameter(1)
+  zero = bf16[] constant(0)
+  sum = bf16[64] reduce(y, zero), dimensions={1}, to_apply=add
+  ROOT t = (bf16[], bf16[64]) tuple(top, sum)
+}
+)");
+  EXPECT_TRUE(run.changed);
+  EXPECT_CHECKS(run.after, R"(
+CHECK: %top = f32[] reduce(f32[4095]
+CHECK: %sum = f32[64] reduce(f32[64,128]
+)");
+  ExpectSameSemantics(run);
+}
+
 TEST(FloatNormalizationTest, NoLowPrecisionNoChange) {
   PassRun run = RunPass("float-normalization-bf16", R"(HloModule m
 ENTRY main {
