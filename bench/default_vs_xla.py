@@ -4,13 +4,14 @@
 For every module of each dataset's manifest.json, D is the op count after
 `hlogym opt --pipeline=xla-cpu-default` and X is the manifest's op count after
 real XLA's target-independent pipeline. The datasets: the corpus
-(datasets/corpus) and XLA's optimized modules of corpus modules
-(datasets/xla_optimized: fusions, non-default layouts). Prints, per dataset,
+(datasets/corpus), XLA's optimized modules of corpus modules
+(datasets/xla_optimized: fusions, non-default layouts) and PyTorch/XLA's
+modules (datasets/pytorch: the third frontend). Prints, per dataset,
 the distribution of (D - X) / X, the share within 1% and 3% of X, the share
 with D <= X and the per-family medians. Writes build/default_vs_xla.json.
 
     .venv/bin/python bench/default_vs_xla.py [--hlogym build/hlogym] [-j 2] [--json OUT]
-        [--datasets corpus xla_optimized]
+        [--datasets corpus xla_optimized pytorch]
 """
 import argparse
 import json
@@ -24,7 +25,8 @@ import numpy as np
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DATASETS = {"corpus": os.path.join(ROOT, "datasets", "corpus"),
-            "xla_optimized": os.path.join(ROOT, "datasets", "xla_optimized")}
+            "xla_optimized": os.path.join(ROOT, "datasets", "xla_optimized"),
+            "pytorch": os.path.join(ROOT, "datasets", "pytorch")}
 HLOGYM = os.path.join(ROOT, "build", "hlogym")
 
 

@@ -1,6 +1,7 @@
-// The corpus of the source tree (datasets/corpus) and XLA's optimized modules
-// of it (datasets/xla_optimized), for tests that walk them: text/corpus.h's
-// reader, pointed at the checkout the tests were built from.
+// The corpus of the source tree (datasets/corpus), XLA's optimized modules of
+// it (datasets/xla_optimized) and PyTorch/XLA's modules (datasets/pytorch), for
+// tests that walk them: text/corpus.h's reader, pointed at the checkout the
+// tests were built from.
 #ifndef HLOGYM_TESTS_CORPUS_MANIFEST_H_
 #define HLOGYM_TESTS_CORPUS_MANIFEST_H_
 
@@ -28,6 +29,14 @@ inline const std::vector<CorpusModule>& CorpusManifestModules() {
 inline const std::vector<CorpusModule>& XlaOptimizedManifestModules() {
   return Corpus::InFolder(
              (std::filesystem::path(HLOGYM_SOURCE_DIR) / "datasets" / "xla_optimized").string())
+      .modules();
+}
+
+// PyTorch/XLA's modules (datasets/pytorch): the third frontend. Name-sorted;
+// empty when the manifest is missing or unreadable.
+inline const std::vector<CorpusModule>& PyTorchManifestModules() {
+  return Corpus::InFolder(
+             (std::filesystem::path(HLOGYM_SOURCE_DIR) / "datasets" / "pytorch").string())
       .modules();
 }
 

@@ -9,7 +9,9 @@ The library families need their libraries, which the project's venv does not car
 with `requirements.txt` and `requirements-libraries.txt` and run generate.py with its python
 (`--only` with their names, then `--refresh` to rewrite the derived manifest fields and this page).
 The TensorFlow families (tf_models.py) likewise, from a venv with `requirements.txt` and
-`requirements-tensorflow.txt`; TensorFlowLowering says how their X is made.
+`requirements-tensorflow.txt`; TensorFlowLowering says how their X is made. The PyTorch families
+(torch_models.py) make a dataset of their own, datasets/pytorch (`--pytorch`), with torch_models.py
+run by HLOGYM_TORCH_PYTHON, a venv with `requirements-torch.txt` (TorchLowering).
 
 For every configuration in CONFIGS (models in models.py) it writes
   <family>/<name>.hlo.zst              pre-optimization HLO: jax.jit(f).lower(*args).as_text("hlo")
@@ -206,6 +208,24 @@ FAMILY_SPECS = {
         grid=dict(tables=[4, 8], emb=[8, 16], mlp=[[32, 16], [64, 32]], batch=[8, 32],
                   dtype=["f32", "bf16", "f16"], mode=["train", "infer"]),
         arch=["tables", "emb", "mlp"], fixed=dict(rows=100), valid=lambda c: True),
+    # The third frontend, in a dataset of its own (datasets/pytorch, `--pytorch`): PyTorch programs
+    # on an XLA device (torch_models.py, in a process of its own; pins in requirements-torch.txt).
+    "pt_mlp": dict(
+        n=4, library="torch", frontend="pytorch", dataset="pytorch",
+        grid=dict(layers=[2, 3], hidden=[64, 128], batch=[8, 16], dtype=["f32", "bf16"],
+                  mode=["train", "infer"]),
+        arch=["layers", "hidden"], fixed=dict(features=32, classes=10), valid=lambda c: True),
+    "pt_transformer": dict(
+        n=6, library="torch", frontend="pytorch", dataset="pytorch",
+        grid=dict(layers=[1, 2], d=[32, 64], heads=[2, 4], seq=[16, 32], batch=[2],
+                  dtype=["f32", "bf16"], mode=["train", "infer"]),
+        arch=["layers", "d", "heads", "seq"], fixed=dict(vocab=128, classes=4),
+        valid=lambda c: True),
+    "pt_cnn": dict(
+        n=6, library="torch", frontend="pytorch", dataset="pytorch",
+        grid=dict(widths=[[8, 16], [16, 32], [8, 16, 32]], res=[16, 32], batch=[2, 4],
+                  dtype=["f32", "bf16"], mode=["train", "infer"]),
+        arch=["widths", "res"], fixed=dict(classes=10), valid=lambda c: True),
 }
 
 # The leave-families-out protocol (manifest "heldout_families"): whole families that an agent
@@ -222,7 +242,7 @@ ABBREV = {"layers": "L", "d": "d", "heads": "h", "seq": "s", "batch": "b", "dept
           "cell": "", "hidden": "H", "embed": "E", "unroll": "u", "ch": "c", "mults": "m",
           "attn": "a", "nodes": "n", "edge_ratio": "er", "experts": "E", "top_k": "k", "ffn": "f",
           "capacity": "cf", "alpha": "al", "kv_heads": "kv", "latent": "z", "state": "N",
-          "cycle": "cy", "tables": "T", "emb": "e", "mlp": "mlp"}
+          "cycle": "cy", "tables": "T", "emb": "e", "mlp": "mlp", "widths": "w"}
 
 
 def canon(v):
@@ -249,10 +269,13 @@ def module_name(family, cfg):
     return "_".join(parts)
 
 
-def all_configs():
-    """[(name, family, cfg)] in a fixed order."""
+def all_configs(dataset="corpus"):
+    """[(name, family, cfg)] of a dataset's families (the corpus's, or "pytorch"), in a fixed
+    order."""
     out = []
     for family, spec in FAMILY_SPECS.items():
+        if spec.get("dataset", "corpus") != dataset:
+            continue
         keys = list(spec["grid"])
         grid = [dict(zip(keys, vals)) for vals in itertools.product(*spec["grid"].values())]
         seen, cands = set(), []
@@ -460,10 +483,35 @@ Xla("cpu").compile(open(sys.argv[2]).read())
 """
 
 
+class TorchLowering(TensorFlowLowering):
+    """A step PyTorch/XLA hands to XLA (torch_models.py, run by HLOGYM_TORCH_PYTHON: a venv with
+    requirements-torch.txt, whose torch_xla carries its own, newer XLA than the pin). Its text is
+    what PyTorch/XLA prints, read back by the pinned jaxlib like the TensorFlow modules (and as
+    canonicalized by its StableHLO import), so X is the pinned XLA's."""
+
+    def __init__(self, name, family, cfg):
+        env = {k: v for k, v in os.environ.items() if k not in ("XLA_FLAGS", "TF_CPP_VMODULE")}
+        r = subprocess.run([torch_python(), str(HERE / "torch_models.py"), family, canon(cfg),
+                            name], env=env, capture_output=True, text=True)
+        if r.returncode != 0:
+            raise SystemExit(f"{name}: torch_models.py failed:\n{r.stderr[-3000:]}")
+        self.text = r.stdout
+
+
+def torch_python():
+    python = os.environ.get("HLOGYM_TORCH_PYTHON")
+    if not python:
+        raise SystemExit("the PyTorch families need HLOGYM_TORCH_PYTHON: the python of a venv "
+                         "with datasets/corpus/requirements-torch.txt")
+    return python
+
+
 def lower_text(name, family, cfg):
     """The lowered module: `.as_text(dialect="hlo")` and `.compile()` with the pinned XLA."""
     if FAMILY_SPECS[family].get("frontend") == "tensorflow":
         return TensorFlowLowering(name, family, cfg)
+    if FAMILY_SPECS[family].get("frontend") == "pytorch":
+        return TorchLowering(name, family, cfg)
     import jax
     sys.path.insert(0, str(HERE))
     if FAMILY_SPECS[family].get("library"):
@@ -746,8 +794,8 @@ def hlogym_stats(paths):
 
 def add_op_counts(results, out_root: Path, tf_exempt: bool):
     """I (op_count) from hlogym when it is built, which must agree with the Python count; a
-    module XLA received with another count is a problem, except (tf_exempt) TF's, which reach
-    XLA through the StableHLO import (TensorFlowLowering)."""
+    module XLA received with another count is a problem, except (tf_exempt) TF's and PyTorch's,
+    which reach XLA through the StableHLO import (TensorFlowLowering)."""
     stats = hlogym_stats([out_root / results[n]["path"] for n in sorted(results)])
     for n, r in results.items():
         r["op_count"] = r["op_count_py"]
@@ -761,7 +809,8 @@ def add_op_counts(results, out_root: Path, tf_exempt: bool):
                     print(f"warning: {n}: hlogym counts {s['op_count']}, python {r['op_count_py']}",
                           file=sys.stderr)
                 r["op_count"] = s["op_count"]
-        exempt = tf_exempt and FAMILY_SPECS[r["family"]].get("frontend") == "tensorflow"
+        exempt = tf_exempt and FAMILY_SPECS[r["family"]].get("frontend") in ("tensorflow",
+                                                                              "pytorch")
         if r.get("xla_initial_op_count") not in (None, r["op_count"]) and not exempt:
             r.setdefault("xla_problems", []).append(
                 f"XLA received {r['xla_initial_op_count']} instructions, I = {r['op_count']}")
@@ -908,6 +957,103 @@ On {nfail} of the {n} kept modules a pass at or after layout-assignment fails
 
 
 # ---------------------------------------------------------------------------------------------
+# The PyTorch/XLA frontend: datasets/pytorch
+# ---------------------------------------------------------------------------------------------
+PYTORCH = REPO / "datasets" / "pytorch"
+
+
+def generate_pytorch(names, jobs: int, out: Path = PYTORCH):
+    """The PyTorch families' modules (or the named ones, in place), each with its XLA reference,
+    into `out` (datasets/pytorch): a dataset of its own, none of it trained on."""
+    configs = all_configs("pytorch")
+    by_name = {n: [n, f, c] for n, f, c in configs}
+    unknown = [n for n in names or [] if n not in by_name]
+    if unknown:
+        raise SystemExit(f"not a PyTorch module: {unknown}")
+    full = not names
+    t_start = time.time()
+    if full:
+        shutil.rmtree(out, ignore_errors=True)
+    out.mkdir(parents=True, exist_ok=True)
+    todo = [by_name[n] for n in names] if names else [list(t) for t in configs]
+    with tempfile.TemporaryDirectory(prefix="hlogym-pytorch-") as tmp:
+        results, _ = run_workers(todo, out, Path(tmp), jobs, True)
+    add_op_counts(results, out, tf_exempt=True)
+    mpath = out / "manifest.json"
+    manifest = json.loads(mpath.read_text()) if mpath.exists() and not full else {"modules": {}}
+    manifest.update({"versions": {**versions(), **library_versions({f for _, f, _ in configs})},
+                     "generator": "datasets/corpus/generate.py --pytorch",
+                     "op_count_rule": "instructions in all computations "
+                                      "(HloModule::instruction_count)",
+                     "heldout_families": sorted({f for _, f, _ in configs})})
+    split_of = assign_splits(configs)
+    for n, r in results.items():
+        e = manifest_entry(r, r["family"], r["config"], split_of)
+        e["xla_initial_op_count"] = r.get("xla_initial_op_count")
+        manifest["modules"][n] = e
+    manifest["modules"] = dict(sorted(manifest["modules"].items()))
+    mpath.write_text(json.dumps(manifest, sort_keys=True, indent=1) + "\n")
+    write_pytorch_readme(manifest, out)
+    print(f"done: {len(results)} modules in {time.time() - t_start:.0f}s", flush=True)
+
+
+def write_pytorch_readme(manifest, out: Path):
+    modules = manifest["modules"].values()
+    rows = []
+    for f in sorted({m["family"] for m in modules}):
+        ms = [m for m in modules if m["family"] == f]
+        rows.append(f"| {f} | {len(ms)} | {sum(m['config']['mode'] == 'train' for m in ms)} | "
+                    f"{statistics.median(m['op_count'] for m in ms):g} | "
+                    f"{statistics.median(m['X'] for m in ms):g} |")
+    vers = manifest["versions"]
+    (out / "README.md").write_text(PYTORCH_README.format(
+        n=len(manifest["modules"]), nfam=len(rows), rows="\n".join(rows), torch=vers["torch"],
+        torch_xla=vers["torch_xla"], jaxlib=vers["jaxlib"]))
+
+
+PYTORCH_README = """# PyTorch/XLA: the third frontend
+
+Written by `datasets/corpus/generate.py --pytorch` (do not edit by hand).
+
+{n} modules from {nfam} families of ordinary PyTorch code run on an XLA device with torch {torch}
+and torch_xla {torch_xla} (`datasets/corpus/torch_models.py`, pinned in
+`datasets/corpus/requirements-torch.txt`): for each step, the graph `xm.mark_step()` would hand to
+XLA (the loss or output, and for a training step every parameter, gradient, batch-norm statistic
+and optimizer state it updates), as PyTorch/XLA prints it (`torch_xla._XLAC._get_xla_tensors_hlo`,
+what `XLA_SAVE_TENSORS_FMT=hlo` writes), renamed and with source paths dropped. Its HLO is unlike
+JAX's and TensorFlow's: parameters, inputs and optimizer scalars all arrive as parameters, aten op
+names in the metadata, a tuple of every live tensor as the result, gradient layouts such as
+`{{0,1}}` in the entry's layout. No agent is trained on any of it (the manifest's
+`heldout_families` is every family): `hlogym eval --suite datasets/pytorch` judges agents on a
+frontend they never saw.
+
+X is the pinned XLA's (jaxlib {jaxlib}), as for the corpus's TensorFlow modules: jaxlib reads
+PyTorch/XLA's text back through its StableHLO import, which canonicalizes a little before XLA's
+passes run (`xla_initial_op_count`). torch_xla's own XLA is newer than the pin.
+
+## Families
+
+| family | modules | training steps | median I | median X |
+|---|---|---|---|---|
+{rows}
+
+- `pt_mlp`: an MLP classifier (nn.Linear, nn.LayerNorm, nn.GELU), SGD with momentum.
+- `pt_transformer`: an `nn.TransformerEncoder` classifier (pre-norm, batch_first), AdamW.
+- `pt_cnn`: a small CNN (nn.Conv2d, nn.BatchNorm2d, nn.MaxPool2d), SGD; inference in eval mode.
+
+## Layout
+
+As the corpus's: `<family>/<name>.hlo.zst`, `manifest.json` (with `xla_initial_op_count`), and
+`xla_reference/<name>.json.zst` (XLA's pass trajectory up to layout-assignment).
+
+## Regenerate
+
+    python3 -m venv /tmp/torchvenv && /tmp/torchvenv/bin/pip install -r datasets/corpus/requirements-torch.txt
+    HLOGYM_TORCH_PYTHON=/tmp/torchvenv/bin/python .venv/bin/python datasets/corpus/generate.py --pytorch
+"""
+
+
+# ---------------------------------------------------------------------------------------------
 # Manifest, suites, README
 # ---------------------------------------------------------------------------------------------
 def versions():
@@ -923,7 +1069,16 @@ def library_versions(families):
     """Versions of the model libraries the given families are written with."""
     from importlib.metadata import version
     libs = {FAMILY_SPECS[f].get("library") for f in families} - {None}
+    if "torch" in libs:   # in its own venv
+        libs.remove("torch")
+        r = subprocess.run([torch_python(), "-c", "import json, importlib.metadata as m; print("
+                            "json.dumps({p: m.version(p) for p in ('torch', 'torch_xla')}))"],
+                           capture_output=True, text=True, check=True)
+        torch_versions = json.loads(r.stdout)
+    else:
+        torch_versions = {}
     out = {lib: version({"tensorflow": "tensorflow-cpu"}.get(lib, lib)) for lib in sorted(libs)}
+    out.update(torch_versions)
     if libs & {"flax", "equinox"}:
         out["optax"] = version("optax")
     return out
@@ -1120,10 +1275,16 @@ def main():
     ap.add_argument("--xla-optimized", action="store_true",
                     help="write datasets/xla_optimized: XLA's optimized module of each corpus "
                          "module it selects (or of --only), with its own XLA reference")
+    ap.add_argument("--pytorch", action="store_true",
+                    help="write datasets/pytorch: the PyTorch/XLA families' modules (or --only), "
+                         "with their XLA references (needs HLOGYM_TORCH_PYTHON)")
     ap.add_argument("--worker-input", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.worker_input:
         return worker(args)
+    if args.pytorch:
+        return generate_pytorch(args.only, args.jobs,
+                                Path(args.out).resolve() if args.out else PYTORCH)
     if args.xla_optimized:
         return generate_xla_optimized(args.only, args.jobs,
                                       Path(args.out).resolve() if args.out else XLA_OPTIMIZED)

@@ -1,7 +1,8 @@
 // Corpus-wide random pass sequences (issues 5, 6, 17 and 19): 1,000
 // deterministic sequences (5 shards of 200) of 10 to 30 registered passes, each
-// on a corpus module from datasets/corpus/manifest.json, and 600 on XLA's
-// optimized modules (datasets/xla_optimized); modules of at most kMaxOps
+// on a corpus module from datasets/corpus/manifest.json, 600 on XLA's
+// optimized modules (datasets/xla_optimized) and 200 on PyTorch/XLA's
+// (datasets/pytorch); modules of at most kMaxOps
 // instructions, so each test stays around a minute. Run by the same
 // differential fuzzer as `hlogym fuzz-passes` (gym/pass_fuzzer.h): after
 // every pass the module must verify, the pass must report "changed" exactly
@@ -90,6 +91,13 @@ TEST_P(RandomSequencesTest, CorpusModulesStayValidAndEquivalent) {
 TEST(XlaOptimizedRandomSequencesTest, ModulesStayValidAndEquivalent) {
   ExpectSequencesStayValidAndEquivalent(SmallModules(testing::XlaOptimizedManifestModules()),
                                         kSeed - 1, 3 * kSequencesPerShard, "XLA-optimized");
+}
+
+// PyTorch/XLA's modules (datasets/pytorch): the third frontend, every module a parameter,
+// aten names, tuples of every live tensor as results.
+TEST(PyTorchRandomSequencesTest, ModulesStayValidAndEquivalent) {
+  ExpectSequencesStayValidAndEquivalent(SmallModules(testing::PyTorchManifestModules()),
+                                        kSeed - 2, kSequencesPerShard, "PyTorch");
 }
 
 INSTANTIATE_TEST_SUITE_P(Shards, RandomSequencesTest, ::testing::Range(0, kShards));

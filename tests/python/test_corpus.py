@@ -6,7 +6,10 @@
 (b) checks the manifest's invariants: size, families, suites, splits disjoint by configuration,
     every committed file matches its sha256, XLA references and pass pairs present;
 (c) the same for XLA's optimized modules of corpus modules (datasets/xla_optimized), one of them
-    regenerated.
+    regenerated;
+(d) PyTorch/XLA's modules (datasets/pytorch, the third frontend): files, references and what
+    makes them PyTorch/XLA's (regenerating them needs requirements-torch.txt's venv, which the
+    project's does not carry).
 """
 import hashlib
 import json
@@ -21,6 +24,7 @@ REPO = Path(__file__).resolve().parents[2]
 CORPUS = REPO / "datasets" / "corpus"
 MANIFEST = CORPUS / "manifest.json"
 XLA_OPTIMIZED = REPO / "datasets" / "xla_optimized"
+PYTORCH = REPO / "datasets" / "pytorch"
 
 if not MANIFEST.exists():  # the corpus is committed; its absence is a failure, not a skip
     raise RuntimeError(f"{MANIFEST} is missing")
@@ -202,3 +206,34 @@ def test_xla_optimized_module_regenerates(optimized, tmp_path):
     new = json.loads((tmp_path / "manifest.json").read_text())["modules"][name]
     for key in ("sha256", "op_count", "X", "xla_initial_op_count", "path"):
         assert new[key] == mods[name][key], key
+
+
+def test_pytorch_modules():
+    sys.path.insert(0, str(CORPUS))
+    from generate import all_configs
+    pt = json.loads((PYTORCH / "manifest.json").read_text())
+    mods = pt["modules"]
+    assert set(mods) == {n for n, _, _ in all_configs("pytorch")}
+    families = {m["family"] for m in mods.values()}
+    assert families == {"pt_mlp", "pt_transformer", "pt_cnn"}
+    assert set(pt["heldout_families"]) == families   # no agent trains on any of it
+    assert pt["versions"]["torch"] and pt["versions"]["torch_xla"] and pt["versions"]["jaxlib"]
+    assert {m["split"] for m in mods.values()} == {"train", "test"}
+    for name, m in mods.items():
+        assert m["frontend"] == "pytorch" and m["library"] == "torch", name
+        text = unzstd(PYTORCH / m["path"]).decode()
+        assert hashlib.sha256(text.encode()).hexdigest() == m["sha256"], name
+        assert len(text) == m["bytes"], name
+        assert text.startswith(f"HloModule {name},"), name
+        # what PyTorch/XLA prints: aten op names, no source paths
+        assert 'op_type="aten__' in text and "source_file=" not in text, name
+        ref = json.loads(unzstd(PYTORCH / m["xla_reference"]))
+        assert ref["I"] == m["op_count"], name
+        # jaxlib's StableHLO import canonicalizes PyTorch/XLA's text before XLA's passes see it
+        assert 0 < ref["xla_initial_op_count"] == m["xla_initial_op_count"] <= ref["I"], name
+        assert ref["X"] == m["X"] == ref["passes"][-1]["op_count"], name
+        assert all(e["pass"] != "layout-assignment" for e in ref["passes"]), name
+        assert not m.get("xla_problems") and not m.get("hlogym_error"), name
+    assert sum(m["config"]["mode"] == "train" for m in mods.values()) >= len(mods) // 2
+    listed = {m["path"] for m in mods.values()}
+    assert listed == {str(p.relative_to(PYTORCH)) for p in PYTORCH.glob("*/*.hlo.zst")}
