@@ -6,7 +6,7 @@
 
 Runs `hlogym eval --json` for each agent on each suite (the leave-families-out test set of families
 no agent trained on and its TensorFlow part, XLA's own optimized modules of corpus graphs
-(datasets/xla_optimized), the corpus's by-configuration test split, its GPT-2
+(datasets/xla_optimized), PyTorch/XLA's modules (datasets/pytorch), the corpus's by-configuration test split, its GPT-2
 part, and the smoke modules, which are not corpus families either) and prints one markdown table with the paper's gain
 over xla-cpu-default, geomean(D/R), the share with R <= D and R <= X, failed graphs, not-judged
 equivalence checks and the search time per graph. The JSON reports stay in --out.
@@ -25,6 +25,8 @@ SUITES = [("held-out families (never trained on)", ["diverse", "--split", "heldo
           ("their TensorFlow part (a frontend never trained on)", TF_FAMILIES),
           ("XLA's optimized modules (fusions, layouts; never trained on)",
            [os.path.join(ROOT, "datasets", "xla_optimized")]),
+          ("PyTorch/XLA's modules (a third frontend, never trained on)",
+           [os.path.join(ROOT, "datasets", "pytorch")]),
           ("by-configuration test split", ["diverse", "--split", "test"]),
           ("GPT-2 test split", ["gpt2", "--split", "test"]),
           ("smoke modules (not corpus families)", ["smoke"])]

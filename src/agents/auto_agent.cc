@@ -150,23 +150,28 @@ absl::Status AutoAgent::Search(SearchContext& ctx) {
   candidates_.push_back(d->Fork());
   absl::flat_hash_set<Fingerprint> visited = {FingerprintOf(ctx.root()), FingerprintOf(*d)};
   int64_t lowest = d->op_count();
-  // Half the budget descends from D; the rest from the exact default (no
-  // precision-changing passes) when that differs: on bf16 graphs D carries
-  // float normalization's converts, which only precision-changing passes
-  // remove, and the best states lie on the other path.
-  const int64_t half = ctx.budget().steps > 0 ? ctx.budget().steps / 2 : 0;
-  Descend(ctx, std::move(d), half, visited, lowest);
-  if (exact_pipeline_action_ < 0 || ctx.exhausted()) return absl::OkStatus();
-  std::unique_ptr<Environment> exact = ctx.root().Fork();
-  if (!ctx.Step(*exact, exact_pipeline_action_, &info) || !info.error.empty() ||
-      !visited.insert(FingerprintOf(*exact)).second) {
-    return absl::OkStatus();
+  // A third of the budget descends from D; the next third from the exact
+  // default (no precision-changing passes) when that differs: on bf16 graphs D
+  // carries float normalization's converts, which only precision-changing
+  // passes remove, and the best states lie on the other path. The rest (two
+  // thirds when the exact default is D) descends from the initial module
+  // itself: where the default expands what XLA would expand anyway (PyTorch's
+  // batch norms, its bf16 steps), the lowest states are off both defaults.
+  const int64_t steps = ctx.budget().steps;
+  Descend(ctx, std::move(d), steps > 0 ? steps / 3 : 0, visited, lowest);
+  if (ctx.exhausted()) return absl::OkStatus();
+  if (exact_pipeline_action_ >= 0) {
+    std::unique_ptr<Environment> exact = ctx.root().Fork();
+    if (ctx.Step(*exact, exact_pipeline_action_, &info) && info.error.empty() &&
+        visited.insert(FingerprintOf(*exact)).second) {
+      if (exact->op_count() < lowest) {
+        lowest = exact->op_count();
+        candidates_.push_back(exact->Fork());
+      }
+      Descend(ctx, std::move(exact), steps > 0 ? 2 * steps / 3 : 0, visited, lowest);
+    }
   }
-  if (exact->op_count() < lowest) {
-    lowest = exact->op_count();
-    candidates_.push_back(exact->Fork());
-  }
-  Descend(ctx, std::move(exact), 0, visited, lowest);
+  if (!ctx.exhausted()) Descend(ctx, ctx.root().Fork(), 0, visited, lowest);
   return absl::OkStatus();
 }
 

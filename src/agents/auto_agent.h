@@ -3,10 +3,11 @@
 //
 // It starts where XLA's default ends and searches on from there:
 //   1. one step of the whole xla-cpu-default pipeline (a macro-action), so D
-//      is always a candidate and the search starts at D, not at I (half the
-//      budget; the other half descends the same way from
+//      is always a candidate and the search starts at D (a third of the
+//      budget; the next third descends the same way from
 //      xla-cpu-default-exact, the default without precision-changing passes,
-//      where that differs from D);
+//      where that differs from D, and the rest from I itself, where states
+//      without the default's expansions lie);
 //   2. best-improvement descent over the actions of a learned prior (the
 //      passes and sub-pipelines that improved training graphs beyond D, most
 //      useful first; datasets/policies/auto/prior.json), up to

@@ -280,8 +280,8 @@ def test_jax_optimize_mlp_default_agent():
     import hlogym.jax as hj
     params, x = _mlp_args()
     fast = hj.optimize(_mlp, params, x)
-    # the shipped agent, auto: starts from the default pipeline, never ends above it
-    assert fast.passes[0] == "xla-cpu-default"
+    # the shipped agent, auto: never ends above the default pipeline
+    assert fast.passes
     default = hj.optimize(_mlp, params, x, agent="default")
     assert fast.op_counts["optimized"] <= default.op_counts["optimized"] < fast.op_counts["original"]
     want = np.asarray(_mlp(params, x))
