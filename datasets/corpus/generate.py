@@ -873,8 +873,7 @@ def generate_xla_optimized(names, jobs: int, out: Path = XLA_OPTIMIZED):
         if r.get("xla_compile_error"):
             e["xla_compile_error"] = r["xla_compile_error"]
         manifest["modules"][n] = e
-    manifest["modules"] = dict(sorted(manifest["modules"].items()))
-    mpath.write_text(json.dumps(manifest, sort_keys=True, indent=1) + "\n")
+    write_manifest(mpath, manifest)
     write_xla_optimized_readme(manifest, out)
     print(f"done: {len(results)} modules in {time.time() - t_start:.0f}s", flush=True)
 
@@ -991,8 +990,7 @@ def generate_pytorch(names, jobs: int, out: Path = PYTORCH):
         e = manifest_entry(r, r["family"], r["config"], split_of)
         e["xla_initial_op_count"] = r.get("xla_initial_op_count")
         manifest["modules"][n] = e
-    manifest["modules"] = dict(sorted(manifest["modules"].items()))
-    mpath.write_text(json.dumps(manifest, sort_keys=True, indent=1) + "\n")
+    write_manifest(mpath, manifest)
     write_pytorch_readme(manifest, out)
     print(f"done: {len(results)} modules in {time.time() - t_start:.0f}s", flush=True)
 
@@ -1082,6 +1080,12 @@ def library_versions(families):
     if libs & {"flax", "equinox"}:
         out["optax"] = version("optax")
     return out
+
+
+def write_manifest(path: Path, manifest):
+    """A dataset's manifest.json: modules sorted by name, keys sorted, the same bytes every run."""
+    manifest["modules"] = dict(sorted(manifest["modules"].items()))
+    path.write_text(json.dumps(manifest, sort_keys=True, indent=1) + "\n")
 
 
 def manifest_entry(r, family, cfg, split_of):
@@ -1358,8 +1362,7 @@ def main():
         manifest["modules"][n] = manifest_entry(r, f, c, split_of)
     manifest["versions"].update(library_versions({by_name[n][1] for n in results}))
     manifest["heldout_families"] = HELDOUT_FAMILIES
-    manifest["modules"] = dict(sorted(manifest["modules"].items()))
-    mpath.write_text(json.dumps(manifest, sort_keys=True, indent=1) + "\n")
+    write_manifest(mpath, manifest)
     if full:
         suite = pick_default_suite(manifest["modules"])
         (HERE / "default_suite.txt").write_text(
