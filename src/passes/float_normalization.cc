@@ -268,24 +268,13 @@ class Normalizer {
   bool added_computations_ = false;
 };
 
-}  // namespace
-
-FloatNormalization::FloatNormalization(PrimitiveType low, PrimitiveType high,
-                                       bool cpu_library_filter)
-    : low_(low),
-      high_(high),
-      cpu_library_filter_(cpu_library_filter),
-      name_(absl::StrCat("float-normalization-", std::string(PrimitiveTypeName(low)))) {}
-
-namespace {
-
 // The computations normalization must leave as they are: those called by instructions whose
 // called computations stay unchanged (`keeps`). A computation that other instructions call too
 // is cloned for the keeping callers first, as XLA does, and the clone is the one left alone
 // (*cloned says whether that happened).
 absl::flat_hash_set<const Computation*> ComputationsToSkip(
     Module& module, const std::function<bool(const Instruction&)>& keeps, bool* cloned) {
-  absl::flat_hash_map<const Computation*, bool> called_by_others;
+  absl::flat_hash_set<const Computation*> called_by_others;
   std::vector<Instruction*> keeping;
   for (const auto& computation : module.computations()) {
     for (const auto& instruction : computation->instructions()) {
@@ -293,7 +282,7 @@ absl::flat_hash_set<const Computation*> ComputationsToSkip(
         keeping.push_back(instruction.get());
       } else {
         for (Computation* called : instruction->called_computations()) {
-          called_by_others[called] = true;
+          called_by_others.insert(called);
         }
       }
     }
@@ -317,6 +306,13 @@ absl::flat_hash_set<const Computation*> ComputationsToSkip(
 }
 
 }  // namespace
+
+FloatNormalization::FloatNormalization(PrimitiveType low, PrimitiveType high,
+                                       bool cpu_library_filter)
+    : low_(low),
+      high_(high),
+      cpu_library_filter_(cpu_library_filter),
+      name_(absl::StrCat("float-normalization-", std::string(PrimitiveTypeName(low)))) {}
 
 absl::StatusOr<bool> FloatNormalization::Run(Module& module) {
   if (!MayChange(module)) return false;
