@@ -1,5 +1,6 @@
 #include "passes/cpu_library_support.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -13,6 +14,8 @@ namespace {
 constexpr int64_t kLibraryMinElements = 4096;
 // YNN_MAX_TENSOR_RANK
 constexpr int64_t kLibraryMaxRank = 8;
+// A dot none of whose m, k and n reaches this is too small for the library.
+constexpr int64_t kLibraryDotMinDimension = 8;
 
 // An array of rank at most kLibraryMaxRank with no layout or the default
 // major-to-minor one.
@@ -52,7 +55,63 @@ int64_t WindowedDimensions(const Instruction& reduce_window) {
   return windowed;
 }
 
+// Whether `dims` are exactly first, first + 1, ... in order.
+bool AreConsecutiveFrom(const std::vector<int64_t>& dims, int64_t first) {
+  for (size_t i = 0; i < dims.size(); ++i) {
+    if (dims[i] != first + static_cast<int64_t>(i)) return false;
+  }
+  return true;
+}
+
+// The product of the dimensions of `shape` outside `a` and `b`.
+int64_t ProductOfOtherDimensions(const Shape& shape, const std::vector<int64_t>& a,
+                                 const std::vector<int64_t>& b) {
+  int64_t product = 1;
+  for (int64_t d = 0; d < shape.rank(); ++d) {
+    if (std::find(a.begin(), a.end(), d) == a.end() &&
+        std::find(b.begin(), b.end(), d) == b.end()) {
+      product *= shape.dimensions(d);
+    }
+  }
+  return product;
+}
+
 }  // namespace
+
+bool YnnTakesDot(const Instruction& hlo) {
+  if (hlo.opcode() != Opcode::kDot || hlo.operand_count() != 2) return false;
+  const std::optional<DotDimensionNumbers>& dnums = hlo.attrs().dot_dimension_numbers;
+  if (!dnums.has_value()) return false;
+  const Shape& lhs = hlo.operand(0)->shape();
+  const Shape& rhs = hlo.operand(1)->shape();
+  const Shape& out = hlo.shape();
+  if (!LibraryLayout(lhs) || !LibraryLayout(rhs) || !LibraryLayout(out)) return false;
+  using T = PrimitiveType;
+  const T l = lhs.element_type();
+  const T r = rhs.element_type();
+  const T o = out.element_type();
+  const bool types = (l == r && l == o && (l == T::kF64 || l == T::kF32)) ||
+                     (l == T::kBF16 && r == T::kBF16 && o == T::kF32) ||
+                     (l == T::kS8 && r == T::kS8 && o == T::kS32) ||
+                     (l == T::kU8 && r == T::kS8 && o == T::kS32);
+  if (!types) return false;
+  const int64_t batch = static_cast<int64_t>(dnums->lhs_batch_dimensions.size());
+  const int64_t contracted = static_cast<int64_t>(dnums->lhs_contracting_dimensions.size());
+  // [batch..., m..., k...] on the left; batch first on the right, its k and n in either order.
+  if (!AreConsecutiveFrom(dnums->lhs_batch_dimensions, 0) ||
+      !AreConsecutiveFrom(dnums->rhs_batch_dimensions, 0) ||
+      !AreConsecutiveFrom(dnums->lhs_contracting_dimensions, lhs.rank() - contracted)) {
+    return false;
+  }
+  int64_t k = 1;
+  for (int64_t d : dnums->lhs_contracting_dimensions) k *= lhs.dimensions(d);
+  const int64_t m =
+      ProductOfOtherDimensions(lhs, dnums->lhs_batch_dimensions, dnums->lhs_contracting_dimensions);
+  const int64_t n =
+      ProductOfOtherDimensions(rhs, dnums->rhs_batch_dimensions, dnums->rhs_contracting_dimensions);
+  return batch == static_cast<int64_t>(dnums->rhs_batch_dimensions.size()) && m > 1 && n > 1 &&
+         std::max({m, k, n}) >= kLibraryDotMinDimension;
+}
 
 bool YnnTakesReduceLike(const Instruction& hlo) {
   if (hlo.operand_count() != 2 || hlo.called_computations().empty()) return false;

@@ -58,7 +58,9 @@ class Normalizer {
     // XLA treats tuple-shaped sorts and collectives differently, and those
     // are left alone.
     if (Skipped(hlo) || !IsArrayOrFlatTuple(hlo->shape())) return absl::OkStatus();
-    if (cpu_library_filter_ && YnnTakesReduceLike(*hlo)) return absl::OkStatus();
+    if (cpu_library_filter_ && (YnnTakesReduceLike(*hlo) || YnnTakesDot(*hlo))) {
+      return absl::OkStatus();
+    }
     if (hlo->shape().IsTuple() && (hlo->opcode() == Opcode::kSort || CallsUnnormalizable(hlo))) {
       return absl::OkStatus();
     }

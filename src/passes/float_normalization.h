@@ -3,8 +3,9 @@
 // the f8 formats and f4e2m1fn -> f16, f8e8m0fnu -> f32, s4 -> s8, u4 -> u8.
 // That support handles the low-precision type in no computing op; for bf16
 // (cpu_library_filter) the pinned XLA's CpuFloatSupport also leaves alone,
-// called computations included, the reduces and reduce-windows it hands to
-// YNNPACK (YnnTakesReduceLike: a bf16 max pool of 4096 elements stays bf16).
+// called computations included, the dots, reduces and reduce-windows it hands
+// to YNNPACK (YnnTakesDot, YnnTakesReduceLike: a bf16 max pool of 4096
+// elements stays bf16).
 // Otherwise:
 //
 // Implements, for every instruction of every computation reachable from the

@@ -5,6 +5,7 @@
 
 #include "hlo/query.h"
 #include "passes/builders.h"
+#include "passes/cpu_library_support.h"
 
 namespace hlogym {
 namespace {
@@ -58,7 +59,9 @@ absl::StatusOr<bool> OperandUpcaster::Run(Module& module) {
   std::vector<Instruction*> matched;
   for (const auto& computation : module.computations()) {
     for (const auto& instruction : computation->instructions()) {
-      if (Matches(instruction.get())) matched.push_back(instruction.get());
+      if (Matches(instruction.get()) && !(cpu_library_filter_ && YnnTakesDot(*instruction))) {
+        matched.push_back(instruction.get());
+      }
     }
   }
   bool changed = false;

@@ -5,6 +5,10 @@
 // two operand types, XLA's HigherPrecisionType) and that mixes types gets
 // each operand whose type differs from the result's converted to the result
 // type, e.g. dot(bf16, bf16) -> f32 becomes dot(convert-f32, convert-f32).
+// As XLA's CPU compiler configures it (cpu_library_filter), a dot that XLA:CPU
+// gives YNNPACK keeps its operands (YnnTakesDot: a bf16 x bf16 -> f32 matrix
+// product stays one); the GPU pipeline runs the same pass, where XLA's own
+// filter skips matrix products too.
 // Leaves out: sparse dots (hlogym has none) and ragged/scaled dots, which
 // XLA's pass does not match either.
 #ifndef HLOGYM_PASSES_OPERAND_UPCASTER_H_
@@ -22,9 +26,14 @@ PrimitiveType HigherPrecisionType(PrimitiveType a, PrimitiveType b);
 
 class OperandUpcaster : public Pass {
  public:
+  explicit OperandUpcaster(bool cpu_library_filter = true)
+      : cpu_library_filter_(cpu_library_filter) {}
   std::string_view name() const override { return "operand_upcaster"; }
   absl::StatusOr<bool> Run(Module& module) override;
   bool MayChange(const Module& module) const override;
+
+ private:
+  bool cpu_library_filter_;
 };
 
 }  // namespace hlogym

@@ -179,6 +179,26 @@ CHECK: %overlap = f32[4,8,7,7] reduce-window(f32[4,8,16,16]
   ExpectSameSemantics(run);
 }
 
+// A dot XLA:CPU gives YNNPACK keeps its bf16 operands through float normalization too; a
+// bf16 x bf16 -> bf16 dot, which the library does not take, is computed in f32.
+TEST(FloatNormalizationTest, CpuLibraryDotsKeepTheirBf16Operands) {
+  PassRun run = RunPass("float-normalization-bf16", R"(HloModule m
+ENTRY main {
+  a = bf16[64,128] parameter(0)
+  b = bf16[128,64] parameter(1)
+  wide = f32[64,64] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  narrow = bf16[64,64] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  ROOT t = (f32[64,64], bf16[64,64]) tuple(wide, narrow)
+}
+)");
+  EXPECT_TRUE(run.changed);
+  EXPECT_CHECKS(run.after, R"(
+CHECK: %wide = f32[64,64] dot(bf16[64,128] %a, bf16[128,64] %b)
+CHECK: %narrow = f32[64,64] dot(f32[64,128]
+)");
+  ExpectSameSemantics(run);
+}
+
 TEST(FloatNormalizationTest, CpuLibraryReduceLikesNeedTheirSizeAndReducer) {
   // 4095 elements, and a bf16 sum (the library sums bf16 into f32 only): computed in f32.
   PassRun run = RunPass("float-normalization-bf16", R"(HloModule m

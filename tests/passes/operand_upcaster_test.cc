@@ -34,6 +34,40 @@ CHECK: ROOT %d = f32[2,4] dot(f32[2,3] %convert{{.*}}, f32[3,4] %convert
   ExpectSameSemantics(run);
 }
 
+// XLA:CPU hands a bf16 x bf16 -> f32 matrix product with a dimension of 8 or more, the left
+// side's contraction last and more than one row and column, to YNNPACK, and its upcaster leaves
+// such a dot as it is (checked against XLA's dumps, as are the three it converts below).
+TEST(OperandUpcasterTest, LeavesTheDotsTheCpuLibraryTakes) {
+  PassRun run = RunPass("operand_upcaster", R"(HloModule m
+ENTRY main {
+  a = bf16[64,128] parameter(0)
+  b = bf16[128,64] parameter(1)
+  library = f32[64,64] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  transposed = f32[128,128] dot(a, a), lhs_contracting_dims={0}, rhs_contracting_dims={0}
+  row = bf16[1,128] parameter(2)
+  vector = f32[1,64] dot(row, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  c = bf16[4,6] parameter(3)
+  d = bf16[6,4] parameter(4)
+  small = f32[4,4] dot(c, d), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  ROOT t = (f32[64,64], f32[128,128], f32[1,64], f32[4,4]) tuple(library, transposed, vector, small)
+}
+)");
+  EXPECT_TRUE(run.changed);
+  EXPECT_CHECKS(run.after, R"(
+CHECK: %library = f32[64,64] dot(bf16[64,128] %a, bf16[128,64] %b)
+CHECK: %transposed = f32[128,128] dot(f32[64,128] %convert
+CHECK: %vector = f32[1,64] dot(f32[1,128] %convert
+CHECK: %small = f32[4,4] dot(f32[4,6] %convert
+)");
+  ExpectSameSemantics(run);
+  // The generic pass (no CPU library) converts them all.
+  auto module = ParseModule(run.before);
+  ASSERT_TRUE(module.ok()) << module.status();
+  OperandUpcaster generic(/*cpu_library_filter=*/false);
+  ASSERT_TRUE(*generic.Run(**module));
+  EXPECT_EQ(PrintModule(**module).find("dot(bf16"), std::string::npos);
+}
+
 TEST(OperandUpcasterTest, UpcastsOnlyTheNarrowOperandOfAnIntegerDot) {
   PassRun run = RunPass("operand_upcaster", R"(HloModule m
 ENTRY main {
