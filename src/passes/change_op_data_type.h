@@ -1,6 +1,6 @@
 // change-op-data-type: XLA's ChangeOpDataType, and the configuration XLA's
-// CPU compiler runs (xla_cpu_strict_dot_conv_math off, no oneDNN or YNNPACK
-// library calls): f16 dots and convolutions compute in f32.
+// CPU compiler runs (xla_cpu_strict_dot_conv_math off, no oneDNN; YNNPACK takes
+// no f16 dot or convolution): f16 dots and convolutions compute in f32.
 //
 // Implements: an array-shaped, non-parameter instruction that the matcher
 // accepts and whose operands all have one element type `from` with an entry

@@ -1,9 +1,11 @@
 // Named pipelines (xla-gpu-default: see GpuDefaultSpec). xla-cpu-default follows XLA's CPU compiler
 // (CpuCompiler::RunHloPassesThroughLayoutAssn, the version in jaxlib 0.10.2,
-// single partition, default debug options: fusion emitters on, no oneDNN or
-// YNNPACK) up to layout assignment, limited to the passes hlogym implements;
-// the rest are listed as missing. Passes are looked up in the registry when
-// the pipeline is created, so newly registered passes join automatically.
+// single partition, default debug options: fusion emitters on, no oneDNN; the
+// dots and reductions it hands to YNNPACK left as it leaves them,
+// passes/cpu_library_support.h) up to layout assignment, limited to the passes
+// hlogym implements; the rest are listed as missing. Passes are looked up in
+// the registry when the pipeline is created, so newly registered passes join
+// automatically.
 #include <algorithm>
 #include <memory>
 #include <string>
