@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "hlo/computation.h"
+#include "passes/pass_utils.h"
 
 namespace hlogym {
 namespace {
@@ -20,13 +21,7 @@ constexpr int64_t kLibraryDotMinDimension = 8;
 // An array of rank at most kLibraryMaxRank with no layout or the default
 // major-to-minor one.
 bool LibraryLayout(const Shape& shape) {
-  if (!shape.IsArray() || shape.rank() > kLibraryMaxRank) return false;
-  if (!shape.has_layout()) return true;
-  const std::vector<int64_t>& m2m = shape.layout()->minor_to_major;
-  for (size_t i = 0; i < m2m.size(); ++i) {
-    if (m2m[i] != static_cast<int64_t>(m2m.size() - 1 - i)) return false;
-  }
-  return true;
+  return shape.IsArray() && shape.rank() <= kLibraryMaxRank && HasDefaultMinorToMajor(shape);
 }
 
 // Whether the reducer is exactly `opcode` of its two parameters.

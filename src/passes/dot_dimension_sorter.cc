@@ -6,19 +6,10 @@
 
 #include "absl/strings/str_cat.h"
 #include "hlo/query.h"
+#include "passes/pass_utils.h"
 
 namespace hlogym {
 namespace {
-
-// No layout, or minor_to_major = {rank-1, ..., 1, 0}.
-bool HasDefaultLayout(const Shape& shape) {
-  if (!shape.has_layout()) return true;
-  const std::vector<int64_t>& minor_to_major = shape.layout()->minor_to_major;
-  for (size_t i = 0; i < minor_to_major.size(); ++i) {
-    if (minor_to_major[i] != static_cast<int64_t>(minor_to_major.size() - 1 - i)) return false;
-  }
-  return true;
-}
 
 // Distinct numbers that form a range once sorted.
 bool Consecutive(const std::vector<int64_t>& dims) {
@@ -79,8 +70,8 @@ absl::StatusOr<bool> DotDimensionSorter::Run(Module& module) {
         return absl::InvalidArgumentError(
             absl::StrCat(dot->name(), ": dot without two operands and dimension numbers"));
       }
-      if (!HasDefaultLayout(dot->operand(0)->shape()) ||
-          !HasDefaultLayout(dot->operand(1)->shape())) {
+      if (!HasDefaultMinorToMajor(dot->operand(0)->shape()) ||
+          !HasDefaultMinorToMajor(dot->operand(1)->shape())) {
         continue;
       }
       if (NeedsSorting(*dot->attrs().dot_dimension_numbers)) dots.push_back(dot);

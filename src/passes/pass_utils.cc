@@ -193,6 +193,15 @@ CallerMap ComputeCallers(const Module& module) {
   return callers;
 }
 
+bool HasDefaultMinorToMajor(const Shape& shape) {
+  if (!shape.has_layout()) return true;
+  const std::vector<int64_t>& minor_to_major = shape.layout()->minor_to_major;
+  for (size_t i = 0; i < minor_to_major.size(); ++i) {
+    if (minor_to_major[i] != static_cast<int64_t>(minor_to_major.size() - 1 - i)) return false;
+  }
+  return true;
+}
+
 std::vector<Computation*> NonFusionComputations(const Module& module) {
   absl::flat_hash_set<const Computation*> fused;
   for (const auto& computation : module.computations()) {

@@ -72,6 +72,10 @@ void AddCallSites(const Computation& computation, CallerMap& callers);
 // alone, such as algsimp and reshape-mover, visit.
 std::vector<Computation*> NonFusionComputations(const Module& module);
 
+// No layout, or minor_to_major = {rank-1, ..., 1, 0} (other layout details not looked at): the
+// default major-to-minor order that passes ask for before they assume a row-major array.
+bool HasDefaultMinorToMajor(const Shape& shape);
+
 // A copy of `computation` (and nothing it calls) added to `module` under a
 // fresh name `<name><suffix>`; instruction names get the same suffix made
 // unique. The copy calls the same computations.
