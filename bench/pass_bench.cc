@@ -7,7 +7,10 @@
 // BM_PassWithWork/<pass> and BM_PassNothingToDo/<pass>: what a pass costs when it has work
 // against when it has none, on the same module. The module with work is the largest corpus or
 // smoke module the pass changes; the one with nothing to do is the pass's own output on it, run
-// until the pass no longer changes it. bench/pass_nothing_to_do.py prints both as a table.
+// until the pass no longer changes it, which keeps the record of the pass's last run (a tracked
+// pass skips what did not change since: passes/change_tracking.h). BM_PassNothingToDoUnseen/<pass>
+// runs on the same output with the records forgotten, as on a module the pass never saw.
+// bench/pass_nothing_to_do.py prints all three as a table.
 //
 // Only RunPass is timed (the pass's MayChange pre-check, then Run unless it said
 // no; clones are made and freed with the timer paused). Counters:
@@ -84,7 +87,10 @@ const PassBenchInput& LargestGpt2() {
 // Times RunPass(pass, clone of `module`) per iteration and sets the counters. A run that
 // reports no change left the clone as it was (the pass contract), so the next run reuses it: a
 // skipped pass takes microseconds, and a fresh clone per run would take most of the benchmark.
-void TimePass(benchmark::State& state, Pass& pass, const Module& module) {
+// Unless `keep_run_records`, the clone forgets the records of earlier pass runs before each run
+// (untimed), so that a tracked pass looks at the whole module every time, as on one it never saw.
+void TimePass(benchmark::State& state, Pass& pass, const Module& module,
+              bool keep_run_records = false) {
   const int64_t instructions = module.instruction_count();
   bool changed = false;
   std::unique_ptr<Module> clone;
@@ -92,6 +98,10 @@ void TimePass(benchmark::State& state, Pass& pass, const Module& module) {
     if (clone == nullptr) {
       state.PauseTiming();
       clone = module.Clone();
+      state.ResumeTiming();
+    } else if (!keep_run_records) {
+      state.PauseTiming();
+      clone->ForgetPassRuns();
       state.ResumeTiming();
     }
     auto result = RunPass(pass, *clone);
@@ -188,17 +198,19 @@ const WorkAndNoWork& InputsFor(const std::string& pass_name) {
   return inputs;
 }
 
-// BM_PassWithWork (with_work) and BM_PassNothingToDo (!with_work).
-void BM_PassOnItsModule(benchmark::State& state, std::string pass_name, bool with_work) {
+enum class PassInput { kWithWork, kNothingToDo, kNothingToDoUnseen };
+
+void BM_PassOnItsModule(benchmark::State& state, std::string pass_name, PassInput which) {
   const WorkAndNoWork& inputs = InputsFor(pass_name);
-  const Module* module = with_work ? inputs.with_work : inputs.nothing_to_do.get();
+  const Module* module =
+      which == PassInput::kWithWork ? inputs.with_work : inputs.nothing_to_do.get();
   auto pass = PassRegistry::Builtin().Create(pass_name);
   if (module == nullptr || !pass.ok()) {
     state.SkipWithError(inputs.error.c_str());
     return;
   }
   state.SetLabel(std::filesystem::path(inputs.path).filename().string());
-  TimePass(state, **pass, *module);
+  TimePass(state, **pass, *module, /*keep_run_records=*/which == PassInput::kNothingToDo);
 }
 
 const bool registered = [] {
@@ -206,10 +218,13 @@ const bool registered = [] {
     benchmark::RegisterBenchmark(("BM_Pass/" + info.name).c_str(), BM_Pass, info.name)
         ->Unit(benchmark::kMicrosecond);
     benchmark::RegisterBenchmark(("BM_PassWithWork/" + info.name).c_str(), BM_PassOnItsModule,
-                                 info.name, true)
+                                 info.name, PassInput::kWithWork)
         ->Unit(benchmark::kMicrosecond);
     benchmark::RegisterBenchmark(("BM_PassNothingToDo/" + info.name).c_str(),
-                                 BM_PassOnItsModule, info.name, false)
+                                 BM_PassOnItsModule, info.name, PassInput::kNothingToDo)
+        ->Unit(benchmark::kMicrosecond);
+    benchmark::RegisterBenchmark(("BM_PassNothingToDoUnseen/" + info.name).c_str(),
+                                 BM_PassOnItsModule, info.name, PassInput::kNothingToDoUnseen)
         ->Unit(benchmark::kMicrosecond);
   }
   return true;

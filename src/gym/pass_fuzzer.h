@@ -3,6 +3,8 @@
 // optimizers. After each pass:
 //  - the pass succeeds (a pass error on a module that verified is a bug);
 //  - it reports "changed" exactly when the printed module changed;
+//  - where the pass skips what its earlier runs saw (passes/change_tracking.h),
+//    it prints the same module as a run with those records forgotten;
 //  - the module verifies;
 //  - when it changed, it computes what the input module did
 //    (EquivalenceReference: seeded inputs, the default tolerances and f64
@@ -42,8 +44,8 @@ struct PassFuzzFailure {
   std::string module;               // the benchmark spec
   std::string path;                 // the file it was loaded from
   int64_t sequence_index = 0;       // rerun alone with the same seed
-  std::string kind;                 // "pass error", "changed flag", "verifier",
-                                    // "not equivalent", "evaluation"
+  std::string kind;                 // "pass error", "changed flag", "tracked run",
+                                    // "verifier", "not equivalent", "evaluation"
   std::string message;
   std::vector<std::string> passes;  // minimal failing sequence (last pass fails)
   std::vector<std::string> drawn;   // the sequence as drawn, up to the failure

@@ -13,6 +13,37 @@ bool Computation::IsEntry() const {
   return parent_ != nullptr && parent_->entry_computation() == this;
 }
 
+uint64_t Computation::Tick() {
+  if (parent_ == nullptr) return 0;
+  changed_at_ = parent_->Tick();
+  return changed_at_;
+}
+
+void Computation::set_root_instruction(Instruction* root) {
+  if (root_ != nullptr) root_->NoteChange();
+  root_ = root;
+  if (root_ != nullptr) root_->NoteChange();
+}
+
+std::vector<Computation*> Computation::DistinctCallees() const {
+  std::vector<Computation*> callees;
+  absl::flat_hash_set<const Computation*> seen;
+  for (const auto& instruction : instructions_) {
+    for (Computation* callee : instruction->called_computations()) {
+      if (callee != nullptr && seen.insert(callee).second) callees.push_back(callee);
+    }
+  }
+  return callees;
+}
+
+const std::vector<Computation*>& Computation::Callees() {
+  if (callees_at_ == 0 || callees_at_ != changed_at_) {
+    callees_ = DistinctCallees();
+    callees_at_ = changed_at_;
+  }
+  return callees_;
+}
+
 Instruction* Computation::AddInstruction(std::unique_ptr<Instruction> instruction) {
   Instruction* added = instruction.get();
   added->set_parent(this);
@@ -37,6 +68,7 @@ Instruction* Computation::AddInstruction(std::unique_ptr<Instruction> instructio
   added->position_ = std::prev(instructions_.end());
   added->index_in_parent_ = next_instruction_index_++;
   ++opcode_counts_[static_cast<int>(added->opcode())];
+  added->NoteChange();
   return added;
 }
 
@@ -61,6 +93,7 @@ absl::Status Computation::RemoveInstruction(Instruction* instruction) {
   }
   --opcode_counts_[static_cast<int>(instruction->opcode())];
   instructions_.erase(instruction->position_);
+  Tick();
   return absl::OkStatus();
 }
 

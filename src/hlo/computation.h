@@ -46,7 +46,8 @@ class Computation {
   absl::Status ReplaceInstruction(Instruction* old_instruction, Instruction* new_instruction);
 
   Instruction* root_instruction() const { return root_; }
-  void set_root_instruction(Instruction* root) { root_ = root; }
+  // Stamps the old and the new root as changed (IsRoot is part of what passes read).
+  void set_root_instruction(Instruction* root);
 
   // Parameters by parameter number.
   const std::vector<Instruction*>& parameters() const { return parameters_; }
@@ -72,9 +73,27 @@ class Computation {
   // Attributes written after the signature, such as execution_thread="..."
   // kept verbatim.
   const std::vector<RawAttribute>& raw_attributes() const { return raw_attributes_; }
-  std::vector<RawAttribute>& mutable_raw_attributes() { return raw_attributes_; }
+  std::vector<RawAttribute>& mutable_raw_attributes() {
+    Tick();
+    return raw_attributes_;
+  }
+
+  // The latest Instruction::changed_at of its instructions, or when an instruction was removed
+  // or the attributes changed, whichever is later.
+  uint64_t changed_at() const { return changed_at_; }
+  // The computations its instructions call, each once, in the order of their first call (an
+  // entry computation calls hundreds, one per reduce). Callees() keeps the list until the
+  // computation changes.
+  std::vector<Computation*> DistinctCallees() const;
+  const std::vector<Computation*>& Callees();
 
  private:
+  friend class Instruction;  // NoteChange ticks the clock through Tick
+  friend class Module;       // Clone copies the change stamps and the callee cache
+  // Advances the module's change clock and stamps this computation; returns the new time
+  // (0 outside a module: AddComputation stamps everything when it joins one).
+  uint64_t Tick();
+
   std::string name_;
   Module* parent_ = nullptr;
   InstructionList instructions_;
@@ -83,6 +102,9 @@ class Computation {
   Instruction* root_ = nullptr;
   std::vector<Instruction*> parameters_;
   std::vector<RawAttribute> raw_attributes_;
+  uint64_t changed_at_ = 0;
+  std::vector<Computation*> callees_;
+  uint64_t callees_at_ = 0;  // changed_at_ when callees_ was made; 0: never
 };
 
 }  // namespace hlogym

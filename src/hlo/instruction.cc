@@ -76,21 +76,38 @@ Instruction::Instruction(const Instruction& prototype, std::string name)
       attrs_(prototype.attrs_),
       called_computations_(prototype.called_computations_) {}
 
-void Instruction::AddUser(Instruction* user) {
-  if (!absl::c_linear_search(users_, user)) users_.push_back(user);
+void Instruction::NoteChange() {
+  if (parent_ != nullptr) changed_at_ = parent_->Tick();
 }
 
-void Instruction::RemoveUser(Instruction* user) { EraseOne(users_, user); }
+std::vector<Computation*>& Instruction::mutable_called_computations() {
+  NoteChange();
+  return called_computations_;
+}
+
+void Instruction::AddUser(Instruction* user) {
+  if (!absl::c_linear_search(users_, user)) {
+    users_.push_back(user);
+    NoteChange();
+  }
+}
+
+void Instruction::RemoveUser(Instruction* user) {
+  EraseOne(users_, user);
+  NoteChange();
+}
 
 void Instruction::AppendOperand(Instruction* operand) {
   operands_.push_back(operand);
   operand->AddUser(this);
+  NoteChange();
 }
 
 void Instruction::ReplaceOperandWith(int64_t i, Instruction* new_operand) {
   Instruction* old_operand = operands_[i];
   if (old_operand == new_operand) return;
   operands_[i] = new_operand;
+  NoteChange();
   new_operand->AddUser(this);
   if (!absl::c_linear_search(operands_, old_operand)) old_operand->RemoveUser(this);
 }
@@ -107,12 +124,14 @@ void Instruction::ReplaceUsesOfOperand(Instruction* old_operand, Instruction* ne
   if (replaced) {
     old_operand->RemoveUser(this);
     new_operand->AddUser(this);
+    NoteChange();
   }
 }
 
 void Instruction::DetachOperands() {
   for (Instruction* operand : operands_) operand->RemoveUser(this);
   operands_.clear();
+  NoteChange();
 }
 
 absl::Status Instruction::ReplaceAllUsesWith(Instruction* replacement) {
@@ -137,22 +156,29 @@ void Instruction::AddControlDependencyTo(Instruction* successor) {
   if (absl::c_linear_search(control_successors_, successor)) return;
   control_successors_.push_back(successor);
   successor->control_predecessors_.push_back(this);
+  NoteChange();
+  successor->NoteChange();
 }
 
 void Instruction::RemoveControlDependencyTo(Instruction* successor) {
   EraseOne(control_successors_, successor);
   EraseOne(successor->control_predecessors_, this);
+  NoteChange();
+  successor->NoteChange();
 }
 
 void Instruction::DropAllControlDeps() {
   for (Instruction* predecessor : control_predecessors_) {
     EraseOne(predecessor->control_successors_, this);
+    predecessor->NoteChange();
   }
   for (Instruction* successor : control_successors_) {
     EraseOne(successor->control_predecessors_, this);
+    successor->NoteChange();
   }
   control_predecessors_.clear();
   control_successors_.clear();
+  NoteChange();
 }
 
 bool Instruction::IsRoot() const {

@@ -98,11 +98,26 @@ class Instruction {
   void set_unique_id(int64_t id) { unique_id_ = id; }
 
   const Shape& shape() const { return shape_.get(); }
-  Shape& mutable_shape() { return shape_.mutable_get(); }
-  void set_shape(Shape shape) { shape_.set(std::move(shape)); }
+  Shape& mutable_shape() {
+    NoteChange();
+    return shape_.mutable_get();
+  }
+  void set_shape(Shape shape) {
+    NoteChange();
+    shape_.set(std::move(shape));
+  }
 
   const InstructionAttributes& attrs() const { return attrs_.get(); }
-  InstructionAttributes& mutable_attrs() { return attrs_.mutable_get(); }
+  InstructionAttributes& mutable_attrs() {
+    NoteChange();
+    return attrs_.mutable_get();
+  }
+
+  // When this instruction last changed, on its module's change clock (Module::change_clock):
+  // added, or its operands, users, control edges, shape, attributes, called computations or
+  // being the root changed (the mutable_ accessors count as a change). Lets a pass skip what it
+  // has seen unchanged before (passes/change_tracking.h).
+  uint64_t changed_at() const { return changed_at_; }
 
   Computation* parent() const { return parent_; }
   void set_parent(Computation* parent) { parent_ = parent; }
@@ -144,7 +159,7 @@ class Instruction {
   // async-start {callee}; reduce, map, sort, scatter, reduce-window,
   // all-reduce, reduce-scatter {to_apply}; custom-call: any number.
   const std::vector<Computation*>& called_computations() const { return called_computations_; }
-  std::vector<Computation*>& mutable_called_computations() { return called_computations_; }
+  std::vector<Computation*>& mutable_called_computations();
   // The first called computation, or nullptr when there is none.
   Computation* to_apply() const {
     return called_computations_.empty() ? nullptr : called_computations_[0];
@@ -178,6 +193,8 @@ class Instruction {
   Instruction(const Instruction& prototype, std::string name);  // for CloneWithoutEdges
   void RemoveUser(Instruction* user);
   void AddUser(Instruction* user);
+  // Stamps changed_at_ with the next tick of the module's clock (nothing outside a module).
+  void NoteChange();
 
   Opcode opcode_;
   std::string name_;
@@ -195,6 +212,7 @@ class Instruction {
   // Dense per-computation number, given when added (never reused there), so that graph walks
   // keep their visit state in a vector instead of a hash map.
   int64_t index_in_parent_ = -1;
+  uint64_t changed_at_ = 0;
 };
 
 }  // namespace hlogym

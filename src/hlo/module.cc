@@ -7,22 +7,6 @@
 #include "absl/strings/str_cat.h"
 
 namespace hlogym {
-namespace {
-
-// The computations `computation` calls, each once, in the order of their first call. An entry
-// computation calls hundreds (one per reduce); a set keeps this linear.
-std::vector<Computation*> DistinctCallees(const Computation& computation) {
-  std::vector<Computation*> callees;
-  absl::flat_hash_set<const Computation*> seen;
-  for (const auto& instruction : computation.instructions()) {
-    for (Computation* callee : instruction->called_computations()) {
-      if (callee != nullptr && seen.insert(callee).second) callees.push_back(callee);
-    }
-  }
-  return callees;
-}
-
-}  // namespace
 
 Computation* Module::FindComputation(std::string_view name) const {
   for (const auto& computation : computations_) {
@@ -49,8 +33,29 @@ Computation* Module::AddComputation(std::unique_ptr<Computation> computation) {
       ReserveName(instruction->name());
     }
   }
+  // Stamped as it joins: instructions added before had no clock to read.
+  uint64_t now = Tick();
+  added->changed_at_ = now;
+  for (const auto& instruction : added->instructions()) instruction->changed_at_ = now;
   computations_.push_back(std::move(computation));
   return added;
+}
+
+std::optional<uint64_t> Module::PassRunStart(std::string_view key) const {
+  for (const auto& [name, started_at] : pass_runs_) {
+    if (name == key) return started_at;
+  }
+  return std::nullopt;
+}
+
+void Module::RecordPassRun(std::string_view key, uint64_t started_at) {
+  for (auto& [name, start] : pass_runs_) {
+    if (name == key) {
+      start = started_at;
+      return;
+    }
+  }
+  pass_runs_.emplace_back(std::string(key), started_at);
 }
 
 absl::Status Module::RemoveComputation(Computation* computation) {
@@ -120,7 +125,7 @@ std::vector<Computation*> Module::ComputationsCalleesFirst() const {
     if (state[start] != 0) continue;
     state[start] = 1;
     stack.emplace_back(start, 0);
-    callees_stack.push_back(DistinctCallees(*start));
+    callees_stack.push_back(start->DistinctCallees());
     while (!stack.empty()) {
       auto& [computation, next] = stack.back();
       std::vector<Computation*>& callees = callees_stack.back();
@@ -136,7 +141,7 @@ std::vector<Computation*> Module::ComputationsCalleesFirst() const {
       if (!in_module.contains(callee) || state[callee] != 0) continue;
       state[callee] = 1;
       stack.emplace_back(callee, 0);
-      callees_stack.push_back(DistinctCallees(*callee));
+      callees_stack.push_back(callee->DistinctCallees());
     }
   }
   return order;
@@ -159,7 +164,7 @@ std::vector<Computation*> Module::MakeComputationPostOrder() const {
   absl::flat_hash_map<const Computation*, int> state;  // 1 visiting, 2 done
   std::vector<std::pair<Computation*, std::vector<Computation*>>> stack;
   auto callees_of = [](const Computation* computation) {
-    std::vector<Computation*> callees = DistinctCallees(*computation);
+    std::vector<Computation*> callees = computation->DistinctCallees();
     std::reverse(callees.begin(), callees.end());  // popped from the back
     return callees;
   };
@@ -196,6 +201,9 @@ std::unique_ptr<Module> Module::Clone() const {
   clone->trailer_ = trailer_;
   clone->next_unique_id_ = next_unique_id_;
   clone->used_names_ = used_names_.Copy();
+  clone->change_clock_ = change_clock_;
+  clone->header_changed_at_ = header_changed_at_;
+  clone->pass_runs_ = pass_runs_;
 
   // Old instruction -> copy, indexed by unique id (ids are dense and unique
   // in a module; a hash map covers modules where they are not).
@@ -234,6 +242,7 @@ std::unique_ptr<Module> Module::Clone() const {
         callee = it == computation_map.end() ? nullptr : it->second;
       }
       Instruction* added = copy->AddInstruction(std::move(new_instruction));
+      added->changed_at_ = instruction->changed_at_;
       pairs.emplace_back(instruction.get(), added);
       int64_t id = instruction->unique_id();
       if (ids_usable && (id < 0 || id >= static_cast<int64_t>(copy_by_id.size()) ||
@@ -267,9 +276,22 @@ std::unique_ptr<Module> Module::Clone() const {
   for (const auto& computation : computations_) {
     Computation* copy = computation_map[computation.get()];
     if (computation->root_instruction() != nullptr) {
-      copy->set_root_instruction(copy_of(computation->root_instruction()));
+      copy->root_ = copy_of(computation->root_instruction());
     }
     copy->set_parent(clone.get());
+    copy->changed_at_ = computation->changed_at_;
+    if (computation->callees_at_ != 0 && computation->callees_at_ == computation->changed_at_) {
+      copy->callees_.reserve(computation->callees_.size());
+      for (Computation* callee : computation->callees_) {
+        auto it = computation_map.find(callee);
+        if (it != computation_map.end()) copy->callees_.push_back(it->second);
+      }
+      if (copy->callees_.size() == computation->callees_.size()) {
+        copy->callees_at_ = copy->changed_at_;
+      } else {
+        copy->callees_.clear();
+      }
+    }
   }
   if (entry_ != nullptr) clone->entry_ = computation_map[entry_];
   return clone;

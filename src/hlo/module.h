@@ -5,7 +5,10 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "absl/container/flat_hash_set.h"
@@ -30,7 +33,10 @@ class Module {
   const std::vector<std::unique_ptr<Computation>>& computations() const { return computations_; }
   int64_t computation_count() const { return static_cast<int64_t>(computations_.size()); }
   Computation* entry_computation() const { return entry_; }
-  void set_entry_computation(Computation* entry) { entry_ = entry; }
+  void set_entry_computation(Computation* entry) {
+    NoteHeaderChange();
+    entry_ = entry;
+  }
   Computation* FindComputation(std::string_view name) const;
 
   // Takes ownership and appends; names are made unique in the module.
@@ -53,7 +59,10 @@ class Module {
   // Header attributes after `HloModule name,` kept verbatim and in order
   // (entry_computation_layout, input_output_alias, is_scheduled, ...).
   const std::vector<RawAttribute>& raw_attributes() const { return raw_attributes_.get(); }
-  std::vector<RawAttribute>& mutable_raw_attributes() { return raw_attributes_.mutable_get(); }
+  std::vector<RawAttribute>& mutable_raw_attributes() {
+    NoteHeaderChange();
+    return raw_attributes_.mutable_get();
+  }
   // The stack-frame tables newer XLA prints (FileNames, FunctionNames,
   // FileLocations, StackFrames), verbatim; printed after the header.
   const std::string& trailer() const { return trailer_.get(); }
@@ -62,6 +71,21 @@ class Module {
   // Op count: instructions in all computations, parameters and constants
   // included (XLA's HloModule::instruction_count()).
   int64_t instruction_count() const;
+
+  // The change clock: one tick per change to an instruction or computation (their changed_at
+  // stamps read it). Clones keep the clock, the stamps and the pass-run records below.
+  uint64_t change_clock() const { return change_clock_; }
+  uint64_t Tick() { return ++change_clock_; }
+  // When the entry or the header attributes last changed: what no computation's stamp shows.
+  uint64_t header_changed_at() const { return header_changed_at_; }
+  void NoteHeaderChange() { header_changed_at_ = Tick(); }
+  // The clock when the last complete run of the pass `key` (its name and options) began, if
+  // one was recorded (passes/change_tracking.h records them).
+  std::optional<uint64_t> PassRunStart(std::string_view key) const;
+  void RecordPassRun(std::string_view key, uint64_t started_at);
+  bool has_pass_runs() const { return !pass_runs_.empty(); }
+  // Forgets every record, so that the next run of each pass looks at everything.
+  void ForgetPassRuns() { pass_runs_.clear(); }
 
   // A deep copy with the same names, order and attributes.
   std::unique_ptr<Module> Clone() const;
@@ -85,6 +109,9 @@ class Module {
   CopyOnWrite<std::string> trailer_{std::string()};
   int64_t next_unique_id_ = 0;
   NameSet used_names_;
+  uint64_t change_clock_ = 0;
+  uint64_t header_changed_at_ = 0;
+  std::vector<std::pair<std::string, uint64_t>> pass_runs_;  // (key, run start); a few dozen
 };
 
 }  // namespace hlogym

@@ -12,9 +12,11 @@
 #include "absl/algorithm/container.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
 #include "hlo/float_bits.h"
 #include "hlo/status_macros.h"
 #include "passes/algebraic_simplifier_internal.h"
+#include "passes/change_tracking.h"
 #include "passes/pass_utils.h"
 
 namespace hlogym {
@@ -177,22 +179,27 @@ absl::Status Visitor::ReplaceUsesKeepingOld(Instruction* old, Instruction* repla
 
 // ================================== driver ==================================
 
-absl::StatusOr<bool> Visitor::Run(Computation* computation) {
+absl::StatusOr<bool> Visitor::Run(Computation* computation, std::optional<uint64_t> since) {
   computation_ = computation;
   bool any_change = false;
   for (int sweep = 0; sweep < options_.max_sweeps; ++sweep) {
+    uint64_t sweep_start = computation->parent()->change_clock();
     changed_ = false;
     removed_.clear();
     std::vector<Instruction*> order = computation->MakeInstructionPostOrder();
     for (Instruction* hlo : order) {
       if (removed_.contains(hlo)) continue;
       if (!Rewritable(hlo)) continue;
+      // Every rule reads at most the instruction, its operands and theirs, its users and its
+      // called computations: unchanged, they were seen and left alone before.
+      if (since && !NeighborhoodChangedSince(*hlo, *since)) continue;
       absl::Status status = Visit(hlo);
       if (!status.ok()) return status;
     }
     removed_.clear();
     if (!changed_) break;
     any_change = true;
+    since = sweep_start;
   }
   return any_change;
 }
@@ -1305,14 +1312,32 @@ absl::Status Visitor::HandleMap(Instruction* map) {
 
 }  // namespace algsimp
 
+std::string AlgebraicSimplifier::TrackingKey() const {
+  const AlgebraicSimplifierOptions& o = options_;
+  std::string key = name_ + ":";
+  for (bool flag :
+       {o.enable_dot_strength_reduction, o.enable_dot_to_multiply_rewrite, o.minmax_propagate_nan,
+        o.enable_sink_broadcast, o.enable_broadcast_degenerate_dimension,
+        o.enable_reduce_of_reshape, o.enable_negative_padding_replacement,
+        o.unconditionally_simplify_reduce_of_transpose_or_reshape,
+        o.enable_dynamic_update_slice_to_pad_replacement, o.enable_conv_operand_swap,
+        o.rewrite_reshape_transpose_as_slice_concatenate}) {
+    key += flag ? '1' : '0';
+  }
+  return absl::StrCat(key, ":", o.max_sweeps);
+}
+
 absl::StatusOr<bool> AlgebraicSimplifier::Run(Module& module) {
+  TrackedRun run(module, TrackingKey());
   algsimp::Visitor visitor(options_);
   bool changed = false;
   for (Computation* computation : NonFusionComputations(module)) {
-    absl::StatusOr<bool> result = visitor.Run(computation);
+    if (!run.MustVisit(*computation)) continue;
+    absl::StatusOr<bool> result = visitor.Run(computation, run.since());
     if (!result.ok()) return result.status();
     changed |= *result;
   }
+  run.Complete();
   return changed;
 }
 

@@ -142,6 +142,10 @@ class AlgebraicSimplifier : public Pass {
   absl::StatusOr<bool> Run(Module& module) override;
 
  private:
+  // Names this pass and its options for the module's record of tracked runs
+  // (passes/change_tracking.h).
+  std::string TrackingKey() const;
+
   AlgebraicSimplifierOptions options_;
   std::string name_;
 };

@@ -28,8 +28,11 @@ class Visitor {
   explicit Visitor(const AlgebraicSimplifierOptions& options) : options_(options) {}
 
   // Simplifies `computation` until a sweep changes nothing (or the rerun
-  // limit). Returns whether anything changed.
-  absl::StatusOr<bool> Run(Computation* computation);
+  // limit). Returns whether anything changed. With `since`, the first sweep
+  // skips the instructions whose surroundings did not change after that time
+  // (an earlier run found nothing to do there); every later sweep skips those
+  // that did not change since the sweep before it began.
+  absl::StatusOr<bool> Run(Computation* computation, std::optional<uint64_t> since);
 
  private:
   absl::Status Visit(Instruction* hlo);

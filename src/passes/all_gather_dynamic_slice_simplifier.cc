@@ -37,7 +37,7 @@ bool AllGatherDynamicSliceSimplifier::MayChange(const Module& module) const {
 }
 
 absl::StatusOr<bool> AllGatherDynamicSliceSimplifier::Run(Module& module) {
-  return ExpandMatchingInstructions(module, Matches, Simplify);
+  return ExpandMatchingInstructions(module, name(), Matches, Simplify);
 }
 
 }  // namespace hlogym

@@ -118,7 +118,7 @@ bool AllToAllDecomposer::MayChange(const Module& module) const {
 }
 
 absl::StatusOr<bool> AllToAllDecomposer::Run(Module& module) {
-  return ExpandMatchingInstructions(module, Matches, Decompose);
+  return ExpandMatchingInstructions(module, name(), Matches, Decompose);
 }
 
 }  // namespace hlogym

@@ -5,6 +5,7 @@
 #include "analysis/shape_inference.h"
 #include "hlo/query.h"
 #include "passes/builders.h"
+#include "passes/change_tracking.h"
 #include "passes/gather_scatter_utils.h"
 
 namespace hlogym {
@@ -70,8 +71,10 @@ bool BatchDotSimplification::MayChange(const Module& module) const {
 }
 
 absl::StatusOr<bool> BatchDotSimplification::Run(Module& module) {
+  TrackedRun run(module, std::string(name()));
   std::vector<std::pair<Instruction*, std::vector<int64_t>>> work;
   for (const auto& computation : module.computations()) {
+    if (!run.MustVisit(*computation)) continue;
     for (const auto& owned : computation->instructions()) {
       std::vector<int64_t> degenerate = DegenerateBatchDims(owned.get());
       if (!degenerate.empty()) work.emplace_back(owned.get(), std::move(degenerate));
@@ -81,6 +84,7 @@ absl::StatusOr<bool> BatchDotSimplification::Run(Module& module) {
     absl::Status status = Simplify(dot, degenerate);
     if (!status.ok()) return status;
   }
+  run.Complete();
   return !work.empty();
 }
 

@@ -162,7 +162,7 @@ bool BatchedGatherScatterNormalizer::MayChange(const Module& module) const {
 }
 
 absl::StatusOr<bool> BatchedGatherScatterNormalizer::Run(Module& module) {
-  return ExpandMatchingInstructions(module, Matches, Expand);
+  return ExpandMatchingInstructions(module, name(), Matches, Expand);
 }
 
 }  // namespace hlogym

@@ -209,7 +209,7 @@ bool BatchNormExpander::MayChange(const Module& module) const {
 absl::StatusOr<bool> BatchNormExpander::Run(Module& module) {
   bool added_computation = false;
   auto changed = ExpandMatchingInstructions(
-      module,
+      module, name(),
       [](const Instruction* instruction) {
         return instruction->opcode() == Opcode::kBatchNormTraining ||
                instruction->opcode() == Opcode::kBatchNormInference ||
@@ -220,9 +220,15 @@ absl::StatusOr<bool> BatchNormExpander::Run(Module& module) {
         HLOGYM_RETURN_IF_ERROR(expansion.Validate());
         absl::StatusOr<Instruction*> result;
         switch (batch_norm->opcode()) {
-          case Opcode::kBatchNormTraining: result = ExpandTraining(expansion); break;
-          case Opcode::kBatchNormInference: result = ExpandInference(expansion); break;
-          default: result = ExpandGrad(expansion); break;
+          case Opcode::kBatchNormTraining:
+            result = ExpandTraining(expansion);
+            break;
+          case Opcode::kBatchNormInference:
+            result = ExpandInference(expansion);
+            break;
+          default:
+            result = ExpandGrad(expansion);
+            break;
         }
         added_computation |= expansion.added_computation();
         if (result.ok()) (*result)->set_shape(batch_norm->shape());

@@ -153,7 +153,7 @@ bool BitcastDtypesExpander::MayChange(const Module& module) const {
 }
 
 absl::StatusOr<bool> BitcastDtypesExpander::Run(Module& module) {
-  return ExpandMatchingInstructions(module, Matches, Expand);
+  return ExpandMatchingInstructions(module, name(), Matches, Expand);
 }
 
 }  // namespace hlogym

@@ -5,6 +5,8 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "hlo/query.h"
+#include "hlo/str_cat.h"
+#include "passes/change_tracking.h"
 #include "passes/dce.h"
 #include "passes/pass_utils.h"
 
@@ -60,6 +62,10 @@ bool CallInliner::MayChange(const Module& module) const {
 }
 
 absl::StatusOr<bool> CallInliner::Run(Module& module) {
+  // What the pass does depends on the whole module: it skips only a module that did not
+  // change at all since its last complete run.
+  TrackedRun run(module, StrCat(name(), ":", single_call_site_ ? 1 : 0));
+  if (!run.MustVisitModule()) return false;
   if (!MayChange(module)) return false;
 
   auto callers = ComputeCallers(module);
@@ -81,6 +87,7 @@ absl::StatusOr<bool> CallInliner::Run(Module& module) {
     absl::StatusOr<bool> dce = HloDce().Run(module);
     if (!dce.ok()) return dce.status();
   }
+  run.Complete();
   return changed;
 }
 

@@ -39,7 +39,7 @@ absl::StatusOr<bool> ChangeOpDataType::Run(Module& module) {
     return std::nullopt;
   };
   return ExpandMatchingInstructions(
-      module,
+      module, name(),
       [&](const Instruction* instruction) { return target_type(instruction).has_value(); },
       [&](Instruction* instruction) -> absl::StatusOr<Instruction*> {
         const PrimitiveType to = *target_type(instruction);

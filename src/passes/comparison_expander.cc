@@ -7,6 +7,7 @@
 #include "hlo/primitive_type.h"
 #include "hlo/query.h"
 #include "passes/builders.h"
+#include "passes/change_tracking.h"
 
 namespace hlogym {
 namespace {
@@ -83,8 +84,10 @@ bool ComparisonExpander::MayChange(const Module& module) const {
 }
 
 absl::StatusOr<bool> ComparisonExpander::Run(Module& module) {
+  TrackedRun run(module, std::string(name()));
   std::vector<Instruction*> compares;
   for (const auto& computation : module.computations()) {
+    if (!run.MustVisit(*computation)) continue;
     for (const auto& instruction : computation->instructions()) {
       if (IsCandidate(*instruction)) compares.push_back(instruction.get());
     }
@@ -96,6 +99,7 @@ absl::StatusOr<bool> ComparisonExpander::Run(Module& module) {
     absl::Status status = compare->parent()->ReplaceInstruction(compare, *expanded);
     if (!status.ok()) return status;
   }
+  run.Complete();
   return !compares.empty();
 }
 

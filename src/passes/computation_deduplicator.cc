@@ -6,6 +6,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
+#include "passes/change_tracking.h"
 #include "passes/pass_utils.h"
 
 namespace hlogym {
@@ -46,6 +47,10 @@ bool HloComputationDeduplicator::MayChange(const Module& module) const {
 }
 
 absl::StatusOr<bool> HloComputationDeduplicator::Run(Module& module) {
+  // What the pass does depends on the whole module: it skips only a module that did not
+  // change at all since its last complete run.
+  TrackedRun run(module, std::string(name()));
+  if (!run.MustVisitModule()) return false;
   auto callers = ComputeCallers(module);
   absl::flat_hash_map<const Computation*, Computation*> replacement;
   auto canonical = [&](const Computation* c) -> const Computation* {
@@ -83,7 +88,10 @@ absl::StatusOr<bool> HloComputationDeduplicator::Run(Module& module) {
       bucket.push_back(computation);
     }
   }
-  if (replacement.empty()) return false;
+  if (replacement.empty()) {
+    run.Complete();
+    return false;
+  }
   for (const auto& computation : module.computations()) {
     for (const auto& instruction : computation->instructions()) {
       for (Computation*& callee : instruction->mutable_called_computations()) {
@@ -96,6 +104,7 @@ absl::StatusOr<bool> HloComputationDeduplicator::Run(Module& module) {
   for (const auto& [computation, kept] : replacement) removed.insert(computation);
   absl::Status status = module.RemoveComputations(removed);
   if (!status.ok()) return absl::InternalError(status.message());
+  run.Complete();
   return true;
 }
 

@@ -7,6 +7,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "eval/evaluator.h"
 #include "hlo/query.h"
+#include "passes/change_tracking.h"
 #include "passes/pass_utils.h"
 
 namespace hlogym {
@@ -151,10 +152,12 @@ bool HloConstantFolding::MayChange(const Module& module) const {
 }
 
 absl::StatusOr<bool> HloConstantFolding::Run(Module& module) {
+  TrackedRun run(module, std::string(name()));
   bool changed = false;
   Folder folder;
   for (const auto& owned : module.computations()) {
     Computation* computation = owned.get();
+    if (!run.MustVisit(*computation)) continue;
     bool any_constant = false;
     for (const auto& instruction : computation->instructions()) {
       if (instruction->opcode() == Opcode::kConstant) {
@@ -198,6 +201,7 @@ absl::StatusOr<bool> HloConstantFolding::Run(Module& module) {
       changed = true;
     }
   }
+  run.Complete();
   return changed;
 }
 

@@ -6,6 +6,7 @@
 
 #include "hlo/query.h"
 #include "passes/builders.h"
+#include "passes/change_tracking.h"
 
 namespace hlogym {
 namespace {
@@ -166,10 +167,12 @@ absl::StatusOr<bool> MoveNarrowingUp(Computation* computation) {
 }  // namespace
 
 absl::StatusOr<bool> ConvertMover::Run(Module& module) {
+  TrackedRun run(module, std::string(name()));
   bool changed = false;
   std::vector<Computation*> computations;
   for (const auto& owned : module.computations()) computations.push_back(owned.get());
   for (Computation* computation : computations) {
+    if (!run.MustVisit(*computation)) continue;
     // Cheap test first: a convert next to an op it commutes with.
     bool any = false;
     for (const auto& owned : computation->instructions()) {
@@ -190,6 +193,7 @@ absl::StatusOr<bool> ConvertMover::Run(Module& module) {
     if (!up.ok()) return up.status();
     changed |= *down || *up;
   }
+  run.Complete();
   return changed;
 }
 

@@ -169,7 +169,7 @@ absl::StatusOr<Instruction*> DropTrivialSpatialDimensions(Instruction* convoluti
 }  // namespace
 
 absl::StatusOr<bool> Convolution4DExpander::Run(Module& module) {
-  return ExpandMatchingInstructions(module, Matches, DropTrivialSpatialDimensions);
+  return ExpandMatchingInstructions(module, name(), Matches, DropTrivialSpatialDimensions);
 }
 
 bool Convolution4DExpander::MayChange(const Module& module) const {

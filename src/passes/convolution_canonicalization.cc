@@ -9,6 +9,7 @@
 #include "hlo/query.h"
 #include "hlo/shape_util.h"
 #include "passes/builders.h"
+#include "passes/change_tracking.h"
 
 namespace hlogym {
 namespace {
@@ -117,6 +118,10 @@ absl::Status Canonicalize(Instruction* conv) {
 }  // namespace
 
 absl::StatusOr<bool> ConvolutionCanonicalization::Run(Module& module) {
+  // What the pass does depends on the whole module: it skips only a module that did not
+  // change at all since its last complete run.
+  TrackedRun run(module, std::string(name()));
+  if (!run.MustVisitModule()) return false;
   Computation* entry = module.entry_computation();
   if (entry == nullptr) return false;
   bool changed = false;
@@ -131,6 +136,7 @@ absl::StatusOr<bool> ConvolutionCanonicalization::Run(Module& module) {
     if (!status.ok()) return status;
     changed = true;
   }
+  run.Complete();
   return changed;
 }
 

@@ -9,6 +9,7 @@
 #include "hlo/query.h"
 #include "hlo/status_macros.h"
 #include "passes/builders.h"
+#include "passes/change_tracking.h"
 #include "passes/pass_utils.h"
 
 namespace hlogym {
@@ -214,8 +215,10 @@ bool WellFormed(const Instruction* conv) {
 }  // namespace
 
 absl::StatusOr<bool> ConvolutionGroupConverter::Run(Module& module) {
+  TrackedRun run(module, std::string(name()));
   std::vector<Instruction*> matched;
   for (const auto& computation : module.computations()) {
+    if (!run.MustVisit(*computation)) continue;
     for (Instruction* instruction : computation->MakeInstructionPostOrder()) {
       if (instruction->opcode() != Opcode::kConvolution || !WellFormed(instruction)) continue;
       const auto& attrs = instruction->attrs();
@@ -260,6 +263,7 @@ absl::StatusOr<bool> ConvolutionGroupConverter::Run(Module& module) {
     changed = true;
   }
   if (changed) module.SortComputationsCalleesFirst();
+  run.Complete();
   return changed;
 }
 

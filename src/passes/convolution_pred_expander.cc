@@ -43,7 +43,7 @@ absl::StatusOr<Instruction*> ComputeInF16(Instruction* convolution) {
 }  // namespace
 
 absl::StatusOr<bool> ConvolutionPredExpander::Run(Module& module) {
-  return ExpandMatchingInstructions(module, IsPredConvolution, ComputeInF16);
+  return ExpandMatchingInstructions(module, name(), IsPredConvolution, ComputeInF16);
 }
 
 bool ConvolutionPredExpander::MayChange(const Module& module) const {

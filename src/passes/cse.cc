@@ -7,6 +7,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/hash/hash.h"
+#include "passes/change_tracking.h"
 #include "passes/pass_utils.h"
 
 namespace hlogym {
@@ -175,15 +176,19 @@ absl::StatusOr<bool> RunOnComputation(Computation* computation, SideEffectCache&
 }  // namespace
 
 absl::StatusOr<bool> HloCse::Run(Module& module) {
+  TrackedRun run(module, std::string(name()));
   bool changed = false;
   SideEffectCache effects;
   std::vector<Computation*> computations;
   for (const auto& computation : module.computations()) computations.push_back(computation.get());
   for (Computation* computation : computations) {
+    // What a computation (with what it calls) holds decides what merges there.
+    if (!run.MustVisit(*computation)) continue;
     absl::StatusOr<bool> computation_changed = RunOnComputation(computation, effects);
     if (!computation_changed.ok()) return computation_changed.status();
     changed |= *computation_changed;
   }
+  run.Complete();
   return changed;
 }
 

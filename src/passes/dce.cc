@@ -7,6 +7,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "hlo/status_macros.h"
 #include "passes/builders.h"
+#include "passes/change_tracking.h"
 #include "passes/pass_utils.h"
 
 namespace hlogym {
@@ -112,17 +113,24 @@ absl::StatusOr<bool> RemoveUnusedFusionOutputs(Instruction* fusion, Computation&
 }  // namespace
 
 absl::StatusOr<bool> HloDce::Run(Module& module) {
+  // Its last run removed everything dead; only what changed since can have died (a computation
+  // becomes unreachable when an instruction that called it changes).
+  TrackedRun run(module, std::string(name()));
+  if (!run.MustVisitModule()) return false;
   bool changed = false;
   SideEffectCache effects;
   std::vector<Computation*> order = module.MakeComputationPostOrder();
   std::reverse(order.begin(), order.end());  // callers first, as XLA visits them
   const absl::flat_hash_map<const Computation*, Instruction*> tuple_fusions = TupleFusions(module);
   for (Computation* computation : order) {
-    if (auto it = tuple_fusions.find(computation); it != tuple_fusions.end()) {
+    if (auto it = tuple_fusions.find(computation);
+        it != tuple_fusions.end() &&
+        (run.MustVisit(*computation) || run.MustVisit(*it->second->parent()))) {
       absl::StatusOr<bool> pruned = RemoveUnusedFusionOutputs(it->second, *computation, effects);
       if (!pruned.ok()) return pruned.status();
       changed |= *pruned;
     }
+    if (!run.MustVisit(*computation)) continue;
     // Cheap exit: nothing dead.
     bool any_dead = false;
     for (const auto& instruction : computation->instructions()) {
@@ -144,6 +152,7 @@ absl::StatusOr<bool> HloDce::Run(Module& module) {
   }
   absl::StatusOr<bool> removed = RemoveUnreachableComputations(module);
   if (!removed.ok()) return removed.status();
+  run.Complete();
   return changed || *removed;
 }
 

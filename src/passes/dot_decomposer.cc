@@ -7,6 +7,7 @@
 #include "analysis/shape_inference.h"
 #include "hlo/query.h"
 #include "passes/builders.h"
+#include "passes/change_tracking.h"
 
 namespace hlogym {
 namespace {
@@ -122,8 +123,10 @@ absl::Status Decompose(Instruction* dot) {
 }  // namespace
 
 absl::StatusOr<bool> DotDecomposer::Run(Module& module) {
+  TrackedRun run(module, std::string(name()));
   std::vector<Instruction*> dots;
   for (const auto& computation : module.computations()) {
+    if (!run.MustVisit(*computation)) continue;
     for (const auto& owned : computation->instructions()) {
       if (NeedsDecomposition(owned.get())) dots.push_back(owned.get());
     }
@@ -132,6 +135,7 @@ absl::StatusOr<bool> DotDecomposer::Run(Module& module) {
     absl::Status status = Decompose(dot);
     if (!status.ok()) return status;
   }
+  run.Complete();
   return !dots.empty();
 }
 

@@ -8,6 +8,7 @@
 
 #include "hlo/query.h"
 #include "passes/builders.h"
+#include "passes/change_tracking.h"
 #include "passes/pass_utils.h"
 
 namespace hlogym {
@@ -99,6 +100,7 @@ absl::StatusOr<bool> ForwardIdentity(Instruction* instruction, Opcode opcode) {
 }  // namespace
 
 absl::StatusOr<bool> DynamicDimensionSimplifier::Run(Module& module) {
+  TrackedRun run(module, std::string(name()));
   struct Sweep {
     std::function<absl::StatusOr<bool>(Instruction*)> rewrite;
     std::vector<Opcode> needs;  // a computation without all of these has nothing for it
@@ -117,6 +119,7 @@ absl::StatusOr<bool> DynamicDimensionSimplifier::Run(Module& module) {
   bool changed = false;
   for (const Sweep& sweep : sweeps) {
     for (Computation* computation : computations) {
+      if (!run.MustVisit(*computation)) continue;
       if (!std::all_of(sweep.needs.begin(), sweep.needs.end(),
                        [&](Opcode op) { return computation->opcode_count(op) > 0; })) {
         continue;
@@ -128,6 +131,7 @@ absl::StatusOr<bool> DynamicDimensionSimplifier::Run(Module& module) {
       }
     }
   }
+  run.Complete();
   return changed;
 }
 

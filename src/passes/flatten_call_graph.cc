@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "passes/change_tracking.h"
 #include "passes/pass_utils.h"
 
 namespace hlogym {
@@ -43,6 +44,10 @@ void CloneControlFlowSubtree(Module& module, Computation* root) {
 }  // namespace
 
 absl::StatusOr<bool> FlattenCallGraph::Run(Module& module) {
+  // What the pass does depends on the whole module: it skips only a module that did not
+  // change at all since its last complete run.
+  TrackedRun run(module, std::string(name()));
+  if (!run.MustVisitModule()) return false;
   // Callers before callees: a caller's clone adds call sites to what it calls,
   // which then get their own clones in this same run (callees first would
   // leave those shared, for the next run to split).
@@ -74,6 +79,7 @@ absl::StatusOr<bool> FlattenCallGraph::Run(Module& module) {
     }
   }
   if (changed) module.SortComputationsCalleesFirst();
+  run.Complete();
   return changed;
 }
 

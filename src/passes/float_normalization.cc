@@ -7,7 +7,9 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "hlo/status_macros.h"
+#include "hlo/str_cat.h"
 #include "passes/builders.h"
+#include "passes/change_tracking.h"
 #include "passes/cpu_library_support.h"
 #include "passes/dce.h"
 #include "passes/pass_utils.h"
@@ -317,6 +319,11 @@ FloatNormalization::FloatNormalization(PrimitiveType low, PrimitiveType high,
       name_(absl::StrCat("float-normalization-", std::string(PrimitiveTypeName(low)))) {}
 
 absl::StatusOr<bool> FloatNormalization::Run(Module& module) {
+  // What the pass does depends on the whole module: it skips only a module that did not
+  // change at all since its last complete run.
+  TrackedRun run(module, StrCat(name(), ":", static_cast<int>(low_), ":", static_cast<int>(high_),
+                                ":", cpu_library_filter_ ? 1 : 0));
+  if (!run.MustVisitModule()) return false;
   if (!MayChange(module)) return false;
   bool cloned = false;
   const absl::flat_hash_set<const Computation*> skip = ComputationsToSkip(
@@ -333,12 +340,16 @@ absl::StatusOr<bool> FloatNormalization::Run(Module& module) {
       HLOGYM_RETURN_IF_ERROR(normalizer.Handle(instruction));
     }
   }
-  if (!normalizer.changed()) return cloned;
+  if (!normalizer.changed()) {
+    run.Complete();
+    return cloned;
+  }
   if (normalizer.added_computations() || cloned) module.SortComputationsCalleesFirst();
   TupleSimplifier tuple_simplifier;
   if (auto s = tuple_simplifier.Run(module); !s.ok()) return s.status();
   HloDce dce;
   if (auto s = dce.Run(module); !s.ok()) return s.status();
+  run.Complete();
   return true;
 }
 

@@ -222,7 +222,7 @@ absl::StatusOr<Instruction*> Expand(Instruction* gather) {
 absl::StatusOr<bool> GatherExpander::Run(Module& module) {
   const Mode mode = mode_;
   auto changed = ExpandMatchingInstructions(
-      module, [mode](const Instruction* instruction) { return Matches(instruction, mode); },
+      module, name(), [mode](const Instruction* instruction) { return Matches(instruction, mode); },
       [](Instruction* gather) -> absl::StatusOr<Instruction*> {
         auto expanded = Expand(gather);
         if (!expanded.ok()) return expanded.status();

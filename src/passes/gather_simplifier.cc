@@ -106,7 +106,7 @@ absl::StatusOr<Instruction*> Expand(Instruction* gather) {
 }  // namespace
 
 absl::StatusOr<bool> GatherSimplifier::Run(Module& module) {
-  return ExpandMatchingInstructions(module, Matches, Expand);
+  return ExpandMatchingInstructions(module, name(), Matches, Expand);
 }
 
 bool GatherSimplifier::MayChange(const Module& module) const {

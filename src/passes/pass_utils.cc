@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "absl/container/flat_hash_set.h"
+#include "passes/change_tracking.h"
 
 namespace hlogym {
 
@@ -285,10 +286,13 @@ absl::Status RemoveInstructionKeepingControlOrder(Instruction* instruction) {
 }
 
 absl::StatusOr<bool> ExpandMatchingInstructions(
-    Module& module, const std::function<bool(const Instruction*)>& matches,
+    Module& module, std::string_view pass_key,
+    const std::function<bool(const Instruction*)>& matches,
     const std::function<absl::StatusOr<Instruction*>(Instruction*)>& expand) {
+  TrackedRun run(module, std::string(pass_key));
   std::vector<Instruction*> matched;
   for (const auto& computation : module.computations()) {
+    if (!run.MustVisit(*computation)) continue;
     // Most computations have nothing to expand: skip the post order then.
     bool any = false;
     for (const auto& owned : computation->instructions()) {
@@ -308,6 +312,7 @@ absl::StatusOr<bool> ExpandMatchingInstructions(
     absl::Status status = hlo->parent()->ReplaceInstruction(hlo, *expanded);
     if (!status.ok()) return status;
   }
+  run.Complete();
   return !matched.empty();
 }
 

@@ -93,8 +93,13 @@ absl::Status RemoveInstructionKeepingControlOrder(Instruction* instruction);
 // XLA's OpExpanderPass pattern: collects every instruction `matches` accepts
 // (computation by computation, in post order) and then replaces each by the
 // instruction `expand` builds for it. Returns whether anything matched.
+// `pass_key` names the pass for change tracking (passes/change_tracking.h):
+// a computation that did not change since the pass's last run holds nothing
+// it matches (that run expanded it all), so `matches` must read only the
+// instruction and what its computation holds or calls.
 absl::StatusOr<bool> ExpandMatchingInstructions(
-    Module& module, const std::function<bool(const Instruction*)>& matches,
+    Module& module, std::string_view pass_key,
+    const std::function<bool(const Instruction*)>& matches,
     const std::function<absl::StatusOr<Instruction*>(Instruction*)>& expand);
 
 }  // namespace hlogym

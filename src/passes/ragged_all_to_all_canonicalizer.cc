@@ -45,7 +45,7 @@ absl::StatusOr<Instruction*> Canonicalize(Instruction* ragged) {
 }  // namespace
 
 absl::StatusOr<bool> RaggedAllToAllCanonicalizer::Run(Module& module) {
-  return ExpandMatchingInstructions(module, Matches, Canonicalize);
+  return ExpandMatchingInstructions(module, name(), Matches, Canonicalize);
 }
 
 bool RaggedAllToAllCanonicalizer::MayChange(const Module& module) const {

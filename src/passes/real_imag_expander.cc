@@ -8,7 +8,7 @@ namespace hlogym {
 
 absl::StatusOr<bool> RealImagExpander::Run(Module& module) {
   return ExpandMatchingInstructions(
-      module,
+      module, name(),
       [](const Instruction* instruction) {
         return (instruction->opcode() == Opcode::kReal ||
                 instruction->opcode() == Opcode::kImag) &&

@@ -6,6 +6,7 @@
 #include "hlo/query.h"
 #include "hlo/shape_util.h"
 #include "passes/builders.h"
+#include "passes/change_tracking.h"
 
 namespace hlogym {
 namespace {
@@ -135,9 +136,11 @@ absl::StatusOr<bool> DecomposeReduces(Computation* computation) {
 }  // namespace
 
 absl::StatusOr<bool> ReduceDecomposer::Run(Module& module) {
+  TrackedRun run(module, std::string(name()));
   bool changed = false;
   for (const auto& owned : module.computations()) {
     Computation* computation = owned.get();
+    if (!run.MustVisit(*computation)) continue;
     bool any_reduce = false;
     for (const auto& hlo : computation->instructions()) {
       if (hlo->opcode() == Opcode::kReduce && NeedsWork(hlo.get())) {
@@ -152,6 +155,7 @@ absl::StatusOr<bool> ReduceDecomposer::Run(Module& module) {
     if (!decomposed.ok()) return decomposed.status();
     changed |= *equalized || *decomposed;
   }
+  run.Complete();
   return changed;
 }
 

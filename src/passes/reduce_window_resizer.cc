@@ -4,13 +4,16 @@
 
 #include "absl/strings/str_cat.h"
 #include "hlo/query.h"
+#include "passes/change_tracking.h"
 #include "passes/reduce_window_util.h"
 
 namespace hlogym {
 
 absl::StatusOr<bool> ReduceWindowResizer::Run(Module& module) {
+  TrackedRun run(module, std::string(name()));
   std::vector<Instruction*> rank_one;
   for (const auto& computation : module.computations()) {
+    if (!run.MustVisit(*computation)) continue;
     for (const auto& owned : computation->instructions()) {
       Instruction* instruction = owned.get();
       if (instruction->opcode() != Opcode::kReduceWindow) continue;
@@ -27,6 +30,7 @@ absl::StatusOr<bool> ReduceWindowResizer::Run(Module& module) {
     absl::Status status = ReplaceRankOneReduceWindowWithReshape(reduce_window);
     if (!status.ok()) return status;
   }
+  run.Complete();
   return !rank_one.empty();
 }
 

@@ -9,7 +9,9 @@
 #include "absl/strings/str_cat.h"
 #include "hlo/query.h"
 #include "hlo/status_macros.h"
+#include "hlo/str_cat.h"
 #include "passes/builders.h"
+#include "passes/change_tracking.h"
 #include "passes/pass_utils.h"
 #include "passes/reduce_window_util.h"
 
@@ -201,10 +203,12 @@ absl::StatusOr<bool> RewriteCumulativeReduceWindow(Instruction* reduce_window,
 }
 
 absl::StatusOr<bool> ReduceWindowRewriter::Run(Module& module) {
+  TrackedRun run(module, StrCat(name(), ":", base_length_));
   bool changed = false;
   std::vector<Computation*> computations;
   for (const auto& computation : module.computations()) computations.push_back(computation.get());
   for (Computation* computation : computations) {
+    if (!run.MustVisit(*computation)) continue;
     std::vector<Instruction*> candidates;
     for (Instruction* instruction : computation->MakeInstructionPostOrder()) {
       if (instruction->opcode() != Opcode::kReduceWindow) continue;
@@ -230,6 +234,7 @@ absl::StatusOr<bool> ReduceWindowRewriter::Run(Module& module) {
     }
   }
   if (changed) module.SortComputationsCalleesFirst();
+  run.Complete();
   return changed;
 }
 

@@ -5,6 +5,7 @@
 
 #include "hlo/query.h"
 #include "hlo/shape_util.h"
+#include "passes/change_tracking.h"
 
 namespace hlogym {
 namespace {
@@ -135,9 +136,11 @@ Instruction* Add(Computation* computation, Opcode opcode, Shape shape, Instructi
 }  // namespace
 
 absl::StatusOr<bool> ReshapeDecomposer::Run(Module& module) {
+  TrackedRun run(module, std::string(name()));
   bool changed = false;
   for (const auto& owned : module.computations()) {
     Computation* computation = owned.get();
+    if (!run.MustVisit(*computation)) continue;
     std::vector<Instruction*> reshapes;
     for (const auto& hlo : computation->instructions()) {
       if (hlo->opcode() != Opcode::kReshape) continue;
@@ -173,6 +176,7 @@ absl::StatusOr<bool> ReshapeDecomposer::Run(Module& module) {
       changed = true;
     }
   }
+  run.Complete();
   return changed;
 }
 

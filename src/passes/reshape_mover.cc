@@ -6,7 +6,9 @@
 #include "absl/container/flat_hash_set.h"
 #include "hlo/query.h"
 #include "hlo/shape_util.h"
+#include "hlo/str_cat.h"
 #include "passes/builders.h"
+#include "passes/change_tracking.h"
 #include "passes/pass_utils.h"
 
 namespace hlogym {
@@ -64,7 +66,7 @@ class Mover {
     if (rearrange->opcode() == Opcode::kReshape) {
       const Shape& source = hlo->operand(0)->shape();
       if (source.IsScalar()) return true;
-      if (!options_.reshape_of_1d_broadcast_is_cheap) return false;
+      if (!options_.reshape_of_1d_broadcast_is_cheap ? 1 : 0) return false;
       return TrueRank(source) <= 1 || ReshapeLeavesDimensionsUnmodified(
                                           rearrange->shape(), rearrange->operand(0)->shape(), dims)
                                           .has_value();
@@ -205,15 +207,18 @@ class Mover {
 }  // namespace
 
 absl::StatusOr<bool> ReshapeMover::Run(Module& module) {
+  TrackedRun run(module, StrCat(name(), ":", options_.reshape_of_1d_broadcast_is_cheap ? 1 : 0));
   Mover mover(options_);
   bool changed = false;
   // Fused computations are left alone, as in XLA (and as algsimp, which
   // folds the rearrange'(rearrange(x)) this pass leaves, leaves them).
   for (Computation* computation : NonFusionComputations(module)) {
+    if (!run.MustVisit(*computation)) continue;
     auto done = mover.RunOnComputation(computation);
     if (!done.ok()) return done.status();
     changed |= *done;
   }
+  run.Complete();
   return changed;
 }
 

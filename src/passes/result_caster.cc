@@ -40,7 +40,7 @@ absl::StatusOr<Instruction*> Expand(Instruction* instruction) {
 }  // namespace
 
 absl::StatusOr<bool> ResultCaster::Run(Module& module) {
-  return ExpandMatchingInstructions(module, Matches, Expand);
+  return ExpandMatchingInstructions(module, name(), Matches, Expand);
 }
 
 bool ResultCaster::MayChange(const Module& module) const {

@@ -217,7 +217,7 @@ absl::StatusOr<Instruction*> Expand(Instruction* scatter) {
 absl::StatusOr<bool> ScatterExpander::Run(Module& module) {
   const Mode mode = mode_;
   auto changed = ExpandMatchingInstructions(
-      module, [mode](const Instruction* instruction) { return Matches(instruction, mode); },
+      module, name(), [mode](const Instruction* instruction) { return Matches(instruction, mode); },
       [](Instruction* scatter) -> absl::StatusOr<Instruction*> {
         auto expanded = Expand(scatter);
         if (!expanded.ok()) return expanded.status();

@@ -133,7 +133,7 @@ absl::StatusOr<Instruction*> Expand(Instruction* scatter) {
 }  // namespace
 
 absl::StatusOr<bool> ScatterSimplifier::Run(Module& module) {
-  return ExpandMatchingInstructions(module, Matches, Expand);
+  return ExpandMatchingInstructions(module, name(), Matches, Expand);
 }
 
 bool ScatterSimplifier::MayChange(const Module& module) const {

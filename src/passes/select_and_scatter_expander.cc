@@ -173,7 +173,7 @@ absl::StatusOr<Instruction*> Expand(Instruction* sas) {
 }  // namespace
 
 absl::StatusOr<bool> SelectAndScatterExpander::Run(Module& module) {
-  auto changed = ExpandMatchingInstructions(module, Matches, Expand);
+  auto changed = ExpandMatchingInstructions(module, name(), Matches, Expand);
   if (!changed.ok()) return changed.status();
   if (*changed) module.SortComputationsCalleesFirst();
   return *changed;

@@ -3,13 +3,16 @@
 #include <vector>
 
 #include "hlo/query.h"
+#include "passes/change_tracking.h"
 
 namespace hlogym {
 
 absl::StatusOr<bool> SimplifyFpConversions::Run(Module& module) {
+  TrackedRun run(module, std::string(name()));
   bool changed = false;
   for (const auto& owned : module.computations()) {
     Computation* computation = owned.get();
+    if (!run.MustVisit(*computation)) continue;
     bool any_convert = false;
     for (const auto& hlo : computation->instructions()) {
       if (hlo->opcode() == Opcode::kConvert &&
@@ -44,6 +47,7 @@ absl::StatusOr<bool> SimplifyFpConversions::Run(Module& module) {
       changed = true;
     }
   }
+  run.Complete();
   return changed;
 }
 

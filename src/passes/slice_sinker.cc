@@ -4,6 +4,7 @@
 
 #include "hlo/query.h"
 #include "passes/builders.h"
+#include "passes/change_tracking.h"
 
 namespace hlogym {
 namespace {
@@ -94,9 +95,11 @@ absl::Status Sink(Instruction* reference, const std::vector<Instruction*>& group
 }  // namespace
 
 absl::StatusOr<bool> SliceSinker::Run(Module& module) {
+  TrackedRun run(module, std::string(name()));
   bool changed = false;
   for (const auto& owned : module.computations()) {
     Computation* computation = owned.get();
+    if (!run.MustVisit(*computation)) continue;
     bool any_slice = false;
     for (const auto& hlo : computation->instructions()) {
       if (hlo->opcode() == Opcode::kSlice) {
@@ -115,6 +118,7 @@ absl::StatusOr<bool> SliceSinker::Run(Module& module) {
       changed = true;
     }
   }
+  run.Complete();
   return changed;
 }
 

@@ -10,6 +10,7 @@
 #include "hlo/query.h"
 #include "hlo/status_macros.h"
 #include "passes/builders.h"
+#include "passes/change_tracking.h"
 #include "passes/pass_utils.h"
 
 namespace hlogym {
@@ -166,15 +167,20 @@ absl::Status Stabilize(Module& module, Instruction* sort) {
 }  // namespace
 
 absl::StatusOr<bool> StableSortExpander::Run(Module& module) {
+  TrackedRun run(module, std::string(name()));
   std::vector<Instruction*> sorts;
   for (const auto& computation : module.computations()) {
+    if (!run.MustVisit(*computation)) continue;
     for (Instruction* instruction : computation->MakeInstructionPostOrder()) {
       if (instruction->opcode() == Opcode::kSort && instruction->attrs().is_stable) {
         sorts.push_back(instruction);
       }
     }
   }
-  if (sorts.empty()) return false;
+  if (sorts.empty()) {
+    run.Complete();
+    return false;
+  }
   absl::flat_hash_set<Computation*> old_comparators;
   for (Instruction* sort : sorts) {
     if (sort->to_apply() != nullptr) old_comparators.insert(sort->to_apply());
@@ -189,6 +195,7 @@ absl::StatusOr<bool> StableSortExpander::Run(Module& module) {
       if (!status.ok()) return status;
     }
   }
+  run.Complete();
   return true;
 }
 

@@ -96,7 +96,7 @@ absl::StatusOr<Instruction*> Decompose(Instruction* convert) {
 
 absl::StatusOr<bool> StochasticConvertDecomposer::Run(Module& module) {
   return ExpandMatchingInstructions(
-      module,
+      module, name(),
       [](const Instruction* instruction) {
         return instruction->opcode() == Opcode::kStochasticConvert;
       },

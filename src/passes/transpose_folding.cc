@@ -4,6 +4,7 @@
 
 #include "hlo/query.h"
 #include "hlo/shape_util.h"
+#include "passes/change_tracking.h"
 
 namespace hlogym {
 namespace {
@@ -41,8 +42,10 @@ struct Fold {
 }  // namespace
 
 absl::StatusOr<bool> TransposeFolding::Run(Module& module) {
+  TrackedRun run(module, std::string(name()));
   std::vector<Fold> folds;
   for (const auto& computation : module.computations()) {
+    if (!run.MustVisit(*computation)) continue;
     for (const auto& owned : computation->instructions()) {
       Instruction* dot = owned.get();
       if (dot->opcode() != Opcode::kDot || !dot->attrs().dot_dimension_numbers) continue;
@@ -84,6 +87,7 @@ absl::StatusOr<bool> TransposeFolding::Run(Module& module) {
     absl::Status status = computation->ReplaceInstruction(dot, folded);
     if (!status.ok()) return status;
   }
+  run.Complete();
   return !folds.empty();
 }
 

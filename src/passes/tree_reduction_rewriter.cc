@@ -5,7 +5,9 @@
 
 #include "analysis/shape_inference.h"
 #include "hlo/query.h"
+#include "hlo/str_cat.h"
 #include "passes/builders.h"
+#include "passes/change_tracking.h"
 #include "passes/cpu_library_support.h"
 
 namespace hlogym {
@@ -71,8 +73,11 @@ absl::Status Rewrite(Instruction* reduce, int64_t window_size) {
 }  // namespace
 
 absl::StatusOr<bool> TreeReductionRewriter::Run(Module& module) {
+  TrackedRun run(module,
+                 StrCat(name(), ":", reduce_window_size_, ":", cpu_library_filter_ ? 1 : 0));
   std::vector<Instruction*> reduces;
   for (const auto& computation : module.computations()) {
+    if (!run.MustVisit(*computation)) continue;
     for (const auto& owned : computation->instructions()) {
       if (NeedsRewrite(owned.get(), reduce_window_size_, cpu_library_filter_)) reduces.push_back(owned.get());
     }
@@ -81,6 +86,7 @@ absl::StatusOr<bool> TreeReductionRewriter::Run(Module& module) {
     absl::Status status = Rewrite(reduce, reduce_window_size_);
     if (!status.ok()) return status;
   }
+  run.Complete();
   return !reduces.empty();
 }
 

@@ -4,7 +4,7 @@
 #include <vector>
 
 #include "hlo/query.h"
-
+#include "passes/change_tracking.h"
 
 namespace hlogym {
 namespace {
@@ -55,9 +55,11 @@ Instruction* ForwardedElement(const Instruction* gte) {
 }  // namespace
 
 absl::StatusOr<bool> TupleSimplifier::Run(Module& module) {
+  TrackedRun run(module, std::string(name()));
   bool changed = false;
   for (const auto& owned : module.computations()) {
     Computation* computation = owned.get();
+    if (!run.MustVisit(*computation)) continue;
     bool candidates = false;
     for (const auto& instruction : computation->instructions()) {
       if (instruction->opcode() == Opcode::kTuple ||
@@ -82,6 +84,7 @@ absl::StatusOr<bool> TupleSimplifier::Run(Module& module) {
       changed = true;
     }
   }
+  run.Complete();
   return changed;
 }
 

@@ -7,6 +7,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "hlo/query.h"
 #include "passes/builders.h"
+#include "passes/change_tracking.h"
 #include "passes/pass_utils.h"
 #include "passes/while_loop_analysis.h"
 
@@ -229,6 +230,10 @@ absl::StatusOr<bool> TryHoist(Module& module, Instruction* while_op, SideEffectC
 }  // namespace
 
 absl::StatusOr<bool> WhileLoopInvariantCodeMotion::Run(Module& module) {
+  // What the pass does depends on the whole module: it skips only a module that did not
+  // change at all since its last complete run.
+  TrackedRun run(module, std::string(name()));
+  if (!run.MustVisitModule()) return false;
   std::vector<Instruction*> while_ops;
   for (const auto& computation : module.computations()) {
     for (Instruction* instruction : computation->MakeInstructionPostOrder()) {
@@ -245,6 +250,7 @@ absl::StatusOr<bool> WhileLoopInvariantCodeMotion::Run(Module& module) {
     if (!hoisted.ok()) return hoisted.status();
     changed |= *hoisted;
   }
+  run.Complete();
   return changed;
 }
 

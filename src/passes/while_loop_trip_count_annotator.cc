@@ -4,13 +4,16 @@
 
 #include "absl/strings/str_cat.h"
 #include "hlo/query.h"
+#include "passes/change_tracking.h"
 #include "passes/while_loop_analysis.h"
 
 namespace hlogym {
 
 absl::StatusOr<bool> WhileLoopTripCountAnnotator::Run(Module& module) {
+  TrackedRun run(module, std::string(name()));
   bool changed = false;
   for (const auto& computation : module.computations()) {
+    if (!run.MustVisit(*computation)) continue;
     for (const auto& owned : computation->instructions()) {
       Instruction* while_op = owned.get();
       if (while_op->opcode() != Opcode::kWhile || while_op->operand_count() != 1 ||
@@ -36,6 +39,7 @@ absl::StatusOr<bool> WhileLoopTripCountAnnotator::Run(Module& module) {
       changed = true;
     }
   }
+  run.Complete();
   return changed;
 }
 

@@ -14,6 +14,7 @@
 #include "hlo/computation.h"
 #include "hlo/instruction.h"
 #include "hlo/module.h"
+#include "passes/change_tracking.h"
 
 namespace hlogym {
 namespace {
@@ -91,6 +92,23 @@ class BlindPreCheck : public Pass {
   }
 };
 
+// Renames the root (sound, and reported) on a run with no record of an earlier one, and skips
+// the module whenever it has one, changes or not: change tracking that never looks at changes.
+class StaleTracking : public Pass {
+ public:
+  std::string_view name() const override { return "mutant-stale-tracking"; }
+  absl::StatusOr<bool> Run(Module& module) override {
+    TrackedRun run(module, std::string(name()));
+    const bool first = !run.since().has_value();
+    if (first) {
+      Instruction* root = module.entry_computation()->root_instruction();
+      root->set_name(root->name() + "x");
+    }
+    run.Complete();
+    return first;
+  }
+};
+
 PassRegistry CleanRegistry() {
   PassRegistry registry;
   for (const char* name : {"dce", "cse", "algsimp"}) {
@@ -131,6 +149,27 @@ TEST(PassFuzzer, CatchesEachKindOfBrokenPassAndBlamesIt) {
   }
   EXPECT_EQ(kinds, (std::set<std::string>{"not equivalent", "changed flag", "verifier",
                                           "pre-check"}));
+}
+
+TEST(PassFuzzer, CatchesATrackedPassThatSkipsWhatAFullRunWouldChange) {
+  PassRegistry registry = CleanRegistry();
+  registry.Register(
+      {"mutant-stale-tracking", "", [] { return std::make_unique<StaleTracking>(); }});
+  PassFuzzOptions options;
+  options.sequences = 40;
+  options.min_length = 4;
+  options.max_length = 8;
+  options.registry = &registry;
+  absl::StatusOr<PassFuzzReport> report =
+      FuzzPasses({WriteModule("fuzz_sub.hlo", kSubtract)}, options);
+  ASSERT_TRUE(report.ok()) << report.status();
+  ASSERT_FALSE(report->failures.empty());
+  for (const PassFuzzFailure& failure : report->failures) {
+    EXPECT_EQ(failure.kind, "tracked run") << failure.message;
+    // The mutant's first run leaves the record its second run wrongly trusts.
+    EXPECT_EQ(failure.passes,
+              (std::vector<std::string>{"mutant-stale-tracking", "mutant-stale-tracking"}));
+  }
 }
 
 TEST(PassFuzzer, CleanPassesPassAndVacuousModulesAreNamed) {

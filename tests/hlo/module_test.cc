@@ -1,12 +1,15 @@
 // The IR's edge bookkeeping, post order, naming and cloning, built by hand
 // (no parser), so these tests pin down src/hlo alone.
+#include "hlo/module.h"
+
 #include <gtest/gtest.h>
 
 #include <memory>
+#include <optional>
+#include <vector>
 
 #include "hlo/computation.h"
 #include "hlo/instruction.h"
-#include "hlo/module.h"
 
 namespace hlogym {
 namespace {
@@ -283,6 +286,86 @@ TEST(InstructionTest, IdenticalComparesAttributesAndOperands) {
   EXPECT_FALSE(f.sum->Identical(*s3)) << "operand order counts";
   s2->mutable_attrs().dimensions = {0};
   EXPECT_FALSE(f.sum->Identical(*s2));
+}
+
+// Every mutator a pass can reach stamps what it changed with a later tick of the module's clock
+// (passes/change_tracking.h skips what has no later stamp than its last run).
+TEST(ChangeClockTest, EveryMutatorStampsWhatItChanged) {
+  Fixture f;
+  uint64_t before = f.module->change_clock();
+  auto stamped_after = [&](const Instruction* instruction) {
+    return instruction->changed_at() > before;
+  };
+  auto step = [&](auto mutate, std::vector<const Instruction*> changed) {
+    before = f.module->change_clock();
+    mutate();
+    for (const Instruction* instruction : changed) {
+      EXPECT_TRUE(stamped_after(instruction)) << instruction->name();
+    }
+    EXPECT_GT(f.main->changed_at(), before);
+  };
+  Instruction* neg = nullptr;
+  step(
+      [&] {
+        auto negate = std::make_unique<Instruction>(Opcode::kNegate, kVec, "neg");
+        negate->AppendOperand(f.a);
+        neg = f.main->AddInstruction(std::move(negate));
+      },
+      {});
+  EXPECT_TRUE(stamped_after(neg));
+  EXPECT_TRUE(stamped_after(f.a));  // a gained a user
+  step([&] { f.sum->ReplaceOperandWith(0, neg); }, {f.sum, f.a, neg});
+  step([&] { f.sum->ReplaceUsesOfOperand(neg, f.a); }, {f.sum, f.a, neg});
+  step([&] { f.product->mutable_shape(); }, {f.product});
+  step([&] { f.product->set_shape(kVec); }, {f.product});
+  step([&] { f.product->mutable_attrs(); }, {f.product});
+  step([&] { f.product->mutable_called_computations(); }, {f.product});
+  step([&] { f.a->AddControlDependencyTo(f.b); }, {f.a, f.b});
+  step([&] { f.a->RemoveControlDependencyTo(f.b); }, {f.a, f.b});
+  step([&] { f.a->AddControlDependencyTo(f.b); }, {});
+  step([&] { f.b->DropAllControlDeps(); }, {f.a, f.b});
+  step([&] { f.main->set_root_instruction(f.sum); }, {f.sum, f.product});
+  step([&] { ASSERT_TRUE(f.sum->ReplaceAllUsesWith(neg).ok()); }, {f.product, neg, f.sum});
+  step([&] { ASSERT_TRUE(f.main->RemoveInstruction(f.sum).ok()); }, {f.a, f.b});
+  step([&] { f.main->mutable_raw_attributes(); }, {});
+  // Reading changes nothing.
+  before = f.module->change_clock();
+  (void)f.product->shape();
+  (void)f.product->attrs();
+  (void)f.main->Callees();
+  EXPECT_EQ(f.module->change_clock(), before);
+  // The entry and the header have a stamp of their own.
+  before = f.module->change_clock();
+  f.module->mutable_raw_attributes();
+  EXPECT_GT(f.module->header_changed_at(), before);
+}
+
+TEST(ChangeClockTest, ClonesKeepStampsRecordsAndCallees) {
+  Fixture f;
+  auto body = std::make_unique<Computation>("body");
+  body->AddInstruction(Parameter(0, "x"));
+  body->set_root_instruction(body->parameters()[0]);
+  Computation* callee = f.module->AddComputation(std::move(body));
+  auto call = std::make_unique<Instruction>(Opcode::kCall, kVec, "call");
+  call->AppendOperand(f.product);
+  call->mutable_called_computations().push_back(callee);
+  Instruction* called = f.main->AddInstruction(std::move(call));
+  f.main->set_root_instruction(called);
+  ASSERT_EQ(f.main->Callees(), std::vector<Computation*>{callee});
+  f.module->RecordPassRun("algsimp:x", 7);
+
+  std::unique_ptr<Module> clone = f.module->Clone();
+  EXPECT_EQ(clone->change_clock(), f.module->change_clock());
+  EXPECT_EQ(clone->PassRunStart("algsimp:x"), std::optional<uint64_t>(7));
+  EXPECT_FALSE(clone->PassRunStart("cse").has_value());
+  Computation* main_copy = clone->entry_computation();
+  EXPECT_EQ(main_copy->changed_at(), f.main->changed_at());
+  EXPECT_EQ(main_copy->root_instruction()->changed_at(), called->changed_at());
+  ASSERT_EQ(main_copy->Callees().size(), 1u);
+  EXPECT_EQ(main_copy->Callees()[0], clone->FindComputation("body"));
+  clone->ForgetPassRuns();
+  EXPECT_FALSE(clone->has_pass_runs());
+  EXPECT_TRUE(f.module->has_pass_runs());
 }
 
 }  // namespace

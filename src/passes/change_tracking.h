@@ -1,0 +1,63 @@
+// What a pass has already looked at. Every instruction and computation carries the time of its
+// last change on its module's clock (Instruction::changed_at); a pass records when its last
+// complete run began (Module::RecordPassRun), and its next run may skip what has not changed
+// since: that run looked at it in the same surroundings and left it alone. So a pass with
+// nothing to do costs next to nothing, and a pass run again after another pass's small change
+// looks only at that change. Clones keep the stamps and the records, so a gym state inherits
+// what its parent's passes saw. `hlogym fuzz-passes` checks every tracked pass against a run
+// with the records forgotten (Module::ForgetPassRuns). HLOGYM_NO_CHANGE_TRACKING=1 in the
+// environment makes every run look at everything (for timing the difference, or ruling it out).
+#ifndef HLOGYM_PASSES_CHANGE_TRACKING_H_
+#define HLOGYM_PASSES_CHANGE_TRACKING_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "hlo/computation.h"
+#include "hlo/instruction.h"
+#include "hlo/module.h"
+
+namespace hlogym {
+
+// Whether `computation`, or a computation it calls (at any depth), changed after time `since`.
+bool ChangedSince(Computation& computation, uint64_t since);
+
+// Whether a rewrite of `instruction` that reads its operands, their operands, its users and
+// the computations it calls could see anything that changed after time `since`.
+bool NeighborhoodChangedSince(const Instruction& instruction, uint64_t since);
+
+// Whether HLOGYM_NO_CHANGE_TRACKING is set (to anything but 0): then no run skips anything.
+bool TrackingDisabled();
+
+// One run of a tracked pass.
+class TrackedRun {
+ public:
+  // Begins a run of the pass named `key` (its name, and its options where they change what it
+  // does) on `module`.
+  TrackedRun(Module& module, std::string key);
+  // The start of the pass's last complete run, if what has not changed since then may be
+  // skipped (there is a record, and the entry and header did not change after it).
+  std::optional<uint64_t> since() const { return since_; }
+  // Whether the run must look at `computation` (or, below, around `instruction`).
+  bool MustVisit(Computation& computation) const {
+    return !since_ || ChangedSince(computation, *since_);
+  }
+  bool MustVisit(const Instruction& instruction) const {
+    return !since_ || NeighborhoodChangedSince(instruction, *since_);
+  }
+  // Whether anything in the module changed since the last complete run (or there was none).
+  bool MustVisitModule() const;
+  // Marks the run complete: call it after the pass looked at everything MustVisit asked for.
+  void Complete() { module_.RecordPassRun(key_, started_at_); }
+
+ private:
+  Module& module_;
+  std::string key_;
+  uint64_t started_at_;
+  std::optional<uint64_t> since_;
+};
+
+}  // namespace hlogym
+
+#endif  // HLOGYM_PASSES_CHANGE_TRACKING_H_
