@@ -3,8 +3,8 @@
 // optimizers. After each pass:
 //  - the pass succeeds (a pass error on a module that verified is a bug);
 //  - it reports "changed" exactly when the printed module changed;
-//  - where the pass skips what its earlier runs saw (passes/change_tracking.h),
-//    it prints the same module as a run with those records forgotten;
+//  - it prints the same module as a run with change tracking off
+//    (passes/change_tracking.h: a tracked pass skips what it saw unchanged before);
 //  - the module verifies;
 //  - when it changed, it computes what the input module did
 //    (EquivalenceReference: seeded inputs, the default tolerances and f64

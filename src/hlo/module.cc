@@ -204,6 +204,7 @@ std::unique_ptr<Module> Module::Clone() const {
   clone->change_clock_ = change_clock_;
   clone->header_changed_at_ = header_changed_at_;
   clone->pass_runs_ = pass_runs_;
+  clone->change_tracking_ = change_tracking_;
 
   // Old instruction -> copy, indexed by unique id (ids are dense and unique
   // in a module; a hash map covers modules where they are not).

@@ -84,6 +84,10 @@ class Module {
   std::optional<uint64_t> PassRunStart(std::string_view key) const;
   void RecordPassRun(std::string_view key, uint64_t started_at);
   bool has_pass_runs() const { return !pass_runs_.empty(); }
+  // Off: every pass run on this module looks at everything, as if it had never seen it (the
+  // pass fuzzer's reference runs; HLOGYM_NO_CHANGE_TRACKING=1 turns it off everywhere).
+  bool change_tracking() const { return change_tracking_; }
+  void set_change_tracking(bool on) { change_tracking_ = on; }
   // Forgets every record, so that the next run of each pass looks at everything.
   void ForgetPassRuns() { pass_runs_.clear(); }
 
@@ -112,6 +116,7 @@ class Module {
   uint64_t change_clock_ = 0;
   uint64_t header_changed_at_ = 0;
   std::vector<std::pair<std::string, uint64_t>> pass_runs_;  // (key, run start); a few dozen
+  bool change_tracking_ = true;
 };
 
 }  // namespace hlogym

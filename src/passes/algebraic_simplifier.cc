@@ -179,7 +179,8 @@ absl::Status Visitor::ReplaceUsesKeepingOld(Instruction* old, Instruction* repla
 
 // ================================== driver ==================================
 
-absl::StatusOr<bool> Visitor::Run(Computation* computation, std::optional<uint64_t> since) {
+absl::StatusOr<bool> Visitor::Run(Computation* computation, std::optional<uint64_t> since,
+                                  bool track_sweeps) {
   computation_ = computation;
   bool any_change = false;
   for (int sweep = 0; sweep < options_.max_sweeps; ++sweep) {
@@ -199,7 +200,7 @@ absl::StatusOr<bool> Visitor::Run(Computation* computation, std::optional<uint64
     removed_.clear();
     if (!changed_) break;
     any_change = true;
-    since = sweep_start;
+    if (track_sweeps) since = sweep_start;
   }
   return any_change;
 }
@@ -1333,7 +1334,7 @@ absl::StatusOr<bool> AlgebraicSimplifier::Run(Module& module) {
   bool changed = false;
   for (Computation* computation : NonFusionComputations(module)) {
     if (!run.MustVisit(*computation)) continue;
-    absl::StatusOr<bool> result = visitor.Run(computation, run.since());
+    absl::StatusOr<bool> result = visitor.Run(computation, run.since(), run.enabled());
     if (!result.ok()) return result.status();
     changed |= *result;
   }

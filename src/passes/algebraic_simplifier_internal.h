@@ -31,8 +31,9 @@ class Visitor {
   // limit). Returns whether anything changed. With `since`, the first sweep
   // skips the instructions whose surroundings did not change after that time
   // (an earlier run found nothing to do there); every later sweep skips those
-  // that did not change since the sweep before it began.
-  absl::StatusOr<bool> Run(Computation* computation, std::optional<uint64_t> since);
+  // that did not change since the sweep before it began (when `track_sweeps`).
+  absl::StatusOr<bool> Run(Computation* computation, std::optional<uint64_t> since,
+                           bool track_sweeps);
 
  private:
   absl::Status Visit(Instruction* hlo);

@@ -6,6 +6,14 @@
 
 namespace hlogym {
 
+bool TrackingDisabled() {
+  static const bool disabled = [] {
+    const char* value = std::getenv("HLOGYM_NO_CHANGE_TRACKING");
+    return value != nullptr && *value != '\0' && std::string_view(value) != "0";
+  }();
+  return disabled;
+}
+
 bool ChangedSince(Computation& computation, uint64_t since) {
   if (computation.changed_at() > since) return true;
   for (Computation* callee : computation.Callees()) {
@@ -31,27 +39,40 @@ bool NeighborhoodChangedSince(const Instruction& instruction, uint64_t since) {
   return false;
 }
 
-bool TrackingDisabled() {
-  static const bool disabled = [] {
-    const char* value = std::getenv("HLOGYM_NO_CHANGE_TRACKING");
-    return value != nullptr && *value != '\0' && std::string_view(value) != "0";
-  }();
-  return disabled;
-}
+namespace {
 
-TrackedRun::TrackedRun(Module& module, std::string key)
-    : module_(module), key_(std::move(key)), started_at_(module.change_clock()) {
-  if (TrackingDisabled()) return;
-  std::optional<uint64_t> last = module.PassRunStart(key_);
-  if (last && module.header_changed_at() <= *last) since_ = last;
-}
-
-bool TrackedRun::MustVisitModule() const {
-  if (!since_) return true;
-  for (const auto& computation : module_.computations()) {
-    if (computation->changed_at() > *since_) return true;
+bool AnyComputationChangedSince(const Module& module, uint64_t since) {
+  for (const auto& computation : module.computations()) {
+    if (computation->changed_at() > since) return true;
   }
   return false;
 }
+
+bool TrackingEnabled(const Module& module) {
+  return module.change_tracking() && !TrackingDisabled();
+}
+
+// The start of the last complete run of `key`, unless the entry or header changed after it.
+std::optional<uint64_t> UsableRecord(const Module& module, std::string_view key) {
+  if (!TrackingEnabled(module)) return std::nullopt;
+  std::optional<uint64_t> last = module.PassRunStart(key);
+  if (!last || module.header_changed_at() > *last) return std::nullopt;
+  return last;
+}
+
+}  // namespace
+
+bool UnchangedSinceLastRun(const Module& module, std::string_view key) {
+  std::optional<uint64_t> last = UsableRecord(module, key);
+  return last && !AnyComputationChangedSince(module, *last);
+}
+
+TrackedRun::TrackedRun(Module& module, std::string key)
+    : module_(module),
+      key_(std::move(key)),
+      started_at_(module.change_clock()),
+      enabled_(TrackingEnabled(module)),
+      since_(UsableRecord(module, key_)),
+      module_unchanged_(since_ && !AnyComputationChangedSince(module, *since_)) {}
 
 }  // namespace hlogym

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "hlo/computation.h"
 #include "hlo/instruction.h"
@@ -27,6 +28,10 @@ bool ChangedSince(Computation& computation, uint64_t since);
 // the computations it calls could see anything that changed after time `since`.
 bool NeighborhoodChangedSince(const Instruction& instruction, uint64_t since);
 
+// Whether nothing in `module` changed since the last complete run of the pass `key` began: then
+// a deterministic pass would find nothing to do again (a MayChange may return false on it).
+bool UnchangedSinceLastRun(const Module& module, std::string_view key);
+
 // Whether HLOGYM_NO_CHANGE_TRACKING is set (to anything but 0): then no run skips anything.
 bool TrackingDisabled();
 
@@ -36,18 +41,23 @@ class TrackedRun {
   // Begins a run of the pass named `key` (its name, and its options where they change what it
   // does) on `module`.
   TrackedRun(Module& module, std::string key);
+  // Whether the run may skip anything at all (HLOGYM_NO_CHANGE_TRACKING is not set, and the
+  // module's change_tracking is on): passes that sweep until nothing changes skip, in each sweep
+  // after the first, what did not change since the sweep before began only when it is.
+  bool enabled() const { return enabled_; }
   // The start of the pass's last complete run, if what has not changed since then may be
-  // skipped (there is a record, and the entry and header did not change after it).
+  // skipped (tracking is enabled, there is a record, and the entry and header did not change
+  // after it).
   std::optional<uint64_t> since() const { return since_; }
   // Whether the run must look at `computation` (or, below, around `instruction`).
   bool MustVisit(Computation& computation) const {
-    return !since_ || ChangedSince(computation, *since_);
+    return !since_ || (!module_unchanged_ && ChangedSince(computation, *since_));
   }
   bool MustVisit(const Instruction& instruction) const {
-    return !since_ || NeighborhoodChangedSince(instruction, *since_);
+    return !since_ || (!module_unchanged_ && NeighborhoodChangedSince(instruction, *since_));
   }
   // Whether anything in the module changed since the last complete run (or there was none).
-  bool MustVisitModule() const;
+  bool MustVisitModule() const { return !since_ || !module_unchanged_; }
   // Marks the run complete: call it after the pass looked at everything MustVisit asked for.
   void Complete() { module_.RecordPassRun(key_, started_at_); }
 
@@ -55,7 +65,10 @@ class TrackedRun {
   Module& module_;
   std::string key_;
   uint64_t started_at_;
+  bool enabled_;
   std::optional<uint64_t> since_;
+  // No computation changed since `since_`: then nothing needs a closer look.
+  bool module_unchanged_ = false;
 };
 
 }  // namespace hlogym

@@ -294,14 +294,16 @@ absl::flat_hash_set<const Computation*> ComputationsToSkip(
   absl::flat_hash_set<const Computation*> skip;
   absl::flat_hash_map<const Computation*, Computation*> clones;
   for (Instruction* instruction : keeping) {
-    for (Computation*& called : instruction->mutable_called_computations()) {
+    // Read through the const list: the mutable one counts as a change (change tracking).
+    for (size_t i = 0; i < instruction->called_computations().size(); ++i) {
+      Computation* called = instruction->called_computations()[i];
       if (!called_by_others.contains(called)) {
         skip.insert(called);
         continue;
       }
       Computation*& clone = clones[called];
       if (clone == nullptr) clone = CloneComputation(module, *called);
-      called = clone;
+      instruction->mutable_called_computations()[i] = clone;
       skip.insert(clone);
     }
   }
@@ -321,8 +323,7 @@ FloatNormalization::FloatNormalization(PrimitiveType low, PrimitiveType high,
 absl::StatusOr<bool> FloatNormalization::Run(Module& module) {
   // What the pass does depends on the whole module: it skips only a module that did not
   // change at all since its last complete run.
-  TrackedRun run(module, StrCat(name(), ":", static_cast<int>(low_), ":", static_cast<int>(high_),
-                                ":", cpu_library_filter_ ? 1 : 0));
+  TrackedRun run(module, TrackingKey());
   if (!run.MustVisitModule()) return false;
   if (!MayChange(module)) return false;
   bool cloned = false;
@@ -353,7 +354,14 @@ absl::StatusOr<bool> FloatNormalization::Run(Module& module) {
   return true;
 }
 
+std::string FloatNormalization::TrackingKey() const {
+  return StrCat(name(), ":", static_cast<int>(high_), ":", cpu_library_filter_ ? 1 : 0);
+}
+
 bool FloatNormalization::MayChange(const Module& module) const {
+  // Its walk over every shape costs as much as a run with little to do; a module unchanged
+  // since its last run needs neither.
+  if (UnchangedSinceLastRun(module, TrackingKey())) return false;
   // Nothing of the low type anywhere: nothing to normalize.
   for (const auto& computation : module.computations()) {
     for (const auto& instruction : computation->instructions()) {

@@ -46,6 +46,9 @@ class FloatNormalization : public Pass {
   bool MayChange(const Module& module) const override;
 
  private:
+  // Names this pass and its options for the module's record of tracked runs.
+  std::string TrackingKey() const;
+
   PrimitiveType low_;
   PrimitiveType high_;
   bool cpu_library_filter_;
