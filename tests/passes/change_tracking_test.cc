@@ -3,6 +3,7 @@
 #include "passes/change_tracking.h"
 
 #include "pass_test_util.h"
+#include "text/text_test_util.h"
 #include "passes/algebraic_simplifier.h"
 
 namespace hlogym::testing {
@@ -12,15 +13,6 @@ std::unique_ptr<Module> Parse(std::string_view text) {
   absl::StatusOr<std::unique_ptr<Module>> module = ParseModule(text);
   EXPECT_TRUE(module.ok()) << module.status();
   return module.ok() ? *std::move(module) : nullptr;
-}
-
-Instruction* Find(const Module& module, std::string_view name) {
-  for (const auto& computation : module.computations()) {
-    for (const auto& instruction : computation->instructions()) {
-      if (instruction->name() == name) return instruction.get();
-    }
-  }
-  return nullptr;
 }
 
 const char kScaled[] = R"(HloModule m
@@ -54,7 +46,7 @@ TEST(TrackedRunTest, SkipsOnlyWhatDidNotChangeSinceTheLastCompleteRun) {
     TrackedRun second(*module, "pass");
     ASSERT_TRUE(second.since().has_value());
     EXPECT_FALSE(second.MustVisit(*entry));
-    EXPECT_FALSE(second.MustVisit(*Find(*module, "m")));
+    EXPECT_FALSE(second.MustVisit(*FindInstruction(*module, "m")));
     // Another pass (another key) has no record.
     EXPECT_FALSE(TrackedRun(*module, "other").since().has_value());
   }
@@ -64,16 +56,16 @@ TEST(TrackedRunTest, SkipsOnlyWhatDidNotChangeSinceTheLastCompleteRun) {
     TrackedRun run(*module, "pass");
     EXPECT_TRUE(run.MustVisit(*add));
     EXPECT_TRUE(run.MustVisit(*entry));
-    EXPECT_TRUE(run.MustVisit(*Find(*module, "r")));
-    EXPECT_FALSE(run.MustVisit(*Find(*module, "b")));
+    EXPECT_TRUE(run.MustVisit(*FindInstruction(*module, "r")));
+    EXPECT_FALSE(run.MustVisit(*FindInstruction(*module, "b")));
     run.Complete();
   }
   // Two operand levels down: the constant under the broadcast the multiply reads.
-  Find(*module, "c")->mutable_attrs();
+  FindInstruction(*module, "c")->mutable_attrs();
   {
     TrackedRun run(*module, "pass");
-    EXPECT_TRUE(run.MustVisit(*Find(*module, "m")));
-    EXPECT_FALSE(run.MustVisit(*Find(*module, "zero")));
+    EXPECT_TRUE(run.MustVisit(*FindInstruction(*module, "m")));
+    EXPECT_FALSE(run.MustVisit(*FindInstruction(*module, "zero")));
     run.Complete();
   }
   // A new entry or header invalidates every record.
@@ -95,7 +87,7 @@ TEST(TrackedRunTest, AlgsimpFindsWhatAChangeBelowAnOperandMadePossible) {
   EXPECT_EQ(module->change_clock(), clock);
 
   // multiply(p, broadcast(1)) is p; only the constant changes.
-  Instruction* c = Find(*module, "c");
+  Instruction* c = FindInstruction(*module, "c");
   ASSERT_NE(c, nullptr);
   c->mutable_attrs().literal = std::make_shared<const Literal>(Literal::Scalar(PrimitiveType::kF32, 1.0f));
   absl::StatusOr<bool> changed = algsimp.Run(*module);
