@@ -4,9 +4,9 @@
 // since: that run looked at it in the same surroundings and left it alone. So a pass with
 // nothing to do costs next to nothing, and a pass run again after another pass's small change
 // looks only at that change. Clones keep the stamps and the records, so a gym state inherits
-// what its parent's passes saw. `hlogym fuzz-passes` checks every tracked pass against a run
-// with the records forgotten (Module::ForgetPassRuns). HLOGYM_NO_CHANGE_TRACKING=1 in the
-// environment makes every run look at everything (for timing the difference, or ruling it out).
+// what its parent's passes saw. `hlogym fuzz-passes` checks every pass against a run on a copy
+// with tracking off (Module::set_change_tracking); HLOGYM_NO_CHANGE_TRACKING=1 in the
+// environment turns it off everywhere (for timing the difference, or ruling it out).
 #ifndef HLOGYM_PASSES_CHANGE_TRACKING_H_
 #define HLOGYM_PASSES_CHANGE_TRACKING_H_
 
@@ -41,9 +41,9 @@ class TrackedRun {
   // Begins a run of the pass named `key` (its name, and its options where they change what it
   // does) on `module`.
   TrackedRun(Module& module, std::string key);
-  // Whether the run may skip anything at all (HLOGYM_NO_CHANGE_TRACKING is not set, and the
-  // module's change_tracking is on): passes that sweep until nothing changes skip, in each sweep
-  // after the first, what did not change since the sweep before began only when it is.
+  // Whether the run may skip anything at all: HLOGYM_NO_CHANGE_TRACKING is not set and the
+  // module's change_tracking is on. (algsimp, which sweeps until a sweep changes nothing, skips
+  // in each later sweep what did not change since the sweep before began, only when enabled.)
   bool enabled() const { return enabled_; }
   // The start of the pass's last complete run, if what has not changed since then may be
   // skipped (tracking is enabled, there is a record, and the entry and header did not change
