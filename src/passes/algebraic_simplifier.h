@@ -118,6 +118,8 @@
 namespace hlogym {
 
 // The AlgebraicSimplifierOptions XLA's CPU simplification pipeline uses.
+// AlgebraicSimplifier::TrackingKey (algebraic_simplifier.cc) lists every option: a new one goes
+// there too, or runs with different values would share one record of what was seen.
 struct AlgebraicSimplifierOptions {
   bool enable_dot_strength_reduction = false;
   bool enable_dot_to_multiply_rewrite = true;
