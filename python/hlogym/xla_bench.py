@@ -356,8 +356,17 @@ def add_runtime_candidates(hg: Hlogym, row: dict, path: Path, seed: int) -> dict
 
 # --objective runtime: sequences from other agents and pipelines, each a candidate for the
 # fastest variant (a str: `hlogym search --algo`; a list: the passes themselves).
+# "default-fp" is xla-cpu-default followed by simplify-fp-conversions, which removes the
+# f32 -> bf16 -> f32 round trips that float normalization leaves around every bf16 operation
+# XLA:CPU computes in f32. XLA:GPU runs it right after its float normalization whenever excess
+# precision is allowed (xla_allow_excess_precision, on by default, also in JAX); XLA:CPU only in
+# oneDNN builds, which jaxlib is not. The prefix (deduplication and CSE before inlining) is the
+# one the greedy agent's sequences start with.
 RUNTIME_CANDIDATES = {"auto": "auto", "greedy": "greedy",
-                      "default-exact": ["xla-cpu-default-exact"]}
+                      "default-exact": ["xla-cpu-default-exact"],
+                      "default-fp": ["computation-deduplicator", "cse", "algsimp", "cse",
+                                     "xla-cpu-default", "simplify-fp-conversions",
+                                     "xla-cpu-simplification", "cse"]}
 
 
 def bench_module(x, row: dict, args) -> dict:
@@ -506,11 +515,12 @@ def parse_args(argv=None):
                     help="corpus split from the manifest (instead of the default suite)")
     g = ap.add_mutually_exclusive_group()
     g.add_argument("--agent", choices=("greedy", "none"), default="greedy")
-    g.add_argument("--passes", help="one comma-separated pass list for every module")
+    g.add_argument("--passes", help="one comma-separated list of passes and pipelines for every module")
     g.add_argument("--sequences", help="JSON of `hlogym search/eval --json` or {name: [passes]}")
     ap.add_argument("--objective", choices=("ops", "runtime"), default="ops",
                     help="runtime: the agent variant is whichever of the agent's, auto's, "
-                         "greedy's, xla-cpu-default(-exact)'s and the original module runs "
+                         "greedy's, xla-cpu-default(-exact)'s, xla-cpu-default's with "
+                         "simplify-fp-conversions and the original module runs "
                          "fastest here (timed against each other, then timed again)")
     ap.add_argument("--platform", default="cpu", choices=("cpu", "gpu"))
     ap.add_argument("--threads", type=int, default=1,
@@ -676,7 +686,8 @@ def main(argv=None) -> int:
         modules = select(modules, args)
         fixed = [p for p in args.passes.split(",") if p] if args.passes else None
         if fixed:
-            known = {p["name"] for p in json.loads(hg("list-passes", "--json"))["passes"]}
+            listing = json.loads(hg("list-passes", "--json"))
+            known = {p["name"] for p in listing["passes"] + listing["pipelines"]}
             unknown = [p for p in fixed if p not in known]
             if unknown:
                 raise SystemExit(f"xla_bench: unknown passes: {', '.join(unknown)}")

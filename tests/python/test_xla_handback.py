@@ -609,8 +609,12 @@ def test_xla_bench_objective_runtime(tmp_path):
     assert r.returncode == 0, r.stderr[-3000:]
     (row,) = json.loads(out.read_text())["modules"]
     sel, cands = row["selection"], row["candidates"]
-    # original, default, greedy's (the agent), and distinct texts of auto / default-exact
+    # original, default, greedy's (the agent), and distinct texts of auto / default-exact /
+    # default-fp; in this bf16 module simplify-fp-conversions removes 99 of 136 converts, so
+    # default-fp's text is one of them
     assert {"original", "default", "agent"} <= set(cands) and len(cands) >= 4
+    assert cands["cand:default-fp"] == xla_bench.RUNTIME_CANDIDATES["default-fp"]
+    assert row["op_count"]["cand:default-fp"] < row["op_count"]["default"]
     assert set(sel["median_s"]) == set(cands)  # every candidate agreed with the original
     assert all(v["ok"] for v in sel["agree"].values())
     chosen = sel["chosen"]
