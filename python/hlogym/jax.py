@@ -30,7 +30,7 @@ from typing import Any, Callable, Sequence
 
 from . import xla as _xla
 
-AGENTS = ("auto", "greedy", "beam", "random", "evo", "default", "none")
+AGENTS = ("auto", "greedy", "beam", "random", "evo", "default", "default-fp", "none")
 # Agents named with an argument: auto:PRIOR (another auto prior), policy:DIR and policy-beam:DIR
 # (a trained policy, its most likely pass or a beam over it).
 AGENT_PREFIXES = ("auto:", "policy:", "policy-beam:")
@@ -81,6 +81,9 @@ def _choose_passes(hg, path: Path, agent, seed: int, budget: int | None) -> list
             return None
         if agent == "none":
             return []
+        if agent == "default-fp":
+            from .xla_bench import RUNTIME_CANDIDATES
+            return list(RUNTIME_CANDIDATES["default-fp"])
         extra = ["--budget", str(budget)] if budget else []
         import json
         report = json.loads(hg("search", path, "--algo", agent, "--json", "-q", "--seed",
@@ -110,8 +113,10 @@ def optimize(fn: Callable, *example_args, agent: str | Sequence[str] = "auto",
     agent: 'auto' (default: the shipped agent, never worse than xla-cpu-default and checked for
       equivalence), 'auto:PRIOR', 'policy:DIR', 'policy-beam:DIR', 'greedy', 'beam', 'random',
       'evo' (``hlogym search --algo``; budget is its --budget), 'default' (the xla-cpu-default
-      pipeline), 'none' (hlogym's text unchanged), or a list of pass and pipeline names applied
-      in order.
+      pipeline), 'default-fp' (the default, then simplify-fp-conversions: bf16 computed in f32
+      without rounding between operations, as XLA:GPU does with excess precision allowed; see
+      hlogym.xla_bench.RUNTIME_CANDIDATES), 'none' (hlogym's text unchanged), or a list of pass
+      and pipeline names applied in order.
     platform: XLA platform ('cpu', or 'gpu' when jaxlib has one).
     check_speed: time the optimized and the plain module on example_args (about target_seconds
       each) and run the optimized one only if it is faster beyond noise (see the module doc).

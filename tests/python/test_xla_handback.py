@@ -328,6 +328,23 @@ def test_jax_optimize_named_agents():
         np.testing.assert_allclose(np.asarray(fast(params, x)), want, rtol=1e-5, atol=1e-5)
 
 
+def test_jax_optimize_default_fp_leaves_bf16_roundings_out():
+    """agent='default-fp': the default pipeline, then simplify-fp-conversions; a bf16 MLP keeps
+    fewer converts than with 'default', and its outputs lie within bf16 rounding of jax.jit's."""
+    import hlogym.jax as hj
+    params, x = _mlp_args()
+    params = [(w.astype(jax.numpy.bfloat16), b.astype(jax.numpy.bfloat16)) for w, b in params]
+    x = x.astype(jax.numpy.bfloat16)
+    fp = hj.optimize(_mlp, params, x, agent="default-fp")
+    default = hj.optimize(_mlp, params, x, agent="default")
+    assert fp.passes == xla_bench.RUNTIME_CANDIDATES["default-fp"]
+    assert fp.hlo_optimized.count(" convert(") < default.hlo_optimized.count(" convert(")
+    got, want = np.asarray(fp(params, x), np.float32), np.asarray(_mlp(params, x), np.float32)
+    assert fp(params, x).dtype == jax.numpy.bfloat16
+    np.testing.assert_allclose(got, want, rtol=5e-2, atol=5e-2)
+    assert not np.array_equal(got, np.zeros_like(got))
+
+
 def test_jax_optimize_check_speed_runs_the_faster():
     """check_speed times both modules with the harness: the optimized one runs only when it is
     faster beyond the noise; a slower or undecided one falls back to the plain module."""
