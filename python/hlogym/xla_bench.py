@@ -515,7 +515,8 @@ def parse_args(argv=None):
                     help="corpus split from the manifest (instead of the default suite)")
     g = ap.add_mutually_exclusive_group()
     g.add_argument("--agent", choices=("greedy", "none"), default="greedy")
-    g.add_argument("--passes", help="one comma-separated list of passes and pipelines for every module")
+    g.add_argument("--passes",
+                   help="one comma-separated list of passes and pipelines for every module")
     g.add_argument("--sequences", help="JSON of `hlogym search/eval --json` or {name: [passes]}")
     ap.add_argument("--objective", choices=("ops", "runtime"), default="ops",
                     help="runtime: the agent variant is whichever of the agent's, auto's, "
