@@ -677,6 +677,10 @@ def test_xla_bench_export_shards_merge(tmp_path):
 def test_xla_bench_bad_input():
     r = _bench("smoke/mlp_infer", "--passes", "algsimp,not-a-pass", "--no-time")
     assert r.returncode != 0 and "unknown passes: not-a-pass" in r.stderr
+    # pipelines are names a pass list may hold, as in `hlogym opt --passes`
+    r = _bench("smoke/mlp_infer", "--passes", "xla-cpu-default,simplify-fp-conversions",
+               "--no-time", "--fast-compile")
+    assert r.returncode == 0, r.stderr[-3000:]
     r = _bench("no/such_module", "--no-time")
     assert r.returncode != 0 and "no/such_module" in r.stderr and "Traceback" not in r.stderr
     r = _bench("--split", "test", "smoke/mlp_infer")
