@@ -23,7 +23,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "python"))
-from hlogym.xla_bench import SPEEDUPS, corpus_manifest, geomean  # noqa: E402
+from hlogym.xla_bench import SPEEDUPS, corpus_dir, corpus_manifest, geomean  # noqa: E402
 
 
 def read_report(path: str) -> dict:
@@ -57,8 +57,7 @@ def main(argv=None) -> int:
     except (OSError, ValueError) as e:
         raise SystemExit(f"runtime_breakdown: {e}") from None
     manifest = corpus_manifest()
-    heldout = set(json.loads((ROOT / "datasets/corpus/manifest.json").read_text())
-                  .get("heldout_families", []))
+    heldout = set(json.loads((corpus_dir() / "manifest.json").read_text())["heldout_families"])
     for key in SPEEDUPS:
         by_group = defaultdict(list)
         for m in report["modules"]:
