@@ -93,10 +93,7 @@ def _choose_passes(hg, path: Path, agent, seed: int, budget: int | None) -> list
     passes = list(agent)
     if not all(isinstance(p, str) for p in passes):
         raise TypeError("agent: a pass list must hold pass names (str)")
-    import json
-    listed = json.loads(hg("list-passes", "--json"))
-    known = {p["name"] for p in listed["passes"]}
-    known |= {p if isinstance(p, str) else p["name"] for p in listed.get("pipelines", [])}
+    known = hg.pass_names()
     unknown = [p for p in passes if p not in known]
     if unknown:
         raise ValueError(f"agent: unknown passes {unknown} (see `hlogym list-passes`)")

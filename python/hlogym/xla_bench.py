@@ -147,6 +147,11 @@ class Hlogym:
     def fmt(self, path: Path) -> str:
         return self("fmt", path)
 
+    def pass_names(self) -> set[str]:
+        """Every name a pass list may hold: the registered passes and the pipelines."""
+        listing = json.loads(self("list-passes", "--json"))
+        return {p["name"] for p in listing["passes"] + listing["pipelines"]}
+
     # default and opt make modules for XLA to compile, hence `opt --for-xla` (what XLA:CPU
     # rewrites only after its own convolution canonicalization is left to XLA).
     def default(self, path: Path) -> str:
@@ -687,8 +692,7 @@ def main(argv=None) -> int:
         modules = select(modules, args)
         fixed = [p for p in args.passes.split(",") if p] if args.passes else None
         if fixed:
-            listing = json.loads(hg("list-passes", "--json"))
-            known = {p["name"] for p in listing["passes"] + listing["pipelines"]}
+            known = hg.pass_names()
             unknown = [p for p in fixed if p not in known]
             if unknown:
                 raise SystemExit(f"xla_bench: unknown passes: {', '.join(unknown)}")
