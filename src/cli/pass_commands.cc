@@ -243,7 +243,12 @@ int RunFuzzPasses(const FuzzOptions& options) {
   if (!report.ok()) return ReportError(report.status());
   nlohmann::json failures = nlohmann::json::array();
   for (const PassFuzzFailure& failure : report->failures) failures.push_back(FailureJson(failure));
+  nlohmann::json skipped = nlohmann::json::array();
+  for (const SkippedModule& module : report->skipped_modules) {
+    skipped.push_back({{"module", module.module}, {"reason", module.reason}});
+  }
   nlohmann::json summary = {{"modules", report->modules},
+                            {"skipped_modules", skipped},
                             {"sequences", report->sequences},
                             {"seed", options.fuzz.seed},
                             {"pass_runs", report->pass_runs},
@@ -268,6 +273,9 @@ int RunFuzzPasses(const FuzzOptions& options) {
               << " not judged), " << report->skipped_runs
               << " skipped (precision-changing passes on low-precision modules), "
               << report->failures.size() << " failing, " << report->seconds << " s\n";
+    for (const SkippedModule& module : report->skipped_modules) {
+      std::cout << "SKIPPED " << module.module << ": " << module.reason << "\n";
+    }
     for (const PassFuzzFailure& failure : report->failures) {
       std::cout << "FAIL " << failure.kind << ": " << failure.module << " (sequence "
                 << failure.sequence_index << "): " << failure.message << "\n  reproduce: hlogym opt "

@@ -1,5 +1,6 @@
 #include "gym/pass_fuzzer.h"
 
+#include <algorithm>
 #include <chrono>
 #include <map>
 #include <memory>
@@ -22,6 +23,7 @@ struct Subject {
   // Built on first use: evaluating every module up front would cost as much
   // as the fuzzing of the small ones.
   std::optional<EquivalenceReference> reference;
+  bool unusable = false;  // the evaluator cannot run it: skipped
 };
 
 // What went wrong after the last pass of a sequence run by RunSequence.
@@ -128,10 +130,14 @@ absl::StatusOr<PassFuzzReport> FuzzPasses(
                                                    options.max_length, ")"));
   }
   const auto start = std::chrono::steady_clock::now();
+  PassFuzzReport report;
   std::vector<Subject> subjects;
   for (const std::string& spec : modules) {
     absl::StatusOr<Benchmark> benchmark = LoadBenchmark(spec);
-    if (!benchmark.ok()) return benchmark.status();
+    if (!benchmark.ok()) {
+      report.skipped_modules.push_back({spec, std::string(benchmark.status().message())});
+      continue;
+    }
     Subject subject;
     subject.low_precision = ComputesInLowPrecision(benchmark->initial->module());
     subject.benchmark = *std::move(benchmark);
@@ -142,15 +148,21 @@ absl::StatusOr<PassFuzzReport> FuzzPasses(
   for (const PassInfo& info : registry.passes()) passes.push_back(info.name);
   if (passes.empty()) return absl::InvalidArgumentError("fuzz-passes: the registry has no passes");
 
-  PassFuzzReport report;
-  report.modules = static_cast<int64_t>(subjects.size());
-  for (int64_t index = 0; index < options.sequences; ++index) {
+  // Sequence `index` draws its module from the ones that load, so that it can
+  // be rerun alone; a module the evaluator cannot run is found on first use,
+  // and the indices that draw it are passed over.
+  const auto usable = [&] {
+    return std::any_of(subjects.begin(), subjects.end(),
+                       [](const Subject& s) { return !s.unusable; });
+  };
+  for (int64_t index = 0; report.sequences < options.sequences && !subjects.empty(); ++index) {
     const double elapsed =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (options.time_limit_seconds > 0 && elapsed > options.time_limit_seconds) break;
     // Each sequence has its own generator, so one can be rerun alone.
     std::mt19937_64 rng(options.seed * 0x9e3779b97f4a7c15ULL + static_cast<uint64_t>(index));
     Subject& subject = subjects[std::uniform_int_distribution<size_t>(0, subjects.size() - 1)(rng)];
+    if (subject.unusable) continue;
     const int length = std::uniform_int_distribution<int>(options.min_length, options.max_length)(rng);
     std::vector<std::string> sequence;
     for (int i = 0; i < length; ++i) {
@@ -160,8 +172,12 @@ absl::StatusOr<PassFuzzReport> FuzzPasses(
       absl::StatusOr<EquivalenceReference> reference =
           EquivalenceReference::Make(subject.benchmark.initial->module(), FuzzEquivalenceOptions());
       if (!reference.ok()) {
-        return absl::Status(reference.status().code(),
-                            absl::StrCat(subject.benchmark.spec, ": ", reference.status().message()));
+        subject.unusable = true;
+        report.skipped_modules.push_back(
+            {subject.benchmark.spec,
+             absl::StrCat("cannot be evaluated: ", reference.status().message())});
+        if (!usable()) break;
+        continue;
       }
       subject.reference = *std::move(reference);
       if (subject.reference->vacuous()) report.vacuous_modules.push_back(subject.benchmark.spec);
@@ -183,6 +199,14 @@ absl::StatusOr<PassFuzzReport> FuzzPasses(
     report.seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (progress) progress(report);
+  }
+  report.modules = std::count_if(subjects.begin(), subjects.end(),
+                                 [](const Subject& s) { return !s.unusable; });
+  if (report.modules == 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "fuzz-passes: no module could be fuzzed (", report.skipped_modules.size(),
+        " skipped; the first: ", report.skipped_modules.front().module, ": ",
+        report.skipped_modules.front().reason, ")"));
   }
   report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return report;

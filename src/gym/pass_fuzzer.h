@@ -51,8 +51,15 @@ struct PassFuzzFailure {
   std::vector<std::string> drawn;   // the sequence as drawn, up to the failure
 };
 
+// A module left out of the fuzzing, and why: it does not load or verify, or
+// the evaluator cannot run it (so no pass could be checked on it).
+struct SkippedModule {
+  std::string module;  // the benchmark spec
+  std::string reason;
+};
+
 struct PassFuzzReport {
-  int64_t modules = 0;
+  int64_t modules = 0;              // modules fuzzed (not counting the skipped ones)
   int64_t sequences = 0;            // (module, sequence) checks completed
   int64_t pass_runs = 0;
   int64_t changed_runs = 0;         // pass runs that changed the module
@@ -60,14 +67,16 @@ struct PassFuzzReport {
   int64_t not_judged = 0;           // comparisons that could not judge
   int64_t skipped_runs = 0;         // precision-changing passes on low-precision modules
   std::vector<std::string> vacuous_modules;  // every comparison there is not judged
+  std::vector<SkippedModule> skipped_modules;
   std::vector<PassFuzzFailure> failures;
   double seconds = 0;
 };
 
 // Fuzzes the registry's passes over `modules` (benchmark specs, see
-// gym/benchmark.h). Errors only when a module cannot be loaded or the input
-// module itself cannot be evaluated. `progress` (optional) is called after
-// each sequence.
+// gym/benchmark.h). A module that does not load or verify, or that the
+// evaluator cannot run, is skipped with its reason (a folder of real dumps
+// holds such modules) and the rest are fuzzed; errors on bad options and when
+// no module is left. `progress` (optional) is called after each sequence.
 absl::StatusOr<PassFuzzReport> FuzzPasses(
     const std::vector<std::string>& modules, const PassFuzzOptions& options,
     const std::function<void(const PassFuzzReport&)>& progress = nullptr);

@@ -197,5 +197,45 @@ ENTRY main {
   EXPECT_FALSE(FuzzPasses({nan}, options).ok());
 }
 
+// A folder of real dumps holds modules the fuzzer cannot check: they are
+// skipped, each with its reason, and the rest are fuzzed.
+TEST(PassFuzzer, SkipsModulesItCannotCheckAndFuzzesTheRest) {
+  PassRegistry registry = CleanRegistry();
+  PassFuzzOptions options;
+  options.sequences = 20;
+  options.registry = &registry;
+  const std::string bad_shape = WriteModule("fuzz_bad_shape.hlo", R"(HloModule bad_shape
+ENTRY main {
+  a = f32[2] parameter(0)
+  b = f32[3] parameter(1)
+  ROOT sum = f32[2] add(a, b)
+}
+)");
+  // One replica cannot compute a gather that grows its operand.
+  const std::string gather = WriteModule("fuzz_all_gather.hlo", R"(HloModule gather
+ENTRY main {
+  x = f32[4] parameter(0)
+  ROOT g = f32[8] all-gather(x), dimensions={0}, replica_groups={{0,1}}
+}
+)");
+  const std::string good = WriteModule("fuzz_sub.hlo", kSubtract);
+  absl::StatusOr<PassFuzzReport> report = FuzzPasses({bad_shape, good, gather}, options);
+  ASSERT_TRUE(report.ok()) << report.status();
+  EXPECT_EQ(report->modules, 1);
+  EXPECT_EQ(report->sequences, 20);  // every check on the module that can be checked
+  EXPECT_TRUE(report->failures.empty());
+  ASSERT_EQ(report->skipped_modules.size(), 2u);
+  EXPECT_EQ(report->skipped_modules[0].module, bad_shape);
+  EXPECT_THAT(report->skipped_modules[0].reason, ::testing::HasSubstr("fuzz_bad_shape.hlo"));
+  EXPECT_EQ(report->skipped_modules[1].module, gather);
+  EXPECT_THAT(report->skipped_modules[1].reason,
+              ::testing::AllOf(::testing::StartsWith("cannot be evaluated: "),
+                                ::testing::HasSubstr("collective whose result shape differs")));
+  // Nothing left to fuzz is an error, not an empty report.
+  absl::StatusOr<PassFuzzReport> none = FuzzPasses({bad_shape, gather}, options);
+  ASSERT_FALSE(none.ok());
+  EXPECT_THAT(none.status().message(), ::testing::HasSubstr("no module could be fuzzed"));
+}
+
 }  // namespace
 }  // namespace hlogym
