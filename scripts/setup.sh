@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # Sets up everything hlogym needs and builds it; idempotent and a quick no-op when nothing changed.
-#   1. Debian packages (installed only when missing; needs root, or sudo); LibTorch (libtorch-dev,
-#      about 350 packages, 1.1 GB) only with --rl: the quick start's commands do not load it
+#   1. Debian packages (installed only when missing; needs root, or sudo)
 #   2. the project-local Python venv .venv/ with requirements.txt, and with --rl also
 #      requirements-rl.txt (torch, Stable-Baselines3, Ray RLlib: the test suite's RL libraries);
 #      reinstalled only when those files change (stamps .venv/.requirements*.sha256)
 #   3. a Release build in build/ (cmake + ninja when installed, else make), 2 parallel jobs; with
 #      --main only what the commands need (hlogym, the Python extension, and the deep-RL plugin
-#      where LibTorch is installed), not the tests and benchmarks
+#      when .venv has torch), not the tests and benchmarks; with --rl the deep-RL plugin and its
+#      tests, built against .venv's torch (the one LibTorch of the project: CMakeLists.txt)
 #   4. hlogym itself installed into .venv with pip (pyproject.toml), reusing build/: the package,
 #      the `hlogym` command in .venv/bin and the data in .venv/share/hlogym (reinstalled only
 #      when something it installs is newer than the stamp .venv/.hlogym-install.stamp)
@@ -41,9 +41,7 @@ DEB_PACKAGES=(build-essential cmake ninja-build pkg-config libabsl-dev libcli11-
 # python3-dev: the extension needs Python.h, which Debian's python3 does not ship.
 # ccache: CMakeLists.txt compiles through it when installed (a clean rebuild in the same build
 # folder then takes seconds).
-# Deep RL (the plugin libhlogym_rl.so, its tests): only the test command (--rl) needs it.
-RL_DEB_PACKAGES=(libtorch-dev)
-if ((RL)); then DEB_PACKAGES+=("${RL_DEB_PACKAGES[@]}"); fi
+# Deep RL needs no Debian package: the plugin builds against the LibTorch inside .venv's torch.
 missing=()
 if command -v dpkg-query >/dev/null 2>&1; then
   installed="$(dpkg-query -W -f='${Package} ${Status}\n' "${DEB_PACKAGES[@]}" 2>/dev/null || true)"
@@ -103,17 +101,20 @@ if ((BUILD)); then
       rm -rf "$BUILD_DIR"
     fi
   fi
+  # With --rl the deep-RL plugin is required (its tests must run), not built only when found.
+  TORCH_FLAGS=()
+  if ((RL)); then TORCH_FLAGS=(-DHLOGYM_TORCH=ON); fi
   if [[ ! -f "$CACHE" ]]; then
     if command -v ninja >/dev/null 2>&1; then GEN=Ninja; else GEN="Unix Makefiles"; fi
     log "configuring build/ (Release, $GEN)"
-    cmake -S "$ROOT" -B "$BUILD_DIR" -G "$GEN" -DCMAKE_BUILD_TYPE=Release >/dev/null
+    cmake -S "$ROOT" -B "$BUILD_DIR" -G "$GEN" -DCMAKE_BUILD_TYPE=Release "${TORCH_FLAGS[@]}" >/dev/null
   elif [[ ! -f "$BUILD_DIR/build.ninja" && ! -f "$BUILD_DIR/Makefile" ]]; then
     log "re-running the configure step that failed last time"
-    cmake -S "$ROOT" -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=Release >/dev/null
-  elif ((RL)) && grep -q '^Torch_DIR:PATH=Torch_DIR-NOTFOUND' "$CACHE"; then
-    # Configured by the quick start before LibTorch was installed: look for it again.
-    log "configuring build/ again to find LibTorch"
-    cmake -S "$ROOT" -B "$BUILD_DIR" >/dev/null
+    cmake -S "$ROOT" -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=Release "${TORCH_FLAGS[@]}" >/dev/null
+  elif ((RL)) && ! grep -q '^HLOGYM_TORCH:STRING=ON$' "$CACHE"; then
+    # Configured by the quick start, before .venv had torch.
+    log "configuring build/ again, with the deep-RL plugin (.venv's torch)"
+    cmake -S "$ROOT" -B "$BUILD_DIR" "${TORCH_FLAGS[@]}" >/dev/null
   fi
   # cmake --build re-runs the configure step by itself when a CMakeLists.txt or a glob changed.
   TARGETS=()

@@ -31,6 +31,9 @@ void RegisterAgentCommands(CLI::App& app);
 // ("policy:DIR") that search and eval accept.
 void RegisterTrainCommands(CLI::App& app);
 
+// doctor (src/cli/doctor_command.cc).
+void RegisterDoctorCommand(CLI::App& app);
+
 // Runs the action attached to the parsed subcommand; returns the exit status.
 int RunSelectedCommand(CLI::App& app);
 

@@ -16,6 +16,7 @@ int main(int argc, char** argv) {
   hlogym::cli::RegisterEvalCommands(app);
   hlogym::cli::RegisterAgentCommands(app);
   hlogym::cli::RegisterTrainCommands(app);
+  hlogym::cli::RegisterDoctorCommand(app);
   hlogym::cli::LoadRlPluginOnDemand();
   try {
     app.parse(argc, argv);

@@ -16,12 +16,13 @@ namespace hlogym::rl {
 
 // Bumped whenever PluginApi or the types it passes change: a plugin from
 // another tree is refused instead of called.
-inline constexpr int kPluginApiVersion = 2;
+inline constexpr int kPluginApiVersion = 3;
 
 struct PluginApi {
   int version = kPluginApiVersion;
   absl::StatusOr<TrainSummary> (*train)(const TrainOptions& options) = nullptr;
   void (*register_policy_agents)() = nullptr;
+  const char* torch_version = "";  // the LibTorch it was built against
 };
 
 // The name of the plugin's entry point, hlogym_rl_plugin_api.
