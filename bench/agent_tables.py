@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The README's agent tables: the shipped agent (auto) against greedy search without a budget.
+"""The agent tables of docs/agents.md: the shipped agent (auto) against greedy search without a budget.
 
     .venv/bin/python bench/agent_tables.py [--hlogym build/hlogym] [--out build/agent_tables]
     .venv/bin/python bench/agent_tables.py --ablation    # auto's design choices, held-out families

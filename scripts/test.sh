@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Builds hlogym (scripts/setup.sh --rl: also the RL libraries the tests train with) and runs every
 # test suite: ctest on build/, then pytest on python/tests and tests/python (whichever exist and
-# hold tests). Every runner runs even when an earlier one failed; the exit status is non-zero
-# when any of them failed.
+# hold tests), then builds the documentation site (mkdocs.yml) with warnings as errors. Every
+# runner runs even when an earlier one failed; the exit status is non-zero when any of them failed.
 # Usage: scripts/test.sh [--sanitize]
 #   --sanitize  also configure and build build-asan/ (-DHLOGYM_SANITIZE=ON -DHLOGYM_BENCH=OFF,
 #               RelWithDebInfo) and run its ctest under AddressSanitizer + UBSan.
@@ -60,6 +60,9 @@ if ((${#py_dirs[@]})); then
 else
   echo "== pytest: no python tests (python/tests, tests/python)"
 fi
+
+echo "== docs (mkdocs build --strict)"
+NO_MKDOCS_2_WARNING=1 .venv/bin/mkdocs build --strict --quiet || failed+=("docs")
 
 if ((${#failed[@]})); then
   echo "test.sh: FAILED: ${failed[*]}" >&2

@@ -1,4 +1,4 @@
-// The layering of ARCHITECTURE.md, checked on the sources: a file of one layer
+// The layering of docs/ARCHITECTURE.md, checked on the sources: a file of one layer
 // includes only its own layer and the layers beneath it (arrows point down),
 // so that a change cannot quietly make a layer depend on one above it.
 #include <unistd.h>

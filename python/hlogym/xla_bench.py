@@ -205,7 +205,7 @@ def load_sequences(path: str) -> tuple[dict[str, list[str]], dict[str, str]]:
 # A speed-up within MARGIN of 1 is never called faster or slower, whatever its interval. A run's
 # interval covers the noise within that process only; between two runs of the test split on
 # this project's 2-core machine a ratio moves by about 3% at the 90th percentile, so a 2%
-# margin gives the same verdict twice on only about 85% of graphs, 5% on 96% or more (README,
+# margin gives the same verdict twice on only about 85% of graphs, 5% on 96% or more (docs/xla.md,
 # "Run time on XLA:CPU", has today's numbers).
 MARGIN = 0.05
 CONFIDENCE = 0.95

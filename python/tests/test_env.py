@@ -77,7 +77,7 @@ def test_registered_id_and_make():
 
 @needs_passes
 def test_async_vector_env_matches_sync():
-    """One environment per process (what the README advises for throughput on several cores):
+    """One environment per process (what docs/gym.md advises for throughput on several cores):
     Gymnasium's AsyncVectorEnv gives the observations and rewards its SyncVectorEnv gives."""
     import functools
     fns = [functools.partial(hlogym.make, benchmark_locs=["mlp_infer"], traj_limit=4)] * 2

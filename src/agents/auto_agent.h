@@ -1,4 +1,4 @@
-// auto: the shipped default agent (ARCHITECTURE.md), used wherever an agent
+// auto: the shipped default agent (docs/ARCHITECTURE.md), used wherever an agent
 // can be named and none is.
 //
 // It starts where XLA's default ends and searches on from there:

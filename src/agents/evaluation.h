@@ -1,7 +1,7 @@
 // Evaluation of an agent over a suite: I, D (xla-cpu-default), R (the agent),
 // X (real XLA, from the corpus manifest when it has the module) per
 // benchmark, every result replayed and checked (verifier + equivalence with
-// the initial module), and the seed paper's metric as ARCHITECTURE.md defines
+// the initial module), and the seed paper's metric as docs/ARCHITECTURE.md defines
 // it:
 //   gain over the default = geomean_b((I_b - R_b) / (I_b - D_b)) - 1 over the
 //   benchmarks with D_b < I_b; a ratio at or below 0 counts as 0.01 and is

@@ -1,4 +1,4 @@
-// The paper's metric as ARCHITECTURE.md defines it, on hand-computed cases.
+// The paper's metric as docs/ARCHITECTURE.md defines it, on hand-computed cases.
 #include <gtest/gtest.h>
 
 #include <cmath>

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The command-line contract of fmt, verify and stats (ARCHITECTURE.md):
+# The command-line contract of fmt, verify and stats (docs/ARCHITECTURE.md):
 # exit statuses, FILE:LINE:COL errors, compressed input and stdin, and no
 # partial or overwritten output after a failed run.
 # Usage: text_commands.sh path/to/hlogym SOURCE_DIR

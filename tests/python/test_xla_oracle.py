@@ -386,7 +386,7 @@ def test_enough_modules_compared():
 # three-way tie within one or two bf16 ulps of the logits.)
 KNOWN_MISMATCHES: dict[str, str] = {}
 
-# Modules whose comparison cannot judge anything (ARCHITECTURE.md: "not judged", never an
+# Modules whose comparison cannot judge anything (docs/ARCHITECTURE.md: "not judged", never an
 # agreement): XLA's own outputs are vacuous on the project's inputs (xla.vacuous_reason), or
 # the tolerance and the second look both fail and XLA's own output is out of tolerance of the
 # same module computed in f64, so rounding decides. The test fails on a
