@@ -61,6 +61,48 @@ absl::StatusOr<std::unique_ptr<Environment>> Agent::MakeEnvironment() const {
   return Environment::Create(env_options, *options_.registry, options_.cache);
 }
 
+absl::StatusOr<SearchResult> Agent::NoWorseThanDefault(std::string_view benchmark,
+                                                       SearchResult result) const {
+  absl::StatusOr<SearchResult> d = DefaultPipelineAgent(options_).Optimize(benchmark, {});
+  if (!d.ok()) return d.status();
+  result.seconds += d->seconds;  // finding D is part of the search
+  const auto validate_start = std::chrono::steady_clock::now();
+  if (result.op_count <= d->op_count) {
+    ValidationResult own = result.env->Validate();
+    if (own.ok) {
+      result.validation = std::move(own);
+      result.validate_seconds += SecondsSince(validate_start);
+      result.seconds += SecondsSince(validate_start);
+      return result;
+    }
+    ++result.rejected_candidates;
+    result.fallback = absl::StrCat("failed its check: ", absl::StrJoin(own.errors, "; "));
+  } else {
+    result.fallback = absl::StrCat("above D (", result.op_count, " > ", d->op_count, ")");
+  }
+  result.own_passes = result.passes;
+  result.own_op_count = result.op_count;
+  ValidationResult checked = d->env->Validate();
+  std::shared_ptr<Environment> chosen = d->env;
+  if (!checked.ok) {  // even D failed: the initial module, untouched
+    absl::StatusOr<std::unique_ptr<Environment>> root = MakeEnvironment();
+    if (!root.ok()) return root.status();
+    if (absl::StatusOr<Observation> reset = (*root)->Reset(benchmark); !reset.ok()) {
+      return reset.status();
+    }
+    checked = (*root)->Validate();
+    chosen = std::move(*root);
+    absl::StrAppend(&result.fallback, "; D failed its check too: the initial module");
+  }
+  result.env = std::move(chosen);
+  result.passes = result.env->record().passes;
+  result.op_count = result.env->op_count();
+  result.validation = std::move(checked);
+  result.validate_seconds += SecondsSince(validate_start);
+  result.seconds += SecondsSince(validate_start);
+  return result;
+}
+
 absl::StatusOr<SearchResult> Agent::Optimize(std::string_view benchmark,
                                              const SearchBudget& budget) {
   if (needs_budget() && !budget.limited()) {

@@ -86,6 +86,12 @@ struct SearchResult {
   std::optional<ValidationResult> validation;
   double validate_seconds = 0;
   int rejected_candidates = 0;
+  // Set when the agent's own answer was replaced by the default's (see
+  // Agent::NoWorseThanDefault): why ("above D", "failed its check: ..."), and
+  // that answer (what a learned policy did on its own).
+  std::string fallback;
+  std::vector<std::string> own_passes;
+  int64_t own_op_count = 0;
   // An environment at the result state: module(), record(), Validate(),
   // BaselineOpCount().
   std::shared_ptr<Environment> env;
@@ -158,6 +164,12 @@ class Agent {
   virtual absl::Status Search(SearchContext& ctx) = 0;
   // The environment a benchmark is searched in (not yet reset).
   absl::StatusOr<std::unique_ptr<Environment>> MakeEnvironment() const;
+  // The answer of an agent with no check of its own (the policy agents):
+  // `result` when it is at most D (the xla-cpu-default pipeline's op count) and
+  // validates; else D, validated; else the initial module. Never above D, never
+  // one that failed its check; `fallback` says when and why D replaced it.
+  absl::StatusOr<SearchResult> NoWorseThanDefault(std::string_view benchmark,
+                                                  SearchResult result) const;
 
   AgentOptions options_;
 };

@@ -298,6 +298,8 @@ absl::StatusOr<EvalReport> EvaluateSuite(const std::vector<std::string>& specs,
       row.budget_exhausted = result->budget_exhausted;
       row.seconds = result->seconds - result->validate_seconds;
       row.rejected_candidates = result->rejected_candidates;
+      row.fallback = result->fallback;
+      row.own_R = result->own_op_count;
       report.search_seconds += row.seconds;
       row.X = ManifestX(spec, result->env->benchmark().path);
       absl::StatusOr<int64_t> d = result->env->BaselineOpCount();
@@ -463,11 +465,17 @@ std::string FormatReport(const EvalReport& report, bool show_passes) {
                   " not judged (rows marked undecided: the check could not tell, e.g. the original "
                   "misses its own f64 result on these inputs)\n");
   std::vector<double> search_times;
-  int rejected = 0;
+  int rejected = 0, fell_back = 0, answered = 0;
   for (const BenchmarkRow& row : report.rows) {
     if (!row.error.empty()) continue;
     search_times.push_back(row.seconds);
     rejected += row.rejected_candidates;
+    ++answered;
+    if (!row.fallback.empty()) ++fell_back;
+  }
+  if (fell_back > 0) {
+    absl::StrAppend(&out, "fell back to D on ", fell_back, " of ", answered,
+                    " (the agent's own answer was above D or failed its check)\n");
   }
   if (!search_times.empty()) {
     std::sort(search_times.begin(), search_times.end());
@@ -518,6 +526,10 @@ std::string ReportToJson(const EvalReport& report) {
     r["equivalence"] = row.equivalence;
     r["valid"] = row.valid;
     r["rejected_candidates"] = row.rejected_candidates;
+    if (!row.fallback.empty()) {
+      r["fallback"] = row.fallback;
+      r["own_R"] = row.own_R;
+    }
     if (row.search_R) r["search_R"] = *row.search_R;
     if (!row.validation_errors.empty()) r["validation_errors"] = row.validation_errors;
     rows.push_back(std::move(r));
@@ -578,6 +590,8 @@ absl::StatusOr<EvalReport> ReportFromJson(std::string_view json, std::string_vie
       row.equivalence = r.value("equivalence", std::string("not checked"));
       row.valid = r.at("valid").get<bool>();
       row.rejected_candidates = r.value("rejected_candidates", 0);
+      row.fallback = r.value("fallback", std::string());
+      row.own_R = r.value("own_R", int64_t{0});
       if (r.contains("search_R")) row.search_R = r["search_R"].get<int64_t>();
       row.validation_errors = r.value("validation_errors", std::vector<std::string>());
       report.search_seconds += row.seconds;

@@ -182,7 +182,9 @@ void RegisterTrainCommands(CLI::App& app) {
   train->add_option("--reward", t.env.reward_space,
                     "Gym reward space (default op_count_decrease_normalized; op_count is the paper's)");
   train->add_option("--traj-limit", t.env.traj_limit, "Steps per episode (default 20)");
-  train->add_option("--passes", o->passes, "Action space, comma-separated (default: every pass)");
+  train->add_option("--passes", o->passes,
+                    "Action space, comma-separated passes and pipelines (default: every pass but "
+                    "the precision-changing ones, and the pipelines as macro-actions)");
   train->add_option("--network", t.network,
                     "mlp (op histogram, progress, action history) or gnn (also message passing over the graph); "
                     "default mlp");

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "agents/evaluation.h"
+#include "agents/agent_test_util.h"
 #include "hlo/computation.h"
 #include "hlo/instruction.h"
 
@@ -63,28 +64,6 @@ TEST(AutoAgentTest, LeavesPrecisionChangingPassesOutUnlessAllowed) {
     EXPECT_EQ(std::count(strict.begin(), strict.end(), action), 1) << action;
   }
 }
-
-// Removes the entry's first add by forwarding its first operand: one
-// instruction fewer, and a different function.
-class DropAddPass : public Pass {
- public:
-  std::string_view name() const override { return "drop-add"; }
-  absl::StatusOr<bool> Run(Module& module) override {
-    Computation* entry = module.entry_computation();
-    for (const auto& instruction : entry->instructions()) {
-      if (instruction->opcode() != Opcode::kAdd || instruction.get() == entry->root_instruction() ||
-          !(instruction->operand(0)->shape() == instruction->shape())) {
-        continue;
-      }
-      if (absl::Status s = instruction->ReplaceAllUsesWith(instruction->operand(0)); !s.ok()) {
-        return s;
-      }
-      if (absl::Status s = entry->RemoveInstruction(instruction.get()); !s.ok()) return s;
-      return true;
-    }
-    return false;
-  }
-};
 
 TEST(AutoAgentTest, DropsABetterStateThatFailsItsCheck) {
   PassRegistry registry = PassRegistry::WithPipelines();

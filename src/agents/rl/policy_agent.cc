@@ -105,9 +105,12 @@ class PolicyAgent : public Agent {
   std::string_view name() const override { return beam_ ? "policy-beam" : "policy"; }
 
   absl::StatusOr<SearchResult> Optimize(std::string_view benchmark, const SearchBudget& budget) override {
-    // With a budget, sampled episodes follow the most likely one.
+    // With a budget, sampled episodes follow the most likely one. The best
+    // state seen is the answer, D the fallback.
     sample_after_greedy_ = budget.limited();
-    return Agent::Optimize(benchmark, budget);
+    absl::StatusOr<SearchResult> result = Agent::Optimize(benchmark, budget);
+    if (!result.ok()) return result;
+    return NoWorseThanDefault(benchmark, *std::move(result));
   }
 
  protected:
@@ -191,7 +194,9 @@ AgentFactory MakeFactory(bool beam) {
   return [beam](std::string_view dir, AgentOptions options) -> absl::StatusOr<std::unique_ptr<Agent>> {
     absl::StatusOr<std::shared_ptr<const Policy>> policy = LoadShared(std::string(dir));
     if (!policy.ok()) return policy.status();
-    // The policy's own action space and the observations its features need.
+    // The policy's own action space (passes, and pipelines as macro-actions)
+    // and the observations its features need.
+    if (options.registry == &PassRegistry::Builtin()) options.registry = &PassRegistry::WithPipelines();
     options.env.actions = (*policy)->actions();
     options.env.observation_spaces = RequiredObservationSpaces();
     return std::unique_ptr<Agent>(new PolicyAgent(*std::move(policy), std::move(options), beam));

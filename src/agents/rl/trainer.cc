@@ -8,6 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "agents/auto_agent.h"
 #include "hlo/status_macros.h"
 
 namespace hlogym::rl {
@@ -144,9 +145,13 @@ absl::Status TrainingRun::Setup() {
     env.reward_space += "+shaped";
   }
   env.use_cache = true;
+  // The actions that make auto good are a policy's too: every pass but the
+  // precision-changing ones, and the pipelines as macro-actions (the default
+  // among them, so that an episode can start where XLA's default ends).
+  if (env.actions.empty()) env.actions = AutoActionSpace(/*allow_excess_precision=*/false);
   o_.env = env;
-  absl::StatusOr<std::unique_ptr<VecEnvironment>> vec =
-      VecEnvironment::Create(o_.num_envs, o_.num_threads, env);
+  absl::StatusOr<std::unique_ptr<VecEnvironment>> vec = VecEnvironment::Create(
+      o_.num_envs, o_.num_threads, env, PassRegistry::WithPipelines());
   if (!vec.ok()) return vec.status();
   vec_ = std::move(*vec);
   workers_.resize(o_.num_envs);
