@@ -4,7 +4,12 @@ one deterministic rollout on sets no policy trained on, and the per-graph scores
 rliable (interquartile mean and a 95% stratified-bootstrap confidence interval over seeds x graphs).
 
     .venv/bin/python bench/rl_heldout.py [--algo ppo] [--seeds 5] [--steps 49152] [--jobs 2]
-        [--out build/rl_heldout] [-- EXTRA TRAIN FLAGS]
+        [--curve-points 3] [--out build/rl_heldout] [--plot FILE.png] [-- EXTRA TRAIN FLAGS]
+
+Learning curves on the held-out families: each seed trains in --curve-points chunks (hlogym train
+resumes into its --out with a larger --steps; PPO's schedule does not depend on the total), and its
+policy is evaluated on the held-out families after each, so overfitting to the training families
+shows as a falling curve (printed, in summary.json, and drawn with --plot).
 
 Two scores per graph: D/R, the agent's answer (the policy's best state, D where that is lower or
 fails its check: Agent::NoWorseThanDefault), and D/R_own, the policy's own answer. Each seed's
@@ -36,14 +41,15 @@ SETS = [("held-out families", ["--suite", "all", "--split", "heldout"]),
 
 
 def train(seed_dir: Path, algo: str, steps: int, seed: int, extra: list[str]) -> None:
-    """Trains, or resumes (a finished run returns at once: hlogym train resumes into --out)."""
+    """Trains to `steps`, resuming the run in seed_dir (one already there returns at once)."""
     subprocess.run([str(CLI), "train", "--algo", algo, "--suite", "all", "--split", "train-seen",
                     "--steps", str(steps), "--seed", str(seed), "--out", str(seed_dir), "-q",
-                    "--no-plot", *TRAIN_FLAGS, *extra], check=True)
+                    "--no-plot", *TRAIN_FLAGS, *extra], check=True, stdout=subprocess.DEVNULL)
 
 
-def evaluate(seed_dir: Path, label: str, flags: list[str]) -> dict:
-    report = seed_dir / f"eval-{label.split()[0].lower().replace('/', '')}.json"
+def evaluate(seed_dir: Path, label: str, flags: list[str], tag: str = "") -> dict:
+    """The seed's policy on one set (kept in seed_dir; redone when the policy is newer)."""
+    report = seed_dir / f"eval-{label.split()[0].lower().replace('/', '')}{tag}.json"
     policy = seed_dir / "policy.json"
     if not report.exists() or report.stat().st_mtime < policy.stat().st_mtime:
         out = subprocess.run([str(CLI), "eval", "--agent", f"policy:{seed_dir}", *flags, "--json",
@@ -83,23 +89,41 @@ def main() -> int:
     parser.add_argument("--seeds", type=int, default=5)
     parser.add_argument("--steps", type=int, default=49152)
     parser.add_argument("--jobs", type=int, default=2, help="trainings run side by side")
+    parser.add_argument("--curve-points", type=int, default=3,
+                        help="held-out evaluations during training (the last at --steps)")
     parser.add_argument("--out", type=Path, default=REPO / "build" / "rl_heldout")
+    parser.add_argument("--plot", type=Path, help="draw the held-out learning curves here")
     args = parser.parse_args(argv)
-    if args.seeds < 1:
-        parser.error("--seeds must be at least 1")
+    if args.seeds < 1 or args.curve_points < 1:
+        parser.error("--seeds and --curve-points must be at least 1")
     seed_dirs = [args.out / f"seed-{k}" for k in range(args.seeds)]
+    points = [args.steps * (i + 1) // args.curve_points for i in range(args.curve_points)]
+    heldout_label, heldout_flags = SETS[0]
+
+    def run_seed(k: int) -> list[float]:
+        """Trains seed k chunk by chunk; geomean(D/R_own) on the held-out families after each."""
+        curve = []
+        for steps in points:
+            train(seed_dirs[k], args.algo, steps, k, extra)
+            report = evaluate(seed_dirs[k], heldout_label, heldout_flags, tag=f"-{steps}")
+            own = np.array(scores(report)[1])
+            curve.append(float(np.exp(np.nanmean(np.log(own)))))
+        return curve
+
     with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
-        list(pool.map(lambda k: train(seed_dirs[k], args.algo, args.steps, k, extra),
-                      range(args.seeds)))
+        curves = list(pool.map(run_seed, range(args.seeds)))
 
     summary = {"algo": args.algo, "seeds": args.seeds, "steps": args.steps,
-               "train_flags": TRAIN_FLAGS + extra, "sets": {}}
+               "train_flags": TRAIN_FLAGS + extra, "sets": {},
+               "heldout_curve": {"steps": points, "geomean_d_over_own_r_per_seed": curves}}
     print(f"| {args.algo}, {args.seeds} seeds, {args.steps} steps | graphs | IQM D/R [95% CI] | "
           "IQM D/R, policy alone [95% CI] | geomean(D/R) per seed | R <= D | fell back to D | "
           "failed | time per graph (median) |")
     print("|---|---|---|---|---|---|---|---|---|")
     for label, flags in SETS:
-        reports = [evaluate(d, label, flags) for d in seed_dirs]
+        # The held-out families' last curve point is that set's evaluation.
+        tag = f"-{points[-1]}" if label == heldout_label else ""
+        reports = [evaluate(d, label, flags, tag) for d in seed_dirs]
         guarded = np.array([scores(r)[0] for r in reports])
         own = np.array([scores(r)[1] for r in reports])
         failed = sum(r["summary"]["failed"] for r in reports)
@@ -119,7 +143,24 @@ def main() -> int:
               f"{o_iqm[0]:.3f} [{o_iqm[1]:.3f}, {o_iqm[2]:.3f}] | "
               f"{', '.join(f'{x:.3f}' for x in per_seed)} | {r_le_d}/{n} | {fell_back}/{n} | "
               f"{failed} | {np.median(times):.2f} s |")
+    print("\nheld-out families, geomean(D/R_own) of the policy alone during training:")
+    for steps, values in zip(points, zip(*curves)):
+        print(f"  {steps:>8} steps: " + ", ".join(f"{v:.3f}" for v in values))
     (args.out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
+    if args.plot:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+        fig, ax = plt.subplots(figsize=(6, 3.5))
+        for k, curve in enumerate(curves):
+            ax.plot(points, curve, marker="o", label=f"seed {k}")
+        ax.axhline(1.0, color="gray", linestyle="--", linewidth=1, label="xla-cpu-default")
+        ax.set_xlabel("environment steps")
+        ax.set_ylabel("geomean(D/R), policy alone")
+        ax.set_title(f"{args.algo}: held-out families during training")
+        ax.legend(fontsize="small")
+        fig.tight_layout()
+        fig.savefig(args.plot, dpi=120)
     return 0
 
 

@@ -179,6 +179,10 @@ void RegisterTrainCommands(CLI::App& app) {
   train->add_flag("--shaping", t.reward_shaping, "Potential-based reward shaping (Phi = -FLOPs - 2 transcendentals)");
   train->add_flag("--value-cost", t.value_sees_cost, "The value function also sees FLOPs and transcendentals");
   train->add_flag("--masking", t.action_masking, "Choose only passes that change the module");
+  train->add_option("--start", t.start,
+                    "Where episodes start: initial (the benchmark's module, default) or an action "
+                    "run first, e.g. xla-cpu-default (the policy learns what to do beyond XLA's "
+                    "default); the policy's rollouts start the same way");
   train->add_option("--reward", t.env.reward_space,
                     "Gym reward space (default op_count_decrease_normalized; op_count is the paper's)");
   train->add_option("--traj-limit", t.env.traj_limit, "Steps per episode (default 20)");

@@ -32,8 +32,6 @@ namespace fs = std::filesystem;
 const std::vector<std::string> kActions = {"algsimp", "cse",   "dce", "sharding-remover",
                                            "cse_barrier_expander", "map-inline"};
 
-// Per process: ctest runs each test in its own process, several at once, and
-// the RlGnn fixture of every process trains into its own "gnn" folder.
 // D: the op count xla-cpu-default reaches on `benchmark`.
 int64_t DefaultOpCount(const std::string& benchmark) {
   absl::StatusOr<SearchResult> d = DefaultPipelineAgent(AgentOptions{}).Optimize(benchmark, {});
@@ -41,6 +39,8 @@ int64_t DefaultOpCount(const std::string& benchmark) {
   return d.ok() ? d->op_count : 0;
 }
 
+// Per process: ctest runs each test in its own process, several at once, and
+// the RlGnn fixture of every process trains into its own "gnn" folder.
 std::string FreshDir(const std::string& name) {
   fs::path dir = fs::temp_directory_path() /
                  ("hlogym_rl_test_" + std::to_string(getpid()) + "_" + name);
@@ -176,6 +176,35 @@ TEST(RlTrain, EveryAlgorithmTrainsAndWritesALoadablePolicy) {
     EXPECT_LE(result->op_count, result->initial_op_count);
     fs::remove_all(dir);
   }
+}
+
+// --start xla-cpu-default: every episode, in training and in the policy's
+// rollouts, begins at D, so the policy's own answer is never above it; a start
+// that is not an action is refused.
+TEST(RlTrain, EpisodesStartWhereTheStartActionLeads) {
+  const std::string dir = FreshDir("start");
+  TrainOptions o = SmallRun("ppo", dir, 64);
+  o.env.actions.push_back("xla-cpu-default");
+  o.start = "xla-cpu-default";
+  absl::StatusOr<TrainSummary> summary = Train(o);
+  ASSERT_TRUE(summary.ok()) << summary.status();
+
+  RegisterPolicyAgents();
+  absl::StatusOr<std::unique_ptr<Agent>> policy = MakeAgent("policy:" + dir);
+  ASSERT_TRUE(policy.ok()) << policy.status();
+  absl::StatusOr<SearchResult> result = (*policy)->Optimize("smoke/mlp_train", {});
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_TRUE(result->fallback.empty()) << result->fallback;
+  ASSERT_FALSE(result->passes.empty());
+  EXPECT_EQ(result->passes.front(), "xla-cpu-default");
+  EXPECT_LE(result->op_count, DefaultOpCount("smoke/mlp_train"));
+
+  TrainOptions bad = SmallRun("ppo", FreshDir("start-bad"), 64);
+  bad.start = "no-such-pass";
+  absl::StatusOr<TrainSummary> refused = Train(bad);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().message().find("--start no-such-pass"), std::string::npos)
+      << refused.status();
 }
 
 TEST(RlTrain, PpoLearnsTheBestSequence) {

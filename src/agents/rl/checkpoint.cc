@@ -111,6 +111,7 @@ nlohmann::json TrainingRun::RunIdentity() const {
   j["traj_limit"] = o_.env.traj_limit;
   j["value_sees_cost"] = o_.value_sees_cost;
   j["action_masking"] = o_.action_masking;
+  if (o_.start != "initial") j["start"] = o_.start;  // runs from before starts existed resume
   j["reward_space"] = o_.env.reward_space;
   return j;
 }

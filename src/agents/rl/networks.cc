@@ -40,6 +40,7 @@ std::string PolicyConfig::ToJson() const {
   j["traj_limit"] = traj_limit;
   j["value_sees_cost"] = value_sees_cost;
   j["action_masking"] = action_masking;
+  j["start"] = start;
   j["reward_space"] = reward_space;
   j["trained_steps"] = trained_steps;
   j["trained_on"] = trained_on;
@@ -68,6 +69,7 @@ absl::StatusOr<PolicyConfig> PolicyConfig::FromJson(const std::string& text, con
     c.traj_limit = j.at("traj_limit").get<int>();
     c.value_sees_cost = j.at("value_sees_cost").get<bool>();
     c.action_masking = j.at("action_masking").get<bool>();
+    c.start = j.value("start", "initial");  // policies written before starts existed
     c.reward_space = j.value("reward_space", "");
     c.trained_steps = j.value("trained_steps", int64_t{0});
     c.trained_on = j.value("trained_on", std::vector<std::string>{});
@@ -76,6 +78,10 @@ absl::StatusOr<PolicyConfig> PolicyConfig::FromJson(const std::string& text, con
   }
   if (c.actions.empty() || c.traj_limit < 1) {
     return absl::InvalidArgumentError(absl::StrCat(origin, ": no actions or traj_limit < 1"));
+  }
+  if (c.start_action() == -2) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(origin, ": start \"", c.start, "\" is not \"initial\" nor one of its actions"));
   }
   for (int h : c.hidden) {
     if (h < 1) return absl::InvalidArgumentError(absl::StrCat(origin, ": hidden sizes must be >= 1"));

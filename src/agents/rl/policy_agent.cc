@@ -38,6 +38,7 @@ absl::Status Policy::Save(const std::string& dir) const {
 
 const std::vector<std::string>& Policy::actions() const { return impl_->loaded.config.actions; }
 int Policy::traj_limit() const { return impl_->loaded.config.traj_limit; }
+int Policy::start_action() const { return impl_->loaded.config.start_action(); }
 const std::string& Policy::network() const { return impl_->loaded.config.network; }
 
 std::vector<std::vector<float>> Policy::LogProbabilities(const std::vector<Environment*>& envs) const {
@@ -119,11 +120,21 @@ class PolicyAgent : public Agent {
   }
 
  private:
-  // One episode of traj_limit steps from the initial state: the most likely
-  // action each step, or (sample) actions drawn from the policy.
-  bool Rollout(SearchContext& ctx, bool sample) {
+  // Where the policy's episodes start: the initial state, or the state after
+  // the start action it was trained with (policy.json's "start"). Null when
+  // that step was refused by the budget.
+  std::unique_ptr<Environment> Start(SearchContext& ctx) {
     std::unique_ptr<Environment> env = ctx.root().Fork();
-    for (int step = 0; step < policy_->traj_limit(); ++step) {
+    if (policy_->start_action() >= 0 && !ctx.Step(*env, policy_->start_action())) return nullptr;
+    return env;
+  }
+
+  // One episode of traj_limit steps from the start: the most likely action
+  // each step, or (sample) actions drawn from the policy.
+  bool Rollout(SearchContext& ctx, bool sample) {
+    std::unique_ptr<Environment> env = Start(ctx);
+    if (env == nullptr) return false;
+    for (int step = env->episode_length(); step < policy_->traj_limit(); ++step) {
       std::vector<float> log_probs = std::move(policy_->LogProbabilities({env.get()}).front());
       int action;
       if (sample) {
@@ -153,9 +164,12 @@ class PolicyAgent : public Agent {
     };
     const int width = std::max(1, options_.beam_width);
     std::vector<Node> beam;
-    beam.push_back({ctx.root().Fork(), 0});
+    std::unique_ptr<Environment> start = Start(ctx);
+    if (start == nullptr) return absl::OkStatus();
+    const int first_step = start->episode_length();
+    beam.push_back({std::move(start), 0});
     absl::flat_hash_set<Fingerprint> visited = {beam.front().env->state()->fingerprint()};
-    for (int step = 0; step < policy_->traj_limit() && !ctx.exhausted(); ++step) {
+    for (int step = first_step; step < policy_->traj_limit() && !ctx.exhausted(); ++step) {
       std::vector<Environment*> parents;
       for (Node& parent : beam) parents.push_back(parent.env.get());
       const std::vector<std::vector<float>> parent_log_probs = policy_->LogProbabilities(parents);
@@ -170,7 +184,7 @@ class PolicyAgent : public Agent {
           std::unique_ptr<Environment> child = parent.env->Fork();
           if (!ctx.Step(*child, order[k])) break;
           // A child equal to a state already in the search adds nothing.
-          if (!visited.insert(child->state()->fingerprint()).second && step > 0) continue;
+          if (!visited.insert(child->state()->fingerprint()).second && step > first_step) continue;
           children.push_back({std::move(child), parent.log_prob + log_probs[order[k]]});
         }
       }

@@ -89,6 +89,11 @@ struct TrainOptions {
   bool reward_shaping = false;    // paper enhancement 1 (adds "+shaped")
   bool value_sees_cost = false;   // paper enhancement 2
   bool action_masking = false;    // sample only passes that change the module
+  // Where episodes start: "initial" (the benchmark's module, the paper's) or
+  // an action run before the policy's first step, "xla-cpu-default" (episodes
+  // start at D: the policy learns what to do beyond XLA's default). The policy
+  // agent starts its rollouts the same way.
+  std::string start = "initial";
   std::string network = "mlp";    // NetworkNames(): mlp (op histogram) or gnn (also the graph)
   std::vector<int> hidden = {2048, 2048};
   int gnn_dim = 32;               // gnn: node embedding width
@@ -161,6 +166,8 @@ class Policy {
   absl::Status Save(const std::string& dir) const;
   const std::vector<std::string>& actions() const;
   int traj_limit() const;
+  // The action every episode starts with (PolicyConfig::start_action), -1 for none.
+  int start_action() const;
   const std::string& network() const;
   // The log-probabilities of the actions in each environment's current state
   // (its episode_length() counts as the step), evaluated as one batch. When

@@ -158,6 +158,10 @@ absl::Status TrainingRun::Setup() {
   A_ = vec_->env(0).num_actions();
   o_.env.actions = vec_->env(0).actions();
   config_ = MakeConfig();
+  if (config_.start_action() == -2) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--start ", o_.start, ": neither \"initial\" nor an action of the action space"));
+  }
   layout_ = config_.layout();
   F_ = layout_.policy_size();
   torch::set_num_threads(std::max(1, o_.num_threads));
@@ -208,6 +212,7 @@ PolicyConfig TrainingRun::MakeConfig() const {
   c.traj_limit = o_.env.traj_limit;
   c.value_sees_cost = o_.value_sees_cost;
   c.action_masking = o_.action_masking;
+  c.start = o_.start;
   c.reward_space = o_.env.reward_space;
   c.trained_on = o_.benchmarks;
   return c;
@@ -228,6 +233,14 @@ absl::Status TrainingRun::ResetWorker(int i, const std::string& spec) {
   if (absl::StatusOr<int64_t> d = env.BaselineOpCount(); !d.ok()) {
     return absl::Status(d.status().code(),
                         absl::StrCat(spec, ": default pipeline: ", d.status().message()));
+  }
+  if (config_.start_action() >= 0) {  // the episode starts after the start action
+    absl::StatusOr<StepResult> started = env.Step(config_.start_action());
+    if (!started.ok()) return started.status();
+    if (!started->info.error.empty()) {
+      return absl::InternalError(absl::StrCat(spec, ": start ", o_.start, ": ", started->info.error));
+    }
+    observation = std::move(started->observation);
   }
   w.observation = std::move(*observation);
   w.initial_cost = w.observation.cost;
