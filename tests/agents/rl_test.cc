@@ -179,8 +179,9 @@ TEST(RlTrain, EveryAlgorithmTrainsAndWritesALoadablePolicy) {
 }
 
 // --start xla-cpu-default: every episode, in training and in the policy's
-// rollouts, begins at D, so the policy's own answer is never above it; a start
-// that is not an action is refused.
+// rollouts, begins at D, so the policy's own answer is never above it; with
+// "initial,xla-cpu-default" the agent rolls out from both and keeps the best;
+// a start that is not an action is refused.
 TEST(RlTrain, EpisodesStartWhereTheStartActionLeads) {
   const std::string dir = FreshDir("start");
   TrainOptions o = SmallRun("ppo", dir, 64);
@@ -198,6 +199,20 @@ TEST(RlTrain, EpisodesStartWhereTheStartActionLeads) {
   ASSERT_FALSE(result->passes.empty());
   EXPECT_EQ(result->passes.front(), "xla-cpu-default");
   EXPECT_LE(result->op_count, DefaultOpCount("smoke/mlp_train"));
+
+  const std::string both_dir = FreshDir("start-both");
+  TrainOptions both = SmallRun("ppo", both_dir, 64);
+  both.env.actions.push_back("xla-cpu-default");
+  both.start = "initial,xla-cpu-default";
+  ASSERT_TRUE(Train(both).ok());
+  absl::StatusOr<std::unique_ptr<Agent>> both_policy = MakeAgent("policy:" + both_dir);
+  ASSERT_TRUE(both_policy.ok()) << both_policy.status();
+  absl::StatusOr<SearchResult> both_result = (*both_policy)->Optimize("smoke/mlp_train", {});
+  ASSERT_TRUE(both_result.ok()) << both_result.status();
+  EXPECT_TRUE(both_result->fallback.empty()) << both_result->fallback;
+  // Two rollouts of traj_limit - 1 policy steps after the start's step, at most.
+  EXPECT_LE(both_result->steps, 2 * o.env.traj_limit);
+  EXPECT_LE(both_result->op_count, DefaultOpCount("smoke/mlp_train"));
 
   TrainOptions bad = SmallRun("ppo", FreshDir("start-bad"), 64);
   bad.start = "no-such-pass";

@@ -8,6 +8,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "hlo/opcode.h"
 #include "nlohmann/json.hpp"
 #include "text/file_io.h"
@@ -47,6 +48,24 @@ std::string PolicyConfig::ToJson() const {
   return j.dump(2);
 }
 
+absl::StatusOr<std::vector<int>> PolicyConfig::start_actions() const {
+  std::vector<int> starts;
+  for (absl::string_view name : absl::StrSplit(start, ',', absl::SkipWhitespace())) {
+    if (name == "initial") {
+      starts.push_back(-1);
+      continue;
+    }
+    auto it = std::find(actions.begin(), actions.end(), name);
+    if (it == actions.end()) {
+      return absl::NotFoundError(absl::StrCat("start ", name,
+                                              ": neither \"initial\" nor an action of the action space"));
+    }
+    starts.push_back(static_cast<int>(it - actions.begin()));
+  }
+  if (starts.empty()) return absl::NotFoundError("no start (\"initial\" or an action)");
+  return starts;
+}
+
 absl::StatusOr<PolicyConfig> PolicyConfig::FromJson(const std::string& text, const std::string& origin) {
   nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded() || !j.is_object()) {
@@ -79,9 +98,8 @@ absl::StatusOr<PolicyConfig> PolicyConfig::FromJson(const std::string& text, con
   if (c.actions.empty() || c.traj_limit < 1) {
     return absl::InvalidArgumentError(absl::StrCat(origin, ": no actions or traj_limit < 1"));
   }
-  if (c.start_action() == -2) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(origin, ": start \"", c.start, "\" is not \"initial\" nor one of its actions"));
+  if (absl::StatusOr<std::vector<int>> starts = c.start_actions(); !starts.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat(origin, ": ", starts.status().message()));
   }
   for (int h : c.hidden) {
     if (h < 1) return absl::InvalidArgumentError(absl::StrCat(origin, ": hidden sizes must be >= 1"));

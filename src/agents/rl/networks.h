@@ -31,20 +31,14 @@ struct PolicyConfig {
   int traj_limit = 1;
   bool value_sees_cost = false;
   bool action_masking = false;
-  std::string start = "initial";  // TrainOptions::start
+  std::string start = "initial";  // TrainOptions::start, comma-separated
   std::string reward_space;
   int64_t trained_steps = 0;
   std::vector<std::string> trained_on;  // benchmark specs
 
-  // The action run before the policy's first step: -1 for "initial", -2 when
-  // `start` names no action.
-  int start_action() const {
-    if (start == "initial") return -1;
-    for (size_t a = 0; a < actions.size(); ++a) {
-      if (actions[a] == start) return static_cast<int>(a);
-    }
-    return -2;
-  }
+  // Per start: the action run before the policy's first step, -1 for
+  // "initial"; NotFound naming a start that is neither.
+  absl::StatusOr<std::vector<int>> start_actions() const;
   FeatureLayout layout() const { return {static_cast<int>(actions.size()), traj_limit}; }
   bool gnn() const { return network == "gnn"; }
   // Width of the state vector (ActorCriticImpl::Encode).

@@ -38,7 +38,10 @@ absl::Status Policy::Save(const std::string& dir) const {
 
 const std::vector<std::string>& Policy::actions() const { return impl_->loaded.config.actions; }
 int Policy::traj_limit() const { return impl_->loaded.config.traj_limit; }
-int Policy::start_action() const { return impl_->loaded.config.start_action(); }
+std::vector<int> Policy::start_actions() const {
+  // Load checked them.
+  return impl_->loaded.config.start_actions().value_or(std::vector<int>{-1});
+}
 const std::string& Policy::network() const { return impl_->loaded.config.network; }
 
 std::vector<std::vector<float>> Policy::LogProbabilities(const std::vector<Environment*>& envs) const {
@@ -121,18 +124,21 @@ class PolicyAgent : public Agent {
 
  private:
   // Where the policy's episodes start: the initial state, or the state after
-  // the start action it was trained with (policy.json's "start"). Null when
-  // that step was refused by the budget.
-  std::unique_ptr<Environment> Start(SearchContext& ctx) {
-    std::unique_ptr<Environment> env = ctx.root().Fork();
-    if (policy_->start_action() >= 0 && !ctx.Step(*env, policy_->start_action())) return nullptr;
-    return env;
+  // a start action it was trained with (policy.json's "start"); one per start.
+  // Null for a start whose step the budget refused.
+  std::vector<std::unique_ptr<Environment>> Starts(SearchContext& ctx) {
+    std::vector<std::unique_ptr<Environment>> starts;
+    for (int action : policy_->start_actions()) {
+      std::unique_ptr<Environment> env = ctx.root().Fork();
+      if (action >= 0 && !ctx.Step(*env, action)) env = nullptr;
+      starts.push_back(std::move(env));
+    }
+    return starts;
   }
 
-  // One episode of traj_limit steps from the start: the most likely action
-  // each step, or (sample) actions drawn from the policy.
-  bool Rollout(SearchContext& ctx, bool sample) {
-    std::unique_ptr<Environment> env = Start(ctx);
+  // One episode from `env` until traj_limit steps: the most likely action each
+  // step, or (sample) actions drawn from the policy.
+  bool Rollout(SearchContext& ctx, std::unique_ptr<Environment> env, bool sample) {
     if (env == nullptr) return false;
     for (int step = env->episode_length(); step < policy_->traj_limit(); ++step) {
       std::vector<float> log_probs = std::move(policy_->LogProbabilities({env.get()}).front());
@@ -149,10 +155,19 @@ class PolicyAgent : public Agent {
     return true;
   }
 
+  // The most likely episode from each start; then, with a budget, sampled
+  // episodes from the starts in turn.
   absl::Status SearchRollouts(SearchContext& ctx) {
-    if (!Rollout(ctx, /*sample=*/false)) return absl::OkStatus();
+    for (std::unique_ptr<Environment>& start : Starts(ctx)) {
+      if (!Rollout(ctx, std::move(start), /*sample=*/false)) return absl::OkStatus();
+    }
     while (sample_after_greedy_ && !ctx.exhausted()) {
-      if (!Rollout(ctx, /*sample=*/true)) break;
+      bool stepped = false;
+      for (std::unique_ptr<Environment>& start : Starts(ctx)) {
+        stepped = Rollout(ctx, std::move(start), /*sample=*/true);
+        if (!stepped) break;
+      }
+      if (!stepped) break;
     }
     return absl::OkStatus();
   }
@@ -163,12 +178,15 @@ class PolicyAgent : public Agent {
       double log_prob = 0;
     };
     const int width = std::max(1, options_.beam_width);
+    // The beam starts with every start state; a step counts from the start.
     std::vector<Node> beam;
-    std::unique_ptr<Environment> start = Start(ctx);
-    if (start == nullptr) return absl::OkStatus();
-    const int first_step = start->episode_length();
-    beam.push_back({std::move(start), 0});
-    absl::flat_hash_set<Fingerprint> visited = {beam.front().env->state()->fingerprint()};
+    absl::flat_hash_set<Fingerprint> visited;
+    for (std::unique_ptr<Environment>& start : Starts(ctx)) {
+      if (start == nullptr || !visited.insert(start->state()->fingerprint()).second) continue;
+      beam.push_back({std::move(start), 0});
+    }
+    if (beam.empty()) return absl::OkStatus();
+    const int first_step = beam.front().env->episode_length();
     for (int step = first_step; step < policy_->traj_limit() && !ctx.exhausted(); ++step) {
       std::vector<Environment*> parents;
       for (Node& parent : beam) parents.push_back(parent.env.get());

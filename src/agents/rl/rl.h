@@ -89,10 +89,11 @@ struct TrainOptions {
   bool reward_shaping = false;    // paper enhancement 1 (adds "+shaped")
   bool value_sees_cost = false;   // paper enhancement 2
   bool action_masking = false;    // sample only passes that change the module
-  // Where episodes start: "initial" (the benchmark's module, the paper's) or
-  // an action run before the policy's first step, "xla-cpu-default" (episodes
-  // start at D: the policy learns what to do beyond XLA's default). The policy
-  // agent starts its rollouts the same way.
+  // Where episodes start, comma-separated: "initial" (the benchmark's module,
+  // the paper's) or an action run before the policy's first step, such as
+  // "xla-cpu-default" (the episode starts at D: the policy learns what to do
+  // beyond XLA's default). With several, episodes take them in turn, and the
+  // policy agent makes one rollout from each and answers with the best.
   std::string start = "initial";
   std::string network = "mlp";    // NetworkNames(): mlp (op histogram) or gnn (also the graph)
   std::vector<int> hidden = {2048, 2048};
@@ -166,8 +167,9 @@ class Policy {
   absl::Status Save(const std::string& dir) const;
   const std::vector<std::string>& actions() const;
   int traj_limit() const;
-  // The action every episode starts with (PolicyConfig::start_action), -1 for none.
-  int start_action() const;
+  // The actions episodes start with (PolicyConfig::start_actions), -1 for the
+  // initial module.
+  std::vector<int> start_actions() const;
   const std::string& network() const;
   // The log-probabilities of the actions in each environment's current state
   // (its episode_length() counts as the step), evaluated as one batch. When

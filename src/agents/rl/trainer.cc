@@ -61,6 +61,7 @@ struct TrainingRun::Worker {
   std::vector<uint8_t> mask;                   // 1 = the action changes the module (masking only)
   std::shared_ptr<const GraphFeatures> graph;  // gnn: the current state's
   double episode_return = 0;
+  int64_t episodes_started = 0;
   absl::Status status;  // of the last parallel operation
 };
 
@@ -158,10 +159,9 @@ absl::Status TrainingRun::Setup() {
   A_ = vec_->env(0).num_actions();
   o_.env.actions = vec_->env(0).actions();
   config_ = MakeConfig();
-  if (config_.start_action() == -2) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "--start ", o_.start, ": neither \"initial\" nor an action of the action space"));
-  }
+  absl::StatusOr<std::vector<int>> starts = config_.start_actions();
+  if (!starts.ok()) return absl::InvalidArgumentError(absl::StrCat("--", starts.status().message()));
+  start_actions_ = *std::move(starts);
   layout_ = config_.layout();
   F_ = layout_.policy_size();
   torch::set_num_threads(std::max(1, o_.num_threads));
@@ -234,11 +234,15 @@ absl::Status TrainingRun::ResetWorker(int i, const std::string& spec) {
     return absl::Status(d.status().code(),
                         absl::StrCat(spec, ": default pipeline: ", d.status().message()));
   }
-  if (config_.start_action() >= 0) {  // the episode starts after the start action
-    absl::StatusOr<StepResult> started = env.Step(config_.start_action());
+  // The worker's episodes take the starts in turn (deterministic, and no
+  // shared generator across the parallel resets).
+  const int start = start_actions_[w.episodes_started++ % start_actions_.size()];
+  if (start >= 0) {  // the episode starts after the start action
+    absl::StatusOr<StepResult> started = env.Step(start);
     if (!started.ok()) return started.status();
     if (!started->info.error.empty()) {
-      return absl::InternalError(absl::StrCat(spec, ": start ", o_.start, ": ", started->info.error));
+      return absl::InternalError(
+          absl::StrCat(spec, ": start ", o_.env.actions[start], ": ", started->info.error));
     }
     observation = std::move(started->observation);
   }

@@ -133,6 +133,7 @@ class TrainingRun {
   TrainOptions o_;
   const Algorithm* algorithm_ = nullptr;
   PolicyConfig config_;
+  std::vector<int> start_actions_;  // config_.start_actions()
   FeatureLayout layout_;
   int A_ = 0, F_ = 0;
   std::unique_ptr<VecEnvironment> vec_;
