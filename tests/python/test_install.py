@@ -93,12 +93,17 @@ def test_cli_from_another_folder(tmp_path):
                              capture_output=True, text=True, timeout=120)
         assert out.returncode == 0, out.stderr
         assert json.loads(out.stdout)[0]["op_count"] > 0
-    # The shipped policy by name: the deep-RL plugin from lib/hlogym/, the policy from the data.
-    out = subprocess.run([str(cli), "search", "--algo", "policy:ppo-gpt2", "--suite",
-                          "smoke/einsum", "-q", "--json"], cwd=tmp_path, env=clean_env(),
-                         capture_output=True, text=True, timeout=300)
-    assert out.returncode == 0, out.stderr
-    assert json.loads(out.stdout)["benchmarks"][0]["valid"]
+    # The shipped policies by name: the deep-RL plugin from lib/hlogym/, the policy from the
+    # data; the generalist starts from the initial module and from D, so its first pass on a
+    # module the default shrinks is the default's.
+    for policy in ("policy:ppo-gpt2", "policy:generalist"):
+        out = subprocess.run([str(cli), "search", "--algo", policy, "--suite", "smoke/mlp_train",
+                              "-q", "--json"], cwd=tmp_path, env=clean_env(),
+                             capture_output=True, text=True, timeout=300)
+        assert out.returncode == 0, out.stderr
+        row = json.loads(out.stdout)["benchmarks"][0]
+        assert row["valid"] and row["R"] <= row["D"], row
+    assert row["passes"][0] == "xla-cpu-default", row
     bad = subprocess.run([str(cli), "stats", "gpt2/no_such_module"], cwd=tmp_path,
                          env=clean_env(), capture_output=True, text=True, timeout=60)
     assert bad.returncode == 2 and "no_such_module" in bad.stderr
