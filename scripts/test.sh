@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Builds hlogym (scripts/setup.sh --rl: also the RL libraries the tests train with) and runs every
 # test suite: ctest on build/, then pytest on python/tests and tests/python (whichever exist and
-# hold tests), then builds the documentation site (mkdocs.yml) with warnings as errors. Every
-# runner runs even when an earlier one failed; the exit status is non-zero when any of them failed.
+# hold tests), then lints the Python (ruff, pyproject.toml) and builds the documentation site
+# (mkdocs.yml) with warnings as errors. Every runner runs even when an earlier one failed; the
+# exit status is non-zero when any of them failed.
 # Usage: scripts/test.sh [--sanitize]
 #   --sanitize  also configure and build build-asan/ (-DHLOGYM_SANITIZE=ON -DHLOGYM_BENCH=OFF,
 #               RelWithDebInfo) and run its ctest under AddressSanitizer + UBSan.
@@ -60,6 +61,9 @@ if ((${#py_dirs[@]})); then
 else
   echo "== pytest: no python tests (python/tests, tests/python)"
 fi
+
+echo "== lint (ruff check, ruff format --check)"
+{ .venv/bin/ruff check --quiet . && .venv/bin/ruff format --check --quiet .; } || failed+=("lint")
 
 echo "== docs (mkdocs build --strict)"
 NO_MKDOCS_2_WARNING=1 .venv/bin/mkdocs build --strict --quiet || failed+=("docs")
