@@ -6,6 +6,7 @@
 Deep RL (LibTorch) is a plugin loaded only by `train` and the policy agents (src/cli/rl_plugin.h),
 so none of these commands should load it; the last row, a policy agent's search, does.
 """
+
 import argparse
 import statistics
 import subprocess
@@ -38,10 +39,16 @@ def main() -> int:
     args = ap.parse_args()
     libs = shared_libraries(args.hlogym)
     torch = [lib for lib in libs if "torch" in lib or "c10" in lib]
-    print(f"{args.hlogym}: {len(libs)} shared libraries (ldd), LibTorch among them: "
-          f"{', '.join(torch) if torch else 'none'}")
-    rows = [["--help"], ["--version"], ["stats", "smoke/einsum"],
-            ["search", "--algo", "policy:ppo-gpt2", "--suite", "smoke/einsum", "-q"]]
+    print(
+        f"{args.hlogym}: {len(libs)} shared libraries (ldd), LibTorch among them: "
+        f"{', '.join(torch) if torch else 'none'}"
+    )
+    rows = [
+        ["--help"],
+        ["--version"],
+        ["stats", "smoke/einsum"],
+        ["search", "--algo", "policy:ppo-gpt2", "--suite", "smoke/einsum", "-q"],
+    ]
     print(f"{'command':<58} median ms ({args.reps} runs)")
     for row in rows:
         reps = args.reps if row[0] != "search" else max(3, args.reps // 10)

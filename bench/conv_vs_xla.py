@@ -7,6 +7,7 @@ The module: f32[64,128,128,3] (NHWC) convolved with a 5x5x3x64 kernel (HWIO), SA
 inputs, evaluation, digest of the 67M outputs); XLA's is the compiled convolution alone (jax.jit,
 after compilation, inputs already on the device). Both on every core of this machine; medians.
 """
+
 import argparse
 import os
 import statistics
@@ -50,8 +51,9 @@ def main() -> int:
         path.write_text(MODULE)
         cmd = [args.hlogym, "run", str(path)]
         subprocess.run(cmd, check=True, capture_output=True)  # page cache, first-touch memory
-        ours = median_seconds(lambda: subprocess.run(cmd, check=True, capture_output=True),
-                              args.reps)
+        ours = median_seconds(
+            lambda: subprocess.run(cmd, check=True, capture_output=True), args.reps
+        )
 
     import jax
     import jax.numpy as jnp
@@ -60,16 +62,21 @@ def main() -> int:
     rng = np.random.default_rng(0)
     x = jnp.asarray(rng.uniform(-1, 1, (BATCH, SIZE, SIZE, IN_FEATURES)).astype(np.float32))
     k = jnp.asarray(rng.uniform(-1, 1, (TAPS, TAPS, IN_FEATURES, OUT_FEATURES)).astype(np.float32))
-    conv = jax.jit(lambda x, k: jax.lax.conv_general_dilated(
-        x, k, (1, 1), "SAME", dimension_numbers=("NHWC", "HWIO", "NHWC")))
+    conv = jax.jit(
+        lambda x, k: jax.lax.conv_general_dilated(
+            x, k, (1, 1), "SAME", dimension_numbers=("NHWC", "HWIO", "NHWC")
+        )
+    )
     conv(x, k).block_until_ready()  # compile
     xla = median_seconds(lambda: conv(x, k).block_until_ready(), args.reps + 2)
 
-    print(f"convolution f32[{BATCH},{SIZE},{SIZE},{IN_FEATURES}] * "
-          f"{TAPS}x{TAPS}x{IN_FEATURES}x{OUT_FEATURES}, SAME: {gmac:.2f} GMAC, "
-          f"{os.cpu_count()} cores, jax {jax.__version__}")
-    print(f"| | seconds (median) | GMAC/s |")
-    print(f"|---|---|---|")
+    print(
+        f"convolution f32[{BATCH},{SIZE},{SIZE},{IN_FEATURES}] * "
+        f"{TAPS}x{TAPS}x{IN_FEATURES}x{OUT_FEATURES}, SAME: {gmac:.2f} GMAC, "
+        f"{os.cpu_count()} cores, jax {jax.__version__}"
+    )
+    print("| | seconds (median) | GMAC/s |")
+    print("|---|---|---|")
     print(f"| `hlogym run` (end to end) | {ours:.2f} | {gmac / ours:.2f} |")
     print(f"| XLA:CPU (compiled convolution) | {xla:.2f} | {gmac / xla:.2f} |")
     print(f"hlogym / XLA: {ours / xla:.2f}x")

@@ -13,6 +13,7 @@ with D <= X and the per-family medians. Writes build/default_vs_xla.json.
     .venv/bin/python bench/default_vs_xla.py [--hlogym build/hlogym] [-j 2] [--json OUT]
         [--datasets corpus xla_optimized pytorch]
 """
+
 import argparse
 import json
 import os
@@ -24,21 +25,31 @@ from multiprocessing import Pool
 import numpy as np
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-DATASETS = {"corpus": os.path.join(ROOT, "datasets", "corpus"),
-            "xla_optimized": os.path.join(ROOT, "datasets", "xla_optimized"),
-            "pytorch": os.path.join(ROOT, "datasets", "pytorch")}
+DATASETS = {
+    "corpus": os.path.join(ROOT, "datasets", "corpus"),
+    "xla_optimized": os.path.join(ROOT, "datasets", "xla_optimized"),
+    "pytorch": os.path.join(ROOT, "datasets", "pytorch"),
+}
 HLOGYM = os.path.join(ROOT, "build", "hlogym")
 
 
 def measure(item):
     dataset, name, entry = item
     path = os.path.join(DATASETS[dataset], entry["path"])
-    row = {"dataset": dataset, "module": name, "family": entry["family"],
-           "I": entry["op_count"], "X": entry["X"]}
+    row = {
+        "dataset": dataset,
+        "module": name,
+        "family": entry["family"],
+        "I": entry["op_count"],
+        "X": entry["X"],
+    }
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "out.hlo")
-        res = subprocess.run([HLOGYM, "opt", path, "--pipeline=xla-cpu-default", "-o", out],
-                             capture_output=True, text=True)
+        res = subprocess.run(
+            [HLOGYM, "opt", path, "--pipeline=xla-cpu-default", "-o", out],
+            capture_output=True,
+            text=True,
+        )
         if res.returncode != 0:
             row["error"] = (res.stderr.strip().splitlines() or [f"exit {res.returncode}"])[-1]
             return row
@@ -81,9 +92,13 @@ def summarize(rows):
     errors = [r for r in rows if "rel" not in r]
     rel = np.array([r["rel"] for r in ok])
     summary = {
-        "modules": len(rows), "measured": len(ok), "errors": len(errors),
-        "min": float(rel.min()), "p10": float(np.percentile(rel, 10)),
-        "median": float(np.median(rel)), "p90": float(np.percentile(rel, 90)),
+        "modules": len(rows),
+        "measured": len(ok),
+        "errors": len(errors),
+        "min": float(rel.min()),
+        "p10": float(np.percentile(rel, 10)),
+        "median": float(np.median(rel)),
+        "p90": float(np.percentile(rel, 90)),
         "max": float(rel.max()),
         "within_1pct": float(np.mean(np.abs(rel) <= 0.01)),
         "within_3pct": float(np.mean(np.abs(rel) <= 0.03)),
@@ -94,21 +109,33 @@ def summarize(rows):
     families = {}
     for fam in sorted({r["family"] for r in ok}):
         fr = np.array([r["rel"] for r in ok if r["family"] == fam])
-        families[fam] = {"modules": len(fr), "median": float(np.median(fr)),
-                         "within_1pct": float(np.mean(np.abs(fr) <= 0.01)),
-                         "within_3pct": float(np.mean(np.abs(fr) <= 0.03)),
-                         "min": float(fr.min()), "max": float(fr.max())}
+        families[fam] = {
+            "modules": len(fr),
+            "median": float(np.median(fr)),
+            "within_1pct": float(np.mean(np.abs(fr) <= 0.01)),
+            "within_3pct": float(np.mean(np.abs(fr) <= 0.03)),
+            "min": float(fr.min()),
+            "max": float(fr.max()),
+        }
 
-    print(f"modules: {summary['measured']}/{summary['modules']} measured, {len(errors)} errors, "
-          f"{summary['exact']} with D = X")
-    print("(D - X) / X: " + ", ".join(f"{k} {summary[k]:+.1%}"
-                                       for k in ("min", "p10", "median", "p90", "max")))
-    print(f"within 1% of X: {summary['within_1pct']:.1%}   within 3%: "
-          f"{summary['within_3pct']:.1%}   D <= X: {summary['d_le_x']:.1%}")
+    print(
+        f"modules: {summary['measured']}/{summary['modules']} measured, {len(errors)} errors, "
+        f"{summary['exact']} with D = X"
+    )
+    print(
+        "(D - X) / X: "
+        + ", ".join(f"{k} {summary[k]:+.1%}" for k in ("min", "p10", "median", "p90", "max"))
+    )
+    print(
+        f"within 1% of X: {summary['within_1pct']:.1%}   within 3%: "
+        f"{summary['within_3pct']:.1%}   D <= X: {summary['d_le_x']:.1%}"
+    )
     print(f"{'family':18} {'n':>4} {'median':>8} {'<=1%':>6} {'<=3%':>6} {'min':>8} {'max':>8}")
     for fam, f in families.items():
-        print(f"{fam:18} {f['modules']:4} {f['median']:+8.1%} {f['within_1pct']:6.0%} "
-              f"{f['within_3pct']:6.0%} {f['min']:+8.1%} {f['max']:+8.1%}")
+        print(
+            f"{fam:18} {f['modules']:4} {f['median']:+8.1%} {f['within_1pct']:6.0%} "
+            f"{f['within_3pct']:6.0%} {f['min']:+8.1%} {f['max']:+8.1%}"
+        )
     for r in errors[:10]:
         print(f"error: {r['module']}: {r['error']}")
     return {"summary": summary, "families": families}

@@ -20,6 +20,7 @@ its .gz/.zst suffix (e.g. label "gpt2_train.hlo.gz"); for a match the ratio uses
 wall time per iteration (real_time), like the jaxlib timing.  Benchmarks reporting
 bytes_per_second that match no file are compared with jaxlib's aggregate rate over all files.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -42,10 +43,15 @@ INSTR_RE = re.compile(r"^\s*(?:ROOT\s+)?%?[A-Za-z_][\w.\-]*\s+=\s+\S", re.M)
 def load_parser():
     try:
         from jaxlib import _hlo  # jaxlib >= 0.5 layout
+
         return _hlo.hlo_module_from_text, "jaxlib._hlo.hlo_module_from_text"
     except (ImportError, AttributeError):
         from jax._src.lib import xla_client  # older layouts
-        return xla_client._xla.hlo_module_from_text, "jax._src.lib.xla_client._xla.hlo_module_from_text"
+
+        return (
+            xla_client._xla.hlo_module_from_text,
+            "jax._src.lib.xla_client._xla.hlo_module_from_text",
+        )
 
 
 def read_text(path: Path) -> str:
@@ -96,8 +102,12 @@ def main(argv=None) -> int:
     ap.add_argument("files", nargs="+", type=Path, help="HLO text files (.hlo/.txt, .gz, .zst)")
     ap.add_argument("--reps", type=int, default=10, help="timed parses per file (default 10)")
     ap.add_argument("--warmup", type=int, default=2, help="untimed parses first (default 2)")
-    ap.add_argument("--min-time", type=float, default=0.2,
-                    help="keep repeating small files until this many seconds (default 0.2)")
+    ap.add_argument(
+        "--min-time",
+        type=float,
+        default=0.2,
+        help="keep repeating small files until this many seconds (default 0.2)",
+    )
     ap.add_argument("--json", action="store_true", help="print machine-readable JSON only")
     ap.add_argument("--hlogym-json", type=Path, help="Google Benchmark JSON of hlogym's parser")
     args = ap.parse_args(argv)
@@ -119,46 +129,75 @@ def main(argv=None) -> int:
         med = statistics.median(times)
         nbytes = len(text.encode())
         ninstr = len(INSTR_RE.findall(text))
-        results.append({
-            "file": str(path), "bytes": nbytes, "instructions": ninstr, "runs": len(times),
-            "median_s": med, "min_s": min(times),
-            "mb_per_s": nbytes / med / 1e6, "instructions_per_s": ninstr / med,
-        })
+        results.append(
+            {
+                "file": str(path),
+                "bytes": nbytes,
+                "instructions": ninstr,
+                "runs": len(times),
+                "median_s": med,
+                "min_s": min(times),
+                "mb_per_s": nbytes / med / 1e6,
+                "instructions_per_s": ninstr / med,
+            }
+        )
 
     total = None
     if results:
         tb = sum(r["bytes"] for r in results)
         ti = sum(r["instructions"] for r in results)
         ts = sum(r["median_s"] for r in results)
-        total = {"files": len(results), "bytes": tb, "instructions": ti, "median_s_sum": ts,
-                 "mb_per_s": tb / ts / 1e6, "instructions_per_s": ti / ts}
+        total = {
+            "files": len(results),
+            "bytes": tb,
+            "instructions": ti,
+            "median_s_sum": ts,
+            "mb_per_s": tb / ts / 1e6,
+            "instructions_per_s": ti / ts,
+        }
 
     comparison = None
     if args.hlogym_json:
         comparison = compare(results, total, load_hlogym(args.hlogym_json))
 
     import jaxlib
-    report = {"parser": entry, "jaxlib": jaxlib.__version__, "warmup": args.warmup,
-              "reps": args.reps, "results": results, "total": total, "failures": failures}
+
+    report = {
+        "parser": entry,
+        "jaxlib": jaxlib.__version__,
+        "warmup": args.warmup,
+        "reps": args.reps,
+        "results": results,
+        "total": total,
+        "failures": failures,
+    }
     if comparison is not None:
         report["hlogym_comparison"] = comparison
 
     if args.json:
         print(json.dumps(report, indent=2))
     else:
-        print(f"jaxlib {jaxlib.__version__} parser: {entry}  (median of >= {args.reps} runs, "
-              f"{args.warmup} warm-up)")
+        print(
+            f"jaxlib {jaxlib.__version__} parser: {entry}  (median of >= {args.reps} runs, "
+            f"{args.warmup} warm-up)"
+        )
         w = max([len(r["file"]) for r in results] + [4])
-        print(f"{'file':<{w}}  {'KB':>8}  {'instrs':>7}  {'median ms':>10}  {'MB/s':>8}  "
-              f"{'Minstr/s':>9}")
+        print(
+            f"{'file':<{w}}  {'KB':>8}  {'instrs':>7}  {'median ms':>10}  {'MB/s':>8}  "
+            f"{'Minstr/s':>9}"
+        )
         for r in results:
-            print(f"{r['file']:<{w}}  {r['bytes'] / 1e3:8.1f}  {r['instructions']:7d}  "
-                  f"{r['median_s'] * 1e3:10.3f}  {r['mb_per_s']:8.2f}  "
-                  f"{r['instructions_per_s'] / 1e6:9.3f}")
+            print(
+                f"{r['file']:<{w}}  {r['bytes'] / 1e3:8.1f}  {r['instructions']:7d}  "
+                f"{r['median_s'] * 1e3:10.3f}  {r['mb_per_s']:8.2f}  "
+                f"{r['instructions_per_s'] / 1e6:9.3f}"
+            )
         if total:
-            print(f"{'TOTAL':<{w}}  {total['bytes'] / 1e3:8.1f}  {total['instructions']:7d}  "
-                  f"{total['median_s_sum'] * 1e3:10.3f}  {total['mb_per_s']:8.2f}  "
-                  f"{total['instructions_per_s'] / 1e6:9.3f}")
+            print(
+                f"{'TOTAL':<{w}}  {total['bytes'] / 1e3:8.1f}  {total['instructions']:7d}  "
+                f"{total['median_s_sum'] * 1e3:10.3f}  {total['mb_per_s']:8.2f}  "
+                f"{total['instructions_per_s'] / 1e6:9.3f}"
+            )
         for f in failures:
             print(f"FAILED {f['file']}: {f['error']}", file=sys.stderr)
         if comparison is not None:
@@ -180,11 +219,19 @@ def compare(results, total, benches):
         ips = b.get("items_per_second")
         if match is None:
             if bps and total:
-                unmatched.append({"benchmark": b.get("name"), "hlogym_mb_per_s": bps / 1e6,
-                                  "ratio_vs_jaxlib_total": bps / 1e6 / total["mb_per_s"]})
+                unmatched.append(
+                    {
+                        "benchmark": b.get("name"),
+                        "hlogym_mb_per_s": bps / 1e6,
+                        "ratio_vs_jaxlib_total": bps / 1e6 / total["mb_per_s"],
+                    }
+                )
             continue
-        row = {"benchmark": b.get("name"), "file": match["file"],
-               "jaxlib_mb_per_s": match["mb_per_s"]}
+        row = {
+            "benchmark": b.get("name"),
+            "file": match["file"],
+            "jaxlib_mb_per_s": match["mb_per_s"],
+        }
         if b.get("real_time"):
             # Wall time per parse, like jaxlib's timing (Google Benchmark's bytes_per_second is
             # per CPU second, which reads higher on a loaded machine).
@@ -209,11 +256,15 @@ def print_comparison(c):
     print("\nhlogym vs jaxlib (ratio > 1: hlogym faster)")
     for r in c["per_file"]:
         if r.get("ratio"):
-            print(f"  {r['file']}: hlogym {r['hlogym_mb_per_s']:.2f} MB/s, "
-                  f"jaxlib {r['jaxlib_mb_per_s']:.2f} MB/s, ratio {r['ratio']:.2f}x")
+            print(
+                f"  {r['file']}: hlogym {r['hlogym_mb_per_s']:.2f} MB/s, "
+                f"jaxlib {r['jaxlib_mb_per_s']:.2f} MB/s, ratio {r['ratio']:.2f}x"
+            )
     for r in c["unmatched"]:
-        print(f"  {r['benchmark']}: hlogym {r['hlogym_mb_per_s']:.2f} MB/s, "
-              f"{r['ratio_vs_jaxlib_total']:.2f}x jaxlib's aggregate rate")
+        print(
+            f"  {r['benchmark']}: hlogym {r['hlogym_mb_per_s']:.2f} MB/s, "
+            f"{r['ratio_vs_jaxlib_total']:.2f}x jaxlib's aggregate rate"
+        )
     if c["geomean_ratio"]:
         print(f"  geomean ratio over matched files: {c['geomean_ratio']:.2f}x")
     if not c["per_file"] and not c["unmatched"]:

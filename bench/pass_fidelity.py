@@ -11,6 +11,7 @@ register. Writes build/pass_fidelity.json.
 
     .venv/bin/python bench/pass_fidelity.py [--hlogym build/hlogym] [--json OUT]
 """
+
 import argparse
 import json
 import os
@@ -34,12 +35,18 @@ def op_count(hlogym, path):
 def run_pair(hlogym, pass_name, pair):
     before = os.path.join(PAIRS, "..", pair["before"])
     after = os.path.join(PAIRS, "..", pair["after"])
-    row = {"module": pair["module"], "before": op_count(hlogym, before),
-           "xla_after": op_count(hlogym, after)}
+    row = {
+        "module": pair["module"],
+        "before": op_count(hlogym, before),
+        "xla_after": op_count(hlogym, after),
+    }
     with tempfile.TemporaryDirectory() as tmp:
         out_path = os.path.join(tmp, "out.hlo")
-        res = subprocess.run([hlogym, "opt", before, f"--passes={pass_name}", "-o", out_path],
-                             capture_output=True, text=True)
+        res = subprocess.run(
+            [hlogym, "opt", before, f"--passes={pass_name}", "-o", out_path],
+            capture_output=True,
+            text=True,
+        )
         if res.returncode != 0:
             row["error"] = res.stderr.strip().splitlines()[-1:] or [f"exit {res.returncode}"]
             row["ours"] = None
@@ -57,8 +64,11 @@ def main():
     args = ap.parse_args()
 
     index = json.load(open(os.path.join(PAIRS, "index.json")))
-    listed = json.loads(subprocess.run([args.hlogym, "list-passes", "--json"], check=True,
-                                       capture_output=True, text=True).stdout)
+    listed = json.loads(
+        subprocess.run(
+            [args.hlogym, "list-passes", "--json"], check=True, capture_output=True, text=True
+        ).stdout
+    )
     ours = {p["name"] for p in listed["passes"]}
 
     report = {"passes": {}, "missing": []}
@@ -71,26 +81,42 @@ def main():
             jobs.append((name, [pool.submit(run_pair, args.hlogym, name, p) for p in pairs]))
         for name, futures in jobs:
             rows = [f.result() for f in futures]
-            report["passes"][name] = {"pairs": len(rows),
-                                      "matches": sum(r["match"] for r in rows), "rows": rows}
+            report["passes"][name] = {
+                "pairs": len(rows),
+                "matches": sum(r["match"] for r in rows),
+                "rows": rows,
+            }
 
     total = sum(p["pairs"] for p in report["passes"].values())
     matched = sum(p["matches"] for p in report["passes"].values())
     print(f"{'pass':34} pairs matches  rate   (before -> XLA after / ours, mismatches)")
     for name, p in report["passes"].items():
-        bad = [f"{r['before']}->{r['xla_after']}/{r['ours'] if r['ours'] is not None else 'ERR'}"
-               for r in p["rows"] if not r["match"]]
-        print(f"{name:34} {p['pairs']:5} {p['matches']:7} {p['matches'] / p['pairs']:6.0%}  "
-              + " ".join(bad))
+        bad = [
+            f"{r['before']}->{r['xla_after']}/{r['ours'] if r['ours'] is not None else 'ERR'}"
+            for r in p["rows"]
+            if not r["match"]
+        ]
+        print(
+            f"{name:34} {p['pairs']:5} {p['matches']:7} {p['matches'] / p['pairs']:6.0%}  "
+            + " ".join(bad)
+        )
     perfect = sum(p["matches"] == p["pairs"] for p in report["passes"].values())
     at90 = sum(p["matches"] >= 0.9 * p["pairs"] for p in report["passes"].values())
-    print(f"overall: {matched}/{total} pairs match ({matched / max(total, 1):.1%}); "
-          f"{at90}/{len(report['passes'])} passes at >= 90%")
+    print(
+        f"overall: {matched}/{total} pairs match ({matched / max(total, 1):.1%}); "
+        f"{at90}/{len(report['passes'])} passes at >= 90%"
+    )
     if report["missing"]:
-        print("missing (pairs exist, hlogym does not register the pass): "
-              + ", ".join(f"{m['pass']} ({m['pairs']})" for m in report["missing"]))
-    report["overall"] = {"pairs": total, "matches": matched, "passes_at_90": at90,
-                         "passes_perfect": perfect}
+        print(
+            "missing (pairs exist, hlogym does not register the pass): "
+            + ", ".join(f"{m['pass']} ({m['pairs']})" for m in report["missing"])
+        )
+    report["overall"] = {
+        "pairs": total,
+        "matches": matched,
+        "passes_at_90": at90,
+        "passes_perfect": perfect,
+    }
     os.makedirs(os.path.dirname(args.json), exist_ok=True)
     with open(args.json, "w") as f:
         json.dump(report, f, indent=1)

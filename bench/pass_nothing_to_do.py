@@ -10,6 +10,7 @@ did not change since: passes/change_tracking.h) and once with the records forgot
 module the pass never saw). Prints one row per pass (times are Google Benchmark's CPU time per run)
 and the passes whose idle run costs 5% or more of the run with work, in both cases.
 """
+
 import argparse
 import json
 import re
@@ -28,20 +29,29 @@ def main() -> int:
     ap.add_argument("--min-time", default="0.05", help="Google Benchmark's --benchmark_min_time")
     args = ap.parse_args()
     out = subprocess.run(
-        [args.bench, f"--benchmark_filter=^BM_Pass(WithWork|NothingToDo|NothingToDoUnseen)/({args.filter})$",
-         "--benchmark_format=json", f"--benchmark_min_time={args.min_time}"],
-        capture_output=True, text=True)
+        [
+            args.bench,
+            f"--benchmark_filter=^BM_Pass(WithWork|NothingToDo|NothingToDoUnseen)/({args.filter})$",
+            "--benchmark_format=json",
+            f"--benchmark_min_time={args.min_time}",
+        ],
+        capture_output=True,
+        text=True,
+    )
     if out.returncode != 0:
         sys.stderr.write(out.stderr)
         return out.returncode
     rows: dict[str, dict] = {}
     for b in json.loads(out.stdout)["benchmarks"]:
-        kind, name = re.match(r"BM_Pass(WithWork|NothingToDoUnseen|NothingToDo)/(.+)",
-                              b["name"]).groups()
+        kind, name = re.match(
+            r"BM_Pass(WithWork|NothingToDoUnseen|NothingToDo)/(.+)", b["name"]
+        ).groups()
         row = rows.setdefault(name, {})
         row[kind] = b
-    print("| pass | module with work (instructions) | with work (µs) | nothing to do (µs) "
-          "| idle / work | never seen (µs) | unseen / work | pre-check skipped |")
+    print(
+        "| pass | module with work (instructions) | with work (µs) | nothing to do (µs) "
+        "| idle / work | never seen (µs) | unseen / work | pre-check skipped |"
+    )
     print("|---|---|---|---|---|---|---|---|")
     over, over_unseen, no_work = [], [], []
     for name in sorted(rows):
@@ -58,15 +68,21 @@ def main() -> int:
             over.append(name)
         if unseen_ratio >= LIMIT:
             over_unseen.append(name)
-        print(f"| {name} | {work.get('label', '')} ({int(work['instructions'])}) "
-              f"| {work['cpu_time']:.1f} | {idle['cpu_time']:.1f} | {100 * ratio:.1f}% "
-              f"| {unseen['cpu_time']:.1f} | {100 * unseen_ratio:.1f}% "
-              f"| {'yes' if idle['skipped'] else 'no'} |")
+        print(
+            f"| {name} | {work.get('label', '')} ({int(work['instructions'])}) "
+            f"| {work['cpu_time']:.1f} | {idle['cpu_time']:.1f} | {100 * ratio:.1f}% "
+            f"| {unseen['cpu_time']:.1f} | {100 * unseen_ratio:.1f}% "
+            f"| {'yes' if idle['skipped'] else 'no'} |"
+        )
     measured = len(rows) - len(no_work)
-    print(f"\n{measured} passes measured; {len(over)} cost {100 * LIMIT:.0f}% or more of their run "
-          f"with work when they have nothing to do: {', '.join(over) or '-'}")
-    print(f"On their output with the records of earlier runs forgotten, {len(over_unseen)} do: "
-          f"{', '.join(over_unseen) or '-'}")
+    print(
+        f"\n{measured} passes measured; {len(over)} cost {100 * LIMIT:.0f}% or more of their run "
+        f"with work when they have nothing to do: {', '.join(over) or '-'}"
+    )
+    print(
+        f"On their output with the records of earlier runs forgotten, {len(over_unseen)} do: "
+        f"{', '.join(over_unseen) or '-'}"
+    )
     if no_work:
         print(f"not measured: {'; '.join(no_work)}")
     return 0

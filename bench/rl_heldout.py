@@ -16,6 +16,7 @@ fails its check: Agent::NoWorseThanDefault), and D/R_own, the policy's own answe
 training and evaluation are kept in OUT/seed-K/ and reused when the command runs again; the summary
 is printed as a Markdown table and written to OUT/summary.json.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -33,18 +34,55 @@ from rliable import metrics
 REPO = Path(__file__).resolve().parents[1]
 CLI = REPO / "build" / "hlogym"
 # The tuned PPO settings of docs/agents.md.
-TRAIN_FLAGS = ["--hidden", "256,256", "--envs", "8", "--threads", "1", "--rollout", "512",
-               "--minibatch", "128", "--lr", "1e-3", "--entropy", "0.001"]
+TRAIN_FLAGS = [
+    "--hidden",
+    "256,256",
+    "--envs",
+    "8",
+    "--threads",
+    "1",
+    "--rollout",
+    "512",
+    "--minibatch",
+    "128",
+    "--lr",
+    "1e-3",
+    "--entropy",
+    "0.001",
+]
 # (label, eval flags): the held-out families (JAX and TensorFlow), and a frontend no agent saw.
-SETS = [("held-out families", ["--suite", "all", "--split", "heldout"]),
-        ("PyTorch/XLA modules", ["--suite", "datasets/pytorch"])]
+SETS = [
+    ("held-out families", ["--suite", "all", "--split", "heldout"]),
+    ("PyTorch/XLA modules", ["--suite", "datasets/pytorch"]),
+]
 
 
 def train(seed_dir: Path, algo: str, steps: int, seed: int, extra: list[str]) -> None:
     """Trains to `steps`, resuming the run in seed_dir (one already there returns at once)."""
-    subprocess.run([str(CLI), "train", "--algo", algo, "--suite", "all", "--split", "train-seen",
-                    "--steps", str(steps), "--seed", str(seed), "--out", str(seed_dir), "-q",
-                    "--no-plot", *TRAIN_FLAGS, *extra], check=True, stdout=subprocess.DEVNULL)
+    subprocess.run(
+        [
+            str(CLI),
+            "train",
+            "--algo",
+            algo,
+            "--suite",
+            "all",
+            "--split",
+            "train-seen",
+            "--steps",
+            str(steps),
+            "--seed",
+            str(seed),
+            "--out",
+            str(seed_dir),
+            "-q",
+            "--no-plot",
+            *TRAIN_FLAGS,
+            *extra,
+        ],
+        check=True,
+        stdout=subprocess.DEVNULL,
+    )
 
 
 def evaluate(seed_dir: Path, label: str, flags: list[str], tag: str = "") -> dict:
@@ -52,8 +90,12 @@ def evaluate(seed_dir: Path, label: str, flags: list[str], tag: str = "") -> dic
     report = seed_dir / f"eval-{label.split()[0].lower().replace('/', '')}{tag}.json"
     policy = seed_dir / "policy.json"
     if not report.exists() or report.stat().st_mtime < policy.stat().st_mtime:
-        out = subprocess.run([str(CLI), "eval", "--agent", f"policy:{seed_dir}", *flags, "--json",
-                              "-q"], capture_output=True, text=True, check=True)
+        out = subprocess.run(
+            [str(CLI), "eval", "--agent", f"policy:{seed_dir}", *flags, "--json", "-q"],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
         report.write_text(out.stdout)
     return json.loads(report.read_text())
 
@@ -74,7 +116,8 @@ def scores(report: dict) -> tuple[list[float], list[float]]:
 def iqm_ci(matrix: np.ndarray) -> tuple[float, float, float]:
     """IQM over seeds x graphs with its 95% stratified-bootstrap interval (rliable)."""
     point, interval = rly.get_interval_estimates(
-        {"s": matrix}, lambda x: np.array([metrics.aggregate_iqm(x)]), reps=2000)
+        {"s": matrix}, lambda x: np.array([metrics.aggregate_iqm(x)]), reps=2000
+    )
     return float(point["s"][0]), float(interval["s"][0][0]), float(interval["s"][1][0])
 
 
@@ -82,15 +125,19 @@ def main() -> int:
     argv = sys.argv[1:]
     extra = []
     if "--" in argv:
-        extra = argv[argv.index("--") + 1:]
-        argv = argv[:argv.index("--")]
+        extra = argv[argv.index("--") + 1 :]
+        argv = argv[: argv.index("--")]
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--algo", default="ppo")
     parser.add_argument("--seeds", type=int, default=5)
     parser.add_argument("--steps", type=int, default=49152)
     parser.add_argument("--jobs", type=int, default=2, help="trainings run side by side")
-    parser.add_argument("--curve-points", type=int, default=3,
-                        help="held-out evaluations during training (the last at --steps)")
+    parser.add_argument(
+        "--curve-points",
+        type=int,
+        default=3,
+        help="held-out evaluations during training (the last at --steps)",
+    )
     parser.add_argument("--out", type=Path, default=REPO / "build" / "rl_heldout")
     parser.add_argument("--plot", type=Path, help="draw the held-out learning curves here")
     args = parser.parse_args(argv)
@@ -113,12 +160,19 @@ def main() -> int:
     with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
         curves = list(pool.map(run_seed, range(args.seeds)))
 
-    summary = {"algo": args.algo, "seeds": args.seeds, "steps": args.steps,
-               "train_flags": TRAIN_FLAGS + extra, "sets": {},
-               "heldout_curve": {"steps": points, "geomean_d_over_own_r_per_seed": curves}}
-    print(f"| {args.algo}, {args.seeds} seeds, {args.steps} steps | graphs | IQM D/R [95% CI] | "
-          "IQM D/R, policy alone [95% CI] | geomean(D/R) per seed | R <= D | fell back to D | "
-          "failed | time per graph (median) |")
+    summary = {
+        "algo": args.algo,
+        "seeds": args.seeds,
+        "steps": args.steps,
+        "train_flags": TRAIN_FLAGS + extra,
+        "sets": {},
+        "heldout_curve": {"steps": points, "geomean_d_over_own_r_per_seed": curves},
+    }
+    print(
+        f"| {args.algo}, {args.seeds} seeds, {args.steps} steps | graphs | IQM D/R [95% CI] | "
+        "IQM D/R, policy alone [95% CI] | geomean(D/R) per seed | R <= D | fell back to D | "
+        "failed | time per graph (median) |"
+    )
     print("|---|---|---|---|---|---|---|---|---|")
     for label, flags in SETS:
         # The held-out families' last curve point is that set's evaluation.
@@ -135,22 +189,32 @@ def main() -> int:
         n = sum(r["summary"]["benchmarks"] for r in reports)
         fell_back = sum(1 for r in reports for row in r["benchmarks"] if row.get("fallback"))
         times = [row["seconds"] for r in reports for row in r["benchmarks"] if not row.get("error")]
-        summary["sets"][label] = {"iqm_d_over_r": g_iqm, "iqm_d_over_own_r": o_iqm,
-                                  "geomean_d_over_r_per_seed": per_seed, "r_le_d": r_le_d,
-                                  "evaluated": n, "fell_back": fell_back, "failed": failed,
-                                  "median_seconds": float(np.median(times)) if times else None}
-        print(f"| | {label} ({guarded.shape[1]}) | {g_iqm[0]:.3f} [{g_iqm[1]:.3f}, {g_iqm[2]:.3f}] | "
-              f"{o_iqm[0]:.3f} [{o_iqm[1]:.3f}, {o_iqm[2]:.3f}] | "
-              f"{', '.join(f'{x:.3f}' for x in per_seed)} | {r_le_d}/{n} | {fell_back}/{n} | "
-              f"{failed} | {np.median(times):.2f} s |")
+        summary["sets"][label] = {
+            "iqm_d_over_r": g_iqm,
+            "iqm_d_over_own_r": o_iqm,
+            "geomean_d_over_r_per_seed": per_seed,
+            "r_le_d": r_le_d,
+            "evaluated": n,
+            "fell_back": fell_back,
+            "failed": failed,
+            "median_seconds": float(np.median(times)) if times else None,
+        }
+        print(
+            f"| | {label} ({guarded.shape[1]}) | {g_iqm[0]:.3f} [{g_iqm[1]:.3f}, {g_iqm[2]:.3f}] | "
+            f"{o_iqm[0]:.3f} [{o_iqm[1]:.3f}, {o_iqm[2]:.3f}] | "
+            f"{', '.join(f'{x:.3f}' for x in per_seed)} | {r_le_d}/{n} | {fell_back}/{n} | "
+            f"{failed} | {np.median(times):.2f} s |"
+        )
     print("\nheld-out families, geomean(D/R_own) of the policy alone during training:")
     for steps, values in zip(points, zip(*curves)):
         print(f"  {steps:>8} steps: " + ", ".join(f"{v:.3f}" for v in values))
     (args.out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
     if args.plot:
         import matplotlib
+
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
+
         fig, ax = plt.subplots(figsize=(6, 3.5))
         for k, curve in enumerate(curves):
             ax.plot(points, curve, marker="o", label=f"seed {k}")

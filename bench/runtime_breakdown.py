@@ -13,10 +13,10 @@ in the "other frontend" group.
 much slower each variant ran in OTHER than in REPORT (geomean of the median times' ratio), and
 the default-over-original speed-up in each.
 """
+
 import argparse
 import gzip
 import json
-import math
 import sys
 from collections import defaultdict
 from pathlib import Path
@@ -65,8 +65,9 @@ def main(argv=None) -> int:
                 for g in groups(m["module"], manifest, heldout):
                     by_group[g].append(m["speedups"][key]["ratio"])
         if by_group:
-            cells = ", ".join(f"{g} {geomean(v):.3f}x ({len(v)})"
-                              for g, v in sorted(by_group.items()))
+            cells = ", ".join(
+                f"{g} {geomean(v):.3f}x ({len(v)})" for g, v in sorted(by_group.items())
+            )
             print(f"{key}: {cells}")
     if other:
         theirs = {m["module"]: m for m in other["modules"] if "median_s" in m}
@@ -79,9 +80,11 @@ def main(argv=None) -> int:
             slower = {v: geomean([o[v] / h[v] for h, o in pairs]) for v in ("original", "default")}
             here = geomean([h["original"] / h["default"] for h, _ in pairs])
             there = geomean([o["original"] / o["default"] for _, o in pairs])
-            print(f"{t} ({len(pairs)} graphs in both): original {slower['original']:.2f}x and "
-                  f"default {slower['default']:.2f}x slower in OTHER; default over original "
-                  f"{here:.3f}x here, {there:.3f}x in OTHER")
+            print(
+                f"{t} ({len(pairs)} graphs in both): original {slower['original']:.2f}x and "
+                f"default {slower['default']:.2f}x slower in OTHER; default over original "
+                f"{here:.3f}x here, {there:.3f}x in OTHER"
+            )
     return 0
 
 

@@ -17,6 +17,7 @@ out at a time (fitted on the others, predicting it):
     needs), averaged over modules with at least three distinct candidates, and how often the
     candidate the model ranks first is the measured fastest.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -34,9 +35,20 @@ from hlogym.xla_bench import Hlogym, corpus_manifest  # noqa: E402
 
 # Opcode classes whose share of the op count is a feature (the rest is elementwise and such).
 OPCODE_CLASSES = {
-    "data movement": ("transpose", "copy", "reshape", "broadcast", "concatenate", "slice",
-                      "dynamic-slice", "dynamic-update-slice", "pad", "reverse", "gather",
-                      "scatter"),
+    "data movement": (
+        "transpose",
+        "copy",
+        "reshape",
+        "broadcast",
+        "concatenate",
+        "slice",
+        "dynamic-slice",
+        "dynamic-update-slice",
+        "pad",
+        "reverse",
+        "gather",
+        "scatter",
+    ),
     "type change": ("convert", "bitcast-convert"),
     "contraction": ("dot", "convolution"),
     "reduction": ("reduce", "reduce-window", "select-and-scatter", "sort"),
@@ -47,12 +59,22 @@ OPCODE_CLASSES = {
 def features(stats: dict) -> list[float]:
     hist, n = stats["opcode_histogram"], max(1, stats["op_count"])
     shares = [sum(hist.get(op, 0) for op in ops) / n for ops in OPCODE_CLASSES.values()]
-    return [math.log1p(stats["flops"]), math.log1p(stats["transcendentals"]),
-            math.log1p(stats["bytes_accessed"]), math.log(n), *shares]
+    return [
+        math.log1p(stats["flops"]),
+        math.log1p(stats["transcendentals"]),
+        math.log1p(stats["bytes_accessed"]),
+        math.log(n),
+        *shares,
+    ]
 
 
-FEATURE_NAMES = ["log flops", "log transcendentals", "log bytes accessed", "log op count",
-                 *(f"share {k}" for k in OPCODE_CLASSES)]
+FEATURE_NAMES = [
+    "log flops",
+    "log transcendentals",
+    "log bytes accessed",
+    "log op count",
+    *(f"share {k}" for k in OPCODE_CLASSES),
+]
 
 
 def samples(reports: list[dict], hg: Hlogym) -> list[dict]:
@@ -69,9 +91,16 @@ def samples(reports: list[dict], hg: Hlogym) -> list[dict]:
                 passes = row["candidates"][name]
                 text = hg.opt(path, passes)
                 stats = json.loads(hg("stats", "-", "--json", stdin=text))[0]
-                out.append({"run": run, "module": row["module"],
-                            "family": families[row["module"]],
-                            "candidate": name, "seconds": seconds, "x": features(stats)})
+                out.append(
+                    {
+                        "run": run,
+                        "module": row["module"],
+                        "family": families[row["module"]],
+                        "candidate": name,
+                        "seconds": seconds,
+                        "x": features(stats),
+                    }
+                )
     return out
 
 
@@ -106,12 +135,15 @@ def judge(data: list[dict], pred: np.ndarray) -> dict:
         if not math.isnan(rho):
             within.append(rho)
         top1.append(int(np.argmin(pred[idx]) == np.argmin(seconds[idx])))
-    return {"samples": len(data), "modules": len({d["module"] for d in data}),
-            "families": len({d["family"] for d in data}),
-            "spearman_across_samples": float(spearmanr(pred, seconds).statistic),
-            "modules_with_3_or_more_candidates": len(top1),
-            "mean_spearman_within_module": float(np.mean(within)) if within else None,
-            "top1_is_fastest": float(np.mean(top1)) if top1 else None}
+    return {
+        "samples": len(data),
+        "modules": len({d["module"] for d in data}),
+        "families": len({d["family"] for d in data}),
+        "spearman_across_samples": float(spearmanr(pred, seconds).statistic),
+        "modules_with_3_or_more_candidates": len(top1),
+        "mean_spearman_within_module": float(np.mean(within)) if within else None,
+        "top1_is_fastest": float(np.mean(top1)) if top1 else None,
+    }
 
 
 def main(argv=None) -> int:
@@ -125,18 +157,24 @@ def main(argv=None) -> int:
         raise SystemExit("runtime_cost_model: need samples from at least two families")
     pred = leave_family_out(data)
     scores = judge(data, pred)
-    print(f"# {scores['samples']} samples, {scores['modules']} modules, {scores['families']} "
-          "families; leave-one-family-out")
+    print(
+        f"# {scores['samples']} samples, {scores['modules']} modules, {scores['families']} "
+        "families; leave-one-family-out"
+    )
     print(f"# Spearman across samples: {scores['spearman_across_samples']:.3f}")
     if scores["top1_is_fastest"] is not None:
-        print(f"# within a module ({scores['modules_with_3_or_more_candidates']} modules with 3+ "
-              f"candidates): mean Spearman {scores['mean_spearman_within_module']:.3f}, "
-              f"top-ranked is the measured fastest {scores['top1_is_fastest']:.0%}")
+        print(
+            f"# within a module ({scores['modules_with_3_or_more_candidates']} modules with 3+ "
+            f"candidates): mean Spearman {scores['mean_spearman_within_module']:.3f}, "
+            f"top-ranked is the measured fastest {scores['top1_is_fastest']:.0%}"
+        )
     if args.json:
         for d, p in zip(data, pred):
             d["predicted_seconds"] = float(np.exp(p))
-        Path(args.json).write_text(json.dumps({"features": FEATURE_NAMES, "scores": scores,
-                                               "samples": data}, indent=1) + "\n")
+        Path(args.json).write_text(
+            json.dumps({"features": FEATURE_NAMES, "scores": scores, "samples": data}, indent=1)
+            + "\n"
+        )
     return 0
 
 

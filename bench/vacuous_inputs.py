@@ -14,9 +14,9 @@ A module is *vacuous* on an input set when its outputs say nothing (hlogym.xla.v
 a float output with no finite element, or every output constant while the inputs vary); every
 comparison against it is then "not judged". Prints a table per family and writes the reasons.
 """
+
 import argparse
 import json
-import os
 import subprocess
 import sys
 import tempfile
@@ -33,6 +33,7 @@ from hlogym import xla  # noqa: E402
 def old_python_inputs(leaves, seed=0):
     """The inputs the Python side drew before the one generator, one array per leaf."""
     import zlib
+
     out = []
     for i, leaf in enumerate(leaves):
         shape, t = tuple(leaf["shape"]), leaf["type"]
@@ -45,10 +46,12 @@ def old_python_inputs(leaves, seed=0):
             a = rng.integers(0, min(7, np.iinfo(dt).max) + 1, size=shape).astype(dt)
         elif t in ("c64", "c128"):
             a = (rng.uniform(-1, 1, size=shape) + 1j * rng.uniform(-1, 1, size=shape)).astype(
-                np.complex64 if t == "c64" else np.complex128)
+                np.complex64 if t == "c64" else np.complex128
+            )
         else:
             a = rng.uniform(-1.0, 1.0, size=shape).astype(
-                {"f16": np.float16, "f32": np.float32, "f64": np.float64}.get(t, np.float32))
+                {"f16": np.float16, "f32": np.float32, "f64": np.float64}.get(t, np.float32)
+            )
             if t in xla._RAW_TYPES:  # bf16 and f8: stored as raw bits
                 a = a.astype(xla._RAW_TYPES[t]).view(f"u{np.dtype(xla._RAW_TYPES[t]).itemsize}")
         out.append(a)
@@ -58,21 +61,28 @@ def old_python_inputs(leaves, seed=0):
 def check(hlogym, name, path):
     with tempfile.TemporaryDirectory() as d:
         new, old = Path(d) / "new", Path(d) / "old"
-        r = subprocess.run([hlogym, "run", str(path), "--seed", "0", "--io", str(new)],
-                           capture_output=True, text=True)
+        r = subprocess.run(
+            [hlogym, "run", str(path), "--seed", "0", "--io", str(new)],
+            capture_output=True,
+            text=True,
+        )
         if r.returncode != 0:
             return {"module": name, "error": r.stderr.strip()[-300:]}
         leaves = xla.io_leaves(new, "inputs")
         old.mkdir()
         for leaf, a in zip(leaves, old_python_inputs(leaves)):
             np.save(old / leaf["file"], a)
-        r = subprocess.run([hlogym, "run", str(path), "--inputs", str(old), "--save-outputs",
-                            str(old)], capture_output=True, text=True)
+        r = subprocess.run(
+            [hlogym, "run", str(path), "--inputs", str(old), "--save-outputs", str(old)],
+            capture_output=True,
+            text=True,
+        )
         if r.returncode != 0:
             return {"module": name, "error": r.stderr.strip()[-300:]}
         after = xla.vacuous_reason(xla.load_io_dir(new, "outputs"), xla.load_io_dir(new, "inputs"))
-        before = xla.vacuous_reason(xla.load_io_dir(old, "outputs"),
-                                    [np.load(old / leaf["file"]) for leaf in leaves])
+        before = xla.vacuous_reason(
+            xla.load_io_dir(old, "outputs"), [np.load(old / leaf["file"]) for leaf in leaves]
+        )
         return {"module": name, "before": before, "after": after}
 
 
@@ -83,11 +93,16 @@ def main():
     ap.add_argument("--out", default=str(ROOT / "build" / "vacuous_inputs.json"))
     args = ap.parse_args()
     manifest = json.loads((ROOT / "datasets" / "corpus" / "manifest.json").read_text())["modules"]
-    modules = [(n, ROOT / "datasets" / "corpus" / m["path"], m["family"])
-               for n, m in sorted(manifest.items())]
+    modules = [
+        (n, ROOT / "datasets" / "corpus" / m["path"], m["family"])
+        for n, m in sorted(manifest.items())
+    ]
     smoke = ROOT / "datasets" / "smoke"
-    modules += [(p.name.split(".")[0], p, "smoke") for p in sorted(smoke.glob("*.hlo"))
-                if ".optimized." not in p.name and ".debuginfo." not in p.name]
+    modules += [
+        (p.name.split(".")[0], p, "smoke")
+        for p in sorted(smoke.glob("*.hlo"))
+        if ".optimized." not in p.name and ".debuginfo." not in p.name
+    ]
     with ThreadPoolExecutor(args.jobs) as pool:
         results = list(pool.map(lambda m: check(args.hlogym, m[0], m[1]), modules))
     families = {}
@@ -100,13 +115,19 @@ def main():
             continue
         f["before"] += bool(r["before"])
         f["after"] += bool(r["after"])
-    print("| family | modules | vacuous before (old Python inputs) | vacuous after (one generator) "
-          "| not evaluated |")
+    print(
+        "| family | modules | vacuous before (old Python inputs) | vacuous after (one generator) "
+        "| not evaluated |"
+    )
     print("|---|---|---|---|---|")
     for family, f in sorted(families.items()):
         print(f"| {family} | {f['modules']} | {f['before']} | {f['after']} | {f['errors']} |")
-    total = {k: sum(f[k] for f in families.values()) for k in ("modules", "before", "after", "errors")}
-    print(f"| all | {total['modules']} | {total['before']} | {total['after']} | {total['errors']} |")
+    total = {
+        k: sum(f[k] for f in families.values()) for k in ("modules", "before", "after", "errors")
+    }
+    print(
+        f"| all | {total['modules']} | {total['before']} | {total['after']} | {total['errors']} |"
+    )
     for r in results:
         if r.get("after") or "error" in r:
             print(f"  {r['module']}: {r.get('after') or r.get('error')}")

@@ -10,6 +10,7 @@ its full pipeline to is read back from the executable. Printed per variant: inst
 fusions in its entry computation, and converts anywhere (inside fusions too): what explains a
 run-time difference that the op count before XLA's pipeline does not.
 """
+
 import argparse
 import re
 import sys
@@ -24,11 +25,14 @@ OPCODE = re.compile(r"= \S+ ([\w-]+)\(")
 
 
 def counts(text: str) -> dict:
-    entry = text[text.index("\nENTRY"):]
-    entry = entry[:entry.find("\n}") + 2]
+    entry = text[text.index("\nENTRY") :]
+    entry = entry[: entry.find("\n}") + 2]
     ops = Counter(OPCODE.findall(entry))
-    return {"entry instructions": sum(ops.values()), "entry fusions": ops["fusion"],
-            "converts": Counter(OPCODE.findall(text))["convert"]}
+    return {
+        "entry instructions": sum(ops.values()),
+        "entry fusions": ops["fusion"],
+        "converts": Counter(OPCODE.findall(text))["convert"],
+    }
 
 
 def main(argv=None) -> int:
@@ -39,16 +43,21 @@ def main(argv=None) -> int:
         modules = xla_bench.resolve_modules(args.modules)
     except (ValueError, OSError) as e:
         raise SystemExit(f"xla_after_optimization: {e}") from None
-    variants = {"original": [], "default": ["xla-cpu-default"],
-                **{k: v for k, v in xla_bench.RUNTIME_CANDIDATES.items() if isinstance(v, list)}}
+    variants = {
+        "original": [],
+        "default": ["xla-cpu-default"],
+        **{k: v for k, v in xla_bench.RUNTIME_CANDIDATES.items() if isinstance(v, list)},
+    }
     hg, x = xla_bench.Hlogym(), xla.Xla("cpu")
     print(f"{'module':52} {'variant':14} {'entry instrs':>12} {'fusions':>8} {'converts':>9}")
     for name, path in modules:
         for label, passes in variants.items():
             exe = x.compile(hg.opt(path, passes))
             c = counts(exe.hlo_modules()[0].to_string())
-            print(f"{name:52} {label:14} {c['entry instructions']:>12} {c['entry fusions']:>8} "
-                  f"{c['converts']:>9}")
+            print(
+                f"{name:52} {label:14} {c['entry instructions']:>12} {c['entry fusions']:>8} "
+                f"{c['converts']:>9}"
+            )
     return 0
 
 

@@ -4,6 +4,7 @@ agent-optimized modules on real XLA); see python/hlogym/xla_bench.py for the fla
 
     .venv/bin/python bench/xla_bench.py --split test --json build/xla_bench.json
 """
+
 import sys
 from pathlib import Path
 

@@ -8,6 +8,7 @@ On a cluster (every node with hlogym installed: scripts/setup.sh --rl, or pip in
     ray start --address=HEAD_IP:6379                              # on every other node
 then run this script on the head node with --address auto.
 """
+
 import argparse
 
 import ray
@@ -19,8 +20,10 @@ import hlogym.ray
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--address", help="Ray cluster address ('auto' for the running one); "
-                                      "default: start a local cluster")
+    ap.add_argument(
+        "--address",
+        help="Ray cluster address ('auto' for the running one); default: start a local cluster",
+    )
     ap.add_argument("--suite", nargs="+", default=["gpt2"], help="training suite (hlogym eval's)")
     ap.add_argument("--split", default="train")
     ap.add_argument("--env-runners", type=int, default=2)
@@ -30,18 +33,27 @@ def main() -> None:
 
     ray.init(address=args.address)
     benchmarks = hlogym.resolve_suite(args.suite, args.split)
-    config = (PPOConfig()
-              .environment(hlogym.ray.register_rllib_env(),
-                           env_config={"benchmark_locs": benchmarks,
-                                       "traj_limit": args.traj_limit})
-              .env_runners(num_env_runners=args.env_runners, num_cpus_per_env_runner=1)
-              .training(train_batch_size_per_learner=64 * max(1, args.env_runners),
-                        minibatch_size=64, num_epochs=4, lr=3e-4))
+    config = (
+        PPOConfig()
+        .environment(
+            hlogym.ray.register_rllib_env(),
+            env_config={"benchmark_locs": benchmarks, "traj_limit": args.traj_limit},
+        )
+        .env_runners(num_env_runners=args.env_runners, num_cpus_per_env_runner=1)
+        .training(
+            train_batch_size_per_learner=64 * max(1, args.env_runners),
+            minibatch_size=64,
+            num_epochs=4,
+            lr=3e-4,
+        )
+    )
     algo = config.build_algo()
     for i in range(args.iterations):
         runners = algo.train()["env_runners"]
-        print(f"iteration {i + 1}: {runners['num_env_steps_sampled_lifetime']:.0f} steps, "
-              f"mean episode return {runners.get('episode_return_mean', float('nan')):.3f}")
+        print(
+            f"iteration {i + 1}: {runners['num_env_steps_sampled_lifetime']:.0f} steps, "
+            f"mean episode return {runners.get('episode_return_mean', float('nan')):.3f}"
+        )
     print("checkpoint:", algo.save().checkpoint.path)
     algo.stop()
 

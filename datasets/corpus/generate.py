@@ -31,6 +31,7 @@ it and whether it changed the module), the dumps give the module text after ever
 it. Everything is deterministic: abstract arguments (jax.ShapeDtypeStruct), sorted JSON, zstd at a
 fixed level, no time stamps or paths.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -68,181 +69,461 @@ EXTRA_XLA_FLAGS = os.environ.get("HLOGYM_CORPUS_XLA_FLAGS", "--xla_backend_optim
 FAMILY_SPECS = {
     "gpt2": dict(
         n=112,
-        grid=dict(layers=[1, 2, 3, 4], d=[32, 64, 128], heads=[2, 4, 8], seq=[16, 32, 64],
-                  batch=[1, 2, 4], dtype=["f32", "bf16"], remat=[0, 1], mode=["train", "infer"],
-                  opt=["adamw", "adamw", "adamw", "sgd"]),
+        grid=dict(
+            layers=[1, 2, 3, 4],
+            d=[32, 64, 128],
+            heads=[2, 4, 8],
+            seq=[16, 32, 64],
+            batch=[1, 2, 4],
+            dtype=["f32", "bf16"],
+            remat=[0, 1],
+            mode=["train", "infer"],
+            opt=["adamw", "adamw", "adamw", "sgd"],
+        ),
         arch=["layers", "d", "heads", "seq"],
         fixed=dict(vocab=256),
-        valid=lambda c: c["d"] // c["heads"] >= 8),
+        valid=lambda c: c["d"] // c["heads"] >= 8,
+    ),
     "bert": dict(
         n=26,
-        grid=dict(layers=[1, 2, 3, 4], d=[32, 64, 128], heads=[2, 4], seq=[16, 32, 64],
-                  batch=[2, 4], dtype=["f32", "bf16"], remat=[0, 1], mode=["train", "infer"]),
+        grid=dict(
+            layers=[1, 2, 3, 4],
+            d=[32, 64, 128],
+            heads=[2, 4],
+            seq=[16, 32, 64],
+            batch=[2, 4],
+            dtype=["f32", "bf16"],
+            remat=[0, 1],
+            mode=["train", "infer"],
+        ),
         arch=["layers", "d", "heads", "seq"],
         fixed=dict(vocab=256),
-        valid=lambda c: True),
+        valid=lambda c: True,
+    ),
     "resnet": dict(
         n=28,
-        grid=dict(depth=[18, 18, 50, 26], width=[4, 8, 16], res=[16, 32], stem=["cifar", "imagenet"],
-                  batch=[2, 4], dtype=["f32", "bf16"], mode=["train", "infer"],
-                  opt=["sgd", "adamw"]),
+        grid=dict(
+            depth=[18, 18, 50, 26],
+            width=[4, 8, 16],
+            res=[16, 32],
+            stem=["cifar", "imagenet"],
+            batch=[2, 4],
+            dtype=["f32", "bf16"],
+            mode=["train", "infer"],
+            opt=["sgd", "adamw"],
+        ),
         arch=["depth", "width", "res", "stem"],
         fixed=dict(classes=10),
         # ResNet-50 training steps are large (~650 KB of text): only at the smallest width.
-        valid=lambda c: not (c["depth"] == 50 and c["mode"] == "train" and c["width"] > 4)
-        and not (c["width"] == 16 and c["res"] == 32 and c["depth"] != 18)),
+        valid=lambda c: (
+            not (c["depth"] == 50 and c["mode"] == "train" and c["width"] > 4)
+            and not (c["width"] == 16 and c["res"] == 32 and c["depth"] != 18)
+        ),
+    ),
     "vit": dict(
         n=24,
-        grid=dict(layers=[1, 2, 3, 4], d=[32, 64], heads=[2, 4], patch=[4, 8], res=[16, 32],
-                  batch=[2, 4], dtype=["f32", "bf16"], remat=[0, 1], mode=["train", "infer"]),
+        grid=dict(
+            layers=[1, 2, 3, 4],
+            d=[32, 64],
+            heads=[2, 4],
+            patch=[4, 8],
+            res=[16, 32],
+            batch=[2, 4],
+            dtype=["f32", "bf16"],
+            remat=[0, 1],
+            mode=["train", "infer"],
+        ),
         arch=["layers", "d", "heads", "patch", "res"],
         fixed=dict(classes=10),
-        valid=lambda c: c["res"] // c["patch"] >= 2),
+        valid=lambda c: c["res"] // c["patch"] >= 2,
+    ),
     "t5": dict(
         n=22,
-        grid=dict(enc_layers=[1, 2], dec_layers=[1, 2], d=[32, 64], heads=[2, 4], ff=[64, 128],
-                  gated=[0, 1], src_len=[16, 32], tgt_len=[8, 16], batch=[2], dtype=["f32", "bf16"],
-                  remat=[0, 1], mode=["train", "infer"]),
+        grid=dict(
+            enc_layers=[1, 2],
+            dec_layers=[1, 2],
+            d=[32, 64],
+            heads=[2, 4],
+            ff=[64, 128],
+            gated=[0, 1],
+            src_len=[16, 32],
+            tgt_len=[8, 16],
+            batch=[2],
+            dtype=["f32", "bf16"],
+            remat=[0, 1],
+            mode=["train", "infer"],
+        ),
         arch=["enc_layers", "dec_layers", "d", "heads", "ff", "gated", "src_len", "tgt_len"],
         fixed=dict(vocab=128),
-        valid=lambda c: True),
+        valid=lambda c: True,
+    ),
     "mixer": dict(
         n=20,
-        grid=dict(layers=[1, 2, 4], d=[32, 64], patch=[4, 8], res=[16, 32], tok_mlp=[16, 32],
-                  ch_mlp=[64, 128], batch=[2, 4], dtype=["f32", "bf16"], mode=["train", "infer"]),
+        grid=dict(
+            layers=[1, 2, 4],
+            d=[32, 64],
+            patch=[4, 8],
+            res=[16, 32],
+            tok_mlp=[16, 32],
+            ch_mlp=[64, 128],
+            batch=[2, 4],
+            dtype=["f32", "bf16"],
+            mode=["train", "infer"],
+        ),
         arch=["layers", "d", "patch", "res", "tok_mlp", "ch_mlp"],
         fixed=dict(classes=10),
-        valid=lambda c: c["res"] // c["patch"] >= 2),
+        valid=lambda c: c["res"] // c["patch"] >= 2,
+    ),
     "rnn": dict(
         n=24,
-        grid=dict(cell=["lstm", "gru"], layers=[1, 2], hidden=[32, 64], embed=[16, 32],
-                  seq=[16, 32], batch=[2, 4], dtype=["f32", "bf16"], remat=[0, 1], unroll=[1, 2],
-                  mode=["train", "infer"]),
+        grid=dict(
+            cell=["lstm", "gru"],
+            layers=[1, 2],
+            hidden=[32, 64],
+            embed=[16, 32],
+            seq=[16, 32],
+            batch=[2, 4],
+            dtype=["f32", "bf16"],
+            remat=[0, 1],
+            unroll=[1, 2],
+            mode=["train", "infer"],
+        ),
         arch=["cell", "layers", "hidden", "embed", "seq"],
         fixed=dict(vocab=64),
-        valid=lambda c: True),
+        valid=lambda c: True,
+    ),
     "unet": dict(
         n=16,
-        grid=dict(ch=[8, 16], mults=[[1, 2], [1, 2, 2]], res=[8, 16], attn=[0, 1], batch=[1, 2],
-                  dtype=["f32", "bf16"], mode=["train", "infer"]),
+        grid=dict(
+            ch=[8, 16],
+            mults=[[1, 2], [1, 2, 2]],
+            res=[8, 16],
+            attn=[0, 1],
+            batch=[1, 2],
+            dtype=["f32", "bf16"],
+            mode=["train", "infer"],
+        ),
         arch=["ch", "mults", "res", "attn"],
         fixed=dict(groups=4),
-        valid=lambda c: True),
+        valid=lambda c: True,
+    ),
     "gnn": dict(
         n=24,
-        grid=dict(layers=[1, 2, 3], hidden=[16, 32, 64], nodes=[16, 32, 64], edge_ratio=[2, 4],
-                  dtype=["f32", "bf16"], mode=["train", "infer"]),
+        grid=dict(
+            layers=[1, 2, 3],
+            hidden=[16, 32, 64],
+            nodes=[16, 32, 64],
+            edge_ratio=[2, 4],
+            dtype=["f32", "bf16"],
+            mode=["train", "infer"],
+        ),
         arch=["layers", "hidden", "nodes", "edge_ratio"],
         fixed=dict(graphs=4, node_feat=8, edge_feat=4, targets=2),
-        valid=lambda c: True),
+        valid=lambda c: True,
+    ),
     "moe": dict(
         n=26,
-        grid=dict(layers=[1, 2], d=[32, 64], heads=[2, 4], experts=[4, 8], top_k=[1, 2],
-                  ffn=[64, 128], capacity=[1.0, 1.25, 2.0], seq=[16, 32], batch=[2, 4],
-                  dtype=["f32", "bf16"], remat=[0, 1], mode=["train", "infer"]),
+        grid=dict(
+            layers=[1, 2],
+            d=[32, 64],
+            heads=[2, 4],
+            experts=[4, 8],
+            top_k=[1, 2],
+            ffn=[64, 128],
+            capacity=[1.0, 1.25, 2.0],
+            seq=[16, 32],
+            batch=[2, 4],
+            dtype=["f32", "bf16"],
+            remat=[0, 1],
+            mode=["train", "infer"],
+        ),
         arch=["layers", "d", "heads", "experts", "top_k", "ffn", "capacity", "seq"],
         fixed=dict(vocab=128),
-        valid=lambda c: True),
+        valid=lambda c: True,
+    ),
     # Families written with model libraries (library_models.py; their pins are in
     # requirements-libraries.txt). Keras applications are inference graphs only: their training
     # steps have 10k-27k instructions at the smallest sizes.
     "keras_mobilenetv3": dict(
-        n=6, library="keras",
-        grid=dict(res=[32, 48], alpha=[0.75, 1.0], batch=[1, 2], dtype=["f32", "bf16"],
-                  mode=["infer"]),
-        arch=["res", "alpha"], fixed=dict(classes=10), valid=lambda c: True),
+        n=6,
+        library="keras",
+        grid=dict(
+            res=[32, 48], alpha=[0.75, 1.0], batch=[1, 2], dtype=["f32", "bf16"], mode=["infer"]
+        ),
+        arch=["res", "alpha"],
+        fixed=dict(classes=10),
+        valid=lambda c: True,
+    ),
     "keras_efficientnet": dict(
-        n=4, library="keras",
+        n=4,
+        library="keras",
         grid=dict(res=[32, 48], batch=[1, 2], dtype=["f32", "bf16"], mode=["infer"]),
-        arch=["res"], fixed=dict(classes=10), valid=lambda c: True),
+        arch=["res"],
+        fixed=dict(classes=10),
+        valid=lambda c: True,
+    ),
     "keras_convnext": dict(
-        n=4, library="keras",
+        n=4,
+        library="keras",
         grid=dict(res=[32, 64], batch=[1, 2], dtype=["f32", "bf16"], mode=["infer"]),
-        arch=["res"], fixed=dict(classes=10), valid=lambda c: True),
+        arch=["res"],
+        fixed=dict(classes=10),
+        valid=lambda c: True,
+    ),
     "keras_densenet": dict(
-        n=4, library="keras",
+        n=4,
+        library="keras",
         grid=dict(res=[32, 48], batch=[1, 2], dtype=["f32", "bf16"], mode=["infer"]),
-        arch=["res"], fixed=dict(classes=10), valid=lambda c: True),
+        arch=["res"],
+        fixed=dict(classes=10),
+        valid=lambda c: True,
+    ),
     "flax_llama": dict(
-        n=10, library="flax",
-        grid=dict(layers=[1, 2], d=[32, 64], heads=[4], kv_heads=[1, 2], seq=[16, 32], batch=[2],
-                  dtype=["f32", "bf16"], mode=["train", "infer"]),
-        arch=["layers", "d", "heads", "kv_heads", "seq"], fixed=dict(vocab=128),
-        valid=lambda c: True),
+        n=10,
+        library="flax",
+        grid=dict(
+            layers=[1, 2],
+            d=[32, 64],
+            heads=[4],
+            kv_heads=[1, 2],
+            seq=[16, 32],
+            batch=[2],
+            dtype=["f32", "bf16"],
+            mode=["train", "infer"],
+        ),
+        arch=["layers", "d", "heads", "kv_heads", "seq"],
+        fixed=dict(vocab=128),
+        valid=lambda c: True,
+    ),
     "flax_vae": dict(
-        n=8, library="flax",
-        grid=dict(ch=[8, 16], latent=[8, 16], res=[16], batch=[2, 4], dtype=["f32", "bf16"],
-                  mode=["train", "infer"]),
-        arch=["ch", "latent", "res"], fixed=dict(), valid=lambda c: True),
+        n=8,
+        library="flax",
+        grid=dict(
+            ch=[8, 16],
+            latent=[8, 16],
+            res=[16],
+            batch=[2, 4],
+            dtype=["f32", "bf16"],
+            mode=["train", "infer"],
+        ),
+        arch=["ch", "latent", "res"],
+        fixed=dict(),
+        valid=lambda c: True,
+    ),
     "eqx_mamba": dict(
-        n=8, library="equinox",
-        grid=dict(layers=[1, 2], d=[16, 32], state=[4, 8], seq=[16], batch=[2],
-                  dtype=["f32", "bf16"], mode=["train", "infer"]),
-        arch=["layers", "d", "state", "seq"], fixed=dict(vocab=64), valid=lambda c: True),
+        n=8,
+        library="equinox",
+        grid=dict(
+            layers=[1, 2],
+            d=[16, 32],
+            state=[4, 8],
+            seq=[16],
+            batch=[2],
+            dtype=["f32", "bf16"],
+            mode=["train", "infer"],
+        ),
+        arch=["layers", "d", "state", "seq"],
+        fixed=dict(vocab=64),
+        valid=lambda c: True,
+    ),
     "eqx_wavenet": dict(
-        n=8, library="equinox",
-        grid=dict(layers=[4, 6], cycle=[2, 3], ch=[8, 16], seq=[32, 64], batch=[2],
-                  dtype=["f32", "bf16"], mode=["train", "infer"]),
-        arch=["layers", "cycle", "ch", "seq"], fixed=dict(classes=32), valid=lambda c: True),
+        n=8,
+        library="equinox",
+        grid=dict(
+            layers=[4, 6],
+            cycle=[2, 3],
+            ch=[8, 16],
+            seq=[32, 64],
+            batch=[2],
+            dtype=["f32", "bf16"],
+            mode=["train", "infer"],
+        ),
+        arch=["layers", "cycle", "ch", "seq"],
+        fixed=dict(classes=32),
+        valid=lambda c: True,
+    ),
     # The second frontend: TensorFlow graphs (tf_models.py, lowered by TF's own tf2xla in a
     # subprocess; pins in requirements-tensorflow.txt). f16 is Keras's mixed_float16 policy.
     "tf_mobilenetv2": dict(
-        n=6, library="tensorflow", frontend="tensorflow",
-        grid=dict(res=[32, 48], alpha=[0.35, 0.5, 1.0], batch=[1, 2], dtype=["f32", "bf16", "f16"],
-                  mode=["infer"]),
-        arch=["res", "alpha"], fixed=dict(classes=10), valid=lambda c: True),
+        n=6,
+        library="tensorflow",
+        frontend="tensorflow",
+        grid=dict(
+            res=[32, 48],
+            alpha=[0.35, 0.5, 1.0],
+            batch=[1, 2],
+            dtype=["f32", "bf16", "f16"],
+            mode=["infer"],
+        ),
+        arch=["res", "alpha"],
+        fixed=dict(classes=10),
+        valid=lambda c: True,
+    ),
     "tf_bert": dict(
-        n=8, library="tensorflow", frontend="tensorflow",
-        grid=dict(layers=[1, 2], d=[32, 64], heads=[2, 4], seq=[16, 32], batch=[2],
-                  dtype=["f32", "bf16", "f16"], mode=["train", "infer"]),
-        arch=["layers", "d", "heads", "seq"], fixed=dict(vocab=128, classes=2),
-        valid=lambda c: True),
+        n=8,
+        library="tensorflow",
+        frontend="tensorflow",
+        grid=dict(
+            layers=[1, 2],
+            d=[32, 64],
+            heads=[2, 4],
+            seq=[16, 32],
+            batch=[2],
+            dtype=["f32", "bf16", "f16"],
+            mode=["train", "infer"],
+        ),
+        arch=["layers", "d", "heads", "seq"],
+        fixed=dict(vocab=128, classes=2),
+        valid=lambda c: True,
+    ),
     "tf_rnn": dict(
-        n=8, library="tensorflow", frontend="tensorflow",
-        grid=dict(cell=["lstm", "gru"], layers=[1, 2], hidden=[16, 32], seq=[8, 16], batch=[2],
-                  dtype=["f32", "f16"], mode=["train", "infer"]),
-        arch=["cell", "layers", "hidden", "seq"], fixed=dict(embed=16, vocab=64, classes=2),
-        valid=lambda c: True),
+        n=8,
+        library="tensorflow",
+        frontend="tensorflow",
+        grid=dict(
+            cell=["lstm", "gru"],
+            layers=[1, 2],
+            hidden=[16, 32],
+            seq=[8, 16],
+            batch=[2],
+            dtype=["f32", "f16"],
+            mode=["train", "infer"],
+        ),
+        arch=["cell", "layers", "hidden", "seq"],
+        fixed=dict(embed=16, vocab=64, classes=2),
+        valid=lambda c: True,
+    ),
     "tf_dlrm": dict(
-        n=6, library="tensorflow", frontend="tensorflow",
-        grid=dict(tables=[4, 8], emb=[8, 16], mlp=[[32, 16], [64, 32]], batch=[8, 32],
-                  dtype=["f32", "bf16", "f16"], mode=["train", "infer"]),
-        arch=["tables", "emb", "mlp"], fixed=dict(rows=100), valid=lambda c: True),
+        n=6,
+        library="tensorflow",
+        frontend="tensorflow",
+        grid=dict(
+            tables=[4, 8],
+            emb=[8, 16],
+            mlp=[[32, 16], [64, 32]],
+            batch=[8, 32],
+            dtype=["f32", "bf16", "f16"],
+            mode=["train", "infer"],
+        ),
+        arch=["tables", "emb", "mlp"],
+        fixed=dict(rows=100),
+        valid=lambda c: True,
+    ),
     # The third frontend, in a dataset of its own (datasets/pytorch, `--pytorch`): PyTorch programs
     # on an XLA device (torch_models.py, in a process of its own; pins in requirements-torch.txt).
     "pt_mlp": dict(
-        n=4, library="torch", frontend="pytorch", dataset="pytorch",
-        grid=dict(layers=[2, 3], hidden=[64, 128], batch=[8, 16], dtype=["f32", "bf16"],
-                  mode=["train", "infer"]),
-        arch=["layers", "hidden"], fixed=dict(features=32, classes=10), valid=lambda c: True),
+        n=4,
+        library="torch",
+        frontend="pytorch",
+        dataset="pytorch",
+        grid=dict(
+            layers=[2, 3],
+            hidden=[64, 128],
+            batch=[8, 16],
+            dtype=["f32", "bf16"],
+            mode=["train", "infer"],
+        ),
+        arch=["layers", "hidden"],
+        fixed=dict(features=32, classes=10),
+        valid=lambda c: True,
+    ),
     "pt_transformer": dict(
-        n=6, library="torch", frontend="pytorch", dataset="pytorch",
-        grid=dict(layers=[1, 2], d=[32, 64], heads=[2, 4], seq=[16, 32], batch=[2],
-                  dtype=["f32", "bf16"], mode=["train", "infer"]),
-        arch=["layers", "d", "heads", "seq"], fixed=dict(vocab=128, classes=4),
-        valid=lambda c: True),
+        n=6,
+        library="torch",
+        frontend="pytorch",
+        dataset="pytorch",
+        grid=dict(
+            layers=[1, 2],
+            d=[32, 64],
+            heads=[2, 4],
+            seq=[16, 32],
+            batch=[2],
+            dtype=["f32", "bf16"],
+            mode=["train", "infer"],
+        ),
+        arch=["layers", "d", "heads", "seq"],
+        fixed=dict(vocab=128, classes=4),
+        valid=lambda c: True,
+    ),
     "pt_cnn": dict(
-        n=6, library="torch", frontend="pytorch", dataset="pytorch",
-        grid=dict(widths=[[8, 16], [16, 32], [8, 16, 32]], res=[16, 32], batch=[2, 4],
-                  dtype=["f32", "bf16"], mode=["train", "infer"]),
-        arch=["widths", "res"], fixed=dict(classes=10), valid=lambda c: True),
+        n=6,
+        library="torch",
+        frontend="pytorch",
+        dataset="pytorch",
+        grid=dict(
+            widths=[[8, 16], [16, 32], [8, 16, 32]],
+            res=[16, 32],
+            batch=[2, 4],
+            dtype=["f32", "bf16"],
+            mode=["train", "infer"],
+        ),
+        arch=["widths", "res"],
+        fixed=dict(classes=10),
+        valid=lambda c: True,
+    ),
 }
 
 # The leave-families-out protocol (manifest "heldout_families"): whole families that an agent
 # evaluated with `--split heldout` never saw in training, every module of them, both splits. They
 # cover a whole library (Keras), a whole frontend (TensorFlow) and one family of each other library
 # and of hand-written JAX.
-HELDOUT_FAMILIES = ["keras_mobilenetv3", "keras_efficientnet", "keras_convnext", "keras_densenet",
-                    "flax_vae", "eqx_wavenet", "gnn", "unet",
-                    "tf_mobilenetv2", "tf_bert", "tf_rnn", "tf_dlrm"]
+HELDOUT_FAMILIES = [
+    "keras_mobilenetv3",
+    "keras_efficientnet",
+    "keras_convnext",
+    "keras_densenet",
+    "flax_vae",
+    "eqx_wavenet",
+    "gnn",
+    "unet",
+    "tf_mobilenetv2",
+    "tf_bert",
+    "tf_rnn",
+    "tf_dlrm",
+]
 
-ABBREV = {"layers": "L", "d": "d", "heads": "h", "seq": "s", "batch": "b", "depth": "r",
-          "width": "w", "res": "px", "stem": "", "patch": "p", "enc_layers": "e", "dec_layers": "x",
-          "ff": "ff", "gated": "g", "src_len": "s", "tgt_len": "t", "tok_mlp": "tm", "ch_mlp": "cm",
-          "cell": "", "hidden": "H", "embed": "E", "unroll": "u", "ch": "c", "mults": "m",
-          "attn": "a", "nodes": "n", "edge_ratio": "er", "experts": "E", "top_k": "k", "ffn": "f",
-          "capacity": "cf", "alpha": "al", "kv_heads": "kv", "latent": "z", "state": "N",
-          "cycle": "cy", "tables": "T", "emb": "e", "mlp": "mlp", "widths": "w"}
+ABBREV = {
+    "layers": "L",
+    "d": "d",
+    "heads": "h",
+    "seq": "s",
+    "batch": "b",
+    "depth": "r",
+    "width": "w",
+    "res": "px",
+    "stem": "",
+    "patch": "p",
+    "enc_layers": "e",
+    "dec_layers": "x",
+    "ff": "ff",
+    "gated": "g",
+    "src_len": "s",
+    "tgt_len": "t",
+    "tok_mlp": "tm",
+    "ch_mlp": "cm",
+    "cell": "",
+    "hidden": "H",
+    "embed": "E",
+    "unroll": "u",
+    "ch": "c",
+    "mults": "m",
+    "attn": "a",
+    "nodes": "n",
+    "edge_ratio": "er",
+    "experts": "E",
+    "top_k": "k",
+    "ffn": "f",
+    "capacity": "cf",
+    "alpha": "al",
+    "kv_heads": "kv",
+    "latent": "z",
+    "state": "N",
+    "cycle": "cy",
+    "tables": "T",
+    "emb": "e",
+    "mlp": "mlp",
+    "widths": "w",
+}
 
 
 def canon(v):
@@ -282,7 +563,7 @@ def all_configs(dataset="corpus"):
         for c in grid:
             c = dict(c, **spec["fixed"])
             if c["mode"] == "infer":
-                c.pop("remat", None)   # rematerialization only matters for gradients
+                c.pop("remat", None)  # rematerialization only matters for gradients
                 c.pop("opt", None)
                 if c.get("remat") is None and "remat" in spec["grid"]:
                     c["remat"] = 0
@@ -309,8 +590,10 @@ def assign_splits(configs):
     """Per family, the first TEST_FRACTION of architectures (ordered by sha256) are test."""
     split = {}
     for family in FAMILY_SPECS:
-        archs = sorted({arch_key(f, c) for _, f, c in configs if f == family},
-                       key=lambda a: hashlib.sha256(a.encode()).hexdigest())
+        archs = sorted(
+            {arch_key(f, c) for _, f, c in configs if f == family},
+            key=lambda a: hashlib.sha256(a.encode()).hexdigest(),
+        )
         n_test = max(1, round(TEST_FRACTION * len(archs)))
         for i, a in enumerate(archs):
             split[a] = "test" if i < n_test else "train"
@@ -321,13 +604,18 @@ def assign_splits(configs):
 # Text helpers: zstd, instruction counting
 # ---------------------------------------------------------------------------------------------
 def zstd_compress(data: bytes) -> bytes:
-    return subprocess.run(["zstd", f"-{ZSTD_LEVEL}", "-q", "-c", "--no-progress"], input=data,
-                          check=True, capture_output=True).stdout
+    return subprocess.run(
+        ["zstd", f"-{ZSTD_LEVEL}", "-q", "-c", "--no-progress"],
+        input=data,
+        check=True,
+        capture_output=True,
+    ).stdout
 
 
 def zstd_decompress(data: bytes) -> bytes:
-    return subprocess.run(["zstd", "-d", "-q", "-c"], input=data, check=True,
-                          capture_output=True).stdout
+    return subprocess.run(
+        ["zstd", "-d", "-q", "-c"], input=data, check=True, capture_output=True
+    ).stdout
 
 
 def zstd_version():
@@ -400,8 +688,12 @@ class TensorFlowLowering:
     def __init__(self, name, family, cfg):
         env = {k: v for k, v in os.environ.items() if k not in ("XLA_FLAGS", "TF_CPP_VMODULE")}
         env["TF_CPP_MIN_LOG_LEVEL"] = "2"
-        r = subprocess.run([sys.executable, str(HERE / "tf_models.py"), family, canon(cfg), name],
-                           env=env, capture_output=True, text=True)
+        r = subprocess.run(
+            [sys.executable, str(HERE / "tf_models.py"), family, canon(cfg), name],
+            env=env,
+            capture_output=True,
+            text=True,
+        )
         if r.returncode != 0:
             raise SystemExit(f"{name}: tf_models.py failed:\n{r.stderr[-3000:]}")
         self.text = r.stdout
@@ -412,6 +704,7 @@ class TensorFlowLowering:
     def compile(self):
         sys.path.insert(0, str(REPO / "python"))
         from hlogym.xla import Xla
+
         return Xla("cpu").compile(self.text)
 
 
@@ -444,17 +737,20 @@ class XlaOptimizedLowering:
     def __init__(self, source: Path):
         sys.path.insert(0, str(REPO / "python"))
         from hlogym.xla import Xla
+
         self.xla = Xla("cpu")
         self.compile_error = None
         source_text = zstd_decompress(source.read_bytes()).decode()
-        with stderr_to(os.devnull):   # this compile's pass log is not the reference
+        with stderr_to(os.devnull):  # this compile's pass log is not the reference
             optimized = self.xla.compile(source_text).hlo_modules()[0]
         # the module XLA receives back: jaxlib's HLO -> StableHLO import and its way back to HLO
         # (the reference checks that XLA's first pass sees as many instructions)
         from jaxlib import _jax
+
         stablehlo = _jax.mlir.hlo_to_stablehlo(optimized.as_serialized_hlo_module_proto())
-        received = _jax.mlir.mlir_module_to_xla_computation(stablehlo, use_tuple_args=False,
-                                                            return_tuple=False)
+        received = _jax.mlir.mlir_module_to_xla_computation(
+            stablehlo, use_tuple_args=False, return_tuple=False
+        )
         self.text = strip_metadata(self.xla.parse(received.as_hlo_text()).to_string())
 
     def as_text(self, dialect="hlo"):
@@ -466,8 +762,10 @@ class XlaOptimizedLowering:
         with tempfile.TemporaryDirectory(prefix="hlogym-xla-optimized-") as tmp:
             module = Path(tmp) / "module.hlo"
             module.write_text(self.text)
-            r = subprocess.run([sys.executable, "-c", _COMPILE_CHILD, str(REPO / "python"),
-                                str(module)], capture_output=True)
+            r = subprocess.run(
+                [sys.executable, "-c", _COMPILE_CHILD, str(REPO / "python"), str(module)],
+                capture_output=True,
+            )
         sys.stderr.flush()
         os.write(2, r.stderr)
         if r.returncode != 0:
@@ -491,8 +789,12 @@ class TorchLowering(TensorFlowLowering):
 
     def __init__(self, name, family, cfg):
         env = {k: v for k, v in os.environ.items() if k not in ("XLA_FLAGS", "TF_CPP_VMODULE")}
-        r = subprocess.run([torch_python(), str(HERE / "torch_models.py"), family, canon(cfg),
-                            name], env=env, capture_output=True, text=True)
+        r = subprocess.run(
+            [torch_python(), str(HERE / "torch_models.py"), family, canon(cfg), name],
+            env=env,
+            capture_output=True,
+            text=True,
+        )
         if r.returncode != 0:
             raise SystemExit(f"{name}: torch_models.py failed:\n{r.stderr[-3000:]}")
         self.text = r.stdout
@@ -501,8 +803,10 @@ class TorchLowering(TensorFlowLowering):
 def torch_python():
     python = os.environ.get("HLOGYM_TORCH_PYTHON")
     if not python:
-        raise SystemExit("the PyTorch families need HLOGYM_TORCH_PYTHON: the python of a venv "
-                         "with datasets/corpus/requirements-torch.txt")
+        raise SystemExit(
+            "the PyTorch families need HLOGYM_TORCH_PYTHON: the python of a venv "
+            "with datasets/corpus/requirements-torch.txt"
+        )
     return python
 
 
@@ -513,6 +817,7 @@ def lower_text(name, family, cfg):
     if FAMILY_SPECS[family].get("frontend") == "pytorch":
         return TorchLowering(name, family, cfg)
     import jax
+
     sys.path.insert(0, str(HERE))
     if FAMILY_SPECS[family].get("library"):
         import library_models as models
@@ -532,14 +837,16 @@ _LOG_START = re.compile(r"\]\s+HLO pass (.*)$")
 _LOG_COUNT = re.compile(r"\]\s+Number of instructions: (\d+)$")
 _LOG_CHANGED = re.compile(r"\]\s+Pass caused changes (.*)$")
 _LOG_END = re.compile(r"\] HLO pass: (.*) time: ")
-_DUMP = re.compile(r"^module_\d+\.(?P<mod>[^.]+)\.(?P<seq>\d{4})\.(?P<pipe>.+?)\.after_(?P<after>.+?)"
-                   r"(?:\.before_(?P<before>.+))?\.txt$")
+_DUMP = re.compile(
+    r"^module_\d+\.(?P<mod>[^.]+)\.(?P<seq>\d{4})\.(?P<pipe>.+?)\.after_(?P<after>.+?)"
+    r"(?:\.before_(?P<before>.+))?\.txt$"
+)
 
 
 def parse_pass_log(log: str):
     """Every pass run, in order: dict(pass, pipeline, before, changed, is_pipeline)."""
     events = []
-    open_stack = []          # indices into events of passes that have started and not ended
+    open_stack = []  # indices into events of passes that have started and not ended
     top_pipeline = None
     for line in log.splitlines():
         m = _LOG_RUN.search(line)
@@ -561,10 +868,18 @@ def parse_pass_log(log: str):
         m = _LOG_START.search(line)
         if m:
             name = m.group(1).strip()
-            path = [top_pipeline or ""] + [events[j]["pass"] for j in open_stack
-                                           if events[j]["is_pipeline"]]
-            events.append({"pass": name, "pipeline": "/".join(path), "before": None,
-                           "changed": False, "is_pipeline": False})
+            path = [top_pipeline or ""] + [
+                events[j]["pass"] for j in open_stack if events[j]["is_pipeline"]
+            ]
+            events.append(
+                {
+                    "pass": name,
+                    "pipeline": "/".join(path),
+                    "before": None,
+                    "changed": False,
+                    "is_pipeline": False,
+                }
+            )
             open_stack.append(len(events) - 1)
             continue
         m = _LOG_COUNT.search(line)
@@ -590,7 +905,7 @@ def reference_from_compile(name, text, log, dump_dir: Path):
     if stop is None:
         problems.append("no layout-assignment in the pass log")
         stop = len(events)
-    module = re.match(r"HloModule (\S+?),?\s", text).group(1)   # the dumps' name for it
+    module = re.match(r"HloModule (\S+?),?\s", text).group(1)  # the dumps' name for it
     dumps = []
     for p in dump_dir.iterdir():
         m = _DUMP.match(p.name)
@@ -611,10 +926,20 @@ def reference_from_compile(name, text, log, dump_dir: Path):
         e = events[i]
         if e["is_pipeline"]:
             continue
-        after = next((events[j]["before"] for j in range(i + 1, len(events))
-                      if events[j]["before"] is not None), None)
-        entry = {"pass": e["pass"], "pipeline": e["pipeline"], "changed": e["changed"],
-                 "op_count": after}
+        after = next(
+            (
+                events[j]["before"]
+                for j in range(i + 1, len(events))
+                if events[j]["before"] is not None
+            ),
+            None,
+        )
+        entry = {
+            "pass": e["pass"],
+            "pipeline": e["pipeline"],
+            "changed": e["changed"],
+            "op_count": after,
+        }
         if e["changed"]:
             want = sanitize(e["pass"])
             k = di
@@ -629,18 +954,32 @@ def reference_from_compile(name, text, log, dump_dir: Path):
                 if k > 0 and e["before"] is not None:
                     before_text = dumps[k - 1][3].read_text()
                     if count_ops(before_text)[0] == e["before"] and before_text != after_text:
-                        pairs.append({"pass": e["pass"], "pipeline": e["pipeline"], "index": len(traj),
-                                      "before_path": str(dumps[k - 1][3]),
-                                      "after_path": str(dumps[k][3]),
-                                      "op_count_before": e["before"], "op_count_after": after})
+                        pairs.append(
+                            {
+                                "pass": e["pass"],
+                                "pipeline": e["pipeline"],
+                                "index": len(traj),
+                                "before_path": str(dumps[k - 1][3]),
+                                "after_path": str(dumps[k][3]),
+                                "op_count_before": e["before"],
+                                "op_count_after": after,
+                            }
+                        )
                 di = k + 1
             else:
                 problems.append(f"no dump for changed pass {e['pass']} (#{len(traj)})")
         entry["histogram"] = hist
         traj.append(entry)
     X = events[stop]["before"] if stop < len(events) else (traj[-1]["op_count"] if traj else I)
-    ref = {"module": name, "I": I, "X": X, "xla_initial_op_count": first_count,
-           "passes": traj, "stop_before": "layout-assignment", "problems": problems}
+    ref = {
+        "module": name,
+        "I": I,
+        "X": X,
+        "xla_initial_op_count": first_count,
+        "passes": traj,
+        "stop_before": "layout-assignment",
+        "problems": problems,
+    }
     return ref, pairs
 
 
@@ -649,12 +988,13 @@ def reference_from_compile(name, text, log, dump_dir: Path):
 # ---------------------------------------------------------------------------------------------
 def worker(args):
     import jax  # noqa: F401  (after XLA_FLAGS is set by the parent)
+
     todo = json.loads(Path(args.worker_input).read_text())
     out_root = Path(todo["out"])
     stage = Path(todo["stage"])
     dump_dir = Path(todo["dump_dir"])
     results = []
-    best_pairs = {}   # pass -> [(I, name, pair dict, before text, after text)]
+    best_pairs = {}  # pass -> [(I, name, pair dict, before text, after text)]
     for name, family, cfg in todo["modules"]:
         t0 = time.time()
         if todo.get("source_root"):
@@ -667,9 +1007,16 @@ def worker(args):
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(zstd_compress(data))
         I, hist = count_ops(text)
-        res = {"name": name, "family": family, "config": cfg, "sha256": hashlib.sha256(data).hexdigest(),
-               "bytes": len(data), "op_count_py": I, "histogram_py": hist,
-               "path": str(path.relative_to(out_root))}
+        res = {
+            "name": name,
+            "family": family,
+            "config": cfg,
+            "sha256": hashlib.sha256(data).hexdigest(),
+            "bytes": len(data),
+            "op_count_py": I,
+            "histogram_py": hist,
+            "path": str(path.relative_to(out_root)),
+        }
         if todo["xla"]:
             for p in dump_dir.iterdir():
                 if p.is_dir():
@@ -679,12 +1026,15 @@ def worker(args):
             log_path = stage / f"log_{os.getpid()}.txt"
             with stderr_to(log_path):
                 lowered.compile()
-            ref, pairs = reference_from_compile(name, text, log_path.read_text(errors="replace"),
-                                                dump_dir)
+            ref, pairs = reference_from_compile(
+                name, text, log_path.read_text(errors="replace"), dump_dir
+            )
             ref["family"] = family
             rp = out_root / "xla_reference" / f"{name}.json.zst"
             rp.parent.mkdir(parents=True, exist_ok=True)
-            rp.write_bytes(zstd_compress((json.dumps(ref, sort_keys=True, indent=0) + "\n").encode()))
+            rp.write_bytes(
+                zstd_compress((json.dumps(ref, sort_keys=True, indent=0) + "\n").encode())
+            )
             res["X"] = ref["X"]
             res["xla_initial_op_count"] = ref["xla_initial_op_count"]
             res["xla_passes"] = len(ref["passes"])
@@ -723,7 +1073,8 @@ def worker(args):
         with open(stage / f"results_{todo['id']}.jsonl", "a") as f:
             f.write(json.dumps(res, sort_keys=True) + "\n")
     (stage / f"pairs_{todo['id']}.json").write_text(
-        json.dumps({p: [m for _, m in lst] for p, lst in best_pairs.items()}, sort_keys=True))
+        json.dumps({p: [m for _, m in lst] for p, lst in best_pairs.items()}, sort_keys=True)
+    )
 
 
 def run_workers(modules, out_root: Path, stage: Path, jobs: int, xla: bool, source_root=None):
@@ -736,23 +1087,34 @@ def run_workers(modules, out_root: Path, stage: Path, jobs: int, xla: bool, sour
             continue
         dump_dir = stage / f"dump_{w}"
         dump_dir.mkdir(parents=True, exist_ok=True)
-        spec = {"id": w, "modules": part, "out": str(out_root), "stage": str(stage),
-                "dump_dir": str(dump_dir), "xla": xla,
-                "source_root": str(source_root) if source_root else None}
+        spec = {
+            "id": w,
+            "modules": part,
+            "out": str(out_root),
+            "stage": str(stage),
+            "dump_dir": str(dump_dir),
+            "xla": xla,
+            "source_root": str(source_root) if source_root else None,
+        }
         inp = stage / f"worker_{w}.json"
         inp.write_text(json.dumps(spec))
         env = dict(os.environ)
         env["JAX_PLATFORMS"] = "cpu"
         env.pop("XLA_FLAGS", None)
         if xla:
-            env["XLA_FLAGS"] = (f"--xla_dump_to={dump_dir} --xla_dump_hlo_as_text "
-                                f"--xla_dump_hlo_pass_re=.* {EXTRA_XLA_FLAGS}").strip()
+            env["XLA_FLAGS"] = (
+                f"--xla_dump_to={dump_dir} --xla_dump_hlo_as_text "
+                f"--xla_dump_hlo_pass_re=.* {EXTRA_XLA_FLAGS}"
+            ).strip()
             env["TF_CPP_VMODULE"] = "hlo_pass_pipeline=3"
             env["TF_CPP_MIN_LOG_LEVEL"] = "0"
         else:
             env["TF_CPP_MIN_LOG_LEVEL"] = "2"
-        procs.append(subprocess.Popen([sys.executable, str(Path(__file__).resolve()),
-                                       "--worker-input", str(inp)], env=env))
+        procs.append(
+            subprocess.Popen(
+                [sys.executable, str(Path(__file__).resolve()), "--worker-input", str(inp)], env=env
+            )
+        )
     failed = [p.args for p in procs if p.wait() != 0]
     if failed:
         raise SystemExit(f"worker failed: {failed}")
@@ -777,18 +1139,23 @@ def hlogym_stats(paths):
         return None
     out = {}
     for i in range(0, len(paths), 50):
-        chunk = paths[i:i + 50]
-        r = subprocess.run([str(exe), "stats", "--json", *map(str, chunk)], capture_output=True,
-                           text=True)
+        chunk = paths[i : i + 50]
+        r = subprocess.run(
+            [str(exe), "stats", "--json", *map(str, chunk)], capture_output=True, text=True
+        )
         if r.returncode == 0:
             for s in json.loads(r.stdout):
                 out[s["file"]] = s
         else:
             for p in chunk:
-                r = subprocess.run([str(exe), "stats", "--json", str(p)], capture_output=True,
-                                   text=True)
-                out[str(p)] = json.loads(r.stdout)[0] if r.returncode == 0 else \
-                    {"error": r.stderr.strip()[:500]}
+                r = subprocess.run(
+                    [str(exe), "stats", "--json", str(p)], capture_output=True, text=True
+                )
+                out[str(p)] = (
+                    json.loads(r.stdout)[0]
+                    if r.returncode == 0
+                    else {"error": r.stderr.strip()[:500]}
+                )
     return out
 
 
@@ -806,14 +1173,19 @@ def add_op_counts(results, out_root: Path, tf_exempt: bool):
                 print(f"warning: hlogym cannot read {n}: {r['hlogym_error']}", file=sys.stderr)
             else:
                 if s["op_count"] != r["op_count_py"] or s["opcode_histogram"] != r["histogram_py"]:
-                    print(f"warning: {n}: hlogym counts {s['op_count']}, python {r['op_count_py']}",
-                          file=sys.stderr)
+                    print(
+                        f"warning: {n}: hlogym counts {s['op_count']}, python {r['op_count_py']}",
+                        file=sys.stderr,
+                    )
                 r["op_count"] = s["op_count"]
-        exempt = tf_exempt and FAMILY_SPECS[r["family"]].get("frontend") in ("tensorflow",
-                                                                              "pytorch")
+        exempt = tf_exempt and FAMILY_SPECS[r["family"]].get("frontend") in (
+            "tensorflow",
+            "pytorch",
+        )
         if r.get("xla_initial_op_count") not in (None, r["op_count"]) and not exempt:
             r.setdefault("xla_problems", []).append(
-                f"XLA received {r['xla_initial_op_count']} instructions, I = {r['op_count']}")
+                f"XLA received {r['xla_initial_op_count']} instructions, I = {r['op_count']}"
+            )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -826,8 +1198,11 @@ def xla_optimized_selection(corpus):
     """The corpus modules whose optimized modules datasets/xla_optimized holds: the test split, and
     every module of the TensorFlow frontend and of Keras (XLA's layouts and fusions of TF's f16
     graphs were the worst misses before this dataset existed)."""
-    return sorted(n for n, e in corpus.items() if e["split"] == "test" or
-                  e["frontend"] == "tensorflow" or e["library"] == "keras")
+    return sorted(
+        n
+        for n, e in corpus.items()
+        if e["split"] == "test" or e["frontend"] == "tensorflow" or e["library"] == "keras"
+    )
 
 
 def generate_xla_optimized(names, jobs: int, out: Path = XLA_OPTIMIZED):
@@ -843,13 +1218,18 @@ def generate_xla_optimized(names, jobs: int, out: Path = XLA_OPTIMIZED):
     if full:
         shutil.rmtree(out, ignore_errors=True)
     out.mkdir(parents=True, exist_ok=True)
-    todo = sorted(([n, corpus[n]["family"], corpus[n]["config"]] for n in names),
-                  key=lambda t: (-corpus[t[0]]["op_count"], t[0]))
+    todo = sorted(
+        ([n, corpus[n]["family"], corpus[n]["config"]] for n in names),
+        key=lambda t: (-corpus[t[0]]["op_count"], t[0]),
+    )
     with tempfile.TemporaryDirectory(prefix="hlogym-xla-optimized-") as tmp:
         results, _ = run_workers(todo, out, Path(tmp), jobs, True, source_root=HERE)
     # A module XLA's own verifier rejects before layout-assignment has no X: not kept
-    rejected = {n: r.get("xla_compile_error", "; ".join(r.get("xla_problems", [])))
-                for n, r in results.items() if r.get("X") is None or r["xla_problems"]}
+    rejected = {
+        n: r.get("xla_compile_error", "; ".join(r.get("xla_problems", [])))
+        for n, r in results.items()
+        if r.get("X") is None or r["xla_problems"]
+    }
     for n in rejected:
         r = results.pop(n)
         (out / r["path"]).unlink()
@@ -857,14 +1237,28 @@ def generate_xla_optimized(names, jobs: int, out: Path = XLA_OPTIMIZED):
     add_op_counts(results, out, tf_exempt=False)
     mpath = out / "manifest.json"
     manifest = json.loads(mpath.read_text()) if mpath.exists() and not full else {"modules": {}}
-    manifest["xla_rejected"] = dict(sorted({**{n: why for n, why in manifest.get(
-        "xla_rejected", {}).items() if n not in results}, **rejected}.items()))
+    manifest["xla_rejected"] = dict(
+        sorted(
+            {
+                **{
+                    n: why
+                    for n, why in manifest.get("xla_rejected", {}).items()
+                    if n not in results
+                },
+                **rejected,
+            }.items()
+        )
+    )
     for n in rejected:
         manifest["modules"].pop(n, None)
-    manifest.update({"versions": versions(), "source": "datasets/corpus",
-                     "generator": "datasets/corpus/generate.py --xla-optimized",
-                     "op_count_rule": "instructions in all computations "
-                                      "(HloModule::instruction_count)"})
+    manifest.update(
+        {
+            "versions": versions(),
+            "source": "datasets/corpus",
+            "generator": "datasets/corpus/generate.py --xla-optimized",
+            "op_count_rule": "instructions in all computations (HloModule::instruction_count)",
+        }
+    )
     split_of = assign_splits(all_configs())
     for n, r in results.items():
         e = manifest_entry(r, r["family"], r["config"], split_of)
@@ -883,23 +1277,38 @@ def write_xla_optimized_readme(manifest, out: Path):
     rows = []
     for f in sorted({m["family"] for m in modules}):
         ms = [m for m in modules if m["family"] == f]
-        rows.append(f"| {f} | {ms[0]['frontend']} | {len(ms)} | "
-                    f"{statistics.median(m['op_count'] for m in ms):g} | "
-                    f"{statistics.median(m['X'] for m in ms):g} | "
-                    f"{sum('xla_compile_error' in m for m in ms)} |")
+        rows.append(
+            f"| {f} | {ms[0]['frontend']} | {len(ms)} | "
+            f"{statistics.median(m['op_count'] for m in ms):g} | "
+            f"{statistics.median(m['X'] for m in ms):g} | "
+            f"{sum('xla_compile_error' in m for m in ms)} |"
+        )
     texts = [zstd_decompress((out / m["path"]).read_bytes()).decode() for m in modules]
     kinds = sorted({k for t in texts for k in re.findall(r"kind=(k\w+)", t)})
     rejected = manifest["xla_rejected"]
-    why = sorted({re.sub(r"\s*\([^)]*\)", "", w.split("XLA failed to compile the module: ")[-1])
-                  .replace("INTERNAL: during context [hlo verifier]: ", "XLA's verifier: ")
-                  for w in rejected.values()})
-    (out / "README.md").write_text(XLA_OPTIMIZED_README.format(
-        n=len(manifest["modules"]), nfam=len(rows), rows="\n".join(rows),
-        jaxlib=manifest["versions"]["jaxlib"], kinds=", ".join(kinds),
-        nfusion=sum(" fusion(" in t for t in texts),
-        nlayout=sum(map(has_non_default_layout, texts)),
-        nfail=sum("xla_compile_error" in m for m in modules), nsource=len(manifest["modules"]) +
-        len(rejected), nrejected=len(rejected), why="; ".join(why) or "none"))
+    why = sorted(
+        {
+            re.sub(r"\s*\([^)]*\)", "", w.split("XLA failed to compile the module: ")[-1]).replace(
+                "INTERNAL: during context [hlo verifier]: ", "XLA's verifier: "
+            )
+            for w in rejected.values()
+        }
+    )
+    (out / "README.md").write_text(
+        XLA_OPTIMIZED_README.format(
+            n=len(manifest["modules"]),
+            nfam=len(rows),
+            rows="\n".join(rows),
+            jaxlib=manifest["versions"]["jaxlib"],
+            kinds=", ".join(kinds),
+            nfusion=sum(" fusion(" in t for t in texts),
+            nlayout=sum(map(has_non_default_layout, texts)),
+            nfail=sum("xla_compile_error" in m for m in modules),
+            nsource=len(manifest["modules"]) + len(rejected),
+            nrejected=len(rejected),
+            why="; ".join(why) or "none",
+        )
+    )
 
 
 def has_non_default_layout(text: str) -> bool:
@@ -980,11 +1389,14 @@ def generate_pytorch(names, jobs: int, out: Path = PYTORCH):
     add_op_counts(results, out, tf_exempt=True)
     mpath = out / "manifest.json"
     manifest = json.loads(mpath.read_text()) if mpath.exists() and not full else {"modules": {}}
-    manifest.update({"versions": {**versions(), **library_versions({f for _, f, _ in configs})},
-                     "generator": "datasets/corpus/generate.py --pytorch",
-                     "op_count_rule": "instructions in all computations "
-                                      "(HloModule::instruction_count)",
-                     "heldout_families": sorted({f for _, f, _ in configs})})
+    manifest.update(
+        {
+            "versions": {**versions(), **library_versions({f for _, f, _ in configs})},
+            "generator": "datasets/corpus/generate.py --pytorch",
+            "op_count_rule": "instructions in all computations (HloModule::instruction_count)",
+            "heldout_families": sorted({f for _, f, _ in configs}),
+        }
+    )
     split_of = assign_splits(configs)
     for n, r in results.items():
         e = manifest_entry(r, r["family"], r["config"], split_of)
@@ -1000,13 +1412,22 @@ def write_pytorch_readme(manifest, out: Path):
     rows = []
     for f in sorted({m["family"] for m in modules}):
         ms = [m for m in modules if m["family"] == f]
-        rows.append(f"| {f} | {len(ms)} | {sum(m['config']['mode'] == 'train' for m in ms)} | "
-                    f"{statistics.median(m['op_count'] for m in ms):g} | "
-                    f"{statistics.median(m['X'] for m in ms):g} |")
+        rows.append(
+            f"| {f} | {len(ms)} | {sum(m['config']['mode'] == 'train' for m in ms)} | "
+            f"{statistics.median(m['op_count'] for m in ms):g} | "
+            f"{statistics.median(m['X'] for m in ms):g} |"
+        )
     vers = manifest["versions"]
-    (out / "README.md").write_text(PYTORCH_README.format(
-        n=len(manifest["modules"]), nfam=len(rows), rows="\n".join(rows), torch=vers["torch"],
-        torch_xla=vers["torch_xla"], jaxlib=vers["jaxlib"]))
+    (out / "README.md").write_text(
+        PYTORCH_README.format(
+            n=len(manifest["modules"]),
+            nfam=len(rows),
+            rows="\n".join(rows),
+            torch=vers["torch"],
+            torch_xla=vers["torch_xla"],
+            jaxlib=vers["jaxlib"],
+        )
+    )
 
 
 PYTORCH_README = """# PyTorch/XLA: the third frontend
@@ -1058,20 +1479,36 @@ def versions():
     import jax
     import jaxlib
     import numpy
-    return {"jax": jax.__version__, "jaxlib": jaxlib.__version__, "numpy": numpy.__version__,
-            "python": ".".join(map(str, sys.version_info[:2])), "zstd": zstd_version(),
-            "zstd_level": ZSTD_LEVEL, "backend": "cpu"}
+
+    return {
+        "jax": jax.__version__,
+        "jaxlib": jaxlib.__version__,
+        "numpy": numpy.__version__,
+        "python": ".".join(map(str, sys.version_info[:2])),
+        "zstd": zstd_version(),
+        "zstd_level": ZSTD_LEVEL,
+        "backend": "cpu",
+    }
 
 
 def library_versions(families):
     """Versions of the model libraries the given families are written with."""
     from importlib.metadata import version
+
     libs = {FAMILY_SPECS[f].get("library") for f in families} - {None}
-    if "torch" in libs:   # in its own venv
+    if "torch" in libs:  # in its own venv
         libs.remove("torch")
-        r = subprocess.run([torch_python(), "-c", "import json, importlib.metadata as m; print("
-                            "json.dumps({p: m.version(p) for p in ('torch', 'torch_xla')}))"],
-                           capture_output=True, text=True, check=True)
+        r = subprocess.run(
+            [
+                torch_python(),
+                "-c",
+                "import json, importlib.metadata as m; print("
+                "json.dumps({p: m.version(p) for p in ('torch', 'torch_xla')}))",
+            ],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
         torch_versions = json.loads(r.stdout)
     else:
         torch_versions = {}
@@ -1091,14 +1528,23 @@ def write_manifest(path: Path, manifest):
 def manifest_entry(r, family, cfg, split_of):
     a = arch_key(family, cfg)
     suites = ["diverse"] + (["gpt2"] if family == "gpt2" else [])
-    e = {"family": family, "config": cfg, "config_group": a, "split": split_of[a],
-         "suites": suites, "frontend": FAMILY_SPECS[family].get("frontend", "jax"),
-         "library": FAMILY_SPECS[family].get("library", "jax"),
-         "path": r["path"], "sha256": r["sha256"],
-         "bytes": r["bytes"], "op_count": r["op_count"], "X": r.get("X"),
-         "xla_reference": f"xla_reference/{r['name']}.json.zst",
-         "xla_passes_before_layout_assignment": r.get("xla_passes"),
-         "xla_changed_passes": r.get("xla_changed_passes")}
+    e = {
+        "family": family,
+        "config": cfg,
+        "config_group": a,
+        "split": split_of[a],
+        "suites": suites,
+        "frontend": FAMILY_SPECS[family].get("frontend", "jax"),
+        "library": FAMILY_SPECS[family].get("library", "jax"),
+        "path": r["path"],
+        "sha256": r["sha256"],
+        "bytes": r["bytes"],
+        "op_count": r["op_count"],
+        "X": r.get("X"),
+        "xla_reference": f"xla_reference/{r['name']}.json.zst",
+        "xla_passes_before_layout_assignment": r.get("xla_passes"),
+        "xla_changed_passes": r.get("xla_changed_passes"),
+    }
     if r.get("xla_problems"):
         e["xla_problems"] = r["xla_problems"]
     if r.get("hlogym_error"):
@@ -1107,8 +1553,13 @@ def manifest_entry(r, family, cfg, split_of):
 
 
 def pick_default_suite(manifest):
-    gpt = sorted(((m["op_count"], n) for n, m in manifest.items()
-                  if m["family"] == "gpt2" and m["split"] == "test"))
+    gpt = sorted(
+        (
+            (m["op_count"], n)
+            for n, m in manifest.items()
+            if m["family"] == "gpt2" and m["split"] == "test"
+        )
+    )
     k = 12
     if len(gpt) <= k:
         return [n for _, n in gpt]
@@ -1129,25 +1580,41 @@ def write_readme(manifest, vers, pairs_index, total_bytes, gen_seconds):
         lib = FAMILY_SPECS[f].get("library", "jax")
         frontend = FAMILY_SPECS[f].get("frontend", "jax")
         held = "yes" if f in HELDOUT_FAMILIES else ""
-        rows.append(f"| {f} | {frontend} | {lib} | {held} | {len(ms)} | {tr} | {te} | {I:g} | {X:g} | "
-                    f"{statistics.median(m['bytes'] for m in ms) / 1024:.0f} |")
+        rows.append(
+            f"| {f} | {frontend} | {lib} | {held} | {len(ms)} | {tr} | {te} | {I:g} | {X:g} | "
+            f"{statistics.median(m['bytes'] for m in ms) / 1024:.0f} |"
+        )
     n = len(manifest)
     ngpt = sum(m["family"] == "gpt2" for m in manifest.values())
     n_pairs = sum(len(v) for v in pairs_index.values())
     text = README.format(
-        n=n, nfam=len(fams), ngpt=ngpt, rows="\n".join(rows), jax=vers["jax"], jaxlib=vers["jaxlib"],
-        zstd=vers["zstd"], mb=total_bytes / 1e6, npass=len(pairs_index), npairs=n_pairs,
+        n=n,
+        nfam=len(fams),
+        ngpt=ngpt,
+        rows="\n".join(rows),
+        jax=vers["jax"],
+        jaxlib=vers["jaxlib"],
+        zstd=vers["zstd"],
+        mb=total_bytes / 1e6,
+        npass=len(pairs_index),
+        npairs=n_pairs,
         ntrain=sum(m["split"] == "train" for m in manifest.values()),
         ntest=sum(m["split"] == "test" for m in manifest.values()),
         heldout=", ".join(HELDOUT_FAMILIES),
         nheld=sum(m["family"] in HELDOUT_FAMILIES for m in manifest.values()),
-        nseen=sum(m["family"] not in HELDOUT_FAMILIES and m["split"] == "train"
-                  for m in manifest.values()),
-        libs=", ".join(f"{k} {v}" for k, v in sorted(vers.items())
-                       if k in ("keras", "flax", "equinox", "optax")),
-        ntf=sum(FAMILY_SPECS[m["family"]].get("frontend") == "tensorflow"
-                for m in manifest.values()),
-        tf=vers.get("tensorflow", "?"))
+        nseen=sum(
+            m["family"] not in HELDOUT_FAMILIES and m["split"] == "train" for m in manifest.values()
+        ),
+        libs=", ".join(
+            f"{k} {v}"
+            for k, v in sorted(vers.items())
+            if k in ("keras", "flax", "equinox", "optax")
+        ),
+        ntf=sum(
+            FAMILY_SPECS[m["family"]].get("frontend") == "tensorflow" for m in manifest.values()
+        ),
+        tf=vers.get("tensorflow", "?"),
+    )
     (HERE / "README.md").write_text(text)
 
 
@@ -1244,8 +1711,13 @@ modules, their XLA references and manifest entries, not the pass pairs or this R
 
 
 def corpus_bytes():
-    return sum(p.stat().st_size for p in HERE.rglob("*") if p.is_file()
-               and not p.name.endswith((".py", ".md", ".txt")) and "__pycache__" not in p.parts)
+    return sum(
+        p.stat().st_size
+        for p in HERE.rglob("*")
+        if p.is_file()
+        and not p.name.endswith((".py", ".md", ".txt"))
+        and "__pycache__" not in p.parts
+    )
 
 
 def refresh(configs):
@@ -1273,25 +1745,36 @@ def main():
     ap.add_argument("--no-xla", action="store_true", help="skip the XLA reference")
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--list", action="store_true", help="print the module names and exit")
-    ap.add_argument("--refresh", action="store_true",
-                    help="rewrite the manifest's derived fields (split, library, held-out "
-                         "families) and README.md from the committed modules, without lowering")
-    ap.add_argument("--xla-optimized", action="store_true",
-                    help="write datasets/xla_optimized: XLA's optimized module of each corpus "
-                         "module it selects (or of --only), with its own XLA reference")
-    ap.add_argument("--pytorch", action="store_true",
-                    help="write datasets/pytorch: the PyTorch/XLA families' modules (or --only), "
-                         "with their XLA references (needs HLOGYM_TORCH_PYTHON)")
+    ap.add_argument(
+        "--refresh",
+        action="store_true",
+        help="rewrite the manifest's derived fields (split, library, held-out "
+        "families) and README.md from the committed modules, without lowering",
+    )
+    ap.add_argument(
+        "--xla-optimized",
+        action="store_true",
+        help="write datasets/xla_optimized: XLA's optimized module of each corpus "
+        "module it selects (or of --only), with its own XLA reference",
+    )
+    ap.add_argument(
+        "--pytorch",
+        action="store_true",
+        help="write datasets/pytorch: the PyTorch/XLA families' modules (or --only), "
+        "with their XLA references (needs HLOGYM_TORCH_PYTHON)",
+    )
     ap.add_argument("--worker-input", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.worker_input:
         return worker(args)
     if args.pytorch:
-        return generate_pytorch(args.only, args.jobs,
-                                Path(args.out).resolve() if args.out else PYTORCH)
+        return generate_pytorch(
+            args.only, args.jobs, Path(args.out).resolve() if args.out else PYTORCH
+        )
     if args.xla_optimized:
-        return generate_xla_optimized(args.only, args.jobs,
-                                      Path(args.out).resolve() if args.out else XLA_OPTIMIZED)
+        return generate_xla_optimized(
+            args.only, args.jobs, Path(args.out).resolve() if args.out else XLA_OPTIMIZED
+        )
 
     t_start = time.time()
     configs = all_configs()
@@ -1320,8 +1803,9 @@ def main():
     order = sorted(todo, key=lambda t: (-(t[2].get("layers", 2) * t[2].get("batch", 2)), t[0]))
     with tempfile.TemporaryDirectory(prefix="hlogym-corpus-") as tmp:
         stage = Path(tmp)
-        results, pairs = run_workers([list(t) for t in order], out_root, stage, args.jobs,
-                                     not args.no_xla)
+        results, pairs = run_workers(
+            [list(t) for t in order], out_root, stage, args.jobs, not args.no_xla
+        )
         pair_index = {}
         if full:
             for p in sorted(pairs):
@@ -1339,7 +1823,8 @@ def main():
                         m[f"{suffix}_sha256"] = hashlib.sha256(data).hexdigest()
                 pair_index[p] = chosen
             (HERE / "xla_pass_pairs" / "index.json").write_text(
-                json.dumps(pair_index, sort_keys=True, indent=1) + "\n")
+                json.dumps(pair_index, sort_keys=True, indent=1) + "\n"
+            )
 
     if args.out:
         for n in sorted(results):
@@ -1352,9 +1837,12 @@ def main():
     split_of = assign_splits(configs)
     mpath = HERE / "manifest.json"
     if full:
-        manifest = {"versions": versions(), "generator": "datasets/corpus/generate.py",
-                    "op_count_rule": "instructions in all computations (HloModule::instruction_count)",
-                    "modules": {}}
+        manifest = {
+            "versions": versions(),
+            "generator": "datasets/corpus/generate.py",
+            "op_count_rule": "instructions in all computations (HloModule::instruction_count)",
+            "modules": {},
+        }
     else:
         manifest = json.loads(mpath.read_text())
     for n, r in results.items():
@@ -1367,10 +1855,16 @@ def main():
         suite = pick_default_suite(manifest["modules"])
         (HERE / "default_suite.txt").write_text(
             "# Default GPT-2 benchmark suite (test split, spread over sizes); paths relative to the\n"
-            "# repository root. Written by datasets/corpus/generate.py.\n" +
-            "".join(f"datasets/corpus/{manifest['modules'][n]['path']}\n" for n in suite))
-        write_readme(manifest["modules"], manifest["versions"], pair_index, corpus_bytes(),
-                     time.time() - t_start)
+            "# repository root. Written by datasets/corpus/generate.py.\n"
+            + "".join(f"datasets/corpus/{manifest['modules'][n]['path']}\n" for n in suite)
+        )
+        write_readme(
+            manifest["modules"],
+            manifest["versions"],
+            pair_index,
+            corpus_bytes(),
+            time.time() - t_start,
+        )
     print(f"done: {len(results)} modules in {time.time() - t_start:.0f}s", flush=True)
 
 

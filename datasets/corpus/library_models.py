@@ -17,6 +17,7 @@ build(family, cfg) returns (function, abstract arguments) like models.build: par
 state and batches are jax.ShapeDtypeStructs, so only the module's structure depends on the library
 version (pinned in datasets/corpus/requirements-libraries.txt).
 """
+
 from __future__ import annotations
 
 import os
@@ -56,12 +57,19 @@ KERAS_APPS = {
 
 def keras_build(family, cfg):
     import keras
+
     keras.utils.set_random_seed(0)
-    keras.mixed_precision.set_global_policy("mixed_bfloat16" if cfg["dtype"] == "bf16"
-                                            else "float32")
+    keras.mixed_precision.set_global_policy(
+        "mixed_bfloat16" if cfg["dtype"] == "bf16" else "float32"
+    )
     app, extra = KERAS_APPS[family]
-    kwargs = dict(weights=None, input_shape=(cfg["res"], cfg["res"], 3), classes=cfg["classes"],
-                  classifier_activation=None, **extra)
+    kwargs = dict(
+        weights=None,
+        input_shape=(cfg["res"], cfg["res"], 3),
+        classes=cfg["classes"],
+        classifier_activation=None,
+        **extra,
+    )
     if "alpha" in cfg:
         kwargs["alpha"] = cfg["alpha"]
     model = getattr(keras.applications, app)(**kwargs)
@@ -69,9 +77,11 @@ def keras_build(family, cfg):
     ntv = [v.value for v in model.non_trainable_variables]
     images = S((cfg["batch"], cfg["res"], cfg["res"], 3))
     if cfg["mode"] == "infer":
+
         def infer(tv, ntv, images):
             logits, _ = model.stateless_call(tv, ntv, images, training=False)
             return logits
+
         return infer, (abstract(tv), abstract(ntv), images)
 
     optimizer = keras.optimizers.AdamW(learning_rate=1e-3)
@@ -86,6 +96,7 @@ def keras_build(family, cfg):
         (loss, ntv), grads = jax.value_and_grad(loss_fn, has_aux=True)(tv, ntv, images, labels)
         tv, ov = optimizer.stateless_apply(ov, grads, tv)
         return loss, tv, ntv, ov
+
     return train, (abstract(tv), abstract(ntv), abstract(ov), images, S((cfg["batch"],), i32))
 
 
@@ -105,6 +116,7 @@ def rope(x, base=10000.0):
 
 def flax_llama_model(cfg):
     from flax import nnx
+
     dt = DTYPES[cfg["dtype"]]
 
     class Attention(nnx.Module):
@@ -145,8 +157,9 @@ def flax_llama_model(cfg):
         def __init__(self, rngs):
             d = cfg["d"]
             self.embed = nnx.Embed(cfg["vocab"], d, dtype=dt, rngs=rngs)
-            self.blocks = nnx.List([Block(d, cfg["heads"], cfg["kv_heads"], 2 * d, rngs)
-                                    for _ in range(cfg["layers"])])
+            self.blocks = nnx.List(
+                [Block(d, cfg["heads"], cfg["kv_heads"], 2 * d, rngs) for _ in range(cfg["layers"])]
+            )
             self.norm = nnx.RMSNorm(d, dtype=dt, rngs=rngs)
             self.head = nnx.Linear(d, cfg["vocab"], use_bias=False, dtype=dt, rngs=rngs)
 
@@ -162,11 +175,13 @@ def flax_llama_model(cfg):
 def flax_llama_build(cfg):
     from flax import nnx
     import optax
+
     graphdef, params = nnx.split(flax_llama_model(cfg), nnx.Param)
     tokens = S((cfg["batch"], cfg["seq"]), i32)
 
     def logits_of(params, tokens):
         return nnx.merge(graphdef, params)(tokens)
+
     if cfg["mode"] == "infer":
         return logits_of, (abstract(params), tokens)
     tx = optax.adamw(1e-3)
@@ -175,12 +190,14 @@ def flax_llama_build(cfg):
         loss, grads = jax.value_and_grad(lambda p: xent(logits_of(p, tokens), targets))(params)
         updates, opt_state = tx.update(grads, opt_state, params)
         return loss, optax.apply_updates(params, updates), opt_state
+
     return train, (abstract(params), jax.eval_shape(tx.init, params), tokens, tokens)
 
 
 def flax_vae_build(cfg):
     import flax.linen as nn
     import optax
+
     dt = DTYPES[cfg["dtype"]]
     ch, z = cfg["ch"], cfg["latent"]
 
@@ -202,15 +219,17 @@ def flax_vae_build(cfg):
     model = VAE()
     images = S((cfg["batch"], cfg["res"], cfg["res"], 3))
     key = jax.eval_shape(lambda: jax.random.key(0))
-    params = jax.eval_shape(lambda: model.init(jax.random.key(0), jnp.zeros(images.shape),
-                                               jax.random.key(1)))
+    params = jax.eval_shape(
+        lambda: model.init(jax.random.key(0), jnp.zeros(images.shape), jax.random.key(1))
+    )
 
     def loss_fn(params, images, key):
         recon, mu, logvar = model.apply(params, images, key)
         rec = jnp.mean((recon.astype(f32) - images) ** 2)
         mu, logvar = mu.astype(f32), logvar.astype(f32)
-        kl = -0.5 * jnp.mean(1 + logvar - mu ** 2 - jnp.exp(logvar))
+        kl = -0.5 * jnp.mean(1 + logvar - mu**2 - jnp.exp(logvar))
         return rec + kl
+
     if cfg["mode"] == "infer":
         return loss_fn, (params, images, key)
     tx = optax.adamw(1e-3)
@@ -219,6 +238,7 @@ def flax_vae_build(cfg):
         loss, grads = jax.value_and_grad(loss_fn)(params, images, key)
         updates, opt_state = tx.update(grads, opt_state, params)
         return loss, optax.apply_updates(params, updates), opt_state
+
     return train, (params, jax.eval_shape(tx.init, params), images, key)
 
 
@@ -227,6 +247,7 @@ def flax_vae_build(cfg):
 # ---------------------------------------------------------------------------------------------
 def eqx_mamba_model(cfg):
     import equinox as eqx
+
     dt = DTYPES[cfg["dtype"]]
     d, n, e = cfg["d"], cfg["state"], 2 * cfg["d"]
 
@@ -258,15 +279,15 @@ def eqx_mamba_model(cfg):
             u = jax.nn.silu(self.conv(u.T).T)
             proj = jax.vmap(self.x_proj)(u).astype(f32)
             delta = jax.nn.softplus(jax.vmap(self.dt_proj)(proj[:, :1]))
-            B, C = proj[:, 1:1 + n], proj[:, 1 + n:]
+            B, C = proj[:, 1 : 1 + n], proj[:, 1 + n :]
             A = -jnp.exp(self.A_log)
 
             def scan_step(s, inp):
                 dlt, b, c, ut = inp
                 s = jnp.exp(dlt[:, None] * A) * s + (dlt * ut)[:, None] * b[None, :]
                 return s, s @ c
-            _, y = jax.lax.scan(scan_step, jnp.zeros((e, n), f32),
-                                (delta, B, C, u.astype(f32)))
+
+            _, y = jax.lax.scan(scan_step, jnp.zeros((e, n), f32), (delta, B, C, u.astype(f32)))
             y = (y + u.astype(f32) * self.D).astype(dt) * jax.nn.silu(gate)
             return x + jax.vmap(self.out)(y).astype(x.dtype)
 
@@ -292,6 +313,7 @@ def eqx_mamba_model(cfg):
 
 def eqx_wavenet_model(cfg):
     import equinox as eqx
+
     dt = DTYPES[cfg["dtype"]]
     c = cfg["ch"]
 
@@ -302,8 +324,9 @@ def eqx_wavenet_model(cfg):
 
         def __init__(self, dilation, key):
             k = jax.random.split(key, 3)
-            self.dil = eqx.nn.Conv1d(c, 2 * c, 2, dilation=dilation, padding=((dilation, 0),),
-                                     key=k[0])
+            self.dil = eqx.nn.Conv1d(
+                c, 2 * c, 2, dilation=dilation, padding=((dilation, 0),), key=k[0]
+            )
             self.res = eqx.nn.Conv1d(c, c, 1, key=k[1])
             self.skip = eqx.nn.Conv1d(c, c, 1, key=k[2])
 
@@ -339,6 +362,7 @@ def eqx_wavenet_model(cfg):
 def eqx_build(model, cfg, inputs, targets):
     import equinox as eqx
     import optax
+
     params, static = eqx.partition(model, eqx.is_array)
 
     dt = DTYPES[cfg["dtype"]]
@@ -347,6 +371,7 @@ def eqx_build(model, cfg, inputs, targets):
         # mixed precision: f32 master weights, the forward pass in the compute dtype
         params = jax.tree_util.tree_map(lambda a: a.astype(dt), params)
         return jax.vmap(eqx.combine(params, static))(x)
+
     if cfg["mode"] == "infer":
         return logits_of, (abstract(params), inputs)
     tx = optax.adamw(1e-3)
@@ -355,6 +380,7 @@ def eqx_build(model, cfg, inputs, targets):
         loss, grads = jax.value_and_grad(lambda p: xent(logits_of(p, x), y))(params)
         updates, opt_state = tx.update(grads, opt_state, params)
         return loss, optax.apply_updates(params, updates), opt_state
+
     return train, (abstract(params), jax.eval_shape(tx.init, params), inputs, targets)
 
 
@@ -371,10 +397,19 @@ def build(family, cfg):
         tokens = S((cfg["batch"], cfg["seq"]), i32)
         return eqx_build(eqx_mamba_model(cfg), cfg, tokens, tokens)
     if family == "eqx_wavenet":
-        return eqx_build(eqx_wavenet_model(cfg), cfg, S((cfg["batch"], cfg["seq"])),
-                         S((cfg["batch"], cfg["seq"]), i32))
+        return eqx_build(
+            eqx_wavenet_model(cfg),
+            cfg,
+            S((cfg["batch"], cfg["seq"])),
+            S((cfg["batch"], cfg["seq"]), i32),
+        )
     raise KeyError(family)
 
 
-LIBRARY = {**{f: "keras" for f in KERAS_APPS}, "flax_llama": "flax", "flax_vae": "flax",
-           "eqx_mamba": "equinox", "eqx_wavenet": "equinox"}
+LIBRARY = {
+    **{f: "keras" for f in KERAS_APPS},
+    "flax_llama": "flax",
+    "flax_vae": "flax",
+    "eqx_mamba": "equinox",
+    "eqx_wavenet": "equinox",
+}

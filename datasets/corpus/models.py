@@ -19,6 +19,7 @@ routing, capacity, scatter dispatch and gather combine, load-balancing loss).
 Training steps: value_and_grad of the loss, global-norm gradient clipping, then AdamW (default) or
 SGD with momentum; mixed precision (bf16) casts f32 master weights to bf16 for the forward pass.
 """
+
 from __future__ import annotations
 
 import math
@@ -82,7 +83,8 @@ def rmsnorm(g, x, eps=1e-6):
 
 def cast_floats(tree, dtype):
     return jax.tree_util.tree_map(
-        lambda a: a.astype(dtype) if jnp.issubdtype(a.dtype, jnp.floating) else a, tree)
+        lambda a: a.astype(dtype) if jnp.issubdtype(a.dtype, jnp.floating) else a, tree
+    )
 
 
 def cross_entropy(logits, labels, weights=None):
@@ -101,8 +103,12 @@ def cross_entropy(logits, labels, weights=None):
 def mha_init(keys, d, bias=True, fused=True):
     if fused:
         return {"qkv": dense_init(keys, d, 3 * d, bias), "o": dense_init(keys, d, d, bias)}
-    return {"q": dense_init(keys, d, d, bias), "k": dense_init(keys, d, d, bias),
-            "v": dense_init(keys, d, d, bias), "o": dense_init(keys, d, d, bias)}
+    return {
+        "q": dense_init(keys, d, d, bias),
+        "k": dense_init(keys, d, d, bias),
+        "v": dense_init(keys, d, d, bias),
+        "o": dense_init(keys, d, d, bias),
+    }
 
 
 def split_heads(t, h):
@@ -153,11 +159,22 @@ def maybe_remat(fn, cfg):
 def gpt2_init(cfg, key):
     k = Keys(key)
     d, V, T = cfg["d"], cfg["vocab"], cfg["seq"]
-    blocks = [{"ln1": ln_init(d), "attn": mha_init(k, d), "ln2": ln_init(d),
-               "fc": dense_init(k, d, 4 * d), "proj": dense_init(k, 4 * d, d)}
-              for _ in range(cfg["layers"])]
-    return {"wte": normal(k, (V, d)), "wpe": normal(k, (T, d), 0.01), "blocks": blocks,
-            "lnf": ln_init(d)}
+    blocks = [
+        {
+            "ln1": ln_init(d),
+            "attn": mha_init(k, d),
+            "ln2": ln_init(d),
+            "fc": dense_init(k, d, 4 * d),
+            "proj": dense_init(k, 4 * d, d),
+        }
+        for _ in range(cfg["layers"])
+    ]
+    return {
+        "wte": normal(k, (V, d)),
+        "wpe": normal(k, (T, d), 0.01),
+        "blocks": blocks,
+        "lnf": ln_init(d),
+    }
 
 
 def gpt2_block(blk, x, h):
@@ -188,8 +205,10 @@ def gpt2_infer(params, batch, cfg):
 
 
 def gpt2_batch(cfg):
-    return {"tokens": S((cfg["batch"], cfg["seq"]), i32),
-            "targets": S((cfg["batch"], cfg["seq"]), i32)}
+    return {
+        "tokens": S((cfg["batch"], cfg["seq"]), i32),
+        "targets": S((cfg["batch"], cfg["seq"]), i32),
+    }
 
 
 # ---------------------------------------------------------------------------------------------
@@ -198,14 +217,25 @@ def gpt2_batch(cfg):
 def bert_init(cfg, key):
     k = Keys(key)
     d, V, T = cfg["d"], cfg["vocab"], cfg["seq"]
-    layers = [{"attn": mha_init(k, d, fused=False), "ln1": ln_init(d),
-               "ff1": dense_init(k, d, 4 * d), "ff2": dense_init(k, 4 * d, d), "ln2": ln_init(d)}
-              for _ in range(cfg["layers"])]
-    return {"tok": normal(k, (V, d)), "pos": normal(k, (T, d)), "typ": normal(k, (2, d)),
-            "ln_emb": ln_init(d), "layers": layers,
-            "mlm": {"dense": dense_init(k, d, d), "ln": ln_init(d),
-                    "bias": jnp.zeros((V,), f32)},
-            "pool": dense_init(k, d, d)}
+    layers = [
+        {
+            "attn": mha_init(k, d, fused=False),
+            "ln1": ln_init(d),
+            "ff1": dense_init(k, d, 4 * d),
+            "ff2": dense_init(k, 4 * d, d),
+            "ln2": ln_init(d),
+        }
+        for _ in range(cfg["layers"])
+    ]
+    return {
+        "tok": normal(k, (V, d)),
+        "pos": normal(k, (T, d)),
+        "typ": normal(k, (2, d)),
+        "ln_emb": ln_init(d),
+        "layers": layers,
+        "mlm": {"dense": dense_init(k, d, d), "ln": ln_init(d), "bias": jnp.zeros((V,), f32)},
+        "pool": dense_init(k, d, d),
+    }
 
 
 def bert_encode(params, batch, cfg):
@@ -249,17 +279,26 @@ def bert_infer(params, batch, cfg):
 def bert_batch(cfg):
     B, T = cfg["batch"], cfg["seq"]
     P = max(1, T // 8)
-    return {"tokens": S((B, T), i32), "token_types": S((B, T), i32),
-            "attention_mask": S((B, T), i32), "masked_positions": S((B, P), i32),
-            "masked_ids": S((B, P), i32), "masked_weights": S((B, P), f32)}
+    return {
+        "tokens": S((B, T), i32),
+        "token_types": S((B, T), i32),
+        "attention_mask": S((B, T), i32),
+        "masked_positions": S((B, P), i32),
+        "masked_ids": S((B, P), i32),
+        "masked_weights": S((B, P), f32),
+    }
 
 
 # ---------------------------------------------------------------------------------------------
 # ResNet-18 / ResNet-50 (NHWC, batch norm)
 # ---------------------------------------------------------------------------------------------
 DN = ("NHWC", "HWIO", "NHWC")
-RESNET_BLOCKS = {18: ("basic", (2, 2, 2, 2)), 34: ("basic", (3, 4, 6, 3)),
-                 50: ("bottleneck", (3, 4, 6, 3)), 26: ("bottleneck", (2, 2, 2, 2))}
+RESNET_BLOCKS = {
+    18: ("basic", (2, 2, 2, 2)),
+    34: ("basic", (3, 4, 6, 3)),
+    50: ("bottleneck", (3, 4, 6, 3)),
+    26: ("bottleneck", (2, 2, 2, 2)),
+}
 
 
 def conv_init(keys, kh, kw, cin, cout):
@@ -267,13 +306,21 @@ def conv_init(keys, kh, kw, cin, cout):
 
 
 def conv(x, w, stride=1, padding="SAME", groups=1):
-    return lax.conv_general_dilated(x, w.astype(x.dtype), (stride, stride), padding,
-                                    dimension_numbers=DN, feature_group_count=groups)
+    return lax.conv_general_dilated(
+        x,
+        w.astype(x.dtype),
+        (stride, stride),
+        padding,
+        dimension_numbers=DN,
+        feature_group_count=groups,
+    )
 
 
 def bn_init(c):
-    return {"scale": jnp.ones((c,), f32), "bias": jnp.zeros((c,), f32)}, \
-           {"mean": jnp.zeros((c,), f32), "var": jnp.ones((c,), f32)}
+    return {"scale": jnp.ones((c,), f32), "bias": jnp.zeros((c,), f32)}, {
+        "mean": jnp.zeros((c,), f32),
+        "var": jnp.ones((c,), f32),
+    }
 
 
 def batchnorm(p, s, x, train, momentum=0.9, eps=1e-5):
@@ -281,8 +328,10 @@ def batchnorm(p, s, x, train, momentum=0.9, eps=1e-5):
         xf = x.astype(f32)
         mean = xf.mean((0, 1, 2))
         var = jnp.mean(jnp.square(xf), (0, 1, 2)) - jnp.square(mean)
-        new_s = {"mean": momentum * s["mean"] + (1 - momentum) * lax.stop_gradient(mean),
-                 "var": momentum * s["var"] + (1 - momentum) * lax.stop_gradient(var)}
+        new_s = {
+            "mean": momentum * s["mean"] + (1 - momentum) * lax.stop_gradient(mean),
+            "var": momentum * s["var"] + (1 - momentum) * lax.stop_gradient(var),
+        }
     else:
         mean, var, new_s = s["mean"], s["var"], s
     y = (x.astype(f32) - mean) * lax.rsqrt(var + eps) * p["scale"] + p["bias"]
@@ -301,7 +350,7 @@ def resnet_init(cfg, key):
     expansion = 4 if kind == "bottleneck" else 1
     blocks_p, blocks_s = [], []
     for si, n in enumerate(stages):
-        cmid = w * (2 ** si)
+        cmid = w * (2**si)
         cout = cmid * expansion
         for bi in range(n):
             p, s = {}, {}
@@ -342,8 +391,9 @@ def resnet_forward(params, state, x, cfg, train):
     x, new_state["stem_bn"] = batchnorm(params["stem_bn"], state["stem_bn"], x, train)
     x = jax.nn.relu(x)
     if cfg["stem"] == "imagenet":
-        x = lax.reduce_window(x, -jnp.inf, lax.max, (1, 3, 3, 1), (1, 2, 2, 1),
-                              ((0, 0), (1, 1), (1, 1), (0, 0)))
+        x = lax.reduce_window(
+            x, -jnp.inf, lax.max, (1, 3, 3, 1), (1, 2, 2, 1), ((0, 0), (1, 1), (1, 1), (0, 0))
+        )
     i = 0
     for si, n in enumerate(stages):
         for bi in range(n):
@@ -361,8 +411,9 @@ def resnet_forward(params, state, x, cfg, train):
                 y = jax.nn.relu(y)
                 y, ns["bn3"] = batchnorm(p["bn3"], s["bn3"], conv(y, p["c3"]), train)
             if "proj" in p:
-                sc, ns["proj_bn"] = batchnorm(p["proj_bn"], s["proj_bn"],
-                                              conv(x, p["proj"], stride), train)
+                sc, ns["proj_bn"] = batchnorm(
+                    p["proj_bn"], s["proj_bn"], conv(x, p["proj"], stride), train
+                )
             else:
                 sc = x
             x = jax.nn.relu(y + sc)
@@ -394,12 +445,24 @@ def vit_init(cfg, key):
     k = Keys(key)
     d, P = cfg["d"], cfg["patch"]
     n = (cfg["res"] // P) ** 2
-    blocks = [{"ln1": ln_init(d), "attn": mha_init(k, d), "ln2": ln_init(d),
-               "fc1": dense_init(k, d, 4 * d), "fc2": dense_init(k, 4 * d, d)}
-              for _ in range(cfg["layers"])]
-    return {"patch": {"w": conv_init(k, P, P, 3, d), "b": jnp.zeros((d,), f32)},
-            "cls": jnp.zeros((1, 1, d), f32), "pos": normal(k, (1, n + 1, d)),
-            "blocks": blocks, "ln": ln_init(d), "head": dense_init(k, d, cfg["classes"])}
+    blocks = [
+        {
+            "ln1": ln_init(d),
+            "attn": mha_init(k, d),
+            "ln2": ln_init(d),
+            "fc1": dense_init(k, d, 4 * d),
+            "fc2": dense_init(k, 4 * d, d),
+        }
+        for _ in range(cfg["layers"])
+    ]
+    return {
+        "patch": {"w": conv_init(k, P, P, 3, d), "b": jnp.zeros((d,), f32)},
+        "cls": jnp.zeros((1, 1, d), f32),
+        "pos": normal(k, (1, n + 1, d)),
+        "blocks": blocks,
+        "ln": ln_init(d),
+        "head": dense_init(k, d, cfg["classes"]),
+    }
 
 
 def vit_forward(params, images, cfg):
@@ -412,8 +475,10 @@ def vit_forward(params, images, cfg):
 
     def block(bp, x):
         x = x + self_attention(bp["attn"], layernorm(bp["ln1"], x, 1e-6), cfg["heads"])
-        y = dense(bp["fc2"], jax.nn.gelu(dense(bp["fc1"], layernorm(bp["ln2"], x, 1e-6)),
-                                         approximate=False))
+        y = dense(
+            bp["fc2"],
+            jax.nn.gelu(dense(bp["fc1"], layernorm(bp["ln2"], x, 1e-6)), approximate=False),
+        )
         return x + y
 
     block = maybe_remat(block, cfg)
@@ -454,9 +519,11 @@ def t5_bucket(rel, bidirectional, num_buckets=32, max_distance=128):
         n = jnp.maximum(n, 0)
     max_exact = num_buckets // 2
     is_small = n < max_exact
-    val_large = max_exact + (jnp.log(jnp.maximum(n, 1).astype(f32) / max_exact) /
-                             math.log(max_distance / max_exact) *
-                             (num_buckets - max_exact)).astype(i32)
+    val_large = max_exact + (
+        jnp.log(jnp.maximum(n, 1).astype(f32) / max_exact)
+        / math.log(max_distance / max_exact)
+        * (num_buckets - max_exact)
+    ).astype(i32)
     val_large = jnp.minimum(val_large, num_buckets - 1)
     return ret + jnp.where(is_small, n, val_large)
 
@@ -470,8 +537,11 @@ def t5_rel_bias(table, Tq, Tk, bidirectional):
 
 def t5_ff_init(k, d, ff, gated):
     if gated:
-        return {"wi0": dense_init(k, d, ff, False), "wi1": dense_init(k, d, ff, False),
-                "wo": dense_init(k, ff, d, False)}
+        return {
+            "wi0": dense_init(k, d, ff, False),
+            "wi1": dense_init(k, d, ff, False),
+            "wo": dense_init(k, ff, d, False),
+        }
     return {"wi": dense_init(k, d, ff, False), "wo": dense_init(k, ff, d, False)}
 
 
@@ -486,14 +556,35 @@ def t5_ff(p, x):
 def t5_init(cfg, key):
     k = Keys(key)
     d, H, ff, g = cfg["d"], cfg["heads"], cfg["ff"], cfg["gated"]
-    enc = [{"ln1": jnp.ones((d,)), "attn": mha_init(k, d, False, False), "ln2": jnp.ones((d,)),
-            "ff": t5_ff_init(k, d, ff, g)} for _ in range(cfg["enc_layers"])]
-    dec = [{"ln1": jnp.ones((d,)), "attn": mha_init(k, d, False, False), "ln2": jnp.ones((d,)),
-            "cross": mha_init(k, d, False, False), "ln3": jnp.ones((d,)),
-            "ff": t5_ff_init(k, d, ff, g)} for _ in range(cfg["dec_layers"])]
-    return {"emb": normal(k, (cfg["vocab"], d), 1.0), "enc": enc, "dec": dec,
-            "enc_rel": normal(k, (32, H), 0.1), "dec_rel": normal(k, (32, H), 0.1),
-            "enc_ln": jnp.ones((d,)), "dec_ln": jnp.ones((d,))}
+    enc = [
+        {
+            "ln1": jnp.ones((d,)),
+            "attn": mha_init(k, d, False, False),
+            "ln2": jnp.ones((d,)),
+            "ff": t5_ff_init(k, d, ff, g),
+        }
+        for _ in range(cfg["enc_layers"])
+    ]
+    dec = [
+        {
+            "ln1": jnp.ones((d,)),
+            "attn": mha_init(k, d, False, False),
+            "ln2": jnp.ones((d,)),
+            "cross": mha_init(k, d, False, False),
+            "ln3": jnp.ones((d,)),
+            "ff": t5_ff_init(k, d, ff, g),
+        }
+        for _ in range(cfg["dec_layers"])
+    ]
+    return {
+        "emb": normal(k, (cfg["vocab"], d), 1.0),
+        "enc": enc,
+        "dec": dec,
+        "enc_rel": normal(k, (32, H), 0.1),
+        "dec_rel": normal(k, (32, H), 0.1),
+        "enc_ln": jnp.ones((d,)),
+        "dec_ln": jnp.ones((d,)),
+    }
 
 
 def t5_attention(p, xq, xkv, h, mask=None, bias=None):
@@ -513,8 +604,9 @@ def t5_forward(params, batch, cfg):
     eb = t5_rel_bias(params["enc_rel"], Ts, Ts, True)
 
     def enc_layer(lp, x):
-        x = x + t5_attention(lp["attn"], rmsnorm(lp["ln1"], x), rmsnorm(lp["ln1"], x), H,
-                             enc_mask, eb)
+        x = x + t5_attention(
+            lp["attn"], rmsnorm(lp["ln1"], x), rmsnorm(lp["ln1"], x), H, enc_mask, eb
+        )
         return x + t5_ff(lp["ff"], rmsnorm(lp["ln2"], x))
 
     def dec_layer(lp, y, mem):
@@ -548,8 +640,11 @@ def t5_infer(params, batch, cfg):
 
 def t5_batch(cfg):
     B = cfg["batch"]
-    return {"inputs": S((B, cfg["src_len"]), i32), "decoder_inputs": S((B, cfg["tgt_len"]), i32),
-            "targets": S((B, cfg["tgt_len"]), i32)}
+    return {
+        "inputs": S((B, cfg["src_len"]), i32),
+        "decoder_inputs": S((B, cfg["tgt_len"]), i32),
+        "targets": S((B, cfg["tgt_len"]), i32),
+    }
 
 
 # ---------------------------------------------------------------------------------------------
@@ -559,12 +654,23 @@ def mixer_init(cfg, key):
     k = Keys(key)
     C, P = cfg["d"], cfg["patch"]
     S_ = (cfg["res"] // P) ** 2
-    blocks = [{"ln1": ln_init(C), "tok1": dense_init(k, S_, cfg["tok_mlp"]),
-               "tok2": dense_init(k, cfg["tok_mlp"], S_), "ln2": ln_init(C),
-               "ch1": dense_init(k, C, cfg["ch_mlp"]), "ch2": dense_init(k, cfg["ch_mlp"], C)}
-              for _ in range(cfg["layers"])]
-    return {"stem": {"w": conv_init(k, P, P, 3, C), "b": jnp.zeros((C,))}, "blocks": blocks,
-            "ln": ln_init(C), "head": dense_init(k, C, cfg["classes"])}
+    blocks = [
+        {
+            "ln1": ln_init(C),
+            "tok1": dense_init(k, S_, cfg["tok_mlp"]),
+            "tok2": dense_init(k, cfg["tok_mlp"], S_),
+            "ln2": ln_init(C),
+            "ch1": dense_init(k, C, cfg["ch_mlp"]),
+            "ch2": dense_init(k, cfg["ch_mlp"], C),
+        }
+        for _ in range(cfg["layers"])
+    ]
+    return {
+        "stem": {"w": conv_init(k, P, P, 3, C), "b": jnp.zeros((C,))},
+        "blocks": blocks,
+        "ln": ln_init(C),
+        "head": dense_init(k, C, cfg["classes"]),
+    }
 
 
 def mixer_forward(params, images, cfg):
@@ -610,9 +716,13 @@ def rnn_init(cfg, key):
     layers = []
     din = E
     for _ in range(cfg["layers"]):
-        layers.append({"wx": normal(k, (din, gates * H), 1 / math.sqrt(din)),
-                       "wh": normal(k, (H, gates * H), 1 / math.sqrt(H)),
-                       "b": jnp.zeros((gates * H,))})
+        layers.append(
+            {
+                "wx": normal(k, (din, gates * H), 1 / math.sqrt(din)),
+                "wh": normal(k, (H, gates * H), 1 / math.sqrt(H)),
+                "b": jnp.zeros((gates * H,)),
+            }
+        )
         din = H
     return {"emb": normal(k, (V, E), 0.1), "layers": layers, "out": dense_init(k, H, V)}
 
@@ -632,8 +742,8 @@ def gru_cell(p, carry, x):
     zx = x @ p["wx"] + p["b"]
     zh = h @ p["wh"]
     r = jax.nn.sigmoid(zx[:, :H] + zh[:, :H])
-    u = jax.nn.sigmoid(zx[:, H:2 * H] + zh[:, H:2 * H])
-    n = jnp.tanh(zx[:, 2 * H:] + r * zh[:, 2 * H:])
+    u = jax.nn.sigmoid(zx[:, H : 2 * H] + zh[:, H : 2 * H])
+    n = jnp.tanh(zx[:, 2 * H :] + r * zh[:, 2 * H :])
     h = (1 - u) * n + u * h
     return (h,), h
 
@@ -678,8 +788,13 @@ def groupnorm(p, x, groups, eps=1e-5):
 
 
 def resblock_init(k, cin, cout, temb):
-    p = {"gn1": ln_init(cin), "c1": conv_init(k, 3, 3, cin, cout), "t": dense_init(k, temb, cout),
-         "gn2": ln_init(cout), "c2": conv_init(k, 3, 3, cout, cout)}
+    p = {
+        "gn1": ln_init(cin),
+        "c1": conv_init(k, 3, 3, cin, cout),
+        "t": dense_init(k, temb, cout),
+        "gn2": ln_init(cout),
+        "c2": conv_init(k, 3, 3, cout, cout),
+    }
     if cin != cout:
         p["skip"] = conv_init(k, 1, 1, cin, cout)
     return p
@@ -696,8 +811,13 @@ def unet_init(cfg, key):
     k = Keys(key)
     ch, mults = cfg["ch"], cfg["mults"]
     temb = 4 * ch
-    p = {"t1": dense_init(k, ch, temb), "t2": dense_init(k, temb, temb),
-         "in": conv_init(k, 3, 3, 3, ch), "down": [], "up": []}
+    p = {
+        "t1": dense_init(k, ch, temb),
+        "t2": dense_init(k, temb, temb),
+        "in": conv_init(k, 3, 3, 3, ch),
+        "down": [],
+        "up": [],
+    }
     chans = []
     c = ch
     for li, m in enumerate(mults):
@@ -810,10 +930,15 @@ def gnn_init(cfg, key):
     Hd, Fn, Fe = cfg["hidden"], cfg["node_feat"], cfg["edge_feat"]
     p = {"enc_n": mlp_init(k, [Fn, Hd, Hd]), "enc_e": mlp_init(k, [Fe, Hd, Hd]), "layers": []}
     for _ in range(cfg["layers"]):
-        p["layers"].append({"edge": mlp_init(k, [3 * Hd + Hd, Hd, Hd]),
-                            "node": mlp_init(k, [2 * Hd + Hd, Hd, Hd]),
-                            "glob": mlp_init(k, [2 * Hd + Hd, Hd, Hd]),
-                            "ln_e": ln_init(Hd), "ln_n": ln_init(Hd)})
+        p["layers"].append(
+            {
+                "edge": mlp_init(k, [3 * Hd + Hd, Hd, Hd]),
+                "node": mlp_init(k, [2 * Hd + Hd, Hd, Hd]),
+                "glob": mlp_init(k, [2 * Hd + Hd, Hd, Hd]),
+                "ln_e": ln_init(Hd),
+                "ln_n": ln_init(Hd),
+            }
+        )
     p["dec"] = mlp_init(k, [Hd, Hd, cfg["targets"]])
     return p
 
@@ -851,9 +976,14 @@ def gnn_infer(params, batch, cfg):
 
 def gnn_batch(cfg):
     N, E = cfg["nodes"], cfg["edges"]
-    return {"nodes": S((N, cfg["node_feat"])), "edges": S((E, cfg["edge_feat"])),
-            "senders": S((E,), i32), "receivers": S((E,), i32), "node_graph": S((N,), i32),
-            "y": S((cfg["graphs"], cfg["targets"]))}
+    return {
+        "nodes": S((N, cfg["node_feat"])),
+        "edges": S((E, cfg["edge_feat"])),
+        "senders": S((E,), i32),
+        "receivers": S((E,), i32),
+        "node_graph": S((N,), i32),
+        "y": S((cfg["graphs"], cfg["targets"])),
+    }
 
 
 # ---------------------------------------------------------------------------------------------
@@ -862,13 +992,25 @@ def gnn_batch(cfg):
 def moe_init(cfg, key):
     k = Keys(key)
     d, E, F, V = cfg["d"], cfg["experts"], cfg["ffn"], cfg["vocab"]
-    blocks = [{"ln1": ln_init(d), "attn": mha_init(k, d), "ln2": ln_init(d),
-               "router": normal(k, (d, E)),
-               "w1": normal(k, (E, d, F), 1 / math.sqrt(d)), "b1": jnp.zeros((E, F)),
-               "w2": normal(k, (E, F, d), 1 / math.sqrt(F)), "b2": jnp.zeros((E, d))}
-              for _ in range(cfg["layers"])]
-    return {"wte": normal(k, (V, d)), "wpe": normal(k, (cfg["seq"], d), 0.01),
-            "blocks": blocks, "lnf": ln_init(d)}
+    blocks = [
+        {
+            "ln1": ln_init(d),
+            "attn": mha_init(k, d),
+            "ln2": ln_init(d),
+            "router": normal(k, (d, E)),
+            "w1": normal(k, (E, d, F), 1 / math.sqrt(d)),
+            "b1": jnp.zeros((E, F)),
+            "w2": normal(k, (E, F, d), 1 / math.sqrt(F)),
+            "b2": jnp.zeros((E, d)),
+        }
+        for _ in range(cfg["layers"])
+    ]
+    return {
+        "wte": normal(k, (V, d)),
+        "wpe": normal(k, (cfg["seq"], d), 0.01),
+        "blocks": blocks,
+        "lnf": ln_init(d),
+    }
 
 
 def moe_ffn(bp, x, cfg):
@@ -879,22 +1021,24 @@ def moe_ffn(bp, x, cfg):
     xt = x.reshape(N, d)
     logits = (xt @ bp["router"].astype(x.dtype)).astype(f32)
     probs = jax.nn.softmax(logits, -1)
-    gate, idx = lax.top_k(probs, K)                       # [N, K]
+    gate, idx = lax.top_k(probs, K)  # [N, K]
     gate = gate / jnp.sum(gate, -1, keepdims=True)
     # load-balancing auxiliary loss (Switch Transformer)
     frac = jnp.mean(jax.nn.one_hot(idx[:, 0], E), 0)
     aux = E * jnp.sum(frac * jnp.mean(probs, 0))
     # slot of every (token, choice) in its expert's buffer, in priority order choice-major
-    flat_e = idx.T.reshape(-1)                            # [K*N]
+    flat_e = idx.T.reshape(-1)  # [K*N]
     onehot = jax.nn.one_hot(flat_e, E, dtype=i32)
     pos = jnp.sum((jnp.cumsum(onehot, 0) - 1) * onehot, -1)
     keep = pos < cap
-    slot = jnp.where(keep, flat_e * cap + pos, E * cap)   # dropped -> out of range
+    slot = jnp.where(keep, flat_e * cap + pos, E * cap)  # dropped -> out of range
     tok = jnp.tile(jnp.arange(N), K)
     buf = jnp.zeros((E * cap, d), x.dtype).at[slot].set(xt[tok], mode="drop")
     buf = buf.reshape(E, cap, d)
-    h = jax.nn.gelu(jnp.einsum("ecd,edf->ecf", buf, bp["w1"].astype(x.dtype)) +
-                    bp["b1"].astype(x.dtype)[:, None])
+    h = jax.nn.gelu(
+        jnp.einsum("ecd,edf->ecf", buf, bp["w1"].astype(x.dtype))
+        + bp["b1"].astype(x.dtype)[:, None]
+    )
     y = jnp.einsum("ecf,efd->ecd", h, bp["w2"].astype(x.dtype)) + bp["b2"].astype(x.dtype)[:, None]
     y = y.reshape(E * cap, d)
     out_k = jnp.take(y, slot, axis=0, mode="fill", fill_value=0)  # [K*N, d]
@@ -982,18 +1126,22 @@ OPTIMIZERS = {"adamw": (adamw_init, adamw_update), "sgd": (sgd_init, sgd_update)
 def make_train_step(loss_fn, cfg, has_state=False):
     _, update = OPTIMIZERS[cfg.get("opt", "adamw")]
     if has_state:
+
         def step(params, state, opt_state, batch):
             (loss, new_state), grads = jax.value_and_grad(loss_fn, has_aux=True)(
-                params, state, batch, cfg)
+                params, state, batch, cfg
+            )
             grads, gnorm = clip_by_global_norm(grads)
             params, opt_state = update(params, grads, opt_state)
             return params, new_state, opt_state, {"loss": loss, "grad_norm": gnorm}
     else:
+
         def step(params, opt_state, batch):
             loss, grads = jax.value_and_grad(loss_fn)(params, batch, cfg)
             grads, gnorm = clip_by_global_norm(grads)
             params, opt_state = update(params, grads, opt_state)
             return params, opt_state, {"loss": loss, "grad_norm": gnorm}
+
     return step
 
 
@@ -1029,15 +1177,22 @@ def build(family, cfg):
         return fn, args
     # inference: parameters stored in the compute dtype
     params = jax.tree_util.tree_map(
-        lambda a: S(a.shape, DTYPES[cfg["dtype"]]) if jnp.issubdtype(a.dtype, jnp.floating)
-        else a, params)
-    batch = {k: v for k, v in batch.items() if k not in ("targets", "labels", "y",
-                                                         "masked_ids", "masked_weights")}
+        lambda a: S(a.shape, DTYPES[cfg["dtype"]]) if jnp.issubdtype(a.dtype, jnp.floating) else a,
+        params,
+    )
+    batch = {
+        k: v
+        for k, v in batch.items()
+        if k not in ("targets", "labels", "y", "masked_ids", "masked_weights")
+    }
     if has_state:
+
         def fn(params, state, batch):
             return infer(params, state, batch, cfg)
+
         return fn, (params, state, batch)
 
     def fn(params, batch):
         return infer(params, batch, cfg)
+
     return fn, (params, batch)

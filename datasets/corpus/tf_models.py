@@ -2,8 +2,9 @@
 
 Each module is what a TensorFlow user's `tf.function(jit_compile=True)` hands to XLA, read with
 `experimental_get_compiler_ir(*specs)(stage="hlo_serialized")`: TF's own lowering (tf2xla), whose
-HLO looks unlike JAX's (resource variables as parameters, identity transposes and reshapes after every
-MatMul, TF's op names, while loops from tf.while_loop, f16 through Keras's mixed_float16 policy):
+HLO looks unlike JAX's (resource variables as parameters, identity transposes and reshapes after
+every MatMul, TF's op names, while loops from tf.while_loop, f16 through Keras's mixed_float16
+policy):
   tf_mobilenetv2  keras.applications.MobileNetV2 on Keras 3's TensorFlow backend, inference
   tf_bert         a BERT-style encoder classifier of Keras layers (MultiHeadAttention,
                   LayerNormalization); training steps are tf.GradientTape + Keras AdamW
@@ -20,6 +21,7 @@ prints the module with its name set to NAME and source paths dropped from metada
 does not depend on where the generator's venv lives. Versions are pinned in
 datasets/corpus/requirements-tensorflow.txt.
 """
+
 from __future__ import annotations
 
 import json
@@ -36,6 +38,7 @@ POLICIES = {"f32": "float32", "bf16": "mixed_bfloat16", "f16": "mixed_float16"}
 
 def keras_setup(cfg):
     import keras
+
     keras.utils.set_random_seed(0)
     keras.mixed_precision.set_global_policy(POLICIES[cfg["dtype"]])
     return keras
@@ -43,13 +46,19 @@ def keras_setup(cfg):
 
 def mobilenetv2(cfg):
     import tensorflow as tf
+
     keras = keras_setup(cfg)
-    model = keras.applications.MobileNetV2(weights=None, alpha=cfg["alpha"], classes=cfg["classes"],
-                                           input_shape=(cfg["res"], cfg["res"], 3),
-                                           classifier_activation=None)
+    model = keras.applications.MobileNetV2(
+        weights=None,
+        alpha=cfg["alpha"],
+        classes=cfg["classes"],
+        input_shape=(cfg["res"], cfg["res"], 3),
+        classifier_activation=None,
+    )
 
     def infer(images):
         return model(images, training=False)
+
     return infer, [tf.TensorSpec((cfg["batch"], cfg["res"], cfg["res"], 3), tf.float32)]
 
 
@@ -85,6 +94,7 @@ def rnn_model(cfg):
 def keras_step(keras, model, optimizer, cfg):
     """(function, specs) for inference or one training step of a Keras model on int32 tokens."""
     import tensorflow as tf
+
     tokens = tf.TensorSpec((cfg["batch"], cfg["seq"]), tf.int32)
     if cfg["mode"] == "infer":
         return (lambda t: model(t, training=False)), [tokens]
@@ -97,22 +107,29 @@ def keras_step(keras, model, optimizer, cfg):
         grads = tape.gradient(loss, model.trainable_variables)
         optimizer.apply_gradients(zip(grads, model.trainable_variables))
         return loss
+
     return train, [tokens, tf.TensorSpec((cfg["batch"],), tf.int32)]
 
 
 def dlrm(cfg):
     import tensorflow as tf
+
     tf.random.set_seed(0)
     dt = {"f32": tf.float32, "bf16": tf.bfloat16, "f16": tf.float16}[cfg["dtype"]]
     e, b, n_dense = cfg["emb"], cfg["batch"], 13
 
     def dense(shape):
         return tf.Variable(tf.random.normal(shape, stddev=0.1))
+
     tables = [dense((cfg["rows"], e)) for _ in range(cfg["tables"])]
-    bottom = [(dense((i, o)), dense((o,))) for i, o in zip([n_dense] + cfg["mlp"], cfg["mlp"] + [e])]
+    bottom = [
+        (dense((i, o)), dense((o,))) for i, o in zip([n_dense] + cfg["mlp"], cfg["mlp"] + [e])
+    ]
     n_feat = cfg["tables"] + 1
     n_pairs = n_feat * (n_feat - 1) // 2
-    top = [(dense((i, o)), dense((o,))) for i, o in zip([e + n_pairs] + cfg["mlp"], cfg["mlp"] + [1])]
+    top = [
+        (dense((i, o)), dense((o,))) for i, o in zip([e + n_pairs] + cfg["mlp"], cfg["mlp"] + [1])
+    ]
     i, j = [list(v) for v in zip(*[(a, c) for a in range(n_feat) for c in range(a)])]
 
     def mlp(x, layers):
@@ -125,8 +142,8 @@ def dlrm(cfg):
     def forward(dense_x, sparse_ids):
         x = mlp(tf.cast(dense_x, dt), bottom)
         embs = [tf.cast(tf.gather(t, sparse_ids[:, k]), dt) for k, t in enumerate(tables)]
-        feats = tf.stack([x] + embs, axis=1)                      # [B, F, E]
-        inter = tf.matmul(feats, feats, transpose_b=True)         # [B, F, F]
+        feats = tf.stack([x] + embs, axis=1)  # [B, F, E]
+        inter = tf.matmul(feats, feats, transpose_b=True)  # [B, F, F]
         flat = tf.reshape(inter, (b, n_feat * n_feat))
         pairs = tf.gather(flat, [a * n_feat + c for a, c in zip(i, j)], axis=1)
         return tf.cast(mlp(tf.concat([x, pairs], axis=1), top), tf.float32)[:, 0]
@@ -138,13 +155,16 @@ def dlrm(cfg):
 
     def train(dense_x, sparse_ids, clicks):
         with tf.GradientTape() as tape:
-            loss = tf.reduce_mean(tf.nn.sigmoid_cross_entropy_with_logits(
-                clicks, forward(dense_x, sparse_ids)))
+            loss = tf.reduce_mean(
+                tf.nn.sigmoid_cross_entropy_with_logits(clicks, forward(dense_x, sparse_ids))
+            )
         # embedding gradients arrive as IndexedSlices: assign_sub applies them as scatters
         for v, g in zip(variables, tape.gradient(loss, variables)):
-            v.assign_sub(0.05 * g) if not isinstance(g, tf.IndexedSlices) else \
-                v.scatter_sub(tf.IndexedSlices(0.05 * g.values, g.indices, g.dense_shape))
+            v.assign_sub(0.05 * g) if not isinstance(g, tf.IndexedSlices) else v.scatter_sub(
+                tf.IndexedSlices(0.05 * g.values, g.indices, g.dense_shape)
+            )
         return loss
+
     return train, specs + [tf.TensorSpec((b,), tf.float32)]
 
 
@@ -154,8 +174,11 @@ def build(family, cfg):
         return mobilenetv2(cfg)
     if family in ("tf_bert", "tf_rnn"):
         keras, model = (bert_model if family == "tf_bert" else rnn_model)(cfg)
-        optimizer = (keras.optimizers.AdamW(1e-3) if family == "tf_bert"
-                     else keras.optimizers.SGD(0.01, momentum=0.9))
+        optimizer = (
+            keras.optimizers.AdamW(1e-3)
+            if family == "tf_bert"
+            else keras.optimizers.SGD(0.01, momentum=0.9)
+        )
         return keras_step(keras, model, optimizer, cfg)
     if family == "tf_dlrm":
         return dlrm(cfg)
@@ -173,14 +196,17 @@ def hlo_text(name, family, cfg):
     (XLA's own)."""
     import tensorflow as tf
     from jaxlib import _hlo
+
     fn, specs = build(family, cfg)
     proto = tf.function(fn, jit_compile=True).experimental_get_compiler_ir(*specs)(
-        stage="hlo_serialized")
+        stage="hlo_serialized"
+    )
     text = _hlo.XlaComputation(proto).as_hlo_text(print_large_constants=True)
     old = re.match(r"HloModule (\S+?),", text).group(1)
     # the entry computation shares TF's generated name (a_inference_<fn>_<counter>__.N)
-    text = text.replace(f"ENTRY {old} ", f"ENTRY {name} ").replace(f"HloModule {old},",
-                                                                    f"HloModule {name},")
+    text = text.replace(f"ENTRY {old} ", f"ENTRY {name} ").replace(
+        f"HloModule {old},", f"HloModule {name},"
+    )
     return _SOURCE.sub("", text)
 
 

@@ -21,6 +21,7 @@ gets a process of its own):
 prints the module with its name set to NAME and source paths dropped from metadata, so the text
 does not depend on where the venv lives.
 """
+
 from __future__ import annotations
 
 import json
@@ -55,8 +56,9 @@ def transformer(torch, cfg):
             super().__init__()
             self.embed = nn.Embedding(cfg["vocab"], cfg["d"])
             self.position = nn.Parameter(torch.randn(cfg["seq"], cfg["d"]) * 0.02)
-            layer = nn.TransformerEncoderLayer(cfg["d"], cfg["heads"], 4 * cfg["d"],
-                                               dropout=0.0, batch_first=True, norm_first=True)
+            layer = nn.TransformerEncoderLayer(
+                cfg["d"], cfg["heads"], 4 * cfg["d"], dropout=0.0, batch_first=True, norm_first=True
+            )
             self.encoder = nn.TransformerEncoder(layer, cfg["layers"], enable_nested_tensor=False)
             self.head = nn.Linear(cfg["d"], cfg["classes"])
 
@@ -72,12 +74,18 @@ def cnn(torch, cfg):
     nn = torch.nn
     blocks, channels = [], 3
     for width in cfg["widths"]:
-        blocks += [nn.Conv2d(channels, width, 3, padding=1, bias=False), nn.BatchNorm2d(width),
-                   nn.ReLU(), nn.MaxPool2d(2)]
+        blocks += [
+            nn.Conv2d(channels, width, 3, padding=1, bias=False),
+            nn.BatchNorm2d(width),
+            nn.ReLU(),
+            nn.MaxPool2d(2),
+        ]
         channels = width
-    model = nn.Sequential(*blocks, nn.Flatten(),
-                          nn.Linear(channels * (cfg["res"] >> len(cfg["widths"])) ** 2,
-                                    cfg["classes"]))
+    model = nn.Sequential(
+        *blocks,
+        nn.Flatten(),
+        nn.Linear(channels * (cfg["res"] >> len(cfg["widths"])) ** 2, cfg["classes"]),
+    )
     inputs = [torch.randn(cfg["batch"], 3, cfg["res"], cfg["res"])]
     return model, inputs, lambda params: torch.optim.SGD(params, lr=0.01)
 
@@ -88,13 +96,15 @@ BUILDERS = {"pt_mlp": mlp, "pt_transformer": transformer, "pt_cnn": cnn}
 def step_tensors(torch, family, cfg):
     """The device tensors one step leaves pending: what mark_step() would compile."""
     import torch_xla
+
     torch.manual_seed(0)
     model, inputs, make_optimizer = BUILDERS[family](torch, cfg)
     device = torch_xla.device()
     dtype = getattr(torch, DTYPES[cfg["dtype"]])
     model = model.to(device=device, dtype=dtype)
-    inputs = [x.to(device=device, dtype=dtype if x.is_floating_point() else x.dtype)
-              for x in inputs]
+    inputs = [
+        x.to(device=device, dtype=dtype if x.is_floating_point() else x.dtype) for x in inputs
+    ]
     # the parameters and inputs as device data: the step's graph reads them as parameters
     torch_xla.sync()
     if cfg["mode"] == "infer":
@@ -108,7 +118,7 @@ def step_tensors(torch, family, cfg):
     loss.backward()
     optimizer.step()
     live = [loss] + list(model.parameters()) + [p.grad for p in model.parameters()]
-    live += list(model.buffers())   # batch norm's running statistics
+    live += list(model.buffers())  # batch norm's running statistics
     for state in optimizer.state.values():
         live += [v for v in state.values() if torch.is_tensor(v) and v.device == device]
     return live
@@ -121,6 +131,7 @@ def hlo_text(name, family, cfg):
     """The HLO PyTorch/XLA prints for the step, named `name`, without source paths."""
     import torch
     import torch_xla
+
     text = torch_xla._XLAC._get_xla_tensors_hlo(step_tensors(torch, family, cfg))
     old = re.match(r"HloModule (\S+?)[,\s]", text).group(1)
     # (the entry keeps PyTorch/XLA's own name, IrToHlo.N)

@@ -17,6 +17,7 @@ The output is deterministic: arguments are abstract (shapes only), gzip headers 
 stamp, and absolute paths of this checkout inside debug metadata are rewritten relative to the
 repository root.  Everything this script generated before is removed first, so reruns are clean.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -64,17 +65,30 @@ def gpt2_init(key):
     n = lambda k, s: 0.02 * jax.random.normal(k, s, f32)  # noqa: E731
     blocks = []
     for i in range(L):
-        k0, k1, k2, k3 = keys[2 + 4 * i: 6 + 4 * i]
-        blocks.append(dict(
-            ln1_g=jnp.ones((D,)), ln1_b=jnp.zeros((D,)),
-            w_qkv=n(k0, (D, 3 * D)), b_qkv=jnp.zeros((3 * D,)),
-            w_o=n(k1, (D, D)), b_o=jnp.zeros((D,)),
-            ln2_g=jnp.ones((D,)), ln2_b=jnp.zeros((D,)),
-            w_fc=n(k2, (D, 4 * D)), b_fc=jnp.zeros((4 * D,)),
-            w_proj=n(k3, (4 * D, D)), b_proj=jnp.zeros((D,)),
-        ))
-    return dict(wte=n(keys[0], (V, D)), wpe=n(keys[1], (T, D)), blocks=blocks,
-                lnf_g=jnp.ones((D,)), lnf_b=jnp.zeros((D,)))
+        k0, k1, k2, k3 = keys[2 + 4 * i : 6 + 4 * i]
+        blocks.append(
+            dict(
+                ln1_g=jnp.ones((D,)),
+                ln1_b=jnp.zeros((D,)),
+                w_qkv=n(k0, (D, 3 * D)),
+                b_qkv=jnp.zeros((3 * D,)),
+                w_o=n(k1, (D, D)),
+                b_o=jnp.zeros((D,)),
+                ln2_g=jnp.ones((D,)),
+                ln2_b=jnp.zeros((D,)),
+                w_fc=n(k2, (D, 4 * D)),
+                b_fc=jnp.zeros((4 * D,)),
+                w_proj=n(k3, (4 * D, D)),
+                b_proj=jnp.zeros((D,)),
+            )
+        )
+    return dict(
+        wte=n(keys[0], (V, D)),
+        wpe=n(keys[1], (T, D)),
+        blocks=blocks,
+        lnf_g=jnp.ones((D,)),
+        lnf_b=jnp.zeros((D,)),
+    )
 
 
 def layernorm(x, g, b, eps=1e-5):
@@ -186,6 +200,7 @@ def mlp_train_step(params, x, labels):
 
 def mlp_bf16_train_step(params, x, labels):
     """Mixed precision: f32 master weights, bf16 compute, f32 loss."""
+
     def loss_fn(p):
         pb = jax.tree_util.tree_map(lambda a: a.astype(bf16), p)
         logits = mlp_forward(pb, x.astype(bf16)).astype(f32)
@@ -209,18 +224,27 @@ def cnn_forward(p, x):
     x = (x - mean) * lax.rsqrt(var + 1e-5) * p["g1"] + p["b1"]
     x = jax.nn.relu(x)
     x = lax.reduce_window(x, -jnp.inf, lax.max, (1, 2, 2, 1), (1, 2, 2, 1), "VALID")
-    x = lax.conv_general_dilated(x, p["c2"], (1, 1), "SAME", rhs_dilation=(2, 2),
-                                 dimension_numbers=DN)
+    x = lax.conv_general_dilated(
+        x, p["c2"], (1, 1), "SAME", rhs_dilation=(2, 2), dimension_numbers=DN
+    )
     x = jax.nn.relu(x)
-    x = lax.conv_general_dilated(x, p["c3"], (2, 2), ((1, 1), (1, 1)), dimension_numbers=DN,
-                                 feature_group_count=2)
+    x = lax.conv_general_dilated(
+        x, p["c3"], (2, 2), ((1, 1), (1, 1)), dimension_numbers=DN, feature_group_count=2
+    )
     x = x.mean(axis=(1, 2))
     return x @ p["w"] + p["b"]
 
 
 def cnn_params():
-    return dict(c1=S((3, 3, 3, 8)), g1=S((8,)), b1=S((8,)), c2=S((3, 3, 8, 16)),
-                c3=S((3, 3, 8, 16)), w=S((16, 10)), b=S((10,)))
+    return dict(
+        c1=S((3, 3, 3, 8)),
+        g1=S((8,)),
+        b1=S((8,)),
+        c2=S((3, 3, 8, 16)),
+        c3=S((3, 3, 8, 16)),
+        w=S((16, 10)),
+        b=S((10,)),
+    )
 
 
 def cnn_train_step(params, x, labels):
@@ -307,8 +331,13 @@ def topk_sort(x, keys_i):
 
 
 def cumulative(x, xi):
-    return (jnp.cumsum(x, axis=1), jnp.cumprod(x, axis=0), lax.cummax(x, axis=1),
-            jnp.cumsum(xi, axis=-1), jnp.cumsum(x[:, ::-1], axis=1)[:, ::-1])
+    return (
+        jnp.cumsum(x, axis=1),
+        jnp.cumprod(x, axis=0),
+        lax.cummax(x, axis=1),
+        jnp.cumsum(xi, axis=-1),
+        jnp.cumsum(x[:, ::-1], axis=1)[:, ::-1],
+    )
 
 
 def control_flow(x, pred, idx, n):
@@ -347,8 +376,9 @@ def random_ops(seed, x):
 
 def rng_bit_generator(state):
     new_state, bits = lax.rng_bit_generator(state, (4, 8), dtype=jnp.uint32)
-    s2, fbits = lax.rng_bit_generator(new_state, (16,), dtype=jnp.uint32,
-                                      algorithm=lax.RandomAlgorithm.RNG_PHILOX)
+    s2, fbits = lax.rng_bit_generator(
+        new_state, (16,), dtype=jnp.uint32, algorithm=lax.RandomAlgorithm.RNG_PHILOX
+    )
     return s2, bits, fbits
 
 
@@ -366,12 +396,14 @@ def kv_cache_step(cache_k, cache_v, pos, q, k_new, v_new):
 
 
 def einsums(a, b, q, k, t, u, x, y):
-    return (jnp.einsum("bij,bjk->bik", a, b),
-            jnp.einsum("bhqd,bhkd->bhqk", q, k),
-            jnp.einsum("abcd,cde->abe", t, u),
-            jnp.einsum("bi,bi->b", x, y),
-            jnp.einsum("i,j->ij", x[0], y[0]),
-            jnp.einsum("bhqd->bqhd", q))
+    return (
+        jnp.einsum("bij,bjk->bik", a, b),
+        jnp.einsum("bhqd,bhkd->bhqk", q, k),
+        jnp.einsum("abcd,cde->abe", t, u),
+        jnp.einsum("bi,bi->b", x, y),
+        jnp.einsum("i,j->ij", x[0], y[0]),
+        jnp.einsum("bhqd->bqhd", q),
+    )
 
 
 def fft_ops(x, z):
@@ -406,33 +438,79 @@ def modules():
         "cnn_train": (cnn_train_step, (cnn_params(), S((4, 16, 16, 3)), S((4,), i32))),
         "lstm_infer": (lstm_infer, (lstm_params(), S((10, 2, 8)))),
         "lstm_train": (lstm_train_step, (lstm_params(), S((10, 2, 8)), S((2,)))),
-        "gnn_train": (gnn_train_step, (gnn_params(), S((G["nodes"], G["feat"])),
-                                       S((G["edges"],), i32), S((G["edges"],), i32), S(()))),
+        "gnn_train": (
+            gnn_train_step,
+            (
+                gnn_params(),
+                S((G["nodes"], G["feat"])),
+                S((G["edges"],), i32),
+                S((G["edges"],), i32),
+                S(()),
+            ),
+        ),
         "topk_sort": (topk_sort, (S((4, 32)), S((4, 32), i32))),
         "cumulative": (cumulative, (S((4, 16)), S((4, 16), i32))),
         "control_flow": (control_flow, (S((8,)), S((), jnp.bool_), S((), i32), S((), i32))),
         "random": (random_ops, (S((), u32), S((4, 8)))),
         "rng_bit_generator": (rng_bit_generator, (S((4,), u32),)),
         "kv_cache": (kv_cache_step, (S((T, 8)), S((T, 8)), S((), i32), S((8,)), S((8,)), S((8,)))),
-        "kv_cache_bf16": (kv_cache_step, (S((T, 8), bf16), S((T, 8), bf16), S((), i32),
-                                          S((8,), bf16), S((8,), bf16), S((8,), bf16))),
-        "einsum": (einsums, (S((B, 4, 5)), S((B, 5, 6)), S((B, 2, 3, 4)), S((B, 2, 7, 4)),
-                             S((2, 3, 4, 5)), S((4, 5, 6)), S((3, 7)), S((3, 7)))),
+        "kv_cache_bf16": (
+            kv_cache_step,
+            (
+                S((T, 8), bf16),
+                S((T, 8), bf16),
+                S((), i32),
+                S((8,), bf16),
+                S((8,), bf16),
+                S((8,), bf16),
+            ),
+        ),
+        "einsum": (
+            einsums,
+            (
+                S((B, 4, 5)),
+                S((B, 5, 6)),
+                S((B, 2, 3, 4)),
+                S((B, 2, 7, 4)),
+                S((2, 3, 4, 5)),
+                S((4, 5, 6)),
+                S((3, 7)),
+                S((3, 7)),
+            ),
+        ),
         "fft": (fft_ops, (S((4, 16)), S((32,), jnp.complex64))),
     }
 
 
 # Modules that also get a NAME.debuginfo.hlo (pre-optimization text with debug_info=True).
 DEBUGINFO = ["gpt2_train", "cnn_train"]
-DEFAULT_SUITE = ["gpt2_train", "gpt2_infer", "mlp_train", "cnn_train", "lstm_train",
-                 "gnn_train", "control_flow", "topk_sort"]
+DEFAULT_SUITE = [
+    "gpt2_train",
+    "gpt2_infer",
+    "mlp_train",
+    "cnn_train",
+    "lstm_train",
+    "gnn_train",
+    "control_flow",
+    "topk_sort",
+]
 # Dump files kept per dumped module: substrings of XLA's dump file names (first match wins).
 DUMP_PICKS = {
-    "mlp_train": [".before_optimizations.txt", ".after_algsimp.", ".after_dce.",
-                  ".after_layout-assignment.", ".after_fusion."],
-    "lstm_train": [".after_while-loop-invariant-code-motion.", ".after_simplify-while-loops.",
-                   ".after_cse.", ".after_while-loop-trip-count-annotator.",
-                   ".after_removing_unnecessary_copies.", ".cpu_after_optimizations.txt"],
+    "mlp_train": [
+        ".before_optimizations.txt",
+        ".after_algsimp.",
+        ".after_dce.",
+        ".after_layout-assignment.",
+        ".after_fusion.",
+    ],
+    "lstm_train": [
+        ".after_while-loop-invariant-code-motion.",
+        ".after_simplify-while-loops.",
+        ".after_cse.",
+        ".after_while-loop-trip-count-annotator.",
+        ".after_removing_unnecessary_copies.",
+        ".cpu_after_optimizations.txt",
+    ],
 }
 DUMPED = list(DUMP_PICKS)
 
@@ -461,8 +539,9 @@ def lower(name):
 
 def clean_outputs():
     for p in HERE.iterdir():
-        if p.is_file() and (p.name.endswith((".hlo", ".hlo.gz")) or
-                            p.name in ("VERSIONS.json", "default_suite.txt")):
+        if p.is_file() and (
+            p.name.endswith((".hlo", ".hlo.gz")) or p.name in ("VERSIONS.json", "default_suite.txt")
+        ):
             p.unlink()
     shutil.rmtree(HERE / "dumps", ignore_errors=True)
 
@@ -491,10 +570,10 @@ def pick_dumps(name: str, dump_dir: Path, out_dir: Path) -> list[str]:
 
 def run_dump(name: str, dump_dir: Path) -> None:
     env = dict(os.environ)
-    env["XLA_FLAGS"] = (f"--xla_dump_to={dump_dir} --xla_dump_hlo_as_text "
-                        f"--xla_dump_hlo_pass_re=.*")
-    subprocess.run([sys.executable, str(Path(__file__).resolve()), "--compile-only", name],
-                   env=env, check=True)
+    env["XLA_FLAGS"] = f"--xla_dump_to={dump_dir} --xla_dump_hlo_as_text --xla_dump_hlo_pass_re=.*"
+    subprocess.run(
+        [sys.executable, str(Path(__file__).resolve()), "--compile-only", name], env=env, check=True
+    )
 
 
 def main():
@@ -519,8 +598,9 @@ def main():
         opt = write_text(HERE / f"{name}.optimized.hlo", lowered.compile().as_text())
         produced[name] = [pre.name, opt.name]
         if name in DEBUGINFO:
-            dbg = write_text(HERE / f"{name}.debuginfo.hlo",
-                             lowered.as_text(dialect="hlo", debug_info=True))
+            dbg = write_text(
+                HERE / f"{name}.debuginfo.hlo", lowered.as_text(dialect="hlo", debug_info=True)
+            )
             produced[name].append(dbg.name)
         print(f"{name}: {', '.join(produced[name])}", flush=True)
 
@@ -536,11 +616,13 @@ def main():
         suite = [produced[n][0] for n in DEFAULT_SUITE]
         (HERE / "default_suite.txt").write_text(
             "# Default benchmark suite of scripts/quickstart.sh; paths relative to the repository"
-            " root.\n# Written by datasets/smoke/generate.py.\n" +
-            "".join(f"datasets/smoke/{f}\n" for f in suite))
+            " root.\n# Written by datasets/smoke/generate.py.\n"
+            + "".join(f"datasets/smoke/{f}\n" for f in suite)
+        )
 
         import jaxlib
         import numpy
+
         versions = {
             "jax": jax.__version__,
             "jaxlib": jaxlib.__version__,
@@ -552,9 +634,9 @@ def main():
             "debuginfo": 'jax.jit(f).lower(*args).as_text(dialect="hlo", debug_info=True)',
             "optimized": "jax.jit(f).lower(*args).compile().as_text()",
             "dumps": "XLA_FLAGS=--xla_dump_to=DIR --xla_dump_hlo_as_text "
-                     "--xla_dump_hlo_pass_re=.* (a sample of the files, renamed)",
+            "--xla_dump_hlo_pass_re=.* (a sample of the files, renamed)",
             "notes": "absolute paths of the generating checkout are made relative to the repo "
-                     "root; files over 200 KB are gzip-compressed (.gz, no time stamp)",
+            "root; files over 200 KB are gzip-compressed (.gz, no time stamp)",
             "modules": produced,
             "dump_files": dumps,
         }

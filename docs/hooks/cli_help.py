@@ -2,6 +2,7 @@
 page cannot drift from the command. The marker ``<!-- hlogym-help -->`` in cli.md is replaced by
 ``hlogym --help`` and every subcommand's ``--help``, run at build time. The command is
 $HLOGYM_CLI, else build/hlogym beside mkdocs.yml; a missing one fails the build."""
+
 from __future__ import annotations
 
 import os
@@ -13,7 +14,9 @@ MARKER = "<!-- hlogym-help -->"
 
 
 def _cli(config) -> Path:
-    cli = Path(os.environ.get("HLOGYM_CLI") or Path(config.config_file_path).parent / "build" / "hlogym")
+    cli = Path(
+        os.environ.get("HLOGYM_CLI") or Path(config.config_file_path).parent / "build" / "hlogym"
+    )
     if not cli.is_file():
         raise FileNotFoundError(f"{cli} is missing: build hlogym first (scripts/setup.sh)")
     return cli

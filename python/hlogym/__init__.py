@@ -11,6 +11,7 @@ is the extension module ``hlogym._hlogym``: ``pip install .`` puts it into the p
 from a checkout, the package finds it in $HLOGYM_BUILD_DIR/python/hlogym, then in
 build/python/hlogym (scripts/setup.sh builds both).
 """
+
 from __future__ import annotations
 
 import glob as _glob
@@ -23,8 +24,9 @@ _REPO = _os.path.dirname(_os.path.dirname(_HERE))
 def _extension_dirs():
     dirs = []
     if _os.environ.get("HLOGYM_BUILD_DIR"):
-        dirs.append(_os.path.join(_os.path.abspath(_os.environ["HLOGYM_BUILD_DIR"]),
-                                  "python", "hlogym"))
+        dirs.append(
+            _os.path.join(_os.path.abspath(_os.environ["HLOGYM_BUILD_DIR"]), "python", "hlogym")
+        )
     dirs.append(_os.path.join(_REPO, "build", "python", "hlogym"))
     return [d for d in dirs if _glob.glob(_os.path.join(d, "_hlogym*.so"))]
 
@@ -32,11 +34,26 @@ def _extension_dirs():
 if not _glob.glob(_os.path.join(_HERE, "_hlogym*.so")):
     __path__.extend(_extension_dirs()[:1])  # noqa: F821 (the package's own __path__)
 
-_CPP_NAMES = ("Env", "VecEnv", "list_passes", "list_pipelines", "observation_space_names",
-              "reward_space_names", "autophase_feature_names", "graph_node_feature_names",
-              "opcode_names", "expand_benchmark_locs", "corpus_benchmarks", "resolve_benchmark",
-              "resolve_suite",
-              "data_root", "ENV_ID", "XlaPassOrderingEnv", "make", "register")
+_CPP_NAMES = (
+    "Env",
+    "VecEnv",
+    "list_passes",
+    "list_pipelines",
+    "observation_space_names",
+    "reward_space_names",
+    "autophase_feature_names",
+    "graph_node_feature_names",
+    "opcode_names",
+    "expand_benchmark_locs",
+    "corpus_benchmarks",
+    "resolve_benchmark",
+    "resolve_suite",
+    "data_root",
+    "ENV_ID",
+    "XlaPassOrderingEnv",
+    "make",
+    "register",
+)
 
 __all__ = list(_CPP_NAMES)
 
@@ -47,14 +64,15 @@ except ImportError as _error:  # pragma: no cover - depends on the build
     # on a machine that only has jaxlib; the environment names raise this when used.
     _missing = ImportError(
         "hlogym: the C++ extension _hlogym is not built; run scripts/setup.sh (or build the "
-        f"_hlogym target and set HLOGYM_BUILD_DIR to the build folder): {_error}")
+        f"_hlogym target and set HLOGYM_BUILD_DIR to the build folder): {_error}"
+    )
 
     def __getattr__(name):
         if name in _CPP_NAMES or name == "__version__":
             raise _missing
         raise AttributeError(f"module 'hlogym' has no attribute {name!r}")
 else:
-    from .env import ENV_ID, XlaPassOrderingEnv, make, register  # noqa: E402
+    from .env import ENV_ID, XlaPassOrderingEnv, make, register  # noqa: E402, F401 (the API)
 
     __version__ = _hlogym.__version__
     Env = _hlogym.Env

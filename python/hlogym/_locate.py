@@ -5,6 +5,7 @@ data is datasets/; after ``pip install`` the command line is in the environment'
 data in its share/hlogym/datasets/ (pyproject.toml, CMakeLists.txt's install rules). Where the
 extension is built, the data root is the C++ core's own answer.
 """
+
 from __future__ import annotations
 
 import os
@@ -34,7 +35,8 @@ def _install_dirs(kind: str) -> list[Path]:
 
 def data_root() -> Path:
     """The folder holding datasets/: the C++ core's DataRoot() (src/text/module_locator.h) when
-    the extension is built; without it ($HLOGYM_ROOT,) the checkout or the installed share/hlogym."""
+    the extension is built; without it ($HLOGYM_ROOT,) the checkout or the installed
+    share/hlogym."""
     try:
         from . import _hlogym
     except ImportError:
@@ -48,8 +50,10 @@ def data_root() -> Path:
     for data in _install_dirs("data"):
         if (data / "share" / "hlogym" / "datasets").is_dir():
             return data / "share" / "hlogym"
-    raise FileNotFoundError("hlogym: no datasets/ found (not a checkout, and no share/hlogym/ "
-                            "in this environment); set HLOGYM_ROOT")
+    raise FileNotFoundError(
+        "hlogym: no datasets/ found (not a checkout, and no share/hlogym/ "
+        "in this environment); set HLOGYM_ROOT"
+    )
 
 
 def cli_binary() -> Path:
@@ -64,6 +68,8 @@ def cli_binary() -> Path:
             return scripts / "hlogym"
     found = shutil.which("hlogym")
     if found is None:
-        raise FileNotFoundError("hlogym: the command line is not installed in this environment "
-                                "(pip install hlogym) and not on PATH")
+        raise FileNotFoundError(
+            "hlogym: the command line is not installed in this environment "
+            "(pip install hlogym) and not on PATH"
+        )
     return Path(found)

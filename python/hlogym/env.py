@@ -1,4 +1,5 @@
 """The Gymnasium environment ``hlogym/XlaPassOrdering-v0`` over the C++ core."""
+
 from __future__ import annotations
 
 import os
@@ -16,9 +17,11 @@ _INT_HIGH = 2**53  # counts fit; keeps Box.sample() free of int64 overflow
 # The environment's defaults are the C++ EnvOptions' (src/gym/environment.h), defined there only.
 _DEFAULTS = _hlogym.env_defaults()
 # One space is observed as a plain array (a list of spaces, as a dict).
-_DEFAULT_OBSERVATION_SPACES = (_DEFAULTS["observation_spaces"][0]
-                               if len(_DEFAULTS["observation_spaces"]) == 1
-                               else tuple(_DEFAULTS["observation_spaces"]))
+_DEFAULT_OBSERVATION_SPACES = (
+    _DEFAULTS["observation_spaces"][0]
+    if len(_DEFAULTS["observation_spaces"]) == 1
+    else tuple(_DEFAULTS["observation_spaces"])
+)
 
 
 def _int_box(n: int, low: int = 0) -> spaces.Box:
@@ -58,25 +61,34 @@ class XlaPassOrderingEnv(gymnasium.Env):
 
     metadata = {"render_modes": ["ansi", "hlo", "human"], "render_fps": 4}
 
-    def __init__(self, benchmark_locs: Sequence[str] | str | None = None,
-                 traj_limit: int = _DEFAULTS["traj_limit"],
-                 observation_spaces: Sequence[str] | str = _DEFAULT_OBSERVATION_SPACES,
-                 reward_space: str = _DEFAULTS["reward_space"],
-                 actions: Sequence[str] | None = None,
-                 benchmark_order: str = "cycle", mask_in_info: bool = False,
-                 diagnostics_in_info: bool = False,
-                 render_mode: str | None = None, gamma: float = _DEFAULTS["gamma"],
-                 baseline: str = _DEFAULTS["baseline"], use_cache: bool = _DEFAULTS["use_cache"],
-                 cache_max_instructions: int = _DEFAULTS["cache_max_instructions"],
-                 verify_each_step: bool = _DEFAULTS["verify_each_step"],
-                 max_op_count_growth: float = _DEFAULTS["max_op_count_growth"],
-                 op_count_growth_allowance: int = _DEFAULTS["op_count_growth_allowance"]):
+    def __init__(
+        self,
+        benchmark_locs: Sequence[str] | str | None = None,
+        traj_limit: int = _DEFAULTS["traj_limit"],
+        observation_spaces: Sequence[str] | str = _DEFAULT_OBSERVATION_SPACES,
+        reward_space: str = _DEFAULTS["reward_space"],
+        actions: Sequence[str] | None = None,
+        benchmark_order: str = "cycle",
+        mask_in_info: bool = False,
+        diagnostics_in_info: bool = False,
+        render_mode: str | None = None,
+        gamma: float = _DEFAULTS["gamma"],
+        baseline: str = _DEFAULTS["baseline"],
+        use_cache: bool = _DEFAULTS["use_cache"],
+        cache_max_instructions: int = _DEFAULTS["cache_max_instructions"],
+        verify_each_step: bool = _DEFAULTS["verify_each_step"],
+        max_op_count_growth: float = _DEFAULTS["max_op_count_growth"],
+        op_count_growth_allowance: int = _DEFAULTS["op_count_growth_allowance"],
+    ):
         super().__init__()
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode {render_mode!r} is not one of "
-                             f"{self.metadata['render_modes']}")
+            raise ValueError(
+                f"render_mode {render_mode!r} is not one of {self.metadata['render_modes']}"
+            )
         if benchmark_order not in ("cycle", "random"):
-            raise ValueError(f"benchmark_order must be 'cycle' or 'random', not {benchmark_order!r}")
+            raise ValueError(
+                f"benchmark_order must be 'cycle' or 'random', not {benchmark_order!r}"
+            )
         if isinstance(benchmark_locs, (str, os.PathLike)):
             benchmark_locs = [benchmark_locs]
         locs = [os.fspath(b) for b in (benchmark_locs or DEFAULT_BENCHMARK_LOCS)]
@@ -85,13 +97,19 @@ class XlaPassOrderingEnv(gymnasium.Env):
         obs_names = [observation_spaces] if self._single_space else list(observation_spaces)
         if not obs_names:
             raise ValueError("observation_spaces is empty")
-        self._core = _hlogym.Env(actions=list(actions or []), observation_spaces=obs_names,
-                                 reward_space=reward_space, traj_limit=int(traj_limit),
-                                 gamma=float(gamma), baseline=baseline, use_cache=use_cache,
-                                 cache_max_instructions=int(cache_max_instructions),
-                                 verify_each_step=verify_each_step,
-                                 max_op_count_growth=float(max_op_count_growth),
-                                 op_count_growth_allowance=int(op_count_growth_allowance))
+        self._core = _hlogym.Env(
+            actions=list(actions or []),
+            observation_spaces=obs_names,
+            reward_space=reward_space,
+            traj_limit=int(traj_limit),
+            gamma=float(gamma),
+            baseline=baseline,
+            use_cache=use_cache,
+            cache_max_instructions=int(cache_max_instructions),
+            verify_each_step=verify_each_step,
+            max_op_count_growth=float(max_op_count_growth),
+            op_count_growth_allowance=int(op_count_growth_allowance),
+        )
         self.render_mode = render_mode
         self.benchmark_order = benchmark_order
         self.mask_in_info = mask_in_info
@@ -103,8 +121,9 @@ class XlaPassOrderingEnv(gymnasium.Env):
 
         self.action_space = spaces.Discrete(self._core.num_actions)
         subspaces = {name: self._space_for(name) for name in obs_names}
-        self.observation_space = (subspaces[obs_names[0]] if self._single_space
-                                  else spaces.Dict(subspaces))
+        self.observation_space = (
+            subspaces[obs_names[0]] if self._single_space else spaces.Dict(subspaces)
+        )
         self.reward_range = (-float("inf"), float("inf"))
 
     # ---- spaces -------------------------------------------------------------------------------
@@ -119,18 +138,23 @@ class XlaPassOrderingEnv(gymnasium.Env):
             return _int_box(self._core.num_actions)
         if name == "graph":
             return spaces.Graph(
-                node_space=spaces.Box(low=-1, high=_INT_HIGH,
-                                      shape=(len(_hlogym.graph_node_feature_names()),),
-                                      dtype=np.int64),
-                edge_space=spaces.Box(low=0, high=_INT_HIGH, shape=(2,), dtype=np.int64))
+                node_space=spaces.Box(
+                    low=-1,
+                    high=_INT_HIGH,
+                    shape=(len(_hlogym.graph_node_feature_names()),),
+                    dtype=np.int64,
+                ),
+                edge_space=spaces.Box(low=0, high=_INT_HIGH, shape=(2,), dtype=np.int64),
+            )
         raise ValueError(f"unknown observation space {name!r}")  # the core rejected it already
 
     def _convert(self, obs: dict) -> Any:
         out = {}
         for name, value in obs.items():
             if name == "graph":
-                value = spaces.GraphInstance(nodes=value["nodes"], edges=value["edges"],
-                                             edge_links=value["edge_links"])
+                value = spaces.GraphInstance(
+                    nodes=value["nodes"], edges=value["edges"], edge_links=value["edge_links"]
+                )
             out[name] = value
         if self._single_space:
             return next(iter(out.values()))
@@ -138,9 +162,12 @@ class XlaPassOrderingEnv(gymnasium.Env):
 
     def _info(self, step_info: dict | None = None) -> dict[str, Any]:
         info = dict(step_info or {})
-        info.update(benchmark=self._core.benchmark, op_count=self._core.op_count,
-                    initial_op_count=self._core.initial_op_count,
-                    episode_length=self._core.episode_length)
+        info.update(
+            benchmark=self._core.benchmark,
+            op_count=self._core.op_count,
+            initial_op_count=self._core.initial_op_count,
+            episode_length=self._core.episode_length,
+        )
         if self.mask_in_info:
             info["action_mask"] = self._core.action_mask()
         return info
@@ -173,7 +200,8 @@ class XlaPassOrderingEnv(gymnasium.Env):
         if not self._core.has_state:
             raise RuntimeError("hlogym: call reset() before step()")
         if not self.action_space.contains(action) and not (
-                isinstance(action, (int, np.integer)) and 0 <= int(action) < self.action_space.n):
+            isinstance(action, (int, np.integer)) and 0 <= int(action) < self.action_space.n
+        ):
             raise ValueError(f"hlogym: action {action!r} is not in {self.action_space}")
         obs, reward, terminated, truncated, step_info = self._core.step(int(action))
         self.last_diagnostics = {k: step_info[k] for k in ("cache_hit", "pass_ms")}
@@ -185,8 +213,9 @@ class XlaPassOrderingEnv(gymnasium.Env):
 
     def render(self):
         if self.render_mode is None:
-            gymnasium.logger.warn("render() called without a render_mode "
-                                  "(use 'ansi', 'hlo' or 'human')")
+            gymnasium.logger.warn(
+                "render() called without a render_mode (use 'ansi', 'hlo' or 'human')"
+            )
             return None
         if self.render_mode == "hlo":
             return self._core.hlo_text()
@@ -204,10 +233,12 @@ class XlaPassOrderingEnv(gymnasium.Env):
         if not self._core.has_state:
             return "hlogym: no episode (call reset)"
         history = [self._core.actions[a] if a >= 0 else "?" for a in self._core.action_history]
-        return (f"benchmark {self._core.benchmark}: op count {self._core.op_count} "
-                f"(initial {self._core.initial_op_count}), step {self._core.episode_length}/"
-                f"{self.traj_limit}, episode reward {self._core.episode_reward:.6g}, "
-                f"passes [{', '.join(history)}]")
+        return (
+            f"benchmark {self._core.benchmark}: op count {self._core.op_count} "
+            f"(initial {self._core.initial_op_count}), step {self._core.episode_length}/"
+            f"{self.traj_limit}, episode reward {self._core.episode_reward:.6g}, "
+            f"passes [{', '.join(history)}]"
+        )
 
     def action_masks(self) -> np.ndarray:
         """Which actions change the module now (sb3-contrib's MaskablePPO convention)."""

@@ -8,8 +8,8 @@
     fast.speed                                    # timed against jax.jit; the faster one runs
 
 ``optimize`` lowers ``jax.jit(fn, keep_unused=True)`` on the example arguments to HLO text,
-optimizes it with the hlogym command line (the agent picks a pass sequence, ``hlogym opt`` applies it),
-compiles the result with XLA through ``hlogym.xla`` (XLA's full pipeline still runs after
+optimizes it with the hlogym command line (the agent picks a pass sequence, ``hlogym opt`` applies
+it), compiles the result with XLA through ``hlogym.xla`` (XLA's full pipeline still runs after
 hlogym's passes) and returns a callable taking arguments of the examples' structure, shapes and
 dtypes. Keyword arguments and static arguments are not supported: close over them instead.
 
@@ -20,6 +20,7 @@ kept only when its interval lies above 1 (faster beyond the noise of that measur
 otherwise the function runs the plain module (``passes`` is then empty). ``speed`` says what
 was measured and which one was chosen.
 """
+
 from __future__ import annotations
 
 import os
@@ -39,6 +40,7 @@ AGENT_PREFIXES = ("auto:", "policy:", "policy-beam:")
 @dataclass
 class OptimizedFunction:
     """The callable ``optimize`` returns; see the module docstring."""
+
     fn: Callable
     passes: list[str]
     hlo_original: str
@@ -55,17 +57,21 @@ class OptimizedFunction:
     def __call__(self, *args):
         import jax
         import numpy as np
+
         leaves, tree = jax.tree_util.tree_flatten((args, {}))
         if tree != self._in_tree:
-            raise TypeError(f"hlogym.jax: arguments have structure {tree}, the examples had "
-                            f"{self._in_tree}")
+            raise TypeError(
+                f"hlogym.jax: arguments have structure {tree}, the examples had {self._in_tree}"
+            )
         bufs = []
         for i, (a, (shape, dtype)) in enumerate(zip(leaves, self._in_avals)):
             a_shape = tuple(np.shape(a))
             a_dtype = np.dtype(getattr(a, "dtype", np.asarray(a).dtype))
             if a_shape != shape or a_dtype != dtype:
-                raise TypeError(f"hlogym.jax: argument leaf {i} is {a_dtype}{list(a_shape)}, "
-                                f"the example was {dtype}{list(shape)}")
+                raise TypeError(
+                    f"hlogym.jax: argument leaf {i} is {a_dtype}{list(a_shape)}, "
+                    f"the example was {dtype}{list(shape)}"
+                )
             bufs.append(jax.device_put(a, self._xla.device))
         outs = self._xla.execute(self._executable, bufs)
         return jax.tree_util.tree_unflatten(self._out_tree, outs)
@@ -75,19 +81,24 @@ def _choose_passes(hg, path: Path, agent, seed: int, budget: int | None) -> list
     """The pass list for `agent`, or None for the xla-cpu-default pipeline."""
     if isinstance(agent, str):
         if agent not in AGENTS and not agent.startswith(AGENT_PREFIXES):
-            raise ValueError(f"agent must be one of {AGENTS}, start with one of {AGENT_PREFIXES}, "
-                             f"or be a list of pass names, not {agent!r}")
+            raise ValueError(
+                f"agent must be one of {AGENTS}, start with one of {AGENT_PREFIXES}, "
+                f"or be a list of pass names, not {agent!r}"
+            )
         if agent == "default":
             return None
         if agent == "none":
             return []
         if agent == "default-fp":
             from .xla_bench import RUNTIME_CANDIDATES
+
             return list(RUNTIME_CANDIDATES["default-fp"])
         extra = ["--budget", str(budget)] if budget else []
         import json
-        report = json.loads(hg("search", path, "--algo", agent, "--json", "-q", "--seed",
-                               str(seed), *extra))
+
+        report = json.loads(
+            hg("search", path, "--algo", agent, "--json", "-q", "--seed", str(seed), *extra)
+        )
         (b,) = report["benchmarks"]
         return list(b["passes"])
     passes = list(agent)
@@ -100,11 +111,18 @@ def _choose_passes(hg, path: Path, agent, seed: int, budget: int | None) -> list
     return passes
 
 
-def optimize(fn: Callable, *example_args, agent: str | Sequence[str] = "auto",
-             platform: str = "cpu", seed: int = 0, budget: int | None = None,
-             hlogym_binary: str | os.PathLike | None = None,
-             xla_backend: _xla.Xla | None = None, check_speed: bool = False,
-             target_seconds: float = 1.0) -> OptimizedFunction:
+def optimize(
+    fn: Callable,
+    *example_args,
+    agent: str | Sequence[str] = "auto",
+    platform: str = "cpu",
+    seed: int = 0,
+    budget: int | None = None,
+    hlogym_binary: str | os.PathLike | None = None,
+    xla_backend: _xla.Xla | None = None,
+    check_speed: bool = False,
+    target_seconds: float = 1.0,
+) -> OptimizedFunction:
     """Lower fn on example_args, optimize its HLO with an hlogym agent, compile it with XLA.
 
     agent: 'auto' (default: the shipped agent, never worse than xla-cpu-default and checked for
@@ -119,16 +137,20 @@ def optimize(fn: Callable, *example_args, agent: str | Sequence[str] = "auto",
       each) and run the optimized one only if it is faster beyond noise (see the module doc).
     """
     import jax
+
     if not callable(fn):
         raise TypeError(f"optimize: fn must be callable, not {type(fn).__name__}")
     from .xla_bench import Hlogym  # the CLI wrapper (fmt, opt, search, stats)
+
     hg = Hlogym(hlogym_binary)
     lowered = jax.jit(fn, keep_unused=True).lower(*example_args)
     text = lowered.as_text(dialect="hlo")
     in_leaves, in_tree = jax.tree_util.tree_flatten((example_args, {}))
     import numpy as np
-    in_avals = [(tuple(np.shape(a)), np.dtype(getattr(a, "dtype", np.asarray(a).dtype)))
-                for a in in_leaves]
+
+    in_avals = [
+        (tuple(np.shape(a)), np.dtype(getattr(a, "dtype", np.asarray(a).dtype))) for a in in_leaves
+    ]
     with tempfile.TemporaryDirectory(prefix="hlogym_jax_") as tmp:
         path = Path(tmp) / "module.hlo"
         path.write_text(text)
@@ -149,10 +171,20 @@ def optimize(fn: Callable, *example_args, agent: str | Sequence[str] = "auto",
         if speed["chosen"] == "jax.jit":
             exe, optimized, passes = plain, text, []
             op_counts["optimized"] = op_counts["original"]
-    return OptimizedFunction(fn=fn, passes=passes, hlo_original=text, hlo_optimized=optimized,
-                             op_counts=op_counts, platform=x.platform, speed=speed,
-                             _executable=exe, _xla=x, _in_tree=in_tree, _in_avals=in_avals,
-                             _out_tree=lowered.out_tree)
+    return OptimizedFunction(
+        fn=fn,
+        passes=passes,
+        hlo_original=text,
+        hlo_optimized=optimized,
+        op_counts=op_counts,
+        platform=x.platform,
+        speed=speed,
+        _executable=exe,
+        _xla=x,
+        _in_tree=in_tree,
+        _in_avals=in_avals,
+        _out_tree=lowered.out_tree,
+    )
 
 
 def _faster_of(x, plain, optimized, inputs, seed: int, target_seconds: float) -> dict:
@@ -161,12 +193,20 @@ def _faster_of(x, plain, optimized, inputs, seed: int, target_seconds: float) ->
     import numpy as np
 
     from . import xla_bench
-    times = xla_bench.measure(x, {"jax.jit": plain, "optimized": optimized},
-                              [np.asarray(a) for a in inputs], target_seconds=target_seconds,
-                              seed=seed)
+
+    times = xla_bench.measure(
+        x,
+        {"jax.jit": plain, "optimized": optimized},
+        [np.asarray(a) for a in inputs],
+        target_seconds=target_seconds,
+        seed=seed,
+    )
     s = xla_bench.speedup(times["jax.jit"], times["optimized"], seed=seed)
-    return {**s.as_dict(), "chosen": "optimized" if s.gain else "jax.jit",
-            "median_s": xla_bench.medians(times)}
+    return {
+        **s.as_dict(),
+        "chosen": "optimized" if s.gain else "jax.jit",
+        "median_s": xla_bench.medians(times),
+    }
 
 
 __all__ = ["optimize", "OptimizedFunction", "AGENTS", "AGENT_PREFIXES"]

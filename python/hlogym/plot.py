@@ -26,7 +26,9 @@ def read_curve(path: str | Path) -> tuple[list[int], list[float]]:
     with open(path, newline="") as f:
         reader = csv.DictReader(f)
         if reader.fieldnames is None or not {"steps", "mean_ratio"} <= set(reader.fieldnames):
-            raise ValueError(f"{path}: not an hlogym curve.csv (needs steps and mean_ratio columns)")
+            raise ValueError(
+                f"{path}: not an hlogym curve.csv (needs steps and mean_ratio columns)"
+            )
         for row in reader:
             ratio = float(row["mean_ratio"])
             if math.isfinite(ratio):
@@ -71,11 +73,19 @@ def plot(curves: list[str], labels: list[str], output: str, window: int = 5) -> 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="plot.py", description=__doc__.splitlines()[0])
     parser.add_argument("curves", nargs="+", help="curve.csv files written by hlogym train")
-    parser.add_argument("-o", "--output", help="PNG to write (default: beside the first curve, curve.png)")
-    parser.add_argument("--labels", help="comma-separated legend labels (default: the directories' names)")
-    parser.add_argument("--window", type=int, default=5, help="moving-average window in rows (default 5)")
+    parser.add_argument(
+        "-o", "--output", help="PNG to write (default: beside the first curve, curve.png)"
+    )
+    parser.add_argument(
+        "--labels", help="comma-separated legend labels (default: the directories' names)"
+    )
+    parser.add_argument(
+        "--window", type=int, default=5, help="moving-average window in rows (default 5)"
+    )
     args = parser.parse_args(argv)
-    labels = args.labels.split(",") if args.labels else [Path(c).parent.name or c for c in args.curves]
+    labels = (
+        args.labels.split(",") if args.labels else [Path(c).parent.name or c for c in args.curves]
+    )
     if len(labels) != len(args.curves):
         parser.error("--labels needs one label per curve")
     output = args.output or str(Path(args.curves[0]).with_name("curve.png"))

@@ -13,6 +13,7 @@ one local ``hlogym eval`` over the same suite with the same seed (only the times
 worker needs hlogym installed (``pip install``); corpus and smoke modules are passed by name, so
 the workers read them from their own installed data.
 """
+
 from __future__ import annotations
 
 import json
@@ -31,7 +32,7 @@ RLLIB_ENV_NAME = "hlogym"
 @dataclass
 class EvalResult:
     report: dict  # as `hlogym eval --json` prints it
-    table: str    # as `hlogym eval` prints it
+    table: str  # as `hlogym eval` prints it
     placements: list[dict]  # per benchmark, where it ran: {"benchmark", "node", "pid"}
 
 
@@ -42,18 +43,34 @@ def _eval_one(spec: str, args: list[str]) -> dict:
     import ray
 
     from hlogym import _locate  # resolved on the worker: its own installed command line
-    out = subprocess.run([str(_locate.cli_binary()), "eval", "--suite", spec, "--json", "-q",
-                          *args], capture_output=True, text=True)
+
+    out = subprocess.run(
+        [str(_locate.cli_binary()), "eval", "--suite", spec, "--json", "-q", *args],
+        capture_output=True,
+        text=True,
+    )
     # Exit 1 still prints a report (a benchmark that failed is a row with an error).
     if out.returncode not in (0, 1) or not out.stdout.strip():
-        raise RuntimeError(f"hlogym eval --suite {spec}: exit {out.returncode}: "
-                           f"{out.stderr.strip()[-2000:]}")
-    return {"report": out.stdout, "benchmark": spec, "pid": os.getpid(),
-            "node": ray.get_runtime_context().get_node_id()}
+        raise RuntimeError(
+            f"hlogym eval --suite {spec}: exit {out.returncode}: {out.stderr.strip()[-2000:]}"
+        )
+    return {
+        "report": out.stdout,
+        "benchmark": spec,
+        "pid": os.getpid(),
+        "node": ray.get_runtime_context().get_node_id(),
+    }
 
 
-def evaluate(agent: str, suite: Sequence[str], split: str = "test", *, seed: int = 0,
-             budget: int | None = None, extra_args: Sequence[str] = ()) -> EvalResult:
+def evaluate(
+    agent: str,
+    suite: Sequence[str],
+    split: str = "test",
+    *,
+    seed: int = 0,
+    budget: int | None = None,
+    extra_args: Sequence[str] = (),
+) -> EvalResult:
     """`hlogym eval --agent AGENT --suite SUITE... --split SPLIT` as one Ray task per benchmark.
 
     Uses the Ray cluster this process is connected to (``ray.init``; a local one is started
@@ -65,8 +82,14 @@ def evaluate(agent: str, suite: Sequence[str], split: str = "test", *, seed: int
     from hlogym import _locate
 
     specs = hlogym.resolve_suite(list(suite), split)
-    args = ["--agent", agent, "--seed", str(seed), *(["--budget", str(budget)] if budget else []),
-            *extra_args]
+    args = [
+        "--agent",
+        agent,
+        "--seed",
+        str(seed),
+        *(["--budget", str(budget)] if budget else []),
+        *extra_args,
+    ]
     remote = ray.remote(num_cpus=1)(_eval_one)
     done = ray.get([remote.remote(spec, args) for spec in specs])
     with tempfile.TemporaryDirectory(prefix="hlogym_ray_") as tmp:
@@ -75,8 +98,10 @@ def evaluate(agent: str, suite: Sequence[str], split: str = "test", *, seed: int
             files.append(Path(tmp) / f"{i:05d}.json")
             files[-1].write_text(one.pop("report"))
         merge = [str(_locate.cli_binary()), "eval", "--merge", *map(str, files)]
-        runs = [subprocess.run(cmd, capture_output=True, text=True)
-                for cmd in (merge + ["--json"], merge)]
+        runs = [
+            subprocess.run(cmd, capture_output=True, text=True)
+            for cmd in (merge + ["--json"], merge)
+        ]
     for run in runs:
         if run.returncode not in (0, 1):
             raise RuntimeError(f"hlogym eval --merge: exit {run.returncode}: {run.stderr.strip()}")
@@ -88,17 +113,22 @@ def rllib_env(config: dict) -> gymnasium.Env:
     observation) as float32 log(1 + count), the state the paper's policy sees. config holds
     hlogym.make's keyword arguments."""
     import hlogym
+
     env = hlogym.make(**dict(config))
     if not isinstance(env.observation_space, gymnasium.spaces.Box):
-        raise ValueError("hlogym.ray.rllib_env: needs the default (op_histogram) observation, "
-                         f"not {env.observation_space}")
+        raise ValueError(
+            "hlogym.ray.rllib_env: needs the default (op_histogram) observation, "
+            f"not {env.observation_space}"
+        )
     space = gymnasium.spaces.Box(0, np.inf, env.observation_space.shape, np.float32)
     return gymnasium.wrappers.TransformObservation(
-        env, lambda obs: np.log1p(obs).astype(np.float32), space)
+        env, lambda obs: np.log1p(obs).astype(np.float32), space
+    )
 
 
 def register_rllib_env(name: str = RLLIB_ENV_NAME) -> str:
     """Registers rllib_env with Ray Tune under `name` (for ``AlgorithmConfig.environment``)."""
     from ray.tune.registry import register_env
+
     register_env(name, rllib_env)
     return name

@@ -33,6 +33,7 @@ Inputs and outputs of ``hlogym run --save-inputs/--save-outputs/--io DIR`` (src/
 load with ``load_io_dir``: DIR/inputs.json and DIR/outputs.json list every leaf with its real
 element type; bf16 leaves are stored as <u2 bits and viewed as ml_dtypes.bfloat16 here.
 """
+
 from __future__ import annotations
 
 import gzip
@@ -58,8 +59,12 @@ _RAW_TYPES = {
     "f8e5m2": ml_dtypes.float8_e5m2,
 }
 LOW_PRECISION = ("bf16", "f16", "f8e4m3fn", "f8e5m2")
-_LOW_DTYPES = (ml_dtypes.bfloat16, np.dtype(np.float16), ml_dtypes.float8_e4m3fn,
-               ml_dtypes.float8_e5m2)
+_LOW_DTYPES = (
+    ml_dtypes.bfloat16,
+    np.dtype(np.float16),
+    ml_dtypes.float8_e4m3fn,
+    ml_dtypes.float8_e5m2,
+)
 PLATFORMS = ("cpu", "gpu")
 
 
@@ -69,6 +74,7 @@ class XlaError(ValueError):
 
 # --- threads ----------------------------------------------------------------------------------
 
+
 def pin_threads(n: int) -> dict:
     """Restrict this process to n CPUs so that XLA:CPU's intra-op pool has n threads; must run
     before the jax backend is created. Returns what was set (for reports)."""
@@ -76,6 +82,7 @@ def pin_threads(n: int) -> dict:
         raise ValueError(f"pin_threads: n must be >= 1, not {n}")
     try:
         import jax._src.xla_bridge as xb
+
         if getattr(xb, "_backends", None):
             raise RuntimeError("pin_threads: the jax backend already exists; call it first")
     except ImportError:  # pragma: no cover
@@ -93,6 +100,7 @@ def pin_threads(n: int) -> dict:
 
 
 # --- reading modules --------------------------------------------------------------------------
+
 
 def read_module_text(path: str | os.PathLike) -> str:
     """The text of a .hlo/.txt file, or of a compressed .gz/.zst one (zstd needs the `zstd`
@@ -114,9 +122,11 @@ def read_module_text(path: str | os.PathLike) -> str:
 
 # --- the backend ------------------------------------------------------------------------------
 
+
 @dataclass(frozen=True)
 class Leaf:
     """One array leaf of a parameter or of the result."""
+
     shape: tuple
     dtype: np.dtype
     element_type: str  # XLA's name, e.g. "f32", "bf16", "pred"
@@ -134,6 +144,7 @@ def _leaves(shape) -> list[Leaf]:
 def available_platforms() -> list[str]:
     """The platforms of PLATFORMS that jaxlib can create a client for here."""
     from jax._src import xla_bridge
+
     out = []
     for p in PLATFORMS:
         try:
@@ -196,8 +207,10 @@ class Xla:
         module = self.parse(text_or_module) if isinstance(text_or_module, str) else text_or_module
         opts = self._xc.CompileOptions()
         if options:
+
             def value(v):  # jaxlib takes bools as bools, the rest as text
                 return v if isinstance(v, bool) else str(v)
+
             opts.env_option_overrides = [(str(k), value(v)) for k, v in options.items()]
         try:
             stablehlo = self._mlir.hlo_to_stablehlo(module.as_serialized_hlo_module_proto())
@@ -216,8 +229,10 @@ class Xla:
         inputs = random_inputs(text, seed)
         params, _ = self.signature(text_or_module)
         if [tuple(a.shape) for a in inputs] != [tuple(p.shape) for p in params]:
-            raise XlaError(f"hlogym's inputs {[a.shape for a in inputs]} do not fit XLA's "
-                           f"parameters {[p.shape for p in params]}")
+            raise XlaError(
+                f"hlogym's inputs {[a.shape for a in inputs]} do not fit XLA's "
+                f"parameters {[p.shape for p in params]}"
+            )
         return inputs
 
     def put(self, inputs: Sequence[np.ndarray]) -> list:
@@ -243,6 +258,7 @@ def random_inputs(text: str, seed: int = 0) -> list[np.ndarray]:
     import io
 
     from . import _hlogym
+
     try:
         leaves = _hlogym.random_inputs(text, seed)
     except ValueError as e:
@@ -257,14 +273,16 @@ def random_inputs(text: str, seed: int = 0) -> list[np.ndarray]:
 
 # --- hlogym's .npy exchange -------------------------------------------------------------------
 
+
 def _leaf_array(directory: Path, leaf: dict) -> np.ndarray:
     a = np.load(directory / leaf["file"], allow_pickle=False)
     raw = _RAW_TYPES.get(leaf["type"])
     if raw is not None:
         a = a.view(raw)
     if list(a.shape) != list(leaf["shape"]):
-        raise XlaError(f"{directory / leaf['file']}: shape {list(a.shape)}, manifest says "
-                       f"{leaf['shape']}")
+        raise XlaError(
+            f"{directory / leaf['file']}: shape {list(a.shape)}, manifest says {leaf['shape']}"
+        )
     return a
 
 
@@ -285,6 +303,7 @@ def load_io_dir(directory: Path | str, kind: str) -> list[np.ndarray]:
 
 
 # --- comparing outputs ------------------------------------------------------------------------
+
 
 @dataclass
 class Comparison:
@@ -314,13 +333,23 @@ class Comparison:
 
 
 def _is_float(a: np.ndarray) -> bool:
-    return a.dtype.kind in "fc" or a.dtype in (ml_dtypes.bfloat16, ml_dtypes.float8_e4m3fn,
-                                                ml_dtypes.float8_e5m2)
+    return a.dtype.kind in "fc" or a.dtype in (
+        ml_dtypes.bfloat16,
+        ml_dtypes.float8_e4m3fn,
+        ml_dtypes.float8_e5m2,
+    )
 
 
-def compare_outputs(actual: Sequence[np.ndarray], expected: Sequence[np.ndarray], *, rtol=1e-4,
-                    atol=1e-5, low_rtol=2e-2, low_atol=1e-2,
-                    all_low_precision: bool = False) -> Comparison:
+def compare_outputs(
+    actual: Sequence[np.ndarray],
+    expected: Sequence[np.ndarray],
+    *,
+    rtol=1e-4,
+    atol=1e-5,
+    low_rtol=2e-2,
+    low_atol=1e-2,
+    all_low_precision: bool = False,
+) -> Comparison:
     """Exact for integers and pred; floats within atol + rtol * max(|a|, |b|), NaN equal to NaN,
     infinities equal. For bf16/f16 the tolerance is low_rtol/low_atol and the absolute tolerance
     is at least low_rtol times the array's largest finite magnitude (as `hlogym equiv` does).
@@ -344,16 +373,20 @@ def compare_outputs(actual: Sequence[np.ndarray], expected: Sequence[np.ndarray]
             if bad.size:
                 c.ok = False
                 j = int(bad[0])
-                c.mismatches.append(f"leaf {i} {a.dtype}{list(a.shape)}: {bad.size} elements "
-                                    f"differ, first [{j}]: {a.reshape(-1)[j]} vs "
-                                    f"{e.reshape(-1)[j]}")
+                c.mismatches.append(
+                    f"leaf {i} {a.dtype}{list(a.shape)}: {bad.size} elements "
+                    f"differ, first [{j}]: {a.reshape(-1)[j]} vs "
+                    f"{e.reshape(-1)[j]}"
+                )
             continue
         if a.size == 0:
             continue
         low = all_low_precision or a.dtype in _LOW_DTYPES
         if a.dtype.kind == "c":
-            pairs = [(a.real.astype(np.float64), e.real.astype(np.float64)),
-                     (a.imag.astype(np.float64), e.imag.astype(np.float64))]
+            pairs = [
+                (a.real.astype(np.float64), e.real.astype(np.float64)),
+                (a.imag.astype(np.float64), e.imag.astype(np.float64)),
+            ]
         else:
             pairs = [(a.astype(np.float64), e.astype(np.float64))]
         for x, y in pairs:
@@ -388,7 +421,8 @@ def compare_outputs(actual: Sequence[np.ndarray], expected: Sequence[np.ndarray]
                 c.mismatches.append(
                     f"leaf {i} {a.dtype}{list(a.shape)}: {int(fail.sum())} elements outside "
                     f"tolerance, first [{j}]: {x[j]!r} vs {y[j]!r} (max tolerance ratio "
-                    f"{ratio:.3g})")
+                    f"{ratio:.3g})"
+                )
     if c.mismatches:
         c.message = "; ".join(c.mismatches[:4])
     if math.isnan(c.max_rel_err):
@@ -410,10 +444,13 @@ def vacuous_reason(reference: Sequence[np.ndarray], inputs: Sequence[np.ndarray]
                 nans = int(np.isnan(x).sum())
                 what = "NaN" if nans == r.size else "infinite" if nans == 0 else "NaN or infinite"
                 return f"output {i} {r.dtype}{list(r.shape)} of the original is all {what}"
+
     def constant(a):
         flat = np.ascontiguousarray(a).reshape(-1)
-        return flat.size < 2 or bool((flat.view(np.uint8).reshape(flat.size, -1) ==
-                                      flat[:1].view(np.uint8)).all())
+        return flat.size < 2 or bool(
+            (flat.view(np.uint8).reshape(flat.size, -1) == flat[:1].view(np.uint8)).all()
+        )
+
     if not reference or not all(constant(r) for r in reference):
         return ""
     if not any(r.size >= 2 for r in reference):
@@ -421,8 +458,10 @@ def vacuous_reason(reference: Sequence[np.ndarray], inputs: Sequence[np.ndarray]
     if all(constant(a) for a in inputs):
         return ""
     first = reference[0].reshape(-1)
-    return (f"every output of the original is constant (output 0 is all "
-            f"{first[0] if first.size else 'empty'}) although the inputs vary")
+    return (
+        f"every output of the original is constant (output 0 is all "
+        f"{first[0] if first.size else 'empty'}) although the inputs vary"
+    )
 
 
 def computes_in_low_precision(text: str) -> bool:
@@ -456,22 +495,28 @@ def strip_entry_layout(text: str) -> str:
         j += 1
         if depth == 0:
             break
-    start = i - 2 if header[i - 2:i] == ", " else i
+    start = i - 2 if header[i - 2 : i] == ", " else i
     return header[:start] + header[j:] + "\n" + rest
 
 
-def run_in_f64(x: "Xla", text: str, inputs: Sequence[np.ndarray],
-               options: dict | None = None) -> list[np.ndarray]:
+def run_in_f64(
+    x: "Xla", text: str, inputs: Sequence[np.ndarray], options: dict | None = None
+) -> list[np.ndarray]:
     """XLA's outputs for `text` with every bf16/f16/f32 array made f64, on the same inputs
     widened: the reference that says how far rounding alone moves an f32 result."""
     text64 = re.sub(r"\b(bf16|f16|f32)\[", "f64[", strip_entry_layout(text))
-    return x.run(x.compile(text64, options),
-                 [a.astype(np.float64) if a.dtype.kind == "f" or a.dtype in _LOW_DTYPES else a
-                  for a in inputs])
+    return x.run(
+        x.compile(text64, options),
+        [
+            a.astype(np.float64) if a.dtype.kind == "f" or a.dtype in _LOW_DTYPES else a
+            for a in inputs
+        ],
+    )
 
 
-def f64_reference_check(got: Sequence[np.ndarray], want: Sequence[np.ndarray],
-                        reference: Sequence[np.ndarray]) -> tuple[bool, str]:
+def f64_reference_check(
+    got: Sequence[np.ndarray], want: Sequence[np.ndarray], reference: Sequence[np.ndarray]
+) -> tuple[bool, str]:
     """Whether every float leaf of `got` is no farther from the f64 `reference` than twice
     `want` is (both f32 roundings of the same ill-conditioned computation; a NaN counts as
     infinitely far, and where the reference is not finite `got` must equal `want`), integers
@@ -488,17 +533,26 @@ def f64_reference_check(got: Sequence[np.ndarray], want: Sequence[np.ndarray],
         odd = ~np.isfinite(r)
         if not np.array_equal(a64[odd], b64[odd], equal_nan=True):
             return False, f"leaf {i}: differs where the f64 result is not finite"
-        err_got, err_want = (float(np.nan_to_num(np.abs(v[~odd] - r[~odd]), nan=np.inf).max())
-                             if v[~odd].size else 0.0 for v in (a64, b64))
-        notes.append(f"leaf {i}: |optimized - f64| {err_got:.3g}, |original - f64| "
-                     f"{err_want:.3g}")
+        err_got, err_want = (
+            float(np.nan_to_num(np.abs(v[~odd] - r[~odd]), nan=np.inf).max())
+            if v[~odd].size
+            else 0.0
+            for v in (a64, b64)
+        )
+        notes.append(f"leaf {i}: |optimized - f64| {err_got:.3g}, |original - f64| {err_want:.3g}")
         if not math.isfinite(err_want) or err_got > max(2 * err_want, 1e-6):
             return False, "; ".join(notes)
     return True, "; ".join(notes)
 
 
-def agree(x: "Xla", got: Sequence[np.ndarray], want: Sequence[np.ndarray], original: str,
-          inputs: Sequence[np.ndarray], options: dict | None = None) -> Comparison:
+def agree(
+    x: "Xla",
+    got: Sequence[np.ndarray],
+    want: Sequence[np.ndarray],
+    original: str,
+    inputs: Sequence[np.ndarray],
+    options: dict | None = None,
+) -> Comparison:
     """compare_outputs(got, want) for outputs of an optimized module and of its original: not
     judged (ok and judged False) when the original's outputs are vacuous (vacuous_reason), and
     a second look at outputs that miss the original's:
@@ -515,8 +569,7 @@ def agree(x: "Xla", got: Sequence[np.ndarray], want: Sequence[np.ndarray], origi
         return c
     if not low and not c.ok and "bitcast-convert(" not in original:
         try:
-            same, notes = f64_reference_check(got, want, run_in_f64(x, original, inputs,
-                                                                    options))
+            same, notes = f64_reference_check(got, want, run_in_f64(x, original, inputs, options))
         except XlaError as e:
             c.message += f" (no f64 reference: {str(e)[:200]})"
             return c
@@ -524,16 +577,19 @@ def agree(x: "Xla", got: Sequence[np.ndarray], want: Sequence[np.ndarray], origi
             c.message += f"; and against the original in f64: {notes}"
             return c
         c.ok, c.rounding = True, True
-        c.message = (f"differs from the original's outputs, but is as close to the original "
-                     f"computed in f64 as they are ({notes}): {c.message}")
+        c.message = (
+            f"differs from the original's outputs, but is as close to the original "
+            f"computed in f64 as they are ({notes}): {c.message}"
+        )
         return c
     widened = widened_to_f32(original) if low and not c.ok else None
     if widened is None:
         return c
     try:
         exe = x.compile(widened, options)
-        ref = x.run(exe, [np.asarray(a, np.float32) if a.dtype in _LOW_DTYPES else a
-                          for a in inputs])
+        ref = x.run(
+            exe, [np.asarray(a, np.float32) if a.dtype in _LOW_DTYPES else a for a in inputs]
+        )
     except XlaError as e:
         c.message += f" (no f32 reference: {str(e)[:200]})"
         return c
@@ -543,13 +599,32 @@ def agree(x: "Xla", got: Sequence[np.ndarray], want: Sequence[np.ndarray], origi
         c.message += f"; and against the original in f32: {second.message}"
         return c
     second.excess_precision = True
-    second.message = ("differs from the original's outputs but agrees with the original "
-                      f"computed in f32 (excess precision): {c.message}")
+    second.message = (
+        "differs from the original's outputs but agrees with the original "
+        f"computed in f32 (excess precision): {c.message}"
+    )
     return second
 
 
-__all__ = ["Xla", "XlaError", "Leaf", "Comparison", "agree", "available_platforms",
-           "compare_outputs", "computes_in_low_precision", "widened_to_f32", "io_leaves",
-           "load_io_dir", "pin_threads", "f64_reference_check", "run_in_f64",
-           "strip_entry_layout",
-           "random_inputs", "read_module_text", "vacuous_reason", "PLATFORMS", "LOW_PRECISION"]
+__all__ = [
+    "Xla",
+    "XlaError",
+    "Leaf",
+    "Comparison",
+    "agree",
+    "available_platforms",
+    "compare_outputs",
+    "computes_in_low_precision",
+    "widened_to_f32",
+    "io_leaves",
+    "load_io_dir",
+    "pin_threads",
+    "f64_reference_check",
+    "run_in_f64",
+    "strip_entry_layout",
+    "random_inputs",
+    "read_module_text",
+    "vacuous_reason",
+    "PLATFORMS",
+    "LOW_PRECISION",
+]

@@ -31,6 +31,7 @@ module from the I-th, for parallel processes (each pinned to its own CPUs with t
 On a machine without hlogym (say, one with a GPU): `--export DIR` writes the three texts of
 every module here and stops; `--from-export DIR` there compiles, runs and times them.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -56,6 +57,7 @@ FAST_COMPILE = {"xla_backend_optimization_level": 0}
 
 # --- modules ----------------------------------------------------------------------------------
 
+
 def corpus_dir() -> Path:
     return _locate.data_root() / "datasets" / "corpus"
 
@@ -64,6 +66,7 @@ def corpus_manifest() -> dict:
     """name -> the corpus module's entry, as the C++ core reads the manifest (text/corpus.h);
     "path" is absolute."""
     from . import _hlogym
+
     modules = _hlogym.corpus_modules()
     if not modules:
         raise FileNotFoundError(f"{corpus_dir() / 'manifest.json'} is missing or unreadable")
@@ -76,8 +79,9 @@ def family_round_robin(entries: list[tuple[str, dict]]) -> list[tuple[str, dict]
     by_family: dict[str, list] = {}
     for name, m in entries:
         by_family.setdefault(m["family"], []).append((name, m))
-    queues = [sorted(by_family[f], key=lambda nm: (nm[1]["bytes"], nm[0]))
-              for f in sorted(by_family)]
+    queues = [
+        sorted(by_family[f], key=lambda nm: (nm[1]["bytes"], nm[0])) for f in sorted(by_family)
+    ]
     out = []
     while any(queues):
         for q in queues:
@@ -89,8 +93,9 @@ def family_round_robin(entries: list[tuple[str, dict]]) -> list[tuple[str, dict]
 def split_modules(split: str) -> list[tuple[str, Path]]:
     if split not in ("test", "train", "all"):
         raise ValueError(f"--split must be test, train or all, not {split!r}")
-    entries = [(n, m) for n, m in corpus_manifest().items()
-               if split == "all" or m["split"] == split]
+    entries = [
+        (n, m) for n, m in corpus_manifest().items() if split == "all" or m["split"] == split
+    ]
     return [(n, corpus_dir() / m["path"]) for n, m in family_round_robin(entries)]
 
 
@@ -106,6 +111,7 @@ def module_name(path: Path) -> str:
 def resolve_modules(locs: list[str]) -> list[tuple[str, Path]]:
     """Files, corpus/smoke names, folders or .txt suites, through hlogym's own resolver."""
     import hlogym
+
     out = []
     root = _locate.data_root()
     for loc in locs:
@@ -130,6 +136,7 @@ def resolve_modules(locs: list[str]) -> list[tuple[str, Path]]:
 
 # --- hlogym -----------------------------------------------------------------------------------
 
+
 class Hlogym:
     def __init__(self, binary: str | os.PathLike | None = None):
         self.binary = Path(binary) if binary else _locate.cli_binary()
@@ -137,8 +144,13 @@ class Hlogym:
             raise FileNotFoundError(f"{self.binary} is not built; run scripts/setup.sh")
 
     def __call__(self, *args, stdin: str | None = None, timeout: float = 1800) -> str:
-        out = subprocess.run([str(self.binary), *map(str, args)], input=stdin,
-                             capture_output=True, text=True, timeout=timeout)
+        out = subprocess.run(
+            [str(self.binary), *map(str, args)],
+            input=stdin,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+        )
         if out.returncode != 0:
             cmd = " ".join(map(str, args))
             raise RuntimeError(f"hlogym {cmd}: exit {out.returncode}: {out.stderr.strip()[-2000:]}")
@@ -165,8 +177,7 @@ class Hlogym:
     def search(self, path: Path, algo: str, seed: int = 0) -> list[str] | None:
         """The pass sequence `hlogym search --algo ALGO` finds; None when it failed hlogym's
         own equivalence check."""
-        report = json.loads(self("search", path, "--algo", algo, "--json", "-q",
-                                 "--seed", seed))
+        report = json.loads(self("search", path, "--algo", algo, "--json", "-q", "--seed", seed))
         (b,) = report["benchmarks"]
         return None if b.get("valid") is False else list(b["passes"])
 
@@ -213,9 +224,17 @@ RESAMPLES = 2000
 VERDICTS = ("faster", "slower", "within noise")
 
 
-def measure(x, executables: dict, inputs, *, warmup: int = 3, min_rounds: int = 10,
-            max_rounds: int = 1000, target_seconds: float = 1.0,
-            seed: int = 0) -> dict[str, list[float]]:
+def measure(
+    x,
+    executables: dict,
+    inputs,
+    *,
+    warmup: int = 3,
+    min_rounds: int = 10,
+    max_rounds: int = 1000,
+    target_seconds: float = 1.0,
+    seed: int = 0,
+) -> dict[str, list[float]]:
     """Seconds per execution of each executable (same signature, same inputs, already on the
     device; outputs waited for), in paired rounds: every round runs each executable once, in an
     order shuffled per round (seeded), so neither the order nor the machine's slow drift favours
@@ -239,8 +258,7 @@ def measure(x, executables: dict, inputs, *, warmup: int = 3, min_rounds: int = 
         x.execute(executables[k], buffers)
         return time.perf_counter() - t0
 
-    estimate = {k: sum(run(k) for _ in range(max(1, warmup))) / max(1, warmup)
-                for k in executables}
+    estimate = {k: sum(run(k) for _ in range(max(1, warmup))) / max(1, warmup) for k in executables}
     slowest = max(estimate.values(), default=0.0)
     rounds = max_rounds if slowest <= 0 else int(target_seconds / slowest)
     rounds = min(max_rounds, max(min_rounds, rounds))
@@ -263,6 +281,7 @@ class Speedup:
     """t_base / t_new over paired rounds: `ratio` is the median of the per-round ratios (a round
     the machine was slow in slows both sides, and cancels), [low, high] its bootstrap percentile
     interval (rounds resampled whole), `verdict` one of VERDICTS."""
+
     ratio: float
     low: float
     high: float
@@ -276,8 +295,13 @@ class Speedup:
         return self.low > 1
 
     def as_dict(self) -> dict:
-        return {"ratio": self.ratio, "low": self.low, "high": self.high,
-                "verdict": self.verdict, "rounds": self.rounds}
+        return {
+            "ratio": self.ratio,
+            "low": self.low,
+            "high": self.high,
+            "verdict": self.verdict,
+            "rounds": self.rounds,
+        }
 
 
 def verdict(ratio: float, low: float, high: float, margin: float = MARGIN) -> str:
@@ -290,9 +314,15 @@ def verdict(ratio: float, low: float, high: float, margin: float = MARGIN) -> st
     return "within noise"
 
 
-def speedup(base: Sequence[float], new: Sequence[float], *, margin: float = MARGIN,
-            confidence: float = CONFIDENCE, resamples: int = RESAMPLES,
-            seed: int = 0) -> Speedup:
+def speedup(
+    base: Sequence[float],
+    new: Sequence[float],
+    *,
+    margin: float = MARGIN,
+    confidence: float = CONFIDENCE,
+    resamples: int = RESAMPLES,
+    seed: int = 0,
+) -> Speedup:
     """How much faster `new` runs than `base`, from the paired rounds of `measure`."""
     if len(base) != len(new) or not base:
         raise ValueError(f"speedup: need paired rounds, got {len(base)} and {len(new)} times")
@@ -301,8 +331,9 @@ def speedup(base: Sequence[float], new: Sequence[float], *, margin: float = MARG
     resampled = np.median(per_round[idx], axis=1)
     low, high = np.quantile(resampled, [(1 - confidence) / 2, (1 + confidence) / 2])
     ratio = float(np.median(per_round))
-    return Speedup(ratio, float(low), float(high), verdict(ratio, low, high, margin),
-                   len(per_round))
+    return Speedup(
+        ratio, float(low), float(high), verdict(ratio, low, high, margin), len(per_round)
+    )
 
 
 def geomean(xs: list[float]) -> float:
@@ -316,13 +347,19 @@ def distribution(rows: list[dict], key: str) -> dict | None:
         return None
     best = max(vals, key=lambda v: v[0]["ratio"])
     worst = min(vals, key=lambda v: v[0]["ratio"])
-    return {"modules": len(vals), "geomean": geomean([v["ratio"] for v, _ in vals]),
-            "best": best[0]["ratio"], "best_module": best[1], "worst": worst[0]["ratio"],
-            "worst_module": worst[1],
-            "verdicts": {k: sum(v["verdict"] == k for v, _ in vals) for k in VERDICTS}}
+    return {
+        "modules": len(vals),
+        "geomean": geomean([v["ratio"] for v, _ in vals]),
+        "best": best[0]["ratio"],
+        "best_module": best[1],
+        "worst": worst[0]["ratio"],
+        "worst_module": worst[1],
+        "verdicts": {k: sum(v["verdict"] == k for v, _ in vals) for k in VERDICTS},
+    }
 
 
 # --- the benchmark ----------------------------------------------------------------------------
+
 
 def module_texts(hg: Hlogym, name: str, path: Path, passes: list[str] | None) -> dict:
     """The module's variants as hlogym prints them: original, xla-cpu-default and (with
@@ -367,17 +404,28 @@ def add_runtime_candidates(hg: Hlogym, row: dict, path: Path, seed: int) -> dict
 # precision is allowed (xla_allow_excess_precision, on by default, also in JAX); XLA:CPU only in
 # oneDNN builds, which jaxlib is not. The prefix (deduplication and CSE before inlining) is the
 # one the greedy agent's sequences start with.
-RUNTIME_CANDIDATES = {"auto": "auto", "greedy": "greedy",
-                      "default-exact": ["xla-cpu-default-exact"],
-                      "default-fp": ["computation-deduplicator", "cse", "algsimp", "cse",
-                                     "xla-cpu-default", "simplify-fp-conversions",
-                                     "xla-cpu-simplification", "cse"]}
+RUNTIME_CANDIDATES = {
+    "auto": "auto",
+    "greedy": "greedy",
+    "default-exact": ["xla-cpu-default-exact"],
+    "default-fp": [
+        "computation-deduplicator",
+        "cse",
+        "algsimp",
+        "cse",
+        "xla-cpu-default",
+        "simplify-fp-conversions",
+        "xla-cpu-simplification",
+        "cse",
+    ],
+}
 
 
 def bench_module(x, row: dict, args) -> dict:
     """Compiles, runs and compares (and unless --no-time, times) the variants of `row`
     (made by module_texts or read from an export); the texts are dropped from the result."""
     from . import xla
+
     texts = row.pop("texts")
     inputs = row.pop("inputs", None)  # drawn on the exporting machine (read_export)
     exes, row["compile_s"] = {}, {}
@@ -392,16 +440,30 @@ def bench_module(x, row: dict, args) -> dict:
     for k in exes:
         if k == "original":
             continue
-        c = xla.agree(x, outs[k], outs["original"], texts["original"], inputs,
-                      FAST_COMPILE if args.fast_compile else None)
-        row["agree"][k] = {"ok": c.ok, "judged": c.judged,
-                           "max_tolerance_ratio": c.max_tolerance_ratio,
-                           "excess_precision": c.excess_precision, "rounding": c.rounding,
-                           "message": c.message}
+        c = xla.agree(
+            x,
+            outs[k],
+            outs["original"],
+            texts["original"],
+            inputs,
+            FAST_COMPILE if args.fast_compile else None,
+        )
+        row["agree"][k] = {
+            "ok": c.ok,
+            "judged": c.judged,
+            "max_tolerance_ratio": c.max_tolerance_ratio,
+            "excess_precision": c.excess_precision,
+            "rounding": c.rounding,
+            "message": c.message,
+        }
     if args.no_time:
         return row
-    timing = dict(warmup=args.warmup, min_rounds=args.min_rounds, max_rounds=args.max_rounds,
-                  target_seconds=args.target_seconds)
+    timing = dict(
+        warmup=args.warmup,
+        min_rounds=args.min_rounds,
+        max_rounds=args.max_rounds,
+        target_seconds=args.target_seconds,
+    )
     if "candidates" in row:
         exes = choose_fastest(x, row, exes, inputs, timing, args)
     times = measure(x, exes, inputs, **timing, seed=args.seed)
@@ -415,21 +477,27 @@ def bench_module(x, row: dict, args) -> dict:
 def choose_fastest(x, row: dict, exes: dict, inputs, timing: dict, args) -> dict:
     """--objective runtime: times every candidate whose outputs agree with the original's,
     makes the fastest the agent variant when it is faster than the original beyond this
-    measurement's noise (Speedup.gain), else the original; returns the executables of original, default and agent for
-    the confirming measurement, which draws its own rounds (so the winner's luck in this one
-    does not carry over)."""
-    ok = {k: e for k, e in exes.items()
-          if k == "original" or row["agree"].get(k, {}).get("ok")}
+    measurement's noise (Speedup.gain), else the original; returns the executables of original,
+    default and agent for the confirming measurement, which draws its own rounds (so the winner's
+    luck in this one does not carry over)."""
+    ok = {k: e for k, e in exes.items() if k == "original" or row["agree"].get(k, {}).get("ok")}
     times = measure(x, ok, inputs, **timing, seed=args.seed + 1_000_003)
     median_s = medians(times)
     fastest = min(median_s, key=median_s.get)
-    gains = {k: speedup(times["original"], v, margin=args.margin)
-             for k, v in times.items() if k != "original"}
+    gains = {
+        k: speedup(times["original"], v, margin=args.margin)
+        for k, v in times.items()
+        if k != "original"
+    }
     chosen = fastest if fastest == "original" or gains[fastest].gain else "original"
     verdicts = {k: g.as_dict() for k, g in gains.items()}
     agree = row["agree"]
-    row["selection"] = {"median_s": median_s, "over_original": verdicts, "chosen": chosen,
-                        "agree": {k: agree.pop(k) for k in list(agree) if k.startswith("cand:")}}
+    row["selection"] = {
+        "median_s": median_s,
+        "over_original": verdicts,
+        "chosen": chosen,
+        "agree": {k: agree.pop(k) for k in list(agree) if k.startswith("cand:")},
+    }
     row["passes"] = row["candidates"][chosen]
     row["op_count"]["agent"] = row["op_count"][chosen]
     if chosen == "original":
@@ -439,15 +507,20 @@ def choose_fastest(x, row: dict, exes: dict, inputs, timing: dict, args) -> dict
     return {"original": exes["original"], "default": exes["default"], "agent": exes[chosen]}
 
 
-SPEEDUPS = {"default_over_original": ("original", "default"),
-            "agent_over_original": ("original", "agent"),
-            "agent_over_default": ("default", "agent")}
+SPEEDUPS = {
+    "default_over_original": ("original", "default"),
+    "agent_over_original": ("original", "agent"),
+    "agent_over_default": ("default", "agent"),
+}
 
 
 def speedups(times: dict[str, list[float]], margin: float = MARGIN) -> dict[str, dict]:
     """The SPEEDUPS of a module whose variants `measure` timed (those whose variants it has)."""
-    return {key: speedup(times[base], times[new], margin=margin).as_dict()
-            for key, (base, new) in SPEEDUPS.items() if base in times and new in times}
+    return {
+        key: speedup(times[base], times[new], margin=margin).as_dict()
+        for key, (base, new) in SPEEDUPS.items()
+        if base in times and new in times
+    }
 
 
 # --- exports: the texts made here, benchmarked on a machine without hlogym ---------------------
@@ -459,6 +532,7 @@ def write_export(directory: Path, rows: list[dict], config: dict, seed: int) -> 
     """DIR/<module>.<variant>.hlo.gz per text, DIR/<module>.inputs.npz (hlogym's seeded inputs,
     drawn here: the other machine has no hlogym) plus DIR/export.json (op counts, passes)."""
     from . import xla
+
     directory.mkdir(parents=True, exist_ok=True)
     index = []
     for row in rows:
@@ -469,12 +543,16 @@ def write_export(directory: Path, rows: list[dict], config: dict, seed: int) -> 
             (directory / file).write_bytes(gzip.compress(text.encode(), mtime=0))
             entry["files"][variant] = file
         inputs = xla.random_inputs(row["texts"]["original"], seed)
-        entry["inputs"] = {"file": f"{row['module']}.inputs.npz", "seed": seed,
-                           "dtypes": [str(a.dtype) for a in inputs]}
+        entry["inputs"] = {
+            "file": f"{row['module']}.inputs.npz",
+            "seed": seed,
+            "dtypes": [str(a.dtype) for a in inputs],
+        }
         # Raw bits for the types numpy cannot store (bf16, f8): viewed back by read_export.
         with open(directory / entry["inputs"]["file"], "wb") as f:
-            np.savez(f, *[a.view(f"u{a.dtype.itemsize}") if a.dtype.kind == "V" else a
-                          for a in inputs])
+            np.savez(
+                f, *[a.view(f"u{a.dtype.itemsize}") if a.dtype.kind == "V" else a for a in inputs]
+            )
         index.append(entry)
     tmp = directory / (EXPORT_INDEX + ".tmp")
     tmp.write_text(json.dumps({"config": config, "modules": index}, indent=1) + "\n")
@@ -485,14 +563,16 @@ def read_export(directory: Path) -> list[dict]:
     """Rows as module_texts makes them, with the inputs drawn there, from write_export's
     folder."""
     import ml_dtypes  # noqa: F401  (registers bfloat16 and the f8 types with numpy)
+
     index = directory / EXPORT_INDEX
     if not index.is_file():
         raise FileNotFoundError(f"{index} is missing (make one with --export {directory})")
     rows = []
     for entry in json.loads(index.read_text())["modules"]:
         files = entry.pop("files")
-        entry["texts"] = {v: gzip.decompress((directory / f).read_bytes()).decode()
-                          for v, f in files.items()}
+        entry["texts"] = {
+            v: gzip.decompress((directory / f).read_bytes()).decode() for v, f in files.items()
+        }
         saved = entry.pop("inputs")
         with np.load(directory / saved["file"], allow_pickle=False) as npz:
             arrays = [npz[f"arr_{i}"] for i in range(len(saved["dtypes"]))]
@@ -512,55 +592,99 @@ def shard_arg(value: str) -> tuple[int, int]:
 
 
 def parse_args(argv=None):
-    ap = argparse.ArgumentParser(prog="python -m hlogym.xla_bench",
-                                 description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(
+        prog="python -m hlogym.xla_bench", description=__doc__.splitlines()[0]
+    )
     ap.add_argument("modules", nargs="*", help="module files, names or .txt suites")
     ap.add_argument("--suite", action="append", default=[], help="a .txt suite (repeatable)")
-    ap.add_argument("--split", choices=("test", "train", "all"),
-                    help="corpus split from the manifest (instead of the default suite)")
+    ap.add_argument(
+        "--split",
+        choices=("test", "train", "all"),
+        help="corpus split from the manifest (instead of the default suite)",
+    )
     g = ap.add_mutually_exclusive_group()
     g.add_argument("--agent", choices=("greedy", "none"), default="greedy")
-    g.add_argument("--passes",
-                   help="one comma-separated list of passes and pipelines for every module")
+    g.add_argument(
+        "--passes", help="one comma-separated list of passes and pipelines for every module"
+    )
     g.add_argument("--sequences", help="JSON of `hlogym search/eval --json` or {name: [passes]}")
-    ap.add_argument("--objective", choices=("ops", "runtime"), default="ops",
-                    help="runtime: the agent variant is whichever of the agent's, auto's, "
-                         "greedy's, xla-cpu-default(-exact)'s, xla-cpu-default's with "
-                         "simplify-fp-conversions and the original module runs "
-                         "fastest here (timed against each other, then timed again)")
+    ap.add_argument(
+        "--objective",
+        choices=("ops", "runtime"),
+        default="ops",
+        help="runtime: the agent variant is whichever of the agent's, auto's, "
+        "greedy's, xla-cpu-default(-exact)'s, xla-cpu-default's with "
+        "simplify-fp-conversions and the original module runs "
+        "fastest here (timed against each other, then timed again)",
+    )
     ap.add_argument("--platform", default="cpu", choices=("cpu", "gpu"))
-    ap.add_argument("--threads", type=int, default=1,
-                    help="CPUs the process (and XLA:CPU's intra-op pool) may use; 0: no pinning")
+    ap.add_argument(
+        "--threads",
+        type=int,
+        default=1,
+        help="CPUs the process (and XLA:CPU's intra-op pool) may use; 0: no pinning",
+    )
     ap.add_argument("--warmup", type=int, default=3)
     ap.add_argument("--min-rounds", type=int, default=10)
     ap.add_argument("--max-rounds", type=int, default=1000)
-    ap.add_argument("--target-seconds", type=float, default=1.0,
-                    help="timed seconds per variant and module (sets the rounds)")
-    ap.add_argument("--margin", type=float, default=MARGIN,
-                    help="speed-ups within this of 1 are 'within noise' whatever their interval")
+    ap.add_argument(
+        "--target-seconds",
+        type=float,
+        default=1.0,
+        help="timed seconds per variant and module (sets the rounds)",
+    )
+    ap.add_argument(
+        "--margin",
+        type=float,
+        default=MARGIN,
+        help="speed-ups within this of 1 are 'within noise' whatever their interval",
+    )
     ap.add_argument("--seed", type=int, default=0, help="random inputs (and greedy) seed")
     ap.add_argument("--limit", type=int, help="at most this many modules")
     ap.add_argument("--time-budget", type=float, help="start no module after this many seconds")
     ap.add_argument("--no-time", action="store_true", help="compile, run and compare only")
-    ap.add_argument("--fast-compile", action="store_true",
-                    help="compile with xla_backend_optimization_level=0 (XLA's HLO passes in "
-                         "full, LLVM's optimizations skipped); for --no-time checks")
-    ap.add_argument("--shard", type=shard_arg, metavar="I/N",
-                    help="only every N-th module from the I-th (0-based), for parallel runs")
-    ap.add_argument("--export", metavar="DIR",
-                    help="write the texts (and op counts) to DIR for a later --from-export run "
-                         "on another machine, and stop (XLA is not used)")
-    ap.add_argument("--from-export", metavar="DIR",
-                    help="take the texts from an --export folder (no hlogym binary needed)")
-    ap.add_argument("--merge", nargs="+", metavar="JSON",
-                    help="merge the --json reports of several (sharded) runs and print the "
-                         "summary of all of them (nothing is run)")
-    ap.add_argument("--agreement", nargs=2, metavar="JSON",
-                    help="how often two --json reports of the same modules reach the same "
-                         "verdicts (faster, slower, within noise); nothing is run")
+    ap.add_argument(
+        "--fast-compile",
+        action="store_true",
+        help="compile with xla_backend_optimization_level=0 (XLA's HLO passes in "
+        "full, LLVM's optimizations skipped); for --no-time checks",
+    )
+    ap.add_argument(
+        "--shard",
+        type=shard_arg,
+        metavar="I/N",
+        help="only every N-th module from the I-th (0-based), for parallel runs",
+    )
+    ap.add_argument(
+        "--export",
+        metavar="DIR",
+        help="write the texts (and op counts) to DIR for a later --from-export run "
+        "on another machine, and stop (XLA is not used)",
+    )
+    ap.add_argument(
+        "--from-export",
+        metavar="DIR",
+        help="take the texts from an --export folder (no hlogym binary needed)",
+    )
+    ap.add_argument(
+        "--merge",
+        nargs="+",
+        metavar="JSON",
+        help="merge the --json reports of several (sharded) runs and print the "
+        "summary of all of them (nothing is run)",
+    )
+    ap.add_argument(
+        "--agreement",
+        nargs=2,
+        metavar="JSON",
+        help="how often two --json reports of the same modules reach the same "
+        "verdicts (faster, slower, within noise); nothing is run",
+    )
     ap.add_argument("--json", help="write the report here ('-' for stdout)")
-    ap.add_argument("--hlogym", help="the hlogym command line (default: the checkout's "
-                    "build/hlogym, or the installed one)")
+    ap.add_argument(
+        "--hlogym",
+        help="the hlogym command line (default: the checkout's build/hlogym, or the installed one)",
+    )
     args = ap.parse_args(argv)
     for k in ("warmup", "min_rounds", "max_rounds"):
         if getattr(args, k) < (0 if k == "warmup" else 1):
@@ -576,8 +700,10 @@ def parse_args(argv=None):
     if args.export and args.from_export:
         ap.error("--export and --from-export exclude each other")
     if args.objective == "runtime" and (args.no_time or args.export or args.from_export):
-        ap.error("--objective runtime times the candidates here: not with --no-time, "
-                 "--export or --from-export")
+        ap.error(
+            "--objective runtime times the candidates here: not with --no-time, "
+            "--export or --from-export"
+        )
     return args
 
 
@@ -602,7 +728,7 @@ def select(items: list, args) -> list:
     if args.shard:
         i, n = args.shard
         items = items[i::n]
-    return items[:args.limit] if args.limit else items
+    return items[: args.limit] if args.limit else items
 
 
 def merge_reports(paths: list[str]) -> dict:
@@ -612,24 +738,36 @@ def merge_reports(paths: list[str]) -> dict:
     rows = [r for rep in reports for r in rep["modules"]]
     skipped = [m for rep in reports for m in rep["summary"]["skipped"]]
     seconds = max(rep["summary"]["wall_seconds"] for rep in reports)
-    return {"config": [rep["config"] for rep in reports], "modules": rows,
-            "summary": summarize(rows, skipped, seconds)}
+    return {
+        "config": [rep["config"] for rep in reports],
+        "modules": rows,
+        "summary": summarize(rows, skipped, seconds),
+    }
 
 
 def verdict_agreement(first: dict, second: dict) -> dict:
     """Per speed-up, over the modules both reports timed: how many reach the same verdict, and
     the ones that do not. A speed-up of the agent variant counts only where both runs timed the
     same passes (with --objective runtime each run chooses its own)."""
+
     def rows(report):
         return {r["module"]: r for r in report["modules"] if "speedups" in r}
+
     a, b = rows(first), rows(second)
     out = {}
     for key, variants in SPEEDUPS.items():
-        both = [m for m in a if key in a[m]["speedups"] and key in b.get(m, {}).get("speedups", {})
-                and ("agent" not in variants or a[m].get("passes") == b[m].get("passes"))]
-        differ = [{"module": m, "first": a[m]["speedups"][key], "second": b[m]["speedups"][key]}
-                  for m in both
-                  if a[m]["speedups"][key]["verdict"] != b[m]["speedups"][key]["verdict"]]
+        both = [
+            m
+            for m in a
+            if key in a[m]["speedups"]
+            and key in b.get(m, {}).get("speedups", {})
+            and ("agent" not in variants or a[m].get("passes") == b[m].get("passes"))
+        ]
+        differ = [
+            {"module": m, "first": a[m]["speedups"][key], "second": b[m]["speedups"][key]}
+            for m in both
+            if a[m]["speedups"][key]["verdict"] != b[m]["speedups"][key]["verdict"]
+        ]
         if both:
             out[key] = {"modules": len(both), "same": len(both) - len(differ), "differ": differ}
     return out
@@ -637,13 +775,17 @@ def verdict_agreement(first: dict, second: dict) -> dict:
 
 def print_agreement(agreement: dict) -> None:
     for key, a in agreement.items():
-        print(f"# {key.replace('_', ' ')}: the same verdict on {a['same']} of {a['modules']} "
-              f"modules ({a['same'] / a['modules']:.0%})")
+        print(
+            f"# {key.replace('_', ' ')}: the same verdict on {a['same']} of {a['modules']} "
+            f"modules ({a['same'] / a['modules']:.0%})"
+        )
         for d in a["differ"]:
             f, s = d["first"], d["second"]
-            print(f"#   {d['module']}: {f['verdict']} {f['ratio']:.3f} [{f['low']:.3f}, "
-                  f"{f['high']:.3f}] vs {s['verdict']} {s['ratio']:.3f} [{s['low']:.3f}, "
-                  f"{s['high']:.3f}]")
+            print(
+                f"#   {d['module']}: {f['verdict']} {f['ratio']:.3f} [{f['low']:.3f}, "
+                f"{f['high']:.3f}] vs {s['verdict']} {s['ratio']:.3f} [{s['low']:.3f}, "
+                f"{s['high']:.3f}]"
+            )
 
 
 def main(argv=None) -> int:
@@ -685,8 +827,7 @@ def main(argv=None) -> int:
                 modules = split_modules(args.split)
             else:
                 modules = resolve_modules(args.modules + args.suite or [DEFAULT_SUITE])
-            sequences, rejected = (load_sequences(args.sequences) if args.sequences
-                                   else (None, {}))
+            sequences, rejected = load_sequences(args.sequences) if args.sequences else (None, {})
         except (ValueError, OSError) as e:
             raise SystemExit(f"xla_bench: {e}") from None
         modules = select(modules, args)
@@ -699,18 +840,24 @@ def main(argv=None) -> int:
 
         def make(name=None, path=None):
             if name in rejected:  # original and default only
-                print(f"# {name}: the agent's result {rejected[name]}; not handed to XLA",
-                      file=sys.stderr)
+                print(
+                    f"# {name}: the agent's result {rejected[name]}; not handed to XLA",
+                    file=sys.stderr,
+                )
                 return {**module_texts(hg, name, path, None), "agent_rejected": rejected[name]}
-            row = module_texts(hg, name, path,
-                               agent_passes(args, hg, name, path, fixed, sequences))
+            row = module_texts(hg, name, path, agent_passes(args, hg, name, path, fixed, sequences))
             if args.objective == "runtime":
                 add_runtime_candidates(hg, row, path, args.seed)
             return row
-        work = [(name, (lambda name=name, path=path: make(name, path)))
-                for name, path in modules]
-        agent = ("passes" if fixed is not None else
-                 f"sequences:{args.sequences}" if sequences is not None else args.agent)
+
+        work = [(name, (lambda name=name, path=path: make(name, path))) for name, path in modules]
+        agent = (
+            "passes"
+            if fixed is not None
+            else f"sequences:{args.sequences}"
+            if sequences is not None
+            else args.agent
+        )
 
     if args.export:
         rows = []
@@ -725,21 +872,37 @@ def main(argv=None) -> int:
         return 0
 
     from . import xla
+
     pinned = xla.pin_threads(args.threads) if args.threads else {"threads": "unpinned"}
     x = xla.Xla(args.platform)
     import jaxlib
-    config = {"platform": args.platform, "device": str(x.device), "jaxlib": jaxlib.__version__,
-              "pinning": pinned, "warmup": args.warmup, "min_rounds": args.min_rounds,
-              "max_rounds": args.max_rounds, "target_seconds": args.target_seconds,
-              "margin": args.margin,
-              "seed": args.seed, "fast_compile": args.fast_compile, "agent": agent,
-              "objective": args.objective,
-              "shard": args.shard}
-    print(f"# XLA {args.platform} ({x.device}), jaxlib {jaxlib.__version__}, threads "
-          f"{pinned}; agent {agent}; {len(work)} modules", file=sys.stderr)
+
+    config = {
+        "platform": args.platform,
+        "device": str(x.device),
+        "jaxlib": jaxlib.__version__,
+        "pinning": pinned,
+        "warmup": args.warmup,
+        "min_rounds": args.min_rounds,
+        "max_rounds": args.max_rounds,
+        "target_seconds": args.target_seconds,
+        "margin": args.margin,
+        "seed": args.seed,
+        "fast_compile": args.fast_compile,
+        "agent": agent,
+        "objective": args.objective,
+        "shard": args.shard,
+    }
+    print(
+        f"# XLA {args.platform} ({x.device}), jaxlib {jaxlib.__version__}, threads "
+        f"{pinned}; agent {agent}; {len(work)} modules",
+        file=sys.stderr,
+    )
     rows = []
-    hdr = (f"{'module':58} {'I':>6} {'D':>6} {'R':>6} {'orig ms':>9} {'def ms':>9} "
-           f"{'agent ms':>9} {'d/o':>7} {'a/o':>7} {'a/d':>7} agree  (+ faster, - slower)")
+    hdr = (
+        f"{'module':58} {'I':>6} {'D':>6} {'R':>6} {'orig ms':>9} {'def ms':>9} "
+        f"{'agent ms':>9} {'d/o':>7} {'a/o':>7} {'a/d':>7} agree  (+ faster, - slower)"
+    )
     if not args.json == "-":
         print(hdr)
     for name, prepare in work:
@@ -784,44 +947,58 @@ def format_row(r: dict) -> str:
     def ratio(k):
         sp = r.get("speedups", {}).get(k)
         return f"{sp['ratio']:6.3f}{VERDICT_MARK[sp['verdict']]}" if sp else f"{'-':>7}"
+
     agree = ",".join(f"{k}:{'ok' if v['ok'] else 'DIFF'}" for k, v in r["agree"].items())
-    return (f"{r['module'][:58]:58} {oc['original']:6} {oc['default']:6} "
-            f"{oc.get('agent', '-'):>6} {ms('original')} {ms('default')} {ms('agent')} "
-            f"{ratio('default_over_original')} {ratio('agent_over_original')} "
-            f"{ratio('agent_over_default')} {agree}")
+    return (
+        f"{r['module'][:58]:58} {oc['original']:6} {oc['default']:6} "
+        f"{oc.get('agent', '-'):>6} {ms('original')} {ms('default')} {ms('agent')} "
+        f"{ratio('default_over_original')} {ratio('agent_over_original')} "
+        f"{ratio('agent_over_default')} {agree}"
+    )
 
 
 def summarize(rows: list[dict], skipped: list[str], seconds: float) -> dict:
     ok = [r for r in rows if "error" not in r]
     compared = [(r["module"], k, v) for r in ok for k, v in r["agree"].items()]
     return {
-        "modules": len(rows), "errors": sum("error" in r for r in rows),
+        "modules": len(rows),
+        "errors": sum("error" in r for r in rows),
         "error_modules": [r["module"] for r in rows if "error" in r],
-        "skipped": skipped, "compared": len(compared),
+        "skipped": skipped,
+        "compared": len(compared),
         "agent_rejected": [r["module"] for r in rows if "agent_rejected" in r],
         "excess_precision": sum(bool(v.get("excess_precision")) for _, _, v in compared),
         "rounding": sum(bool(v.get("rounding")) for _, _, v in compared),
         "not_judged": sum(not v.get("judged", True) for _, _, v in compared),
         "disagree": sum(not v["ok"] and v.get("judged", True) for _, _, v in compared),
-        "disagreements": [{"module": m, "variant": k, "message": v["message"]}
-                          for m, k, v in compared if not v["ok"]],  # not-judged ones included
+        "disagreements": [
+            {"module": m, "variant": k, "message": v["message"]}
+            for m, k, v in compared
+            if not v["ok"]
+        ],  # not-judged ones included
         **{key: distribution(ok, key) for key in SPEEDUPS},
         "wall_seconds": seconds,
     }
 
 
 def print_summary(s: dict) -> None:
-    print(f"# {s['modules']} modules ({s['errors']} errors, {len(s['skipped'])} skipped), "
-          f"{s['compared']} optimized outputs compared with the original's on XLA: "
-          f"{s['compared'] - s['disagree'] - s.get('not_judged', 0)} agree, "
-          f"{s.get('not_judged', 0)} not judged (the original's outputs are vacuous); "
-          f"{s['wall_seconds']:.0f} s")
+    print(
+        f"# {s['modules']} modules ({s['errors']} errors, {len(s['skipped'])} skipped), "
+        f"{s['compared']} optimized outputs compared with the original's on XLA: "
+        f"{s['compared'] - s['disagree'] - s.get('not_judged', 0)} agree, "
+        f"{s.get('not_judged', 0)} not judged (the original's outputs are vacuous); "
+        f"{s['wall_seconds']:.0f} s"
+    )
     if s.get("excess_precision"):
-        print(f"#   {s['excess_precision']} of them agree only with the original computed in f32 "
-              "(excess precision, see hlogym.xla.agree)")
+        print(
+            f"#   {s['excess_precision']} of them agree only with the original computed in f32 "
+            "(excess precision, see hlogym.xla.agree)"
+        )
     if s.get("rounding"):
-        print(f"#   {s['rounding']} of them agree only as rounding: as close to the original "
-              "computed in f64 as the original is (see hlogym.xla.agree)")
+        print(
+            f"#   {s['rounding']} of them agree only as rounding: as close to the original "
+            "computed in f64 as the original is (see hlogym.xla.agree)"
+        )
     for m in s.get("agent_rejected", []):
         print(f"#   {m}: the agent's result failed hlogym's equivalence check; not handed back")
     for d in s["disagreements"]:
@@ -833,9 +1010,11 @@ def print_summary(s: dict) -> None:
         d = s.get(key)
         if d:
             counts = ", ".join(f"{n} {v}" for v, n in d["verdicts"].items())
-            print(f"# speedup {key.replace('_', ' ')}: geomean {d['geomean']:.4f}x, best "
-                  f"{d['best']:.3f}x ({d['best_module']}), worst {d['worst']:.3f}x "
-                  f"({d['worst_module']}); of {d['modules']}: {counts}")
+            print(
+                f"# speedup {key.replace('_', ' ')}: geomean {d['geomean']:.4f}x, best "
+                f"{d['best']:.3f}x ({d['best_module']}), worst {d['worst']:.3f}x "
+                f"({d['worst_module']}); of {d['modules']}: {counts}"
+            )
 
 
 if __name__ == "__main__":

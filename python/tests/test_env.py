@@ -3,6 +3,7 @@
 Run: .venv/bin/python -m pytest python/tests (set HLOGYM_BUILD_DIR when the extension was
 built elsewhere than build/).
 """
+
 import json
 import os
 import zlib
@@ -15,7 +16,11 @@ from gymnasium.utils.env_checker import check_env
 import hlogym
 
 SMALL = ["mlp_infer", "control_flow", "topk_sort"]
-def needs_passes(test):  # marks tests that step real passes (test_passes_are_registered guards them)
+
+
+def needs_passes(
+    test,
+):  # marks tests that step real passes (test_passes_are_registered guards them)
     return test
 
 
@@ -37,8 +42,10 @@ def test_check_env_default_space():
 
 @needs_passes
 def test_check_env_combined_spaces():
-    env = small_env(observation_spaces=["op_histogram", "cost", "autophase", "action_history"],
-                    reward_space="op_count_decrease+shaped")
+    env = small_env(
+        observation_spaces=["op_histogram", "cost", "autophase", "action_history"],
+        reward_space="op_count_decrease+shaped",
+    )
     check_env(env, skip_render_check=True)
     obs, _ = env.reset(seed=1)
     assert set(obs) == {"op_histogram", "cost", "autophase", "action_history"}
@@ -80,6 +87,7 @@ def test_async_vector_env_matches_sync():
     """One environment per process (what docs/gym.md advises for throughput on several cores):
     Gymnasium's AsyncVectorEnv gives the observations and rewards its SyncVectorEnv gives."""
     import functools
+
     fns = [functools.partial(hlogym.make, benchmark_locs=["mlp_infer"], traj_limit=4)] * 2
     actions = [[0, 1], [2, 3], [1, 0], [3, 2]]
     runs = []
@@ -127,8 +135,9 @@ def test_reset_step_semantics():
     # Same seed, random order: same benchmarks.
     a = small_env(benchmark_order="random")
     b = small_env(benchmark_order="random")
-    assert [a.reset(seed=5)[1]["benchmark"] for _ in range(4)] == \
-           [b.reset(seed=5)[1]["benchmark"] for _ in range(4)]
+    assert [a.reset(seed=5)[1]["benchmark"] for _ in range(4)] == [
+        b.reset(seed=5)[1]["benchmark"] for _ in range(4)
+    ]
 
 
 @needs_passes
@@ -181,15 +190,15 @@ EXCESS_PRECISION = {"simplify-fp-conversions"}
 
 
 def _deterministic_actions():
-    return [name for name, _ in hlogym.list_passes()
-            if name not in EXCESS_PRECISION]
+    return [name for name, _ in hlogym.list_passes() if name not in EXCESS_PRECISION]
 
 
 @needs_passes
 @pytest.mark.parametrize("benchmark", _benchmarks_for_replay())
 def test_replay_and_validate_recorded_episodes(benchmark, tmp_path):
-    env = hlogym.XlaPassOrderingEnv(benchmark_locs=[benchmark], traj_limit=6,
-                                    actions=_deterministic_actions())
+    env = hlogym.XlaPassOrderingEnv(
+        benchmark_locs=[benchmark], traj_limit=6, actions=_deterministic_actions()
+    )
     env.reset(seed=0)
     rng = np.random.default_rng(zlib.crc32(benchmark.encode()))
     truncated = False
@@ -208,8 +217,9 @@ def test_replay_and_validate_recorded_episodes(benchmark, tmp_path):
     result = env.validate()
     assert result["ok"], result["errors"]
     assert result["op_count_ok"] and result["fingerprint_ok"] and result["verifier_ok"]
-    assert result["equivalence"] == "equivalent" or result["equivalence"].startswith(
-        "undecided"), result["equivalence"]
+    assert result["equivalence"] == "equivalent" or result["equivalence"].startswith("undecided"), (
+        result["equivalence"]
+    )
 
 
 @needs_passes
@@ -238,14 +248,18 @@ def test_absurd_shapes_are_clear_errors(tmp_path):
     """Resource limits, not crashes: a shape past 2^53 elements is a parse error with its
     position; one that parses but cannot be evaluated in memory makes validation say so."""
     absurd = tmp_path / "absurd.hlo"
-    absurd.write_text("HloModule absurd\nENTRY e {\n"
-                      "  x = f32[100000000000,100000000000] parameter(0)\n"
-                      "  ROOT y = f32[100000000000,100000000000] add(x, x)\n}\n")
+    absurd.write_text(
+        "HloModule absurd\nENTRY e {\n"
+        "  x = f32[100000000000,100000000000] parameter(0)\n"
+        "  ROOT y = f32[100000000000,100000000000] add(x, x)\n}\n"
+    )
     with pytest.raises(ValueError, match=r"absurd.hlo:3:7: error: shape has too many elements"):
         hlogym.Env().reset(str(absurd))
     huge = tmp_path / "huge.hlo"
-    huge.write_text("HloModule huge\nENTRY e {\n  x = f32[100000,100000,100000] parameter(0)\n"
-                    "  ROOT y = f32[100000,100000,100000] add(x, x)\n}\n")
+    huge.write_text(
+        "HloModule huge\nENTRY e {\n  x = f32[100000,100000,100000] parameter(0)\n"
+        "  ROOT y = f32[100000,100000,100000] add(x, x)\n}\n"
+    )
     env = hlogym.Env()
     env.reset(str(huge))
     env.step_pass("algsimp")
@@ -324,8 +338,12 @@ def test_algsimp_is_deterministic():
 @needs_passes
 def test_growth_guard_rejects_a_step_past_the_limit():
     # rng-bit-generator-expander turns the 14-instruction smoke module into hundreds.
-    env = small_env(benchmark_locs=["rng_bit_generator"], actions=["rng-bit-generator-expander"],
-                    max_op_count_growth=2.0, op_count_growth_allowance=0)
+    env = small_env(
+        benchmark_locs=["rng_bit_generator"],
+        actions=["rng-bit-generator-expander"],
+        max_op_count_growth=2.0,
+        op_count_growth_allowance=0,
+    )
     _, info = env.reset(seed=0)
     initial = info["op_count"]
     _, _, _, _, info = env.step(0)
@@ -333,8 +351,11 @@ def test_growth_guard_rejects_a_step_past_the_limit():
     assert not info["changed"]
     assert info["op_count"] == initial
     # Without the guard the same step expands the module.
-    env = small_env(benchmark_locs=["rng_bit_generator"], actions=["rng-bit-generator-expander"],
-                    max_op_count_growth=0)
+    env = small_env(
+        benchmark_locs=["rng_bit_generator"],
+        actions=["rng-bit-generator-expander"],
+        max_op_count_growth=0,
+    )
     env.reset(seed=0)
     _, _, _, _, info = env.step(0)
     assert info["error"] == "" and info["changed"] and info["op_count"] > 2 * initial
@@ -345,12 +366,21 @@ def test_defaults_are_the_cores():
     the bindings read them, and an environment made without arguments has them."""
     import inspect
     from hlogym import _hlogym
+
     defaults = _hlogym.env_defaults()
     assert defaults["traj_limit"] == 10 and defaults["reward_space"] == "op_count"
     signature = inspect.signature(hlogym.XlaPassOrderingEnv.__init__).parameters
-    for name in ("traj_limit", "reward_space", "gamma", "baseline", "use_cache",
-                 "cache_max_instructions", "verify_each_step", "max_op_count_growth",
-                 "op_count_growth_allowance"):
+    for name in (
+        "traj_limit",
+        "reward_space",
+        "gamma",
+        "baseline",
+        "use_cache",
+        "cache_max_instructions",
+        "verify_each_step",
+        "max_op_count_growth",
+        "op_count_growth_allowance",
+    ):
         assert signature[name].default == defaults[name], name
     assert [signature["observation_spaces"].default] == defaults["observation_spaces"]
     core = _hlogym.Env()
@@ -361,6 +391,7 @@ def test_corpus_modules_come_from_the_core():
     """hlogym.xla_bench reads the corpus through the C++ reader (text/corpus.h): the same names as
     corpus_benchmarks, absolute paths that exist, and the manifest's own fields kept."""
     from hlogym import _hlogym, xla_bench
+
     modules = xla_bench.corpus_manifest()
     readable = [n for n, m in modules.items() if m["readable"]]
     assert sorted(readable) == sorted(_hlogym.corpus_benchmarks())

@@ -11,6 +11,7 @@
     makes them PyTorch/XLA's (regenerating them needs requirements-torch.txt's venv, which the
     project's does not carry).
 """
+
 import hashlib
 import json
 import re
@@ -31,8 +32,9 @@ if not MANIFEST.exists():  # the corpus is committed; its absence is a failure, 
 
 
 def unzstd(path: Path) -> bytes:
-    return subprocess.run(["zstd", "-d", "-q", "-c", str(path)], check=True,
-                          capture_output=True).stdout
+    return subprocess.run(
+        ["zstd", "-d", "-q", "-c", str(path)], check=True, capture_output=True
+    ).stdout
 
 
 @pytest.fixture(scope="module")
@@ -51,9 +53,21 @@ def test_regenerated_modules_are_identical(manifest, tmp_path):
             fams.add(mods[name]["family"])
         if len(picked) == 3:
             break
-    subprocess.run([sys.executable, str(CORPUS / "generate.py"), "--only", *picked,
-                    "--out", str(tmp_path), "--no-xla", "--jobs", "1"], check=True,
-                   capture_output=True)
+    subprocess.run(
+        [
+            sys.executable,
+            str(CORPUS / "generate.py"),
+            "--only",
+            *picked,
+            "--out",
+            str(tmp_path),
+            "--no-xla",
+            "--jobs",
+            "1",
+        ],
+        check=True,
+        capture_output=True,
+    )
     out = subprocess.run(["zstd", "--version"], capture_output=True, text=True).stdout
     same_zstd = re.search(r"v(\d+\.\d+\.\d+)", out).group(1) == manifest["versions"]["zstd"]
     for name in picked:
@@ -69,8 +83,13 @@ def test_manifest_invariants(manifest):
     assert len(mods) >= 300
     fams = {m["family"] for m in mods.values()}
     assert len(fams) >= 22
-    assert {m["library"] for m in mods.values()} == {"jax", "keras", "flax", "equinox",
-                                                     "tensorflow"}
+    assert {m["library"] for m in mods.values()} == {
+        "jax",
+        "keras",
+        "flax",
+        "equinox",
+        "tensorflow",
+    }
     assert {m["frontend"] for m in mods.values()} == {"jax", "tensorflow"}
     assert sum("gpt2" in m["suites"] for m in mods.values()) >= 100
     for key in ("jax", "jaxlib", "zstd"):
@@ -89,9 +108,11 @@ def test_manifest_invariants(manifest):
         test = {m["config_group"] for m in members if m["split"] == "test"}
         assert train and test, suite
         assert not train & test, suite
+
         # no identical configuration (batch, dtype, ... included) on both sides either
         def key(m):
             return m["family"] + json.dumps(m["config"], sort_keys=True)
+
         tr = {key(m) for m in members if m["split"] == "train"}
         te = {key(m) for m in members if m["split"] == "test"}
         assert not tr & te, suite
@@ -175,6 +196,7 @@ def optimized():
 def test_xla_optimized_modules(manifest, optimized):
     sys.path.insert(0, str(CORPUS))
     from generate import has_non_default_layout, xla_optimized_selection
+
     mods, rejected = optimized["modules"], optimized["xla_rejected"]
     selected = set(xla_optimized_selection(manifest["modules"]))
     assert set(mods) | set(rejected) == selected and not set(mods) & set(rejected)
@@ -184,7 +206,7 @@ def test_xla_optimized_modules(manifest, optimized):
         text = unzstd(XLA_OPTIMIZED / m["path"]).decode()
         assert hashlib.sha256(text.encode()).hexdigest() == m["sha256"], name
         assert m["source"] == manifest["modules"][name]["path"], name
-        assert " fusion(" in text, name   # XLA's output, not the corpus module
+        assert " fusion(" in text, name  # XLA's output, not the corpus module
         with_layouts += has_non_default_layout(text)
         ref = json.loads(unzstd(XLA_OPTIMIZED / m["xla_reference"]))
         # stored as XLA receives it: XLA's passes start from I
@@ -199,9 +221,21 @@ def test_xla_optimized_modules(manifest, optimized):
 def test_xla_optimized_module_regenerates(optimized, tmp_path):
     mods = optimized["modules"]
     name = min(mods, key=lambda n: (mods[n]["bytes"], n))
-    r = subprocess.run([sys.executable, str(CORPUS / "generate.py"), "--xla-optimized", "--only",
-                        name, "--out", str(tmp_path), "--jobs", "1"], capture_output=True,
-                       text=True)
+    r = subprocess.run(
+        [
+            sys.executable,
+            str(CORPUS / "generate.py"),
+            "--xla-optimized",
+            "--only",
+            name,
+            "--out",
+            str(tmp_path),
+            "--jobs",
+            "1",
+        ],
+        capture_output=True,
+        text=True,
+    )
     assert r.returncode == 0, r.stderr[-3000:]
     new = json.loads((tmp_path / "manifest.json").read_text())["modules"][name]
     for key in ("sha256", "op_count", "X", "xla_initial_op_count", "path"):
@@ -211,12 +245,13 @@ def test_xla_optimized_module_regenerates(optimized, tmp_path):
 def test_pytorch_modules():
     sys.path.insert(0, str(CORPUS))
     from generate import all_configs
+
     pt = json.loads((PYTORCH / "manifest.json").read_text())
     mods = pt["modules"]
     assert set(mods) == {n for n, _, _ in all_configs("pytorch")}
     families = {m["family"] for m in mods.values()}
     assert families == {"pt_mlp", "pt_transformer", "pt_cnn"}
-    assert set(pt["heldout_families"]) == families   # no agent trains on any of it
+    assert set(pt["heldout_families"]) == families  # no agent trains on any of it
     assert pt["versions"]["torch"] and pt["versions"]["torch_xla"] and pt["versions"]["jaxlib"]
     assert {m["split"] for m in mods.values()} == {"train", "test"}
     for name, m in mods.items():

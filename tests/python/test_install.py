@@ -4,6 +4,7 @@ with no PYTHONPATH, no checkout in sight.
 scripts/setup.sh builds the wheel (build/dist/) and installs it into .venv; these tests use
 that install, and install the same wheel into a fresh virtual environment of their own.
 """
+
 import json
 import os
 import subprocess
@@ -21,7 +22,8 @@ if not WHEELS:  # scripts/setup.sh builds it; a missing wheel is a failure, not 
 CORPUS_MODULE = "gpt2/gpt2_infer_L2_d128_h8_s64_b2_f32"
 
 # Run in a fresh process, in a folder of its own: imports hlogym, and prints what it found.
-PROBE = """
+PROBE = (
+    """
 import importlib.metadata, json, sys
 import hlogym
 from hlogym import _locate
@@ -37,20 +39,31 @@ print(json.dumps({
     "cli": str(_locate.cli_binary()),
     "prefix": sys.prefix,
 }))
-""" % CORPUS_MODULE
+"""
+    % CORPUS_MODULE
+)
 
 
 def clean_env() -> dict:
     """The environment without anything that points into the checkout."""
-    env = {k: v for k, v in os.environ.items()
-           if k not in ("PYTHONPATH", "HLOGYM_ROOT", "HLOGYM_BUILD_DIR")}
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("PYTHONPATH", "HLOGYM_ROOT", "HLOGYM_BUILD_DIR")
+    }
     env["PYTHONDONTWRITEBYTECODE"] = "1"
     return env
 
 
 def probe(python: Path, cwd: Path) -> dict:
-    out = subprocess.run([str(python), "-c", PROBE], cwd=cwd, env=clean_env(),
-                         capture_output=True, text=True, timeout=300)
+    out = subprocess.run(
+        [str(python), "-c", PROBE],
+        cwd=cwd,
+        env=clean_env(),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert out.returncode == 0, out.stderr[-3000:]
     return json.loads(out.stdout.strip().splitlines()[-1])
 
@@ -65,8 +78,9 @@ def check_installed(found: dict, prefix: Path):
     assert Path(found["cli"]).resolve() == prefix / "bin" / "hlogym"
     # One version number, from CMakeLists.txt: the package metadata, the extension, the CLI.
     assert found["version"] == found["metadata_version"]
-    cli = subprocess.run([found["cli"], "--version"], capture_output=True, text=True,
-                         env=clean_env(), timeout=60)
+    cli = subprocess.run(
+        [found["cli"], "--version"], capture_output=True, text=True, env=clean_env(), timeout=60
+    )
     assert cli.returncode == 0 and cli.stdout.strip() == found["version"], cli
 
 
@@ -79,8 +93,9 @@ def test_venv_has_this_tree_installed(tmp_path):
     for source in sorted((REPO / "python" / "hlogym").glob("*.py")):
         copy = installed / source.name
         assert copy.is_file(), f"{copy} is missing: run scripts/setup.sh"
-        assert copy.read_bytes() == source.read_bytes(), \
+        assert copy.read_bytes() == source.read_bytes(), (
             f"{copy} differs from {source}: run scripts/setup.sh"
+        )
     cmake = (REPO / "CMakeLists.txt").read_text()
     assert f"project(hlogym VERSION {found['version']} " in cmake
 
@@ -89,28 +104,59 @@ def test_cli_from_another_folder(tmp_path):
     """The installed command reads corpus and smoke modules by name from the installed data."""
     cli = Path(sysconfig.get_path("scripts")) / "hlogym"
     for name in (CORPUS_MODULE, "smoke/einsum"):
-        out = subprocess.run([str(cli), "stats", name, "--json"], cwd=tmp_path, env=clean_env(),
-                             capture_output=True, text=True, timeout=120)
+        out = subprocess.run(
+            [str(cli), "stats", name, "--json"],
+            cwd=tmp_path,
+            env=clean_env(),
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
         assert out.returncode == 0, out.stderr
         assert json.loads(out.stdout)[0]["op_count"] > 0
     # The shipped policies by name: the deep-RL plugin from lib/hlogym/, the policy from the
     # data; the generalist starts from the initial module and from D, so its first pass on a
     # module the default shrinks is the default's.
     for policy in ("policy:ppo-gpt2", "policy:generalist"):
-        out = subprocess.run([str(cli), "search", "--algo", policy, "--suite", "smoke/mlp_train",
-                              "-q", "--json"], cwd=tmp_path, env=clean_env(),
-                             capture_output=True, text=True, timeout=300)
+        out = subprocess.run(
+            [str(cli), "search", "--algo", policy, "--suite", "smoke/mlp_train", "-q", "--json"],
+            cwd=tmp_path,
+            env=clean_env(),
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
         assert out.returncode == 0, out.stderr
         row = json.loads(out.stdout)["benchmarks"][0]
         assert row["valid"] and row["R"] <= row["D"], row
     assert row["passes"][0] == "xla-cpu-default", row
-    bad = subprocess.run([str(cli), "stats", "gpt2/no_such_module"], cwd=tmp_path,
-                         env=clean_env(), capture_output=True, text=True, timeout=60)
+    bad = subprocess.run(
+        [str(cli), "stats", "gpt2/no_such_module"],
+        cwd=tmp_path,
+        env=clean_env(),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert bad.returncode == 2 and "no_such_module" in bad.stderr
     # A dataset folder of the installed data as a suite, with X from its manifest.
-    out = subprocess.run([str(cli), "eval", "--agent", "default", "--suite",
-                          "datasets/xla_optimized", "-q", "--json"], cwd=tmp_path,
-                         env=clean_env(), capture_output=True, text=True, timeout=600)
+    out = subprocess.run(
+        [
+            str(cli),
+            "eval",
+            "--agent",
+            "default",
+            "--suite",
+            "datasets/xla_optimized",
+            "-q",
+            "--json",
+        ],
+        cwd=tmp_path,
+        env=clean_env(),
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert out.returncode == 0, out.stderr
     report = json.loads(out.stdout)
     assert report["summary"]["benchmarks"] >= 100
@@ -124,13 +170,33 @@ def test_wheel_in_a_fresh_environment(tmp_path):
     fresh = tmp_path / "venv"
     venv.EnvBuilder(with_pip=False).create(fresh)
     python = fresh / "bin" / "python"
-    pip = subprocess.run([sys.executable, "-m", "pip", "--python", str(python), "install", "-q",
-                          "--no-deps", "--no-index", "--disable-pip-version-check",
-                          str(WHEELS[-1])], capture_output=True, text=True, timeout=300)
+    pip = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "--python",
+            str(python),
+            "install",
+            "-q",
+            "--no-deps",
+            "--no-index",
+            "--disable-pip-version-check",
+            str(WHEELS[-1]),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert pip.returncode == 0, pip.stderr
-    site = Path(subprocess.run([str(python), "-c", "import sysconfig; "
-                                "print(sysconfig.get_path('purelib'))"],
-                               capture_output=True, text=True, check=True).stdout.strip())
+    site = Path(
+        subprocess.run(
+            [str(python), "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+    )
     (site / "lent_dependencies.pth").write_text(sysconfig.get_path("purelib") + "\n")
     work = tmp_path / "elsewhere"
     work.mkdir()
@@ -146,10 +212,18 @@ def test_a_broken_install_says_what_is_missing(tmp_path):
     package.mkdir()
     for source in (REPO / "python" / "hlogym").glob("*.py"):
         (package / source.name).write_bytes(source.read_bytes())
-    code = ("import hlogym\n"
-            "try:\n    hlogym.make\nexcept ImportError as e:\n    print('ImportError', e)\n")
-    out = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=clean_env(),
-                         capture_output=True, text=True, timeout=120)
+    code = (
+        "import hlogym\n"
+        "try:\n    hlogym.make\nexcept ImportError as e:\n    print('ImportError', e)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=tmp_path,
+        env=clean_env(),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert out.returncode == 0, out.stderr
     assert out.stdout.startswith("ImportError") and "_hlogym" in out.stdout
 

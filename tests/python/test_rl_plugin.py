@@ -2,6 +2,7 @@
 plugin against .venv's torch), and a clear error when the plugin meets another LibTorch.
 
 Both run the command installed in .venv, from another folder, as a user does."""
+
 import json
 import os
 import shutil
@@ -15,11 +16,15 @@ CLI = Path(sysconfig.get_path("scripts")) / "hlogym"
 
 
 def run(args, cwd, **env):
-    environ = {k: v for k, v in os.environ.items()
-               if k not in ("PYTHONPATH", "HLOGYM_ROOT", "HLOGYM_BUILD_DIR", "LD_LIBRARY_PATH")}
+    environ = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("PYTHONPATH", "HLOGYM_ROOT", "HLOGYM_BUILD_DIR", "LD_LIBRARY_PATH")
+    }
     environ.update(env)
-    return subprocess.run([str(CLI), *args], cwd=cwd, env=environ, capture_output=True,
-                          text=True, timeout=300)
+    return subprocess.run(
+        [str(CLI), *args], cwd=cwd, env=environ, capture_output=True, text=True, timeout=300
+    )
 
 
 def test_plugin_runs_on_the_torch_of_the_python_rl_libraries(tmp_path):
@@ -45,14 +50,28 @@ def test_plugin_against_another_libtorch_says_which_and_how_to_rebuild(tmp_path)
     (other / "lib").mkdir(parents=True)
     (other / "version.py").write_text("__version__ = '1.13.0'\n")
     for name in ("libtorch_cpu.so", "libc10.so"):  # empty libraries: every symbol is missing
-        subprocess.run([shutil.which("cc"), "-shared", "-o", str(other / "lib" / name), "-x",
-                        "c", "/dev/null"], check=True)
-    out = run(["eval", "--agent", "policy:ppo-gpt2", "--suite", "smoke/einsum"], tmp_path,
-              LD_LIBRARY_PATH=str(other / "lib"))
+        subprocess.run(
+            [
+                shutil.which("cc"),
+                "-shared",
+                "-o",
+                str(other / "lib" / name),
+                "-x",
+                "c",
+                "/dev/null",
+            ],
+            check=True,
+        )
+    out = run(
+        ["eval", "--agent", "policy:ppo-gpt2", "--suite", "smoke/einsum"],
+        tmp_path,
+        LD_LIBRARY_PATH=str(other / "lib"),
+    )
     assert out.returncode == 2, out.stdout + out.stderr
     assert f"built against LibTorch {torch.__version__}" in out.stderr, out.stderr
-    assert (f"found LibTorch 1.13.0 at {other / 'lib' / 'libtorch_cpu.so'} "
-            "(through LD_LIBRARY_PATH)") in out.stderr, out.stderr
+    assert (
+        f"found LibTorch 1.13.0 at {other / 'lib' / 'libtorch_cpu.so'} (through LD_LIBRARY_PATH)"
+    ) in out.stderr, out.stderr
     assert "scripts/setup.sh --rl" in out.stderr
     doctor = run(["doctor", "--json"], tmp_path, LD_LIBRARY_PATH=str(other / "lib"))
     assert doctor.returncode == 0, doctor.stderr

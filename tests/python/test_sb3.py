@@ -4,6 +4,7 @@ Runs in the project's .venv with the current Stable-Baselines3 and PyPI's torch
 (requirements-rl.txt, installed by ``scripts/setup.sh --rl``, which scripts/test.sh runs). Nothing
 here is skipped: a missing package is a failure, since the set-up installs it.
 """
+
 from __future__ import annotations
 
 import os
@@ -20,7 +21,8 @@ try:
 except ImportError as e:  # a failure, not a skip: scripts/setup.sh installs these
     raise ImportError(
         f"test_sb3 needs requirements-rl.txt in {sys.executable}'s environment "
-        f"(scripts/setup.sh --rl): {e}") from e
+        f"(scripts/setup.sh --rl): {e}"
+    ) from e
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(REPO, "python"))
@@ -35,8 +37,12 @@ STEPS = 3072
 
 
 def _make_env():
-    return gymnasium.make(hlogym.ENV_ID, benchmark_locs=[BENCHMARK], traj_limit=TRAJ_LIMIT,
-                          reward_space="op_count_decrease_normalized")
+    return gymnasium.make(
+        hlogym.ENV_ID,
+        benchmark_locs=[BENCHMARK],
+        traj_limit=TRAJ_LIMIT,
+        reward_space="op_count_decrease_normalized",
+    )
 
 
 def _greedy_episode(model, env):
@@ -55,8 +61,18 @@ def _greedy_episode(model, env):
 def trained():
     torch.set_num_threads(1)
     env = _make_env()
-    model = PPO("MlpPolicy", env, n_steps=256, batch_size=64, n_epochs=4, learning_rate=1e-3,
-                policy_kwargs=dict(net_arch=[64, 64]), seed=0, device="cpu", verbose=0)
+    model = PPO(
+        "MlpPolicy",
+        env,
+        n_steps=256,
+        batch_size=64,
+        n_epochs=4,
+        learning_rate=1e-3,
+        policy_kwargs=dict(net_arch=[64, 64]),
+        seed=0,
+        device="cpu",
+        verbose=0,
+    )
     before = _greedy_episode(model, _make_env())
     start = time.monotonic()
     model.learn(total_timesteps=STEPS)
@@ -85,8 +101,10 @@ def test_ppo_learns_to_shrink_the_module(trained):
     model, (before_ops, initial, before_actions), _ = trained
     after_ops, initial2, after_actions = _greedy_episode(model, _make_env())
     assert initial2 == initial
-    print(f"greedy episode: untrained {before_ops} ops {before_actions}, "
-          f"trained {after_ops} ops {after_actions}, initial {initial}")
+    print(
+        f"greedy episode: untrained {before_ops} ops {before_actions}, "
+        f"trained {after_ops} ops {after_actions}, initial {initial}"
+    )
     # The trained policy's most likely passes shrink the module, and by more than before training.
     assert after_ops < initial
     assert after_ops < before_ops
@@ -94,7 +112,9 @@ def test_ppo_learns_to_shrink_the_module(trained):
     # xla-cpu-default's reduction reached) of the last 100 episodes beats the first 100's.
     returns = np.asarray(model.get_env().envs[0].get_episode_rewards())
     assert returns[-100:].mean() > returns[:100].mean() + 0.05, (
-        returns[:100].mean(), returns[-100:].mean())
+        returns[:100].mean(),
+        returns[-100:].mean(),
+    )
 
 
 def test_ppo_save_load_round_trip(trained, tmp_path):
@@ -113,7 +133,9 @@ def test_ppo_save_load_round_trip(trained, tmp_path):
         with torch.no_grad():
             t = model.policy.obs_to_tensor(obs)[0]
             pa = model.policy.get_distribution(t).distribution.probs
-            pb = loaded.policy.get_distribution(loaded.policy.obs_to_tensor(obs)[0]).distribution.probs
+            pb = loaded.policy.get_distribution(
+                loaded.policy.obs_to_tensor(obs)[0]
+            ).distribution.probs
         np.testing.assert_allclose(pa.numpy(), pb.numpy(), rtol=1e-6, atol=1e-7)
         obs, *_ = env.step(int(a))
     assert _greedy_episode(loaded, _make_env()) == _greedy_episode(model, _make_env())

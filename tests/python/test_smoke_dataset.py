@@ -1,5 +1,6 @@
 """Consistency of datasets/smoke/: the files exist, are what VERSIONS.json lists, and XLA's own
 parser (jaxlib) accepts every one of them."""
+
 import gzip
 import json
 import sys
@@ -15,9 +16,13 @@ import jaxlib_parse  # noqa: E402
 
 
 def smoke_files():
-    return sorted(p for p in SMOKE.rglob("*")
-                  if p.is_file() and p.name.endswith((".hlo", ".hlo.gz", ".txt", ".txt.gz"))
-                  and p.name != "default_suite.txt")
+    return sorted(
+        p
+        for p in SMOKE.rglob("*")
+        if p.is_file()
+        and p.name.endswith((".hlo", ".hlo.gz", ".txt", ".txt.gz"))
+        and p.name != "default_suite.txt"
+    )
 
 
 def test_default_suite_files_exist():

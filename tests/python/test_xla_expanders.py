@@ -6,6 +6,7 @@ all-reduce-start/done, control_dep) or "hlogym" when only hlogym's evaluator can
 product and Eigh custom calls JAX emits for platforms without LAPACK). The rewritten text must
 parse, compile and compute the reference's outputs on the inputs `hlogym run --io` drew.
 """
+
 from __future__ import annotations
 
 import functools
@@ -30,34 +31,41 @@ def xla() -> xla_runtime.Xla:
 
 
 def hlogym(*args) -> subprocess.CompletedProcess:
-    return subprocess.run([str(HLOGYM), *map(str, args)], capture_output=True, text=True,
-                          timeout=300)
+    return subprocess.run(
+        [str(HLOGYM), *map(str, args)], capture_output=True, text=True, timeout=300
+    )
 
 
 def diagonally_dominant(n: int, name: str = "a") -> str:
     """Instructions making `name` = parameter p + n*I (well conditioned for any p in [-1, 1])."""
-    return (f"  p = f32[{n},{n}] parameter(0)\n"
-            f"  r = s32[{n},{n}] iota(), iota_dimension=0\n"
-            f"  c = s32[{n},{n}] iota(), iota_dimension=1\n"
-            f"  eq = pred[{n},{n}] compare(r, c), direction=EQ\n"
-            f"  big = f32[] constant({n})\n"
-            f"  bigs = f32[{n},{n}] broadcast(big), dimensions={{}}\n"
-            f"  zero = f32[] constant(0)\n"
-            f"  zeros = f32[{n},{n}] broadcast(zero), dimensions={{}}\n"
-            f"  d = f32[{n},{n}] select(eq, bigs, zeros)\n"
-            f"  {name} = f32[{n},{n}] add(p, d)\n")
+    return (
+        f"  p = f32[{n},{n}] parameter(0)\n"
+        f"  r = s32[{n},{n}] iota(), iota_dimension=0\n"
+        f"  c = s32[{n},{n}] iota(), iota_dimension=1\n"
+        f"  eq = pred[{n},{n}] compare(r, c), direction=EQ\n"
+        f"  big = f32[] constant({n})\n"
+        f"  bigs = f32[{n},{n}] broadcast(big), dimensions={{}}\n"
+        f"  zero = f32[] constant(0)\n"
+        f"  zeros = f32[{n},{n}] broadcast(zero), dimensions={{}}\n"
+        f"  d = f32[{n},{n}] select(eq, bigs, zeros)\n"
+        f"  {name} = f32[{n},{n}] add(p, d)\n"
+    )
 
 
-TRIANGULAR = ("HloModule tri\nENTRY e {\n" + diagonally_dominant(6) +
-              "  b = f32[3,6] parameter(1)\n"
-              "  ROOT x = f32[3,6] triangular-solve(a, b), left_side=false, lower=false,"
-              " transpose_a=TRANSPOSE\n}\n")
+TRIANGULAR = (
+    "HloModule tri\nENTRY e {\n" + diagonally_dominant(6) + "  b = f32[3,6] parameter(1)\n"
+    "  ROOT x = f32[3,6] triangular-solve(a, b), left_side=false, lower=false,"
+    " transpose_a=TRANSPOSE\n}\n"
+)
 
 # n = 130 > 128: the blocked Cholesky solves its panels with triangular-solve.
-CHOLESKY = ("HloModule chol\nENTRY e {\n" + diagonally_dominant(130, "s") +
-            "  st = f32[130,130] transpose(s), dimensions={1,0}\n"
-            "  a = f32[130,130] add(s, st)\n"
-            "  ROOT l = f32[130,130] cholesky(a), lower=true\n}\n")
+CHOLESKY = (
+    "HloModule chol\nENTRY e {\n"
+    + diagonally_dominant(130, "s")
+    + "  st = f32[130,130] transpose(s), dimensions={1,0}\n"
+    "  a = f32[130,130] add(s, st)\n"
+    "  ROOT l = f32[130,130] cholesky(a), lower=true\n}\n"
+)
 
 SCAN = """HloModule scan
 step {
@@ -84,11 +92,14 @@ ENTRY e {
 }
 """
 
-EIGH = ("HloModule eigh\nENTRY e {\n" + diagonally_dominant(5, "s") +
-        "  st = f32[5,5] transpose(s), dimensions={1,0}\n"
-        "  a = f32[5,5] add(s, st)\n"
-        "  ROOT e = (f32[5,5], f32[5]) custom-call(a), custom_call_target=\"Eigh\","
-        " backend_config=\"1,1,100,1e-06\"\n}\n")
+EIGH = (
+    "HloModule eigh\nENTRY e {\n"
+    + diagonally_dominant(5, "s")
+    + "  st = f32[5,5] transpose(s), dimensions={1,0}\n"
+    "  a = f32[5,5] add(s, st)\n"
+    "  ROOT e = (f32[5,5], f32[5]) custom-call(a), custom_call_target=\"Eigh\","
+    " backend_config=\"1,1,100,1e-06\"\n}\n"
+)
 
 ASYNC_ALL_REDUCE = """HloModule ar
 sum {
@@ -133,8 +144,15 @@ def test_rewritten_module_runs_on_xla(name, text, passes, reference, tmp_path):
     out = hlogym("opt", original, f"--passes={passes}", "--verify-each")
     assert out.returncode == 0, out.stderr
     rewritten = out.stdout
-    for op in ("triangular-solve(", "cholesky(", " scan(", '"Qr"', '"Eigh"', "-start(",
-               '"control_dep"'):
+    for op in (
+        "triangular-solve(",
+        "cholesky(",
+        " scan(",
+        '"Qr"',
+        '"Eigh"',
+        "-start(",
+        '"control_dep"',
+    ):
         assert op not in rewritten, f"{passes} left {op!r}"
     io = tmp_path / "io"
     out = hlogym("run", original, "--seed", "0", "--io", io)

@@ -18,6 +18,7 @@ running original and optimized modules on the same inputs.
 XLA parsing hlogym's text after xla-cpu-default and random sequences for every corpus module is
 test_xla_oracle.py's part (a); compiling here parses the greedy agent's texts too.
 """
+
 from __future__ import annotations
 
 import functools
@@ -42,8 +43,14 @@ if not HLOGYM.exists():  # scripts/test.sh builds it; a missing binary is a fail
 import ml_dtypes  # noqa: E402
 
 from hlogym import xla, xla_bench  # noqa: E402
-from hlogym.xla_bench import (DEFAULT_SUITE, FAST_COMPILE, Hlogym,  # noqa: E402
-                              corpus_manifest, module_name, resolve_modules)
+from hlogym.xla_bench import (  # noqa: E402
+    DEFAULT_SUITE,
+    FAST_COMPILE,
+    Hlogym,  # noqa: E402
+    corpus_manifest,
+    module_name,
+    resolve_modules,
+)
 
 FAST = FAST_COMPILE
 SAMPLE_PER_FAMILY = 1
@@ -73,6 +80,7 @@ ENTRY e {
 
 # --- (a) hlogym.xla ---------------------------------------------------------------------------
 
+
 def test_parse_rejects_bad_text_with_xla_message():
     with pytest.raises(xla.XlaError, match="XLA rejected the HLO text"):
         X().parse("HloModule m\nENTRY e { ROOT p = f32[] parameter(0)")
@@ -89,8 +97,11 @@ def test_unknown_platform_and_compile_option():
 
 def test_signature_flattens_tuple_parameters_and_results():
     params, results = X().signature(ADD)
-    assert [(p.shape, p.element_type) for p in params] == [((3,), "f32"), ((2,), "s32"),
-                                                           ((), "pred")]
+    assert [(p.shape, p.element_type) for p in params] == [
+        ((3,), "f32"),
+        ((2,), "s32"),
+        ((), "pred"),
+    ]
     assert [(r.shape, r.element_type) for r in results] == [((3,), "f32"), ((2,), "s32")]
 
 
@@ -195,6 +206,7 @@ def test_run_computes_the_module():
 
 def test_measure_pairs_rounds():
     from hlogym.xla_bench import measure
+
     exe = X().compile(ADD)
     inputs = [np.array([1.5, -2, 3], np.float32), np.array([7, -1], np.int32), np.array(True)]
     times = measure(X(), {"a": exe, "b": exe}, inputs, warmup=1, min_rounds=7, max_rounds=7)
@@ -202,13 +214,21 @@ def test_measure_pairs_rounds():
     assert all(t > 0 for v in times.values() for t in v)
     # A module that donates its input buffer (a training step updating its weights in place)
     # consumes them on every run: each run gets fresh ones.
-    donating = X().compile("HloModule m, input_output_alias={ {}: (0, {}, may-alias) }\n"
-                           "ENTRY e {\n  p = f32[4] parameter(0)\n  ROOT a = f32[4] add(p, p)\n}\n")
+    donating = X().compile(
+        "HloModule m, input_output_alias={ {}: (0, {}, may-alias) }\n"
+        "ENTRY e {\n  p = f32[4] parameter(0)\n  ROOT a = f32[4] add(p, p)\n}\n"
+    )
     buffers = X().put([np.ones(4, np.float32)])
     X().execute(donating, buffers)
     assert buffers[0].is_deleted()
-    times = measure(X(), {"a": donating, "b": donating}, [np.ones(4, np.float32)], warmup=1,
-                    min_rounds=3, max_rounds=3)
+    times = measure(
+        X(),
+        {"a": donating, "b": donating},
+        [np.ones(4, np.float32)],
+        warmup=1,
+        min_rounds=3,
+        max_rounds=3,
+    )
     assert all(len(v) == 3 for v in times.values())
 
 
@@ -241,14 +261,13 @@ def test_speedup_interval_and_verdicts():
 def test_compare_outputs_rules():
     f = np.array([1.0, np.nan, np.inf, 1e-7], np.float32)
     assert xla.compare_outputs([f], [f.copy()]).ok  # NaN == NaN, inf == inf
-    assert xla.compare_outputs([f + np.float32(5e-5) * np.array([1, 0, 0, 0], np.float32)],
-                               [f]).ok
+    assert xla.compare_outputs([f + np.float32(5e-5) * np.array([1, 0, 0, 0], np.float32)], [f]).ok
     c = xla.compare_outputs([f * np.float32(1.001)], [f])
     assert not c.ok and "leaf 0" in c.message
-    assert not xla.compare_outputs([np.array([np.nan], np.float32)],
-                                   [np.array([0], np.float32)]).ok
-    assert not xla.compare_outputs([np.array([np.inf], np.float32)],
-                                   [np.array([-np.inf], np.float32)]).ok
+    assert not xla.compare_outputs([np.array([np.nan], np.float32)], [np.array([0], np.float32)]).ok
+    assert not xla.compare_outputs(
+        [np.array([np.inf], np.float32)], [np.array([-np.inf], np.float32)]
+    ).ok
     i = np.array([1, 2, 3], np.int32)
     assert xla.compare_outputs([i], [i.copy()]).ok
     assert not xla.compare_outputs([i + np.array([0, 0, 1], np.int32)], [i]).ok
@@ -261,6 +280,7 @@ def test_compare_outputs_rules():
 
 # --- (b) hlogym.jax.optimize ------------------------------------------------------------------
 
+
 def _mlp(params, x):
     for w, b in params[:-1]:
         x = jax.nn.relu(x @ w + b)
@@ -270,26 +290,32 @@ def _mlp(params, x):
 
 def _mlp_args():
     rng = np.random.default_rng(0)
-    params = [(rng.standard_normal((16, 32)).astype(np.float32) / 4, np.zeros(32, np.float32)),
-              (rng.standard_normal((32, 32)).astype(np.float32) / 6, np.full(32, .1, np.float32)),
-              (rng.standard_normal((32, 10)).astype(np.float32) / 6, np.ones(10, np.float32))]
+    params = [
+        (rng.standard_normal((16, 32)).astype(np.float32) / 4, np.zeros(32, np.float32)),
+        (rng.standard_normal((32, 32)).astype(np.float32) / 6, np.full(32, 0.1, np.float32)),
+        (rng.standard_normal((32, 10)).astype(np.float32) / 6, np.ones(10, np.float32)),
+    ]
     return params, rng.standard_normal((8, 16)).astype(np.float32)
 
 
 def test_jax_optimize_mlp_default_agent():
     import hlogym.jax as hj
+
     params, x = _mlp_args()
     fast = hj.optimize(_mlp, params, x)
     # the shipped agent, auto: never ends above the default pipeline
     assert fast.passes
     default = hj.optimize(_mlp, params, x, agent="default")
-    assert fast.op_counts["optimized"] <= default.op_counts["optimized"] < fast.op_counts["original"]
+    assert (
+        fast.op_counts["optimized"] <= default.op_counts["optimized"] < fast.op_counts["original"]
+    )
     want = np.asarray(_mlp(params, x))
     np.testing.assert_allclose(np.asarray(fast(params, x)), want, rtol=1e-5, atol=1e-5)
     # other inputs of the same shapes: still the same function
     params2 = [(w * 2, b - 1) for w, b in params]
-    np.testing.assert_allclose(np.asarray(fast(params2, x + 1)),
-                               np.asarray(_mlp(params2, x + 1)), rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(
+        np.asarray(fast(params2, x + 1)), np.asarray(_mlp(params2, x + 1)), rtol=1e-4, atol=1e-4
+    )
     with pytest.raises(TypeError, match="leaf"):
         fast(params, x[:4])
     with pytest.raises(TypeError, match="structure"):
@@ -301,8 +327,11 @@ def test_jax_optimize_tuple_and_dict_outputs():
 
     def f(a, b):
         s = a @ b
-        return s + 1.0, {"max": jax.numpy.max(s, axis=0), "n": jax.numpy.sum(a > 0),
-                         "same": (a * 1.0 + 0.0) - a}
+        return s + 1.0, {
+            "max": jax.numpy.max(s, axis=0),
+            "n": jax.numpy.sum(a > 0),
+            "same": (a * 1.0 + 0.0) - a,
+        }
 
     rng = np.random.default_rng(1)
     a = rng.standard_normal((4, 5)).astype(np.float32)
@@ -318,11 +347,14 @@ def test_jax_optimize_tuple_and_dict_outputs():
 
 def test_jax_optimize_named_agents():
     import hlogym.jax as hj
+
     params, x = _mlp_args()
     want = np.asarray(_mlp(params, x))
-    for agent in ("auto:" + str(REPO / "datasets" / "policies" / "auto"),
-                  "policy:" + str(REPO / "datasets" / "policies" / "ppo-gpt2"),
-                  "policy:ppo-gpt2"):  # the shipped policy by its name
+    for agent in (
+        "auto:" + str(REPO / "datasets" / "policies" / "auto"),
+        "policy:" + str(REPO / "datasets" / "policies" / "ppo-gpt2"),
+        "policy:ppo-gpt2",
+    ):  # the shipped policy by its name
         fast = hj.optimize(_mlp, params, x, agent=agent)
         assert fast.op_counts["optimized"] < fast.op_counts["original"], agent
         np.testing.assert_allclose(np.asarray(fast(params, x)), want, rtol=1e-5, atol=1e-5)
@@ -332,6 +364,7 @@ def test_jax_optimize_default_fp_leaves_bf16_roundings_out():
     """agent='default-fp': the default pipeline, then simplify-fp-conversions; a bf16 MLP keeps
     fewer converts than with 'default', and its outputs lie within bf16 rounding of jax.jit's."""
     import hlogym.jax as hj
+
     params, x = _mlp_args()
     params = [(w.astype(jax.numpy.bfloat16), b.astype(jax.numpy.bfloat16)) for w, b in params]
     x = x.astype(jax.numpy.bfloat16)
@@ -349,6 +382,7 @@ def test_jax_optimize_check_speed_runs_the_faster():
     """check_speed times both modules with the harness: the optimized one runs only when it is
     faster beyond the noise; a slower or undecided one falls back to the plain module."""
     import hlogym.jax as hj
+
     params, x = _mlp_args()
     want = np.asarray(_mlp(params, x))
     fast = hj.optimize(_mlp, params, x, check_speed=True, target_seconds=0.05)
@@ -360,18 +394,23 @@ def test_jax_optimize_check_speed_runs_the_faster():
     assert hj.optimize(_mlp, params, x).speed is None
 
 
-@pytest.mark.parametrize("optimized_over_plain, chosen", [(2.0, "jax.jit"), (0.5, "optimized"),
-                                                         (1.0, "jax.jit")])
+@pytest.mark.parametrize(
+    "optimized_over_plain, chosen", [(2.0, "jax.jit"), (0.5, "optimized"), (1.0, "jax.jit")]
+)
 def test_jax_optimize_check_speed_choice(monkeypatch, optimized_over_plain, chosen):
     """The choice follows the harness's verdict: times scripted per round (slower, faster,
     the same), and the function runs the chosen module."""
     import hlogym.jax as hj
+
     rng = np.random.default_rng(3)
 
     def scripted(x, executables, inputs, **kw):
         base = 1e-3 * (1 + rng.random(40))  # the machine's drift, shared by both in a round
-        return {"jax.jit": list(base),
-                "optimized": list(base * optimized_over_plain * (1 + 1e-3 * rng.random(40)))}
+        return {
+            "jax.jit": list(base),
+            "optimized": list(base * optimized_over_plain * (1 + 1e-3 * rng.random(40))),
+        }
+
     monkeypatch.setattr(xla_bench, "measure", scripted)
     params, x = _mlp_args()
     fast = hj.optimize(_mlp, params, x, agent="default", check_speed=True)
@@ -382,12 +421,14 @@ def test_jax_optimize_check_speed_choice(monkeypatch, optimized_over_plain, chos
     else:
         assert fast.passes == ["<xla-cpu-default>"]
         assert fast.op_counts["optimized"] < fast.op_counts["original"]
-    np.testing.assert_allclose(np.asarray(fast(params, x)), np.asarray(_mlp(params, x)),
-                               rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(
+        np.asarray(fast(params, x)), np.asarray(_mlp(params, x)), rtol=1e-5, atol=1e-5
+    )
 
 
 def test_jax_optimize_bad_agent():
     import hlogym.jax as hj
+
     a = np.ones(3, np.float32)
     with pytest.raises(ValueError, match="agent must be one of"):
         hj.optimize(lambda v: v + 1, a, agent="smartest")
@@ -398,6 +439,7 @@ def test_jax_optimize_bad_agent():
 
 
 # --- (c) same results on XLA ------------------------------------------------------------------
+
 
 def default_suite() -> list[tuple[str, Path]]:
     return resolve_modules([str(DEFAULT_SUITE)])
@@ -413,8 +455,9 @@ def family_sample() -> list[tuple[str, Path]]:
         if m["bytes"] <= SAMPLE_MAX_BYTES:
             by_family.setdefault(m["family"], []).append((zlib.crc32(name.encode()), name, m))
         if m["config"]["dtype"] == "f32":
-            smallest_f32[m["family"]] = min(smallest_f32.get(m["family"], (m["bytes"], name, m)),
-                                            (m["bytes"], name, m))
+            smallest_f32[m["family"]] = min(
+                smallest_f32.get(m["family"], (m["bytes"], name, m)), (m["bytes"], name, m)
+            )
     # Families whose every module is larger (the Keras applications): their smallest f32 module
     # (deep bf16 nets on random weights are too ill-conditioned for any comparison).
     for fam, entry in smallest_f32.items():
@@ -489,8 +532,10 @@ def test_agree_allows_excess_precision_and_nothing_else():
     c = xla.agree(X(), wrong, want, original, inputs, strict)
     assert not c.ok and not c.excess_precision and "in f32" in c.message
     assert xla.widened_to_f32("x = bf16[2]{0} bitcast-convert(u16[2]{0} p)") is None
-    assert xla.widened_to_f32("a = bf16[2]{0} add(bf16[2]{0} b, f16[] c)") == \
-        "a = f32[2]{0} add(f32[2]{0} b, f32[] c)"
+    assert (
+        xla.widened_to_f32("a = bf16[2]{0} add(bf16[2]{0} b, f16[] c)")
+        == "a = f32[2]{0} add(f32[2]{0} b, f32[] c)"
+    )
 
 
 # (p + 1000) * 1000 - (p * 1000 + 1e6) is 0; in f32 each side rounds to a multiple of 1/16.
@@ -535,8 +580,13 @@ def test_default_suite_has_the_readme_size():
 def test_default_suite_default_and_greedy_agree_on_xla(name, path):
     passes = HG().greedy(path)
     assert passes, f"greedy found no sequence for {name}"
-    check_same_on_xla(path, {"xla-cpu-default": HG().default(path),
-                             "greedy " + ",".join(passes): HG().opt(path, passes)})
+    check_same_on_xla(
+        path,
+        {
+            "xla-cpu-default": HG().default(path),
+            "greedy " + ",".join(passes): HG().opt(path, passes),
+        },
+    )
 
 
 SAMPLE = family_sample()
@@ -573,20 +623,38 @@ def test_default_hands_xla_convolutions_it_need_not_canonicalize_again():
 
 # --- python -m hlogym.xla_bench ---------------------------------------------------------------
 
+
 def _bench(*args, cwd=REPO):
     import os
     import subprocess
+
     env = dict(os.environ, PYTHONPATH=str(REPO / "python"))
-    return subprocess.run([sys.executable, "-m", "hlogym.xla_bench", *map(str, args)],
-                          capture_output=True, text=True, cwd=cwd, env=env, timeout=600)
+    return subprocess.run(
+        [sys.executable, "-m", "hlogym.xla_bench", *map(str, args)],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        env=env,
+        timeout=600,
+    )
 
 
 def test_xla_bench_cli(tmp_path):
     seqs = tmp_path / "seqs.json"
     seqs.write_text(json.dumps({"mlp_infer": ["algsimp", "call-inliner", "cse", "dce"]}))
     out = tmp_path / "r.json"
-    r = _bench("smoke/mlp_infer", "smoke/einsum", "--sequences", seqs, "--json", out,
-               "--target-seconds", "0.02", "--warmup", "1")
+    r = _bench(
+        "smoke/mlp_infer",
+        "smoke/einsum",
+        "--sequences",
+        seqs,
+        "--json",
+        out,
+        "--target-seconds",
+        "0.02",
+        "--warmup",
+        "1",
+    )
     assert r.returncode == 0, r.stderr[-3000:]
     report = json.loads(out.read_text())
     assert report["config"]["pinning"]["threads"] == 1
@@ -621,8 +689,17 @@ def test_xla_bench_objective_runtime(tmp_path):
     when it beats the original beyond noise, then times original, default and the chosen one
     again."""
     out = tmp_path / "r.json"
-    r = _bench("gpt2/gpt2_infer_L1_d32_h2_s32_b1_bf16", "--objective", "runtime", "--json", out,
-               "--target-seconds", "0.05", "--warmup", "1")
+    r = _bench(
+        "gpt2/gpt2_infer_L1_d32_h2_s32_b1_bf16",
+        "--objective",
+        "runtime",
+        "--json",
+        out,
+        "--target-seconds",
+        "0.05",
+        "--warmup",
+        "1",
+    )
     assert r.returncode == 0, r.stderr[-3000:]
     (row,) = json.loads(out.read_text())["modules"]
     sel, cands = row["selection"], row["candidates"]
@@ -648,8 +725,9 @@ def test_xla_bench_objective_runtime(tmp_path):
 def test_xla_bench_export_shards_merge(tmp_path):
     """--export here, --from-export (as on a machine without hlogym) in two shards, --merge."""
     seqs = tmp_path / "seqs.json"
-    seqs.write_text(json.dumps({"mlp_infer": ["algsimp", "cse", "dce"],
-                                "einsum": ["algsimp", "dce"]}))
+    seqs.write_text(
+        json.dumps({"mlp_infer": ["algsimp", "cse", "dce"], "einsum": ["algsimp", "dce"]})
+    )
     export = tmp_path / "export"
     r = _bench("smoke/mlp_infer", "smoke/einsum", "--sequences", seqs, "--export", export)
     assert r.returncode == 0, r.stderr[-3000:]
@@ -660,8 +738,18 @@ def test_xla_bench_export_shards_merge(tmp_path):
     parts = []
     for i in range(2):
         parts.append(tmp_path / f"part{i}.json")
-        r = _bench("--from-export", export, "--shard", f"{i}/2", "--no-time", "--fast-compile",
-                   "--hlogym", tmp_path / "no-such-binary", "--json", parts[-1])
+        r = _bench(
+            "--from-export",
+            export,
+            "--shard",
+            f"{i}/2",
+            "--no-time",
+            "--fast-compile",
+            "--hlogym",
+            tmp_path / "no-such-binary",
+            "--json",
+            parts[-1],
+        )
         assert r.returncode == 0, r.stderr[-3000:]
         (row,) = json.loads(parts[-1].read_text())["modules"]
         assert row["module"] == index["modules"][i]["module"]
@@ -678,8 +766,13 @@ def test_xla_bench_bad_input():
     r = _bench("smoke/mlp_infer", "--passes", "algsimp,not-a-pass", "--no-time")
     assert r.returncode != 0 and "unknown passes: not-a-pass" in r.stderr
     # pipelines are names a pass list may hold, as in `hlogym opt --passes`
-    r = _bench("smoke/mlp_infer", "--passes", "xla-cpu-default,simplify-fp-conversions",
-               "--no-time", "--fast-compile")
+    r = _bench(
+        "smoke/mlp_infer",
+        "--passes",
+        "xla-cpu-default,simplify-fp-conversions",
+        "--no-time",
+        "--fast-compile",
+    )
     assert r.returncode == 0, r.stderr[-3000:]
     r = _bench("no/such_module", "--no-time")
     assert r.returncode != 0 and "no/such_module" in r.stderr and "Traceback" not in r.stderr

@@ -8,13 +8,14 @@
     .npy files; XLA compiles the module (HLO text -> StableHLO -> CPU executable, see
     python/hlogym/xla.py) and runs it on those inputs; outputs must agree (integers and pred
     exactly, f32 within rtol 1e-4 / atol 1e-5, bf16/f16 within 2e-2 of the array's scale; NaN ==
-    NaN; modules that compute in bf16/f16 get the bf16 tolerance on their f32 outputs too). For every smoke module and a sample of corpus modules (at least 50 in all), on the
-    original module; for the smoke modules also XLA(original) vs XLA(after xla-cpu-default).
+    NaN; modules that compute in bf16/f16 get the bf16 tolerance on their f32 outputs too). For
+    every smoke module and a sample of corpus modules (at least 50 in all), on the original module; for the smoke modules also XLA(original) vs XLA(after xla-cpu-default).
     HLOGYM_ORACLE_FULL=1 compares every corpus module, original and after xla-cpu-default.
 
 The largest relative errors seen are printed (pytest -s) and written to
 build/xla_oracle_report.json, with any module that was not compared and why.
 """
+
 from __future__ import annotations
 
 import functools
@@ -54,16 +55,21 @@ RANDOM_SEQUENCES_CORPUS = 1
 # stream bit for bit, see src/eval/prng.h and test_rng_bit_generator_bits_match_xla.)
 NOT_BIT_COMPATIBLE = {
     " rng(": "rng is keyed by XLA's runtime seed (GetRngSeed) and rng state, which the CPU "
-             "client does not expose",
+    "client does not expose",
 }
 
 
 # --- modules ------------------------------------------------------------------------------
 
+
 def smoke_modules() -> list[Path]:
-    return sorted(p for p in SMOKE.iterdir()
-                  if p.name.endswith((".hlo", ".hlo.gz")) and ".optimized." not in p.name
-                  and ".debuginfo." not in p.name)
+    return sorted(
+        p
+        for p in SMOKE.iterdir()
+        if p.name.endswith((".hlo", ".hlo.gz"))
+        and ".optimized." not in p.name
+        and ".debuginfo." not in p.name
+    )
 
 
 def corpus_entries() -> list[tuple[str, dict]]:
@@ -80,8 +86,9 @@ def corpus_sample(entries, k: int) -> list[tuple[str, dict]]:
     by_family: dict[str, list] = {}
     for name, m in entries:
         by_family.setdefault(m["family"], []).append((name, m))
-    queues = [sorted(by_family[fam], key=lambda nm: (nm[1]["bytes"], nm[0]))
-              for fam in sorted(by_family)]
+    queues = [
+        sorted(by_family[fam], key=lambda nm: (nm[1]["bytes"], nm[0])) for fam in sorted(by_family)
+    ]
     out = []
     while len(out) < k and any(queues):
         for q in queues:
@@ -92,27 +99,33 @@ def corpus_sample(entries, k: int) -> list[tuple[str, dict]]:
 
 SMOKE_MODULES = smoke_modules()
 CORPUS_ENTRIES = corpus_entries()
-ALL_MODULES = [(f"smoke/{p.name}", p) for p in SMOKE_MODULES] + \
-              [(f"corpus/{n}", CORPUS / m["path"]) for n, m in CORPUS_ENTRIES]
-COMPARED = [(f"smoke/{p.name}", p, True) for p in SMOKE_MODULES] + \
-           [(f"corpus/{n}", CORPUS / m["path"], FULL)
-            for n, m in (CORPUS_ENTRIES if FULL else corpus_sample(CORPUS_ENTRIES, CORPUS_SAMPLE))]
+ALL_MODULES = [(f"smoke/{p.name}", p) for p in SMOKE_MODULES] + [
+    (f"corpus/{n}", CORPUS / m["path"]) for n, m in CORPUS_ENTRIES
+]
+COMPARED = [(f"smoke/{p.name}", p, True) for p in SMOKE_MODULES] + [
+    (f"corpus/{n}", CORPUS / m["path"], FULL)
+    for n, m in (CORPUS_ENTRIES if FULL else corpus_sample(CORPUS_ENTRIES, CORPUS_SAMPLE))
+]
 
 
 # --- helpers ------------------------------------------------------------------------------
 
+
 def hlogym(*args: str, timeout: int = 300) -> subprocess.CompletedProcess:
-    return subprocess.run([str(HLOGYM), *map(str, args)], capture_output=True, text=True,
-                          timeout=timeout)
+    return subprocess.run(
+        [str(HLOGYM), *map(str, args)], capture_output=True, text=True, timeout=timeout
+    )
 
 
 def read_module_text(path: Path) -> str:
     name = path.name
     if name.endswith(".zst"):
-        return subprocess.run(["zstd", "-dcq", str(path)], check=True,
-                              capture_output=True).stdout.decode()
+        return subprocess.run(
+            ["zstd", "-dcq", str(path)], check=True, capture_output=True
+        ).stdout.decode()
     if name.endswith(".gz"):
         import gzip
+
         return gzip.decompress(path.read_bytes()).decode()
     return path.read_text()
 
@@ -138,31 +151,49 @@ def random_sequence(key: str, k: int) -> list[str]:
 @functools.lru_cache(maxsize=64)
 def default_optimized(path: Path) -> str:
     out = hlogym("opt", path, "--pipeline=xla-cpu-default")
-    assert out.returncode == 0, f"hlogym opt --pipeline=xla-cpu-default {path}: {out.stderr[-2000:]}"
+    assert out.returncode == 0, (
+        f"hlogym opt --pipeline=xla-cpu-default {path}: {out.stderr[-2000:]}"
+    )
     return out.stdout
 
 
 class Report:
     """Collected across tests; written at the end of the session (see the fixture below)."""
-    data = {"parse": {"modules": 0, "texts": 0, "rejected": []},
-            "results": {"compared_original": 0, "compared_optimized": 0, "mismatches": [],
-                        "not_compared": [], "max_rel_err_f32": 0.0,
-                        "max_rel_err_f32_module": None, "max_rel_err_bf16": 0.0,
-                        "max_rel_err_bf16_module": None, "max_scaled_err_f32": 0.0,
-                        "max_scaled_err_bf16": 0.0, "max_scaled_err_bf16_module": None,
-                        "max_tolerance_ratio": 0.0, "max_tolerance_ratio_module": None,
-                        "optimized_max_rel_err_f32": 0.0, "optimized_max_rel_err_bf16": 0.0,
-                        "per_module": {}}}
+
+    data = {
+        "parse": {"modules": 0, "texts": 0, "rejected": []},
+        "results": {
+            "compared_original": 0,
+            "compared_optimized": 0,
+            "mismatches": [],
+            "not_compared": [],
+            "max_rel_err_f32": 0.0,
+            "max_rel_err_f32_module": None,
+            "max_rel_err_bf16": 0.0,
+            "max_rel_err_bf16_module": None,
+            "max_scaled_err_f32": 0.0,
+            "max_scaled_err_bf16": 0.0,
+            "max_scaled_err_bf16_module": None,
+            "max_tolerance_ratio": 0.0,
+            "max_tolerance_ratio_module": None,
+            "optimized_max_rel_err_f32": 0.0,
+            "optimized_max_rel_err_bf16": 0.0,
+            "per_module": {},
+        },
+    }
 
     @classmethod
     def note_comparison(cls, key: str, kind: str, c: xla_runtime.Comparison):
         r = cls.data["results"]
         r["per_module"].setdefault(key, {})[kind] = {
-            "ok": c.ok, "max_rel_err": c.max_rel_err,
+            "ok": c.ok,
+            "max_rel_err": c.max_rel_err,
             "max_rel_err_low_precision": c.max_rel_err_low_precision,
             "max_scaled_err": c.max_scaled_err,
             "max_scaled_err_low_precision": c.max_scaled_err_low_precision,
-            "max_tolerance_ratio": c.max_tolerance_ratio, "message": c.message}
+            "max_tolerance_ratio": c.max_tolerance_ratio,
+            "message": c.message,
+        }
         if c.max_tolerance_ratio > r["max_tolerance_ratio"]:
             r["max_tolerance_ratio"] = c.max_tolerance_ratio
             r["max_tolerance_ratio_module"] = f"{key} ({kind})"
@@ -180,8 +211,9 @@ class Report:
         else:
             r["compared_optimized"] += 1
             r["optimized_max_rel_err_f32"] = max(r["optimized_max_rel_err_f32"], c.max_rel_err)
-            r["optimized_max_rel_err_bf16"] = max(r["optimized_max_rel_err_bf16"],
-                                                  c.max_rel_err_low_precision)
+            r["optimized_max_rel_err_bf16"] = max(
+                r["optimized_max_rel_err_bf16"], c.max_rel_err_low_precision
+            )
         if not c.ok:
             r["mismatches"].append({"module": key, "kind": kind, "message": c.message})
 
@@ -190,32 +222,44 @@ class Report:
 def write_report():
     yield
     import jaxlib
+
     d = dict(Report.data, jaxlib=jaxlib.__version__, full=FULL)
     REPORT.parent.mkdir(parents=True, exist_ok=True)
     REPORT.write_text(json.dumps(d, indent=2, sort_keys=True) + "\n")
     p, r = d["parse"], d["results"]
-    print(f"\n[xla oracle] parse: {p['texts']} texts of {p['modules']} modules, "
-          f"{len(p['rejected'])} rejected by XLA")
-    print(f"[xla oracle] results: {r['compared_original']} modules compared with XLA "
-          f"(original), {r['compared_optimized']} after xla-cpu-default; "
-          f"{len(r['mismatches'])} mismatches, {len(r['not_compared'])} not compared")
-    print(f"[xla oracle] largest relative error hlogym vs XLA, f32 modules: "
-          f"{r['max_rel_err_f32']:.3g} ({r['max_rel_err_f32_module']}); bf16 modules: "
-          f"{r['max_rel_err_bf16']:.3g} element-wise ({r['max_rel_err_bf16_module']}), "
-          f"{r['max_scaled_err_bf16']:.3g} of the array's scale "
-          f"({r['max_scaled_err_bf16_module']})")
-    print(f"[xla oracle] XLA original vs hlogym-optimized: f32 "
-          f"{r['optimized_max_rel_err_f32']:.3g}, bf16 {r['optimized_max_rel_err_bf16']:.3g}; "
-          f"largest error/tolerance {r['max_tolerance_ratio']:.3g} "
-          f"({r['max_tolerance_ratio_module']})")
+    print(
+        f"\n[xla oracle] parse: {p['texts']} texts of {p['modules']} modules, "
+        f"{len(p['rejected'])} rejected by XLA"
+    )
+    print(
+        f"[xla oracle] results: {r['compared_original']} modules compared with XLA "
+        f"(original), {r['compared_optimized']} after xla-cpu-default; "
+        f"{len(r['mismatches'])} mismatches, {len(r['not_compared'])} not compared"
+    )
+    print(
+        f"[xla oracle] largest relative error hlogym vs XLA, f32 modules: "
+        f"{r['max_rel_err_f32']:.3g} ({r['max_rel_err_f32_module']}); bf16 modules: "
+        f"{r['max_rel_err_bf16']:.3g} element-wise ({r['max_rel_err_bf16_module']}), "
+        f"{r['max_scaled_err_bf16']:.3g} of the array's scale "
+        f"({r['max_scaled_err_bf16_module']})"
+    )
+    print(
+        f"[xla oracle] XLA original vs hlogym-optimized: f32 "
+        f"{r['optimized_max_rel_err_f32']:.3g}, bf16 {r['optimized_max_rel_err_bf16']:.3g}; "
+        f"largest error/tolerance {r['max_tolerance_ratio']:.3g} "
+        f"({r['max_tolerance_ratio_module']})"
+    )
     looks = r.get("second_looks", {})
-    print(f"[xla oracle] second looks (tolerance failed): {len(looks)}, passed "
-          f"{sum(v['passed'] for v in looks.values())}: " +
-          "; ".join(f"{k}: {v['note']}" for k, v in looks.items()))
+    print(
+        f"[xla oracle] second looks (tolerance failed): {len(looks)}, passed "
+        f"{sum(v['passed'] for v in looks.values())}: "
+        + "; ".join(f"{k}: {v['note']}" for k, v in looks.items())
+    )
     print(f"[xla oracle] report: {REPORT}")
 
 
 # --- (a) XLA parses hlogym's text ------------------------------------------------------------
+
 
 @pytest.mark.parametrize("key,path", ALL_MODULES, ids=[k for k, _ in ALL_MODULES])
 def test_xla_parses_hlogym_text(key, path, tmp_path):
@@ -271,6 +315,7 @@ def not_bit_compatible(text: str) -> str | None:
 #     are equal within the tolerance the float outputs are compared with (a tie within
 #     rounding), and the operand itself matches XLA's (within tolerance, or by check (1)).
 
+
 def _run_in_f64(text: str, inputs) -> list:
     with jax.enable_x64(True):
         return xla_runtime.run_in_f64(xla(), text, inputs)
@@ -282,7 +327,7 @@ def f64_reference_check(text: str, inputs, ours, theirs) -> tuple[bool, str]:
 
 def _definitions(text: str) -> dict[str, tuple[str, str]]:
     """name -> (shape, rest of the line) for the ENTRY computation's instructions."""
-    entry = text[text.index("\nENTRY "):]
+    entry = text[text.index("\nENTRY ") :]
     out = {}
     for m in re.finditer(r"^\s*(?:ROOT )?%?([\w.\-]+) = (\S+) (.*)$", entry, re.M):
         out[m.group(1)] = (m.group(2), m.group(3))
@@ -291,7 +336,8 @@ def _definitions(text: str) -> dict[str, tuple[str, str]]:
 
 def argmax_tie_check(text: str, inputs, ours, theirs, low: bool) -> tuple[bool, str]:
     import numpy as np
-    entry = text[text.index("\nENTRY "):]
+
+    entry = text[text.index("\nENTRY ") :]
     root = re.search(r"^\s*ROOT %?[\w.\-]+ = (\(.*\)) tuple\(([^()]*)\)", entry, re.M)
     if not root:
         return False, "root is not a tuple"
@@ -314,8 +360,11 @@ def argmax_tie_check(text: str, inputs, ours, theirs, low: bool) -> tuple[bool, 
     if not extra:
         return False, "no integer leaf differs"
     shapes = root.group(1)[1:-1] + "".join(f", {defs[n][0]}" for n in extra)
-    new_root = root.group(0).replace(root.group(1), f"({shapes})", 1).replace(
-        f"tuple({root.group(2)})", f"tuple({root.group(2)}, {', '.join(extra)})")
+    new_root = (
+        root.group(0)
+        .replace(root.group(1), f"({shapes})", 1)
+        .replace(f"tuple({root.group(2)})", f"tuple({root.group(2)}, {', '.join(extra)})")
+    )
     text2 = xla_runtime.strip_entry_layout(text).replace(root.group(0), new_root)
     with tempfile.TemporaryDirectory() as d:
         p = Path(d) / "m.hlo"
@@ -333,34 +382,49 @@ def argmax_tie_check(text: str, inputs, ours, theirs, low: bool) -> tuple[bool, 
             ref = np.asarray(_run_in_f64(text2, inputs)[j], dtype=np.float64)
             err_ours, err_xla = float(np.abs(lo - ref).max()), float(np.abs(lx - ref).max())
             if err_ours > max(2 * err_xla, 1e-6):
-                return False, (f"leaf {i}: the argmax operand differs ({c.message}) and is "
-                               f"{err_ours:.3g} from f64 against XLA's {err_xla:.3g}")
-            notes.append(f"argmax operand of leaf {i} outside tolerance, but |hlogym - f64| "
-                         f"{err_ours:.3g} vs |XLA - f64| {err_xla:.3g}")
+                return False, (
+                    f"leaf {i}: the argmax operand differs ({c.message}) and is "
+                    f"{err_ours:.3g} from f64 against XLA's {err_xla:.3g}"
+                )
+            notes.append(
+                f"argmax operand of leaf {i} outside tolerance, but |hlogym - f64| "
+                f"{err_ours:.3g} vs |XLA - f64| {err_xla:.3g}"
+            )
         lo, lx = lo.reshape(-1, lo.shape[-1]), lx.reshape(-1, lx.shape[-1])
         a, b = ours[i].reshape(-1), theirs[i].reshape(-1)
         for row in np.flatnonzero(a != b):
             for logit in (lo[row], lx[row]):
                 big = float(np.abs(logit).max())
                 va, vb = logit[a[row]], logit[b[row]]
-                tol = (max(1e-2, 2e-2 * big) + 2e-2 * max(abs(va), abs(vb))) if low else \
-                    (1e-5 + 1e-4 * max(abs(va), abs(vb)))
+                tol = (
+                    (max(1e-2, 2e-2 * big) + 2e-2 * max(abs(va), abs(vb)))
+                    if low
+                    else (1e-5 + 1e-4 * max(abs(va), abs(vb)))
+                )
                 if abs(va - vb) > tol:
-                    return False, (f"leaf {i}[{row}]: index {a[row]} vs {b[row]}, values "
-                                   f"{va:.6g} vs {vb:.6g} differ by more than {tol:.3g}")
-            notes.append(f"leaf {i}[{row}]: index {a[row]} vs {b[row]} tie within "
-                         f"{abs(lo[row][a[row]] - lo[row][b[row]]):.3g} (hlogym), "
-                         f"{abs(lx[row][a[row]] - lx[row][b[row]]):.3g} (XLA)")
+                    return False, (
+                        f"leaf {i}[{row}]: index {a[row]} vs {b[row]}, values "
+                        f"{va:.6g} vs {vb:.6g} differ by more than {tol:.3g}"
+                    )
+            notes.append(
+                f"leaf {i}[{row}]: index {a[row]} vs {b[row]} tie within "
+                f"{abs(lo[row][a[row]] - lo[row][b[row]]):.3g} (hlogym), "
+                f"{abs(lx[row][a[row]] - lx[row][b[row]]):.3g} (XLA)"
+            )
     return True, "; ".join(notes)
 
 
 def second_look(text: str, inputs, ours, theirs, low: bool) -> tuple[bool, str]:
     """After a failed comparison: the argmax tie check when only integer outputs differ,
     the f64 reference check for f32 modules whose float outputs are out of tolerance."""
+
     def is_float(a):
         return a.dtype.kind in "fc" or str(a.dtype) == "bfloat16"
-    float_bad = any(is_float(a) and not xla_runtime.compare_outputs(
-        [a], [b], all_low_precision=low).ok for a, b in zip(ours, theirs))
+
+    float_bad = any(
+        is_float(a) and not xla_runtime.compare_outputs([a], [b], all_low_precision=low).ok
+        for a, b in zip(ours, theirs)
+    )
     if not float_bad:
         return argmax_tie_check(text, inputs, ours, theirs, low)
     return f64_reference_check(text, inputs, ours, theirs)
@@ -370,6 +434,7 @@ def xla_misses_f64(text: str, inputs, theirs, low: bool) -> str:
     """Why the comparison cannot judge: XLA's own outputs are out of tolerance of the module
     computed in f64 (the graph amplifies rounding on these inputs), or "" when they are not."""
     import numpy as np
+
     ref = [np.asarray(r).astype(t.dtype) for r, t in zip(_run_in_f64(text, inputs), theirs)]
     c = xla_runtime.compare_outputs(theirs, ref, all_low_precision=low)
     return "" if c.ok else f"XLA's own result misses its f64 result: {c.message}"
@@ -430,7 +495,10 @@ def test_same_results_on_xla(key, path, with_optimized, tmp_path):
         if not c.ok:
             passed, note = second_look(text, inputs, ours, theirs, low)
             Report.data["results"].setdefault("second_looks", {})[key] = {
-                "passed": passed, "note": note, "tolerance_failure": c.message}
+                "passed": passed,
+                "note": note,
+                "tolerance_failure": c.message,
+            }
             if passed:
                 c.ok, c.message = True, f"within tolerance on a second look: {note}"
             else:
@@ -440,8 +508,13 @@ def test_same_results_on_xla(key, path, with_optimized, tmp_path):
                 Report.data["results"].setdefault("not_judged", {})[key] = unjudgeable
                 assert key in NOT_JUDGED, f"not judged and not listed in NOT_JUDGED: {unjudgeable}"
                 c.ok, c.message = True, f"not judged ({NOT_JUDGED[key]}): {unjudgeable}"
-        if key in NOT_JUDGED and c.ok and not unjudgeable and not vacuous and key not in Report.data["results"].get(
-                "second_looks", {}):
+        if (
+            key in NOT_JUDGED
+            and c.ok
+            and not unjudgeable
+            and not vacuous
+            and key not in Report.data["results"].get("second_looks", {})
+        ):
             failures.append(f"{key} is listed in NOT_JUDGED but now agrees with XLA: unlist it")
         Report.note_comparison(key, "original", c)
         if not c.ok:
@@ -462,28 +535,34 @@ def test_rng_bit_generator_bits_match_xla(tmp_path):
     path = SMOKE / "rng_bit_generator.hlo"
     out = hlogym("run", path, "--io", tmp_path)
     assert out.returncode == 0, out.stderr
-    theirs = xla().run(xla().compile(path.read_text()),
-                       xla_runtime.load_io_dir(tmp_path, "inputs"))
+    theirs = xla().run(xla().compile(path.read_text()), xla_runtime.load_io_dir(tmp_path, "inputs"))
     c = xla_runtime.compare_outputs(xla_runtime.load_io_dir(tmp_path, "outputs"), theirs)
     assert c.ok, c.message
 
 
-RNG_CASES = [(alg, state, bits)
-             for alg, state in [("rng_philox", "{7, 18446744073709551613}"),
-                                ("rng_philox", "{7, 18446744073709551613, 41}"),
-                                ("rng_three_fry", "{12345678901234, 18446744073709551610}")]
-             for bits in ["u32[]", "u32[7]", "u32[3,5]", "u32[3,4,5]", "u64[5]", "u16[9]", "u8[2,3]"]]
+RNG_CASES = [
+    (alg, state, bits)
+    for alg, state in [
+        ("rng_philox", "{7, 18446744073709551613}"),
+        ("rng_philox", "{7, 18446744073709551613, 41}"),
+        ("rng_three_fry", "{12345678901234, 18446744073709551610}"),
+    ]
+    for bits in ["u32[]", "u32[7]", "u32[3,5]", "u32[3,4,5]", "u64[5]", "u16[9]", "u8[2,3]"]
+]
 
 
-@pytest.mark.parametrize("alg,state,bits", RNG_CASES, ids=[f"{a}-{len(s.split(','))}w-{b}"
-                                                          for a, s, b in RNG_CASES])
+@pytest.mark.parametrize(
+    "alg,state,bits", RNG_CASES, ids=[f"{a}-{len(s.split(','))}w-{b}" for a, s, b in RNG_CASES]
+)
 def test_rng_bit_generator_algorithms_match_xla(alg, state, bits, tmp_path):
     """Philox and ThreeFry, 2- and 3-word states whose counter wraps, narrow and wide results:
     hlogym's evaluator against XLA's CPU backend, bit for bit (a constant state, so the wrap
     is exercised)."""
     words = len(state.split(","))
-    text = (f"HloModule m\n\nENTRY e {{\n  s = u64[{words}] constant({state})\n"
-            f"  ROOT r = (u64[{words}], {bits}) rng-bit-generator(s), algorithm={alg}\n}}\n")
+    text = (
+        f"HloModule m\n\nENTRY e {{\n  s = u64[{words}] constant({state})\n"
+        f"  ROOT r = (u64[{words}], {bits}) rng-bit-generator(s), algorithm={alg}\n}}\n"
+    )
     path = tmp_path / "m.hlo"
     path.write_text(text)
     (tmp_path / "io").mkdir()
