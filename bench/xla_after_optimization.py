@@ -4,7 +4,7 @@
     .venv/bin/python bench/xla_after_optimization.py MODULE [MODULE ...]
 
 For each module (a corpus name, a path) the original, xla-cpu-default's output and every list
-candidate of `--objective runtime` (hlogym.xla_bench.RUNTIME_CANDIDATES, handed back as
+candidate of `--objective runtime` (hlogym.timing.RUNTIME_CANDIDATES, handed back as
 `hlogym opt --for-xla` writes them) are compiled by the pinned jaxlib, and the module XLA ran
 its full pipeline to is read back from the executable. Printed per variant: instructions and
 fusions in its entry computation, and converts anywhere (inside fusions too): what explains a

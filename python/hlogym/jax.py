@@ -15,7 +15,7 @@ dtypes. Keyword arguments and static arguments are not supported: close over the
 
 Fewer instructions do not always run faster. With ``check_speed=True`` the optimized module and
 the plain one (what ``jax.jit`` compiles) are timed on the example arguments by
-``hlogym.xla_bench``'s harness (paired rounds, a bootstrap interval), and the optimized one is
+``hlogym.timing``'s harness (paired rounds, a bootstrap interval), and the optimized one is
 kept only when its interval lies above 1 (faster beyond the noise of that measurement);
 otherwise the function runs the plain module (``passes`` is then empty). ``speed`` says what
 was measured and which one was chosen.
@@ -90,7 +90,7 @@ def _choose_passes(hg, path: Path, agent, seed: int, budget: int | None) -> list
         if agent == "none":
             return []
         if agent == "default-fp":
-            from .xla_bench import RUNTIME_CANDIDATES
+            from .timing import RUNTIME_CANDIDATES
 
             return list(RUNTIME_CANDIDATES["default-fp"])
         extra = ["--budget", str(budget)] if budget else []
@@ -130,7 +130,7 @@ def optimize(
       'evo' (``hlogym search --algo``; budget is its --budget), 'default' (the xla-cpu-default
       pipeline), 'default-fp' (the default, then simplify-fp-conversions: bf16 computed in f32
       without rounding between operations, as XLA:GPU does with excess precision allowed; see
-      hlogym.xla_bench.RUNTIME_CANDIDATES), 'none' (hlogym's text unchanged), or a list of pass
+      hlogym.timing.RUNTIME_CANDIDATES), 'none' (hlogym's text unchanged), or a list of pass
       and pipeline names applied in order.
     platform: XLA platform ('cpu', or 'gpu' when jaxlib has one).
     check_speed: time the optimized and the plain module on example_args (about target_seconds
@@ -140,7 +140,7 @@ def optimize(
 
     if not callable(fn):
         raise TypeError(f"optimize: fn must be callable, not {type(fn).__name__}")
-    from .xla_bench import Hlogym  # the CLI wrapper (fmt, opt, search, stats)
+    from .cli import Hlogym
 
     hg = Hlogym(hlogym_binary)
     lowered = jax.jit(fn, keep_unused=True).lower(*example_args)
@@ -192,20 +192,20 @@ def _faster_of(x, plain, optimized, inputs, seed: int, target_seconds: float) ->
     chosen only when it is faster beyond the measurement's noise (Speedup.gain)."""
     import numpy as np
 
-    from . import xla_bench
+    from . import timing
 
-    times = xla_bench.measure(
+    times = timing.measure(
         x,
         {"jax.jit": plain, "optimized": optimized},
         [np.asarray(a) for a in inputs],
         target_seconds=target_seconds,
         seed=seed,
     )
-    s = xla_bench.speedup(times["jax.jit"], times["optimized"], seed=seed)
+    s = timing.speedup(times["jax.jit"], times["optimized"], seed=seed)
     return {
         **s.as_dict(),
         "chosen": "optimized" if s.gain else "jax.jit",
-        "median_s": xla_bench.medians(times),
+        "median_s": timing.medians(times),
     }
 
 

@@ -39,16 +39,22 @@ import gzip
 import json
 import math
 import os
-import subprocess
 import sys
 import time
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
 
 import numpy as np
 
 from . import _locate
+from .cli import Hlogym
+from .timing import (
+    MARGIN,
+    RUNTIME_CANDIDATES,
+    VERDICTS,
+    measure,
+    medians,
+    speedup,
+)
 
 # Relative to the data root (a checkout, or an installed share/hlogym; see _locate.py).
 DEFAULT_SUITE = "datasets/corpus/default_suite.txt"
@@ -134,61 +140,6 @@ def resolve_modules(locs: list[str]) -> list[tuple[str, Path]]:
     return out
 
 
-# --- hlogym -----------------------------------------------------------------------------------
-
-
-class Hlogym:
-    def __init__(self, binary: str | os.PathLike | None = None):
-        self.binary = Path(binary) if binary else _locate.cli_binary()
-        if not self.binary.exists():
-            raise FileNotFoundError(f"{self.binary} is not built; run scripts/setup.sh")
-
-    def __call__(self, *args, stdin: str | None = None, timeout: float = 1800) -> str:
-        out = subprocess.run(
-            [str(self.binary), *map(str, args)],
-            input=stdin,
-            capture_output=True,
-            text=True,
-            timeout=timeout,
-        )
-        if out.returncode != 0:
-            cmd = " ".join(map(str, args))
-            raise RuntimeError(f"hlogym {cmd}: exit {out.returncode}: {out.stderr.strip()[-2000:]}")
-        return out.stdout
-
-    def fmt(self, path: Path) -> str:
-        return self("fmt", path)
-
-    def pass_names(self) -> set[str]:
-        """Every name a pass list may hold: the registered passes and the pipelines."""
-        listing = json.loads(self("list-passes", "--json"))
-        return {p["name"] for p in listing["passes"] + listing["pipelines"]}
-
-    # default and opt make modules for XLA to compile, hence `opt --for-xla` (what XLA:CPU
-    # rewrites only after its own convolution canonicalization is left to XLA).
-    def default(self, path: Path) -> str:
-        return self("opt", path, "--pipeline=xla-cpu-default", "--for-xla")
-
-    def opt(self, path: Path, passes: list[str]) -> str:
-        if not passes:
-            return self.fmt(path)
-        return self("opt", path, "--passes=" + ",".join(passes), "--for-xla")
-
-    def search(self, path: Path, algo: str, seed: int = 0) -> list[str] | None:
-        """The pass sequence `hlogym search --algo ALGO` finds; None when it failed hlogym's
-        own equivalence check."""
-        report = json.loads(self("search", path, "--algo", algo, "--json", "-q", "--seed", seed))
-        (b,) = report["benchmarks"]
-        return None if b.get("valid") is False else list(b["passes"])
-
-    def greedy(self, path: Path, seed: int = 0) -> list[str]:
-        return self.search(path, "greedy", seed) or []
-
-    def op_count(self, text: str) -> int:
-        data = json.loads(self("stats", "-", "--json", stdin=text))
-        return int((data[0] if isinstance(data, list) else data)["op_count"])
-
-
 def load_sequences(path: str) -> tuple[dict[str, list[str]], dict[str, str]]:
     """({module name: passes}, {module name: why it is not handed back}) from `hlogym
     search/eval --json` output or a plain {name: [..]}. A result that failed hlogym's own
@@ -209,131 +160,6 @@ def load_sequences(path: str) -> tuple[dict[str, list[str]], dict[str, str]]:
     else:
         raise ValueError(f"{path}: expected `hlogym search --json` output or {{name: [passes]}}")
     return out, rejected
-
-
-# --- run-time measurement: the one place hlogym times XLA executables ----------------------
-
-# A speed-up within MARGIN of 1 is never called faster or slower, whatever its interval. A run's
-# interval covers the noise within that process only; between two runs of the test split on
-# this project's 2-core machine a ratio moves by about 3% at the 90th percentile, so a 2%
-# margin gives the same verdict twice on only about 85% of graphs, 5% on 96% or more (docs/xla.md,
-# "Run time on XLA:CPU", has today's numbers).
-MARGIN = 0.05
-CONFIDENCE = 0.95
-RESAMPLES = 2000
-VERDICTS = ("faster", "slower", "within noise")
-
-
-def measure(
-    x,
-    executables: dict,
-    inputs,
-    *,
-    warmup: int = 3,
-    min_rounds: int = 10,
-    max_rounds: int = 1000,
-    target_seconds: float = 1.0,
-    seed: int = 0,
-) -> dict[str, list[float]]:
-    """Seconds per execution of each executable (same signature, same inputs, already on the
-    device; outputs waited for), in paired rounds: every round runs each executable once, in an
-    order shuffled per round (seeded), so neither the order nor the machine's slow drift favours
-    one; entry i of every list comes from round i. Warm-up runs first, then as many rounds as fit
-    target_seconds per executable (estimated from the warm-up), within the bounds. An executable
-    that donates its inputs (a training step updating weights in place) gets fresh buffers
-    before each run, outside the timed span."""
-    buffers = x.put(inputs)
-    donating = set()  # executables that consume (donate) their input buffers
-    for k, exe in executables.items():
-        x.execute(exe, buffers)  # first run: allocation, page faults
-        if any(b.is_deleted() for b in buffers):
-            donating.add(k)
-            buffers = x.put(inputs)
-
-    def run(k) -> float:
-        nonlocal buffers
-        if k in donating:
-            buffers = x.put(inputs)  # fresh inputs, outside the timed span
-        t0 = time.perf_counter()
-        x.execute(executables[k], buffers)
-        return time.perf_counter() - t0
-
-    estimate = {k: sum(run(k) for _ in range(max(1, warmup))) / max(1, warmup) for k in executables}
-    slowest = max(estimate.values(), default=0.0)
-    rounds = max_rounds if slowest <= 0 else int(target_seconds / slowest)
-    rounds = min(max_rounds, max(min_rounds, rounds))
-    rng = np.random.default_rng(seed)
-    names = list(executables)
-    times: dict[str, list[float]] = {k: [] for k in names}
-    for _ in range(rounds):
-        for i in rng.permutation(len(names)):
-            times[names[i]].append(run(names[i]))
-    return times
-
-
-def medians(times: dict[str, list[float]]) -> dict[str, float]:
-    """The median seconds of each variant `measure` timed."""
-    return {k: float(np.median(v)) for k, v in times.items()}
-
-
-@dataclass(frozen=True)
-class Speedup:
-    """t_base / t_new over paired rounds: `ratio` is the median of the per-round ratios (a round
-    the machine was slow in slows both sides, and cancels), [low, high] its bootstrap percentile
-    interval (rounds resampled whole), `verdict` one of VERDICTS."""
-
-    ratio: float
-    low: float
-    high: float
-    verdict: str
-    rounds: int
-
-    @property
-    def gain(self) -> bool:
-        """Faster beyond this run's own noise (the interval lies above 1): the bar for choosing
-        the faster of two modules, which a second measurement then confirms."""
-        return self.low > 1
-
-    def as_dict(self) -> dict:
-        return {
-            "ratio": self.ratio,
-            "low": self.low,
-            "high": self.high,
-            "verdict": self.verdict,
-            "rounds": self.rounds,
-        }
-
-
-def verdict(ratio: float, low: float, high: float, margin: float = MARGIN) -> str:
-    """'faster' when the interval lies above 1 and the ratio is at least 1 + margin, 'slower'
-    in the mirror case, 'within noise' otherwise."""
-    if low > 1 and ratio >= 1 + margin:
-        return "faster"
-    if high < 1 and ratio <= 1 / (1 + margin):
-        return "slower"
-    return "within noise"
-
-
-def speedup(
-    base: Sequence[float],
-    new: Sequence[float],
-    *,
-    margin: float = MARGIN,
-    confidence: float = CONFIDENCE,
-    resamples: int = RESAMPLES,
-    seed: int = 0,
-) -> Speedup:
-    """How much faster `new` runs than `base`, from the paired rounds of `measure`."""
-    if len(base) != len(new) or not base:
-        raise ValueError(f"speedup: need paired rounds, got {len(base)} and {len(new)} times")
-    per_round = np.asarray(base, dtype=float) / np.asarray(new, dtype=float)
-    idx = np.random.default_rng(seed).integers(0, len(per_round), (resamples, len(per_round)))
-    resampled = np.median(per_round[idx], axis=1)
-    low, high = np.quantile(resampled, [(1 - confidence) / 2, (1 + confidence) / 2])
-    ratio = float(np.median(per_round))
-    return Speedup(
-        ratio, float(low), float(high), verdict(ratio, low, high, margin), len(per_round)
-    )
 
 
 def geomean(xs: list[float]) -> float:
@@ -394,31 +220,6 @@ def add_runtime_candidates(hg: Hlogym, row: dict, path: Path, seed: int) -> dict
             row["candidates"]["cand:" + name] = passes
             row["op_count"]["cand:" + name] = hg.op_count(text)
     return row
-
-
-# --objective runtime: sequences from other agents and pipelines, each a candidate for the
-# fastest variant (a str: `hlogym search --algo`; a list: the passes themselves).
-# "default-fp" is xla-cpu-default followed by simplify-fp-conversions, which removes the
-# f32 -> bf16 -> f32 round trips that float normalization leaves around every bf16 operation
-# XLA:CPU computes in f32. XLA:GPU runs it right after its float normalization whenever excess
-# precision is allowed (xla_allow_excess_precision, on by default, also in JAX); XLA:CPU only in
-# oneDNN builds, which jaxlib is not. The prefix (deduplication and CSE before inlining) is the
-# one the greedy agent's sequences start with.
-RUNTIME_CANDIDATES = {
-    "auto": "auto",
-    "greedy": "greedy",
-    "default-exact": ["xla-cpu-default-exact"],
-    "default-fp": [
-        "computation-deduplicator",
-        "cse",
-        "algsimp",
-        "cse",
-        "xla-cpu-default",
-        "simplify-fp-conversions",
-        "xla-cpu-simplification",
-        "cse",
-    ],
-}
 
 
 def bench_module(x, row: dict, args) -> dict:

@@ -42,11 +42,11 @@ if not HLOGYM.exists():  # scripts/test.sh builds it; a missing binary is a fail
 
 import ml_dtypes  # noqa: E402
 
-from hlogym import xla, xla_bench  # noqa: E402
+from hlogym import timing, xla, xla_bench  # noqa: E402
+from hlogym.cli import Hlogym  # noqa: E402
 from hlogym.xla_bench import (  # noqa: E402
     DEFAULT_SUITE,
     FAST_COMPILE,
-    Hlogym,  # noqa: E402
     corpus_manifest,
     module_name,
     resolve_modules,
@@ -205,7 +205,7 @@ def test_run_computes_the_module():
 
 
 def test_measure_pairs_rounds():
-    from hlogym.xla_bench import measure
+    from hlogym.timing import measure
 
     exe = X().compile(ADD)
     inputs = [np.array([1.5, -2, 3], np.float32), np.array([7, -1], np.int32), np.array(True)]
@@ -236,26 +236,26 @@ def test_speedup_interval_and_verdicts():
     rng = np.random.default_rng(0)
     # The machine drifts 10x over the run; each round pairs the two, so the ratio stays exact.
     drift = np.exp(rng.uniform(0, np.log(10), 60))
-    s = xla_bench.speedup(list(drift * 1.10), list(drift))
+    s = timing.speedup(list(drift * 1.10), list(drift))
     assert s.ratio == pytest.approx(1.10) and s.verdict == "faster" and s.rounds == 60
     assert s.low == pytest.approx(1.10) and s.high == pytest.approx(1.10)
-    s = xla_bench.speedup(list(drift), list(drift * 1.10))
+    s = timing.speedup(list(drift), list(drift * 1.10))
     assert s.verdict == "slower" and s.ratio == pytest.approx(1 / 1.10)
     # Noise of +-20% per run around a true 5% speed-up: an interval around 1.05 that excludes 1.
     base = drift * 1.05 * rng.uniform(0.8, 1.2, 60)
     new = drift * rng.uniform(0.8, 1.2, 60)
-    s = xla_bench.speedup(list(base), list(new))
+    s = timing.speedup(list(base), list(new))
     assert s.low < 1.05 < s.high and s.high - s.low > 0.02
     # Below the margin, or an interval that holds 1: within noise (but a gain, to choose by).
-    small = xla_bench.speedup(list(drift * 1.01), list(drift))
+    small = timing.speedup(list(drift * 1.01), list(drift))
     assert small.verdict == "within noise" and small.gain
-    noisy = xla_bench.speedup(list(drift * rng.uniform(0.5, 1.5, 60)), list(drift))
+    noisy = timing.speedup(list(drift * rng.uniform(0.5, 1.5, 60)), list(drift))
     assert noisy.low < 1 < noisy.high and noisy.verdict == "within noise" and not noisy.gain
-    assert xla_bench.verdict(1.5, 0.99, 2.0) == "within noise"
-    assert xla_bench.verdict(1.5, 1.01, 2.0) == "faster"
-    assert xla_bench.verdict(0.5, 0.4, 0.99) == "slower"
+    assert timing.verdict(1.5, 0.99, 2.0) == "within noise"
+    assert timing.verdict(1.5, 1.01, 2.0) == "faster"
+    assert timing.verdict(0.5, 0.4, 0.99) == "slower"
     with pytest.raises(ValueError, match="paired"):
-        xla_bench.speedup([1.0, 2.0], [1.0])
+        timing.speedup([1.0, 2.0], [1.0])
 
 
 def test_compare_outputs_rules():
@@ -370,7 +370,7 @@ def test_jax_optimize_default_fp_leaves_bf16_roundings_out():
     x = x.astype(jax.numpy.bfloat16)
     fp = hj.optimize(_mlp, params, x, agent="default-fp")
     default = hj.optimize(_mlp, params, x, agent="default")
-    assert fp.passes == xla_bench.RUNTIME_CANDIDATES["default-fp"]
+    assert fp.passes == timing.RUNTIME_CANDIDATES["default-fp"]
     assert fp.hlo_optimized.count(" convert(") < default.hlo_optimized.count(" convert(")
     got, want = np.asarray(fp(params, x), np.float32), np.asarray(_mlp(params, x), np.float32)
     assert fp(params, x).dtype == jax.numpy.bfloat16
@@ -387,7 +387,7 @@ def test_jax_optimize_check_speed_runs_the_faster():
     want = np.asarray(_mlp(params, x))
     fast = hj.optimize(_mlp, params, x, check_speed=True, target_seconds=0.05)
     s = fast.speed
-    assert s["verdict"] in xla_bench.VERDICTS and s["low"] <= s["ratio"] <= s["high"]
+    assert s["verdict"] in timing.VERDICTS and s["low"] <= s["ratio"] <= s["high"]
     assert s["chosen"] == ("optimized" if s["low"] > 1 else "jax.jit")
     assert (fast.passes == []) == (s["chosen"] == "jax.jit") and s["agent_passes"]
     np.testing.assert_allclose(np.asarray(fast(params, x)), want, rtol=1e-5, atol=1e-5)
@@ -411,7 +411,7 @@ def test_jax_optimize_check_speed_choice(monkeypatch, optimized_over_plain, chos
             "optimized": list(base * optimized_over_plain * (1 + 1e-3 * rng.random(40))),
         }
 
-    monkeypatch.setattr(xla_bench, "measure", scripted)
+    monkeypatch.setattr(timing, "measure", scripted)
     params, x = _mlp_args()
     fast = hj.optimize(_mlp, params, x, agent="default", check_speed=True)
     assert fast.speed["chosen"] == chosen
@@ -665,7 +665,7 @@ def test_xla_bench_cli(tmp_path):
     assert row["rounds"] >= 10 and all(t > 0 for t in row["median_s"].values())
     assert all(len(v) == row["rounds"] for v in row["times_s"].values())
     sp = row["speedups"]["agent_over_default"]
-    assert sp["low"] <= sp["ratio"] <= sp["high"] and sp["verdict"] in xla_bench.VERDICTS
+    assert sp["low"] <= sp["ratio"] <= sp["high"] and sp["verdict"] in timing.VERDICTS
     d = report["summary"]["agent_over_default"]
     assert d["modules"] == 1 and d["geomean"] == pytest.approx(sp["ratio"])
     assert sum(d["verdicts"].values()) == 1
@@ -707,7 +707,7 @@ def test_xla_bench_objective_runtime(tmp_path):
     # default-fp; in this bf16 module simplify-fp-conversions removes 99 of 136 converts, so
     # default-fp's text is one of them
     assert {"original", "default", "agent"} <= set(cands) and len(cands) >= 4
-    assert cands["cand:default-fp"] == xla_bench.RUNTIME_CANDIDATES["default-fp"]
+    assert cands["cand:default-fp"] == timing.RUNTIME_CANDIDATES["default-fp"]
     assert row["op_count"]["cand:default-fp"] < row["op_count"]["default"]
     assert set(sel["median_s"]) == set(cands)  # every candidate agreed with the original
     assert all(v["ok"] for v in sel["agree"].values())
