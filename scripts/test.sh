@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Builds hlogym (scripts/setup.sh --rl: also the RL libraries the tests train with) and runs every
 # test suite: ctest on build/, then pytest on python/tests and tests/python (whichever exist and
-# hold tests), then lints the Python (ruff, pyproject.toml) and builds the documentation site
-# (mkdocs.yml) with warnings as errors. Every runner runs even when an earlier one failed; the
-# exit status is non-zero when any of them failed.
+# hold tests), then runs the shipped policy with the installed command from another folder, lints
+# the Python (ruff, pyproject.toml) and builds the documentation site (mkdocs.yml) with warnings as
+# errors. Every runner runs even when an earlier one failed; the exit status is non-zero when any
+# of them failed.
 # Usage: scripts/test.sh [--sanitize]
 #   --sanitize  also configure and build build-asan/ (-DHLOGYM_SANITIZE=ON -DHLOGYM_BENCH=OFF,
 #               RelWithDebInfo) and run its ctest under AddressSanitizer + UBSan.
@@ -16,7 +17,7 @@ SANITIZE=0
 for arg in "$@"; do
   case "$arg" in
     --sanitize) SANITIZE=1 ;;
-    -h|--help) sed -n '2,8p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,10p' "$0"; exit 0 ;;
     *) echo "test.sh: unknown argument: $arg" >&2; exit 2 ;;
   esac
 done
@@ -61,6 +62,12 @@ if ((${#py_dirs[@]})); then
 else
   echo "== pytest: no python tests (python/tests, tests/python)"
 fi
+
+# What a user runs after the set-up: the installed command, from another folder, with the shipped
+# policy (the deep-RL plugin and the torch it was built against).
+echo "== the installed hlogym runs the shipped policy (deep-RL plugin), from another folder"
+(cd "$(mktemp -d)" && "$ROOT/.venv/bin/hlogym" eval --agent policy:ppo-gpt2 --suite smoke/einsum -q) ||
+  failed+=("installed policy:ppo-gpt2")
 
 echo "== lint (ruff check, ruff format --check)"
 { .venv/bin/ruff check --quiet . && .venv/bin/ruff format --check --quiet .; } || failed+=("lint")
