@@ -27,6 +27,11 @@ bool IsBadInput(const absl::Status& status) {
 
 }  // namespace
 
+std::filesystem::path ExecutablePath() {
+  std::error_code ec;
+  return std::filesystem::read_symlink("/proc/self/exe", ec);
+}
+
 void SetAction(CLI::App* command, std::function<int()> action) {
   Actions()[command] = std::move(action);
 }

@@ -3,6 +3,7 @@
 #ifndef HLOGYM_CLI_COMMANDS_H_
 #define HLOGYM_CLI_COMMANDS_H_
 
+#include <filesystem>
 #include <functional>
 #include <string>
 
@@ -33,6 +34,10 @@ void RegisterTrainCommands(CLI::App& app);
 
 // doctor (src/cli/doctor_command.cc).
 void RegisterDoctorCommand(CLI::App& app);
+
+// The running executable's path (/proc/self/exe), beside which an installed
+// environment keeps its python and ../lib/hlogym its plugin; empty if unknown.
+std::filesystem::path ExecutablePath();
 
 // Runs the action attached to the parsed subcommand; returns the exit status.
 int RunSelectedCommand(CLI::App& app);

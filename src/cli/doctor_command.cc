@@ -40,7 +40,7 @@ constexpr char kPythonProbe[] =
 // venv of the checkout it was built in.
 std::string EnvironmentPython() {
   std::error_code ec;
-  const fs::path beside = fs::read_symlink("/proc/self/exe", ec).parent_path() / "python";
+  const fs::path beside = ExecutablePath().parent_path() / "python";
   if (fs::is_regular_file(beside, ec)) return beside.string();
   if (fs::is_regular_file(HLOGYM_VENV_PYTHON, ec)) return HLOGYM_VENV_PYTHON;
   return "";
@@ -61,11 +61,10 @@ nlohmann::json ProbePython(const std::string& python) {
 }
 
 int RunDoctor(bool json) {
-  std::error_code ec;
   const RlPluginReport plugin = DescribeRlPlugin();
   nlohmann::json report = {
       {"hlogym", HLOGYM_VERSION},
-      {"executable", fs::read_symlink("/proc/self/exe", ec).string()},
+      {"executable", ExecutablePath().string()},
       {"data_root", DataRoot()},
       {"plugin",
        {{"path", plugin.plugin},

@@ -16,6 +16,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "agents/agent.h"
+#include "cli/commands.h"
 
 // The LibTorch this build's plugin links (CMakeLists.txt; empty without deep RL): its version,
 // its library folder, and that folder relative to an installed plugin's folder (its run path).
@@ -34,8 +35,7 @@ constexpr char kPluginFile[] = "libhlogym_rl.so";
 constexpr char kLibTorchFile[] = "libtorch_cpu.so";
 
 std::vector<fs::path> PluginCandidates() {
-  std::error_code ec;
-  const fs::path exe_dir = fs::read_symlink("/proc/self/exe", ec).parent_path();
+  const fs::path exe_dir = ExecutablePath().parent_path();
   return {exe_dir / kPluginFile, exe_dir / ".." / "lib" / "hlogym" / kPluginFile};
 }
 

@@ -61,9 +61,7 @@ void PlotCurve(const std::string& dir) {
   std::string python = root + "/.venv/bin/python";
   std::string script = absl::StrCat("'", root, "/python/hlogym/plot.py'");
   if (access(python.c_str(), X_OK) != 0) {
-    std::error_code ec;
-    const std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
-    python = (exe.parent_path() / "python").string();
+    python = (ExecutablePath().parent_path() / "python").string();
     script = "-m hlogym.plot";
   }
   if (access(python.c_str(), X_OK) != 0) {
