@@ -31,10 +31,10 @@ from typing import Any, Callable, Sequence
 
 from . import xla as _xla
 
-AGENTS = ("auto", "greedy", "beam", "random", "evo", "default", "default-fp", "none")
-# Agents named with an argument: auto:PRIOR (another auto prior), policy:DIR and policy-beam:DIR
-# (a trained policy, its most likely pass or a beam over it).
-AGENT_PREFIXES = ("auto:", "policy:", "policy-beam:")
+AGENTS = ("auto", "coreset", "greedy", "beam", "random", "evo", "default", "default-fp", "none")
+# Agents named with an argument: auto:PRIOR (another auto prior), coreset:DIR (another coreset
+# model), policy:DIR and policy-beam:DIR (a trained policy, its most likely pass or a beam over it).
+AGENT_PREFIXES = ("auto:", "coreset:", "policy:", "policy-beam:")
 
 
 @dataclass
@@ -126,7 +126,8 @@ def optimize(
     """Lower fn on example_args, optimize its HLO with an hlogym agent, compile it with XLA.
 
     agent: 'auto' (default: the shipped agent, never worse than xla-cpu-default and checked for
-      equivalence), 'auto:PRIOR', 'policy:DIR', 'policy-beam:DIR', 'greedy', 'beam', 'random',
+      equivalence), 'auto:PRIOR', 'coreset' (one learned choice among known-good sequences),
+      'coreset:DIR', 'policy:DIR', 'policy-beam:DIR', 'greedy', 'beam', 'random',
       'evo' (``hlogym search --algo``; budget is its --budget), 'default' (the xla-cpu-default
       pipeline), 'default-fp' (the default, then simplify-fp-conversions: bf16 computed in f32
       without rounding between operations, as XLA:GPU does with excess precision allowed; see

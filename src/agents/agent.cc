@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "agents/auto_agent.h"
+#include "agents/coreset_agent.h"
 #include "agents/search.h"
 #include "text/module_locator.h"
 
@@ -190,7 +191,8 @@ void SetAgentFactoryLoader(AgentFactoryLoader loader) {
 }
 
 std::vector<std::string> AgentNames() {
-  std::vector<std::string> names = {"auto", "auto:PRIOR", "default", "random", "greedy", "beam", "evo"};
+  std::vector<std::string> names = {"auto",  "auto:PRIOR", "coreset", "coreset:DIR", "default",
+                                    "random", "greedy",     "beam",    "evo"};
   std::lock_guard<std::mutex> lock(FactoriesMutex());
   for (const RegisteredFactory& f : Factories()) names.push_back(f.prefix + ":" + f.help);
   return names;
@@ -221,6 +223,16 @@ absl::StatusOr<std::unique_ptr<Agent>> MakeAgent(std::string_view name, AgentOpt
                           absl::StrCat("agent ", std::string(name), ": ", prior.status().message()));
     }
     return std::make_unique<AutoAgent>(std::move(options), std::move(*prior));
+  }
+  if (name == "coreset" || name.rfind("coreset:", 0) == 0) {
+    const std::string path =
+        name == "coreset" ? DefaultCoresetPath() : LocatePolicy(name.substr(8));
+    absl::StatusOr<CoresetModel> model = CoresetModel::Load(path);
+    if (!model.ok()) {
+      return absl::Status(model.status().code(),
+                          absl::StrCat("agent ", std::string(name), ": ", model.status().message()));
+    }
+    return std::make_unique<CoresetAgent>(std::move(options), std::move(*model));
   }
   if (name == "random") return std::make_unique<RandomSearchAgent>(std::move(options));
   if (name == "greedy") return std::make_unique<GreedySearchAgent>(std::move(options));

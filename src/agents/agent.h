@@ -186,7 +186,9 @@ inline double SecondsSince(std::chrono::steady_clock::time_point start) {
 }
 
 // "auto" (the shipped default agent, auto_agent.h; "auto:PRIOR" with another
-// prior), "default" (the xla-cpu-default pipeline as one step), "random",
+// prior), "coreset" (a learned choice among known-good sequences,
+// coreset_agent.h; "coreset:DIR" with another model), "default" (the
+// xla-cpu-default pipeline as one step), "random",
 // "greedy", "beam", "evo", or "PREFIX:ARG" for a prefix registered below;
 // InvalidArgument listing them otherwise.
 absl::StatusOr<std::unique_ptr<Agent>> MakeAgent(std::string_view name, AgentOptions options = {});

@@ -168,7 +168,8 @@ void RegisterAgentCommands(CLI::App& app) {
       "Search pass orderings per benchmark (random, greedy, beam, evo) and print the sequences "
       "with the paper's metric");
   search->add_option("--algo", search_options->agent,
-                     "auto | auto:PRIOR | random | greedy | beam | evo (or default) (default auto)");
+                     "auto | auto:PRIOR | coreset | coreset:DIR | random | greedy | beam | evo (or default) "
+                     "(default auto)");
   AddCommonOptions(search, *search_options, "Corpus split for corpus suites (default: both)");
   SetAction(search, [search_options] { return RunAgentCommand(*search_options, true); });
 
@@ -180,8 +181,8 @@ void RegisterAgentCommands(CLI::App& app) {
       "Evaluate an agent on a suite: per-benchmark I, D, R, X and the gain over xla-cpu-default "
       "(geomean((I-R)/(I-D)) - 1), every result checked for equivalence");
   eval->add_option("--agent", eval_options->agent,
-                   "auto | auto:PRIOR | default | random | greedy | beam | evo | policy:DIR | "
-                   "policy-beam:DIR (default: auto, the shipped agent)");
+                   "auto | auto:PRIOR | coreset | coreset:DIR | default | random | greedy | beam | evo | "
+                   "policy:DIR | policy-beam:DIR (default: auto, the shipped agent)");
   AddCommonOptions(eval, *eval_options, "Corpus split for corpus suites (default test)");
   eval->add_flag("--show-passes", eval_options->show_passes, "Print each benchmark's passes");
   eval->add_option("--merge", eval_options->merge,

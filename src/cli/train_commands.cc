@@ -5,7 +5,9 @@
 // Training into a DIR that holds a checkpoint resumes it. The learning curve
 // is DIR/curve.csv; DIR/curve.png is drawn from it by python/hlogym/plot.py
 // when the project's venv is there. The trained policy is DIR/policy.{pt,json}:
-// evaluate it with `hlogym eval --agent policy:DIR`.
+// evaluate it with `hlogym eval --agent policy:DIR`. Two learners need no
+// LibTorch: --algo auto (the auto agent's prior, DIR/prior.json) and --algo
+// coreset (DIR/coreset.json, agents/coreset_agent.h).
 #include <unistd.h>
 
 #include <algorithm>
@@ -25,6 +27,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "agents/auto_agent.h"
+#include "agents/coreset_agent.h"
 #include "agents/evaluation.h"
 #include "agents/rl/rl.h"
 #include "cli/commands.h"
@@ -44,6 +47,7 @@ struct TrainCommandOptions {
   bool quiet = false;
   bool no_plot = false;
   int64_t auto_steps_per_graph = 3000;  // --algo auto
+  CoresetTrainOptions coreset;          // --algo coreset
 };
 
 std::string FormatEta(double seconds) {
@@ -108,10 +112,47 @@ int RunTrainAuto(const TrainCommandOptions& o, const std::vector<std::string>& s
   return kExitOk;
 }
 
+// --algo coreset: picks the coreset and writes its value predictor's data to
+// DIR/coreset.json (agents/coreset_agent.h); no LibTorch involved.
+int RunTrainCoreset(TrainCommandOptions& o, const std::vector<std::string>& specs) {
+  const bool quiet = o.quiet;
+  const bool tty = isatty(STDERR_FILENO);
+  auto progress = [quiet, tty](const CoresetTrainProgress& p) {
+    if (quiet) return;
+    std::cerr << (tty ? "\r" : "") << absl::StrFormat("%s: %d/%d benchmarks", p.phase, p.done, p.total)
+              << (tty && p.done < p.total ? "" : "\n") << std::flush;
+  };
+  const auto start = std::chrono::steady_clock::now();
+  o.coreset.seed = o.train.seed;
+  o.coreset.threads = o.train.num_threads;
+  absl::StatusOr<CoresetModel> model = TrainCoreset(specs, o.coreset, progress);
+  if (!model.ok()) return ReportError(model.status());
+  model->trained_on = {absl::StrCat("suite ", absl::StrJoin(o.suite, ","), ", split ",
+                                    o.split.empty() ? "both" : o.split)};
+  model->command = absl::StrFormat(
+      "hlogym train --algo coreset --suite %s --split %s --coreset-size %d --neighbors %d "
+      "--candidates %d --graph-fraction %g --seed %d --out DIR",
+      absl::StrJoin(o.suite, " "), o.split, o.coreset.coreset_size, o.coreset.neighbors,
+      o.coreset.max_candidates, o.coreset.graph_fraction, o.train.seed);
+  std::error_code ec;
+  std::filesystem::create_directories(o.train.out_dir, ec);
+  const std::string file = (std::filesystem::path(o.train.out_dir) / "coreset.json").string();
+  if (absl::Status written = WriteTextFileAtomically(file, model->ToJson() + "\n"); !written.ok()) {
+    return ReportError(written);
+  }
+  std::cout << absl::StrFormat(
+      "trained coreset on %d benchmarks in %.1f s: %d sequences picked from %d candidates; model in %s\n",
+      model->graphs.size(), SecondsSince(start), model->sequences.size(), model->candidates, file);
+  std::cout << "evaluate it with: hlogym eval --agent coreset:" << o.train.out_dir
+            << " --split heldout\n";
+  return kExitOk;
+}
+
 int RunTrain(TrainCommandOptions& o) {
   absl::StatusOr<std::vector<std::string>> specs = ResolveSuite(o.suite, o.split);
   if (!specs.ok()) return ReportError(specs.status());
   if (o.train.algo == "auto") return RunTrainAuto(o, *specs);
+  if (o.train.algo == "coreset") return RunTrainCoreset(o, *specs);
   rl::TrainOptions& t = o.train;
   t.benchmarks = *specs;
   if (!o.hidden.empty()) {
@@ -167,9 +208,19 @@ void RegisterTrainCommands(CLI::App& app) {
   CLI::App* train = app.add_subcommand(
       "train", "Train a pass-ordering policy with deep RL (PPO, A2C, TRPO, DQN); resumes a killed run");
   train->add_option("--algo", t.algo,
-                    "ppo | a2c | trpo | dqn | auto (the auto agent's prior) (default ppo)");
+                    "ppo | a2c | trpo | dqn | auto (the auto agent's prior) | coreset (a choice among "
+                    "known-good sequences) (default ppo)");
   train->add_option("--steps-per-graph", o->auto_steps_per_graph,
                     "auto: step budget of the search on each training graph (default 3000)");
+  train->add_option("--coreset-size", o->coreset.coreset_size,
+                    "coreset: sequences in the coreset (default 16)");
+  train->add_option("--neighbors", o->coreset.neighbors,
+                    "coreset: training graphs the value prediction averages over (default 5)");
+  train->add_option("--candidates", o->coreset.max_candidates,
+                    "coreset: candidate sequences valued on every training graph, drawn by the "
+                    "seed from auto's paths (default 200)");
+  train->add_option("--graph-fraction", o->coreset.graph_fraction,
+                    "coreset: the fraction of the training graphs used, drawn by the seed (default 1)");
   train->add_option("--suite", o->suite, "Training suite: corpus suite names, folders, files (default gpt2)");
   train->add_option("--split", o->split, "Corpus split (default train)");
   train->add_option("--steps", t.total_steps, "Environment steps in all, rounded up to whole updates (default 200000)");

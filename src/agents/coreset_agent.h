@@ -1,0 +1,117 @@
+// coreset: a learned choice among a few known-good pass sequences, the approach
+// of Liang et al., "Learning Compiler Pass Orders using Coreset and Normalized
+// Value Prediction" (ICML 2023), on XLA's passes.
+//
+// Training (TrainCoreset; `hlogym train --algo coreset`):
+//   0. the training graphs: all of them, or a fraction drawn by the seed;
+//   1. candidates: the path the auto agent finds on each training graph (from
+//      I; its first action is the default pipeline or its exact variant) and
+//      the two pipelines alone, each distinct sequence once, at most
+//      max_candidates of them (drawn by the seed);
+//   2. normalized values: every candidate replayed on every training graph;
+//      its value there is log(D / R) (R the lowest op count on the replay, D
+//      the default pipeline's), 0 where it only matches the default;
+//   3. the coreset: K candidates picked greedily, each the one that adds most
+//      to the sum over graphs of max(0, the best value in the coreset there);
+//   4. the value predictor: the training graphs' features (CoresetFeatures)
+//      and their values of the K sequences. A graph's predicted value of a
+//      sequence is the mean of its nearest training graphs' (k-nearest
+//      neighbours in standardized feature space).
+// Acting (CoresetAgent, "coreset:DIR"): the features of I and D, one
+// prediction, the sequence predicted best replayed from I (one rollout, no
+// search); the lowest state on it is the answer, checked as every learned
+// agent's is (Agent::NoWorseThanDefault: never above D, never one that failed
+// its check).
+#ifndef HLOGYM_AGENTS_CORESET_AGENT_H_
+#define HLOGYM_AGENTS_CORESET_AGENT_H_
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "agents/agent.h"
+#include "hlo/module.h"
+
+namespace hlogym {
+
+// What the predictor sees of a graph, normalized per graph so that graphs of
+// any size share one scale: for I and for D, log(1 + the autophase summary's
+// op count) and, for each other autophase feature, log(1 + f) - log(1 + op
+// count); then log(D / I).
+std::vector<float> CoresetFeatures(const Module& initial, const Module& d);
+int CoresetFeatureSize();
+
+struct CoresetModel {
+  std::vector<std::vector<std::string>> sequences;  // the coreset, K sequences
+  // One row per training graph: its name, features and value of each sequence.
+  std::vector<std::string> graphs;
+  std::vector<std::vector<float>> features;
+  std::vector<std::vector<float>> values;
+  // Standardization of the features (training mean and standard deviation).
+  std::vector<float> feature_mean, feature_scale;
+  int neighbors = 5;
+  int candidates = 0;                   // candidate sequences it was picked from
+  std::vector<std::string> trained_on;  // readable
+  std::string command;                  // what made it
+
+  // The predicted value of each sequence for a graph with `features`.
+  std::vector<double> Predict(const std::vector<float>& features) const;
+  // Index of the sequence with the highest predicted value (the first on ties).
+  int Choose(const std::vector<float>& features) const;
+
+  std::string ToJson() const;
+  static absl::StatusOr<CoresetModel> FromJson(std::string_view json, std::string_view source);
+  // DIR/coreset.json, or the file itself.
+  static absl::StatusOr<CoresetModel> Load(const std::string& path);
+};
+
+// Step 3 of training: K column indices of `values` (graphs x candidates)
+// picked greedily for the largest sum over rows of max(0, max over the picked
+// columns); stops early when no column adds anything. Ties go to the lower index.
+std::vector<int> GreedyCoreset(const std::vector<std::vector<float>>& values, int k);
+
+struct CoresetTrainOptions {
+  int coreset_size = 16;    // K
+  int neighbors = 5;        // k of the nearest-neighbour predictor
+  int max_candidates = 200;  // distinct candidate sequences kept (drawn by the seed)
+  // The fraction of the training graphs used (drawn by the seed; 1: all, and
+  // the seed changes nothing else while the candidates fit max_candidates).
+  double graph_fraction = 1.0;
+  int64_t auto_steps = 0;   // the auto search's step budget per graph; 0: its default
+  int threads = 2;          // replays run side by side
+  uint64_t seed = 0;
+};
+
+struct CoresetTrainProgress {
+  std::string phase;  // "candidates", "values"
+  int done = 0, total = 0;
+};
+
+absl::StatusOr<CoresetModel> TrainCoreset(
+    const std::vector<std::string>& specs, const CoresetTrainOptions& options,
+    const std::function<void(const CoresetTrainProgress&)>& progress = nullptr);
+
+class CoresetAgent : public Agent {
+ public:
+  CoresetAgent(AgentOptions options, CoresetModel model);
+  std::string_view name() const override { return "coreset"; }
+  absl::StatusOr<SearchResult> Optimize(std::string_view benchmark,
+                                        const SearchBudget& budget) override;
+  const CoresetModel& model() const { return model_; }
+
+ protected:
+  absl::Status Search(SearchContext& ctx) override;
+
+ private:
+  CoresetModel model_;
+};
+
+// The shipped model: DataRoot()/datasets/policies/coreset.
+std::string DefaultCoresetPath();
+
+}  // namespace hlogym
+
+#endif  // HLOGYM_AGENTS_CORESET_AGENT_H_
