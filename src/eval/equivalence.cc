@@ -348,7 +348,6 @@ Shape Widened(Shape shape) {
 absl::StatusOr<Literal> F64Reference(const Module& a, const std::vector<Literal>& args,
                                      const Shape& like, const EquivalenceOptions& options) {
   std::unique_ptr<Module> widened = WidenedToF64(a);
-  if (widened == nullptr) return absl::FailedPreconditionError("the module uses bitcast-convert");
   std::vector<Literal> wide_args;
   for (const Literal& arg : args) wide_args.push_back(ConvertLeaves(arg, Widened(arg.shape())));
   absl::StatusOr<Literal> reference = Evaluate(*widened, wide_args, options.evaluator);
@@ -504,8 +503,18 @@ bool DiffersOnlyOnTies(const Literal& want, const Literal& got, const Literal& k
 std::unique_ptr<Module> WidenedToF64(const Module& module) {
   std::unique_ptr<Module> widened = module.Clone();
   for (const auto& computation : widened->computations()) {
+    // A bitcast-convert reinterprets the bits of its operand's own type: it
+    // keeps its types, its operand is narrowed back to what it was and a
+    // floating result is widened after it. Found before anything is widened,
+    // with its operand's shape then.
+    std::vector<std::pair<Instruction*, Shape>> bitcasts;
     for (const auto& instruction : computation->instructions()) {
-      if (instruction->opcode() == Opcode::kBitcastConvert) return nullptr;
+      if (instruction->opcode() == Opcode::kBitcastConvert) {
+        bitcasts.emplace_back(instruction.get(), instruction->operand(0)->shape());
+      }
+    }
+    for (const auto& instruction : computation->instructions()) {
+      if (instruction->opcode() == Opcode::kBitcastConvert) continue;
       WidenShape(instruction->mutable_shape());
       if (instruction->opcode() == Opcode::kConstant && instruction->attrs().literal != nullptr) {
         const Literal& literal = *instruction->attrs().literal;
@@ -514,6 +523,21 @@ std::unique_ptr<Module> WidenedToF64(const Module& module) {
               ConvertLeaves(literal, Widened(literal.shape())));
         }
       }
+    }
+    for (auto& [bitcast, operand_shape] : bitcasts) {
+      if (!(bitcast->operand(0)->shape() == operand_shape)) {
+        auto narrow = std::make_unique<Instruction>(Opcode::kConvert, operand_shape);
+        narrow->AppendOperand(bitcast->operand(0));
+        bitcast->ReplaceOperandWith(0, computation->AddInstruction(std::move(narrow)));
+      }
+      const Shape wide_shape = Widened(bitcast->shape());
+      if (wide_shape == bitcast->shape()) continue;
+      const std::vector<Instruction*> users = bitcast->users();
+      auto wide = std::make_unique<Instruction>(Opcode::kConvert, wide_shape);
+      wide->AppendOperand(bitcast);
+      Instruction* widened_result = computation->AddInstruction(std::move(wide));
+      for (Instruction* user : users) user->ReplaceUsesOfOperand(bitcast, widened_result);
+      if (computation->root_instruction() == bitcast) computation->set_root_instruction(widened_result);
     }
   }
   return widened;

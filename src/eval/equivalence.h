@@ -112,8 +112,9 @@ bool ComputesInLowPrecision(const Module& module);
 
 // `module` with every bf16/f16/f32 value (parameters, constants, results of
 // every computation) made f64: what it computes with (nearly) no rounding.
-// Null when the module reinterprets bits (bitcast-convert), which widening
-// would change.
+// A bitcast-convert keeps its types (it reinterprets bits, which widening
+// would change): its operand is converted back to its own type before it, and
+// a floating result widened after it.
 std::unique_ptr<Module> WidenedToF64(const Module& module);
 
 // Compares two output literals as CheckEquivalent does.

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "analysis/verifier.h"
 #include "eval/equivalence.h"
 #include "eval/evaluator.h"
 #include "gmock/gmock.h"
@@ -620,10 +621,71 @@ TEST(Equivalence, WidenedModuleComputesInF64) {
   for (const auto& instruction : wide->entry_computation()->instructions()) {
     EXPECT_EQ(instruction->shape().element_type(), PrimitiveType::kF64) << instruction->name();
   }
-  auto bits = ParseModule("HloModule b\nENTRY e {\n  x = f32[4] parameter(0)\n"
-                          "  ROOT y = s32[4] bitcast-convert(x)\n}\n");
-  ASSERT_TRUE(bits.ok());
-  EXPECT_EQ(WidenedToF64(**bits), nullptr);
+}
+
+// Bits keep their own types: the operand of a bitcast-convert goes back to f32 before it, an f32
+// result becomes f64 after it, so the widened module reads the same bits (here: a float built
+// from random bits, as RNG lowerings do, then used in float arithmetic).
+TEST(Equivalence, WidenedModuleKeepsBitcastConvertsInTheirTypes) {
+  auto bits = ParseModule(R"(HloModule b
+ENTRY e {
+  x = f32[4] parameter(0)
+  two = f32[] constant(2)
+  tb = f32[4] broadcast(two), dimensions={}
+  y = f32[4] multiply(x, tb)
+  i = u32[4] bitcast-convert(y)
+  shift = u32[] constant(9)
+  sb = u32[4] broadcast(shift), dimensions={}
+  m = u32[4] shift-right-logical(i, sb)
+  one = u32[] constant(1065353216)
+  ob = u32[4] broadcast(one), dimensions={}
+  o = u32[4] or(m, ob)
+  f = f32[4] bitcast-convert(o)
+  ROOT r = f32[4] add(f, y)
+}
+)");
+  ASSERT_TRUE(bits.ok()) << bits.status();
+  std::unique_ptr<Module> wide = WidenedToF64(**bits);
+  ASSERT_NE(wide, nullptr);
+  ASSERT_TRUE(VerifyModule(*wide).ok()) << VerifyModule(*wide);
+  for (const auto& instruction : wide->entry_computation()->instructions()) {
+    if (instruction->opcode() != Opcode::kBitcastConvert) continue;
+    EXPECT_EQ(instruction->shape().element_type() == PrimitiveType::kF32 ||
+                  instruction->operand(0)->shape().element_type() == PrimitiveType::kF32,
+              true)
+        << instruction->name() << " lost its f32 side";
+  }
+  EXPECT_EQ(wide->entry_computation()->root_instruction()->shape().element_type(), PrimitiveType::kF64);
+  // The widened module computes what the original does (to f32 rounding): the bits in the middle
+  // are the same bits.
+  std::vector<Literal> args = {testing::MakeLiteral("f32[4]", {0.3, -1.7, 2.5, 100.25})};
+  auto narrow = Evaluate(**bits, args);
+  std::vector<Literal> wide_args = {testing::MakeLiteral("f64[4]", {0.3f, -1.7f, 2.5f, 100.25f})};
+  auto widened = Evaluate(*wide, wide_args);
+  ASSERT_TRUE(narrow.ok() && widened.ok()) << narrow.status() << widened.status();
+  for (int64_t k = 0; k < 4; ++k) {
+    EXPECT_NEAR(narrow->GetAsDouble(k), widened->GetAsDouble(k), 1e-5 * std::fabs(narrow->GetAsDouble(k)));
+  }
+}
+
+// A module with a bitcast-convert gets the f64 second look too: the cancellation above with the
+// bits of x as a second output. Rounding the original does is excused by its f64 result, as
+// without the bitcast-convert.
+TEST(Equivalence, F64ReferenceCoversModulesWithBitcastConvert) {
+  auto with_bits = [](const std::string& root) {
+    std::string text = CancellationModule(root);
+    text.replace(text.find("ROOT r ="), 8, "r =");
+    text.replace(text.rfind('}'), 1,
+                 "  bits = u32[64] bitcast-convert(x)\n  ROOT t = (f32[64], u32[64]) tuple(r, bits)\n}");
+    return text;
+  };
+  auto original = ParseModule(with_bits("copy(c)"));
+  auto exact = ParseModule(with_bits("copy(ob)"));
+  ASSERT_TRUE(original.ok() && exact.ok()) << original.status() << exact.status();
+  auto result = CheckEquivalent(**original, **exact);
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_TRUE(result->equivalent) << result->message;
+  EXPECT_TRUE(result->by_f64_reference);
 }
 
 TEST(Equivalence, ComparesWithToleranceNanAndInf) {
