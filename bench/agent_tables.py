@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
-"""The agent tables of docs/agents.md: the shipped agent (auto) against greedy search without a
-budget.
+"""The agent tables of docs/agents.md: the shipped agent (auto) against auto without its guide,
+the coreset agent alone (one rollout, no search) and greedy search without a budget.
 
     .venv/bin/python bench/agent_tables.py [--hlogym build/hlogym] [--out build/agent_tables]
+        [--only auto coreset ...]                        # the rows of these agents (first word)
     .venv/bin/python bench/agent_tables.py --ablation    # auto's design choices, held-out families
 
 Runs `hlogym eval --json` for each agent on each suite (the leave-families-out test set of families
@@ -17,6 +18,7 @@ reports stay in --out.
 import argparse
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -41,7 +43,15 @@ SUITES = [
     ("GPT-2 test split", ["gpt2", "--split", "test"]),
     ("smoke modules (not corpus families)", ["smoke"]),
 ]
-AGENTS = [("auto (shipped)", ["--agent", "auto"]), ("greedy, no budget", ["--agent", "greedy"])]
+AGENTS = [
+    ("auto (shipped)", ["--agent", "auto"]),
+    (
+        "auto without its guide",
+        ["--agent", "auto:" + os.path.join(ROOT, "datasets", "policies", "auto")],
+    ),
+    ("coreset (one rollout, no search)", ["--agent", "coreset"]),
+    ("greedy, no budget", ["--agent", "greedy"]),
+]
 
 
 def run(hlogym, agent_args, suite_args, out):
@@ -78,11 +88,18 @@ def row(name, suite, report):
 
 def ablation_agents(out):
     """auto's design choices, one changed at a time (on the held-out families)."""
-    empty = os.path.join(out, "empty_prior.json")
-    with open(empty, "w") as f:
+    # An empty prior beside the shipped guide (auto:DIR reads DIR/coreset.json).
+    empty = os.path.join(out, "empty_prior")
+    os.makedirs(empty, exist_ok=True)
+    with open(os.path.join(empty, "prior.json"), "w") as f:
         f.write('{"actions": []}\n')
+    shutil.copy(os.path.join(ROOT, "datasets", "policies", "coreset", "coreset.json"), empty)
     return [
         ("auto (shipped)", ["--agent", "auto"]),
+        (
+            "auto without its guide",
+            ["--agent", "auto:" + os.path.join(ROOT, "datasets", "policies", "auto")],
+        ),
         ("auto without the learned prior (every action every round)", ["--agent", "auto:" + empty]),
         ("auto with 2,000 steps per graph", ["--agent", "auto", "--budget", "2000"]),
         ("auto, excess precision allowed", ["--agent", "auto", "--allow-excess-precision"]),
@@ -99,6 +116,7 @@ def main():
         action="store_true",
         help="instead: auto's design choices on the held-out families",
     )
+    ap.add_argument("--only", nargs="+", help="only the agents whose label starts with these")
     args = ap.parse_args()
     os.makedirs(args.out, exist_ok=True)
     lines = [
@@ -109,6 +127,8 @@ def main():
     suites, agents = SUITES, AGENTS
     if args.ablation:
         suites, agents = SUITES[:1], ablation_agents(args.out)
+    if args.only:
+        agents = [a for a in agents if a[0].split()[0] in args.only]
     for i, (suite, suite_args) in enumerate(suites):
         for agent, agent_args in agents:
             tag = f"{i}_" + "_".join(

@@ -1,15 +1,21 @@
-"""Deep RL on graphs it never saw, as an RL reviewer reads it: one algorithm trained with several
-seeds on the corpus's training families (`--split train-seen`), each seed's policy evaluated with
-one deterministic rollout on sets no policy trained on, and the per-graph scores summarized with
-rliable (interquartile mean and a 95% stratified-bootstrap confidence interval over seeds x graphs).
+"""Learned pass ordering on graphs it never saw, as an RL reviewer reads it: one algorithm trained
+with several seeds on the corpus's training families (`--split train-seen`), each seed's policy
+evaluated with one deterministic rollout on sets no policy trained on, and the per-graph scores
+summarized with rliable (interquartile mean and a 95% stratified-bootstrap confidence interval over
+seeds x graphs).
 
-    .venv/bin/python bench/rl_heldout.py [--algo ppo] [--seeds 5] [--steps 49152] [--jobs 2]
-        [--curve-points 3] [--out build/rl_heldout] [--plot FILE.png] [-- EXTRA TRAIN FLAGS]
+    .venv/bin/python bench/rl_heldout.py [--algo ppo|a2c|trpo|dqn|coreset] [--seeds 5]
+        [--steps 49152] [--jobs 2] [--curve-points 3] [--out build/rl_heldout] [--plot FILE.png]
+        [-- EXTRA TRAIN FLAGS]
 
 Learning curves on the held-out families: each seed trains in --curve-points chunks (hlogym train
 resumes into its --out with a larger --steps; PPO's schedule does not depend on the total), and its
 policy is evaluated on the held-out families after each, so overfitting to the training families
 shows as a falling curve (printed, in summary.json, and drawn with --plot).
+
+The coreset agent (`--algo coreset`) trains in one go: its seeds each draw 80% of the training
+graphs (--graph-fraction 0.8), and its curve is over the coreset's size (the greedy cover's first
+1, 2, 4, ... sequences, which is what a smaller --coreset-size trains).
 
 Two scores per graph: D/R, the agent's answer (the policy's best state, D where that is lower or
 fails its check: Agent::NoWorseThanDefault), and D/R_own, the policy's own answer. Each seed's
@@ -50,15 +56,32 @@ TRAIN_FLAGS = [
     "--entropy",
     "0.001",
 ]
-# (label, eval flags): the held-out families (JAX and TensorFlow), and a frontend no agent saw.
+CORESET_FLAGS = ["--graph-fraction", "0.8"]
+# (label, eval flags): the held-out families (JAX and TensorFlow), a frontend no agent saw, and
+# modules XLA has already optimized.
 SETS = [
     ("held-out families", ["--suite", "all", "--split", "heldout"]),
     ("PyTorch/XLA modules", ["--suite", "datasets/pytorch"]),
+    ("XLA-optimized modules", ["--suite", "datasets/xla_optimized"]),
 ]
+
+
+def is_coreset(algo: str) -> bool:
+    return algo == "coreset"
+
+
+def model_file(algo: str, model_dir: Path) -> Path:
+    return model_dir / ("coreset.json" if is_coreset(algo) else "policy.json")
 
 
 def train(seed_dir: Path, algo: str, steps: int, seed: int, extra: list[str]) -> None:
     """Trains to `steps`, resuming the run in seed_dir (one already there returns at once)."""
+    if is_coreset(algo):
+        if model_file(algo, seed_dir).exists():
+            return
+        flags = CORESET_FLAGS
+    else:
+        flags = ["--steps", str(steps), "--no-plot", *TRAIN_FLAGS]
     subprocess.run(
         [
             str(CLI),
@@ -69,15 +92,12 @@ def train(seed_dir: Path, algo: str, steps: int, seed: int, extra: list[str]) ->
             "all",
             "--split",
             "train-seen",
-            "--steps",
-            str(steps),
             "--seed",
             str(seed),
             "--out",
             str(seed_dir),
             "-q",
-            "--no-plot",
-            *TRAIN_FLAGS,
+            *flags,
             *extra,
         ],
         check=True,
@@ -85,13 +105,27 @@ def train(seed_dir: Path, algo: str, steps: int, seed: int, extra: list[str]) ->
     )
 
 
-def evaluate(seed_dir: Path, label: str, flags: list[str], tag: str = "") -> dict:
-    """The seed's policy on one set (kept in seed_dir; redone when the policy is newer)."""
-    report = seed_dir / f"eval-{label.split()[0].lower().replace('/', '')}{tag}.json"
-    policy = seed_dir / "policy.json"
-    if not report.exists() or report.stat().st_mtime < policy.stat().st_mtime:
+def coreset_prefix(seed_dir: Path, size: int) -> Path:
+    """The seed's coreset cut to its first `size` sequences, in seed_dir/size-N: the greedy cover
+    picks one sequence at a time, so this is what --coreset-size N trains."""
+    model = json.loads((seed_dir / "coreset.json").read_text())
+    out = seed_dir / f"size-{size}"
+    out.mkdir(exist_ok=True)
+    model["sequences"] = model["sequences"][:size]
+    for row in model["graphs"]:
+        row["values"] = row["values"][:size]
+    (out / "coreset.json").write_text(json.dumps(model))
+    return out
+
+
+def evaluate(algo: str, model_dir: Path, label: str, flags: list[str], tag: str = "") -> dict:
+    """The model's agent on one set (kept in model_dir; redone when the model is newer)."""
+    report = model_dir / f"eval-{label.split()[0].lower().replace('/', '')}{tag}.json"
+    model = model_file(algo, model_dir)
+    prefix = "coreset" if is_coreset(algo) else "policy"
+    if not report.exists() or report.stat().st_mtime < model.stat().st_mtime:
         out = subprocess.run(
-            [str(CLI), "eval", "--agent", f"policy:{seed_dir}", *flags, "--json", "-q"],
+            [str(CLI), "eval", "--agent", f"{prefix}:{model_dir}", *flags, "--json", "-q"],
             capture_output=True,
             text=True,
             check=True,
@@ -147,12 +181,23 @@ def main() -> int:
     points = [args.steps * (i + 1) // args.curve_points for i in range(args.curve_points)]
     heldout_label, heldout_flags = SETS[0]
 
+    if is_coreset(args.algo):
+        # Coreset sizes 1, 2, 4, ... up to --curve-points of them (the last the whole coreset).
+        points = [2**i for i in range(args.curve_points - 1)] + [0]
+
     def run_seed(k: int) -> list[float]:
-        """Trains seed k chunk by chunk; geomean(D/R_own) on the held-out families after each."""
+        """Trains seed k chunk by chunk (a coreset: once, then its prefixes); geomean(D/R_own) on
+        the held-out families after each."""
         curve = []
-        for steps in points:
-            train(seed_dirs[k], args.algo, steps, k, extra)
-            report = evaluate(seed_dirs[k], heldout_label, heldout_flags, tag=f"-{steps}")
+        for point in points:
+            train(seed_dirs[k], args.algo, point, k, extra)
+            seed_dir = seed_dirs[k]
+            if is_coreset(args.algo):
+                size = len(json.loads((seed_dir / "coreset.json").read_text())["sequences"])
+                model_dir = coreset_prefix(seed_dir, point) if 0 < point < size else seed_dir
+                report = evaluate(args.algo, model_dir, heldout_label, heldout_flags)
+            else:
+                report = evaluate(args.algo, seed_dir, heldout_label, heldout_flags, f"-{point}")
             own = np.array(scores(report)[1])
             curve.append(float(np.exp(np.nanmean(np.log(own)))))
         return curve
@@ -164,20 +209,21 @@ def main() -> int:
         "algo": args.algo,
         "seeds": args.seeds,
         "steps": args.steps,
-        "train_flags": TRAIN_FLAGS + extra,
+        "train_flags": (CORESET_FLAGS if is_coreset(args.algo) else TRAIN_FLAGS) + extra,
         "sets": {},
         "heldout_curve": {"steps": points, "geomean_d_over_own_r_per_seed": curves},
     }
+    trained = "" if is_coreset(args.algo) else f", {args.steps} steps"
     print(
-        f"| {args.algo}, {args.seeds} seeds, {args.steps} steps | graphs | IQM D/R [95% CI] | "
+        f"| {args.algo}, {args.seeds} seeds{trained} | graphs | IQM D/R [95% CI] | "
         "IQM D/R, policy alone [95% CI] | geomean(D/R) per seed | R <= D | fell back to D | "
         "failed | time per graph (median) |"
     )
     print("|---|---|---|---|---|---|---|---|---|")
     for label, flags in SETS:
         # The held-out families' last curve point is that set's evaluation.
-        tag = f"-{points[-1]}" if label == heldout_label else ""
-        reports = [evaluate(d, label, flags, tag) for d in seed_dirs]
+        tag = f"-{points[-1]}" if label == heldout_label and not is_coreset(args.algo) else ""
+        reports = [evaluate(args.algo, d, label, flags, tag) for d in seed_dirs]
         guarded = np.array([scores(r)[0] for r in reports])
         own = np.array([scores(r)[1] for r in reports])
         failed = sum(r["summary"]["failed"] for r in reports)
@@ -205,9 +251,10 @@ def main() -> int:
             f"{', '.join(f'{x:.3f}' for x in per_seed)} | {r_le_d}/{n} | {fell_back}/{n} | "
             f"{failed} | {np.median(times):.2f} s |"
         )
+    unit = "sequences (0: all)" if is_coreset(args.algo) else "steps"
     print("\nheld-out families, geomean(D/R_own) of the policy alone during training:")
-    for steps, values in zip(points, zip(*curves)):
-        print(f"  {steps:>8} steps: " + ", ".join(f"{v:.3f}" for v in values))
+    for point, values in zip(points, zip(*curves)):
+        print(f"  {point:>8} {unit}: " + ", ".join(f"{v:.3f}" for v in values))
     (args.out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
     if args.plot:
         import matplotlib
@@ -219,7 +266,7 @@ def main() -> int:
         for k, curve in enumerate(curves):
             ax.plot(points, curve, marker="o", label=f"seed {k}")
         ax.axhline(1.0, color="gray", linestyle="--", linewidth=1, label="xla-cpu-default")
-        ax.set_xlabel("environment steps")
+        ax.set_xlabel("coreset size (0: all)" if is_coreset(args.algo) else "environment steps")
         ax.set_ylabel("geomean(D/R), policy alone")
         ax.set_title(f"{args.algo}: held-out families during training")
         ax.legend(fontsize="small")

@@ -12,6 +12,7 @@
 #include "text/module_locator.h"
 
 namespace hlogym {
+namespace fs = std::filesystem;
 
 SearchContext::SearchContext(Environment& root, const AgentOptions& options,
                              const SearchBudget& budget)
@@ -222,7 +223,26 @@ absl::StatusOr<std::unique_ptr<Agent>> MakeAgent(std::string_view name, AgentOpt
       return absl::Status(prior.status().code(),
                           absl::StrCat("agent ", std::string(name), ": ", prior.status().message()));
     }
-    return std::make_unique<AutoAgent>(std::move(options), std::move(*prior));
+    // The guide: the shipped coreset for "auto"; for "auto:DIR", DIR/coreset.json
+    // when DIR holds one (a prior alone, such as auto:datasets/policies/auto,
+    // has none).
+    AutoOptions auto_options;
+    std::error_code ec;
+    std::string guide_file;
+    if (name == "auto") {
+      guide_file = (fs::path(DefaultCoresetPath()) / "coreset.json").string();
+    } else if (fs::is_directory(path, ec)) {
+      guide_file = (fs::path(path) / "coreset.json").string();
+    }
+    if (!guide_file.empty() && fs::exists(guide_file, ec)) {
+      absl::StatusOr<CoresetModel> guide = CoresetModel::Load(guide_file);
+      if (!guide.ok()) {
+        return absl::Status(guide.status().code(),
+                            absl::StrCat("agent ", std::string(name), ": ", guide.status().message()));
+      }
+      auto_options.guide = std::make_shared<const CoresetModel>(*std::move(guide));
+    }
+    return std::make_unique<AutoAgent>(std::move(options), std::move(*prior), auto_options);
   }
   if (name == "coreset" || name.rfind("coreset:", 0) == 0) {
     const std::string path =

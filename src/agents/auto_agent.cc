@@ -120,10 +120,11 @@ AutoAgent::AutoAgent(AgentOptions options, AutoPrior prior, AutoOptions auto_opt
   if (std::find(actions.begin(), actions.end(), kDefaultPipeline) == actions.end()) {
     actions.emplace_back(kDefaultPipeline);
   }
-  auto index_of = [&](std::string_view name) {
-    auto it = std::find(actions.begin(), actions.end(), name);
-    return it == actions.end() ? -1 : static_cast<int>(it - actions.begin());
-  };
+  // The guide's passes are replayed, never chosen in the descent: they go
+  // last, and only those already allowed join other_actions_ below.
+  const size_t allowed = actions.size();
+  if (auto_options_.guide) AddSequencePasses(auto_options_.guide->sequences, actions);
+  auto index_of = [&](std::string_view name) { return ActionIndex(name); };
   pipeline_action_ = index_of(kDefaultPipeline);
   exact_pipeline_action_ = index_of(kExactPipeline);
   std::vector<bool> in_prior(actions.size(), false);
@@ -135,9 +136,27 @@ AutoAgent::AutoAgent(AgentOptions options, AutoPrior prior, AutoOptions auto_opt
       prior_actions_.push_back(a);
     }
   }
-  for (int a = 0; a < static_cast<int>(actions.size()); ++a) {
+  for (int a = 0; a < static_cast<int>(allowed); ++a) {
     if (!in_prior[a]) other_actions_.push_back(a);
   }
+}
+
+int AutoAgent::ActionIndex(std::string_view name) const {
+  const std::vector<std::string>& actions = options_.env.actions;
+  auto it = std::find(actions.begin(), actions.end(), name);
+  return it == actions.end() ? -1 : static_cast<int>(it - actions.begin());
+}
+
+std::unique_ptr<Environment> AutoAgent::GuidedStart(SearchContext& ctx, const Environment& d) {
+  const CoresetModel& guide = *auto_options_.guide;
+  const int chosen = guide.Choose(CoresetFeatures(ctx.root().module(), d.module()));
+  std::unique_ptr<Environment> env = ctx.root().Fork();
+  std::unique_ptr<Environment> lowest;
+  for (const std::string& pass : guide.sequences[chosen]) {
+    if (!ctx.Step(*env, ActionIndex(pass))) break;
+    if (!lowest || env->op_count() < lowest->op_count()) lowest = env->Fork();
+  }
+  return lowest;
 }
 
 absl::Status AutoAgent::Search(SearchContext& ctx) {
@@ -150,6 +169,22 @@ absl::Status AutoAgent::Search(SearchContext& ctx) {
   candidates_.push_back(d->Fork());
   absl::flat_hash_set<Fingerprint> visited = {FingerprintOf(ctx.root()), FingerprintOf(*d)};
   int64_t lowest = d->op_count();
+  int64_t steps = ctx.budget().steps;
+  if (auto_options_.guide) {
+    std::unique_ptr<Environment> guided = GuidedStart(ctx, *d);
+    if (guided && visited.insert(FingerprintOf(*guided)).second) {
+      if (guided->op_count() < lowest) {
+        lowest = guided->op_count();
+        candidates_.push_back(guided->Fork());
+      }
+      Descend(ctx, std::move(guided), steps > 0 ? steps / 4 : 0, visited, lowest);
+    }
+    if (ctx.exhausted()) return absl::OkStatus();
+  }
+  // What follows shares the rest of the budget: step limits count from here.
+  const int64_t offset = auto_options_.guide ? ctx.steps() : 0;
+  steps = steps > 0 ? steps - offset : 0;
+  auto limit = [&](int64_t share) { return steps > 0 ? offset + share : 0; };
   // A third of the budget descends from D; the next third from the exact
   // default (no precision-changing passes) when that differs: on bf16 graphs D
   // carries float normalization's converts, which only precision-changing
@@ -157,8 +192,7 @@ absl::Status AutoAgent::Search(SearchContext& ctx) {
   // thirds when the exact default is D) descends from the initial module
   // itself: where the default expands what XLA would expand anyway (PyTorch's
   // batch norms, its bf16 steps), the lowest states are off both defaults.
-  const int64_t steps = ctx.budget().steps;
-  Descend(ctx, std::move(d), steps > 0 ? steps / 3 : 0, visited, lowest);
+  Descend(ctx, std::move(d), limit(steps / 3), visited, lowest);
   if (ctx.exhausted()) return absl::OkStatus();
   if (exact_pipeline_action_ >= 0) {
     std::unique_ptr<Environment> exact = ctx.root().Fork();
@@ -168,7 +202,7 @@ absl::Status AutoAgent::Search(SearchContext& ctx) {
         lowest = exact->op_count();
         candidates_.push_back(exact->Fork());
       }
-      Descend(ctx, std::move(exact), steps > 0 ? 2 * steps / 3 : 0, visited, lowest);
+      Descend(ctx, std::move(exact), limit(2 * steps / 3), visited, lowest);
     }
   }
   if (!ctx.exhausted()) Descend(ctx, ctx.root().Fork(), 0, visited, lowest);

@@ -3,11 +3,14 @@
 //
 // It starts where XLA's default ends and searches on from there:
 //   1. one step of the whole xla-cpu-default pipeline (a macro-action), so D
-//      is always a candidate and the search starts at D (a third of the
-//      budget; the next third descends the same way from
+//      is always a candidate;
+//   1b. with a guide (a coreset model, coreset_agent.h; the shipped auto has
+//      one): the sequence it predicts for this graph, replayed from I, and a
+//      descent from the lowest state on it (a quarter of the budget);
+//   1c. then, over the rest of the budget, descents from D (a third), from
 //      xla-cpu-default-exact, the default without precision-changing passes,
-//      where that differs from D, and the rest from I itself, where states
-//      without the default's expansions lie);
+//      where that differs from D (a third), and from I itself (the rest),
+//      where states without the default's expansions lie;
 //   2. best-improvement descent over the actions of a learned prior (the
 //      passes and sub-pipelines that improved training graphs beyond D, most
 //      useful first; datasets/policies/auto/prior.json), up to
@@ -39,6 +42,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/status/statusor.h"
 #include "agents/agent.h"
+#include "agents/coreset_agent.h"
 
 namespace hlogym {
 
@@ -80,6 +84,8 @@ struct AutoOptions {
   // Validate the candidates (off only for training, which counts the moves
   // of the search's best path and hands back nothing).
   bool validate = true;
+  // Where the search starts besides D (step 1b); null: no guide.
+  std::shared_ptr<const CoresetModel> guide;
 };
 
 class AutoAgent : public Agent {
@@ -104,6 +110,11 @@ class AutoAgent : public Agent {
   // out; states below `best_overall` join candidates_ and lower it.
   void Descend(SearchContext& ctx, std::unique_ptr<Environment> current, int64_t step_limit,
                absl::flat_hash_set<Fingerprint>& visited, int64_t& best_overall);
+  // Step 1b: the lowest state on the guide's sequence for this graph, replayed
+  // from I (`d` is the graph's D, what the guide's features need); null when
+  // the budget refused its first step.
+  std::unique_ptr<Environment> GuidedStart(SearchContext& ctx, const Environment& d);
+  int ActionIndex(std::string_view name) const;
 
   int pipeline_action_ = -1;        // xla-cpu-default
   int exact_pipeline_action_ = -1;  // xla-cpu-default-exact, when in the action space

@@ -17,6 +17,7 @@
 #include "gym/benchmark.h"
 #include "gym/spaces.h"
 #include "gym/vec_env.h"
+#include "text/corpus.h"
 #include "nlohmann/json.hpp"
 #include "text/file_io.h"
 
@@ -79,15 +80,64 @@ absl::StatusOr<std::unique_ptr<Environment>> MakeReplayEnvironment(
     const std::vector<std::vector<std::string>>& sequences, std::shared_ptr<StepCache> cache) {
   EnvOptions options;
   options.actions = AutoActionSpace(/*allow_excess_precision=*/false);
-  absl::flat_hash_set<std::string> known(options.actions.begin(), options.actions.end());
-  for (const std::vector<std::string>& sequence : sequences) {
-    for (const std::string& pass : sequence) {
-      if (known.insert(pass).second) options.actions.push_back(pass);
-    }
-  }
+  AddSequencePasses(sequences, options.actions);
   options.traj_limit = 0;
   options.use_cache = true;
   return Environment::Create(options, PassRegistry::WithPipelines(), std::move(cache));
+}
+
+// Mean and standard deviation per feature over the rows listed in `use`; a
+// feature constant there gets scale 1e-3 (it then carries no distance).
+void Standardize(const std::vector<std::vector<float>>& rows, const std::vector<int>& use,
+                 std::vector<float>& mean, std::vector<float>& scale) {
+  const size_t size = rows.empty() ? 0 : rows.front().size();
+  const double n = static_cast<double>(std::max<size_t>(use.size(), 1));
+  std::vector<double> sum(size, 0.0), squares(size, 0.0);
+  for (int r : use) {
+    for (size_t f = 0; f < size; ++f) sum[f] += rows[r][f];
+  }
+  mean.assign(size, 0.0f);
+  scale.assign(size, 0.0f);
+  for (size_t f = 0; f < size; ++f) mean[f] = static_cast<float>(sum[f] / n);
+  for (int r : use) {
+    for (size_t f = 0; f < size; ++f) squares[f] += (rows[r][f] - mean[f]) * (rows[r][f] - mean[f]);
+  }
+  for (size_t f = 0; f < size; ++f) scale[f] = std::max(static_cast<float>(std::sqrt(squares[f] / n)), 1e-3f);
+}
+
+// The rows listed in `use`, nearest to `x` first (standardized Euclidean
+// distance; ties by position in `use`).
+std::vector<int> Nearest(const std::vector<std::vector<float>>& rows, const std::vector<int>& use,
+                         const std::vector<float>& mean, const std::vector<float>& scale,
+                         const std::vector<float>& x) {
+  std::vector<std::pair<double, int>> distances;
+  distances.reserve(use.size());
+  for (int r : use) {
+    double d2 = 0;
+    for (size_t f = 0; f < x.size() && f < rows[r].size(); ++f) {
+      const double diff = (x[f] - rows[r][f]) / scale[f];
+      d2 += diff * diff;
+    }
+    distances.emplace_back(d2, static_cast<int>(distances.size()));
+  }
+  std::stable_sort(distances.begin(), distances.end());
+  std::vector<int> order;
+  for (const auto& [d2, i] : distances) order.push_back(use[i]);
+  return order;
+}
+
+// The mean of `values` over the first k rows of `nearest`, for the columns
+// `columns`; the index (into `columns`) of the highest, the first on ties.
+int ChooseAmongNearest(const std::vector<std::vector<float>>& values, const std::vector<int>& nearest,
+                       int k, const std::vector<int>& columns, std::vector<double>* predicted = nullptr) {
+  std::vector<double> mean(columns.size(), 0.0);
+  const int used = std::min<int>(std::max(k, 1), nearest.size());
+  for (int j = 0; j < used; ++j) {
+    for (size_t c = 0; c < columns.size(); ++c) mean[c] += values[nearest[j]][columns[c]] / used;
+  }
+  const int best = static_cast<int>(std::max_element(mean.begin(), mean.end()) - mean.begin());
+  if (predicted != nullptr) *predicted = std::move(mean);
+  return best;
 }
 
 }  // namespace
@@ -109,31 +159,58 @@ std::vector<float> CoresetFeatures(const Module& initial, const Module& d) {
 }
 
 std::vector<double> CoresetModel::Predict(const std::vector<float>& x) const {
-  const size_t n = features.size();
-  std::vector<std::pair<double, size_t>> distances;
-  distances.reserve(n);
-  for (size_t g = 0; g < n; ++g) {
-    double d2 = 0;
-    for (size_t i = 0; i < x.size() && i < features[g].size(); ++i) {
-      const double a = (x[i] - feature_mean[i]) / feature_scale[i];
-      const double b = (features[g][i] - feature_mean[i]) / feature_scale[i];
-      d2 += (a - b) * (a - b);
-    }
-    distances.emplace_back(d2, g);
-  }
-  const size_t k = std::min<size_t>(std::max(neighbors, 1), n);
-  std::partial_sort(distances.begin(), distances.begin() + k, distances.end());
-  std::vector<double> predicted(sequences.size(), 0.0);
-  for (size_t j = 0; j < k; ++j) {
-    const std::vector<float>& row = values[distances[j].second];
-    for (size_t s = 0; s < predicted.size(); ++s) predicted[s] += row[s] / static_cast<double>(k);
-  }
+  std::vector<int> all(features.size());
+  std::iota(all.begin(), all.end(), 0);
+  std::vector<int> columns(sequences.size());
+  std::iota(columns.begin(), columns.end(), 0);
+  std::vector<double> predicted;
+  ChooseAmongNearest(values, Nearest(features, all, feature_mean, feature_scale, x), neighbors, columns,
+                     &predicted);
   return predicted;
 }
 
 int CoresetModel::Choose(const std::vector<float>& x) const {
   const std::vector<double> predicted = Predict(x);
   return static_cast<int>(std::max_element(predicted.begin(), predicted.end()) - predicted.begin());
+}
+
+std::vector<CoresetFit> CrossValidateCoreset(const std::vector<std::vector<float>>& features,
+                                             const std::vector<std::vector<float>>& values,
+                                             const std::vector<std::string>& groups,
+                                             const std::vector<int>& sizes,
+                                             const std::vector<int>& neighbors) {
+  std::vector<CoresetFit> fits;
+  for (int size : sizes) {
+    for (int k : neighbors) fits.push_back({size, k, 0.0});
+  }
+  const int n = static_cast<int>(features.size());
+  if (n == 0 || fits.empty()) return fits;
+  const int largest = *std::max_element(sizes.begin(), sizes.end());
+  std::vector<std::string> distinct = groups;
+  std::sort(distinct.begin(), distinct.end());
+  distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());
+  for (const std::string& held_out : distinct) {
+    std::vector<int> train, test;
+    for (int i = 0; i < n; ++i) (groups[i] == held_out ? test : train).push_back(i);
+    std::vector<std::vector<float>> train_values;
+    for (int i : train) train_values.push_back(values[i]);
+    // The greedy cover picks one sequence at a time: smaller coresets are its prefixes.
+    const std::vector<int> picked = GreedyCoreset(train_values, largest);
+    std::vector<float> mean, scale;
+    Standardize(features, train, mean, scale);
+    for (int g : test) {
+      const std::vector<int> nearest = Nearest(features, train, mean, scale, features[g]);
+      for (CoresetFit& fit : fits) {
+        // No training graph left (one group), or nothing beats the default: D.
+        if (train.empty() || picked.empty()) continue;
+        const std::vector<int> columns(picked.begin(), picked.begin() + std::min<size_t>(fit.size, picked.size()));
+        const int chosen = ChooseAmongNearest(values, nearest, fit.neighbors, columns);
+        fit.geomean_d_over_r += std::max(0.0f, values[g][columns[chosen]]) / n;  // log, for now
+      }
+    }
+  }
+  for (CoresetFit& fit : fits) fit.geomean_d_over_r = std::exp(fit.geomean_d_over_r);
+  return fits;
 }
 
 std::string CoresetModel::ToJson() const {
@@ -150,6 +227,13 @@ std::string CoresetModel::ToJson() const {
   j["trained_on"] = trained_on;
   j["neighbors"] = neighbors;
   j["candidates"] = candidates;
+  nlohmann::json fits = nlohmann::json::array();
+  for (const CoresetFit& fit : cross_validation) {
+    fits.push_back({{"size", fit.size},
+                    {"neighbors", fit.neighbors},
+                    {"geomean_d_over_r", std::round(fit.geomean_d_over_r * 1e4) / 1e4}});
+  }
+  j["cross_validation"] = std::move(fits);
   j["sequences"] = sequences;
   j["feature_mean"] = rounded(feature_mean);
   j["feature_scale"] = rounded(feature_scale);
@@ -179,6 +263,10 @@ absl::StatusOr<CoresetModel> CoresetModel::FromJson(std::string_view json, std::
     model.trained_on = j.value("trained_on", std::vector<std::string>{});
     model.neighbors = j.at("neighbors").get<int>();
     model.candidates = j.value("candidates", 0);
+    for (const nlohmann::json& fit : j.value("cross_validation", nlohmann::json::array())) {
+      model.cross_validation.push_back(
+          {fit.at("size").get<int>(), fit.at("neighbors").get<int>(), fit.at("geomean_d_over_r").get<double>()});
+    }
     model.sequences = j.at("sequences").get<std::vector<std::vector<std::string>>>();
     model.feature_mean = j.at("feature_mean").get<std::vector<float>>();
     model.feature_scale = j.at("feature_scale").get<std::vector<float>>();
@@ -222,6 +310,16 @@ absl::StatusOr<CoresetModel> CoresetModel::Load(const std::string& path) {
 
 std::string DefaultCoresetPath() {
   return (fs::path(DataRoot()) / "datasets/policies/coreset").string();
+}
+
+void AddSequencePasses(const std::vector<std::vector<std::string>>& sequences,
+                       std::vector<std::string>& actions) {
+  absl::flat_hash_set<std::string> known(actions.begin(), actions.end());
+  for (const std::vector<std::string>& sequence : sequences) {
+    for (const std::string& pass : sequence) {
+      if (known.insert(pass).second) actions.push_back(pass);
+    }
+  }
 }
 
 std::vector<int> GreedyCoreset(const std::vector<std::vector<float>>& values, int k) {
@@ -358,34 +456,47 @@ absl::StatusOr<CoresetModel> TrainCoreset(
     for (int64_t r : replays[i].lowest) values[i].push_back(NormalizedValue(replays[i].d, r));
   }
 
-  // 3. The coreset (the default pipeline alone when nothing beats it anywhere).
-  std::vector<int> picked = GreedyCoreset(values, options.coreset_size);
-  if (picked.empty()) picked = {0};
-
-  // 4. The predictor's data.
+  // 3. The coreset's size and the predictor's neighbours, by cross-validation
+  // that leaves one family out at a time (one graph at a time when all are
+  // of one family): what transfers to families it did not see.
+  std::vector<std::vector<float>> features;
+  std::vector<std::string> groups;
+  for (int i = 0; i < n; ++i) {
+    features.push_back(replays[i].features);
+    const CorpusModule* module = Corpus::Default().Find(specs[i]);
+    groups.push_back(module != nullptr ? module->family : fs::path(specs[i]).parent_path().string());
+  }
+  if (std::all_of(groups.begin(), groups.end(), [&](const std::string& g) { return g == groups.front(); })) {
+    groups = specs;
+  }
+  std::vector<int> sizes;
+  for (int size = 1; size < options.coreset_size; size *= 2) sizes.push_back(size);
+  sizes.push_back(options.coreset_size);
   CoresetModel model;
-  model.neighbors = options.neighbors;
+  model.cross_validation = CrossValidateCoreset(features, values, groups, sizes, options.neighbors);
+  // The best fit; on ties the smaller coreset, then fewer neighbours (listed first).
+  CoresetFit best = model.cross_validation.front();
+  for (const CoresetFit& fit : model.cross_validation) {
+    if (fit.geomean_d_over_r > best.geomean_d_over_r + 1e-9) best = fit;
+  }
+
+  // 4. The coreset (the default pipeline alone when nothing beats it anywhere)
+  // and the predictor's data.
+  std::vector<int> picked = GreedyCoreset(values, best.size);
+  if (picked.empty()) picked = {0};
+  model.neighbors = best.neighbors;
   model.candidates = static_cast<int>(candidates.size());
   for (int c : picked) model.sequences.push_back(candidates[c]);
-  const size_t size = CoresetFeatureSize();
-  model.feature_mean.assign(size, 0.0f);
-  model.feature_scale.assign(size, 0.0f);
+  std::vector<int> all(n);
+  std::iota(all.begin(), all.end(), 0);
+  Standardize(features, all, model.feature_mean, model.feature_scale);
   for (int i = 0; i < n; ++i) {
     model.graphs.push_back(specs[i]);
-    model.features.push_back(replays[i].features);
     std::vector<float> row;
     for (int c : picked) row.push_back(values[i][c]);
     model.values.push_back(std::move(row));
-    for (size_t f = 0; f < size; ++f) model.feature_mean[f] += replays[i].features[f] / n;
   }
-  for (int i = 0; i < n; ++i) {
-    for (size_t f = 0; f < size; ++f) {
-      const float centered = replays[i].features[f] - model.feature_mean[f];
-      model.feature_scale[f] += centered * centered / n;
-    }
-  }
-  // A feature constant over the training graphs carries no distance.
-  for (float& s : model.feature_scale) s = std::max(std::sqrt(s), 1e-3f);
+  model.features = std::move(features);
   return model;
 }
 
@@ -397,16 +508,10 @@ CoresetAgent::CoresetAgent(AgentOptions options, CoresetModel model)
   if (options_.registry == &PassRegistry::Builtin()) options_.registry = &PassRegistry::WithPipelines();
   std::vector<std::string>& actions = options_.env.actions;
   if (actions.empty()) actions = AutoActionSpace(options_.allow_excess_precision);
-  absl::flat_hash_set<std::string> known(actions.begin(), actions.end());
-  known.insert(std::string(kDefaultPipeline));
   if (std::find(actions.begin(), actions.end(), kDefaultPipeline) == actions.end()) {
     actions.emplace_back(kDefaultPipeline);
   }
-  for (const std::vector<std::string>& sequence : model_.sequences) {
-    for (const std::string& pass : sequence) {
-      if (known.insert(pass).second) actions.push_back(pass);
-    }
-  }
+  AddSequencePasses(model_.sequences, actions);
 }
 
 absl::Status CoresetAgent::Search(SearchContext& ctx) {

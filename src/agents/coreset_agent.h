@@ -17,6 +17,10 @@
 //      and their values of the K sequences. A graph's predicted value of a
 //      sequence is the mean of its nearest training graphs' (k-nearest
 //      neighbours in standardized feature space).
+//   K and k are chosen by cross-validation that leaves one training family out
+//   at a time (CrossValidateCoreset): the score is what the agent would reach
+//   on families it did not see, so a predictor that does not transfer loses
+//   to K = 1 (one sequence for every graph).
 // Acting (CoresetAgent, "coreset:DIR"): the features of I and D, one
 // prediction, the sequence predicted best replayed from I (one rollout, no
 // search); the lowest state on it is the answer, checked as every learned
@@ -44,6 +48,14 @@ namespace hlogym {
 std::vector<float> CoresetFeatures(const Module& initial, const Module& d);
 int CoresetFeatureSize();
 
+// One setting of the coreset's size and the predictor's neighbours, and the
+// geomean(D/R) the agent reached with it on the held-out groups.
+struct CoresetFit {
+  int size = 1;
+  int neighbors = 1;
+  double geomean_d_over_r = 1.0;
+};
+
 struct CoresetModel {
   std::vector<std::vector<std::string>> sequences;  // the coreset, K sequences
   // One row per training graph: its name, features and value of each sequence.
@@ -54,6 +66,7 @@ struct CoresetModel {
   std::vector<float> feature_mean, feature_scale;
   int neighbors = 5;
   int candidates = 0;                   // candidate sequences it was picked from
+  std::vector<CoresetFit> cross_validation;  // every setting tried (training)
   std::vector<std::string> trained_on;  // readable
   std::string command;                  // what made it
 
@@ -73,9 +86,21 @@ struct CoresetModel {
 // columns); stops early when no column adds anything. Ties go to the lower index.
 std::vector<int> GreedyCoreset(const std::vector<std::vector<float>>& values, int k);
 
+// Leave-one-group-out cross-validation of the coreset agent on the training
+// graphs: for each group, the coreset picked (GreedyCoreset) and the features
+// standardized on the other groups' graphs; each of the group's graphs gets
+// the sequence its nearest other-group graphs value most, and scores
+// max(0, its value) (the agent falls back to D). One fit per (size,
+// neighbours), sizes outer; geomean(D/R) over all graphs.
+std::vector<CoresetFit> CrossValidateCoreset(const std::vector<std::vector<float>>& features,
+                                             const std::vector<std::vector<float>>& values,
+                                             const std::vector<std::string>& groups,
+                                             const std::vector<int>& sizes,
+                                             const std::vector<int>& neighbors);
+
 struct CoresetTrainOptions {
-  int coreset_size = 16;    // K
-  int neighbors = 5;        // k of the nearest-neighbour predictor
+  int coreset_size = 16;  // the largest K tried (1, 2, 4, ... and this)
+  std::vector<int> neighbors = {1, 3, 5, 10, 20};  // the k tried
   int max_candidates = 200;  // distinct candidate sequences kept (drawn by the seed)
   // The fraction of the training graphs used (drawn by the seed; 1: all, and
   // the seed changes nothing else while the candidates fit max_candidates).
@@ -111,6 +136,11 @@ class CoresetAgent : public Agent {
 
 // The shipped model: DataRoot()/datasets/policies/coreset.
 std::string DefaultCoresetPath();
+
+// Appends to `actions` the passes of `sequences` it lacks (an agent that
+// replays them needs them in its action space).
+void AddSequencePasses(const std::vector<std::vector<std::string>>& sequences,
+                       std::vector<std::string>& actions);
 
 }  // namespace hlogym
 

@@ -130,9 +130,9 @@ int RunTrainCoreset(TrainCommandOptions& o, const std::vector<std::string>& spec
   model->trained_on = {absl::StrCat("suite ", absl::StrJoin(o.suite, ","), ", split ",
                                     o.split.empty() ? "both" : o.split)};
   model->command = absl::StrFormat(
-      "hlogym train --algo coreset --suite %s --split %s --coreset-size %d --neighbors %d "
+      "hlogym train --algo coreset --suite %s --split %s --coreset-size %d --neighbors %s "
       "--candidates %d --graph-fraction %g --seed %d --out DIR",
-      absl::StrJoin(o.suite, " "), o.split, o.coreset.coreset_size, o.coreset.neighbors,
+      absl::StrJoin(o.suite, " "), o.split, o.coreset.coreset_size, absl::StrJoin(o.coreset.neighbors, ","),
       o.coreset.max_candidates, o.coreset.graph_fraction, o.train.seed);
   std::error_code ec;
   std::filesystem::create_directories(o.train.out_dir, ec);
@@ -141,8 +141,10 @@ int RunTrainCoreset(TrainCommandOptions& o, const std::vector<std::string>& spec
     return ReportError(written);
   }
   std::cout << absl::StrFormat(
-      "trained coreset on %d benchmarks in %.1f s: %d sequences picked from %d candidates; model in %s\n",
-      model->graphs.size(), SecondsSince(start), model->sequences.size(), model->candidates, file);
+      "trained coreset on %d benchmarks in %.1f s: %d sequences picked from %d candidates, %d "
+      "neighbours; model in %s\n",
+      model->graphs.size(), SecondsSince(start), model->sequences.size(), model->candidates,
+      model->neighbors, file);
   std::cout << "evaluate it with: hlogym eval --agent coreset:" << o.train.out_dir
             << " --split heldout\n";
   return kExitOk;
@@ -213,9 +215,12 @@ void RegisterTrainCommands(CLI::App& app) {
   train->add_option("--steps-per-graph", o->auto_steps_per_graph,
                     "auto: step budget of the search on each training graph (default 3000)");
   train->add_option("--coreset-size", o->coreset.coreset_size,
-                    "coreset: sequences in the coreset (default 16)");
+                    "coreset: the largest coreset tried (1, 2, 4, ... and this; default 16)");
   train->add_option("--neighbors", o->coreset.neighbors,
-                    "coreset: training graphs the value prediction averages over (default 5)");
+                    "coreset: the numbers of nearest training graphs the value prediction may average "
+                    "over (default 1,3,5,10,20); the size and this are chosen by cross-validation "
+                    "leaving one family out")
+      ->delimiter(',');
   train->add_option("--candidates", o->coreset.max_candidates,
                     "coreset: candidate sequences valued on every training graph, drawn by the "
                     "seed from auto's paths (default 200)");

@@ -114,6 +114,46 @@ ENTRY main {
   EXPECT_TRUE(result->validation->ok) << result->validation->equivalence;
 }
 
+// The guide's predicted sequence is a start of its own: here its one pass (dce, not among the
+// search's own actions, so no descent could find it) reaches a state below D.
+TEST(AutoAgentTest, StartsFromTheGuidesSequenceToo) {
+  const std::string path = ::testing::TempDir() + "/auto_guided.hlo";
+  std::ofstream(path) << R"(HloModule bn
+ENTRY main {
+  x = f32[2,4,3,3] parameter(0)
+  scale = f32[4] parameter(1)
+  offset = f32[4] parameter(2)
+  mean = f32[4] parameter(3)
+  variance = f32[4] parameter(4)
+  unused = f32[4] add(mean, variance)
+  ROOT y = f32[2,4,3,3] batch-norm-inference(x, scale, offset, mean, variance), epsilon=0.001, feature_index=1
+}
+)";
+  AgentOptions options;
+  options.registry = &PassRegistry::WithPipelines();
+  options.env.actions = {"xla-cpu-default"};
+  auto unguided = AutoAgent(options, AutoPrior{}).Optimize(path, SearchBudget{50, 0});
+  ASSERT_TRUE(unguided.ok()) << unguided.status();
+  EXPECT_EQ(unguided->passes, std::vector<std::string>{"xla-cpu-default"});
+
+  auto guide = std::make_shared<CoresetModel>();
+  guide->sequences = {{"dce"}};
+  guide->graphs = {"g"};
+  guide->features = {std::vector<float>(CoresetFeatureSize(), 0.0f)};
+  guide->values = {{0.1f}};
+  guide->feature_mean.assign(CoresetFeatureSize(), 0.0f);
+  guide->feature_scale.assign(CoresetFeatureSize(), 1.0f);
+  AutoOptions auto_options;
+  auto_options.guide = guide;
+  auto guided = AutoAgent(options, AutoPrior{}, auto_options).Optimize(path, SearchBudget{50, 0});
+  ASSERT_TRUE(guided.ok()) << guided.status();
+  EXPECT_EQ(guided->passes, std::vector<std::string>{"dce"});
+  EXPECT_EQ(guided->op_count, guided->initial_op_count - 1);
+  EXPECT_LT(guided->op_count, unguided->op_count);
+  ASSERT_TRUE(guided->validation.has_value());
+  EXPECT_TRUE(guided->validation->ok) << guided->validation->equivalence;
+}
+
 TEST(AutoAgentTest, PriorRoundTripsAndRejectsBadFiles) {
   AutoPrior prior;
   prior.actions = {{"algsimp", 12, 340}, {"xla-cpu-simplification", 3, 17}};

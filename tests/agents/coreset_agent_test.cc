@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -79,9 +80,49 @@ TEST(CoresetTest, PredictionFollowsTheNearestTrainingGraphs) {
   EXPECT_EQ(model.Choose(x), 1);
 }
 
+// Cross-validation leaving a group out keeps the predictor only where it transfers.
+TEST(CoresetTest, CrossValidationKeepsThePredictorOnlyWhereItTransfers) {
+  auto point = [](float x) {
+    std::vector<float> f(CoresetFeatureSize(), 0.0f);
+    f[0] = x;
+    return f;
+  };
+  // Every group has a graph near 0 that wants sequence 0 and one near 10 that wants sequence 1:
+  // the nearest graph of another group knows which.
+  std::vector<std::vector<float>> features, values;
+  std::vector<std::string> groups;
+  for (const char* group : {"a", "b", "c"}) {
+    features.push_back(point(0.1f * groups.size()));
+    values.push_back({0.5f, 0.0f});
+    groups.push_back(group);
+    features.push_back(point(10.0f + 0.1f * groups.size()));
+    values.push_back({0.0f, 0.5f});
+    groups.push_back(group);
+  }
+  auto fits = CrossValidateCoreset(features, values, groups, {1, 2}, {1});
+  ASSERT_EQ(fits.size(), 2u);
+  EXPECT_EQ(fits[0].size, 1);
+  EXPECT_NEAR(fits[0].geomean_d_over_r, std::exp(0.25), 1e-5);  // one sequence: right half the time
+  EXPECT_EQ(fits[1].size, 2);
+  EXPECT_NEAR(fits[1].geomean_d_over_r, std::exp(0.5), 1e-5);  // the predictor: always right
+
+  // Here what a graph wants depends on its group, not on where it lies (each group wants its own
+  // sequence), and sequence 3 is good everywhere: the nearest graph, always of another group,
+  // misleads, and one sequence wins.
+  features = {point(0.0f), point(0.3f), point(0.1f), point(0.4f), point(0.2f), point(0.5f)};
+  values = {{0.5f, 0.0f, 0.0f, 0.4f}, {0.5f, 0.0f, 0.0f, 0.4f}, {0.0f, 0.5f, 0.0f, 0.4f},
+            {0.0f, 0.5f, 0.0f, 0.4f}, {0.0f, 0.0f, 0.5f, 0.4f}, {0.0f, 0.0f, 0.5f, 0.4f}};
+  groups = {"a", "a", "b", "b", "c", "c"};
+  fits = CrossValidateCoreset(features, values, groups, {1, 4}, {1});
+  ASSERT_EQ(fits.size(), 2u);
+  EXPECT_NEAR(fits[0].geomean_d_over_r, std::exp(0.4), 1e-5);
+  EXPECT_LT(fits[1].geomean_d_over_r, fits[0].geomean_d_over_r);
+}
+
 TEST(CoresetTest, ModelRoundTripsAndBadFilesAreNamed) {
   CoresetModel model = LineModel({{"xla-cpu-default", "cse"}}, {{0.1f}, {0.0f}}, 1);
   model.candidates = 7;
+  model.cross_validation = {{1, 5, 1.25}, {2, 5, 1.3}};
   model.command = "hlogym train --algo coreset ...";
   auto back = CoresetModel::FromJson(model.ToJson(), "mem");
   ASSERT_TRUE(back.ok()) << back.status();
@@ -89,6 +130,9 @@ TEST(CoresetTest, ModelRoundTripsAndBadFilesAreNamed) {
   EXPECT_EQ(back->values, model.values);
   EXPECT_EQ(back->features, model.features);
   EXPECT_EQ(back->candidates, 7);
+  ASSERT_EQ(back->cross_validation.size(), 2u);
+  EXPECT_EQ(back->cross_validation[1].size, 2);
+  EXPECT_DOUBLE_EQ(back->cross_validation[1].geomean_d_over_r, 1.3);
   EXPECT_EQ(back->command, model.command);
 
   EXPECT_FALSE(CoresetModel::FromJson("not json", "x.json").ok());
@@ -113,7 +157,7 @@ TEST(CoresetTest, TrainsDeterministicallyAndActsInOneRolloutNeverAboveTheDefault
                                              "smoke/control_flow"};
   CoresetTrainOptions options;
   options.coreset_size = 4;
-  options.neighbors = 2;
+  options.neighbors = {1, 2};
   auto model = TrainCoreset(training, options);
   ASSERT_TRUE(model.ok()) << model.status();
   ASSERT_FALSE(model->sequences.empty());
