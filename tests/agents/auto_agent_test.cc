@@ -154,6 +154,30 @@ ENTRY main {
   EXPECT_TRUE(guided->validation->ok) << guided->validation->equivalence;
 }
 
+// When the check cannot judge (here a checker that never can, as for a graph whose original
+// misses its own f64 result), a candidate is not refuted: auto returns D, not the untouched module,
+// and its validation says the equivalence was undecided (what eval counts as not judged).
+TEST(AutoAgentTest, ReturnsDNotTheOriginalWhenTheCheckCannotJudge) {
+  struct RestoreChecker {
+    ~RestoreChecker() { SetEquivalenceChecker(DefaultEquivalenceChecker()); }
+  } restore;
+  SetEquivalenceChecker([](const Module&, const Module&) -> absl::StatusOr<bool> {
+    return absl::FailedPreconditionError("the original misses its own f64 result");
+  });
+  AgentOptions options;
+  options.registry = &PassRegistry::WithPipelines();
+  options.env.actions = {"xla-cpu-default"};
+  auto result = AutoAgent(options, AutoPrior{}).Optimize(kModule, SearchBudget{20, 0});
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_EQ(result->passes, std::vector<std::string>{"xla-cpu-default"});
+  EXPECT_EQ(result->op_count, DefaultOpCount(kModule));
+  EXPECT_LT(result->op_count, result->initial_op_count);
+  ASSERT_TRUE(result->validation.has_value());
+  EXPECT_TRUE(result->validation->ok);
+  EXPECT_EQ(result->validation->equivalence.rfind("undecided: ", 0), 0u) << result->validation->equivalence;
+  EXPECT_EQ(result->rejected_candidates, 0);
+}
+
 TEST(AutoAgentTest, PriorRoundTripsAndRejectsBadFiles) {
   AutoPrior prior;
   prior.actions = {{"algsimp", 12, 340}, {"xla-cpu-simplification", 3, 17}};

@@ -63,6 +63,29 @@ echo "$out" | grep -q "output {} element" || fail "mismatch not reported: $out"
 "$hlogym" equiv "$src/datasets/smoke/mlp_train.hlo" "$src/datasets/smoke/mlp_train.optimized.hlo" > /dev/null
 [ $? -eq 0 ] || fail "mlp_train vs XLA-optimized should be equivalent"
 
+# A module with bitcast-convert takes the f64 look too: x * 2^30 + 1 - x * 2^30 rounds the 1
+# away in f32, the f64 original keeps it, so a module answering 1 is equivalent by it.
+cat > "$work/bits_a.hlo" <<'HLO'
+HloModule cancel
+ENTRY e {
+  x = f32[64] parameter(0)
+  s = f32[] constant(1073741824)
+  sb = f32[64] broadcast(s), dimensions={}
+  one = f32[] constant(1)
+  ob = f32[64] broadcast(one), dimensions={}
+  y = f32[64] multiply(x, sb)
+  y1 = f32[64] add(y, ob)
+  c = f32[64] subtract(y1, y)
+  r = f32[64] copy(c)
+  bits = u32[64] bitcast-convert(x)
+  ROOT t = (f32[64], u32[64]) tuple(r, bits)
+}
+HLO
+sed 's/r = f32\[64\] copy(c)/r = f32[64] copy(ob)/' "$work/bits_a.hlo" > "$work/bits_b.hlo"
+out="$("$hlogym" equiv "$work/bits_a.hlo" "$work/bits_b.hlo")"
+[ $? -eq 0 ] || fail "bitcast-convert module: the f64 look should excuse the rounding: $out"
+echo "$out" | grep -q "f64 reference" || fail "bitcast-convert module: no f64 look: $out"
+
 # A vacuous comparison (the original is NaN everywhere) is not judged: exit 4.
 cat > "$work/nan.hlo" <<'HLO'
 HloModule nan
