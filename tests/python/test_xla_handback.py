@@ -352,9 +352,11 @@ def test_jax_optimize_named_agents():
     want = np.asarray(_mlp(params, x))
     for agent in (
         "auto:" + str(REPO / "datasets" / "policies" / "auto"),
+        "coreset",
+        "coreset:" + str(REPO / "datasets" / "policies" / "coreset"),
         "policy:" + str(REPO / "datasets" / "policies" / "ppo-gpt2"),
         "policy:ppo-gpt2",
-    ):  # the shipped policy by its name
+    ):  # the shipped models by their names
         fast = hj.optimize(_mlp, params, x, agent=agent)
         assert fast.op_counts["optimized"] < fast.op_counts["original"], agent
         np.testing.assert_allclose(np.asarray(fast(params, x)), want, rtol=1e-5, atol=1e-5)
