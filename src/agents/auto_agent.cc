@@ -131,7 +131,8 @@ AutoAgent::AutoAgent(AgentOptions options, AutoPrior prior, AutoOptions auto_opt
   if (!auto_options_.explore_all) {
     for (const AutoPrior::Entry& e : prior_.actions) {
       const int a = index_of(e.action);
-      if (a < 0 || in_prior[a]) continue;  // not allowed here (or listed twice)
+      // Not allowed here (or listed twice).
+      if (a < 0 || a >= static_cast<int>(allowed) || in_prior[a]) continue;
       in_prior[a] = true;
       prior_actions_.push_back(a);
     }

@@ -17,8 +17,8 @@
 #include "gym/benchmark.h"
 #include "gym/spaces.h"
 #include "gym/vec_env.h"
-#include "text/corpus.h"
 #include "nlohmann/json.hpp"
+#include "text/corpus.h"
 #include "text/file_io.h"
 
 namespace hlogym {
@@ -87,7 +87,8 @@ absl::StatusOr<std::unique_ptr<Environment>> MakeReplayEnvironment(
 }
 
 // Mean and standard deviation per feature over the rows listed in `use`; a
-// feature constant there gets scale 1e-3 (it then carries no distance).
+// feature constant there gets scale 0, which Nearest leaves out (it says
+// nothing about which training graph is nearer).
 void Standardize(const std::vector<std::vector<float>>& rows, const std::vector<int>& use,
                  std::vector<float>& mean, std::vector<float>& scale) {
   const size_t size = rows.empty() ? 0 : rows.front().size();
@@ -102,11 +103,14 @@ void Standardize(const std::vector<std::vector<float>>& rows, const std::vector<
   for (int r : use) {
     for (size_t f = 0; f < size; ++f) squares[f] += (rows[r][f] - mean[f]) * (rows[r][f] - mean[f]);
   }
-  for (size_t f = 0; f < size; ++f) scale[f] = std::max(static_cast<float>(std::sqrt(squares[f] / n)), 1e-3f);
+  for (size_t f = 0; f < size; ++f) {
+    const float deviation = static_cast<float>(std::sqrt(squares[f] / n));
+    scale[f] = deviation > 1e-6f ? deviation : 0.0f;
+  }
 }
 
 // The rows listed in `use`, nearest to `x` first (standardized Euclidean
-// distance; ties by position in `use`).
+// distance over the features with a scale; ties by position in `use`).
 std::vector<int> Nearest(const std::vector<std::vector<float>>& rows, const std::vector<int>& use,
                          const std::vector<float>& mean, const std::vector<float>& scale,
                          const std::vector<float>& x) {
@@ -115,6 +119,7 @@ std::vector<int> Nearest(const std::vector<std::vector<float>>& rows, const std:
   for (int r : use) {
     double d2 = 0;
     for (size_t f = 0; f < x.size() && f < rows[r].size(); ++f) {
+      if (scale[f] <= 0) continue;
       const double diff = (x[f] - rows[r][f]) / scale[f];
       d2 += diff * diff;
     }
@@ -189,6 +194,7 @@ std::vector<CoresetFit> CrossValidateCoreset(const std::vector<std::vector<float
   std::vector<std::string> distinct = groups;
   std::sort(distinct.begin(), distinct.end());
   distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());
+  std::vector<double> log_sums(fits.size(), 0.0);  // of max(0, log(D/R)), per fit
   for (const std::string& held_out : distinct) {
     std::vector<int> train, test;
     for (int i = 0; i < n; ++i) (groups[i] == held_out ? test : train).push_back(i);
@@ -196,20 +202,21 @@ std::vector<CoresetFit> CrossValidateCoreset(const std::vector<std::vector<float
     for (int i : train) train_values.push_back(values[i]);
     // The greedy cover picks one sequence at a time: smaller coresets are its prefixes.
     const std::vector<int> picked = GreedyCoreset(train_values, largest);
+    // No training graph left (one group), or nothing beats the default: D, log(D/R) = 0.
+    if (train.empty() || picked.empty()) continue;
     std::vector<float> mean, scale;
     Standardize(features, train, mean, scale);
     for (int g : test) {
       const std::vector<int> nearest = Nearest(features, train, mean, scale, features[g]);
-      for (CoresetFit& fit : fits) {
-        // No training graph left (one group), or nothing beats the default: D.
-        if (train.empty() || picked.empty()) continue;
-        const std::vector<int> columns(picked.begin(), picked.begin() + std::min<size_t>(fit.size, picked.size()));
-        const int chosen = ChooseAmongNearest(values, nearest, fit.neighbors, columns);
-        fit.geomean_d_over_r += std::max(0.0f, values[g][columns[chosen]]) / n;  // log, for now
+      for (size_t f = 0; f < fits.size(); ++f) {
+        const size_t size = std::min<size_t>(fits[f].size, picked.size());
+        const std::vector<int> columns(picked.begin(), picked.begin() + size);
+        const int chosen = ChooseAmongNearest(values, nearest, fits[f].neighbors, columns);
+        log_sums[f] += std::max(0.0f, values[g][columns[chosen]]);
       }
     }
   }
-  for (CoresetFit& fit : fits) fit.geomean_d_over_r = std::exp(fit.geomean_d_over_r);
+  for (size_t f = 0; f < fits.size(); ++f) fits[f].geomean_d_over_r = std::exp(log_sums[f] / n);
   return fits;
 }
 
@@ -287,8 +294,8 @@ absl::StatusOr<CoresetModel> CoresetModel::FromJson(std::string_view json, std::
                             " entries (the features of this hlogym)"));
   }
   if (std::any_of(model.feature_scale.begin(), model.feature_scale.end(),
-                  [](float s) { return !(s > 0); })) {
-    return bad("feature_scale entries must be positive");
+                  [](float s) { return !(s >= 0) || !std::isfinite(s); })) {
+    return bad("feature_scale entries must be finite and not negative (0: a feature left out)");
   }
   for (size_t g = 0; g < model.graphs.size(); ++g) {
     if (model.features[g].size() != size || model.values[g].size() != model.sequences.size()) {

@@ -2,13 +2,26 @@
 #ifndef HLOGYM_TESTS_AGENTS_AGENT_TEST_UTIL_H_
 #define HLOGYM_TESTS_AGENTS_AGENT_TEST_UTIL_H_
 
+#include <cstdint>
+#include <string>
 #include <string_view>
 
+#include "agents/agent.h"
+#include "gtest/gtest.h"
 #include "hlo/computation.h"
 #include "hlo/instruction.h"
 #include "passes/pass.h"
 
 namespace hlogym {
+
+// D: the op count the default pipeline reaches on `benchmark`.
+inline int64_t DefaultOpCount(const std::string& benchmark) {
+  auto agent = MakeAgent("default");
+  EXPECT_TRUE(agent.ok());
+  auto result = (*agent)->Optimize(benchmark, SearchBudget{});
+  EXPECT_TRUE(result.ok()) << result.status();
+  return result->op_count;
+}
 
 // Removes the entry's first add by forwarding its first operand: one
 // instruction fewer, and a different function (what an agent's check must catch).

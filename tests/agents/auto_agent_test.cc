@@ -22,12 +22,22 @@ namespace {
 
 constexpr char kModule[] = "smoke/mlp_train";
 
-int64_t DefaultOpCount(const std::string& benchmark) {
-  auto agent = MakeAgent("default");
-  EXPECT_TRUE(agent.ok());
-  auto result = (*agent)->Optimize(benchmark, SearchBudget{});
-  EXPECT_TRUE(result.ok()) << result.status();
-  return result->op_count;
+// A batch norm the default expands, and one dead add: below I only with dce, above it after the
+// default. Written to a temporary file, whose path it returns.
+std::string WriteBatchNormModule(const std::string& file_name) {
+  const std::string path = ::testing::TempDir() + "/" + file_name;
+  std::ofstream(path) << R"(HloModule bn
+ENTRY main {
+  x = f32[2,4,3,3] parameter(0)
+  scale = f32[4] parameter(1)
+  offset = f32[4] parameter(2)
+  mean = f32[4] parameter(3)
+  variance = f32[4] parameter(4)
+  unused = f32[4] add(mean, variance)
+  ROOT y = f32[2,4,3,3] batch-norm-inference(x, scale, offset, mean, variance), epsilon=0.001, feature_index=1
+}
+)";
+  return path;
 }
 
 TEST(AutoAgentTest, NeverAboveTheDefaultDeterministicAndChecked) {
@@ -89,18 +99,7 @@ TEST(AutoAgentTest, DropsABetterStateThatFailsItsCheck) {
 // Where the default expands what XLA expands anyway (a batch norm), the lowest state lies off
 // it: the descent from the initial module finds it, and D stays the fallback.
 TEST(AutoAgentTest, DescendsFromTheInitialModuleToo) {
-  const std::string path = ::testing::TempDir() + "/auto_batch_norm.hlo";
-  std::ofstream(path) << R"(HloModule bn
-ENTRY main {
-  x = f32[2,4,3,3] parameter(0)
-  scale = f32[4] parameter(1)
-  offset = f32[4] parameter(2)
-  mean = f32[4] parameter(3)
-  variance = f32[4] parameter(4)
-  unused = f32[4] add(mean, variance)
-  ROOT y = f32[2,4,3,3] batch-norm-inference(x, scale, offset, mean, variance), epsilon=0.001, feature_index=1
-}
-)";
+  const std::string path = WriteBatchNormModule("auto_batch_norm.hlo");
   AgentOptions options;
   options.registry = &PassRegistry::WithPipelines();
   options.env.actions = {"xla-cpu-default", "dce"};
@@ -117,18 +116,7 @@ ENTRY main {
 // The guide's predicted sequence is a start of its own: here its one pass (dce, not among the
 // search's own actions, so no descent could find it) reaches a state below D.
 TEST(AutoAgentTest, StartsFromTheGuidesSequenceToo) {
-  const std::string path = ::testing::TempDir() + "/auto_guided.hlo";
-  std::ofstream(path) << R"(HloModule bn
-ENTRY main {
-  x = f32[2,4,3,3] parameter(0)
-  scale = f32[4] parameter(1)
-  offset = f32[4] parameter(2)
-  mean = f32[4] parameter(3)
-  variance = f32[4] parameter(4)
-  unused = f32[4] add(mean, variance)
-  ROOT y = f32[2,4,3,3] batch-norm-inference(x, scale, offset, mean, variance), epsilon=0.001, feature_index=1
-}
-)";
+  const std::string path = WriteBatchNormModule("auto_guided.hlo");
   AgentOptions options;
   options.registry = &PassRegistry::WithPipelines();
   options.env.actions = {"xla-cpu-default"};

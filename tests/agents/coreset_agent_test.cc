@@ -19,14 +19,6 @@
 namespace hlogym {
 namespace {
 
-int64_t DefaultOpCount(const std::string& benchmark) {
-  auto agent = MakeAgent("default");
-  EXPECT_TRUE(agent.ok());
-  auto result = (*agent)->Optimize(benchmark, SearchBudget{});
-  EXPECT_TRUE(result.ok()) << result.status();
-  return result->op_count;
-}
-
 // A model over `sequences` whose training graphs are points on the first
 // feature axis (at 0, 1, 2, ...), with the given values.
 CoresetModel LineModel(std::vector<std::vector<std::string>> sequences,
@@ -77,6 +69,13 @@ TEST(CoresetTest, PredictionFollowsTheNearestTrainingGraphs) {
   EXPECT_EQ(model.Choose(x), 1);
   // A larger scale on the axis does not change who is nearest.
   model.feature_scale[0] = 10.0f;
+  EXPECT_EQ(model.Choose(x), 1);
+  // On a second feature the graph lies with graphs 0 and 1, far from the rest: counted, that
+  // decides; with no scale (what a feature constant over the training graphs gets) it is left out.
+  model.features[0][1] = model.features[1][1] = 1000.0f;
+  x[1] = 1000.0f;
+  EXPECT_EQ(model.Choose(x), 0);
+  model.feature_scale[1] = 0.0f;
   EXPECT_EQ(model.Choose(x), 1);
 }
 
@@ -144,9 +143,9 @@ TEST(CoresetTest, ModelRoundTripsAndBadFilesAreNamed) {
   auto bad_row = CoresetModel::FromJson(short_row.ToJson(), "y.json");
   ASSERT_FALSE(bad_row.ok());
   EXPECT_NE(bad_row.status().message().find("graph g1"), std::string::npos) << bad_row.status();
-  CoresetModel zero_scale = model;
-  zero_scale.feature_scale[3] = 0;
-  EXPECT_FALSE(CoresetModel::FromJson(zero_scale.ToJson(), "z.json").ok());
+  CoresetModel negative_scale = model;
+  negative_scale.feature_scale[3] = -1;
+  EXPECT_FALSE(CoresetModel::FromJson(negative_scale.ToJson(), "z.json").ok());
   auto missing = MakeAgent("coreset:/no/such/model");
   ASSERT_FALSE(missing.ok());
   EXPECT_NE(missing.status().message().find("/no/such/model"), std::string::npos);

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "agents/agent.h"
+#include "agents/agent_test_util.h"
 #include "agents/search.h"
 #include "agents/rl/features.h"
 #include "hlo/opcode.h"
@@ -31,13 +32,6 @@ namespace fs = std::filesystem;
 // Two passes that shrink mlp_train and four that never change it.
 const std::vector<std::string> kActions = {"algsimp", "cse",   "dce", "sharding-remover",
                                            "cse_barrier_expander", "map-inline"};
-
-// D: the op count xla-cpu-default reaches on `benchmark`.
-int64_t DefaultOpCount(const std::string& benchmark) {
-  absl::StatusOr<SearchResult> d = DefaultPipelineAgent(AgentOptions{}).Optimize(benchmark, {});
-  EXPECT_TRUE(d.ok()) << d.status();
-  return d.ok() ? d->op_count : 0;
-}
 
 // Per process: ctest runs each test in its own process, several at once, and
 // the RlGnn fixture of every process trains into its own "gnn" folder.
