@@ -1,11 +1,18 @@
 """Every function, class, method and property of the C++ extension says what it does: help() on
-hlogym.Env is what a user reads first."""
+hlogym.Env is what a user reads first. Its type stubs (python/hlogym/_hlogym.pyi, generated from
+the extension by pybind11-stubgen) are current and installed with py.typed."""
 
 import inspect
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
+import hlogym
 from hlogym import _hlogym
+
+REPO = Path(__file__).resolve().parents[2]
 
 
 def _text(obj) -> str:
@@ -61,3 +68,25 @@ def test_the_check_sees_a_missing_docstring():
 @pytest.mark.parametrize("name", ["Env", "VecEnv"])
 def test_help_shows_the_class_text(name):
     assert "environment" in (inspect.getdoc(getattr(_hlogym, name)) or "").lower()
+
+
+def test_stubs_match_the_extension(tmp_path):
+    """The committed stubs are what pybind11-stubgen makes of the extension now."""
+    subprocess.run(
+        [sys.executable, "-m", "pybind11_stubgen", "hlogym._hlogym", "-o", str(tmp_path)],
+        check=True,
+        capture_output=True,
+        cwd=tmp_path,
+    )
+    made = (tmp_path / "hlogym" / "_hlogym.pyi").read_text()
+    committed = (REPO / "python" / "hlogym" / "_hlogym.pyi").read_text()
+    assert made == committed, (
+        "python/hlogym/_hlogym.pyi is stale: regenerate it (docs/contributing.md, the stub command)"
+    )
+    assert "def reset(self, benchmark: str) -> dict:" in committed
+
+
+def test_the_package_is_typed():
+    package = Path(hlogym.__file__).parent
+    assert (package / "py.typed").exists()
+    assert (package / "_hlogym.pyi").exists()
