@@ -133,8 +133,9 @@ std::vector<int> Nearest(const std::vector<std::vector<float>>& rows, const std:
 
 // The mean of `values` over the first k rows of `nearest`, for the columns
 // `columns`; the index (into `columns`) of the highest, the first on ties.
-int ChooseAmongNearest(const std::vector<std::vector<float>>& values, const std::vector<int>& nearest,
-                       int k, const std::vector<int>& columns, std::vector<double>* predicted = nullptr) {
+int ChooseAmongNearest(const std::vector<std::vector<float>>& values,
+                       const std::vector<int>& nearest, int k, const std::vector<int>& columns,
+                       std::vector<double>* predicted = nullptr) {
   std::vector<double> mean(columns.size(), 0.0);
   const int used = std::min<int>(std::max(k, 1), nearest.size());
   for (int j = 0; j < used; ++j) {
@@ -169,8 +170,8 @@ std::vector<double> CoresetModel::Predict(const std::vector<float>& x) const {
   std::vector<int> columns(sequences.size());
   std::iota(columns.begin(), columns.end(), 0);
   std::vector<double> predicted;
-  ChooseAmongNearest(values, Nearest(features, all, feature_mean, feature_scale, x), neighbors, columns,
-                     &predicted);
+  ChooseAmongNearest(values, Nearest(features, all, feature_mean, feature_scale, x), neighbors,
+                     columns, &predicted);
   return predicted;
 }
 
@@ -248,7 +249,8 @@ std::string CoresetModel::ToJson() const {
   std::string text = j.dump(1);
   std::string rows;
   for (size_t g = 0; g < graphs.size(); ++g) {
-    const nlohmann::json row = {{"graph", graphs[g]}, {"features", rounded(features[g])}, {"values", rounded(values[g])}};
+    const nlohmann::json row = {
+        {"graph", graphs[g]}, {"features", rounded(features[g])}, {"values", rounded(values[g])}};
     absl::StrAppend(&rows, g == 0 ? "\n  " : ",\n  ", row.dump());
   }
   const std::string empty = "\"graphs\": []";
@@ -256,7 +258,8 @@ std::string CoresetModel::ToJson() const {
   return text;
 }
 
-absl::StatusOr<CoresetModel> CoresetModel::FromJson(std::string_view json, std::string_view source) {
+absl::StatusOr<CoresetModel> CoresetModel::FromJson(std::string_view json,
+                                                    std::string_view source) {
   auto bad = [&](std::string_view why) {
     return absl::InvalidArgumentError(absl::StrCat(std::string(source), ": ", std::string(why)));
   };
@@ -264,15 +267,16 @@ absl::StatusOr<CoresetModel> CoresetModel::FromJson(std::string_view json, std::
   try {
     const nlohmann::json j = nlohmann::json::parse(json);
     if (!j.is_object() || j.value("format", std::string()) != kFormat) {
-      return bad(absl::StrCat("not a coreset model (no \"format\": \"", std::string(kFormat), "\")"));
+      return bad(
+          absl::StrCat("not a coreset model (no \"format\": \"", std::string(kFormat), "\")"));
     }
     model.command = j.value("command", std::string());
     model.trained_on = j.value("trained_on", std::vector<std::string>{});
     model.neighbors = j.at("neighbors").get<int>();
     model.candidates = j.value("candidates", 0);
     for (const nlohmann::json& fit : j.value("cross_validation", nlohmann::json::array())) {
-      model.cross_validation.push_back(
-          {fit.at("size").get<int>(), fit.at("neighbors").get<int>(), fit.at("geomean_d_over_r").get<double>()});
+      model.cross_validation.push_back({fit.at("size").get<int>(), fit.at("neighbors").get<int>(),
+                                        fit.at("geomean_d_over_r").get<double>()});
     }
     model.sequences = j.at("sequences").get<std::vector<std::vector<std::string>>>();
     model.feature_mean = j.at("feature_mean").get<std::vector<float>>();
@@ -362,7 +366,8 @@ absl::StatusOr<CoresetModel> TrainCoreset(
     const std::vector<std::string>& all_specs, const CoresetTrainOptions& options,
     const std::function<void(const CoresetTrainProgress&)>& progress) {
   if (all_specs.empty()) return absl::InvalidArgumentError("coreset: no training benchmarks");
-  if (options.coreset_size < 1) return absl::InvalidArgumentError("coreset: the coreset size must be at least 1");
+  if (options.coreset_size < 1)
+    return absl::InvalidArgumentError("coreset: the coreset size must be at least 1");
   if (!(options.graph_fraction > 0 && options.graph_fraction <= 1)) {
     return absl::InvalidArgumentError("coreset: the graph fraction must be in (0, 1]");
   }
@@ -412,7 +417,8 @@ absl::StatusOr<CoresetModel> TrainCoreset(
     });
   };
   for_each_benchmark([&](int t, int i) {
-    absl::StatusOr<SearchResult> result = agents[t]->Optimize(specs[i], SearchBudget{options.auto_steps, 0});
+    absl::StatusOr<SearchResult> result =
+        agents[t]->Optimize(specs[i], SearchBudget{options.auto_steps, 0});
     if (result.ok()) {
       paths[i] = result->passes;
     } else {
@@ -427,12 +433,14 @@ absl::StatusOr<CoresetModel> TrainCoreset(
                                                       {std::string(kExactPipeline)}};
   {
     std::vector<std::vector<std::string>> found;
-    absl::flat_hash_set<std::string> seen = {std::string(kDefaultPipeline), std::string(kExactPipeline)};
+    absl::flat_hash_set<std::string> seen = {std::string(kDefaultPipeline),
+                                             std::string(kExactPipeline)};
     for (const std::vector<std::string>& path : paths) {
       if (!path.empty() && seen.insert(absl::StrJoin(path, ",")).second) found.push_back(path);
     }
     std::shuffle(found.begin(), found.end(), rng);
-    const size_t room = std::max<int>(0, options.max_candidates - static_cast<int>(candidates.size()));
+    const size_t room =
+        std::max<int>(0, options.max_candidates - static_cast<int>(candidates.size()));
     if (found.size() > room) found.resize(room);
     candidates.insert(candidates.end(), found.begin(), found.end());
   }
@@ -451,7 +459,8 @@ absl::StatusOr<CoresetModel> TrainCoreset(
     if (r.ok()) {
       replays[i] = *std::move(r);
     } else {
-      errors[i] = absl::Status(r.status().code(), absl::StrCat(specs[i], ": ", r.status().message()));
+      errors[i] =
+          absl::Status(r.status().code(), absl::StrCat(specs[i], ": ", r.status().message()));
     }
     report("values");
   });
@@ -471,9 +480,11 @@ absl::StatusOr<CoresetModel> TrainCoreset(
   for (int i = 0; i < n; ++i) {
     features.push_back(replays[i].features);
     const CorpusModule* module = Corpus::Default().Find(specs[i]);
-    groups.push_back(module != nullptr ? module->family : fs::path(specs[i]).parent_path().string());
+    groups.push_back(module != nullptr ? module->family
+                                       : fs::path(specs[i]).parent_path().string());
   }
-  if (std::all_of(groups.begin(), groups.end(), [&](const std::string& g) { return g == groups.front(); })) {
+  if (std::all_of(groups.begin(), groups.end(),
+                  [&](const std::string& g) { return g == groups.front(); })) {
     groups = specs;
   }
   std::vector<int> sizes;
@@ -512,7 +523,8 @@ absl::StatusOr<CoresetModel> TrainCoreset(
 
 CoresetAgent::CoresetAgent(AgentOptions options, CoresetModel model)
     : Agent(std::move(options)), model_(std::move(model)) {
-  if (options_.registry == &PassRegistry::Builtin()) options_.registry = &PassRegistry::WithPipelines();
+  if (options_.registry == &PassRegistry::Builtin())
+    options_.registry = &PassRegistry::WithPipelines();
   std::vector<std::string>& actions = options_.env.actions;
   if (actions.empty()) actions = AutoActionSpace(options_.allow_excess_precision);
   if (std::find(actions.begin(), actions.end(), kDefaultPipeline) == actions.end()) {
@@ -531,7 +543,8 @@ absl::Status CoresetAgent::Search(SearchContext& ctx) {
   if (!ctx.Step(*d, action_of(kDefaultPipeline), &info)) {
     return absl::InternalError("the xla-cpu-default step was refused");
   }
-  if (!info.error.empty()) return absl::InternalError(absl::StrCat("xla-cpu-default: ", info.error));
+  if (!info.error.empty())
+    return absl::InternalError(absl::StrCat("xla-cpu-default: ", info.error));
   const int chosen = model_.Choose(CoresetFeatures(ctx.root().module(), d->module()));
   std::unique_ptr<Environment> env = ctx.root().Fork();
   for (const std::string& pass : model_.sequences[chosen]) {

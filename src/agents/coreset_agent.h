@@ -65,10 +65,10 @@ struct CoresetModel {
   // Standardization of the features (training mean and standard deviation).
   std::vector<float> feature_mean, feature_scale;
   int neighbors = 5;
-  int candidates = 0;                   // candidate sequences it was picked from
+  int candidates = 0;                        // candidate sequences it was picked from
   std::vector<CoresetFit> cross_validation;  // every setting tried (training)
-  std::vector<std::string> trained_on;  // readable
-  std::string command;                  // what made it
+  std::vector<std::string> trained_on;       // readable
+  std::string command;                       // what made it
 
   // The predicted value of each sequence for a graph with `features`.
   std::vector<double> Predict(const std::vector<float>& features) const;
@@ -99,14 +99,14 @@ std::vector<CoresetFit> CrossValidateCoreset(const std::vector<std::vector<float
                                              const std::vector<int>& neighbors);
 
 struct CoresetTrainOptions {
-  int coreset_size = 16;  // the largest K tried (1, 2, 4, ... and this)
+  int coreset_size = 16;                           // the largest K tried (1, 2, 4, ... and this)
   std::vector<int> neighbors = {1, 3, 5, 10, 20};  // the k tried
   int max_candidates = 200;  // distinct candidate sequences kept (drawn by the seed)
   // The fraction of the training graphs used (drawn by the seed; 1: all, and
   // the seed changes nothing else while the candidates fit max_candidates).
   double graph_fraction = 1.0;
-  int64_t auto_steps = 0;   // the auto search's step budget per graph; 0: its default
-  int threads = 2;          // replays run side by side
+  int64_t auto_steps = 0;  // the auto search's step budget per graph; 0: its default
+  int threads = 2;         // replays run side by side
   uint64_t seed = 0;
 };
 

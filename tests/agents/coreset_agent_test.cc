@@ -55,9 +55,9 @@ TEST(CoresetTest, GreedyCoverPicksWhatAddsMostAndStops) {
 
 TEST(CoresetTest, PredictionFollowsTheNearestTrainingGraphs) {
   // Graphs at 0 and 1 prefer sequence 0; graphs at 2, 3, 4 sequence 1.
-  CoresetModel model = LineModel({{"dce"}, {"cse"}},
-                                 {{0.4f, 0.0f}, {0.3f, 0.1f}, {0.0f, 0.2f}, {0.0f, 0.3f}, {0.1f, 0.2f}},
-                                 /*neighbors=*/2);
+  CoresetModel model = LineModel(
+      {{"dce"}, {"cse"}}, {{0.4f, 0.0f}, {0.3f, 0.1f}, {0.0f, 0.2f}, {0.0f, 0.3f}, {0.1f, 0.2f}},
+      /*neighbors=*/2);
   std::vector<float> x(CoresetFeatureSize(), 0.0f);
   x[0] = 0.2f;  // nearest: graphs 0 and 1
   EXPECT_EQ(model.Choose(x), 0);
@@ -152,8 +152,8 @@ TEST(CoresetTest, ModelRoundTripsAndBadFilesAreNamed) {
 }
 
 TEST(CoresetTest, TrainsDeterministicallyAndActsInOneRolloutNeverAboveTheDefault) {
-  const std::vector<std::string> training = {"smoke/mlp_train", "smoke/gpt2_infer", "smoke/cnn_train",
-                                             "smoke/control_flow"};
+  const std::vector<std::string> training = {"smoke/mlp_train", "smoke/gpt2_infer",
+                                             "smoke/cnn_train", "smoke/control_flow"};
   CoresetTrainOptions options;
   options.coreset_size = 4;
   options.neighbors = {1, 2};
@@ -190,7 +190,8 @@ TEST(CoresetTest, TrainsDeterministicallyAndActsInOneRolloutNeverAboveTheDefault
 TEST(CoresetTest, AnAnswerThatFailsItsCheckFallsBackToTheDefault) {
   const std::string benchmark = "smoke/mlp_train";
   PassRegistry registry = PassRegistry::WithPipelines();
-  registry.Register({"drop-add", "test: breaks the module", [] { return std::make_unique<DropAddPass>(); }});
+  registry.Register(
+      {"drop-add", "test: breaks the module", [] { return std::make_unique<DropAddPass>(); }});
   AgentOptions options;
   options.registry = &registry;
   CoresetAgent agent(options, LineModel({{"xla-cpu-default", "drop-add", "dce"}}, {{0.5f}}, 1));
