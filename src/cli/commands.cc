@@ -32,6 +32,14 @@ std::filesystem::path ExecutablePath() {
   return std::filesystem::read_symlink("/proc/self/exe", ec);
 }
 
+std::string EnvironmentPython() {
+  std::error_code ec;
+  const std::filesystem::path beside = ExecutablePath().parent_path() / "python";
+  if (std::filesystem::is_regular_file(beside, ec)) return beside.string();
+  if (std::filesystem::is_regular_file(HLOGYM_VENV_PYTHON, ec)) return HLOGYM_VENV_PYTHON;
+  return "";
+}
+
 void SetAction(CLI::App* command, std::function<int()> action) {
   Actions()[command] = std::move(action);
 }

@@ -39,6 +39,10 @@ void RegisterDoctorCommand(CLI::App& app);
 // environment keeps its python and ../lib/hlogym its plugin; empty if unknown.
 std::filesystem::path ExecutablePath();
 
+// The Python of the environment this command is installed in (bin/python
+// beside it), else the venv of the checkout it was built in; empty if neither.
+std::string EnvironmentPython();
+
 // Runs the action attached to the parsed subcommand; returns the exit status.
 int RunSelectedCommand(CLI::App& app);
 

@@ -36,16 +36,6 @@ constexpr char kPythonProbe[] =
     "print(json.dumps({'python': sys.executable, 'version': sys.version.split()[0],\n"
     "                  'packages': {n: v(n) for n in names}}))\n";
 
-// The Python of the environment this command is installed in (bin/python beside it), else the
-// venv of the checkout it was built in.
-std::string EnvironmentPython() {
-  std::error_code ec;
-  const fs::path beside = ExecutablePath().parent_path() / "python";
-  if (fs::is_regular_file(beside, ec)) return beside.string();
-  if (fs::is_regular_file(HLOGYM_VENV_PYTHON, ec)) return HLOGYM_VENV_PYTHON;
-  return "";
-}
-
 nlohmann::json ProbePython(const std::string& python) {
   if (python.empty()) return {{"error", "no Python environment beside the command"}};
   const std::string command = absl::StrCat("'", python, "' -c \"", kPythonProbe, "\" 2>/dev/null");

@@ -57,18 +57,17 @@ std::string FormatEta(double seconds) {
 }
 
 // Draws DIR/curve.png with matplotlib; a missing Python or plotting error is a
-// warning, never a failed training run. From a checkout, its .venv runs
-// python/hlogym/plot.py as a file (no C++ extension needed); an installed
-// hlogym uses the environment's python, beside this executable, and hlogym.plot.
+// warning, never a failed training run. An installed hlogym runs hlogym.plot
+// with its environment's python (EnvironmentPython); a checkout's build runs
+// python/hlogym/plot.py as a file with the checkout's venv (no C++ extension
+// needed).
 void PlotCurve(const std::string& dir) {
-  const std::string root = DataRoot();
-  std::string python = root + "/.venv/bin/python";
-  std::string script = absl::StrCat("'", root, "/python/hlogym/plot.py'");
-  if (access(python.c_str(), X_OK) != 0) {
-    python = (ExecutablePath().parent_path() / "python").string();
-    script = "-m hlogym.plot";
+  const std::string python = EnvironmentPython();
+  std::string script = "-m hlogym.plot";
+  if (python == HLOGYM_VENV_PYTHON) {
+    script = absl::StrCat("'", DataRoot(), "/python/hlogym/plot.py'");
   }
-  if (access(python.c_str(), X_OK) != 0) {
+  if (python.empty() || access(python.c_str(), X_OK) != 0) {
     std::cerr << "train: no Python with hlogym found; skipping curve.png (run scripts/setup.sh)\n";
     return;
   }
