@@ -56,17 +56,17 @@ std::string FormatEta(double seconds) {
   return absl::StrFormat("%d:%02d:%02d", s / 3600, (s / 60) % 60, s % 60);
 }
 
-// Draws DIR/curve.png with matplotlib; a missing Python or plotting error is a
-// warning, never a failed training run. An installed hlogym runs hlogym.plot
-// with its environment's python (EnvironmentPython); a checkout's build runs
-// python/hlogym/plot.py as a file with the checkout's venv (no C++ extension
-// needed).
+// Draws DIR/curve.png with matplotlib, with the environment's python
+// (EnvironmentPython); a missing Python or plotting error is a warning, never a
+// failed training run. In a checkout it runs python/hlogym/plot.py as a file (no
+// C++ extension needed); an installed hlogym runs hlogym.plot.
 void PlotCurve(const std::string& dir) {
   const std::string python = EnvironmentPython();
-  std::string script = "-m hlogym.plot";
-  if (python == HLOGYM_VENV_PYTHON) {
-    script = absl::StrCat("'", DataRoot(), "/python/hlogym/plot.py'");
-  }
+  const std::string plot_file = DataRoot() + "/python/hlogym/plot.py";
+  std::error_code ec;
+  const std::string script = std::filesystem::is_regular_file(plot_file, ec)
+                                 ? absl::StrCat("'", plot_file, "'")
+                                 : std::string("-m hlogym.plot");
   if (python.empty() || access(python.c_str(), X_OK) != 0) {
     std::cerr << "train: no Python with hlogym found; skipping curve.png (run scripts/setup.sh)\n";
     return;
