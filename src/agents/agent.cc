@@ -211,6 +211,11 @@ std::string LocatePolicy(std::string_view path_in) {
   return std::string(path_in);
 }
 
+std::string ModelFile(const std::string& path, std::string_view file_name) {
+  std::error_code ec;
+  return fs::is_directory(path, ec) ? (fs::path(path) / file_name).string() : path;
+}
+
 absl::StatusOr<std::unique_ptr<Agent>> MakeAgent(std::string_view name, AgentOptions options) {
   if (name == "default" || name == "xla-cpu-default") {
     return std::make_unique<DefaultPipelineAgent>(std::move(options));

@@ -201,6 +201,10 @@ std::vector<std::string> AgentNames();
 // exists (the loader then names it).
 std::string LocatePolicy(std::string_view path);
 
+// The file a model's Load reads: DIR/file_name when `path` is a folder, else
+// `path` itself.
+std::string ModelFile(const std::string& path, std::string_view file_name);
+
 // Agents that live in libraries above this one (the learned policies of
 // agents/rl, which need LibTorch) register a factory for names "PREFIX:ARG";
 // the factory gets ARG, a path, after LocatePolicy. Thread-safe; a later

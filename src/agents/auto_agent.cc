@@ -69,9 +69,7 @@ absl::StatusOr<AutoPrior> AutoPrior::FromJson(std::string_view json, std::string
 }
 
 absl::StatusOr<AutoPrior> AutoPrior::Load(const std::string& path) {
-  std::error_code ec;
-  const std::string file =
-      fs::is_directory(path, ec) ? (fs::path(path) / "prior.json").string() : path;
+  const std::string file = ModelFile(path, "prior.json");
   absl::StatusOr<std::string> text = ReadTextFile(file);
   if (!text.ok()) return text.status();
   return FromJson(*text, file);

@@ -311,9 +311,7 @@ absl::StatusOr<CoresetModel> CoresetModel::FromJson(std::string_view json,
 }
 
 absl::StatusOr<CoresetModel> CoresetModel::Load(const std::string& path) {
-  std::error_code ec;
-  const std::string file =
-      fs::is_directory(path, ec) ? (fs::path(path) / "coreset.json").string() : path;
+  const std::string file = ModelFile(path, "coreset.json");
   absl::StatusOr<std::string> text = ReadTextFile(file);
   if (!text.ok()) return text.status();
   return FromJson(*text, file);
