@@ -264,12 +264,15 @@ PYBIND11_MODULE(_hlogym, m) {
       "heldout and readable added; empty when there is no manifest");
   m.def(
       "resolve_suite",
-      [](const std::vector<std::string>& suite, const std::string& split) {
-        return Unwrap(ResolveSuite(suite, split));
+      [](const std::vector<std::string>& suite, const std::string& split,
+         const std::optional<std::string>& dataset_split) {
+        return Unwrap(ResolveSuite(suite, split, dataset_split.value_or(split)));
       },
-      py::arg("suite"), py::arg("split") = "",
+      py::arg("suite"), py::arg("split") = "", py::arg("dataset_split") = py::none(),
       "The benchmarks `hlogym eval --suite SUITE... --split SPLIT` runs, in its order (corpus "
-      "modules as corpus/NAME).");
+      "modules as corpus/NAME). The split applies to dataset folders (a manifest.json) too, "
+      "unless dataset_split says otherwise (\"\": all of their modules, as the CLI does when "
+      "--split is not given).");
   m.def("validate_record", [](const std::string& json) {
     return Unwrap(StateRecord::FromJson(json)).ToJson();
   }, py::arg("record_json"),

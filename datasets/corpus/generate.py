@@ -52,6 +52,9 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
+sys.path.insert(0, str(REPO / "python"))
+from hlogym import pass_log  # noqa: E402  (the checkout's package; no extension needed)
+
 ZSTD_LEVEL = 19
 TEST_FRACTION = 0.25
 PAIRS_PER_PASS = 3
@@ -830,76 +833,12 @@ def lower_text(name, family, cfg):
 
 
 # ---------------------------------------------------------------------------------------------
-# XLA log / dump parsing
+# XLA log / dump parsing: hlogym.pass_log (shared with hlogym harvest)
 # ---------------------------------------------------------------------------------------------
-_LOG_RUN = re.compile(r"Running HLO pass pipeline on module (\S+): (.*)$")
-_LOG_START = re.compile(r"\]\s+HLO pass (.*)$")
-_LOG_COUNT = re.compile(r"\]\s+Number of instructions: (\d+)$")
-_LOG_CHANGED = re.compile(r"\]\s+Pass caused changes (.*)$")
-_LOG_END = re.compile(r"\] HLO pass: (.*) time: ")
-_DUMP = re.compile(
-    r"^module_\d+\.(?P<mod>[^.]+)\.(?P<seq>\d{4})\.(?P<pipe>.+?)\.after_(?P<after>.+?)"
-    r"(?:\.before_(?P<before>.+))?\.txt$"
-)
-
-
-def parse_pass_log(log: str):
-    """Every pass run, in order: dict(pass, pipeline, before, changed, is_pipeline)."""
-    events = []
-    open_stack = []  # indices into events of passes that have started and not ended
-    top_pipeline = None
-    for line in log.splitlines():
-        m = _LOG_RUN.search(line)
-        if m:
-            p = m.group(2).strip()
-            if open_stack and events[open_stack[-1]]["pass"] == p:
-                events[open_stack[-1]]["is_pipeline"] = True
-            elif not open_stack:
-                top_pipeline = p
-            continue
-        m = _LOG_END.search(line)
-        if m:
-            name = m.group(1)
-            for j in range(len(open_stack) - 1, -1, -1):
-                if events[open_stack[j]]["pass"] == name:
-                    del open_stack[j:]
-                    break
-            continue
-        m = _LOG_START.search(line)
-        if m:
-            name = m.group(1).strip()
-            path = [top_pipeline or ""] + [
-                events[j]["pass"] for j in open_stack if events[j]["is_pipeline"]
-            ]
-            events.append(
-                {
-                    "pass": name,
-                    "pipeline": "/".join(path),
-                    "before": None,
-                    "changed": False,
-                    "is_pipeline": False,
-                }
-            )
-            open_stack.append(len(events) - 1)
-            continue
-        m = _LOG_COUNT.search(line)
-        if m and events and events[-1]["before"] is None:
-            events[-1]["before"] = int(m.group(1))
-            continue
-        m = _LOG_CHANGED.search(line)
-        if m:
-            name = m.group(1).strip()
-            for j in range(len(events) - 1, -1, -1):
-                if events[j]["pass"] == name:
-                    events[j]["changed"] = True
-                    break
-    return events
-
-
 def reference_from_compile(name, text, log, dump_dir: Path):
     """Trajectory up to layout-assignment, plus candidate (before, after) pass pairs."""
     I, hist0 = count_ops(text)
-    events = parse_pass_log(log)
+    events = pass_log.parse_pass_log(log)
     stop = next((i for i, e in enumerate(events) if e["pass"] == "layout-assignment"), None)
     problems = []
     if stop is None:
@@ -908,7 +847,7 @@ def reference_from_compile(name, text, log, dump_dir: Path):
     module = re.match(r"HloModule (\S+?),?\s", text).group(1)  # the dumps' name for it
     dumps = []
     for p in dump_dir.iterdir():
-        m = _DUMP.match(p.name)
+        m = pass_log.DUMP_AFTER_PASS.match(p.name)
         if m and m.group("mod") == module:
             dumps.append((int(m.group("seq")), m.group("pipe"), m.group("after"), p))
     dumps.sort()
@@ -1102,12 +1041,8 @@ def run_workers(modules, out_root: Path, stage: Path, jobs: int, xla: bool, sour
         env["JAX_PLATFORMS"] = "cpu"
         env.pop("XLA_FLAGS", None)
         if xla:
-            env["XLA_FLAGS"] = (
-                f"--xla_dump_to={dump_dir} --xla_dump_hlo_as_text "
-                f"--xla_dump_hlo_pass_re=.* {EXTRA_XLA_FLAGS}"
-            ).strip()
-            env["TF_CPP_VMODULE"] = "hlo_pass_pipeline=3"
-            env["TF_CPP_MIN_LOG_LEVEL"] = "0"
+            env.update(pass_log.dump_environment(str(dump_dir)))
+            env["XLA_FLAGS"] = f"{env['XLA_FLAGS']} {EXTRA_XLA_FLAGS}".strip()
         else:
             env["TF_CPP_MIN_LOG_LEVEL"] = "2"
         procs.append(

@@ -223,9 +223,9 @@ def resolve_benchmark(spec: str) -> str:
     """
     The file a benchmark spec (a path, corpus/NAME, FAMILY/NAME, smoke/NAME) names; ValueError when none.
     """
-def resolve_suite(suite: collections.abc.Sequence[str], split: str = '') -> list[str]:
+def resolve_suite(suite: collections.abc.Sequence[str], split: str = '', dataset_split: str | None = None) -> list[str]:
     """
-    The benchmarks `hlogym eval --suite SUITE... --split SPLIT` runs, in its order (corpus modules as corpus/NAME).
+    The benchmarks `hlogym eval --suite SUITE... --split SPLIT` runs, in its order (corpus modules as corpus/NAME). The split applies to dataset folders (a manifest.json) too, unless dataset_split says otherwise ("": all of their modules, as the CLI does when --split is not given).
     """
 def reward_space_names() -> list[str]:
     """

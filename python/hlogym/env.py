@@ -9,7 +9,7 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
-from . import _hlogym
+from . import _hlogym, datasets
 
 ENV_ID = "hlogym/XlaPassOrdering-v0"
 DEFAULT_BENCHMARK_LOCS = ("datasets/smoke/default_suite.txt",)
@@ -32,9 +32,11 @@ class XlaPassOrderingEnv(gymnasium.Env):
     """Choose the next XLA pass; the reward follows the op count (see ``reward_space``).
 
     Args:
-      benchmark_locs: the paper's benchmark locations: benchmark names (smoke or corpus
-        modules), module files, suite files (``*.txt``) or directories. Default: the smoke
-        suite ``datasets/smoke/default_suite.txt``.
+      benchmark_locs: the paper's benchmark locations: benchmark names (smoke, corpus or
+        dataset modules: ``corpus/gpt2/NAME``, ``DIR/FAMILY/NAME``), module files, suite files
+        (``*.txt``), directories, or hlogym.datasets objects (a Dataset, a Module, a list of
+        them, a shipped dataset's name). Default: the smoke suite
+        ``datasets/smoke/default_suite.txt``.
       traj_limit: steps per episode (the episode is truncated after it).
       observation_spaces: one name or a list, from ``hlogym.observation_space_names()``:
         op_histogram (the paper's), cost, autophase, action_history, graph. One name gives
@@ -63,7 +65,7 @@ class XlaPassOrderingEnv(gymnasium.Env):
 
     def __init__(
         self,
-        benchmark_locs: Sequence[str] | str | None = None,
+        benchmark_locs: Any = None,
         traj_limit: int = _DEFAULTS["traj_limit"],
         observation_spaces: Sequence[str] | str = _DEFAULT_OBSERVATION_SPACES,
         reward_space: str = _DEFAULTS["reward_space"],
@@ -89,9 +91,7 @@ class XlaPassOrderingEnv(gymnasium.Env):
             raise ValueError(
                 f"benchmark_order must be 'cycle' or 'random', not {benchmark_order!r}"
             )
-        if isinstance(benchmark_locs, (str, os.PathLike)):
-            benchmark_locs = [benchmark_locs]
-        locs = [os.fspath(b) for b in (benchmark_locs or DEFAULT_BENCHMARK_LOCS)]
+        locs = datasets.benchmark_locs(benchmark_locs or DEFAULT_BENCHMARK_LOCS)
         self.benchmarks = list(_hlogym.expand_benchmark_locs(locs))
         self._single_space = isinstance(observation_spaces, str)
         obs_names = [observation_spaces] if self._single_space else list(observation_spaces)

@@ -21,7 +21,7 @@ import subprocess
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
+from typing import Any, Sequence
 
 import gymnasium
 import numpy as np
@@ -64,14 +64,16 @@ def _eval_one(spec: str, args: list[str]) -> dict:
 
 def evaluate(
     agent: str,
-    suite: Sequence[str],
-    split: str = "test",
+    suite: Sequence[Any],
+    split: str | None = None,
     *,
     seed: int = 0,
     budget: int | None = None,
     extra_args: Sequence[str] = (),
 ) -> EvalResult:
-    """`hlogym eval --agent AGENT --suite SUITE... --split SPLIT` as one Ray task per benchmark.
+    """`hlogym eval --agent AGENT --suite SUITE... [--split SPLIT]` as one Ray task per
+    benchmark. SUITE may hold hlogym.datasets objects; without SPLIT, as in the CLI, corpus
+    suites take their test split and dataset folders all their modules.
 
     Uses the Ray cluster this process is connected to (``ray.init``; a local one is started
     when there is none). extra_args go to every `hlogym eval` (e.g. ``["--trials", "3"]``).
@@ -81,7 +83,10 @@ def evaluate(
     import hlogym
     from hlogym import _locate
 
-    specs = hlogym.resolve_suite(list(suite), split)
+    from hlogym import datasets
+
+    locs = datasets.benchmark_locs(list(suite))
+    specs = hlogym.resolve_suite(locs, split or "test", dataset_split=split or "")
     args = [
         "--agent",
         agent,

@@ -102,7 +102,18 @@ const CorpusModule* FindCorpusModule(const std::string& spec, const std::string&
 }
 
 bool IsCorpusSuiteName(const std::string& value) {
-  return value == "gpt2" || value == "diverse" || value == "all";
+  return value == "gpt2" || value == "diverse" || value == "all" || value == "corpus";
+}
+
+// The folder `value` names (as given, or relative to the data root) when it
+// holds a dataset manifest; "" otherwise.
+std::string DatasetFolder(const std::string& value) {
+  std::error_code ec;
+  for (const fs::path& p : {fs::path(value), fs::path(DataRoot()) / value}) {
+    if (fs::is_regular_file(p / "manifest.json", ec)) return p.string();
+    if (fs::path(value).is_absolute()) break;
+  }
+  return "";
 }
 
 }  // namespace
@@ -125,7 +136,8 @@ std::string BenchmarkDisplayName(const std::string& spec, const std::string& pat
 }
 
 absl::StatusOr<std::vector<std::string>> ResolveSuite(const std::vector<std::string>& suite,
-                                                      const std::string& split) {
+                                                      const std::string& split,
+                                                      const std::string& dataset_split) {
   std::vector<std::string> values = suite.empty() ? std::vector<std::string>{"default"} : suite;
   const fs::path root(DataRoot());
   const bool have_corpus = !CorpusBenchmarkNames().empty();
@@ -140,9 +152,25 @@ absl::StatusOr<std::vector<std::string>> ResolveSuite(const std::vector<std::str
       fs::path corpus_suite = root / "datasets/corpus/default_suite.txt";
       locs = {fs::exists(corpus_suite, ec) ? corpus_suite.string()
                                            : (root / "datasets/smoke/default_suite.txt").string()};
+    } else if (const std::string folder = DatasetFolder(value);
+               !folder.empty() && !dataset_split.empty()) {
+      // A dataset folder restricted to a split: its manifest's modules of that
+      // split, as text/corpus.h's Corpus::Names reads splits.
+      const Corpus& dataset = Corpus::InFolder(folder);
+      if (!dataset.loaded()) {
+        return absl::InvalidArgumentError(absl::StrCat("dataset ", folder, ": ", dataset.error()));
+      }
+      const std::vector<std::string> names = dataset.Names("", dataset_split);
+      if (names.empty()) {
+        return absl::NotFoundError(
+            absl::StrCat("dataset ", folder, " has no module in split '", dataset_split, "'"));
+      }
+      for (const std::string& name : names) specs.push_back(dataset.Find(name)->path);
+      continue;
     } else if (!is_path && have_corpus &&
-               (value == "all" || !CorpusBenchmarkNames(value).empty())) {
-      std::vector<std::string> names = CorpusBenchmarkNames(value == "all" ? "" : value, split);
+               (value == "all" || value == "corpus" || !CorpusBenchmarkNames(value).empty())) {
+      const bool whole = value == "all" || value == "corpus";
+      std::vector<std::string> names = CorpusBenchmarkNames(whole ? "" : value, split);
       if (names.empty()) {
         return absl::NotFoundError(absl::StrCat("corpus suite '", value, "' has no module in split '",
                                                 split, "'"));

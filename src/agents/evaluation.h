@@ -69,13 +69,17 @@ MetricSummary ComputeMetric(const std::vector<MetricInput>& inputs);
 // Suites.
 
 // Expands --suite values into benchmark specs. Each value is a corpus suite
-// name of the manifest ("gpt2", "diverse", "all"; restricted to `split` when
-// non-empty), "smoke" (datasets/smoke/default_suite.txt), "default" (the
-// corpus default suite when the corpus exists, else the smoke one), a
-// directory, a *.txt suite file or a benchmark spec (see gym/benchmark.h).
-// An empty list means "default".
+// name of the manifest ("gpt2", "diverse", "all" or "corpus" for every module;
+// restricted to `split` when non-empty), "smoke" (datasets/smoke/default_suite.txt),
+// "default" (the corpus default suite when the corpus exists, else the smoke
+// one), a directory (a dataset folder with a manifest.json is restricted to
+// `dataset_split` when that is non-empty: train, test, heldout, train-seen),
+// a *.txt suite file or a benchmark spec (see gym/benchmark.h). An empty list
+// means "default". The CLI passes --split as `split` always (its commands have
+// a default split for the corpus) and as `dataset_split` only when given.
 absl::StatusOr<std::vector<std::string>> ResolveSuite(const std::vector<std::string>& suite,
-                                                      const std::string& split = "");
+                                                      const std::string& split = "",
+                                                      const std::string& dataset_split = "");
 
 // X for a benchmark (a spec or the resolved path) from the corpus manifest.
 std::optional<int64_t> ManifestX(const std::string& spec, const std::string& path);

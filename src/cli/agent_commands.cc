@@ -30,6 +30,7 @@ struct AgentCommandOptions {
   std::string agent;
   std::vector<std::string> suite;
   std::string split;
+  std::string dataset_split;  // --split as given (dataset folders take it only then)
   int64_t budget = 0;
   double time = 0;
   uint64_t seed = 0;
@@ -76,7 +77,7 @@ int RunMerge(const AgentCommandOptions& o) {
 
 int RunAgentCommand(const AgentCommandOptions& o, bool is_search) {
   if (!o.merge.empty()) return RunMerge(o);
-  absl::StatusOr<std::vector<std::string>> specs = ResolveSuite(o.suite, o.split);
+  absl::StatusOr<std::vector<std::string>> specs = ResolveSuite(o.suite, o.split, o.dataset_split);
   if (!specs.ok()) return ReportError(specs.status());
 
   EvalOptions options;
@@ -123,15 +124,21 @@ int RunAgentCommand(const AgentCommandOptions& o, bool is_search) {
 
 void AddCommonOptions(CLI::App* command, AgentCommandOptions& o, const std::string& split_help) {
   command
-      ->add_option("--suite", o.suite,
-                   "Corpus suite (gpt2, diverse, all), smoke, default, folders (a dataset "
-                   "folder with a manifest.json, such as datasets/xla_optimized: the modules "
-                   "it lists), HLO files or .txt suites (default: the corpus default suite, "
-                   "else the smoke one)")
+      ->add_option(
+          "--suite", o.suite,
+          "Corpus suite (gpt2, diverse, all or corpus), smoke, default, folders (a dataset "
+          "folder with a manifest.json, such as datasets/xla_optimized: the modules "
+          "it lists), HLO files or .txt suites (default: the corpus default suite, "
+          "else the smoke one)")
       ->expected(1, -1);
   command->add_option("benchmarks", o.suite, "Benchmarks (same as --suite)");
-  command->add_option("--split", o.split, split_help + " (train, test: by configuration; "
-                      "heldout: the families no agent trained on; train-seen: train without them)");
+  command
+      ->add_option("--split", o.split,
+                   split_help +
+                       " (train, test: by configuration; heldout: the families no "
+                       "agent trained on; train-seen: train without them); given, it applies to "
+                       "dataset folders too")
+      ->each([&o](const std::string& value) { o.dataset_split = value; });
   command->add_option("--budget", o.budget,
                       "Step budget per benchmark (Environment steps, cache hits included; random "
                       "and evo default to 500 when no --time is given)");

@@ -35,6 +35,9 @@ void RegisterTrainCommands(CLI::App& app);
 // doctor (src/cli/doctor_command.cc).
 void RegisterDoctorCommand(CLI::App& app);
 
+// harvest (src/cli/harvest_command.cc; the work is python/hlogym/harvest.py's).
+void RegisterHarvestCommand(CLI::App& app);
+
 // The running executable's path (/proc/self/exe), beside which an installed
 // environment keeps its python and ../lib/hlogym its plugin; empty if unknown.
 std::filesystem::path ExecutablePath();

@@ -17,6 +17,7 @@ int main(int argc, char** argv) {
   hlogym::cli::RegisterAgentCommands(app);
   hlogym::cli::RegisterTrainCommands(app);
   hlogym::cli::RegisterDoctorCommand(app);
+  hlogym::cli::RegisterHarvestCommand(app);
   hlogym::cli::LoadRlPluginOnDemand();
   try {
     app.parse(argc, argv);

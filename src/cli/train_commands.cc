@@ -42,6 +42,7 @@ struct TrainCommandOptions {
   rl::TrainOptions train;
   std::vector<std::string> suite = {"gpt2"};
   std::string split = "train";
+  std::string dataset_split;  // --split as given (dataset folders take it only then)
   std::string hidden;
   std::string passes;
   bool quiet = false;
@@ -150,7 +151,7 @@ int RunTrainCoreset(TrainCommandOptions& o, const std::vector<std::string>& spec
 }
 
 int RunTrain(TrainCommandOptions& o) {
-  absl::StatusOr<std::vector<std::string>> specs = ResolveSuite(o.suite, o.split);
+  absl::StatusOr<std::vector<std::string>> specs = ResolveSuite(o.suite, o.split, o.dataset_split);
   if (!specs.ok()) return ReportError(specs.status());
   if (o.train.algo == "auto") return RunTrainAuto(o, *specs);
   if (o.train.algo == "coreset") return RunTrainCoreset(o, *specs);
@@ -225,8 +226,13 @@ void RegisterTrainCommands(CLI::App& app) {
                     "seed from auto's paths (default 200)");
   train->add_option("--graph-fraction", o->coreset.graph_fraction,
                     "coreset: the fraction of the training graphs used, drawn by the seed (default 1)");
-  train->add_option("--suite", o->suite, "Training suite: corpus suite names, folders, files (default gpt2)");
-  train->add_option("--split", o->split, "Corpus split (default train)");
+  train->add_option("--suite", o->suite,
+                    "Training suite: corpus suite names (gpt2, diverse, all or corpus), dataset "
+                    "folders, files (default gpt2)");
+  train
+      ->add_option("--split", o->split,
+                   "Corpus split (default train); given, it applies to dataset folders too")
+      ->each([o](const std::string& value) { o->dataset_split = value; });
   train->add_option("--steps", t.total_steps, "Environment steps in all, rounded up to whole updates (default 200000)");
   train->add_option("--out", t.out_dir, "Output directory (checkpoints, policy, curve)")->required();
   train->add_flag("--shaping", t.reward_shaping, "Potential-based reward shaping (Phi = -FLOPs - 2 transcendentals)");

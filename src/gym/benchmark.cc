@@ -51,6 +51,10 @@ absl::StatusOr<std::string> ResolveBenchmarkPath(std::string_view spec_in) {
   const std::string s(spec);
   if (IsFile(s)) return s;
   if (fs::path(s).is_relative() && IsFile(root / s)) return (root / s).string();
+  if (std::string p = FindModuleInDatasetFolder(s); !p.empty()) return p;
+  if (fs::path(s).is_relative()) {
+    if (std::string p = FindModuleInDatasetFolder((root / s).string()); !p.empty()) return p;
+  }
 
   const Corpus& corpus = Corpus::Default();
   if (const CorpusModule* m = corpus.Find(spec); m != nullptr && !m->path.empty()) {

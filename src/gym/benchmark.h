@@ -3,10 +3,13 @@
 // A benchmark spec is resolved, in order, as
 //   1. a file path (absolute, or relative to the working directory, or to the
 //      data root, text/module_locator.h's DataRoot());
-//   2. a corpus module of text/corpus.h's Corpus::Default() ("NAME",
+//   2. a module of a dataset folder with a manifest ("DIR/NAME",
+//      "DIR/FAMILY/NAME"; text/module_locator.h's FindModuleInDatasetFolder);
+//   3. a corpus module of text/corpus.h's Corpus::Default() ("NAME",
 //      "corpus/NAME" or "FAMILY/NAME"), when the manifest exists;
-//   3. a smoke module "NAME" or "smoke/NAME" for datasets/smoke/NAME.hlo.
-//   4. anything text/module_locator.h finds ("<family>/NAME", and datasets/
+//   4. a smoke module "NAME" or "smoke/NAME" for datasets/smoke/NAME.hlo, or a
+//      shipped dataset's module "<dataset>/NAME" ("pytorch/NAME");
+//   5. anything text/module_locator.h finds (the same names in the datasets/
 //      found from the working directory or the executable).
 // A leading "benchmark://" is ignored. Loaded benchmarks are parsed and
 // verified once per process and shared (thread-safe).

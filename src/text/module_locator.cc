@@ -83,6 +83,20 @@ const std::vector<fs::path>& RootsNearCode() {
 
 }  // namespace
 
+std::string FindModuleInDatasetFolder(std::string_view spec) {
+  // The folder is everything before the last or the second-to-last '/'.
+  size_t cut = spec.size();
+  for (int tries = 0; tries < 2; ++tries) {
+    cut = cut == 0 ? std::string_view::npos : spec.rfind('/', cut - 1);
+    if (cut == std::string_view::npos || cut == 0) break;
+    const fs::path folder(spec.substr(0, cut));
+    if (!IsFile(folder / "manifest.json")) continue;
+    const CorpusModule* m = Corpus::InFolder(folder.string()).Find(spec.substr(cut + 1));
+    if (m != nullptr && IsFile(m->path)) return m->path;
+  }
+  return "";
+}
+
 std::string FindModuleInDatasets(const std::string& datasets_dir, std::string_view name_in) {
   const fs::path datasets(datasets_dir);
   const std::string name(name_in);
@@ -97,7 +111,7 @@ std::string FindModuleInDatasets(const std::string& datasets_dir, std::string_vi
       if (IsFile(p)) return p.string();
     }
   }
-  return "";
+  return FindModuleInDatasetFolder((datasets / name).string());
 }
 
 std::string DataRoot() {

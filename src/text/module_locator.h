@@ -33,8 +33,15 @@ std::string DataRoot();
 std::vector<std::string> DatasetsDirs();
 
 // The file a corpus or smoke module name resolves to in one datasets folder
-// (the lookups above, without the search); "" when there is none.
+// (the lookups above, without the search), or a module of one of its dataset
+// folders as "<dataset>/<name>" ("pytorch/NAME"); "" when there is none.
 std::string FindModuleInDatasets(const std::string& datasets_dir, std::string_view name);
+
+// The file of "<folder>/<name>" or "<folder>/<family>/<name>" where <folder>
+// holds a manifest.json of the corpus's form (text/corpus.h) that lists the
+// module: the one naming scheme for a dataset's modules, whether the corpus's,
+// a shipped dataset's or one `hlogym harvest` wrote. "" when there is none.
+std::string FindModuleInDatasetFolder(std::string_view spec);
 
 // The file a module name resolves to, or NotFound naming `name`. Existing
 // paths are returned unchanged.

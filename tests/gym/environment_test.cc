@@ -450,6 +450,42 @@ TEST(EnvironmentTest, GrowthGuardDefaultsLeaveRoomToExpand) {
   EXPECT_EQ((*env)->op_count(), 207);
 }
 
+TEST(BenchmarkTest, ResolvesADatasetFoldersModulesByName) {
+  const std::string folder = std::string(HLOGYM_SOURCE_DIR) + "/datasets/pytorch";
+  const Corpus& dataset = Corpus::InFolder(folder);
+  ASSERT_TRUE(dataset.loaded()) << dataset.error();
+  const CorpusModule& m = dataset.modules().front();
+  for (const std::string& spec :
+       {folder + "/" + m.name, folder + "/" + m.family + "/" + m.name, "datasets/pytorch/" + m.name,
+        "pytorch/" + m.family + "/" + m.name}) {
+    auto path = ResolveBenchmarkPath(spec);
+    ASSERT_TRUE(path.ok()) << spec << ": " << path.status();
+    EXPECT_EQ(*path, m.path) << spec;
+  }
+  // Names the manifest does not list, or under a family that is not the module's, do not resolve.
+  EXPECT_FALSE(ResolveBenchmarkPath(folder + "/no_such_module").ok());
+  EXPECT_FALSE(ResolveBenchmarkPath(folder + "/gpt2/" + m.name).ok());
+}
+
+TEST(BenchmarkTest, ADatasetFolderTakesASplitOnlyWhenGivenOne) {
+  const std::string folder = std::string(HLOGYM_SOURCE_DIR) + "/datasets/pytorch";
+  const Corpus& dataset = Corpus::InFolder(folder);
+  size_t in_test = 0;
+  for (const CorpusModule& m : dataset.modules()) in_test += m.split == "test";
+  ASSERT_GT(in_test, 0u);
+  ASSERT_LT(in_test, dataset.modules().size());
+  auto whole = ResolveSuite({folder}, "test");  // the CLI's default corpus split: folder whole
+  ASSERT_TRUE(whole.ok()) << whole.status();
+  EXPECT_EQ(whole->size(), dataset.modules().size());
+  auto test = ResolveSuite({folder}, "test", "test");
+  ASSERT_TRUE(test.ok()) << test.status();
+  EXPECT_EQ(test->size(), in_test);
+  for (const std::string& path : *test) EXPECT_EQ(dataset.FindByPath(path)->split, "test");
+  auto none = ResolveSuite({folder}, "", "no-such-split");
+  ASSERT_FALSE(none.ok());
+  EXPECT_NE(none.status().message().find("no module in split 'no-such-split'"), std::string::npos);
+}
+
 TEST(BenchmarkTest, ResolvesSmokeNamesAndSuites) {
   auto path = ResolveBenchmarkPath("mlp_infer");
   ASSERT_TRUE(path.ok()) << path.status();
