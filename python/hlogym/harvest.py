@@ -7,8 +7,9 @@ the pipeline received it (hlogym.pass_log). DIR then holds, like the datasets th
 - ``<family>/<name>.hlo``: each distinct module once (by hlogym's structural fingerprint), as XLA
   received it, in the order the program compiled them; modules under ``min_instructions``
   (JAX's one-operation helpers) are left out;
-- ``xla_reference/<name>.json``: the program's own XLA's passes on it up to layout-assignment,
-  with I, X (the count before layout-assignment) and the count XLA's passes started from;
+- ``xla_reference/<name>.json``: I and X, the instruction count of the module layout-assignment
+  received from the program's own XLA (from XLA's dump of it), and, where XLA's pass log prints
+  instruction counts, the passes up to layout-assignment and the count they started from;
 - ``manifest.json``: the modules (family, frontend, split, I, X, sha256), the command, the
   frontend's versions, and what was left out and why; ``hlogym eval/search/train --suite DIR``,
   ``hlogym.make(benchmark_locs=DIR)``, ``hlogym.datasets.load(DIR)`` and hlogym.ray take it.
@@ -116,7 +117,7 @@ def _check_output_folder(out: Path, force: bool) -> None:
 
 def _run_program(command: Sequence[str], dump_dir: Path, log_path: Path) -> None:
     env = dict(os.environ)
-    dumping = pass_log.dump_environment(str(dump_dir))
+    dumping = pass_log.dump_environment(str(dump_dir), passes=pass_log.STOP_BEFORE)
     # The user's own XLA flags stay; XLA takes the last value of a flag given twice.
     env["XLA_FLAGS"] = f"{env.get('XLA_FLAGS', '')} {dumping.pop('XLA_FLAGS')}".strip()
     env.update(dumping)
@@ -165,6 +166,58 @@ def _trajectory(compilation: pass_log.Compilation) -> list[dict]:
     return out
 
 
+def _short_name(xla_name: str) -> str:
+    """A file-safe name for a module: TensorFlow's names lose the compile attributes they carry
+    ("a_inference_step_660__XlaMustCompile_true_config_proto_..." is "a_inference_step_660")."""
+    return re.sub(r"[^A-Za-z0-9_.\-]", "_", re.sub(r"__XlaMustCompile_.*$", "", xla_name))
+
+
+def _xla_reference(
+    name: str,
+    op_count: int,
+    frontend: str,
+    before_stop: Path | None,
+    run: pass_log.Compilation | None,
+) -> dict:
+    """Real XLA's result on a module. X is the op count of the module layout-assignment
+    received, from its dump (every XLA version writes it); the passes before it and the count
+    they started from come from the pass log where it prints counts (PyTorch/XLA's XLA prints
+    module hashes instead)."""
+    problems = []
+    x = None
+    if before_stop is None:
+        problems.append("XLA dumped no module before layout-assignment")
+    else:
+        try:
+            x = _inspect(before_stop)[0]
+        except ValueError as e:
+            problems.append(f"hlogym cannot read the module layout-assignment received: {e}")
+    initial, passes = None, []
+    if run is None:
+        problems.append("the pass log does not show this compilation")
+    else:
+        initial, log_x = run.counts()
+        passes = _trajectory(run)
+        if initial is not None and initial != op_count and frontend == "jax":
+            # JAX hands XLA the dumped module itself: another count means the log's
+            # compilation is not this module's.
+            problems.append(f"the pass log starts from {initial} instructions, not {op_count}")
+            initial, log_x, passes = None, None, []
+        if x is not None and log_x is not None and log_x != x:
+            problems.append(f"the pass log says X = {log_x}, the dump before layout-assignment {x}")
+        if x is None:
+            x = log_x
+    return {
+        "module": name,
+        "I": op_count,
+        "X": x,
+        "xla_initial_op_count": initial,
+        "passes": passes,
+        "stop_before": pass_log.STOP_BEFORE,
+        "problems": problems,
+    }
+
+
 def _unique_name(base: str, taken: set[str]) -> str:
     name, k = base, 2
     while name in taken:
@@ -182,6 +235,11 @@ def _collect(dump_dir: Path, log: str, stage: Path, family: str, min_instruction
         if m:
             dumps.append((int(m.group("id")), m.group("mod"), p))
     dumps.sort()
+    before_stop: dict[int, Path] = {}  # module id -> the module layout-assignment received
+    for p in sorted(dump_dir.iterdir()):
+        m = pass_log.DUMP_BEFORE_STOP.match(p.name)
+        if m:
+            before_stop.setdefault(int(m.group("id")), p)
     if not dumps:
         raise HarvestError(
             "the program compiled nothing with XLA (no module was dumped): is it a JAX, "
@@ -213,7 +271,7 @@ def _collect(dump_dir: Path, log: str, stage: Path, family: str, min_instruction
         if fingerprint in fingerprints:
             left_out.append({"source": source, "reason": f"same as {fingerprints[fingerprint]}"})
             continue
-        name = _unique_name(re.sub(r"[^A-Za-z0-9_.\-]", "_", xla_name), taken)
+        name = _unique_name(_short_name(xla_name), taken)
         fingerprints[fingerprint] = name
         text = path.read_bytes()
         sha = hashlib.sha256(text).hexdigest()
@@ -233,34 +291,21 @@ def _collect(dump_dir: Path, log: str, stage: Path, family: str, min_instruction
             "xla_initial_op_count": None,
         }
         runs = compilations.get(xla_name, [])
-        if k < len(runs):
-            initial, x = runs[k].counts()
-            problems = []
-            if x is None:
-                problems.append("the pass log has no layout-assignment")
-            if initial is not None and initial != op_count and entry["frontend"] == "jax":
-                # JAX hands XLA the dumped module itself; another count means the log's
-                # compilation is not this module's, so neither count is kept.
-                problems.append(f"the pass log starts from {initial} instructions, not {op_count}")
-                initial = x = None
-            entry["X"], entry["xla_initial_op_count"] = x, initial
-            reference = {
-                "module": name,
-                "I": op_count,
-                "X": x,
-                "xla_initial_op_count": initial,
-                "passes": _trajectory(runs[k]) if x is not None else [],
-                "stop_before": pass_log.STOP_BEFORE,
-                "problems": problems,
-            }
-            ref_rel = Path("xla_reference") / f"{name}.json"
-            (stage / ref_rel).parent.mkdir(parents=True, exist_ok=True)
-            (stage / ref_rel).write_text(json.dumps(reference, sort_keys=True, indent=1) + "\n")
-            entry["xla_reference"] = str(ref_rel)
-            if problems:
-                entry["xla_problems"] = problems
-        else:
-            entry["xla_problems"] = ["the pass log does not show this compilation"]
+        reference = _xla_reference(
+            name,
+            op_count,
+            entry["frontend"],
+            before_stop.get(module_id),
+            runs[k] if k < len(runs) else None,
+        )
+        ref_rel = Path("xla_reference") / f"{name}.json"
+        (stage / ref_rel).parent.mkdir(parents=True, exist_ok=True)
+        (stage / ref_rel).write_text(json.dumps(reference, sort_keys=True, indent=1) + "\n")
+        entry["X"] = reference["X"]
+        entry["xla_initial_op_count"] = reference["xla_initial_op_count"]
+        entry["xla_reference"] = str(ref_rel)
+        if reference["problems"]:
+            entry["xla_problems"] = reference["problems"]
         modules[name] = entry
     if not modules:
         reasons = "; ".join(f"{d['source']}: {d['reason']}" for d in left_out[:5])

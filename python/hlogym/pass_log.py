@@ -20,13 +20,14 @@ from dataclasses import dataclass, field
 STOP_BEFORE = "layout-assignment"
 
 
-def dump_environment(dump_dir: str, *, every_pass: bool = True) -> dict[str, str]:
+def dump_environment(dump_dir: str, *, passes: str | None = ".*") -> dict[str, str]:
     """Environment variables that make a process's XLA log its passes (to stderr) and dump its
-    modules into `dump_dir`: as received, and with `every_pass` after each pass that changed
-    them."""
+    modules into `dump_dir` as received, and around every pass whose name matches the regular
+    expression `passes` (".*": after each pass that changed the module; STOP_BEFORE: just
+    before and after layout-assignment, which gives X; None: no pass dumps)."""
     flags = f"--xla_dump_to={dump_dir} --xla_dump_hlo_as_text"
-    if every_pass:
-        flags += " --xla_dump_hlo_pass_re=.*"
+    if passes is not None:
+        flags += f" --xla_dump_hlo_pass_re={passes}"
     return {
         "XLA_FLAGS": flags,
         "TF_CPP_VMODULE": "hlo_pass_pipeline=3",
@@ -49,6 +50,12 @@ DUMP_AFTER_PASS = re.compile(
 # A module as XLA's pipeline received it (module names may hold dots: PyTorch/XLA's do).
 DUMP_BEFORE_OPTIMIZATIONS = re.compile(
     r"^module_(?P<id>\d+)\.(?P<mod>.+)\.before_optimizations\.txt$"
+)
+# A module as layout-assignment received it: its instruction count is X.
+DUMP_BEFORE_STOP = re.compile(
+    r"^module_(?P<id>\d+)\..*\.(?P<seq>\d{4})\.[^.]+\.after_[^.]+\.before_"
+    + re.escape(STOP_BEFORE)
+    + r"\.txt$"
 )
 
 

@@ -167,6 +167,11 @@ Instruction* Interleave(HloEmitter& e, const std::vector<Instruction*>& parts, i
 
 EmittedBits EmitPhiloxBits(HloEmitter& e, Instruction* key, Instruction* counter_lo,
                            Instruction* counter_hi, int64_t n, bool wide) {
+  return EmitPhiloxBits(e, e.Low32(key), e.High32(key), counter_lo, counter_hi, n, wide);
+}
+
+EmittedBits EmitPhiloxBits(HloEmitter& e, Instruction* key_lo, Instruction* key_hi,
+                           Instruction* counter_lo, Instruction* counter_hi, int64_t n, bool wide) {
   const int64_t per_block = wide ? 2 : 4;
   const int64_t blocks = (n + per_block - 1) / per_block;
   const std::vector<int64_t> dims = {blocks};
@@ -176,8 +181,8 @@ EmittedBits EmitPhiloxBits(HloEmitter& e, Instruction* key, Instruction* counter
   Instruction* hi = e.Select(e.Less(lo, e.Broadcast(counter_lo, dims)), e.Broadcast(hi_plus, dims),
                              e.Broadcast(counter_hi, dims));
   Instruction* x[4] = {e.Low32(lo), e.High32(lo), e.Low32(hi), e.High32(hi)};
-  Instruction* k0 = e.Low32(key);
-  Instruction* k1 = e.High32(key);
+  Instruction* k0 = key_lo;
+  Instruction* k1 = key_hi;
   for (int round = 0; round < 10; ++round) {
     Instruction* p0 = e.Binary(Opcode::kMultiply, e.Convert(x[0], kU64), e.Int(kU64, 0xD2511F53u));
     Instruction* p1 = e.Binary(Opcode::kMultiply, e.Convert(x[2], kU64), e.Int(kU64, 0xCD9E8D57u));

@@ -69,6 +69,10 @@ struct EmittedBits {
   Instruction* counter_hi = nullptr;  // Philox only
 };
 
+// Philox with the key given as its low and high u32 halves (scalars);
+// `counter_lo`, `counter_hi` are u64 scalars.
+EmittedBits EmitPhiloxBits(HloEmitter& e, Instruction* key_lo, Instruction* key_hi,
+                           Instruction* counter_lo, Instruction* counter_hi, int64_t n, bool wide);
 // Philox: `key`, `counter_lo`, `counter_hi` are u64 scalars.
 EmittedBits EmitPhiloxBits(HloEmitter& e, Instruction* key, Instruction* counter_lo,
                            Instruction* counter_hi, int64_t n, bool wide);

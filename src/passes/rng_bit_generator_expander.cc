@@ -4,6 +4,7 @@
 #include <map>
 #include <memory>
 #include <tuple>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "hlo/query.h"
@@ -64,9 +65,22 @@ Computation* BuildGenerator(Module& module, const Instruction& rng, RandomAlgori
   } else {
     int64_t n = 1;
     for (int64_t d : dims) n *= d;
+    // XLA splits each state word into its u32 halves while still a u64[1] slice, and joins
+    // the counter's words back from them; the simplifier cannot fold that round trip, so it
+    // stays in XLA's module (14 instructions per generator) and in this one.
+    auto halves = [&](int64_t i) {
+      Instruction* word = e.Slice(state, {i}, {i + 1});
+      return std::pair{e.Low32(word), e.High32(word)};
+    };
+    auto joined = [&](const std::pair<Instruction*, Instruction*>& h) {
+      return e.Reshape(e.Join64(h.first, h.second), {});
+    };
+    const auto key_halves = halves(0);
     // A u64[2] state's counter is (state[1], state[0]); u64[3]: (state[1], state[2]).
-    Instruction* hi = words == 3 ? e.Element(state, 2) : key;
-    EmittedBits out = EmitPhiloxBits(e, key, e.Element(state, 1), hi, n, wide);
+    Instruction* lo = joined(halves(1));
+    Instruction* hi = joined(words == 3 ? halves(2) : key_halves);
+    EmittedBits out = EmitPhiloxBits(e, e.Reshape(key_halves.first, {}),
+                                     e.Reshape(key_halves.second, {}), lo, hi, n, wide);
     bits = e.Reshape(out.bits, dims);
     new_state.push_back(e.Reshape(out.counter_lo, {1}));
     if (words == 3) new_state.push_back(e.Reshape(out.counter_hi, {1}));

@@ -75,7 +75,7 @@ def test_x_is_what_the_pass_log_says(dataset_dir, program, tmp_path):
     """X read back from a separate run's raw log: the count XLA printed when layout-assignment
     started on jit_train_step."""
     env = dict(os.environ, JAX_PLATFORMS="cpu")
-    env.update(pass_log.dump_environment(str(tmp_path / "dump"), every_pass=False))
+    env.update(pass_log.dump_environment(str(tmp_path / "dump"), passes=None))
     log = subprocess.run(
         [sys.executable, str(program)], env=env, capture_output=True, text=True, check=True
     ).stderr
