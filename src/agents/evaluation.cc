@@ -105,13 +105,20 @@ bool IsCorpusSuiteName(const std::string& value) {
   return value == "gpt2" || value == "diverse" || value == "all" || value == "corpus";
 }
 
-// The folder `value` names (as given, or relative to the data root) when it
-// holds a dataset manifest; "" otherwise.
+// The folder `value` names when it holds a dataset manifest: as given,
+// relative to the data root, or by a shipped dataset's name ("pytorch" for
+// datasets/pytorch; "corpus" stays the corpus suite); "" otherwise.
 std::string DatasetFolder(const std::string& value) {
+  std::vector<fs::path> candidates = {fs::path(value)};
+  if (fs::path(value).is_relative()) {
+    candidates.push_back(fs::path(DataRoot()) / value);
+    if (value != "corpus" && value.find('/') == std::string::npos) {
+      candidates.push_back(fs::path(DataRoot()) / "datasets" / value);
+    }
+  }
   std::error_code ec;
-  for (const fs::path& p : {fs::path(value), fs::path(DataRoot()) / value}) {
+  for (const fs::path& p : candidates) {
     if (fs::is_regular_file(p / "manifest.json", ec)) return p.string();
-    if (fs::path(value).is_absolute()) break;
   }
   return "";
 }
@@ -183,7 +190,8 @@ absl::StatusOr<std::vector<std::string>> ResolveSuite(const std::vector<std::str
           (root / "datasets/corpus/manifest.json").string(),
           "); use --suite smoke, a folder, HLO files or a .txt suite"));
     } else {
-      locs = {value};
+      const std::string folder = DatasetFolder(value);
+      locs = {folder.empty() ? value : folder};
     }
     absl::StatusOr<std::vector<std::string>> expanded = ExpandBenchmarkLocs(locs);
     if (!expanded.ok()) return expanded.status();

@@ -72,7 +72,8 @@ MetricSummary ComputeMetric(const std::vector<MetricInput>& inputs);
 // name of the manifest ("gpt2", "diverse", "all" or "corpus" for every module;
 // restricted to `split` when non-empty), "smoke" (datasets/smoke/default_suite.txt),
 // "default" (the corpus default suite when the corpus exists, else the smoke
-// one), a directory (a dataset folder with a manifest.json is restricted to
+// one), a shipped dataset's name ("pytorch", "xla_optimized": its folder), a
+// directory (a dataset folder with a manifest.json is restricted to
 // `dataset_split` when that is non-empty: train, test, heldout, train-seen),
 // a *.txt suite file or a benchmark spec (see gym/benchmark.h). An empty list
 // means "default". The CLI passes --split as `split` always (its commands have

@@ -481,6 +481,9 @@ TEST(BenchmarkTest, ADatasetFolderTakesASplitOnlyWhenGivenOne) {
   ASSERT_TRUE(test.ok()) << test.status();
   EXPECT_EQ(test->size(), in_test);
   for (const std::string& path : *test) EXPECT_EQ(dataset.FindByPath(path)->split, "test");
+  auto by_name = ResolveSuite({"pytorch"}, "test", "test");  // a shipped dataset's name
+  ASSERT_TRUE(by_name.ok()) << by_name.status();
+  EXPECT_EQ(*by_name, *test);
   auto none = ResolveSuite({folder}, "", "no-such-split");
   ASSERT_FALSE(none.ok());
   EXPECT_NE(none.status().message().find("no module in split 'no-such-split'"), std::string::npos);
