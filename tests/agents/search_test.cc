@@ -164,6 +164,11 @@ TEST(EvaluationTest, SuitesResolve) {
     auto gpt2 = ResolveSuite({"gpt2"}, "test");
     ASSERT_TRUE(gpt2.ok()) << gpt2.status();
     EXPECT_FALSE(gpt2->empty());
+    // "corpus" is every corpus module, as "all" is.
+    auto corpus = ResolveSuite({"corpus"}, "test");
+    ASSERT_TRUE(corpus.ok()) << corpus.status();
+    EXPECT_EQ(*corpus, *ResolveSuite({"all"}, "test"));
+    EXPECT_GT(corpus->size(), gpt2->size());
   }
   EXPECT_EQ(BenchmarkDisplayName("x", "/a/b/mlp_train.hlo.gz"), "mlp_train");
 }
