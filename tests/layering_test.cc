@@ -37,7 +37,7 @@ const std::map<std::string, std::set<std::string>>& Allowed() {
   return *allowed;
 }
 
-// The layer of a path relative to src/ ("passes/cse.cc" -> "passes",
+// The layer of a path relative to src/ ("passes/simplifiers/cse.cc" -> "passes",
 // "agents/rl/ppo.cc" -> "agents/rl"); "" when it names none.
 std::string LayerOf(const std::string& relative) {
   if (relative.rfind("agents/rl/", 0) == 0) return "agents/rl";

@@ -1,6 +1,6 @@
 // The QR custom calls JAX emits for jnp.linalg.qr where no LAPACK kernel is
 // used (XLA's QrExpander rewrites them into ordinary HLO; see
-// src/passes/qr_expander.h for their meaning):
+// src/passes/expanders/qr_expander.h for their meaning):
 //  - "Qr": a[..., m, n] -> (a', taus[..., min(m, n)]), LAPACK geqrf's output
 //    (R in the upper triangle, the Householder vectors below it with an
 //    implicit unit element, H = I - tau v v^T, dlarfg's signs).

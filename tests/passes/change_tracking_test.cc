@@ -2,9 +2,9 @@
 // last complete run, and still finds what a change anywhere in a rule's reach made possible.
 #include "passes/change_tracking.h"
 
-#include "pass_test_util.h"
+#include "passes/pass_test_util.h"
+#include "passes/simplifiers/algebraic_simplifier.h"
 #include "text/text_test_util.h"
-#include "passes/algebraic_simplifier.h"
 
 namespace hlogym::testing {
 namespace {

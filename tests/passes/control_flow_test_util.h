@@ -6,7 +6,7 @@
 #include <string>
 
 #include "eval/equivalence.h"
-#include "pass_test_util.h"
+#include "passes/pass_test_util.h"
 
 namespace hlogym::testing {
 

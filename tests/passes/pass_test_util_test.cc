@@ -1,5 +1,5 @@
 // The CHECK matcher itself must be able to fail.
-#include "pass_test_util.h"
+#include "passes/pass_test_util.h"
 
 namespace hlogym::testing {
 namespace {

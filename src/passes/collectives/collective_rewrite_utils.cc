@@ -1,0 +1,257 @@
+#include "passes/collectives/collective_rewrite_utils.h"
+
+#include <cctype>
+#include <numeric>
+#include <string_view>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+
+namespace hlogym {
+namespace {
+
+// A cursor over attribute text that reads integers and punctuation.
+class Reader {
+ public:
+  explicit Reader(std::string_view text) : text_(text) {}
+  void SkipSpaces() {
+    while (pos_ < text_.size() && std::isspace(static_cast<unsigned char>(text_[pos_]))) ++pos_;
+  }
+  bool Consume(char c) {
+    SkipSpaces();
+    if (pos_ < text_.size() && text_[pos_] == c) {
+      ++pos_;
+      return true;
+    }
+    return false;
+  }
+  bool Peek(char c) {
+    SkipSpaces();
+    return pos_ < text_.size() && text_[pos_] == c;
+  }
+  std::optional<int64_t> Integer() {
+    SkipSpaces();
+    size_t end = pos_;
+    while (end < text_.size() && std::isdigit(static_cast<unsigned char>(text_[end]))) ++end;
+    int64_t value = 0;
+    if (end == pos_ || !absl::SimpleAtoi(std::string(text_.substr(pos_, end - pos_)), &value)) {
+      return std::nullopt;
+    }
+    pos_ = end;
+    return value;
+  }
+  // `open int (, int)* close`, possibly empty.
+  std::optional<std::vector<int64_t>> List(char open, char close) {
+    std::vector<int64_t> values;
+    if (!Consume(open)) return std::nullopt;
+    if (Consume(close)) return values;
+    do {
+      std::optional<int64_t> value = Integer();
+      if (!value) return std::nullopt;
+      values.push_back(*value);
+    } while (Consume(','));
+    if (!Consume(close)) return std::nullopt;
+    return values;
+  }
+  bool AtEnd() {
+    SkipSpaces();
+    return pos_ == text_.size();
+  }
+
+ private:
+  std::string_view text_;
+  size_t pos_ = 0;
+};
+
+std::optional<ReplicaGroupList> ParseIota(Reader& reader) {
+  std::optional<std::vector<int64_t>> shape = reader.List('[', ']');
+  if (!shape || shape->size() != 2 || !reader.Consume('<') || !reader.Consume('=')) {
+    return std::nullopt;
+  }
+  std::optional<std::vector<int64_t>> reshape = reader.List('[', ']');
+  if (!reshape || reshape->empty()) return std::nullopt;
+  std::vector<int64_t> perm(reshape->size());
+  std::iota(perm.begin(), perm.end(), 0);
+  if (reader.Peek('T')) {
+    reader.Consume('T');
+    std::optional<std::vector<int64_t>> written = reader.List('(', ')');
+    if (!written || written->size() != reshape->size()) return std::nullopt;
+    perm = *written;
+  }
+  if (!reader.AtEnd()) return std::nullopt;
+  int64_t total = 1;
+  for (int64_t d : *reshape) {
+    if (d <= 0 || d > (int64_t{1} << 24)) return std::nullopt;
+    total *= d;
+    if (total > (int64_t{1} << 24)) return std::nullopt;
+  }
+  const int64_t groups = (*shape)[0], size = (*shape)[1];
+  if (groups <= 0 || size <= 0 || groups * size != total) return std::nullopt;
+  std::vector<bool> seen(perm.size(), false);
+  for (int64_t p : perm) {
+    if (p < 0 || p >= static_cast<int64_t>(perm.size()) || seen[p]) return std::nullopt;
+    seen[p] = true;
+  }
+  // Strides of the row-major iota of `reshape`, read in the permuted order.
+  const int64_t rank = static_cast<int64_t>(reshape->size());
+  std::vector<int64_t> strides(rank, 1);
+  for (int64_t d = rank - 2; d >= 0; --d) strides[d] = strides[d + 1] * (*reshape)[d + 1];
+  std::vector<int64_t> index(rank, 0);  // index in the transposed array
+  std::vector<int64_t> flat;
+  flat.reserve(total);
+  for (int64_t n = 0; n < total; ++n) {
+    int64_t value = 0;
+    for (int64_t d = 0; d < rank; ++d) value += index[d] * strides[perm[d]];
+    flat.push_back(value);
+    for (int64_t d = rank - 1; d >= 0; --d) {
+      if (++index[d] < (*reshape)[perm[d]]) break;
+      index[d] = 0;
+    }
+  }
+  ReplicaGroupList result(groups);
+  for (int64_t g = 0; g < groups; ++g) {
+    result[g].assign(flat.begin() + g * size, flat.begin() + (g + 1) * size);
+  }
+  return result;
+}
+
+std::optional<ReplicaGroupList> ParseGroups(std::string_view text) {
+  Reader reader(text);
+  if (reader.AtEnd()) return ReplicaGroupList{};
+  if (reader.Peek('[')) return ParseIota(reader);
+  ReplicaGroupList groups;
+  if (!reader.Consume('{')) return std::nullopt;
+  if (!reader.Consume('}')) {
+    do {
+      std::optional<std::vector<int64_t>> group = reader.List('{', '}');
+      if (!group) return std::nullopt;
+      groups.push_back(std::move(*group));
+    } while (reader.Consume(','));
+    if (!reader.Consume('}')) return std::nullopt;
+  }
+  if (!reader.AtEnd()) return std::nullopt;
+  return groups;
+}
+
+bool RawIsTrue(const Instruction& instruction, std::string_view key) {
+  const RawAttribute* attr = instruction.attrs().FindRaw(key);
+  return attr != nullptr && attr->value == "true";
+}
+
+int64_t HeaderInteger(const Module& module, std::string_view key) {
+  for (const RawAttribute& attr : module.raw_attributes()) {
+    if (attr.key != key) continue;
+    int64_t value = 0;
+    if (absl::SimpleAtoi(attr.value, &value) && value > 0) return value;
+  }
+  return 1;
+}
+
+}  // namespace
+
+absl::StatusOr<ReplicaGroupList> GetReplicaGroups(const Instruction& instruction) {
+  const RawAttribute* attr = instruction.attrs().FindRaw("replica_groups");
+  if (attr == nullptr) return ReplicaGroupList{};
+  std::optional<ReplicaGroupList> groups = ParseGroups(attr->value);
+  if (!groups) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        instruction.name(), ": cannot read replica_groups=", attr->value));
+  }
+  return *groups;
+}
+
+std::string FormatReplicaGroups(const ReplicaGroupList& groups) {
+  std::string text = "{";
+  for (size_t g = 0; g < groups.size(); ++g) {
+    if (g > 0) text += ",";
+    text += "{";
+    for (size_t i = 0; i < groups[g].size(); ++i) {
+      if (i > 0) text += ",";
+      text += std::to_string(groups[g][i]);
+    }
+    text += "}";
+  }
+  return text + "}";
+}
+
+bool HasChannelId(const Instruction& instruction) {
+  return instruction.attrs().FindRaw("channel_id") != nullptr;
+}
+bool UsesGlobalDeviceIds(const Instruction& instruction) {
+  return RawIsTrue(instruction, "use_global_device_ids");
+}
+bool HasConstrainedLayout(const Instruction& instruction) {
+  return RawIsTrue(instruction, "constrain_layout");
+}
+
+bool ModuleHasConstrainedLayout(const Module& module, Opcode opcode) {
+  for (const auto& computation : module.computations()) {
+    for (const auto& instruction : computation->instructions()) {
+      if (instruction->opcode() == opcode && HasConstrainedLayout(*instruction)) return true;
+    }
+  }
+  return false;
+}
+
+int64_t NextChannelId(const Module& module) {
+  int64_t next = 1;
+  for (const auto& computation : module.computations()) {
+    for (const auto& instruction : computation->instructions()) {
+      const RawAttribute* attr = instruction->attrs().FindRaw("channel_id");
+      int64_t id = 0;
+      if (attr != nullptr && absl::SimpleAtoi(attr->value, &id) && id >= next) next = id + 1;
+    }
+  }
+  return next;
+}
+
+void SetChannelId(Instruction& instruction, int64_t channel_id) {
+  instruction.mutable_attrs().SetRaw("channel_id", std::to_string(channel_id));
+}
+
+int64_t ReplicaCount(const Module& module) { return HeaderInteger(module, "replica_count"); }
+int64_t NumPartitions(const Module& module) { return HeaderInteger(module, "num_partitions"); }
+bool UsesSpmdPartitioning(const Module& module) {
+  for (const RawAttribute& attr : module.raw_attributes()) {
+    if (attr.key == "use_spmd_partitioning") return attr.value == "true";
+  }
+  return false;
+}
+
+std::optional<ReductionKind> MatchReductionInstruction(const Instruction& instruction) {
+  const bool pred = instruction.shape().element_type() == PrimitiveType::kPred;
+  switch (instruction.opcode()) {
+    case Opcode::kAdd: return ReductionKind::kSum;
+    case Opcode::kMultiply: return ReductionKind::kProduct;
+    case Opcode::kMinimum: return ReductionKind::kMin;
+    case Opcode::kMaximum: return ReductionKind::kMax;
+    case Opcode::kAnd: return pred ? std::optional(ReductionKind::kMin) : std::nullopt;
+    case Opcode::kOr: return pred ? std::optional(ReductionKind::kMax) : std::nullopt;
+    default: return std::nullopt;
+  }
+}
+
+std::optional<ReductionKind> MatchReductionComputation(const Computation* computation) {
+  if (computation == nullptr || computation->num_parameters() != 2) return std::nullopt;
+  const Instruction* root = computation->root_instruction();
+  if (root == nullptr || root->operand_count() != 2) return std::nullopt;
+  std::optional<ReductionKind> kind = MatchReductionInstruction(*root);
+  if (!kind) return std::nullopt;
+  const Instruction* p0 = computation->parameter_instruction(0);
+  const Instruction* p1 = computation->parameter_instruction(1);
+  const bool in_order = root->operand(0) == p0 && root->operand(1) == p1;
+  const bool swapped = root->operand(0) == p1 && root->operand(1) == p0;
+  return in_order || swapped ? kind : std::nullopt;
+}
+
+absl::StatusOr<std::optional<CollectiveKey>> GetCollectiveKey(const Instruction& instruction) {
+  std::optional<ReductionKind> kind = MatchReductionComputation(instruction.to_apply());
+  if (!kind) return std::optional<CollectiveKey>();
+  auto groups = GetReplicaGroups(instruction);
+  if (!groups.ok()) return groups.status();
+  return std::optional<CollectiveKey>(CollectiveKey{
+      *kind, instruction.shape().element_type(), HasChannelId(instruction),
+      UsesGlobalDeviceIds(instruction), std::move(*groups)});
+}
+
+}  // namespace hlogym

@@ -1,0 +1,106 @@
+#include "passes/expanders/comparison_expander.h"
+
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+#include "hlo/primitive_type.h"
+#include "hlo/query.h"
+#include "passes/builders.h"
+#include "passes/change_tracking.h"
+
+namespace hlogym {
+namespace {
+
+std::optional<PrimitiveType> SignedTypeOfWidth(int bits) {
+  switch (bits) {
+    case 8: return PrimitiveType::kS8;
+    case 16: return PrimitiveType::kS16;
+    case 32: return PrimitiveType::kS32;
+    case 64: return PrimitiveType::kS64;
+    default: return std::nullopt;
+  }
+}
+
+bool IsCandidate(const Instruction& instruction) {
+  if (instruction.opcode() != Opcode::kCompare ||
+      instruction.attrs().comparison_type != ComparisonType::kTotalOrder) {
+    return false;
+  }
+  PrimitiveType type = instruction.operand(0)->shape().element_type();
+  return IsFloatingPointType(type) && !IsNarrowFloatType(type) &&
+         SignedTypeOfWidth(BitWidth(type)).has_value();
+}
+
+absl::StatusOr<Instruction*> Expand(Instruction* compare) {
+  Computation* computation = compare->parent();
+  Instruction* lhs = compare->operand(0);
+  Instruction* rhs = compare->operand(1);
+  int bits = BitWidth(lhs->shape().element_type());
+  PrimitiveType int_type = *SignedTypeOfWidth(bits);
+  Shape int_shape = lhs->shape();
+  int_shape.set_element_type(int_type);
+  bool layout = lhs->shape().has_layout();
+  // Like XLA, every splat is a broadcast, a scalar one (dimensions={}) included, so the op
+  // counts match XLA's output exactly.
+  auto splat = [&](int64_t value) -> absl::StatusOr<Instruction*> {
+    Literal literal(Shape::Scalar(int_type));
+    literal.SetFromInt64(0, value);
+    return MakeBroadcast(MakeConstant(computation, std::move(literal), layout),
+                         int_shape.dimensions(), {});
+  };
+  const int64_t max_value = bits == 64 ? std::numeric_limits<int64_t>::max()
+                                       : (int64_t{1} << (bits - 1)) - 1;
+  // XLA's expansion also materializes the minimum of the integer type, which nothing uses; it
+  // stays in the module as dead code (the pass does not clean up after itself), and so does it
+  // here, to keep the op counts equal to XLA's.
+  auto min = splat(-max_value - 1);
+  if (!min.ok()) return min.status();
+  auto zero = splat(0);
+  if (!zero.ok()) return zero.status();
+  auto max = splat(max_value);
+  if (!max.ok()) return max.status();
+  auto key = [&](Instruction* operand) -> absl::StatusOr<Instruction*> {
+    auto cast = std::make_unique<Instruction>(Opcode::kBitcastConvert, int_shape, "");
+    cast->AppendOperand(operand);
+    Instruction* bits_value = AddWithLayoutOf(computation, std::move(cast), operand);
+    auto flipped = MakeBinary(Opcode::kXor, *max, bits_value);
+    if (!flipped.ok()) return flipped.status();
+    auto negative = MakeCompare(ComparisonDirection::kLt, bits_value, *zero);
+    if (!negative.ok()) return negative.status();
+    return MakeSelect(*negative, *flipped, bits_value);
+  };
+  auto lhs_key = key(lhs);
+  if (!lhs_key.ok()) return lhs_key.status();
+  auto rhs_key = key(rhs);
+  if (!rhs_key.ok()) return rhs_key.status();
+  return MakeCompare(compare->attrs().comparison_direction, *lhs_key, *rhs_key);
+}
+
+}  // namespace
+
+bool ComparisonExpander::MayChange(const Module& module) const {
+  return ContainsOpcode(module, {Opcode::kCompare});
+}
+
+absl::StatusOr<bool> ComparisonExpander::Run(Module& module) {
+  TrackedRun run(module, std::string(name()));
+  std::vector<Instruction*> compares;
+  for (const auto& computation : module.computations()) {
+    if (!run.MustVisit(*computation)) continue;
+    for (const auto& instruction : computation->instructions()) {
+      if (IsCandidate(*instruction)) compares.push_back(instruction.get());
+    }
+  }
+  for (Instruction* compare : compares) {
+    auto expanded = Expand(compare);
+    if (!expanded.ok()) return expanded.status();
+    (*expanded)->mutable_attrs().raw = compare->attrs().raw;
+    absl::Status status = compare->parent()->ReplaceInstruction(compare, *expanded);
+    if (!status.ok()) return status;
+  }
+  run.Complete();
+  return !compares.empty();
+}
+
+}  // namespace hlogym

@@ -1,0 +1,111 @@
+#include "passes/expanders/dynamic_padder.h"
+
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "hlo/query.h"
+#include "hlo/status_macros.h"
+#include "passes/builders.h"
+#include "passes/pass_utils.h"
+#include "passes/simplifiers/dce.h"
+
+namespace hlogym {
+namespace {
+
+absl::Status Malformed(const Instruction* hlo, const std::string& what) {
+  return absl::InvalidArgumentError(absl::StrCat(hlo->name(), ": ", what));
+}
+
+// The dimension a get-/set-dimension-size reads or writes, checked.
+absl::StatusOr<int64_t> SizeDimension(const Instruction* hlo, int64_t operands) {
+  if (hlo->operand_count() != operands) {
+    return Malformed(hlo, absl::StrCat("expected ", operands, " operand(s)"));
+  }
+  const Shape& shape = hlo->operand(0)->shape();
+  const std::vector<int64_t>& dims = hlo->attrs().dimensions;
+  if (!shape.IsArray() || dims.size() != 1 || dims[0] < 0 || dims[0] >= shape.rank()) {
+    return Malformed(hlo, "dimensions={d} must name one dimension of the array operand");
+  }
+  return dims[0];
+}
+
+// The size a get-dimension-size reads when it is known without padding:
+// a constant for a static dimension, the size operand of a
+// set-dimension-size of that dimension; nullptr otherwise.
+absl::StatusOr<Instruction*> KnownSize(Instruction* get_size, bool with_layout) {
+  HLOGYM_ASSIGN(dim, SizeDimension(get_size, 1));
+  const Shape& result = get_size->shape();
+  if (!result.IsScalar() || result.element_type() != PrimitiveType::kS32) {
+    return Malformed(get_size, "get-dimension-size must return s32[]");
+  }
+  Instruction* operand = get_size->operand(0);
+  if (!operand->shape().is_dynamic_dimension(dim)) {
+    return MakeScalarConstant(get_size->parent(), PrimitiveType::kS32,
+                              static_cast<double>(operand->shape().dimensions(dim)), with_layout);
+  }
+  if (operand->opcode() == Opcode::kSetDimensionSize) {
+    HLOGYM_ASSIGN(set_dim, SizeDimension(operand, 2));
+    if (set_dim == dim && operand->operand(1)->shape().Compatible(result)) {
+      return operand->operand(1);
+    }
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+absl::StatusOr<bool> DynamicPadder::Run(Module& module) {
+  // Check every instruction the pass reads before changing anything more.
+  const std::vector<Computation*> computations = module.MakeComputationPostOrder();
+  for (Computation* computation : computations) {
+    for (const auto& owned : computation->instructions()) {
+      const Instruction* hlo = owned.get();
+      if (hlo->opcode() == Opcode::kGetDimensionSize) {
+        HLOGYM_ASSIGN(dim, SizeDimension(hlo, 1));
+        (void)dim;
+      } else if (hlo->opcode() == Opcode::kSetDimensionSize) {
+        HLOGYM_ASSIGN(dim, SizeDimension(hlo, 2));
+        (void)dim;
+      } else if (hlo->opcode() == Opcode::kCustomCall &&
+                 hlo->attrs().custom_call_target == "SetBound" && hlo->operand_count() < 1) {
+        return Malformed(hlo, "SetBound needs an operand");
+      }
+    }
+  }
+  bool rewrote = false;
+  for (Computation* computation : computations) {
+    for (Instruction* hlo : computation->MakeInstructionPostOrder()) {
+      if (hlo->opcode() != Opcode::kGetDimensionSize) continue;
+      HLOGYM_ASSIGN(size, KnownSize(hlo, hlo->shape().has_layout()));
+      if (size == nullptr) continue;
+      HLOGYM_RETURN_IF_ERROR(hlo->ReplaceAllUsesWith(size));
+      rewrote = true;
+    }
+  }
+  for (Computation* computation : computations) {
+    for (Instruction* hlo : computation->MakeInstructionPostOrder()) {
+      if (hlo->opcode() != Opcode::kCustomCall || hlo->attrs().custom_call_target != "SetBound") {
+        continue;
+      }
+      Instruction* operand = hlo->operand(0);
+      // Compatible compares dynamic dimensions too.
+      if (!operand->shape().Compatible(hlo->shape())) continue;
+      HLOGYM_RETURN_IF_ERROR(hlo->ReplaceAllUsesWith(operand));
+      rewrote = true;
+    }
+  }
+  if (rewrote) {
+    // The replaced instructions go, with any other dead code.
+    HloDce dce;
+    HLOGYM_ASSIGN(removed, dce.Run(module));
+    (void)removed;
+  }
+  return rewrote;
+}
+
+bool DynamicPadder::MayChange(const Module& module) const {
+  // get-dimension-size and SetBound custom calls; dce runs only after a rewrite.
+  return ContainsOpcode(module, {Opcode::kGetDimensionSize, Opcode::kCustomCall});
+}
+
+}  // namespace hlogym

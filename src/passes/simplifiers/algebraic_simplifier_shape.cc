@@ -1,0 +1,929 @@
+// algsimp: rewrites of data-movement instructions (broadcast, reshape,
+// transpose, slice, concatenate, pad, reverse, dynamic-slice,
+// dynamic-update-slice). See algebraic_simplifier.h.
+#include <algorithm>
+#include <numeric>
+
+#include "passes/builders.h"
+#include "passes/simplifiers/algebraic_simplifier_internal.h"
+
+namespace hlogym::algsimp {
+namespace {
+
+bool IsConstant(const Instruction* hlo) { return hlo->opcode() == Opcode::kConstant; }
+
+bool IsScalarBroadcast(const Instruction* hlo) {
+  return hlo->opcode() == Opcode::kBroadcast && hlo->operand(0)->shape().rank() == 0;
+}
+
+bool IsUnstridedSlice(const Instruction* slice) {
+  for (const SliceDimension& s : slice->attrs().slice) {
+    if (s.stride != 1) return false;
+  }
+  return true;
+}
+
+// An elementwise op whose result has its operands' dimensions.
+bool IsShapePreservingElementwise(const Instruction* hlo) {
+  if (!IsElementwise(hlo->opcode())) return false;
+  switch (hlo->opcode()) {
+    case Opcode::kCopy:
+    case Opcode::kStochasticConvert:
+      return false;
+    case Opcode::kBitcastConvert:
+      return BitWidth(hlo->shape().element_type()) ==
+             BitWidth(hlo->operand(0)->shape().element_type());
+    default:
+      return true;
+  }
+}
+
+bool IsDead(const Instruction* hlo) { return hlo->user_count() == 0 && !hlo->IsRoot(); }
+
+}  // namespace
+
+// ================================ broadcast =================================
+
+absl::StatusOr<bool> Visitor::TrySinkBroadcastAfterElementwiseOps(Instruction* broadcast) {
+  if (broadcast->shape().rank() == 0) return false;
+  Instruction* operand = broadcast->operand(0);
+  auto compatible = [&](const Instruction* hlo) {
+    if (hlo->opcode() != Opcode::kBroadcast) return false;
+    if (hlo->operand(0)->shape().rank() == 0) return true;
+    return hlo->operand(0)->shape() == operand->shape() &&
+           hlo->attrs().dimensions == broadcast->attrs().dimensions;
+  };
+  bool changed = false;
+  std::vector<Instruction*> users = broadcast->users();
+  for (Instruction* user : users) {
+    if (IsDead(user) || !Rewritable(user) || !IsShapePreservingElementwise(user)) continue;
+    if (!std::all_of(user->operands().begin(), user->operands().end(), compatible)) continue;
+    std::vector<Instruction*> new_operands;
+    for (Instruction* user_operand : user->operands()) {
+      if (user_operand->operand(0)->shape().rank() == 0 && operand->shape().rank() != 0) {
+        new_operands.push_back(AddBroadcast(
+            user_operand->operand(0),
+            ChangeElementType(operand->shape(), user_operand->shape().element_type()), {}));
+      } else {
+        new_operands.push_back(user_operand->operand(0));
+      }
+    }
+    auto clone = user->CloneWithNewOperands(new_operands, "");
+    clone->set_name("");
+    clone->set_shape(ChangeElementType(operand->shape(), user->shape().element_type()));
+    Instruction* new_user = computation_->AddInstruction(std::move(clone));
+    Instruction* new_broadcast =
+        AddBroadcast(new_user, user->shape(), broadcast->attrs().dimensions);
+    new_broadcast->set_shape(user->shape());
+    absl::Status status = ReplaceUsesKeepingOld(user, new_broadcast);
+    if (!status.ok()) return status;
+    changed = true;
+  }
+  return changed;
+}
+
+absl::Status Visitor::HandleBroadcast(Instruction* broadcast) {
+  Instruction* operand = broadcast->operand(0);
+  std::vector<int64_t> dims = broadcast->attrs().dimensions;
+  const Shape& shape = broadcast->shape();
+  // A broadcast that adds no elements is a reshape (sorted dims) ...
+  if (IsSortedDims(dims) && shape.ElementCount() == operand->shape().ElementCount()) {
+    return ReplaceWithNew(broadcast, AddReshape(operand, shape));
+  }
+  // ... or a transpose (same rank).
+  if (shape.rank() == operand->shape().rank() &&
+      shape.ElementCount() == operand->shape().ElementCount()) {
+    return ReplaceWithNew(broadcast, AddTranspose(operand, InversePermutation(dims)));
+  }
+  // broadcast(reshape that only inserts 1s) => broadcast of the reshape's operand.
+  if (operand->opcode() == Opcode::kReshape) {
+    auto degenerate = ReshapeMerelyInsertsOrDeletes1SizedDimensions(operand->operand(0)->shape(),
+                                                                    operand->shape());
+    if (degenerate && degenerate->deleted.empty()) {
+      std::vector<int64_t> new_dims = dims;
+      for (auto it = degenerate->inserted.rbegin(); it != degenerate->inserted.rend(); ++it) {
+        new_dims.erase(new_dims.begin() + *it);
+      }
+      return ReplaceWithNew(broadcast, AddBroadcast(operand->operand(0), shape, new_dims));
+    }
+  }
+  if (options_.enable_sink_broadcast) {
+    absl::StatusOr<bool> sunk = TrySinkBroadcastAfterElementwiseOps(broadcast);
+    if (!sunk.ok()) return sunk.status();
+    if (*sunk) return absl::OkStatus();
+  }
+  // A scalar broadcast feeding an op that permutes or subsets its elements
+  // becomes a broadcast to that op's shape.
+  if (operand->shape().rank() == 0) {
+    std::vector<Instruction*> users = broadcast->users();
+    for (Instruction* user : users) {
+      if (IsDead(user) || !Rewritable(user)) continue;
+      bool permutes = false;
+      switch (user->opcode()) {
+        case Opcode::kReshape:
+        case Opcode::kReverse:
+        case Opcode::kTranspose:
+          permutes = true;
+          break;
+        case Opcode::kSort:
+          permutes = !user->shape().IsTuple();
+          break;
+        case Opcode::kSlice:
+          permutes = true;
+          break;
+        case Opcode::kDynamicSlice:
+          permutes = user->operand(0) == broadcast;
+          break;
+        default:
+          break;
+      }
+      if (!permutes || !user->shape().IsArray()) continue;
+      Shape new_shape = user->shape();
+      for (int64_t i = 0; i < new_shape.rank(); ++i) new_shape.set_dynamic_dimension(i, false);
+      Instruction* new_broadcast = AddBroadcast(operand, new_shape, {});
+      return ReplaceUsesKeepingOld(user, new_broadcast);
+    }
+    return absl::OkStatus();
+  }
+  // broadcast(iota) => iota
+  if (operand->opcode() == Opcode::kIota) {
+    Instruction* iota = Add(Opcode::kIota, shape, {});
+    iota->mutable_attrs().iota_dimension = dims[operand->attrs().iota_dimension];
+    return ReplaceWithNew(broadcast, iota);
+  }
+  // broadcast(broadcast(x)) => broadcast(x)
+  if (operand->opcode() == Opcode::kBroadcast) {
+    std::vector<int64_t> new_dims;
+    for (int64_t d : operand->attrs().dimensions) new_dims.push_back(dims[d]);
+    return ReplaceWithNew(broadcast, AddBroadcast(operand->operand(0), shape, new_dims));
+  }
+  // Drop the operand's size-1 dimensions.
+  if (options_.enable_broadcast_degenerate_dimension) {
+    const Shape& oshape = operand->shape();
+    std::vector<int64_t> kept_dims, new_dims;
+    for (int64_t i = 0; i < oshape.rank(); ++i) {
+      if (oshape.dimensions(i) != 1) {
+        kept_dims.push_back(oshape.dimensions(i));
+        new_dims.push_back(dims[i]);
+      }
+    }
+    if (static_cast<int64_t>(kept_dims.size()) != oshape.rank()) {
+      Instruction* reshape =
+          AddReshape(operand, MakeShapeLike(oshape.element_type(), kept_dims, oshape));
+      return ReplaceWithNew(broadcast, AddBroadcast(reshape, shape, new_dims));
+    }
+  }
+  return absl::OkStatus();
+}
+
+// ================================= reshape ==================================
+
+absl::Status Visitor::HandleReshape(Instruction* reshape) {
+  Instruction* operand = reshape->operand(0);
+  const Shape& shape = reshape->shape();
+  if (!shape.is_static() || !operand->shape().is_static()) return absl::OkStatus();
+  if (IsZeroElementArray(shape)) {
+    if (IsConstant(operand) && operand->shape() == shape) return absl::OkStatus();
+    Shape literal_shape = shape;
+    literal_shape.clear_layout();
+    Literal literal(literal_shape);
+    auto constant = std::make_unique<Instruction>(Opcode::kConstant, shape);
+    constant->mutable_attrs().literal = std::make_shared<const Literal>(std::move(literal));
+    return ReplaceWithNew(reshape, computation_->AddInstruction(std::move(constant)));
+  }
+  if (shape.Compatible(operand->shape())) {
+    ReplaceIfCompatible(reshape, operand);
+    return absl::OkStatus();
+  }
+  if (operand->opcode() == Opcode::kReshape) {
+    return ReplaceWithNew(reshape, AddReshape(operand->operand(0), shape));
+  }
+  // reshape(broadcast(x)) => broadcast(x) when x's dims are left alone.
+  if (operand->opcode() == Opcode::kBroadcast) {
+    auto out_dims = ReshapeLeavesDimensionsUnmodified(operand->shape(), shape,
+                                                      operand->attrs().dimensions);
+    if (out_dims) {
+      return ReplaceWithNew(reshape, AddBroadcast(operand->operand(0), shape, *out_dims));
+    }
+  }
+  // reshape(iota) => iota, or a mixed-radix sum of iotas.
+  if (operand->opcode() == Opcode::kIota) {
+    auto groups = ReshapeGroups(operand->shape().dimensions(), shape.dimensions());
+    const int64_t iota_dim = operand->attrs().iota_dimension;
+    if (groups) {
+      for (const ReshapeGroup& g : *groups) {
+        // The group holding the iota dimension as its first input dim and
+        // ending right after it, with non-degenerate outputs.
+        if (g.a_begin != iota_dim || g.a_end != iota_dim + 1 || g.b_end == g.b_begin) continue;
+        int64_t first = g.b_begin;
+        while (first < g.b_end && shape.dimensions(first) == 1) ++first;
+        if (first == g.b_end) break;
+        Instruction* result = nullptr;
+        int64_t multiplier = 1;
+        for (int64_t dim = g.b_end - 1; dim >= first; --dim) {
+          Instruction* iota = Add(Opcode::kIota, shape, {});
+          iota->mutable_attrs().iota_dimension = dim;
+          if (result == nullptr) {
+            result = iota;
+          } else {
+            Instruction* scaled =
+                AddBinary(Opcode::kMultiply, shape, iota, ScalarLike(shape, multiplier));
+            result = AddBinary(Opcode::kAdd, shape, result, scaled);
+          }
+          multiplier *= shape.dimensions(dim);
+        }
+        return ReplaceWithNew(reshape, result);
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
+// ================================ transpose =================================
+
+absl::StatusOr<bool> Visitor::SimplifyTransposeOfBroadcast(Instruction* transpose) {
+  Instruction* broadcast = transpose->operand(0);
+  if (broadcast->opcode() != Opcode::kBroadcast ||
+      !IsSortedDims(broadcast->attrs().dimensions)) {
+    return false;
+  }
+  std::vector<int64_t> inverse = InversePermutation(transpose->attrs().dimensions);
+  std::vector<int64_t> new_dims;
+  for (int64_t d : broadcast->attrs().dimensions) new_dims.push_back(inverse[d]);
+  if (!IsSortedDims(new_dims)) return false;
+  absl::Status status =
+      ReplaceWithNew(transpose, AddBroadcast(broadcast->operand(0), transpose->shape(), new_dims));
+  if (!status.ok()) return status;
+  return true;
+}
+
+absl::Status Visitor::HandleTranspose(Instruction* transpose) {
+  Instruction* operand = transpose->operand(0);
+  const std::vector<int64_t>& perm = transpose->attrs().dimensions;
+  if (IsSortedDims(perm)) {
+    ReplaceIfCompatible(transpose, operand);
+    return absl::OkStatus();
+  }
+  if (operand->opcode() == Opcode::kTranspose) {
+    const std::vector<int64_t>& inner = operand->attrs().dimensions;
+    std::vector<int64_t> composed;
+    for (int64_t p : perm) composed.push_back(inner[p]);
+    Instruction* made = AddTranspose(operand->operand(0), composed);
+    return ReplaceWithNew(transpose, made);
+  }
+  // transpose(dot(a, b)) => dot(b, a) for a canonical dot whose last two
+  // dims are swapped.
+  if (operand->opcode() == Opcode::kDot && operand->user_count() == 1 &&
+      operand->attrs().dot_dimension_numbers.has_value() && Rewritable(operand)) {
+    const DotDimensionNumbers& dn = *operand->attrs().dot_dimension_numbers;
+    Instruction* lhs = operand->operand(0);
+    Instruction* rhs = operand->operand(1);
+    const int64_t rank = operand->shape().rank();
+    const int64_t nb = static_cast<int64_t>(dn.lhs_batch_dimensions.size());
+    std::vector<int64_t> sorted_batch = dn.lhs_batch_dimensions;
+    std::sort(sorted_batch.begin(), sorted_batch.end());
+    bool batch_is_iota = true;
+    for (int64_t i = 0; i < nb; ++i) batch_is_iota &= sorted_batch[i] == i;
+    bool canonical =
+        dn.lhs_batch_dimensions == dn.rhs_batch_dimensions && batch_is_iota &&
+        !dn.lhs_contracting_dimensions.empty() &&
+        static_cast<int64_t>(dn.lhs_contracting_dimensions.size()) + nb + 1 ==
+            lhs->shape().rank() &&
+        !dn.rhs_contracting_dimensions.empty() &&
+        static_cast<int64_t>(dn.rhs_contracting_dimensions.size()) + nb + 1 ==
+            rhs->shape().rank();
+    if (canonical && rank >= 2) {
+      std::vector<int64_t> expected(rank);
+      std::iota(expected.begin(), expected.end(), 0);
+      std::swap(expected[rank - 1], expected[rank - 2]);
+      if (perm == expected) {
+        DotDimensionNumbers swapped = dn;
+        std::swap(swapped.lhs_contracting_dimensions, swapped.rhs_contracting_dimensions);
+        auto clone = operand->CloneWithNewOperands({rhs, lhs}, "");
+        clone->set_name("");
+        clone->mutable_attrs().dot_dimension_numbers = swapped;
+        std::vector<Precision>& precision = clone->mutable_attrs().operand_precision;
+        if (precision.size() == 2) std::swap(precision[0], precision[1]);
+        clone->set_shape(transpose->shape());
+        Instruction* made = computation_->AddInstruction(std::move(clone));
+        return ReplaceWithNew(transpose, made);
+      }
+    }
+  }
+  // A transpose that only moves size-1 dims is a reshape.
+  {
+    std::vector<int64_t> non_degenerate;
+    int64_t degenerate = 0;
+    for (int64_t i = 0; i < static_cast<int64_t>(perm.size()); ++i) {
+      if (transpose->shape().dimensions(i) != 1) {
+        non_degenerate.push_back(perm[i]);
+      } else {
+        ++degenerate;
+      }
+    }
+    if (degenerate > 0 && IsSortedDims(non_degenerate)) {
+      return ReplaceWithNew(transpose, AddReshape(operand, transpose->shape()));
+    }
+  }
+  absl::StatusOr<bool> done = RewriteDepthToSpaceAsSliceConcat(transpose);
+  if (!done.ok() || *done) return done.status();
+  done = SimplifyTransposeOfBroadcast(transpose);
+  if (!done.ok()) return done.status();
+  return absl::OkStatus();
+}
+
+// reshape(transpose(reshape(x))) where the inner reshape splits one dim of x
+// into (H, C), the transpose moves H to an earlier position t, and the outer
+// reshape merges H into dim t-1: the same as concatenating the H slices of x
+// along dim s (C wide each) on dim t. The outer reshape is kept with the
+// concatenate as its operand; the transpose and inner reshape are left dead
+// (as XLA does) for DCE.
+absl::StatusOr<bool> Visitor::RewriteDepthToSpaceAsSliceConcat(Instruction* transpose) {
+  // XLA bounds the number of slices (kMaxChunksForTransformation).
+  constexpr int64_t kMaxChunks = 5;
+  if (!options_.rewrite_reshape_transpose_as_slice_concatenate ||
+      transpose->user_count() != 1) {
+    return false;
+  }
+  Instruction* outer = transpose->users()[0];
+  Instruction* inner = transpose->operand(0);
+  if (outer->opcode() != Opcode::kReshape || inner->opcode() != Opcode::kReshape ||
+      !Rewritable(outer)) {
+    return false;
+  }
+  Instruction* x = inner->operand(0);
+  const auto& xd = x->shape().dimensions();
+  const auto& split = inner->shape().dimensions();
+  const int64_t rank = x->shape().rank();
+  if (static_cast<int64_t>(split.size()) != rank + 1) return false;
+  // The split dim s: the first that differs, with x[s] = split[s] * split[s+1]
+  // and every later dim shifted by one.
+  int64_t s = 0;
+  while (s < rank && split[s] == xd[s]) ++s;
+  if (s == rank || xd[s] != split[s] * split[s + 1]) return false;
+  for (int64_t d = s + 1; d < rank; ++d) {
+    if (split[d + 1] != xd[d]) return false;
+  }
+  const int64_t chunks = split[s];
+  const int64_t chunk_size = split[s + 1];
+  if (chunks > kMaxChunks) return false;
+  const std::vector<int64_t>& perm = transpose->attrs().dimensions;
+  const int64_t t = std::find(perm.begin(), perm.end(), s) - perm.begin();
+  if (t == s || t == s + 1 || t == 0) return false;
+  for (int64_t p = 0; p <= rank; ++p) {
+    if (p == t) continue;
+    const int64_t expected = p - (p > t ? 1 : 0) + (p > s ? 1 : 0);
+    if (perm[p] != expected) return false;
+  }
+  const auto& od = outer->shape().dimensions();
+  if (static_cast<int64_t>(od.size()) != rank) return false;
+  for (int64_t d = 0; d < rank; ++d) {
+    const int64_t expected =
+        d == t - 1 ? xd[d] * chunks : (d == s ? xd[d] / chunks : xd[d]);
+    if (od[d] != expected) return false;
+  }
+  std::vector<Instruction*> slices;
+  for (int64_t i = 0; i < chunks; ++i) {
+    std::vector<SliceDimension> sl;
+    for (int64_t d = 0; d < rank; ++d) {
+      sl.push_back(d == s ? SliceDimension{i * chunk_size, (i + 1) * chunk_size, 1}
+                          : SliceDimension{0, xd[d], 1});
+    }
+    slices.push_back(AddSlice(x, sl));
+  }
+  absl::StatusOr<Instruction*> concat = MakeConcatenate(slices, t);
+  if (!concat.ok()) return concat.status();
+  outer->ReplaceOperandWith(0, *concat);
+  MarkChanged();
+  return true;
+}
+
+// ================================== slice ===================================
+
+absl::Status Visitor::HandleSlice(Instruction* slice) {
+  Instruction* operand = slice->operand(0);
+  const Shape& shape = slice->shape();
+  const std::vector<SliceDimension>& sl = slice->attrs().slice;
+  if (ReplaceIfCompatible(slice, operand)) return absl::OkStatus();
+  const int64_t rank = shape.rank();
+
+  if (operand->opcode() == Opcode::kPad) {
+    Instruction* pad = operand;
+    Instruction* pad_operand = pad->operand(0);
+    bool undoes_pad = true, inside_pad = true, in_padding = false;
+    std::vector<SliceDimension> moved = sl;
+    for (int64_t i = 0; i < rank; ++i) {
+      const SliceDimension& s = sl[i];
+      const PaddingDimension& p = pad->attrs().padding[i];
+      const int64_t edge = pad->shape().dimensions(i) - p.high;
+      if (s.limit <= p.low || s.start >= edge) {
+        in_padding = true;
+        break;
+      }
+      if (s.start != p.low || s.stride - 1 != p.interior) undoes_pad = false;
+      if (s.start < p.low || s.limit > edge || p.interior != 0 || s.stride != 1) {
+        inside_pad = false;
+      }
+      moved[i].start -= p.low;
+      moved[i].limit -= p.low;
+    }
+    if (in_padding) {
+      return ReplaceWithNew(slice, AddBroadcast(pad->operand(1), shape, {}));
+    }
+    if (undoes_pad && ReplaceIfCompatible(slice, pad_operand)) return absl::OkStatus();
+    if (inside_pad) return ReplaceWithNew(slice, AddSlice(pad_operand, moved));
+  }
+  // slice(slice(x)) => slice(x), both unstrided.
+  if (operand->opcode() == Opcode::kSlice && IsUnstridedSlice(slice) &&
+      IsUnstridedSlice(operand)) {
+    std::vector<SliceDimension> merged = sl;
+    for (int64_t i = 0; i < rank; ++i) {
+      merged[i].start += operand->attrs().slice[i].start;
+      merged[i].limit += operand->attrs().slice[i].start;
+    }
+    return ReplaceWithNew(slice, AddSlice(operand->operand(0), merged));
+  }
+  if (operand->opcode() == Opcode::kBroadcast) {
+    const std::vector<int64_t>& bdims = operand->attrs().dimensions;
+    bool only_broadcast_dims_sliced = true;
+    for (int64_t d : bdims) {
+      if (sl[d].start != 0 || sl[d].stride != 1 || sl[d].limit != operand->shape().dimensions(d)) {
+        only_broadcast_dims_sliced = false;
+      }
+    }
+    if (only_broadcast_dims_sliced) {
+      return ReplaceWithNew(slice, AddBroadcast(operand->operand(0), shape, bdims));
+    }
+  }
+  // A one-element rank-1 slice of a concatenate reads one operand.
+  if (shape.ElementCount() == 1 && rank == 1 && operand->opcode() == Opcode::kConcatenate) {
+    int64_t start = 0;
+    for (Instruction* piece : operand->operands()) {
+      const int64_t size = piece->shape().dimensions(0);
+      if (start + size > sl[0].start) {
+        if (ReplaceIfCompatible(slice, piece)) return absl::OkStatus();
+        std::vector<SliceDimension> inner = {{sl[0].start - start, sl[0].start - start + 1, 1}};
+        return ReplaceWithNew(slice, AddSlice(piece, inner));
+      }
+      start += size;
+    }
+  }
+  // slice(broadcast(x)) => broadcast(slice(x))
+  if (operand->opcode() == Opcode::kBroadcast) {
+    Instruction* x = operand->operand(0);
+    std::vector<SliceDimension> inner;
+    for (int64_t d : operand->attrs().dimensions) inner.push_back(sl[d]);
+    Instruction* sliced = AddSlice(x, inner);
+    return ReplaceWithNew(slice, AddBroadcast(sliced, shape, operand->attrs().dimensions));
+  }
+  // Slices of a concatenate that read one operand or a sub-range of them.
+  if (operand->opcode() == Opcode::kConcatenate && IsUnstridedSlice(slice)) {
+    const int64_t dim = operand->attrs().dimensions[0];
+    const int64_t slice_start = sl[dim].start, slice_limit = sl[dim].limit;
+    int64_t piece_start = 0;
+    std::optional<int64_t> first, last;
+    int64_t concat_start = 0;
+    for (int64_t i = 0; i < operand->operand_count(); ++i) {
+      const int64_t size = operand->operand(i)->shape().dimensions(dim);
+      if (!first && piece_start <= slice_start && piece_start + size > slice_start) {
+        first = i;
+        concat_start = piece_start;
+      }
+      piece_start += size;
+      if (!last && piece_start >= slice_limit) {
+        last = i + 1;
+        break;
+      }
+    }
+    if (first && last) {
+      if (*first + 1 == *last && operand->operand(*first)->shape().Compatible(shape) &&
+          ReplaceIfCompatible(slice, operand->operand(*first))) {
+        return absl::OkStatus();
+      }
+      if (*last - *first < operand->operand_count()) {
+        Instruction* source = operand->operand(*first);
+        if (*first + 1 != *last) {
+          std::vector<Instruction*> pieces(operand->operands().begin() + *first,
+                                           operand->operands().begin() + *last);
+          std::vector<int64_t> dims = operand->shape().dimensions();
+          dims[dim] = 0;
+          for (Instruction* p : pieces) dims[dim] += p->shape().dimensions(dim);
+          Instruction* concat =
+              Add(Opcode::kConcatenate,
+                  MakeShapeLike(operand->shape().element_type(), dims, operand->shape()), pieces);
+          concat->mutable_attrs().dimensions = {dim};
+          source = concat;
+        }
+        std::vector<SliceDimension> inner = sl;
+        inner[dim].start = slice_start - concat_start;
+        inner[dim].limit = inner[dim].start + shape.dimensions(dim);
+        return ReplaceWithNew(slice, AddSlice(source, inner));
+      }
+    }
+  }
+  // Strides that pick a single element.
+  {
+    bool redundant = false;
+    std::vector<SliceDimension> fixed = sl;
+    for (SliceDimension& s : fixed) {
+      if (s.stride != 1 && (s.stride >= s.limit || s.start + s.stride >= s.limit)) {
+        s.limit = s.start + 1;
+        s.stride = 1;
+        redundant = true;
+      }
+    }
+    if (redundant) return ReplaceWithNew(slice, AddSlice(operand, fixed));
+  }
+  return absl::OkStatus();
+}
+
+// =============================== concatenate ================================
+
+absl::Status Visitor::HandleConcatenate(Instruction* concat) {
+  const std::vector<Instruction*> operands = concat->operands();
+  const Shape& shape = concat->shape();
+  const int64_t dim = concat->attrs().dimensions[0];
+  if (operands.size() == 1) {
+    ReplaceIfCompatible(concat, operands[0]);
+    return absl::OkStatus();
+  }
+  std::vector<Instruction*> nonempty;
+  for (Instruction* operand : operands) {
+    if (!IsZeroElementArray(operand->shape())) nonempty.push_back(operand);
+  }
+  if (nonempty.size() < operands.size()) {
+    if (nonempty.empty()) {
+      ReplaceIfCompatible(concat, operands[0]);
+      return absl::OkStatus();
+    }
+    if (nonempty.size() == 1) {
+      ReplaceIfCompatible(concat, nonempty[0]);
+      return absl::OkStatus();
+    }
+    Instruction* made = Add(Opcode::kConcatenate, shape, nonempty);
+    made->mutable_attrs().dimensions = {dim};
+    return ReplaceWithNew(concat, made);
+  }
+  // concat(x, concat(y, z)) => concat(x, y, z) along the same dimension.
+  std::vector<Instruction*> flat;
+  for (Instruction* operand : operands) {
+    if (operand->opcode() == Opcode::kConcatenate && operand->attrs().dimensions[0] == dim) {
+      for (Instruction* inner : operand->operands()) flat.push_back(inner);
+    } else {
+      flat.push_back(operand);
+    }
+  }
+  if (flat.size() != operands.size()) {
+    Instruction* made = Add(Opcode::kConcatenate, shape, flat);
+    made->mutable_attrs().dimensions = {dim};
+    return ReplaceWithNew(concat, made);
+  }
+  // Merge adjacent unstrided slices of one operand.
+  std::vector<Instruction*> merged;
+  for (size_t i = 0; i < operands.size();) {
+    Instruction* first = operands[i];
+    if (first->opcode() != Opcode::kSlice || !IsUnstridedSlice(first)) {
+      merged.push_back(first);
+      ++i;
+      continue;
+    }
+    int64_t end = first->attrs().slice[dim].limit;
+    size_t j = i + 1;
+    while (j < operands.size()) {
+      Instruction* next = operands[j];
+      if (next->opcode() != Opcode::kSlice || !IsUnstridedSlice(next) ||
+          next->operand(0) != first->operand(0) || next->attrs().slice[dim].start != end) {
+        break;
+      }
+      bool same_starts = true;
+      for (size_t k = 0; k < next->attrs().slice.size(); ++k) {
+        if (static_cast<int64_t>(k) != dim &&
+            next->attrs().slice[k].start != first->attrs().slice[k].start) {
+          same_starts = false;
+        }
+      }
+      if (!same_starts) break;
+      end = next->attrs().slice[dim].limit;
+      ++j;
+    }
+    if (j - i > 1) {
+      std::vector<SliceDimension> s = first->attrs().slice;
+      s[dim].limit = end;
+      merged.push_back(AddSlice(first->operand(0), s));
+    } else {
+      merged.push_back(first);
+    }
+    i = j;
+  }
+  if (merged.size() < operands.size()) {
+    if (merged.size() == 1) return ReplaceWithNew(concat, merged[0]);
+    Instruction* made = Add(Opcode::kConcatenate, shape, merged);
+    made->mutable_attrs().dimensions = {dim};
+    return ReplaceWithNew(concat, made);
+  }
+  // Two operands, one a broadcast scalar: a pad.
+  if (operands.size() == 2) {
+    const bool low = IsScalarBroadcast(operands[0]);
+    const bool high = IsScalarBroadcast(operands[1]);
+    if (!low && !high) return absl::OkStatus();
+    std::vector<PaddingDimension> padding(shape.rank());
+    if (low) {
+      padding[dim].low = operands[0]->shape().dimensions(dim);
+    } else {
+      padding[dim].high = operands[1]->shape().dimensions(dim);
+    }
+    Instruction* padded = low ? operands[1] : operands[0];
+    Instruction* value = low ? operands[0]->operand(0) : operands[1]->operand(0);
+    Instruction* ops[] = {padded, value};
+    Instruction* pad = Add(Opcode::kPad, shape, ops);
+    pad->mutable_attrs().padding = std::move(padding);
+    return ReplaceWithNew(concat, pad);
+  }
+  // N copies of one operand of size 1 along `dim`: a broadcast.
+  if (std::all_of(operands.begin(), operands.end(),
+                  [&](Instruction* op) { return op == operands[0]; }) &&
+      operands[0]->shape().dimensions(dim) == 1) {
+    std::vector<int64_t> dims;
+    std::vector<int64_t> bdims;
+    for (int64_t i = 0; i < shape.rank(); ++i) {
+      if (i == dim) continue;
+      dims.push_back(operands[0]->shape().dimensions(i));
+      bdims.push_back(i);
+    }
+    Instruction* reshape =
+        AddReshape(operands[0], MakeShapeLike(shape.element_type(), dims, shape));
+    return ReplaceWithNew(concat, AddBroadcast(reshape, shape, bdims));
+  }
+  return absl::OkStatus();
+}
+
+// =================================== pad ====================================
+
+absl::Status Visitor::HandlePad(Instruction* pad) {
+  Instruction* operand = pad->operand(0);
+  const Shape& shape = pad->shape();
+  const std::vector<PaddingDimension>& padding = pad->attrs().padding;
+  if (IsZeroElementArray(operand->shape())) {
+    return ReplaceWithNew(pad, AddBroadcast(pad->operand(1), shape, {}));
+  }
+  // Interior padding of size-1 dimensions does nothing.
+  {
+    bool cleared = false;
+    std::vector<PaddingDimension> fixed = padding;
+    for (int64_t i = 0; i < shape.rank(); ++i) {
+      if (fixed[i].interior > 0 && operand->shape().dimensions(i) == 1) {
+        fixed[i].interior = 0;
+        cleared = true;
+      }
+    }
+    if (cleared) {
+      Instruction* ops[] = {operand, pad->operand(1)};
+      Instruction* made = Add(Opcode::kPad, shape, ops);
+      made->mutable_attrs().padding = std::move(fixed);
+      return ReplaceWithNew(pad, made);
+    }
+  }
+  bool all_zero = true, has_negative = false;
+  for (const PaddingDimension& p : padding) {
+    if (p.low < 0 || p.high < 0) has_negative = true;
+    if (p.low != 0 || p.high != 0) all_zero = false;
+  }
+  if (all_zero && ReplaceIfCompatible(pad, operand)) return absl::OkStatus();
+  if (has_negative && options_.enable_negative_padding_replacement) {
+    std::vector<PaddingDimension> nonnegative = padding;
+    std::vector<int64_t> dims;
+    for (int64_t i = 0; i < shape.rank(); ++i) {
+      nonnegative[i].low = std::max<int64_t>(0, nonnegative[i].low);
+      nonnegative[i].high = std::max<int64_t>(0, nonnegative[i].high);
+      const int64_t n = operand->shape().dimensions(i);
+      dims.push_back(nonnegative[i].low + nonnegative[i].high + n +
+                     std::max<int64_t>(0, n - 1) * nonnegative[i].interior);
+    }
+    Instruction* ops[] = {operand, pad->operand(1)};
+    Instruction* new_pad = Add(Opcode::kPad, MakeShapeLike(shape.element_type(), dims, shape), ops);
+    new_pad->mutable_attrs().padding = nonnegative;
+    std::vector<SliceDimension> sl;
+    for (int64_t i = 0; i < shape.rank(); ++i) {
+      int64_t start = padding[i].low < 0 ? -padding[i].low : 0;
+      int64_t limit = dims[i] + (padding[i].high < 0 ? padding[i].high : 0);
+      sl.push_back({start, limit, 1});
+    }
+    return ReplaceWithNew(pad, AddSlice(new_pad, sl));
+  }
+  return absl::OkStatus();
+}
+
+// ================================= reverse ==================================
+
+absl::Status Visitor::HandleReverse(Instruction* reverse) {
+  const std::vector<int64_t>& dims = reverse->attrs().dimensions;
+  if (std::all_of(dims.begin(), dims.end(),
+                  [&](int64_t d) { return reverse->shape().dimensions(d) == 1; })) {
+    ReplaceIfCompatible(reverse, reverse->operand(0));
+    return absl::OkStatus();
+  }
+  Instruction* inner = reverse->operand(0);
+  if (inner->opcode() == Opcode::kReverse) {
+    std::vector<int64_t> a = dims, b = inner->attrs().dimensions;
+    std::sort(a.begin(), a.end());
+    std::sort(b.begin(), b.end());
+    std::vector<int64_t> sym;
+    std::set_symmetric_difference(a.begin(), a.end(), b.begin(), b.end(),
+                                  std::back_inserter(sym));
+    if (sym.empty()) {
+      ReplaceIfCompatible(reverse, inner->operand(0));
+      return absl::OkStatus();
+    }
+    Instruction* ops[] = {inner->operand(0)};
+    Instruction* made = Add(Opcode::kReverse, reverse->shape(), ops);
+    made->mutable_attrs().dimensions = sym;
+    return ReplaceWithNew(reverse, made);
+  }
+  return absl::OkStatus();
+}
+
+// ============================== dynamic slices ==============================
+
+namespace {
+
+bool IsIntegralScalarConstant(const Instruction* hlo) {
+  return hlo->opcode() == Opcode::kConstant && IsEffectiveScalarConstant(hlo) &&
+         IsIntegralType(hlo->shape().element_type());
+}
+
+}  // namespace
+
+absl::Status Visitor::HandleDynamicSlice(Instruction* ds) {
+  Instruction* operand = ds->operand(0);
+  const Shape& shape = ds->shape();
+  if (shape.rank() == 0 || operand->shape().Compatible(shape)) {
+    ReplaceIfCompatible(ds, operand);
+    return absl::OkStatus();
+  }
+  const int64_t rank = operand->shape().rank();
+  const std::vector<int64_t>& sizes = ds->attrs().dynamic_slice_sizes;
+  // Full-size dims always start at 0 (the index is clamped).
+  {
+    std::vector<int64_t> to_zero;
+    for (int64_t d = 0; d < rank; ++d) {
+      Instruction* index = ds->operand(d + 1);
+      if (!(IsConstant(index) && IsAll(index, 0)) &&
+          operand->shape().dimensions(d) == shape.dimensions(d)) {
+        to_zero.push_back(d);
+      }
+    }
+    if (!to_zero.empty()) {
+      Instruction* zero = ScalarLike(ds->operand(1)->shape(), 0);
+      std::vector<Instruction*> ops = ds->operands();
+      for (int64_t d : to_zero) {
+        if (ops[d + 1]->shape().element_type() == zero->shape().element_type()) {
+          ops[d + 1] = zero;
+        } else {
+          ops[d + 1] = ScalarLike(ops[d + 1]->shape(), 0);
+        }
+      }
+      auto clone = ds->CloneWithNewOperands(ops, "");
+      clone->set_name("");
+      return ReplaceWithNew(ds, computation_->AddInstruction(std::move(clone)));
+    }
+  }
+  // ds(broadcast(x)) => broadcast(ds(x))
+  if (operand->opcode() == Opcode::kBroadcast) {
+    Instruction* x = operand->operand(0);
+    const std::vector<int64_t>& bdims = operand->attrs().dimensions;
+    Instruction* inner = x;
+    if (!bdims.empty()) {
+      std::vector<Instruction*> ops = {x};
+      std::vector<int64_t> new_sizes;
+      for (int64_t d : bdims) {
+        ops.push_back(ds->operand(1 + d));
+        new_sizes.push_back(sizes[d]);
+      }
+      inner = Add(Opcode::kDynamicSlice,
+                  MakeShapeLike(x->shape().element_type(), new_sizes, x->shape()), ops);
+      inner->mutable_attrs().dynamic_slice_sizes = new_sizes;
+    }
+    return ReplaceWithNew(ds, AddBroadcast(inner, shape, bdims));
+  }
+  // ds(reshape(x)) for a reshape that only adds or drops 1s.
+  if (operand->opcode() == Opcode::kReshape &&
+      ReshapeMerelyInsertsOrDeletes1SizedDimensions(operand->operand(0)->shape(),
+                                                    operand->shape())) {
+    Instruction* x = operand->operand(0);
+    auto unmodified = DimensionsUnmodifiedByReshape(x->shape(), operand->shape());
+    Instruction* zero = ScalarLike(ds->operand(1)->shape(), 0);
+    std::vector<Instruction*> starts(x->shape().rank(), zero);
+    std::vector<int64_t> new_sizes(x->shape().rank(), 1);
+    for (const auto& [in, out] : unmodified) {
+      if (x->shape().dimensions(in) == 1) continue;
+      starts[in] = ds->operand(1 + out);
+      new_sizes[in] = sizes[out];
+    }
+    std::vector<Instruction*> ops = {x};
+    ops.insert(ops.end(), starts.begin(), starts.end());
+    Instruction* inner = Add(Opcode::kDynamicSlice,
+                             MakeShapeLike(shape.element_type(), new_sizes, shape), ops);
+    inner->mutable_attrs().dynamic_slice_sizes = new_sizes;
+    return ReplaceWithNew(ds, AddReshape(inner, shape));
+  }
+  // ds(transpose(x)) => transpose(ds(x))
+  if (operand->opcode() == Opcode::kTranspose) {
+    const std::vector<int64_t>& perm = operand->attrs().dimensions;
+    Instruction* x = operand->operand(0);
+    std::vector<int64_t> inverse = InversePermutation(perm);
+    std::vector<Instruction*> ops = {x};
+    std::vector<int64_t> new_sizes;
+    for (int64_t i = 0; i < rank; ++i) {
+      ops.push_back(ds->operand(1 + inverse[i]));
+      new_sizes.push_back(sizes[inverse[i]]);
+    }
+    Instruction* inner = Add(Opcode::kDynamicSlice,
+                             MakeShapeLike(shape.element_type(), new_sizes, shape), ops);
+    inner->mutable_attrs().dynamic_slice_sizes = new_sizes;
+    Instruction* t_ops[] = {inner};
+    Instruction* made = Add(Opcode::kTranspose, shape, t_ops);
+    made->mutable_attrs().dimensions = perm;
+    return ReplaceWithNew(ds, made);
+  }
+  // Constant indices => slice (indices clamped into range).
+  if (!IsConstant(operand)) {
+    bool all_constant = true;
+    for (int64_t d = 0; d < rank; ++d) all_constant &= IsIntegralScalarConstant(ds->operand(d + 1));
+    if (all_constant) {
+      std::vector<SliceDimension> sl;
+      for (int64_t d = 0; d < rank; ++d) {
+        const Instruction* index = ds->operand(d + 1);
+        const PrimitiveType type = index->shape().element_type();
+        int64_t offset = IsUnsignedIntegralType(type)
+                             ? static_cast<int64_t>(std::min<uint64_t>(
+                                   index->literal().GetAsUint64(0), uint64_t{1} << 62))
+                             : index->literal().GetAsInt64(0);
+        if (offset < 0) return absl::OkStatus();
+        const int64_t max_offset = operand->shape().dimensions(d) - shape.dimensions(d);
+        offset = std::min(max_offset, offset);
+        sl.push_back({offset, offset + shape.dimensions(d), 1});
+      }
+      return ReplaceWithNew(ds, AddSlice(operand, sl));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Visitor::HandleDynamicUpdateSlice(Instruction* dus) {
+  Instruction* base = dus->operand(0);
+  Instruction* update = dus->operand(1);
+  const Shape& shape = dus->shape();
+  const int64_t rank = shape.rank();
+  // dus(broadcast(scalar), update, constant indices) => pad(update, scalar)
+  if (options_.enable_dynamic_update_slice_to_pad_replacement && IsScalarBroadcast(base) &&
+      dus->operand_count() == 2 + rank) {
+    bool ok = true;
+    std::vector<PaddingDimension> padding(rank);
+    for (int64_t d = 0; d < rank && ok; ++d) {
+      const Instruction* index = dus->operand(2 + d);
+      if (!IsIntegralScalarConstant(index) || index->shape().rank() != 0) {
+        ok = false;
+        break;
+      }
+      int64_t start = index->literal().GetAsInt64(0);
+      const int64_t width = update->shape().dimensions(d);
+      const int64_t full = shape.dimensions(d);
+      start = std::max<int64_t>(0, start);
+      start = std::min<int64_t>(full - width, start);
+      padding[d] = {start, full - (start + width), 0};
+    }
+    if (ok) {
+      Instruction* ops[] = {update, base->operand(0)};
+      Instruction* pad = Add(Opcode::kPad, shape, ops);
+      pad->mutable_attrs().padding = std::move(padding);
+      return ReplaceWithNew(dus, pad);
+    }
+  }
+  if (shape.Compatible(update->shape())) {
+    ReplaceIfCompatible(dus, update);
+    return absl::OkStatus();
+  }
+  {
+    std::vector<int64_t> to_zero;
+    for (int64_t d = 0; d < update->shape().rank(); ++d) {
+      Instruction* index = dus->operand(2 + d);
+      if (!(IsConstant(index) && IsAll(index, 0)) &&
+          update->shape().dimensions(d) == shape.dimensions(d)) {
+        to_zero.push_back(d);
+      }
+    }
+    if (!to_zero.empty()) {
+      std::vector<Instruction*> ops = dus->operands();
+      for (int64_t d : to_zero) ops[2 + d] = ScalarLike(ops[2 + d]->shape(), 0);
+      auto clone = dus->CloneWithNewOperands(ops, "");
+      clone->set_name("");
+      return ReplaceWithNew(dus, computation_->AddInstruction(std::move(clone)));
+    }
+  }
+  if (IsZeroElementArray(update->shape())) {
+    ReplaceIfCompatible(dus, base);
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace hlogym::algsimp

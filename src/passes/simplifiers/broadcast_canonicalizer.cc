@@ -1,0 +1,52 @@
+#include "passes/simplifiers/broadcast_canonicalizer.h"
+
+#include <algorithm>
+#include <numeric>
+#include <vector>
+
+#include "hlo/query.h"
+#include "passes/builders.h"
+
+namespace hlogym {
+
+bool BroadcastCanonicalizer::MayChange(const Module& module) const {
+  return ContainsOpcode(module, {Opcode::kBroadcast});
+}
+
+absl::StatusOr<bool> BroadcastCanonicalizer::Run(Module& module) {
+  bool changed = false;
+  for (const auto& owned : module.computations()) {
+    Computation* computation = owned.get();
+    std::vector<Instruction*> broadcasts;
+    for (const auto& hlo : computation->instructions()) {
+      if (hlo->opcode() != Opcode::kBroadcast || !hlo->shape().IsArray()) continue;
+      const std::vector<int64_t>& dims = hlo->attrs().dimensions;
+      if (!std::is_sorted(dims.begin(), dims.end())) broadcasts.push_back(hlo.get());
+    }
+    for (Instruction* broadcast : broadcasts) {
+      Instruction* operand = broadcast->operand(0);
+      const std::vector<int64_t> original = broadcast->attrs().dimensions;
+      std::vector<int64_t> sorted = original;
+      std::sort(sorted.begin(), sorted.end());
+      std::vector<int64_t> sizes = broadcast->shape().dimensions();
+      for (size_t i = 0; i < sorted.size(); ++i) sizes[sorted[i]] = operand->shape().dimensions(i);
+      auto canonical = MakeBroadcast(operand, sizes, sorted);
+      if (!canonical.ok()) return canonical.status();
+      // Result dim original[k] holds operand dim k, which the sorted
+      // broadcast puts at sorted[k].
+      std::vector<int64_t> permutation(broadcast->shape().rank());
+      std::iota(permutation.begin(), permutation.end(), 0);
+      for (size_t k = 0; k < original.size(); ++k) permutation[original[k]] = sorted[k];
+      auto transpose = MakeTranspose(*canonical, permutation);
+      if (!transpose.ok()) return transpose.status();
+      // The broadcast's shape, layout included, so that a bitcast reading it sees the same values.
+      (*transpose)->set_shape(broadcast->shape());
+      absl::Status status = computation->ReplaceInstruction(broadcast, *transpose);
+      if (!status.ok()) return status;
+      changed = true;
+    }
+  }
+  return changed;
+}
+
+}  // namespace hlogym

@@ -1,0 +1,80 @@
+#include "passes/simplifiers/zero_sized_hlo_elimination.h"
+
+#include <memory>
+#include <vector>
+
+#include "absl/container/flat_hash_set.h"
+
+#include "passes/pass_utils.h"
+
+namespace hlogym {
+
+absl::StatusOr<bool> ZeroSizedHloElimination::Run(Module& module) {
+  bool changed = false;
+  SideEffectCache effects;
+  for (const auto& owned : module.computations()) {
+    Computation* computation = owned.get();
+    std::vector<Instruction*> candidates;
+    for (const auto& instruction : computation->instructions()) {
+      const Shape& shape = instruction->shape();
+      if (!shape.IsArray() || shape.ElementCount() != 0 || !shape.is_static()) continue;
+      Opcode op = instruction->opcode();
+      if (op == Opcode::kConstant || op == Opcode::kParameter) continue;
+      if (!instruction->control_predecessors().empty() ||
+          !instruction->control_successors().empty()) {
+        continue;
+      }
+      if (effects.HasSideEffect(instruction.get())) continue;
+      candidates.push_back(instruction.get());
+    }
+    if (candidates.empty()) continue;
+    // First redirect every use, then remove the replaced instructions and
+    // the operands they leave dead (tracking what is gone, since one
+    // candidate may be another's operand).
+    for (Instruction* instruction : candidates) {
+      Shape shape = instruction->shape();
+      if (!shape.has_layout()) shape.SetDefaultLayout();
+      auto constant = std::make_unique<Instruction>(Opcode::kConstant, shape);
+      Shape literal_shape = shape;
+      literal_shape.clear_layout();
+      constant->mutable_attrs().literal = std::make_shared<const Literal>(Literal(literal_shape));
+      Instruction* added = computation->AddInstruction(std::move(constant));
+      absl::Status status = instruction->ReplaceAllUsesWith(added);
+      if (!status.ok()) return status;
+      changed = true;
+    }
+    absl::flat_hash_set<Instruction*> removed;
+    std::vector<Instruction*> worklist(candidates.rbegin(), candidates.rend());
+    while (!worklist.empty()) {
+      Instruction* current = worklist.back();
+      worklist.pop_back();
+      if (removed.contains(current) || !current->users().empty() || current->IsRoot() ||
+          current->opcode() == Opcode::kParameter || effects.HasSideEffect(current) ||
+          !current->control_predecessors().empty() || !current->control_successors().empty()) {
+        continue;
+      }
+      std::vector<Instruction*> operands = current->operands();
+      absl::Status status = computation->RemoveInstruction(current);
+      if (!status.ok()) return status;
+      removed.insert(current);
+      for (Instruction* operand : operands) worklist.push_back(operand);
+    }
+  }
+  return changed;
+}
+
+// Keyed on shapes: a candidate of Run (before its side-effect and
+// control-edge checks) exists.
+bool ZeroSizedHloElimination::MayChange(const Module& module) const {
+  for (const auto& computation : module.computations()) {
+    for (const auto& instruction : computation->instructions()) {
+      const Shape& shape = instruction->shape();
+      if (!shape.IsArray() || shape.ElementCount() != 0 || !shape.is_static()) continue;
+      const Opcode op = instruction->opcode();
+      if (op != Opcode::kConstant && op != Opcode::kParameter) return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace hlogym

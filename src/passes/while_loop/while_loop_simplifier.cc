@@ -1,0 +1,725 @@
+#include "passes/while_loop/while_loop_simplifier.h"
+
+#include <algorithm>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "hlo/query.h"
+#include "passes/builders.h"
+#include "passes/pass_utils.h"
+#include "passes/while_loop/while_loop_analysis.h"
+
+namespace hlogym {
+namespace {
+
+Computation* Condition(const Instruction* while_op) { return while_op->called_computations()[0]; }
+Computation* Body(const Instruction* while_op) { return while_op->called_computations()[1]; }
+
+bool ComputationHasControlEdges(const Computation& computation) {
+  for (const auto& instruction : computation.instructions()) {
+    if (instruction->HasControlEdges()) return true;
+  }
+  return false;
+}
+
+// A side effect as XLA's HloInstruction::HasSideEffect sees one: hlogym's
+// Instruction::HasSideEffect also counts optimization barriers, add-dependency
+// and after-all (to keep other passes from dropping them), which XLA does not.
+bool HasXlaSideEffect(const Instruction* instruction) {
+  switch (instruction->opcode()) {
+    case Opcode::kOptimizationBarrier:
+    case Opcode::kAddDependency:
+    case Opcode::kAfterAll:
+      break;
+    default:
+      if (instruction->HasSideEffect()) return true;
+  }
+  for (const Computation* callee : instruction->called_computations()) {
+    if (callee == nullptr) continue;
+    for (const auto& inner : callee->instructions()) {
+      if (HasXlaSideEffect(inner.get())) return true;
+    }
+  }
+  return false;
+}
+
+// Instructions reachable through operands from the root and, when
+// `keep_side_effects`, from every instruction with a side effect (which
+// stay even when nothing reads them).
+absl::flat_hash_set<const Instruction*> ReachableFromRoot(const Computation& computation,
+                                                          bool keep_side_effects = false) {
+  absl::flat_hash_set<const Instruction*> live = {computation.root_instruction()};
+  std::vector<const Instruction*> worklist = {computation.root_instruction()};
+  if (keep_side_effects) {
+    for (const auto& instruction : computation.instructions()) {
+      if (HasXlaSideEffect(instruction.get()) && live.insert(instruction.get()).second) {
+        worklist.push_back(instruction.get());
+      }
+    }
+  }
+  while (!worklist.empty()) {
+    const Instruction* instruction = worklist.back();
+    worklist.pop_back();
+    for (const Instruction* operand : instruction->operands()) {
+      if (live.insert(operand).second) worklist.push_back(operand);
+    }
+  }
+  return live;
+}
+
+// Removes instructions (not parameters) that reach neither the root nor an
+// instruction with a side effect. Only for computations without control edges.
+absl::Status RemoveUnreachable(Computation& computation) {
+  absl::flat_hash_set<const Instruction*> live =
+      ReachableFromRoot(computation, /*keep_side_effects=*/true);
+  std::vector<Instruction*> order = computation.MakeInstructionPostOrder();
+  for (auto it = order.rbegin(); it != order.rend(); ++it) {
+    Instruction* instruction = *it;
+    if (live.contains(instruction) || instruction->opcode() == Opcode::kParameter) continue;
+    absl::Status status = computation.RemoveInstruction(instruction);
+    if (!status.ok()) return status;
+  }
+  return absl::OkStatus();
+}
+
+// The loop-state element indices read by live instructions of `computation`
+// through get-tuple-element of its parameter; nullopt when the parameter has
+// a live non-get-tuple-element user.
+std::optional<std::vector<int64_t>> LiveParamIndices(
+    const Computation& computation, const absl::flat_hash_set<const Instruction*>& live) {
+  std::vector<int64_t> indices;
+  const Instruction* param = computation.parameter_instruction(0);
+  for (const Instruction* user : param->users()) {
+    if (!live.contains(user)) continue;
+    if (user->opcode() != Opcode::kGetTupleElement) return std::nullopt;
+    indices.push_back(user->attrs().tuple_index);
+  }
+  if (param->IsRoot()) return std::nullopt;
+  return indices;
+}
+
+bool LoopHasSideEffect(const Instruction* while_op) {
+  return ComputationHasSideEffect(*Condition(while_op)) ||
+         ComputationHasSideEffect(*Body(while_op));
+}
+
+// Replaces uses of loop-invariant elements whose init is a constant by the
+// constant, in the body, the condition and the loop's users.
+absl::StatusOr<bool> PropagateConstantElements(Module& module, Instruction* while_op) {
+  const Instruction* init = while_op->operand(0);
+  Computation* body = Body(while_op);
+  Computation* condition = Condition(while_op);
+  if (init->opcode() != Opcode::kTuple || body == condition ||
+      CountCallers(module, body) != 1 || CountCallers(module, condition) != 1) {
+    return false;
+  }
+  bool changed = false;
+  for (Instruction* gte : GetInvariantGtesForWhileBody(*body)) {
+    int64_t index = gte->attrs().tuple_index;
+    Instruction* constant = init->operand(index);
+    // Scalars only, as in XLA: copies of array constants would cost memory.
+    if (constant->opcode() != Opcode::kConstant || !constant->shape().IsScalar()) continue;
+    auto copy_into = [&](Computation* computation) {
+      return computation->AddInstruction(
+          constant->CloneWithNewOperands({}, module.UniqueName(constant->name())));
+    };
+    // Body: every use of every get-tuple-element of the element (the
+    // frontend often reads one several times) but the root's pass-through.
+    Instruction* copy = nullptr;
+    std::vector<Instruction*> body_gtes;
+    for (Instruction* user : body->parameter_instruction(0)->users()) {
+      if (user->opcode() == Opcode::kGetTupleElement && user->attrs().tuple_index == index) {
+        body_gtes.push_back(user);
+      }
+    }
+    for (Instruction* body_gte : body_gtes) {
+      std::vector<Instruction*> users(body_gte->users().begin(), body_gte->users().end());
+      for (Instruction* user : users) {
+        for (int64_t i = 0; i < user->operand_count(); ++i) {
+          if (user->operand(i) != body_gte || (user->IsRoot() && i == index)) continue;
+          if (copy == nullptr) copy = copy_into(body);
+          user->ReplaceOperandWith(i, copy);
+          changed = true;
+        }
+      }
+    }
+    // Condition: every use.
+    std::vector<Instruction*> cond_gtes;
+    for (Instruction* user : condition->parameter_instruction(0)->users()) {
+      if (user->opcode() == Opcode::kGetTupleElement && user->attrs().tuple_index == index &&
+          user->user_count() > 0) {
+        cond_gtes.push_back(user);
+      }
+    }
+    for (Instruction* cond_gte : cond_gtes) {
+      Instruction* copy = copy_into(condition);
+      absl::Status status = cond_gte->ReplaceAllUsesWith(copy);
+      if (!status.ok()) return status;
+      changed = true;
+    }
+    // The loop's result.
+    std::vector<Instruction*> outside;
+    for (Instruction* user : while_op->users()) {
+      if (user->opcode() == Opcode::kGetTupleElement && user->attrs().tuple_index == index &&
+          user->control_successors().empty() && user->control_predecessors().empty()) {
+        outside.push_back(user);
+      }
+    }
+    for (Instruction* user : outside) {
+      absl::Status status = user->ReplaceAllUsesWith(constant);
+      if (!status.ok()) return status;
+      if (!user->IsRoot()) {
+        status = user->parent()->RemoveInstruction(user);
+        if (!status.ok()) return status;
+      }
+      changed = true;
+    }
+  }
+  return changed;
+}
+
+// Trip count 0 or 1, or no users: the loop goes. True when removed.
+absl::StatusOr<bool> TryRemoveWhileLoop(Module& /*module*/, Instruction* while_op) {
+  if (while_op->HasControlEdges() || LoopHasSideEffect(while_op)) return false;
+  Computation* parent = while_op->parent();
+  if (while_op->user_count() == 0 && !while_op->IsRoot()) {
+    absl::Status status = parent->RemoveInstructionAndUnusedOperands(while_op);
+    if (!status.ok()) return status;
+    return true;
+  }
+  std::optional<int64_t> trip_count = ComputeWhileLoopTripCount(while_op);
+  if (!trip_count || *trip_count > 1) return false;
+  Instruction* replacement = while_op->operand(0);
+  if (*trip_count == 1) {
+    auto root = InlineComputation(parent, *Body(while_op), {while_op->operand(0)});
+    if (!root.ok()) return root.status();
+    replacement = *root;
+  }
+  absl::Status status = parent->ReplaceInstruction(while_op, replacement);
+  if (!status.ok()) return status;
+  return true;
+}
+
+// Removes loop-state elements nothing needs. True when the loop changed.
+absl::StatusOr<bool> TryRemoveDeadElements(Module& module, Instruction* while_op) {
+  Computation* parent = while_op->parent();
+  Computation* body = Body(while_op);
+  Computation* condition = Condition(while_op);
+  const Shape& shape = while_op->shape();
+  if (!shape.IsTuple() || while_op->HasControlEdges() || while_op->IsRoot() || body == condition ||
+      body->num_parameters() != 1 || condition->num_parameters() != 1 ||
+      body->root_instruction()->opcode() != Opcode::kTuple ||
+      ComputationHasControlEdges(*body) || ComputationHasControlEdges(*condition)) {
+    return false;
+  }
+  const int64_t n = shape.tuple_shapes_size();
+  std::vector<bool> used(n, false);
+  for (const Instruction* user : while_op->users()) {
+    if (user->opcode() != Opcode::kGetTupleElement) return false;
+    used[user->attrs().tuple_index] = true;
+  }
+  auto cond_indices = LiveParamIndices(*condition, ReachableFromRoot(*condition));
+  if (!cond_indices) return false;
+  for (int64_t i : *cond_indices) used[i] = true;
+  // As in XLA (which has no loop-wide side-effect bail), the elements an
+  // instruction with a side effect reads stay; the instruction itself stays
+  // too. Optimization barriers (remat) are no side effect to XLA.
+  for (const Computation* computation : {static_cast<const Computation*>(body),
+                                         static_cast<const Computation*>(condition)}) {
+    const Instruction* param = computation->parameter_instruction(0);
+    absl::flat_hash_set<const Instruction*> seen;
+    std::vector<const Instruction*> worklist;
+    for (const auto& instruction : computation->instructions()) {
+      if (HasXlaSideEffect(instruction.get()) && seen.insert(instruction.get()).second) {
+        worklist.push_back(instruction.get());
+      }
+    }
+    while (!worklist.empty()) {
+      const Instruction* instruction = worklist.back();
+      worklist.pop_back();
+      if (instruction == param) return false;  // the whole state is read
+      if (instruction->opcode() == Opcode::kGetTupleElement && instruction->operand(0) == param) {
+        used[instruction->attrs().tuple_index] = true;
+        continue;
+      }
+      for (const Instruction* operand : instruction->operands()) {
+        if (seen.insert(operand).second) worklist.push_back(operand);
+      }
+    }
+  }
+  // deps[j]: the elements the body's root operand j reads.
+  const Instruction* root = body->root_instruction();
+  const Instruction* body_param = body->parameter_instruction(0);
+  std::vector<std::vector<int64_t>> deps(n);
+  for (int64_t j = 0; j < n; ++j) {
+    absl::flat_hash_set<const Instruction*> seen = {root->operand(j)};
+    std::vector<const Instruction*> worklist = {root->operand(j)};
+    while (!worklist.empty()) {
+      const Instruction* instruction = worklist.back();
+      worklist.pop_back();
+      if (instruction == body_param) return false;  // the whole state is read
+      if (instruction->opcode() == Opcode::kGetTupleElement &&
+          instruction->operand(0) == body_param) {
+        deps[j].push_back(instruction->attrs().tuple_index);
+        continue;
+      }
+      for (const Instruction* operand : instruction->operands()) {
+        if (seen.insert(operand).second) worklist.push_back(operand);
+      }
+    }
+  }
+  std::vector<int64_t> worklist;
+  for (int64_t i = 0; i < n; ++i) {
+    if (used[i]) worklist.push_back(i);
+  }
+  while (!worklist.empty()) {
+    int64_t j = worklist.back();
+    worklist.pop_back();
+    for (int64_t i : deps[j]) {
+      if (!used[i]) {
+        used[i] = true;
+        worklist.push_back(i);
+      }
+    }
+  }
+  std::vector<int64_t> live;
+  std::vector<int64_t> new_index(n, -1);
+  for (int64_t i = 0; i < n; ++i) {
+    if (used[i]) {
+      new_index[i] = static_cast<int64_t>(live.size());
+      live.push_back(i);
+    }
+  }
+  if (static_cast<int64_t>(live.size()) == n || live.empty()) return false;
+
+  std::vector<Shape> element_shapes;
+  for (int64_t i : live) element_shapes.push_back(shape.tuple_shapes(i));
+  Shape new_shape = Shape::Tuple(element_shapes);
+  if (shape.has_layout()) new_shape.set_layout(*shape.layout());
+
+  // Body and condition: edit copies when someone else calls them.
+  const bool cloned = UnshareLoopComputations(module, while_op);
+  body = while_op->called_computations()[1];
+  condition = while_op->called_computations()[0];
+  Instruction* old_root = body->root_instruction();
+  std::vector<Instruction*> root_operands;
+  for (int64_t i : live) root_operands.push_back(old_root->operand(i));
+  Instruction* new_root = MakeTuple(body, root_operands);
+  new_root->set_shape(new_shape);
+  body->set_root_instruction(new_root);
+  for (Computation* computation : {body, condition}) {
+    absl::Status status = RemoveUnreachable(*computation);
+    if (!status.ok()) return status;
+    Instruction* param = computation->parameter_instruction(0);
+    param->set_shape(new_shape);
+    for (Instruction* user : param->users()) {
+      int64_t index = user->attrs().tuple_index;
+      if (user->opcode() != Opcode::kGetTupleElement || new_index[index] < 0) {
+        return absl::InternalError("simplify-while-loops: dead element still read in " +
+                                   computation->name());
+      }
+      user->mutable_attrs().tuple_index = new_index[index];
+    }
+  }
+
+  // The narrower loop.
+  Instruction* init = while_op->operand(0);
+  std::vector<Instruction*> init_elements;
+  for (int64_t i : live) {
+    if (init->opcode() == Opcode::kTuple) {
+      init_elements.push_back(init->operand(i));
+    } else {
+      auto gte = MakeGetTupleElement(init, i);
+      if (!gte.ok()) return gte.status();
+      init_elements.push_back(*gte);
+    }
+  }
+  Instruction* new_init = MakeTuple(parent, init_elements);
+  new_init->set_shape(new_shape);
+  auto replacement = while_op->CloneWithNewOperands({new_init}, module.UniqueName(while_op->name()));
+  replacement->set_shape(new_shape);
+  replacement->mutable_attrs().EraseRaw("backend_config");
+  Instruction* new_while = parent->AddInstruction(std::move(replacement));
+  // Like XLA, the old loop's users read a full-width tuple: live elements
+  // from the new loop, dead ones from the old init value. tuple-simplifier
+  // and dce clean it up later.
+  std::vector<Instruction*> full;
+  for (int64_t i = 0; i < n; ++i) {
+    auto gte = new_index[i] >= 0 ? MakeGetTupleElement(new_while, new_index[i])
+                                 : MakeGetTupleElement(init, i);
+    if (!gte.ok()) return gte.status();
+    full.push_back(*gte);
+  }
+  Instruction* full_tuple = MakeTuple(parent, full);
+  full_tuple->set_shape(shape);
+  absl::Status status = while_op->ReplaceAllUsesWith(full_tuple);
+  if (!status.ok()) return status;
+  status = parent->RemoveInstructionAndUnusedOperands(while_op);
+  if (!status.ok()) return status;
+  if (cloned) module.SortComputationsCalleesFirst();
+  return true;
+}
+
+// The leaves of a nested tuple shape, depth first, as index paths.
+void CollectLeafPaths(const Shape& shape, std::vector<int64_t>& prefix,
+                      std::vector<std::vector<int64_t>>& paths) {
+  if (!shape.IsTuple()) {
+    paths.push_back(prefix);
+    return;
+  }
+  for (int64_t i = 0; i < shape.tuple_shapes_size(); ++i) {
+    prefix.push_back(i);
+    CollectLeafPaths(shape.tuple_shapes(i), prefix, paths);
+    prefix.pop_back();
+  }
+}
+
+// The leaves of `value` at `paths`: a chain of get-tuple-elements each (one
+// for a path of length one, the elements of a flat tuple).
+absl::StatusOr<std::vector<Instruction*>> ExtractLeaves(
+    Instruction* value, const std::vector<std::vector<int64_t>>& paths) {
+  std::vector<Instruction*> leaves;
+  leaves.reserve(paths.size());
+  for (const std::vector<int64_t>& path : paths) {
+    Instruction* leaf = value;
+    for (int64_t index : path) {
+      auto gte = MakeGetTupleElement(leaf, index);
+      if (!gte.ok()) return gte.status();
+      leaf = *gte;
+    }
+    leaves.push_back(leaf);
+  }
+  return leaves;
+}
+
+// A value of nested `shape` rebuilt from its leaves (read from `leaves`
+// starting at `next`): one tuple per level.
+Instruction* BuildNested(Computation* computation, const Shape& shape,
+                         const std::vector<Instruction*>& leaves, size_t& next) {
+  if (!shape.IsTuple()) return leaves[next++];
+  std::vector<Instruction*> elements;
+  for (int64_t i = 0; i < shape.tuple_shapes_size(); ++i) {
+    elements.push_back(BuildNested(computation, shape.tuple_shapes(i), leaves, next));
+  }
+  Instruction* tuple = MakeTuple(computation, elements);
+  tuple->set_shape(shape);
+  return tuple;
+}
+
+// Body and condition called by this loop alone, and both distinct: XLA leaves
+// other loops alone.
+bool OwnsComputations(const Module& module, const Instruction* while_op) {
+  return Body(while_op) != Condition(while_op) && CountCallers(module, Body(while_op)) == 1 &&
+         CountCallers(module, Condition(while_op)) == 1;
+}
+
+// A loop whose state, init and body root are tuples, with a body and
+// condition of its own: what the element-wise rewrites below edit.
+bool IsOwnedTupleLoop(const Module& module, const Instruction* while_op) {
+  return while_op->shape().IsTuple() && while_op->operand(0)->opcode() == Opcode::kTuple &&
+         Body(while_op)->root_instruction()->opcode() == Opcode::kTuple &&
+         OwnsComputations(module, while_op);
+}
+
+// TryFlattenNestedTuples: a loop state with tuples inside becomes the flat
+// tuple of its leaves. The body and condition read the flat parameter through
+// a rebuilt nested value, the body root is taken apart leaf by leaf, and the
+// loop's users read a rebuilt nested result; tuple-simplifier then folds the
+// get-tuple-element(tuple) pairs, which unlocks the element-wise rewrites.
+absl::StatusOr<bool> TryFlattenNestedTuples(Module& module, Instruction* while_op) {
+  const Shape shape = while_op->shape();
+  if (!IsOwnedTupleLoop(module, while_op) || while_op->HasControlEdges()) return false;
+  bool nested = false;
+  for (const Shape& element : shape.tuple_shapes()) nested |= element.IsTuple();
+  if (!nested) return false;
+  std::vector<std::vector<int64_t>> paths;
+  std::vector<int64_t> prefix;
+  CollectLeafPaths(shape, prefix, paths);
+  std::vector<Shape> leaf_shapes;
+  std::vector<std::vector<int64_t>> flat_paths;  // the elements of the flat state
+  for (const auto& path : paths) {
+    leaf_shapes.push_back(shape.Subshape(path));
+    flat_paths.push_back({static_cast<int64_t>(flat_paths.size())});
+  }
+  Shape flat = Shape::Tuple(leaf_shapes);
+  if (shape.has_layout()) flat.set_layout(*shape.layout());
+
+  for (Computation* computation : {Condition(while_op), Body(while_op)}) {
+    Instruction* param = computation->parameter_instruction(0);
+    std::vector<Instruction*> users(param->users().begin(), param->users().end());
+    param->set_shape(flat);
+    auto leaves = ExtractLeaves(param, flat_paths);
+    if (!leaves.ok()) return leaves.status();
+    size_t next = 0;
+    Instruction* rebuilt = BuildNested(computation, shape, *leaves, next);
+    for (Instruction* user : users) {
+      for (int64_t i = 0; i < user->operand_count(); ++i) {
+        if (user->operand(i) == param) user->ReplaceOperandWith(i, rebuilt);
+      }
+    }
+    if (computation->root_instruction() == param) computation->set_root_instruction(rebuilt);
+  }
+  Computation* body = Body(while_op);
+  auto root_leaves = ExtractLeaves(body->root_instruction(), paths);
+  if (!root_leaves.ok()) return root_leaves.status();
+  Instruction* new_root = MakeTuple(body, *root_leaves);
+  new_root->set_shape(flat);
+  body->set_root_instruction(new_root);
+
+  Computation* parent = while_op->parent();
+  auto init_leaves = ExtractLeaves(while_op->operand(0), paths);
+  if (!init_leaves.ok()) return init_leaves.status();
+  Instruction* new_init = MakeTuple(parent, *init_leaves);
+  new_init->set_shape(flat);
+  auto replacement =
+      while_op->CloneWithNewOperands({new_init}, module.UniqueName(while_op->name()));
+  replacement->set_shape(flat);
+  Instruction* new_while = parent->AddInstruction(std::move(replacement));
+  auto result_leaves = ExtractLeaves(new_while, flat_paths);
+  if (!result_leaves.ok()) return result_leaves.status();
+  size_t next = 0;
+  Instruction* result = BuildNested(parent, shape, *result_leaves, next);
+  absl::Status status = parent->ReplaceInstruction(while_op, result);
+  if (!status.ok()) return status;
+  return true;
+}
+
+// TryRemoveRepeatedWhileTupleIndices for elements the body passes through:
+// those with the same init instruction hold the same value in every
+// iteration, so the body and condition read the lowest-indexed one of them
+// and the loop's users read the init value; the others are then dead and
+// dead-element removal takes them out. (XLA's second kind, elements updated
+// by identical dynamic-update-slices, is not done.)
+absl::StatusOr<bool> TryRemoveRepeatedElements(Module& module, Instruction* while_op) {
+  Computation* body = Body(while_op);
+  Computation* condition = Condition(while_op);
+  Instruction* init = while_op->operand(0);
+  Instruction* root = body->root_instruction();
+  if (!IsOwnedTupleLoop(module, while_op) || while_op->HasControlEdges() ||
+      LoopHasSideEffect(while_op)) {
+    return false;
+  }
+  for (const Computation* computation : {body, condition}) {
+    for (const Instruction* user : computation->parameter_instruction(0)->users()) {
+      if (user->opcode() != Opcode::kGetTupleElement) return false;
+    }
+  }
+  const Instruction* param = body->parameter_instruction(0);
+  absl::flat_hash_map<const Instruction*, int64_t> first_with_init;
+  std::vector<std::pair<int64_t, int64_t>> repeated;  // (index, its survivor)
+  for (int64_t i = 0; i < root->operand_count(); ++i) {
+    const Instruction* update = root->operand(i);
+    if (update->opcode() != Opcode::kGetTupleElement || update->operand(0) != param ||
+        update->attrs().tuple_index != i) {
+      continue;
+    }
+    auto [it, inserted] = first_with_init.emplace(init->operand(i), i);
+    if (!inserted) repeated.emplace_back(i, it->second);
+  }
+  if (repeated.empty()) return false;
+  bool changed = false;
+  for (Computation* computation : {body, condition}) {
+    Instruction* p = computation->parameter_instruction(0);
+    absl::flat_hash_map<int64_t, Instruction*> survivor_reads;
+    for (const auto& [index, survivor] : repeated) {
+      std::vector<Instruction*> reads;
+      for (Instruction* user : p->users()) {
+        if (user->attrs().tuple_index == index && user->user_count() > 0) reads.push_back(user);
+      }
+      for (Instruction* read : reads) {
+        Instruction*& survivor_read = survivor_reads[survivor];
+        if (survivor_read == nullptr) {
+          auto gte = MakeGetTupleElement(p, survivor);
+          if (!gte.ok()) return gte.status();
+          survivor_read = *gte;
+        }
+        // The root's own pass-through stays: that is the element going dead.
+        std::vector<Instruction*> users(read->users().begin(), read->users().end());
+        for (Instruction* user : users) {
+          for (int64_t k = 0; k < user->operand_count(); ++k) {
+            if (user->operand(k) != read || (user == root && k == index)) continue;
+            user->ReplaceOperandWith(k, survivor_read);
+            changed = true;
+          }
+        }
+      }
+    }
+  }
+  std::vector<Instruction*> outside;
+  for (Instruction* user : while_op->users()) outside.push_back(user);
+  for (Instruction* user : outside) {
+    if (user->opcode() != Opcode::kGetTupleElement || user->HasControlEdges()) continue;
+    for (const auto& [index, survivor] : repeated) {
+      if (user->attrs().tuple_index != index) continue;
+      absl::Status status = user->ReplaceAllUsesWith(init->operand(index));
+      if (status.ok() && !user->IsRoot()) status = user->parent()->RemoveInstruction(user);
+      if (!status.ok()) return status;
+      changed = true;
+    }
+  }
+  return changed;
+}
+
+// The constant step when `update` is add(get-tuple-element(param, index),
+// scalar constant) in either order, of element type `type`; else nullptr.
+Instruction* InductionStep(const Instruction* update, const Instruction* param, int64_t index,
+                           PrimitiveType type) {
+  if (update->opcode() != Opcode::kAdd || update->shape().element_type() != type ||
+      !update->shape().IsScalar()) {
+    return nullptr;
+  }
+  for (int64_t side = 0; side < 2; ++side) {
+    const Instruction* gte = update->operand(side);
+    Instruction* step = update->operand(1 - side);
+    if (gte->opcode() == Opcode::kGetTupleElement && gte->operand(0) == param &&
+        gte->attrs().tuple_index == index && step->opcode() == Opcode::kConstant &&
+        step->shape().IsScalar()) {
+      return step;
+    }
+  }
+  return nullptr;
+}
+
+// TryMergeInductionVariables for one integer type: when the loop has a trip
+// counter (init constant 0, +1 per iteration; the first such element) and
+// other elements that add a constant step each iteration, those elements
+// stop changing and are read as init + counter * step instead. Constant
+// propagation, dead-element removal and algsimp then fold them into the
+// counter. XLA also adds a counter to loops without one when two or more
+// elements qualify; hlogym leaves such loops as they are.
+absl::StatusOr<bool> TryMergeInductionVariables(Module& module, Instruction* while_op,
+                                                PrimitiveType type) {
+  Computation* body = Body(while_op);
+  Computation* condition = Condition(while_op);
+  Instruction* init = while_op->operand(0);
+  Instruction* root = body->root_instruction();
+  if (!IsOwnedTupleLoop(module, while_op) || while_op->IsRoot()) return false;
+  // Every read of the state must be an element read, to be rewritten.
+  for (const Instruction* state :
+       {while_op, body->parameter_instruction(0), condition->parameter_instruction(0)}) {
+    for (const Instruction* user : state->users()) {
+      if (user->opcode() != Opcode::kGetTupleElement) return false;
+    }
+  }
+  const Instruction* param = body->parameter_instruction(0);
+  std::optional<int64_t> counter;
+  std::vector<std::pair<int64_t, Instruction*>> variables;  // (index, step)
+  for (int64_t i = 0; i < root->operand_count(); ++i) {
+    Instruction* step = InductionStep(root->operand(i), param, i, type);
+    if (step == nullptr) continue;
+    const Instruction* start = init->operand(i);
+    if (!counter && step->literal().IsAll(1) && start->opcode() == Opcode::kConstant &&
+        start->literal().IsAll(0)) {
+      counter = i;
+    } else {
+      variables.emplace_back(i, step);
+    }
+  }
+  if (!counter || variables.empty()) return false;
+
+  // In `computation`, every read of each variable becomes
+  // variable + counter * step, with the variable's element left unchanged.
+  auto rewrite_reads = [&](Computation* computation, Instruction* tuple,
+                           bool is_parent) -> absl::Status {
+    for (const auto& [index, step] : variables) {
+      std::vector<Instruction*> reads;
+      for (Instruction* user : tuple->users()) {
+        if (user->opcode() == Opcode::kGetTupleElement && user->attrs().tuple_index == index) {
+          reads.push_back(user);
+        }
+      }
+      if (reads.empty()) continue;
+      auto value = MakeGetTupleElement(tuple, index);
+      if (!value.ok()) return value.status();
+      auto trips = MakeGetTupleElement(tuple, *counter);
+      if (!trips.ok()) return trips.status();
+      Instruction* local_step = computation->AddInstruction(
+          step->CloneWithNewOperands({}, module.UniqueName(step->name())));
+      auto scaled = MakeBinary(Opcode::kMultiply, *trips, local_step);
+      if (!scaled.ok()) return scaled.status();
+      auto current = MakeBinary(Opcode::kAdd, *value, *scaled);
+      if (!current.ok()) return current.status();
+      for (Instruction* read : reads) {
+        absl::Status status = read->ReplaceAllUsesWith(*current);
+        if (status.ok() && is_parent && read->user_count() == 0 && !read->HasControlEdges()) {
+          status = computation->RemoveInstruction(read);
+        }
+        if (!status.ok()) return status;
+      }
+      if (!is_parent) {
+        // The body passes the variable's element through unchanged.
+        if (computation == body) root->ReplaceOperandWith(index, *value);
+      }
+    }
+    return absl::OkStatus();
+  };
+  for (Computation* computation : {condition, body}) {
+    absl::Status status =
+        rewrite_reads(computation, computation->parameter_instruction(0), /*is_parent=*/false);
+    if (!status.ok()) return status;
+  }
+  absl::Status status = rewrite_reads(while_op->parent(), while_op, /*is_parent=*/true);
+  if (!status.ok()) return status;
+  for (Computation* computation : {condition, body}) {
+    status = RemoveUnreachable(*computation);
+    if (!status.ok()) return status;
+  }
+  return true;
+}
+
+absl::StatusOr<bool> TryMergeInductionVariablesOfEveryType(Module& module, Instruction* while_op) {
+  bool changed = false;
+  for (PrimitiveType type : {PrimitiveType::kS8, PrimitiveType::kU8, PrimitiveType::kS32,
+                             PrimitiveType::kU32, PrimitiveType::kS64, PrimitiveType::kU64}) {
+    auto merged = TryMergeInductionVariables(module, while_op, type);
+    if (!merged.ok()) return merged.status();
+    changed |= *merged;
+  }
+  return changed;
+}
+
+}  // namespace
+
+absl::StatusOr<bool> WhileLoopSimplifier::Run(Module& module) {
+  std::vector<Instruction*> while_ops;
+  // Callees before callers and operands before users, so that a rewrite
+  // only ever deletes loops already visited.
+  for (const auto& computation : module.computations()) {
+    for (Instruction* instruction : computation->MakeInstructionPostOrder()) {
+      if (instruction->opcode() == Opcode::kWhile &&
+          instruction->called_computations().size() == 2 && instruction->operand_count() == 1) {
+        while_ops.push_back(instruction);
+      }
+    }
+  }
+  if (while_ops.empty()) return false;
+  bool changed = false;
+  // The rewrites in order. As in XLA, a structural one that changes the loop
+  // ends its turn (the pipeline's next run continues); constant propagation
+  // edits in place and lets the others follow.
+  struct Step {
+    absl::StatusOr<bool> (*run)(Module&, Instruction*);
+    bool ends_turn;
+  };
+  static constexpr Step kSteps[] = {
+      {TryRemoveRepeatedElements, true}, {TryFlattenNestedTuples, true},
+      {PropagateConstantElements, false}, {TryRemoveWhileLoop, true},
+      {TryRemoveDeadElements, true},     {TryMergeInductionVariablesOfEveryType, false},
+  };
+  for (Instruction* while_op : while_ops) {
+    for (const Step& step : kSteps) {
+      auto step_changed = step.run(module, while_op);
+      if (!step_changed.ok()) return step_changed.status();
+      changed |= *step_changed;
+      if (*step_changed && step.ends_turn) break;
+    }
+  }
+  return changed;
+}
+
+bool WhileLoopSimplifier::MayChange(const Module& module) const {
+  return ContainsOpcode(module, {Opcode::kWhile});
+}
+
+}  // namespace hlogym

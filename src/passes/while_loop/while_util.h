@@ -1,0 +1,34 @@
+// Building counted while loops for the expander passes (the part of XLA's
+// WhileUtil::MakeCountedLoop they need).
+#ifndef HLOGYM_PASSES_WHILE_LOOP_WHILE_UTIL_H_
+#define HLOGYM_PASSES_WHILE_LOOP_WHILE_UTIL_H_
+
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "hlo/computation.h"
+#include "hlo/instruction.h"
+
+namespace hlogym {
+
+// Called inside the new body computation with the s32 induction variable and
+// the loop state (one instruction per init value); returns the next state,
+// with the same shapes.
+using CountedLoopBody = std::function<absl::StatusOr<std::vector<Instruction*>>(
+    Instruction* induction_variable, const std::vector<Instruction*>& state)>;
+
+// Adds to `computation` a while loop over the state (i, init_values...) that
+// runs `body` for i = 0 .. trip_count-1: condition "while_cond" (i <
+// trip_count) and body "while_body" (the state from `body`, i + 1) are new
+// computations of the module, each also holding XLA's unused placeholder root
+// (zeros of its result shape). Returns get-tuple-elements of the loop's final
+// state, one per init value.
+absl::StatusOr<std::vector<Instruction*>> MakeCountedLoop(
+    Computation* computation, int64_t trip_count, const std::vector<Instruction*>& init_values,
+    const CountedLoopBody& body);
+
+}  // namespace hlogym
+
+#endif  // HLOGYM_PASSES_WHILE_LOOP_WHILE_UTIL_H_

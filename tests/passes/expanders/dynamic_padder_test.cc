@@ -1,0 +1,114 @@
+// dynamic_padder: on static shapes, dce and get-dimension-size folding; with
+// dynamic dimensions, only the rewrites that need no padding.
+#include "passes/control_flow_test_util.h"
+
+namespace hlogym::testing {
+namespace {
+
+TEST(DynamicPadderTest, StaticGetDimensionSizeBecomesConstant) {
+  PassRun run = RunPass("dynamic_padder", R"(HloModule m
+ENTRY main {
+  a = f32[3,7] parameter(0)
+  n = s32[] get-dimension-size(a), dimensions={1}
+  nf = f32[] convert(n)
+  b = f32[3,7] broadcast(nf), dimensions={}
+  ROOT r = f32[3,7] add(a, b)
+}
+)");
+  EXPECT_TRUE(run.changed);
+  EXPECT_CHECKS(run.after, R"(
+CHECK: s32[] constant(7)
+CHECK-NOT: get-dimension-size
+CHECK: ROOT
+)");
+  EXPECT_EQ(run.module->instruction_count(), 5);
+  ExpectSameSemantics(run);
+}
+
+TEST(DynamicPadderTest, DeadCodeAloneNoChange) {
+  // As XLA's pass on static modules: dead code stays unless something was
+  // rewritten.
+  PassRun run = RunPass("dynamic_padder", R"(HloModule m
+ENTRY main {
+  a = f32[4] parameter(0)
+  dead = f32[4] negate(a)
+  ROOT r = f32[4] exponential(a)
+}
+)");
+  EXPECT_FALSE(run.changed);
+  EXPECT_EQ(run.module->instruction_count(), 3);
+}
+
+TEST(DynamicPadderTest, RewriteAlsoRemovesDeadCode) {
+  PassRun run = RunPass("dynamic_padder", R"(HloModule m
+ENTRY main {
+  a = f32[4] parameter(0)
+  dead = f32[4] negate(a)
+  ROOT n = s32[] get-dimension-size(a), dimensions={0}
+}
+)");
+  EXPECT_TRUE(run.changed);
+  EXPECT_CHECKS(run.after, R"(
+CHECK: ROOT {{.*}} s32[] constant(4)
+)");
+  EXPECT_EQ(run.module->instruction_count(), 2);
+  ExpectSameSemantics(run);
+}
+
+TEST(DynamicPadderTest, StaticModuleNoChange) {
+  PassRun run = RunPass("dynamic_padder", R"(HloModule m
+ENTRY main {
+  a = f32[4] parameter(0)
+  ROOT r = f32[4] exponential(a)
+}
+)");
+  EXPECT_FALSE(run.changed);
+}
+
+TEST(DynamicPadderTest, SizeOfSetDimensionSizeIsItsOperand) {
+  PassRun run = RunPass("dynamic_padder", R"(HloModule m
+ENTRY main {
+  a = f32[8] parameter(0)
+  n = s32[] parameter(1)
+  d = f32[<=8] set-dimension-size(a, n), dimensions={0}
+  g = s32[] get-dimension-size(d), dimensions={0}
+  b = f32[<=8] custom-call(d), custom_call_target="SetBound"
+  ROOT t = (s32[], f32[<=8]) tuple(g, b)
+}
+)");
+  EXPECT_TRUE(run.changed);
+  EXPECT_CHECKS(run.after, R"(
+CHECK: set-dimension-size
+CHECK-NOT: get-dimension-size
+CHECK-NOT: custom-call
+CHECK: ROOT {{.*}} tuple(s32[] %n, f32[<=8] %d)
+)");
+}
+
+TEST(DynamicPadderTest, UnknownDynamicSizeLeftAlone) {
+  PassRun run = RunPass("dynamic_padder", R"(HloModule m
+ENTRY main {
+  a = f32[<=8] parameter(0)
+  ROOT g = s32[] get-dimension-size(a), dimensions={0}
+}
+)");
+  EXPECT_FALSE(run.changed);
+}
+
+TEST(DynamicPadderTest, BadDimensionNamesTheInstruction) {
+  auto module = ParseModule(R"(HloModule m
+ENTRY main {
+  a = f32[4] parameter(0)
+  ROOT bad_size = s32[] get-dimension-size(a), dimensions={3}
+}
+)", "t.hlo");
+  ASSERT_TRUE(module.ok()) << module.status();
+  auto pass = PassRegistry::Builtin().Create("dynamic_padder");
+  ASSERT_TRUE(pass.ok());
+  auto changed = (*pass)->Run(**module);
+  ASSERT_FALSE(changed.ok());
+  EXPECT_NE(changed.status().message().find("bad_size"), std::string::npos) << changed.status();
+}
+
+}  // namespace
+}  // namespace hlogym::testing

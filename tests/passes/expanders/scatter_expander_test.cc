@@ -1,0 +1,132 @@
+// scatter_expander: scatters -> counted while loops.
+#include "passes/control_flow_test_util.h"
+
+namespace hlogym::testing {
+namespace {
+
+// Scatter dimensions around a window dimension in the updates, index vector
+// first in the indices, duplicate and out-of-bounds indices likely with
+// random inputs.
+constexpr char kScatterAdd[] = R"(HloModule m
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY main {
+  x = f32[6,4] parameter(0)
+  i = s32[1,2,3] parameter(1)
+  u = f32[2,4,3] parameter(2)
+  ROOT s = f32[6,4] scatter(x, i, u), update_window_dims={1}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=0, to_apply=add
+}
+)";
+
+TEST(ScatterExpanderTest, AllModeBuildsCountedLoop) {
+  PassRun run = RunPass("scatter_expander-all", kScatterAdd);
+  EXPECT_TRUE(run.changed);
+  EXPECT_CHECKS(run.after, R"(
+CHECK: while_cond
+CHECK: s32[] constant(6)
+CHECK: while_body
+CHECK: s32[1,1] dynamic-slice(
+CHECK: f32[1,4] dynamic-slice({{.*}}), dynamic_slice_sizes={1,4}
+CHECK: f32[1,4] dynamic-slice({{.*}}), dynamic_slice_sizes={1,4}
+CHECK: f32[1,4] map({{.*}}), dimensions={0,1}, to_apply=%add
+CHECK: compare({{.*}}), direction=GE
+CHECK: compare({{.*}}), direction=LE
+CHECK: f32[1,4] select(
+CHECK: f32[6,4] dynamic-update-slice(
+CHECK: ENTRY
+CHECK: s32[2,3,1] transpose(s32[1,2,3] %i), dimensions={1,2,0}
+CHECK: s32[6,1] reshape(
+CHECK: f32[2,3,4] transpose(f32[2,4,3] %u), dimensions={0,2,1}
+CHECK: f32[6,4] reshape(
+CHECK: while(
+CHECK: ROOT {{.*}} f32[6,4] get-tuple-element({{.*}}), index=1
+CHECK-NOT: scatter(
+)");
+  ExpectSameSemantics(run, 5);
+}
+
+TEST(ScatterExpanderTest, SimpleModeSkipsSeveralIndices) {
+  EXPECT_FALSE(RunPass("scatter_expander", kScatterAdd).changed);
+}
+
+TEST(ScatterExpanderTest, SimpleModeExpandsSingleIndexScatter) {
+  PassRun run = RunPass("scatter_expander", R"(HloModule m
+mul {
+  a = s32[] parameter(0)
+  b = s32[] parameter(1)
+  ROOT s = s32[] multiply(a, b)
+}
+ENTRY main {
+  x = s32[5,6] parameter(0)
+  i = s32[2] parameter(1)
+  u = s32[2,3] parameter(2)
+  ROOT s = s32[5,6] scatter(x, i, u), update_window_dims={0,1}, inserted_window_dims={}, scatter_dims_to_operand_dims={0,1}, index_vector_dim=0, to_apply=mul
+}
+)");
+  EXPECT_TRUE(run.changed);
+  EXPECT_CHECKS(run.after, R"(
+CHECK: s32[1,2,3] dynamic-slice(
+CHECK: s32[2,3] reshape(
+CHECK: s32[2,3] map(
+CHECK: ENTRY
+CHECK: s32[1,2] reshape(s32[2] %i)
+CHECK: s32[1,2,3] reshape(s32[2,3] %u)
+CHECK: while(
+)");
+  ExpectSameSemantics(run, 5);
+}
+
+TEST(ScatterExpanderTest, ValidIndicesInBounds) {
+  // Index 2 of 4 with a window of 2: in bounds, the update applies.
+  PassRun run = RunPass("scatter_expander", R"(HloModule m
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY main {
+  x = f32[4] parameter(0)
+  i = s32[1] constant({2})
+  u = f32[2] parameter(1)
+  ROOT s = f32[4] scatter(x, i, u), update_window_dims={0}, inserted_window_dims={}, scatter_dims_to_operand_dims={0}, index_vector_dim=0, to_apply=add
+}
+)");
+  EXPECT_TRUE(run.changed);
+  ExpectSameSemantics(run, 5);
+}
+
+TEST(ScatterExpanderTest, OutOfBoundsWindowsAreSkipped) {
+  // Rows 5 and -1 do not fit a window of 2 rows in 6: those updates are
+  // dropped; row 4 fits exactly.
+  PassRun run = RunPass("scatter_expander-all", R"(HloModule m
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY main {
+  x = f32[6,3] parameter(0)
+  i = s32[3,2] constant({{5, 0}, {-1, 0}, {4, 1}})
+  u = f32[3,2,2] parameter(1)
+  ROOT s = f32[6,3] scatter(x, i, u), update_window_dims={1,2}, inserted_window_dims={}, scatter_dims_to_operand_dims={0,1}, index_vector_dim=1, to_apply=add
+}
+)");
+  EXPECT_TRUE(run.changed);
+  ExpectSameSemantics(run, 5);
+}
+
+TEST(ScatterExpanderTest, NoScatterNoChange) {
+  PassRun run = RunPass("scatter_expander-all", R"(HloModule m
+ENTRY main {
+  x = f32[4] parameter(0)
+  ROOT n = f32[4] negate(x)
+}
+)");
+  EXPECT_FALSE(run.changed);
+}
+
+}  // namespace
+}  // namespace hlogym::testing

@@ -1,0 +1,927 @@
+// algsimp: one HLO-in / CHECK-out test per rewrite, negative tests where XLA
+// must not fire, and the smoke corpus (verifies, op count, equivalence).
+#include <filesystem>
+
+#include "absl/strings/str_cat.h"
+
+#include "analysis/verifier.h"
+#include "eval/equivalence.h"
+#include "passes/control_flow_test_util.h"
+#include "passes/pass_test_util.h"
+#include "text/file_io.h"
+
+namespace hlogym::testing {
+namespace {
+
+// Runs algsimp; expects a change and the CHECK lines.
+void ExpectSimplifies(std::string_view hlo, std::string_view checks) {
+  PassRun run = RunPass("algsimp", hlo);
+  EXPECT_TRUE(run.changed) << run.after;
+  EXPECT_CHECKS(run.after, checks);
+}
+
+// Runs algsimp; expects no change.
+void ExpectUnchanged(std::string_view hlo) {
+  PassRun run = RunPass("algsimp", hlo);
+  EXPECT_FALSE(run.changed) << run.after;
+}
+
+// A module computing `body` over parameters p (f32[4]) and q (f32[4]).
+std::string F32(std::string_view body) {
+  return "HloModule m\nENTRY main {\n  p = f32[4] parameter(0)\n  q = f32[4] parameter(1)\n" +
+         std::string(body) + "}\n";
+}
+std::string S32(std::string_view body) {
+  return "HloModule m\nENTRY main {\n  p = s32[4] parameter(0)\n  q = s32[4] parameter(1)\n" +
+         std::string(body) + "}\n";
+}
+
+// ------------------------------- identities --------------------------------
+
+TEST(AlgebraicSimplifierTest, NoChangeOnSimpleModule) {
+  ExpectUnchanged(F32("  ROOT r = f32[4] add(p, q)\n"));
+}
+
+TEST(AlgebraicSimplifierTest, AddZero) {
+  ExpectSimplifies(F32("  z = f32[] constant(0)\n  b = f32[4] broadcast(z), dimensions={}\n"
+                       "  ROOT r = f32[4] add(b, p)\n"),
+                   "CHECK: ROOT %p = f32[4] parameter(0)\nCHECK-NOT: add");
+}
+
+TEST(AlgebraicSimplifierTest, SubtractZeroAndSelf) {
+  ExpectSimplifies(F32("  z = f32[] constant(0)\n  b = f32[4] broadcast(z), dimensions={}\n"
+                       "  ROOT r = f32[4] subtract(p, b)\n"),
+                   "CHECK: ROOT %p = f32[4] parameter(0)");
+  ExpectSimplifies(S32("  ROOT r = s32[4] subtract(p, p)\n"),
+                   "CHECK: s32[] constant(0)\nCHECK: ROOT {{.*}} broadcast(");
+  // x - x is not 0 for floats (inf, NaN).
+  ExpectUnchanged(F32("  ROOT r = f32[4] subtract(p, p)\n"));
+}
+
+TEST(AlgebraicSimplifierTest, SubtractConstantBecomesAddOfNegation) {
+  ExpectSimplifies(F32("  c = f32[] constant(2)\n  b = f32[4] broadcast(c), dimensions={}\n"
+                       "  ROOT r = f32[4] subtract(p, b)\n"),
+                   "CHECK: negate(f32[] %c)\nCHECK: broadcast(\nCHECK: ROOT {{.*}} add(f32[4] %p");
+}
+
+TEST(AlgebraicSimplifierTest, IntegerSubtractIdentities) {
+  ExpectSimplifies(S32("  d = s32[4] subtract(p, q)\n  ROOT r = s32[4] subtract(p, d)\n"),
+                   "CHECK: ROOT %q = s32[4] parameter(1)");
+  ExpectSimplifies(S32("  a = s32[4] add(q, p)\n  ROOT r = s32[4] subtract(p, a)\n"),
+                   "CHECK: ROOT {{.*}} negate(s32[4] %q)");
+  ExpectSimplifies(S32("  a = s32[4] add(q, p)\n  ROOT r = s32[4] subtract(a, p)\n"),
+                   "CHECK: ROOT %q = s32[4] parameter(1)");
+  ExpectUnchanged(F32("  d = f32[4] subtract(p, q)\n  ROOT r = f32[4] subtract(p, d)\n"));
+}
+
+TEST(AlgebraicSimplifierTest, MultiplyByOne) {
+  ExpectSimplifies(F32("  c = f32[] constant(1)\n  b = f32[4] broadcast(c), dimensions={}\n"
+                       "  ROOT r = f32[4] multiply(p, b)\n"),
+                   "CHECK: ROOT %p = f32[4] parameter(0)");
+}
+
+TEST(AlgebraicSimplifierTest, MultiplyByZeroOnlyForIntegers) {
+  ExpectSimplifies(S32("  c = s32[] constant(0)\n  b = s32[4] broadcast(c), dimensions={}\n"
+                       "  ROOT r = s32[4] multiply(p, b)\n"),
+                   "CHECK: ROOT %b = s32[4] broadcast(");
+  // 0 * NaN is NaN: no rewrite for floats.
+  ExpectUnchanged(F32("  c = f32[] constant(0)\n  b = f32[4] broadcast(c), dimensions={}\n"
+                      "  ROOT r = f32[4] multiply(p, b)\n"));
+}
+
+TEST(AlgebraicSimplifierTest, MultiplyNegations) {
+  ExpectSimplifies(F32("  a = f32[4] negate(p)\n  b = f32[4] negate(q)\n"
+                       "  ROOT r = f32[4] multiply(a, b)\n"),
+                   "CHECK-NOT: negate\nCHECK: ROOT {{.*}} multiply(f32[4] %p, f32[4] %q)");
+}
+
+TEST(AlgebraicSimplifierTest, MultiplyByConvertedPredIsSelect) {
+  ExpectSimplifies(
+      F32("  c = pred[4] compare(p, q), direction=GT\n  f = f32[4] convert(c)\n"
+          "  ROOT r = f32[4] multiply(q, f)\n"),
+      "CHECK: f32[] constant(0)\nCHECK: ROOT {{.*}} select(pred[4] %c, f32[4] %q, f32[4] %");
+}
+
+TEST(AlgebraicSimplifierTest, MultiplyConstantReassociation) {
+  ExpectSimplifies(
+      F32("  c1 = f32[] constant(2)\n  b1 = f32[4] broadcast(c1), dimensions={}\n"
+          "  c2 = f32[] constant(3)\n  b2 = f32[4] broadcast(c2), dimensions={}\n"
+          "  m = f32[4] multiply(p, b1)\n  ROOT r = f32[4] multiply(m, b2)\n"),
+      "CHECK: multiply(f32[] %c1, f32[] %c2)\nCHECK: ROOT {{.*}} multiply(f32[4] %p");
+}
+
+TEST(AlgebraicSimplifierTest, SqrtTimesSqrtOfNonNegative) {
+  ExpectSimplifies(F32("  e = f32[4] exponential(p)\n  s = f32[4] sqrt(e)\n"
+                       "  ROOT r = f32[4] multiply(s, s)\n"),
+                   "CHECK: ROOT %e = f32[4] exponential");
+  ExpectUnchanged(F32("  s = f32[4] sqrt(p)\n  ROOT r = f32[4] multiply(s, s)\n"));
+}
+
+TEST(AlgebraicSimplifierTest, AddCanonicalizesConstantsToTheRight) {
+  ExpectSimplifies(F32("  c = f32[4] constant({1, 2, 3, 4})\n  ROOT r = f32[4] add(c, p)\n"),
+                   "CHECK: ROOT {{.*}} add(f32[4] %p, f32[4] %c)");
+}
+
+TEST(AlgebraicSimplifierTest, AddConstantReassociation) {
+  ExpectSimplifies(
+      F32("  c1 = f32[] constant(2)\n  b1 = f32[4] broadcast(c1), dimensions={}\n"
+          "  c2 = f32[] constant(3)\n  b2 = f32[4] broadcast(c2), dimensions={}\n"
+          "  a = f32[4] add(p, b1)\n  ROOT r = f32[4] add(a, b2)\n"),
+      "CHECK: add(f32[] %c1, f32[] %c2)\nCHECK: ROOT {{.*}} add(f32[4] %p");
+}
+
+TEST(AlgebraicSimplifierTest, FactorsCommonMultiplierOnlyWhenExact) {
+  ExpectSimplifies(S32("  c = s32[4] parameter(2)\n  a = s32[4] multiply(p, c)\n"
+                       "  b = s32[4] multiply(q, c)\n  ROOT r = s32[4] add(a, b)\n"),
+                   "CHECK: add(s32[4] %p, s32[4] %q)\nCHECK: ROOT {{.*}} multiply(");
+  ExpectUnchanged(F32("  c = f32[4] parameter(2)\n  a = f32[4] multiply(p, c)\n"
+                      "  b = f32[4] multiply(q, c)\n  ROOT r = f32[4] add(a, b)\n"));
+}
+
+// scatter(A, i, u) + B => scatter(A + B, i, u) for a one-use scatter-add
+// (the embedding gradient of a training step: a scatter into zeros plus the
+// rest of the gradient); A + B then folds when A is zeros.
+std::string ScatterPlus(std::string_view reducer_root, std::string_view extra_body,
+                        std::string_view root) {
+  return std::string(R"(HloModule m
+sum {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT r = f32[] )") + std::string(reducer_root) + R"(
+}
+ENTRY main {
+  g = f32[4,8] parameter(0)
+  idx = s32[3,1] parameter(1)
+  upd = f32[3,8] parameter(2)
+  z = f32[] constant(0)
+  zeros = f32[4,8] broadcast(z), dimensions={}
+  s = f32[4,8] scatter(zeros, idx, upd), update_window_dims={1}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=sum
+)" + std::string(extra_body) + "  ROOT r = f32[4,8] " + std::string(root) + "\n}\n";
+}
+
+TEST(AlgebraicSimplifierTest, AddOfScatterAddFoldsIntoTheScatterOperand) {
+  for (const char* root : {"add(s, g)", "add(g, s)"}) {
+    SCOPED_TRACE(root);
+    std::string hlo = ScatterPlus("add(a, b)", "", root);
+    PassRun run = RunPass("algsimp", hlo);
+    EXPECT_TRUE(run.changed);
+    EXPECT_CHECKS(run.after, R"(CHECK-NOT: broadcast(
+CHECK-NOT: add(f32[4,8]
+CHECK: ROOT {{.*}} = f32[4,8] scatter(f32[4,8] %g, s32[3,1] %idx, f32[3,8] %upd))");
+    auto original = ParseModule(hlo, "before.hlo");
+    ASSERT_TRUE(original.ok()) << original.status();
+    auto result = CheckEquivalent(**original, *run.module);
+    ASSERT_TRUE(result.ok()) << result.status();
+    EXPECT_TRUE(result->equivalent) << result->message;
+  }
+}
+
+TEST(AlgebraicSimplifierTest, AddOfScatterKeptWhenNotAOneUseScatterAdd) {
+  // The reducer multiplies instead of adding.
+  ExpectUnchanged(ScatterPlus("multiply(a, b)", "", "add(s, g)"));
+  // The scatter has another user.
+  ExpectUnchanged(ScatterPlus("add(a, b)", "  m = f32[4,8] multiply(s, g)\n", "add(s, m)"));
+  // Both operands are scatter-adds (XLA merges the two; not done here).
+  ExpectUnchanged(ScatterPlus(
+      "add(a, b)",
+      "  t = f32[4,8] scatter(g, idx, upd), update_window_dims={1}, inserted_window_dims={0}, "
+      "scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=sum\n",
+      "add(s, t)"));
+}
+
+TEST(AlgebraicSimplifierTest, DivideByOneAndByConstant) {
+  ExpectSimplifies(F32("  c = f32[] constant(1)\n  b = f32[4] broadcast(c), dimensions={}\n"
+                       "  ROOT r = f32[4] divide(p, b)\n"),
+                   "CHECK: ROOT %p = f32[4] parameter(0)");
+  ExpectSimplifies(F32("  c = f32[] constant(4)\n  b = f32[4] broadcast(c), dimensions={}\n"
+                       "  ROOT r = f32[4] divide(p, b)\n"),
+                   "CHECK: f32[] constant(0.25)\nCHECK: ROOT {{.*}} multiply(f32[4] %p");
+}
+
+// Softmax's exp / broadcast(sum): the reciprocal is taken on the small sum.
+TEST(AlgebraicSimplifierTest, DivideByBroadcastIsMultiplyByBroadcastReciprocal) {
+  const char* hlo = R"(HloModule m
+ENTRY main {
+  e = f32[2,3,4] parameter(0)
+  s = f32[2,3] parameter(1)
+  b = f32[2,3,4] broadcast(s), dimensions={0,1}
+  ROOT r = f32[2,3,4] divide(e, b)
+}
+)";
+  PassRun run = RunPass("algsimp", hlo);
+  EXPECT_TRUE(run.changed);
+  EXPECT_CHECKS(run.after, R"(CHECK: f32[2,3] divide(f32[2,3] %{{.*}}, f32[2,3] %s)
+CHECK: f32[2,3,4] broadcast(f32[2,3] %{{.*}}), dimensions={0,1}
+CHECK: ROOT {{.*}} = f32[2,3,4] multiply(f32[2,3,4] %e, f32[2,3,4] %{{.*}}))");
+  auto original = ParseModule(hlo, "before.hlo");
+  ASSERT_TRUE(original.ok()) << original.status();
+  auto result = CheckEquivalent(**original, *run.module);
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_TRUE(result->equivalent) << result->message;
+  // Integer division by a broadcast keeps its divide.
+  ExpectUnchanged(R"(HloModule m
+ENTRY main {
+  e = s32[2,3,4] parameter(0)
+  s = s32[2,3] parameter(1)
+  b = s32[2,3,4] broadcast(s), dimensions={0,1}
+  ROOT r = s32[2,3,4] divide(e, b)
+}
+)");
+}
+
+TEST(AlgebraicSimplifierTest, DivideBySqrtIsRsqrt) {
+  ExpectSimplifies(F32("  s = f32[4] sqrt(q)\n  ROOT r = f32[4] divide(p, s)\n"),
+                   "CHECK: rsqrt(f32[4] %q)\nCHECK: ROOT {{.*}} multiply(f32[4] %p");
+}
+
+TEST(AlgebraicSimplifierTest, DivideReassociation) {
+  ExpectSimplifies(F32("  c = f32[4] parameter(2)\n  d = f32[4] divide(p, q)\n"
+                       "  ROOT r = f32[4] divide(d, c)\n"),
+                   "CHECK: multiply(f32[4] %q, f32[4] %c)\nCHECK: ROOT {{.*}} divide(f32[4] %p");
+}
+
+TEST(AlgebraicSimplifierTest, UnsignedDivideByPowerOfTwoIsShift) {
+  ExpectSimplifies(R"(HloModule m
+ENTRY main {
+  p = u32[4] parameter(0)
+  c = u32[] constant(8)
+  b = u32[4] broadcast(c), dimensions={}
+  ROOT r = u32[4] divide(p, b)
+})",
+                   "CHECK: u32[] constant(3)\nCHECK: ROOT {{.*}} shift-right-logical(u32[4] %p");
+  // Integer division by a non-power of two stays.
+  ExpectUnchanged(R"(HloModule m
+ENTRY main {
+  p = u32[4] parameter(0)
+  c = u32[] constant(6)
+  b = u32[4] broadcast(c), dimensions={}
+  ROOT r = u32[4] divide(p, b)
+})");
+}
+
+TEST(AlgebraicSimplifierTest, RemainderByPowerOfTwoIsAnd) {
+  ExpectSimplifies(R"(HloModule m
+ENTRY main {
+  p = u32[4] parameter(0)
+  c = u32[] constant(8)
+  b = u32[4] broadcast(c), dimensions={}
+  ROOT r = u32[4] remainder(p, b)
+})",
+                   "CHECK: u32[] constant(7)\nCHECK: ROOT {{.*}} and(u32[4] %p");
+}
+
+TEST(AlgebraicSimplifierTest, UnaryInvolutions) {
+  ExpectSimplifies(F32("  a = f32[4] negate(p)\n  ROOT r = f32[4] negate(a)\n"),
+                   "CHECK: ROOT %p = f32[4] parameter(0)");
+  ExpectSimplifies(R"(HloModule m
+ENTRY main {
+  p = pred[4] parameter(0)
+  a = pred[4] not(p)
+  ROOT r = pred[4] not(a)
+})",
+                   "CHECK: ROOT %p = pred[4] parameter(0)");
+  ExpectSimplifies(F32("  e = f32[4] exponential(p)\n  ROOT r = f32[4] abs(e)\n"),
+                   "CHECK: ROOT %e = f32[4] exponential");
+  ExpectUnchanged(F32("  ROOT r = f32[4] abs(p)\n"));
+}
+
+TEST(AlgebraicSimplifierTest, LogicalIdentities) {
+  ExpectSimplifies(R"(HloModule m
+ENTRY main {
+  p = pred[4] parameter(0)
+  t = pred[] constant(true)
+  b = pred[4] broadcast(t), dimensions={}
+  ROOT r = pred[4] and(p, b)
+})",
+                   "CHECK: ROOT %p = pred[4] parameter(0)");
+  ExpectSimplifies(R"(HloModule m
+ENTRY main {
+  p = pred[4] parameter(0)
+  t = pred[] constant(true)
+  b = pred[4] broadcast(t), dimensions={}
+  ROOT r = pred[4] or(p, b)
+})",
+                   "CHECK: ROOT %b = pred[4] broadcast(");
+  ExpectSimplifies(S32("  ROOT r = s32[4] xor(p, p)\n"), "CHECK: s32[] constant(0)");
+}
+
+TEST(AlgebraicSimplifierTest, MaxMinIdentities) {
+  ExpectSimplifies(F32("  ROOT r = f32[4] maximum(p, p)\n"), "CHECK: ROOT %p = f32[4] parameter");
+  ExpectSimplifies(F32("  c = f32[] constant(-inf)\n  b = f32[4] broadcast(c), dimensions={}\n"
+                       "  ROOT r = f32[4] maximum(p, b)\n"),
+                   "CHECK: ROOT %p = f32[4] parameter");
+  ExpectSimplifies(S32("  c = s32[] constant(2147483647)\n"
+                       "  b = s32[4] broadcast(c), dimensions={}\n  ROOT r = s32[4] minimum(b, p)\n"),
+                   "CHECK: ROOT %p = s32[4] parameter");
+  ExpectSimplifies(F32("  m = f32[4] maximum(p, q)\n  ROOT r = f32[4] maximum(m, q)\n"),
+                   "CHECK: ROOT %m = f32[4] maximum(f32[4] %p, f32[4] %q)");
+  // max with a finite constant stays.
+  ExpectUnchanged(F32("  c = f32[] constant(0)\n  b = f32[4] broadcast(c), dimensions={}\n"
+                      "  ROOT r = f32[4] maximum(p, b)\n"));
+}
+
+TEST(AlgebraicSimplifierTest, MaxOfMinIsClamp) {
+  ExpectSimplifies(
+      F32("  lo = f32[] constant(-1)\n  bl = f32[4] broadcast(lo), dimensions={}\n"
+          "  hi = f32[] constant(1)\n  bh = f32[4] broadcast(hi), dimensions={}\n"
+          "  m = f32[4] minimum(p, bh)\n  ROOT r = f32[4] maximum(bl, m)\n"),
+      "CHECK: ROOT {{.*}} clamp(f32[4] %bl, f32[4] %p, f32[4] %bh)");
+}
+
+TEST(AlgebraicSimplifierTest, CompareRewrites) {
+  ExpectSimplifies(S32("  ROOT r = pred[4] compare(p, p), direction=GE\n"),
+                   "CHECK: pred[] constant(true)");
+  ExpectUnchanged(F32("  ROOT r = pred[4] compare(p, p), direction=EQ\n"));
+  ExpectSimplifies(F32("  e = f32[4] exponential(p)\n  z = f32[] constant(0)\n"
+                       "  b = f32[4] broadcast(z), dimensions={}\n"
+                       "  ROOT r = pred[4] compare(e, b), direction=LT\n"),
+                   "CHECK: pred[] constant(false)");
+  ExpectSimplifies(R"(HloModule m
+ENTRY main {
+  p = u32[4] parameter(0)
+  z = u32[] constant(0)
+  b = u32[4] broadcast(z), dimensions={}
+  ROOT r = pred[4] compare(p, b), direction=GE
+})",
+                   "CHECK: pred[] constant(true)");
+}
+
+TEST(AlgebraicSimplifierTest, SelectRewrites) {
+  ExpectSimplifies(R"(HloModule m
+ENTRY main {
+  c = pred[4] parameter(0)
+  p = f32[4] parameter(1)
+  ROOT r = f32[4] select(c, p, p)
+})",
+                   "CHECK: ROOT %p = f32[4] parameter(1)");
+  ExpectSimplifies(R"(HloModule m
+ENTRY main {
+  p = f32[4] parameter(0)
+  q = f32[4] parameter(1)
+  t = pred[] constant(false)
+  b = pred[4] broadcast(t), dimensions={}
+  ROOT r = f32[4] select(b, p, q)
+})",
+                   "CHECK: ROOT %q = f32[4] parameter(1)");
+  ExpectSimplifies(R"(HloModule m
+ENTRY main {
+  c = pred[4] parameter(0)
+  p = f32[4] parameter(1)
+  q = f32[4] parameter(2)
+  n = pred[4] not(c)
+  ROOT r = f32[4] select(n, p, q)
+})",
+                   "CHECK: ROOT {{.*}} select(pred[4] %c, f32[4] %q, f32[4] %p)");
+}
+
+TEST(AlgebraicSimplifierTest, PowerRewrites) {
+  ExpectSimplifies(F32("  c = f32[] constant(2)\n  b = f32[4] broadcast(c), dimensions={}\n"
+                       "  ROOT r = f32[4] power(p, b)\n"),
+                   "CHECK: ROOT {{.*}} multiply(f32[4] %p, f32[4] %p)");
+  ExpectSimplifies(F32("  c = f32[] constant(1)\n  b = f32[4] broadcast(c), dimensions={}\n"
+                       "  ROOT r = f32[4] power(p, b)\n"),
+                   "CHECK: ROOT %p = f32[4] parameter(0)");
+  ExpectSimplifies(F32("  c = f32[] constant(-1)\n  b = f32[4] broadcast(c), dimensions={}\n"
+                       "  ROOT r = f32[4] power(p, b)\n"),
+                   "CHECK: ROOT {{.*}} divide(");
+  // pow(x, 0.5) is sqrt only for x >= 0.
+  ExpectUnchanged(F32("  c = f32[] constant(0.5)\n  b = f32[4] broadcast(c), dimensions={}\n"
+                      "  ROOT r = f32[4] power(p, b)\n"));
+}
+
+TEST(AlgebraicSimplifierTest, ExpOfZeroAndLogOfSqrt) {
+  ExpectSimplifies(F32("  c = f32[] constant(0)\n  b = f32[4] broadcast(c), dimensions={}\n"
+                       "  ROOT r = f32[4] exponential(b)\n"),
+                   "CHECK: f32[] constant(1)\nCHECK-NOT: exponential");
+  ExpectSimplifies(F32("  s = f32[4] sqrt(p)\n  ROOT r = f32[4] log(s)\n"),
+                   "CHECK: log(f32[4] %p)\nCHECK: ROOT {{.*}} multiply(");
+}
+
+TEST(AlgebraicSimplifierTest, ConvertRewrites) {
+  ExpectSimplifies(F32("  ROOT r = f32[4] convert(p)\n"), "CHECK: ROOT %p = f32[4] parameter");
+  ExpectSimplifies(F32("  w = f64[4] convert(p)\n  ROOT r = f32[4] convert(w)\n"),
+                   "CHECK: ROOT %p = f32[4] parameter");
+  // f32 -> s32 -> f32 loses fractions.
+  ExpectUnchanged(F32("  i = s32[4] convert(p)\n  ROOT r = f32[4] convert(i)\n"));
+  // f32 -> bf16 -> f32 rounds.
+  ExpectUnchanged(F32("  h = bf16[4] convert(p)\n  ROOT r = f32[4] convert(h)\n"));
+}
+
+TEST(AlgebraicSimplifierTest, ConstantRewrites) {
+  ExpectSimplifies(F32("  c = f32[4] constant({7, 7, 7, 7})\n  ROOT r = f32[4] add(p, c)\n"),
+                   "CHECK: f32[] constant(7)\nCHECK: broadcast(");
+  ExpectSimplifies(S32("  c = s32[4] constant({0, 1, 2, 3})\n  ROOT r = s32[4] add(p, c)\n"),
+                   "CHECK: iota(), iota_dimension=0");
+  ExpectSimplifies(S32("  c = s32[4] constant({0, 3, 6, 9})\n  ROOT r = s32[4] add(p, c)\n"),
+                   "CHECK: iota(), iota_dimension=0\nCHECK: s32[] constant(3)\nCHECK: multiply(");
+  ExpectUnchanged(S32("  c = s32[4] constant({5, 1, 2, 3})\n  ROOT r = s32[4] add(p, c)\n"));
+}
+
+TEST(AlgebraicSimplifierTest, CopyAndGetTupleElementOfTuple) {
+  ExpectSimplifies(F32("  ROOT r = f32[4] copy(p)\n"), "CHECK: ROOT %p = f32[4] parameter");
+  ExpectSimplifies(F32("  t = (f32[4], f32[4]) tuple(p, q)\n"
+                       "  ROOT r = f32[4] get-tuple-element(t), index=1\n"),
+                   "CHECK: ROOT %q = f32[4] parameter(1)");
+}
+
+// A bitcast reads its operand's physical layout (XLA's optimized modules hold
+// them): the copy it reads keeps its layout, the copy nothing bitcasts goes.
+TEST(AlgebraicSimplifierTest, KeepsTheLayoutABitcastReads) {
+  PassRun run = RunPass("algsimp", R"(HloModule m
+ENTRY main {
+  p = f32[2,3,4]{0,2,1} parameter(0)
+  c1 = f32[2,3,4]{0,1,2} copy(p)
+  c2 = f32[2,3,4]{2,1,0} copy(c1)
+  ROOT b = f32[24]{0} bitcast(c2)
+}
+)");
+  ASSERT_TRUE(run.changed);
+  ExpectSameSemantics(run);
+  EXPECT_CHECKS(run.after, R"(
+CHECK-NOT: %c1
+CHECK: %c2 = f32[2,3,4]{2,1,0} copy(f32[2,3,4]{0,2,1} %p)
+CHECK: ROOT %b = f32[24]{0} bitcast(
+)");
+}
+
+// --------------------------------- shapes ----------------------------------
+
+TEST(AlgebraicSimplifierTest, BroadcastAddingNoElementsIsReshape) {
+  ExpectSimplifies(F32("  ROOT r = f32[1,4] broadcast(p), dimensions={1}\n"),
+                   "CHECK: ROOT {{.*}} reshape(f32[4] %p)");
+}
+
+TEST(AlgebraicSimplifierTest, BroadcastOfBroadcastAndOfDegenerateReshape) {
+  ExpectSimplifies(F32("  a = f32[3,4] broadcast(p), dimensions={1}\n"
+                       "  ROOT r = f32[2,3,4] broadcast(a), dimensions={1,2}\n"),
+                   "CHECK: ROOT {{.*}} broadcast(f32[4] %p), dimensions={2}");
+  ExpectSimplifies(F32("  a = f32[4,1] reshape(p)\n"
+                       "  ROOT r = f32[4,3] broadcast(a), dimensions={0,1}\n"),
+                   "CHECK: ROOT {{.*}} broadcast(f32[4] %p), dimensions={0}");
+}
+
+TEST(AlgebraicSimplifierTest, SinksBroadcastBelowElementwiseOp) {
+  ExpectSimplifies(F32("  a = f32[3,4] broadcast(p), dimensions={1}\n"
+                       "  b = f32[3,4] broadcast(q), dimensions={1}\n"
+                       "  ROOT r = f32[3,4] add(a, b)\n"),
+                   "CHECK: add(f32[4] %p, f32[4] %q)\nCHECK: ROOT {{.*}} broadcast(");
+  // Broadcasts along different dims cannot be sunk.
+  ExpectUnchanged(R"(HloModule m
+ENTRY main {
+  p = f32[4] parameter(0)
+  q = f32[4] parameter(1)
+  a = f32[4,4] broadcast(p), dimensions={1}
+  b = f32[4,4] broadcast(q), dimensions={0}
+  ROOT r = f32[4,4] add(a, b)
+})");
+}
+
+TEST(AlgebraicSimplifierTest, BroadcastOfIotaIsIota) {
+  ExpectSimplifies(R"(HloModule m
+ENTRY main {
+  i = s32[4] iota(), iota_dimension=0
+  ROOT r = s32[3,4] broadcast(i), dimensions={1}
+})",
+                   "CHECK: ROOT {{.*}} iota(), iota_dimension=1");
+}
+
+TEST(AlgebraicSimplifierTest, ReshapeRewrites) {
+  ExpectSimplifies(F32("  a = f32[2,2] reshape(p)\n  ROOT r = f32[1,4] reshape(a)\n"),
+                   "CHECK: ROOT {{.*}} reshape(f32[4] %p)");
+  ExpectSimplifies(F32("  ROOT r = f32[4] reshape(p)\n"), "CHECK: ROOT %p = f32[4] parameter");
+  ExpectSimplifies(F32("  a = f32[3,4] broadcast(p), dimensions={1}\n"
+                       "  ROOT r = f32[3,1,4] reshape(a)\n"),
+                   "CHECK: ROOT {{.*}} broadcast(f32[4] %p), dimensions={2}");
+  ExpectSimplifies(R"(HloModule m
+ENTRY main {
+  i = s32[6] iota(), iota_dimension=0
+  ROOT r = s32[2,3] reshape(i)
+})",
+                   "CHECK: iota(), iota_dimension=1\nCHECK: iota(), iota_dimension=0\n"
+                   "CHECK: multiply(\nCHECK: ROOT {{.*}} add(");
+}
+
+TEST(AlgebraicSimplifierTest, TransposeRewrites) {
+  ExpectSimplifies(F32("  a = f32[2,2] reshape(p)\n  t = f32[2,2] transpose(a), dimensions={1,0}\n"
+                       "  ROOT r = f32[2,2] transpose(t), dimensions={1,0}\n"),
+                   "CHECK-NOT: transpose\nCHECK: ROOT {{.*}} reshape(f32[4] %p)");
+  ExpectSimplifies(R"(HloModule m
+ENTRY main {
+  p = f32[3,1] parameter(0)
+  ROOT r = f32[1,3] transpose(p), dimensions={1,0}
+})",
+                   "CHECK: ROOT {{.*}} reshape(f32[3,1] %p)");
+  ExpectSimplifies(R"(HloModule m
+ENTRY main {
+  p = f32[4] parameter(0)
+  b = f32[3,4] broadcast(p), dimensions={1}
+  ROOT r = f32[4,3] transpose(b), dimensions={1,0}
+})",
+                   "CHECK: ROOT {{.*}} broadcast(f32[4] %p), dimensions={0}");
+}
+
+TEST(AlgebraicSimplifierTest, TransposeOfDotSwapsOperands) {
+  ExpectSimplifies(R"(HloModule m
+ENTRY main {
+  a = f32[2,3] parameter(0)
+  b = f32[3,5] parameter(1)
+  d = f32[2,5] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  ROOT r = f32[5,2] transpose(d), dimensions={1,0}
+})",
+                   "CHECK: ROOT {{.*}} dot(f32[3,5] %b, f32[2,3] %a), lhs_contracting_dims={0}, "
+                   "rhs_contracting_dims={1}");
+}
+
+// Attention's head split: reshape [b,s,h*d] -> [b,s,h,d], move h before s,
+// merge it into b: the same as concatenating the h column blocks of x.
+std::string HeadSplit(int64_t heads, std::string_view extra_user = "") {
+  const std::string h = std::to_string(heads), hd = std::to_string(heads * 3);
+  return "HloModule m\nENTRY main {\n  x = f32[2,4," + hd + "] parameter(0)\n" +
+         "  r1 = f32[2,4," + h + ",3] reshape(x)\n" +
+         "  t = f32[2," + h + ",4,3] transpose(r1), dimensions={0,2,1,3}\n" +
+         std::string(extra_user) + "  ROOT r2 = f32[" + std::to_string(2 * heads) +
+         ",4,3] reshape(t)\n}\n";
+}
+
+TEST(AlgebraicSimplifierTest, HeadSplitTransposeIsAConcatenateOfSlices) {
+  const std::string hlo = HeadSplit(2);
+  PassRun run = RunPass("algsimp", hlo);
+  EXPECT_TRUE(run.changed);
+  EXPECT_CHECKS(run.after, R"(
+CHECK: f32[2,4,3] slice(f32[2,4,6] %x), slice={[0:2], [0:4], [0:3]}
+CHECK: f32[2,4,3] slice(f32[2,4,6] %x), slice={[0:2], [0:4], [3:6]}
+CHECK: f32[2,8,3] concatenate({{.*}}), dimensions={1}
+CHECK: ROOT {{.*}} = f32[4,4,3] reshape(f32[2,8,3] %{{.*}})
+)");
+  // XLA leaves the transpose and the inner reshape for DCE.
+  EXPECT_CHECKS(run.after, "CHECK: transpose(");
+  ExpectSameSemantics(run);
+  // XLA's limit is 5 slices; a transpose with another user stays.
+  ExpectUnchanged(HeadSplit(6));
+  ExpectUnchanged(HeadSplit(2, "  n = f32[2,2,4,3] negate(t)\n"));
+}
+
+TEST(AlgebraicSimplifierTest, SliceRewrites) {
+  ExpectSimplifies(F32("  ROOT r = f32[4] slice(p), slice={[0:4]}\n"),
+                   "CHECK: ROOT %p = f32[4] parameter");
+  ExpectSimplifies(F32("  a = f32[3] slice(p), slice={[1:4]}\n"
+                       "  ROOT r = f32[2] slice(a), slice={[1:3]}\n"),
+                   "CHECK: ROOT {{.*}} slice(f32[4] %p), slice={[2:4]}");
+  ExpectSimplifies(F32("  c = f32[8] concatenate(p, q), dimensions={0}\n"
+                       "  ROOT r = f32[4] slice(c), slice={[4:8]}\n"),
+                   "CHECK: ROOT %q = f32[4] parameter(1)");
+  ExpectSimplifies(F32("  b = f32[3,4] broadcast(p), dimensions={1}\n"
+                       "  ROOT r = f32[2,4] slice(b), slice={[0:2], [0:4]}\n"),
+                   "CHECK: ROOT {{.*}} broadcast(f32[4] %p), dimensions={1}");
+  ExpectSimplifies(F32("  z = f32[] constant(0)\n"
+                       "  a = f32[8] pad(p, z), padding=2_2\n"
+                       "  ROOT r = f32[4] slice(a), slice={[2:6]}\n"),
+                   "CHECK: ROOT %p = f32[4] parameter");
+}
+
+TEST(AlgebraicSimplifierTest, ConcatenateRewrites) {
+  ExpectSimplifies(F32("  ROOT r = f32[4] concatenate(p), dimensions={0}\n"),
+                   "CHECK: ROOT %p = f32[4] parameter");
+  ExpectSimplifies(F32("  a = f32[2] slice(p), slice={[0:2]}\n  b = f32[2] slice(p), slice={[2:4]}\n"
+                       "  ROOT r = f32[4] concatenate(a, b), dimensions={0}\n"),
+                   "CHECK: ROOT %p = f32[4] parameter");
+  ExpectSimplifies(F32("  z = f32[] constant(0)\n  b = f32[2] broadcast(z), dimensions={}\n"
+                       "  ROOT r = f32[6] concatenate(p, b), dimensions={0}\n"),
+                   "CHECK: ROOT {{.*}} pad(f32[4] %p, f32[] %z), padding=0_2");
+}
+
+TEST(AlgebraicSimplifierTest, PadRewrites) {
+  ExpectSimplifies(F32("  z = f32[] constant(0)\n  ROOT r = f32[4] pad(p, z), padding=0_0\n"),
+                   "CHECK: ROOT %p = f32[4] parameter");
+  ExpectSimplifies(F32("  z = f32[] constant(0)\n  ROOT r = f32[3] pad(p, z), padding=-1_0\n"),
+                   "CHECK: ROOT {{.*}} slice(f32[4] %p), slice={[1:4]}");
+}
+
+TEST(AlgebraicSimplifierTest, DynamicSliceRewrites) {
+  ExpectSimplifies(F32("  i = s32[] constant(1)\n"
+                       "  ROOT r = f32[2] dynamic-slice(p, i), dynamic_slice_sizes={2}\n"),
+                   "CHECK: ROOT {{.*}} slice(f32[4] %p), slice={[1:3]}");
+  ExpectSimplifies(F32("  i = s32[] constant(9)\n"
+                       "  ROOT r = f32[2] dynamic-slice(p, i), dynamic_slice_sizes={2}\n"),
+                   "CHECK: ROOT {{.*}} slice(f32[4] %p), slice={[2:4]}");
+  ExpectSimplifies(F32("  i = s32[] parameter(2)\n"
+                       "  ROOT r = f32[4] dynamic-slice(p, i), dynamic_slice_sizes={4}\n"),
+                   "CHECK: ROOT %p = f32[4] parameter(0)");
+  ExpectUnchanged(F32("  i = s32[] parameter(2)\n"
+                      "  ROOT r = f32[2] dynamic-slice(p, i), dynamic_slice_sizes={2}\n"));
+}
+
+TEST(AlgebraicSimplifierTest, DynamicUpdateSliceOfFullUpdate) {
+  ExpectSimplifies(F32("  i = s32[] parameter(2)\n"
+                       "  ROOT r = f32[4] dynamic-update-slice(p, q, i)\n"),
+                   "CHECK: ROOT %q = f32[4] parameter(1)");
+}
+
+// --------------------------------- reduce ----------------------------------
+
+constexpr std::string_view kAdd = R"(HloModule m
+sum {
+  x = f32[] parameter(0)
+  y = f32[] parameter(1)
+  ROOT s = f32[] add(x, y)
+}
+)";
+
+std::string WithSum(std::string_view entry) { return std::string(kAdd) + std::string(entry); }
+
+TEST(AlgebraicSimplifierTest, ReduceOfNothingIsReshape) {
+  ExpectSimplifies(WithSum(R"(ENTRY main {
+  p = f32[4,1] parameter(0)
+  z = f32[] constant(0)
+  ROOT r = f32[4] reduce(p, z), dimensions={1}, to_apply=sum
+})"),
+                   "CHECK: ROOT {{.*}} reshape(f32[4,1] %p)");
+}
+
+TEST(AlgebraicSimplifierTest, ReduceOfReduceMerges) {
+  ExpectSimplifies(WithSum(R"(ENTRY main {
+  p = f32[2,3,4] parameter(0)
+  z = f32[] constant(0)
+  a = f32[2,4] reduce(p, z), dimensions={1}, to_apply=sum
+  ROOT r = f32[4] reduce(a, z), dimensions={0}, to_apply=sum
+})"),
+                   "CHECK: ROOT {{.*}} reduce(f32[2,3,4] %p, f32[] %z), dimensions={0,1}");
+}
+
+TEST(AlgebraicSimplifierTest, ReduceOfTransposeAndReshape) {
+  ExpectSimplifies(WithSum(R"(ENTRY main {
+  p = f32[2,3] parameter(0)
+  z = f32[] constant(0)
+  t = f32[3,2] transpose(p), dimensions={1,0}
+  ROOT r = f32[3] reduce(t, z), dimensions={1}, to_apply=sum
+})"),
+                   "CHECK: ROOT {{.*}} reduce(f32[2,3] %p, f32[] %z), dimensions={0}");
+  ExpectSimplifies(WithSum(R"(ENTRY main {
+  p = f32[2,3,4] parameter(0)
+  z = f32[] constant(0)
+  t = f32[2,12] reshape(p)
+  ROOT r = f32[2] reduce(t, z), dimensions={1}, to_apply=sum
+})"),
+                   "CHECK: ROOT {{.*}} reduce(f32[2,3,4] %p, f32[] %z), dimensions={1,2}");
+}
+
+TEST(AlgebraicSimplifierTest, ReduceOfNegateAndBroadcast) {
+  ExpectSimplifies(WithSum(R"(ENTRY main {
+  p = f32[2,3] parameter(0)
+  z = f32[] constant(0)
+  n = f32[2,3] negate(p)
+  ROOT r = f32[2] reduce(n, z), dimensions={1}, to_apply=sum
+})"),
+                   "CHECK: reduce(f32[2,3] %p\nCHECK: ROOT {{.*}} negate(");
+  ExpectSimplifies(WithSum(R"(ENTRY main {
+  p = f32[3] parameter(0)
+  z = f32[] constant(0)
+  b = f32[2,3] broadcast(p), dimensions={1}
+  ROOT r = f32[3] reduce(b, z), dimensions={0}, to_apply=sum
+})"),
+                   "CHECK: f32[] constant(2)\nCHECK: multiply(f32[3] %p");
+}
+
+TEST(AlgebraicSimplifierTest, ReduceMaxWithNegateIsNotRewritten) {
+  ExpectUnchanged(R"(HloModule m
+mx {
+  x = f32[] parameter(0)
+  y = f32[] parameter(1)
+  ROOT s = f32[] maximum(x, y)
+}
+ENTRY main {
+  p = f32[2,3] parameter(0)
+  z = f32[] constant(-inf)
+  n = f32[2,3] negate(p)
+  ROOT r = f32[2] reduce(n, z), dimensions={1}, to_apply=mx
+})");
+}
+
+// The variadic reduce JAX emits for argmax (argmin with `cmp`="LT",
+// `init`="inf") of f32[2,5] %p over dim 1, as %am, plus `extra` lines.
+std::string ArgMinMax(std::string_view cmp, std::string_view init, std::string_view extra) {
+  return absl::StrCat(R"(HloModule m
+mx {
+  x = f32[] parameter(0)
+  y = f32[] parameter(1)
+  ROOT s = f32[] maximum(x, y)
+}
+mn {
+  x = f32[] parameter(0)
+  y = f32[] parameter(1)
+  ROOT s = f32[] minimum(x, y)
+}
+argf {
+  a = f32[] parameter(0)
+  ai = s32[] parameter(1)
+  b = f32[] parameter(2)
+  bi = s32[] parameter(3)
+  better = pred[] compare(a, b), direction=)", std::string(cmp), R"(
+  nan = pred[] compare(a, a), direction=NE
+  wins = pred[] or(better, nan)
+  v = f32[] select(wins, a, b)
+  eq = pred[] compare(a, b), direction=EQ
+  lt = pred[] compare(ai, bi), direction=LT
+  tie = pred[] and(eq, lt)
+  take = pred[] or(wins, tie)
+  i = s32[] select(take, ai, bi)
+  ROOT t = (f32[], s32[]) tuple(v, i)
+}
+ENTRY main {
+  p = f32[2,5] parameter(0)
+  io = s32[2,5] iota(), iota_dimension=1
+  vi = f32[] constant()", std::string(init), R"()
+  zi = s32[] constant(0)
+  am = (f32[2], s32[2]) reduce(p, io, vi, zi), dimensions={1}, to_apply=argf
+)", std::string(extra), "}\n");
+}
+
+TEST(AlgebraicSimplifierTest, MaxReduceBesideArgmaxUsesItsValue) {
+  PassRun run = RunPass("algsimp", ArgMinMax("GT", "-inf", R"(  c = f32[] constant(-inf)
+  r = f32[2] reduce(p, c), dimensions={1}, to_apply=mx
+  idx = s32[2] get-tuple-element(am), index=1
+  ROOT t = (f32[2], s32[2]) tuple(r, idx)
+)"));
+  EXPECT_TRUE(run.changed);
+  EXPECT_CHECKS(run.after, R"(
+CHECK: %am = (f32[2], s32[2]) reduce(
+CHECK: f32[2] get-tuple-element((f32[2], s32[2]) %am), index=0
+CHECK-NOT: to_apply=%mx
+)");
+  ExpectSameSemantics(run);
+}
+
+TEST(AlgebraicSimplifierTest, MinReduceBesideArgminUsesItsValue) {
+  PassRun run = RunPass("algsimp", ArgMinMax("LT", "inf", R"(  c = f32[] constant(inf)
+  r = f32[2] reduce(p, c), dimensions={1}, to_apply=mn
+  idx = s32[2] get-tuple-element(am), index=1
+  ROOT t = (f32[2], s32[2]) tuple(r, idx)
+)"));
+  EXPECT_TRUE(run.changed);
+  EXPECT_CHECKS(run.after, "CHECK: f32[2] get-tuple-element((f32[2], s32[2]) %am), index=0");
+  ExpectSameSemantics(run);
+}
+
+TEST(AlgebraicSimplifierTest, MaxReduceNextToArgminIsKept) {
+  // Wrong direction (argmin), and a max with an init other than -inf.
+  ExpectUnchanged(ArgMinMax("LT", "inf", R"(  c = f32[] constant(-inf)
+  r = f32[2] reduce(p, c), dimensions={1}, to_apply=mx
+  idx = s32[2] get-tuple-element(am), index=1
+  ROOT t = (f32[2], s32[2]) tuple(r, idx)
+)"));
+  ExpectUnchanged(ArgMinMax("GT", "-inf", R"(  c = f32[] constant(0)
+  r = f32[2] reduce(p, c), dimensions={1}, to_apply=mx
+  idx = s32[2] get-tuple-element(am), index=1
+  ROOT t = (f32[2], s32[2]) tuple(r, idx)
+)"));
+}
+
+TEST(AlgebraicSimplifierTest, ArgmaxOfBroadcastConstantIsConstantAtZero) {
+  std::string hlo = ArgMinMax("GT", "-inf", R"(  k = f32[] constant(3)
+  kb = f32[2,5] broadcast(k), dimensions={}
+  ROOT am2 = (f32[2], s32[2]) reduce(kb, io, vi, zi), dimensions={1}, to_apply=argf
+)");
+  PassRun run = RunPass("algsimp", hlo);
+  EXPECT_TRUE(run.changed);
+  EXPECT_CHECKS(run.after, R"(
+CHECK: f32[2] broadcast(f32[] %k), dimensions={}
+CHECK: s32[] constant(0)
+CHECK: ROOT {{.*}} = (f32[2], s32[2]) tuple(
+)");
+  ExpectSameSemantics(run);
+}
+
+TEST(AlgebraicSimplifierTest, SunkBroadcastLeavesItsUserDead) {
+  // As in XLA, the elementwise user a broadcast is sunk below is rewired but
+  // stays (dead) until DCE.
+  PassRun run = RunPass("algsimp", F32("  a = f32[3,4] broadcast(p), dimensions={1}\n"
+                                       "  n = f32[3,4] negate(a)\n"
+                                       "  ROOT r = f32[3,4] abs(n)\n"));
+  EXPECT_TRUE(run.changed);
+  EXPECT_CHECKS(run.after, "CHECK: %n = f32[3,4] negate(f32[3,4] %a)");
+  EXPECT_CHECKS(run.after, "CHECK: negate(f32[4] %p)");
+  ExpectSameSemantics(run);
+}
+
+// ----------------------------------- dot -----------------------------------
+
+TEST(AlgebraicSimplifierTest, DotWithoutContractionIsMultiply) {
+  ExpectSimplifies(R"(HloModule m
+ENTRY main {
+  a = f32[2] parameter(0)
+  b = f32[3] parameter(1)
+  ROOT d = f32[2,3] dot(a, b), lhs_contracting_dims={}, rhs_contracting_dims={}
+})",
+                   "CHECK: broadcast(f32[2] %a), dimensions={0}\n"
+                   "CHECK: broadcast(f32[3] %b), dimensions={1}\nCHECK: ROOT {{.*}} multiply(");
+}
+
+TEST(AlgebraicSimplifierTest, DotDropsDegenerateDims) {
+  ExpectSimplifies(R"(HloModule m
+ENTRY main {
+  a = f32[1,3] parameter(0)
+  b = f32[3,5] parameter(1)
+  ROOT d = f32[1,5] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+})",
+                   "CHECK: reshape(f32[1,3] %a)\nCHECK: dot(f32[3] {{.*}}, f32[3,5] %b), "
+                   "lhs_contracting_dims={0}, rhs_contracting_dims={0}\nCHECK: ROOT {{.*}} reshape(");
+  ExpectUnchanged(R"(HloModule m
+ENTRY main {
+  a = f32[2,3] parameter(0)
+  b = f32[3,5] parameter(1)
+  ROOT d = f32[2,5] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+})");
+}
+
+// ------------------------------ robustness ---------------------------------
+
+TEST(AlgebraicSimplifierTest, KeepsInstructionsWithControlEdges) {
+  ExpectUnchanged(F32("  z = f32[] constant(0)\n  b = f32[4] broadcast(z), dimensions={}\n"
+                      "  a = f32[4] add(p, b), control-predecessors={q}\n"
+                      "  ROOT r = f32[4] multiply(a, q)\n"));
+}
+
+TEST(AlgebraicSimplifierTest, SimplifiesCalledComputations) {
+  ExpectSimplifies(R"(HloModule m
+body {
+  x = f32[4] parameter(0)
+  ROOT n = f32[4] negate(x)
+}
+ENTRY main {
+  p = f32[4] parameter(0)
+  c = f32[4] call(p), to_apply=body
+  n = f32[4] negate(c)
+  ROOT r = f32[4] negate(n)
+})",
+                   "CHECK: ROOT %c = f32[4] call(");
+}
+
+// ------------------------------ smoke corpus -------------------------------
+
+std::vector<std::filesystem::path> SmokeModules() {
+  std::vector<std::filesystem::path> paths;
+  for (const auto& entry :
+       std::filesystem::directory_iterator(std::string(HLOGYM_SOURCE_DIR) + "/datasets/smoke")) {
+    const std::string name = entry.path().filename().string();
+    if (entry.path().extension() != ".hlo" || name.find(".optimized") != std::string::npos ||
+        name.find(".debuginfo") != std::string::npos) {
+      continue;
+    }
+    paths.push_back(entry.path());
+  }
+  std::sort(paths.begin(), paths.end());
+  return paths;
+}
+
+TEST(AlgebraicSimplifierCorpusTest, SmokeModulesVerifyAndShrink) {
+  // Modules where XLA's rules add instructions for later passes: A - C ->
+  // A + negate(C) (constant folding removes the negate), and a dot without
+  // contracting dims -> multiply of two broadcasts, and softmax's
+  // exp / broadcast(sum) -> exp * broadcast(1 / sum) (a constant 1, its
+  // broadcast and the small divide; CSE later shares the constants).
+  const std::set<std::string> may_grow = {"control_flow.hlo", "einsum.hlo", "gpt2_train.hlo"};
+  auto paths = SmokeModules();
+  ASSERT_FALSE(paths.empty());
+  for (const auto& path : paths) {
+    SCOPED_TRACE(path.string());
+    auto module = LoadModule(path.string());
+    ASSERT_TRUE(module.ok()) << module.status();
+    const int64_t before = (*module)->instruction_count();
+    auto pass = PassRegistry::Builtin().Create("algsimp");
+    ASSERT_TRUE(pass.ok());
+    auto changed = (*pass)->Run(**module);
+    ASSERT_TRUE(changed.ok()) << changed.status();
+    absl::Status verified = VerifyModule(**module);
+    EXPECT_TRUE(verified.ok()) << verified;
+    const int64_t after = (*module)->instruction_count();
+    if (!may_grow.contains(path.filename().string())) EXPECT_LE(after, before);
+    // A second run finds nothing left to do.
+    auto again = (*pass)->Run(**module);
+    ASSERT_TRUE(again.ok());
+    EXPECT_FALSE(*again) << "not at a fixed point";
+  }
+}
+
+TEST(AlgebraicSimplifierCorpusTest, SmokeModulesStayEquivalent) {
+  for (const auto& path : SmokeModules()) {
+    SCOPED_TRACE(path.string());
+    auto original = LoadModule(path.string());
+    ASSERT_TRUE(original.ok()) << original.status();
+    std::unique_ptr<Module> simplified = (*original)->Clone();
+    auto pass = PassRegistry::Builtin().Create("algsimp");
+    ASSERT_TRUE(pass.ok());
+    ASSERT_TRUE((*pass)->Run(*simplified).ok());
+    EquivalenceOptions options;
+    options.trials = 2;
+    auto result = CheckEquivalent(**original, *simplified, options);
+    if (!result.ok()) {
+      // Modules the evaluator cannot run are skipped, not failed.
+      GTEST_LOG_(INFO) << "skipped: " << result.status();
+      continue;
+    }
+    EXPECT_TRUE(result->equivalent) << result->message;
+  }
+}
+
+}  // namespace
+}  // namespace hlogym::testing

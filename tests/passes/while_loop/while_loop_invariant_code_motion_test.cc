@@ -1,0 +1,144 @@
+// while-loop-invariant-code-motion: hoisting invariant work out of loops.
+#include "passes/control_flow_test_util.h"
+
+namespace hlogym::testing {
+namespace {
+
+TEST(WhileLoopInvariantCodeMotionTest, HoistsInvariantDotWithItsBroadcast) {
+  PassRun run = RunPass("while-loop-invariant-code-motion", R"(HloModule m
+body {
+  p = (s32[], f32[4,4], f32[4]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  one = s32[] constant(1)
+  next = s32[] add(i, one)
+  w = f32[4,4] get-tuple-element(p), index=1
+  v = f32[4] get-tuple-element(p), index=2
+  c = f32[] constant(2)
+  b = f32[4,4] broadcast(c), dimensions={}
+  w2 = f32[4,4] multiply(w, b)
+  d = f32[4] dot(w2, v), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  t = f32[4] tanh(d)
+  ROOT r = (s32[], f32[4,4], f32[4]) tuple(next, w, t)
+}
+cond {
+  p = (s32[], f32[4,4], f32[4]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  n = s32[] constant(3)
+  ROOT lt = pred[] compare(i, n), direction=LT
+}
+ENTRY main {
+  x = f32[4,4] parameter(0)
+  y = f32[4] parameter(1)
+  zero = s32[] constant(0)
+  init = (s32[], f32[4,4], f32[4]) tuple(zero, x, y)
+  loop = (s32[], f32[4,4], f32[4]) while(init), condition=cond, body=body
+  ROOT g = f32[4] get-tuple-element(loop), index=2
+}
+)");
+  EXPECT_TRUE(run.changed);
+  EXPECT_CHECKS(run.after, R"(
+CHECK: body
+CHECK: parameter(0)
+CHECK-NOT: multiply(
+CHECK: dot(
+CHECK: ROOT %{{.*}} = (s32[], f32[4,4], f32[4], f32[4,4]) tuple(
+CHECK: ENTRY
+CHECK: broadcast(
+CHECK: multiply(
+CHECK: (s32[], f32[4,4], f32[4], f32[4,4]) tuple(
+CHECK: while(
+)");
+  // Like XLA, the new element is read twice in the body: once for the dot,
+  // once to pass it through to the root.
+  size_t reads = 0;
+  for (size_t at = run.after.find("index=3"); at != std::string::npos;
+       at = run.after.find("index=3", at + 1)) {
+    ++reads;
+  }
+  EXPECT_EQ(reads, 2u) << run.after;
+  ExpectSameSemantics(run);
+}
+
+TEST(WhileLoopInvariantCodeMotionTest, WholeStateReadersKeepTheNarrowState) {
+  // TensorFlow's loops: the condition calls the frontend's own condition on
+  // the whole state. Widening the state must not change what that call sees.
+  PassRun run = RunPass("while-loop-invariant-code-motion", R"(HloModule m
+body {
+  p = (s32[], f32[4,4], f32[4]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  one = s32[] constant(1)
+  next = s32[] add(i, one)
+  w = f32[4,4] get-tuple-element(p), index=1
+  v = f32[4] get-tuple-element(p), index=2
+  c = f32[] constant(2)
+  b = f32[4,4] broadcast(c), dimensions={}
+  w2 = f32[4,4] multiply(w, b)
+  d = f32[4] dot(w2, v), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  t = f32[4] tanh(d)
+  ROOT r = (s32[], f32[4,4], f32[4]) tuple(next, w, t)
+}
+real_cond {
+  q = (s32[], f32[4,4], f32[4]) parameter(0)
+  i = s32[] get-tuple-element(q), index=0
+  n = s32[] constant(3)
+  ROOT lt = pred[] compare(i, n), direction=LT
+}
+cond {
+  p = (s32[], f32[4,4], f32[4]) parameter(0)
+  ROOT c = pred[] call(p), to_apply=real_cond
+}
+ENTRY main {
+  x = f32[4,4] parameter(0)
+  y = f32[4] parameter(1)
+  zero = s32[] constant(0)
+  init = (s32[], f32[4,4], f32[4]) tuple(zero, x, y)
+  loop = (s32[], f32[4,4], f32[4]) while(init), condition=cond, body=body
+  ROOT g = f32[4] get-tuple-element(loop), index=2
+}
+)");
+  EXPECT_TRUE(run.changed);
+  EXPECT_CHECKS(run.after, R"(
+CHECK: cond
+CHECK: %p = (s32[], f32[4,4], f32[4], f32[4,4]) parameter(0)
+CHECK: (s32[], f32[4,4], f32[4]) tuple(
+CHECK: ROOT {{.*}} call(
+)");
+  ExpectSameSemantics(run);
+}
+
+TEST(WhileLoopInvariantCodeMotionTest, KeepsBroadcastsAndSideEffectsInside) {
+  PassRun run = RunPass("while-loop-invariant-code-motion", R"(HloModule m
+body {
+  p = (s32[], f32[4], f32[]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  one = s32[] constant(1)
+  next = s32[] add(i, one)
+  v = f32[4] get-tuple-element(p), index=1
+  s = f32[] get-tuple-element(p), index=2
+  b = f32[4] broadcast(s), dimensions={}
+  lo = f32[] constant(0)
+  hi = f32[] constant(1)
+  r = f32[4] rng(lo, hi), distribution=rng_uniform
+  a = f32[4] add(v, b)
+  a2 = f32[4] add(a, r)
+  ROOT t = (s32[], f32[4], f32[]) tuple(next, a2, s)
+}
+cond {
+  p = (s32[], f32[4], f32[]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  n = s32[] constant(3)
+  ROOT lt = pred[] compare(i, n), direction=LT
+}
+ENTRY main {
+  x = f32[4] parameter(0)
+  y = f32[] parameter(1)
+  zero = s32[] constant(0)
+  init = (s32[], f32[4], f32[]) tuple(zero, x, y)
+  ROOT loop = (s32[], f32[4], f32[]) while(init), condition=cond, body=body
+}
+)");
+  EXPECT_FALSE(run.changed);
+}
+
+}  // namespace
+}  // namespace hlogym::testing

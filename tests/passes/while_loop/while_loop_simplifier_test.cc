@@ -1,0 +1,437 @@
+// simplify-while-loops: dead loop state, constant elements, 0/1-trip loops.
+#include "passes/control_flow_test_util.h"
+
+namespace hlogym::testing {
+namespace {
+
+// A counted loop (i from 0 while i < N) carrying an accumulator, an unused
+// element and a pass-through constant.
+std::string CountedLoop(int bound, int start = 0) {
+  return R"(HloModule m
+body {
+  p = (s32[], f32[4], f32[4], f32[]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  one = s32[] constant(1)
+  next = s32[] add(i, one)
+  acc = f32[4] get-tuple-element(p), index=1
+  junk = f32[4] get-tuple-element(p), index=2
+  junk2 = f32[4] multiply(junk, junk)
+  scale = f32[] get-tuple-element(p), index=3
+  b = f32[4] broadcast(scale), dimensions={}
+  acc2 = f32[4] add(acc, b)
+  ROOT t = (s32[], f32[4], f32[4], f32[]) tuple(next, acc2, junk2, scale)
+}
+cond {
+  p = (s32[], f32[4], f32[4], f32[]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  n = s32[] constant()" + std::to_string(bound) + R"()
+  ROOT lt = pred[] compare(i, n), direction=LT
+}
+ENTRY main {
+  x = f32[4] parameter(0)
+  y = f32[4] parameter(1)
+  zero = s32[] constant()" + std::to_string(start) + R"()
+  c = f32[] constant(0.5)
+  init = (s32[], f32[4], f32[4], f32[]) tuple(zero, x, y, c)
+  w = (s32[], f32[4], f32[4], f32[]) while(init), condition=cond, body=body
+  ROOT r = f32[4] get-tuple-element(w), index=1
+}
+)";
+}
+
+TEST(WhileLoopSimplifierTest, RemovesDeadAndConstantElements) {
+  PassRun run = RunPass("simplify-while-loops", CountedLoop(5));
+  EXPECT_TRUE(run.changed);
+  EXPECT_CHECKS(run.after, R"(
+CHECK: body
+CHECK: %p = (s32[], f32[4]) parameter(0)
+CHECK-NOT: multiply
+CHECK: f32[] constant(0.5)
+CHECK: ROOT %t{{.*}} = (s32[], f32[4]) tuple(
+CHECK: ENTRY
+CHECK: (s32[], f32[4]) while(
+CHECK: (s32[], f32[4], f32[4], f32[]) tuple(
+CHECK: ROOT %r = f32[4] get-tuple-element({{.*}}), index=1
+)");
+  // Like XLA, the old loop's reader goes through a full-width tuple (live
+  // elements from the new loop, dead ones from the old init) left for
+  // tuple-simplifier and dce.
+  EXPECT_CHECKS(run.after, R"(
+CHECK: ENTRY
+CHECK: ROOT %r = f32[4] get-tuple-element((s32[], f32[4], f32[4], f32[]) %{{.*}}), index=1
+)");
+  ExpectSameSemantics(run);
+}
+
+TEST(WhileLoopSimplifierTest, RemovesZeroTripLoop) {
+  PassRun run = RunPass("simplify-while-loops", CountedLoop(0, 3));
+  EXPECT_TRUE(run.changed);
+  EXPECT_CHECKS(run.after, "CHECK: ENTRY\nCHECK-NOT: while(");
+  ExpectSameSemantics(run);
+}
+
+TEST(WhileLoopSimplifierTest, InlinesOneTripLoop) {
+  PassRun run = RunPass("simplify-while-loops", CountedLoop(1));
+  EXPECT_TRUE(run.changed);
+  EXPECT_CHECKS(run.after, "CHECK: ENTRY\nCHECK-NOT: while(\nCHECK: add(");
+  ExpectSameSemantics(run);
+}
+
+TEST(WhileLoopSimplifierTest, BruteForcesTripCountOfUnusualUpdate) {
+  // i doubles from 1 while i < 2: not a trivial add loop, found by stepping
+  // the induction variable; it runs exactly once.
+  PassRun run = RunPass("simplify-while-loops", R"(HloModule m
+body {
+  p = (s32[], f32[3]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  two = s32[] constant(2)
+  next = s32[] multiply(i, two)
+  v = f32[3] get-tuple-element(p), index=1
+  v2 = f32[3] exponential(v)
+  ROOT t = (s32[], f32[3]) tuple(next, v2)
+}
+cond {
+  p = (s32[], f32[3]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  n = s32[] constant(2)
+  ROOT lt = pred[] compare(i, n), direction=LT
+}
+ENTRY main {
+  x = f32[3] parameter(0)
+  one = s32[] constant(1)
+  init = (s32[], f32[3]) tuple(one, x)
+  ROOT w = (s32[], f32[3]) while(init), condition=cond, body=body
+}
+)");
+  EXPECT_TRUE(run.changed);
+  EXPECT_CHECKS(run.after, "CHECK: ENTRY\nCHECK-NOT: while(\nCHECK: exponential(");
+  ExpectSameSemantics(run);
+}
+
+// Like XLA (no loop-wide side-effect bail), a loop with a side effect still
+// loses its dead elements; the side-effecting instruction stays in the body
+// even when nothing reads it any more.
+TEST(WhileLoopSimplifierTest, NarrowsLoopWithSideEffectsKeepingThem) {
+  PassRun run = RunPass("simplify-while-loops", R"(HloModule m
+body {
+  p = (s32[], f32[]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  one = s32[] constant(1)
+  next = s32[] add(i, one)
+  lo = f32[] constant(0)
+  hi = f32[] constant(1)
+  r = f32[] rng(lo, hi), distribution=rng_uniform
+  ROOT t = (s32[], f32[]) tuple(next, r)
+}
+cond {
+  p = (s32[], f32[]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  n = s32[] constant(3)
+  ROOT lt = pred[] compare(i, n), direction=LT
+}
+ENTRY main {
+  zero = s32[] constant(0)
+  f = f32[] constant(0)
+  init = (s32[], f32[]) tuple(zero, f)
+  w = (s32[], f32[]) while(init), condition=cond, body=body
+  ROOT g = s32[] get-tuple-element(w), index=0
+}
+)");
+  EXPECT_TRUE(run.changed);
+  EXPECT_CHECKS(run.after, R"(
+CHECK: body
+CHECK: %p = (s32[]) parameter(0)
+CHECK: rng(
+CHECK: ROOT %t{{.*}} = (s32[]) tuple(
+CHECK: ENTRY
+CHECK: (s32[]) while(
+)");
+}
+
+// An element that only a side-effecting instruction reads stays.
+TEST(WhileLoopSimplifierTest, KeepsElementASideEffectReads) {
+  PassRun run = RunPass("simplify-while-loops", R"(HloModule m
+body {
+  p = (s32[], f32[]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  one = s32[] constant(1)
+  next = s32[] add(i, one)
+  v = f32[] get-tuple-element(p), index=1
+  e = f32[] custom-call(v), custom_call_target="log_value", custom_call_has_side_effect=true
+  ROOT t = (s32[], f32[]) tuple(next, v)
+}
+cond {
+  p = (s32[], f32[]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  n = s32[] constant(3)
+  ROOT lt = pred[] compare(i, n), direction=LT
+}
+ENTRY main {
+  zero = s32[] constant(0)
+  f = f32[] parameter(0)
+  init = (s32[], f32[]) tuple(zero, f)
+  w = (s32[], f32[]) while(init), condition=cond, body=body
+  ROOT g = s32[] get-tuple-element(w), index=0
+}
+)");
+  EXPECT_FALSE(run.changed);
+}
+
+// Rematerialization puts an optimization barrier in the loop body; to XLA
+// that is no side effect, so a constant element still goes (its reads become
+// the constant, then the dead element leaves the loop state).
+TEST(WhileLoopSimplifierTest, RemovesConstantElementOfLoopWithOptimizationBarrier) {
+  PassRun run = RunPass("simplify-while-loops", R"(HloModule m
+body {
+  p = (s32[], f32[4], s32[]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  one = s32[] constant(1)
+  next = s32[] add(i, one)
+  acc = f32[4] get-tuple-element(p), index=1
+  k = s32[] get-tuple-element(p), index=2
+  j = s32[] add(i, k)
+  jf = f32[] convert(j)
+  jb = f32[4] broadcast(jf), dimensions={}
+  bt = (f32[4], f32[4]) tuple(acc, jb)
+  ob = (f32[4], f32[4]) opt-barrier(bt)
+  a = f32[4] get-tuple-element(ob), index=0
+  b = f32[4] get-tuple-element(ob), index=1
+  acc2 = f32[4] add(a, b)
+  ROOT t = (s32[], f32[4], s32[]) tuple(next, acc2, k)
+}
+cond {
+  p = (s32[], f32[4], s32[]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  n = s32[] constant(4)
+  ROOT lt = pred[] compare(i, n), direction=LT
+}
+ENTRY main {
+  x = f32[4] parameter(0)
+  zero = s32[] constant(0)
+  m1 = s32[] constant(-1)
+  init = (s32[], f32[4], s32[]) tuple(zero, x, m1)
+  w = (s32[], f32[4], s32[]) while(init), condition=cond, body=body
+  ROOT r = f32[4] get-tuple-element(w), index=1
+}
+)");
+  EXPECT_TRUE(run.changed);
+  EXPECT_CHECKS(run.after, R"(
+CHECK: body
+CHECK: %p = (s32[], f32[4]) parameter(0)
+CHECK: s32[] constant(-1)
+CHECK: opt-barrier(
+CHECK: ROOT %t{{.*}} = (s32[], f32[4]) tuple(
+CHECK: ENTRY
+CHECK: (s32[], f32[4]) while(
+)");
+  ExpectSameSemantics(run);
+}
+
+// A scalar constant element read twice in the body (JAX often re-reads an
+// element): every read becomes the constant and the element goes; an array
+// constant element is left in the loop, as XLA does.
+std::string LoopReadingConstantTwice(const std::string& type, const std::string& value,
+                                     const std::string& broadcast_dims) {
+  return R"(HloModule m
+body {
+  p = (s32[], f32[4], )" + type + R"() parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  one = s32[] constant(1)
+  next = s32[] add(i, one)
+  acc = f32[4] get-tuple-element(p), index=1
+  k = )" + type + R"( get-tuple-element(p), index=2
+  k2 = )" + type + R"( get-tuple-element(p), index=2
+  b = f32[4] broadcast(k2), dimensions=)" + broadcast_dims + R"(
+  acc2 = f32[4] add(acc, b)
+  ROOT t = (s32[], f32[4], )" + type + R"() tuple(next, acc2, k)
+}
+cond {
+  p = (s32[], f32[4], )" + type + R"() parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  n = s32[] constant(5)
+  ROOT lt = pred[] compare(i, n), direction=LT
+}
+ENTRY main {
+  x = f32[4] parameter(0)
+  zero = s32[] constant(0)
+  c = )" + type + " constant(" + value + R"()
+  init = (s32[], f32[4], )" + type + R"() tuple(zero, x, c)
+  w = (s32[], f32[4], )" + type + R"() while(init), condition=cond, body=body
+  ROOT r = f32[4] get-tuple-element(w), index=1
+}
+)";
+}
+
+TEST(WhileLoopSimplifierTest, PropagatesScalarConstantIntoEveryRead) {
+  PassRun run = RunPass("simplify-while-loops", LoopReadingConstantTwice("f32[]", "0.5", "{}"));
+  EXPECT_TRUE(run.changed);
+  EXPECT_CHECKS(run.after, R"(
+CHECK: body
+CHECK: %p = (s32[], f32[4]) parameter(0)
+CHECK: f32[] constant(0.5)
+CHECK: broadcast(f32[] %c
+CHECK: ROOT %t{{.*}} = (s32[], f32[4]) tuple(
+CHECK: ENTRY
+CHECK: (s32[], f32[4]) while(
+)");
+  ExpectSameSemantics(run);
+}
+
+TEST(WhileLoopSimplifierTest, NoChangeForArrayConstantElement) {
+  PassRun run = RunPass("simplify-while-loops", LoopReadingConstantTwice("f32[4]", "{1, 2, 3, 4}", "{0}"));
+  EXPECT_FALSE(run.changed);
+}
+
+// TensorFlow's loop state: counters, a TensorList as an (array, size) tuple
+// nested in the state, and a value; both counters start at 0 and add 1.
+constexpr char kTensorFlowStyleLoop[] = R"(HloModule m
+body {
+  p = (s32[], s32[], (f32[8,4], s32[]), f32[4]) parameter(0)
+  t = s32[] get-tuple-element(p), index=0
+  one = s32[] constant(1)
+  t1 = s32[] add(t, one)
+  i = s32[] get-tuple-element(p), index=1
+  i1 = s32[] add(i, one)
+  list = (f32[8,4], s32[]) get-tuple-element(p), index=2
+  items = f32[8,4] get-tuple-element(list), index=0
+  size = s32[] get-tuple-element(list), index=1
+  zero = s32[] constant(0)
+  row = f32[1,4] dynamic-slice(items, i, zero), dynamic_slice_sizes={1,4}
+  r = f32[4] reshape(row)
+  v = f32[4] get-tuple-element(p), index=3
+  v1 = f32[4] add(v, r)
+  list1 = (f32[8,4], s32[]) tuple(items, size)
+  ROOT out = (s32[], s32[], (f32[8,4], s32[]), f32[4]) tuple(t1, i1, list1, v1)
+}
+cond {
+  p = (s32[], s32[], (f32[8,4], s32[]), f32[4]) parameter(0)
+  t = s32[] get-tuple-element(p), index=0
+  i = s32[] get-tuple-element(p), index=1
+  n = s32[] constant(8)
+  a = pred[] compare(t, n), direction=LT
+  b = pred[] compare(i, n), direction=LT
+  ROOT both = pred[] and(a, b)
+}
+ENTRY main {
+  x = f32[8,4] parameter(0)
+  zero = s32[] constant(0)
+  one = s32[] constant(1)
+  list = (f32[8,4], s32[]) tuple(x, one)
+  fzero = f32[] constant(0)
+  v = f32[4] broadcast(fzero), dimensions={}
+  init = (s32[], s32[], (f32[8,4], s32[]), f32[4]) tuple(zero, zero, list, v)
+  w = (s32[], s32[], (f32[8,4], s32[]), f32[4]) while(init), condition=cond, body=body
+  ROOT r = f32[4] get-tuple-element(w), index=3
+}
+)";
+
+TEST(WhileLoopSimplifierTest, FlattensNestedLoopState) {
+  PassRun run = RunPass("simplify-while-loops", kTensorFlowStyleLoop);
+  EXPECT_TRUE(run.changed);
+  // One rewrite per loop and run, as in XLA: the flat loop, nothing else yet.
+  EXPECT_CHECKS(run.after, R"(
+CHECK: body
+CHECK: %p = (s32[], s32[], f32[8,4], s32[], f32[4]) parameter(0)
+CHECK: ROOT {{.*}} = (s32[], s32[], f32[8,4], s32[], f32[4]) tuple(
+CHECK: ENTRY
+CHECK: (s32[], s32[], f32[8,4], s32[], f32[4]) while(
+)");
+  ExpectSameSemantics(run);
+}
+
+TEST(WhileLoopSimplifierTest, MergesACounterIntoTheTripCounter) {
+  PassRun run = RunPass("simplify-while-loops", R"(HloModule m
+body {
+  p = (s32[], s32[], f32[8,4], f32[4]) parameter(0)
+  t = s32[] get-tuple-element(p), index=0
+  one = s32[] constant(1)
+  t1 = s32[] add(t, one)
+  i = s32[] get-tuple-element(p), index=1
+  i1 = s32[] add(one, i)
+  items = f32[8,4] get-tuple-element(p), index=2
+  zero = s32[] constant(0)
+  row = f32[1,4] dynamic-slice(items, i, zero), dynamic_slice_sizes={1,4}
+  r = f32[4] reshape(row)
+  v = f32[4] get-tuple-element(p), index=3
+  v1 = f32[4] add(v, r)
+  ROOT out = (s32[], s32[], f32[8,4], f32[4]) tuple(t1, i1, items, v1)
+}
+cond {
+  p = (s32[], s32[], f32[8,4], f32[4]) parameter(0)
+  t = s32[] get-tuple-element(p), index=0
+  i = s32[] get-tuple-element(p), index=1
+  n = s32[] constant(8)
+  a = pred[] compare(t, n), direction=LT
+  b = pred[] compare(i, n), direction=LT
+  ROOT both = pred[] and(a, b)
+}
+ENTRY main {
+  x = f32[8,4] parameter(0)
+  zero = s32[] constant(0)
+  fzero = f32[] constant(0)
+  v = f32[4] broadcast(fzero), dimensions={}
+  init = (s32[], s32[], f32[8,4], f32[4]) tuple(zero, zero, x, v)
+  w = (s32[], s32[], f32[8,4], f32[4]) while(init), condition=cond, body=body
+  last = s32[] get-tuple-element(w), index=1
+  sum = f32[4] get-tuple-element(w), index=3
+  ROOT r = (s32[], f32[4]) tuple(last, sum)
+}
+)");
+  EXPECT_TRUE(run.changed);
+  // Element 1 stops changing (the body passes it through) and is read as
+  // i + t * 1 in the body, the condition and after the loop.
+  EXPECT_CHECKS(run.after, R"(
+CHECK: body
+CHECK: multiply(s32[]
+CHECK: ROOT {{.*}} = (s32[], s32[], f32[8,4], f32[4]) tuple(s32[] %t1, s32[] %get-tuple-element
+CHECK: cond
+CHECK: multiply(s32[]
+CHECK: ENTRY
+CHECK: multiply(s32[]
+)");
+  ExpectSameSemantics(run);
+}
+
+TEST(WhileLoopSimplifierTest, DefaultPipelineLeavesTheStateXlaLeaves) {
+  // Flattening, then the list's constant size and the second counter go:
+  // the trip counter, the list's array and the value are left, as XLA
+  // leaves them.
+  auto pipeline = PassRegistry::WithPipelines().Create("xla-cpu-default");
+  ASSERT_TRUE(pipeline.ok()) << pipeline.status();
+  PassRun run = RunPass(**pipeline, kTensorFlowStyleLoop);
+  EXPECT_CHECKS(run.after, R"(
+CHECK: ENTRY
+CHECK: (s32[], f32[8,4], f32[4]) while(
+)");
+  ExpectSameSemantics(run);
+}
+
+TEST(WhileLoopSimplifierTest, NoChangeWhenEverythingIsLive) {
+  PassRun run = RunPass("simplify-while-loops", R"(HloModule m
+body {
+  p = (s32[], f32[4]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  one = s32[] constant(1)
+  next = s32[] add(i, one)
+  v = f32[4] get-tuple-element(p), index=1
+  v2 = f32[4] add(v, v)
+  ROOT t = (s32[], f32[4]) tuple(next, v2)
+}
+cond {
+  p = (s32[], f32[4]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  k = s32[] constant(7)
+  ROOT lt = pred[] compare(i, k), direction=LT
+}
+ENTRY main {
+  x = f32[4] parameter(0)
+  s = s32[] parameter(1)
+  init = (s32[], f32[4]) tuple(s, x)
+  ROOT w = (s32[], f32[4]) while(init), condition=cond, body=body
+}
+)");
+  EXPECT_FALSE(run.changed);
+}
+
+}  // namespace
+}  // namespace hlogym::testing
