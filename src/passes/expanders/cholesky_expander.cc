@@ -11,6 +11,7 @@
 #include "hlo/query.h"
 #include "hlo/status_macros.h"
 #include "passes/builders.h"
+#include "passes/expanders/matrix_builders.h"
 #include "passes/pass_utils.h"
 #include "passes/while_loop/while_util.h"
 
@@ -34,66 +35,11 @@ struct Batch {
   }
 };
 
-Instruction* Scalar(Computation* computation, PrimitiveType type, double value, bool layout) {
-  return MakeScalarConstant(computation, type, value, layout);
-}
-
-absl::StatusOr<Instruction*> Full(Computation* computation, PrimitiveType type, double value,
-                                  std::span<const int64_t> dims, bool layout) {
-  return MakeBroadcast(Scalar(computation, type, value, layout), dims, {});
-}
-
-// Slices rows [r0, r1) and columns [c0, c1) of every matrix.
-absl::StatusOr<Instruction*> SliceMinor(Instruction* x, int64_t r0, int64_t r1, int64_t c0,
-                                        int64_t c1) {
-  std::vector<SliceDimension> slice;
-  const auto& dims = x->shape().dimensions();
-  for (size_t d = 0; d + 2 < dims.size(); ++d) slice.push_back({0, dims[d], 1});
-  slice.push_back({r0, r1, 1});
-  slice.push_back({c0, c1, 1});
-  return MakeSlice(x, slice);
-}
-
-// x * y^T per batch element (contracting both minor dimensions).
-absl::StatusOr<Instruction*> DotTransposed(Instruction* x, Instruction* y) {
-  DotDimensionNumbers dnums;
-  const int64_t rank = x->shape().rank();
-  for (int64_t d = 0; d + 2 < rank; ++d) {
-    dnums.lhs_batch_dimensions.push_back(d);
-    dnums.rhs_batch_dimensions.push_back(d);
-  }
-  dnums.lhs_contracting_dimensions = {rank - 1};
-  dnums.rhs_contracting_dimensions = {rank - 1};
-  HLOGYM_ASSIGN(dot, MakeDot(x, y, dnums, x->shape().element_type()));
-  dot->mutable_attrs().operand_precision = {Precision::kHighest, Precision::kHighest};
-  return dot;
-}
-
 absl::StatusOr<Instruction*> TransposeMinor(Instruction* x) {
   std::vector<int64_t> permutation(x->shape().rank());
   for (size_t d = 0; d < permutation.size(); ++d) permutation[d] = d;
   std::swap(permutation[permutation.size() - 1], permutation[permutation.size() - 2]);
   return MakeTranspose(x, permutation);
-}
-
-// dynamic-update-slice of `update` into `x` at rows `r`, columns `c` (s32
-// constant starts).
-absl::StatusOr<Instruction*> UpdateMinor(Instruction* x, Instruction* update, int64_t r,
-                                         int64_t c, bool layout) {
-  Computation* computation = x->parent();
-  std::vector<Instruction*> operands = {x, update};
-  std::vector<Shape> start_shapes;
-  const int64_t rank = x->shape().rank();
-  for (int64_t d = 0; d < rank; ++d) {
-    const double start = d == rank - 2 ? r : d == rank - 1 ? c : 0;
-    operands.push_back(Scalar(computation, PrimitiveType::kS32, start, layout));
-    start_shapes.push_back(operands.back()->shape());
-  }
-  auto shape = InferDynamicUpdateSliceShape(x->shape(), update->shape(), start_shapes);
-  if (!shape.ok()) return shape.status();
-  auto dus = std::make_unique<Instruction>(Opcode::kDynamicUpdateSlice, *shape);
-  for (Instruction* operand : operands) dus->AppendOperand(operand);
-  return AddWithLayoutOf(computation, std::move(dus), x);
 }
 
 absl::StatusOr<Instruction*> IsNan(Instruction* x) {
@@ -113,8 +59,8 @@ absl::StatusOr<Factorized> Unblocked(Instruction* a, const Batch& batch) {
   const int64_t k = a->shape().dimensions().back();
   const std::vector<int64_t> matrix = batch.Matrix(k, k);
   const std::vector<int64_t> error_dims = batch.Matrix(1, 1);
-  HLOGYM_ASSIGN(l0, Full(computation, type, 0, matrix, batch.layout));
-  HLOGYM_ASSIGN(error0, Full(computation, PrimitiveType::kPred, 0, error_dims, batch.layout));
+  HLOGYM_ASSIGN(l0, MakeFull(computation, type, 0, matrix, batch.layout));
+  HLOGYM_ASSIGN(error0, MakeFull(computation, PrimitiveType::kPred, 0, error_dims, batch.layout));
   auto body = [&](Instruction* j, const std::vector<Instruction*>& state)
       -> absl::StatusOr<std::vector<Instruction*>> {
     Computation* body = j->parent();
@@ -134,15 +80,15 @@ absl::StatusOr<Factorized> Unblocked(Instruction* a, const Batch& batch) {
     HLOGYM_ASSIGN(j_b, MakeBroadcast(j, matrix, {}));
     HLOGYM_ASSIGN(in_column, MakeCompare(ComparisonDirection::kEq, row, j_b));
     HLOGYM_ASSIGN(mask, MakeBinary(Opcode::kAnd, lower, in_column));
-    HLOGYM_ASSIGN(zeros, Full(body, type, 0, matrix, batch.layout));
-    HLOGYM_ASSIGN(l_square, DotTransposed(body_l, body_l));
+    HLOGYM_ASSIGN(zeros, MakeFull(body, type, 0, matrix, batch.layout));
+    HLOGYM_ASSIGN(l_square, BatchDot(body_l, false, body_l, true));
     HLOGYM_ASSIGN(residual, MakeBinary(Opcode::kSubtract, body_a, l_square));
     // The diagonal element (j, j) of every matrix.
     std::vector<Instruction*> ds_operands = {residual};
     std::vector<Shape> start_shapes;
     for (int64_t d = 0; d < rank; ++d) {
-      ds_operands.push_back(d >= rank - 2 ? j
-                                          : Scalar(body, PrimitiveType::kS32, 0, batch.layout));
+      ds_operands.push_back(
+          d >= rank - 2 ? j : MakeScalarConstant(body, PrimitiveType::kS32, 0, batch.layout));
       start_shapes.push_back(ds_operands.back()->shape());
     }
     auto ds_shape = InferDynamicSliceShape(residual->shape(), start_shapes, error_dims);
@@ -173,10 +119,10 @@ absl::StatusOr<Instruction*> Blocked(Instruction* a, const Batch& batch) {
   Computation* computation = a->parent();
   const PrimitiveType type = a->shape().element_type();
   const int64_t n = a->shape().dimensions().back();
-  HLOGYM_ASSIGN(zero_l, Full(computation, type, 0, a->shape().dimensions(), batch.layout));
+  HLOGYM_ASSIGN(zero_l, MakeFull(computation, type, 0, a->shape().dimensions(), batch.layout));
   Instruction* l = zero_l;
   HLOGYM_ASSIGN(error0,
-                Full(computation, PrimitiveType::kPred, 0, batch.Matrix(1, 1), batch.layout));
+                MakeFull(computation, PrimitiveType::kPred, 0, batch.Matrix(1, 1), batch.layout));
   Instruction* error = error0;
   for (int64_t i = 0; i < n; i += kBlockSize) {
     const int64_t k = std::min(kBlockSize, n - i);
@@ -185,7 +131,7 @@ absl::StatusOr<Instruction*> Blocked(Instruction* a, const Batch& batch) {
     if (i > 0) {
       HLOGYM_ASSIGN(lhs, SliceMinor(l, i, n, 0, i));
       HLOGYM_ASSIGN(rhs, SliceMinor(l, i, i + k, 0, i));
-      HLOGYM_ASSIGN(delta, DotTransposed(lhs, rhs));
+      HLOGYM_ASSIGN(delta, BatchDot(lhs, false, rhs, true));
       HLOGYM_ASSIGN(updated, MakeBinary(Opcode::kSubtract, panel, delta));
       panel = updated;
     }
@@ -223,8 +169,8 @@ absl::StatusOr<Instruction*> Blocked(Instruction* a, const Batch& batch) {
   std::vector<int64_t> batch_map(batch.dims.size());
   for (size_t d = 0; d < batch_map.size(); ++d) batch_map[d] = d;
   HLOGYM_ASSIGN(error_b, MakeBroadcast(flat_error, a->shape().dimensions(), batch_map));
-  HLOGYM_ASSIGN(nans, Full(computation, type, std::numeric_limits<double>::quiet_NaN(),
-                       a->shape().dimensions(), batch.layout));
+  HLOGYM_ASSIGN(nans, MakeFull(computation, type, std::numeric_limits<double>::quiet_NaN(),
+                               a->shape().dimensions(), batch.layout));
   return MakeSelect(error_b, nans, l);
 }
 

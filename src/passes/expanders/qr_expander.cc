@@ -10,6 +10,7 @@
 #include "hlo/query.h"
 #include "hlo/status_macros.h"
 #include "passes/builders.h"
+#include "passes/expanders/matrix_builders.h"
 #include "passes/pass_utils.h"
 #include "passes/while_loop/while_util.h"
 
@@ -49,14 +50,9 @@ Instruction* Scalar(const Context& c, Computation* computation, double value,
   return MakeScalarConstant(computation, type, value, c.layout);
 }
 
-absl::StatusOr<Instruction*> Full(const Context& c, Computation* computation, double value,
-                                  std::span<const int64_t> dims, PrimitiveType type) {
-  return MakeBroadcast(Scalar(c, computation, value, type), dims, {});
-}
-
 absl::StatusOr<Instruction*> Zeros(const Context& c, Computation* computation,
                                    std::span<const int64_t> dims) {
-  return Full(c, computation, 0, dims, c.type);
+  return MakeFull(computation, c.type, 0, dims, c.layout);
 }
 
 Instruction* Iota(const Context& c, Computation* computation, std::vector<int64_t> dims,
@@ -102,17 +98,6 @@ absl::StatusOr<Instruction*> LowerMask(const Context& c, Instruction* x, int64_t
   return MakeCompare(ComparisonDirection::kGe, shifted, col);
 }
 
-// Rows [r0, r1) and columns [c0, c1) of every matrix.
-absl::StatusOr<Instruction*> SliceMinor(Instruction* x, int64_t r0, int64_t r1, int64_t c0,
-                                        int64_t c1) {
-  std::vector<SliceDimension> slice;
-  const auto& dims = x->shape().dimensions();
-  for (size_t d = 0; d + 2 < dims.size(); ++d) slice.push_back({0, dims[d], 1});
-  slice.push_back({r0, r1, 1});
-  slice.push_back({c0, c1, 1});
-  return MakeSlice(x, slice);
-}
-
 // Elements [e0, e1) of the minor dimension of every vector.
 absl::StatusOr<Instruction*> SliceVector(Instruction* x, int64_t e0, int64_t e1) {
   std::vector<SliceDimension> slice;
@@ -147,52 +132,11 @@ absl::StatusOr<Instruction*> DynamicSlice(Instruction* x, const std::vector<Inst
   return AddWithLayoutOf(x->parent(), std::move(ds), x);
 }
 
-absl::StatusOr<Instruction*> DynamicUpdate(Instruction* x, Instruction* update,
-                                           const std::vector<Instruction*>& starts) {
-  std::vector<Shape> start_shapes;
-  for (Instruction* start : starts) start_shapes.push_back(start->shape());
-  auto shape = InferDynamicUpdateSliceShape(x->shape(), update->shape(), start_shapes);
-  if (!shape.ok()) return shape.status();
-  auto dus = std::make_unique<Instruction>(Opcode::kDynamicUpdateSlice, *shape);
-  dus->AppendOperand(x);
-  dus->AppendOperand(update);
-  for (Instruction* start : starts) dus->AppendOperand(start);
-  return AddWithLayoutOf(x->parent(), std::move(dus), x);
-}
-
-// Writes `update` into the matrices of x at (constant) row r, column col.
-absl::StatusOr<Instruction*> UpdateMinor(const Context& c, Instruction* x, Instruction* update,
-                                         int64_t r, int64_t col) {
-  Computation* computation = x->parent();
-  return DynamicUpdate(x, update,
-                       Starts(c, x,
-                              {Scalar(c, computation, static_cast<double>(r), PrimitiveType::kS32),
-                               Scalar(c, computation, static_cast<double>(col),
-                                      PrimitiveType::kS32)}));
-}
-
 absl::StatusOr<Instruction*> UpdateVector(const Context& c, Instruction* x, Instruction* update,
                                           int64_t e) {
-  return DynamicUpdate(
+  return UpdateAt(
       x, update,
       Starts(c, x, {Scalar(c, x->parent(), static_cast<double>(e), PrimitiveType::kS32)}));
-}
-
-// A batch matrix product op(x) op(y), op transposing the two minor
-// dimensions when asked (real types only, so no conjugation).
-absl::StatusOr<Instruction*> BatchDot(Instruction* x, bool transpose_x, Instruction* y,
-                                      bool transpose_y) {
-  DotDimensionNumbers dnums;
-  const int64_t rank = x->shape().rank();
-  for (int64_t d = 0; d + 2 < rank; ++d) {
-    dnums.lhs_batch_dimensions.push_back(d);
-    dnums.rhs_batch_dimensions.push_back(d);
-  }
-  dnums.lhs_contracting_dimensions = {transpose_x ? rank - 2 : rank - 1};
-  dnums.rhs_contracting_dimensions = {transpose_y ? rank - 1 : rank - 2};
-  HLOGYM_ASSIGN(dot, MakeDot(x, y, dnums, x->shape().element_type()));
-  dot->mutable_attrs().operand_precision = {Precision::kHighest, Precision::kHighest};
-  return dot;
 }
 
 // Multiplies (or otherwise combines) x[batch..., rest...] with a per-batch
@@ -247,15 +191,15 @@ absl::StatusOr<Reflector> House(const Context& c, Instruction* x, Instruction* k
   HLOGYM_ASSIGN(sum, MakeBinary(Opcode::kAdd, sq_alpha, sq_root));
   HLOGYM_ASSIGN(norm, MakeUnary(Opcode::kSqrt, sum));
   HLOGYM_ASSIGN(w_norm, MakeBinary(Opcode::kMultiply, w, norm));
-  HLOGYM_ASSIGN(zero_b, Full(c, computation, 0, c.batch, type));
+  HLOGYM_ASSIGN(zero_b, MakeFull(computation, type, 0, c.batch, c.layout));
   HLOGYM_ASSIGN(w_zero, MakeCompare(ComparisonDirection::kEq, w, zero_b));
   HLOGYM_ASSIGN(mu, MakeSelect(w_zero, zero_b, w_norm));
 
   // beta = -sign(alpha) mu (sign(0) = +1), or alpha itself when sigma = 0.
   HLOGYM_ASSIGN(sigma_zero, MakeCompare(ComparisonDirection::kEq, sigma, zero_b));
   HLOGYM_ASSIGN(negative, MakeCompare(ComparisonDirection::kLt, alpha, zero_b));
-  HLOGYM_ASSIGN(one_b, Full(c, computation, 1, c.batch, type));
-  HLOGYM_ASSIGN(minus_one_b, Full(c, computation, -1, c.batch, type));
+  HLOGYM_ASSIGN(one_b, MakeFull(computation, type, 1, c.batch, c.layout));
+  HLOGYM_ASSIGN(minus_one_b, MakeFull(computation, type, -1, c.batch, c.layout));
   HLOGYM_ASSIGN(sign, MakeSelect(negative, one_b, minus_one_b));
   HLOGYM_ASSIGN(signed_mu, MakeBinary(Opcode::kMultiply, sign, mu));
   HLOGYM_ASSIGN(beta, MakeSelect(sigma_zero, alpha, signed_mu));
@@ -383,7 +327,7 @@ absl::StatusOr<Instruction*> CompactWy(const Context& c, Instruction* y, Instruc
     Instruction* zero = Scalar(c, body, 0, PrimitiveType::kS32);
     HLOGYM_ASSIGN(column, DynamicSlice(body_vtv, Starts(c, body_vtv, {zero, j}), c.Dims({k, 1})));
     HLOGYM_ASSIGN(z, BatchDot(t, false, column, false));
-    HLOGYM_ASSIGN(new_t, DynamicUpdate(t, z, Starts(c, t, {zero, j})));
+    HLOGYM_ASSIGN(new_t, UpdateAt(t, z, Starts(c, t, {zero, j})));
     return std::vector<Instruction*>{new_t, body_vtv};
   };
   auto results = MakeCountedLoop(computation, k, {eye, vtv}, body);
@@ -419,7 +363,7 @@ absl::StatusOr<Instruction*> BuildQr(const Context& c, Instruction* a) {
     auto factored = QrBlock(c, block);
     if (!factored.ok()) return factored.status();
     HLOGYM_ASSIGN(y, Vectors(c, factored->a));
-    HLOGYM_ASSIGN(with_block, UpdateMinor(c, a, factored->a, i, i));
+    HLOGYM_ASSIGN(with_block, UpdateMinor(a, factored->a, i, i, c.layout));
     a = with_block;
     HLOGYM_ASSIGN(with_taus, UpdateVector(c, taus, factored->taus, i));
     taus = with_taus;
@@ -432,7 +376,7 @@ absl::StatusOr<Instruction*> BuildQr(const Context& c, Instruction* a) {
       HLOGYM_ASSIGN(ytp, BatchDot(y, true, panel, false));
       HLOGYM_ASSIGN(update, BatchDot(yt, false, ytp, false));
       HLOGYM_ASSIGN(new_panel, MakeBinary(Opcode::kAdd, panel, update));
-      HLOGYM_ASSIGN(with_panel, UpdateMinor(c, a, new_panel, i, i + k));
+      HLOGYM_ASSIGN(with_panel, UpdateMinor(a, new_panel, i, i + k, c.layout));
       a = with_panel;
     }
   }
@@ -463,7 +407,7 @@ absl::StatusOr<Instruction*> BuildProduct(const Context& c, Instruction* a, Inst
     HLOGYM_ASSIGN(tytq, BatchDot(t, false, ytq, false));
     HLOGYM_ASSIGN(update, BatchDot(y, false, tytq, false));
     HLOGYM_ASSIGN(new_panel, MakeBinary(Opcode::kAdd, panel, update));
-    HLOGYM_ASSIGN(with_panel, UpdateMinor(c, q, new_panel, i, i));
+    HLOGYM_ASSIGN(with_panel, UpdateMinor(q, new_panel, i, i, c.layout));
     q = with_panel;
   }
   return q;

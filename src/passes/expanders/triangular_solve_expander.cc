@@ -12,6 +12,7 @@
 #include "hlo/query.h"
 #include "hlo/status_macros.h"
 #include "passes/builders.h"
+#include "passes/expanders/matrix_builders.h"
 #include "passes/pass_utils.h"
 #include "passes/while_loop/while_util.h"
 
@@ -47,15 +48,6 @@ struct Context {
   }
 };
 
-Instruction* Scalar(Computation* computation, PrimitiveType type, double value, bool layout) {
-  return MakeScalarConstant(computation, type, value, layout);
-}
-
-absl::StatusOr<Instruction*> Full(Computation* computation, PrimitiveType type, double value,
-                                  std::span<const int64_t> dims, bool layout) {
-  return MakeBroadcast(Scalar(computation, type, value, layout), dims, {});
-}
-
 // An s32 iota of shape `dims` along `dimension`.
 Instruction* Iota(Computation* computation, std::span<const int64_t> dims, int64_t dimension,
                   bool layout) {
@@ -83,60 +75,6 @@ absl::StatusOr<Instruction*> Identity(Computation* computation, PrimitiveType ty
                                       std::span<const int64_t> dims, bool layout) {
   HLOGYM_ASSIGN(diagonal, TriangleMask(computation, dims, ComparisonDirection::kEq, layout));
   return MakeConvert(diagonal, type);
-}
-
-// Slices rows [r0, r1) and columns [c0, c1) of every matrix of `x`.
-absl::StatusOr<Instruction*> SliceMinor(Instruction* x, int64_t r0, int64_t r1, int64_t c0,
-                                        int64_t c1) {
-  const auto& dims = x->shape().dimensions();
-  std::vector<SliceDimension> slice;
-  for (size_t d = 0; d + 2 < dims.size(); ++d) slice.push_back({0, dims[d], 1});
-  slice.push_back({r0, r1, 1});
-  slice.push_back({c0, c1, 1});
-  return MakeSlice(x, slice);
-}
-
-// op(x) * op(y) per batch element, where op transposes the two minor
-// dimensions when asked; HIGHEST precision as XLA asks for.
-absl::StatusOr<Instruction*> BatchDot(Instruction* x, bool transpose_x, Instruction* y,
-                                      bool transpose_y) {
-  const int64_t rank = x->shape().rank();
-  DotDimensionNumbers dnums;
-  for (int64_t d = 0; d + 2 < rank; ++d) {
-    dnums.lhs_batch_dimensions.push_back(d);
-    dnums.rhs_batch_dimensions.push_back(d);
-  }
-  dnums.lhs_contracting_dimensions = {transpose_x ? rank - 2 : rank - 1};
-  dnums.rhs_contracting_dimensions = {transpose_y ? rank - 1 : rank - 2};
-  HLOGYM_ASSIGN(dot, MakeDot(x, y, dnums, x->shape().element_type()));
-  dot->mutable_attrs().operand_precision = {Precision::kHighest, Precision::kHighest};
-  return dot;
-}
-
-// A dynamic-update-slice of `update` into `x` at `starts` (s32 constants).
-absl::StatusOr<Instruction*> UpdateAt(Instruction* x, Instruction* update,
-                                      const std::vector<Instruction*>& starts) {
-  std::vector<Shape> start_shapes;
-  for (const Instruction* start : starts) start_shapes.push_back(start->shape());
-  auto shape = InferDynamicUpdateSliceShape(x->shape(), update->shape(), start_shapes);
-  if (!shape.ok()) return shape.status();
-  auto dus = std::make_unique<Instruction>(Opcode::kDynamicUpdateSlice, *shape);
-  dus->AppendOperand(x);
-  dus->AppendOperand(update);
-  for (Instruction* start : starts) dus->AppendOperand(start);
-  return AddWithLayoutOf(x->parent(), std::move(dus), x);
-}
-
-// `update` written into `x` at rows r, columns c of every matrix.
-absl::StatusOr<Instruction*> UpdateMinor(Instruction* x, Instruction* update, int64_t r,
-                                         int64_t c, bool layout) {
-  const int64_t rank = x->shape().rank();
-  std::vector<Instruction*> starts;
-  for (int64_t d = 0; d < rank; ++d) {
-    const double start = d == rank - 2 ? r : d == rank - 1 ? c : 0;
-    starts.push_back(Scalar(x->parent(), PrimitiveType::kS32, start, layout));
-  }
-  return UpdateAt(x, update, starts);
 }
 
 // x divided by y, where y is [batch..., 1, 1]: y is broadcast over the
@@ -242,16 +180,17 @@ absl::StatusOr<Instruction*> DiagonalBlocks(Instruction* a, int64_t k, const Con
     std::vector<PaddingDimension> padding(last->shape().rank());
     padding[padding.size() - 2].high = k - rest;
     padding[padding.size() - 1].high = k - rest;
-    Instruction* zero = Scalar(computation, context.type, 0, context.layout);
+    Instruction* zero = MakeScalarConstant(computation, context.type, 0, context.layout);
     HLOGYM_ASSIGN(padded, MakePad(last, zero, padding));
     const std::vector<int64_t> matrix = context.Matrix(k, k);
     HLOGYM_ASSIGN(eye, Identity(computation, context.type, matrix, context.layout));
     Instruction* row = Iota(computation, matrix, context.batch_rank(), context.layout);
-    HLOGYM_ASSIGN(start, MakeBroadcast(Scalar(computation, PrimitiveType::kS32,
-                                              static_cast<double>(rest), context.layout),
-                                       matrix, {}));
+    HLOGYM_ASSIGN(start,
+                  MakeBroadcast(MakeScalarConstant(computation, PrimitiveType::kS32,
+                                                   static_cast<double>(rest), context.layout),
+                                matrix, {}));
     HLOGYM_ASSIGN(in_padding, MakeCompare(ComparisonDirection::kGe, row, start));
-    HLOGYM_ASSIGN(zeros, Full(computation, context.type, 0, matrix, context.layout));
+    HLOGYM_ASSIGN(zeros, MakeFull(computation, context.type, 0, matrix, context.layout));
     HLOGYM_ASSIGN(padding_eye, MakeSelect(in_padding, eye, zeros));
     HLOGYM_ASSIGN(completed, MakeBinary(Opcode::kAdd, padded, padding_eye));
     HLOGYM_ASSIGN(reshaped, MakeReshape(completed, block_dims));
@@ -276,7 +215,7 @@ absl::StatusOr<Instruction*> InvertDiagonalBlocks(Instruction* blocks, bool lowe
   HLOGYM_ASSIGN(keep, TriangleMask(computation, dims,
                                    lower ? ComparisonDirection::kLe : ComparisonDirection::kGe,
                                    context.layout));
-  HLOGYM_ASSIGN(zeros, Full(computation, context.type, 0, dims, context.layout));
+  HLOGYM_ASSIGN(zeros, MakeFull(computation, context.type, 0, dims, context.layout));
   HLOGYM_ASSIGN(triangle, MakeSelect(keep, flat, zeros));
   // The diagonals, [count, k]: the diagonal entries summed along the rows.
   HLOGYM_ASSIGN(on_diagonal, TriangleMask(computation, dims, ComparisonDirection::kEq,
@@ -285,9 +224,10 @@ absl::StatusOr<Instruction*> InvertDiagonalBlocks(Instruction* blocks, bool lowe
   Computation* add = AddScalarBinaryComputation(*module, "add", Opcode::kAdd, context.type,
                                                 context.layout, "x", "y");
   const int64_t reduce_dims[] = {2};
-  HLOGYM_ASSIGN(diagonals, MakeReduce(diagonal_only,
-                                      Scalar(computation, context.type, 0, context.layout),
-                                      reduce_dims, add));
+  HLOGYM_ASSIGN(
+      diagonals,
+      MakeReduce(diagonal_only, MakeScalarConstant(computation, context.type, 0, context.layout),
+                 reduce_dims, add));
   // Columns divided by the diagonal: a unit triangle u = t d^-1, whose
   // inverse d t^-1 gives t^-1 after the rows are divided by it.
   const int64_t column_map[] = {0, 2};
@@ -303,7 +243,7 @@ absl::StatusOr<Instruction*> InvertDiagonalBlocks(Instruction* blocks, bool lowe
   HLOGYM_ASSIGN(eye, Identity(computation, context.type, block, context.layout));
   HLOGYM_ASSIGN(minus_eye, MakeUnary(Opcode::kNegate, eye));
   const std::vector<int64_t> one_dims = {1, 1};
-  HLOGYM_ASSIGN(one, Full(computation, context.type, 1, one_dims, context.layout));
+  HLOGYM_ASSIGN(one, MakeFull(computation, context.type, 1, one_dims, context.layout));
   const int64_t first = lower ? 0 : k - 1;
   HLOGYM_ASSIGN(start_block, UpdateMinor(minus_eye, one, first, first, context.layout));
   const int64_t block_map[] = {1, 2};
@@ -316,17 +256,18 @@ absl::StatusOr<Instruction*> InvertDiagonalBlocks(Instruction* blocks, bool lowe
     // Row j: i + 1 going down (lower), k - 2 - i going up (upper).
     Instruction* j = nullptr;
     if (lower) {
-      HLOGYM_ASSIGN(next, MakeBinary(Opcode::kAdd, i,
-                                     Scalar(body, PrimitiveType::kS32, 1, context.layout)));
+      HLOGYM_ASSIGN(next,
+                    MakeBinary(Opcode::kAdd, i,
+                               MakeScalarConstant(body, PrimitiveType::kS32, 1, context.layout)));
       j = next;
     } else {
       HLOGYM_ASSIGN(back, MakeBinary(Opcode::kSubtract,
-                                     Scalar(body, PrimitiveType::kS32,
-                                            static_cast<double>(k - 2), context.layout),
+                                     MakeScalarConstant(body, PrimitiveType::kS32,
+                                                        static_cast<double>(k - 2), context.layout),
                                      i));
       j = back;
     }
-    Instruction* zero = Scalar(body, PrimitiveType::kS32, 0, context.layout);
+    Instruction* zero = MakeScalarConstant(body, PrimitiveType::kS32, 0, context.layout);
     const std::vector<Instruction*> starts = {zero, j, zero};
     std::vector<Shape> start_shapes;
     for (const Instruction* s : starts) start_shapes.push_back(s->shape());
@@ -439,7 +380,7 @@ absl::StatusOr<Instruction*> SolveByInvertingDiagonalBlocks(Instruction* a, Inst
   Computation* computation = a->parent();
   const int64_t n = a->shape().dimensions().back();
   const std::vector<int64_t> matrix = context.Matrix(n, n);
-  HLOGYM_ASSIGN(zeros, Full(computation, context.type, 0, matrix, context.layout));
+  HLOGYM_ASSIGN(zeros, MakeFull(computation, context.type, 0, matrix, context.layout));
   Instruction* masked = nullptr;
   if (p.unit_diagonal) {
     HLOGYM_ASSIGN(strict, TriangleMask(computation, matrix,

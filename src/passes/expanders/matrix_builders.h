@@ -1,0 +1,43 @@
+// Builders the linear-algebra expanders (cholesky, qr, triangular-solve) share:
+// the operations on the two minor dimensions of batched matrices
+// [batch..., rows, cols] their expansions are written in.
+#ifndef HLOGYM_PASSES_EXPANDERS_MATRIX_BUILDERS_H_
+#define HLOGYM_PASSES_EXPANDERS_MATRIX_BUILDERS_H_
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "hlo/computation.h"
+#include "hlo/instruction.h"
+
+namespace hlogym {
+
+// A `value` of `type` broadcast to `dims`.
+absl::StatusOr<Instruction*> MakeFull(Computation* computation, PrimitiveType type, double value,
+                                      std::span<const int64_t> dims, bool layout);
+
+// Rows [r0, r1) and columns [c0, c1) of every matrix of `x`.
+absl::StatusOr<Instruction*> SliceMinor(Instruction* x, int64_t r0, int64_t r1, int64_t c0,
+                                        int64_t c1);
+
+// op(x) * op(y) per batch element, where op transposes the two minor
+// dimensions when asked (real types only, so no conjugation); HIGHEST
+// precision, as XLA's expansions ask for.
+absl::StatusOr<Instruction*> BatchDot(Instruction* x, bool transpose_x, Instruction* y,
+                                      bool transpose_y);
+
+// A dynamic-update-slice of `update` into `x` at `starts` (one s32 scalar per
+// dimension), with the layout of `x`.
+absl::StatusOr<Instruction*> UpdateAt(Instruction* x, Instruction* update,
+                                      const std::vector<Instruction*>& starts);
+
+// `update` written into every matrix of `x` at row `r`, column `c` (UpdateAt
+// with s32 constant starts).
+absl::StatusOr<Instruction*> UpdateMinor(Instruction* x, Instruction* update, int64_t r, int64_t c,
+                                         bool layout);
+
+}  // namespace hlogym
+
+#endif  // HLOGYM_PASSES_EXPANDERS_MATRIX_BUILDERS_H_
