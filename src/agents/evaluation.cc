@@ -14,6 +14,7 @@
 #include "agents/auto_agent.h"
 #include "analysis/verifier.h"
 #include "gym/benchmark.h"
+#include "hlo/status_macros.h"
 #include "nlohmann/json.hpp"
 #include "text/corpus.h"
 #include "text/file_io.h"
@@ -211,8 +212,7 @@ absl::Status WriteResult(const std::string& dir, const BenchmarkRow& row, const 
   fs::create_directories(dir, ec);
   if (ec) return absl::InternalError(absl::StrCat("cannot create ", dir, ": ", ec.message()));
   const std::string base = (fs::path(dir) / row.name).string();
-  absl::Status written = WriteTextFileAtomically(base + ".hlo", PrintModule(env.module()));
-  if (!written.ok()) return written;
+  HLOGYM_RETURN_IF_ERROR(WriteTextFileAtomically(base + ".hlo", PrintModule(env.module())));
   return WriteTextFileAtomically(base + ".record.json", env.record().ToJson() + "\n");
 }
 
@@ -246,8 +246,7 @@ absl::StatusOr<std::unique_ptr<Environment>> ReplayAndCheck(const Environment& e
   options.actions = env.actions();
   absl::StatusOr<std::unique_ptr<Environment>> fresh = Environment::Create(options, env.registry());
   if (!fresh.ok()) return fresh.status();
-  absl::Status replayed = (*fresh)->Replay(env.record());
-  if (!replayed.ok()) return replayed;
+  HLOGYM_RETURN_IF_ERROR((*fresh)->Replay(env.record()));
   const Environment& replay = **fresh;
   std::vector<std::string> errors;
   absl::Status verified = VerifyModule(replay.module());

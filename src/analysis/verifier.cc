@@ -62,6 +62,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "analysis/shape_inference.h"
+#include "hlo/status_macros.h"
 #include "hlo/str_cat.h"
 
 namespace hlogym {
@@ -80,8 +81,7 @@ std::string S(const Shape& s) { return s.ToString(/*print_layout=*/false); }
 absl::Status CheckLayouts(const Shape& shape) {
   if (shape.IsTuple()) {
     for (const Shape& e : shape.tuple_shapes()) {
-      absl::Status st = CheckLayouts(e);
-      if (!st.ok()) return st;
+      HLOGYM_RETURN_IF_ERROR(CheckLayouts(e));
     }
     return absl::OkStatus();
   }

@@ -22,6 +22,7 @@
 #include "eval/interpreter.h"
 #include "eval/prng.h"
 #include "eval/scalar_ops.h"
+#include "hlo/status_macros.h"
 
 namespace hlogym::eval {
 
@@ -223,8 +224,7 @@ absl::StatusOr<ValuePtr> EvalRngBitGenerator(const Instruction& instruction, Ope
     ns[1] = counter;
   } else {
     uint64_t lo = s[1], hi = words == 3 ? s[2] : s[0];
-    absl::Status status = PhiloxFill(s[0], lo, hi, bits->shape, bits->bytes());
-    if (!status.ok()) return status;
+    HLOGYM_RETURN_IF_ERROR(PhiloxFill(s[0], lo, hi, bits->shape, bits->bytes()));
     ns[1] = lo;
     if (words == 3) ns[2] = hi;
   }
@@ -295,9 +295,8 @@ absl::StatusOr<ValuePtr> RngFloat(Interpreter& interp, const Instruction& instru
   const bool scalar = shape.dimensions().empty();
   const int64_t half_count = scalar ? 1 : s.pre * s.half() * s.post;
   std::vector<U> bits(2 * half_count);
-  absl::Status status = PhiloxFill(key, lo, hi, Shape(kBitsType, {2 * half_count}),
-                                   reinterpret_cast<uint8_t*>(bits.data()));
-  if (!status.ok()) return status;
+  HLOGYM_RETURN_IF_ERROR(PhiloxFill(key, lo, hi, Shape(kBitsType, {2 * half_count}),
+                                    reinterpret_cast<uint8_t*>(bits.data())));
   // Element (h, b) of the concatenated [half..., 2] layout: h splits into
   // (outer, post) around the inserted pair dimension.
   auto uniform = [&](int64_t h, int b) {
@@ -331,9 +330,8 @@ absl::StatusOr<ValuePtr> RngInt(Interpreter& interp, uint64_t key, T a, T b, con
       GetAndUpdateState(interp, Shape(PrimitiveType::kU64, {2}), n * (sizeof(T) / 4));
   uint64_t lo = state->as<uint64_t>()[0], hi = state->as<uint64_t>()[1];
   std::vector<U> bits(n);
-  absl::Status status = PhiloxFill(key, lo, hi, Shape(kBitsType, {n}),
-                                   reinterpret_cast<uint8_t*>(bits.data()));
-  if (!status.ok()) return status;
+  HLOGYM_RETURN_IF_ERROR(
+      PhiloxFill(key, lo, hi, Shape(kBitsType, {n}), reinterpret_cast<uint8_t*>(bits.data())));
   auto out = NewArray(shape);
   T* dst = out->mutable_as<T>();
   const U range = static_cast<U>(static_cast<U>(b) - static_cast<U>(a));

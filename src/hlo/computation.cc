@@ -6,6 +6,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "hlo/module.h"
+#include "hlo/status_macros.h"
 
 namespace hlogym {
 
@@ -110,8 +111,7 @@ absl::Status Computation::RemoveInstructionAndUnusedOperands(Instruction* instru
       continue;
     }
     std::vector<Instruction*> operands = current->operands();
-    absl::Status status = RemoveInstruction(current);
-    if (!status.ok()) return status;
+    HLOGYM_RETURN_IF_ERROR(RemoveInstruction(current));
     removed.insert(current);
     for (Instruction* operand : operands) worklist.push_back(operand);
   }
@@ -120,8 +120,7 @@ absl::Status Computation::RemoveInstructionAndUnusedOperands(Instruction* instru
 
 absl::Status Computation::ReplaceInstruction(Instruction* old_instruction,
                                              Instruction* new_instruction) {
-  absl::Status status = old_instruction->ReplaceAllUsesWith(new_instruction);
-  if (!status.ok()) return status;
+  HLOGYM_RETURN_IF_ERROR(old_instruction->ReplaceAllUsesWith(new_instruction));
   return RemoveInstructionAndUnusedOperands(old_instruction);
 }
 

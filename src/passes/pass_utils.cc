@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "absl/container/flat_hash_set.h"
+#include "hlo/status_macros.h"
 #include "passes/change_tracking.h"
 
 namespace hlogym {
@@ -309,8 +310,7 @@ absl::StatusOr<bool> ExpandMatchingInstructions(
   for (Instruction* hlo : matched) {
     absl::StatusOr<Instruction*> expanded = expand(hlo);
     if (!expanded.ok()) return expanded.status();
-    absl::Status status = hlo->parent()->ReplaceInstruction(hlo, *expanded);
-    if (!status.ok()) return status;
+    HLOGYM_RETURN_IF_ERROR(hlo->parent()->ReplaceInstruction(hlo, *expanded));
   }
   run.Complete();
   return !matched.empty();

@@ -10,6 +10,7 @@
 #include "gtest/gtest.h"
 #include "hlo/computation.h"
 #include "hlo/instruction.h"
+#include "hlo/status_macros.h"
 #include "passes/pass.h"
 
 namespace hlogym {
@@ -38,7 +39,7 @@ class DropAddPass : public Pass {
       if (absl::Status s = instruction->ReplaceAllUsesWith(instruction->operand(0)); !s.ok()) {
         return s;
       }
-      if (absl::Status s = entry->RemoveInstruction(instruction.get()); !s.ok()) return s;
+      HLOGYM_RETURN_IF_ERROR(entry->RemoveInstruction(instruction.get()));
       return true;
     }
     return false;

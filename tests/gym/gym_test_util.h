@@ -3,6 +3,8 @@
 #ifndef HLOGYM_TESTS_GYM_GYM_TEST_UTIL_H_
 #define HLOGYM_TESTS_GYM_GYM_TEST_UTIL_H_
 
+#include <unistd.h>
+
 #include <filesystem>
 #include <fstream>
 #include <memory>
@@ -10,8 +12,7 @@
 #include <string>
 #include <vector>
 
-#include <unistd.h>
-
+#include "hlo/status_macros.h"
 #include "passes/pass.h"
 #include "passes/registry.h"
 
@@ -34,8 +35,7 @@ class TestDce : public Pass {
           }
         }
         for (Instruction* inst : dead) {
-          absl::Status s = computation->RemoveInstruction(inst);
-          if (!s.ok()) return s;
+          HLOGYM_RETURN_IF_ERROR(computation->RemoveInstruction(inst));
           changed = again = true;
         }
       }
@@ -57,8 +57,7 @@ class TestAddZero : public Pass {
         }
         Instruction* c = inst->operand(1);
         if (c->IsConstant() && c->literal().IsAll(0) && inst->operand(0)->shape() == inst->shape()) {
-          absl::Status s = inst->ReplaceAllUsesWith(inst->operand(0));
-          if (!s.ok()) return s;
+          HLOGYM_RETURN_IF_ERROR(inst->ReplaceAllUsesWith(inst->operand(0)));
           changed = true;
         }
       }

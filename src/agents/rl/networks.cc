@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "hlo/opcode.h"
+#include "hlo/status_macros.h"
 #include "nlohmann/json.hpp"
 #include "text/file_io.h"
 
@@ -263,9 +264,8 @@ absl::Status SaveModuleAtomically(const std::string& path,
 }
 
 absl::Status SavePolicy(const std::string& dir, const PolicyConfig& config, ActorCritic& net) {
-  absl::Status saved = SaveModuleAtomically(
-      dir + "/policy.pt", [&](const std::string& tmp) { torch::save(net, tmp); });
-  if (!saved.ok()) return saved;
+  HLOGYM_RETURN_IF_ERROR(SaveModuleAtomically(
+      dir + "/policy.pt", [&](const std::string& tmp) { torch::save(net, tmp); }));
   return WriteTextFileAtomically(dir + "/policy.json", config.ToJson() + "\n");
 }
 

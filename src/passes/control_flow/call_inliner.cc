@@ -5,6 +5,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "hlo/query.h"
+#include "hlo/status_macros.h"
 #include "hlo/str_cat.h"
 #include "passes/change_tracking.h"
 #include "passes/pass_utils.h"
@@ -50,8 +51,7 @@ absl::Status InlineCall(Module& module, Instruction* call) {
     new_root->AddControlDependencyTo(successor);
   }
   call->DropAllControlDeps();
-  absl::Status status = call->ReplaceAllUsesWith(new_root);
-  if (!status.ok()) return status;
+  HLOGYM_RETURN_IF_ERROR(call->ReplaceAllUsesWith(new_root));
   return caller->RemoveInstruction(call);
 }
 

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "hlo/query.h"
+#include "hlo/status_macros.h"
 #include "passes/builders.h"
 #include "passes/while_loop/while_loop_analysis.h"
 
@@ -89,8 +90,7 @@ absl::StatusOr<bool> TryRemoveConditional(Instruction* conditional) {
   if (taken) {
     auto root = InlineComputation(parent, *branches[*taken], {conditional->operand(*taken + 1)});
     if (!root.ok()) return root.status();
-    absl::Status status = parent->ReplaceInstruction(conditional, *root);
-    if (!status.ok()) return status;
+    HLOGYM_RETURN_IF_ERROR(parent->ReplaceInstruction(conditional, *root));
     return true;
   }
   for (const Computation* branch : branches) {
@@ -118,8 +118,7 @@ absl::StatusOr<bool> ConvertConditionalToSelect(Instruction* conditional) {
   if (!on_false.ok()) return on_false.status();
   auto result = SelectValues(conditional->operand(0), *on_true, *on_false);
   if (!result.ok()) return result.status();
-  absl::Status status = parent->ReplaceInstruction(conditional, *result);
-  if (!status.ok()) return status;
+  HLOGYM_RETURN_IF_ERROR(parent->ReplaceInstruction(conditional, *result));
   return true;
 }
 

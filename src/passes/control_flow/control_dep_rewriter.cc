@@ -7,6 +7,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "hlo/query.h"
+#include "hlo/status_macros.h"
 
 namespace hlogym {
 namespace {
@@ -80,8 +81,7 @@ absl::StatusOr<bool> ControlDepRewriter::Run(Module& module) {
     added.emplace_back(src, dst);
   }
   for (Instruction* control_dep : found) {
-    absl::Status status = control_dep->parent()->RemoveInstruction(control_dep);
-    if (!status.ok()) return status;
+    HLOGYM_RETURN_IF_ERROR(control_dep->parent()->RemoveInstruction(control_dep));
   }
   return !found.empty();
 }

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "hlo/query.h"
+#include "hlo/status_macros.h"
 #include "passes/builders.h"
 
 namespace hlogym {
@@ -42,8 +43,7 @@ absl::StatusOr<bool> TryInlineMap(Module& module, Instruction* map) {
   } else {
     return false;
   }
-  absl::Status status = parent->ReplaceInstruction(map, replacement);
-  if (!status.ok()) return status;
+  HLOGYM_RETURN_IF_ERROR(parent->ReplaceInstruction(map, replacement));
   return true;
 }
 

@@ -6,6 +6,7 @@
 
 #include "hlo/primitive_type.h"
 #include "hlo/query.h"
+#include "hlo/status_macros.h"
 #include "passes/builders.h"
 #include "passes/change_tracking.h"
 
@@ -96,8 +97,7 @@ absl::StatusOr<bool> ComparisonExpander::Run(Module& module) {
     auto expanded = Expand(compare);
     if (!expanded.ok()) return expanded.status();
     (*expanded)->mutable_attrs().raw = compare->attrs().raw;
-    absl::Status status = compare->parent()->ReplaceInstruction(compare, *expanded);
-    if (!status.ok()) return status;
+    HLOGYM_RETURN_IF_ERROR(compare->parent()->ReplaceInstruction(compare, *expanded));
   }
   run.Complete();
   return !compares.empty();

@@ -8,6 +8,7 @@
 #include "hlo/primitive_type.h"
 #include "hlo/query.h"
 #include "hlo/shape_util.h"
+#include "hlo/status_macros.h"
 #include "passes/builders.h"
 #include "passes/change_tracking.h"
 
@@ -132,8 +133,7 @@ absl::StatusOr<bool> ConvolutionCanonicalization::Run(Module& module) {
           absl::StrCat(instruction->name(), ": malformed convolution dimension numbers"));
     }
     if (EigenCanRun(*instruction)) continue;
-    absl::Status status = Canonicalize(instruction);
-    if (!status.ok()) return status;
+    HLOGYM_RETURN_IF_ERROR(Canonicalize(instruction));
     changed = true;
   }
   run.Complete();

@@ -258,8 +258,7 @@ absl::StatusOr<bool> ConvolutionGroupConverter::Run(Module& module) {
     if (!replacement.ok()) return replacement.status();
     if (*replacement == nullptr) continue;
     (*replacement)->set_shape(conv->shape());
-    absl::Status status = conv->parent()->ReplaceInstruction(conv, *replacement);
-    if (!status.ok()) return status;
+    HLOGYM_RETURN_IF_ERROR(conv->parent()->ReplaceInstruction(conv, *replacement));
     changed = true;
   }
   if (changed) module.SortComputationsCalleesFirst();

@@ -6,6 +6,7 @@
 #include "absl/algorithm/container.h"
 #include "analysis/shape_inference.h"
 #include "hlo/query.h"
+#include "hlo/status_macros.h"
 #include "passes/builders.h"
 #include "passes/change_tracking.h"
 
@@ -132,8 +133,7 @@ absl::StatusOr<bool> DotDecomposer::Run(Module& module) {
     }
   }
   for (Instruction* dot : dots) {
-    absl::Status status = Decompose(dot);
-    if (!status.ok()) return status;
+    HLOGYM_RETURN_IF_ERROR(Decompose(dot));
   }
   run.Complete();
   return !dots.empty();

@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "hlo/query.h"
+#include "hlo/status_macros.h"
 #include "passes/builders.h"
 
 namespace hlogym {
@@ -48,8 +49,7 @@ absl::StatusOr<bool> Split(Instruction* op) {
     operands.push_back(*scalar);
   }
   Instruction* replacement = computation->AddInstruction(op->CloneWithNewOperands(operands, ""));
-  absl::Status status = computation->ReplaceInstruction(op, replacement);
-  if (!status.ok()) return status;
+  HLOGYM_RETURN_IF_ERROR(computation->ReplaceInstruction(op, replacement));
   return true;
 }
 

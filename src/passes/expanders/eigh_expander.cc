@@ -679,8 +679,7 @@ absl::StatusOr<bool> EighExpander::Run(Module& module) {
       if (!built.ok()) return built.status();
       callee = *built;
     }
-    absl::Status status = ReplaceWithCall(eigh, callee);
-    if (!status.ok()) return status;
+    HLOGYM_RETURN_IF_ERROR(ReplaceWithCall(eigh, callee));
   }
   module.SortComputationsCalleesFirst();
   return true;

@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "hlo/query.h"
+#include "hlo/status_macros.h"
 #include "passes/builders.h"
 
 namespace hlogym {
@@ -41,8 +42,7 @@ absl::StatusOr<bool> LogisticExpander::Run(Module& module) {
     auto expanded = Expand(logistic);
     if (!expanded.ok()) return expanded.status();
     (*expanded)->set_shape(logistic->shape());
-    absl::Status status = logistic->parent()->ReplaceInstruction(logistic, *expanded);
-    if (!status.ok()) return status;
+    HLOGYM_RETURN_IF_ERROR(logistic->parent()->ReplaceInstruction(logistic, *expanded));
   }
   return !logistics.empty();
 }

@@ -5,6 +5,7 @@
 
 #include "hlo/query.h"
 #include "hlo/shape_util.h"
+#include "hlo/status_macros.h"
 #include "passes/builders.h"
 #include "passes/change_tracking.h"
 
@@ -81,8 +82,7 @@ absl::StatusOr<bool> EqualizeInputLayouts(Computation* computation) {
     if (!differs) continue;
     auto clone = reduce->CloneWithNewOperands(operands, "");
     Instruction* replacement = computation->AddInstruction(std::move(clone));
-    absl::Status status = computation->ReplaceInstruction(reduce, replacement);
-    if (!status.ok()) return status;
+    HLOGYM_RETURN_IF_ERROR(computation->ReplaceInstruction(reduce, replacement));
     changed = true;
   }
   return changed;
@@ -126,8 +126,7 @@ absl::StatusOr<bool> DecomposeReduces(Computation* computation) {
       replacement = MakeTuple(computation, copies);
       replacement->set_shape(reduce->shape());
     }
-    absl::Status status = computation->ReplaceInstruction(reduce, replacement);
-    if (!status.ok()) return status;
+    HLOGYM_RETURN_IF_ERROR(computation->ReplaceInstruction(reduce, replacement));
     changed = true;
   }
   return changed;

@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "hlo/query.h"
+#include "hlo/status_macros.h"
 #include "passes/change_tracking.h"
 #include "passes/simplifiers/reduce_window_util.h"
 
@@ -27,8 +28,7 @@ absl::StatusOr<bool> ReduceWindowResizer::Run(Module& module) {
     }
   }
   for (Instruction* reduce_window : rank_one) {
-    absl::Status status = ReplaceRankOneReduceWindowWithReshape(reduce_window);
-    if (!status.ok()) return status;
+    HLOGYM_RETURN_IF_ERROR(ReplaceRankOneReduceWindowWithReshape(reduce_window));
   }
   run.Complete();
   return !rank_one.empty();

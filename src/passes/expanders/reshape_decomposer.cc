@@ -5,6 +5,7 @@
 
 #include "hlo/query.h"
 #include "hlo/shape_util.h"
+#include "hlo/status_macros.h"
 #include "passes/change_tracking.h"
 
 namespace hlogym {
@@ -171,8 +172,7 @@ absl::StatusOr<bool> ReshapeDecomposer::Run(Module& module) {
       for (Instruction* successor : reshape->control_successors()) {
         replacement->AddControlDependencyTo(successor);
       }
-      absl::Status status = computation->ReplaceInstruction(reshape, replacement);
-      if (!status.ok()) return status;
+      HLOGYM_RETURN_IF_ERROR(computation->ReplaceInstruction(reshape, replacement));
       changed = true;
     }
   }

@@ -8,6 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "hlo/query.h"
+#include "hlo/status_macros.h"
 #include "passes/expanders/prng_hlo.h"
 
 namespace hlogym {
@@ -122,8 +123,7 @@ absl::StatusOr<bool> RngBitGeneratorExpander::Run(Module& module) {
     for (Instruction* pred : rng->control_predecessors()) pred->AddControlDependencyTo(added);
     for (Instruction* succ : rng->control_successors()) added->AddControlDependencyTo(succ);
     rng->DropAllControlDeps();
-    absl::Status status = parent->ReplaceInstruction(rng, added);
-    if (!status.ok()) return status;
+    HLOGYM_RETURN_IF_ERROR(parent->ReplaceInstruction(rng, added));
   }
   if (!rngs.empty()) module.SortComputationsCalleesFirst();
   return !rngs.empty();

@@ -8,6 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "hlo/query.h"
+#include "hlo/status_macros.h"
 #include "passes/expanders/prng_hlo.h"
 
 namespace hlogym {
@@ -173,8 +174,7 @@ absl::StatusOr<bool> RngExpander::Run(Module& module) {
     for (Instruction* pred : rng->control_predecessors()) pred->AddControlDependencyTo(state);
     for (Instruction* succ : rng->control_successors()) draws->AddControlDependencyTo(succ);
     rng->DropAllControlDeps();
-    absl::Status status = parent->ReplaceInstruction(rng, replacement);
-    if (!status.ok()) return status;
+    HLOGYM_RETURN_IF_ERROR(parent->ReplaceInstruction(rng, replacement));
   }
   if (!rngs.empty()) module.SortComputationsCalleesFirst();
   return !rngs.empty();

@@ -150,8 +150,7 @@ absl::Status Stabilize(Module& module, Instruction* sort) {
   new_sort_instruction->mutable_called_computations()[0] = comparator;
   new_sort_instruction->mutable_attrs().is_stable = false;
   Instruction* new_sort = computation->AddInstruction(std::move(new_sort_instruction));
-  absl::Status tie = AddTieBreaker(module, comparator, iota_index);
-  if (!tie.ok()) return tie;
+  HLOGYM_RETURN_IF_ERROR(AddTieBreaker(module, comparator, iota_index));
 
   std::vector<Instruction*> elements;
   for (int64_t i = 0; i < sort->operand_count(); ++i) {
@@ -191,8 +190,7 @@ absl::StatusOr<bool> StableSortExpander::Run(Module& module) {
   for (Computation* comparator : old_comparators) {
     auto it = callers.find(comparator);
     if ((it == callers.end() || it->second.empty()) && comparator != module.entry_computation()) {
-      absl::Status status = module.RemoveComputation(comparator);
-      if (!status.ok()) return status;
+      HLOGYM_RETURN_IF_ERROR(module.RemoveComputation(comparator));
     }
   }
   run.Complete();

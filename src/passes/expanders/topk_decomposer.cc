@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "hlo/primitive_type.h"
 #include "hlo/query.h"
+#include "hlo/status_macros.h"
 #include "passes/builders.h"
 
 namespace hlogym {
@@ -128,8 +129,7 @@ absl::StatusOr<bool> TopkDecomposer::Run(Module& module) {
     }
   }
   for (Instruction* topk : matched) {
-    absl::Status status = Decompose(module, topk);
-    if (!status.ok()) return status;
+    HLOGYM_RETURN_IF_ERROR(Decompose(module, topk));
   }
   if (!matched.empty()) module.SortComputationsCalleesFirst();
   return !matched.empty();

@@ -8,6 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "hlo/query.h"
+#include "hlo/status_macros.h"
 #include "passes/pass_utils.h"
 
 namespace hlogym {
@@ -100,8 +101,7 @@ absl::StatusOr<bool> ConvertMemoryPlacementToInternalAnnotations::Run(Module& mo
       added->AddControlDependencyTo(successor);
     }
     annotation->DropAllControlDeps();
-    absl::Status status = computation->ReplaceInstruction(annotation, added);
-    if (!status.ok()) return status;
+    HLOGYM_RETURN_IF_ERROR(computation->ReplaceInstruction(annotation, added));
   }
   return !rewrites.empty();
 }

@@ -163,16 +163,14 @@ absl::Status Visitor::ReplaceWithNew(Instruction* old, Instruction* made) {
                                old->shape().ToString());
   }
   made->set_shape(old->shape());
-  absl::Status status = old->ReplaceAllUsesWith(made);
-  if (!status.ok()) return status;
+  HLOGYM_RETURN_IF_ERROR(old->ReplaceAllUsesWith(made));
   changed_ = true;
   RemoveDeadTree(old);
   return absl::OkStatus();
 }
 
 absl::Status Visitor::ReplaceUsesKeepingOld(Instruction* old, Instruction* replacement) {
-  absl::Status status = old->ReplaceAllUsesWith(replacement);
-  if (!status.ok()) return status;
+  HLOGYM_RETURN_IF_ERROR(old->ReplaceAllUsesWith(replacement));
   changed_ = true;
   return absl::OkStatus();
 }
@@ -194,8 +192,7 @@ absl::StatusOr<bool> Visitor::Run(Computation* computation, std::optional<uint64
       // Every rule reads at most the instruction, its operands and theirs, its users and its
       // called computations: unchanged, they were seen and left alone before.
       if (since && !NeighborhoodChangedSince(*hlo, *since)) continue;
-      absl::Status status = Visit(hlo);
-      if (!status.ok()) return status;
+      HLOGYM_RETURN_IF_ERROR(Visit(hlo));
     }
     removed_.clear();
     if (!changed_) break;

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "analysis/shape_inference.h"
+#include "hlo/status_macros.h"
 #include "passes/builders.h"
 #include "passes/simplifiers/algebraic_simplifier_internal.h"
 
@@ -83,8 +84,7 @@ absl::StatusOr<bool> Visitor::FoldConvInputPad(Instruction* conv) {
   absl::StatusOr<Instruction*> made =
       AddConvolutionLike(conv, pad->operand(0), conv->operand(1), window, dn);
   if (!made.ok()) return made.status();
-  absl::Status status = ReplaceWithNew(conv, *made);
-  if (!status.ok()) return status;
+  HLOGYM_RETURN_IF_ERROR(ReplaceWithNew(conv, *made));
   return true;
 }
 
@@ -115,8 +115,7 @@ absl::StatusOr<bool> Visitor::FoldConvFilterPad(Instruction* conv) {
   absl::StatusOr<Instruction*> made =
       AddConvolutionLike(conv, conv->operand(0), pad->operand(0), window, dn);
   if (!made.ok()) return made.status();
-  absl::Status status = ReplaceWithNew(conv, *made);
-  if (!status.ok()) return status;
+  HLOGYM_RETURN_IF_ERROR(ReplaceWithNew(conv, *made));
   return true;
 }
 
@@ -192,8 +191,7 @@ absl::StatusOr<bool> Visitor::SwapConvOperands(Instruction* conv) {
   if (!made.ok()) return made.status();
   std::vector<Precision>& precision = (*made)->mutable_attrs().operand_precision;
   if (precision.size() == 2) std::swap(precision[0], precision[1]);
-  absl::Status status = ReplaceWithNew(conv, *made);
-  if (!status.ok()) return status;
+  HLOGYM_RETURN_IF_ERROR(ReplaceWithNew(conv, *made));
   return true;
 }
 
@@ -265,8 +263,7 @@ absl::StatusOr<bool> Visitor::SimplifyConvToMultiply(Instruction* conv) {
   absl::StatusOr<Instruction*> sum =
       MakeReduce(product, AddScalarConstant(type, 0, product_shape), reduce_dims, add);
   if (!sum.ok()) return sum.status();
-  absl::Status status = ReplaceWithNew(conv, AddReshape(*sum, out));
-  if (!status.ok()) return status;
+  HLOGYM_RETURN_IF_ERROR(ReplaceWithNew(conv, AddReshape(*sum, out)));
   return true;
 }
 

@@ -606,8 +606,7 @@ absl::StatusOr<bool> Visitor::RemoveTransposesFromDotOperands(Instruction* dot) 
   Instruction* ops[] = {new_dot};
   Instruction* transpose = Add(Opcode::kTranspose, dot->shape(), ops);
   transpose->mutable_attrs().dimensions = perm;
-  absl::Status status = ReplaceWithNew(dot, transpose);
-  if (!status.ok()) return status;
+  HLOGYM_RETURN_IF_ERROR(ReplaceWithNew(dot, transpose));
   return true;
 }
 

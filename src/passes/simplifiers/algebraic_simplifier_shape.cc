@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <numeric>
 
+#include "hlo/status_macros.h"
 #include "passes/builders.h"
 #include "passes/simplifiers/algebraic_simplifier_internal.h"
 
@@ -75,8 +76,7 @@ absl::StatusOr<bool> Visitor::TrySinkBroadcastAfterElementwiseOps(Instruction* b
     Instruction* new_broadcast =
         AddBroadcast(new_user, user->shape(), broadcast->attrs().dimensions);
     new_broadcast->set_shape(user->shape());
-    absl::Status status = ReplaceUsesKeepingOld(user, new_broadcast);
-    if (!status.ok()) return status;
+    HLOGYM_RETURN_IF_ERROR(ReplaceUsesKeepingOld(user, new_broadcast));
     changed = true;
   }
   return changed;

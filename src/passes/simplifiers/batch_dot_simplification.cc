@@ -4,6 +4,7 @@
 
 #include "analysis/shape_inference.h"
 #include "hlo/query.h"
+#include "hlo/status_macros.h"
 #include "passes/builders.h"
 #include "passes/change_tracking.h"
 #include "passes/expanders/gather_scatter_utils.h"
@@ -81,8 +82,7 @@ absl::StatusOr<bool> BatchDotSimplification::Run(Module& module) {
     }
   }
   for (const auto& [dot, degenerate] : work) {
-    absl::Status status = Simplify(dot, degenerate);
-    if (!status.ok()) return status;
+    HLOGYM_RETURN_IF_ERROR(Simplify(dot, degenerate));
   }
   run.Complete();
   return !work.empty();

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "hlo/query.h"
+#include "hlo/status_macros.h"
 #include "passes/builders.h"
 
 namespace hlogym {
@@ -41,8 +42,7 @@ absl::StatusOr<bool> BroadcastCanonicalizer::Run(Module& module) {
       if (!transpose.ok()) return transpose.status();
       // The broadcast's shape, layout included, so that a bitcast reading it sees the same values.
       (*transpose)->set_shape(broadcast->shape());
-      absl::Status status = computation->ReplaceInstruction(broadcast, *transpose);
-      if (!status.ok()) return status;
+      HLOGYM_RETURN_IF_ERROR(computation->ReplaceInstruction(broadcast, *transpose));
       changed = true;
     }
   }

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "hlo/query.h"
+#include "hlo/status_macros.h"
 #include "passes/builders.h"
 #include "passes/change_tracking.h"
 
@@ -120,8 +121,7 @@ absl::StatusOr<bool> MoveWideningDown(Computation* computation) {
     auto widened = std::make_unique<Instruction>(Opcode::kConvert, hlo->shape());
     widened->AppendOperand(*narrow);
     Instruction* replacement = computation->AddInstruction(std::move(widened));
-    absl::Status status = computation->ReplaceInstruction(hlo, replacement);
-    if (!status.ok()) return status;
+    HLOGYM_RETURN_IF_ERROR(computation->ReplaceInstruction(hlo, replacement));
     changed = true;
   }
   return changed;
@@ -154,8 +154,7 @@ absl::StatusOr<bool> MoveNarrowingUp(Computation* computation) {
     auto moved = AddWithType(inner, operands, dst);
     if (!moved.ok()) return moved.status();
     moved.value()->set_shape(hlo->shape());
-    absl::Status status = computation->ReplaceInstruction(hlo, *moved);
-    if (!status.ok()) return status;
+    HLOGYM_RETURN_IF_ERROR(computation->ReplaceInstruction(hlo, *moved));
     // `inner` lost its only user and is gone; drop it from the queue before
     // anything new can reuse its address.
     queue.erase(std::remove(queue.begin(), queue.end(), inner), queue.end());

@@ -7,6 +7,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/hash/hash.h"
+#include "hlo/status_macros.h"
 #include "passes/change_tracking.h"
 #include "passes/pass_utils.h"
 
@@ -164,8 +165,7 @@ absl::StatusOr<bool> RunOnComputation(Computation* computation, SideEffectCache&
         instruction->ReplaceOperandWith(j, a);
         changed = true;
         if (b->users().empty() && !b->IsRoot() && !HasControlDeps(b)) {
-          absl::Status status = computation->RemoveInstruction(b);
-          if (!status.ok()) return status;
+          HLOGYM_RETURN_IF_ERROR(computation->RemoveInstruction(b));
         }
       }
     }

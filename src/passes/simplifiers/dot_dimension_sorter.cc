@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "hlo/query.h"
+#include "hlo/status_macros.h"
 #include "passes/pass_utils.h"
 
 namespace hlogym {
@@ -78,8 +79,7 @@ absl::StatusOr<bool> DotDimensionSorter::Run(Module& module) {
     }
   }
   for (Instruction* dot : dots) {
-    absl::Status status = SortContractingDimensions(dot);
-    if (!status.ok()) return status;
+    HLOGYM_RETURN_IF_ERROR(SortContractingDimensions(dot));
   }
   return !dots.empty();
 }

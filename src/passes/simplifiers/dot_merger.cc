@@ -9,6 +9,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "analysis/shape_inference.h"
 #include "hlo/query.h"
+#include "hlo/status_macros.h"
 #include "passes/builders.h"
 
 namespace hlogym {
@@ -261,8 +262,7 @@ absl::StatusOr<bool> DotMerger::Run(Module& module) {
       }
     }
     for (Instruction* hlo : dead) {
-      absl::Status status = computation->RemoveInstruction(hlo);
-      if (!status.ok()) return status;
+      HLOGYM_RETURN_IF_ERROR(computation->RemoveInstruction(hlo));
     }
     changed |= !dead.empty();
   }

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "hlo/query.h"
+#include "hlo/status_macros.h"
 #include "passes/builders.h"
 #include "passes/change_tracking.h"
 #include "passes/pass_utils.h"
@@ -17,8 +18,7 @@ namespace {
 // Redirects the uses of `from` to `to`; whether anything changed.
 absl::StatusOr<bool> Forward(Instruction* from, Instruction* to) {
   if (from == to || (from->user_count() == 0 && !from->IsRoot())) return false;
-  absl::Status status = from->ReplaceAllUsesWith(to);
-  if (!status.ok()) return status;
+  HLOGYM_RETURN_IF_ERROR(from->ReplaceAllUsesWith(to));
   return true;
 }
 
@@ -45,8 +45,7 @@ absl::StatusOr<bool> FlattenConcat(Instruction* concat) {
   flat->mutable_attrs().dimensions = {dimension};
   Computation* computation = concat->parent();
   Instruction* added = computation->AddInstruction(std::move(flat));
-  absl::Status status = computation->ReplaceInstruction(concat, added);
-  if (!status.ok()) return status;
+  HLOGYM_RETURN_IF_ERROR(computation->ReplaceInstruction(concat, added));
   return true;
 }
 

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "hlo/query.h"
+#include "hlo/status_macros.h"
 
 namespace hlogym {
 namespace {
@@ -76,8 +77,7 @@ absl::StatusOr<bool> RewriteDot(Instruction* dot) {
   matrix_dot->AppendOperand(new_rhs);
   Instruction* added = computation->AddInstruction(std::move(matrix_dot));
   Instruction* result = AddReshape(computation, added, dot->shape());
-  absl::Status status = computation->ReplaceInstruction(dot, result);
-  if (!status.ok()) return status;
+  HLOGYM_RETURN_IF_ERROR(computation->ReplaceInstruction(dot, result));
   return true;
 }
 

@@ -189,8 +189,7 @@ absl::StatusOr<bool> TryRewriteScan(Instruction* rw, int64_t base) {
     }
     results.push_back(scan);
   }
-  absl::Status status = ReplaceReduceWindow(rw, results);
-  if (!status.ok()) return status;
+  HLOGYM_RETURN_IF_ERROR(ReplaceReduceWindow(rw, results));
   return true;
 }
 
@@ -228,8 +227,7 @@ absl::StatusOr<bool> ReduceWindowRewriter::Run(Module& module) {
         continue;
       }
       if (rw->operand(0)->shape().rank() != 1) continue;
-      absl::Status status = ReplaceRankOneReduceWindowWithReshape(rw);
-      if (!status.ok()) return status;
+      HLOGYM_RETURN_IF_ERROR(ReplaceRankOneReduceWindowWithReshape(rw));
       changed = true;
     }
   }

@@ -6,6 +6,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "hlo/query.h"
 #include "hlo/shape_util.h"
+#include "hlo/status_macros.h"
 #include "hlo/str_cat.h"
 #include "passes/builders.h"
 #include "passes/change_tracking.h"
@@ -194,8 +195,7 @@ class Mover {
     if (alive.empty()) return false;
     for (Instruction* candidate : candidates) {
       if (!alive.contains(candidate)) continue;
-      absl::Status status = Sink(candidate);
-      if (!status.ok()) return status;
+      HLOGYM_RETURN_IF_ERROR(Sink(candidate));
     }
     return true;
   }

@@ -162,8 +162,7 @@ absl::Status Rewrite(const Match& match) {
     rebuild(instruction, new_operands);
   }
   for (Instruction* slice : match.slices) {
-    absl::Status status = computation->ReplaceInstruction(slice, rebuilt.at(slice->operand(0)));
-    if (!status.ok()) return status;
+    HLOGYM_RETURN_IF_ERROR(computation->ReplaceInstruction(slice, rebuilt.at(slice->operand(0))));
   }
   return absl::OkStatus();
 }
@@ -190,8 +189,7 @@ absl::StatusOr<bool> ScatterSliceSimplifier::Run(Module& module) {
         if (match.has_value()) break;
       }
       if (!match.has_value()) break;
-      absl::Status status = Rewrite(*match);
-      if (!status.ok()) return status;
+      HLOGYM_RETURN_IF_ERROR(Rewrite(*match));
       changed = true;
     }
   }

@@ -6,6 +6,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "hlo/query.h"
+#include "hlo/status_macros.h"
 
 namespace hlogym {
 namespace {
@@ -85,8 +86,7 @@ absl::StatusOr<bool> SimplifySort(Module& module, Instruction* sort) {
       gte->mutable_attrs().tuple_index = index;
     }
   }
-  absl::Status status = parent->RemoveInstruction(sort);
-  if (!status.ok()) return status;
+  HLOGYM_RETURN_IF_ERROR(parent->RemoveInstruction(sort));
   return true;
 }
 

@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "hlo/query.h"
+#include "hlo/status_macros.h"
 #include "passes/builders.h"
 #include "passes/change_tracking.h"
 
@@ -86,8 +87,7 @@ absl::Status Sink(Instruction* reference, const std::vector<Instruction*>& group
     auto slice = member->operand(0)->CloneWithNewOperands({on_sources}, "");
     slice->set_shape(member->shape());
     Instruction* replacement = computation->AddInstruction(std::move(slice));
-    absl::Status status = member->ReplaceAllUsesWith(replacement);
-    if (!status.ok()) return status;
+    HLOGYM_RETURN_IF_ERROR(member->ReplaceAllUsesWith(replacement));
   }
   return absl::OkStatus();
 }
@@ -113,8 +113,7 @@ absl::StatusOr<bool> SliceSinker::Run(Module& module) {
       if (!OperatesOnSimilarSlices(hlo)) continue;
       std::vector<Instruction*> group = FindGroup(hlo);
       if (group.empty()) continue;
-      absl::Status status = Sink(hlo, group);
-      if (!status.ok()) return status;
+      HLOGYM_RETURN_IF_ERROR(Sink(hlo, group));
       changed = true;
     }
   }

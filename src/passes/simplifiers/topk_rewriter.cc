@@ -8,6 +8,7 @@
 
 #include "hlo/primitive_type.h"
 #include "hlo/query.h"
+#include "hlo/status_macros.h"
 #include "passes/builders.h"
 
 namespace hlogym {
@@ -281,8 +282,7 @@ absl::Status Rewrite(Instruction* sort, int64_t k) {
         if (!status.ok()) return status;
       }
     } else {
-      absl::Status status = user->ReplaceAllUsesWith(outputs[0]);
-      if (!status.ok()) return status;
+      HLOGYM_RETURN_IF_ERROR(user->ReplaceAllUsesWith(outputs[0]));
     }
   }
   return absl::OkStatus();
@@ -302,8 +302,7 @@ absl::StatusOr<bool> TopkRewriter::Run(Module& module) {
       const int64_t dimension = instruction->attrs().dimensions[0];
       if (dimension != 0 && dimension != data->shape().rank() - 1) continue;
       if (f32_only_ && type != PrimitiveType::kF32) continue;
-      absl::Status status = Rewrite(instruction, *k);
-      if (!status.ok()) return status;
+      HLOGYM_RETURN_IF_ERROR(Rewrite(instruction, *k));
       changed = true;
     }
   }

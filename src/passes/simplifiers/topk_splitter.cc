@@ -127,8 +127,7 @@ absl::StatusOr<bool> TopkSplitter::Run(Module& module) {
   for (const auto& [topk, split] : work) {
     auto replacement = Rewrite(topk, split);
     if (!replacement.ok()) return replacement.status();
-    absl::Status status = topk->parent()->ReplaceInstruction(topk, *replacement);
-    if (!status.ok()) return status;
+    HLOGYM_RETURN_IF_ERROR(topk->parent()->ReplaceInstruction(topk, *replacement));
   }
   return !work.empty();
 }

@@ -4,6 +4,7 @@
 
 #include "hlo/query.h"
 #include "hlo/shape_util.h"
+#include "hlo/status_macros.h"
 #include "passes/change_tracking.h"
 
 namespace hlogym {
@@ -84,8 +85,7 @@ absl::StatusOr<bool> TransposeFolding::Run(Module& module) {
     for (Instruction* successor : dot->control_successors()) {
       folded->AddControlDependencyTo(successor);
     }
-    absl::Status status = computation->ReplaceInstruction(dot, folded);
-    if (!status.ok()) return status;
+    HLOGYM_RETURN_IF_ERROR(computation->ReplaceInstruction(dot, folded));
   }
   run.Complete();
   return !folds.empty();

@@ -5,6 +5,7 @@
 
 #include "analysis/shape_inference.h"
 #include "hlo/query.h"
+#include "hlo/status_macros.h"
 #include "hlo/str_cat.h"
 #include "passes/builders.h"
 #include "passes/change_tracking.h"
@@ -83,8 +84,7 @@ absl::StatusOr<bool> TreeReductionRewriter::Run(Module& module) {
     }
   }
   for (Instruction* reduce : reduces) {
-    absl::Status status = Rewrite(reduce, reduce_window_size_);
-    if (!status.ok()) return status;
+    HLOGYM_RETURN_IF_ERROR(Rewrite(reduce, reduce_window_size_));
   }
   run.Complete();
   return !reduces.empty();

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "hlo/query.h"
+#include "hlo/status_macros.h"
 #include "passes/change_tracking.h"
 
 namespace hlogym {
@@ -79,8 +80,7 @@ absl::StatusOr<bool> TupleSimplifier::Run(Module& module) {
         replacement = ForwardedElement(instruction);
       }
       if (replacement == nullptr || replacement == instruction) continue;
-      absl::Status status = computation->ReplaceInstruction(instruction, replacement);
-      if (!status.ok()) return status;
+      HLOGYM_RETURN_IF_ERROR(computation->ReplaceInstruction(instruction, replacement));
       changed = true;
     }
   }

@@ -4,7 +4,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_set.h"
-
+#include "hlo/status_macros.h"
 #include "passes/pass_utils.h"
 
 namespace hlogym {
@@ -54,8 +54,7 @@ absl::StatusOr<bool> ZeroSizedHloElimination::Run(Module& module) {
         continue;
       }
       std::vector<Instruction*> operands = current->operands();
-      absl::Status status = computation->RemoveInstruction(current);
-      if (!status.ok()) return status;
+      HLOGYM_RETURN_IF_ERROR(computation->RemoveInstruction(current));
       removed.insert(current);
       for (Instruction* operand : operands) worklist.push_back(operand);
     }

@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "hlo/query.h"
+#include "hlo/status_macros.h"
 #include "passes/change_tracking.h"
 
 namespace hlogym {
@@ -42,8 +43,7 @@ absl::StatusOr<bool> SimplifyFpConversions::Run(Module& module) {
         convert->AppendOperand(source);
         replacement = computation->AddInstruction(std::move(convert));
       }
-      absl::Status status = computation->ReplaceInstruction(hlo, replacement);
-      if (!status.ok()) return status;
+      HLOGYM_RETURN_IF_ERROR(computation->ReplaceInstruction(hlo, replacement));
       changed = true;
     }
   }

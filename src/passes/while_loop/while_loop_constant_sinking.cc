@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "hlo/query.h"
+#include "hlo/status_macros.h"
 #include "passes/pass_utils.h"
 #include "passes/while_loop/while_loop_analysis.h"
 
@@ -76,8 +77,7 @@ absl::StatusOr<bool> TrySink(Module& module, Instruction* while_op) {
       }
     }
     for (Instruction* gte : gtes) {
-      absl::Status status = gte->ReplaceAllUsesWith(sunk_copy(condition, index));
-      if (!status.ok()) return status;
+      HLOGYM_RETURN_IF_ERROR(gte->ReplaceAllUsesWith(sunk_copy(condition, index)));
     }
   }
   if (cloned) module.SortComputationsCalleesFirst();

@@ -6,6 +6,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "hlo/query.h"
+#include "hlo/status_macros.h"
 #include "passes/builders.h"
 #include "passes/change_tracking.h"
 #include "passes/pass_utils.h"
@@ -221,8 +222,7 @@ absl::StatusOr<bool> TryHoist(Module& module, Instruction* while_op, SideEffectC
     absl::Status status = while_op->ReplaceAllUsesWith(*tuple);
     if (!status.ok()) return status;
   }
-  absl::Status status = parent->RemoveInstructionAndUnusedOperands(while_op);
-  if (!status.ok()) return status;
+  HLOGYM_RETURN_IF_ERROR(parent->RemoveInstructionAndUnusedOperands(while_op));
   if (cloned) module.SortComputationsCalleesFirst();
   return true;
 }

@@ -6,6 +6,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "hlo/query.h"
+#include "hlo/status_macros.h"
 #include "passes/builders.h"
 #include "passes/pass_utils.h"
 #include "passes/while_loop/while_loop_analysis.h"
@@ -77,8 +78,7 @@ absl::Status RemoveUnreachable(Computation& computation) {
   for (auto it = order.rbegin(); it != order.rend(); ++it) {
     Instruction* instruction = *it;
     if (live.contains(instruction) || instruction->opcode() == Opcode::kParameter) continue;
-    absl::Status status = computation.RemoveInstruction(instruction);
-    if (!status.ok()) return status;
+    HLOGYM_RETURN_IF_ERROR(computation.RemoveInstruction(instruction));
   }
   return absl::OkStatus();
 }
@@ -196,8 +196,7 @@ absl::StatusOr<bool> TryRemoveWhileLoop(Module& /*module*/, Instruction* while_o
     if (!root.ok()) return root.status();
     replacement = *root;
   }
-  absl::Status status = parent->ReplaceInstruction(while_op, replacement);
-  if (!status.ok()) return status;
+  HLOGYM_RETURN_IF_ERROR(parent->ReplaceInstruction(while_op, replacement));
   return true;
 }
 
@@ -480,8 +479,7 @@ absl::StatusOr<bool> TryFlattenNestedTuples(Module& module, Instruction* while_o
   if (!result_leaves.ok()) return result_leaves.status();
   size_t next = 0;
   Instruction* result = BuildNested(parent, shape, *result_leaves, next);
-  absl::Status status = parent->ReplaceInstruction(while_op, result);
-  if (!status.ok()) return status;
+  HLOGYM_RETURN_IF_ERROR(parent->ReplaceInstruction(while_op, result));
   return true;
 }
 

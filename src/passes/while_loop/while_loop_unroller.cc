@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "hlo/query.h"
+#include "hlo/status_macros.h"
 #include "passes/builders.h"
 #include "passes/control_flow/call_inliner.h"
 #include "passes/control_flow/flatten_call_graph.h"
@@ -84,8 +85,7 @@ absl::Status Unroll(Module& module, Instruction* loop, const TrivialLoopRange& r
     auto next = InlineComputation(computation, *copy, {state});
     if (!next.ok()) return next.status();
     state = *next;
-    absl::Status removed = module.RemoveComputation(copy);
-    if (!removed.ok()) return removed;
+    HLOGYM_RETURN_IF_ERROR(module.RemoveComputation(copy));
   }
   state->set_shape(loop->shape());
   return computation->ReplaceInstruction(loop, state);
