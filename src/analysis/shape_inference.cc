@@ -552,9 +552,8 @@ absl::StatusOr<Shape> InferPadShape(const Shape& operand, const Shape& padding_v
     }
     const __int128 d = operand.dimensions(i);
     __int128 size = d + p.low + p.high + std::max<__int128>(d - 1, 0) * p.interior;
-    auto r = ToDim(size, StrCat("padded size of dimension ", i, " of ", S(operand)));
-    if (!r.ok()) return r.status();
-    dims.push_back(*r);
+    HLOGYM_ASSIGN(r, ToDim(size, StrCat("padded size of dimension ", i, " of ", S(operand))));
+    dims.push_back(r);
   }
   return Shape(operand.element_type(), dims);
 }
@@ -637,9 +636,8 @@ absl::StatusOr<std::vector<int64_t>> InferWindowOutputDims(std::span<const int64
     }
     const __int128 dilated_window = static_cast<__int128>(w.size - 1) * w.window_dilation + 1;
     const __int128 o = padded < dilated_window ? 0 : (padded - dilated_window) / w.stride + 1;
-    auto r = ToDim(o, StrCat("window output size in dimension ", i));
-    if (!r.ok()) return r.status();
-    out.push_back(*r);
+    HLOGYM_ASSIGN(r, ToDim(o, StrCat("window output size in dimension ", i)));
+    out.push_back(r);
   }
   return out;
 }
@@ -712,12 +710,11 @@ absl::StatusOr<Shape> InferConvolutionShape(const Shape& lhs, const Shape& rhs,
     }
     spatial.push_back(lhs.dimensions(dn.input_spatial_dimensions[i]));
   }
-  auto out_spatial = InferWindowOutputDims(spatial, window);
-  if (!out_spatial.ok()) return out_spatial.status();
+  HLOGYM_ASSIGN(out_spatial, InferWindowOutputDims(spatial, window));
   std::vector<int64_t> dims(rank, 0);
   dims[dn.output_batch_dimension] = in_batch / batch_group_count;
   dims[dn.output_feature_dimension] = k_out;
-  for (size_t i = 0; i < ns; ++i) dims[dn.output_spatial_dimensions[i]] = (*out_spatial)[i];
+  for (size_t i = 0; i < ns; ++i) dims[dn.output_spatial_dimensions[i]] = (out_spatial)[i];
   return Shape(result_type, dims);
 }
 
@@ -725,9 +722,9 @@ absl::StatusOr<Shape> InferGatherShape(const Shape& operand, const Shape& start_
                                        const GatherDimensionNumbers& dn,
                                        std::span<const int64_t> slice_sizes) {
   HLOGYM_RETURN_IF_ERROR(ExpectArray(operand, "gather operand"));
-  auto expanded_or = ExpandedIndices(start_indices, dn.index_vector_dim, "gather start indices");
-  if (!expanded_or.ok()) return expanded_or.status();
-  const std::vector<int64_t>& idx = *expanded_or;
+  HLOGYM_ASSIGN(expanded_or,
+                ExpandedIndices(start_indices, dn.index_vector_dim, "gather start indices"));
+  const std::vector<int64_t>& idx = expanded_or;
   const int64_t idx_rank = static_cast<int64_t>(idx.size());
   const int64_t batch_rank = idx_rank - 1;
   const int64_t out_rank = static_cast<int64_t>(dn.offset_dims.size()) + batch_rank;
@@ -824,9 +821,9 @@ absl::StatusOr<Shape> InferScatterShape(std::span<const Shape> operands,
                         S(op)));
     }
   }
-  auto expanded_or = ExpandedIndices(scatter_indices, dn.index_vector_dim, "scatter indices");
-  if (!expanded_or.ok()) return expanded_or.status();
-  const std::vector<int64_t>& idx = *expanded_or;
+  HLOGYM_ASSIGN(expanded_or,
+                ExpandedIndices(scatter_indices, dn.index_vector_dim, "scatter indices"));
+  const std::vector<int64_t>& idx = expanded_or;
   const int64_t idx_rank = static_cast<int64_t>(idx.size());
   HLOGYM_RETURN_IF_ERROR(CheckSorted(dn.update_window_dims, "scatter update_window_dims"));
   HLOGYM_RETURN_IF_ERROR(CheckSorted(dn.inserted_window_dims, "scatter inserted_window_dims"));
@@ -916,8 +913,7 @@ absl::StatusOr<Shape> InferScatterShape(std::span<const Shape> operands,
   }
   std::vector<Shape> inits;
   for (const Shape& op : operands) inits.push_back(Shape::Scalar(op.element_type()));
-  auto acc = CheckReducer(to_apply, inits, input_types);
-  if (!acc.ok()) return acc.status();
+  HLOGYM_ASSIGN(acc, CheckReducer(to_apply, inits, input_types));
   std::vector<Shape> results;
   for (const Shape& op : operands) results.push_back(Shape(op.element_type(), op.dimensions()));
   return MakeTupleOrSingle(std::move(results));
@@ -940,14 +936,13 @@ absl::StatusOr<Shape> InferReduceShape(std::span<const Shape> inputs,
     types.push_back(in.element_type());
   }
   HLOGYM_RETURN_IF_ERROR(CheckDimList(dimensions, inputs[0].rank(), "reduce dimensions"));
-  auto acc = CheckReducer(to_apply, inits, types);
-  if (!acc.ok()) return acc.status();
+  HLOGYM_ASSIGN(acc, CheckReducer(to_apply, inits, types));
   std::vector<int64_t> dims;
   for (int64_t d = 0; d < inputs[0].rank(); ++d) {
     if (!absl::c_linear_search(dimensions, d)) dims.push_back(inputs[0].dimensions(d));
   }
   std::vector<Shape> results;
-  for (PrimitiveType t : *acc) results.push_back(Shape(t, dims));
+  for (PrimitiveType t : acc) results.push_back(Shape(t, dims));
   return MakeTupleOrSingle(std::move(results));
 }
 
@@ -967,12 +962,10 @@ absl::StatusOr<Shape> InferReduceWindowShape(std::span<const Shape> inputs,
     }
     types.push_back(in.element_type());
   }
-  auto out = InferWindowOutputDims(inputs[0].dimensions(), window);
-  if (!out.ok()) return out.status();
-  auto acc = CheckReducer(to_apply, inits, types);
-  if (!acc.ok()) return acc.status();
+  HLOGYM_ASSIGN(out, InferWindowOutputDims(inputs[0].dimensions(), window));
+  HLOGYM_ASSIGN(acc, CheckReducer(to_apply, inits, types));
   std::vector<Shape> results;
-  for (PrimitiveType t : *acc) results.push_back(Shape(t, *out));
+  for (PrimitiveType t : acc) results.push_back(Shape(t, out));
   return MakeTupleOrSingle(std::move(results));
 }
 
@@ -1082,15 +1075,13 @@ absl::StatusOr<std::optional<Shape>> ShapeOfSelectAndScatter(const Instruction& 
                                                 "select computation"));
   const Shape init_shapes[] = {op(2)};
   const PrimitiveType src_types[] = {op(1).element_type()};
-  auto acc = CheckReducer(Called(inst, 1), init_shapes, src_types);
-  if (!acc.ok()) return acc.status();
-  auto out = InferWindowOutputDims(op(0).dimensions(), a.window.value_or(Window{}));
-  if (!out.ok()) return out.status();
-  if (*out != op(1).dimensions()) {
+  HLOGYM_ASSIGN(acc, CheckReducer(Called(inst, 1), init_shapes, src_types));
+  HLOGYM_ASSIGN(out, InferWindowOutputDims(op(0).dimensions(), a.window.value_or(Window{})));
+  if (out != op(1).dimensions()) {
     return Err(StrCat("select-and-scatter source ", S(op(1)),
                       " does not match the window "
                       "output dimensions ",
-                      Dims(*out), " of operand ", S(op(0))));
+                      Dims(out), " of operand ", S(op(0))));
   }
   return std::optional<Shape>(Shape(t, op(0).dimensions()));
 }
@@ -1560,9 +1551,8 @@ absl::StatusOr<std::optional<Shape>> InferShape(const Instruction& inst) {
   if (IsElementwiseBinary(opcode)) {
     HLOGYM_RETURN_IF_ERROR(NeedOperands(inst, 2));
     if (opcode == Opcode::kStochasticConvert) {
-      auto s = InferBinaryShape(opcode, op(0), op(1));
-      if (!s.ok()) return s.status();
-      return std::optional<Shape>(Shape(shape.element_type(), s->dimensions()));
+      HLOGYM_ASSIGN(s, InferBinaryShape(opcode, op(0), op(1)));
+      return std::optional<Shape>(Shape(shape.element_type(), s.dimensions()));
     }
     return Wrap(InferBinaryShape(opcode, op(0), op(1)));
   }

@@ -21,6 +21,7 @@
 #include "eval/evaluator.h"
 #include "eval/npy_io.h"
 #include "hlo/computation.h"
+#include "hlo/status_macros.h"
 #include "nlohmann/json.hpp"
 #include "text/file_io.h"
 
@@ -87,10 +88,9 @@ absl::Status SaveInputs(const RunOptions& options, const std::string& dir, const
   nlohmann::json manifest = ManifestHeader(options, module, "inputs");
   nlohmann::json parameters = nlohmann::json::array();
   for (size_t p = 0; p < args.size(); ++p) {
-    auto leaves = SaveLiteralLeaves(dir, absl::StrCat("arg", p), args[p]);
-    if (!leaves.ok()) return leaves.status();
+    HLOGYM_ASSIGN(leaves, SaveLiteralLeaves(dir, absl::StrCat("arg", p), args[p]));
     nlohmann::json leaf_list = nlohmann::json::array();
-    for (const NpyLeaf& leaf : *leaves) leaf_list.push_back(LeafJson(leaf));
+    for (const NpyLeaf& leaf : leaves) leaf_list.push_back(LeafJson(leaf));
     parameters.push_back(nlohmann::json{{"parameter", p},
                                         {"shape", args[p].shape().ToString(false)},
                                         {"leaves", std::move(leaf_list)}});
@@ -102,10 +102,9 @@ absl::Status SaveInputs(const RunOptions& options, const std::string& dir, const
 absl::Status SaveOutputs(const RunOptions& options, const std::string& dir, const Module& module,
                          const Literal& result) {
   nlohmann::json manifest = ManifestHeader(options, module, "outputs");
-  auto leaves = SaveLiteralLeaves(dir, "out", result);
-  if (!leaves.ok()) return leaves.status();
+  HLOGYM_ASSIGN(leaves, SaveLiteralLeaves(dir, "out", result));
   nlohmann::json leaf_list = nlohmann::json::array();
-  for (const NpyLeaf& leaf : *leaves) leaf_list.push_back(LeafJson(leaf));
+  for (const NpyLeaf& leaf : leaves) leaf_list.push_back(LeafJson(leaf));
   manifest["shape"] = result.shape().ToString(false);
   manifest["leaves"] = std::move(leaf_list);
   return WriteManifest(dir, "outputs.json", manifest);

@@ -110,14 +110,12 @@ absl::StatusOr<bool> RunVerifyingEach(Pass& pass, Module& module) {
   if (auto* pipeline = dynamic_cast<PassPipeline*>(&pass)) {
     bool changed = false;
     for (const auto& inner : pipeline->passes()) {
-      auto inner_changed = RunVerifyingEach(*inner, module);
-      if (!inner_changed.ok()) return inner_changed.status();
-      changed |= *inner_changed;
+      HLOGYM_ASSIGN(inner_changed, RunVerifyingEach(*inner, module));
+      changed |= inner_changed;
     }
     return changed;
   }
-  auto changed = RunPass(pass, module);
-  if (!changed.ok()) return changed.status();
+  HLOGYM_ASSIGN(changed, RunPass(pass, module));
   absl::Status verified = VerifyModule(module);
   if (!verified.ok()) {
     return absl::InternalError(absl::StrCat("after pass ", std::string(pass.name()),

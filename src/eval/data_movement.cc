@@ -10,6 +10,7 @@
 #include "eval/interpreter.h"
 #include "eval/scalar_ops.h"
 #include "hlo/shape_util.h"
+#include "hlo/status_macros.h"
 
 namespace hlogym::eval {
 
@@ -414,10 +415,9 @@ absl::StatusOr<ValuePtr> EvalDataMovement(const Instruction& instruction, Operan
       for (int64_t d = 0; d < rank; ++d) {
         if (sizes[d] != shape.dimensions(d)) return Invalid("dynamic-slice sizes");
       }
-      auto starts = DynamicStarts(operands.subspan(1), in->shape, sizes);
-      if (!starts.ok()) return starts.status();
+      HLOGYM_ASSIGN(starts, DynamicStarts(operands.subspan(1), in->shape, sizes));
       int64_t offset = 0;
-      for (int64_t d = 0; d < rank; ++d) offset += (*starts)[d] * in_strides[d];
+      for (int64_t d = 0; d < rank; ++d) offset += (starts)[d] * in_strides[d];
       auto out = NewArray(shape);
       StridedCopy(width, shape.dimensions(), out->bytes(), RowMajorStrides(shape.dimensions()),
                   in->bytes() + offset * width, in_strides);
@@ -430,12 +430,12 @@ absl::StatusOr<ValuePtr> EvalDataMovement(const Instruction& instruction, Operan
           update->shape.element_type() != shape.element_type()) {
         return Invalid("dynamic-update-slice shapes");
       }
-      auto starts = DynamicStarts(operands.subspan(2), in->shape, update->shape.dimensions());
-      if (!starts.ok()) return starts.status();
+      HLOGYM_ASSIGN(starts,
+                    DynamicStarts(operands.subspan(2), in->shape, update->shape.dimensions()));
       auto out = NewArray(shape);
       if (out->size_bytes > 0) std::memcpy(out->bytes(), in->bytes(), out->size_bytes);
       int64_t offset = 0;
-      for (int64_t d = 0; d < rank; ++d) offset += (*starts)[d] * in_strides[d];
+      for (int64_t d = 0; d < rank; ++d) offset += (starts)[d] * in_strides[d];
       StridedCopy(width, update->shape.dimensions(), out->bytes() + offset * width, in_strides,
                   update->bytes(), RowMajorStrides(update->shape.dimensions()));
       return ValuePtr(out);

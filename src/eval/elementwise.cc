@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "eval/interpreter.h"
 #include "eval/scalar_ops.h"
+#include "hlo/status_macros.h"
 
 namespace hlogym::eval {
 namespace {
@@ -163,9 +164,8 @@ absl::StatusOr<ValuePtr> EvalConvert(const Instruction& instruction, const Value
       dst_lit.SetFromInt64(i, src_lit.GetAsInt64(i));
     }
   }
-  auto v = ValueFromLiteral(dst_lit);
-  if (!v.ok()) return v.status();
-  return *v;
+  HLOGYM_ASSIGN(v, ValueFromLiteral(dst_lit));
+  return v;
 }
 
 absl::StatusOr<ValuePtr> EvalBitcastConvert(const Instruction& instruction, const ValuePtr& in) {

@@ -6,10 +6,11 @@
 #include <optional>
 
 #include "absl/status/status.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "absl/strings/match.h"
 #include "eval/scalar_ops.h"
+#include "hlo/status_macros.h"
 
 namespace hlogym::eval {
 
@@ -77,9 +78,8 @@ ScalarComputation::ScalarComputation(Interpreter& interpreter, const Computation
 }
 
 absl::StatusOr<std::vector<ValuePtr>> ScalarComputation::Call(std::span<const ValuePtr> args) {
-  auto result = interpreter_.Run(computation_, args);
-  if (!result.ok()) return result.status();
-  const ValuePtr& value = *result;
+  HLOGYM_ASSIGN(result, interpreter_.Run(computation_, args));
+  const ValuePtr& value = result;
   if (value->shape.IsTuple()) return value->elements;
   return std::vector<ValuePtr>{value};
 }
@@ -205,9 +205,8 @@ absl::StatusOr<ValuePtr> Interpreter::EvalConstant(const Instruction& instructio
     FillDeterministic(*v, HashBytes(key.data(), key.size(), 0xe1ded), -1.0, 1.0, 0, 7);
     value = v;
   } else {
-    auto v = ValueFromLiteral(literal);
-    if (!v.ok()) return v.status();
-    value = *v;
+    HLOGYM_ASSIGN(v, ValueFromLiteral(literal));
+    value = v;
     if (value->shape.IsArray() && value->shape.dimensions() != instruction.shape().dimensions()) {
       return absl::InvalidArgumentError("constant literal does not match the shape");
     }
@@ -253,16 +252,14 @@ absl::StatusOr<ValuePtr> Interpreter::EvalInstruction(const Instruction& instruc
               "while loop exceeded ", options_.max_while_iterations, " iterations"));
         }
         const ValuePtr state_arg[1] = {state};
-        auto cond = Run(*called[0], state_arg);
-        if (!cond.ok()) return cond.status();
-        if (!(*cond)->shape.IsArray() || (*cond)->shape.element_type() != PrimitiveType::kPred ||
-            (*cond)->element_count() != 1) {
+        HLOGYM_ASSIGN(cond, Run(*called[0], state_arg));
+        if (!cond->shape.IsArray() || cond->shape.element_type() != PrimitiveType::kPred ||
+            cond->element_count() != 1) {
           return absl::InvalidArgumentError("while condition must return pred[]");
         }
-        if (!(*cond)->as<bool>()[0]) break;
-        auto next = Run(*called[1], state_arg);
-        if (!next.ok()) return next.status();
-        state = *std::move(next);
+        if (!cond->as<bool>()[0]) break;
+        HLOGYM_ASSIGN(next, Run(*called[1], state_arg));
+        state = std::move(next);
       }
       return state;
     }
@@ -454,12 +451,10 @@ absl::Status CheckMemoryFor(int64_t bytes, int64_t max_bytes, std::string_view w
 absl::StatusOr<Literal> EvaluateComputation(const Computation& computation,
                                             const std::vector<Literal>& arguments,
                                             const EvaluatorOptions& options) {
-  auto values = ToValues(computation, arguments);
-  if (!values.ok()) return values.status();
+  HLOGYM_ASSIGN(values, ToValues(computation, arguments));
   eval::Interpreter interpreter(options);
-  auto result = interpreter.Run(computation, *values);
-  if (!result.ok()) return result.status();
-  return eval::ValueToLiteral(**result);
+  HLOGYM_ASSIGN(result, interpreter.Run(computation, values));
+  return eval::ValueToLiteral(*result);
 }
 
 absl::StatusOr<Literal> Evaluate(const Module& module, const std::vector<Literal>& arguments,

@@ -120,10 +120,10 @@ absl::StatusOr<std::string> EncodeNpy(const Literal& array) {
   if (array.elided()) {
     return absl::InvalidArgumentError("an elided literal has no data to save");
   }
-  auto descr = NpyDescr(shape.element_type());
-  if (!descr.ok()) return descr.status();
-  std::string header = absl::StrCat("{'descr': '", *descr, "', 'fortran_order': False, 'shape': ",
-                                    ShapeTuple(shape.dimensions()), ", }");
+  HLOGYM_ASSIGN(descr, NpyDescr(shape.element_type()));
+  std::string header =
+      absl::StrCat("{'descr': '", descr,
+                   "', 'fortran_order': False, 'shape': ", ShapeTuple(shape.dimensions()), ", }");
   // magic(6) + version(2) + length(2) + header + '\n', padded to 64 bytes.
   const size_t unpadded = kMagicSize + 2 + 2 + header.size() + 1;
   header.append((64 - unpadded % 64) % 64, ' ');
@@ -254,13 +254,12 @@ absl::StatusOr<Literal> DecodeNpy(std::string_view bytes,
 }
 
 absl::Status WriteNpyFile(const std::string& path, const Literal& array) {
-  auto bytes = EncodeNpy(array);
-  if (!bytes.ok()) return bytes.status();
+  HLOGYM_ASSIGN(bytes, EncodeNpy(array));
   const std::string tmp = absl::StrCat(path, ".tmp");
   {
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
     if (!out) return absl::PermissionDeniedError(absl::StrCat(path, ": cannot write"));
-    out.write(bytes->data(), static_cast<std::streamsize>(bytes->size()));
+    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
     out.close();
     if (!out) {
       std::error_code ec;
@@ -304,9 +303,8 @@ absl::Status SaveLeaf(const std::string& dir, std::string_view stem, const Liter
   leaf.file = NpyLeafFileName(stem, array.index);
   leaf.tuple_index = array.index;
   leaf.shape = array.array->shape();
-  auto descr = NpyDescr(leaf.shape.element_type());
-  if (!descr.ok()) return descr.status();
-  leaf.descr = *descr;
+  HLOGYM_ASSIGN(descr, NpyDescr(leaf.shape.element_type()));
+  leaf.descr = descr;
   HLOGYM_RETURN_IF_ERROR(
       WriteNpyFile((std::filesystem::path(dir) / leaf.file).string(), *array.array));
   leaves.push_back(std::move(leaf));
@@ -328,16 +326,16 @@ absl::StatusOr<Literal> LoadFrom(const std::string& dir, std::string_view stem, 
   }
   if (!shape.IsArray()) return Literal(shape);
   const std::string file = (std::filesystem::path(dir) / NpyLeafFileName(stem, path)).string();
-  auto literal = ReadNpyFile(file, shape.element_type());
-  if (!literal.ok()) return literal.status();
-  if (literal->shape().dimensions() != shape.dimensions()) {
-    return absl::InvalidArgumentError(absl::StrCat(file, ": shape ", literal->shape().ToString(false),
-                                                   " where ", shape.ToString(false), " is expected"));
+  HLOGYM_ASSIGN(literal, ReadNpyFile(file, shape.element_type()));
+  if (literal.shape().dimensions() != shape.dimensions()) {
+    return absl::InvalidArgumentError(absl::StrCat(file, ": shape ",
+                                                   literal.shape().ToString(false), " where ",
+                                                   shape.ToString(false), " is expected"));
   }
   // Keep the expected shape (layout, dynamic dimensions); the data is row-major either way.
   Literal out(shape);
   if (!out.mutable_raw().empty()) {
-    std::memcpy(out.mutable_raw().data(), literal->raw().data(), out.mutable_raw().size());
+    std::memcpy(out.mutable_raw().data(), literal.raw().data(), out.mutable_raw().size());
   }
   return out;
 }

@@ -142,9 +142,8 @@ void ForEachHalfPair(const HalfSplit& s, bool scalar, F&& f) {
 
 absl::Status PhiloxFill(uint64_t key, uint64_t& counter_lo, uint64_t& counter_hi,
                         const Shape& shape, uint8_t* out) {
-  auto width_or = BitsWidth(shape, "Philox");
-  if (!width_or.ok()) return width_or.status();
-  const int bits = *width_or;
+  HLOGYM_ASSIGN(width_or, BitsWidth(shape, "Philox"));
+  const int bits = width_or;
   const int64_t n = shape.ElementCount();
   const auto k = Split(key);
   const int64_t per_block = bits == 64 ? 2 : 4;
@@ -169,9 +168,8 @@ absl::Status PhiloxFill(uint64_t key, uint64_t& counter_lo, uint64_t& counter_hi
 }
 
 absl::Status ThreeFryFill(uint64_t key, uint64_t& counter, const Shape& shape, uint8_t* out) {
-  auto width_or = BitsWidth(shape, "ThreeFry");
-  if (!width_or.ok()) return width_or.status();
-  const int bits = *width_or;
+  HLOGYM_ASSIGN(width_or, BitsWidth(shape, "ThreeFry"));
+  const int bits = width_or;
   const auto k = Split(key);
   if (bits == 64) {
     const int64_t n = shape.ElementCount();
@@ -374,13 +372,12 @@ absl::StatusOr<ValuePtr> EvalRng(Interpreter& interp, const Instruction& instruc
         a = ConvertElement<float>(operands[0]->as<T>()[0]);
         b = ConvertElement<float>(operands[1]->as<T>()[0]);
       });
-      auto f32 = RngFloat<float>(interp, instruction, key, a, b, f32_shape);
-      if (!f32.ok()) return f32.status();
+      HLOGYM_ASSIGN(f32, RngFloat<float>(interp, instruction, key, a, b, f32_shape));
       auto out = NewArray(shape);
       DispatchType(type, [&](auto tag) {
         using T = typename decltype(tag)::type;
         for (int64_t i = 0; i < out->element_count(); ++i) {
-          out->mutable_as<T>()[i] = ConvertElement<T>((*f32)->as<float>()[i]);
+          out->mutable_as<T>()[i] = ConvertElement<T>(f32->as<float>()[i]);
         }
       });
       return ValuePtr(out);

@@ -1,14 +1,15 @@
 #include "eval/value.h"
 
+#include <xxhash.h>
+
 #include <atomic>
 #include <bit>
 #include <cmath>
 
-#include <xxhash.h>
-
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "hlo/array_allocator.h"
+#include "hlo/status_macros.h"
 
 namespace hlogym::eval {
 
@@ -68,9 +69,8 @@ absl::StatusOr<ValuePtr> ValueFromLiteral(const Literal& literal) {
       return absl::InvalidArgumentError("tuple literal does not match its shape");
     }
     for (const Literal& e : literal.tuple_elements()) {
-      auto v = ValueFromLiteral(e);
-      if (!v.ok()) return v.status();
-      elements.push_back(*std::move(v));
+      HLOGYM_ASSIGN(v, ValueFromLiteral(e));
+      elements.push_back(std::move(v));
     }
     return MakeTuple(shape, std::move(elements));
   }

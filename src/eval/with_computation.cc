@@ -10,6 +10,7 @@
 #include "eval/interpreter.h"
 #include "eval/scalar_ops.h"
 #include "hlo/scan_attributes.h"
+#include "hlo/status_macros.h"
 
 namespace hlogym::eval {
 namespace {
@@ -36,11 +37,10 @@ void CopyElement(const Value& src, int64_t si, Value& dst, int64_t di) {
 // Calls `scalar` on args and writes its outputs into outs[k] at index i.
 absl::Status CallAndStore(ScalarComputation& scalar, std::span<const ValuePtr> args,
                           std::span<const std::shared_ptr<Value>> outs, int64_t index) {
-  auto results = scalar.Call(args);
-  if (!results.ok()) return results.status();
-  if (results->size() != outs.size()) return Invalid("computation returns the wrong arity");
+  HLOGYM_ASSIGN(results, scalar.Call(args));
+  if (results.size() != outs.size()) return Invalid("computation returns the wrong arity");
   for (size_t k = 0; k < outs.size(); ++k) {
-    const Value& r = *(*results)[k];
+    const Value& r = *(results)[k];
     if (r.element_count() != 1 || r.shape.element_type() != outs[k]->shape.element_type()) {
       return Invalid("computation returns the wrong type");
     }
@@ -240,13 +240,12 @@ absl::StatusOr<ValuePtr> EvalReduceWindow(Interpreter& interp, const Instruction
   if (operands.size() % 2 != 0 || operands.empty()) return Invalid("reduce-window operand count");
   const int64_t n = operands.size() / 2;
   const Shape& in_shape = operands[0]->shape;
-  auto info = ResolveWindow(instruction, in_shape);
-  if (!info.ok()) return info.status();
+  HLOGYM_ASSIGN(info, ResolveWindow(instruction, in_shape));
   const auto result_shapes = ResultShapes(instruction.shape());
   if (static_cast<int64_t>(result_shapes.size()) != n) return Invalid("reduce-window arity");
   for (int64_t k = 0; k < n; ++k) {
     if (operands[k]->shape.dimensions() != in_shape.dimensions() ||
-        operands[n + k]->element_count() != 1 || result_shapes[k].dimensions() != info->out_dims ||
+        operands[n + k]->element_count() != 1 || result_shapes[k].dimensions() != info.out_dims ||
         result_shapes[k].element_type() != operands[k]->shape.element_type()) {
       return Invalid("reduce-window shapes");
     }
@@ -260,7 +259,7 @@ absl::StatusOr<ValuePtr> EvalReduceWindow(Interpreter& interp, const Instruction
   ScalarComputation& scalar = interp.Scalar(*instruction.to_apply());
   auto advance = [&]() {
     for (int64_t d = rank - 1; d >= 0; --d) {
-      if (++oidx[d] < info->out_dims[d]) return;
+      if (++oidx[d] < info.out_dims[d]) return;
       oidx[d] = 0;
     }
   };
@@ -278,7 +277,7 @@ absl::StatusOr<ValuePtr> EvalReduceWindow(Interpreter& interp, const Instruction
       const T init = operands[1]->as<T>()[0];
       for (int64_t o = 0; o < out_count; ++o) {
         T acc = init;
-        ForEachInWindow(*info, in_shape, in_strides, oidx, widx, [&](int64_t off) {
+        ForEachInWindow(info, in_shape, in_strides, oidx, widx, [&](int64_t off) {
           ApplyBinary(op, in_shape.element_type(), reinterpret_cast<const uint8_t*>(&acc),
                       reinterpret_cast<const uint8_t*>(in + off), reinterpret_cast<uint8_t*>(&acc), 1);
         });
@@ -294,7 +293,7 @@ absl::StatusOr<ValuePtr> EvalReduceWindow(Interpreter& interp, const Instruction
   absl::Status status;
   for (int64_t o = 0; o < out_count && status.ok(); ++o) {
     for (int64_t k = 0; k < n; ++k) CopyElement(*operands[n + k], 0, *outs[k], o);
-    ForEachInWindow(*info, in_shape, in_strides, oidx, widx, [&](int64_t off) {
+    ForEachInWindow(info, in_shape, in_strides, oidx, widx, [&](int64_t off) {
       if (!status.ok()) return;
       for (int64_t k = 0; k < n; ++k) {
         args[k] = ScalarAt(*outs[k], o);
@@ -314,9 +313,8 @@ absl::StatusOr<ValuePtr> EvalSelectAndScatter(Interpreter& interp, const Instruc
   const Value& operand = *operands[0];
   const Value& source = *operands[1];
   const Value& init = *operands[2];
-  auto info = ResolveWindow(instruction, operand.shape);
-  if (!info.ok()) return info.status();
-  if (source.shape.dimensions() != info->out_dims || init.element_count() != 1 ||
+  HLOGYM_ASSIGN(info, ResolveWindow(instruction, operand.shape));
+  if (source.shape.dimensions() != info.out_dims || init.element_count() != 1 ||
       instruction.called_computations().size() != 2 ||
       instruction.shape().dimensions() != operand.shape.dimensions()) {
     return Invalid("select-and-scatter shapes");
@@ -334,7 +332,7 @@ absl::StatusOr<ValuePtr> EvalSelectAndScatter(Interpreter& interp, const Instruc
   for (int64_t s = 0; s < count && status.ok(); ++s) {
     int64_t selected = -1;
     ValuePtr selected_value;
-    ForEachInWindow(*info, operand.shape, in_strides, oidx, widx, [&](int64_t off) {
+    ForEachInWindow(info, operand.shape, in_strides, oidx, widx, [&](int64_t off) {
       if (!status.ok()) return;
       ValuePtr candidate = ScalarAt(operand, off);
       if (selected < 0) {
@@ -362,7 +360,7 @@ absl::StatusOr<ValuePtr> EvalSelectAndScatter(Interpreter& interp, const Instruc
       status = CallAndStore(scatter, args, outs, selected);
     }
     for (int64_t d = rank - 1; d >= 0; --d) {
-      if (++oidx[d] < info->out_dims[d]) break;
+      if (++oidx[d] < info.out_dims[d]) break;
       oidx[d] = 0;
     }
   }
@@ -651,9 +649,8 @@ void CopyAlong(const Value& big, const Value& small, int64_t outer, int64_t leng
 
 absl::StatusOr<ValuePtr> EvalScan(Interpreter& interp, const Instruction& instruction,
                                   Operands operands) {
-  auto attrs = ReadScanAttributes(instruction);
-  if (!attrs.ok()) return attrs.status();
-  const ScanAttributes& a = *attrs;
+  HLOGYM_ASSIGN(attrs, ReadScanAttributes(instruction));
+  const ScanAttributes& a = attrs;
   const Computation& body = *instruction.to_apply();
   const int64_t dim = a.scan_dimension;
   std::vector<ValuePtr> carries(operands.begin() + a.num_inputs, operands.end());
@@ -679,13 +676,12 @@ absl::StatusOr<ValuePtr> EvalScan(Interpreter& interp, const Instruction& instru
       args.push_back(slice);
     }
     args.insert(args.end(), carries.begin(), carries.end());
-    auto result = interp.Run(body, args);
-    if (!result.ok()) return result.status();
+    HLOGYM_ASSIGN(result, interp.Run(body, args));
     std::vector<ValuePtr> values;
-    if ((*result)->shape.IsTuple()) {
-      values = (*result)->elements;
+    if (result->shape.IsTuple()) {
+      values = result->elements;
     } else {
-      values = {*result};
+      values = {result};
     }
     if (static_cast<int64_t>(values.size()) != a.num_outputs + a.num_carries) {
       return Invalid("scan to_apply returned the wrong number of values");

@@ -12,6 +12,7 @@
 #include "absl/strings/str_split.h"
 #include "analysis/verifier.h"
 #include "eval/equivalence.h"
+#include "hlo/status_macros.h"
 
 namespace hlogym {
 namespace {
@@ -54,9 +55,8 @@ absl::StatusOr<std::unique_ptr<Pass>> CreateBaseline(std::string_view baseline,
     for (absl::string_view name : absl::StrSplit(
              absl::string_view(baseline.data() + kPasses.size(), baseline.size() - kPasses.size()),
              ',', absl::SkipWhitespace())) {
-      auto pass = registry.Create(std::string_view(name.data(), name.size()));
-      if (!pass.ok()) return pass.status();
-      passes.push_back(std::move(*pass));
+      HLOGYM_ASSIGN(pass, registry.Create(std::string_view(name.data(), name.size())));
+      passes.push_back(std::move(pass));
     }
     return std::make_unique<PassPipeline>(std::string(baseline), std::move(passes));
   }

@@ -10,6 +10,7 @@
 #include "eval/evaluator.h"
 #include "gtest/gtest.h"
 #include "hlo/literal.h"
+#include "hlo/status_macros.h"
 #include "text/parser.h"
 
 namespace hlogym::testing {
@@ -33,9 +34,8 @@ inline Literal MakeLiteral(std::string_view shape_text, const std::vector<double
 // Parses and evaluates `text`; on failure fails the test and returns an
 // empty literal.
 inline absl::StatusOr<Literal> EvalText(std::string_view text, const std::vector<Literal>& args = {}) {
-  auto module = ParseModule(text, "test.hlo");
-  if (!module.ok()) return module.status();
-  return Evaluate(**module, args);
+  HLOGYM_ASSIGN(module, ParseModule(text, "test.hlo"));
+  return Evaluate(*module, args);
 }
 
 inline std::vector<double> Values(const Literal& literal) {

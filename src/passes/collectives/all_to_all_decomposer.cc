@@ -10,6 +10,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "hlo/query.h"
+#include "hlo/status_macros.h"
 #include "passes/builders.h"
 #include "passes/pass_utils.h"
 
@@ -89,10 +90,9 @@ absl::StatusOr<Instruction*> Decompose(Instruction* all_to_all) {
   std::vector<Shape> slice_shapes;
   for (int64_t i = 0; i < *group_size; ++i) {
     slice[split_dim] = SliceDimension{i * split_size, (i + 1) * split_size, 1};
-    auto part = MakeSlice(operand, slice);
-    if (!part.ok()) return part.status();
-    slices.push_back(*part);
-    slice_shapes.push_back((*part)->shape());
+    HLOGYM_ASSIGN(part, MakeSlice(operand, slice));
+    slices.push_back(part);
+    slice_shapes.push_back(part->shape());
   }
   auto tuple = std::make_unique<Instruction>(Opcode::kAllToAll, Shape::Tuple(slice_shapes));
   for (Instruction* part : slices) tuple->AppendOperand(part);
@@ -104,9 +104,8 @@ absl::StatusOr<Instruction*> Decompose(Instruction* all_to_all) {
   Instruction* exchanged = AddWithLayoutOf(all_to_all->parent(), std::move(tuple), operand);
   std::vector<Instruction*> elements;
   for (int64_t i = 0; i < *group_size; ++i) {
-    auto element = MakeGetTupleElement(exchanged, i);
-    if (!element.ok()) return element.status();
-    elements.push_back(*element);
+    HLOGYM_ASSIGN(element, MakeGetTupleElement(exchanged, i));
+    elements.push_back(element);
   }
   return MakeConcatenate(elements, split_dim);
 }

@@ -6,6 +6,7 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "hlo/status_macros.h"
 
 namespace hlogym {
 namespace {
@@ -247,11 +248,10 @@ std::optional<ReductionKind> MatchReductionComputation(const Computation* comput
 absl::StatusOr<std::optional<CollectiveKey>> GetCollectiveKey(const Instruction& instruction) {
   std::optional<ReductionKind> kind = MatchReductionComputation(instruction.to_apply());
   if (!kind) return std::optional<CollectiveKey>();
-  auto groups = GetReplicaGroups(instruction);
-  if (!groups.ok()) return groups.status();
-  return std::optional<CollectiveKey>(CollectiveKey{
-      *kind, instruction.shape().element_type(), HasChannelId(instruction),
-      UsesGlobalDeviceIds(instruction), std::move(*groups)});
+  HLOGYM_ASSIGN(groups, GetReplicaGroups(instruction));
+  return std::optional<CollectiveKey>(
+      CollectiveKey{*kind, instruction.shape().element_type(), HasChannelId(instruction),
+                    UsesGlobalDeviceIds(instruction), std::move(groups)});
 }
 
 }  // namespace hlogym

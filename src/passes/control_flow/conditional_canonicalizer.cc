@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "hlo/query.h"
+#include "hlo/status_macros.h"
 #include "passes/builders.h"
 #include "passes/pass_utils.h"
 #include "passes/while_loop/while_loop_analysis.h"
@@ -39,10 +40,9 @@ absl::StatusOr<bool> ConditionalCanonicalizer::Run(Module& module) {
     std::vector<Instruction*> users = conditional->users();
     bool was_root = conditional->IsRoot();
     conditional->set_shape(tuple_shape);
-    auto gte = MakeGetTupleElement(conditional, 0);
-    if (!gte.ok()) return gte.status();
-    for (Instruction* user : users) user->ReplaceUsesOfOperand(conditional, *gte);
-    if (was_root) conditional->parent()->set_root_instruction(*gte);
+    HLOGYM_ASSIGN(gte, MakeGetTupleElement(conditional, 0));
+    for (Instruction* user : users) user->ReplaceUsesOfOperand(conditional, gte);
+    if (was_root) conditional->parent()->set_root_instruction(gte);
   }
   if (cloned) module.SortComputationsCalleesFirst();
   return true;

@@ -43,13 +43,10 @@ absl::StatusOr<Instruction*> SelectValues(Instruction* pred, Instruction* on_tru
   if (shape.IsTuple()) {
     std::vector<Instruction*> elements;
     for (int64_t i = 0; i < shape.tuple_shapes_size(); ++i) {
-      auto a = MakeGetTupleElement(on_true, i);
-      if (!a.ok()) return a.status();
-      auto b = MakeGetTupleElement(on_false, i);
-      if (!b.ok()) return b.status();
-      auto element = SelectValues(pred, *a, *b);
-      if (!element.ok()) return element.status();
-      elements.push_back(*element);
+      HLOGYM_ASSIGN(a, MakeGetTupleElement(on_true, i));
+      HLOGYM_ASSIGN(b, MakeGetTupleElement(on_false, i));
+      HLOGYM_ASSIGN(element, SelectValues(pred, a, b));
+      elements.push_back(element);
     }
     Instruction* tuple = MakeTuple(on_true->parent(), elements);
     tuple->set_shape(shape);
@@ -57,9 +54,8 @@ absl::StatusOr<Instruction*> SelectValues(Instruction* pred, Instruction* on_tru
   }
   Instruction* mask = pred;
   if (!shape.IsScalar()) {
-    auto broadcast = MakeBroadcast(pred, shape.dimensions(), {});
-    if (!broadcast.ok()) return broadcast.status();
-    mask = *broadcast;
+    HLOGYM_ASSIGN(broadcast, MakeBroadcast(pred, shape.dimensions(), {}));
+    mask = broadcast;
   }
   return MakeSelect(mask, on_true, on_false);
 }
@@ -88,9 +84,9 @@ absl::StatusOr<bool> TryRemoveConditional(Instruction* conditional) {
   }
   Computation* parent = conditional->parent();
   if (taken) {
-    auto root = InlineComputation(parent, *branches[*taken], {conditional->operand(*taken + 1)});
-    if (!root.ok()) return root.status();
-    HLOGYM_RETURN_IF_ERROR(parent->ReplaceInstruction(conditional, *root));
+    HLOGYM_ASSIGN(root,
+                  InlineComputation(parent, *branches[*taken], {conditional->operand(*taken + 1)}));
+    HLOGYM_RETURN_IF_ERROR(parent->ReplaceInstruction(conditional, root));
     return true;
   }
   for (const Computation* branch : branches) {
@@ -112,13 +108,10 @@ absl::StatusOr<bool> ConvertConditionalToSelect(Instruction* conditional) {
     return false;
   }
   Computation* parent = conditional->parent();
-  auto on_true = InlineComputation(parent, *branches[0], {conditional->operand(1)});
-  if (!on_true.ok()) return on_true.status();
-  auto on_false = InlineComputation(parent, *branches[1], {conditional->operand(2)});
-  if (!on_false.ok()) return on_false.status();
-  auto result = SelectValues(conditional->operand(0), *on_true, *on_false);
-  if (!result.ok()) return result.status();
-  HLOGYM_RETURN_IF_ERROR(parent->ReplaceInstruction(conditional, *result));
+  HLOGYM_ASSIGN(on_true, InlineComputation(parent, *branches[0], {conditional->operand(1)}));
+  HLOGYM_ASSIGN(on_false, InlineComputation(parent, *branches[1], {conditional->operand(2)}));
+  HLOGYM_ASSIGN(result, SelectValues(conditional->operand(0), on_true, on_false));
+  HLOGYM_RETURN_IF_ERROR(parent->ReplaceInstruction(conditional, result));
   return true;
 }
 
@@ -135,9 +128,8 @@ absl::StatusOr<bool> ConditionalSimplifier::Run(Module& module) {
   }
   bool changed = false;
   for (Instruction* conditional : conditionals) {
-    auto removed = TryRemoveConditional(conditional);
-    if (!removed.ok()) return removed.status();
-    changed |= *removed;
+    HLOGYM_ASSIGN(removed, TryRemoveConditional(conditional));
+    changed |= removed;
   }
   return changed;
 }

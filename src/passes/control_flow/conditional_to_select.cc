@@ -4,6 +4,7 @@
 
 #include "absl/container/flat_hash_set.h"
 #include "hlo/query.h"
+#include "hlo/status_macros.h"
 #include "passes/control_flow/conditional_simplifier.h"
 #include "passes/pass_utils.h"
 
@@ -44,9 +45,8 @@ absl::StatusOr<bool> ConditionalToSelect::Run(Module& module) {
   }
   bool changed = false;
   for (Instruction* conditional : conditionals) {
-    auto converted = ConvertConditionalToSelect(conditional);
-    if (!converted.ok()) return converted.status();
-    changed |= *converted;
+    HLOGYM_ASSIGN(converted, ConvertConditionalToSelect(conditional));
+    changed |= converted;
   }
   return changed;
 }

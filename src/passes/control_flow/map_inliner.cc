@@ -28,9 +28,8 @@ absl::StatusOr<bool> TryInlineMap(Module& module, Instruction* map) {
     if (!root->shape().IsScalar()) return false;
     Instruction* constant = parent->AddInstruction(
         root->CloneWithNewOperands({}, module.UniqueName(root->name())));
-    auto broadcast = MakeBroadcast(constant, map->shape().dimensions(), {});
-    if (!broadcast.ok()) return broadcast.status();
-    replacement = *broadcast;
+    HLOGYM_ASSIGN(broadcast, MakeBroadcast(constant, map->shape().dimensions(), {}));
+    replacement = broadcast;
   } else if (IsElementwise(root->opcode())) {
     std::vector<Instruction*> operands;
     for (const Instruction* operand : root->operands()) {
@@ -58,9 +57,8 @@ absl::StatusOr<bool> MapInliner::Run(Module& module) {
   }
   bool changed = false;
   for (Instruction* map : maps) {
-    auto inlined = TryInlineMap(module, map);
-    if (!inlined.ok()) return inlined.status();
-    changed |= *inlined;
+    HLOGYM_ASSIGN(inlined, TryInlineMap(module, map));
+    changed |= inlined;
   }
   return changed;
 }

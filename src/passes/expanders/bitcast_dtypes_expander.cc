@@ -29,9 +29,8 @@ std::optional<PrimitiveType> UnsignedOfWidth(int bits) {
 // bitcast-convert to `type`; `input` itself when it already has that type.
 absl::StatusOr<Instruction*> BitcastTo(Instruction* input, PrimitiveType type) {
   if (input->shape().element_type() == type) return input;
-  auto shape = InferBitcastConvertShape(input->shape(), type);
-  if (!shape.ok()) return shape.status();
-  auto bitcast = std::make_unique<Instruction>(Opcode::kBitcastConvert, *shape);
+  HLOGYM_ASSIGN(shape, InferBitcastConvertShape(input->shape(), type));
+  auto bitcast = std::make_unique<Instruction>(Opcode::kBitcastConvert, shape);
   bitcast->AppendOperand(input);
   return AddWithLayoutOf(input->parent(), std::move(bitcast), input);
 }

@@ -91,9 +91,8 @@ absl::StatusOr<Factorized> Unblocked(Instruction* a, const Batch& batch) {
           d >= rank - 2 ? j : MakeScalarConstant(body, PrimitiveType::kS32, 0, batch.layout));
       start_shapes.push_back(ds_operands.back()->shape());
     }
-    auto ds_shape = InferDynamicSliceShape(residual->shape(), start_shapes, error_dims);
-    if (!ds_shape.ok()) return ds_shape.status();
-    auto ds = std::make_unique<Instruction>(Opcode::kDynamicSlice, *ds_shape);
+    HLOGYM_ASSIGN(ds_shape, InferDynamicSliceShape(residual->shape(), start_shapes, error_dims));
+    auto ds = std::make_unique<Instruction>(Opcode::kDynamicSlice, ds_shape);
     for (Instruction* operand : ds_operands) ds->AppendOperand(operand);
     ds->mutable_attrs().dynamic_slice_sizes = error_dims;
     Instruction* diagonal = AddWithLayoutOf(body, std::move(ds), residual);
@@ -109,9 +108,8 @@ absl::StatusOr<Factorized> Unblocked(Instruction* a, const Batch& batch) {
     HLOGYM_ASSIGN(new_l, MakeBinary(Opcode::kAdd, column, body_l));
     return std::vector<Instruction*>{body_a, new_l, new_error};
   };
-  auto results = MakeCountedLoop(computation, k, {a, l0, error0}, body);
-  if (!results.ok()) return results.status();
-  return Factorized{(*results)[1], (*results)[2]};
+  HLOGYM_ASSIGN(results, MakeCountedLoop(computation, k, {a, l0, error0}, body));
+  return Factorized{(results)[1], (results)[2]};
 }
 
 // The blocked factorization of the lower triangle of `a`.
@@ -142,9 +140,8 @@ absl::StatusOr<Instruction*> Blocked(Instruction* a, const Batch& batch) {
       HLOGYM_ASSIGN(nan, IsNan(root));
       factorized = {root, nan};
     } else {
-      auto unblocked = Unblocked(x, batch);
-      if (!unblocked.ok()) return unblocked.status();
-      factorized = *unblocked;
+      HLOGYM_ASSIGN(unblocked, Unblocked(x, batch));
+      factorized = unblocked;
     }
     HLOGYM_ASSIGN(new_error, MakeBinary(Opcode::kOr, error, factorized.error));
     error = new_error;

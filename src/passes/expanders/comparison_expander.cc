@@ -55,27 +55,20 @@ absl::StatusOr<Instruction*> Expand(Instruction* compare) {
   // XLA's expansion also materializes the minimum of the integer type, which nothing uses; it
   // stays in the module as dead code (the pass does not clean up after itself), and so does it
   // here, to keep the op counts equal to XLA's.
-  auto min = splat(-max_value - 1);
-  if (!min.ok()) return min.status();
-  auto zero = splat(0);
-  if (!zero.ok()) return zero.status();
-  auto max = splat(max_value);
-  if (!max.ok()) return max.status();
+  HLOGYM_ASSIGN(min, splat(-max_value - 1));
+  HLOGYM_ASSIGN(zero, splat(0));
+  HLOGYM_ASSIGN(max, splat(max_value));
   auto key = [&](Instruction* operand) -> absl::StatusOr<Instruction*> {
     auto cast = std::make_unique<Instruction>(Opcode::kBitcastConvert, int_shape, "");
     cast->AppendOperand(operand);
     Instruction* bits_value = AddWithLayoutOf(computation, std::move(cast), operand);
-    auto flipped = MakeBinary(Opcode::kXor, *max, bits_value);
-    if (!flipped.ok()) return flipped.status();
-    auto negative = MakeCompare(ComparisonDirection::kLt, bits_value, *zero);
-    if (!negative.ok()) return negative.status();
-    return MakeSelect(*negative, *flipped, bits_value);
+    HLOGYM_ASSIGN(flipped, MakeBinary(Opcode::kXor, max, bits_value));
+    HLOGYM_ASSIGN(negative, MakeCompare(ComparisonDirection::kLt, bits_value, zero));
+    return MakeSelect(negative, flipped, bits_value);
   };
-  auto lhs_key = key(lhs);
-  if (!lhs_key.ok()) return lhs_key.status();
-  auto rhs_key = key(rhs);
-  if (!rhs_key.ok()) return rhs_key.status();
-  return MakeCompare(compare->attrs().comparison_direction, *lhs_key, *rhs_key);
+  HLOGYM_ASSIGN(lhs_key, key(lhs));
+  HLOGYM_ASSIGN(rhs_key, key(rhs));
+  return MakeCompare(compare->attrs().comparison_direction, lhs_key, rhs_key);
 }
 
 }  // namespace
@@ -94,10 +87,9 @@ absl::StatusOr<bool> ComparisonExpander::Run(Module& module) {
     }
   }
   for (Instruction* compare : compares) {
-    auto expanded = Expand(compare);
-    if (!expanded.ok()) return expanded.status();
-    (*expanded)->mutable_attrs().raw = compare->attrs().raw;
-    HLOGYM_RETURN_IF_ERROR(compare->parent()->ReplaceInstruction(compare, *expanded));
+    HLOGYM_ASSIGN(expanded, Expand(compare));
+    expanded->mutable_attrs().raw = compare->attrs().raw;
+    HLOGYM_RETURN_IF_ERROR(compare->parent()->ReplaceInstruction(compare, expanded));
   }
   run.Complete();
   return !compares.empty();

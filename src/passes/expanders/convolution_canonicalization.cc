@@ -80,10 +80,8 @@ absl::Status Canonicalize(Instruction* conv) {
   kernel_order.push_back(dnums.kernel_output_feature_dimension);
   output_order.push_back(dnums.output_feature_dimension);
 
-  auto input = MakeTranspose(conv->operand(0), input_order);
-  if (!input.ok()) return input.status();
-  auto kernel = MakeTranspose(conv->operand(1), kernel_order);
-  if (!kernel.ok()) return kernel.status();
+  HLOGYM_ASSIGN(input, MakeTranspose(conv->operand(0), input_order));
+  HLOGYM_ASSIGN(kernel, MakeTranspose(conv->operand(1), kernel_order));
 
   ConvolutionDimensionNumbers canonical;
   canonical.input_batch_dimension = 0;
@@ -104,16 +102,15 @@ absl::Status Canonicalize(Instruction* conv) {
       Opcode::kConvolution, Shape(conv->shape().element_type(), conv_dims));
   canonical_conv->mutable_attrs() = conv->attrs();
   canonical_conv->mutable_attrs().convolution_dimension_numbers = canonical;
-  canonical_conv->AppendOperand(*input);
-  canonical_conv->AppendOperand(*kernel);
+  canonical_conv->AppendOperand(input);
+  canonical_conv->AppendOperand(kernel);
   Computation* computation = conv->parent();
-  Instruction* added = AddWithLayoutOf(computation, std::move(canonical_conv), *input);
+  Instruction* added = AddWithLayoutOf(computation, std::move(canonical_conv), input);
 
   // Back to the original output order.
-  auto result = MakeTranspose(added, InversePermutation(output_order));
-  if (!result.ok()) return result.status();
-  if (conv->shape().has_layout()) (*result)->mutable_shape() = conv->shape();
-  return computation->ReplaceInstruction(conv, *result);
+  HLOGYM_ASSIGN(result, MakeTranspose(added, InversePermutation(output_order)));
+  if (conv->shape().has_layout()) result->mutable_shape() = conv->shape();
+  return computation->ReplaceInstruction(conv, result);
 }
 
 }  // namespace

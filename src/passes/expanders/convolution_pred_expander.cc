@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "hlo/query.h"
+#include "hlo/status_macros.h"
 #include "passes/builders.h"
 #include "passes/pass_utils.h"
 
@@ -34,10 +35,9 @@ absl::StatusOr<Instruction*> ComputeInF16(Instruction* convolution) {
   Instruction* wide = computation->AddInstruction(convolution->CloneWithNewOperands(
       operands, computation->parent()->UniqueName(convolution->name() + ".f16")));
   wide->mutable_shape().set_element_type(PrimitiveType::kF16);
-  auto narrowed = MakeConvert(wide, PrimitiveType::kPred);
-  if (!narrowed.ok()) return narrowed.status();
-  (*narrowed)->set_shape(convolution->shape());  // keeps the original layout
-  return *narrowed;
+  HLOGYM_ASSIGN(narrowed, MakeConvert(wide, PrimitiveType::kPred));
+  narrowed->set_shape(convolution->shape());  // keeps the original layout
+  return narrowed;
 }
 
 }  // namespace

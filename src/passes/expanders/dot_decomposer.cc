@@ -92,19 +92,17 @@ absl::Status Decompose(Instruction* dot) {
   }
   int64_t lhs_contracting = 0;
   int64_t rhs_contracting = 0;
-  auto lhs = CanonicalizeOperand(dot->operand(0), dnums.lhs_batch_dimensions,
-                                 dnums.lhs_contracting_dimensions, true, &lhs_contracting);
-  if (!lhs.ok()) return lhs.status();
-  auto rhs = CanonicalizeOperand(dot->operand(1), dnums.rhs_batch_dimensions,
-                                 dnums.rhs_contracting_dimensions, false, &rhs_contracting);
-  if (!rhs.ok()) return rhs.status();
+  HLOGYM_ASSIGN(lhs, CanonicalizeOperand(dot->operand(0), dnums.lhs_batch_dimensions,
+                                         dnums.lhs_contracting_dimensions, true, &lhs_contracting));
+  HLOGYM_ASSIGN(rhs,
+                CanonicalizeOperand(dot->operand(1), dnums.rhs_batch_dimensions,
+                                    dnums.rhs_contracting_dimensions, false, &rhs_contracting));
   canonical.lhs_contracting_dimensions = {lhs_contracting};
   canonical.rhs_contracting_dimensions = {rhs_contracting};
-  auto shape = InferDotShape((*lhs)->shape(), (*rhs)->shape(), canonical,
-                             dot->shape().element_type());
-  if (!shape.ok()) return shape.status();
-  auto clone = dot->CloneWithNewOperands({*lhs, *rhs}, "");
-  clone->set_shape(*shape);
+  HLOGYM_ASSIGN(shape,
+                InferDotShape(lhs->shape(), rhs->shape(), canonical, dot->shape().element_type()));
+  auto clone = dot->CloneWithNewOperands({lhs, rhs}, "");
+  clone->set_shape(shape);
   clone->mutable_shape().clear_layout();
   clone->mutable_attrs().dot_dimension_numbers = canonical;
   Instruction* new_dot = AddWithLayoutOf(computation, std::move(clone), dot);

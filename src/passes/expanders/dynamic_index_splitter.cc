@@ -42,11 +42,9 @@ absl::StatusOr<bool> Split(Instruction* op) {
                                      op->operands().begin() + first_index);
   for (int64_t d = 0; d < rank; ++d) {
     SliceDimension slice{d, d + 1, 1};
-    auto element = MakeSlice(indices, std::span<const SliceDimension>(&slice, 1));
-    if (!element.ok()) return element.status();
-    auto scalar = MakeReshape(*element, {});
-    if (!scalar.ok()) return scalar.status();
-    operands.push_back(*scalar);
+    HLOGYM_ASSIGN(element, MakeSlice(indices, std::span<const SliceDimension>(&slice, 1)));
+    HLOGYM_ASSIGN(scalar, MakeReshape(element, {}));
+    operands.push_back(scalar);
   }
   Instruction* replacement = computation->AddInstruction(op->CloneWithNewOperands(operands, ""));
   HLOGYM_RETURN_IF_ERROR(computation->ReplaceInstruction(op, replacement));
@@ -66,9 +64,8 @@ absl::StatusOr<bool> DynamicIndexSplitter::Run(Module& module) {
       }
     }
     for (Instruction* op : ops) {
-      auto split = Split(op);
-      if (!split.ok()) return split.status();
-      changed |= *split;
+      HLOGYM_ASSIGN(split, Split(op));
+      changed |= split;
     }
   }
   return changed;

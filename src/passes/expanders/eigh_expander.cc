@@ -313,14 +313,13 @@ absl::Status RotateCols(Builder& b, const Rotation& rotation, Quadrants& x) {
 // One round: every diagonal pair rotated at once, then the tournament
 // permutation of rows and columns.
 absl::Status Round(Builder& b, Quadrants& w, Quadrants& v) {
-  auto rotation = SchurRotations(b, w);
-  if (!rotation.ok()) return rotation.status();
-  HLOGYM_RETURN_IF_ERROR(RotateRows(b, *rotation, w));
-  HLOGYM_RETURN_IF_ERROR(RotateCols(b, *rotation, w));
-  HLOGYM_ASSIGN(tl, b.SetDiagonal(w.tl, rotation->rt1));
+  HLOGYM_ASSIGN(rotation, SchurRotations(b, w));
+  HLOGYM_RETURN_IF_ERROR(RotateRows(b, rotation, w));
+  HLOGYM_RETURN_IF_ERROR(RotateCols(b, rotation, w));
+  HLOGYM_ASSIGN(tl, b.SetDiagonal(w.tl, rotation.rt1));
   HLOGYM_ASSIGN(tr, b.ZeroDiagonal(w.tr));
   HLOGYM_ASSIGN(bl, b.ZeroDiagonal(w.bl));
-  HLOGYM_ASSIGN(br, b.SetDiagonal(w.br, rotation->rt2));
+  HLOGYM_ASSIGN(br, b.SetDiagonal(w.br, rotation.rt2));
   w = {tl, tr, bl, br};
   const int64_t rows = b.row_dim(), cols = b.col_dim();
   for (auto [first, second, dim] :
@@ -328,7 +327,7 @@ absl::Status Round(Builder& b, Quadrants& w, Quadrants& v) {
         std::tuple{&w.tl, &w.bl, rows}, std::tuple{&w.tr, &w.br, rows}}) {
     HLOGYM_RETURN_IF_ERROR(Permute(b, *first, *second, dim));
   }
-  HLOGYM_RETURN_IF_ERROR(RotateRows(b, *rotation, v));
+  HLOGYM_RETURN_IF_ERROR(RotateRows(b, rotation, v));
   HLOGYM_RETURN_IF_ERROR(Permute(b, v.tl, v.bl, rows));
   return Permute(b, v.tr, v.br, rows);
 }
@@ -472,20 +471,18 @@ absl::StatusOr<std::pair<Instruction*, Instruction*>> Jacobi(Builder& b, Instruc
       -> absl::StatusOr<std::vector<Instruction*>> {
     Computation* body_computation = state[0]->parent();
     std::vector<Instruction*> blocks(state.begin() + 1, state.end());
-    auto sweep = MakeCountedLoop(
-        body_computation, 2 * k - 1, blocks,
-        [&](Instruction*, const std::vector<Instruction*>& s)
-            -> absl::StatusOr<std::vector<Instruction*>> {
-          Quadrants rw{s[0], s[1], s[2], s[3]};
-          Quadrants rv{s[4], s[5], s[6], s[7]};
-          HLOGYM_RETURN_IF_ERROR(Round(b, rw, rv));
-          return Flatten(rw, rv);
-        });
-    if (!sweep.ok()) return sweep.status();
+    HLOGYM_ASSIGN(sweep, MakeCountedLoop(body_computation, 2 * k - 1, blocks,
+                                         [&](Instruction*, const std::vector<Instruction*>& s)
+                                             -> absl::StatusOr<std::vector<Instruction*>> {
+                                           Quadrants rw{s[0], s[1], s[2], s[3]};
+                                           Quadrants rv{s[4], s[5], s[6], s[7]};
+                                           HLOGYM_RETURN_IF_ERROR(Round(b, rw, rv));
+                                           return Flatten(rw, rv);
+                                         }));
     Instruction* one = b.Scalar(body_computation, 1, PrimitiveType::kS32);
     HLOGYM_ASSIGN(next_iter, MakeBinary(Opcode::kAdd, state[0], one));
     std::vector<Instruction*> next = {next_iter};
-    next.insert(next.end(), sweep->begin(), sweep->end());
+    next.insert(next.end(), sweep.begin(), sweep.end());
     return next;
   };
   HLOGYM_ASSIGN(final_state, MakeWhile(b, computation, init, cond, body));
@@ -659,9 +656,8 @@ absl::StatusOr<bool> EighExpander::Run(Module& module) {
   std::vector<std::pair<Instruction*, EighConfig>> matched;
   for (const auto& computation : module.computations()) {
     for (const auto& instruction : computation->instructions()) {
-      auto checked = Check(*instruction);
-      if (!checked.ok()) return checked.status();
-      if (checked->has_value()) matched.emplace_back(instruction.get(), **checked);
+      HLOGYM_ASSIGN(checked, Check(*instruction));
+      if (checked.has_value()) matched.emplace_back(instruction.get(), *checked);
     }
   }
   if (matched.empty()) return false;
@@ -675,9 +671,8 @@ absl::StatusOr<bool> EighExpander::Run(Module& module) {
                                          config.max_iter, ",", config.tol);
     Computation*& callee = cache[key];
     if (callee == nullptr) {
-      auto built = BuildComputation(module, *eigh, config, name);
-      if (!built.ok()) return built.status();
-      callee = *built;
+      HLOGYM_ASSIGN(built, BuildComputation(module, *eigh, config, name));
+      callee = built;
     }
     HLOGYM_RETURN_IF_ERROR(ReplaceWithCall(eigh, callee));
   }

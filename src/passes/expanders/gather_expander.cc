@@ -221,17 +221,18 @@ absl::StatusOr<Instruction*> Expand(Instruction* gather) {
 
 absl::StatusOr<bool> GatherExpander::Run(Module& module) {
   const Mode mode = mode_;
-  auto changed = ExpandMatchingInstructions(
-      module, name(), [mode](const Instruction* instruction) { return Matches(instruction, mode); },
-      [](Instruction* gather) -> absl::StatusOr<Instruction*> {
-        auto expanded = Expand(gather);
-        if (!expanded.ok()) return expanded.status();
-        (*expanded)->set_shape(gather->shape());
-        return *expanded;
-      });
-  if (!changed.ok()) return changed.status();
-  if (*changed) module.SortComputationsCalleesFirst();
-  return *changed;
+  HLOGYM_ASSIGN(changed,
+                ExpandMatchingInstructions(
+                    module, name(),
+                    [mode](const Instruction* instruction) { return Matches(instruction, mode); },
+                    [](Instruction* gather) -> absl::StatusOr<Instruction*> {
+                      auto expanded = Expand(gather);
+                      if (!expanded.ok()) return expanded.status();
+                      (*expanded)->set_shape(gather->shape());
+                      return *expanded;
+                    }));
+  if (changed) module.SortComputationsCalleesFirst();
+  return changed;
 }
 
 bool GatherExpander::MayChange(const Module& module) const {

@@ -16,17 +16,13 @@ absl::StatusOr<Instruction*> Expand(Instruction* logistic) {
   Instruction* one =
       MakeScalarConstant(computation, x->shape().element_type(), 1.0, x->shape().has_layout());
   if (!x->shape().IsScalar()) {
-    auto broadcast = MakeBroadcast(one, x->shape().dimensions(), {});
-    if (!broadcast.ok()) return broadcast.status();
-    one = *broadcast;
+    HLOGYM_ASSIGN(broadcast, MakeBroadcast(one, x->shape().dimensions(), {}));
+    one = broadcast;
   }
-  auto negated = MakeUnary(Opcode::kNegate, x);
-  if (!negated.ok()) return negated.status();
-  auto exp = MakeUnary(Opcode::kExp, *negated);
-  if (!exp.ok()) return exp.status();
-  auto denominator = MakeBinary(Opcode::kAdd, one, *exp);
-  if (!denominator.ok()) return denominator.status();
-  return MakeBinary(Opcode::kDivide, one, *denominator);
+  HLOGYM_ASSIGN(negated, MakeUnary(Opcode::kNegate, x));
+  HLOGYM_ASSIGN(exp, MakeUnary(Opcode::kExp, negated));
+  HLOGYM_ASSIGN(denominator, MakeBinary(Opcode::kAdd, one, exp));
+  return MakeBinary(Opcode::kDivide, one, denominator);
 }
 
 }  // namespace
@@ -39,10 +35,9 @@ absl::StatusOr<bool> LogisticExpander::Run(Module& module) {
     }
   }
   for (Instruction* logistic : logistics) {
-    auto expanded = Expand(logistic);
-    if (!expanded.ok()) return expanded.status();
-    (*expanded)->set_shape(logistic->shape());
-    HLOGYM_RETURN_IF_ERROR(logistic->parent()->ReplaceInstruction(logistic, *expanded));
+    HLOGYM_ASSIGN(expanded, Expand(logistic));
+    expanded->set_shape(logistic->shape());
+    HLOGYM_RETURN_IF_ERROR(logistic->parent()->ReplaceInstruction(logistic, expanded));
   }
   return !logistics.empty();
 }

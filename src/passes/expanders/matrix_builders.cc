@@ -43,9 +43,8 @@ absl::StatusOr<Instruction*> UpdateAt(Instruction* x, Instruction* update,
                                       const std::vector<Instruction*>& starts) {
   std::vector<Shape> start_shapes;
   for (const Instruction* start : starts) start_shapes.push_back(start->shape());
-  auto shape = InferDynamicUpdateSliceShape(x->shape(), update->shape(), start_shapes);
-  if (!shape.ok()) return shape.status();
-  auto dus = std::make_unique<Instruction>(Opcode::kDynamicUpdateSlice, *shape);
+  HLOGYM_ASSIGN(shape, InferDynamicUpdateSliceShape(x->shape(), update->shape(), start_shapes));
+  auto dus = std::make_unique<Instruction>(Opcode::kDynamicUpdateSlice, shape);
   dus->AppendOperand(x);
   dus->AppendOperand(update);
   for (Instruction* start : starts) dus->AppendOperand(start);

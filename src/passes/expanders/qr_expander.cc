@@ -123,9 +123,8 @@ absl::StatusOr<Instruction*> DynamicSlice(Instruction* x, const std::vector<Inst
                                           const std::vector<int64_t>& sizes) {
   std::vector<Shape> start_shapes;
   for (Instruction* start : starts) start_shapes.push_back(start->shape());
-  auto shape = InferDynamicSliceShape(x->shape(), start_shapes, sizes);
-  if (!shape.ok()) return shape.status();
-  auto ds = std::make_unique<Instruction>(Opcode::kDynamicSlice, *shape);
+  HLOGYM_ASSIGN(shape, InferDynamicSliceShape(x->shape(), start_shapes, sizes));
+  auto ds = std::make_unique<Instruction>(Opcode::kDynamicSlice, shape);
   ds->AppendOperand(x);
   for (Instruction* start : starts) ds->AppendOperand(start);
   ds->mutable_attrs().dynamic_slice_sizes = sizes;
@@ -244,9 +243,8 @@ absl::StatusOr<Factored> QrBlock(const Context& c, Instruction* a) {
     Instruction* taus = state[1];
     HLOGYM_ASSIGN(x, DynamicSlice(body_a, Starts(c, body_a, {j}), c.Dims({m, 1})));
     HLOGYM_ASSIGN(column, MakeReshape(x, c.Dims({m})));
-    auto house = House(c, column, j, m);
-    if (!house.ok()) return house.status();
-    const Reflector& h = *house;
+    HLOGYM_ASSIGN(house, House(c, column, j, m));
+    const Reflector& h = house;
 
     // a[:, j+1:] -= tau v (v^T a[:, j+1:]), with the columns up to j masked.
     Instruction* col_iota = Iota(c, body, matrix, c.nb() + 1);
@@ -297,9 +295,8 @@ absl::StatusOr<Factored> QrBlock(const Context& c, Instruction* a) {
     HLOGYM_ASSIGN(new_taus, MakeBinary(Opcode::kAdd, taus, tau_update));
     return std::vector<Instruction*>{new_a, new_taus};
   };
-  auto results = MakeCountedLoop(computation, p, {a, taus0}, body);
-  if (!results.ok()) return results.status();
-  return Factored{(*results)[0], (*results)[1]};
+  HLOGYM_ASSIGN(results, MakeCountedLoop(computation, p, {a, taus0}, body));
+  return Factored{(results)[0], (results)[1]};
 }
 
 // T[batch..., k, k] with I + Y T Y^T = H_0 ... H_{k-1} for the unit lower
@@ -330,9 +327,8 @@ absl::StatusOr<Instruction*> CompactWy(const Context& c, Instruction* y, Instruc
     HLOGYM_ASSIGN(new_t, UpdateAt(t, z, Starts(c, t, {zero, j})));
     return std::vector<Instruction*>{new_t, body_vtv};
   };
-  auto results = MakeCountedLoop(computation, k, {eye, vtv}, body);
-  if (!results.ok()) return results.status();
-  return (*results)[0];
+  HLOGYM_ASSIGN(results, MakeCountedLoop(computation, k, {eye, vtv}, body));
+  return (results)[0];
 }
 
 // I[rows, k] + the strict lower triangle of `block`: the Householder vectors
@@ -360,14 +356,13 @@ absl::StatusOr<Instruction*> BuildQr(const Context& c, Instruction* a) {
   for (int64_t i = 0; i < p; i += kBlockSize) {
     const int64_t k = std::min(kBlockSize, p - i);
     HLOGYM_ASSIGN(block, SliceMinor(a, i, m, i, i + k));
-    auto factored = QrBlock(c, block);
-    if (!factored.ok()) return factored.status();
-    HLOGYM_ASSIGN(y, Vectors(c, factored->a));
-    HLOGYM_ASSIGN(with_block, UpdateMinor(a, factored->a, i, i, c.layout));
+    HLOGYM_ASSIGN(factored, QrBlock(c, block));
+    HLOGYM_ASSIGN(y, Vectors(c, factored.a));
+    HLOGYM_ASSIGN(with_block, UpdateMinor(a, factored.a, i, i, c.layout));
     a = with_block;
-    HLOGYM_ASSIGN(with_taus, UpdateVector(c, taus, factored->taus, i));
+    HLOGYM_ASSIGN(with_taus, UpdateVector(c, taus, factored.taus, i));
     taus = with_taus;
-    HLOGYM_ASSIGN(t, CompactWy(c, y, factored->taus, k));
+    HLOGYM_ASSIGN(t, CompactWy(c, y, factored.taus, k));
     if (i + k < n) {
       // a[i:, i+k:] += (Y T^T) (Y^T a[i:, i+k:]) applies the block's
       // transpose to the trailing columns.

@@ -1,6 +1,7 @@
 #include "passes/expanders/real_imag_expander.h"
 
 #include "hlo/query.h"
+#include "hlo/status_macros.h"
 #include "passes/builders.h"
 #include "passes/pass_utils.h"
 
@@ -22,10 +23,9 @@ absl::StatusOr<bool> RealImagExpander::Run(Module& module) {
         Instruction* zero = MakeScalarConstant(instruction->parent(),
                                                operand->shape().element_type(), 0.0,
                                                instruction->shape().has_layout());
-        auto broadcast = MakeBroadcast(zero, instruction->shape().dimensions(), {});
-        if (!broadcast.ok()) return broadcast.status();
-        (*broadcast)->set_shape(instruction->shape());
-        return *broadcast;
+        HLOGYM_ASSIGN(broadcast, MakeBroadcast(zero, instruction->shape().dimensions(), {}));
+        broadcast->set_shape(instruction->shape());
+        return broadcast;
       });
 }
 

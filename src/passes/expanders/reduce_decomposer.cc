@@ -118,10 +118,9 @@ absl::StatusOr<bool> DecomposeReduces(Computation* computation) {
     } else {
       std::vector<Instruction*> copies;
       for (int64_t i = 0; i < n; ++i) {
-        auto element = MakeGetTupleElement(reduced, i);
-        if (!element.ok()) return element.status();
-        (*element)->set_shape(expected[i]);
-        copies.push_back(AddCopy(computation, *element, outputs[i]));
+        HLOGYM_ASSIGN(element, MakeGetTupleElement(reduced, i));
+        element->set_shape(expected[i]);
+        copies.push_back(AddCopy(computation, element, outputs[i]));
       }
       replacement = MakeTuple(computation, copies);
       replacement->set_shape(reduce->shape());
@@ -148,11 +147,9 @@ absl::StatusOr<bool> ReduceDecomposer::Run(Module& module) {
       }
     }
     if (!any_reduce) continue;
-    auto equalized = EqualizeInputLayouts(computation);
-    if (!equalized.ok()) return equalized.status();
-    auto decomposed = DecomposeReduces(computation);
-    if (!decomposed.ok()) return decomposed.status();
-    changed |= *equalized || *decomposed;
+    HLOGYM_ASSIGN(equalized, EqualizeInputLayouts(computation));
+    HLOGYM_ASSIGN(decomposed, DecomposeReduces(computation));
+    changed |= equalized || decomposed;
   }
   run.Complete();
   return changed;

@@ -216,17 +216,19 @@ absl::StatusOr<Instruction*> Expand(Instruction* scatter) {
 
 absl::StatusOr<bool> ScatterExpander::Run(Module& module) {
   const Mode mode = mode_;
-  auto changed = ExpandMatchingInstructions(
-      module, name(), [mode](const Instruction* instruction) { return Matches(instruction, mode); },
-      [](Instruction* scatter) -> absl::StatusOr<Instruction*> {
-        auto expanded = Expand(scatter);
-        if (!expanded.ok()) return expanded.status();
-        if (*expanded != scatter->operand(0)) (*expanded)->set_shape(scatter->shape());
-        return *expanded;
-      });
-  if (!changed.ok()) return changed.status();
-  if (*changed) module.SortComputationsCalleesFirst();
-  return *changed;
+  HLOGYM_ASSIGN(changed,
+                ExpandMatchingInstructions(
+                    module, name(),
+                    [mode](const Instruction* instruction) { return Matches(instruction, mode); },
+                    [](Instruction* scatter) -> absl::StatusOr<Instruction*> {
+                      auto expanded = Expand(scatter);
+                      if (!expanded.ok()) return expanded.status();
+                      if (*expanded != scatter->operand(0))
+                        (*expanded)->set_shape(scatter->shape());
+                      return *expanded;
+                    }));
+  if (changed) module.SortComputationsCalleesFirst();
+  return changed;
 }
 
 bool ScatterExpander::MayChange(const Module& module) const {

@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "analysis/shape_inference.h"
 #include "hlo/query.h"
+#include "hlo/status_macros.h"
 #include "passes/builders.h"
 #include "passes/pass_utils.h"
 
@@ -69,24 +70,19 @@ absl::StatusOr<Computation*> MakeReducer(Module& module, const Computation& sele
         absl::StrCat("select computation ", select.name(), " must return pred[]"));
   }
   Instruction* neg_one = MakeScalarConstant(comp, PrimitiveType::kS32, -1, with_layout);
-  auto lhs_real = MakeCompare(ComparisonDirection::kNe, iota_lhs[0], neg_one);
-  if (!lhs_real.ok()) return lhs_real.status();
-  auto rhs_real = MakeCompare(ComparisonDirection::kNe, iota_rhs[0], neg_one);
-  if (!rhs_real.ok()) return rhs_real.status();
-  auto rhs_padding = MakeUnary(Opcode::kNot, *rhs_real);
-  if (!rhs_padding.ok()) return rhs_padding.status();
-  auto keep_lhs = MakeBinary(Opcode::kAnd, selected, *lhs_real);
+  HLOGYM_ASSIGN(lhs_real, MakeCompare(ComparisonDirection::kNe, iota_lhs[0], neg_one));
+  HLOGYM_ASSIGN(rhs_real, MakeCompare(ComparisonDirection::kNe, iota_rhs[0], neg_one));
+  HLOGYM_ASSIGN(rhs_padding, MakeUnary(Opcode::kNot, rhs_real));
+  auto keep_lhs = MakeBinary(Opcode::kAnd, selected, lhs_real);
   if (!keep_lhs.ok()) return keep_lhs.status();
-  keep_lhs = MakeBinary(Opcode::kOr, *keep_lhs, *rhs_padding);
+  keep_lhs = MakeBinary(Opcode::kOr, *keep_lhs, rhs_padding);
   if (!keep_lhs.ok()) return keep_lhs.status();
   std::vector<Instruction*> results;
-  auto value = MakeSelect(*keep_lhs, value_lhs, value_rhs);
-  if (!value.ok()) return value.status();
-  results.push_back(*value);
+  HLOGYM_ASSIGN(value, MakeSelect(*keep_lhs, value_lhs, value_rhs));
+  results.push_back(value);
   for (int64_t i = 0; i < rank; ++i) {
-    auto index = MakeSelect(*keep_lhs, iota_lhs[i], iota_rhs[i]);
-    if (!index.ok()) return index.status();
-    results.push_back(*index);
+    HLOGYM_ASSIGN(index, MakeSelect(*keep_lhs, iota_lhs[i], iota_rhs[i]));
+    results.push_back(index);
   }
   comp->set_root_instruction(MakeTuple(comp, results));
   return module.AddComputation(std::move(reducer));
@@ -105,9 +101,8 @@ absl::StatusOr<Instruction*> Expand(Instruction* sas) {
     return absl::InvalidArgumentError(
         absl::StrCat(sas->name(), ": source and operand ranks differ"));
   }
-  auto reducer = MakeReducer(module, *sas->called_computations()[0],
-                             operand_shape.element_type(), rank, with_layout);
-  if (!reducer.ok()) return reducer.status();
+  HLOGYM_ASSIGN(reducer, MakeReducer(module, *sas->called_computations()[0],
+                                     operand_shape.element_type(), rank, with_layout));
 
   Shape iota_shape = operand_shape;
   iota_shape.set_element_type(PrimitiveType::kS32);
@@ -124,29 +119,25 @@ absl::StatusOr<Instruction*> Expand(Instruction* sas) {
   for (Instruction* input : inputs) input_shapes.push_back(input->shape());
   for (Instruction* value : inits) init_shapes.push_back(value->shape());
   auto window_shape =
-      InferReduceWindowShape(input_shapes, init_shapes, *sas->attrs().window, *reducer);
+      InferReduceWindowShape(input_shapes, init_shapes, *sas->attrs().window, reducer);
   if (!window_shape.ok()) return window_shape.status();
   auto reduce_window = std::make_unique<Instruction>(Opcode::kReduceWindow, *window_shape);
   for (Instruction* input : inputs) reduce_window->AppendOperand(input);
   for (Instruction* value : inits) reduce_window->AppendOperand(value);
   reduce_window->mutable_attrs().window = sas->attrs().window;
-  reduce_window->mutable_called_computations().push_back(*reducer);
+  reduce_window->mutable_called_computations().push_back(reducer);
   Instruction* windowed = AddWithLayoutOf(computation, std::move(reduce_window), operand);
 
   std::vector<int64_t> index_dims = source->shape().dimensions();
   index_dims.push_back(1);
   std::vector<Instruction*> positions;
   for (int64_t i = 1; i <= rank; ++i) {
-    auto element = MakeGetTupleElement(windowed, i);
-    if (!element.ok()) return element.status();
-    auto reshaped = MakeReshape(*element, index_dims);
-    if (!reshaped.ok()) return reshaped.status();
-    positions.push_back(*reshaped);
+    HLOGYM_ASSIGN(element, MakeGetTupleElement(windowed, i));
+    HLOGYM_ASSIGN(reshaped, MakeReshape(element, index_dims));
+    positions.push_back(reshaped);
   }
-  auto indices = MakeConcatenate(positions, rank);
-  if (!indices.ok()) return indices.status();
-  auto base = MakeBroadcast(init, sas->shape().dimensions(), {});
-  if (!base.ok()) return base.status();
+  HLOGYM_ASSIGN(indices, MakeConcatenate(positions, rank));
+  HLOGYM_ASSIGN(base, MakeBroadcast(init, sas->shape().dimensions(), {}));
 
   ScatterDimensionNumbers dnums;
   for (int64_t i = 0; i < rank; ++i) {
@@ -155,13 +146,13 @@ absl::StatusOr<Instruction*> Expand(Instruction* sas) {
   }
   dnums.index_vector_dim = rank;
   Computation* scatter_computation = sas->called_computations()[1];
-  std::vector<Shape> operands = {(*base)->shape()}, updates = {source->shape()};
+  std::vector<Shape> operands = {base->shape()}, updates = {source->shape()};
   auto scatter_shape =
-      InferScatterShape(operands, (*indices)->shape(), updates, dnums, scatter_computation);
+      InferScatterShape(operands, indices->shape(), updates, dnums, scatter_computation);
   if (!scatter_shape.ok()) return scatter_shape.status();
   auto scatter = std::make_unique<Instruction>(Opcode::kScatter, *scatter_shape);
-  scatter->AppendOperand(*base);
-  scatter->AppendOperand(*indices);
+  scatter->AppendOperand(base);
+  scatter->AppendOperand(indices);
   scatter->AppendOperand(source);
   scatter->mutable_attrs().scatter_dimension_numbers = dnums;
   scatter->mutable_called_computations().push_back(scatter_computation);
@@ -173,10 +164,9 @@ absl::StatusOr<Instruction*> Expand(Instruction* sas) {
 }  // namespace
 
 absl::StatusOr<bool> SelectAndScatterExpander::Run(Module& module) {
-  auto changed = ExpandMatchingInstructions(module, name(), Matches, Expand);
-  if (!changed.ok()) return changed.status();
-  if (*changed) module.SortComputationsCalleesFirst();
-  return *changed;
+  HLOGYM_ASSIGN(changed, ExpandMatchingInstructions(module, name(), Matches, Expand));
+  if (changed) module.SortComputationsCalleesFirst();
+  return changed;
 }
 
 bool SelectAndScatterExpander::MayChange(const Module& module) const {

@@ -92,9 +92,8 @@ absl::Status Decompose(Module& module, Instruction* topk) {
   if (values_only) {
     Instruction* sort = AddWithLayoutOf(
         computation, NewSort(input->shape(), {input}, dimension, comparator), input);
-    auto head = Head(sort, k);
-    if (!head.ok()) return head.status();
-    return computation->ReplaceInstruction(topk->users()[0], *head);
+    HLOGYM_ASSIGN(head, Head(sort, k));
+    return computation->ReplaceInstruction(topk->users()[0], head);
   }
   Shape iota_shape = input->shape();
   iota_shape.set_element_type(PrimitiveType::kS32);
@@ -106,11 +105,9 @@ absl::Status Decompose(Module& module, Instruction* topk) {
       computation, NewSort(sort_shape, {input, iota}, dimension, comparator), input);
   std::vector<Instruction*> heads;
   for (int64_t i = 0; i < 2; ++i) {
-    auto element = MakeGetTupleElement(sort, i);
-    if (!element.ok()) return element.status();
-    auto head = Head(*element, k);
-    if (!head.ok()) return head.status();
-    heads.push_back(*head);
+    HLOGYM_ASSIGN(element, MakeGetTupleElement(sort, i));
+    HLOGYM_ASSIGN(head, Head(element, k));
+    heads.push_back(head);
   }
   return computation->ReplaceInstruction(topk, MakeTuple(computation, heads));
 }

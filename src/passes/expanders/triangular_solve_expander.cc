@@ -272,9 +272,8 @@ absl::StatusOr<Instruction*> InvertDiagonalBlocks(Instruction* blocks, bool lowe
     std::vector<Shape> start_shapes;
     for (const Instruction* s : starts) start_shapes.push_back(s->shape());
     const std::vector<int64_t> row_dims = {count, 1, k};
-    auto row_shape = InferDynamicSliceShape(input->shape(), start_shapes, row_dims);
-    if (!row_shape.ok()) return row_shape.status();
-    auto ds = std::make_unique<Instruction>(Opcode::kDynamicSlice, *row_shape);
+    HLOGYM_ASSIGN(row_shape, InferDynamicSliceShape(input->shape(), start_shapes, row_dims));
+    auto ds = std::make_unique<Instruction>(Opcode::kDynamicSlice, row_shape);
     ds->AppendOperand(input);
     for (Instruction* s : starts) ds->AppendOperand(s);
     ds->mutable_attrs().dynamic_slice_sizes = row_dims;
@@ -284,11 +283,10 @@ absl::StatusOr<Instruction*> InvertDiagonalBlocks(Instruction* blocks, bool lowe
     HLOGYM_ASSIGN(updated, UpdateAt(inverse, negated, starts));
     return std::vector<Instruction*>{updated, input};
   };
-  auto results = MakeCountedLoop(computation, k - 1, {start, unit}, body);
-  if (!results.ok()) return results.status();
+  HLOGYM_ASSIGN(results, MakeCountedLoop(computation, k - 1, {start, unit}, body));
   const int64_t row_map[] = {0, 1};
   HLOGYM_ASSIGN(by_row, MakeBroadcast(diagonals, dims, row_map));
-  HLOGYM_ASSIGN(inverse, MakeBinary(Opcode::kDivide, (*results)[0], by_row));
+  HLOGYM_ASSIGN(inverse, MakeBinary(Opcode::kDivide, (results)[0], by_row));
   return MakeReshape(inverse, original);
 }
 

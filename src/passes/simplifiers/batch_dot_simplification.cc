@@ -36,10 +36,8 @@ std::vector<int64_t> DegenerateBatchDims(const Instruction* dot) {
 
 absl::Status Simplify(Instruction* dot, const std::vector<int64_t>& degenerate) {
   Computation* computation = dot->parent();
-  auto lhs = gather_scatter::ElideDegenerateDims(dot->operand(0), degenerate);
-  if (!lhs.ok()) return lhs.status();
-  auto rhs = gather_scatter::ElideDegenerateDims(dot->operand(1), degenerate);
-  if (!rhs.ok()) return rhs.status();
+  HLOGYM_ASSIGN(lhs, gather_scatter::ElideDegenerateDims(dot->operand(0), degenerate));
+  HLOGYM_ASSIGN(rhs, gather_scatter::ElideDegenerateDims(dot->operand(1), degenerate));
   DotDimensionNumbers dnums = *dot->attrs().dot_dimension_numbers;
   const int64_t removed = static_cast<int64_t>(degenerate.size());
   const int64_t kept = static_cast<int64_t>(dnums.lhs_batch_dimensions.size()) - removed;
@@ -51,18 +49,17 @@ absl::Status Simplify(Instruction* dot, const std::vector<int64_t>& degenerate) 
   }
   dnums.lhs_contracting_dimensions[0] -= removed;
   dnums.rhs_contracting_dimensions[0] -= removed;
-  auto shape = InferDotShape((*lhs)->shape(), (*rhs)->shape(), dnums, dot->shape().element_type());
-  if (!shape.ok()) return shape.status();
-  auto clone = dot->CloneWithNewOperands({*lhs, *rhs}, "");
-  clone->set_shape(*shape);
+  HLOGYM_ASSIGN(shape,
+                InferDotShape(lhs->shape(), rhs->shape(), dnums, dot->shape().element_type()));
+  auto clone = dot->CloneWithNewOperands({lhs, rhs}, "");
+  clone->set_shape(shape);
   clone->mutable_shape().clear_layout();
   clone->mutable_attrs().dot_dimension_numbers = dnums;
   Instruction* new_dot = AddWithLayoutOf(computation, std::move(clone), dot);
-  auto reshaped = MakeReshape(new_dot, dot->shape().dimensions());
-  if (!reshaped.ok()) return reshaped.status();
+  HLOGYM_ASSIGN(reshaped, MakeReshape(new_dot, dot->shape().dimensions()));
   // The dot's shape, layout included (as XLA's), so that a bitcast reading it sees the same values.
-  (*reshaped)->set_shape(dot->shape());
-  return computation->ReplaceInstruction(dot, *reshaped);
+  reshaped->set_shape(dot->shape());
+  return computation->ReplaceInstruction(dot, reshaped);
 }
 
 }  // namespace

@@ -31,18 +31,16 @@ absl::StatusOr<bool> BroadcastCanonicalizer::Run(Module& module) {
       std::sort(sorted.begin(), sorted.end());
       std::vector<int64_t> sizes = broadcast->shape().dimensions();
       for (size_t i = 0; i < sorted.size(); ++i) sizes[sorted[i]] = operand->shape().dimensions(i);
-      auto canonical = MakeBroadcast(operand, sizes, sorted);
-      if (!canonical.ok()) return canonical.status();
+      HLOGYM_ASSIGN(canonical, MakeBroadcast(operand, sizes, sorted));
       // Result dim original[k] holds operand dim k, which the sorted
       // broadcast puts at sorted[k].
       std::vector<int64_t> permutation(broadcast->shape().rank());
       std::iota(permutation.begin(), permutation.end(), 0);
       for (size_t k = 0; k < original.size(); ++k) permutation[original[k]] = sorted[k];
-      auto transpose = MakeTranspose(*canonical, permutation);
-      if (!transpose.ok()) return transpose.status();
+      HLOGYM_ASSIGN(transpose, MakeTranspose(canonical, permutation));
       // The broadcast's shape, layout included, so that a bitcast reading it sees the same values.
-      (*transpose)->set_shape(broadcast->shape());
-      HLOGYM_RETURN_IF_ERROR(computation->ReplaceInstruction(broadcast, *transpose));
+      transpose->set_shape(broadcast->shape());
+      HLOGYM_RETURN_IF_ERROR(computation->ReplaceInstruction(broadcast, transpose));
       changed = true;
     }
   }

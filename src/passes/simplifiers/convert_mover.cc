@@ -111,15 +111,13 @@ absl::StatusOr<bool> MoveWideningDown(Computation* computation) {
       if (operand->opcode() == Opcode::kConvert) {
         operands.push_back(operand->operand(0));
       } else {
-        auto converted = ConvertTo(operand, src);
-        if (!converted.ok()) return converted.status();
-        operands.push_back(*converted);
+        HLOGYM_ASSIGN(converted, ConvertTo(operand, src));
+        operands.push_back(converted);
       }
     }
-    auto narrow = AddWithType(hlo, operands, src);
-    if (!narrow.ok()) return narrow.status();
+    HLOGYM_ASSIGN(narrow, AddWithType(hlo, operands, src));
     auto widened = std::make_unique<Instruction>(Opcode::kConvert, hlo->shape());
-    widened->AppendOperand(*narrow);
+    widened->AppendOperand(narrow);
     Instruction* replacement = computation->AddInstruction(std::move(widened));
     HLOGYM_RETURN_IF_ERROR(computation->ReplaceInstruction(hlo, replacement));
     changed = true;
@@ -146,10 +144,9 @@ absl::StatusOr<bool> MoveNarrowingUp(Computation* computation) {
     }
     std::vector<Instruction*> operands;
     for (Instruction* operand : inner->operands()) {
-      auto converted = ConvertTo(operand, dst);
-      if (!converted.ok()) return converted.status();
-      queue.push_front(*converted);
-      operands.push_back(*converted);
+      HLOGYM_ASSIGN(converted, ConvertTo(operand, dst));
+      queue.push_front(converted);
+      operands.push_back(converted);
     }
     auto moved = AddWithType(inner, operands, dst);
     if (!moved.ok()) return moved.status();
@@ -186,11 +183,9 @@ absl::StatusOr<bool> ConvertMover::Run(Module& module) {
       if (any) break;
     }
     if (!any) continue;
-    auto down = MoveWideningDown(computation);
-    if (!down.ok()) return down.status();
-    auto up = MoveNarrowingUp(computation);
-    if (!up.ok()) return up.status();
-    changed |= *down || *up;
+    HLOGYM_ASSIGN(down, MoveWideningDown(computation));
+    HLOGYM_ASSIGN(up, MoveNarrowingUp(computation));
+    changed |= down || up;
   }
   run.Complete();
   return changed;

@@ -48,10 +48,10 @@ std::vector<SliceDimension> FullSlice(const Shape& shape) {
 
 absl::StatusOr<Instruction*> NewDot(Instruction* like, Instruction* lhs, Instruction* rhs,
                                     const DotDimensionNumbers& dnums) {
-  auto shape = InferDotShape(lhs->shape(), rhs->shape(), dnums, like->shape().element_type());
-  if (!shape.ok()) return shape.status();
+  HLOGYM_ASSIGN(shape,
+                InferDotShape(lhs->shape(), rhs->shape(), dnums, like->shape().element_type()));
   auto clone = like->CloneWithNewOperands({lhs, rhs}, "");
-  clone->set_shape(*shape);
+  clone->set_shape(shape);
   clone->mutable_shape().clear_layout();
   clone->mutable_attrs().dot_dimension_numbers = dnums;
   return AddWithLayoutOf(like->parent(), std::move(clone), like);
@@ -249,14 +249,13 @@ absl::StatusOr<bool> DotMerger::Run(Module& module) {
           if (b == nullptr) continue;
           if (dead_set.contains(a) || dead_set.contains(b)) continue;
           if (!small_enough(a) && !small_enough(b)) continue;
-          auto merged = TryMerge(a, b);
-          if (!merged.ok()) return merged.status();
-          if (*merged == nullptr) continue;
+          HLOGYM_ASSIGN(merged, TryMerge(a, b));
+          if (merged == nullptr) continue;
           dead.push_back(a);
           dead.push_back(b);
           dead_set.insert(a);
           dead_set.insert(b);
-          dots[i] = *merged;
+          dots[i] = merged;
           dots[j] = nullptr;
         }
       }

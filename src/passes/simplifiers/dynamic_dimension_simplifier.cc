@@ -124,9 +124,8 @@ absl::StatusOr<bool> DynamicDimensionSimplifier::Run(Module& module) {
         continue;
       }
       for (Instruction* instruction : computation->MakeInstructionPostOrder()) {
-        auto local = sweep.rewrite(instruction);
-        if (!local.ok()) return local.status();
-        changed |= *local;
+        HLOGYM_ASSIGN(local, sweep.rewrite(instruction));
+        changed |= local;
       }
     }
   }

@@ -87,9 +87,8 @@ absl::StatusOr<bool> GemvRewriter::Run(Module& module) {
   bool changed = false;
   for (const auto& computation : module.computations()) {
     for (Instruction* instruction : computation->MakeInstructionPostOrder()) {
-      auto rewritten = RewriteDot(instruction);
-      if (!rewritten.ok()) return rewritten.status();
-      changed |= *rewritten;
+      HLOGYM_ASSIGN(rewritten, RewriteDot(instruction));
+      changed |= rewritten;
     }
   }
   return changed;

@@ -220,9 +220,8 @@ absl::StatusOr<bool> ReduceWindowRewriter::Run(Module& module) {
       candidates.push_back(instruction);
     }
     for (Instruction* rw : candidates) {
-      auto scan = TryRewriteScan(rw, base_length_);
-      if (!scan.ok()) return scan.status();
-      if (*scan) {
+      HLOGYM_ASSIGN(scan, TryRewriteScan(rw, base_length_));
+      if (scan) {
         changed = true;
         continue;
       }

@@ -3,6 +3,7 @@
 #include <memory>
 
 #include "analysis/shape_inference.h"
+#include "hlo/status_macros.h"
 #include "passes/builders.h"
 
 namespace hlogym {
@@ -21,9 +22,8 @@ absl::StatusOr<Instruction*> MakeReduceWindow(const std::vector<Instruction*>& i
   std::vector<Shape> input_shapes, init_shapes;
   for (Instruction* input : inputs) input_shapes.push_back(input->shape());
   for (Instruction* init : inits) init_shapes.push_back(init->shape());
-  auto shape = InferReduceWindowShape(input_shapes, init_shapes, window, reducer);
-  if (!shape.ok()) return shape.status();
-  auto rw = std::make_unique<Instruction>(Opcode::kReduceWindow, *shape);
+  HLOGYM_ASSIGN(shape, InferReduceWindowShape(input_shapes, init_shapes, window, reducer));
+  auto rw = std::make_unique<Instruction>(Opcode::kReduceWindow, shape);
   for (Instruction* input : inputs) rw->AppendOperand(input);
   for (Instruction* init : inits) rw->AppendOperand(init);
   rw->mutable_attrs().window = window;
@@ -48,20 +48,17 @@ absl::Status ReplaceRankOneReduceWindowWithReshape(Instruction* reduce_window) {
   ReduceWindowOperands parts = SplitReduceWindowOperands(reduce_window);
   std::vector<Instruction*> inputs;
   for (Instruction* input : parts.inputs) {
-    auto reshaped = MakeReshape(input, std::vector<int64_t>{input->shape().dimensions(0), 1});
-    if (!reshaped.ok()) return reshaped.status();
-    inputs.push_back(*reshaped);
+    HLOGYM_ASSIGN(reshaped,
+                  MakeReshape(input, std::vector<int64_t>{input->shape().dimensions(0), 1}));
+    inputs.push_back(reshaped);
   }
   Window window = *reduce_window->attrs().window;
   window.dimensions.push_back(WindowDimension{});
-  auto wide = MakeReduceWindow(inputs, parts.inits, window, reduce_window->to_apply());
-  if (!wide.ok()) return wide.status();
+  HLOGYM_ASSIGN(wide, MakeReduceWindow(inputs, parts.inits, window, reduce_window->to_apply()));
   std::vector<Instruction*> results;
   for (size_t i = 0; i < inputs.size(); ++i) {
-    auto element = ResultElement(*wide, static_cast<int64_t>(i));
-    if (!element.ok()) return element.status();
-    auto narrow =
-        MakeReshape(*element, std::vector<int64_t>{(*element)->shape().dimensions(0)});
+    HLOGYM_ASSIGN(element, ResultElement(wide, static_cast<int64_t>(i)));
+    auto narrow = MakeReshape(element, std::vector<int64_t>{element->shape().dimensions(0)});
     if (!narrow.ok()) return narrow.status();
     results.push_back(*narrow);
   }

@@ -129,9 +129,8 @@ class Mover {
     std::vector<Instruction*> operands;
     operands.reserve(hlo->operand_count());
     for (Instruction* operand : hlo->operands()) {
-      auto moved = ApplyInverse(rearrange, operand);
-      if (!moved.ok()) return moved.status();
-      operands.push_back(*moved);
+      HLOGYM_ASSIGN(moved, ApplyInverse(rearrange, operand));
+      operands.push_back(moved);
     }
     // The elementwise op takes the rearrange operand's shape, layout included, as in XLA (the
     // default layout where that operand has none and the module has layouts).
@@ -214,9 +213,8 @@ absl::StatusOr<bool> ReshapeMover::Run(Module& module) {
   // folds the rearrange'(rearrange(x)) this pass leaves, leaves them).
   for (Computation* computation : NonFusionComputations(module)) {
     if (!run.MustVisit(*computation)) continue;
-    auto done = mover.RunOnComputation(computation);
-    if (!done.ok()) return done.status();
-    changed |= *done;
+    HLOGYM_ASSIGN(done, mover.RunOnComputation(computation));
+    changed |= done;
   }
   run.Complete();
   return changed;

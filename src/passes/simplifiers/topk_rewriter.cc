@@ -230,14 +230,12 @@ absl::Status Rewrite(Instruction* sort, int64_t k) {
     if (rank > 2) {
       std::vector<int64_t> flat = dimension == 0 ? std::vector<int64_t>{n, batch}
                                                  : std::vector<int64_t>{batch, n};
-      auto reshaped = MakeReshape(input, flat);
-      if (!reshaped.ok()) return reshaped.status();
-      input = *reshaped;
+      HLOGYM_ASSIGN(reshaped, MakeReshape(input, flat));
+      input = reshaped;
     }
     if (dimension == 0) {
-      auto transposed = MakeTranspose(input, std::vector<int64_t>{1, 0});
-      if (!transposed.ok()) return transposed.status();
-      input = *transposed;
+      HLOGYM_ASSIGN(transposed, MakeTranspose(input, std::vector<int64_t>{1, 0}));
+      input = transposed;
     }
   }
   std::vector<int64_t> out_dims = rank >= 2 ? std::vector<int64_t>{batch, k}
@@ -250,23 +248,19 @@ absl::Status Rewrite(Instruction* sort, int64_t k) {
   call->mutable_attrs().custom_call_target = "TopK";
   call->mutable_called_computations() = {sort->to_apply()};
   Instruction* topk = AddWithLayoutOf(computation, std::move(call), input);
-  auto values = MakeGetTupleElement(topk, 0);
-  if (!values.ok()) return values.status();
-  auto indices = MakeGetTupleElement(topk, 1);
-  if (!indices.ok()) return indices.status();
-  Instruction* outputs[2] = {*values, *indices};
+  HLOGYM_ASSIGN(values, MakeGetTupleElement(topk, 0));
+  HLOGYM_ASSIGN(indices, MakeGetTupleElement(topk, 1));
+  Instruction* outputs[2] = {values, indices};
   for (Instruction*& output : outputs) {
     if (rank >= 2 && dimension == 0) {
-      auto transposed = MakeTranspose(output, std::vector<int64_t>{1, 0});
-      if (!transposed.ok()) return transposed.status();
-      output = *transposed;
+      HLOGYM_ASSIGN(transposed, MakeTranspose(output, std::vector<int64_t>{1, 0}));
+      output = transposed;
     }
     if (rank > 2) {
       std::vector<int64_t> dims = data_shape.dimensions();
       dims[dimension] = k;
-      auto reshaped = MakeReshape(output, dims);
-      if (!reshaped.ok()) return reshaped.status();
-      output = *reshaped;
+      HLOGYM_ASSIGN(reshaped, MakeReshape(output, dims));
+      output = reshaped;
     }
   }
   const std::vector<Instruction*> users = sort->users();

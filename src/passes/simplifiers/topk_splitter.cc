@@ -125,9 +125,8 @@ absl::StatusOr<bool> TopkSplitter::Run(Module& module) {
     }
   }
   for (const auto& [topk, split] : work) {
-    auto replacement = Rewrite(topk, split);
-    if (!replacement.ok()) return replacement.status();
-    HLOGYM_RETURN_IF_ERROR(topk->parent()->ReplaceInstruction(topk, *replacement));
+    HLOGYM_ASSIGN(replacement, Rewrite(topk, split));
+    HLOGYM_RETURN_IF_ERROR(topk->parent()->ReplaceInstruction(topk, replacement));
   }
   return !work.empty();
 }

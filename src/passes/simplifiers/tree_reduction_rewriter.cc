@@ -51,9 +51,8 @@ absl::Status Rewrite(Instruction* reduce, int64_t window_size) {
   }
   std::vector<Shape> inputs = {input_shape};
   std::vector<Shape> inits = {init->shape()};
-  auto shape = InferReduceWindowShape(inputs, inits, window, reduce->to_apply());
-  if (!shape.ok()) return shape.status();
-  auto reduce_window = std::make_unique<Instruction>(Opcode::kReduceWindow, *shape);
+  HLOGYM_ASSIGN(shape, InferReduceWindowShape(inputs, inits, window, reduce->to_apply()));
+  auto reduce_window = std::make_unique<Instruction>(Opcode::kReduceWindow, shape);
   reduce_window->AppendOperand(input);
   reduce_window->AppendOperand(init);
   reduce_window->mutable_attrs().window = window;

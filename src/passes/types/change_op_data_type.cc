@@ -3,6 +3,7 @@
 #include <optional>
 
 #include "hlo/query.h"
+#include "hlo/status_macros.h"
 #include "passes/builders.h"
 #include "passes/pass_utils.h"
 
@@ -45,17 +46,15 @@ absl::StatusOr<bool> ChangeOpDataType::Run(Module& module) {
         const PrimitiveType to = *target_type(instruction);
         std::vector<Instruction*> operands;
         for (Instruction* operand : instruction->operands()) {
-          auto convert = MakeConvert(operand, to);
-          if (!convert.ok()) return convert.status();
-          operands.push_back(*convert);
+          HLOGYM_ASSIGN(convert, MakeConvert(operand, to));
+          operands.push_back(convert);
         }
         Shape shape = instruction->shape();
         shape.set_element_type(to);
         std::unique_ptr<Instruction> clone;
         if (cloner_) {
-          auto cloned = cloner_(instruction, shape, operands);
-          if (!cloned.ok()) return cloned.status();
-          clone = std::move(*cloned);
+          HLOGYM_ASSIGN(cloned, cloner_(instruction, shape, operands));
+          clone = std::move(cloned);
         } else {
           clone = instruction->CloneWithNewOperands(operands, "");
           clone->mutable_shape() = shape;

@@ -105,9 +105,8 @@ class Normalizer {
     for (int64_t i = 0; i < hlo->operand_count(); ++i) {
       Instruction* operand = hlo->operand(i);
       if (operand->shape().element_type() != low_) continue;
-      auto wide = Widen(operand);
-      if (!wide.ok()) return wide.status();
-      hlo->ReplaceOperandWith(i, *wide);
+      HLOGYM_ASSIGN(wide, Widen(operand));
+      hlo->ReplaceOperandWith(i, wide);
       --low;
       ++high;
       changed_ = true;
@@ -149,9 +148,8 @@ class Normalizer {
     if (hlo->opcode() == Opcode::kTuple) return hlo->operands();
     std::vector<Instruction*> elements;
     for (int64_t i = 0; i < static_cast<int64_t>(hlo->shape().tuple_shapes().size()); ++i) {
-      auto gte = MakeGetTupleElement(hlo, i);
-      if (!gte.ok()) return gte.status();
-      elements.push_back(*gte);
+      HLOGYM_ASSIGN(gte, MakeGetTupleElement(hlo, i));
+      elements.push_back(gte);
     }
     return elements;
   }
@@ -168,16 +166,14 @@ class Normalizer {
       leaf.set_element_type(high_);
       FixLayout(leaf);
     }
-    auto elements = Elements(hlo);
-    if (!elements.ok()) return elements.status();
-    for (size_t i = 0; i < elements->size(); ++i) {
+    HLOGYM_ASSIGN(elements, Elements(hlo));
+    for (size_t i = 0; i < elements.size(); ++i) {
       if (original.tuple_shapes()[i].element_type() != low_) continue;
-      auto back = MakeConvert((*elements)[i], low_);
-      if (!back.ok()) return back.status();
-      (*back)->set_shape(original.tuple_shapes()[i]);
-      (*elements)[i] = *back;
+      HLOGYM_ASSIGN(back, MakeConvert((elements)[i], low_));
+      back->set_shape(original.tuple_shapes()[i]);
+      (elements)[i] = back;
     }
-    Instruction* back = MakeTuple(hlo->parent(), *elements);
+    Instruction* back = MakeTuple(hlo->parent(), elements);
     for (Instruction* user : users) user->ReplaceUsesOfOperand(hlo, back);
     if (is_root) hlo->parent()->set_root_instruction(back);
     changed_ = true;
@@ -190,10 +186,9 @@ class Normalizer {
   // output, see WidenOutput); looking through it made bf16 graphs differ
   // from XLA's results and op counts.
   absl::StatusOr<Instruction*> Widen(Instruction* operand) {
-    auto convert = MakeConvert(operand, high_);
-    if (!convert.ok()) return convert.status();
-    FixLayout((*convert)->mutable_shape());
-    return *convert;
+    HLOGYM_ASSIGN(convert, MakeConvert(operand, high_));
+    FixLayout(convert->mutable_shape());
+    return convert;
   }
 
   // Gives `hlo` the high type and converts it back for its users; users
@@ -204,21 +199,20 @@ class Normalizer {
     const bool is_root = hlo->IsRoot();
     hlo->mutable_shape().set_element_type(high_);
     FixLayout(hlo->mutable_shape());
-    auto back = MakeConvert(hlo, low_);
-    if (!back.ok()) return back.status();
-    (*back)->set_shape(original);
+    HLOGYM_ASSIGN(back, MakeConvert(hlo, low_));
+    back->set_shape(original);
     std::vector<Instruction*> widening;
     for (Instruction* user : users) {
       if (user->opcode() == Opcode::kConvert && user->shape().element_type() == high_) {
         widening.push_back(user);
       } else {
-        user->ReplaceUsesOfOperand(hlo, *back);
+        user->ReplaceUsesOfOperand(hlo, back);
       }
     }
     for (Instruction* convert : widening) {
       HLOGYM_RETURN_IF_ERROR(convert->ReplaceAllUsesWith(hlo));
     }
-    if (is_root) hlo->parent()->set_root_instruction(*back);
+    if (is_root) hlo->parent()->set_root_instruction(back);
     changed_ = true;
     return absl::OkStatus();
   }
@@ -237,19 +231,16 @@ class Normalizer {
       // rounds at every step; without it a bf16 GNN's segment sums differ
       // from XLA's by 7%).
       if (root->shape().IsTuple() && CountLowLeaves(root->shape()) > 0) {
-        auto elements = Elements(root);
-        if (!elements.ok()) return elements.status();
-        for (Instruction*& element : *elements) {
+        HLOGYM_ASSIGN(elements, Elements(root));
+        for (Instruction*& element : elements) {
           if (element->shape().element_type() != low_) continue;
-          auto wide = Widen(element);
-          if (!wide.ok()) return wide.status();
-          element = *wide;
+          HLOGYM_ASSIGN(wide, Widen(element));
+          element = wide;
         }
-        clone->set_root_instruction(MakeTuple(clone, *elements));
+        clone->set_root_instruction(MakeTuple(clone, elements));
       } else if (root->shape().element_type() == low_) {
-        auto wide = Widen(root);
-        if (!wide.ok()) return wide.status();
-        clone->set_root_instruction(*wide);
+        HLOGYM_ASSIGN(wide, Widen(root));
+        clone->set_root_instruction(wide);
       }
       for (Instruction* parameter : clone->parameters()) {
         if (parameter->shape().element_type() != low_) continue;

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "hlo/query.h"
+#include "hlo/status_macros.h"
 #include "passes/builders.h"
 #include "passes/cpu_library_support.h"
 
@@ -70,9 +71,8 @@ absl::StatusOr<bool> OperandUpcaster::Run(Module& module) {
     for (int64_t i : {0, 1}) {
       Instruction* operand = instruction->operand(i);
       if (operand->shape().element_type() == type) continue;
-      auto convert = MakeConvert(operand, type);
-      if (!convert.ok()) return convert.status();
-      instruction->ReplaceOperandWith(i, *convert);
+      HLOGYM_ASSIGN(convert, MakeConvert(operand, type));
+      instruction->ReplaceOperandWith(i, convert);
       changed = true;
     }
   }

@@ -1,6 +1,7 @@
 #include "passes/types/result_caster.h"
 
 #include "hlo/query.h"
+#include "hlo/status_macros.h"
 #include "passes/builders.h"
 #include "passes/pass_utils.h"
 #include "passes/types/operand_upcaster.h"
@@ -31,10 +32,9 @@ absl::StatusOr<Instruction*> Expand(Instruction* instruction) {
   auto wide = instruction->CloneWithNewOperands(instruction->operands(), "");
   wide->mutable_shape().set_element_type(InferredType(instruction));
   Instruction* added = computation->AddInstruction(std::move(wide));
-  auto convert = MakeConvert(added, instruction->shape().element_type());
-  if (!convert.ok()) return convert.status();
-  (*convert)->set_shape(instruction->shape());
-  return *convert;
+  HLOGYM_ASSIGN(convert, MakeConvert(added, instruction->shape().element_type()));
+  convert->set_shape(instruction->shape());
+  return convert;
 }
 
 }  // namespace

@@ -98,9 +98,8 @@ absl::StatusOr<bool> WhileLoopConstantSinking::Run(Module& module) {
   }
   bool changed = false;
   for (Instruction* while_op : while_ops) {
-    auto sunk = TrySink(module, while_op);
-    if (!sunk.ok()) return sunk.status();
-    changed |= *sunk;
+    HLOGYM_ASSIGN(sunk, TrySink(module, while_op));
+    changed |= sunk;
   }
   return changed;
 }

@@ -57,16 +57,14 @@ absl::StatusOr<bool> TryHoist(Module& module, Instruction* while_op, SideEffectC
       if (init->opcode() == Opcode::kTuple) {
         copy = init->operand(index);
       } else {
-        auto gte = MakeGetTupleElement(init, index);
-        if (!gte.ok()) return gte.status();
-        copy = *gte;
+        HLOGYM_ASSIGN(gte, MakeGetTupleElement(init, index));
+        copy = gte;
       }
     } else {
       std::vector<Instruction*> operands;
       for (Instruction* operand : value->operands()) {
-        auto operand_copy = copy_out(operand);
-        if (!operand_copy.ok()) return operand_copy.status();
-        operands.push_back(*operand_copy);
+        HLOGYM_ASSIGN(operand_copy, copy_out(operand));
+        operands.push_back(operand_copy);
       }
       copy = parent->AddInstruction(
           value->CloneWithNewOperands(operands, module.UniqueName(value->name())));
@@ -96,8 +94,7 @@ absl::StatusOr<bool> TryHoist(Module& module, Instruction* while_op, SideEffectC
       unhoisted.insert(instruction);
       continue;
     }
-    auto copy = copy_out(instruction);
-    if (!copy.ok()) return copy.status();
+    HLOGYM_ASSIGN(copy, copy_out(instruction));
     to_replace.push_back(instruction);
   }
   if (to_replace.empty()) return false;
@@ -123,9 +120,8 @@ absl::StatusOr<bool> TryHoist(Module& module, Instruction* while_op, SideEffectC
   auto old_state_of = [&](Instruction* wide) -> absl::StatusOr<Instruction*> {
     std::vector<Instruction*> elements;
     for (int64_t i = 0; i < n; ++i) {
-      auto gte = MakeGetTupleElement(wide, i);
-      if (!gte.ok()) return gte.status();
-      elements.push_back(*gte);
+      HLOGYM_ASSIGN(gte, MakeGetTupleElement(wide, i));
+      elements.push_back(gte);
     }
     Instruction* tuple = MakeTuple(wide->parent(), elements);
     tuple->set_shape(while_op->shape());
@@ -149,14 +145,13 @@ absl::StatusOr<bool> TryHoist(Module& module, Instruction* while_op, SideEffectC
     if (whole_state_users.empty()) continue;
     // What reads the whole state (a call of the frontend's own condition,
     // say) still gets the old, narrower tuple, as in XLA's widening.
-    auto narrow = old_state_of(param);
-    if (!narrow.ok()) return narrow.status();
+    HLOGYM_ASSIGN(narrow, old_state_of(param));
     for (Instruction* user : whole_state_users) {
       for (int64_t k = 0; k < user->operand_count(); ++k) {
-        if (user->operand(k) == param) user->ReplaceOperandWith(k, *narrow);
+        if (user->operand(k) == param) user->ReplaceOperandWith(k, narrow);
       }
     }
-    if (computation->root_instruction() == param) computation->set_root_instruction(*narrow);
+    if (computation->root_instruction() == param) computation->set_root_instruction(narrow);
   }
   std::vector<Instruction*> new_gtes;
   for (size_t j = 0; j < targets.size(); ++j) {
@@ -165,13 +160,11 @@ absl::StatusOr<bool> TryHoist(Module& module, Instruction* while_op, SideEffectC
     // the root (CSE merges the two later); a read left without users goes
     // with the dead code below.
     const int64_t index = n + static_cast<int64_t>(j);
-    auto in = MakeGetTupleElement(body_param, index);
-    if (!in.ok()) return in.status();
-    absl::Status status = targets[j]->ReplaceAllUsesWith(*in);
+    HLOGYM_ASSIGN(in, MakeGetTupleElement(body_param, index));
+    absl::Status status = targets[j]->ReplaceAllUsesWith(in);
     if (!status.ok()) return status;
-    auto through = MakeGetTupleElement(body_param, index);
-    if (!through.ok()) return through.status();
-    new_gtes.push_back(*through);
+    HLOGYM_ASSIGN(through, MakeGetTupleElement(body_param, index));
+    new_gtes.push_back(through);
   }
   root = body->root_instruction();
   std::vector<Instruction*> root_operands = root->operands();
@@ -197,9 +190,8 @@ absl::StatusOr<bool> TryHoist(Module& module, Instruction* while_op, SideEffectC
     if (init->opcode() == Opcode::kTuple) {
       init_elements.push_back(init->operand(i));
     } else {
-      auto gte = MakeGetTupleElement(init, i);
-      if (!gte.ok()) return gte.status();
-      init_elements.push_back(*gte);
+      HLOGYM_ASSIGN(gte, MakeGetTupleElement(init, i));
+      init_elements.push_back(gte);
     }
   }
   init_elements.insert(init_elements.end(), outside.begin(), outside.end());
@@ -217,9 +209,8 @@ absl::StatusOr<bool> TryHoist(Module& module, Instruction* while_op, SideEffectC
     std::vector<Instruction*> users = while_op->users();
     for (Instruction* user : users) user->ReplaceOperandWith(0, new_while);
   } else {
-    auto tuple = old_state_of(new_while);
-    if (!tuple.ok()) return tuple.status();
-    absl::Status status = while_op->ReplaceAllUsesWith(*tuple);
+    HLOGYM_ASSIGN(tuple, old_state_of(new_while));
+    absl::Status status = while_op->ReplaceAllUsesWith(tuple);
     if (!status.ok()) return status;
   }
   HLOGYM_RETURN_IF_ERROR(parent->RemoveInstructionAndUnusedOperands(while_op));
@@ -246,9 +237,8 @@ absl::StatusOr<bool> WhileLoopInvariantCodeMotion::Run(Module& module) {
   bool changed = false;
   for (Instruction* while_op : while_ops) {
     SideEffectCache effects;
-    auto hoisted = TryHoist(module, while_op, effects);
-    if (!hoisted.ok()) return hoisted.status();
-    changed |= *hoisted;
+    HLOGYM_ASSIGN(hoisted, TryHoist(module, while_op, effects));
+    changed |= hoisted;
   }
   run.Complete();
   return changed;

@@ -192,9 +192,8 @@ absl::StatusOr<bool> TryRemoveWhileLoop(Module& /*module*/, Instruction* while_o
   if (!trip_count || *trip_count > 1) return false;
   Instruction* replacement = while_op->operand(0);
   if (*trip_count == 1) {
-    auto root = InlineComputation(parent, *Body(while_op), {while_op->operand(0)});
-    if (!root.ok()) return root.status();
-    replacement = *root;
+    HLOGYM_ASSIGN(root, InlineComputation(parent, *Body(while_op), {while_op->operand(0)}));
+    replacement = root;
   }
   HLOGYM_RETURN_IF_ERROR(parent->ReplaceInstruction(while_op, replacement));
   return true;
@@ -329,9 +328,8 @@ absl::StatusOr<bool> TryRemoveDeadElements(Module& module, Instruction* while_op
     if (init->opcode() == Opcode::kTuple) {
       init_elements.push_back(init->operand(i));
     } else {
-      auto gte = MakeGetTupleElement(init, i);
-      if (!gte.ok()) return gte.status();
-      init_elements.push_back(*gte);
+      HLOGYM_ASSIGN(gte, MakeGetTupleElement(init, i));
+      init_elements.push_back(gte);
     }
   }
   Instruction* new_init = MakeTuple(parent, init_elements);
@@ -345,10 +343,9 @@ absl::StatusOr<bool> TryRemoveDeadElements(Module& module, Instruction* while_op
   // and dce clean it up later.
   std::vector<Instruction*> full;
   for (int64_t i = 0; i < n; ++i) {
-    auto gte = new_index[i] >= 0 ? MakeGetTupleElement(new_while, new_index[i])
-                                 : MakeGetTupleElement(init, i);
-    if (!gte.ok()) return gte.status();
-    full.push_back(*gte);
+    HLOGYM_ASSIGN(gte, new_index[i] >= 0 ? MakeGetTupleElement(new_while, new_index[i])
+                                         : MakeGetTupleElement(init, i));
+    full.push_back(gte);
   }
   Instruction* full_tuple = MakeTuple(parent, full);
   full_tuple->set_shape(shape);
@@ -383,9 +380,8 @@ absl::StatusOr<std::vector<Instruction*>> ExtractLeaves(
   for (const std::vector<int64_t>& path : paths) {
     Instruction* leaf = value;
     for (int64_t index : path) {
-      auto gte = MakeGetTupleElement(leaf, index);
-      if (!gte.ok()) return gte.status();
-      leaf = *gte;
+      HLOGYM_ASSIGN(gte, MakeGetTupleElement(leaf, index));
+      leaf = gte;
     }
     leaves.push_back(leaf);
   }
@@ -448,10 +444,9 @@ absl::StatusOr<bool> TryFlattenNestedTuples(Module& module, Instruction* while_o
     Instruction* param = computation->parameter_instruction(0);
     std::vector<Instruction*> users(param->users().begin(), param->users().end());
     param->set_shape(flat);
-    auto leaves = ExtractLeaves(param, flat_paths);
-    if (!leaves.ok()) return leaves.status();
+    HLOGYM_ASSIGN(leaves, ExtractLeaves(param, flat_paths));
     size_t next = 0;
-    Instruction* rebuilt = BuildNested(computation, shape, *leaves, next);
+    Instruction* rebuilt = BuildNested(computation, shape, leaves, next);
     for (Instruction* user : users) {
       for (int64_t i = 0; i < user->operand_count(); ++i) {
         if (user->operand(i) == param) user->ReplaceOperandWith(i, rebuilt);
@@ -460,25 +455,22 @@ absl::StatusOr<bool> TryFlattenNestedTuples(Module& module, Instruction* while_o
     if (computation->root_instruction() == param) computation->set_root_instruction(rebuilt);
   }
   Computation* body = Body(while_op);
-  auto root_leaves = ExtractLeaves(body->root_instruction(), paths);
-  if (!root_leaves.ok()) return root_leaves.status();
-  Instruction* new_root = MakeTuple(body, *root_leaves);
+  HLOGYM_ASSIGN(root_leaves, ExtractLeaves(body->root_instruction(), paths));
+  Instruction* new_root = MakeTuple(body, root_leaves);
   new_root->set_shape(flat);
   body->set_root_instruction(new_root);
 
   Computation* parent = while_op->parent();
-  auto init_leaves = ExtractLeaves(while_op->operand(0), paths);
-  if (!init_leaves.ok()) return init_leaves.status();
-  Instruction* new_init = MakeTuple(parent, *init_leaves);
+  HLOGYM_ASSIGN(init_leaves, ExtractLeaves(while_op->operand(0), paths));
+  Instruction* new_init = MakeTuple(parent, init_leaves);
   new_init->set_shape(flat);
   auto replacement =
       while_op->CloneWithNewOperands({new_init}, module.UniqueName(while_op->name()));
   replacement->set_shape(flat);
   Instruction* new_while = parent->AddInstruction(std::move(replacement));
-  auto result_leaves = ExtractLeaves(new_while, flat_paths);
-  if (!result_leaves.ok()) return result_leaves.status();
+  HLOGYM_ASSIGN(result_leaves, ExtractLeaves(new_while, flat_paths));
   size_t next = 0;
-  Instruction* result = BuildNested(parent, shape, *result_leaves, next);
+  Instruction* result = BuildNested(parent, shape, result_leaves, next);
   HLOGYM_RETURN_IF_ERROR(parent->ReplaceInstruction(while_op, result));
   return true;
 }
@@ -528,9 +520,8 @@ absl::StatusOr<bool> TryRemoveRepeatedElements(Module& module, Instruction* whil
       for (Instruction* read : reads) {
         Instruction*& survivor_read = survivor_reads[survivor];
         if (survivor_read == nullptr) {
-          auto gte = MakeGetTupleElement(p, survivor);
-          if (!gte.ok()) return gte.status();
-          survivor_read = *gte;
+          HLOGYM_ASSIGN(gte, MakeGetTupleElement(p, survivor));
+          survivor_read = gte;
         }
         // The root's own pass-through stays: that is the element going dead.
         std::vector<Instruction*> users(read->users().begin(), read->users().end());
@@ -628,18 +619,14 @@ absl::StatusOr<bool> TryMergeInductionVariables(Module& module, Instruction* whi
         }
       }
       if (reads.empty()) continue;
-      auto value = MakeGetTupleElement(tuple, index);
-      if (!value.ok()) return value.status();
-      auto trips = MakeGetTupleElement(tuple, *counter);
-      if (!trips.ok()) return trips.status();
+      HLOGYM_ASSIGN(value, MakeGetTupleElement(tuple, index));
+      HLOGYM_ASSIGN(trips, MakeGetTupleElement(tuple, *counter));
       Instruction* local_step = computation->AddInstruction(
           step->CloneWithNewOperands({}, module.UniqueName(step->name())));
-      auto scaled = MakeBinary(Opcode::kMultiply, *trips, local_step);
-      if (!scaled.ok()) return scaled.status();
-      auto current = MakeBinary(Opcode::kAdd, *value, *scaled);
-      if (!current.ok()) return current.status();
+      HLOGYM_ASSIGN(scaled, MakeBinary(Opcode::kMultiply, trips, local_step));
+      HLOGYM_ASSIGN(current, MakeBinary(Opcode::kAdd, value, scaled));
       for (Instruction* read : reads) {
-        absl::Status status = read->ReplaceAllUsesWith(*current);
+        absl::Status status = read->ReplaceAllUsesWith(current);
         if (status.ok() && is_parent && read->user_count() == 0 && !read->HasControlEdges()) {
           status = computation->RemoveInstruction(read);
         }
@@ -647,7 +634,7 @@ absl::StatusOr<bool> TryMergeInductionVariables(Module& module, Instruction* whi
       }
       if (!is_parent) {
         // The body passes the variable's element through unchanged.
-        if (computation == body) root->ReplaceOperandWith(index, *value);
+        if (computation == body) root->ReplaceOperandWith(index, value);
       }
     }
     return absl::OkStatus();
@@ -670,9 +657,8 @@ absl::StatusOr<bool> TryMergeInductionVariablesOfEveryType(Module& module, Instr
   bool changed = false;
   for (PrimitiveType type : {PrimitiveType::kS8, PrimitiveType::kU8, PrimitiveType::kS32,
                              PrimitiveType::kU32, PrimitiveType::kS64, PrimitiveType::kU64}) {
-    auto merged = TryMergeInductionVariables(module, while_op, type);
-    if (!merged.ok()) return merged.status();
-    changed |= *merged;
+    HLOGYM_ASSIGN(merged, TryMergeInductionVariables(module, while_op, type));
+    changed |= merged;
   }
   return changed;
 }
@@ -707,10 +693,9 @@ absl::StatusOr<bool> WhileLoopSimplifier::Run(Module& module) {
   };
   for (Instruction* while_op : while_ops) {
     for (const Step& step : kSteps) {
-      auto step_changed = step.run(module, while_op);
-      if (!step_changed.ok()) return step_changed.status();
-      changed |= *step_changed;
-      if (*step_changed && step.ends_turn) break;
+      HLOGYM_ASSIGN(step_changed, step.run(module, while_op));
+      changed |= step_changed;
+      if (step_changed && step.ends_turn) break;
     }
   }
   return changed;

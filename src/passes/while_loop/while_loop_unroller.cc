@@ -82,9 +82,8 @@ absl::Status Unroll(Module& module, Instruction* loop, const TrivialLoopRange& r
       }
       if (induction->IsRoot()) copy->set_root_instruction(value);
     }
-    auto next = InlineComputation(computation, *copy, {state});
-    if (!next.ok()) return next.status();
-    state = *next;
+    HLOGYM_ASSIGN(next, InlineComputation(computation, *copy, {state}));
+    state = next;
     HLOGYM_RETURN_IF_ERROR(module.RemoveComputation(copy));
   }
   state->set_shape(loop->shape());
@@ -127,10 +126,8 @@ absl::StatusOr<bool> WhileLoopUnroller::Run(Module& module) {
     if (!status.ok()) return status;
     dropped.insert(dropped.end(), callees.begin(), callees.end());
   }
-  auto flattened = FlattenCallGraph().Run(module);
-  if (!flattened.ok()) return flattened.status();
-  auto inlined = CallInliner().Run(module);
-  if (!inlined.ok()) return inlined.status();
+  HLOGYM_ASSIGN(flattened, FlattenCallGraph().Run(module));
+  HLOGYM_ASSIGN(inlined, CallInliner().Run(module));
   return true;
 }
 

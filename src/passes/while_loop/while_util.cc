@@ -33,9 +33,8 @@ absl::Status AddPlaceholderZeros(Computation* computation, const Shape& shape, b
       if (!element.IsArray()) return absl::OkStatus();
       Instruction* zero =
           MakeScalarConstant(computation, element.element_type(), 0, with_layout);
-      auto broadcast = MakeBroadcast(zero, element.dimensions(), {});
-      if (!broadcast.ok()) return broadcast.status();
-      elements.push_back(*broadcast);
+      HLOGYM_ASSIGN(broadcast, MakeBroadcast(zero, element.dimensions(), {}));
+      elements.push_back(broadcast);
     }
     MakeTuple(computation, elements);
     return absl::OkStatus();
@@ -71,13 +70,11 @@ absl::StatusOr<std::vector<Instruction*>> MakeCountedLoop(
         !s.ok()) {
       return s;
     }
-    auto i = MakeGetTupleElement(cond_param, 0);
-    if (!i.ok()) return i.status();
+    HLOGYM_ASSIGN(i, MakeGetTupleElement(cond_param, 0));
     Instruction* limit = MakeScalarConstant(cond.get(), PrimitiveType::kS32,
                                             static_cast<double>(trip_count), with_layout);
-    auto less = MakeCompare(ComparisonDirection::kLt, *i, limit);
-    if (!less.ok()) return less.status();
-    cond->set_root_instruction(*less);
+    HLOGYM_ASSIGN(less, MakeCompare(ComparisonDirection::kLt, i, limit));
+    cond->set_root_instruction(less);
   }
 
   Instruction* body_param = nullptr;
@@ -86,23 +83,20 @@ absl::StatusOr<std::vector<Instruction*>> MakeCountedLoop(
     HLOGYM_RETURN_IF_ERROR(AddPlaceholderZeros(body_computation.get(), state_shape, with_layout));
     std::vector<Instruction*> elements;
     for (int64_t k = 0; k < state_shape.tuple_shapes_size(); ++k) {
-      auto element = MakeGetTupleElement(body_param, k);
-      if (!element.ok()) return element.status();
-      elements.push_back(*element);
+      HLOGYM_ASSIGN(element, MakeGetTupleElement(body_param, k));
+      elements.push_back(element);
     }
     std::vector<Instruction*> state(elements.begin() + 1, elements.end());
-    auto next = body(elements[0], state);
-    if (!next.ok()) return next.status();
-    if (next->size() != state.size()) {
+    HLOGYM_ASSIGN(next, body(elements[0], state));
+    if (next.size() != state.size()) {
       return absl::InternalError("loop body returned the wrong number of values");
     }
     Instruction* one =
         MakeScalarConstant(body_computation.get(), PrimitiveType::kS32, 1, with_layout);
-    auto next_i = MakeBinary(Opcode::kAdd, elements[0], one);
-    if (!next_i.ok()) return next_i.status();
-    std::vector<Instruction*> results = {*next_i};
-    for (size_t k = 0; k < next->size(); ++k) {
-      Instruction* value = (*next)[k];
+    HLOGYM_ASSIGN(next_i, MakeBinary(Opcode::kAdd, elements[0], one));
+    std::vector<Instruction*> results = {next_i};
+    for (size_t k = 0; k < next.size(); ++k) {
+      Instruction* value = (next)[k];
       if (!value->shape().Compatible(state[k]->shape())) {
         return absl::InternalError(absl::StrCat("loop body changed the shape of state element ",
                                                 k, " to ", value->shape().ToString()));
@@ -121,9 +115,8 @@ absl::StatusOr<std::vector<Instruction*>> MakeCountedLoop(
   Instruction* added = computation->AddInstruction(std::move(loop));
   std::vector<Instruction*> outputs;
   for (size_t k = 1; k <= init_values.size(); ++k) {
-    auto element = MakeGetTupleElement(added, static_cast<int64_t>(k));
-    if (!element.ok()) return element.status();
-    outputs.push_back(*element);
+    HLOGYM_ASSIGN(element, MakeGetTupleElement(added, static_cast<int64_t>(k)));
+    outputs.push_back(element);
   }
   return outputs;
 }
