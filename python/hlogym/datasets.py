@@ -89,7 +89,10 @@ class Dataset:
         else:
             self.modules = self._from_files()
         if not self.modules:
-            raise ValueError(f"{self.root}: neither a manifest.json nor HLO files in it")
+            raise ValueError(
+                f"{self.root}: no module hlogym can read (no manifest.json listing one, nor HLO "
+                "files)"
+            )
         self._by_name = {m.name: m for m in self.modules}
 
     def _from_manifest(self) -> list[Module]:

@@ -91,7 +91,10 @@ std::string FindModuleInDatasetFolder(std::string_view spec) {
     if (cut == std::string_view::npos || cut == 0) break;
     const fs::path folder(spec.substr(0, cut));
     if (!IsFile(folder / "manifest.json")) continue;
-    const CorpusModule* m = Corpus::InFolder(folder.string()).Find(spec.substr(cut + 1));
+    // Absolute, so that a relative spelling read before a change of directory is not reused.
+    std::error_code ec;
+    const CorpusModule* m =
+        Corpus::InFolder(fs::absolute(folder, ec).string()).Find(spec.substr(cut + 1));
     if (m != nullptr && IsFile(m->path)) return m->path;
   }
   return "";
