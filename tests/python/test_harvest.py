@@ -209,3 +209,41 @@ def test_shipped_datasets(monkeypatch, dataset_dir):
         datasets.load("nope")
     env = hlogym.make(benchmark_locs="pytorch", traj_limit=1)
     assert env.unwrapped.benchmarks == pt.benchmarks()
+
+
+def _log(prefix: str, module: str, counts: tuple[int, int]) -> list[str]:
+    """One compilation as XLA's pass pipeline logs it, with `prefix` before each message."""
+    first, x = counts
+    return [
+        f"{prefix}hlo_pass_pipeline.cc:303] Running HLO pass pipeline on module {module}: pre",
+        f"{prefix}hlo_pass_pipeline.cc:181]   HLO pass dce",
+        f"{prefix}hlo_pass_pipeline.cc:187]   Number of instructions: {first}",
+        f"{prefix}hlo_pass_pipeline.cc:245]   Pass caused changes dce",
+        f"{prefix}hlo_pass_pipeline.cc:209] HLO pass: dce time: 1 us",
+        f"{prefix}hlo_pass_pipeline.cc:303] Running HLO pass pipeline on module {module}: layout",
+        f"{prefix}hlo_pass_pipeline.cc:181]   HLO pass layout-assignment",
+        f"{prefix}hlo_pass_pipeline.cc:187]   Number of instructions: {x}",
+    ]
+
+
+def test_the_pass_log_is_cut_into_compilations():
+    # jaxlib's prefix names the thread; two compilations of one name follow each other, and a
+    # module of another name runs on a second thread in between.
+    a = "I1204 14:36:37.892891    1887 "
+    b = "I1204 14:36:37.892999    1999 "
+    lines = (
+        _log(a, "jit_f", (11, 10))[:4] + _log(b, "jit_g", (7, 5)) + _log(a, "jit_f", (11, 10))[4:]
+    )
+    lines += _log(a, "jit_f", (9, 8))
+    found = pass_log.split_compilations("\n".join(lines))
+    assert [(c.module, c.counts()) for c in found] == [
+        ("jit_f", (11, 10)),
+        ("jit_g", (7, 5)),
+        ("jit_f", (9, 8)),
+    ]
+    # PyTorch/XLA's XLA logs without a thread and, at this verbosity, without counts.
+    torch = "2026-12-04 14:56:09.041678: I external/xla/xla/hlo/pass/"
+    log = [line for line in _log(torch, "SyncTensorsGraph.5", (3, 3)) if "Number of" not in line]
+    (only,) = pass_log.split_compilations("\n".join(log))
+    assert only.module == "SyncTensorsGraph.5" and only.counts() == (None, None)
+    assert [e["pass"] for e in only.events()] == ["dce", "layout-assignment"]
