@@ -113,6 +113,9 @@ struct PendingInstruction {
   std::vector<NameRef> control_predecessors;
 };
 
+// A computation's instructions by name: the instruction and its index in the text.
+using InstructionNames = absl::flat_hash_map<std::string_view, std::pair<Instruction*, size_t>>;
+
 class Parser {
  public:
   Parser(std::string_view text, std::string_view filename) : lex_(text), filename_(filename) {}
@@ -178,9 +181,22 @@ class Parser {
   bool ParseHeader(Module* module);
   bool MaybeParseStackFrames(std::string* trailer);
   bool ParseComputation(Module* module, bool* is_entry);
+  // A computation's "(p0: shape, ...) -> shape" when present: *params is its number of
+  // parameters, -1 without a signature (the shapes are the instructions' to say).
+  bool ParseSignature(int64_t* params);
+  // ", key=value" attributes between the signature and the body, kept as written.
+  bool ParseComputationAttributes(Computation* computation);
   bool ParseInstruction(Computation* computation, std::vector<PendingInstruction>* pending,
-                        absl::flat_hash_map<std::string_view, std::pair<Instruction*, size_t>>* names,
-                        Instruction** root, size_t* root_pos);
+                        InstructionNames* names, Instruction** root, size_t* root_pos);
+  // Adds each instruction's operands and control predecessors by name; *forward when any
+  // names an instruction defined after it (the text then needs a cycle check and a sort).
+  bool ResolveInstructionNames(const InstructionNames& names,
+                               std::vector<PendingInstruction>& pending, bool* forward);
+  // An error at an instruction that depends on itself, through operands or control edges.
+  bool CheckAcyclic(const std::vector<PendingInstruction>& pending);
+  // Parameters numbered 0..n-1, each once; *count is n.
+  bool CheckParameterNumbers(const std::vector<PendingInstruction>& pending, std::string_view name,
+                             size_t start, int64_t* count);
   bool ParseAttribute(Instruction* instruction, PendingCalls* calls, PendingInstruction* pending,
                       std::vector<std::string_view>* seen);
   bool ParseWindow(Window* window);
@@ -1111,10 +1127,8 @@ bool Parser::ParseAttribute(Instruction* instruction, PendingCalls* calls,
 // ---------------------------------------------------------------------------
 // Instructions and computations.
 
-bool Parser::ParseInstruction(
-    Computation* computation, std::vector<PendingInstruction>* pending,
-    absl::flat_hash_map<std::string_view, std::pair<Instruction*, size_t>>* names,
-    Instruction** root, size_t* root_pos) {
+bool Parser::ParseInstruction(Computation* computation, std::vector<PendingInstruction>* pending,
+                              InstructionNames* names, Instruction** root, size_t* root_pos) {
   if (!Skip()) return false;
   size_t start = lex_.pos();
   bool is_root = false;
@@ -1283,39 +1297,83 @@ bool Parser::ParseComputation(Module* module, bool* is_entry) {
   }
   if (!Skip()) return false;
   int64_t signature_params = -1;
-  if (lex_.TryConsume('(')) {
-    signature_params = 0;
-    if (!Skip()) return false;
-    if (!lex_.TryConsume(')')) {
-      while (true) {
-        if (!Skip()) return false;
-        size_t pos = lex_.pos();
-        std::string_view param = lex_.ReadNameWithPercent();
-        if (param.empty()) return Error(pos, Cat("expected a parameter name, got ", Describe()));
-        if (!Expect(':', "after parameter name")) return false;
-        Shape ignored;
-        if (!ParseShape(&ignored)) return false;
-        ++signature_params;
-        if (!Skip()) return false;
-        if (lex_.TryConsume(')')) break;
-        if (!lex_.TryConsume(',')) return Error(lex_.pos(), Cat("expected ',' or ')' in signature, got ", Describe()));
-      }
-    }
-    if (!Skip()) return false;
-    if (lex_.Peek() != '-' || lex_.PeekAt(1) != '>') {
-      return Error(lex_.pos(), Cat("expected '->' after the parameter list, got ", Describe()));
-    }
-    lex_.Advance(2);
-    Shape ignored;
-    if (!ParseShape(&ignored)) return false;
-  }
+  if (!ParseSignature(&signature_params)) return false;
   auto owned = std::make_unique<Computation>(std::string(name));
   Computation* computation = module->AddComputation(std::move(owned));
   computations_by_name_[computation->name()] = computation;
-  // Attributes after the signature: ", execution_thread="x"".
+  if (!ParseComputationAttributes(computation)) return false;
+  if (!Expect('{', "to open the computation body")) return false;
+
+  std::vector<PendingInstruction> pending;
+  InstructionNames names;
+  Instruction* root = nullptr;
+  size_t root_pos = 0;
   while (true) {
     if (!Skip()) return false;
-    if (!lex_.TryConsume(',')) break;
+    if (lex_.AtEnd()) return Error(start, Cat("computation '", name, "' is not closed with '}'"));
+    if (lex_.TryConsume('}')) break;
+    if (!ParseInstruction(computation, &pending, &names, &root, &root_pos)) return false;
+  }
+  if (pending.empty()) return Error(start, Cat("computation '", name, "' has no instructions"));
+
+  bool forward = false;
+  if (!ResolveInstructionNames(names, pending, &forward)) return false;
+  // Only a text that names an instruction before defining it can hold a cycle.
+  if (forward) {
+    if (!CheckAcyclic(pending)) return false;
+    computation->SortInstructionsTopologically();
+  }
+  int64_t param_count = 0;
+  if (!CheckParameterNumbers(pending, name, start, &param_count)) return false;
+  if (signature_params >= 0 && signature_params != param_count) {
+    return Error(name_pos, Cat("signature of '", name, "' lists ", signature_params,
+                               " parameters but the body has ", param_count));
+  }
+  computation->set_root_instruction(root != nullptr ? root : pending.back().instruction);
+  if (*is_entry) {
+    if (module->entry_computation() != nullptr)
+      return Error(start, "more than one ENTRY computation");
+    module->set_entry_computation(computation);
+  }
+  return true;
+}
+
+bool Parser::ParseSignature(int64_t* params) {
+  *params = -1;
+  if (!lex_.TryConsume('(')) return true;
+  *params = 0;
+  if (!Skip()) return false;
+  if (!lex_.TryConsume(')')) {
+    while (true) {
+      if (!Skip()) return false;
+      size_t pos = lex_.pos();
+      std::string_view param = lex_.ReadNameWithPercent();
+      if (param.empty()) return Error(pos, Cat("expected a parameter name, got ", Describe()));
+      if (!Expect(':', "after parameter name")) return false;
+      Shape ignored;
+      if (!ParseShape(&ignored)) return false;
+      ++*params;
+      if (!Skip()) return false;
+      if (lex_.TryConsume(')')) break;
+      if (!lex_.TryConsume(',')) {
+        return Error(lex_.pos(), Cat("expected ',' or ')' in signature, got ", Describe()));
+      }
+    }
+  }
+  if (!Skip()) return false;
+  if (lex_.Peek() != '-' || lex_.PeekAt(1) != '>') {
+    return Error(lex_.pos(), Cat("expected '->' after the parameter list, got ", Describe()));
+  }
+  lex_.Advance(2);
+  Shape ignored;
+  return ParseShape(&ignored);
+}
+
+bool Parser::ParseComputationAttributes(Computation* computation) {
+  // ", execution_thread="x"" and the like.
+  while (true) {
+    if (!Skip()) return false;
+    if (!lex_.TryConsume(',')) return true;
     if (!Skip()) return false;
     size_t key_pos = lex_.pos();
     std::string_view key = lex_.ReadName();
@@ -1327,22 +1385,11 @@ bool Parser::ParseComputation(Module* module, bool* is_entry) {
     if (!lex_.ScanRawValue(/*stop_at_space=*/true, &value, &e)) return LexFail(e);
     computation->mutable_raw_attributes().push_back({std::string(key), std::string(value)});
   }
-  if (!Expect('{', "to open the computation body")) return false;
+}
 
-  std::vector<PendingInstruction> pending;
-  absl::flat_hash_map<std::string_view, std::pair<Instruction*, size_t>> names;
-  Instruction* root = nullptr;
-  size_t root_pos = 0;
-  while (true) {
-    if (!Skip()) return false;
-    if (lex_.AtEnd()) return Error(start, Cat("computation '", name, "' is not closed with '}'"));
-    if (lex_.TryConsume('}')) break;
-    if (!ParseInstruction(computation, &pending, &names, &root, &root_pos)) return false;
-  }
-  if (pending.empty()) return Error(start, Cat("computation '", name, "' has no instructions"));
-
-  // Resolve operands and control predecessors.
-  bool forward = false;
+bool Parser::ResolveInstructionNames(const InstructionNames& names,
+                                     std::vector<PendingInstruction>& pending, bool* forward) {
+  *forward = false;
   for (size_t i = 0; i < pending.size(); ++i) {
     PendingInstruction& p = pending[i];
     for (const NameRef& ref : p.operands) {
@@ -1350,7 +1397,7 @@ bool Parser::ParseComputation(Module* module, bool* is_entry) {
       if (it == names.end()) {
         return Error(ref.pos, Cat("use of undefined instruction '", ref.name, "'"));
       }
-      if (it->second.second >= i) forward = true;
+      if (it->second.second >= i) *forward = true;
       p.instruction->AppendOperand(it->second.first);
     }
     for (const NameRef& ref : p.control_predecessors) {
@@ -1358,70 +1405,67 @@ bool Parser::ParseComputation(Module* module, bool* is_entry) {
       if (it == names.end()) {
         return Error(ref.pos, Cat("use of undefined instruction '", ref.name, "'"));
       }
-      if (it->second.first == p.instruction) return Error(ref.pos, "instruction is its own control predecessor");
-      if (it->second.second >= i) forward = true;
+      if (it->second.first == p.instruction) {
+        return Error(ref.pos, "instruction is its own control predecessor");
+      }
+      if (it->second.second >= i) *forward = true;
       it->second.first->AddControlDependencyTo(p.instruction);
     }
   }
-  // Cycle check (iterative DFS) when anything was referenced before its definition.
-  if (forward) {
-    absl::flat_hash_map<const Instruction*, size_t> index;
-    for (size_t i = 0; i < pending.size(); ++i) index[pending[i].instruction] = i;
-    std::vector<uint8_t> state(pending.size(), 0);  // 0 new, 1 on stack, 2 done
-    for (size_t s = 0; s < pending.size(); ++s) {
-      if (state[s] != 0) continue;
-      std::vector<std::pair<size_t, size_t>> stack{{s, 0}};
-      state[s] = 1;
-      while (!stack.empty()) {
-        auto& [node, next] = stack.back();
-        const Instruction* inst = pending[node].instruction;
-        size_t n_ops = inst->operands().size();
-        size_t n_total = n_ops + inst->control_predecessors().size();
-        if (next < n_total) {
-          const Instruction* pred = next < n_ops ? inst->operands()[next]
-                                                 : inst->control_predecessors()[next - n_ops];
-          ++next;
-          size_t j = index[pred];
-          if (state[j] == 1) {
-            return Error(pending[j].name_pos,
-                         Cat("instruction '", pred->name(), "' depends on itself (cycle)"));
-          }
-          if (state[j] == 0) {
-            state[j] = 1;
-            stack.push_back({j, 0});
-          }
-        } else {
-          state[node] = 2;
-          stack.pop_back();
+  return true;
+}
+
+bool Parser::CheckAcyclic(const std::vector<PendingInstruction>& pending) {
+  // Iterative depth-first search over operands and control predecessors.
+  absl::flat_hash_map<const Instruction*, size_t> index;
+  for (size_t i = 0; i < pending.size(); ++i) index[pending[i].instruction] = i;
+  std::vector<uint8_t> state(pending.size(), 0);  // 0 new, 1 on stack, 2 done
+  for (size_t s = 0; s < pending.size(); ++s) {
+    if (state[s] != 0) continue;
+    std::vector<std::pair<size_t, size_t>> stack{{s, 0}};
+    state[s] = 1;
+    while (!stack.empty()) {
+      auto& [node, next] = stack.back();
+      const Instruction* inst = pending[node].instruction;
+      size_t n_ops = inst->operands().size();
+      size_t n_total = n_ops + inst->control_predecessors().size();
+      if (next < n_total) {
+        const Instruction* pred =
+            next < n_ops ? inst->operands()[next] : inst->control_predecessors()[next - n_ops];
+        ++next;
+        size_t j = index[pred];
+        if (state[j] == 1) {
+          return Error(pending[j].name_pos,
+                       Cat("instruction '", pred->name(), "' depends on itself (cycle)"));
         }
+        if (state[j] == 0) {
+          state[j] = 1;
+          stack.push_back({j, 0});
+        }
+      } else {
+        state[node] = 2;
+        stack.pop_back();
       }
     }
-    computation->SortInstructionsTopologically();
   }
+  return true;
+}
 
-  // Parameters must be numbered 0..n-1 without gaps or repeats.
-  int64_t param_count = 0;
-  std::vector<bool> param_seen;
+bool Parser::CheckParameterNumbers(const std::vector<PendingInstruction>& pending,
+                                   std::string_view name, size_t start, int64_t* count) {
+  *count = 0;
+  std::vector<bool> seen;
   for (const PendingInstruction& p : pending) {
     if (p.instruction->opcode() != Opcode::kParameter) continue;
     int64_t n = p.instruction->attrs().parameter_number;
-    if (static_cast<int64_t>(param_seen.size()) <= n) param_seen.resize(n + 1, false);
-    if (param_seen[n]) return Error(p.name_pos, Cat("duplicate parameter number ", n));
-    param_seen[n] = true;
-    ++param_count;
+    if (static_cast<int64_t>(seen.size()) <= n) seen.resize(n + 1, false);
+    if (seen[n]) return Error(p.name_pos, Cat("duplicate parameter number ", n));
+    seen[n] = true;
+    ++*count;
   }
-  if (static_cast<int64_t>(param_seen.size()) != param_count) {
-    return Error(start, Cat("parameter numbers of computation '", name,
-                                     "' are not contiguous from 0"));
-  }
-  if (signature_params >= 0 && signature_params != param_count) {
-    return Error(name_pos, Cat("signature of '", name, "' lists ", signature_params,
-                                        " parameters but the body has ", param_count));
-  }
-  computation->set_root_instruction(root != nullptr ? root : pending.back().instruction);
-  if (*is_entry) {
-    if (module->entry_computation() != nullptr) return Error(start, "more than one ENTRY computation");
-    module->set_entry_computation(computation);
+  if (static_cast<int64_t>(seen.size()) != *count) {
+    return Error(start,
+                 Cat("parameter numbers of computation '", name, "' are not contiguous from 0"));
   }
   return true;
 }
