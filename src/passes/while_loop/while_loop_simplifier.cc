@@ -199,26 +199,21 @@ absl::StatusOr<bool> TryRemoveWhileLoop(Module& /*module*/, Instruction* while_o
   return true;
 }
 
-// Removes loop-state elements nothing needs. True when the loop changed.
-absl::StatusOr<bool> TryRemoveDeadElements(Module& module, Instruction* while_op) {
-  Computation* parent = while_op->parent();
-  Computation* body = Body(while_op);
-  Computation* condition = Condition(while_op);
-  const Shape& shape = while_op->shape();
-  if (!shape.IsTuple() || while_op->HasControlEdges() || while_op->IsRoot() || body == condition ||
-      body->num_parameters() != 1 || condition->num_parameters() != 1 ||
-      body->root_instruction()->opcode() != Opcode::kTuple ||
-      ComputationHasControlEdges(*body) || ComputationHasControlEdges(*condition)) {
-    return false;
-  }
-  const int64_t n = shape.tuple_shapes_size();
+// The loop-state elements something needs: read by the loop's users, by its
+// condition, by an instruction with a side effect, or by the body to compute
+// such an element. nullopt when a user is not a get-tuple-element or the
+// whole state is read at once (nothing can be told apart).
+std::optional<std::vector<bool>> NeededStateElements(const Instruction* while_op,
+                                                     const Computation* body,
+                                                     const Computation* condition) {
+  const int64_t n = while_op->shape().tuple_shapes_size();
   std::vector<bool> used(n, false);
   for (const Instruction* user : while_op->users()) {
-    if (user->opcode() != Opcode::kGetTupleElement) return false;
+    if (user->opcode() != Opcode::kGetTupleElement) return std::nullopt;
     used[user->attrs().tuple_index] = true;
   }
   auto cond_indices = LiveParamIndices(*condition, ReachableFromRoot(*condition));
-  if (!cond_indices) return false;
+  if (!cond_indices) return std::nullopt;
   for (int64_t i : *cond_indices) used[i] = true;
   // As in XLA (which has no loop-wide side-effect bail), the elements an
   // instruction with a side effect reads stay; the instruction itself stays
@@ -236,7 +231,7 @@ absl::StatusOr<bool> TryRemoveDeadElements(Module& module, Instruction* while_op
     while (!worklist.empty()) {
       const Instruction* instruction = worklist.back();
       worklist.pop_back();
-      if (instruction == param) return false;  // the whole state is read
+      if (instruction == param) return std::nullopt;  // the whole state is read
       if (instruction->opcode() == Opcode::kGetTupleElement && instruction->operand(0) == param) {
         used[instruction->attrs().tuple_index] = true;
         continue;
@@ -256,7 +251,7 @@ absl::StatusOr<bool> TryRemoveDeadElements(Module& module, Instruction* while_op
     while (!worklist.empty()) {
       const Instruction* instruction = worklist.back();
       worklist.pop_back();
-      if (instruction == body_param) return false;  // the whole state is read
+      if (instruction == body_param) return std::nullopt;  // the whole state is read
       if (instruction->opcode() == Opcode::kGetTupleElement &&
           instruction->operand(0) == body_param) {
         deps[j].push_back(instruction->attrs().tuple_index);
@@ -281,6 +276,25 @@ absl::StatusOr<bool> TryRemoveDeadElements(Module& module, Instruction* while_op
       }
     }
   }
+  return used;
+}
+
+// Removes loop-state elements nothing needs. True when the loop changed.
+absl::StatusOr<bool> TryRemoveDeadElements(Module& module, Instruction* while_op) {
+  Computation* parent = while_op->parent();
+  Computation* body = Body(while_op);
+  Computation* condition = Condition(while_op);
+  const Shape& shape = while_op->shape();
+  if (!shape.IsTuple() || while_op->HasControlEdges() || while_op->IsRoot() || body == condition ||
+      body->num_parameters() != 1 || condition->num_parameters() != 1 ||
+      body->root_instruction()->opcode() != Opcode::kTuple || ComputationHasControlEdges(*body) ||
+      ComputationHasControlEdges(*condition)) {
+    return false;
+  }
+  const int64_t n = shape.tuple_shapes_size();
+  const std::optional<std::vector<bool>> needed = NeededStateElements(while_op, body, condition);
+  if (!needed) return false;
+  const std::vector<bool>& used = *needed;
   std::vector<int64_t> live;
   std::vector<int64_t> new_index(n, -1);
   for (int64_t i = 0; i < n; ++i) {
