@@ -370,6 +370,72 @@ absl::StatusOr<ValuePtr> EvalSelectAndScatter(Interpreter& interp, const Instruc
 
 // --- scatter ----------------------------------------------------------------
 
+// Which dimensions of a scatter's indices, updates and operand play which
+// part, checked against each other.
+struct ScatterGeometry {
+  int64_t index_len = 1;                     // operand dims each index vector names
+  std::vector<int64_t> idx_batch_dims;       // indices' dims other than index_vector_dim
+  std::vector<int64_t> upd_scatter_dims;     // updates' dims that follow the indices
+  std::vector<int64_t> upd_window_dims;      // updates' dims within one window
+  std::vector<int64_t> window_operand_dims;  // operand dims the window dims map to
+  std::vector<int64_t> extent;  // window extent per operand dim (1: inserted, batching)
+};
+
+absl::StatusOr<ScatterGeometry> GetScatterGeometry(const ScatterDimensionNumbers& dn,
+                                                   const Shape& in_shape, const Shape& idx_shape,
+                                                   const Shape& upd_shape) {
+  const int64_t rank = in_shape.rank();
+  ScatterGeometry g;
+  const int64_t ivd = dn.index_vector_dim;
+  if (ivd < 0 || ivd > idx_shape.rank()) return Invalid("scatter index_vector_dim");
+  g.index_len = ivd == idx_shape.rank() ? 1 : idx_shape.dimensions(ivd);
+  if (g.index_len != static_cast<int64_t>(dn.scatter_dims_to_operand_dims.size())) {
+    return Invalid("scatter_dims_to_operand_dims size");
+  }
+  for (int64_t d = 0; d < idx_shape.rank(); ++d) {
+    if (d != ivd) g.idx_batch_dims.push_back(d);
+  }
+  std::vector<bool> is_window(upd_shape.rank(), false);
+  for (int64_t d : dn.update_window_dims) {
+    if (d < 0 || d >= upd_shape.rank()) return Invalid("update_window_dims");
+    is_window[d] = true;
+  }
+  for (int64_t d = 0; d < upd_shape.rank(); ++d) {
+    (is_window[d] ? g.upd_window_dims : g.upd_scatter_dims).push_back(d);
+  }
+  if (g.upd_scatter_dims.size() != g.idx_batch_dims.size()) return Invalid("scatter update rank");
+  for (size_t i = 0; i < g.upd_scatter_dims.size(); ++i) {
+    if (upd_shape.dimensions(g.upd_scatter_dims[i]) != idx_shape.dimensions(g.idx_batch_dims[i])) {
+      return Invalid("scatter update dims vs indices");
+    }
+  }
+  for (int64_t d = 0; d < rank; ++d) {
+    if (std::find(dn.inserted_window_dims.begin(), dn.inserted_window_dims.end(), d) ==
+            dn.inserted_window_dims.end() &&
+        std::find(dn.input_batching_dims.begin(), dn.input_batching_dims.end(), d) ==
+            dn.input_batching_dims.end()) {
+      g.window_operand_dims.push_back(d);
+    }
+  }
+  if (g.window_operand_dims.size() != g.upd_window_dims.size())
+    return Invalid("scatter window rank");
+  for (int64_t d : dn.scatter_dims_to_operand_dims) {
+    if (d < 0 || d >= rank) return Invalid("scatter_dims_to_operand_dims");
+  }
+  if (dn.input_batching_dims.size() != dn.scatter_indices_batching_dims.size()) {
+    return Invalid("scatter batching dims");
+  }
+  // Window extent along every operand dim (1 for inserted/batching dims).
+  g.extent.assign(rank, 1);
+  for (size_t i = 0; i < g.window_operand_dims.size(); ++i) {
+    g.extent[g.window_operand_dims[i]] = upd_shape.dimensions(g.upd_window_dims[i]);
+    if (g.extent[g.window_operand_dims[i]] > in_shape.dimensions(g.window_operand_dims[i])) {
+      return Invalid("scatter window larger than operand");
+    }
+  }
+  return g;
+}
+
 absl::StatusOr<ValuePtr> EvalScatter(Interpreter& interp, const Instruction& instruction,
                                      Operands operands) {
   if (operands.size() < 3 || operands.size() % 2 != 1) return Invalid("scatter operand count");
@@ -393,54 +459,9 @@ absl::StatusOr<ValuePtr> EvalScatter(Interpreter& interp, const Instruction& ins
   }
   const int64_t rank = in_shape.rank();
   const int64_t ivd = dn.index_vector_dim;
-  if (ivd < 0 || ivd > idx_shape.rank()) return Invalid("scatter index_vector_dim");
-  const int64_t index_len = ivd == idx_shape.rank() ? 1 : idx_shape.dimensions(ivd);
-  if (index_len != static_cast<int64_t>(dn.scatter_dims_to_operand_dims.size())) {
-    return Invalid("scatter_dims_to_operand_dims size");
-  }
-  std::vector<int64_t> idx_batch_dims;
-  for (int64_t d = 0; d < idx_shape.rank(); ++d) {
-    if (d != ivd) idx_batch_dims.push_back(d);
-  }
-  std::vector<bool> is_window(upd_shape.rank(), false);
-  for (int64_t d : dn.update_window_dims) {
-    if (d < 0 || d >= upd_shape.rank()) return Invalid("update_window_dims");
-    is_window[d] = true;
-  }
-  std::vector<int64_t> upd_scatter_dims, upd_window_dims;
-  for (int64_t d = 0; d < upd_shape.rank(); ++d) {
-    (is_window[d] ? upd_window_dims : upd_scatter_dims).push_back(d);
-  }
-  if (upd_scatter_dims.size() != idx_batch_dims.size()) return Invalid("scatter update rank");
-  for (size_t i = 0; i < upd_scatter_dims.size(); ++i) {
-    if (upd_shape.dimensions(upd_scatter_dims[i]) != idx_shape.dimensions(idx_batch_dims[i])) {
-      return Invalid("scatter update dims vs indices");
-    }
-  }
-  std::vector<int64_t> window_operand_dims;
-  for (int64_t d = 0; d < rank; ++d) {
-    if (std::find(dn.inserted_window_dims.begin(), dn.inserted_window_dims.end(), d) ==
-            dn.inserted_window_dims.end() &&
-        std::find(dn.input_batching_dims.begin(), dn.input_batching_dims.end(), d) ==
-            dn.input_batching_dims.end()) {
-      window_operand_dims.push_back(d);
-    }
-  }
-  if (window_operand_dims.size() != upd_window_dims.size()) return Invalid("scatter window rank");
-  for (int64_t d : dn.scatter_dims_to_operand_dims) {
-    if (d < 0 || d >= rank) return Invalid("scatter_dims_to_operand_dims");
-  }
-  if (dn.input_batching_dims.size() != dn.scatter_indices_batching_dims.size()) {
-    return Invalid("scatter batching dims");
-  }
-  // Window extent along every operand dim (1 for inserted/batching dims).
-  std::vector<int64_t> extent(rank, 1);
-  for (size_t i = 0; i < window_operand_dims.size(); ++i) {
-    extent[window_operand_dims[i]] = upd_shape.dimensions(upd_window_dims[i]);
-    if (extent[window_operand_dims[i]] > in_shape.dimensions(window_operand_dims[i])) {
-      return Invalid("scatter window larger than operand");
-    }
-  }
+  HLOGYM_ASSIGN(geometry, GetScatterGeometry(dn, in_shape, idx_shape, upd_shape));
+  const auto& [index_len, idx_batch_dims, upd_scatter_dims, upd_window_dims, window_operand_dims,
+               extent] = geometry;
   std::vector<int64_t> idx_values(indices.element_count());
   for (size_t i = 0; i < idx_values.size(); ++i) idx_values[i] = GetIndexElement(indices, i);
 
