@@ -54,6 +54,17 @@ Agent::Agent(AgentOptions options) : options_(std::move(options)) {
     options_.cache = std::make_shared<StepCache>(options_.env.cache_max_instructions);
   }
   if (options_.registry == nullptr) options_.registry = &PassRegistry::Builtin();
+  // A pipeline named among the actions is a macro-action, as it is for auto
+  // and the policies: it lives in the registry that holds the pipelines.
+  if (options_.registry == &PassRegistry::Builtin()) {
+    for (const std::string& action : options_.env.actions) {
+      if (PassRegistry::Builtin().Find(action) == nullptr &&
+          PassRegistry::WithPipelines().Find(action) != nullptr) {
+        options_.registry = &PassRegistry::WithPipelines();
+        break;
+      }
+    }
+  }
 }
 
 absl::StatusOr<std::unique_ptr<Environment>> Agent::MakeEnvironment() const {

@@ -33,7 +33,9 @@ int RunListPasses(bool json) {
   if (json) {
     nlohmann::json passes = nlohmann::json::array();
     for (const PassInfo& info : registry.passes()) {
-      passes.push_back({{"name", info.name}, {"summary", info.summary}});
+      passes.push_back({{"name", info.name},
+                        {"summary", info.summary},
+                        {"changes_numeric_precision", ChangesNumericPrecision(info.name)}});
     }
     nlohmann::json pipelines = nlohmann::json::array();
     for (const PipelineInfo& info : BuiltinPipelines()) {

@@ -51,8 +51,10 @@ absl::Status CallAndStore(ScalarComputation& scalar, std::span<const ValuePtr> a
 
 // --- reduce ----------------------------------------------------------------
 
-template <typename T, typename F>
-void ReduceLoop(const T* in, T* out, std::span<const int64_t> dims,
+// Folds `in` (row-major, `dims`) into `out` (strided; 0 for reduced
+// dimensions) with f(out element, in element).
+template <typename In, typename Acc, typename F>
+void ReduceLoop(const In* in, Acc* out, std::span<const int64_t> dims,
                 std::span<const int64_t> out_strides, F f) {
   const int64_t rank = dims.size();
   for (int64_t d : dims) {
@@ -68,7 +70,7 @@ void ReduceLoop(const T* in, T* out, std::span<const int64_t> dims,
   int64_t out_off = 0;
   while (true) {
     if (os == 0) {
-      T acc = out[out_off];
+      Acc acc = out[out_off];
       for (int64_t i = 0; i < inner; ++i) acc = f(acc, in[i]);
       out[out_off] = acc;
     } else {
@@ -134,14 +136,34 @@ absl::StatusOr<ValuePtr> EvalReduce(Interpreter& interp, const Instruction& inst
     bool ok = false;
     DispatchType(in_shape.element_type(), [&](auto tag) {
       using T = typename decltype(tag)::type;
+      if constexpr (std::is_same_v<T, float>) {
+        // HLO leaves the order of a reduction's additions to the backend, and
+        // XLA's CPU backend sums in vectorized partial sums and trees
+        // (tree_reduction_rewriter), whose error grows with log n, not n. A
+        // sequential f32 sum drifts further from the exact sum than XLA does,
+        // so f32 sums accumulate in f64, rounded once at the end. (bf16/f16
+        // keep their own rounding: XLA's pipeline decides where they widen,
+        // and the check compares them with low-precision tolerances.)
+        if (op == Opcode::kAdd) {
+          std::vector<double> wide(outs[0]->element_count());
+          const float* init = operands[1]->as<float>();
+          std::fill(wide.begin(), wide.end(), static_cast<double>(init[0]));
+          ReduceLoop(operands[0]->as<float>(), wide.data(), in_shape.dimensions(), out_strides,
+                     [](double a, float b) { return a + b; });
+          float* out = outs[0]->mutable_as<float>();
+          for (size_t i = 0; i < wide.size(); ++i) out[i] = static_cast<float>(wide[i]);
+          ok = true;
+          return;
+        }
+      }
       switch (op) {
-#define HLOGYM_CASE(name)                                                                 \
-  case Opcode::name:                                                                      \
-    if constexpr (BinaryApplies<T>(Opcode::name)) {                                       \
-      ReduceLoop<T>(operands[0]->as<T>(), outs[0]->mutable_as<T>(), in_shape.dimensions(), \
-                    out_strides, [](T a, T b) { return BinaryOp<T>(Opcode::name, a, b); }); \
-      ok = true;                                                                          \
-    }                                                                                     \
+#define HLOGYM_CASE(name)                                                                \
+  case Opcode::name:                                                                     \
+    if constexpr (BinaryApplies<T>(Opcode::name)) {                                      \
+      ReduceLoop(operands[0]->as<T>(), outs[0]->mutable_as<T>(), in_shape.dimensions(),  \
+                 out_strides, [](T a, T b) { return BinaryOp<T>(Opcode::name, a, b); }); \
+      ok = true;                                                                         \
+    }                                                                                    \
     break;
         HLOGYM_CASE(kAdd) HLOGYM_CASE(kMultiply) HLOGYM_CASE(kMaximum) HLOGYM_CASE(kMinimum)
         HLOGYM_CASE(kAnd) HLOGYM_CASE(kOr) HLOGYM_CASE(kXor)

@@ -14,11 +14,12 @@ namespace hlogym {
 namespace {
 
 using ::testing::DoubleNear;
+using ::testing::Each;
 using ::testing::ElementsAre;
-using ::testing::Pointwise;
 using testing::EvalText;
 using testing::EvalValues;
 using testing::MakeLiteral;
+using ::testing::Pointwise;
 
 const double kInf = std::numeric_limits<double>::infinity();
 
@@ -432,6 +433,28 @@ ENTRY e {
   EXPECT_THAT(EvalValues(text, {}, 0), ElementsAre(5, 7, 9));
   EXPECT_THAT(EvalValues(text, {}, 1), ElementsAre(6, 15));
   EXPECT_THAT(EvalValues(text, {}, 2), ElementsAre(6));
+}
+
+// A float sum is as close to the exact sum as one rounding: summed one by one
+// in f32, 2^20 times 0.1 drifts by about 1% (each addition rounds at the
+// running total's scale), and batch-norm statistics (E[x^2] - E[x]^2) then
+// cancel to noise; XLA's CPU backend sums in vectorized partial sums and trees
+// and stays within a few ulps. Both layouts: the reduced dimension innermost
+// (one output) and outermost (16 outputs accumulated side by side).
+TEST(EvaluatorReduce, FloatSumsRoundOnce) {
+  std::string text = absl::StrCat("HloModule m\n", kAddComputation, R"(
+ENTRY e {
+  tenth = f32[] constant(0.1)
+  z = f32[] constant(0)
+  flat = f32[1048576] broadcast(tenth), dimensions={}
+  tall = f32[65536,16] broadcast(tenth), dimensions={}
+  inner = f32[] reduce(flat, z), dimensions={0}, to_apply=add
+  outer = f32[16] reduce(tall, z), dimensions={0}, to_apply=add
+  ROOT t = (f32[], f32[16]) tuple(inner, outer)
+})");
+  const double tenth = 0.1f;
+  EXPECT_THAT(EvalValues(text, {}, 0), ElementsAre(static_cast<float>(1048576 * tenth)));
+  EXPECT_THAT(EvalValues(text, {}, 1), Each(static_cast<float>(65536 * tenth)));
 }
 
 // The batch-norm-inference -> relu -> global-average-pool tail of
