@@ -108,6 +108,15 @@ for r in rows:
 PY
 fi
 
+# A pipeline among a search's passes is a macro-action, as it is for auto.
+"$hlogym" eval --agent greedy --passes cse,dce,xla-cpu-default --suite smoke/einsum --json -q \
+  >"$work/macro.json" || fail "eval greedy with a pipeline among --passes exited $?"
+python3 - "$work/macro.json" <<'PY' || fail "greedy refused a pipeline among its passes"
+import json, sys
+row = json.load(open(sys.argv[1]))["benchmarks"][0]
+assert "error" not in row and row["R"] <= row["D"], row
+PY
+
 out="$("$hlogym" eval --agent greedy --suite smoke --budget 150 -q)" || fail "eval greedy smoke exited $?"
 echo "$out" | grep -q "R <= D:" || fail "eval: no share line: $out"
 echo "$out" | grep -q "gpt2_train" || fail "eval: smoke suite rows missing: $out"
