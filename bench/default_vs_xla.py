@@ -6,12 +6,13 @@ For every module of each dataset's manifest.json, D is the op count after
 real XLA's target-independent pipeline. The datasets: the corpus
 (datasets/corpus), XLA's optimized modules of corpus modules
 (datasets/xla_optimized: fusions, non-default layouts) and PyTorch/XLA's
-modules (datasets/pytorch: the third frontend). Prints, per dataset,
+modules (datasets/pytorch: the third frontend) and large Flax training steps
+(datasets/large_steps). Prints, per dataset,
 the distribution of (D - X) / X, the share within 1% and 3% of X, the share
 with D <= X and the per-family medians. Writes build/default_vs_xla.json.
 
     .venv/bin/python bench/default_vs_xla.py [--hlogym build/hlogym] [-j 2] [--json OUT]
-        [--datasets corpus xla_optimized pytorch]
+        [--datasets corpus xla_optimized pytorch large_steps]
 """
 
 import argparse
@@ -29,6 +30,7 @@ DATASETS = {
     "corpus": os.path.join(ROOT, "datasets", "corpus"),
     "xla_optimized": os.path.join(ROOT, "datasets", "xla_optimized"),
     "pytorch": os.path.join(ROOT, "datasets", "pytorch"),
+    "large_steps": os.path.join(ROOT, "datasets", "large_steps"),
 }
 HLOGYM = os.path.join(ROOT, "build", "hlogym")
 

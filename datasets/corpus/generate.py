@@ -412,6 +412,46 @@ FAMILY_SPECS = {
         fixed=dict(rows=100),
         valid=lambda c: True,
     ),
+    # Large training steps (5,000-10,000 instructions), in a dataset of their own
+    # (datasets/large_steps, `--large-steps`), none of it trained on: what users spend their compute
+    # on, where a search's cost grows with the graph. Written with Flax (library_models.py); the
+    # `valid` rules keep the configurations inside that size range.
+    "flax_resnet": dict(
+        n=12,
+        library="flax",
+        dataset="large_steps",
+        grid=dict(
+            depth=[34, 50],
+            width=[8, 16],
+            res=[16],
+            batch=[2, 4],
+            dtype=["f32", "bf16"],
+            opt=["sgd", "adamw"],
+            mode=["train"],
+        ),
+        arch=["depth", "width", "res"],
+        fixed=dict(classes=10),
+        valid=lambda c: c["depth"] == 34 or c["opt"] == "sgd",  # ResNet-50 with AdamW: 11k
+    ),
+    "nnx_vit": dict(
+        n=12,
+        library="flax",
+        dataset="large_steps",
+        grid=dict(
+            layers=[8, 10, 12],
+            d=[64, 96],
+            heads=[4],
+            patch=[4],
+            res=[16],
+            batch=[2],
+            dtype=["f32", "bf16"],
+            opt=["sgd", "adamw"],
+            mode=["train"],
+        ),
+        arch=["layers", "d", "heads", "patch", "res"],
+        fixed=dict(classes=10),
+        valid=lambda c: c["opt"] == "adamw" or c["layers"] == 12,  # fewer SGD layers: under 5k
+    ),
     # The third frontend, in a dataset of its own (datasets/pytorch, `--pytorch`): PyTorch programs
     # on an XLA device (torch_models.py, in a process of its own; pins in requirements-torch.txt).
     "pt_mlp": dict(
@@ -1303,23 +1343,24 @@ On {nfail} of the {n} kept modules a pass at or after layout-assignment fails
 # The PyTorch/XLA frontend: datasets/pytorch
 # ---------------------------------------------------------------------------------------------
 PYTORCH = REPO / "datasets" / "pytorch"
+LARGE_STEPS = REPO / "datasets" / "large_steps"
 
 
-def generate_pytorch(names, jobs: int, out: Path = PYTORCH):
-    """The PyTorch families' modules (or the named ones, in place), each with its XLA reference,
-    into `out` (datasets/pytorch): a dataset of its own, none of it trained on."""
-    configs = all_configs("pytorch")
+def generate_dataset(dataset, names, jobs: int, out: Path):
+    """The modules of a dataset of its own ("pytorch", "large_steps"; or the named ones, in
+    place), each with its XLA reference, into `out`: every family held out, none trained on."""
+    configs = all_configs(dataset)
     by_name = {n: [n, f, c] for n, f, c in configs}
     unknown = [n for n in names or [] if n not in by_name]
     if unknown:
-        raise SystemExit(f"not a PyTorch module: {unknown}")
+        raise SystemExit(f"not a module of {dataset}: {unknown}")
     full = not names
     t_start = time.time()
     if full:
         shutil.rmtree(out, ignore_errors=True)
     out.mkdir(parents=True, exist_ok=True)
     todo = [by_name[n] for n in names] if names else [list(t) for t in configs]
-    with tempfile.TemporaryDirectory(prefix="hlogym-pytorch-") as tmp:
+    with tempfile.TemporaryDirectory(prefix=f"hlogym-{dataset}-") as tmp:
         results, _ = run_workers(todo, out, Path(tmp), jobs, True)
     add_op_counts(results, out, tf_exempt=True)
     mpath = out / "manifest.json"
@@ -1327,7 +1368,7 @@ def generate_pytorch(names, jobs: int, out: Path = PYTORCH):
     manifest.update(
         {
             "versions": {**versions(), **library_versions({f for _, f, _ in configs})},
-            "generator": "datasets/corpus/generate.py --pytorch",
+            "generator": f"datasets/corpus/generate.py --{dataset.replace('_', '-')}",
             "op_count_rule": "instructions in all computations (HloModule::instruction_count)",
             "heldout_families": sorted({f for _, f, _ in configs}),
         }
@@ -1338,11 +1379,11 @@ def generate_pytorch(names, jobs: int, out: Path = PYTORCH):
         e["xla_initial_op_count"] = r.get("xla_initial_op_count")
         manifest["modules"][n] = e
     write_manifest(mpath, manifest)
-    write_pytorch_readme(manifest, out)
+    write_dataset_readme(dataset, manifest, out)
     print(f"done: {len(results)} modules in {time.time() - t_start:.0f}s", flush=True)
 
 
-def write_pytorch_readme(manifest, out: Path):
+def write_dataset_readme(dataset, manifest, out: Path):
     modules = manifest["modules"].values()
     rows = []
     for f in sorted({m["family"] for m in modules}):
@@ -1352,15 +1393,16 @@ def write_pytorch_readme(manifest, out: Path):
             f"{statistics.median(m['op_count'] for m in ms):g} | "
             f"{statistics.median(m['X'] for m in ms):g} |"
         )
-    vers = manifest["versions"]
+    counts = [m["op_count"] for m in modules]
+    template = {"pytorch": PYTORCH_README, "large_steps": LARGE_STEPS_README}[dataset]
     (out / "README.md").write_text(
-        PYTORCH_README.format(
+        template.format(
             n=len(manifest["modules"]),
             nfam=len(rows),
             rows="\n".join(rows),
-            torch=vers["torch"],
-            torch_xla=vers["torch_xla"],
-            jaxlib=vers["jaxlib"],
+            smallest=min(counts),
+            largest=max(counts),
+            **manifest["versions"],
         )
     )
 
@@ -1404,6 +1446,42 @@ As the corpus's: `<family>/<name>.hlo.zst`, `manifest.json` (with `xla_initial_o
 
     python3 -m venv /tmp/torchvenv && /tmp/torchvenv/bin/pip install -r datasets/corpus/requirements-torch.txt
     HLOGYM_TORCH_PYTHON=/tmp/torchvenv/bin/python .venv/bin/python datasets/corpus/generate.py --pytorch
+"""
+
+
+LARGE_STEPS_README = """# Large training steps
+
+Written by `datasets/corpus/generate.py --large-steps` (do not edit by hand).
+
+{n} training steps of {smallest} to {largest} instructions from {nfam} families written with Flax
+{flax} and optax {optax} (`datasets/corpus/library_models.py`, pinned in
+`datasets/corpus/requirements-libraries.txt`), lowered by jax {jax}: the graphs users spend their
+compute on, where a search's cost grows with the graph. No agent is trained on any of it (the
+manifest's `heldout_families` is every family): `hlogym eval --suite large_steps` judges agents on
+graphs larger than most of the corpus, from families they never saw.
+
+## Families
+
+| family | modules | training steps | median I | median X |
+|---|---|---|---|---|
+{rows}
+
+- `flax_resnet`: ResNet-34 (basic blocks) and ResNet-50 (bottlenecks) in flax.linen, BatchNorm
+  with its running statistics as a mutable collection, weight decay in the loss, optax SGD with
+  Nesterov momentum or AdamW; f32 and bf16.
+- `nnx_vit`: a ViT in flax.nnx (patch convolution, class token, nnx.MultiHeadAttention, pre-norm
+  GELU MLP blocks) of 8 to 12 layers, optax AdamW or SGD with momentum; f32 and bf16.
+
+## Layout
+
+As the corpus's: `<family>/<name>.hlo.zst`, `manifest.json`, and `xla_reference/<name>.json.zst`
+(XLA's pass trajectory up to layout-assignment; X is the op count layout-assignment receives).
+
+## Regenerate
+
+    python3 -m venv /tmp/libvenv
+    /tmp/libvenv/bin/pip install -r requirements.txt -r datasets/corpus/requirements-libraries.txt
+    /tmp/libvenv/bin/python datasets/corpus/generate.py --large-steps
 """
 
 
@@ -1698,14 +1776,20 @@ def main():
         help="write datasets/pytorch: the PyTorch/XLA families' modules (or --only), "
         "with their XLA references (needs HLOGYM_TORCH_PYTHON)",
     )
+    ap.add_argument(
+        "--large-steps",
+        action="store_true",
+        help="write datasets/large_steps: large Flax training steps (or --only), with their "
+        "XLA references (run by a python with requirements-libraries.txt)",
+    )
     ap.add_argument("--worker-input", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.worker_input:
         return worker(args)
-    if args.pytorch:
-        return generate_pytorch(
-            args.only, args.jobs, Path(args.out).resolve() if args.out else PYTORCH
-        )
+    for dataset, folder in (("pytorch", PYTORCH), ("large_steps", LARGE_STEPS)):
+        if getattr(args, dataset):
+            out = Path(args.out).resolve() if args.out else folder
+            return generate_dataset(dataset, args.only, args.jobs, out)
     if args.xla_optimized:
         return generate_xla_optimized(
             args.only, args.jobs, Path(args.out).resolve() if args.out else XLA_OPTIMIZED

@@ -9,6 +9,9 @@ own functional entry point:
   flax_*    Flax: a Llama-style decoder in flax.nnx (RMSNorm, rotary embeddings, grouped-query
             attention, SwiGLU), and a convolutional VAE in flax.linen (reparameterization with a
             PRNG key input, transposed convolutions); optax AdamW.
+            For datasets/large_steps: a ResNet-34/50 in flax.linen with BatchNorm statistics as a
+            mutable collection (optax SGD with Nesterov momentum or AdamW), and a ViT in flax.nnx
+            with nnx.MultiHeadAttention (nnx_vit).
   eqx_*     Equinox: a Mamba-style selective state-space model (input-dependent discretization,
             lax.scan over time), and a WaveNet-style stack of dilated causal convolutions with gated
             activations and skip connections; optax AdamW.
@@ -242,6 +245,140 @@ def flax_vae_build(cfg):
     return train, (params, jax.eval_shape(tx.init, params), images, key)
 
 
+def flax_resnet_build(cfg):
+    """A Flax Linen ResNet (basic blocks for depth 34, bottlenecks for 50) with BatchNorm whose
+    running statistics are a mutable collection, trained as users of Flax's examples do: weight
+    decay in the loss, optax SGD with Nesterov momentum or AdamW."""
+    from functools import partial
+
+    import flax.linen as nn
+    import optax
+
+    dt = DTYPES[cfg["dtype"]]
+    norm = partial(nn.BatchNorm, momentum=0.9, epsilon=1e-5, dtype=dt)
+    conv = partial(nn.Conv, use_bias=False, dtype=dt)
+    zero_scale = dict(scale_init=nn.initializers.zeros)  # each block starts as the identity
+
+    class Basic(nn.Module):
+        filters: int
+        strides: int = 1
+
+        @nn.compact
+        def __call__(self, x, train):
+            y = conv(self.filters, (3, 3), self.strides)(x)
+            y = nn.relu(norm(use_running_average=not train)(y))
+            y = norm(use_running_average=not train, **zero_scale)(conv(self.filters, (3, 3))(y))
+            if x.shape != y.shape:
+                x = norm(use_running_average=not train)(conv(self.filters, (1, 1), self.strides)(x))
+            return nn.relu(x + y)
+
+    class Bottleneck(nn.Module):
+        filters: int
+        strides: int = 1
+
+        @nn.compact
+        def __call__(self, x, train):
+            y = nn.relu(norm(use_running_average=not train)(conv(self.filters, (1, 1))(x)))
+            y = conv(self.filters, (3, 3), self.strides)(y)
+            y = nn.relu(norm(use_running_average=not train)(y))
+            y = norm(use_running_average=not train, **zero_scale)(conv(4 * self.filters, (1, 1))(y))
+            if x.shape != y.shape:
+                x = conv(4 * self.filters, (1, 1), self.strides)(x)
+                x = norm(use_running_average=not train)(x)
+            return nn.relu(x + y)
+
+    sizes, block = {34: ([3, 4, 6, 3], Basic), 50: ([3, 4, 6, 3], Bottleneck)}[cfg["depth"]]
+
+    class ResNet(nn.Module):
+        @nn.compact
+        def __call__(self, x, train):
+            x = nn.relu(
+                norm(use_running_average=not train)(conv(cfg["width"], (3, 3))(x.astype(dt)))
+            )
+            for i, n in enumerate(sizes):
+                for j in range(n):
+                    x = block(cfg["width"] * 2**i, 2 if i > 0 and j == 0 else 1)(x, train)
+            return nn.Dense(cfg["classes"], dtype=dt)(jnp.mean(x, axis=(1, 2)))
+
+    model = ResNet()
+    images = S((cfg["batch"], cfg["res"], cfg["res"], 3))
+    variables = jax.eval_shape(
+        lambda: model.init(jax.random.key(0), jnp.zeros(images.shape), train=False)
+    )
+    params, stats = variables["params"], variables["batch_stats"]
+    tx = optax.sgd(0.1, momentum=0.9, nesterov=True) if cfg["opt"] == "sgd" else optax.adamw(1e-3)
+
+    def loss_fn(params, stats, images, labels):
+        logits, updated = model.apply(
+            {"params": params, "batch_stats": stats}, images, train=True, mutable=["batch_stats"]
+        )
+        decay = sum(jnp.sum(p.astype(f32) ** 2) for p in jax.tree_util.tree_leaves(params))
+        return xent(logits, labels) + 5e-4 * decay, updated["batch_stats"]
+
+    def train(params, stats, opt_state, images, labels):
+        grad_fn = jax.value_and_grad(loss_fn, has_aux=True)
+        (loss, stats), grads = grad_fn(params, stats, images, labels)
+        updates, opt_state = tx.update(grads, opt_state, params)
+        return loss, optax.apply_updates(params, updates), stats, opt_state
+
+    labels = S((cfg["batch"],), i32)
+    return train, (params, stats, jax.eval_shape(tx.init, params), images, labels)
+
+
+def nnx_vit_build(cfg):
+    """A ViT in flax.nnx (patch convolution, class token, nnx.MultiHeadAttention, pre-norm MLP
+    blocks), trained with optax AdamW or SGD with momentum."""
+    from flax import nnx
+    import optax
+
+    dt = DTYPES[cfg["dtype"]]
+    d, p = cfg["d"], cfg["patch"]
+
+    class Block(nnx.Module):
+        def __init__(self, rngs):
+            self.n1 = nnx.LayerNorm(d, dtype=dt, rngs=rngs)
+            self.att = nnx.MultiHeadAttention(cfg["heads"], d, dtype=dt, decode=False, rngs=rngs)
+            self.n2 = nnx.LayerNorm(d, dtype=dt, rngs=rngs)
+            self.fc1 = nnx.Linear(d, 4 * d, dtype=dt, rngs=rngs)
+            self.fc2 = nnx.Linear(4 * d, d, dtype=dt, rngs=rngs)
+
+        def __call__(self, x):
+            x = x + self.att(self.n1(x))
+            return x + self.fc2(nnx.gelu(self.fc1(self.n2(x))))
+
+    class ViT(nnx.Module):
+        def __init__(self, rngs):
+            self.embed = nnx.Conv(3, d, (p, p), strides=(p, p), dtype=dt, rngs=rngs)
+            tokens = (cfg["res"] // p) ** 2 + 1
+            self.cls = nnx.Param(jnp.zeros((1, 1, d)))
+            self.pos = nnx.Param(0.02 * jax.random.normal(jax.random.key(1), (1, tokens, d)))
+            self.blocks = nnx.List([Block(rngs) for _ in range(cfg["layers"])])
+            self.norm = nnx.LayerNorm(d, dtype=dt, rngs=rngs)
+            self.head = nnx.Linear(d, cfg["classes"], dtype=dt, rngs=rngs)
+
+        def __call__(self, images):
+            x = self.embed(images.astype(dt))
+            x = x.reshape(x.shape[0], -1, d)
+            cls = jnp.broadcast_to(self.cls[...].astype(dt), (x.shape[0], 1, d))
+            x = jnp.concatenate([cls, x], axis=1) + self.pos[...].astype(dt)
+            for block in self.blocks:
+                x = block(x)
+            return self.head(self.norm(x)[:, 0])
+
+    graphdef, params = nnx.split(ViT(nnx.Rngs(0)), nnx.Param)
+    tx = optax.adamw(1e-3) if cfg["opt"] == "adamw" else optax.sgd(0.05, momentum=0.9)
+
+    def train(params, opt_state, images, labels):
+        loss_fn = lambda p: xent(nnx.merge(graphdef, p)(images), labels)  # noqa: E731
+        loss, grads = jax.value_and_grad(loss_fn)(params)
+        updates, opt_state = tx.update(grads, opt_state, params)
+        return loss, optax.apply_updates(params, updates), opt_state
+
+    images = S((cfg["batch"], cfg["res"], cfg["res"], 3))
+    labels = S((cfg["batch"],), i32)
+    return train, (abstract(params), jax.eval_shape(tx.init, params), images, labels)
+
+
 # ---------------------------------------------------------------------------------------------
 # Equinox
 # ---------------------------------------------------------------------------------------------
@@ -393,6 +530,10 @@ def build(family, cfg):
         return flax_llama_build(cfg)
     if family == "flax_vae":
         return flax_vae_build(cfg)
+    if family == "flax_resnet":
+        return flax_resnet_build(cfg)
+    if family == "nnx_vit":
+        return nnx_vit_build(cfg)
     if family == "eqx_mamba":
         tokens = S((cfg["batch"], cfg["seq"]), i32)
         return eqx_build(eqx_mamba_model(cfg), cfg, tokens, tokens)
@@ -410,6 +551,8 @@ LIBRARY = {
     **{f: "keras" for f in KERAS_APPS},
     "flax_llama": "flax",
     "flax_vae": "flax",
+    "flax_resnet": "flax",
+    "nnx_vit": "flax",
     "eqx_mamba": "equinox",
     "eqx_wavenet": "equinox",
 }

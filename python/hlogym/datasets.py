@@ -3,7 +3,7 @@
     import hlogym
     from hlogym import datasets
 
-    for d in datasets.available():          # corpus, xla_optimized, pytorch, smoke, your own
+    for d in datasets.available():          # the shipped datasets and your own
         print(d.name, len(d), d.families)
     pt = datasets.load("pytorch")
     m = pt.modules[0]
@@ -32,7 +32,7 @@ from typing import Any, Iterator, Sequence
 
 from . import _hlogym
 
-SHIPPED = ("corpus", "xla_optimized", "pytorch", "smoke")
+SHIPPED = ("corpus", "xla_optimized", "pytorch", "large_steps", "smoke")
 ENV_VAR = "HLOGYM_DATASETS"
 
 
@@ -206,8 +206,8 @@ def available() -> list[Dataset]:
 
 
 def load(name_or_path: str | os.PathLike) -> Dataset:
-    """A dataset by folder, by shipped name (corpus, xla_optimized, pytorch, smoke), or by the
-    name of a folder in HLOGYM_DATASETS."""
+    """A dataset by folder, by shipped name (corpus, xla_optimized, pytorch, large_steps,
+    smoke), or by the name of a folder in HLOGYM_DATASETS."""
     path = Path(name_or_path)
     if path.is_dir():
         return Dataset(path)

@@ -26,6 +26,8 @@ CORPUS = REPO / "datasets" / "corpus"
 MANIFEST = CORPUS / "manifest.json"
 XLA_OPTIMIZED = REPO / "datasets" / "xla_optimized"
 PYTORCH = REPO / "datasets" / "pytorch"
+LARGE_STEPS = REPO / "datasets" / "large_steps"
+HLOGYM = REPO / "build" / "hlogym"
 
 if not MANIFEST.exists():  # the corpus is committed; its absence is a failure, not a skip
     raise RuntimeError(f"{MANIFEST} is missing")
@@ -272,3 +274,33 @@ def test_pytorch_modules():
     assert sum(m["config"]["mode"] == "train" for m in mods.values()) >= len(mods) // 2
     listed = {m["path"] for m in mods.values()}
     assert listed == {str(p.relative_to(PYTORCH)) for p in PYTORCH.glob("*/*.hlo.zst")}
+
+
+def test_large_steps_modules():
+    """datasets/large_steps: training steps of 5,000-10,000 instructions, held out entirely, each
+    with XLA's reference, and hlogym's default pipeline ends at XLA's op count on every one."""
+    sys.path.insert(0, str(CORPUS))
+    from generate import all_configs
+
+    large = json.loads((LARGE_STEPS / "manifest.json").read_text())
+    mods = large["modules"]
+    assert set(mods) == {n for n, _, _ in all_configs("large_steps")}
+    assert len(mods) >= 20
+    assert set(large["heldout_families"]) == {m["family"] for m in mods.values()}
+    for name, m in mods.items():
+        assert m["config"]["mode"] == "train" and 5000 <= m["op_count"] <= 10000, name
+        text = unzstd(LARGE_STEPS / m["path"]).decode()
+        assert hashlib.sha256(text.encode()).hexdigest() == m["sha256"], name
+        ref = json.loads(unzstd(LARGE_STEPS / m["xla_reference"]))
+        assert ref["I"] == m["op_count"] == ref["xla_initial_op_count"], name
+        assert ref["X"] == m["X"] == ref["passes"][-1]["op_count"], name
+        assert not m.get("xla_problems") and not m.get("hlogym_error"), name
+    out = subprocess.run(
+        [HLOGYM, "eval", "--agent", "default", "--suite", "large_steps", "--json", "-q"],
+        capture_output=True,
+        text=True,
+    )
+    assert out.returncode == 0, out.stderr[-2000:]
+    rows = json.loads(out.stdout)["benchmarks"]
+    assert len(rows) == len(mods)
+    assert [r["name"] for r in rows if r["D"] != r["X"]] == []

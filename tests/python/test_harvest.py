@@ -193,7 +193,7 @@ def test_cli_harvest_reports_bad_input(program, tmp_path):
 def test_shipped_datasets(monkeypatch, dataset_dir):
     monkeypatch.setenv(datasets.ENV_VAR, str(dataset_dir.parent))
     found = {d.name: d for d in datasets.available()}
-    assert {"corpus", "smoke", "xla_optimized", "pytorch", "mlp"} <= set(found)
+    assert {"corpus", "smoke", "xla_optimized", "pytorch", "large_steps", "mlp"} <= set(found)
     corpus = found["corpus"]
     assert len(corpus) == len(hlogym.corpus_benchmarks())
     assert set(corpus.heldout_families) == {m.family for m in corpus.split("heldout")}
