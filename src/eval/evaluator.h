@@ -12,7 +12,10 @@
 //    range; scatter skips a whole update window that does not fit;
 //  - conditional with an out-of-range branch index runs the last branch;
 //  - reductions combine in row-major order of the reduced elements, in the
-//    element type (as the HLO says, no extra precision);
+//    element type, except f32 sums: they accumulate in f64 and round once
+//    (HLO leaves the order to the backend, and XLA's vectorized and tree
+//    sums stay within a few ulps of the exact sum, where a sequential f32
+//    sum drifts with the count);
 //  - collectives have single-replica, single-partition semantics (all-reduce,
 //    all-gather, reduce-scatter, all-to-all, collective-permute... return
 //    their operand; replica-id and partition-id are 0);
