@@ -355,6 +355,18 @@ absl::StatusOr<Literal> F64Reference(const Module& a, const std::vector<Literal>
   return ConvertLeaves(*reference, like);
 }
 
+// Whether `b` computed in f64 gives `reference` (the original computed in
+// f64) within the f32 tolerances: then the two modules compute the same
+// function on these inputs, whatever their f32 outputs say.
+bool SameInF64(const Module& b, const std::vector<Literal>& args, const Literal& reference,
+               const EquivalenceOptions& options) {
+  absl::StatusOr<Literal> wide = F64Reference(b, args, reference.shape(), options);
+  if (!wide.ok()) return false;
+  EquivalenceOptions strict = options;
+  strict.computes_in_low_precision = false;  // neither side rounds to bf16 now
+  return CompareLiterals(reference, *wide, strict).equivalent;
+}
+
 // Where an integer output's values come from when they are indices chosen by
 // comparing floats: the elements of `key` along `dimension`, by an
 // argmax/argmin reduce (the output lacks that dimension), top-k or a sort
@@ -650,6 +662,15 @@ absl::StatusOr<EquivalenceResult> EquivalenceReference::Check(const Module& b) c
           trial.message = absl::StrCat(
               "not judged: the original itself misses its f64 reference on these inputs (",
               original.message, "), so rounding decides: ", trial.message);
+        } else if (SameInF64(b, args, *reference, options)) {
+          // Computed without rounding, both give the same: f32 rounding puts
+          // some value on the other side of a threshold (a ReLU's 0, a
+          // comparison's tie), which neither module computes wrongly.
+          trial.judged = false;
+          trial.message = absl::StrCat(
+              "not judged: both modules compute the same in f64, but in f32 this one misses the "
+              "original's f64 result (",
+              optimized.message, "), so rounding at a threshold decides: ", trial.message);
         } else {
           trial.message += absl::StrCat("; the original matches its f64 reference, this does not: ",
                                         optimized.message);

@@ -44,6 +44,10 @@ struct EquivalenceOptions {
   //  - it does not, but the original does not either: the graph amplifies
   //    rounding so much on these inputs (deep nets with random weights, argmax
   //    near ties) that no comparison can tell; the result is not judged;
+  //  - the original is accurate and the optimized module is not, but the
+  //    optimized module computed in f64 too gives the original's f64 result:
+  //    both compute the same function and f32 rounding puts a value on the
+  //    other side of a threshold (a ReLU's 0 within rounding); not judged;
   //  - otherwise the original is accurate and the optimized module is not:
   //    not equivalent.
   bool f64_reference = true;

@@ -611,6 +611,58 @@ TEST(Equivalence, F64ReferenceAcceptsRoundingRejectsErrorsAndSaysWhenItCannotTel
   EXPECT_NE(rejected->message.find("matches its f64 reference"), std::string::npos);
 }
 
+// A ReLU-like select whose condition is 1 + 3e-8 - 1 > 0: exactly 3e-8, so
+// true, but in f32 the order of the two additions decides (1 + 3e-8 rounds
+// to 1). `sum` is the order, `sign` what the select picks when true.
+std::string ThresholdModule(const std::string& sum, const std::string& sign) {
+  return absl::StrCat(R"(HloModule t
+ENTRY e {
+  x = f32[16] parameter(0)
+  one = f32[] constant(1)
+  tiny = f32[] constant(3e-08)
+  minus_one = f32[] constant(-1)
+  )",
+                      sum, R"(
+  zero = f32[] constant(0)
+  above = pred[] compare(s, zero), direction=GT
+  up = f32[] constant()",
+                      sign, R"()
+  down = f32[] constant(-1)
+  scale = f32[] select(above, up, down)
+  scaled = f32[16] broadcast(scale), dimensions={}
+  ROOT y = f32[16] multiply(x, scaled)
+}
+)");
+}
+
+TEST(Equivalence, RoundingAtAThresholdIsNotJudgedAWrongResultIsRejected) {
+  // The original adds the two small terms first (3e-8 - 1 is exact enough in
+  // f32, and the select takes the f64 result's side); the candidate adds
+  // 1 + 3e-8 first, rounds to 1, and lands on 0: the other side.
+  auto original =
+      ParseModule(ThresholdModule("t = f32[] add(tiny, minus_one)\n  s = f32[] add(one, t)", "1"));
+  auto reordered =
+      ParseModule(ThresholdModule("t = f32[] add(one, tiny)\n  s = f32[] add(t, minus_one)", "1"));
+  auto wrong =
+      ParseModule(ThresholdModule("t = f32[] add(one, tiny)\n  s = f32[] add(t, minus_one)", "2"));
+  ASSERT_TRUE(original.ok() && reordered.ok() && wrong.ok()) << original.status();
+  // Computed in f64, both orders give 3e-8 > 0: the same function, which f32
+  // rounding splits at the threshold. That is not judged, and not equivalent.
+  auto at_threshold = CheckEquivalent(**original, **reordered);
+  ASSERT_TRUE(at_threshold.ok()) << at_threshold.status();
+  EXPECT_FALSE(at_threshold->equivalent);
+  EXPECT_FALSE(at_threshold->judged);
+  EXPECT_NE(at_threshold->message.find("both modules compute the same in f64"), std::string::npos)
+      << at_threshold->message;
+  // A candidate that differs in f64 as well stays rejected.
+  auto rejected = CheckEquivalent(**original, **wrong);
+  ASSERT_TRUE(rejected.ok());
+  EXPECT_FALSE(rejected->equivalent);
+  EXPECT_TRUE(rejected->judged);
+  EXPECT_NE(rejected->message.find("matches its f64 reference"), std::string::npos)
+      << rejected->message;
+}
+
 TEST(Equivalence, WidenedModuleComputesInF64) {
   auto module = ParseModule("HloModule w\nENTRY e {\n  x = bf16[4] parameter(0)\n"
                             "  c = bf16[] constant(3)\n  b = bf16[4] broadcast(c), dimensions={}\n"

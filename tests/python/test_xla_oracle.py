@@ -530,6 +530,29 @@ def test_same_results_on_xla(key, path, with_optimized, tmp_path):
     assert not failures, "; ".join(failures)
 
 
+# Flax ResNet training steps (datasets/large_steps): batch norm over a batch of 2 or 4, whose
+# variance E[x^2] - E[x]^2 cancels, so how the evaluator sums decides whether it agrees with XLA.
+# The first disagreed with XLA while f32 sums ran one by one (docs/verification.md).
+BATCH_NORM_STEPS = [
+    "flax_resnet/flax_resnet_train_r34_w8_px16_b2_f32_sgd",
+    "flax_resnet/flax_resnet_train_r34_w16_px16_b4_f32_sgd",
+]
+
+
+@pytest.mark.parametrize("name", BATCH_NORM_STEPS)
+def test_batch_norm_training_step_agrees_with_xla(name, tmp_path):
+    path = REPO / "datasets" / "large_steps" / f"{name}.hlo.zst"
+    out = hlogym("run", path, "--seed", "0", "--io", tmp_path)
+    assert out.returncode == 0, out.stderr[-2000:]
+    inputs = xla_runtime.load_io_dir(tmp_path, "inputs")
+    ours = xla_runtime.load_io_dir(tmp_path, "outputs")
+    text = read_module_text(path)
+    theirs = xla().run(xla().compile(text), inputs)
+    assert not xla_runtime.vacuous_reason(theirs, inputs)
+    c = xla_runtime.compare_outputs(ours, theirs, all_low_precision=False)
+    assert c.ok, c.message
+
+
 def test_rng_bit_generator_bits_match_xla(tmp_path):
     """Philox (rng_default, rng_philox) bits and states equal XLA's CPU backend's, bit for bit."""
     path = SMOKE / "rng_bit_generator.hlo"
