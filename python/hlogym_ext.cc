@@ -11,12 +11,15 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/strings/str_join.h"
+#include "agents/agent.h"
 #include "agents/evaluation.h"
 #include "eval/npy_io.h"
 #include "eval/random_inputs.h"
 #include "gym/environment.h"
 #include "gym/vec_env.h"
 #include "hlo/opcode.h"
+#include "passes/pass.h"
 #include "passes/registry.h"
 #include "text/corpus.h"
 #include "text/parser.h"
@@ -273,6 +276,67 @@ PYBIND11_MODULE(_hlogym, m) {
       "modules as corpus/NAME). The split applies to dataset folders (a manifest.json) too, "
       "unless dataset_split says otherwise (\"\": all of their modules, as the CLI does when "
       "--split is not given).");
+  m.def(
+      "optimize_hlo",
+      [](const std::string& text, const std::vector<std::string>& passes, bool for_xla) {
+        std::unique_ptr<Module> module = Unwrap(ParseModule(text));
+        if (!passes.empty()) {
+          absl::StatusOr<std::unique_ptr<Pass>> pass = CreatePassList(
+              absl::StrJoin(passes, ","), for_xla ? PassTarget::kXla : PassTarget::kHlogym);
+          // An unknown name is the caller's argument (the registry says NotFound).
+          if (!pass.ok()) throw py::value_error(std::string(pass.status().message()));
+          absl::StatusOr<bool> changed;
+          {
+            py::gil_scoped_release release;
+            changed = RunPass(**pass, *module);
+          }
+          Unwrap(std::move(changed));
+        }
+        return PrintModule(*module);
+      },
+      py::arg("text"), py::arg("passes"), py::arg("for_xla") = true,
+      "HLO text after the named passes and pipelines, in order (`hlogym opt --passes`); "
+      "for_xla: for XLA to compile, as `opt --for-xla` (rewrites XLA:CPU makes only after its "
+      "own convolution canonicalization are left to it). An empty list prints the module as "
+      "hlogym writes it. ValueError for bad text (line and column) or an unknown pass.");
+  m.def(
+      "op_count",
+      [](const std::string& text) { return Unwrap(ParseModule(text))->instruction_count(); },
+      py::arg("text"), "Instructions in every computation of the module (I, D and R count so).");
+  m.def(
+      "search",
+      [](const std::string& benchmark, const std::string& agent_name, uint64_t seed,
+         int64_t budget) {
+        AgentOptions options;
+        options.seed = seed;
+        std::unique_ptr<Agent> agent = Unwrap(MakeAgent(agent_name, options));
+        SearchBudget limit;
+        limit.steps = budget > 0 ? budget : (agent->needs_budget() ? kDefaultSearchSteps : 0);
+        absl::StatusOr<SearchResult> result;
+        ValidationResult validation;
+        {
+          py::gil_scoped_release release;
+          result = agent->Optimize(benchmark, limit);
+          if (result.ok()) {
+            validation = result->validation ? *result->validation : result->env->Validate();
+          }
+        }
+        const SearchResult found = Unwrap(std::move(result));
+        py::dict out;
+        out["passes"] = found.passes;
+        out["initial_op_count"] = found.initial_op_count;
+        out["op_count"] = found.op_count;
+        out["steps"] = found.steps;
+        out["valid"] = validation.ok;
+        out["equivalence"] = validation.equivalence;
+        return out;
+      },
+      py::arg("benchmark"), py::arg("agent") = "auto", py::arg("seed") = 0, py::arg("budget") = 0,
+      "Runs an agent (auto, auto:PRIOR, coreset, coreset:DIR, greedy, beam, random, evo, "
+      "default; the learned policies need the command line's LibTorch plugin) on a benchmark "
+      "(a file or a name `hlogym eval` takes) as `hlogym search` does: a dict of passes, "
+      "initial_op_count, op_count, steps, valid (the result's own check: replay, verifier, "
+      "equivalence) and equivalence. budget: environment steps (0: the agent's default).");
   m.def("validate_record", [](const std::string& json) {
     return Unwrap(StateRecord::FromJson(json)).ToJson();
   }, py::arg("record_json"),

@@ -6,7 +6,7 @@ import collections.abc
 import numpy
 import numpy.typing
 import typing
-__all__: list[str] = ['Env', 'VecEnv', 'autophase_feature_names', 'corpus_benchmarks', 'corpus_modules', 'data_root', 'env_defaults', 'expand_benchmark_locs', 'graph_node_feature_names', 'list_passes', 'list_pipelines', 'num_opcodes', 'observation_space_names', 'opcode_names', 'random_inputs', 'resolve_benchmark', 'resolve_suite', 'reward_space_names', 'validate_record']
+__all__: list[str] = ['Env', 'VecEnv', 'autophase_feature_names', 'corpus_benchmarks', 'corpus_modules', 'data_root', 'env_defaults', 'expand_benchmark_locs', 'graph_node_feature_names', 'list_passes', 'list_pipelines', 'num_opcodes', 'observation_space_names', 'op_count', 'opcode_names', 'optimize_hlo', 'random_inputs', 'resolve_benchmark', 'resolve_suite', 'reward_space_names', 'search', 'validate_record']
 class Env:
     """
     One pass-ordering environment (src/gym/environment.h); hlogym.make wraps it as a Gymnasium environment.
@@ -211,9 +211,17 @@ def observation_space_names() -> list[str]:
     """
     The observation spaces an Env can return (op_histogram, cost, autophase, action_history, graph).
     """
+def op_count(text: str) -> int:
+    """
+    Instructions in every computation of the module (I, D and R count so).
+    """
 def opcode_names() -> list[str]:
     """
     XLA's opcode names in the order of the op_histogram observation.
+    """
+def optimize_hlo(text: str, passes: collections.abc.Sequence[str], for_xla: bool = True) -> str:
+    """
+    HLO text after the named passes and pipelines, in order (`hlogym opt --passes`); for_xla: for XLA to compile, as `opt --for-xla` (rewrites XLA:CPU makes only after its own convolution canonicalization are left to it). An empty list prints the module as hlogym writes it. ValueError for bad text (line and column) or an unknown pass.
     """
 def random_inputs(hlo_text: str, seed: typing.SupportsInt | typing.SupportsIndex = 0) -> list:
     """
@@ -230,6 +238,10 @@ def resolve_suite(suite: collections.abc.Sequence[str], split: str = '', dataset
 def reward_space_names() -> list[str]:
     """
     The reward spaces (each also with the suffix +shaped).
+    """
+def search(benchmark: str, agent: str = 'auto', seed: typing.SupportsInt | typing.SupportsIndex = 0, budget: typing.SupportsInt | typing.SupportsIndex = 0) -> dict:
+    """
+    Runs an agent (auto, auto:PRIOR, coreset, coreset:DIR, greedy, beam, random, evo, default; the learned policies need the command line's LibTorch plugin) on a benchmark (a file or a name `hlogym eval` takes) as `hlogym search` does: a dict of passes, initial_op_count, op_count, steps, valid (the result's own check: replay, verifier, equivalence) and equivalence. budget: environment steps (0: the agent's default).
     """
 def validate_record(record_json: str) -> str:
     """

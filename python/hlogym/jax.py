@@ -8,10 +8,12 @@
     fast.speed                                    # timed against jax.jit; the faster one runs
 
 ``optimize`` lowers ``jax.jit(fn, keep_unused=True)`` on the example arguments to HLO text,
-optimizes it with the hlogym command line (the agent picks a pass sequence, ``hlogym opt`` applies
-it), compiles the result with XLA through ``hlogym.xla`` (XLA's full pipeline still runs after
-hlogym's passes) and returns a callable taking arguments of the examples' structure, shapes and
-dtypes. Keyword arguments and static arguments are not supported: close over them instead.
+optimizes it with hlogym's extension (the agent picks a pass sequence, checked as ``hlogym search``
+checks it, and the passes run on the text; the learned policies, which need the command line's
+LibTorch plugin, run through the command line), compiles the result with XLA through
+``hlogym.xla`` (XLA's full pipeline still runs after hlogym's passes) and returns a callable
+taking arguments of the examples' structure, shapes and dtypes. Keyword arguments and static
+arguments are not supported: close over them instead.
 
 Fewer instructions do not always run faster. With ``check_speed=True`` the optimized module and
 the plain one (what ``jax.jit`` compiles) are timed on the example arguments by
@@ -77,8 +79,30 @@ class OptimizedFunction:
         return jax.tree_util.tree_unflatten(self._out_tree, outs)
 
 
-def _choose_passes(hg, path: Path, agent, seed: int, budget: int | None) -> list[str] | None:
-    """The pass list for `agent`, or None for the xla-cpu-default pipeline."""
+# Agents the extension cannot make: they live in the command line's LibTorch plugin.
+CLI_ONLY_PREFIXES = ("policy:", "policy-beam:")
+
+
+def _search(path: Path, agent: str, seed: int, budget: int | None, cli) -> dict:
+    """What `hlogym search` reports for one module: passes, valid, ..."""
+    if cli is None and not agent.startswith(CLI_ONLY_PREFIXES):
+        from . import _hlogym
+
+        return _hlogym.search(str(path), agent, seed, budget or 0)
+    import json
+
+    from .cli import Hlogym
+
+    extra = ["--budget", str(budget)] if budget else []
+    hg = cli or Hlogym()
+    report = json.loads(hg("search", path, "--algo", agent, "--json", "-q", "--seed", seed, *extra))
+    (found,) = report["benchmarks"]
+    return found
+
+
+def _choose_passes(path: Path, agent, seed: int, budget: int | None, cli) -> list[str] | None:
+    """The pass list for `agent`, or None for the xla-cpu-default pipeline (also when the agent's
+    answer failed its own check: never a result that did)."""
     if isinstance(agent, str):
         if agent not in AGENTS and not agent.startswith(AGENT_PREFIXES):
             raise ValueError(
@@ -93,18 +117,14 @@ def _choose_passes(hg, path: Path, agent, seed: int, budget: int | None) -> list
             from .timing import RUNTIME_CANDIDATES
 
             return list(RUNTIME_CANDIDATES["default-fp"])
-        extra = ["--budget", str(budget)] if budget else []
-        import json
-
-        report = json.loads(
-            hg("search", path, "--algo", agent, "--json", "-q", "--seed", str(seed), *extra)
-        )
-        (b,) = report["benchmarks"]
-        return list(b["passes"])
+        found = _search(path, agent, seed, budget, cli)
+        return None if found.get("valid") is False else list(found["passes"])
     passes = list(agent)
     if not all(isinstance(p, str) for p in passes):
         raise TypeError("agent: a pass list must hold pass names (str)")
-    known = hg.pass_names()
+    from . import _hlogym
+
+    known = {name for name, _ in _hlogym.list_passes()} | set(_hlogym.list_pipelines())
     unknown = [p for p in passes if p not in known]
     if unknown:
         raise ValueError(f"agent: unknown passes {unknown} (see `hlogym list-passes`)")
@@ -134,6 +154,8 @@ def optimize(
       hlogym.timing.RUNTIME_CANDIDATES), 'none' (hlogym's text unchanged), or a list of pass
       and pipeline names applied in order.
     platform: XLA platform ('cpu', or 'gpu' when jaxlib has one).
+    hlogym_binary: run the agent through this command line (`hlogym search`) instead of the
+      extension.
     check_speed: time the optimized and the plain module on example_args (about target_seconds
       each) and run the optimized one only if it is faster beyond noise (see the module doc).
     """
@@ -141,9 +163,13 @@ def optimize(
 
     if not callable(fn):
         raise TypeError(f"optimize: fn must be callable, not {type(fn).__name__}")
-    from .cli import Hlogym
+    from . import _hlogym
 
-    hg = Hlogym(hlogym_binary)
+    cli = None
+    if hlogym_binary is not None:
+        from .cli import Hlogym
+
+        cli = Hlogym(hlogym_binary)
     lowered = jax.jit(fn, keep_unused=True).lower(*example_args)
     text = lowered.as_text(dialect="hlo")
     in_leaves, in_tree = jax.tree_util.tree_flatten((example_args, {}))
@@ -155,13 +181,13 @@ def optimize(
     with tempfile.TemporaryDirectory(prefix="hlogym_jax_") as tmp:
         path = Path(tmp) / "module.hlo"
         path.write_text(text)
-        passes = _choose_passes(hg, path, agent, seed, budget)
-        if passes is None:
-            optimized = hg.default(path)
-            passes = ["<xla-cpu-default>"]
-        else:
-            optimized = hg.opt(path, passes)
-    op_counts = {"original": hg.op_count(text), "optimized": hg.op_count(optimized)}
+        passes = _choose_passes(path, agent, seed, budget, cli)
+    if passes is None:
+        optimized = _hlogym.optimize_hlo(text, ["xla-cpu-default"])
+        passes = ["<xla-cpu-default>"]
+    else:
+        optimized = _hlogym.optimize_hlo(text, passes)
+    op_counts = {"original": _hlogym.op_count(text), "optimized": _hlogym.op_count(optimized)}
     x = xla_backend or _xla.Xla(platform)
     exe = x.compile(optimized)
     speed = None

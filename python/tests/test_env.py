@@ -7,6 +7,7 @@ built elsewhere than build/).
 import json
 import os
 import zlib
+from pathlib import Path
 
 import gymnasium
 import numpy as np
@@ -16,6 +17,7 @@ from gymnasium.utils.env_checker import check_env
 import hlogym
 
 SMALL = ["mlp_infer", "control_flow", "topk_sort"]
+SMOKE = Path(__file__).resolve().parents[2] / "datasets" / "smoke"
 
 
 def needs_passes(
@@ -400,3 +402,28 @@ def test_corpus_modules_come_from_the_core():
     assert "config" in entry and "family" in entry
     heldout = {n for n, m in modules.items() if m["heldout"]}
     assert heldout == set(_hlogym.corpus_benchmarks("", "heldout"))
+
+
+def test_search_optimize_hlo_and_op_count_match_the_command_line(tmp_path):
+    """The extension's search, optimize_hlo and op_count (what hlogym.jax runs) give what
+    `hlogym search`, `hlogym opt --for-xla` and `hlogym stats` give, and bad input is a clear
+    error."""
+    from hlogym import _hlogym
+    from hlogym.cli import Hlogym
+
+    path = SMOKE / "einsum.hlo"
+    text = path.read_text()
+    found = _hlogym.search(str(path), "greedy", 0, 0)
+    assert found["valid"] and found["op_count"] <= found["initial_op_count"]
+    cli = Hlogym()
+    report = json.loads(cli("search", path, "--algo", "greedy", "--json", "-q"))
+    assert found["passes"] == report["benchmarks"][0]["passes"]
+    assert _hlogym.optimize_hlo(text, found["passes"]) == cli.opt(path, found["passes"])
+    assert _hlogym.optimize_hlo(text, ["xla-cpu-default"]) == cli.default(path)
+    assert _hlogym.op_count(text) == cli.op_count(text) == found["initial_op_count"]
+    with pytest.raises(ValueError, match="no-such-pass"):
+        _hlogym.optimize_hlo(text, ["no-such-pass"])
+    with pytest.raises(ValueError, match=r"\d+:\d+"):  # line:column
+        _hlogym.optimize_hlo("HloModule m\nENTRY e {\n  x = f32[2] bogus(\n}\n", [])
+    with pytest.raises(ValueError, match="no-such-agent"):
+        _hlogym.search(str(path), "no-such-agent")

@@ -185,6 +185,10 @@ inline double SecondsSince(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
+// The step budget of a search that needs one (needs_budget(): random, evo)
+// when the caller gives none.
+inline constexpr int64_t kDefaultSearchSteps = 500;
+
 // "auto" (the shipped default agent, auto_agent.h; "auto:PRIOR" with another
 // prior), "coreset" (a learned choice among known-good sequences,
 // coreset_agent.h; "coreset:DIR" with another model), "default" (the

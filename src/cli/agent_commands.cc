@@ -48,7 +48,6 @@ struct AgentCommandOptions {
 
 // Random and evolutionary searches need a budget; this one is used when
 // neither --budget nor --time is given.
-constexpr int64_t kDefaultStepBudget = 500;
 
 // Prints a report as the options ask; the exit status says whether every benchmark passed.
 int PrintReport(const EvalReport& report, const AgentCommandOptions& o, bool show_passes) {
@@ -94,7 +93,7 @@ int RunAgentCommand(const AgentCommandOptions& o, bool is_search) {
   absl::StatusOr<std::unique_ptr<Agent>> probe = MakeAgent(o.agent);
   if (!probe.ok()) return ReportError(probe.status());
   if ((*probe)->needs_budget() && !options.budget.limited()) {
-    options.budget.steps = kDefaultStepBudget;
+    options.budget.steps = kDefaultSearchSteps;
   }
   options.output_dir = o.output_dir;
   if (o.rtol || o.atol || o.trials) {
