@@ -32,9 +32,10 @@ void BM_Evaluate(benchmark::State& state, const std::string& file, int threads) 
   state.counters["ops"] = static_cast<double>((*module)->instruction_count());
 }
 
-#define HLOGYM_EVAL_BENCH(name, file)                                               \
+#define HLOGYM_EVAL_BENCH(name, file)                                                        \
   BENCHMARK_CAPTURE(BM_Evaluate, name, std::string(file), 2)->Unit(benchmark::kMillisecond); \
-  BENCHMARK_CAPTURE(BM_Evaluate, name##_1thread, std::string(file), 1)->Unit(benchmark::kMillisecond);
+  BENCHMARK_CAPTURE(BM_Evaluate, name##_1thread, std::string(file), 1)                       \
+      ->Unit(benchmark::kMillisecond);
 
 HLOGYM_EVAL_BENCH(gpt2_train, "smoke/gpt2_train.hlo")
 HLOGYM_EVAL_BENCH(gpt2_train_optimized, "smoke/gpt2_train.optimized.hlo.gz")
@@ -45,20 +46,29 @@ HLOGYM_EVAL_BENCH(mlp_bf16_train, "smoke/mlp_bf16_train.hlo")
 HLOGYM_EVAL_BENCH(random, "smoke/random.hlo")
 
 // The largest corpus module of each family.
-#define HLOGYM_CORPUS_BENCH(name, file) \
-  BENCHMARK_CAPTURE(BM_Evaluate, corpus_##name, std::string("corpus/") + file, 2)->Unit(benchmark::kMillisecond);
+#define HLOGYM_CORPUS_BENCH(name, file)                                           \
+  BENCHMARK_CAPTURE(BM_Evaluate, corpus_##name, std::string("corpus/") + file, 2) \
+      ->Unit(benchmark::kMillisecond);
 
-HLOGYM_CORPUS_BENCH(gpt2_train_L4_d128_bf16_remat_adamw, "gpt2/gpt2_train_L4_d128_h2_s16_b4_bf16_remat_adamw.hlo.zst")
+HLOGYM_CORPUS_BENCH(gpt2_train_L4_d128_bf16_remat_adamw,
+                    "gpt2/gpt2_train_L4_d128_h2_s16_b4_bf16_remat_adamw.hlo.zst")
 HLOGYM_CORPUS_BENCH(gpt2_train_L2_d32_bf16_sgd, "gpt2/gpt2_train_L2_d32_h2_s64_b1_bf16_sgd.hlo.zst")
-HLOGYM_CORPUS_BENCH(bert_train_L4_d128_bf16_remat, "bert/bert_train_L4_d128_h2_s64_b2_bf16_remat.hlo.zst")
-HLOGYM_CORPUS_BENCH(resnet_train_r50_w4_f32_adamw, "resnet/resnet_train_r50_w4_px32_cifar_b2_f32_adamw.hlo.zst")
+HLOGYM_CORPUS_BENCH(bert_train_L4_d128_bf16_remat,
+                    "bert/bert_train_L4_d128_h2_s64_b2_bf16_remat.hlo.zst")
+HLOGYM_CORPUS_BENCH(resnet_train_r50_w4_f32_adamw,
+                    "resnet/resnet_train_r50_w4_px32_cifar_b2_f32_adamw.hlo.zst")
 HLOGYM_CORPUS_BENCH(unet_train_c16_m122_f32, "unet/unet_train_c16_m122_px16_a1_b1_f32.hlo.zst")
-HLOGYM_CORPUS_BENCH(vit_train_L4_d64_f32_remat, "vit/vit_train_L4_d64_h4_p4_px32_b4_f32_remat.hlo.zst")
-HLOGYM_CORPUS_BENCH(t5_train_e2_x2_bf16_remat, "t5/t5_train_e2_x2_d32_h2_ff128_g0_s32_t8_b2_bf16_remat.hlo.zst")
+HLOGYM_CORPUS_BENCH(vit_train_L4_d64_f32_remat,
+                    "vit/vit_train_L4_d64_h4_p4_px32_b4_f32_remat.hlo.zst")
+HLOGYM_CORPUS_BENCH(t5_train_e2_x2_bf16_remat,
+                    "t5/t5_train_e2_x2_d32_h2_ff128_g0_s32_t8_b2_bf16_remat.hlo.zst")
 HLOGYM_CORPUS_BENCH(gnn_train_L3_H16_bf16, "gnn/gnn_train_L3_H16_n64_er4_bf16.hlo.zst")
-HLOGYM_CORPUS_BENCH(mixer_train_L4_d64_bf16, "mixer/mixer_train_L4_d64_p8_px16_tm32_cm64_b4_bf16.hlo.zst")
-HLOGYM_CORPUS_BENCH(moe_train_L2_d64_E4_bf16_remat, "moe/moe_train_L2_d64_h2_E4_k2_f128_cf1p0_s32_b2_bf16_remat.hlo.zst")
-HLOGYM_CORPUS_BENCH(rnn_train_lstm_L2_H64_bf16, "rnn/rnn_train_lstm_L2_H64_E16_s32_b4_u1_bf16.hlo.zst")
+HLOGYM_CORPUS_BENCH(mixer_train_L4_d64_bf16,
+                    "mixer/mixer_train_L4_d64_p8_px16_tm32_cm64_b4_bf16.hlo.zst")
+HLOGYM_CORPUS_BENCH(moe_train_L2_d64_E4_bf16_remat,
+                    "moe/moe_train_L2_d64_h2_E4_k2_f128_cf1p0_s32_b2_bf16_remat.hlo.zst")
+HLOGYM_CORPUS_BENCH(rnn_train_lstm_L2_H64_bf16,
+                    "rnn/rnn_train_lstm_L2_H64_E16_s32_b4_u1_bf16.hlo.zst")
 
 }  // namespace
 }  // namespace hlogym

@@ -163,10 +163,18 @@ void BM_StepOverhead(benchmark::State& state, int what) {
   const Module& module = benchmark->initial->module();
   for (auto _ : state) {
     switch (what) {
-      case 0: benchmark::DoNotOptimize(module.Clone()); break;
-      case 1: benchmark::DoNotOptimize(ModuleFingerprint(module)); break;
-      case 2: benchmark::DoNotOptimize(ComputeOpStats(module)); break;
-      case 3: benchmark::DoNotOptimize(ModuleState::Make(module.Clone())); break;
+      case 0:
+        benchmark::DoNotOptimize(module.Clone());
+        break;
+      case 1:
+        benchmark::DoNotOptimize(ModuleFingerprint(module));
+        break;
+      case 2:
+        benchmark::DoNotOptimize(ComputeOpStats(module));
+        break;
+      case 3:
+        benchmark::DoNotOptimize(ModuleState::Make(module.Clone()));
+        break;
     }
   }
   state.SetLabel(benchmark->spec);

@@ -77,8 +77,7 @@ const PassBenchInput& LargestGpt2() {
       std::cerr << "no GPT-2 corpus module found for the pass benchmark\n";
       std::exit(2);
     }
-    std::cerr << "pass_bench input: " << in->path << " (" << in->instructions
-              << " instructions)\n";
+    std::cerr << "pass_bench input: " << in->path << " (" << in->instructions << " instructions)\n";
     return in;
   }();
   return *input;
@@ -145,9 +144,8 @@ const std::vector<PassBenchInput>& AllModules() {
       const int64_t count = (*module)->instruction_count();
       all->push_back({path, std::move(*module), count});
     }
-    std::stable_sort(all->begin(), all->end(), [](const auto& a, const auto& b) {
-      return a.instructions > b.instructions;
-    });
+    std::stable_sort(all->begin(), all->end(),
+                     [](const auto& a, const auto& b) { return a.instructions > b.instructions; });
     return all;
   }();
   return *modules;
@@ -218,8 +216,8 @@ const bool registered = [] {
     benchmark::RegisterBenchmark(("BM_PassWithWork/" + info.name).c_str(), BM_PassOnItsModule,
                                  info.name, PassInput::kWithWork)
         ->Unit(benchmark::kMicrosecond);
-    benchmark::RegisterBenchmark(("BM_PassNothingToDo/" + info.name).c_str(),
-                                 BM_PassOnItsModule, info.name, PassInput::kNothingToDo)
+    benchmark::RegisterBenchmark(("BM_PassNothingToDo/" + info.name).c_str(), BM_PassOnItsModule,
+                                 info.name, PassInput::kNothingToDo)
         ->Unit(benchmark::kMicrosecond);
     benchmark::RegisterBenchmark(("BM_PassNothingToDoUnseen/" + info.name).c_str(),
                                  BM_PassOnItsModule, info.name, PassInput::kNothingToDoUnseen)

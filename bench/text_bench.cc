@@ -27,8 +27,8 @@ std::string DefaultBenchFile() {
        std::filesystem::recursive_directory_iterator(HLOGYM_SOURCE_DIR "/datasets", error)) {
     if (!entry.is_regular_file()) continue;
     std::string path = entry.path().string();
-    bool hlo = path.ends_with(".hlo") || path.ends_with(".hlo.gz") ||
-               path.ends_with(".hlo.zst") || path.ends_with(".txt");
+    bool hlo = path.ends_with(".hlo") || path.ends_with(".hlo.gz") || path.ends_with(".hlo.zst") ||
+               path.ends_with(".txt");
     if (!hlo) continue;
     auto text = ReadTextFile(path);
     if (!text.ok() || !ParseModule(*text).ok()) continue;

@@ -74,15 +74,25 @@ py::dict ObservationToDict(const Environment& env, const Observation& obs) {
   for (ObservationKind kind : env.observation_kinds()) {
     const std::string name(ObservationKindName(kind));
     switch (kind) {
-      case ObservationKind::kOpHistogram: d[name.c_str()] = ToArray(obs.op_histogram); break;
-      case ObservationKind::kCost: d[name.c_str()] = ToArray(obs.cost); break;
-      case ObservationKind::kAutophase: d[name.c_str()] = ToArray(obs.autophase); break;
-      case ObservationKind::kActionHistory: d[name.c_str()] = ToArray(obs.action_history); break;
+      case ObservationKind::kOpHistogram:
+        d[name.c_str()] = ToArray(obs.op_histogram);
+        break;
+      case ObservationKind::kCost:
+        d[name.c_str()] = ToArray(obs.cost);
+        break;
+      case ObservationKind::kAutophase:
+        d[name.c_str()] = ToArray(obs.autophase);
+        break;
+      case ObservationKind::kActionHistory:
+        d[name.c_str()] = ToArray(obs.action_history);
+        break;
       case ObservationKind::kGraph: {
         py::dict g;
         const GraphObservation& graph = *obs.graph;
-        g["nodes"] = ToMatrix(graph.node_features, graph.num_nodes, GraphObservation::kNodeFeatures);
-        g["edges"] = ToMatrix(graph.edge_features, graph.num_edges, GraphObservation::kEdgeFeatures);
+        g["nodes"] =
+            ToMatrix(graph.node_features, graph.num_nodes, GraphObservation::kNodeFeatures);
+        g["edges"] =
+            ToMatrix(graph.edge_features, graph.num_edges, GraphObservation::kEdgeFeatures);
         g["edge_links"] = ToMatrix(graph.edge_links, graph.num_edges, 2);
         d[name.c_str()] = g;
         break;
@@ -105,8 +115,8 @@ py::dict InfoToDict(const StepInfo& info) {
 }
 
 py::tuple StepToTuple(const Environment& env, const StepResult& r) {
-  return py::make_tuple(ObservationToDict(env, r.observation), r.reward, r.terminated,
-                        r.truncated, InfoToDict(r.info));
+  return py::make_tuple(ObservationToDict(env, r.observation), r.reward, r.terminated, r.truncated,
+                        InfoToDict(r.info));
 }
 
 py::dict ValidationToDict(const ValidationResult& v) {
@@ -186,18 +196,24 @@ PYBIND11_MODULE(_hlogym, m) {
   m.doc() = "hlogym's pass-ordering environment (C++ core)";
   m.attr("__version__") = HLOGYM_VERSION;
 
-  m.def("list_passes", [] {
-    std::vector<std::pair<std::string, std::string>> out;
-    for (const PassInfo& info : PassRegistry::Builtin().passes()) {
-      out.emplace_back(info.name, info.summary);
-    }
-    return out;
-  }, "Every registered pass: (XLA name, summary).");
-  m.def("list_pipelines", [] {
-    std::vector<std::string> out;
-    for (const PipelineInfo& p : BuiltinPipelines()) out.push_back(p.name);
-    return out;
-  }, "The named pipelines (xla-cpu-default, its exact variant, ...), usable as actions.");
+  m.def(
+      "list_passes",
+      [] {
+        std::vector<std::pair<std::string, std::string>> out;
+        for (const PassInfo& info : PassRegistry::Builtin().passes()) {
+          out.emplace_back(info.name, info.summary);
+        }
+        return out;
+      },
+      "Every registered pass: (XLA name, summary).");
+  m.def(
+      "list_pipelines",
+      [] {
+        std::vector<std::string> out;
+        for (const PipelineInfo& p : BuiltinPipelines()) out.push_back(p.name);
+        return out;
+      },
+      "The named pipelines (xla-cpu-default, its exact variant, ...), usable as actions.");
   m.def("observation_space_names", &ObservationSpaceNames,
         "The observation spaces an Env can return (op_histogram, cost, autophase, "
         "action_history, graph).");
@@ -207,13 +223,16 @@ PYBIND11_MODULE(_hlogym, m) {
         "The names of the autophase observation's entries, in order.");
   m.def("graph_node_feature_names", &GraphNodeFeatureNames,
         "The names of the graph observation's node columns, in order.");
-  m.def("opcode_names", [] {
-    std::vector<std::string> names;
-    for (int i = 0; i < kOpcodeCount; ++i) {
-      names.emplace_back(OpcodeName(static_cast<Opcode>(i)));
-    }
-    return names;
-  }, "XLA's opcode names in the order of the op_histogram observation.");
+  m.def(
+      "opcode_names",
+      [] {
+        std::vector<std::string> names;
+        for (int i = 0; i < kOpcodeCount; ++i) {
+          names.emplace_back(OpcodeName(static_cast<Opcode>(i)));
+        }
+        return names;
+      },
+      "XLA's opcode names in the order of the op_histogram observation.");
   m.attr("num_opcodes") = kOpcodeCount;
   m.def(
       "random_inputs",
@@ -238,15 +257,16 @@ PYBIND11_MODULE(_hlogym, m) {
   m.def("data_root", &DataRoot,
         "The folder whose datasets/ module names resolve in ($HLOGYM_ROOT, else found upward "
         "from the package).");
-  m.def("resolve_benchmark", [](const std::string& spec) {
-    return Unwrap(ResolveBenchmarkPath(spec));
-  }, py::arg("spec"), "The file a benchmark spec (a path, corpus/NAME, FAMILY/NAME, smoke/NAME) names; "
-     "ValueError when none.");
-  m.def("expand_benchmark_locs", [](const std::vector<std::string>& locs) {
-    return Unwrap(ExpandBenchmarkLocs(locs));
-  }, py::arg("locs"), "Benchmark specs with folders and suite names expanded to their modules.");
-  m.def("corpus_benchmarks", &CorpusBenchmarkNames, py::arg("suite") = "",
-        py::arg("split") = "",
+  m.def(
+      "resolve_benchmark",
+      [](const std::string& spec) { return Unwrap(ResolveBenchmarkPath(spec)); }, py::arg("spec"),
+      "The file a benchmark spec (a path, corpus/NAME, FAMILY/NAME, smoke/NAME) names; "
+      "ValueError when none.");
+  m.def(
+      "expand_benchmark_locs",
+      [](const std::vector<std::string>& locs) { return Unwrap(ExpandBenchmarkLocs(locs)); },
+      py::arg("locs"), "Benchmark specs with folders and suite names expanded to their modules.");
+  m.def("corpus_benchmarks", &CorpusBenchmarkNames, py::arg("suite") = "", py::arg("split") = "",
         "The corpus modules of a suite (gpt2, diverse; '' for all) in a split (train, test, "
         "heldout, train-seen; '' for all), by name.");
   m.def(
@@ -337,159 +357,205 @@ PYBIND11_MODULE(_hlogym, m) {
       "(a file or a name `hlogym eval` takes) as `hlogym search` does: a dict of passes, "
       "initial_op_count, op_count, steps, valid (the result's own check: replay, verifier, "
       "equivalence) and equivalence. budget: environment steps (0: the agent's default).");
-  m.def("validate_record", [](const std::string& json) {
-    return Unwrap(StateRecord::FromJson(json)).ToJson();
-  }, py::arg("record_json"),
-        "Parses a state record (ValueError when malformed) and returns it as hlogym writes it.");
+  m.def(
+      "validate_record",
+      [](const std::string& json) { return Unwrap(StateRecord::FromJson(json)).ToJson(); },
+      py::arg("record_json"),
+      "Parses a state record (ValueError when malformed) and returns it as hlogym writes it.");
 
-  py::class_<Environment>(m, "Env", "One pass-ordering environment (src/gym/environment.h); "
-                                    "hlogym.make wraps it as a Gymnasium environment.")
-      .def(py::init([](std::vector<std::string> actions,
-                       std::vector<std::string> observation_spaces, std::string reward_space,
-                       int traj_limit, double gamma, std::string baseline, bool use_cache,
-                       int64_t cache_max_instructions, bool verify_each_step,
-                       double max_op_count_growth, int64_t op_count_growth_allowance) {
-             return Unwrap(Environment::Create(
-                 MakeOptions(std::move(actions), std::move(observation_spaces),
-                             std::move(reward_space), traj_limit, gamma, std::move(baseline),
-                             use_cache, cache_max_instructions, verify_each_step,
-                             max_op_count_growth, op_count_growth_allowance)));
-           }),
-           HLOGYM_ENV_OPTION_ARGS,
-           "Makes an environment; actions are pass or pipeline names (empty: every pass). "
-           "ValueError for an unknown pass, observation or reward space.")
-      .def("reset", [](Environment& env, const std::string& benchmark) {
-        absl::StatusOr<Observation> obs;
-        {
-          py::gil_scoped_release release;
-          obs = env.Reset(benchmark);
-        }
-        return ObservationToDict(env, Unwrap(std::move(obs)));
-      }, py::arg("benchmark"), "Loads a benchmark and starts an episode; returns the observation dict.")
-      .def("step", [](Environment& env, int action) {
-        absl::StatusOr<StepResult> r;
-        {
-          py::gil_scoped_release release;
-          r = env.Step(action);
-        }
-        return StepToTuple(env, Unwrap(std::move(r)));
-      }, py::arg("action"),
-         "Applies action `action` (an index into actions): (observation, reward, done, info).")
-      .def("step_pass", [](Environment& env, const std::string& name) {
-        absl::StatusOr<StepResult> r;
-        {
-          py::gil_scoped_release release;
-          r = env.Step(std::string_view(name));
-        }
-        return StepToTuple(env, Unwrap(std::move(r)));
-      }, py::arg("pass_name"), "As step, by the pass's name (it must be among actions).")
-      .def("observe", [](const Environment& env) {
-        return ObservationToDict(env, Ready(env).Observe());
-      }, "The current state's observation dict.")
-      .def("action_mask", [](Environment& env) {
-        std::vector<bool> mask;
-        {
-          py::gil_scoped_release release;
-          mask = env.ActionMask();
-        }
-        py::array_t<bool> a(static_cast<py::ssize_t>(mask.size()));
-        for (size_t i = 0; i < mask.size(); ++i) a.mutable_data()[i] = mask[i];
-        return a;
-      }, "A bool array over actions: True where the action would change the module.")
-      .def("fork", [](const Environment& env) { return env.Fork(); },
-           "An independent copy of the current state (cheap: it shares the step cache).")
-      .def("record", [](const Environment& env) { return env.record().ToJson(); },
-           "The episode's state record (benchmark, passes, op counts) as JSON.")
-      .def("write_record", [](const Environment& env, const std::string& path) {
-        absl::Status s = env.record().WriteFile(path);
-        if (!s.ok()) Raise(s);
-      }, py::arg("path"), "Writes the state record to `path` (atomically).")
-      .def("replay", [](Environment& env, const std::string& json) {
-        StateRecord record = Unwrap(StateRecord::FromJson(json));
-        absl::Status s;
-        {
-          py::gil_scoped_release release;
-          s = env.Replay(record);
-        }
-        if (!s.ok()) Raise(s);
-        return ObservationToDict(env, env.Observe());
-      }, py::arg("record_json"),
-         "Resets to the record's benchmark and replays its passes; returns the observation dict.")
-      .def("replay_file", [](Environment& env, const std::string& path) {
-        StateRecord record = Unwrap(StateRecord::ReadFile(path));
-        absl::Status s;
-        {
-          py::gil_scoped_release release;
-          s = env.Replay(record);
-        }
-        if (!s.ok()) Raise(s);
-        return ObservationToDict(env, env.Observe());
-      }, py::arg("path"), "As replay, from a record file.")
-      .def("validate", [](const Environment& env) {
-        ValidationResult v;
-        {
-          py::gil_scoped_release release;
-          v = env.Validate();
-        }
-        return ValidationToDict(v);
-      }, "Replays the record without the cache and checks it: verifier, op count, fingerprint, "
-         "equivalence with the initial module (a dict; ok is the verdict).")
-      .def("baseline_op_count", [](Environment& env) {
-        absl::StatusOr<int64_t> d;
-        {
-          py::gil_scoped_release release;
-          d = env.BaselineOpCount();
-        }
-        return Unwrap(std::move(d));
-      }, "D: the op count after the baseline pipeline (xla-cpu-default) for this benchmark.")
-      .def("hlo_text", [](const Environment& env, bool short_form) {
-        return PrintModule(Ready(env).module(),
-                           short_form ? PrintOptions::Short() : PrintOptions());
-      }, py::arg("short_form") = false,
-         "The current module in XLA's text format (short_form: without operand shapes).")
-      .def("cache_stats", [](const Environment& env) {
-        py::dict d;
-        if (!env.cache()) return d;
-        StepCacheStats s = env.cache()->stats();
-        d["hits"] = s.hits;
-        d["misses"] = s.misses;
-        d["entries"] = s.entries;
-        d["instructions"] = s.instructions;
-        d["evictions"] = s.evictions;
-        return d;
-      }, "The step cache's hits, misses, entries, instructions held and evictions.")
+  py::class_<Environment>(m, "Env",
+                          "One pass-ordering environment (src/gym/environment.h); "
+                          "hlogym.make wraps it as a Gymnasium environment.")
+      .def(
+          py::init([](std::vector<std::string> actions, std::vector<std::string> observation_spaces,
+                      std::string reward_space, int traj_limit, double gamma, std::string baseline,
+                      bool use_cache, int64_t cache_max_instructions, bool verify_each_step,
+                      double max_op_count_growth, int64_t op_count_growth_allowance) {
+            return Unwrap(Environment::Create(MakeOptions(
+                std::move(actions), std::move(observation_spaces), std::move(reward_space),
+                traj_limit, gamma, std::move(baseline), use_cache, cache_max_instructions,
+                verify_each_step, max_op_count_growth, op_count_growth_allowance)));
+          }),
+          HLOGYM_ENV_OPTION_ARGS,
+          "Makes an environment; actions are pass or pipeline names (empty: every pass). "
+          "ValueError for an unknown pass, observation or reward space.")
+      .def(
+          "reset",
+          [](Environment& env, const std::string& benchmark) {
+            absl::StatusOr<Observation> obs;
+            {
+              py::gil_scoped_release release;
+              obs = env.Reset(benchmark);
+            }
+            return ObservationToDict(env, Unwrap(std::move(obs)));
+          },
+          py::arg("benchmark"),
+          "Loads a benchmark and starts an episode; returns the observation dict.")
+      .def(
+          "step",
+          [](Environment& env, int action) {
+            absl::StatusOr<StepResult> r;
+            {
+              py::gil_scoped_release release;
+              r = env.Step(action);
+            }
+            return StepToTuple(env, Unwrap(std::move(r)));
+          },
+          py::arg("action"),
+          "Applies action `action` (an index into actions): (observation, reward, done, info).")
+      .def(
+          "step_pass",
+          [](Environment& env, const std::string& name) {
+            absl::StatusOr<StepResult> r;
+            {
+              py::gil_scoped_release release;
+              r = env.Step(std::string_view(name));
+            }
+            return StepToTuple(env, Unwrap(std::move(r)));
+          },
+          py::arg("pass_name"), "As step, by the pass's name (it must be among actions).")
+      .def(
+          "observe",
+          [](const Environment& env) { return ObservationToDict(env, Ready(env).Observe()); },
+          "The current state's observation dict.")
+      .def(
+          "action_mask",
+          [](Environment& env) {
+            std::vector<bool> mask;
+            {
+              py::gil_scoped_release release;
+              mask = env.ActionMask();
+            }
+            py::array_t<bool> a(static_cast<py::ssize_t>(mask.size()));
+            for (size_t i = 0; i < mask.size(); ++i) a.mutable_data()[i] = mask[i];
+            return a;
+          },
+          "A bool array over actions: True where the action would change the module.")
+      .def(
+          "fork", [](const Environment& env) { return env.Fork(); },
+          "An independent copy of the current state (cheap: it shares the step cache).")
+      .def(
+          "record", [](const Environment& env) { return env.record().ToJson(); },
+          "The episode's state record (benchmark, passes, op counts) as JSON.")
+      .def(
+          "write_record",
+          [](const Environment& env, const std::string& path) {
+            absl::Status s = env.record().WriteFile(path);
+            if (!s.ok()) Raise(s);
+          },
+          py::arg("path"), "Writes the state record to `path` (atomically).")
+      .def(
+          "replay",
+          [](Environment& env, const std::string& json) {
+            StateRecord record = Unwrap(StateRecord::FromJson(json));
+            absl::Status s;
+            {
+              py::gil_scoped_release release;
+              s = env.Replay(record);
+            }
+            if (!s.ok()) Raise(s);
+            return ObservationToDict(env, env.Observe());
+          },
+          py::arg("record_json"),
+          "Resets to the record's benchmark and replays its passes; returns the observation dict.")
+      .def(
+          "replay_file",
+          [](Environment& env, const std::string& path) {
+            StateRecord record = Unwrap(StateRecord::ReadFile(path));
+            absl::Status s;
+            {
+              py::gil_scoped_release release;
+              s = env.Replay(record);
+            }
+            if (!s.ok()) Raise(s);
+            return ObservationToDict(env, env.Observe());
+          },
+          py::arg("path"), "As replay, from a record file.")
+      .def(
+          "validate",
+          [](const Environment& env) {
+            ValidationResult v;
+            {
+              py::gil_scoped_release release;
+              v = env.Validate();
+            }
+            return ValidationToDict(v);
+          },
+          "Replays the record without the cache and checks it: verifier, op count, fingerprint, "
+          "equivalence with the initial module (a dict; ok is the verdict).")
+      .def(
+          "baseline_op_count",
+          [](Environment& env) {
+            absl::StatusOr<int64_t> d;
+            {
+              py::gil_scoped_release release;
+              d = env.BaselineOpCount();
+            }
+            return Unwrap(std::move(d));
+          },
+          "D: the op count after the baseline pipeline (xla-cpu-default) for this benchmark.")
+      .def(
+          "hlo_text",
+          [](const Environment& env, bool short_form) {
+            return PrintModule(Ready(env).module(),
+                               short_form ? PrintOptions::Short() : PrintOptions());
+          },
+          py::arg("short_form") = false,
+          "The current module in XLA's text format (short_form: without operand shapes).")
+      .def(
+          "cache_stats",
+          [](const Environment& env) {
+            py::dict d;
+            if (!env.cache()) return d;
+            StepCacheStats s = env.cache()->stats();
+            d["hits"] = s.hits;
+            d["misses"] = s.misses;
+            d["entries"] = s.entries;
+            d["instructions"] = s.instructions;
+            d["evictions"] = s.evictions;
+            return d;
+          },
+          "The step cache's hits, misses, entries, instructions held and evictions.")
       .def_property_readonly("actions", &Environment::actions, "The action names, by index.")
       .def_property_readonly("num_actions", &Environment::num_actions, "len(actions).")
-      .def_property_readonly("observation_spaces", [](const Environment& env) {
-        return env.options().observation_spaces;
-      }, "The observation spaces each observation dict holds.")
-      .def_property_readonly("reward_space", [](const Environment& env) {
-        return RewardSpaceName(env.reward_spec());
-      }, "The reward space's name.")
-      .def_property_readonly("traj_limit", [](const Environment& env) {
-        return env.options().traj_limit;
-      }, "Steps per episode (0: no limit).")
-      .def_property_readonly("has_state", &Environment::has_state, "Whether reset has loaded a benchmark.")
+      .def_property_readonly(
+          "observation_spaces",
+          [](const Environment& env) { return env.options().observation_spaces; },
+          "The observation spaces each observation dict holds.")
+      .def_property_readonly(
+          "reward_space", [](const Environment& env) { return RewardSpaceName(env.reward_spec()); },
+          "The reward space's name.")
+      .def_property_readonly(
+          "traj_limit", [](const Environment& env) { return env.options().traj_limit; },
+          "Steps per episode (0: no limit).")
+      .def_property_readonly("has_state", &Environment::has_state,
+                             "Whether reset has loaded a benchmark.")
       .def_property_readonly("op_count", &Environment::op_count, "The current module's op count.")
       .def_property_readonly("initial_op_count", &Environment::initial_op_count,
                              "I: the benchmark's op count at reset.")
-      .def_property_readonly("episode_length", &Environment::episode_length, "Steps taken this episode.")
-      .def_property_readonly("episode_reward", &Environment::episode_reward, "Rewards summed this episode.")
+      .def_property_readonly("episode_length", &Environment::episode_length,
+                             "Steps taken this episode.")
+      .def_property_readonly("episode_reward", &Environment::episode_reward,
+                             "Rewards summed this episode.")
       .def_property_readonly("action_history", &Environment::action_history,
                              "The action indices taken this episode (-1: a pass outside actions).")
-      .def_property_readonly("benchmark", [](const Environment& env) {
-        return env.benchmark().spec;
-      }, "The benchmark spec given to reset.")
-      .def_property_readonly("benchmark_path", [](const Environment& env) {
-        return env.benchmark().path;
-      }, "The file the benchmark was read from.")
-      .def_property_readonly("fingerprint", [](const Environment& env) {
-        return Ready(env).state()->fingerprint().ToString();
-      }, "The current module's structural fingerprint (equal modules, equal fingerprints).")
-      .def_property_readonly("cost", [](const Environment& env) {
-        const CostFeatures& c = Ready(env).state()->cost();
-        return py::make_tuple(c.flops, c.transcendentals, c.bytes_accessed);
-      }, "(flops, transcendentals, bytes accessed) of the current module.");
+      .def_property_readonly(
+          "benchmark", [](const Environment& env) { return env.benchmark().spec; },
+          "The benchmark spec given to reset.")
+      .def_property_readonly(
+          "benchmark_path", [](const Environment& env) { return env.benchmark().path; },
+          "The file the benchmark was read from.")
+      .def_property_readonly(
+          "fingerprint",
+          [](const Environment& env) { return Ready(env).state()->fingerprint().ToString(); },
+          "The current module's structural fingerprint (equal modules, equal fingerprints).")
+      .def_property_readonly(
+          "cost",
+          [](const Environment& env) {
+            const CostFeatures& c = Ready(env).state()->cost();
+            return py::make_tuple(c.flops, c.transcendentals, c.bytes_accessed);
+          },
+          "(flops, transcendentals, bytes accessed) of the current module.");
 
   py::class_<VecEnvironment>(m, "VecEnv",
                              "num_envs environments stepped together on a thread pool "
@@ -509,33 +575,42 @@ PYBIND11_MODULE(_hlogym, m) {
            py::arg("num_envs"), py::arg("num_threads") = 1, HLOGYM_ENV_OPTION_ARGS,
            "Makes num_envs environments with Env's options, stepped on num_threads threads.")
       .def_property_readonly("num_envs", &VecEnvironment::num_envs, "How many environments.")
-      .def("env", [](VecEnvironment& vec, int i) -> Environment& {
-        if (i < 0 || i >= vec.num_envs()) throw py::index_error("no such environment");
-        return vec.env(i);
-      }, py::arg("i"), py::return_value_policy::reference_internal,
-         "Environment i (owned by the VecEnv).")
-      .def("reset", [](VecEnvironment& vec, const std::vector<std::string>& benchmarks) {
-        std::vector<absl::StatusOr<Observation>> results;
-        {
-          py::gil_scoped_release release;
-          results = vec.Reset(benchmarks);
-        }
-        py::list out;
-        for (int i = 0; i < vec.num_envs(); ++i) {
-          out.append(ObservationToDict(vec.env(i), Unwrap(std::move(results[i]))));
-        }
-        return out;
-      }, py::arg("benchmarks"), "Resets environment i to benchmarks[i]; the observation dicts.")
-      .def("step", [](VecEnvironment& vec, const std::vector<int>& actions) {
-        std::vector<absl::StatusOr<StepResult>> results;
-        {
-          py::gil_scoped_release release;
-          results = vec.Step(actions);
-        }
-        py::list out;
-        for (int i = 0; i < vec.num_envs(); ++i) {
-          out.append(StepToTuple(vec.env(i), Unwrap(std::move(results[i]))));
-        }
-        return out;
-      }, py::arg("actions"), "Steps environment i with actions[i]; the step tuples, as Env.step.");
+      .def(
+          "env",
+          [](VecEnvironment& vec, int i) -> Environment& {
+            if (i < 0 || i >= vec.num_envs()) throw py::index_error("no such environment");
+            return vec.env(i);
+          },
+          py::arg("i"), py::return_value_policy::reference_internal,
+          "Environment i (owned by the VecEnv).")
+      .def(
+          "reset",
+          [](VecEnvironment& vec, const std::vector<std::string>& benchmarks) {
+            std::vector<absl::StatusOr<Observation>> results;
+            {
+              py::gil_scoped_release release;
+              results = vec.Reset(benchmarks);
+            }
+            py::list out;
+            for (int i = 0; i < vec.num_envs(); ++i) {
+              out.append(ObservationToDict(vec.env(i), Unwrap(std::move(results[i]))));
+            }
+            return out;
+          },
+          py::arg("benchmarks"), "Resets environment i to benchmarks[i]; the observation dicts.")
+      .def(
+          "step",
+          [](VecEnvironment& vec, const std::vector<int>& actions) {
+            std::vector<absl::StatusOr<StepResult>> results;
+            {
+              py::gil_scoped_release release;
+              results = vec.Step(actions);
+            }
+            py::list out;
+            for (int i = 0; i < vec.num_envs(); ++i) {
+              out.append(StepToTuple(vec.env(i), Unwrap(std::move(results[i]))));
+            }
+            return out;
+          },
+          py::arg("actions"), "Steps environment i with actions[i]; the step tuples, as Env.step.");
 }

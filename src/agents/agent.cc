@@ -131,8 +131,9 @@ absl::StatusOr<SearchResult> Agent::Optimize(std::string_view benchmark,
   SearchContext ctx(**root, options_, budget);
   absl::Status searched = Search(ctx);
   if (!searched.ok()) {
-    return absl::Status(searched.code(), absl::StrCat(std::string(benchmark), ": ", std::string(name()), " search: ",
-                                                      searched.message()));
+    return absl::Status(searched.code(),
+                        absl::StrCat(std::string(benchmark), ": ", std::string(name()),
+                                     " search: ", searched.message()));
   }
   SearchResult result;
   result.agent = std::string(name());
@@ -147,8 +148,7 @@ absl::StatusOr<SearchResult> Agent::Optimize(std::string_view benchmark,
   result.cache_hits = ctx.cache_hits();
   result.pass_errors = ctx.pass_errors();
   result.budget_exhausted = ctx.budget_hit();
-  result.seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return result;
 }
 
@@ -203,7 +203,7 @@ void SetAgentFactoryLoader(AgentFactoryLoader loader) {
 }
 
 std::vector<std::string> AgentNames() {
-  std::vector<std::string> names = {"auto",  "auto:PRIOR", "coreset", "coreset:DIR", "default",
+  std::vector<std::string> names = {"auto",   "auto:PRIOR", "coreset", "coreset:DIR", "default",
                                     "random", "greedy",     "beam",    "evo"};
   std::lock_guard<std::mutex> lock(FactoriesMutex());
   for (const RegisteredFactory& f : Factories()) names.push_back(f.prefix + ":" + f.help);
@@ -232,12 +232,11 @@ absl::StatusOr<std::unique_ptr<Agent>> MakeAgent(std::string_view name, AgentOpt
     return std::make_unique<DefaultPipelineAgent>(std::move(options));
   }
   if (name == "auto" || name.rfind("auto:", 0) == 0) {
-    const std::string path =
-        name == "auto" ? DefaultAutoPriorPath() : LocatePolicy(name.substr(5));
+    const std::string path = name == "auto" ? DefaultAutoPriorPath() : LocatePolicy(name.substr(5));
     absl::StatusOr<AutoPrior> prior = AutoPrior::Load(path);
     if (!prior.ok()) {
-      return absl::Status(prior.status().code(),
-                          absl::StrCat("agent ", std::string(name), ": ", prior.status().message()));
+      return absl::Status(prior.status().code(), absl::StrCat("agent ", std::string(name), ": ",
+                                                              prior.status().message()));
     }
     // The guide: the shipped coreset for "auto"; for "auto:DIR", DIR/coreset.json
     // when DIR holds one (a prior alone, such as auto:datasets/policies/auto,
@@ -253,8 +252,8 @@ absl::StatusOr<std::unique_ptr<Agent>> MakeAgent(std::string_view name, AgentOpt
     if (!guide_file.empty() && fs::exists(guide_file, ec)) {
       absl::StatusOr<CoresetModel> guide = CoresetModel::Load(guide_file);
       if (!guide.ok()) {
-        return absl::Status(guide.status().code(),
-                            absl::StrCat("agent ", std::string(name), ": ", guide.status().message()));
+        return absl::Status(guide.status().code(), absl::StrCat("agent ", std::string(name), ": ",
+                                                                guide.status().message()));
       }
       auto_options.guide = std::make_shared<const CoresetModel>(*std::move(guide));
     }
@@ -265,8 +264,8 @@ absl::StatusOr<std::unique_ptr<Agent>> MakeAgent(std::string_view name, AgentOpt
         name == "coreset" ? DefaultCoresetPath() : LocatePolicy(name.substr(8));
     absl::StatusOr<CoresetModel> model = CoresetModel::Load(path);
     if (!model.ok()) {
-      return absl::Status(model.status().code(),
-                          absl::StrCat("agent ", std::string(name), ": ", model.status().message()));
+      return absl::Status(model.status().code(), absl::StrCat("agent ", std::string(name), ": ",
+                                                              model.status().message()));
     }
     return std::make_unique<CoresetAgent>(std::move(options), std::move(*model));
   }
@@ -295,7 +294,8 @@ absl::StatusOr<std::unique_ptr<Agent>> MakeAgent(std::string_view name, AgentOpt
     }
     if (factory) return factory(LocatePolicy(name.substr(colon + 1)), std::move(options));
   }
-  return absl::InvalidArgumentError(absl::StrCat("unknown agent '", std::string(name), "' (expected one of ",
+  return absl::InvalidArgumentError(absl::StrCat("unknown agent '", std::string(name),
+                                                 "' (expected one of ",
                                                  absl::StrJoin(AgentNames(), ", "), ")"));
 }
 

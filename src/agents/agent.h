@@ -213,8 +213,8 @@ std::string ModelFile(const std::string& path, std::string_view file_name);
 // agents/rl, which need LibTorch) register a factory for names "PREFIX:ARG";
 // the factory gets ARG, a path, after LocatePolicy. Thread-safe; a later
 // registration of the same prefix replaces the earlier one.
-using AgentFactory =
-    std::function<absl::StatusOr<std::unique_ptr<Agent>>(std::string_view arg, AgentOptions options)>;
+using AgentFactory = std::function<absl::StatusOr<std::unique_ptr<Agent>>(std::string_view arg,
+                                                                          AgentOptions options)>;
 void RegisterAgentFactory(std::string prefix, std::string help, AgentFactory factory);
 
 // Called by MakeAgent for a "PREFIX:ARG" whose prefix has no factory yet, before

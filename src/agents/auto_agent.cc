@@ -54,7 +54,8 @@ absl::StatusOr<AutoPrior> AutoPrior::FromJson(std::string_view json, std::string
     }
     prior.command = j.value("command", std::string());
     prior.training_graphs = j.value("training_graphs", 0);
-    if (j.contains("trained_on")) prior.trained_on = j["trained_on"].get<std::vector<std::string>>();
+    if (j.contains("trained_on"))
+      prior.trained_on = j["trained_on"].get<std::vector<std::string>>();
     for (const nlohmann::json& e : j["actions"]) {
       Entry entry;
       entry.action = e.at("action").get<std::string>();
@@ -112,7 +113,8 @@ AutoAgent::AutoAgent(AgentOptions options, AutoPrior prior, AutoOptions auto_opt
     : Agent(std::move(options)), prior_(std::move(prior)), auto_options_(auto_options) {
   // The built-in passes plus the pipelines as macro-actions; a caller's own
   // registry (tests) must hold xla-cpu-default itself.
-  if (options_.registry == &PassRegistry::Builtin()) options_.registry = &PassRegistry::WithPipelines();
+  if (options_.registry == &PassRegistry::Builtin())
+    options_.registry = &PassRegistry::WithPipelines();
   std::vector<std::string>& actions = options_.env.actions;
   if (actions.empty()) actions = AutoActionSpace(options_.allow_excess_precision);
   if (std::find(actions.begin(), actions.end(), kDefaultPipeline) == actions.end()) {
@@ -164,7 +166,8 @@ absl::Status AutoAgent::Search(SearchContext& ctx) {
   if (!ctx.Step(*d, pipeline_action_, &info)) {
     return absl::InternalError("the xla-cpu-default step was refused");
   }
-  if (!info.error.empty()) return absl::InternalError(absl::StrCat("xla-cpu-default: ", info.error));
+  if (!info.error.empty())
+    return absl::InternalError(absl::StrCat("xla-cpu-default: ", info.error));
   candidates_.push_back(d->Fork());
   absl::flat_hash_set<Fingerprint> visited = {FingerprintOf(ctx.root()), FingerprintOf(*d)};
   int64_t lowest = d->op_count();
@@ -215,7 +218,9 @@ void AutoAgent::Descend(SearchContext& ctx, std::unique_ptr<Environment> current
   // are states below every earlier one.
   int64_t lowest = current->op_count();
   int non_improving = 0;
-  auto out_of_steps = [&] { return ctx.exhausted() || (step_limit > 0 && ctx.steps() >= step_limit); };
+  auto out_of_steps = [&] {
+    return ctx.exhausted() || (step_limit > 0 && ctx.steps() >= step_limit);
+  };
   // The best child of `current` over `actions`: lowest op count, first in
   // order on ties; null when none changes the module to an unvisited state.
   auto best_child = [&](const std::vector<int>& actions) -> std::unique_ptr<Environment> {
@@ -329,7 +334,8 @@ absl::StatusOr<AutoPrior> TrainAutoPrior(
   std::map<std::string, AutoPrior::Entry> tally;
   AutoPrior prior;
   for (size_t i = 0; i < specs.size(); ++i) {
-    absl::StatusOr<SearchResult> result = agent.Optimize(specs[i], SearchBudget{steps_per_graph, 0});
+    absl::StatusOr<SearchResult> result =
+        agent.Optimize(specs[i], SearchBudget{steps_per_graph, 0});
     if (!result.ok()) return result.status();
     // Replay the path to attribute each move's op-count change to its action.
     StateRecord record = result->env->record();

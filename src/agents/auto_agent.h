@@ -51,7 +51,7 @@ namespace hlogym {
 struct AutoPrior {
   struct Entry {
     std::string action;
-    int graphs = 0;           // training graphs whose best path used it
+    int graphs = 0;            // training graphs whose best path used it
     int64_t op_reduction = 0;  // op count removed by its moves on those paths
   };
   std::vector<Entry> actions;
@@ -129,10 +129,9 @@ std::vector<std::string> AutoActionSpace(bool allow_excess_precision);
 // Learns a prior: runs the agent with every allowed action in every round
 // (no budget but `steps_per_graph`) from D on each benchmark and counts the
 // actions on each best path.
-absl::StatusOr<AutoPrior> TrainAutoPrior(const std::vector<std::string>& specs,
-                                         int64_t steps_per_graph, uint64_t seed,
-                                         const std::function<void(int, int, const SearchResult&)>&
-                                             progress = nullptr);
+absl::StatusOr<AutoPrior> TrainAutoPrior(
+    const std::vector<std::string>& specs, int64_t steps_per_graph, uint64_t seed,
+    const std::function<void(int, int, const SearchResult&)>& progress = nullptr);
 
 }  // namespace hlogym
 

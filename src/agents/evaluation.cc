@@ -56,7 +56,7 @@ MetricSummary ComputeMetric(const std::vector<MetricInput>& inputs) {
       if (!have_best || ratio < m.worst_ratio) m.worst = in.name, m.worst_ratio = ratio;
       have_best = true;
     } else {
-      m.apart.push_back({in.name, in.R < in.I, in.D > in.I});
+      m.apart.push_back({in.name, in.R<in.I, in.D> in.I});
     }
     m.ratios.push_back(ratio);
     if (in.X) {
@@ -64,8 +64,8 @@ MetricSummary ComputeMetric(const std::vector<MetricInput>& inputs) {
       if (in.R <= *in.X) ++m.r_le_x;
       if (*in.X < in.I) {
         ++m.x_counted;
-        x_log_sum += std::log(ClampedRatio(static_cast<double>(in.I - in.R) /
-                                           static_cast<double>(in.I - *in.X)));
+        x_log_sum += std::log(
+            ClampedRatio(static_cast<double>(in.I - in.R) / static_cast<double>(in.I - *in.X)));
       }
     }
   }
@@ -180,16 +180,16 @@ absl::StatusOr<std::vector<std::string>> ResolveSuite(const std::vector<std::str
       const bool whole = value == "all" || value == "corpus";
       std::vector<std::string> names = CorpusBenchmarkNames(whole ? "" : value, split);
       if (names.empty()) {
-        return absl::NotFoundError(absl::StrCat("corpus suite '", value, "' has no module in split '",
-                                                split, "'"));
+        return absl::NotFoundError(
+            absl::StrCat("corpus suite '", value, "' has no module in split '", split, "'"));
       }
       for (const std::string& name : names) specs.push_back("corpus/" + name);
       continue;
     } else if (!is_path && IsCorpusSuiteName(value)) {
-      return absl::NotFoundError(absl::StrCat(
-          "suite '", value, "' is a corpus suite, but there is no corpus manifest (",
-          (root / "datasets/corpus/manifest.json").string(),
-          "); use --suite smoke, a folder, HLO files or a .txt suite"));
+      return absl::NotFoundError(
+          absl::StrCat("suite '", value, "' is a corpus suite, but there is no corpus manifest (",
+                       (root / "datasets/corpus/manifest.json").string(),
+                       "); use --suite smoke, a folder, HLO files or a .txt suite"));
     } else {
       const std::string folder = DatasetFolder(value);
       locs = {folder.empty() ? value : folder};
@@ -239,8 +239,8 @@ struct CheckerScope {
 // success the row takes the replay's op count as R and keeps the search's in
 // search_R.
 absl::StatusOr<std::unique_ptr<Environment>> ReplayAndCheck(const Environment& env,
-                                                             const EquivalenceChecker& checker,
-                                                             BenchmarkRow& row) {
+                                                            const EquivalenceChecker& checker,
+                                                            BenchmarkRow& row) {
   EnvOptions options = env.options();
   options.use_cache = false;
   options.actions = env.actions();
@@ -259,8 +259,8 @@ absl::StatusOr<std::unique_ptr<Environment>> ReplayAndCheck(const Environment& e
     } else if (!same.ok() && same.status().code() != absl::StatusCode::kInternal) {
       equivalence = absl::StrCat("undecided: ", same.status().message());
     } else {
-      equivalence = same.ok() ? "not equivalent"
-                              : absl::StrCat("not equivalent: ", same.status().message());
+      equivalence =
+          same.ok() ? "not equivalent" : absl::StrCat("not equivalent: ", same.status().message());
       errors.push_back(absl::StrCat("equivalence: ", equivalence));
     }
   }
@@ -303,13 +303,14 @@ absl::StatusOr<EvalReport> EvaluateSuite(const std::vector<std::string>& specs,
   absl::StatusOr<std::unique_ptr<Agent>> agent = MakeAgent(options.agent, agent_options);
   if (!agent.ok()) return agent.status();
   if ((*agent)->needs_budget() && !options.budget.limited()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "the ", options.agent, " search needs a budget (steps or seconds)"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("the ", options.agent, " search needs a budget (steps or seconds)"));
   }
 
   CheckerScope scope(options.equivalence);
-  const EquivalenceChecker checker = options.equivalence ? MakeEquivalenceChecker(*options.equivalence)
-                                                         : DefaultEquivalenceChecker();
+  const EquivalenceChecker checker = options.equivalence
+                                         ? MakeEquivalenceChecker(*options.equivalence)
+                                         : DefaultEquivalenceChecker();
   EvalReport report;
   report.equivalence_check = DescribeCheck(options.equivalence);
   report.agent = std::string((*agent)->name());
@@ -354,7 +355,8 @@ absl::StatusOr<EvalReport> EvaluateSuite(const std::vector<std::string>& specs,
         row.validation_errors = v.errors;
         if (!v.ok && v.replay_ok && (!v.op_count_ok || !v.fingerprint_ok)) {
           // The state does not replay to itself: judge the replay instead.
-          absl::StatusOr<std::unique_ptr<Environment>> replay = ReplayAndCheck(*result->env, checker, row);
+          absl::StatusOr<std::unique_ptr<Environment>> replay =
+              ReplayAndCheck(*result->env, checker, row);
           if (replay.ok()) {
             replayed = std::move(*replay);
             final_env = replayed.get();
@@ -362,7 +364,8 @@ absl::StatusOr<EvalReport> EvaluateSuite(const std::vector<std::string>& specs,
         }
         row.validate_seconds = SecondsSince(validate_start) + result->validate_seconds;
         if (!row.valid && row.error.empty()) {
-          row.error = absl::StrCat("validation failed: ", absl::StrJoin(row.validation_errors, "; "));
+          row.error =
+              absl::StrCat("validation failed: ", absl::StrJoin(row.validation_errors, "; "));
         }
       } else {
         row.valid = true;
@@ -382,7 +385,6 @@ absl::StatusOr<EvalReport> EvaluateSuite(const std::vector<std::string>& specs,
   report.total_seconds = SecondsSince(start);
   return report;
 }
-
 
 // ---------------------------------------------------------------------------
 // Printing.
@@ -417,14 +419,14 @@ std::string FormatReport(const EvalReport& report, bool show_passes) {
   if (report.agent == "auto" && !report.budget.limited()) {
     budget = absl::StrCat("auto's default (", DefaultAutoStepsText(), ")");
   }
-  absl::StrAppend(&out, "agent: ", report.agent, "   budget: ", budget,
-                  "   seed: ", report.seed, "\n");
+  absl::StrAppend(&out, "agent: ", report.agent, "   budget: ", budget, "   seed: ", report.seed,
+                  "\n");
   size_t width = 9;
   for (const BenchmarkRow& row : report.rows) width = std::max(width, row.name.size());
   const int w = static_cast<int>(width);
-  absl::StrAppend(&out, absl::StrFormat("%-*s %7s %7s %7s %7s %11s %4s %6s %8s  %s\n", w,
-                                        "benchmark", "I", "D", "R", "X", "(I-R)/(I-D)", "R<=D",
-                                        "steps", "time(s)", "check"));
+  absl::StrAppend(
+      &out, absl::StrFormat("%-*s %7s %7s %7s %7s %11s %4s %6s %8s  %s\n", w, "benchmark", "I", "D",
+                            "R", "X", "(I-R)/(I-D)", "R<=D", "steps", "time(s)", "check"));
   size_t metric_index = 0;
   for (const BenchmarkRow& row : report.rows) {
     if (!row.error.empty()) {
@@ -437,11 +439,11 @@ std::string FormatReport(const EvalReport& report, bool show_passes) {
     std::string ratio_text = std::isnan(ratio) ? "apart" : absl::StrFormat("%.4f", ratio);
     if (!std::isnan(ratio) && ratio <= 0) ratio_text += "!";
     absl::StrAppend(
-        &out, absl::StrFormat("%-*s %7d %7d %7s %7s %11s %4s %6d %8.2f  %s\n", w, row.name, row.I,
-                              row.D, absl::StrCat(row.search_R ? "*" : "", row.R), row.X ? absl::StrCat(*row.X) : "-", ratio_text,
-                              row.R <= row.D ? "yes" : "no", row.steps,
-                              row.seconds + row.validate_seconds,
-                              ShortEquivalence(row.equivalence)));
+        &out, absl::StrFormat(
+                  "%-*s %7d %7d %7s %7s %11s %4s %6d %8.2f  %s\n", w, row.name, row.I, row.D,
+                  absl::StrCat(row.search_R ? "*" : "", row.R), row.X ? absl::StrCat(*row.X) : "-",
+                  ratio_text, row.R <= row.D ? "yes" : "no", row.steps,
+                  row.seconds + row.validate_seconds, ShortEquivalence(row.equivalence)));
     if (show_passes) {
       absl::StrAppend(&out, "    passes: ",
                       row.passes.empty() ? "(none)" : absl::StrJoin(row.passes, ","), "\n");
@@ -459,11 +461,11 @@ std::string FormatReport(const EvalReport& report, bool show_passes) {
     apart.push_back(absl::StrCat(a.name, a.d_above_i ? " (D > I)" : "",
                                  a.r_below_i ? " R < I: yes" : " R < I: no"));
   }
-  absl::StrAppend(&out, "D >= I (listed apart): ", apart.empty() ? "none" : absl::StrJoin(apart, "; "),
-                  "\n");
-  absl::StrAppend(&out, absl::StrFormat("R <= D: %d/%d (%.1f%%)   R < D: %d   geomean(D/R): %.4f\n",
-                                        m.r_le_d, m.benchmarks, 100 * m.share_r_le_d, m.r_lt_d,
-                                        m.geomean_d_over_r));
+  absl::StrAppend(
+      &out, "D >= I (listed apart): ", apart.empty() ? "none" : absl::StrJoin(apart, "; "), "\n");
+  absl::StrAppend(
+      &out, absl::StrFormat("R <= D: %d/%d (%.1f%%)   R < D: %d   geomean(D/R): %.4f\n", m.r_le_d,
+                            m.benchmarks, 100 * m.share_r_le_d, m.r_lt_d, m.geomean_d_over_r));
   if (m.counted > 0) {
     absl::StrAppend(&out, absl::StrFormat("best: %s (%.4f)   worst: %s (%.4f)\n", m.best,
                                           m.best_ratio, m.worst, m.worst_ratio));
@@ -481,11 +483,13 @@ std::string FormatReport(const EvalReport& report, bool show_passes) {
   std::vector<std::string> not_replaying;
   for (const BenchmarkRow& row : report.rows) {
     if (row.error.empty() && row.search_R) {
-      not_replaying.push_back(absl::StrCat(row.name, " (search ", *row.search_R, ", replay ", row.R, ")"));
+      not_replaying.push_back(
+          absl::StrCat(row.name, " (search ", *row.search_R, ", replay ", row.R, ")"));
     }
   }
   if (!not_replaying.empty()) {
-    absl::StrAppend(&out, "* the search's state did not replay to itself without the cache (a pass "
+    absl::StrAppend(&out,
+                    "* the search's state did not replay to itself without the cache (a pass "
                     "depends on more than the module); R is the checked replay: ",
                     absl::StrJoin(not_replaying, "; "), "\n");
   }
@@ -514,18 +518,19 @@ std::string FormatReport(const EvalReport& report, bool show_passes) {
   }
   if (!search_times.empty()) {
     std::sort(search_times.begin(), search_times.end());
-    absl::StrAppend(&out, absl::StrFormat("search time per graph: median %.2fs, max %.2fs",
-                                          search_times[search_times.size() / 2],
-                                          search_times.back()));
+    absl::StrAppend(&out,
+                    absl::StrFormat("search time per graph: median %.2fs, max %.2fs",
+                                    search_times[search_times.size() / 2], search_times.back()));
     if (rejected > 0) {
       absl::StrAppend(&out, absl::StrFormat("   (%d better candidates failed the agent's own "
-                                            "check and were dropped)", rejected));
+                                            "check and were dropped)",
+                                            rejected));
     }
     absl::StrAppend(&out, "\n");
   }
-  absl::StrAppend(&out, absl::StrFormat("wall time: %.2fs (search %.2fs)   failed: %d\n",
-                                        report.total_seconds, report.search_seconds,
-                                        report.failed));
+  absl::StrAppend(
+      &out, absl::StrFormat("wall time: %.2fs (search %.2fs)   failed: %d\n", report.total_seconds,
+                            report.search_seconds, report.failed));
   return out;
 }
 
@@ -634,8 +639,8 @@ absl::StatusOr<EvalReport> ReportFromJson(std::string_view json, std::string_vie
     }
     if (j.contains("summary")) report.total_seconds = j["summary"].value("total_seconds", 0.0);
   } catch (const std::exception& e) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(std::string(source), ": not an evaluation report (hlogym eval --json): ", e.what()));
+    return absl::InvalidArgumentError(absl::StrCat(
+        std::string(source), ": not an evaluation report (hlogym eval --json): ", e.what()));
   }
   Summarize(report);
   return report;

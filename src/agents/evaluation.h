@@ -51,8 +51,8 @@ struct MetricSummary {
   // geomean_b(D_b / R_b) over every benchmark (how many fewer ops than the
   // default; stable where I - D is tiny, unlike the gain); NaN when empty.
   double geomean_d_over_r = 0;
-  int r_le_d = 0;            // over all benchmarks
-  double share_r_le_d = 0;   // r_le_d / benchmarks (0 when none)
+  int r_le_d = 0;           // over all benchmarks
+  double share_r_le_d = 0;  // r_le_d / benchmarks (0 when none)
   int r_lt_d = 0;
   // Best and worst counted benchmark by ratio (empty when counted == 0).
   std::string best, worst;
@@ -104,7 +104,7 @@ struct BenchmarkRow {
   double validate_seconds = 0;  // replay + checks
   // "equivalent", "undecided: ...", "not equivalent: ...", "not checked".
   std::string equivalence = "not checked";
-  bool valid = false;  // replay, op count, fingerprint, verifier and equivalence all fine
+  bool valid = false;           // replay, op count, fingerprint, verifier and equivalence all fine
   int rejected_candidates = 0;  // better states the agent found that failed its own check
   std::string fallback;         // why the default's result replaced the agent's ("": it did not)
   int64_t own_R = 0;            // with a fallback: the op count of the agent's own answer
@@ -140,10 +140,10 @@ struct EvalReport {
   SearchBudget budget;
   uint64_t seed = 0;
   std::vector<BenchmarkRow> rows;
-  MetricSummary metric;      // over valid rows only
-  int failed = 0;            // rows with an error or a failed validation
-  double total_seconds = 0;  // wall time of the whole evaluation
-  double search_seconds = 0; // sum of the agent's searches
+  MetricSummary metric;           // over valid rows only
+  int failed = 0;                 // rows with an error or a failed validation
+  double total_seconds = 0;       // wall time of the whole evaluation
+  double search_seconds = 0;      // sum of the agent's searches
   std::string equivalence_check;  // the checker's options, readable
 };
 

@@ -150,8 +150,7 @@ absl::Status EvolutionarySearchAgent::Search(SearchContext& ctx) {
   const int population_size = std::max(2, options_.population);
   const int elite = std::clamp(options_.elite, 0, population_size - 1);
   const int tournament = std::max(1, options_.tournament);
-  const double mutation_rate =
-      options_.mutation_rate >= 0 ? options_.mutation_rate : 1.0 / length;
+  const double mutation_rate = options_.mutation_rate >= 0 ? options_.mutation_rate : 1.0 / length;
   std::mt19937_64& rng = ctx.rng();
   std::uniform_int_distribution<int> pick_action(0, ctx.num_actions() - 1);
   std::uniform_real_distribution<double> coin(0.0, 1.0);

@@ -42,8 +42,12 @@ class CostCalculator {
     const Shape& shape = instruction.shape();
     const Opcode opcode = instruction.opcode();
     switch (opcode) {
-      case Opcode::kParameter: case Opcode::kConstant: case Opcode::kTuple:
-      case Opcode::kGetTupleElement: case Opcode::kBitcast: case Opcode::kAfterAll:
+      case Opcode::kParameter:
+      case Opcode::kConstant:
+      case Opcode::kTuple:
+      case Opcode::kGetTupleElement:
+      case Opcode::kBitcast:
+      case Opcode::kAfterAll:
       case Opcode::kAddDependency:
         return cost;  // no data moved
       default:
@@ -67,7 +71,9 @@ class CostCalculator {
       return cost;
     }
     switch (opcode) {
-      case Opcode::kDot: case Opcode::kRaggedDot: case Opcode::kScaledDot: {
+      case Opcode::kDot:
+      case Opcode::kRaggedDot:
+      case Opcode::kScaledDot: {
         double contracted = 1;
         const auto& dnums = instruction.attrs().dot_dimension_numbers;
         if (dnums.has_value() && instruction.operand_count() > 0) {
@@ -90,9 +96,8 @@ class CostCalculator {
         break;
       }
       case Opcode::kReduce: {
-        double inputs = instruction.operand_count() > 0
-                            ? ElementsOf(instruction.operand(0)->shape())
-                            : 0;
+        double inputs =
+            instruction.operand_count() > 0 ? ElementsOf(instruction.operand(0)->shape()) : 0;
         per_application(std::max(0.0, inputs - ElementsOf(shape)));
         break;
       }
@@ -113,16 +118,16 @@ class CostCalculator {
         break;
       }
       case Opcode::kScatter: {
-        double updates = instruction.operand_count() > 2
-                             ? ElementsOf(instruction.operand(instruction.operand_count() - 1)->shape())
-                             : 0;
+        double updates =
+            instruction.operand_count() > 2
+                ? ElementsOf(instruction.operand(instruction.operand_count() - 1)->shape())
+                : 0;
         per_application(updates);
         break;
       }
       case Opcode::kSelectAndScatter: {
-        double source = instruction.operand_count() > 1
-                            ? ElementsOf(instruction.operand(1)->shape())
-                            : 0;
+        double source =
+            instruction.operand_count() > 1 ? ElementsOf(instruction.operand(1)->shape()) : 0;
         double window = 1;
         if (instruction.attrs().window.has_value()) {
           for (const auto& d : instruction.attrs().window->dimensions) window *= d.size;
@@ -146,8 +151,11 @@ class CostCalculator {
         cost += most_expensive;
         break;
       }
-      case Opcode::kFusion: case Opcode::kCall: case Opcode::kWhile:
-      case Opcode::kAsyncStart: case Opcode::kCustomCall: {
+      case Opcode::kFusion:
+      case Opcode::kCall:
+      case Opcode::kWhile:
+      case Opcode::kAsyncStart:
+      case Opcode::kCustomCall: {
         for (const Computation* callee : callees) {
           CostFeatures callee_cost = ComputationCost(callee);
           cost.flops += callee_cost.flops;

@@ -42,8 +42,8 @@ absl::Status CheckDimList(std::span<const int64_t> dims, int64_t rank, std::stri
   std::vector<bool> seen(static_cast<size_t>(std::max<int64_t>(rank, 0)), false);
   for (int64_t d : dims) {
     if (d < 0 || d >= rank) {
-      return Err(StrCat(what, " ", Dims(dims), " has dimension ", d, " out of range for rank ",
-                        rank));
+      return Err(
+          StrCat(what, " ", Dims(dims), " has dimension ", d, " out of range for rank ", rank));
     }
     if (seen[d]) return Err(StrCat(what, " ", Dims(dims), " repeats dimension ", d));
     seen[d] = true;
@@ -102,8 +102,9 @@ absl::StatusOr<std::vector<PrimitiveType>> CheckReducer(const Computation* comp,
     if (!root->IsScalar()) return Err(StrCat(cname, " must return a scalar, returns ", S(*root)));
   } else {
     if (!root->IsTuple() || root->tuple_shapes_size() != static_cast<int64_t>(n)) {
-      return Err(StrCat(cname, " must return ", n == 1 ? "a scalar" : StrCat("a tuple of ", n,
-                        " scalars"), ", returns ", S(*root)));
+      return Err(StrCat(cname, " must return ",
+                        n == 1 ? "a scalar" : StrCat("a tuple of ", n, " scalars"), ", returns ",
+                        S(*root)));
     }
     for (const Shape& e : root->tuple_shapes()) {
       if (!e.IsScalar()) {
@@ -129,8 +130,7 @@ absl::StatusOr<std::vector<PrimitiveType>> CheckReducer(const Computation* comp,
     }
     if (!SameTypeIgnoringFp(inputs[i], acc[i])) {
       return Err(StrCat("input ", i, " element type ", TypeName(inputs[i]),
-                        " does not match the accumulator type ", TypeName(acc[i]), " of ",
-                        cname));
+                        " does not match the accumulator type ", TypeName(acc[i]), " of ", cname));
     }
   }
   return acc;
@@ -163,8 +163,8 @@ absl::Status CheckSignature(const Computation* comp, std::span<const Shape* cons
     const Shape* root = RootShape(comp);
     if (root == nullptr) return Err(StrCat(cname, " has no root"));
     if (!root->Equal(*result, {.dynamic = false, .layouts = Shape::Layouts::kIgnore})) {
-      return Err(StrCat(cname, " returns ", S(*root), " but the instruction has shape ",
-                        S(*result)));
+      return Err(
+          StrCat(cname, " returns ", S(*root), " but the instruction has shape ", S(*result)));
     }
   }
   return absl::OkStatus();
@@ -179,8 +179,8 @@ absl::StatusOr<std::vector<int64_t>> ExpandedIndices(const Shape& indices, int64
     return Err(StrCat(what, " must have an integral element type, is ", S(indices)));
   }
   if (index_vector_dim < 0 || index_vector_dim > indices.rank()) {
-    return Err(StrCat("index_vector_dim ", index_vector_dim, " out of range for ", what, " ",
-                      S(indices)));
+    return Err(
+        StrCat("index_vector_dim ", index_vector_dim, " out of range for ", what, " ", S(indices)));
   }
   std::vector<int64_t> dims = indices.dimensions();
   if (index_vector_dim == indices.rank()) dims.push_back(1);
@@ -207,8 +207,7 @@ absl::Status CheckStartIndices(std::span<const Shape> idx, int64_t rank, std::st
       return Err(StrCat(op, " start index ", i, " must be an integral scalar, is ", S(idx[i])));
     }
     if (idx[i].element_type() != idx[0].element_type()) {
-      return Err(StrCat(op, " start indices have different types: ", S(idx[0]), " vs ",
-                        S(idx[i])));
+      return Err(StrCat(op, " start indices have different types: ", S(idx[0]), " vs ", S(idx[i])));
     }
   }
   return absl::OkStatus();
@@ -226,19 +225,37 @@ absl::StatusOr<Shape> InferUnaryShape(Opcode opcode, const Shape& operand) {
     return Err(StrCat(OpcodeName(opcode), " expects ", kind, " operand, got ", S(operand)));
   };
   switch (opcode) {
-    case Opcode::kFloor: case Opcode::kCeil: case Opcode::kRoundNearestAfz:
+    case Opcode::kFloor:
+    case Opcode::kCeil:
+    case Opcode::kRoundNearestAfz:
     case Opcode::kRoundNearestEven:
       HLOGYM_RETURN_IF_ERROR(need(IsFloatingPointType(t), "a floating-point"));
       return result;
-    case Opcode::kCos: case Opcode::kSin: case Opcode::kExp: case Opcode::kExpm1:
-    case Opcode::kLog: case Opcode::kLog1p: case Opcode::kLogistic: case Opcode::kRsqrt:
-    case Opcode::kSqrt: case Opcode::kCbrt: case Opcode::kTanh: case Opcode::kTan:
-    case Opcode::kAcos: case Opcode::kAcosh: case Opcode::kAsin: case Opcode::kAsinh:
-    case Opcode::kAtan: case Opcode::kAtanh: case Opcode::kCosh: case Opcode::kSinh:
+    case Opcode::kCos:
+    case Opcode::kSin:
+    case Opcode::kExp:
+    case Opcode::kExpm1:
+    case Opcode::kLog:
+    case Opcode::kLog1p:
+    case Opcode::kLogistic:
+    case Opcode::kRsqrt:
+    case Opcode::kSqrt:
+    case Opcode::kCbrt:
+    case Opcode::kTanh:
+    case Opcode::kTan:
+    case Opcode::kAcos:
+    case Opcode::kAcosh:
+    case Opcode::kAsin:
+    case Opcode::kAsinh:
+    case Opcode::kAtan:
+    case Opcode::kAtanh:
+    case Opcode::kCosh:
+    case Opcode::kSinh:
     case Opcode::kErf:
       HLOGYM_RETURN_IF_ERROR(need(IsFloatOrComplex(t), "a floating-point or complex"));
       return result;
-    case Opcode::kReal: case Opcode::kImag:
+    case Opcode::kReal:
+    case Opcode::kImag:
       HLOGYM_RETURN_IF_ERROR(need(IsFloatOrComplex(t), "a floating-point or complex"));
       if (t == PrimitiveType::kC64) result.set_element_type(PrimitiveType::kF32);
       if (t == PrimitiveType::kC128) result.set_element_type(PrimitiveType::kF64);
@@ -248,10 +265,12 @@ absl::StatusOr<Shape> InferUnaryShape(Opcode opcode, const Shape& operand) {
       if (t == PrimitiveType::kC64) result.set_element_type(PrimitiveType::kF32);
       if (t == PrimitiveType::kC128) result.set_element_type(PrimitiveType::kF64);
       return result;
-    case Opcode::kNegate: case Opcode::kSign:
+    case Opcode::kNegate:
+    case Opcode::kSign:
       HLOGYM_RETURN_IF_ERROR(need(IsFloatOrComplex(t) || IsIntegralType(t), "a numeric"));
       return result;
-    case Opcode::kClz: case Opcode::kPopulationCount:
+    case Opcode::kClz:
+    case Opcode::kPopulationCount:
       HLOGYM_RETURN_IF_ERROR(need(IsIntegralType(t), "an integral"));
       return result;
     case Opcode::kNot:
@@ -278,8 +297,7 @@ absl::StatusOr<Shape> InferBinaryShape(Opcode opcode, const Shape& lhs, const Sh
     return Shape(t, lhs.dimensions());
   }
   if (t != rhs.element_type()) {
-    return Err(StrCat("binary op operands have different element types: ", S(lhs), " vs ",
-                      S(rhs)));
+    return Err(StrCat("binary op operands have different element types: ", S(lhs), " vs ", S(rhs)));
   }
   Shape result(t, lhs.dimensions());
   auto need = [&](bool ok, std::string_view kind) -> absl::Status {
@@ -296,11 +314,15 @@ absl::StatusOr<Shape> InferBinaryShape(Opcode opcode, const Shape& lhs, const Sh
       result.set_element_type(t == PrimitiveType::kF32 ? PrimitiveType::kC64
                                                        : PrimitiveType::kC128);
       return result;
-    case Opcode::kAnd: case Opcode::kOr: case Opcode::kXor:
+    case Opcode::kAnd:
+    case Opcode::kOr:
+    case Opcode::kXor:
       HLOGYM_RETURN_IF_ERROR(need(IsIntOrPred(t), "pred or integral"));
       return result;
-    case Opcode::kShiftLeft: case Opcode::kShiftRightArithmetic:
-    case Opcode::kShiftRightLogical: case Opcode::kMulhi:
+    case Opcode::kShiftLeft:
+    case Opcode::kShiftRightArithmetic:
+    case Opcode::kShiftRightLogical:
+    case Opcode::kMulhi:
       HLOGYM_RETURN_IF_ERROR(need(IsIntegralType(t), "integral"));
       return result;
     case Opcode::kAtan2:
@@ -317,8 +339,7 @@ absl::StatusOr<Shape> InferSelectShape(const Shape& pred, const Shape& on_true,
     return Err(StrCat("select predicate must be a pred array, is ", S(pred)));
   }
   if (!on_true.Equal(on_false, {.dynamic = false, .layouts = Shape::Layouts::kIgnore})) {
-    return Err(StrCat("select branches have different shapes: ", S(on_true), " vs ",
-                      S(on_false)));
+    return Err(StrCat("select branches have different shapes: ", S(on_true), " vs ", S(on_false)));
   }
   if (on_true.IsTuple()) {
     if (!pred.IsScalar()) {
@@ -340,12 +361,12 @@ absl::StatusOr<Shape> InferClampShape(const Shape& min, const Shape& operand, co
   HLOGYM_RETURN_IF_ERROR(ExpectArray(max, "clamp max"));
   for (const Shape* bound : {&min, &max}) {
     if (bound->element_type() != operand.element_type()) {
-      return Err(StrCat("clamp bound element type differs from the operand: ", S(*bound),
-                        " vs ", S(operand)));
+      return Err(StrCat("clamp bound element type differs from the operand: ", S(*bound), " vs ",
+                        S(operand)));
     }
     if (!bound->IsScalar() && bound->dimensions() != operand.dimensions()) {
-      return Err(StrCat("clamp bound must be a scalar or match the operand dimensions: ",
-                        S(*bound), " vs ", S(operand)));
+      return Err(StrCat("clamp bound must be a scalar or match the operand dimensions: ", S(*bound),
+                        " vs ", S(operand)));
     }
   }
   return Shape(operand.element_type(), operand.dimensions());
@@ -393,8 +414,10 @@ absl::StatusOr<Shape> InferBroadcastShape(const Shape& operand,
                                           std::span<const int64_t> dimensions) {
   HLOGYM_RETURN_IF_ERROR(ExpectArray(operand, "broadcast operand"));
   if (static_cast<int64_t>(dimensions.size()) != operand.rank()) {
-    return Err(StrCat("broadcast dimensions ", Dims(dimensions), " must have one entry per operand"
-                      " dimension of ", S(operand)));
+    return Err(StrCat("broadcast dimensions ", Dims(dimensions),
+                      " must have one entry per operand"
+                      " dimension of ",
+                      S(operand)));
   }
   const int64_t out_rank = static_cast<int64_t>(result_dims.size());
   HLOGYM_RETURN_IF_ERROR(CheckDimList(dimensions, out_rank, "broadcast dimensions"));
@@ -405,12 +428,15 @@ absl::StatusOr<Shape> InferBroadcastShape(const Shape& operand,
                         result_dims[dimensions[i]], "); operand ", S(operand)));
     }
   }
-  return Shape(operand.element_type(), std::vector<int64_t>(result_dims.begin(), result_dims.end()));
+  return Shape(operand.element_type(),
+               std::vector<int64_t>(result_dims.begin(), result_dims.end()));
 }
 
-absl::StatusOr<Shape> InferReshapeShape(const Shape& operand, std::span<const int64_t> result_dims) {
+absl::StatusOr<Shape> InferReshapeShape(const Shape& operand,
+                                        std::span<const int64_t> result_dims) {
   HLOGYM_RETURN_IF_ERROR(ExpectArray(operand, "reshape operand"));
-  Shape result(operand.element_type(), std::vector<int64_t>(result_dims.begin(), result_dims.end()));
+  Shape result(operand.element_type(),
+               std::vector<int64_t>(result_dims.begin(), result_dims.end()));
   if (operand.is_static() && result.ElementCount() != operand.ElementCount()) {
     return Err(StrCat("reshape changes the element count: ", S(operand), " (",
                       operand.ElementCount(), ") to ", S(result), " (", result.ElementCount(),
@@ -423,8 +449,10 @@ absl::StatusOr<Shape> InferTransposeShape(const Shape& operand,
                                           std::span<const int64_t> permutation) {
   HLOGYM_RETURN_IF_ERROR(ExpectArray(operand, "transpose operand"));
   if (static_cast<int64_t>(permutation.size()) != operand.rank()) {
-    return Err(StrCat("transpose dimensions ", Dims(permutation), " are not a permutation of the "
-                      "dimensions of ", S(operand)));
+    return Err(StrCat("transpose dimensions ", Dims(permutation),
+                      " are not a permutation of the "
+                      "dimensions of ",
+                      S(operand)));
   }
   HLOGYM_RETURN_IF_ERROR(CheckDimList(permutation, operand.rank(), "transpose dimensions"));
   std::vector<int64_t> dims;
@@ -447,8 +475,8 @@ absl::StatusOr<Shape> InferSliceShape(const Shape& operand, std::span<const Slic
   std::vector<int64_t> dims;
   for (int64_t i = 0; i < operand.rank(); ++i) {
     const SliceDimension& s = slice[i];
-    if (s.stride <= 0) return Err(StrCat("slice stride ", s.stride, " in dimension ", i,
-                                         " must be positive"));
+    if (s.stride <= 0)
+      return Err(StrCat("slice stride ", s.stride, " in dimension ", i, " must be positive"));
     if (s.start < 0 || s.start > s.limit || s.limit > operand.dimensions(i)) {
       return Err(StrCat("slice [", s.start, ":", s.limit, "] in dimension ", i,
                         " is out of bounds for ", S(operand)));
@@ -474,7 +502,8 @@ absl::StatusOr<Shape> InferDynamicSliceShape(const Shape& operand,
                         " is out of bounds for ", S(operand)));
     }
   }
-  return Shape(operand.element_type(), std::vector<int64_t>(slice_sizes.begin(), slice_sizes.end()));
+  return Shape(operand.element_type(),
+               std::vector<int64_t>(slice_sizes.begin(), slice_sizes.end()));
 }
 
 absl::StatusOr<Shape> InferDynamicUpdateSliceShape(const Shape& operand, const Shape& update,
@@ -515,8 +544,8 @@ absl::StatusOr<Shape> InferConcatenateShape(std::span<const Shape> operands, int
       return Err(StrCat("concatenate operands have different ranks: ", S(first), " vs ", S(op)));
     }
     if (op.element_type() != first.element_type()) {
-      return Err(StrCat("concatenate operands have different element types: ", S(first), " vs ",
-                        S(op)));
+      return Err(
+          StrCat("concatenate operands have different element types: ", S(first), " vs ", S(op)));
     }
     for (int64_t d = 0; d < first.rank(); ++d) {
       if (d != dimension && op.dimensions(d) != first.dimensions(d)) {
@@ -540,8 +569,8 @@ absl::StatusOr<Shape> InferPadShape(const Shape& operand, const Shape& padding_v
                       " have different element types"));
   }
   if (static_cast<int64_t>(padding.size()) != operand.rank()) {
-    return Err(StrCat("pad config has ", padding.size(), " dimensions but the operand ",
-                      S(operand), " has rank ", operand.rank()));
+    return Err(StrCat("pad config has ", padding.size(), " dimensions but the operand ", S(operand),
+                      " has rank ", operand.rank()));
   }
   std::vector<int64_t> dims;
   for (int64_t i = 0; i < operand.rank(); ++i) {
@@ -598,8 +627,8 @@ absl::StatusOr<Shape> InferDotShape(const Shape& lhs, const Shape& rhs,
   // preferred_element_type may widen but not narrow integers.
   if (!IsFloatOrComplex(lhs.element_type()) && IsIntegralType(result_type) &&
       BitWidth(result_type) < BitWidth(lhs.element_type())) {
-    return Err(StrCat("dot result type ", TypeName(result_type), " is narrower than operand ",
-                      S(lhs)));
+    return Err(
+        StrCat("dot result type ", TypeName(result_type), " is narrower than operand ", S(lhs)));
   }
   std::vector<int64_t> dims;
   for (int64_t d : lb) dims.push_back(lhs.dimensions(d));
@@ -621,10 +650,10 @@ absl::StatusOr<std::vector<int64_t>> InferWindowOutputDims(std::span<const int64
   std::vector<int64_t> out;
   for (size_t i = 0; i < dims.size(); ++i) {
     const WindowDimension& w = window.dimensions[i];
-    if (w.size <= 0) return Err(StrCat("window size ", w.size, " in dimension ", i,
-                                       " must be positive"));
-    if (w.stride <= 0) return Err(StrCat("window stride ", w.stride, " in dimension ", i,
-                                         " must be positive"));
+    if (w.size <= 0)
+      return Err(StrCat("window size ", w.size, " in dimension ", i, " must be positive"));
+    if (w.stride <= 0)
+      return Err(StrCat("window stride ", w.stride, " in dimension ", i, " must be positive"));
     if (w.base_dilation < 1 || w.window_dilation < 1) {
       return Err(StrCat("window dilation in dimension ", i, " must be at least 1"));
     }
@@ -686,10 +715,11 @@ absl::StatusOr<Shape> InferConvolutionShape(const Shape& lhs, const Shape& rhs,
   const int64_t k_in = rhs.dimensions(dn.kernel_input_feature_dimension);
   const int64_t k_out = rhs.dimensions(dn.kernel_output_feature_dimension);
   if (in_features % feature_group_count != 0 || in_features / feature_group_count != k_in) {
-    return Err(StrCat("convolution input features (", in_features, ") divided by "
-                      "feature_group_count (", feature_group_count,
-                      ") must equal the kernel input features (", k_in, "); input ", S(lhs),
-                      ", kernel ", S(rhs)));
+    return Err(StrCat("convolution input features (", in_features,
+                      ") divided by "
+                      "feature_group_count (",
+                      feature_group_count, ") must equal the kernel input features (", k_in,
+                      "); input ", S(lhs), ", kernel ", S(rhs)));
   }
   if (k_out % feature_group_count != 0) {
     return Err(StrCat("convolution kernel output features (", k_out,
@@ -705,8 +735,8 @@ absl::StatusOr<Shape> InferConvolutionShape(const Shape& lhs, const Shape& rhs,
     const int64_t ks = rhs.dimensions(dn.kernel_spatial_dimensions[i]);
     if (window.dimensions[i].size != ks) {
       return Err(StrCat("convolution window size ", window.dimensions[i].size,
-                        " in spatial dimension ", i, " differs from the kernel size ", ks,
-                        " of ", S(rhs)));
+                        " in spatial dimension ", i, " differs from the kernel size ", ks, " of ",
+                        S(rhs)));
     }
     spatial.push_back(lhs.dimensions(dn.input_spatial_dimensions[i]));
   }
@@ -764,8 +794,10 @@ absl::StatusOr<Shape> InferGatherShape(const Shape& operand, const Shape& start_
     }
   }
   if (static_cast<int64_t>(slice_sizes.size()) != operand.rank()) {
-    return Err(StrCat("gather slice_sizes ", Dims(slice_sizes), " must have one entry per "
-                      "dimension of ", S(operand)));
+    return Err(StrCat("gather slice_sizes ", Dims(slice_sizes),
+                      " must have one entry per "
+                      "dimension of ",
+                      S(operand)));
   }
   for (int64_t i = 0; i < operand.rank(); ++i) {
     if (slice_sizes[i] < 0 || slice_sizes[i] > operand.dimensions(i)) {
@@ -817,8 +849,7 @@ absl::StatusOr<Shape> InferScatterShape(std::span<const Shape> operands,
   for (const Shape& op : operands) {
     HLOGYM_RETURN_IF_ERROR(ExpectArray(op, "scatter operand"));
     if (op.dimensions() != operand.dimensions()) {
-      return Err(StrCat("scatter operands have different dimensions: ", S(operand), " vs ",
-                        S(op)));
+      return Err(StrCat("scatter operands have different dimensions: ", S(operand), " vs ", S(op)));
     }
   }
   HLOGYM_ASSIGN(expanded_or,
@@ -853,8 +884,7 @@ absl::StatusOr<Shape> InferScatterShape(std::span<const Shape> operands,
     return Err("scatter input_batching_dims and scatter_indices_batching_dims differ in length");
   }
   for (size_t i = 0; i < dn.input_batching_dims.size(); ++i) {
-    if (operand.dimensions(dn.input_batching_dims[i]) !=
-        idx[dn.scatter_indices_batching_dims[i]]) {
+    if (operand.dimensions(dn.input_batching_dims[i]) != idx[dn.scatter_indices_batching_dims[i]]) {
       return Err(StrCat("scatter batching dimension sizes differ: operand ", S(operand),
                         " dimension ", dn.input_batching_dims[i], " vs indices ",
                         S(scatter_indices), " dimension ", dn.scatter_indices_batching_dims[i]));
@@ -862,7 +892,8 @@ absl::StatusOr<Shape> InferScatterShape(std::span<const Shape> operands,
   }
   const int64_t window_rank = static_cast<int64_t>(dn.update_window_dims.size());
   if (window_rank + static_cast<int64_t>(dn.inserted_window_dims.size()) +
-          static_cast<int64_t>(dn.input_batching_dims.size()) != operand.rank()) {
+          static_cast<int64_t>(dn.input_batching_dims.size()) !=
+      operand.rank()) {
     return Err(StrCat("scatter update_window_dims (", window_rank, ") + inserted_window_dims (",
                       dn.inserted_window_dims.size(), ") + input_batching_dims (",
                       dn.input_batching_dims.size(), ") must equal the operand rank of ",
@@ -919,8 +950,7 @@ absl::StatusOr<Shape> InferScatterShape(std::span<const Shape> operands,
   return MakeTupleOrSingle(std::move(results));
 }
 
-absl::StatusOr<Shape> InferReduceShape(std::span<const Shape> inputs,
-                                       std::span<const Shape> inits,
+absl::StatusOr<Shape> InferReduceShape(std::span<const Shape> inputs, std::span<const Shape> inits,
                                        std::span<const int64_t> dimensions,
                                        const Computation* to_apply) {
   if (inputs.empty() || inputs.size() != inits.size()) {
@@ -957,8 +987,8 @@ absl::StatusOr<Shape> InferReduceWindowShape(std::span<const Shape> inputs,
   for (const Shape& in : inputs) {
     HLOGYM_RETURN_IF_ERROR(ExpectArray(in, "reduce-window input"));
     if (in.dimensions() != inputs[0].dimensions()) {
-      return Err(StrCat("reduce-window inputs have different dimensions: ", S(inputs[0]), " vs ",
-                        S(in)));
+      return Err(
+          StrCat("reduce-window inputs have different dimensions: ", S(inputs[0]), " vs ", S(in)));
     }
     types.push_back(in.element_type());
   }
@@ -971,8 +1001,7 @@ absl::StatusOr<Shape> InferReduceWindowShape(std::span<const Shape> inputs,
 
 namespace {
 
-std::vector<Shape> OperandShapes(const Instruction& inst, int64_t begin = 0,
-                                 int64_t end = -1) {
+std::vector<Shape> OperandShapes(const Instruction& inst, int64_t begin = 0, int64_t end = -1) {
   std::vector<Shape> out;
   if (end < 0) end = inst.operand_count();
   for (int64_t i = begin; i < end && i < inst.operand_count(); ++i) {
@@ -1629,8 +1658,8 @@ absl::StatusOr<std::optional<Shape>> InferShape(const Instruction& inst) {
     case Opcode::kGather: {
       HLOGYM_RETURN_IF_ERROR(NeedOperands(inst, 2));
       if (!a.gather_dimension_numbers.has_value()) return Err("gather has no dimension numbers");
-      return Wrap(InferGatherShape(op(0), op(1), *a.gather_dimension_numbers,
-                                   a.gather_slice_sizes));
+      return Wrap(
+          InferGatherShape(op(0), op(1), *a.gather_dimension_numbers, a.gather_slice_sizes));
     }
     case Opcode::kScatter:
       return ShapeOfScatter(inst);
@@ -1702,8 +1731,8 @@ absl::StatusOr<std::optional<Shape>> InferShape(const Instruction& inst) {
       HLOGYM_RETURN_IF_ERROR(NeedOperands(inst, 1));
       HLOGYM_RETURN_IF_ERROR(ExpectArray(op(0), "get-dimension-size operand"));
       if (a.dimensions.size() != 1 || a.dimensions[0] < 0 || a.dimensions[0] >= op(0).rank()) {
-        return Err(StrCat("get-dimension-size dimension ", Dims(a.dimensions),
-                          " out of range for ", S(op(0))));
+        return Err(StrCat("get-dimension-size dimension ", Dims(a.dimensions), " out of range for ",
+                          S(op(0))));
       }
       return std::optional<Shape>(Shape::Scalar(PrimitiveType::kS32));
     }
@@ -1711,8 +1740,8 @@ absl::StatusOr<std::optional<Shape>> InferShape(const Instruction& inst) {
       return ShapeOfSetDimensionSize(inst);
     case Opcode::kAfterAll:
       for (int64_t i = 0; i < inst.operand_count(); ++i) {
-        if (!op(i).IsToken()) return Err(StrCat("after-all operand ", i, " must be a token, is ",
-                                                S(op(i))));
+        if (!op(i).IsToken())
+          return Err(StrCat("after-all operand ", i, " must be a token, is ", S(op(i))));
       }
       return std::optional<Shape>(Shape::Token());
     case Opcode::kAddDependency:

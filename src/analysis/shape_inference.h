@@ -50,13 +50,11 @@ absl::StatusOr<Shape> InferConcatenateShape(std::span<const Shape> operands, int
 absl::StatusOr<Shape> InferPadShape(const Shape& operand, const Shape& padding_value,
                                     std::span<const PaddingDimension> padding);
 absl::StatusOr<Shape> InferDotShape(const Shape& lhs, const Shape& rhs,
-                                    const DotDimensionNumbers& dnums,
-                                    PrimitiveType result_type);
+                                    const DotDimensionNumbers& dnums, PrimitiveType result_type);
 absl::StatusOr<Shape> InferConvolutionShape(const Shape& lhs, const Shape& rhs,
                                             const ConvolutionDimensionNumbers& dnums,
                                             const Window& window, int64_t feature_group_count,
-                                            int64_t batch_group_count,
-                                            PrimitiveType result_type);
+                                            int64_t batch_group_count, PrimitiveType result_type);
 // Output dimensions of a window applied to `dims` (reduce-window,
 // select-and-scatter, convolution spatial dimensions).
 absl::StatusOr<std::vector<int64_t>> InferWindowOutputDims(std::span<const int64_t> dims,
@@ -72,8 +70,7 @@ absl::StatusOr<Shape> InferScatterShape(std::span<const Shape> operands,
                                         const ScatterDimensionNumbers& dnums,
                                         const Computation* to_apply);
 // Variadic reduce: inputs, then as many init values.
-absl::StatusOr<Shape> InferReduceShape(std::span<const Shape> inputs,
-                                       std::span<const Shape> inits,
+absl::StatusOr<Shape> InferReduceShape(std::span<const Shape> inputs, std::span<const Shape> inits,
                                        std::span<const int64_t> dimensions,
                                        const Computation* to_apply);
 absl::StatusOr<Shape> InferReduceWindowShape(std::span<const Shape> inputs,

@@ -104,14 +104,26 @@ absl::Status CheckLayouts(const Shape& shape) {
 // Number of computations each opcode calls, when fixed.
 std::optional<size_t> CalledCount(Opcode opcode) {
   switch (opcode) {
-    case Opcode::kWhile: case Opcode::kSelectAndScatter:
+    case Opcode::kWhile:
+    case Opcode::kSelectAndScatter:
       return 2;
-    case Opcode::kReduce: case Opcode::kMap: case Opcode::kSort: case Opcode::kScatter:
-    case Opcode::kReduceWindow: case Opcode::kCall: case Opcode::kFusion:
-    case Opcode::kAllReduce: case Opcode::kReduceScatter: case Opcode::kAllReduceStart:
+    case Opcode::kReduce:
+    case Opcode::kMap:
+    case Opcode::kSort:
+    case Opcode::kScatter:
+    case Opcode::kReduceWindow:
+    case Opcode::kCall:
+    case Opcode::kFusion:
+    case Opcode::kAllReduce:
+    case Opcode::kReduceScatter:
+    case Opcode::kAllReduceStart:
       return 1;
-    case Opcode::kConditional: case Opcode::kCustomCall: case Opcode::kAsyncStart:
-    case Opcode::kAsyncUpdate: case Opcode::kAsyncDone: case Opcode::kScan:
+    case Opcode::kConditional:
+    case Opcode::kCustomCall:
+    case Opcode::kAsyncStart:
+    case Opcode::kAsyncUpdate:
+    case Opcode::kAsyncDone:
+    case Opcode::kScan:
     case Opcode::kCollectiveReduce:
       return std::nullopt;
     default:
@@ -127,8 +139,7 @@ class LayoutShapeParser {
 
   void SkipSpace() {
     while (pos_ < text_.size()) {
-      if (text_[pos_] == ' ' || text_[pos_] == '\n' || text_[pos_] == '\t' ||
-          text_[pos_] == '\r') {
+      if (text_[pos_] == ' ' || text_[pos_] == '\n' || text_[pos_] == '\t' || text_[pos_] == '\r') {
         ++pos_;
       } else if (text_.substr(pos_, 2) == "/*") {
         size_t end = text_.find("*/", pos_ + 2);
@@ -473,8 +484,8 @@ class Verifier {
           stack.pop_back();
           continue;
         }
-        const Instruction* dep = next < n_ops ? inst->operands()[next]
-                                              : inst->control_predecessors()[next - n_ops];
+        const Instruction* dep =
+            next < n_ops ? inst->operands()[next] : inst->control_predecessors()[next - n_ops];
         ++next;
         int& s = state[dep];
         if (s == 1) {

@@ -158,8 +158,8 @@ void AddCommonOptions(CLI::App* command, AgentCommandOptions& o, const std::stri
   command->add_option("--atol", o.atol, "Equivalence check: absolute tolerance (default 1e-5)");
   command->add_option("--trials", o.trials, "Equivalence check: input sets (default 1)");
   command->add_flag("--allow-excess-precision", o.knobs.allow_excess_precision,
-                   "auto: also choose passes that change numeric precision (float normalization, "
-                   "simplify-fp-conversions), as XLA's xla_allow_excess_precision allows");
+                    "auto: also choose passes that change numeric precision (float normalization, "
+                    "simplify-fp-conversions), as XLA's xla_allow_excess_precision allows");
   command->add_option("--non-improving", o.knobs.greedy_non_improving_moves,
                       "Greedy: non-improving moves allowed in a row (default 2)");
 }
@@ -173,9 +173,10 @@ void RegisterAgentCommands(CLI::App& app) {
       "search",
       "Search pass orderings per benchmark (random, greedy, beam, evo) and print the sequences "
       "with the paper's metric");
-  search->add_option("--algo", search_options->agent,
-                     "auto | auto:PRIOR | coreset | coreset:DIR | random | greedy | beam | evo (or default) "
-                     "(default auto)");
+  search->add_option(
+      "--algo", search_options->agent,
+      "auto | auto:PRIOR | coreset | coreset:DIR | random | greedy | beam | evo (or default) "
+      "(default auto)");
   AddCommonOptions(search, *search_options, "Corpus split for corpus suites (default: both)");
   SetAction(search, [search_options] { return RunAgentCommand(*search_options, true); });
 
@@ -186,9 +187,10 @@ void RegisterAgentCommands(CLI::App& app) {
       "eval",
       "Evaluate an agent on a suite: per-benchmark I, D, R, X and the gain over xla-cpu-default "
       "(geomean((I-R)/(I-D)) - 1), every result checked for equivalence");
-  eval->add_option("--agent", eval_options->agent,
-                   "auto | auto:PRIOR | coreset | coreset:DIR | default | random | greedy | beam | evo | "
-                   "policy:DIR | policy-beam:DIR (default: auto, the shipped agent)");
+  eval->add_option(
+      "--agent", eval_options->agent,
+      "auto | auto:PRIOR | coreset | coreset:DIR | default | random | greedy | beam | evo | "
+      "policy:DIR | policy-beam:DIR (default: auto, the shipped agent)");
   AddCommonOptions(eval, *eval_options, "Corpus split for corpus suites (default test)");
   eval->add_flag("--show-passes", eval_options->show_passes, "Print each benchmark's passes");
   eval->add_option("--merge", eval_options->merge,

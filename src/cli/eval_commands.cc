@@ -67,7 +67,8 @@ nlohmann::json LeafJson(const NpyLeaf& leaf) {
 // element type (bf16 is saved as "<u2" raw bits), shape and tuple path.
 nlohmann::json ManifestHeader(const RunOptions& options, const Module& module,
                               std::string_view kind) {
-  nlohmann::json manifest{{"kind", std::string(kind)}, {"module", std::string(module.name())}, {"file", options.input}};
+  nlohmann::json manifest{
+      {"kind", std::string(kind)}, {"module", std::string(module.name())}, {"file", options.input}};
   if (options.inputs.empty()) {
     manifest["seed"] = options.seed;
     manifest["positive"] = options.positive;
@@ -135,8 +136,9 @@ int RunRun(const RunOptions& options) {
     inputs.max_bytes = MaxBytes(options.max_memory_gib);
     auto drawn = MakeRandomArguments(**module, options.seed, inputs);
     if (!drawn.ok()) {
-      return ReportError(absl::Status(drawn.status().code(),
-                                      absl::StrCat(options.input, ": error: ", drawn.status().message())));
+      return ReportError(
+          absl::Status(drawn.status().code(),
+                       absl::StrCat(options.input, ": error: ", drawn.status().message())));
     }
     args = *std::move(drawn);
   }
@@ -151,8 +153,9 @@ int RunRun(const RunOptions& options) {
   evaluator.max_bytes = MaxBytes(options.max_memory_gib);
   auto result = Evaluate(**module, args, evaluator);
   if (!result.ok()) {
-    return ReportError(absl::Status(result.status().code(),
-                                    absl::StrCat(options.input, ": error: ", result.status().message())));
+    return ReportError(
+        absl::Status(result.status().code(),
+                     absl::StrCat(options.input, ": error: ", result.status().message())));
   }
   for (const std::string& dir : {options.save_outputs, options.io}) {
     if (dir.empty()) continue;
@@ -218,7 +221,8 @@ void RegisterEvalCommands(CLI::App& app) {
       "run", "Evaluate a module on seeded random inputs and print a digest of the outputs");
   run->add_option("file", run_options->input, "HLO module")->required();
   run->add_option("--seed", run_options->seed, "Seed of the random inputs (default 0)");
-  run->add_flag("--positive", run_options->positive, "Float inputs in [0.5, 1.5] instead of [-1, 1]");
+  run->add_flag("--positive", run_options->positive,
+                "Float inputs in [0.5, 1.5] instead of [-1, 1]");
   run->add_option("--save-inputs", run_options->save_inputs,
                   "Write each argument leaf as DIR/arg<P>[.i...].npy, with DIR/inputs.json "
                   "(real element types: bf16 is saved as <u2 bits)");

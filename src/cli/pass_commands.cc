@@ -80,8 +80,8 @@ double MillisecondsSince(Clock::time_point start) {
 void PrintPassTimes(const PassTimer& timer, int64_t instructions, double load_ms, double run_ms,
                     double write_ms) {
   std::cerr << absl::StrFormat(
-      "time: load %.1f ms, passes %.1f ms (%d instructions at the start), write %.1f ms\n",
-      load_ms, run_ms, instructions, write_ms);
+      "time: load %.1f ms, passes %.1f ms (%d instructions at the start), write %.1f ms\n", load_ms,
+      run_ms, instructions, write_ms);
   std::vector<PassTimer::Entry> entries = timer.entries();
   std::stable_sort(entries.begin(), entries.end(),
                    [](const auto& a, const auto& b) { return a.seconds > b.seconds; });
@@ -120,9 +120,9 @@ absl::StatusOr<bool> RunVerifyingEach(Pass& pass, Module& module) {
   HLOGYM_ASSIGN(changed, RunPass(pass, module));
   absl::Status verified = VerifyModule(module);
   if (!verified.ok()) {
-    return absl::InternalError(absl::StrCat("after pass ", std::string(pass.name()),
-                                            ", the module does not verify: ",
-                                            std::string(verified.message())));
+    return absl::InternalError(
+        absl::StrCat("after pass ", std::string(pass.name()),
+                     ", the module does not verify: ", std::string(verified.message())));
   }
   return changed;
 }
@@ -164,7 +164,8 @@ int RunOpt(const OptOptions& options) {
   std::optional<PassTimer> timer;
   if (options.time_passes) timer.emplace();
   const Clock::time_point run_start = Clock::now();
-  auto changed = options.verify_each ? RunVerifyingEach(**pass, **module) : RunPass(**pass, **module);
+  auto changed =
+      options.verify_each ? RunVerifyingEach(**pass, **module) : RunPass(**pass, **module);
   if (!changed.ok()) return ReportError(changed.status());
   const double run_ms = MillisecondsSince(run_start);
   const Clock::time_point write_start = Clock::now();
@@ -196,9 +197,12 @@ absl::StatusOr<std::vector<std::string>> DefaultFuzzModules(int64_t max_ops) {
 }
 
 nlohmann::json FailureJson(const PassFuzzFailure& failure) {
-  return {{"module", failure.module},        {"path", failure.path},
-          {"sequence", failure.sequence_index}, {"kind", failure.kind},
-          {"message", failure.message},      {"passes", failure.passes},
+  return {{"module", failure.module},
+          {"path", failure.path},
+          {"sequence", failure.sequence_index},
+          {"kind", failure.kind},
+          {"message", failure.message},
+          {"passes", failure.passes},
           {"drawn", failure.drawn}};
 }
 
@@ -218,7 +222,8 @@ absl::Status WriteReproducers(const std::string& dir, const PassFuzzReport& repo
     absl::StatusOr<Benchmark> benchmark = LoadBenchmark(failure.module);
     if (!benchmark.ok()) return benchmark.status();
     for (const auto& [file, contents] :
-         {std::pair<std::string, std::string>{"module.hlo", PrintModule(benchmark->initial->module())},
+         {std::pair<std::string, std::string>{"module.hlo",
+                                              PrintModule(benchmark->initial->module())},
           {"passes.txt", absl::StrJoin(failure.passes, ",") + "\n"},
           {"failure.json", FailureJson(failure).dump(2) + "\n"}}) {
       HLOGYM_RETURN_IF_ERROR(WriteTextFileAtomically((folder / file).string(), contents));
@@ -229,9 +234,9 @@ absl::Status WriteReproducers(const std::string& dir, const PassFuzzReport& repo
 }
 
 int RunFuzzPasses(const FuzzOptions& options) {
-  absl::StatusOr<std::vector<std::string>> modules =
-      options.modules.empty() ? DefaultFuzzModules(options.max_ops)
-                              : ExpandBenchmarkLocs(options.modules);
+  absl::StatusOr<std::vector<std::string>> modules = options.modules.empty()
+                                                         ? DefaultFuzzModules(options.max_ops)
+                                                         : ExpandBenchmarkLocs(options.modules);
   if (!modules.ok()) return ReportError(modules.status());
   absl::StatusOr<PassFuzzReport> report =
       FuzzPasses(*modules, options.fuzz, [&](const PassFuzzReport& r) {
@@ -269,8 +274,8 @@ int RunFuzzPasses(const FuzzOptions& options) {
   } else {
     std::cout << report->sequences << " (module, sequence) checks over " << report->modules
               << " modules: " << report->pass_runs << " pass runs, " << report->changed_runs
-              << " changed the module and were compared (" << report->not_judged
-              << " not judged), " << report->skipped_runs
+              << " changed the module and were compared (" << report->not_judged << " not judged), "
+              << report->skipped_runs
               << " skipped (precision-changing passes on low-precision modules), "
               << report->failures.size() << " failing, " << report->seconds << " s\n";
     for (const SkippedModule& module : report->skipped_modules) {
@@ -278,9 +283,9 @@ int RunFuzzPasses(const FuzzOptions& options) {
     }
     for (const PassFuzzFailure& failure : report->failures) {
       std::cout << "FAIL " << failure.kind << ": " << failure.module << " (sequence "
-                << failure.sequence_index << "): " << failure.message << "\n  reproduce: hlogym opt "
-                << failure.path << " --verify-each --passes=" << absl::StrJoin(failure.passes, ",")
-                << "\n";
+                << failure.sequence_index << "): " << failure.message
+                << "\n  reproduce: hlogym opt " << failure.path
+                << " --verify-each --passes=" << absl::StrJoin(failure.passes, ",") << "\n";
     }
   }
   return report->failures.empty() ? kExitOk : kExitFuzzFailures;

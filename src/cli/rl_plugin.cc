@@ -97,15 +97,17 @@ std::optional<LibTorchLocation> ResolveLibTorch(const fs::path& plugin_dir) {
     std::error_code ec;
     const fs::path library = dir / kLibTorchFile;
     if (fs::exists(library, ec)) {
-      return LibTorchLocation{library.lexically_normal().string(), TorchVersionOf(library), through};
+      return LibTorchLocation{library.lexically_normal().string(), TorchVersionOf(library),
+                              through};
     }
   }
   return std::nullopt;
 }
 
 std::string Describe(const LibTorchLocation& libtorch) {
-  return absl::StrCat("LibTorch ", libtorch.version.empty() ? "(version unknown)" : libtorch.version,
-                      " at ", libtorch.path);
+  return absl::StrCat("LibTorch ",
+                      libtorch.version.empty() ? "(version unknown)" : libtorch.version, " at ",
+                      libtorch.path);
 }
 
 // Why the plugin at `path` did not load: the loader's message, and when the LibTorch found
@@ -147,8 +149,8 @@ Loaded Load() {
     // RTLD_GLOBAL is not needed: the plugin only takes symbols, from the executable.
     void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
     if (handle == nullptr) {
-      return {absl::FailedPreconditionError(absl::StrCat(
-                  "deep RL (LibTorch) is not available: ", LoadFailure(path, dlerror()))),
+      return {absl::FailedPreconditionError(absl::StrCat("deep RL (LibTorch) is not available: ",
+                                                         LoadFailure(path, dlerror()))),
               path};
     }
     using Entry = const rl::PluginApi* (*)();

@@ -31,9 +31,9 @@ struct LibTorchLocation {
 struct RlPluginReport {
   std::string built_against_version;  // "" when this build has no deep RL
   std::string built_against_dir;
-  std::string plugin;                 // the file loaded, or the first one found
-  LibTorchLocation libtorch;          // loaded (or, after a failure, found)
-  absl::Status status;                // ok when the plugin loaded
+  std::string plugin;         // the file loaded, or the first one found
+  LibTorchLocation libtorch;  // loaded (or, after a failure, found)
+  absl::Status status;        // ok when the plugin loaded
 };
 RlPluginReport DescribeRlPlugin();
 

@@ -48,8 +48,7 @@ int RunVerify(const std::vector<std::string>& inputs) {
   return exit_status;
 }
 
-nlohmann::json StatsJson(const std::string& input, const OpStats& stats,
-                         const CostFeatures& cost) {
+nlohmann::json StatsJson(const std::string& input, const OpStats& stats, const CostFeatures& cost) {
   nlohmann::json histogram = nlohmann::json::object();
   for (int i = 0; i < kOpcodeCount; ++i) {
     if (stats.opcode_histogram[i] > 0) {
@@ -123,8 +122,8 @@ void RegisterTextCommands(CLI::App& app) {
   SetAction(fmt, [fmt_options] { return RunFmt(*fmt_options); });
 
   auto verify_inputs = std::make_shared<std::vector<std::string>>();
-  CLI::App* verify = app.add_subcommand(
-      "verify", "Exit 0 if every module is well formed and every shape checks");
+  CLI::App* verify =
+      app.add_subcommand("verify", "Exit 0 if every module is well formed and every shape checks");
   verify->add_option("files", *verify_inputs, "HLO files")->required();
   SetAction(verify, [verify_inputs] { return RunVerify(*verify_inputs); });
 

@@ -12,9 +12,9 @@
 
 #include <algorithm>
 #include <chrono>
-#include <filesystem>
 #include <cmath>
 #include <cstdlib>
+#include <filesystem>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -72,8 +72,8 @@ void PlotCurve(const std::string& dir) {
     std::cerr << "train: no Python with hlogym found; skipping curve.png (run scripts/setup.sh)\n";
     return;
   }
-  const std::string command = absl::StrFormat("'%s' %s '%s/curve.csv' -o '%s/curve.png' >/dev/null 2>&1",
-                                               python, script, dir, dir);
+  const std::string command = absl::StrFormat(
+      "'%s' %s '%s/curve.csv' -o '%s/curve.png' >/dev/null 2>&1", python, script, dir, dir);
   if (std::system(command.c_str()) != 0) {
     std::cerr << "train: could not draw " << dir << "/curve.png (hlogym's plot.py failed)\n";
   }
@@ -119,7 +119,8 @@ int RunTrainCoreset(TrainCommandOptions& o, const std::vector<std::string>& spec
   const bool tty = isatty(STDERR_FILENO);
   auto progress = [quiet, tty](const CoresetTrainProgress& p) {
     if (quiet) return;
-    std::cerr << (tty ? "\r" : "") << absl::StrFormat("%s: %d/%d benchmarks", p.phase, p.done, p.total)
+    std::cerr << (tty ? "\r" : "")
+              << absl::StrFormat("%s: %d/%d benchmarks", p.phase, p.done, p.total)
               << (tty && p.done < p.total ? "" : "\n") << std::flush;
   };
   const auto start = std::chrono::steady_clock::now();
@@ -132,8 +133,9 @@ int RunTrainCoreset(TrainCommandOptions& o, const std::vector<std::string>& spec
   model->command = absl::StrFormat(
       "hlogym train --algo coreset --suite %s --split %s --coreset-size %d --neighbors %s "
       "--candidates %d --graph-fraction %g --seed %d --out DIR",
-      absl::StrJoin(o.suite, " "), o.split, o.coreset.coreset_size, absl::StrJoin(o.coreset.neighbors, ","),
-      o.coreset.max_candidates, o.coreset.graph_fraction, o.train.seed);
+      absl::StrJoin(o.suite, " "), o.split, o.coreset.coreset_size,
+      absl::StrJoin(o.coreset.neighbors, ","), o.coreset.max_candidates, o.coreset.graph_fraction,
+      o.train.seed);
   std::error_code ec;
   std::filesystem::create_directories(o.train.out_dir, ec);
   const std::string file = (std::filesystem::path(o.train.out_dir) / "coreset.json").string();
@@ -162,7 +164,8 @@ int RunTrain(TrainCommandOptions& o) {
     for (absl::string_view h : absl::StrSplit(o.hidden, ',', absl::SkipEmpty())) {
       int width = 0;
       if (!absl::SimpleAtoi(h, &width) || width < 1) {
-        return ReportError(absl::InvalidArgumentError(absl::StrCat("--hidden: bad layer size '", std::string(h), "'")));
+        return ReportError(absl::InvalidArgumentError(
+            absl::StrCat("--hidden: bad layer size '", std::string(h), "'")));
       }
       t.hidden.push_back(width);
     }
@@ -172,18 +175,21 @@ int RunTrain(TrainCommandOptions& o) {
 
   const bool tty = isatty(STDERR_FILENO);
   if (!o.quiet) {
-    std::cerr << absl::StrFormat("train: %s on %d benchmarks, %d steps, into %s\n", t.algo, t.benchmarks.size(),
-                                 t.total_steps, t.out_dir);
+    std::cerr << absl::StrFormat("train: %s on %d benchmarks, %d steps, into %s\n", t.algo,
+                                 t.benchmarks.size(), t.total_steps, t.out_dir);
     t.progress = [tty](const rl::TrainProgress& p) {
       // Runs end on a whole update, so the last one may pass the target.
-      const double fraction = std::min(1.0, static_cast<double>(p.steps) / std::max<int64_t>(1, p.total_steps));
+      const double fraction =
+          std::min(1.0, static_cast<double>(p.steps) / std::max<int64_t>(1, p.total_steps));
       const int filled = static_cast<int>(fraction * 30);
-      const double eta = p.steps_per_second > 0 ? (p.total_steps - p.steps) / p.steps_per_second : NAN;
+      const double eta =
+          p.steps_per_second > 0 ? (p.total_steps - p.steps) / p.steps_per_second : NAN;
       std::string line = absl::StrFormat(
-          "[%s%s] %3.0f%% %d/%d steps, %d episodes, ratio %.3f, return %.3f, %.0f steps/s, cache %.0f%%, ETA %s%s",
-          std::string(filled, '#'), std::string(30 - filled, '.'), 100 * fraction, p.steps, p.total_steps,
-          p.episodes, p.mean_ratio, p.mean_return, p.steps_per_second, 100 * p.cache_hit_rate, FormatEta(eta),
-          p.resumed ? " (resumed)" : "");
+          "[%s%s] %3.0f%% %d/%d steps, %d episodes, ratio %.3f, return %.3f, %.0f steps/s, cache "
+          "%.0f%%, ETA %s%s",
+          std::string(filled, '#'), std::string(30 - filled, '.'), 100 * fraction, p.steps,
+          p.total_steps, p.episodes, p.mean_ratio, p.mean_return, p.steps_per_second,
+          100 * p.cache_hit_rate, FormatEta(eta), p.resumed ? " (resumed)" : "");
       std::cerr << (tty ? "\r" : "") << line << (tty ? "" : "\n") << std::flush;
     };
   }
@@ -193,12 +199,13 @@ int RunTrain(TrainCommandOptions& o) {
   if (!o.quiet && tty) std::cerr << "\n";
   if (!summary.ok()) return ReportError(summary.status());
   if (!o.no_plot) PlotCurve(t.out_dir);
-  std::cout << absl::StrFormat("trained %s: %d steps (%s), %d episodes, %.1f s; policy in %s\n", t.algo,
-                               summary->steps,
-                               summary->resumed_from > 0 ? absl::StrFormat("resumed from %d", summary->resumed_from)
-                                                         : std::string("fresh"),
-                               summary->episodes, summary->wall_seconds, summary->policy_dir);
-  std::cout << "evaluate it with: hlogym eval --agent policy:" << summary->policy_dir << " --split test\n";
+  std::cout << absl::StrFormat(
+      "trained %s: %d steps (%s), %d episodes, %.1f s; policy in %s\n", t.algo, summary->steps,
+      summary->resumed_from > 0 ? absl::StrFormat("resumed from %d", summary->resumed_from)
+                                : std::string("fresh"),
+      summary->episodes, summary->wall_seconds, summary->policy_dir);
+  std::cout << "evaluate it with: hlogym eval --agent policy:" << summary->policy_dir
+            << " --split test\n";
   return kExitOk;
 }
 
@@ -208,24 +215,29 @@ void RegisterTrainCommands(CLI::App& app) {
   auto o = std::make_shared<TrainCommandOptions>();
   rl::TrainOptions& t = o->train;
   CLI::App* train = app.add_subcommand(
-      "train", "Train a pass-ordering policy with deep RL (PPO, A2C, TRPO, DQN); resumes a killed run");
-  train->add_option("--algo", t.algo,
-                    "ppo | a2c | trpo | dqn | auto (the auto agent's prior) | coreset (a choice among "
-                    "known-good sequences) (default ppo)");
+      "train",
+      "Train a pass-ordering policy with deep RL (PPO, A2C, TRPO, DQN); resumes a killed run");
+  train->add_option(
+      "--algo", t.algo,
+      "ppo | a2c | trpo | dqn | auto (the auto agent's prior) | coreset (a choice among "
+      "known-good sequences) (default ppo)");
   train->add_option("--steps-per-graph", o->auto_steps_per_graph,
                     "auto: step budget of the search on each training graph (default 3000)");
   train->add_option("--coreset-size", o->coreset.coreset_size,
                     "coreset: the largest coreset tried (1, 2, 4, ... and this; default 16)");
-  train->add_option("--neighbors", o->coreset.neighbors,
-                    "coreset: the numbers of nearest training graphs the value prediction may average "
-                    "over (default 1,3,5,10,20); the size and this are chosen by cross-validation "
-                    "leaving one family out")
+  train
+      ->add_option(
+          "--neighbors", o->coreset.neighbors,
+          "coreset: the numbers of nearest training graphs the value prediction may average "
+          "over (default 1,3,5,10,20); the size and this are chosen by cross-validation "
+          "leaving one family out")
       ->delimiter(',');
   train->add_option("--candidates", o->coreset.max_candidates,
                     "coreset: candidate sequences valued on every training graph, drawn by the "
                     "seed from auto's paths (default 200)");
-  train->add_option("--graph-fraction", o->coreset.graph_fraction,
-                    "coreset: the fraction of the training graphs used, drawn by the seed (default 1)");
+  train->add_option(
+      "--graph-fraction", o->coreset.graph_fraction,
+      "coreset: the fraction of the training graphs used, drawn by the seed (default 1)");
   train->add_option("--suite", o->suite,
                     "Training suite: corpus suite names (gpt2, diverse, all or corpus), dataset "
                     "folders, files (default gpt2)");
@@ -233,27 +245,34 @@ void RegisterTrainCommands(CLI::App& app) {
       ->add_option("--split", o->split,
                    "Corpus split (default train); given, it applies to dataset folders too")
       ->each([o](const std::string& value) { o->dataset_split = value; });
-  train->add_option("--steps", t.total_steps, "Environment steps in all, rounded up to whole updates (default 200000)");
-  train->add_option("--out", t.out_dir, "Output directory (checkpoints, policy, curve)")->required();
-  train->add_flag("--shaping", t.reward_shaping, "Potential-based reward shaping (Phi = -FLOPs - 2 transcendentals)");
-  train->add_flag("--value-cost", t.value_sees_cost, "The value function also sees FLOPs and transcendentals");
+  train->add_option("--steps", t.total_steps,
+                    "Environment steps in all, rounded up to whole updates (default 200000)");
+  train->add_option("--out", t.out_dir, "Output directory (checkpoints, policy, curve)")
+      ->required();
+  train->add_flag("--shaping", t.reward_shaping,
+                  "Potential-based reward shaping (Phi = -FLOPs - 2 transcendentals)");
+  train->add_flag("--value-cost", t.value_sees_cost,
+                  "The value function also sees FLOPs and transcendentals");
   train->add_flag("--masking", t.action_masking, "Choose only passes that change the module");
   train->add_option("--start", t.start,
                     "Where episodes start: initial (the benchmark's module, default) or an action "
                     "run first, e.g. xla-cpu-default (the policy learns what to do beyond XLA's "
                     "default); the policy's rollouts start the same way");
-  train->add_option("--reward", t.env.reward_space,
-                    "Gym reward space (default op_count_decrease_normalized; op_count is the paper's)");
+  train->add_option(
+      "--reward", t.env.reward_space,
+      "Gym reward space (default op_count_decrease_normalized; op_count is the paper's)");
   train->add_option("--traj-limit", t.env.traj_limit, "Steps per episode (default 20)");
   train->add_option("--passes", o->passes,
                     "Action space, comma-separated passes and pipelines (default: every pass but "
                     "the precision-changing ones, and the pipelines as macro-actions)");
-  train->add_option("--network", t.network,
-                    "mlp (op histogram, progress, action history) or gnn (also message passing over the graph); "
-                    "default mlp");
+  train->add_option(
+      "--network", t.network,
+      "mlp (op histogram, progress, action history) or gnn (also message passing over the graph); "
+      "default mlp");
   train->add_option("--gnn-dim", t.gnn_dim, "gnn: node embedding width (default 32)");
   train->add_option("--gnn-rounds", t.gnn_rounds, "gnn: message-passing rounds (default 2)");
-  train->add_option("--hidden", o->hidden, "Hidden layer sizes of the actor and critic (default 2048,2048)");
+  train->add_option("--hidden", o->hidden,
+                    "Hidden layer sizes of the actor and critic (default 2048,2048)");
   train->add_option("--envs", t.num_envs, "Environments stepped together (default 8)");
   train->add_option("--threads", t.num_threads, "Threads for stepping and for torch (default 2)");
   train->add_option("--lr", t.learning_rate, "Learning rate (default 3e-4; A2C 7e-4, DQN 1e-4)");
@@ -271,7 +290,8 @@ void RegisterTrainCommands(CLI::App& app) {
                     "DQN: steps between target syncs (default 1000)");
   train->add_option("--gamma", t.gamma, "Discount (default 0.99)");
   train->add_option("--entropy", t.entropy_coef, "Entropy bonus (default 0.01)");
-  train->add_option("--checkpoint-every", t.checkpoint_every, "Steps between checkpoints (default 10000)");
+  train->add_option("--checkpoint-every", t.checkpoint_every,
+                    "Steps between checkpoints (default 10000)");
   train->add_option("--seed", t.seed, "Seed (default 0)");
   train->add_flag("-q,--quiet", o->quiet, "No progress output");
   train->add_flag("--no-plot", o->no_plot, "Do not draw curve.png");

@@ -104,7 +104,8 @@ absl::StatusOr<ValuePtr> EvalBitcast(const Instruction& instruction, const Value
   ValuePtr physical = TransposeValue(in, in_order, phys_in);
   // Reinterpret as the result's physical dims, then back to logical order.
   std::vector<int64_t> out_phys_dims(out_order.size());
-  for (size_t i = 0; i < out_order.size(); ++i) out_phys_dims[i] = out_shape.dimensions(out_order[i]);
+  for (size_t i = 0; i < out_order.size(); ++i)
+    out_phys_dims[i] = out_shape.dimensions(out_order[i]);
   Shape phys_out(out_shape.element_type(), out_phys_dims);
   ValuePtr reinterpreted = ShareArray(physical, phys_out);
   return TransposeValue(reinterpreted, InversePermutation(out_order), out_shape);
@@ -197,7 +198,8 @@ absl::StatusOr<ValuePtr> EvalGather(const Instruction& instruction, const ValueP
   for (int64_t b = 0; b < batch_count; ++b) {
     // Linear position of the index vector in `indices`.
     int64_t idx_base = 0;
-    for (size_t k = 0; k < idx_batch_dims.size(); ++k) idx_base += bidx[k] * idx_strides[idx_batch_dims[k]];
+    for (size_t k = 0; k < idx_batch_dims.size(); ++k)
+      idx_base += bidx[k] * idx_strides[idx_batch_dims[k]];
     std::fill(start.begin(), start.end(), 0);
     for (int64_t k = 0; k < index_len; ++k) {
       const int64_t pos = idx_base + (ivd < idx_shape.rank() ? k * idx_strides[ivd] : 0);
@@ -213,7 +215,8 @@ absl::StatusOr<ValuePtr> EvalGather(const Instruction& instruction, const ValueP
     int64_t src_off = 0;
     for (int64_t d = 0; d < rank; ++d) src_off += start[d] * in_strides[d];
     int64_t dst_off = 0;
-    for (size_t k = 0; k < out_batch_dims.size(); ++k) dst_off += bidx[k] * out_strides[out_batch_dims[k]];
+    for (size_t k = 0; k < out_batch_dims.size(); ++k)
+      dst_off += bidx[k] * out_strides[out_batch_dims[k]];
     StridedCopy(width, copy_dims, out->bytes() + dst_off * width, dst_strides,
                 operand->bytes() + src_off * width, src_strides);
     for (int64_t k = static_cast<int64_t>(bidx.size()) - 1; k >= 0; --k) {
@@ -285,7 +288,8 @@ absl::StatusOr<ValuePtr> EvalDataMovement(const Instruction& instruction, Operan
 
   switch (op) {
     case Opcode::kReshape:
-      if (in->element_count() != shape.ElementCount()) return Invalid("reshape changes the element count");
+      if (in->element_count() != shape.ElementCount())
+        return Invalid("reshape changes the element count");
       return ValuePtr(ShareArray(in, shape));
     case Opcode::kBitcast:
       return EvalBitcast(instruction, in);
@@ -294,10 +298,12 @@ absl::StatusOr<ValuePtr> EvalDataMovement(const Instruction& instruction, Operan
       return in;
     case Opcode::kBroadcast: {
       const auto& dims = attrs.dimensions;
-      if (static_cast<int64_t>(dims.size()) != in->shape.rank()) return Invalid("broadcast dimensions");
+      if (static_cast<int64_t>(dims.size()) != in->shape.rank())
+        return Invalid("broadcast dimensions");
       std::vector<int64_t> src_strides(rank, 0);
       for (size_t k = 0; k < dims.size(); ++k) {
-        if (dims[k] < 0 || dims[k] >= rank || shape.dimensions(dims[k]) != in->shape.dimensions(k)) {
+        if (dims[k] < 0 || dims[k] >= rank ||
+            shape.dimensions(dims[k]) != in->shape.dimensions(k)) {
           return Invalid("broadcast dimension mismatch");
         }
         src_strides[dims[k]] = in_strides[k];
@@ -309,7 +315,8 @@ absl::StatusOr<ValuePtr> EvalDataMovement(const Instruction& instruction, Operan
     }
     case Opcode::kTranspose: {
       const auto& perm = attrs.dimensions;
-      if (static_cast<int64_t>(perm.size()) != rank || in->shape.rank() != rank) return Invalid("transpose rank");
+      if (static_cast<int64_t>(perm.size()) != rank || in->shape.rank() != rank)
+        return Invalid("transpose rank");
       std::vector<bool> seen(rank, false);
       for (int64_t i = 0; i < rank; ++i) {
         if (perm[i] < 0 || perm[i] >= rank || seen[perm[i]] ||
@@ -321,7 +328,8 @@ absl::StatusOr<ValuePtr> EvalDataMovement(const Instruction& instruction, Operan
       return TransposeValue(in, perm, shape);
     }
     case Opcode::kSlice: {
-      if (static_cast<int64_t>(attrs.slice.size()) != rank || in->shape.rank() != rank) return Invalid("slice rank");
+      if (static_cast<int64_t>(attrs.slice.size()) != rank || in->shape.rank() != rank)
+        return Invalid("slice rank");
       int64_t offset = 0;
       std::vector<int64_t> src_strides(rank);
       for (int64_t d = 0; d < rank; ++d) {
@@ -367,9 +375,11 @@ absl::StatusOr<ValuePtr> EvalDataMovement(const Instruction& instruction, Operan
           return Invalid("concatenate operand shape");
         }
         for (int64_t d = 0; d < rank; ++d) {
-          if (d != dim && v->shape.dimensions(d) != shape.dimensions(d)) return Invalid("concatenate operand shape");
+          if (d != dim && v->shape.dimensions(d) != shape.dimensions(d))
+            return Invalid("concatenate operand shape");
         }
-        if (at + v->shape.dimensions(dim) > shape.dimensions(dim)) return Invalid("concatenate size");
+        if (at + v->shape.dimensions(dim) > shape.dimensions(dim))
+          return Invalid("concatenate size");
         StridedCopy(width, v->shape.dimensions(), out->bytes() + at * out_strides[dim] * width,
                     out_strides, v->bytes(), RowMajorStrides(v->shape.dimensions()));
         at += v->shape.dimensions(dim);
@@ -379,7 +389,8 @@ absl::StatusOr<ValuePtr> EvalDataMovement(const Instruction& instruction, Operan
     }
     case Opcode::kPad: {
       if (operands.size() != 2 || operands[1]->element_count() != 1) return Invalid("pad operands");
-      if (static_cast<int64_t>(attrs.padding.size()) != rank || in->shape.rank() != rank) return Invalid("pad rank");
+      if (static_cast<int64_t>(attrs.padding.size()) != rank || in->shape.rank() != rank)
+        return Invalid("pad rank");
       auto out = NewArray(shape);
       FillWith(out->bytes(), operands[1]->bytes(), width, shape.ElementCount());
       const auto out_strides = RowMajorStrides(shape.dimensions());
@@ -411,7 +422,8 @@ absl::StatusOr<ValuePtr> EvalDataMovement(const Instruction& instruction, Operan
     }
     case Opcode::kDynamicSlice: {
       const auto& sizes = attrs.dynamic_slice_sizes;
-      if (static_cast<int64_t>(sizes.size()) != rank || in->shape.rank() != rank) return Invalid("dynamic-slice rank");
+      if (static_cast<int64_t>(sizes.size()) != rank || in->shape.rank() != rank)
+        return Invalid("dynamic-slice rank");
       for (int64_t d = 0; d < rank; ++d) {
         if (sizes[d] != shape.dimensions(d)) return Invalid("dynamic-slice sizes");
       }

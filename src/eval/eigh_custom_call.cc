@@ -103,8 +103,8 @@ std::optional<absl::StatusOr<ValuePtr>> EvalEighCustomCall(const Instruction& in
       std::vector<int64_t>(shape.tuple_shapes(1).dimensions().begin(),
                            shape.tuple_shapes(1).dimensions().end()) != w_dims) {
     return absl::StatusOr<ValuePtr>(absl::InvalidArgumentError(
-        absl::StrCat(instruction.name(), ": Eigh result must be (", a.shape.ToString(false),
-                     ", ", Shape(type, w_dims).ToString(false), "), got ", shape.ToString())));
+        absl::StrCat(instruction.name(), ": Eigh result must be (", a.shape.ToString(false), ", ",
+                     Shape(type, w_dims).ToString(false), "), got ", shape.ToString())));
   }
   if (type == PrimitiveType::kF32) {
     return absl::StatusOr<ValuePtr>(Decompose<float>(shape, a, n, lower));

@@ -13,11 +13,12 @@ namespace hlogym::eval {
 namespace {
 
 absl::Status TypeError(const Instruction& instruction, PrimitiveType type) {
-  return absl::UnimplementedError(absl::StrCat(OpName(instruction.opcode()),
-                                               " is not supported for element type ",
-                                               TypeName(type)));
+  return absl::UnimplementedError(absl::StrCat(
+      OpName(instruction.opcode()), " is not supported for element type ", TypeName(type)));
 }
 
+// Kept as written: clang-format 14 reflows X-macro lists differently on every run.
+// clang-format off
 #define HLOGYM_BINARY_CASES(X) \
   X(kAdd) X(kSubtract) X(kMultiply) X(kDivide) X(kRemainder) X(kPower) X(kMaximum) \
   X(kMinimum) X(kAtan2) X(kAnd) X(kOr) X(kXor) X(kShiftLeft) X(kShiftRightArithmetic) \
@@ -28,16 +29,17 @@ absl::Status TypeError(const Instruction& instruction, PrimitiveType type) {
   X(kRoundNearestAfz) X(kRoundNearestEven) X(kErf) X(kCbrt) X(kExp) X(kExpm1) X(kLog) \
   X(kLog1p) X(kLogistic) X(kSqrt) X(kRsqrt) X(kTanh) X(kSin) X(kCos) X(kTan) X(kAtan) \
   X(kAcos) X(kAcosh) X(kAsin) X(kAsinh) X(kAtanh) X(kCosh) X(kSinh)
+// clang-format on
 
 template <typename T>
 bool BinaryLoop(Opcode op, const T* a, const T* b, T* out, int64_t n) {
   switch (op) {
-#define HLOGYM_CASE(name)                                                      \
-  case Opcode::name:                                                           \
-    if constexpr (BinaryApplies<T>(Opcode::name)) {                            \
+#define HLOGYM_CASE(name)                                                             \
+  case Opcode::name:                                                                  \
+    if constexpr (BinaryApplies<T>(Opcode::name)) {                                   \
       for (int64_t i = 0; i < n; ++i) out[i] = BinaryOp<T>(Opcode::name, a[i], b[i]); \
-      return true;                                                             \
-    }                                                                          \
+      return true;                                                                    \
+    }                                                                                 \
     return false;
     HLOGYM_BINARY_CASES(HLOGYM_CASE)
 #undef HLOGYM_CASE
@@ -49,12 +51,12 @@ bool BinaryLoop(Opcode op, const T* a, const T* b, T* out, int64_t n) {
 template <typename T>
 bool UnaryLoop(Opcode op, const T* a, T* out, int64_t n) {
   switch (op) {
-#define HLOGYM_CASE(name)                                                        \
-  case Opcode::name:                                                             \
-    if constexpr (UnaryApplies<T>(Opcode::name)) {                               \
-      for (int64_t i = 0; i < n; ++i) out[i] = UnaryOp<T>(Opcode::name, a[i]);   \
-      return true;                                                               \
-    }                                                                            \
+#define HLOGYM_CASE(name)                                                      \
+  case Opcode::name:                                                           \
+    if constexpr (UnaryApplies<T>(Opcode::name)) {                             \
+      for (int64_t i = 0; i < n; ++i) out[i] = UnaryOp<T>(Opcode::name, a[i]); \
+      return true;                                                             \
+    }                                                                          \
     return false;
     HLOGYM_UNARY_CASES(HLOGYM_CASE)
 #undef HLOGYM_CASE
@@ -65,8 +67,8 @@ bool UnaryLoop(Opcode op, const T* a, T* out, int64_t n) {
 
 // XLA's reduce-precision on the bits of a float of `nbits` bits with
 // `src_exp` exponent and `src_mant` mantissa bits.
-uint64_t ReducePrecisionBits(uint64_t bits, int nbits, int src_exp, int src_mant,
-                             int exponent_bits, int mantissa_bits) {
+uint64_t ReducePrecisionBits(uint64_t bits, int nbits, int src_exp, int src_mant, int exponent_bits,
+                             int mantissa_bits) {
   const uint64_t all = nbits == 64 ? ~0ULL : ((1ULL << nbits) - 1);
   if (mantissa_bits < src_mant) {
     const int shift = src_mant - mantissa_bits;
@@ -99,9 +101,10 @@ void ReducePrecisionLoop(const T* in, T* out, int64_t n, int exponent_bits, int 
   using U = std::conditional_t<sizeof(T) == 8, uint64_t,
                                std::conditional_t<sizeof(T) == 4, uint32_t, uint16_t>>;
   constexpr int kBits = 8 * sizeof(T);
-  constexpr int kMant = std::is_same_v<T, double> ? 52
-                        : std::is_same_v<T, float> ? 23
-                        : std::is_same_v<T, Eigen::half> ? 10 : 7;
+  constexpr int kMant = std::is_same_v<T, double>        ? 52
+                        : std::is_same_v<T, float>       ? 23
+                        : std::is_same_v<T, Eigen::half> ? 10
+                                                         : 7;
   constexpr int kExp = kBits - 1 - kMant;
   for (int64_t i = 0; i < n; ++i) {
     const U bits = std::bit_cast<U>(in[i]);
@@ -153,11 +156,14 @@ absl::StatusOr<ValuePtr> EvalConvert(const Instruction& instruction, const Value
       double v = src_lit.GetAsDouble(i);
       int64_t bits = BitWidth(to);
       double lo = IsSignedIntegralType(to) ? -std::ldexp(1.0, bits - 1) : 0;
-      double hi = IsSignedIntegralType(to) ? std::ldexp(1.0, bits - 1) - 1 : std::ldexp(1.0, bits) - 1;
+      double hi =
+          IsSignedIntegralType(to) ? std::ldexp(1.0, bits - 1) - 1 : std::ldexp(1.0, bits) - 1;
       if (std::isnan(v)) v = 0;
       v = std::min(std::max(v, lo), hi);
-      if (IsSignedIntegralType(to)) dst_lit.SetFromInt64(i, static_cast<int64_t>(v));
-      else dst_lit.SetFromUint64(i, static_cast<uint64_t>(v));
+      if (IsSignedIntegralType(to))
+        dst_lit.SetFromInt64(i, static_cast<int64_t>(v));
+      else
+        dst_lit.SetFromUint64(i, static_cast<uint64_t>(v));
     } else if (IsUnsignedIntegralType(from)) {
       dst_lit.SetFromUint64(i, src_lit.GetAsUint64(i));
     } else {
@@ -187,8 +193,8 @@ absl::StatusOr<ValuePtr> EvalBitcastConvert(const Instruction& instruction, cons
 
 }  // namespace
 
-bool ApplyBinary(Opcode op, PrimitiveType type, const uint8_t* a, const uint8_t* b,
-                 uint8_t* out, int64_t n) {
+bool ApplyBinary(Opcode op, PrimitiveType type, const uint8_t* a, const uint8_t* b, uint8_t* out,
+                 int64_t n) {
   bool ok = false;
   DispatchType(type, [&](auto tag) {
     using T = typename decltype(tag)::type;

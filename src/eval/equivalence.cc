@@ -49,8 +49,8 @@ void CompareInto(const Literal& a, const Literal& b, const EquivalenceOptions& o
     if (!sa.IsTuple() || !sb.IsTuple() || a.tuple_elements().size() != b.tuple_elements().size()) {
       result.equivalent = false;
       result.output_index = path;
-      result.message = absl::StrCat("output shapes differ: ", sa.ToString(false), " vs ",
-                                    sb.ToString(false));
+      result.message =
+          absl::StrCat("output shapes differ: ", sa.ToString(false), " vs ", sb.ToString(false));
       return;
     }
     for (size_t i = 0; i < a.tuple_elements().size() && result.equivalent; ++i) {
@@ -64,16 +64,15 @@ void CompareInto(const Literal& a, const Literal& b, const EquivalenceOptions& o
   if (sa.element_type() != sb.element_type() || sa.dimensions() != sb.dimensions()) {
     result.equivalent = false;
     result.output_index = path;
-    result.message = absl::StrCat("output shapes differ: ", sa.ToString(false), " vs ",
-                                  sb.ToString(false));
+    result.message =
+        absl::StrCat("output shapes differ: ", sa.ToString(false), " vs ", sb.ToString(false));
     return;
   }
   const PrimitiveType type = sa.element_type();
   const int64_t n = a.element_count();
-  const bool low = type == PrimitiveType::kF16 || type == PrimitiveType::kBF16 ||
-                   IsNarrowFloatType(type) ||
-                   (options.computes_in_low_precision &&
-                    (IsFloatingPointType(type) || IsComplexType(type)));
+  const bool low =
+      type == PrimitiveType::kF16 || type == PrimitiveType::kBF16 || IsNarrowFloatType(type) ||
+      (options.computes_in_low_precision && (IsFloatingPointType(type) || IsComplexType(type)));
   const double rtol = low ? std::max(options.rtol, options.low_precision_rtol) : options.rtol;
   double atol = low ? std::max(options.atol, options.low_precision_atol) : options.atol;
   if (IsFloatingPointType(type)) {
@@ -96,7 +95,8 @@ void CompareInto(const Literal& a, const Literal& b, const EquivalenceOptions& o
       match = FloatsMatch(x.real(), y.real(), rtol, atol, &result.max_relative_error) &&
               FloatsMatch(x.imag(), y.imag(), rtol, atol, &result.max_relative_error);
     } else if (IsFloatingPointType(type)) {
-      match = FloatsMatch(a.GetAsDouble(i), b.GetAsDouble(i), rtol, atol, &result.max_relative_error);
+      match =
+          FloatsMatch(a.GetAsDouble(i), b.GetAsDouble(i), rtol, atol, &result.max_relative_error);
     } else {
       match = a.GetBits(i) == b.GetBits(i);
     }
@@ -210,9 +210,9 @@ void DigestInto(const Literal& literal, std::vector<int64_t>& path, std::string&
     }
   }
   const bool any = n > stats.nans;
-  absl::StrAppend(&out, absl::StrFormat(" hash=%016x sum=%.9g min=%.9g max=%.9g nan=%d\n", hash,
-                                        stats.sum, any ? stats.min : 0.0, any ? stats.max : 0.0,
-                                        stats.nans));
+  absl::StrAppend(
+      &out, absl::StrFormat(" hash=%016x sum=%.9g min=%.9g max=%.9g nan=%d\n", hash, stats.sum,
+                            any ? stats.min : 0.0, any ? stats.max : 0.0, stats.nans));
 }
 
 }  // namespace
@@ -310,8 +310,7 @@ std::string VacuousOutputReason(const Module& original, const Literal& output,
 namespace {
 
 bool IsWidenedType(PrimitiveType type) {
-  return type == PrimitiveType::kBF16 || type == PrimitiveType::kF16 ||
-         type == PrimitiveType::kF32;
+  return type == PrimitiveType::kBF16 || type == PrimitiveType::kF16 || type == PrimitiveType::kF32;
 }
 
 void WidenShape(Shape& shape) {
@@ -381,18 +380,20 @@ struct IndexSelection {
 const Instruction* OutputProducer(const Module& module, const std::vector<int64_t>& path) {
   const Instruction* instruction = module.entry_computation()->root_instruction();
   for (int64_t i : path) {
-    if (instruction->opcode() != Opcode::kTuple || i >= instruction->operand_count()) return nullptr;
+    if (instruction->opcode() != Opcode::kTuple || i >= instruction->operand_count())
+      return nullptr;
     instruction = instruction->operand(i);
   }
   return instruction;
 }
 
 std::optional<IndexSelection> FindIndexSelection(const Instruction* instruction) {
-  while (instruction != nullptr && (instruction->opcode() == Opcode::kConvert ||
-                                    instruction->opcode() == Opcode::kCopy)) {
+  while (instruction != nullptr &&
+         (instruction->opcode() == Opcode::kConvert || instruction->opcode() == Opcode::kCopy)) {
     instruction = instruction->operand(0);
   }
-  if (instruction == nullptr || instruction->opcode() != Opcode::kGetTupleElement) return std::nullopt;
+  if (instruction == nullptr || instruction->opcode() != Opcode::kGetTupleElement)
+    return std::nullopt;
   const Instruction* producer = instruction->operand(0);
   const int64_t index = instruction->attrs().tuple_index;
   if (index < 1 || producer->operand_count() < 1) return std::nullopt;
@@ -429,7 +430,8 @@ std::optional<IndexSelection> FindIndexSelection(const Instruction* instruction)
 // The value of the entry instruction `key` of `module` on `args`: the module
 // evaluated with `key` added to its outputs.
 absl::StatusOr<Literal> EvaluateKey(const Module& module, const Instruction* key,
-                                    const std::vector<Literal>& args, const EvaluatorOptions& options) {
+                                    const std::vector<Literal>& args,
+                                    const EvaluatorOptions& options) {
   if (key->parent() != module.entry_computation()) {
     return absl::FailedPreconditionError("the key is not in the entry computation");
   }
@@ -531,8 +533,8 @@ std::unique_ptr<Module> WidenedToF64(const Module& module) {
       if (instruction->opcode() == Opcode::kConstant && instruction->attrs().literal != nullptr) {
         const Literal& literal = *instruction->attrs().literal;
         if (!literal.elided()) {
-          instruction->mutable_attrs().literal = std::make_shared<const Literal>(
-              ConvertLeaves(literal, Widened(literal.shape())));
+          instruction->mutable_attrs().literal =
+              std::make_shared<const Literal>(ConvertLeaves(literal, Widened(literal.shape())));
         }
       }
     }
@@ -549,14 +551,15 @@ std::unique_ptr<Module> WidenedToF64(const Module& module) {
       wide->AppendOperand(bitcast);
       Instruction* widened_result = computation->AddInstruction(std::move(wide));
       for (Instruction* user : users) user->ReplaceUsesOfOperand(bitcast, widened_result);
-      if (computation->root_instruction() == bitcast) computation->set_root_instruction(widened_result);
+      if (computation->root_instruction() == bitcast)
+        computation->set_root_instruction(widened_result);
     }
   }
   return widened;
 }
 
 absl::StatusOr<EquivalenceReference> EquivalenceReference::Make(const Module& original,
-                                                                 const EquivalenceOptions& options) {
+                                                                const EquivalenceOptions& options) {
   if (original.entry_computation() == nullptr) {
     return absl::InvalidArgumentError("module has no entry computation");
   }
@@ -570,8 +573,8 @@ absl::StatusOr<EquivalenceReference> EquivalenceReference::Make(const Module& or
     if (!args.ok()) return args.status();
     absl::StatusOr<Literal> outputs = Evaluate(original, *args, options.evaluator);
     if (!outputs.ok()) {
-      return absl::Status(outputs.status().code(), absl::StrCat("evaluating ", original.name(), ": ",
-                                                                outputs.status().message()));
+      return absl::Status(outputs.status().code(), absl::StrCat("evaluating ", original.name(),
+                                                                ": ", outputs.status().message()));
     }
     std::string vacuous = VacuousOutputReason(original, *outputs, *args);
     reference.trials_.push_back(Trial{*std::move(args), *std::move(outputs), std::move(vacuous)});
@@ -615,7 +618,8 @@ absl::StatusOr<EquivalenceResult> EquivalenceReference::Check(const Module& b) c
     const Literal& ra = trials_[t].outputs;
     auto rb = Evaluate(b, args, options.evaluator);
     if (!rb.ok()) {
-      return absl::Status(rb.status().code(), absl::StrCat("evaluating ", b.name(), ": ", rb.status().message()));
+      return absl::Status(rb.status().code(),
+                          absl::StrCat("evaluating ", b.name(), ": ", rb.status().message()));
     }
     EquivalenceResult trial = CompareLiterals(ra, *rb, compare_options);
     // Integer outputs that are indices picked by comparing floats (argmax,
@@ -687,8 +691,8 @@ absl::StatusOr<EquivalenceResult> EquivalenceReference::Check(const Module& b) c
   if (meaningful_trials == 0) {
     result.equivalent = false;
     result.judged = false;
-    result.message = absl::StrCat("not judged: ", vacuous_reason,
-                                  ", so equal outputs are no evidence");
+    result.message =
+        absl::StrCat("not judged: ", vacuous_reason, ", so equal outputs are no evidence");
   }
   return result;
 }

@@ -28,9 +28,9 @@
 //  - custom-call: "TopK", the public jaxlib kernels (LAPACK potrf/trsm,
 //    ThreeFry on GPU), "Qr", "ProductOfElementaryHouseholderReflectors" and
 //    "Eigh" (other_ops.cc, qr_custom_calls.cc, eigh_custom_call.cc) are
-//    computed for real; every other target is an opaque deterministic function: its outputs (of the declared shape) are
-//    filled from a hash of the target name, the backend config and the
-//    operand values (floats in [-1, 1], integers in [0, 8));
+//    computed for real; every other target is an opaque deterministic function: its outputs (of the
+//    declared shape) are filled from a hash of the target name, the backend config and the operand
+//    values (floats in [-1, 1], integers in [0, 8));
 //  - elided constants (`constant({...})`) have unknown values: they are filled
 //    from a hash of the instruction's name and shape (floats in [-1, 1],
 //    integers in [0, 8)), so two modules that keep the name see the same

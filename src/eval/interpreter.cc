@@ -35,7 +35,8 @@ absl::Status WithContext(const absl::Status& status, const Instruction& instruct
 
 bool Matches(const Value& value, const Shape& shape) {
   if (shape.IsTuple()) {
-    if (!value.shape.IsTuple() || value.elements.size() != static_cast<size_t>(shape.tuple_shapes_size())) {
+    if (!value.shape.IsTuple() ||
+        value.elements.size() != static_cast<size_t>(shape.tuple_shapes_size())) {
       return false;
     }
     for (size_t i = 0; i < value.elements.size(); ++i) {
@@ -59,7 +60,8 @@ ScalarComputation::ScalarComputation(Interpreter& interpreter, const Computation
   };
   if (computation.num_parameters() == 2 && root->operand_count() == 2 &&
       IsElementwiseBinary(root->opcode()) && root->opcode() != Opcode::kCompare &&
-      root->shape().IsScalar() && root->operand(0)->shape() .element_type() == root->shape().element_type()) {
+      root->shape().IsScalar() &&
+      root->operand(0)->shape().element_type() == root->shape().element_type()) {
     if (is_param(root->operand(0), 0) && is_param(root->operand(1), 1)) {
       binary_op_ = root->opcode();
     } else if (is_param(root->operand(0), 1) && is_param(root->operand(1), 0) &&
@@ -84,8 +86,7 @@ absl::StatusOr<std::vector<ValuePtr>> ScalarComputation::Call(std::span<const Va
   return std::vector<ValuePtr>{value};
 }
 
-Interpreter::Interpreter(const EvaluatorOptions& options)
-    : options_(options) {}
+Interpreter::Interpreter(const EvaluatorOptions& options) : options_(options) {}
 
 Interpreter::~Interpreter() = default;
 
@@ -138,8 +139,12 @@ const Interpreter::Plan& Interpreter::GetPlan(const Computation& computation) {
 // Opcodes whose result shares its operand's data (no allocation).
 bool SharesOperandData(Opcode opcode) {
   switch (opcode) {
-    case Opcode::kParameter: case Opcode::kGetTupleElement: case Opcode::kTuple:
-    case Opcode::kBitcast: case Opcode::kReshape: case Opcode::kConstant:
+    case Opcode::kParameter:
+    case Opcode::kGetTupleElement:
+    case Opcode::kTuple:
+    case Opcode::kBitcast:
+    case Opcode::kReshape:
+    case Opcode::kConstant:
       return true;
     default:
       return false;
@@ -148,7 +153,8 @@ bool SharesOperandData(Opcode opcode) {
 
 absl::StatusOr<ValuePtr> Interpreter::Run(const Computation& computation, Operands args) {
   if (computation.root_instruction() == nullptr) {
-    return absl::InvalidArgumentError(absl::StrCat("computation ", computation.name(), " has no root"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("computation ", computation.name(), " has no root"));
   }
   if (static_cast<int64_t>(args.size()) != computation.num_parameters()) {
     return absl::InvalidArgumentError(absl::StrCat("computation ", computation.name(), " takes ",
@@ -201,7 +207,8 @@ absl::StatusOr<ValuePtr> Interpreter::EvalConstant(const Instruction& instructio
     // Unknown values: deterministic from the name and shape.
     if (!instruction.shape().IsArray()) return absl::UnimplementedError("elided tuple constant");
     auto v = NewArray(instruction.shape());
-    const std::string key = absl::StrCat(instruction.name(), ":", instruction.shape().ToString(false));
+    const std::string key =
+        absl::StrCat(instruction.name(), ":", instruction.shape().ToString(false));
     FillDeterministic(*v, HashBytes(key.data(), key.size(), 0xe1ded), -1.0, 1.0, 0, 7);
     value = v;
   } else {
@@ -229,10 +236,12 @@ absl::StatusOr<ValuePtr> Interpreter::EvalInstruction(const Instruction& instruc
     case Opcode::kConstant:
       return EvalConstant(instruction);
     case Opcode::kTuple:
-      return MakeTuple(instruction.shape(), std::vector<ValuePtr>(operands.begin(), operands.end()));
+      return MakeTuple(instruction.shape(),
+                       std::vector<ValuePtr>(operands.begin(), operands.end()));
     case Opcode::kGetTupleElement: {
       const int64_t i = instruction.attrs().tuple_index;
-      if (!operands[0]->shape.IsTuple() || i < 0 || i >= static_cast<int64_t>(operands[0]->elements.size())) {
+      if (!operands[0]->shape.IsTuple() || i < 0 ||
+          i >= static_cast<int64_t>(operands[0]->elements.size())) {
         return absl::InvalidArgumentError("tuple index out of range");
       }
       return operands[0]->elements[i];
@@ -244,12 +253,13 @@ absl::StatusOr<ValuePtr> Interpreter::EvalInstruction(const Instruction& instruc
       if (instruction.opcode() == Opcode::kAsyncStart) break;
       return Run(*called[0], operands);
     case Opcode::kWhile: {
-      if (called.size() != 2 || operands.size() != 1) return absl::InvalidArgumentError("malformed while");
+      if (called.size() != 2 || operands.size() != 1)
+        return absl::InvalidArgumentError("malformed while");
       ValuePtr state = operands[0];
       for (int64_t iteration = 0;; ++iteration) {
         if (iteration >= options_.max_while_iterations) {
-          return absl::ResourceExhaustedError(absl::StrCat(
-              "while loop exceeded ", options_.max_while_iterations, " iterations"));
+          return absl::ResourceExhaustedError(
+              absl::StrCat("while loop exceeded ", options_.max_while_iterations, " iterations"));
         }
         const ValuePtr state_arg[1] = {state};
         HLOGYM_ASSIGN(cond, Run(*called[0], state_arg));
@@ -278,7 +288,8 @@ absl::StatusOr<ValuePtr> Interpreter::EvalInstruction(const Instruction& instruc
         branch = GetIndexElement(selector, 0);
         if (branch < 0 || branch >= static_cast<int64_t>(called.size())) branch = called.size() - 1;
       }
-      if (branch >= static_cast<int64_t>(called.size())) return absl::InvalidArgumentError("branch");
+      if (branch >= static_cast<int64_t>(called.size()))
+        return absl::InvalidArgumentError("branch");
       const ValuePtr branch_arg[1] = {operands[branch + 1]};
       return Run(*called[branch], branch_arg);
     }
@@ -329,8 +340,9 @@ absl::StatusOr<ValuePtr> Interpreter::EvalInstruction(const Instruction& instruc
       // tuple of its operands when tuple-shaped).
       if (operands.size() == 1 && !instruction.shape().IsTuple()) {
         if (Matches(*operands[0], instruction.shape())) return operands[0];
-        return absl::UnimplementedError("collective whose result shape differs from its operand "
-                                        "(needs more than one replica)");
+        return absl::UnimplementedError(
+            "collective whose result shape differs from its operand "
+            "(needs more than one replica)");
       }
       std::vector<ValuePtr> elements(operands.begin(), operands.end());
       return MakeTuple(instruction.shape(), std::move(elements));
@@ -415,13 +427,14 @@ absl::StatusOr<std::vector<eval::ValuePtr>> ToValues(const Computation& computat
           arguments[i].shape().element_type() == expected.element_type() &&
           arguments[i].shape().dimensions() == expected.dimensions())) {
       if (!(expected.IsTuple() && arguments[i].shape().IsTuple())) {
-        return absl::InvalidArgumentError(absl::StrCat("argument ", i, " has shape ",
-                                                       arguments[i].shape().ToString(false),
-                                                       ", parameter wants ", expected.ToString(false)));
+        return absl::InvalidArgumentError(
+            absl::StrCat("argument ", i, " has shape ", arguments[i].shape().ToString(false),
+                         ", parameter wants ", expected.ToString(false)));
       }
     }
     auto v = eval::ValueFromLiteral(arguments[i]);
-    if (!v.ok()) return absl::InvalidArgumentError(absl::StrCat("argument ", i, ": ", v.status().message()));
+    if (!v.ok())
+      return absl::InvalidArgumentError(absl::StrCat("argument ", i, ": ", v.status().message()));
     values.push_back(*std::move(v));
   }
   return values;
@@ -440,12 +453,14 @@ int64_t DefaultEvaluatorMaxBytes() {
 absl::Status CheckMemoryFor(int64_t bytes, int64_t max_bytes, std::string_view what) {
   const int64_t live = eval::LiveArrayBytes();
   if (bytes <= max_bytes && live <= max_bytes - bytes) return absl::OkStatus();
-  auto gib = [](int64_t b) { return absl::StrFormat("%.3g GiB", static_cast<double>(b) / (1 << 30)); };
+  auto gib = [](int64_t b) {
+    return absl::StrFormat("%.3g GiB", static_cast<double>(b) / (1 << 30));
+  };
   return absl::ResourceExhaustedError(absl::StrCat(
-      std::string(what), " needs ", bytes == std::numeric_limits<int64_t>::max() ? "more than 2^63 bytes"
-                                                                    : gib(bytes),
-      ", more than the evaluator's memory limit of ", gib(max_bytes), " allows (",
-      gib(live), " in use; --max-memory raises the limit)"));
+      std::string(what), " needs ",
+      bytes == std::numeric_limits<int64_t>::max() ? "more than 2^63 bytes" : gib(bytes),
+      ", more than the evaluator's memory limit of ", gib(max_bytes), " allows (", gib(live),
+      " in use; --max-memory raises the limit)"));
 }
 
 absl::StatusOr<Literal> EvaluateComputation(const Computation& computation,
@@ -467,13 +482,26 @@ absl::StatusOr<Literal> Evaluate(const Module& module, const std::vector<Literal
 
 bool EvaluatorSupportsOpcode(Opcode opcode) {
   switch (opcode) {
-    case Opcode::kInfeed: case Opcode::kOutfeed: case Opcode::kSend: case Opcode::kSendDone:
-    case Opcode::kRecv: case Opcode::kRecvDone: case Opcode::kAsyncStart: case Opcode::kAsyncUpdate:
-    case Opcode::kAsyncDone: case Opcode::kCopyStart: case Opcode::kCopyDone:
-    case Opcode::kDynamicReshape: case Opcode::kRaggedAllToAll: case Opcode::kRaggedDot:
-    case Opcode::kScaledDot: case Opcode::kShuffle:
-    case Opcode::kStochasticConvert: case Opcode::kAllGatherStart:
-    case Opcode::kCollectivePermuteStart: case Opcode::kCollectiveReduce:
+    case Opcode::kInfeed:
+    case Opcode::kOutfeed:
+    case Opcode::kSend:
+    case Opcode::kSendDone:
+    case Opcode::kRecv:
+    case Opcode::kRecvDone:
+    case Opcode::kAsyncStart:
+    case Opcode::kAsyncUpdate:
+    case Opcode::kAsyncDone:
+    case Opcode::kCopyStart:
+    case Opcode::kCopyDone:
+    case Opcode::kDynamicReshape:
+    case Opcode::kRaggedAllToAll:
+    case Opcode::kRaggedDot:
+    case Opcode::kScaledDot:
+    case Opcode::kShuffle:
+    case Opcode::kStochasticConvert:
+    case Opcode::kAllGatherStart:
+    case Opcode::kCollectivePermuteStart:
+    case Opcode::kCollectiveReduce:
       return false;
     default:
       return true;

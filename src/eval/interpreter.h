@@ -97,8 +97,7 @@ absl::StatusOr<ValuePtr> EvalConvolution(const Instruction& instruction, Operand
                                          int num_threads);
 // reduce, reduce-window, select-and-scatter, scatter, sort, map.
 absl::StatusOr<ValuePtr> EvalWithComputation(Interpreter& interpreter,
-                                             const Instruction& instruction,
-                                             Operands operands);
+                                             const Instruction& instruction, Operands operands);
 // rng-bit-generator, rng, rng-get-and-update-state (rng.cc).
 absl::StatusOr<ValuePtr> EvalRandom(Interpreter& interpreter, const Instruction& instruction,
                                     Operands operands);
@@ -110,8 +109,8 @@ absl::StatusOr<ValuePtr> EvalOther(Interpreter& interpreter, const Instruction& 
 
 // Applies the scalar binary `op` elementwise: out[i] = op(a[i], b[i]) over n
 // elements of `type` (out may alias a). False if op/type is not supported.
-bool ApplyBinary(Opcode op, PrimitiveType type, const uint8_t* a, const uint8_t* b,
-                 uint8_t* out, int64_t n);
+bool ApplyBinary(Opcode op, PrimitiveType type, const uint8_t* a, const uint8_t* b, uint8_t* out,
+                 int64_t n);
 
 // Structural check: same tuple structure, element types and dimensions.
 bool Matches(const Value& value, const Shape& shape);

@@ -114,14 +114,17 @@ absl::StatusOr<ValuePtr> DotTyped(const Instruction& instruction, const Value& l
   auto free_dims = [](int64_t rank, const std::vector<int64_t>& a, const std::vector<int64_t>& b) {
     std::vector<int64_t> out;
     for (int64_t d = 0; d < rank; ++d) {
-      if (std::find(a.begin(), a.end(), d) == a.end() && std::find(b.begin(), b.end(), d) == b.end()) {
+      if (std::find(a.begin(), a.end(), d) == a.end() &&
+          std::find(b.begin(), b.end(), d) == b.end()) {
         out.push_back(d);
       }
     }
     return out;
   };
-  const auto lfree = free_dims(lhs.shape.rank(), dn.lhs_batch_dimensions, dn.lhs_contracting_dimensions);
-  const auto rfree = free_dims(rhs.shape.rank(), dn.rhs_batch_dimensions, dn.rhs_contracting_dimensions);
+  const auto lfree =
+      free_dims(lhs.shape.rank(), dn.lhs_batch_dimensions, dn.lhs_contracting_dimensions);
+  const auto rfree =
+      free_dims(rhs.shape.rank(), dn.rhs_batch_dimensions, dn.rhs_contracting_dimensions);
   if (dn.lhs_batch_dimensions.size() != dn.rhs_batch_dimensions.size() ||
       dn.lhs_contracting_dimensions.size() != dn.rhs_contracting_dimensions.size()) {
     return Invalid("dot dimension numbers");
@@ -157,9 +160,11 @@ absl::StatusOr<ValuePtr> DotTyped(const Instruction& instruction, const Value& l
   if (out_dims != shape.dimensions()) return Invalid("dot result shape");
   std::vector<int64_t> lperm = dn.lhs_batch_dimensions;
   lperm.insert(lperm.end(), lfree.begin(), lfree.end());
-  lperm.insert(lperm.end(), dn.lhs_contracting_dimensions.begin(), dn.lhs_contracting_dimensions.end());
+  lperm.insert(lperm.end(), dn.lhs_contracting_dimensions.begin(),
+               dn.lhs_contracting_dimensions.end());
   std::vector<int64_t> rperm = dn.rhs_batch_dimensions;
-  rperm.insert(rperm.end(), dn.rhs_contracting_dimensions.begin(), dn.rhs_contracting_dimensions.end());
+  rperm.insert(rperm.end(), dn.rhs_contracting_dimensions.begin(),
+               dn.rhs_contracting_dimensions.end());
   rperm.insert(rperm.end(), rfree.begin(), rfree.end());
   const std::vector<C> a = Canonicalize<C>(lhs, lperm);
   const std::vector<C> b = Canonicalize<C>(rhs, rperm);
@@ -205,20 +210,28 @@ absl::StatusOr<ValuePtr> ConvTyped(const Instruction& instruction, const Value& 
   }
   std::vector<WindowDimension> window(nsp);
   if (attrs.window) {
-    if (static_cast<int64_t>(attrs.window->dimensions.size()) != nsp) return Invalid("convolution window rank");
+    if (static_cast<int64_t>(attrs.window->dimensions.size()) != nsp)
+      return Invalid("convolution window rank");
     window = attrs.window->dimensions;
   } else {
-    for (int64_t i = 0; i < nsp; ++i) window[i].size = rhs.shape.dimensions(dn.kernel_spatial_dimensions[i]);
+    for (int64_t i = 0; i < nsp; ++i)
+      window[i].size = rhs.shape.dimensions(dn.kernel_spatial_dimensions[i]);
   }
   std::vector<int64_t> lperm = {dn.input_batch_dimension, dn.input_feature_dimension};
   lperm.insert(lperm.end(), dn.input_spatial_dimensions.begin(), dn.input_spatial_dimensions.end());
-  std::vector<int64_t> kperm = {dn.kernel_output_feature_dimension, dn.kernel_input_feature_dimension};
-  kperm.insert(kperm.end(), dn.kernel_spatial_dimensions.begin(), dn.kernel_spatial_dimensions.end());
+  std::vector<int64_t> kperm = {dn.kernel_output_feature_dimension,
+                                dn.kernel_input_feature_dimension};
+  kperm.insert(kperm.end(), dn.kernel_spatial_dimensions.begin(),
+               dn.kernel_spatial_dimensions.end());
   std::vector<int64_t> operm = {dn.output_batch_dimension, dn.output_feature_dimension};
-  operm.insert(operm.end(), dn.output_spatial_dimensions.begin(), dn.output_spatial_dimensions.end());
-  for (int64_t d : lperm) if (d < 0 || d >= nsp + 2) return Invalid("convolution dimension numbers");
-  for (int64_t d : kperm) if (d < 0 || d >= nsp + 2) return Invalid("convolution dimension numbers");
-  for (int64_t d : operm) if (d < 0 || d >= nsp + 2) return Invalid("convolution dimension numbers");
+  operm.insert(operm.end(), dn.output_spatial_dimensions.begin(),
+               dn.output_spatial_dimensions.end());
+  for (int64_t d : lperm)
+    if (d < 0 || d >= nsp + 2) return Invalid("convolution dimension numbers");
+  for (int64_t d : kperm)
+    if (d < 0 || d >= nsp + 2) return Invalid("convolution dimension numbers");
+  for (int64_t d : operm)
+    if (d < 0 || d >= nsp + 2) return Invalid("convolution dimension numbers");
 
   const int64_t B = lhs.shape.dimensions(lperm[0]);
   const int64_t Cin = lhs.shape.dimensions(lperm[1]);
@@ -241,7 +254,8 @@ absl::StatusOr<ValuePtr> ConvTyped(const Instruction& instruction, const Value& 
     const int64_t padded = (in_sp[i] - 1) * window[i].base_dilation + 1 + window[i].padding_low +
                            window[i].padding_high;
     const int64_t dilated_k = (k_sp[i] - 1) * window[i].window_dilation + 1;
-    const int64_t expected = in_sp[i] == 0 || padded < dilated_k ? 0 : (padded - dilated_k) / window[i].stride + 1;
+    const int64_t expected =
+        in_sp[i] == 0 || padded < dilated_k ? 0 : (padded - dilated_k) / window[i].stride + 1;
     if (expected != out_sp[i]) return Invalid("convolution output spatial size");
   }
   if (shape.dimensions(operm[0]) != Bo || shape.dimensions(operm[1]) != O) {
@@ -347,7 +361,8 @@ absl::StatusOr<ValuePtr> ConvTyped(const Instruction& instruction, const Value& 
       for (int64_t oo = 0; oo < og; ++oo) {
         for (int64_t i = 0; i < I; ++i) {
           const C* k_base = ker.data() + ((fg * og + oo) * I + i) * k_spatial;
-          for (int64_t t = 0; t < k_spatial; ++t) kernel(i * k_spatial + t, oo) = k_base[tap_offset[t]];
+          for (int64_t t = 0; t < k_spatial; ++t)
+            kernel(i * k_spatial + t, oo) = k_base[tap_offset[t]];
         }
       }
       ParallelFor(num_blocks, threads, work / G, [&](int64_t begin, int64_t end) {
@@ -368,7 +383,7 @@ absl::StatusOr<ValuePtr> ConvTyped(const Instruction& instruction, const Value& 
           }
           // Rows r0.. of the result, this group's features.
           Eigen::Map<Mat, 0, Eigen::OuterStride<>> rows_out(result + r0 * O + fg * og, n, og,
-                                                             Eigen::OuterStride<>(O));
+                                                            Eigen::OuterStride<>(O));
           rows_out.noalias() = patches.topRows(n) * kernel;
         }
       });
@@ -415,13 +430,19 @@ absl::StatusOr<ValuePtr> ByAccumulationType(const Instruction& instruction, cons
     case PrimitiveType::kC128:
       return Fn<std::complex<double>>::Run(instruction, lhs, rhs, threads);
     case PrimitiveType::kPred:
-    case PrimitiveType::kS8: case PrimitiveType::kS16: case PrimitiveType::kS32: case PrimitiveType::kS64:
-    case PrimitiveType::kU8: case PrimitiveType::kU16: case PrimitiveType::kU32: case PrimitiveType::kU64:
+    case PrimitiveType::kS8:
+    case PrimitiveType::kS16:
+    case PrimitiveType::kS32:
+    case PrimitiveType::kS64:
+    case PrimitiveType::kU8:
+    case PrimitiveType::kU16:
+    case PrimitiveType::kU32:
+    case PrimitiveType::kU64:
       return Fn<int64_t>::Run(instruction, lhs, rhs, threads);
     default:
-      return absl::UnimplementedError(absl::StrCat(
-          OpName(instruction.opcode()), " with result type ",
-          TypeName(instruction.shape().element_type())));
+      return absl::UnimplementedError(absl::StrCat(OpName(instruction.opcode()),
+                                                   " with result type ",
+                                                   TypeName(instruction.shape().element_type())));
   }
 }
 
@@ -444,7 +465,8 @@ bool Supported(const Value& v) {
 
 }  // namespace
 
-absl::StatusOr<ValuePtr> EvalDot(const Instruction& instruction, Operands operands, int num_threads) {
+absl::StatusOr<ValuePtr> EvalDot(const Instruction& instruction, Operands operands,
+                                 int num_threads) {
   if (operands.size() != 2) return absl::UnimplementedError("dot with sparsity operands");
   if (!instruction.attrs().dot_dimension_numbers) return Invalid("dot without dimension numbers");
   if (!Supported(*operands[0]) || !Supported(*operands[1])) {

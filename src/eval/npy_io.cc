@@ -19,8 +19,12 @@ constexpr size_t kMagicSize = 6;
 // Sub-byte integers live one per byte in a Literal; only their low bits count.
 bool IsSubByteInt(PrimitiveType type) {
   switch (type) {
-    case PrimitiveType::kS1: case PrimitiveType::kS2: case PrimitiveType::kS4:
-    case PrimitiveType::kU1: case PrimitiveType::kU2: case PrimitiveType::kU4:
+    case PrimitiveType::kS1:
+    case PrimitiveType::kS2:
+    case PrimitiveType::kS4:
+    case PrimitiveType::kU1:
+    case PrimitiveType::kU2:
+    case PrimitiveType::kU4:
       return true;
     default:
       return false;
@@ -30,7 +34,9 @@ bool IsSubByteInt(PrimitiveType type) {
 // The element type a descr names on its own (nullopt for raw "V" records).
 std::optional<PrimitiveType> TypeOfDescr(char kind, int size) {
   switch (kind) {
-    case 'b': if (size == 1) return PrimitiveType::kPred; break;
+    case 'b':
+      if (size == 1) return PrimitiveType::kPred;
+      break;
     case 'i':
       if (size == 1) return PrimitiveType::kS8;
       if (size == 2) return PrimitiveType::kS16;
@@ -52,7 +58,8 @@ std::optional<PrimitiveType> TypeOfDescr(char kind, int size) {
       if (size == 8) return PrimitiveType::kC64;
       if (size == 16) return PrimitiveType::kC128;
       break;
-    default: break;
+    default:
+      break;
   }
   return std::nullopt;
 }
@@ -64,7 +71,8 @@ absl::Status Malformed(std::string_view why) {
 // Finds `'key':` in the header dict and returns the text after the colon.
 std::optional<std::string_view> ValueOf(std::string_view header, std::string_view key) {
   for (const char quote : {'\'', '"'}) {
-    const std::string needle = absl::StrCat(std::string(1, quote), std::string(key), std::string(1, quote));
+    const std::string needle =
+        absl::StrCat(std::string(1, quote), std::string(key), std::string(1, quote));
     size_t pos = header.find(needle);
     if (pos == std::string_view::npos) continue;
     pos += needle.size();
@@ -142,7 +150,8 @@ absl::StatusOr<std::string> EncodeNpy(const Literal& array) {
 
 absl::StatusOr<Literal> DecodeNpy(std::string_view bytes,
                                   std::optional<PrimitiveType> expected_type) {
-  if (bytes.size() < kMagicSize + 4 || bytes.substr(0, kMagicSize) != std::string_view(kMagic, kMagicSize)) {
+  if (bytes.size() < kMagicSize + 4 ||
+      bytes.substr(0, kMagicSize) != std::string_view(kMagic, kMagicSize)) {
     return Malformed("missing \\x93NUMPY magic");
   }
   const int major = static_cast<uint8_t>(bytes[6]);
@@ -174,7 +183,8 @@ absl::StatusOr<Literal> DecodeNpy(std::string_view bytes,
   if (descr.size() < 3) return Malformed(absl::StrCat("unsupported descr '", descr, "'"));
   const char order = descr[0];
   if (order == '>') {
-    return absl::InvalidArgumentError(absl::StrCat("big-endian .npy data ('", descr, "') is not supported"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("big-endian .npy data ('", descr, "') is not supported"));
   }
   if (order != '<' && order != '|' && order != '=') {
     return Malformed(absl::StrCat("unsupported descr '", descr, "'"));
@@ -182,7 +192,8 @@ absl::StatusOr<Literal> DecodeNpy(std::string_view bytes,
   const char kind = descr[1];
   int size = 0;
   for (size_t i = 2; i < descr.size(); ++i) {
-    if (descr[i] < '0' || descr[i] > '9') return Malformed(absl::StrCat("unsupported descr '", descr, "'"));
+    if (descr[i] < '0' || descr[i] > '9')
+      return Malformed(absl::StrCat("unsupported descr '", descr, "'"));
     size = size * 10 + (descr[i] - '0');
     if (size > 64) return Malformed(absl::StrCat("unsupported descr '", descr, "'"));
   }
@@ -235,10 +246,12 @@ absl::StatusOr<Literal> DecodeNpy(std::string_view bytes,
                           size == ByteWidth(type);
     if (!same && !raw_bits) {
       return absl::InvalidArgumentError(absl::StrCat(".npy descr '", descr, "' does not hold ",
-                                                     std::string(PrimitiveTypeName(type)), " elements"));
+                                                     std::string(PrimitiveTypeName(type)),
+                                                     " elements"));
     }
   } else {
-    if (!own) return absl::InvalidArgumentError(absl::StrCat("unsupported .npy descr '", descr, "'"));
+    if (!own)
+      return absl::InvalidArgumentError(absl::StrCat("unsupported .npy descr '", descr, "'"));
     type = *own;
   }
 

@@ -58,10 +58,10 @@ absl::StatusOr<Literal> ReadNpyFile(const std::string& path,
 
 // One array leaf of a literal saved under a directory.
 struct NpyLeaf {
-  std::string file;                 // file name inside the directory
-  std::vector<int64_t> tuple_index; // index path inside the saved literal
-  Shape shape;                      // the leaf's array shape (real element type)
-  std::string descr;                // the NumPy descr written
+  std::string file;                  // file name inside the directory
+  std::vector<int64_t> tuple_index;  // index path inside the saved literal
+  Shape shape;                       // the leaf's array shape (real element type)
+  std::string descr;                 // the NumPy descr written
 };
 
 // The file name of the leaf of `stem` at `tuple_index`: "stem.npy" for the

@@ -2,12 +2,12 @@
 // triangular-solve and the batch-norm ops. These compute in double (complex
 // double for fft) and round once to the result type.
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <numbers>
 #include <numeric>
 #include <optional>
 #include <string_view>
-#include <cctype>
 
 #include "Eigen/Cholesky"
 #include "Eigen/Core"
@@ -98,14 +98,15 @@ absl::StatusOr<ValuePtr> EvalFft(const Instruction& instruction, Operands operan
   std::vector<int64_t> full_dims = in.shape.dimensions();
   for (int64_t i = 0; i < k; ++i) full_dims[rank - k + i] = attrs.fft_length[i];
   const auto full_strides = RowMajorStrides(full_dims);
-  const int64_t full_count = std::accumulate(full_dims.begin(), full_dims.end(), int64_t{1},
-                                             std::multiplies<int64_t>());
+  const int64_t full_count =
+      std::accumulate(full_dims.begin(), full_dims.end(), int64_t{1}, std::multiplies<int64_t>());
   std::vector<std::complex<double>> data(full_count);
   const auto in_data = ToComplex(in);
   const auto in_strides = RowMajorStrides(in.shape.dimensions());
   const int64_t last = rank - 1;
   auto for_each_index = [&](const std::vector<int64_t>& dims, auto&& fn) {
-    const int64_t count = std::accumulate(dims.begin(), dims.end(), int64_t{1}, std::multiplies<int64_t>());
+    const int64_t count =
+        std::accumulate(dims.begin(), dims.end(), int64_t{1}, std::multiplies<int64_t>());
     std::vector<int64_t> idx(dims.size(), 0);
     for (int64_t c = 0; c < count; ++c) {
       fn(idx);
@@ -127,7 +128,8 @@ absl::StatusOr<ValuePtr> EvalFft(const Instruction& instruction, Operands operan
       if (in.shape.dimensions() != full_dims) return Invalid("fft input dims vs fft_length");
       data = in_data;
       const bool inverse = attrs.fft_type == FftType::kIfft;
-      for (int64_t d = rank - k; d < rank; ++d) DftAlongDim(data, full_dims[d], full_strides[d], inverse);
+      for (int64_t d = rank - k; d < rank; ++d)
+        DftAlongDim(data, full_dims[d], full_strides[d], inverse);
       if (attrs.fft_type != FftType::kRfft) {
         if (shape.dimensions() != full_dims) return Invalid("fft result dims");
         return ValuePtr(FromVector(shape, data));
@@ -152,7 +154,8 @@ absl::StatusOr<ValuePtr> EvalFft(const Instruction& instruction, Operands operan
       // complex-to-real inverse along the last dim.
       std::vector<std::complex<double>> half = in_data;
       const auto half_strides = RowMajorStrides(half_dims);
-      for (int64_t d = rank - k; d < last; ++d) DftAlongDim(half, half_dims[d], half_strides[d], true);
+      for (int64_t d = rank - k; d < last; ++d)
+        DftAlongDim(half, half_dims[d], half_strides[d], true);
       const int64_t n = full_dims[last], h = half_dims[last];
       std::vector<double> out(full_count);
       std::vector<int64_t> outer = half_dims;
@@ -201,8 +204,10 @@ absl::StatusOr<ValuePtr> TopK(const Shape& shape, const Value& in, int64_t k, bo
         std::iota(perm.begin(), perm.end(), 0);
         const T* row = src + r * n;
         auto key = [&](int64_t i) {
-          if constexpr (kIsFloat<T>) return TotalOrderKey(row[i]);
-          else return row[i];
+          if constexpr (kIsFloat<T>)
+            return TotalOrderKey(row[i]);
+          else
+            return row[i];
         };
         std::stable_sort(perm.begin(), perm.end(), [&](int64_t a, int64_t b) {
           return largest ? key(a) > key(b) : key(a) < key(b);
@@ -384,14 +389,16 @@ absl::StatusOr<ValuePtr> Trsm(const Instruction& instruction, Operands operands)
       shape.element_type() != b.shape.element_type() || !side || !uplo || !trans || !diag ||
       (*side != 'L' && *side != 'R') || (*uplo != 'L' && *uplo != 'U') ||
       (*trans != 'N' && *trans != 'T' && *trans != 'C') || (*diag != 'N' && *diag != 'U')) {
-    return Invalid(absl::StrCat(target, ": expects (a[..., k, k], b[..., m, n], alpha scalar) -> "
+    return Invalid(absl::StrCat(target,
+                                ": expects (a[..., k, k], b[..., m, n], alpha scalar) -> "
                                 "b's shape and side/uplo/trans_x/diag attributes"));
   }
   const bool left = *side == 'L';
   const int64_t rows = b.shape.dimensions(rank - 2), cols = b.shape.dimensions(rank - 1);
   const int64_t n = left ? rows : cols;
   for (int64_t d = 0; d < rank - 2; ++d) {
-    if (a.shape.dimensions(d) != b.shape.dimensions(d)) return Invalid(absl::StrCat(target, ": batch dims"));
+    if (a.shape.dimensions(d) != b.shape.dimensions(d))
+      return Invalid(absl::StrCat(target, ": batch dims"));
   }
   if (a.shape.dimensions(rank - 1) != n || a.shape.dimensions(rank - 2) != n) {
     return Invalid(absl::StrCat(target, ": a must be [..., ", n, ", ", n, "]"));
@@ -418,7 +425,8 @@ absl::StatusOr<ValuePtr> ThreeFry(const Instruction& instruction, Operands opera
          shape.tuple_shapes(i).dimensions() == operands[0]->shape.dimensions();
   }
   if (!ok) {
-    return Invalid(absl::StrCat(target, ": expects four u32 operands (key0, key1, x0, x1) of one "
+    return Invalid(absl::StrCat(target,
+                                ": expects four u32 operands (key0, key1, x0, x1) of one "
                                 "shape and a result (u32[that], u32[that])"));
   }
   auto out0 = NewArray(shape.tuple_shapes(0)), out1 = NewArray(shape.tuple_shapes(1));
@@ -481,8 +489,8 @@ std::optional<absl::StatusOr<ValuePtr>> EvalKnownCustomCall(const Instruction& i
       const int64_t n = a.shape.dimensions(rank - 1);
       const int64_t batch = n == 0 ? 0 : a.element_count() / (n * n);
       if (operands[1]->as<int32_t>()[0] != batch || operands[2]->as<int32_t>()[0] != n) {
-        return absl::StatusOr<ValuePtr>(Invalid(absl::StrCat(t, ": batch/n operands disagree with ",
-                                                             a.shape.ToString())));
+        return absl::StatusOr<ValuePtr>(
+            Invalid(absl::StrCat(t, ": batch/n operands disagree with ", a.shape.ToString())));
       }
     }
     return Potrf(instruction, a, operands[0]->as<int32_t>()[0] != 0);
@@ -503,7 +511,6 @@ std::optional<absl::StatusOr<ValuePtr>> EvalKnownCustomCall(const Instruction& i
   }
   return std::nullopt;
 }
-
 
 void FillLeaves(const Shape& shape, uint64_t seed, std::vector<ValuePtr>& out_elements,
                 ValuePtr& out) {
@@ -545,7 +552,8 @@ absl::StatusOr<ValuePtr> EvalCustomCall(const Instruction& instruction, Operands
   // operand values.
   uint64_t seed = HashBytes(target.data(), target.size(), 0xc0ffee);
   for (const RawAttribute& raw : attrs.raw) {
-    if (raw.key == "metadata" || raw.key == "sharding" || raw.key == "frontend_attributes") continue;
+    if (raw.key == "metadata" || raw.key == "sharding" || raw.key == "frontend_attributes")
+      continue;
     seed = HashBytes(raw.key.data(), raw.key.size(), seed);
     seed = HashBytes(raw.value.data(), raw.value.size(), seed);
   }
@@ -608,10 +616,9 @@ absl::StatusOr<ValuePtr> EvalTriangularSolve(const Instruction& instruction, con
     return Invalid("triangular-solve dims");
   }
   const int64_t batch = n == 0 || rows * cols == 0 ? 0 : b.element_count() / (rows * cols);
-  const std::vector<double> out =
-      SolveTriangular(ToDoubles(a), ToDoubles(b), batch, n, rows, cols, attrs.left_side, attrs.lower,
-                      attrs.transpose_a != TriangularSolveTranspose::kNoTranspose,
-                      attrs.unit_diagonal);
+  const std::vector<double> out = SolveTriangular(
+      ToDoubles(a), ToDoubles(b), batch, n, rows, cols, attrs.left_side, attrs.lower,
+      attrs.transpose_a != TriangularSolveTranspose::kNoTranspose, attrs.unit_diagonal);
   return ValuePtr(FromVector(shape, out));
 }
 
@@ -666,9 +673,9 @@ absl::StatusOr<ValuePtr> EvalBatchNorm(const Instruction& instruction, Operands 
         const int64_t c = feature(i);
         y[i] = scale[c] * (xv[i] - mean[c]) / std::sqrt(var[c] + eps) + offset[c];
       }
-      return MakeTuple(shape, {FromVector(shape.tuple_shapes(0), y),
-                               FromVector(shape.tuple_shapes(1), mean),
-                               FromVector(shape.tuple_shapes(2), var)});
+      return MakeTuple(
+          shape, {FromVector(shape.tuple_shapes(0), y), FromVector(shape.tuple_shapes(1), mean),
+                  FromVector(shape.tuple_shapes(2), var)});
     }
     case Opcode::kBatchNormGrad: {
       if (operands.size() != 5 || !shape.IsTuple() || shape.tuple_shapes_size() != 3 ||
@@ -692,9 +699,9 @@ absl::StatusOr<ValuePtr> EvalBatchNorm(const Instruction& instruction, Operands 
         dx[i] = scale[c] * inv *
                 (dy[i] - sum_dy[c] / N - (xv[i] - mean[c]) * sum_dy_xc[c] / (N * (var[c] + eps)));
       }
-      return MakeTuple(shape, {FromVector(shape.tuple_shapes(0), dx),
-                               FromVector(shape.tuple_shapes(1), dscale),
-                               FromVector(shape.tuple_shapes(2), doffset)});
+      return MakeTuple(
+          shape, {FromVector(shape.tuple_shapes(0), dx), FromVector(shape.tuple_shapes(1), dscale),
+                  FromVector(shape.tuple_shapes(2), doffset)});
     }
     default:
       return Unsupported("batch-norm opcode");
@@ -719,7 +726,8 @@ absl::StatusOr<ValuePtr> EvalOther(Interpreter& interpreter, const Instruction& 
       return EvalCustomCall(instruction, operands);
     case Opcode::kTopK:
       if (operands.size() != 1) return Invalid("topk operands");
-      return TopK(instruction.shape(), *operands[0], instruction.attrs().k, instruction.attrs().largest);
+      return TopK(instruction.shape(), *operands[0], instruction.attrs().k,
+                  instruction.attrs().largest);
     case Opcode::kCholesky:
       if (operands.size() != 1) return Invalid("cholesky operands");
       return EvalCholesky(instruction, *operands[0]);

@@ -57,9 +57,9 @@ absl::StatusOr<ValuePtr> Geqrf(const Instruction& instruction, Operands operands
   const Shape& shape = instruction.shape();
   const int64_t rank = a.shape.rank();
   auto bad = [&] {
-    return absl::InvalidArgumentError(
-        absl::StrCat("custom-call Qr expects a[..., m, n] -> (a's shape, taus[..., min(m, n)]); got ",
-                     Signature(instruction, operands)));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "custom-call Qr expects a[..., m, n] -> (a's shape, taus[..., min(m, n)]); got ",
+        Signature(instruction, operands)));
   };
   if (operands.size() != 1 || rank < 2 || !shape.IsTuple() || shape.tuple_shapes_size() != 2) {
     return bad();
@@ -162,7 +162,8 @@ std::optional<absl::StatusOr<ValuePtr>> EvalQrCustomCall(const Instruction& inst
   if (operands.size() != 2 || !operands[1]->shape.IsArray()) {
     return absl::StatusOr<ValuePtr>(absl::InvalidArgumentError(absl::StrCat(
         "custom-call ProductOfElementaryHouseholderReflectors expects two operands (a, taus); "
-        "got ", Signature(instruction, operands))));
+        "got ",
+        Signature(instruction, operands))));
   }
   return Orgqr(instruction, operands);
 }

@@ -23,11 +23,16 @@ using eval::Mix64;
 
 bool IsIndexOperand(const Instruction& user, int64_t operand_index) {
   switch (user.opcode()) {
-    case Opcode::kGather: return operand_index == 1;
-    case Opcode::kDynamicSlice: return operand_index >= 1;
-    case Opcode::kDynamicUpdateSlice: return operand_index >= 2;
-    case Opcode::kScatter: return operand_index == (user.operand_count() - 1) / 2;
-    default: return false;
+    case Opcode::kGather:
+      return operand_index == 1;
+    case Opcode::kDynamicSlice:
+      return operand_index >= 1;
+    case Opcode::kDynamicUpdateSlice:
+      return operand_index >= 2;
+    case Opcode::kScatter:
+      return operand_index == (user.operand_count() - 1) / 2;
+    default:
+      return false;
   }
 }
 
@@ -124,9 +129,15 @@ void WalkUses(const Instruction* start, Follows follows, Visit visit) {
 // converts, adds), for both walks below.
 bool PassesValueThrough(Opcode opcode) {
   switch (opcode) {
-    case Opcode::kConvert: case Opcode::kReshape: case Opcode::kBroadcast:
-    case Opcode::kBitcast: case Opcode::kCopy: case Opcode::kSlice:
-    case Opcode::kConcatenate: case Opcode::kTranspose: case Opcode::kAdd:
+    case Opcode::kConvert:
+    case Opcode::kReshape:
+    case Opcode::kBroadcast:
+    case Opcode::kBitcast:
+    case Opcode::kCopy:
+    case Opcode::kSlice:
+    case Opcode::kConcatenate:
+    case Opcode::kTranspose:
+    case Opcode::kAdd:
     case Opcode::kDynamicSlice:
       return true;
     default:
@@ -172,11 +183,16 @@ int64_t FindIndexBound(const Instruction* start) {
 // operand of sqrt, rsqrt or log, a divisor, the base of a power.
 bool IsPositiveOnlyOperand(const Instruction& user, int64_t operand_index) {
   switch (user.opcode()) {
-    case Opcode::kSqrt: case Opcode::kRsqrt: case Opcode::kLog:
+    case Opcode::kSqrt:
+    case Opcode::kRsqrt:
+    case Opcode::kLog:
       return true;
-    case Opcode::kDivide: return operand_index == 1;
-    case Opcode::kPower: return operand_index == 0;
-    default: return false;
+    case Opcode::kDivide:
+      return operand_index == 1;
+    case Opcode::kPower:
+      return operand_index == 0;
+    default:
+      return false;
   }
 }
 
@@ -208,8 +224,8 @@ int64_t FanIn(const Instruction& user, int64_t operand_index) {
   if (user.opcode() == Opcode::kDot && user.attrs().dot_dimension_numbers.has_value()) {
     const DotDimensionNumbers& dims = *user.attrs().dot_dimension_numbers;
     const Shape& shape = user.operand(operand_index)->shape();
-    for (int64_t d : operand_index == 0 ? dims.lhs_contracting_dimensions
-                                        : dims.rhs_contracting_dimensions) {
+    for (int64_t d :
+         operand_index == 0 ? dims.lhs_contracting_dimensions : dims.rhs_contracting_dimensions) {
       if (d >= 0 && d < shape.rank()) fan_in *= shape.dimensions()[d];
     }
     return fan_in;
@@ -255,7 +271,8 @@ void FillLiteral(Literal& literal, uint64_t seed, double lo, double hi, int64_t 
   if (!literal.shape().IsArray()) return;
   auto value = eval::NewArray(literal.shape());
   eval::FillDeterministic(*value, seed, lo, hi, ilo, ihi);
-  if (value->size_bytes > 0 && literal.mutable_raw().size() == static_cast<size_t>(value->size_bytes)) {
+  if (value->size_bytes > 0 &&
+      literal.mutable_raw().size() == static_cast<size_t>(value->size_bytes)) {
     std::memcpy(literal.mutable_raw().data(), value->bytes(), value->size_bytes);
   }
 }
@@ -285,9 +302,8 @@ absl::StatusOr<std::vector<Literal>> MakeRandomArguments(const Module& module, u
     const Instruction* param = entry->parameter_instruction(p);
     Shape shape = param->shape();
     Literal literal(shape);
-    const uint64_t param_seed =
-        Mix64(Mix64(seed) ^ (static_cast<uint64_t>(p) * 0x100000001b3ULL) ^
-              (static_cast<uint64_t>(shape.element_type()) << 56));
+    const uint64_t param_seed = Mix64(Mix64(seed) ^ (static_cast<uint64_t>(p) * 0x100000001b3ULL) ^
+                                      (static_cast<uint64_t>(shape.element_type()) << 56));
     int64_t ilo = options.int_low, ihi = options.int_high;
     if (shape.IsArray() && (IsIntegralType(shape.element_type()))) {
       const int64_t bound = FindIndexBound(param);

@@ -65,17 +65,26 @@ absl::Status Unsupported(const std::string& what) { return absl::UnimplementedEr
 // Stores the low `width` bytes of `bits` as element `i` of `out`.
 void Store(uint8_t* out, int width, int64_t i, uint64_t bits) {
   switch (width) {
-    case 1: out[i] = static_cast<uint8_t>(bits); break;
-    case 2: reinterpret_cast<uint16_t*>(out)[i] = static_cast<uint16_t>(bits); break;
-    case 4: reinterpret_cast<uint32_t*>(out)[i] = static_cast<uint32_t>(bits); break;
-    default: reinterpret_cast<uint64_t*>(out)[i] = bits; break;
+    case 1:
+      out[i] = static_cast<uint8_t>(bits);
+      break;
+    case 2:
+      reinterpret_cast<uint16_t*>(out)[i] = static_cast<uint16_t>(bits);
+      break;
+    case 4:
+      reinterpret_cast<uint32_t*>(out)[i] = static_cast<uint32_t>(bits);
+      break;
+    default:
+      reinterpret_cast<uint64_t*>(out)[i] = bits;
+      break;
   }
 }
 
 absl::StatusOr<int> BitsWidth(const Shape& shape, std::string_view who) {
   if (!shape.IsArray() || !IsIntegralType(shape.element_type()) ||
       (BitWidth(shape.element_type()) < 8)) {
-    return Unsupported(absl::StrCat(std::string(who), ": result type must be an integer of 8, 16, 32 or 64 bits"));
+    return Unsupported(
+        absl::StrCat(std::string(who), ": result type must be an integer of 8, 16, 32 or 64 bits"));
   }
   return BitWidth(shape.element_type());
 }
@@ -203,12 +212,11 @@ absl::StatusOr<ValuePtr> EvalRngBitGenerator(const Instruction& instruction, Ope
   if (!Matches(state, shape.tuple_shapes(0))) return Invalid("rng-bit-generator: state shape");
   const RandomAlgorithm algorithm = ResolveRngAlgorithm(instruction.attrs().rng_algorithm);
   const int64_t words = state.element_count();
-  if (state.shape.element_type() != PrimitiveType::kU64 || state.shape.rank() != 1 ||
-      words < 2 || words > (algorithm == RandomAlgorithm::kPhilox ? 3 : 2)) {
-    return Unsupported(absl::StrCat("rng-bit-generator: ", std::string(RandomAlgorithmName(algorithm)),
-                                    " needs a u64[2]",
-                                    std::string(algorithm == RandomAlgorithm::kPhilox ? " or u64[3]" : ""),
-                                    " state"));
+  if (state.shape.element_type() != PrimitiveType::kU64 || state.shape.rank() != 1 || words < 2 ||
+      words > (algorithm == RandomAlgorithm::kPhilox ? 3 : 2)) {
+    return Unsupported(absl::StrCat(
+        "rng-bit-generator: ", std::string(RandomAlgorithmName(algorithm)), " needs a u64[2]",
+        std::string(algorithm == RandomAlgorithm::kPhilox ? " or u64[3]" : ""), " state"));
   }
   const uint64_t* s = state.as<uint64_t>();
   auto bits = NewArray(shape.tuple_shapes(1));
@@ -264,14 +272,13 @@ T UniformFloat(U bits, T a, T b) {
   constexpr int kMantissa = std::numeric_limits<T>::digits - 1;
   const T value = static_cast<T>(bits >> (8 * sizeof(U) - kMantissa));
   const T unit = BinaryOp<T>(Opcode::kMultiply, value, static_cast<T>(std::ldexp(1.0, -kMantissa)));
-  return BinaryOp<T>(Opcode::kAdd, BinaryOp<T>(Opcode::kMultiply, unit,
-                                               BinaryOp<T>(Opcode::kSubtract, b, a)),
-                     a);
+  return BinaryOp<T>(Opcode::kAdd,
+                     BinaryOp<T>(Opcode::kMultiply, unit, BinaryOp<T>(Opcode::kSubtract, b, a)), a);
 }
 
 template <typename T>
-absl::StatusOr<ValuePtr> RngFloat(Interpreter& interp, const Instruction& instruction,
-                                  uint64_t key, T a, T b, const Shape& shape) {
+absl::StatusOr<ValuePtr> RngFloat(Interpreter& interp, const Instruction& instruction, uint64_t key,
+                                  T a, T b, const Shape& shape) {
   using U = std::conditional_t<sizeof(T) == 8, uint64_t, uint32_t>;
   constexpr PrimitiveType kBitsType = sizeof(T) == 8 ? PrimitiveType::kU64 : PrimitiveType::kU32;
   const int64_t n = shape.ElementCount();
@@ -282,8 +289,8 @@ absl::StatusOr<ValuePtr> RngFloat(Interpreter& interp, const Instruction& instru
   T* dst = out->mutable_as<T>();
   if (instruction.attrs().rng_distribution != RandomDistribution::kNormal) {
     std::vector<U> bits(n);
-    absl::Status status = PhiloxFill(key, lo, hi, Shape(kBitsType, {n}),
-                                     reinterpret_cast<uint8_t*>(bits.data()));
+    absl::Status status =
+        PhiloxFill(key, lo, hi, Shape(kBitsType, {n}), reinterpret_cast<uint8_t*>(bits.data()));
     if (!status.ok()) return status;
     for (int64_t i = 0; i < n; ++i) dst[i] = UniformFloat<T, U>(bits[i], a, b);
     return ValuePtr(out);
@@ -301,14 +308,15 @@ absl::StatusOr<ValuePtr> RngFloat(Interpreter& interp, const Instruction& instru
     const int64_t outer = h / s.post, q = h % s.post;
     return UniformFloat<T, U>(bits[(outer * 2 + b) * s.post + q], T(0), T(1));
   };
-  const T floor = static_cast<T>(1.0e-7f), two_pi = static_cast<T>(2.0f * std::numbers::pi_v<float>);
+  const T floor = static_cast<T>(1.0e-7f),
+          two_pi = static_cast<T>(2.0f * std::numbers::pi_v<float>);
   const T minus_two = static_cast<T>(-2.0f);
   const T mean = a, sigma = b;
   ForEachHalfPair(s, scalar, [&](int64_t h, int which, int64_t pos) {
     const T u1 = BinaryOp<T>(Opcode::kMaximum, uniform(h, 0), floor);
     const T v1 = BinaryOp<T>(Opcode::kMultiply, two_pi, uniform(h, 1));
-    const T u2 = UnaryOp<T>(Opcode::kSqrt,
-                            BinaryOp<T>(Opcode::kMultiply, minus_two, UnaryOp<T>(Opcode::kLog, u1)));
+    const T u2 = UnaryOp<T>(
+        Opcode::kSqrt, BinaryOp<T>(Opcode::kMultiply, minus_two, UnaryOp<T>(Opcode::kLog, u1)));
     const T z = BinaryOp<T>(Opcode::kMultiply,
                             UnaryOp<T>(which == 0 ? Opcode::kSin : Opcode::kCos, v1), u2);
     dst[pos] = BinaryOp<T>(Opcode::kAdd, mean, BinaryOp<T>(Opcode::kMultiply, sigma, z));
@@ -324,8 +332,7 @@ absl::StatusOr<ValuePtr> RngInt(Interpreter& interp, uint64_t key, T a, T b, con
   using U = std::make_unsigned_t<T>;
   constexpr PrimitiveType kBitsType = sizeof(T) == 8 ? PrimitiveType::kU64 : PrimitiveType::kU32;
   const int64_t n = shape.ElementCount();
-  ValuePtr state =
-      GetAndUpdateState(interp, Shape(PrimitiveType::kU64, {2}), n * (sizeof(T) / 4));
+  ValuePtr state = GetAndUpdateState(interp, Shape(PrimitiveType::kU64, {2}), n * (sizeof(T) / 4));
   uint64_t lo = state->as<uint64_t>()[0], hi = state->as<uint64_t>()[1];
   std::vector<U> bits(n);
   HLOGYM_RETURN_IF_ERROR(
@@ -388,13 +395,17 @@ absl::StatusOr<ValuePtr> EvalRng(Interpreter& interp, const Instruction& instruc
   if (normal) return Unsupported("rng: rng_normal needs a floating-point result");
   switch (type) {
     case PrimitiveType::kS32:
-      return RngInt<int32_t>(interp, key, operands[0]->as<int32_t>()[0], operands[1]->as<int32_t>()[0], shape);
+      return RngInt<int32_t>(interp, key, operands[0]->as<int32_t>()[0],
+                             operands[1]->as<int32_t>()[0], shape);
     case PrimitiveType::kU32:
-      return RngInt<uint32_t>(interp, key, operands[0]->as<uint32_t>()[0], operands[1]->as<uint32_t>()[0], shape);
+      return RngInt<uint32_t>(interp, key, operands[0]->as<uint32_t>()[0],
+                              operands[1]->as<uint32_t>()[0], shape);
     case PrimitiveType::kS64:
-      return RngInt<int64_t>(interp, key, operands[0]->as<int64_t>()[0], operands[1]->as<int64_t>()[0], shape);
+      return RngInt<int64_t>(interp, key, operands[0]->as<int64_t>()[0],
+                             operands[1]->as<int64_t>()[0], shape);
     case PrimitiveType::kU64:
-      return RngInt<uint64_t>(interp, key, operands[0]->as<uint64_t>()[0], operands[1]->as<uint64_t>()[0], shape);
+      return RngInt<uint64_t>(interp, key, operands[0]->as<uint64_t>()[0],
+                              operands[1]->as<uint64_t>()[0], shape);
     default:
       return Unsupported(absl::StrCat("rng: element type ", TypeName(type),
                                       " (XLA expands only 32/64-bit integers and floats)"));

@@ -76,14 +76,14 @@ absl::StatusOr<ValuePtr> ValueFromLiteral(const Literal& literal) {
   }
   if (shape.IsToken()) return MakeToken();
   if (!shape.IsArray()) {
-    return absl::UnimplementedError(absl::StrCat("cannot evaluate values of shape ",
-                                                 shape.ToString()));
+    return absl::UnimplementedError(
+        absl::StrCat("cannot evaluate values of shape ", shape.ToString()));
   }
   auto value = NewArray(shape);
   if (literal.raw().size() != static_cast<size_t>(value->size_bytes)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("literal of shape ", shape.ToString(), " has ", literal.raw().size(),
-                     " bytes, expected ", value->size_bytes));
+    return absl::InvalidArgumentError(absl::StrCat("literal of shape ", shape.ToString(), " has ",
+                                                   literal.raw().size(), " bytes, expected ",
+                                                   value->size_bytes));
   }
   if (value->size_bytes > 0) {
     std::memcpy(value->bytes(), literal.raw().data(), value->size_bytes);
@@ -120,9 +120,8 @@ struct Bytes {
 };
 
 template <typename E>
-void StridedCopyTyped(std::span<const int64_t> dims, E* dst,
-                      std::span<const int64_t> dst_strides, const E* src,
-                      std::span<const int64_t> src_strides) {
+void StridedCopyTyped(std::span<const int64_t> dims, E* dst, std::span<const int64_t> dst_strides,
+                      const E* src, std::span<const int64_t> src_strides) {
   const int64_t rank = static_cast<int64_t>(dims.size());
   for (int64_t d : dims) {
     if (d <= 0) return;

@@ -44,9 +44,13 @@ struct Value {
 
   int64_t element_count() const { return shape.IsArray() ? shape.ElementCount() : 0; }
   template <typename T>
-  const T* as() const { return reinterpret_cast<const T*>(data.get()); }
+  const T* as() const {
+    return reinterpret_cast<const T*>(data.get());
+  }
   template <typename T>
-  T* mutable_as() const { return reinterpret_cast<T*>(data.get()); }
+  T* mutable_as() const {
+    return reinterpret_cast<T*>(data.get());
+  }
   uint8_t* bytes() const { return data.get(); }
 };
 
@@ -96,22 +100,53 @@ using Wide = std::conditional_t<kIsLowFloat<T>, float, T>;
 template <typename F>
 bool DispatchType(PrimitiveType type, F&& f) {
   switch (type) {
-    case PrimitiveType::kPred: f(Tag<bool>{}); return true;
-    case PrimitiveType::kS8: f(Tag<int8_t>{}); return true;
-    case PrimitiveType::kS16: f(Tag<int16_t>{}); return true;
-    case PrimitiveType::kS32: f(Tag<int32_t>{}); return true;
-    case PrimitiveType::kS64: f(Tag<int64_t>{}); return true;
-    case PrimitiveType::kU8: f(Tag<uint8_t>{}); return true;
-    case PrimitiveType::kU16: f(Tag<uint16_t>{}); return true;
-    case PrimitiveType::kU32: f(Tag<uint32_t>{}); return true;
-    case PrimitiveType::kU64: f(Tag<uint64_t>{}); return true;
-    case PrimitiveType::kF16: f(Tag<Eigen::half>{}); return true;
-    case PrimitiveType::kBF16: f(Tag<Eigen::bfloat16>{}); return true;
-    case PrimitiveType::kF32: f(Tag<float>{}); return true;
-    case PrimitiveType::kF64: f(Tag<double>{}); return true;
-    case PrimitiveType::kC64: f(Tag<std::complex<float>>{}); return true;
-    case PrimitiveType::kC128: f(Tag<std::complex<double>>{}); return true;
-    default: return false;
+    case PrimitiveType::kPred:
+      f(Tag<bool>{});
+      return true;
+    case PrimitiveType::kS8:
+      f(Tag<int8_t>{});
+      return true;
+    case PrimitiveType::kS16:
+      f(Tag<int16_t>{});
+      return true;
+    case PrimitiveType::kS32:
+      f(Tag<int32_t>{});
+      return true;
+    case PrimitiveType::kS64:
+      f(Tag<int64_t>{});
+      return true;
+    case PrimitiveType::kU8:
+      f(Tag<uint8_t>{});
+      return true;
+    case PrimitiveType::kU16:
+      f(Tag<uint16_t>{});
+      return true;
+    case PrimitiveType::kU32:
+      f(Tag<uint32_t>{});
+      return true;
+    case PrimitiveType::kU64:
+      f(Tag<uint64_t>{});
+      return true;
+    case PrimitiveType::kF16:
+      f(Tag<Eigen::half>{});
+      return true;
+    case PrimitiveType::kBF16:
+      f(Tag<Eigen::bfloat16>{});
+      return true;
+    case PrimitiveType::kF32:
+      f(Tag<float>{});
+      return true;
+    case PrimitiveType::kF64:
+      f(Tag<double>{});
+      return true;
+    case PrimitiveType::kC64:
+      f(Tag<std::complex<float>>{});
+      return true;
+    case PrimitiveType::kC128:
+      f(Tag<std::complex<double>>{});
+      return true;
+    default:
+      return false;
   }
 }
 

@@ -165,10 +165,13 @@ absl::StatusOr<ValuePtr> EvalReduce(Interpreter& interp, const Instruction& inst
       ok = true;                                                                         \
     }                                                                                    \
     break;
+        // Kept as written: clang-format cannot tell these macro calls from statements.
+        // clang-format off
         HLOGYM_CASE(kAdd) HLOGYM_CASE(kMultiply) HLOGYM_CASE(kMaximum) HLOGYM_CASE(kMinimum)
         HLOGYM_CASE(kAnd) HLOGYM_CASE(kOr) HLOGYM_CASE(kXor)
 #undef HLOGYM_CASE
         default: break;
+        // clang-format on
       }
     });
     if (ok) return PackResults(instruction.shape(), std::move(outs));
@@ -215,7 +218,8 @@ absl::StatusOr<WindowInfo> ResolveWindow(const Instruction& instruction, const S
       return Invalid("window dimension");
     }
     const int64_t n = in_shape.dimensions(d);
-    const int64_t padded = (n == 0 ? 0 : (n - 1) * w.base_dilation + 1) + w.padding_low + w.padding_high;
+    const int64_t padded =
+        (n == 0 ? 0 : (n - 1) * w.base_dilation + 1) + w.padding_low + w.padding_high;
     const int64_t dilated = (w.size - 1) * w.window_dilation + 1;
     info.out_dims.push_back(padded < dilated ? 0 : (padded - dilated) / w.stride + 1);
   }
@@ -301,7 +305,8 @@ absl::StatusOr<ValuePtr> EvalReduceWindow(Interpreter& interp, const Instruction
         T acc = init;
         ForEachInWindow(info, in_shape, in_strides, oidx, widx, [&](int64_t off) {
           ApplyBinary(op, in_shape.element_type(), reinterpret_cast<const uint8_t*>(&acc),
-                      reinterpret_cast<const uint8_t*>(in + off), reinterpret_cast<uint8_t*>(&acc), 1);
+                      reinterpret_cast<const uint8_t*>(in + off), reinterpret_cast<uint8_t*>(&acc),
+                      1);
         });
         out[o] = acc;
         advance();
@@ -521,7 +526,8 @@ absl::StatusOr<ValuePtr> EvalScatter(Interpreter& interp, const Instruction& ins
       start[dn.scatter_dims_to_operand_dims[k]] = idx_values[pos];
     }
     for (size_t i = 0; i < dn.input_batching_dims.size(); ++i) {
-      auto it = std::find(idx_batch_dims.begin(), idx_batch_dims.end(), dn.scatter_indices_batching_dims[i]);
+      auto it = std::find(idx_batch_dims.begin(), idx_batch_dims.end(),
+                          dn.scatter_indices_batching_dims[i]);
       if (it == idx_batch_dims.end()) return Invalid("scatter_indices_batching_dims");
       start[dn.input_batching_dims[i]] = sidx[it - idx_batch_dims.begin()];
     }
@@ -540,10 +546,12 @@ absl::StatusOr<ValuePtr> EvalScatter(Interpreter& interp, const Instruction& ins
           upd_off += widx[k] * upd_strides[upd_window_dims[k]];
         }
         if (assign) {
-          std::memcpy(outs[0]->bytes() + in_off * width, operands[n + 1]->bytes() + upd_off * width, width);
+          std::memcpy(outs[0]->bytes() + in_off * width, operands[n + 1]->bytes() + upd_off * width,
+                      width);
         } else if (fast_binary) {
           ApplyBinary(*scalar.binary_op(), type, outs[0]->bytes() + in_off * width,
-                      operands[n + 1]->bytes() + upd_off * width, outs[0]->bytes() + in_off * width, 1);
+                      operands[n + 1]->bytes() + upd_off * width, outs[0]->bytes() + in_off * width,
+                      1);
         } else {
           for (int64_t k = 0; k < n; ++k) {
             args[k] = ScalarAt(*outs[k], in_off);
@@ -611,7 +619,8 @@ absl::StatusOr<ValuePtr> EvalSort(Interpreter& interp, const Instruction& instru
         const T* v = operands[key]->as<T>();
         std::stable_sort(perm.begin(), perm.end(), [&](int64_t a, int64_t b) {
           const T x = v[base + a * stride], y = v[base + b * stride];
-          return swapped ? CompareOp<T>(dir, total_order, y, x) : CompareOp<T>(dir, total_order, x, y);
+          return swapped ? CompareOp<T>(dir, total_order, y, x)
+                         : CompareOp<T>(dir, total_order, x, y);
         });
         fast = true;
       });
@@ -676,8 +685,8 @@ absl::StatusOr<ValuePtr> EvalMap(Interpreter& interp, const Instruction& instruc
 // Copies, for every index of the dimensions before `dim`, `inner` elements
 // between position `at` of a [outer, length, inner] view of `big` and the
 // [outer, inner] view of `small` (to_small: big -> small).
-void CopyAlong(const Value& big, const Value& small, int64_t outer, int64_t length,
-               int64_t inner, int64_t at, bool to_small) {
+void CopyAlong(const Value& big, const Value& small, int64_t outer, int64_t length, int64_t inner,
+               int64_t at, bool to_small) {
   const int w = ByteWidth(big.shape.element_type());
   for (int64_t o = 0; o < outer; ++o) {
     uint8_t* b = big.bytes() + ((o * length + at) * inner) * w;
@@ -758,13 +767,20 @@ absl::StatusOr<ValuePtr> EvalWithComputation(Interpreter& interpreter,
     if (!v->shape.IsArray()) return Invalid("operand is not an array");
   }
   switch (instruction.opcode()) {
-    case Opcode::kReduce: return EvalReduce(interpreter, instruction, operands);
-    case Opcode::kReduceWindow: return EvalReduceWindow(interpreter, instruction, operands);
-    case Opcode::kSelectAndScatter: return EvalSelectAndScatter(interpreter, instruction, operands);
-    case Opcode::kScatter: return EvalScatter(interpreter, instruction, operands);
-    case Opcode::kSort: return EvalSort(interpreter, instruction, operands);
-    case Opcode::kMap: return EvalMap(interpreter, instruction, operands);
-    case Opcode::kScan: return EvalScan(interpreter, instruction, operands);
+    case Opcode::kReduce:
+      return EvalReduce(interpreter, instruction, operands);
+    case Opcode::kReduceWindow:
+      return EvalReduceWindow(interpreter, instruction, operands);
+    case Opcode::kSelectAndScatter:
+      return EvalSelectAndScatter(interpreter, instruction, operands);
+    case Opcode::kScatter:
+      return EvalScatter(interpreter, instruction, operands);
+    case Opcode::kSort:
+      return EvalSort(interpreter, instruction, operands);
+    case Opcode::kMap:
+      return EvalMap(interpreter, instruction, operands);
+    case Opcode::kScan:
+      return EvalScan(interpreter, instruction, operands);
     default:
       return absl::UnimplementedError(std::string(OpName(instruction.opcode())));
   }

@@ -67,9 +67,8 @@ absl::StatusOr<std::string> ResolveBenchmarkPath(std::string_view spec_in) {
   if (std::string p = FindModuleInDatasets((root / "datasets").string(), s); !p.empty()) return p;
   if (absl::StatusOr<std::string> located = LocateModule(s); located.ok()) return *located;
   const std::string smoke_name(StripPrefix(spec, "smoke/"));
-  std::string message = absl::StrCat(
-      "unknown benchmark '", s, "': not a file (relative to ", fs::current_path().string(),
-      " or ", root.string(), "), ");
+  std::string message = absl::StrCat("unknown benchmark '", s, "': not a file (relative to ",
+                                     fs::current_path().string(), " or ", root.string(), "), ");
   if (corpus.loaded()) {
     absl::StrAppend(&message, "not a module of the corpus manifest (", corpus.modules().size(),
                     " modules), ");
@@ -102,8 +101,8 @@ absl::StatusOr<Benchmark> LoadBenchmark(std::string_view spec_in) {
         absl::StrCat("benchmark '", spec, "': ", module.status().message()));
   }
   if (absl::Status verified = VerifyModule(**module); !verified.ok()) {
-    return absl::InvalidArgumentError(absl::StrCat("benchmark '", spec, "' (", *path,
-                                                   ") does not verify: ", verified.message()));
+    return absl::InvalidArgumentError(
+        absl::StrCat("benchmark '", spec, "' (", *path, ") does not verify: ", verified.message()));
   }
   StatePtr state = ModuleState::Make(std::move(*module));
   std::lock_guard<std::mutex> lock(mu);
@@ -111,8 +110,7 @@ absl::StatusOr<Benchmark> LoadBenchmark(std::string_view spec_in) {
   return Benchmark{spec, *path, it->second};
 }
 
-absl::StatusOr<std::vector<std::string>> ExpandBenchmarkLocs(
-    const std::vector<std::string>& locs) {
+absl::StatusOr<std::vector<std::string>> ExpandBenchmarkLocs(const std::vector<std::string>& locs) {
   std::vector<std::string> specs;
   const fs::path root(DataRoot());
   for (const std::string& loc_in : locs) {

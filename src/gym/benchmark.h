@@ -43,8 +43,7 @@ absl::StatusOr<Benchmark> LoadBenchmark(std::string_view spec);
 // (*.txt: one spec per line, '#' comments, paths relative to the data root),
 // or a directory (every *.hlo, *.hlo.gz, *.hlo.zst in it that is not an
 // XLA-optimized *.optimized.* file, sorted). Returns the specs, in order.
-absl::StatusOr<std::vector<std::string>> ExpandBenchmarkLocs(
-    const std::vector<std::string>& locs);
+absl::StatusOr<std::vector<std::string>> ExpandBenchmarkLocs(const std::vector<std::string>& locs);
 
 }  // namespace hlogym
 

@@ -67,8 +67,7 @@ absl::StatusOr<std::unique_ptr<Pass>> CreateBaseline(std::string_view baseline,
 absl::StatusOr<int64_t> BaselineFor(const ModuleState& initial, const std::string& baseline,
                                     const PassRegistry& registry) {
   static std::mutex mu;
-  static auto* cache =
-      new std::map<std::pair<Fingerprint, std::string>, absl::StatusOr<int64_t>>();
+  static auto* cache = new std::map<std::pair<Fingerprint, std::string>, absl::StatusOr<int64_t>>();
   const auto key = std::make_pair(initial.fingerprint(), baseline);
   {
     std::lock_guard<std::mutex> lock(mu);
@@ -77,8 +76,8 @@ absl::StatusOr<int64_t> BaselineFor(const ModuleState& initial, const std::strin
   absl::StatusOr<int64_t> result = [&]() -> absl::StatusOr<int64_t> {
     auto pipeline = CreateBaseline(baseline, registry);
     if (!pipeline.ok()) {
-      return absl::FailedPreconditionError(absl::StrCat(
-          "the reward needs the baseline '", baseline, "': ", pipeline.status().message()));
+      return absl::FailedPreconditionError(absl::StrCat("the reward needs the baseline '", baseline,
+                                                        "': ", pipeline.status().message()));
     }
     std::unique_ptr<Module> module = initial.module().Clone();
     absl::StatusOr<bool> ran = RunGuarded(**pipeline, *module);
@@ -117,8 +116,9 @@ void SetEquivalenceChecker(EquivalenceChecker checker) {
   CheckerSlot() = std::move(checker);
 }
 
-absl::StatusOr<std::unique_ptr<Environment>> Environment::Create(
-    EnvOptions options, const PassRegistry& registry, std::shared_ptr<StepCache> cache) {
+absl::StatusOr<std::unique_ptr<Environment>> Environment::Create(EnvOptions options,
+                                                                 const PassRegistry& registry,
+                                                                 std::shared_ptr<StepCache> cache) {
   std::unique_ptr<Environment> env(new Environment());
   env->registry_ = &registry;
   if (options.actions.empty()) {
@@ -150,8 +150,8 @@ absl::StatusOr<std::unique_ptr<Environment>> Environment::Create(
   if (!reward.ok()) return reward.status();
   env->reward_spec_ = *reward;
   if (options.use_cache) {
-    env->cache_ = cache ? std::move(cache)
-                        : std::make_shared<StepCache>(options.cache_max_instructions);
+    env->cache_ =
+        cache ? std::move(cache) : std::make_shared<StepCache>(options.cache_max_instructions);
   }
   env->options_ = std::move(options);
   env->action_counts_.assign(env->action_names_.size(), 0);
@@ -201,8 +201,9 @@ double Environment::Potential(const ModuleState& state) const {
 
 int64_t Environment::MaxOpCount() const {
   if (options_.max_op_count_growth <= 0 || !initial_) return std::numeric_limits<int64_t>::max();
-  const double limit = options_.max_op_count_growth * static_cast<double>(initial_->op_count()) +
-                       static_cast<double>(std::max<int64_t>(0, options_.op_count_growth_allowance));
+  const double limit =
+      options_.max_op_count_growth * static_cast<double>(initial_->op_count()) +
+      static_cast<double>(std::max<int64_t>(0, options_.op_count_growth_allowance));
   return limit >= 9e18 ? std::numeric_limits<int64_t>::max() : static_cast<int64_t>(limit);
 }
 
@@ -213,11 +214,11 @@ StepOutcome Environment::LimitGrowth(StepOutcome outcome, std::string_view name)
   if (outcome.next->op_count() <= limit || outcome.next->op_count() <= state_->op_count()) {
     return outcome;
   }
-  outcome.error = absl::StrCat(
-      std::string(name), ": step rejected: the module would grow to ", outcome.next->op_count(),
-      " instructions, over the limit of ", limit, " (max_op_count_growth ",
-      options_.max_op_count_growth, " x initial ", initial_->op_count(),
-      " + op_count_growth_allowance ", options_.op_count_growth_allowance, ")");
+  outcome.error = absl::StrCat(std::string(name), ": step rejected: the module would grow to ",
+                               outcome.next->op_count(), " instructions, over the limit of ", limit,
+                               " (max_op_count_growth ", options_.max_op_count_growth,
+                               " x initial ", initial_->op_count(), " + op_count_growth_allowance ",
+                               options_.op_count_growth_allowance, ")");
   outcome.next = state_;
   outcome.changed = false;
   return outcome;
@@ -245,12 +246,10 @@ StepOutcome Environment::Apply(std::string_view name, Pass& pass, bool* cache_hi
   if (!changed.ok()) {
     outcome.error = absl::StrCat(std::string(name), ": ", changed.status().ToString());
   } else if (*changed) {
-    absl::Status verified =
-        options_.verify_each_step ? VerifyModule(*clone) : absl::OkStatus();
+    absl::Status verified = options_.verify_each_step ? VerifyModule(*clone) : absl::OkStatus();
     if (!verified.ok()) {
-      outcome.error = absl::StrCat(std::string(name),
-                                   ": the module does not verify after the pass: ",
-                                   verified.message());
+      outcome.error = absl::StrCat(
+          std::string(name), ": the module does not verify after the pass: ", verified.message());
     } else {
       StatePtr next = ModuleState::Make(std::move(clone));
       // A "change" that leaves the structure as it was (a renaming) counts as
@@ -270,8 +269,8 @@ StepOutcome Environment::Apply(std::string_view name, Pass& pass, bool* cache_hi
 absl::StatusOr<StepResult> Environment::Step(int action) {
   if (!state_) return absl::FailedPreconditionError("call reset before step");
   if (action < 0 || action >= num_actions()) {
-    return absl::OutOfRangeError(absl::StrCat("action ", action, " is out of range [0, ",
-                                              num_actions(), ")"));
+    return absl::OutOfRangeError(
+        absl::StrCat("action ", action, " is out of range [0, ", num_actions(), ")"));
   }
   if (options_.traj_limit > 0 && episode_length() >= options_.traj_limit) {
     return absl::FailedPreconditionError(absl::StrCat(
@@ -284,9 +283,9 @@ absl::StatusOr<StepResult> Environment::Step(std::string_view pass_name) {
   for (int i = 0; i < num_actions(); ++i) {
     if (action_names_[i] == pass_name) return Step(i);
   }
-  return absl::InvalidArgumentError(absl::StrCat("pass '", std::string(pass_name),
-                                                 "' is not in the action space: ",
-                                                 absl::StrJoin(action_names_, ", ")));
+  return absl::InvalidArgumentError(
+      absl::StrCat("pass '", std::string(pass_name),
+                   "' is not in the action space: ", absl::StrJoin(action_names_, ", ")));
 }
 
 absl::StatusOr<StepResult> Environment::StepWith(int action, std::string_view name, Pass& pass) {
@@ -439,10 +438,9 @@ ValidationResult Environment::Validate() const {
   }
   result.fingerprint_ok = replay.state_->fingerprint() == state_->fingerprint();
   if (!result.fingerprint_ok) {
-    result.errors.push_back(absl::StrCat("replay gives module ",
-                                         replay.state_->fingerprint().ToString(),
-                                         ", the state is ", state_->fingerprint().ToString(),
-                                         " (a pass is not deterministic?)"));
+    result.errors.push_back(absl::StrCat(
+        "replay gives module ", replay.state_->fingerprint().ToString(), ", the state is ",
+        state_->fingerprint().ToString(), " (a pass is not deterministic?)"));
   }
   absl::Status verified = VerifyModule(replay.module());
   result.verifier_ok = verified.ok();
@@ -465,7 +463,8 @@ ValidationResult Environment::Validate() const {
       result.equivalence = "equivalent";
     } else {
       result.equivalence = "not equivalent";
-      result.errors.push_back("equivalence: the module no longer computes what the initial one did");
+      result.errors.push_back(
+          "equivalence: the module no longer computes what the initial one did");
       equivalence_ok = false;
     }
   } else {

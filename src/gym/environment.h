@@ -85,13 +85,13 @@ struct Observation {
 };
 
 struct StepInfo {
-  std::string action;       // the pass name
-  bool changed = false;     // the module changed
+  std::string action;    // the pass name
+  bool changed = false;  // the module changed
   bool cache_hit = false;
-  std::string error;        // non-empty when the pass failed (state unchanged)
-  int64_t op_count = 0;     // after the step
+  std::string error;     // non-empty when the pass failed (state unchanged)
+  int64_t op_count = 0;  // after the step
   int64_t previous_op_count = 0;
-  double pass_ms = 0;       // pass time (0 on a cache hit)
+  double pass_ms = 0;  // pass time (0 on a cache hit)
 };
 
 struct StepResult {
@@ -103,11 +103,11 @@ struct StepResult {
 };
 
 struct ValidationResult {
-  bool ok = false;                  // everything checked passed
-  bool replay_ok = false;           // the record replayed without pass errors
-  bool op_count_ok = false;         // replayed op count == the state's
-  bool fingerprint_ok = false;      // replayed module structurally identical
-  bool verifier_ok = false;         // the final module verifies
+  bool ok = false;              // everything checked passed
+  bool replay_ok = false;       // the record replayed without pass errors
+  bool op_count_ok = false;     // replayed op count == the state's
+  bool fingerprint_ok = false;  // replayed module structurally identical
+  bool verifier_ok = false;     // the final module verifies
   // "equivalent", "not equivalent: ...", "undecided: ..." (the evaluator
   // could not run it) or "not available: ..." (checking disabled); the last
   // two do not count against ok.
@@ -201,8 +201,7 @@ class Environment {
   // the guard is off).
   int64_t MaxOpCount() const;
   double Potential(const ModuleState& state) const;
-  absl::StatusOr<StepResult> StepWith(int action_or_minus_one, std::string_view name,
-                                      Pass& pass);
+  absl::StatusOr<StepResult> StepWith(int action_or_minus_one, std::string_view name, Pass& pass);
 
   EnvOptions options_;
   const PassRegistry* registry_ = nullptr;

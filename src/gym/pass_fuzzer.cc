@@ -113,7 +113,8 @@ std::vector<std::string> Minimize(const PassRegistry& registry, Subject& subject
     std::vector<std::string> shorter = passes;
     shorter.erase(shorter.begin() + static_cast<std::ptrdiff_t>(i));
     Outcome outcome = RunSequence(registry, subject, shorter, ignored);
-    if (outcome.kind == kind && outcome.failed_at + 1 == shorter.size()) passes = std::move(shorter);
+    if (outcome.kind == kind && outcome.failed_at + 1 == shorter.size())
+      passes = std::move(shorter);
   }
   return passes;
 }
@@ -163,7 +164,8 @@ absl::StatusOr<PassFuzzReport> FuzzPasses(
     std::mt19937_64 rng(options.seed * 0x9e3779b97f4a7c15ULL + static_cast<uint64_t>(index));
     Subject& subject = subjects[std::uniform_int_distribution<size_t>(0, subjects.size() - 1)(rng)];
     if (subject.unusable) continue;
-    const int length = std::uniform_int_distribution<int>(options.min_length, options.max_length)(rng);
+    const int length =
+        std::uniform_int_distribution<int>(options.min_length, options.max_length)(rng);
     std::vector<std::string> sequence;
     for (int i = 0; i < length; ++i) {
       sequence.push_back(passes[std::uniform_int_distribution<size_t>(0, passes.size() - 1)(rng)]);
@@ -200,13 +202,13 @@ absl::StatusOr<PassFuzzReport> FuzzPasses(
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (progress) progress(report);
   }
-  report.modules = std::count_if(subjects.begin(), subjects.end(),
-                                 [](const Subject& s) { return !s.unusable; });
+  report.modules =
+      std::count_if(subjects.begin(), subjects.end(), [](const Subject& s) { return !s.unusable; });
   if (report.modules == 0) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "fuzz-passes: no module could be fuzzed (", report.skipped_modules.size(),
-        " skipped; the first: ", report.skipped_modules.front().module, ": ",
-        report.skipped_modules.front().reason, ")"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("fuzz-passes: no module could be fuzzed (", report.skipped_modules.size(),
+                     " skipped; the first: ", report.skipped_modules.front().module, ": ",
+                     report.skipped_modules.front().reason, ")"));
   }
   report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return report;

@@ -41,11 +41,11 @@ struct PassFuzzOptions {
 };
 
 struct PassFuzzFailure {
-  std::string module;               // the benchmark spec
-  std::string path;                 // the file it was loaded from
-  int64_t sequence_index = 0;       // rerun alone with the same seed
-  std::string kind;                 // "pass error", "changed flag", "tracked run",
-                                    // "verifier", "not equivalent", "evaluation"
+  std::string module;          // the benchmark spec
+  std::string path;            // the file it was loaded from
+  int64_t sequence_index = 0;  // rerun alone with the same seed
+  std::string kind;            // "pass error", "changed flag", "tracked run",
+                               // "verifier", "not equivalent", "evaluation"
   std::string message;
   std::vector<std::string> passes;  // minimal failing sequence (last pass fails)
   std::vector<std::string> drawn;   // the sequence as drawn, up to the failure
@@ -59,13 +59,13 @@ struct SkippedModule {
 };
 
 struct PassFuzzReport {
-  int64_t modules = 0;              // modules fuzzed (not counting the skipped ones)
-  int64_t sequences = 0;            // (module, sequence) checks completed
+  int64_t modules = 0;    // modules fuzzed (not counting the skipped ones)
+  int64_t sequences = 0;  // (module, sequence) checks completed
   int64_t pass_runs = 0;
-  int64_t changed_runs = 0;         // pass runs that changed the module
-  int64_t equivalence_checks = 0;   // = changed runs that were compared
-  int64_t not_judged = 0;           // comparisons that could not judge
-  int64_t skipped_runs = 0;         // precision-changing passes on low-precision modules
+  int64_t changed_runs = 0;                  // pass runs that changed the module
+  int64_t equivalence_checks = 0;            // = changed runs that were compared
+  int64_t not_judged = 0;                    // comparisons that could not judge
+  int64_t skipped_runs = 0;                  // precision-changing passes on low-precision modules
   std::vector<std::string> vacuous_modules;  // every comparison there is not judged
   std::vector<SkippedModule> skipped_modules;
   std::vector<PassFuzzFailure> failures;

@@ -28,13 +28,47 @@ constexpr std::array<std::pair<RewardKind, std::string_view>, 3> kRewardNames = 
 constexpr std::string_view kShapedSuffix = "+shaped";
 
 enum AutophaseFeature {
-  kOpCount, kComputations, kEntryInstructions, kMaxComputationSize, kParameters, kConstants,
-  kScalarConstants, kElementwiseUnary, kElementwiseBinary, kElementwiseOther, kTranscendental,
-  kCompare, kSelect, kBroadcast, kReshapeBitcast, kTranspose, kConvert, kDotConvolution,
-  kReduce, kDataMovement, kGatherScatter, kIota, kRng, kTuple, kGetTupleElement, kControlFlow,
-  kFusion, kCustomCall, kCollective, kCallingInstructions, kOperandEdges, kControlEdges,
-  kNoUsers, kOneUser, kManyUsers, kThreeOrMoreOperands, kEntryDepth, kDistinctOpcodes,
-  kEntryOutputElements, kEntryOutputBytes, kAutophaseCount
+  kOpCount,
+  kComputations,
+  kEntryInstructions,
+  kMaxComputationSize,
+  kParameters,
+  kConstants,
+  kScalarConstants,
+  kElementwiseUnary,
+  kElementwiseBinary,
+  kElementwiseOther,
+  kTranscendental,
+  kCompare,
+  kSelect,
+  kBroadcast,
+  kReshapeBitcast,
+  kTranspose,
+  kConvert,
+  kDotConvolution,
+  kReduce,
+  kDataMovement,
+  kGatherScatter,
+  kIota,
+  kRng,
+  kTuple,
+  kGetTupleElement,
+  kControlFlow,
+  kFusion,
+  kCustomCall,
+  kCollective,
+  kCallingInstructions,
+  kOperandEdges,
+  kControlEdges,
+  kNoUsers,
+  kOneUser,
+  kManyUsers,
+  kThreeOrMoreOperands,
+  kEntryDepth,
+  kDistinctOpcodes,
+  kEntryOutputElements,
+  kEntryOutputBytes,
+  kAutophaseCount
 };
 
 }  // namespace
@@ -50,9 +84,9 @@ absl::StatusOr<ObservationKind> ParseObservationKind(std::string_view name) {
   for (const auto& [k, n] : kObservationNames) {
     if (n == name) return k;
   }
-  return absl::InvalidArgumentError(absl::StrCat("unknown observation space '", std::string(name),
-                                                 "'; known: ",
-                                                 absl::StrJoin(ObservationSpaceNames(), ", ")));
+  return absl::InvalidArgumentError(
+      absl::StrCat("unknown observation space '", std::string(name),
+                   "'; known: ", absl::StrJoin(ObservationSpaceNames(), ", ")));
 }
 
 std::vector<std::string> ObservationSpaceNames() {
@@ -75,9 +109,9 @@ absl::StatusOr<RewardSpec> ParseRewardSpace(std::string_view name) {
       return spec;
     }
   }
-  return absl::InvalidArgumentError(
-      absl::StrCat("unknown reward space '", std::string(name), "'; known: ",
-                   absl::StrJoin(RewardSpaceNames(), ", "), " (each optionally with '+shaped')"));
+  return absl::InvalidArgumentError(absl::StrCat(
+      "unknown reward space '", std::string(name),
+      "'; known: ", absl::StrJoin(RewardSpaceNames(), ", "), " (each optionally with '+shaped')"));
 }
 
 std::string RewardSpaceName(const RewardSpec& spec) {
@@ -94,14 +128,45 @@ std::vector<std::string> RewardSpaceNames() {
 }
 
 std::vector<std::string> AutophaseFeatureNames() {
-  return {"op_count", "computations", "entry_instructions", "max_computation_size",
-          "parameters", "constants", "scalar_constants", "elementwise_unary",
-          "elementwise_binary", "elementwise_other", "transcendental", "compare", "select",
-          "broadcast", "reshape_bitcast", "transpose", "convert", "dot_convolution", "reduce",
-          "data_movement", "gather_scatter", "iota", "rng", "tuple", "get_tuple_element",
-          "control_flow", "fusion", "custom_call", "collective", "calling_instructions",
-          "operand_edges", "control_edges", "no_users", "one_user", "many_users",
-          "three_or_more_operands", "entry_depth", "distinct_opcodes", "entry_output_elements",
+  return {"op_count",
+          "computations",
+          "entry_instructions",
+          "max_computation_size",
+          "parameters",
+          "constants",
+          "scalar_constants",
+          "elementwise_unary",
+          "elementwise_binary",
+          "elementwise_other",
+          "transcendental",
+          "compare",
+          "select",
+          "broadcast",
+          "reshape_bitcast",
+          "transpose",
+          "convert",
+          "dot_convolution",
+          "reduce",
+          "data_movement",
+          "gather_scatter",
+          "iota",
+          "rng",
+          "tuple",
+          "get_tuple_element",
+          "control_flow",
+          "fusion",
+          "custom_call",
+          "collective",
+          "calling_instructions",
+          "operand_edges",
+          "control_edges",
+          "no_users",
+          "one_user",
+          "many_users",
+          "three_or_more_operands",
+          "entry_depth",
+          "distinct_opcodes",
+          "entry_output_elements",
           "entry_output_bytes"};
 }
 
@@ -128,36 +193,84 @@ std::vector<int64_t> ComputeAutophaseFeatures(const Module& module) {
       if (IsTranscendental(op)) ++f[kTranscendental];
       if (IsCollective(op)) ++f[kCollective];
       switch (op) {
-        case Opcode::kParameter: ++f[kParameters]; break;
+        case Opcode::kParameter:
+          ++f[kParameters];
+          break;
         case Opcode::kConstant:
           ++f[kConstants];
           if (inst.shape().IsScalar()) ++f[kScalarConstants];
           break;
-        case Opcode::kCompare: ++f[kCompare]; break;
-        case Opcode::kSelect: ++f[kSelect]; break;
-        case Opcode::kBroadcast: ++f[kBroadcast]; break;
-        case Opcode::kReshape: case Opcode::kBitcast: case Opcode::kDynamicReshape:
-          ++f[kReshapeBitcast]; break;
-        case Opcode::kTranspose: ++f[kTranspose]; break;
-        case Opcode::kConvert: case Opcode::kBitcastConvert: ++f[kConvert]; break;
-        case Opcode::kDot: case Opcode::kConvolution: case Opcode::kRaggedDot:
+        case Opcode::kCompare:
+          ++f[kCompare];
+          break;
+        case Opcode::kSelect:
+          ++f[kSelect];
+          break;
+        case Opcode::kBroadcast:
+          ++f[kBroadcast];
+          break;
+        case Opcode::kReshape:
+        case Opcode::kBitcast:
+        case Opcode::kDynamicReshape:
+          ++f[kReshapeBitcast];
+          break;
+        case Opcode::kTranspose:
+          ++f[kTranspose];
+          break;
+        case Opcode::kConvert:
+        case Opcode::kBitcastConvert:
+          ++f[kConvert];
+          break;
+        case Opcode::kDot:
+        case Opcode::kConvolution:
+        case Opcode::kRaggedDot:
         case Opcode::kScaledDot:
-          ++f[kDotConvolution]; break;
-        case Opcode::kReduce: case Opcode::kReduceWindow: ++f[kReduce]; break;
-        case Opcode::kSlice: case Opcode::kDynamicSlice: case Opcode::kDynamicUpdateSlice:
-        case Opcode::kConcatenate: case Opcode::kPad: case Opcode::kReverse: case Opcode::kCopy:
-          ++f[kDataMovement]; break;
-        case Opcode::kGather: case Opcode::kScatter: ++f[kGatherScatter]; break;
-        case Opcode::kIota: ++f[kIota]; break;
-        case Opcode::kRng: case Opcode::kRngBitGenerator: case Opcode::kRngGetAndUpdateState:
-          ++f[kRng]; break;
-        case Opcode::kTuple: ++f[kTuple]; break;
-        case Opcode::kGetTupleElement: ++f[kGetTupleElement]; break;
-        case Opcode::kWhile: case Opcode::kConditional: case Opcode::kCall:
-          ++f[kControlFlow]; break;
-        case Opcode::kFusion: ++f[kFusion]; break;
-        case Opcode::kCustomCall: ++f[kCustomCall]; break;
-        default: break;
+          ++f[kDotConvolution];
+          break;
+        case Opcode::kReduce:
+        case Opcode::kReduceWindow:
+          ++f[kReduce];
+          break;
+        case Opcode::kSlice:
+        case Opcode::kDynamicSlice:
+        case Opcode::kDynamicUpdateSlice:
+        case Opcode::kConcatenate:
+        case Opcode::kPad:
+        case Opcode::kReverse:
+        case Opcode::kCopy:
+          ++f[kDataMovement];
+          break;
+        case Opcode::kGather:
+        case Opcode::kScatter:
+          ++f[kGatherScatter];
+          break;
+        case Opcode::kIota:
+          ++f[kIota];
+          break;
+        case Opcode::kRng:
+        case Opcode::kRngBitGenerator:
+        case Opcode::kRngGetAndUpdateState:
+          ++f[kRng];
+          break;
+        case Opcode::kTuple:
+          ++f[kTuple];
+          break;
+        case Opcode::kGetTupleElement:
+          ++f[kGetTupleElement];
+          break;
+        case Opcode::kWhile:
+        case Opcode::kConditional:
+        case Opcode::kCall:
+          ++f[kControlFlow];
+          break;
+        case Opcode::kFusion:
+          ++f[kFusion];
+          break;
+        case Opcode::kCustomCall:
+          ++f[kCustomCall];
+          break;
+        default:
+          break;
       }
       if (!inst.called_computations().empty()) ++f[kCallingInstructions];
       f[kOperandEdges] += inst.operand_count();
@@ -189,9 +302,8 @@ std::vector<int64_t> ComputeAutophaseFeatures(const Module& module) {
 }
 
 std::vector<std::string> GraphNodeFeatureNames() {
-  return {"opcode",  "element_type", "rank",          "dim0",     "dim1",   "dim2",
-          "dim3",    "element_count", "operand_count", "user_count", "is_root",
-          "computation_index"};
+  return {"opcode", "element_type",  "rank",          "dim0",       "dim1",    "dim2",
+          "dim3",   "element_count", "operand_count", "user_count", "is_root", "computation_index"};
 }
 
 GraphObservation ComputeGraphObservation(const Module& module) {

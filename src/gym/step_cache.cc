@@ -16,8 +16,8 @@ std::optional<StepOutcome> StepCache::Lookup(const Fingerprint& state, std::stri
   return it->second->outcome;
 }
 
-void StepCache::Insert(const Fingerprint& state, std::string_view pass,
-                       const StepOutcome& outcome, bool holds_new_module) {
+void StepCache::Insert(const Fingerprint& state, std::string_view pass, const StepOutcome& outcome,
+                       bool holds_new_module) {
   if (max_instructions_ <= 0) return;
   const int64_t weight =
       holds_new_module && outcome.next ? std::max<int64_t>(1, outcome.next->op_count()) : 1;

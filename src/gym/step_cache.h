@@ -21,7 +21,7 @@
 namespace hlogym {
 
 struct StepOutcome {
-  StatePtr next;       // the resulting state (the input state when the pass failed)
+  StatePtr next;         // the resulting state (the input state when the pass failed)
   bool changed = false;  // the pass reported a change and the fingerprint differs
   std::string error;     // non-empty when the pass failed
   double pass_ms = 0;    // time the pass (and clone, fingerprint, stats) took

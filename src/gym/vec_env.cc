@@ -119,12 +119,12 @@ absl::StatusOr<std::unique_ptr<VecEnvironment>> VecEnvironment::Create(
 
 std::vector<absl::StatusOr<Observation>> VecEnvironment::Reset(
     const std::vector<std::string>& benchmarks) {
-  std::vector<absl::StatusOr<Observation>> results(
-      envs_.size(), absl::InvalidArgumentError("not reset"));
+  std::vector<absl::StatusOr<Observation>> results(envs_.size(),
+                                                   absl::InvalidArgumentError("not reset"));
   if (benchmarks.size() != 1 && benchmarks.size() != envs_.size()) {
     for (auto& r : results) {
-      r = absl::InvalidArgumentError(absl::StrCat("got ", benchmarks.size(),
-                                                  " benchmarks for ", envs_.size(), " envs"));
+      r = absl::InvalidArgumentError(
+          absl::StrCat("got ", benchmarks.size(), " benchmarks for ", envs_.size(), " envs"));
     }
     return results;
   }
@@ -135,8 +135,8 @@ std::vector<absl::StatusOr<Observation>> VecEnvironment::Reset(
 }
 
 std::vector<absl::StatusOr<StepResult>> VecEnvironment::Step(const std::vector<int>& actions) {
-  std::vector<absl::StatusOr<StepResult>> results(
-      envs_.size(), absl::InvalidArgumentError("not stepped"));
+  std::vector<absl::StatusOr<StepResult>> results(envs_.size(),
+                                                  absl::InvalidArgumentError("not stepped"));
   if (actions.size() != envs_.size()) {
     for (auto& r : results) {
       r = absl::InvalidArgumentError(

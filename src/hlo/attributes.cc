@@ -10,8 +10,7 @@ namespace hlogym {
 namespace {
 
 template <typename Enum, size_t N>
-std::string_view NameOf(const std::array<std::pair<Enum, std::string_view>, N>& table,
-                        Enum value) {
+std::string_view NameOf(const std::array<std::pair<Enum, std::string_view>, N>& table, Enum value) {
   for (const auto& [e, name] : table) {
     if (e == value) return name;
   }
@@ -91,9 +90,7 @@ std::optional<ComparisonDirection> ComparisonDirectionFromName(std::string_view 
   return FromNameIn(kDirections, name);
 }
 
-std::string_view ComparisonTypeName(ComparisonType type) {
-  return NameOf(kComparisonTypes, type);
-}
+std::string_view ComparisonTypeName(ComparisonType type) { return NameOf(kComparisonTypes, type); }
 std::optional<ComparisonType> ComparisonTypeFromName(std::string_view name) {
   return FromNameIn(kComparisonTypes, name);
 }
@@ -103,9 +100,7 @@ std::optional<FusionKind> FusionKindFromName(std::string_view name) {
   return FromNameIn(kFusionKinds, name);
 }
 
-std::string_view RandomDistributionName(RandomDistribution d) {
-  return NameOf(kDistributions, d);
-}
+std::string_view RandomDistributionName(RandomDistribution d) { return NameOf(kDistributions, d); }
 std::optional<RandomDistribution> RandomDistributionFromName(std::string_view name) {
   return FromNameIn(kDistributions, name);
 }
@@ -126,8 +121,7 @@ std::optional<FftType> FftTypeFromName(std::string_view name) {
 std::string_view TriangularSolveTransposeName(TriangularSolveTranspose t) {
   return NameOf(kTransposes, t);
 }
-std::optional<TriangularSolveTranspose> TriangularSolveTransposeFromName(
-    std::string_view name) {
+std::optional<TriangularSolveTranspose> TriangularSolveTransposeFromName(std::string_view name) {
   return FromNameIn(kTransposes, name);
 }
 

@@ -17,8 +17,8 @@ struct WindowDimension {
   int64_t stride = 1;
   int64_t padding_low = 0;
   int64_t padding_high = 0;
-  int64_t window_dilation = 1;  // "rhs_dilate" in text
-  int64_t base_dilation = 1;    // "lhs_dilate" in text
+  int64_t window_dilation = 1;   // "rhs_dilate" in text
+  int64_t base_dilation = 1;     // "lhs_dilate" in text
   bool window_reversal = false;  // "rhs_reversal" in text
   bool operator==(const WindowDimension&) const = default;
 };

@@ -124,12 +124,11 @@ void HashAttributes(Hasher& h, const InstructionAttributes& a) {
   // Most fields keep their defaults; enums and flags are packed into two words
   // and empty vectors cost one word, so an ordinary instruction hashes fast.
   uint64_t enums = 0;
-  for (uint64_t e : {static_cast<uint64_t>(a.comparison_direction),
-                     static_cast<uint64_t>(a.comparison_type),
-                     static_cast<uint64_t>(a.fusion_kind),
-                     static_cast<uint64_t>(a.rng_distribution),
-                     static_cast<uint64_t>(a.rng_algorithm), static_cast<uint64_t>(a.fft_type),
-                     static_cast<uint64_t>(a.transpose_a)}) {
+  for (uint64_t e :
+       {static_cast<uint64_t>(a.comparison_direction), static_cast<uint64_t>(a.comparison_type),
+        static_cast<uint64_t>(a.fusion_kind), static_cast<uint64_t>(a.rng_distribution),
+        static_cast<uint64_t>(a.rng_algorithm), static_cast<uint64_t>(a.fft_type),
+        static_cast<uint64_t>(a.transpose_a)}) {
     enums = (enums << 8) | (e & 0xff);
   }
   uint64_t flags = 0;
@@ -137,8 +136,7 @@ void HashAttributes(Hasher& h, const InstructionAttributes& a) {
                  a.unit_diagonal, a.is_stable, a.largest, a.literal != nullptr,
                  a.window.has_value(), a.convolution_dimension_numbers.has_value(),
                  a.dot_dimension_numbers.has_value(), a.ragged_dot_dimension_numbers.has_value(),
-                 a.gather_dimension_numbers.has_value(),
-                 a.scatter_dimension_numbers.has_value()}) {
+                 a.gather_dimension_numbers.has_value(), a.scatter_dimension_numbers.has_value()}) {
     flags = (flags << 1) | (b ? 1 : 0);
   }
   h.Add(enums);

@@ -15,9 +15,7 @@ namespace {
 
 using Nan = FloatFormat::NanEncoding;
 
-constexpr uint64_t Mask(int bits) {
-  return bits >= 64 ? ~uint64_t{0} : (uint64_t{1} << bits) - 1;
-}
+constexpr uint64_t Mask(int bits) { return bits >= 64 ? ~uint64_t{0} : (uint64_t{1} << bits) - 1; }
 
 constexpr uint64_t kF64SignBit = uint64_t{1} << 63;
 constexpr uint64_t kF64ExponentMask = uint64_t{0x7ff} << 52;
@@ -25,9 +23,7 @@ constexpr uint64_t kF64MantissaMask = Mask(52);
 
 int MagnitudeBits(const FloatFormat& f) { return f.exponent_bits + f.mantissa_bits; }
 
-uint64_t SignBit(const FloatFormat& f) {
-  return f.has_sign ? uint64_t{1} << MagnitudeBits(f) : 0;
-}
+uint64_t SignBit(const FloatFormat& f) { return f.has_sign ? uint64_t{1} << MagnitudeBits(f) : 0; }
 
 // Largest finite magnitude code (sign bit clear).
 uint64_t MaxFiniteMagnitude(const FloatFormat& f) {
@@ -88,8 +84,7 @@ uint64_t EncodeOverflow(const FloatFormat& f, bool negative) {
       return sign | (Mask(f.exponent_bits) << f.mantissa_bits);  // inf
     case Nan::kAllOnes:
     case Nan::kNegativeZero:
-      return EncodeNan(f, negative ? kF64SignBit | kF64ExponentMask | 1
-                                   : kF64ExponentMask | 1);
+      return EncodeNan(f, negative ? kF64SignBit | kF64ExponentMask | 1 : kF64ExponentMask | 1);
     case Nan::kNone:
       return sign | MaxFiniteMagnitude(f);  // saturate
   }
@@ -146,7 +141,7 @@ uint64_t EncodeGeneric(const FloatFormat& f, double value) {
   const int m = f.mantissa_bits;
   int frexp_exponent;
   const double fraction = std::frexp(magnitude, &frexp_exponent);  // [0.5, 1)
-  const int exponent = frexp_exponent - 1;  // magnitude = 1.x * 2^exponent
+  const int exponent = frexp_exponent - 1;                         // magnitude = 1.x * 2^exponent
   // magnitude == significand * 2^(exponent - 52), significand in [2^52, 2^53).
   const uint64_t significand = static_cast<uint64_t>(std::ldexp(fraction, 53));
   const int min_exponent = f.has_zero ? 1 - f.exponent_bias : -f.exponent_bias;
@@ -162,9 +157,10 @@ uint64_t EncodeGeneric(const FloatFormat& f, double value) {
     uint64_t kept = significand >> shift;
     const uint64_t rest = significand & Mask(shift);
     const uint64_t half = uint64_t{1} << (shift - 1);
-    code = normal ? ((static_cast<uint64_t>(exponent + f.exponent_bias) << m) + kept -
-                     (uint64_t{1} << m))
-                  : kept;
+    code =
+        normal
+            ? ((static_cast<uint64_t>(exponent + f.exponent_bias) << m) + kept - (uint64_t{1} << m))
+            : kept;
     if (rest > half || (rest == half && (code & 1) != 0)) ++code;
   }
   if (code > MaxFiniteMagnitude(f)) return EncodeOverflow(f, negative);
@@ -172,9 +168,7 @@ uint64_t EncodeGeneric(const FloatFormat& f, double value) {
   return sign | code;
 }
 
-uint64_t QuietNanPayload(const FloatFormat& f) {
-  return uint64_t{1} << (f.mantissa_bits - 1);
-}
+uint64_t QuietNanPayload(const FloatFormat& f) { return uint64_t{1} << (f.mantissa_bits - 1); }
 
 }  // namespace
 
@@ -243,8 +237,7 @@ std::optional<uint64_t> MakeNanBits(PrimitiveType type, bool negative,
   if (!format || format->nan == Nan::kNone) return std::nullopt;
   if (format->nan != Nan::kIeee) {
     if (payload.has_value()) return std::nullopt;
-    return EncodeNan(*format, negative ? kF64SignBit | kF64ExponentMask | 1
-                                       : kF64ExponentMask | 1);
+    return EncodeNan(*format, negative ? kF64SignBit | kF64ExponentMask | 1 : kF64ExponentMask | 1);
   }
   const uint64_t p = payload.value_or(QuietNanPayload(*format));
   if (p == 0 || p > Mask(format->mantissa_bits)) return std::nullopt;

@@ -18,16 +18,14 @@ void EraseOne(std::vector<Instruction*>& list, Instruction* value) {
 auto TypedFields(const InstructionAttributes& a) {
   return std::tie(a.parameter_number, a.tuple_index, a.iota_dimension, a.dimensions,
                   a.has_dimensions, a.slice, a.dynamic_slice_sizes, a.padding, a.window,
-                  a.convolution_dimension_numbers, a.feature_group_count,
-                  a.batch_group_count, a.dot_dimension_numbers,
-                  a.ragged_dot_dimension_numbers, a.operand_precision,
-                  a.gather_dimension_numbers, a.gather_slice_sizes,
-                  a.scatter_dimension_numbers, a.indices_are_sorted, a.unique_indices,
-                  a.comparison_direction, a.comparison_type, a.fusion_kind,
-                  a.custom_call_target, a.rng_distribution, a.rng_algorithm,
-                  a.exponent_bits, a.mantissa_bits, a.fft_type, a.fft_length,
-                  a.left_side, a.lower, a.unit_diagonal, a.transpose_a, a.epsilon,
-                  a.feature_index, a.is_stable, a.k, a.largest);
+                  a.convolution_dimension_numbers, a.feature_group_count, a.batch_group_count,
+                  a.dot_dimension_numbers, a.ragged_dot_dimension_numbers, a.operand_precision,
+                  a.gather_dimension_numbers, a.gather_slice_sizes, a.scatter_dimension_numbers,
+                  a.indices_are_sorted, a.unique_indices, a.comparison_direction, a.comparison_type,
+                  a.fusion_kind, a.custom_call_target, a.rng_distribution, a.rng_algorithm,
+                  a.exponent_bits, a.mantissa_bits, a.fft_type, a.fft_length, a.left_side, a.lower,
+                  a.unit_diagonal, a.transpose_a, a.epsilon, a.feature_index, a.is_stable, a.k,
+                  a.largest);
 }
 
 // New instructions share one set of default attributes until written.
@@ -56,8 +54,8 @@ void InstructionAttributes::SetRaw(std::string_view key, std::string value) {
 }
 
 bool InstructionAttributes::EraseRaw(std::string_view key) {
-  auto it = std::find_if(raw.begin(), raw.end(),
-                         [&](const RawAttribute& a) { return a.key == key; });
+  auto it =
+      std::find_if(raw.begin(), raw.end(), [&](const RawAttribute& a) { return a.key == key; });
   if (it == raw.end()) return false;
   raw.erase(it);
   return true;
@@ -137,8 +135,8 @@ void Instruction::DetachOperands() {
 absl::Status Instruction::ReplaceAllUsesWith(Instruction* replacement) {
   if (replacement == this) return absl::OkStatus();
   if (replacement->parent() != parent_) {
-    return absl::InvalidArgumentError("cannot replace " + name_ + " with " +
-                                      replacement->name() + " from another computation");
+    return absl::InvalidArgumentError("cannot replace " + name_ + " with " + replacement->name() +
+                                      " from another computation");
   }
   // Copy: ReplaceUsesOfOperand edits users_.
   std::vector<Instruction*> users = users_;
@@ -187,20 +185,33 @@ bool Instruction::IsRoot() const {
 
 bool Instruction::HasSideEffect() const {
   switch (opcode_) {
-    case Opcode::kSend: case Opcode::kSendDone: case Opcode::kRecv:
-    case Opcode::kRecvDone: case Opcode::kRng: case Opcode::kRngGetAndUpdateState:
-    case Opcode::kInfeed: case Opcode::kOutfeed: case Opcode::kAllReduceStart:
-    case Opcode::kAllReduceDone: case Opcode::kAllGatherStart:
-    case Opcode::kAllGatherDone: case Opcode::kCollectivePermuteStart:
-    case Opcode::kCollectivePermuteDone: case Opcode::kAfterAll:
-    case Opcode::kAddDependency: case Opcode::kOptimizationBarrier:
+    case Opcode::kSend:
+    case Opcode::kSendDone:
+    case Opcode::kRecv:
+    case Opcode::kRecvDone:
+    case Opcode::kRng:
+    case Opcode::kRngGetAndUpdateState:
+    case Opcode::kInfeed:
+    case Opcode::kOutfeed:
+    case Opcode::kAllReduceStart:
+    case Opcode::kAllReduceDone:
+    case Opcode::kAllGatherStart:
+    case Opcode::kAllGatherDone:
+    case Opcode::kCollectivePermuteStart:
+    case Opcode::kCollectivePermuteDone:
+    case Opcode::kAfterAll:
+    case Opcode::kAddDependency:
+    case Opcode::kOptimizationBarrier:
       return true;
     case Opcode::kCustomCall: {
       const RawAttribute* effect = attrs().FindRaw("custom_call_has_side_effect");
       return effect != nullptr && effect->value == "true";
     }
-    case Opcode::kAllReduce: case Opcode::kAllGather: case Opcode::kReduceScatter:
-    case Opcode::kAllToAll: case Opcode::kCollectivePermute:
+    case Opcode::kAllReduce:
+    case Opcode::kAllGather:
+    case Opcode::kReduceScatter:
+    case Opcode::kAllToAll:
+    case Opcode::kCollectivePermute:
       // Collectives with a channel synchronize with other programs.
       return attrs().FindRaw("channel_id") != nullptr;
     default:
@@ -209,8 +220,8 @@ bool Instruction::HasSideEffect() const {
 }
 
 bool Instruction::Identical(const Instruction& other) const {
-  if (opcode_ != other.opcode_ || shape() != other.shape() ||
-      operands_ != other.operands_ || called_computations_ != other.called_computations_) {
+  if (opcode_ != other.opcode_ || shape() != other.shape() || operands_ != other.operands_ ||
+      called_computations_ != other.called_computations_) {
     return false;
   }
   return IdenticalAttributes(other);

@@ -40,16 +40,16 @@ struct InstructionAttributes {
   // false where it is required (RequiresDimensionsAttribute), so that parsed
   // and pass-built instructions compare equal.
   bool has_dimensions = false;
-  std::vector<SliceDimension> slice;            // slice
-  std::vector<int64_t> dynamic_slice_sizes;     // dynamic-slice
-  std::vector<PaddingDimension> padding;        // pad
-  std::optional<Window> window;                 // convolution, reduce-window, ...
+  std::vector<SliceDimension> slice;         // slice
+  std::vector<int64_t> dynamic_slice_sizes;  // dynamic-slice
+  std::vector<PaddingDimension> padding;     // pad
+  std::optional<Window> window;              // convolution, reduce-window, ...
   std::optional<ConvolutionDimensionNumbers> convolution_dimension_numbers;
   int64_t feature_group_count = 1;
   int64_t batch_group_count = 1;
   std::optional<DotDimensionNumbers> dot_dimension_numbers;
   std::optional<RaggedDotDimensionNumbers> ragged_dot_dimension_numbers;
-  std::vector<Precision> operand_precision;     // empty when not written
+  std::vector<Precision> operand_precision;  // empty when not written
   std::optional<GatherDimensionNumbers> gather_dimension_numbers;
   std::vector<int64_t> gather_slice_sizes;
   std::optional<ScatterDimensionNumbers> scatter_dimension_numbers;
@@ -181,8 +181,8 @@ class Instruction {
 
   // A new unattached instruction with the same opcode, shape, attributes and
   // called computations, with `new_operands` as operands and `name`.
-  std::unique_ptr<Instruction> CloneWithNewOperands(
-      const std::vector<Instruction*>& new_operands, std::string name) const;
+  std::unique_ptr<Instruction> CloneWithNewOperands(const std::vector<Instruction*>& new_operands,
+                                                    std::string name) const;
 
  private:
   friend class Computation;

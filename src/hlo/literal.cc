@@ -11,9 +11,7 @@
 namespace hlogym {
 namespace {
 
-constexpr uint64_t Mask(int bits) {
-  return bits >= 64 ? ~uint64_t{0} : (uint64_t{1} << bits) - 1;
-}
+constexpr uint64_t Mask(int bits) { return bits >= 64 ? ~uint64_t{0} : (uint64_t{1} << bits) - 1; }
 
 int64_t SignExtend(uint64_t bits, int width) {
   if (width >= 64) return static_cast<int64_t>(bits);
@@ -66,14 +64,13 @@ Literal::Literal(Shape shape) : shape_(std::move(shape)) {
     tuple_elements_.reserve(shape_.tuple_shapes_size());
     for (const Shape& element : shape_.tuple_shapes()) tuple_elements_.emplace_back(element);
   } else if (shape_.IsArray()) {
-    data_.assign(static_cast<size_t>(shape_.ElementCount()) * ByteWidth(shape_.element_type()),
-                 0);
+    data_.assign(static_cast<size_t>(shape_.ElementCount()) * ByteWidth(shape_.element_type()), 0);
   }
 }
 
 Literal Literal::FromBytes(Shape shape, std::span<const uint8_t> bytes) {
-  assert(shape.IsArray() &&
-         bytes.size() == static_cast<size_t>(shape.ElementCount()) * ByteWidth(shape.element_type()));
+  assert(shape.IsArray() && bytes.size() == static_cast<size_t>(shape.ElementCount()) *
+                                                ByteWidth(shape.element_type()));
   Literal literal;
   literal.shape_ = std::move(shape);
   literal.data_.assign(bytes.begin(), bytes.end());
@@ -216,9 +213,8 @@ void Literal::SetFromInt64(int64_t index, int64_t value) {
     SetBits(index, static_cast<uint64_t>(value));  // wraps to the width
   } else if (IsFloatingPointType(type)) {
     // Integers convert to the narrow types through float (Eigen, ml_dtypes).
-    const double d = type == PrimitiveType::kF64
-                         ? static_cast<double>(value)
-                         : static_cast<double>(static_cast<float>(value));
+    const double d = type == PrimitiveType::kF64 ? static_cast<double>(value)
+                                                 : static_cast<double>(static_cast<float>(value));
     SetBits(index, EncodeFloatBits(type, d));
   } else if (type == PrimitiveType::kC64) {
     SetFromComplex(index, {static_cast<double>(static_cast<float>(value)), 0.0});
@@ -234,9 +230,8 @@ void Literal::SetFromUint64(int64_t index, uint64_t value) {
   } else if (IsIntegralType(type)) {
     SetBits(index, value);
   } else if (IsFloatingPointType(type)) {
-    const double d = type == PrimitiveType::kF64
-                         ? static_cast<double>(value)
-                         : static_cast<double>(static_cast<float>(value));
+    const double d = type == PrimitiveType::kF64 ? static_cast<double>(value)
+                                                 : static_cast<double>(static_cast<float>(value));
     SetBits(index, EncodeFloatBits(type, d));
   } else if (type == PrimitiveType::kC64) {
     SetFromComplex(index, {static_cast<double>(static_cast<float>(value)), 0.0});

@@ -68,9 +68,9 @@ absl::Status Module::RemoveComputation(Computation* computation) {
     for (const auto& instruction : caller->instructions()) {
       const auto& callees = instruction->called_computations();
       if (std::find(callees.begin(), callees.end(), computation) != callees.end()) {
-        return absl::FailedPreconditionError(
-            absl::StrCat("cannot remove computation ", computation->name(),
-                         ": it is called by ", instruction->name()));
+        return absl::FailedPreconditionError(absl::StrCat("cannot remove computation ",
+                                                          computation->name(), ": it is called by ",
+                                                          instruction->name()));
       }
     }
   }
@@ -96,9 +96,9 @@ absl::Status Module::RemoveComputations(const absl::flat_hash_set<const Computat
     for (const auto& instruction : caller->instructions()) {
       for (const Computation* callee : instruction->called_computations()) {
         if (dead.contains(callee)) {
-          return absl::FailedPreconditionError(
-              absl::StrCat("cannot remove computation ", callee->name(), ": it is called by ",
-                           instruction->name()));
+          return absl::FailedPreconditionError(absl::StrCat("cannot remove computation ",
+                                                            callee->name(), ": it is called by ",
+                                                            instruction->name()));
         }
       }
     }
@@ -118,7 +118,7 @@ std::vector<Computation*> Module::ComputationsCalleesFirst() const {
   std::vector<Computation*> order;
   order.reserve(computations_.size());
   absl::flat_hash_map<const Computation*, int> state;  // 1 visiting, 2 done
-  std::vector<std::pair<Computation*, size_t>> stack;   // (computation, next callee)
+  std::vector<std::pair<Computation*, size_t>> stack;  // (computation, next callee)
   std::vector<std::vector<Computation*>> callees_stack;
   for (const auto& owned : computations_) {
     Computation* start = owned.get();
@@ -246,8 +246,8 @@ std::unique_ptr<Module> Module::Clone() const {
       added->changed_at_ = instruction->changed_at_;
       pairs.emplace_back(instruction.get(), added);
       int64_t id = instruction->unique_id();
-      if (ids_usable && (id < 0 || id >= static_cast<int64_t>(copy_by_id.size()) ||
-                         copy_by_id[id] != nullptr)) {
+      if (ids_usable &&
+          (id < 0 || id >= static_cast<int64_t>(copy_by_id.size()) || copy_by_id[id] != nullptr)) {
         ids_usable = false;
         for (const auto& [old_instruction, new_copy] : pairs) {
           copy_by_pointer[old_instruction] = new_copy;

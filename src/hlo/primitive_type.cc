@@ -118,23 +118,34 @@ int ByteWidth(PrimitiveType type) {
 std::optional<FloatFormat> FloatFormatOf(PrimitiveType type) {
   using Nan = FloatFormat::NanEncoding;
   switch (type) {
-    case PrimitiveType::kF16: return FloatFormat{5, 10, 15, true, Nan::kIeee, true, true};
-    case PrimitiveType::kBF16: return FloatFormat{8, 7, 127, true, Nan::kIeee, true, true};
-    case PrimitiveType::kF32: return FloatFormat{8, 23, 127, true, Nan::kIeee, true, true};
-    case PrimitiveType::kF64: return FloatFormat{11, 52, 1023, true, Nan::kIeee, true, true};
-    case PrimitiveType::kF4E2M1FN: return FloatFormat{2, 1, 1, false, Nan::kNone, true, true};
-    case PrimitiveType::kF8E3M4: return FloatFormat{3, 4, 3, true, Nan::kIeee, true, true};
-    case PrimitiveType::kF8E4M3: return FloatFormat{4, 3, 7, true, Nan::kIeee, true, true};
-    case PrimitiveType::kF8E4M3FN: return FloatFormat{4, 3, 7, false, Nan::kAllOnes, true, true};
+    case PrimitiveType::kF16:
+      return FloatFormat{5, 10, 15, true, Nan::kIeee, true, true};
+    case PrimitiveType::kBF16:
+      return FloatFormat{8, 7, 127, true, Nan::kIeee, true, true};
+    case PrimitiveType::kF32:
+      return FloatFormat{8, 23, 127, true, Nan::kIeee, true, true};
+    case PrimitiveType::kF64:
+      return FloatFormat{11, 52, 1023, true, Nan::kIeee, true, true};
+    case PrimitiveType::kF4E2M1FN:
+      return FloatFormat{2, 1, 1, false, Nan::kNone, true, true};
+    case PrimitiveType::kF8E3M4:
+      return FloatFormat{3, 4, 3, true, Nan::kIeee, true, true};
+    case PrimitiveType::kF8E4M3:
+      return FloatFormat{4, 3, 7, true, Nan::kIeee, true, true};
+    case PrimitiveType::kF8E4M3FN:
+      return FloatFormat{4, 3, 7, false, Nan::kAllOnes, true, true};
     case PrimitiveType::kF8E4M3B11FNUZ:
       return FloatFormat{4, 3, 11, false, Nan::kNegativeZero, true, true};
     case PrimitiveType::kF8E4M3FNUZ:
       return FloatFormat{4, 3, 8, false, Nan::kNegativeZero, true, true};
-    case PrimitiveType::kF8E5M2: return FloatFormat{5, 2, 15, true, Nan::kIeee, true, true};
+    case PrimitiveType::kF8E5M2:
+      return FloatFormat{5, 2, 15, true, Nan::kIeee, true, true};
     case PrimitiveType::kF8E5M2FNUZ:
       return FloatFormat{5, 2, 16, false, Nan::kNegativeZero, true, true};
-    case PrimitiveType::kF8E8M0FNU: return FloatFormat{8, 0, 127, false, Nan::kAllOnes, false, false};
-    default: return std::nullopt;
+    case PrimitiveType::kF8E8M0FNU:
+      return FloatFormat{8, 0, 127, false, Nan::kAllOnes, false, false};
+    default:
+      return std::nullopt;
   }
 }
 

@@ -11,14 +11,39 @@ namespace hlogym {
 enum class PrimitiveType : uint8_t {
   kInvalid,
   kPred,
-  kS1, kS2, kS4, kS8, kS16, kS32, kS64,
-  kU1, kU2, kU4, kU8, kU16, kU32, kU64,
-  kF16, kBF16, kF32, kF64,
+  kS1,
+  kS2,
+  kS4,
+  kS8,
+  kS16,
+  kS32,
+  kS64,
+  kU1,
+  kU2,
+  kU4,
+  kU8,
+  kU16,
+  kU32,
+  kU64,
+  kF16,
+  kBF16,
+  kF32,
+  kF64,
   // Narrow floats, named as XLA names them (ml_dtypes formats).
-  kF4E2M1FN, kF8E3M4, kF8E4M3, kF8E4M3FN, kF8E4M3B11FNUZ, kF8E4M3FNUZ,
-  kF8E5M2, kF8E5M2FNUZ, kF8E8M0FNU,
-  kC64, kC128,
-  kTuple, kToken, kOpaque,
+  kF4E2M1FN,
+  kF8E3M4,
+  kF8E4M3,
+  kF8E4M3FN,
+  kF8E4M3B11FNUZ,
+  kF8E4M3FNUZ,
+  kF8E5M2,
+  kF8E5M2FNUZ,
+  kF8E8M0FNU,
+  kC64,
+  kC128,
+  kTuple,
+  kToken,
+  kOpaque,
 };
 
 // "f32", "pred", ...; "tuple" for kTuple.
@@ -26,7 +51,7 @@ std::string_view PrimitiveTypeName(PrimitiveType type);
 // Inverse of PrimitiveTypeName; nullopt for an unknown name.
 std::optional<PrimitiveType> PrimitiveTypeFromName(std::string_view name);
 
-bool IsArrayType(PrimitiveType type);  // not tuple/token/opaque/invalid
+bool IsArrayType(PrimitiveType type);     // not tuple/token/opaque/invalid
 bool IsIntegralType(PrimitiveType type);  // signed or unsigned ints, not pred
 bool IsSignedIntegralType(PrimitiveType type);
 bool IsUnsignedIntegralType(PrimitiveType type);

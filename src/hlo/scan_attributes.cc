@@ -86,8 +86,8 @@ absl::StatusOr<ScanAttributes> ReadScanAttributes(const Instruction& scan) {
                                     " is out of range for input ", i, " ", input.ToString()));
     }
     if (input.is_dynamic_dimension(a.scan_dimension)) {
-      return absl::UnimplementedError(absl::StrCat(
-          "scan ", scan.name(), ": a dynamic scan dimension is not supported"));
+      return absl::UnimplementedError(
+          absl::StrCat("scan ", scan.name(), ": a dynamic scan dimension is not supported"));
     }
     const int64_t length = input.dimensions(a.scan_dimension);
     if (i == 0) a.length = length;
@@ -142,8 +142,8 @@ absl::StatusOr<ScanAttributes> ReadScanAttributes(const Instruction& scan) {
       }
     }
     if (!results[k].Compatible(expected)) {
-      return Bad(scan, absl::StrCat("result ", k, " is ", results[k].ToString(false),
-                                    ", expected ", expected.ToString(false)));
+      return Bad(scan, absl::StrCat("result ", k, " is ", results[k].ToString(false), ", expected ",
+                                    expected.ToString(false)));
     }
   }
   a.result_shapes = results;

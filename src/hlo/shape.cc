@@ -48,8 +48,7 @@ bool Shape::is_static() const {
 }
 
 bool Shape::is_unbounded_dynamic() const {
-  if (std::find(dimensions_.begin(), dimensions_.end(), kUnboundedSize) !=
-      dimensions_.end()) {
+  if (std::find(dimensions_.begin(), dimensions_.end(), kUnboundedSize) != dimensions_.end()) {
     return true;
   }
   return std::any_of(tuple_shapes_.begin(), tuple_shapes_.end(),

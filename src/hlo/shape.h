@@ -53,9 +53,7 @@ class Shape {
   int64_t dimensions(int64_t i) const { return dimensions_[i]; }
   std::vector<int64_t>& mutable_dimensions() { return dimensions_; }
   // Dynamic dimensions; the size of a bounded one is its bound.
-  bool is_dynamic_dimension(int64_t i) const {
-    return !dynamic_.empty() && dynamic_[i];
-  }
+  bool is_dynamic_dimension(int64_t i) const { return !dynamic_.empty() && dynamic_[i]; }
   void set_dynamic_dimension(int64_t i, bool is_dynamic);
   bool is_static() const;  // no dynamic dimension anywhere, tuples included
   bool is_unbounded_dynamic() const;

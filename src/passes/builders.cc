@@ -75,8 +75,7 @@ absl::StatusOr<Instruction*> MakeBroadcast(Instruction* operand,
 
 absl::StatusOr<Instruction*> MakeReshape(Instruction* operand,
                                          std::span<const int64_t> result_dims) {
-  return FinishPlain(InferReshapeShape(operand->shape(), result_dims), Opcode::kReshape,
-                     {operand});
+  return FinishPlain(InferReshapeShape(operand->shape(), result_dims), Opcode::kReshape, {operand});
 }
 
 absl::StatusOr<Instruction*> MakeTranspose(Instruction* operand,
@@ -116,8 +115,7 @@ absl::StatusOr<Instruction*> MakePad(Instruction* operand, Instruction* padding_
 }
 
 absl::StatusOr<Instruction*> MakeDot(Instruction* lhs, Instruction* rhs,
-                                     const DotDimensionNumbers& dnums,
-                                     PrimitiveType result_type) {
+                                     const DotDimensionNumbers& dnums, PrimitiveType result_type) {
   auto made = FinishPlain(InferDotShape(lhs->shape(), rhs->shape(), dnums, result_type),
                           Opcode::kDot, {lhs, rhs});
   if (made.ok()) (*made)->mutable_attrs().dot_dimension_numbers = dnums;
@@ -173,8 +171,8 @@ Instruction* MakeScalarConstant(Computation* computation, PrimitiveType type, do
 }
 
 Computation* AddScalarBinaryComputation(Module& module, std::string_view name, Opcode opcode,
-                                        PrimitiveType type, bool with_layout,
-                                        std::string_view lhs, std::string_view rhs) {
+                                        PrimitiveType type, bool with_layout, std::string_view lhs,
+                                        std::string_view rhs) {
   auto computation = std::make_unique<Computation>(module.UniqueName(name));
   computation->set_parent(&module);
   Shape scalar = Shape::Scalar(type);

@@ -37,18 +37,15 @@ absl::StatusOr<Instruction*> MakeReshape(Instruction* operand,
                                          std::span<const int64_t> result_dims);
 absl::StatusOr<Instruction*> MakeTranspose(Instruction* operand,
                                            std::span<const int64_t> permutation);
-absl::StatusOr<Instruction*> MakeSlice(Instruction* operand,
-                                       std::span<const SliceDimension> slice);
+absl::StatusOr<Instruction*> MakeSlice(Instruction* operand, std::span<const SliceDimension> slice);
 absl::StatusOr<Instruction*> MakeConcatenate(std::span<Instruction* const> operands,
                                              int64_t dimension);
 absl::StatusOr<Instruction*> MakePad(Instruction* operand, Instruction* padding_value,
                                      std::span<const PaddingDimension> padding);
 absl::StatusOr<Instruction*> MakeDot(Instruction* lhs, Instruction* rhs,
-                                     const DotDimensionNumbers& dnums,
-                                     PrimitiveType result_type);
+                                     const DotDimensionNumbers& dnums, PrimitiveType result_type);
 absl::StatusOr<Instruction*> MakeReduce(Instruction* input, Instruction* init,
-                                        std::span<const int64_t> dimensions,
-                                        Computation* to_apply);
+                                        std::span<const int64_t> dimensions, Computation* to_apply);
 absl::StatusOr<Instruction*> MakeGetTupleElement(Instruction* tuple, int64_t index);
 Instruction* MakeTuple(Computation* computation, std::span<Instruction* const> operands);
 // A constant holding `literal` (its shape gets the default layout when
@@ -64,8 +61,7 @@ Instruction* MakeScalarConstant(Computation* computation, PrimitiveType type, do
 // `with_layout`.
 Computation* AddScalarBinaryComputation(Module& module, std::string_view name, Opcode opcode,
                                         PrimitiveType type, bool with_layout,
-                                        std::string_view lhs = "lhs",
-                                        std::string_view rhs = "rhs");
+                                        std::string_view lhs = "lhs", std::string_view rhs = "rhs");
 
 // `name` with every character that cannot appear in an HLO name replaced by
 // '_' (f32[2,4,4] -> f32_2_4_4_): for the computations expanders name after a

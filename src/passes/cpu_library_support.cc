@@ -135,8 +135,8 @@ bool YnnTakesReduceLike(const Instruction& hlo) {
                 (out == T::kS32 && (in == T::kS8 || in == T::kU8));
   } else if (IsBinaryOfParams(reducer, Opcode::kMaximum) ||
              IsBinaryOfParams(reducer, Opcode::kMinimum)) {
-    supported = in == out && (in == T::kU8 || in == T::kS8 || in == T::kBF16 ||
-                              in == T::kF16 || in == T::kF32 || in == T::kF64);
+    supported = in == out && (in == T::kU8 || in == T::kS8 || in == T::kBF16 || in == T::kF16 ||
+                              in == T::kF32 || in == T::kF64);
   }
   return supported && (result.ElementCount() >= kLibraryMinElements ||
                        input.ElementCount() >= kLibraryMinElements);

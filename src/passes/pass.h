@@ -81,8 +81,7 @@ class PassPipeline : public Pass {
 class FixedPointPass : public Pass {
  public:
   static constexpr int kDefaultMaxIterations = 25;
-  explicit FixedPointPass(std::unique_ptr<Pass> inner,
-                          int max_iterations = kDefaultMaxIterations)
+  explicit FixedPointPass(std::unique_ptr<Pass> inner, int max_iterations = kDefaultMaxIterations)
       : inner_(std::move(inner)), max_iterations_(max_iterations) {}
   std::string_view name() const override { return inner_->name(); }
   absl::StatusOr<bool> Run(Module& module) override;

@@ -14,8 +14,8 @@ namespace hlogym {
 namespace {
 
 bool IgnoredRawKey(const Instruction& instruction, std::string_view key) {
-  if (key == "metadata" || key == "frontend_attributes" || key == "statistics" ||
-      key == "origin" || key == "original_value") {
+  if (key == "metadata" || key == "frontend_attributes" || key == "statistics" || key == "origin" ||
+      key == "original_value") {
     return true;
   }
   return key == "backend_config" && instruction.opcode() != Opcode::kCustomCall;
@@ -79,14 +79,15 @@ std::optional<std::vector<FrontendAttribute>> GetFrontendAttributes(
       }
     }
     if (quoted || depth != 0) return std::nullopt;
-    entries.push_back({std::string(text.substr(i, eq - i)),
-                       std::string(text.substr(eq + 1, j - eq - 1))});
+    entries.push_back(
+        {std::string(text.substr(i, eq - i)), std::string(text.substr(eq + 1, j - eq - 1))});
     i = j + 1;
   }
   return entries;
 }
 
-void SetFrontendAttributes(Instruction& instruction, const std::vector<FrontendAttribute>& entries) {
+void SetFrontendAttributes(Instruction& instruction,
+                           const std::vector<FrontendAttribute>& entries) {
   if (entries.empty()) {
     instruction.mutable_attrs().EraseRaw("frontend_attributes");
     return;
@@ -168,8 +169,12 @@ bool ComputationsEqual(const Computation& a, const Computation& b, bool layout_s
 
 bool IsControlFlowCaller(Opcode opcode) {
   switch (opcode) {
-    case Opcode::kCall: case Opcode::kWhile: case Opcode::kConditional:
-    case Opcode::kAsyncStart: case Opcode::kAsyncUpdate: case Opcode::kAsyncDone:
+    case Opcode::kCall:
+    case Opcode::kWhile:
+    case Opcode::kConditional:
+    case Opcode::kAsyncStart:
+    case Opcode::kAsyncUpdate:
+    case Opcode::kAsyncDone:
       return true;
     default:
       return false;
@@ -222,14 +227,14 @@ std::vector<Computation*> NonFusionComputations(const Module& module) {
 
 Computation* CloneComputation(Module& module, const Computation& computation,
                               std::string_view suffix) {
-  auto copy = std::make_unique<Computation>(
-      module.UniqueName(computation.name() + std::string(suffix)));
+  auto copy =
+      std::make_unique<Computation>(module.UniqueName(computation.name() + std::string(suffix)));
   copy->mutable_raw_attributes() = computation.raw_attributes();
   absl::flat_hash_map<const Instruction*, Instruction*> map;
   for (const auto& instruction : computation.instructions()) {
-    auto clone = std::make_unique<Instruction>(
-        instruction->opcode(), instruction->shape(),
-        module.UniqueName(instruction->name() + std::string(suffix)));
+    auto clone =
+        std::make_unique<Instruction>(instruction->opcode(), instruction->shape(),
+                                      module.UniqueName(instruction->name() + std::string(suffix)));
     clone->mutable_attrs() = instruction->attrs();
     clone->mutable_called_computations() = instruction->called_computations();
     map[instruction.get()] = copy->AddInstruction(std::move(clone));

@@ -38,11 +38,10 @@ Step Fix(std::string name, std::vector<Step> steps) {
 Step Simplification(std::string name) {
   return Fix(std::move(name),
              {P("algsimp"), P("simplify-sorts"), P("dce"), P("gather_expander"),
-              P("gather_simplifier"), P("tree_reduction_rewriter"),
-              P("zero_sized_hlo_elimination"), P("while-loop-invariant-code-motion"),
-              P("tuple-simplifier"), P("while-loop-constant-sinking"),
-              P("simplify-while-loops"), P("dce"), P("reshape-mover"), P("constant_folding"),
-              P("simplify-conditional")});
+              P("gather_simplifier"), P("tree_reduction_rewriter"), P("zero_sized_hlo_elimination"),
+              P("while-loop-invariant-code-motion"), P("tuple-simplifier"),
+              P("while-loop-constant-sinking"), P("simplify-while-loops"), P("dce"),
+              P("reshape-mover"), P("constant_folding"), P("simplify-conditional")});
 }
 
 Step CpuDefaultSpec() {
@@ -66,17 +65,16 @@ Step CpuDefaultSpec() {
            P("logistic-expander"), P("conditional-canonicalizer"),
            P("dynamic-dimension-simplifier"), P("associative-scan-rewriter"),
            // xla_reduce_window_rewrite_base_length defaults to 16, so it runs.
-           Fix("reduce-window-rewriter", {P("reduce-window-rewriter")}),
-           P("reduce-window-resizer"), P("scan_expander"), P("dynamic_padder"),
-           P("convolution-canonicalization"), P("change-op-data-type"),
-           Simplification("simplification"), P("select_and_scatter_expander"),
+           Fix("reduce-window-rewriter", {P("reduce-window-rewriter")}), P("reduce-window-resizer"),
+           P("scan_expander"), P("dynamic_padder"), P("convolution-canonicalization"),
+           P("change-op-data-type"), Simplification("simplification"),
+           P("select_and_scatter_expander"),
            // With fusion emitters on (and the CPU scatter emitter enabled) only
            // the kEliminateSimpleScatters instance runs, then scatter_simplifier.
            P("scatter_expander"), P("scatter_simplifier"),
            Simplification("post_scatter_expansion_simplification"), P("gemv-rewriter"),
-           P("bitcast_dtypes_expander"),
-           P("topk-rewriter"), P("transpose-folding"), P("cse"), P("cse_barrier_expander"),
-           P("tuple-simplifier"), P("while-loop-trip-count-annotator"),
+           P("bitcast_dtypes_expander"), P("topk-rewriter"), P("transpose-folding"), P("cse"),
+           P("cse_barrier_expander"), P("tuple-simplifier"), P("while-loop-trip-count-annotator"),
            P("flatten-call-graph")}) {
     main.push_back(std::move(step));
   }
@@ -109,17 +107,15 @@ Step CpuDefaultSpec() {
 Step GpuDefaultSpec() {
   std::vector<Step> optimization = {
       P("batched_gather_scatter_normalizer"), P("topk-splitter"), P("topk-decomposer-all"),
-      P("dot_dimension_sorter"), P("dot_decomposer"), P("result_caster"),
-      P("operand_upcaster"), P("sub-byte-size-setter"), P("rng-expander"),
-      P("rng-bit-generator-expander"), P("comparison-expander"),
-      P("zero_sized_hlo_elimination"), P("select_and_scatter_expander"),
+      P("dot_dimension_sorter"), P("dot_decomposer"), P("result_caster"), P("operand_upcaster"),
+      P("sub-byte-size-setter"), P("rng-expander"), P("rng-bit-generator-expander"),
+      P("comparison-expander"), P("zero_sized_hlo_elimination"), P("select_and_scatter_expander"),
       // xla_gpu_deterministic_ops is off, so only the unsupported-scatter
       // expander runs.
-      P("gpu_scatter_expander"), P("qr_expander"), P("eigh_expander"),
-      P("dynamic-index-splitter"), P("call-inliner"), P("stochastic_convert_decomposer"),
-      P("convolution_4d_expander"), P("convolution-pred-expander"), P("batchnorm_expander"),
-      P("logistic-expander"), P("conditional-canonicalizer"),
-      P("dynamic-dimension-simplifier"),
+      P("gpu_scatter_expander"), P("qr_expander"), P("eigh_expander"), P("dynamic-index-splitter"),
+      P("call-inliner"), P("stochastic_convert_decomposer"), P("convolution_4d_expander"),
+      P("convolution-pred-expander"), P("batchnorm_expander"), P("logistic-expander"),
+      P("conditional-canonicalizer"), P("dynamic-dimension-simplifier"),
       Fix("reduce-window-rewriter", {P("reduce-window-rewriter")}), P("dynamic_padder"),
       P("stable-sort-expander"),
       Fix("simplification",
@@ -129,30 +125,28 @@ Step GpuDefaultSpec() {
            // xla_gpu_dot_merger_threshold_mb defaults to 32.
            P("dot-merger"), P("simplify-sorts"), P("tuple-simplifier"),
            P("while-loop-constant-sinking"), P("simplify-while-loops"), P("slice-sinker"),
-           P("reshape-mover-1d-broadcast-cheap"), P("constant_folding"),
-           P("simplify-conditional"), P("real_imag_expander"), P("transpose-folding"),
-           P("cse"), P("dce")}),
+           P("reshape-mover-1d-broadcast-cheap"), P("constant_folding"), P("simplify-conditional"),
+           P("real_imag_expander"), P("transpose-folding"), P("cse"), P("dce")}),
       // ConvertMover and ReshapeMover undo each other, so XLA runs the former
       // with algsimp in a second fixed point.
       Fix("simplification-2", {P("convert-mover"), P("algsimp-gpu")}),
       P("computation-deduplicator")};
-  return Sub(
-      "xla-gpu-default",
-      {Sub("pre-spmd-partitioner",
-           {P("convert-memory-placement-to-internal-annotations"), P("call-inliner"),
-            P("zero_sized_hlo_elimination"), P("conditional-canonicalizer"),
-            P("topk-decomposer"), P("topk-rewriter-all")}),
-       Sub("sharding-removal", {P("sharding-remover"), P("dce")}),
-       Sub("optimization", std::move(optimization)),
-       Sub("collective-optimizations",
-           {P("ragged-all-to-all-canonicalizer"), P("all-reduce-simp"), P("all-reduce-folder"),
-            P("all-reduce-splitter"), P("all-gather-optimizer"),
-            P("all-gather-dynamic-slice-simplifier"), P("all-reduce-reassociate"),
-            P("reduce-scatter-reassociate"), P("while-loop-all-reduce-code-motion"),
-            P("collective-quantizer"), P("dce"), P("reduce-scatter-creator"), P("algsimp-gpu"),
-            P("all-gather-bcast-reorder"), P("all-reduce-promotion-gpu"), P("dce"),
-            P("while-loop-trip-count-annotator")}),
-       Sub("layout assignment", {P("flatten-call-graph")})});
+  return Sub("xla-gpu-default",
+             {Sub("pre-spmd-partitioner",
+                  {P("convert-memory-placement-to-internal-annotations"), P("call-inliner"),
+                   P("zero_sized_hlo_elimination"), P("conditional-canonicalizer"),
+                   P("topk-decomposer"), P("topk-rewriter-all")}),
+              Sub("sharding-removal", {P("sharding-remover"), P("dce")}),
+              Sub("optimization", std::move(optimization)),
+              Sub("collective-optimizations",
+                  {P("ragged-all-to-all-canonicalizer"), P("all-reduce-simp"),
+                   P("all-reduce-folder"), P("all-reduce-splitter"), P("all-gather-optimizer"),
+                   P("all-gather-dynamic-slice-simplifier"), P("all-reduce-reassociate"),
+                   P("reduce-scatter-reassociate"), P("while-loop-all-reduce-code-motion"),
+                   P("collective-quantizer"), P("dce"), P("reduce-scatter-creator"),
+                   P("algsimp-gpu"), P("all-gather-bcast-reorder"), P("all-reduce-promotion-gpu"),
+                   P("dce"), P("while-loop-trip-count-annotator")}),
+              Sub("layout assignment", {P("flatten-call-graph")})});
 }
 
 // Builds `step` from the passes `registry` has; nullptr if none of them.

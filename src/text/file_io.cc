@@ -1,5 +1,6 @@
 #include "text/file_io.h"
 
+#include <unistd.h>
 #include <zlib.h>
 #include <zstd.h>
 
@@ -13,8 +14,6 @@
 #include <random>
 #include <sstream>
 #include <string>
-
-#include <unistd.h>
 
 #include "absl/status/status.h"
 #include "text/module_locator.h"
@@ -116,7 +115,8 @@ absl::StatusOr<std::string> Unzstd(const std::string& data, const std::string& p
 absl::StatusOr<std::string> Gzip(std::string_view data) {
   z_stream zs;
   std::memset(&zs, 0, sizeof(zs));
-  if (deflateInit2(&zs, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
+  if (deflateInit2(&zs, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) !=
+      Z_OK) {
     return absl::InternalError("deflateInit2 failed");
   }
   std::string out;
@@ -149,7 +149,8 @@ absl::StatusOr<std::string> Zstd(std::string_view data) {
   size_t bound = ZSTD_compressBound(data.size());
   std::string out(bound, '\0');
   size_t n = ZSTD_compress(out.data(), out.size(), data.data(), data.size(), 3);
-  if (ZSTD_isError(n)) return absl::InternalError(Cat("zstd compression failed: ", ZSTD_getErrorName(n)));
+  if (ZSTD_isError(n))
+    return absl::InternalError(Cat("zstd compression failed: ", ZSTD_getErrorName(n)));
   out.resize(n);
   return out;
 }
@@ -210,11 +211,12 @@ absl::Status WriteTextFileAtomically(const std::string& path, std::string_view c
     return absl::OkStatus();
   }
   std::random_device rd;
-  std::string tmp = Cat(path, ".tmp.", static_cast<uint64_t>(getpid()), ".",
-                        static_cast<uint64_t>(rd()));
+  std::string tmp =
+      Cat(path, ".tmp.", static_cast<uint64_t>(getpid()), ".", static_cast<uint64_t>(rd()));
   FILE* f = std::fopen(tmp.c_str(), "wb");
   if (f == nullptr) {
-    return absl::InvalidArgumentError(Cat(path, ": cannot create ", tmp, ": ", std::strerror(errno)));
+    return absl::InvalidArgumentError(
+        Cat(path, ": cannot create ", tmp, ": ", std::strerror(errno)));
   }
   bool ok = bytes.empty() || std::fwrite(bytes.data(), 1, bytes.size(), f) == bytes.size();
   ok = (std::fflush(f) == 0) && ok;
@@ -227,7 +229,8 @@ absl::Status WriteTextFileAtomically(const std::string& path, std::string_view c
   if (std::rename(tmp.c_str(), path.c_str()) != 0) {
     int err = errno;
     std::remove(tmp.c_str());
-    return absl::InvalidArgumentError(Cat(path, ": cannot rename into place: ", std::strerror(err)));
+    return absl::InvalidArgumentError(
+        Cat(path, ": cannot rename into place: ", std::strerror(err)));
   }
   return absl::OkStatus();
 }

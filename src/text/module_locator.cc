@@ -161,9 +161,10 @@ absl::StatusOr<std::string> LocateModule(std::string_view name_in) {
       if (std::string p = FindModuleInDatasets(dir, name); !p.empty()) return p;
     }
   }
-  return absl::NotFoundError(absl::StrCat(
-      name, ": no such file, corpus module (<family>/<name> or <name> in "
-            "datasets/corpus/manifest.json) or smoke module (smoke/<name>)"));
+  return absl::NotFoundError(
+      absl::StrCat(name,
+                   ": no such file, corpus module (<family>/<name> or <name> in "
+                   "datasets/corpus/manifest.json) or smoke module (smoke/<name>)"));
 }
 
 }  // namespace hlogym

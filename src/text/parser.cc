@@ -32,14 +32,14 @@
 namespace hlogym {
 namespace {
 
+using text::Cat;
 using text::IsDigit;
 using text::IsNameChar;
-using text::LexError;
 using text::Lexer;
-using text::Cat;
+using text::LexError;
 
-constexpr int kMaxNesting = 64;                       // tuple shapes, tuple constants
-constexpr int64_t kMaxElements = int64_t{1} << 53;    // per array shape
+constexpr int kMaxNesting = 64;                     // tuple shapes, tuple constants
+constexpr int64_t kMaxElements = int64_t{1} << 53;  // per array shape
 constexpr int64_t kMaxConstantBytes = int64_t{1} << 31;
 constexpr int64_t kMaxParameterNumber = int64_t{1} << 20;
 
@@ -75,11 +75,19 @@ bool IsStackFrameSection(std::string_view word) {
 // Which opcodes model which typed attribute; anything else is kept raw.
 bool HasDimensionsAttr(Opcode op) {
   switch (op) {
-    case Opcode::kBroadcast: case Opcode::kTranspose: case Opcode::kReduce:
-    case Opcode::kReverse: case Opcode::kConcatenate: case Opcode::kSort:
-    case Opcode::kMap: case Opcode::kAllGather: case Opcode::kAllGatherStart:
-    case Opcode::kAllToAll: case Opcode::kReduceScatter:
-    case Opcode::kGetDimensionSize: case Opcode::kSetDimensionSize:
+    case Opcode::kBroadcast:
+    case Opcode::kTranspose:
+    case Opcode::kReduce:
+    case Opcode::kReverse:
+    case Opcode::kConcatenate:
+    case Opcode::kSort:
+    case Opcode::kMap:
+    case Opcode::kAllGather:
+    case Opcode::kAllGatherStart:
+    case Opcode::kAllToAll:
+    case Opcode::kReduceScatter:
+    case Opcode::kGetDimensionSize:
+    case Opcode::kSetDimensionSize:
       return true;
     default:
       return false;
@@ -102,8 +110,8 @@ struct NameRef {
 struct PendingCalls {
   Instruction* instruction = nullptr;
   size_t pos = 0;  // the opcode, for "missing attribute" errors
-  std::vector<NameRef> to_apply, calls, condition, body, branches, true_c, false_c, select,
-      scatter, called;
+  std::vector<NameRef> to_apply, calls, condition, body, branches, true_c, false_c, select, scatter,
+      called;
 };
 
 struct PendingInstruction {
@@ -129,8 +137,8 @@ class Parser {
     if (status_.ok()) {
       int64_t line, col;
       lex_.LineCol(pos, &line, &col);
-      status_ = absl::InvalidArgumentError(
-          Cat(filename_, ":", line, ":", col, ": error: ", message));
+      status_ =
+          absl::InvalidArgumentError(Cat(filename_, ":", line, ":", col, ": error: ", message));
     }
     return false;
   }
@@ -143,9 +151,8 @@ class Parser {
   bool Expect(char c, std::string_view what = "") {
     if (!Skip()) return false;
     if (lex_.TryConsume(c)) return true;
-    return Error(lex_.pos(), Cat("expected '", std::string(1, c), "'",
-                                          what.empty() ? "" : " ", what, ", got ",
-                                          Describe()));
+    return Error(lex_.pos(), Cat("expected '", std::string(1, c), "'", what.empty() ? "" : " ",
+                                 what, ", got ", Describe()));
   }
   // A short description of what is at the cursor, for messages.
   std::string Describe() {
@@ -222,8 +229,10 @@ bool Parser::ParseInt64(int64_t* out) {
   if (!Skip()) return false;
   size_t start = lex_.pos();
   bool negative = false;
-  if (lex_.TryConsume('-')) negative = true;
-  else lex_.TryConsume('+');
+  if (lex_.TryConsume('-'))
+    negative = true;
+  else
+    lex_.TryConsume('+');
   if (!IsDigit(lex_.Peek())) {
     lex_.set_pos(start);
     return Error(start, Cat("expected an integer, got ", Describe()));
@@ -272,9 +281,12 @@ bool Parser::ParseBool(bool* out) {
   if (!Skip()) return false;
   size_t start = lex_.pos();
   std::string_view w = lex_.ReadName();
-  if (w == "true") *out = true;
-  else if (w == "false") *out = false;
-  else return Error(start, Cat("expected true or false, got ", Describe()));
+  if (w == "true")
+    *out = true;
+  else if (w == "false")
+    *out = false;
+  else
+    return Error(start, Cat("expected true or false, got ", Describe()));
   return true;
 }
 
@@ -317,10 +329,14 @@ bool Parser::ParseLayout(Shape* shape) {
       size_t p = detail_start;
       for (; p < t.size(); ++p) {
         char c = t[p];
-        if (c == '(') ++depth;
-        else if (c == ')') { if (--depth < 0) return Error(p, "unbalanced ')' in layout"); }
-        else if (c == '}' && depth == 0) break;
-        else if (c == '{' || c == '\n') return Error(p, "unexpected character in layout");
+        if (c == '(')
+          ++depth;
+        else if (c == ')') {
+          if (--depth < 0) return Error(p, "unbalanced ')' in layout");
+        } else if (c == '}' && depth == 0)
+          break;
+        else if (c == '{' || c == '\n')
+          return Error(p, "unexpected character in layout");
       }
       if (p >= t.size()) return Error(start, "unterminated layout");
       size_t end = p;
@@ -332,7 +348,7 @@ bool Parser::ParseLayout(Shape* shape) {
   }
   if (static_cast<int64_t>(layout.minor_to_major.size()) != shape->rank()) {
     return Error(start, Cat("layout has ", layout.minor_to_major.size(),
-                                     " dimensions but the shape has rank ", shape->rank()));
+                            " dimensions but the shape has rank ", shape->rank()));
   }
   std::vector<bool> used(layout.minor_to_major.size(), false);
   for (int64_t d : layout.minor_to_major) {
@@ -360,8 +376,7 @@ bool Parser::ParseShape(Shape* shape, int depth) {
         if (!Skip()) return false;
         if (lex_.TryConsume(')')) break;
         if (!lex_.TryConsume(',')) {
-          return Error(lex_.pos(), Cat("expected ',' or ')' in tuple shape, got ",
-                                                Describe()));
+          return Error(lex_.pos(), Cat("expected ',' or ')' in tuple shape, got ", Describe()));
         }
       }
     }
@@ -418,8 +433,7 @@ bool Parser::ParseShape(Shape* shape, int depth) {
       if (!Skip()) return false;
       if (lex_.TryConsume(']')) break;
       if (!lex_.TryConsume(',')) {
-        return Error(lex_.pos(), Cat("expected ',' or ']' in dimensions, got ",
-                                              Describe()));
+        return Error(lex_.pos(), Cat("expected ',' or ']' in dimensions, got ", Describe()));
       }
     }
   }
@@ -478,8 +492,7 @@ static std::string_view ReadNumberToken(Lexer& lex) {
   }
   // nan(0x...) payload
   std::string_view word = t.substr(start, p - start);
-  if (p < t.size() && t[p] == '(' &&
-      (word == "nan" || word == "-nan" || word == "+nan")) {
+  if (p < t.size() && t[p] == '(' && (word == "nan" || word == "-nan" || word == "+nan")) {
     size_t close = t.find(')', p);
     if (close != std::string_view::npos && close - p < 40) p = close + 1;
   }
@@ -518,9 +531,10 @@ bool Parser::ParseDouble(double* out, bool* is_nan_payload, uint64_t* payload, b
     value = body == "true" ? 1 : 0;
   } else if (body.size() > 2 && body[0] == '0' && (body[1] == 'x' || body[1] == 'X')) {
     std::string_view hex = body.substr(2);
-    auto [ptr, ec] = std::from_chars(hex.data(), hex.data() + hex.size(), value,
-                                     std::chars_format::hex);
-    if (ptr != hex.data() + hex.size() || (ec != std::errc() && ec != std::errc::result_out_of_range)) {
+    auto [ptr, ec] =
+        std::from_chars(hex.data(), hex.data() + hex.size(), value, std::chars_format::hex);
+    if (ptr != hex.data() + hex.size() ||
+        (ec != std::errc() && ec != std::errc::result_out_of_range)) {
       return Error(start, Cat("invalid number '", tok, "'"));
     }
   } else {
@@ -546,9 +560,12 @@ bool Parser::ParseRealValue(PrimitiveType type, Literal* literal, int64_t index)
   size_t start = lex_.pos();
   if (type == PrimitiveType::kPred) {
     std::string_view tok = ReadNumberToken(lex_);
-    if (tok == "true" || tok == "1") literal->SetFromInt64(index, 1);
-    else if (tok == "false" || tok == "0") literal->SetFromInt64(index, 0);
-    else return Error(start, Cat("expected a pred value (true/false), got '", tok, "'"));
+    if (tok == "true" || tok == "1")
+      literal->SetFromInt64(index, 1);
+    else if (tok == "false" || tok == "0")
+      literal->SetFromInt64(index, 0);
+    else
+      return Error(start, Cat("expected a pred value (true/false), got '", tok, "'"));
     return true;
   }
   if (IsIntegralType(type)) {
@@ -572,27 +589,25 @@ bool Parser::ParseRealValue(PrimitiveType type, Literal* literal, int64_t index)
     uint64_t magnitude = 0;
     auto [ptr, ec] = std::from_chars(body.data(), body.data() + body.size(), magnitude, base);
     if (body.empty() || ptr != body.data() + body.size()) {
-      return Error(start, Cat("invalid integer '", tok, "' for ",
-                                       PrimitiveTypeName(type)));
+      return Error(start, Cat("invalid integer '", tok, "' for ", PrimitiveTypeName(type)));
     }
     if (ec != std::errc()) {
-      return Error(start, Cat("integer '", tok, "' is out of range for ",
-                                       PrimitiveTypeName(type)));
+      return Error(start, Cat("integer '", tok, "' is out of range for ", PrimitiveTypeName(type)));
     }
     int bits = BitWidth(type);
     if (IsUnsignedIntegralType(type)) {
       uint64_t max = bits >= 64 ? std::numeric_limits<uint64_t>::max() : (uint64_t{1} << bits) - 1;
       if ((negative && magnitude != 0) || magnitude > max) {
-        return Error(start, Cat("integer '", tok, "' is out of range for ",
-                                         PrimitiveTypeName(type)));
+        return Error(start,
+                     Cat("integer '", tok, "' is out of range for ", PrimitiveTypeName(type)));
       }
       literal->SetFromUint64(index, magnitude);
     } else {
       uint64_t max_pos = (uint64_t{1} << (bits - 1)) - 1;
       uint64_t max_neg = uint64_t{1} << (bits - 1);
       if ((!negative && magnitude > max_pos) || (negative && magnitude > max_neg)) {
-        return Error(start, Cat("integer '", tok, "' is out of range for ",
-                                         PrimitiveTypeName(type)));
+        return Error(start,
+                     Cat("integer '", tok, "' is out of range for ", PrimitiveTypeName(type)));
       }
       int64_t v = negative ? static_cast<int64_t>(0 - magnitude) : static_cast<int64_t>(magnitude);
       literal->SetFromInt64(index, v);
@@ -667,8 +682,8 @@ bool Parser::ParseArrayLevel(Literal* literal, const std::vector<int64_t>& dims,
   if (!Skip()) return false;
   if (!lex_.TryConsume('}')) {
     if (lex_.Peek() == ',') {
-      return Error(lex_.pos(), Cat("too many elements in array constant (dimension ",
-                                            level, " has size ", n, ")"));
+      return Error(lex_.pos(), Cat("too many elements in array constant (dimension ", level,
+                                   " has size ", n, ")"));
     }
     return Error(lex_.pos(), Cat("expected '}' in array constant, got ", Describe()));
   }
@@ -740,8 +755,8 @@ bool Parser::ParseWindow(Window* window) {
     if (!Expect('=', "after window field")) return false;
     if (!Skip()) return false;
     bool is_pad = key == "pad";
-    if (!is_pad && key != "size" && key != "stride" && key != "lhs_dilate" &&
-        key != "rhs_dilate" && key != "rhs_reversal") {
+    if (!is_pad && key != "size" && key != "stride" && key != "lhs_dilate" && key != "rhs_dilate" &&
+        key != "rhs_reversal") {
       return Error(key_pos, Cat("unknown window field '", key, "'"));
     }
     std::vector<std::pair<int64_t, int64_t>> values;
@@ -764,15 +779,21 @@ bool Parser::ParseWindow(Window* window) {
       window->dimensions.resize(rank);
     } else if (rank != static_cast<int64_t>(values.size())) {
       return Error(key_pos, Cat("window field '", key, "' has ", values.size(),
-                                         " dimensions, expected ", rank));
+                                " dimensions, expected ", rank));
     }
     for (int64_t i = 0; i < rank; ++i) {
       WindowDimension& d = window->dimensions[i];
-      if (key == "size") d.size = values[i].first;
-      else if (key == "stride") d.stride = values[i].first;
-      else if (key == "pad") { d.padding_low = values[i].first; d.padding_high = values[i].second; }
-      else if (key == "lhs_dilate") d.base_dilation = values[i].first;
-      else if (key == "rhs_dilate") d.window_dilation = values[i].first;
+      if (key == "size")
+        d.size = values[i].first;
+      else if (key == "stride")
+        d.stride = values[i].first;
+      else if (key == "pad") {
+        d.padding_low = values[i].first;
+        d.padding_high = values[i].second;
+      } else if (key == "lhs_dilate")
+        d.base_dilation = values[i].first;
+      else if (key == "rhs_dilate")
+        d.window_dilation = values[i].first;
       else if (key == "rhs_reversal") {
         if (values[i].first != 0 && values[i].first != 1) {
           return Error(key_pos, "rhs_reversal values must be 0 or 1");
@@ -816,20 +837,26 @@ bool Parser::ParseConvDims(ConvolutionDimensionNumbers* dnums) {
     for (size_t i = 0; i < part.size(); ++i) {
       char c = part[i];
       int64_t pos = static_cast<int64_t>(i);
-      if (c == first && *a < 0) *a = pos;
-      else if (c == second && *b < 0) *b = pos;
-      else if (IsDigit(c) && static_cast<size_t>(c - '0') < spatial && (*sp)[c - '0'] < 0) (*sp)[c - '0'] = pos;
-      else return Error(start, Cat("invalid dim_labels part '", part, "'"));
+      if (c == first && *a < 0)
+        *a = pos;
+      else if (c == second && *b < 0)
+        *b = pos;
+      else if (IsDigit(c) && static_cast<size_t>(c - '0') < spatial && (*sp)[c - '0'] < 0)
+        (*sp)[c - '0'] = pos;
+      else
+        return Error(start, Cat("invalid dim_labels part '", part, "'"));
     }
     return true;
   };
   if (!decode(lhs, 'b', 'f', &dnums->input_batch_dimension, &dnums->input_feature_dimension,
-              &dnums->input_spatial_dimensions)) return false;
+              &dnums->input_spatial_dimensions))
+    return false;
   if (!decode(rhs, 'i', 'o', &dnums->kernel_input_feature_dimension,
               &dnums->kernel_output_feature_dimension, &dnums->kernel_spatial_dimensions))
     return false;
   if (!decode(out, 'b', 'f', &dnums->output_batch_dimension, &dnums->output_feature_dimension,
-              &dnums->output_spatial_dimensions)) return false;
+              &dnums->output_spatial_dimensions))
+    return false;
   return true;
 }
 
@@ -852,7 +879,8 @@ bool Parser::ParseSlice(std::vector<SliceDimension>* slice) {
     slice->push_back(d);
     if (!Skip()) return false;
     if (lex_.TryConsume('}')) return true;
-    if (!lex_.TryConsume(',')) return Error(lex_.pos(), Cat("expected ',' or '}' in slice, got ", Describe()));
+    if (!lex_.TryConsume(','))
+      return Error(lex_.pos(), Cat("expected ',' or '}' in slice, got ", Describe()));
   }
 }
 
@@ -891,7 +919,8 @@ bool Parser::ParseNameList(std::vector<NameRef>* names) {
       names->push_back({name, pos});
       if (!Skip()) return false;
       if (lex_.TryConsume('}')) return true;
-      if (!lex_.TryConsume(',')) return Error(lex_.pos(), Cat("expected ',' or '}', got ", Describe()));
+      if (!lex_.TryConsume(','))
+        return Error(lex_.pos(), Cat("expected ',' or '}', got ", Describe()));
     }
   }
   size_t pos = lex_.pos();
@@ -912,8 +941,7 @@ bool Parser::ParseAttribute(Instruction* instruction, PendingCalls* calls,
   if (key.empty()) return Error(key_pos, Cat("expected an attribute name, got ", Describe()));
   if (!Skip()) return false;
   if (!lex_.TryConsume('=')) {
-    return Error(lex_.pos(), Cat("expected '=' after attribute '", key, "', got ",
-                                          Describe()));
+    return Error(lex_.pos(), Cat("expected '=' after attribute '", key, "', got ", Describe()));
   }
   if (!Skip()) return false;
   const Opcode op = instruction->opcode();
@@ -954,8 +982,10 @@ bool Parser::ParseAttribute(Instruction* instruction, PendingCalls* calls,
   // Called computations and control edges (any opcode where XLA allows them).
   if (key == "to_apply") return typed() && ParseNameList(&calls->to_apply);
   if (key == "calls") return typed() && ParseNameList(&calls->calls);
-  if (key == "control-predecessors") return typed() && ParseNameList(&pending->control_predecessors);
-  if (op == Opcode::kWhile && key == "condition") return typed() && ParseNameList(&calls->condition);
+  if (key == "control-predecessors")
+    return typed() && ParseNameList(&pending->control_predecessors);
+  if (op == Opcode::kWhile && key == "condition")
+    return typed() && ParseNameList(&calls->condition);
   if (op == Opcode::kWhile && key == "body") return typed() && ParseNameList(&calls->body);
   if (op == Opcode::kConditional) {
     if (key == "branch_computations") return typed() && ParseNameList(&calls->branches);
@@ -1013,12 +1043,14 @@ bool Parser::ParseAttribute(Instruction* instruction, PendingCalls* calls,
         std::string_view word;
         size_t pos = lex_.pos();
         if (!ParseEnumWord(&word)) return false;
-        auto p = PrecisionFromName(absl::AsciiStrToLower(absl::string_view(word.data(), word.size())));
+        auto p =
+            PrecisionFromName(absl::AsciiStrToLower(absl::string_view(word.data(), word.size())));
         if (!p.has_value()) return Error(pos, Cat("unknown precision '", word, "'"));
         a.operand_precision.push_back(*p);
         if (!Skip()) return false;
         if (lex_.TryConsume('}')) break;
-        if (!lex_.TryConsume(',')) return Error(lex_.pos(), "expected ',' or '}' in operand_precision");
+        if (!lex_.TryConsume(','))
+          return Error(lex_.pos(), "expected ',' or '}' in operand_precision");
       }
     }
   } else if (op == Opcode::kGather && key == "offset_dims") {
@@ -1052,7 +1084,8 @@ bool Parser::ParseAttribute(Instruction* instruction, PendingCalls* calls,
   } else if (op == Opcode::kScatter && key == "unique_indices") {
     ok = typed() && ParseBool(&a.unique_indices);
   } else if (op == Opcode::kCompare && key == "direction") {
-    ok = typed() && enum_value(ComparisonDirectionFromName, &a.comparison_direction, "comparison direction");
+    ok = typed() &&
+         enum_value(ComparisonDirectionFromName, &a.comparison_direction, "comparison direction");
   } else if (op == Opcode::kCompare && key == "type") {
     ok = typed() && enum_value(ComparisonTypeFromName, &a.comparison_type, "comparison type");
     if (ok && a.comparison_type == ComparisonType::kUnset) {
@@ -1067,7 +1100,8 @@ bool Parser::ParseAttribute(Instruction* instruction, PendingCalls* calls,
     LexError e;
     if (!lex_.ReadQuoted(&contents, &e)) return LexFail(e);
     std::string unescaped;
-    if (!absl::CUnescape(absl::string_view(contents.data(), contents.size()), &unescaped)) return Error(key_pos, "invalid escape in custom_call_target");
+    if (!absl::CUnescape(absl::string_view(contents.data(), contents.size()), &unescaped))
+      return Error(key_pos, "invalid escape in custom_call_target");
     a.custom_call_target = std::move(unescaped);
   } else if (op == Opcode::kRng && key == "distribution") {
     ok = typed() && enum_value(RandomDistributionFromName, &a.rng_distribution, "distribution");
@@ -1090,7 +1124,8 @@ bool Parser::ParseAttribute(Instruction* instruction, PendingCalls* calls,
   } else if (op == Opcode::kTriangularSolve && key == "transpose_a") {
     ok = typed() && enum_value(TriangularSolveTransposeFromName, &a.transpose_a, "transpose_a");
   } else if ((op == Opcode::kBatchNormGrad || op == Opcode::kBatchNormInference ||
-              op == Opcode::kBatchNormTraining) && key == "epsilon") {
+              op == Opcode::kBatchNormTraining) &&
+             key == "epsilon") {
     if (!typed() || !Skip()) return false;
     double v;
     bool payload, negative;
@@ -1098,7 +1133,8 @@ bool Parser::ParseAttribute(Instruction* instruction, PendingCalls* calls,
     if (!ParseDouble(&v, &payload, &bits, &negative)) return false;
     a.epsilon = static_cast<float>(v);
   } else if ((op == Opcode::kBatchNormGrad || op == Opcode::kBatchNormInference ||
-              op == Opcode::kBatchNormTraining) && key == "feature_index") {
+              op == Opcode::kBatchNormTraining) &&
+             key == "feature_index") {
     ok = typed() && ParseInt64(&a.feature_index);
   } else if (op == Opcode::kSort && key == "is_stable") {
     ok = typed() && ParseBool(&a.is_stable);
@@ -1149,8 +1185,8 @@ bool Parser::ParseInstruction(Computation* computation, std::vector<PendingInstr
   }
   if (!Skip()) return false;
   if (!lex_.TryConsume('=')) {
-    return Error(lex_.pos(), Cat("expected '=' after instruction name '", name,
-                                          "', got ", Describe()));
+    return Error(lex_.pos(),
+                 Cat("expected '=' after instruction name '", name, "', got ", Describe()));
   }
   Shape shape;
   if (!ParseShape(&shape)) return false;
@@ -1212,7 +1248,7 @@ bool Parser::ParseInstruction(Computation* computation, std::vector<PendingInstr
   if (arity.has_value() && *opcode != Opcode::kParameter && *opcode != Opcode::kConstant &&
       static_cast<int64_t>(p.operands.size()) != *arity) {
     return Error(opcode_pos, Cat("'", opcode_name, "' expects ", *arity, " operand",
-                                          *arity == 1 ? "" : "s", ", got ", p.operands.size()));
+                                 *arity == 1 ? "" : "s", ", got ", p.operands.size()));
   }
 
   PendingCalls calls;
@@ -1259,10 +1295,19 @@ bool Parser::ParseInstruction(Computation* computation, std::vector<PendingInstr
   } else {
     // Still record it when the opcode needs a callee, for the error message.
     switch (*opcode) {
-      case Opcode::kReduce: case Opcode::kReduceWindow: case Opcode::kMap: case Opcode::kSort:
-      case Opcode::kScatter: case Opcode::kSelectAndScatter: case Opcode::kWhile:
-      case Opcode::kConditional: case Opcode::kFusion: case Opcode::kCall:
-      case Opcode::kAllReduce: case Opcode::kAllReduceStart: case Opcode::kReduceScatter:
+      case Opcode::kReduce:
+      case Opcode::kReduceWindow:
+      case Opcode::kMap:
+      case Opcode::kSort:
+      case Opcode::kScatter:
+      case Opcode::kSelectAndScatter:
+      case Opcode::kWhile:
+      case Opcode::kConditional:
+      case Opcode::kFusion:
+      case Opcode::kCall:
+      case Opcode::kAllReduce:
+      case Opcode::kAllReduceStart:
+      case Opcode::kReduceScatter:
       case Opcode::kAsyncStart:
         pending_calls_.push_back(std::move(calls));
         break;
@@ -1494,8 +1539,8 @@ bool Parser::ResolveCalls(Module* module) {
     auto single = [&](const std::vector<NameRef>& refs, std::string_view attr) -> bool {
       if (refs.size() != 1) {
         return Error(refs.empty() ? c.pos : refs[1].pos,
-                     Cat("'", OpcodeName(inst->opcode()), "' requires exactly one '",
-                                  attr, "=' computation"));
+                     Cat("'", OpcodeName(inst->opcode()), "' requires exactly one '", attr,
+                         "=' computation"));
       }
       return add_all(refs);
     };
@@ -1519,9 +1564,15 @@ bool Parser::ResolveCalls(Module* module) {
       case Opcode::kAsyncStart:
         if (!single(c.calls.empty() ? c.to_apply : c.calls, "calls")) return false;
         break;
-      case Opcode::kReduce: case Opcode::kReduceWindow: case Opcode::kMap: case Opcode::kSort:
-      case Opcode::kScatter: case Opcode::kCall: case Opcode::kAllReduce:
-      case Opcode::kAllReduceStart: case Opcode::kReduceScatter:
+      case Opcode::kReduce:
+      case Opcode::kReduceWindow:
+      case Opcode::kMap:
+      case Opcode::kSort:
+      case Opcode::kScatter:
+      case Opcode::kCall:
+      case Opcode::kAllReduce:
+      case Opcode::kAllReduceStart:
+      case Opcode::kReduceScatter:
         if (!single(c.to_apply.empty() ? c.calls : c.to_apply, "to_apply")) return false;
         break;
       default:
@@ -1558,8 +1609,8 @@ bool Parser::ResolveCalls(Module* module) {
             if (c.instruction->parent() == f.comp) {
               for (const Computation* cc : c.instruction->called_computations()) {
                 if (cc == callee) {
-                  return Error(c.pos, Cat("computation '", callee->name(),
-                                                   "' calls itself recursively"));
+                  return Error(c.pos,
+                               Cat("computation '", callee->name(), "' calls itself recursively"));
                 }
               }
             }
@@ -1593,7 +1644,8 @@ bool Parser::MaybeParseStackFrames(std::string* trailer) {
   auto is_section_line = [&](size_t p) {
     size_t e = line_end(p);
     std::string_view line = t.substr(p, e - p);
-    while (!line.empty() && (line.back() == ' ' || line.back() == '\t' || line.back() == '\r')) line.remove_suffix(1);
+    while (!line.empty() && (line.back() == ' ' || line.back() == '\t' || line.back() == '\r'))
+      line.remove_suffix(1);
     while (!line.empty() && (line.front() == ' ' || line.front() == '\t')) line.remove_prefix(1);
     return IsStackFrameSection(line);
   };
@@ -1662,13 +1714,25 @@ absl::StatusOr<std::unique_ptr<Module>> Parser::ParseModule() {
   bool ok = ParseHeader(module.get()) && MaybeParseStackFrames(&trailer);
   Computation* last = nullptr;
   while (ok) {
-    if (!Skip()) { ok = false; break; }
+    if (!Skip()) {
+      ok = false;
+      break;
+    }
     if (lex_.AtEnd()) break;
-    if (!MaybeParseStackFrames(&trailer)) { ok = false; break; }
-    if (!Skip()) { ok = false; break; }
+    if (!MaybeParseStackFrames(&trailer)) {
+      ok = false;
+      break;
+    }
+    if (!Skip()) {
+      ok = false;
+      break;
+    }
     if (lex_.AtEnd()) break;
     bool is_entry = false;
-    if (!ParseComputation(module.get(), &is_entry)) { ok = false; break; }
+    if (!ParseComputation(module.get(), &is_entry)) {
+      ok = false;
+      break;
+    }
     last = module->computations().back().get();
   }
   if (ok && last == nullptr) ok = Error(lex_.pos(), "module has no computations");

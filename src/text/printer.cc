@@ -61,12 +61,16 @@ std::string WindowToString(const Window& window) {
   }
   if (any_stride) field("stride", [&](const WindowDimension& d) { Append(&out, d.stride); });
   if (any_pad) {
-    field("pad", [&](const WindowDimension& d) { Append(&out, d.padding_low, "_", d.padding_high); });
+    field("pad",
+          [&](const WindowDimension& d) { Append(&out, d.padding_low, "_", d.padding_high); });
   }
-  if (any_lhs) field("lhs_dilate", [&](const WindowDimension& d) { Append(&out, d.base_dilation); });
-  if (any_rhs) field("rhs_dilate", [&](const WindowDimension& d) { Append(&out, d.window_dilation); });
+  if (any_lhs)
+    field("lhs_dilate", [&](const WindowDimension& d) { Append(&out, d.base_dilation); });
+  if (any_rhs)
+    field("rhs_dilate", [&](const WindowDimension& d) { Append(&out, d.window_dilation); });
   if (any_rev) {
-    field("rhs_reversal", [&](const WindowDimension& d) { Append(&out, d.window_reversal ? 1 : 0); });
+    field("rhs_reversal",
+          [&](const WindowDimension& d) { Append(&out, d.window_reversal ? 1 : 0); });
   }
   return out;
 }
@@ -94,8 +98,8 @@ std::string ConvDimsToString(const ConvolutionDimensionNumbers& d) {
   part(d.kernel_input_feature_dimension, 'i', d.kernel_output_feature_dimension, 'o',
        d.kernel_spatial_dimensions, &out);
   out.append("->");
-  part(d.output_batch_dimension, 'b', d.output_feature_dimension, 'f',
-       d.output_spatial_dimensions, &out);
+  part(d.output_batch_dimension, 'b', d.output_feature_dimension, 'f', d.output_spatial_dimensions,
+       &out);
   return out;
 }
 
@@ -121,11 +125,20 @@ void AppendTypedAttributes(std::string* out, const Instruction& inst) {
   const InstructionAttributes& a = inst.attrs();
   const Opcode op = inst.opcode();
   switch (op) {
-    case Opcode::kBroadcast: case Opcode::kTranspose: case Opcode::kReduce:
-    case Opcode::kReverse: case Opcode::kConcatenate: case Opcode::kMap:
-    case Opcode::kAllGather: case Opcode::kAllGatherStart: case Opcode::kAllToAll:
-    case Opcode::kReduceScatter: case Opcode::kGetDimensionSize: case Opcode::kSetDimensionSize:
-      if (a.has_dimensions || RequiresDimensionsAttribute(op)) AppendIntList(out, "dimensions", a.dimensions);
+    case Opcode::kBroadcast:
+    case Opcode::kTranspose:
+    case Opcode::kReduce:
+    case Opcode::kReverse:
+    case Opcode::kConcatenate:
+    case Opcode::kMap:
+    case Opcode::kAllGather:
+    case Opcode::kAllGatherStart:
+    case Opcode::kAllToAll:
+    case Opcode::kReduceScatter:
+    case Opcode::kGetDimensionSize:
+    case Opcode::kSetDimensionSize:
+      if (a.has_dimensions || RequiresDimensionsAttribute(op))
+        AppendIntList(out, "dimensions", a.dimensions);
       break;
     case Opcode::kSort:
       AppendIntList(out, "dimensions", a.dimensions);
@@ -166,21 +179,27 @@ void AppendTypedAttributes(std::string* out, const Instruction& inst) {
       if (a.batch_group_count != 1) Append(out, ", batch_group_count=", a.batch_group_count);
       AppendOperandPrecision(out, a.operand_precision);
       break;
-    case Opcode::kReduceWindow: case Opcode::kSelectAndScatter:
+    case Opcode::kReduceWindow:
+    case Opcode::kSelectAndScatter:
       if (a.window.has_value()) Append(out, ", window={", WindowToString(*a.window), "}");
       break;
-    case Opcode::kDot: case Opcode::kRaggedDot: case Opcode::kScaledDot:
+    case Opcode::kDot:
+    case Opcode::kRaggedDot:
+    case Opcode::kScaledDot:
       if (a.dot_dimension_numbers.has_value()) {
         const DotDimensionNumbers& d = *a.dot_dimension_numbers;
-        if (!d.lhs_batch_dimensions.empty()) AppendIntList(out, "lhs_batch_dims", d.lhs_batch_dimensions);
+        if (!d.lhs_batch_dimensions.empty())
+          AppendIntList(out, "lhs_batch_dims", d.lhs_batch_dimensions);
         AppendIntList(out, "lhs_contracting_dims", d.lhs_contracting_dimensions);
-        if (!d.rhs_batch_dimensions.empty()) AppendIntList(out, "rhs_batch_dims", d.rhs_batch_dimensions);
+        if (!d.rhs_batch_dimensions.empty())
+          AppendIntList(out, "rhs_batch_dims", d.rhs_batch_dimensions);
         AppendIntList(out, "rhs_contracting_dims", d.rhs_contracting_dimensions);
       }
       if (op == Opcode::kRaggedDot && a.ragged_dot_dimension_numbers.has_value()) {
         const RaggedDotDimensionNumbers& r = *a.ragged_dot_dimension_numbers;
         AppendIntList(out, "lhs_ragged_dims", r.lhs_ragged_dimensions);
-        if (!r.rhs_group_dimensions.empty()) AppendIntList(out, "rhs_group_dims", r.rhs_group_dimensions);
+        if (!r.rhs_group_dimensions.empty())
+          AppendIntList(out, "rhs_group_dims", r.rhs_group_dimensions);
       }
       AppendOperandPrecision(out, a.operand_precision);
       break;
@@ -190,7 +209,8 @@ void AppendTypedAttributes(std::string* out, const Instruction& inst) {
         AppendIntList(out, "offset_dims", g.offset_dims);
         AppendIntList(out, "collapsed_slice_dims", g.collapsed_slice_dims);
         AppendIntList(out, "start_index_map", g.start_index_map);
-        if (!g.operand_batching_dims.empty()) AppendIntList(out, "operand_batching_dims", g.operand_batching_dims);
+        if (!g.operand_batching_dims.empty())
+          AppendIntList(out, "operand_batching_dims", g.operand_batching_dims);
         if (!g.start_indices_batching_dims.empty()) {
           AppendIntList(out, "start_indices_batching_dims", g.start_indices_batching_dims);
         }
@@ -205,7 +225,8 @@ void AppendTypedAttributes(std::string* out, const Instruction& inst) {
         AppendIntList(out, "update_window_dims", s.update_window_dims);
         AppendIntList(out, "inserted_window_dims", s.inserted_window_dims);
         AppendIntList(out, "scatter_dims_to_operand_dims", s.scatter_dims_to_operand_dims);
-        if (!s.input_batching_dims.empty()) AppendIntList(out, "input_batching_dims", s.input_batching_dims);
+        if (!s.input_batching_dims.empty())
+          AppendIntList(out, "input_batching_dims", s.input_batching_dims);
         if (!s.scatter_indices_batching_dims.empty()) {
           AppendIntList(out, "scatter_indices_batching_dims", s.scatter_indices_batching_dims);
         }
@@ -252,7 +273,9 @@ void AppendTypedAttributes(std::string* out, const Instruction& inst) {
     case Opcode::kCholesky:
       if (a.lower) out->append(", lower=true");
       break;
-    case Opcode::kBatchNormGrad: case Opcode::kBatchNormInference: case Opcode::kBatchNormTraining:
+    case Opcode::kBatchNormGrad:
+    case Opcode::kBatchNormInference:
+    case Opcode::kBatchNormTraining:
       Append(out, ", epsilon=", FloatToString(a.epsilon), ", feature_index=", a.feature_index);
       break;
     case Opcode::kTopK:
@@ -312,7 +335,9 @@ void AppendCalledComputations(std::string* out, const Instruction& inst,
     case Opcode::kCustomCall:
       list("called_computations");
       return;
-    case Opcode::kFusion: case Opcode::kAsyncStart: case Opcode::kAsyncUpdate:
+    case Opcode::kFusion:
+    case Opcode::kAsyncStart:
+    case Opcode::kAsyncUpdate:
     case Opcode::kAsyncDone:
       if (called.size() == 1) {
         one("calls", called[0]);

@@ -12,11 +12,11 @@
 namespace hlogym {
 
 struct PrintOptions {
-  bool print_operand_shapes = true;  // "add(f32[2]{0} %a, ...)" vs "add(%a, ...)"
-  bool print_percent = true;         // "%name" vs "name"
-  bool print_metadata = true;        // metadata={...}
+  bool print_operand_shapes = true;   // "add(f32[2]{0} %a, ...)" vs "add(%a, ...)"
+  bool print_percent = true;          // "%name" vs "name"
+  bool print_metadata = true;         // metadata={...}
   bool print_large_constants = true;  // false: arrays over 10 elements become {...}
-  bool print_raw_attributes = true;  // backend_config, sharding, ... as read
+  bool print_raw_attributes = true;   // backend_config, sharding, ... as read
 
   static PrintOptions Short() {
     PrintOptions options;

@@ -17,8 +17,8 @@ inline void AppendPiece(std::string* out, const char* s) { out->append(s); }
 inline void AppendPiece(std::string* out, const std::string& s) { out->append(s); }
 inline void AppendPiece(std::string* out, char c) { out->push_back(c); }
 template <typename T>
-  requires(std::is_integral_v<T> && !std::is_same_v<T, char> && !std::is_same_v<T, bool>)
-inline void AppendPiece(std::string* out, T v) {
+requires(std::is_integral_v<T> && !std::is_same_v<T, char> &&
+         !std::is_same_v<T, bool>) inline void AppendPiece(std::string* out, T v) {
   char buf[32];
   auto [ptr, ec] = std::to_chars(buf, buf + sizeof(buf), v);
   out->append(buf, ptr);

@@ -1,7 +1,7 @@
 // The auto agent: searches from the default pipeline, its exact variant and
-// the initial module, never ends above the default, deterministic per seed, every answer checked, a better state that fails its
-// check is dropped (shown with a pass that breaks the module), and the prior's
-// file format round-trips.
+// the initial module, never ends above the default, deterministic per seed, every answer checked, a
+// better state that fails its check is dropped (shown with a pass that breaks the module), and the
+// prior's file format round-trips.
 #include "agents/auto_agent.h"
 
 #include <gtest/gtest.h>
@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "agents/evaluation.h"
 #include "agents/agent_test_util.h"
+#include "agents/evaluation.h"
 #include "hlo/computation.h"
 #include "hlo/instruction.h"
 
@@ -77,7 +77,8 @@ TEST(AutoAgentTest, LeavesPrecisionChangingPassesOutUnlessAllowed) {
 
 TEST(AutoAgentTest, DropsABetterStateThatFailsItsCheck) {
   PassRegistry registry = PassRegistry::WithPipelines();
-  registry.Register({"drop-add", "test: breaks the module", [] { return std::make_unique<DropAddPass>(); }});
+  registry.Register(
+      {"drop-add", "test: breaks the module", [] { return std::make_unique<DropAddPass>(); }});
   AgentOptions options;
   options.registry = &registry;
   options.env.actions = {"xla-cpu-default", "drop-add", "dce"};
@@ -162,7 +163,8 @@ TEST(AutoAgentTest, ReturnsDNotTheOriginalWhenTheCheckCannotJudge) {
   EXPECT_LT(result->op_count, result->initial_op_count);
   ASSERT_TRUE(result->validation.has_value());
   EXPECT_TRUE(result->validation->ok);
-  EXPECT_EQ(result->validation->equivalence.rfind("undecided: ", 0), 0u) << result->validation->equivalence;
+  EXPECT_EQ(result->validation->equivalence.rfind("undecided: ", 0), 0u)
+      << result->validation->equivalence;
   EXPECT_EQ(result->rejected_candidates, 0);
 }
 

@@ -82,7 +82,8 @@ TEST(MetricTest, NothingCounted) {
 }
 
 TEST(MetricTest, AgainstRealXla) {
-  MetricSummary m = ComputeMetric({{"a", 100, 90, 80, 80}, {"b", 100, 90, 90, 95}, {"c", 10, 9, 9}});
+  MetricSummary m =
+      ComputeMetric({{"a", 100, 90, 80, 80}, {"b", 100, 90, 90, 95}, {"c", 10, 9, 9}});
   EXPECT_EQ(m.with_x, 2);
   EXPECT_EQ(m.r_le_x, 2);
   EXPECT_EQ(m.x_counted, 2);

@@ -46,8 +46,8 @@ class FixedSequenceAgent : public Agent {
 class NoWorseThanDefaultTest : public ::testing::Test {
  protected:
   NoWorseThanDefaultTest() : registry_(PassRegistry::WithPipelines()) {
-    registry_.Register({"drop-add", "test: breaks the module",
-                        [] { return std::make_unique<DropAddPass>(); }});
+    registry_.Register(
+        {"drop-add", "test: breaks the module", [] { return std::make_unique<DropAddPass>(); }});
     options_.registry = &registry_;
     options_.env.actions = {"xla-cpu-default", "drop-add", "dce", "cse"};
     auto d = DefaultPipelineAgent(AgentOptions{}).Optimize(kModule, {});

@@ -19,8 +19,8 @@
 
 #include "agents/agent.h"
 #include "agents/agent_test_util.h"
-#include "agents/search.h"
 #include "agents/rl/features.h"
+#include "agents/search.h"
 #include "hlo/opcode.h"
 #include "hlo/primitive_type.h"
 
@@ -30,14 +30,14 @@ namespace {
 namespace fs = std::filesystem;
 
 // Two passes that shrink mlp_train and four that never change it.
-const std::vector<std::string> kActions = {"algsimp", "cse",   "dce", "sharding-remover",
-                                           "cse_barrier_expander", "map-inline"};
+const std::vector<std::string> kActions = {
+    "algsimp", "cse", "dce", "sharding-remover", "cse_barrier_expander", "map-inline"};
 
 // Per process: ctest runs each test in its own process, several at once, and
 // the RlGnn fixture of every process trains into its own "gnn" folder.
 std::string FreshDir(const std::string& name) {
-  fs::path dir = fs::temp_directory_path() /
-                 ("hlogym_rl_test_" + std::to_string(getpid()) + "_" + name);
+  fs::path dir =
+      fs::temp_directory_path() / ("hlogym_rl_test_" + std::to_string(getpid()) + "_" + name);
   fs::remove_all(dir);
   return dir.string();
 }
@@ -85,8 +85,9 @@ std::vector<std::string> CurveWithoutTimings(const std::string& path) {
       ADD_FAILURE() << "bad curve row: " << line;
       continue;
     }
-    rows.push_back(cells[0] + "," + cells[1] + "," + cells[2] + "," + cells[3] + "," + cells[4] + "," +
-                   cells[5] + "," + cells[6] + "," + cells[7] + "," + cells[8] + "," + cells[10]);
+    rows.push_back(cells[0] + "," + cells[1] + "," + cells[2] + "," + cells[3] + "," + cells[4] +
+                   "," + cells[5] + "," + cells[6] + "," + cells[7] + "," + cells[8] + "," +
+                   cells[10]);
   }
   return rows;
 }
@@ -120,9 +121,30 @@ TEST(RlFeatures, EncodesTheGraphObservation) {
   // edge, a control edge and a call edge.
   GraphObservation graph;
   graph.num_nodes = 2;
-  graph.node_features = {
-      static_cast<int64_t>(Opcode::kParameter), static_cast<int64_t>(PrimitiveType::kF32), 2, 8, 3, -1, -1, 24, 0, 1, 0, 0,
-      static_cast<int64_t>(Opcode::kNegate), static_cast<int64_t>(PrimitiveType::kF32), 2, 8, 3, -1, -1, 24, 1, 0, 1, 0};
+  graph.node_features = {static_cast<int64_t>(Opcode::kParameter),
+                         static_cast<int64_t>(PrimitiveType::kF32),
+                         2,
+                         8,
+                         3,
+                         -1,
+                         -1,
+                         24,
+                         0,
+                         1,
+                         0,
+                         0,
+                         static_cast<int64_t>(Opcode::kNegate),
+                         static_cast<int64_t>(PrimitiveType::kF32),
+                         2,
+                         8,
+                         3,
+                         -1,
+                         -1,
+                         24,
+                         1,
+                         0,
+                         1,
+                         0};
   graph.num_edges = 3;
   graph.edge_links = {0, 1, 0, 1, 1, 0};
   graph.edge_features = {0, 0, 1, 0, 2, 0};  // operand, control, call
@@ -159,7 +181,8 @@ TEST(RlTrain, EveryAlgorithmTrainsAndWritesALoadablePolicy) {
     std::vector<std::string> rows = CurveWithoutTimings(dir + "/curve.csv");
     ASSERT_GE(rows.size(), 2u);  // header + at least one update
     std::string last = ReadFile(dir + "/curve.csv");
-    EXPECT_EQ(last.find("nan,nan,nan,nan"), std::string::npos) << "an update without losses:\n" << last;
+    EXPECT_EQ(last.find("nan,nan,nan,nan"), std::string::npos) << "an update without losses:\n"
+                                                               << last;
 
     RegisterPolicyAgents();
     absl::StatusOr<std::unique_ptr<Agent>> agent = MakeAgent("policy:" + dir);
@@ -301,7 +324,8 @@ TEST(RlTrain, ResumesFromTheCheckpoint) {
   other.hidden = {16};
   absl::StatusOr<TrainSummary> refused = Train(other);
   ASSERT_FALSE(refused.ok());
-  EXPECT_NE(refused.status().message().find("different run"), std::string::npos) << refused.status();
+  EXPECT_NE(refused.status().message().find("different run"), std::string::npos)
+      << refused.status();
   fs::remove_all(dir);
 }
 
@@ -323,7 +347,8 @@ TEST(RlTrain, BadOptionsAreErrors) {
   o.network = "transformer";
   absl::Status network = Train(o).status();
   EXPECT_EQ(network.code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_NE(network.message().find("unknown network 'transformer' (expected one of mlp, gnn)"), std::string::npos)
+  EXPECT_NE(network.message().find("unknown network 'transformer' (expected one of mlp, gnn)"),
+            std::string::npos)
       << network;
   EXPECT_FALSE(fs::exists(o.out_dir));  // refused before anything was written
   o.network = "gnn";
@@ -504,7 +529,8 @@ TEST_F(RlGnn, BatchedGraphsGiveWhatEachGraphGivesAlone) {
   ASSERT_EQ(batched.size(), order.size());
   for (size_t k = 0; k < order.size(); ++k) {
     for (size_t a = 0; a < kActions.size(); ++a) {
-      EXPECT_NEAR(batched[k][a], alone[order[k]][a], 1e-5) << "state " << order[k] << ", action " << a;
+      EXPECT_NEAR(batched[k][a], alone[order[k]][a], 1e-5)
+          << "state " << order[k] << ", action " << a;
     }
   }
 }

@@ -112,7 +112,8 @@ TEST(VerifierStructure, ParameterDuplicateProgrammatic) {
 TEST(VerifierStructure, ModuleWideNames) {
   const std::string text = Entry(R"(
   x = f32[3] parameter(0)
-  ROOT c = f32[3] call(x), to_apply=callee)", R"(
+  ROOT c = f32[3] call(x), to_apply=callee)",
+                                 R"(
 callee {
   x = f32[3] parameter(0)
   ROOT n = f32[3] negate(x)
@@ -131,7 +132,8 @@ callee {
 TEST(VerifierStructure, OperandFromOtherComputation) {
   auto module = ParseModule(Entry(R"(
   x = f32[3] parameter(0)
-  ROOT c = f32[3] call(x), to_apply=callee)", R"(
+  ROOT c = f32[3] call(x), to_apply=callee)",
+                                  R"(
 callee {
   y = f32[3] parameter(0)
   ROOT n = f32[3] negate(y)
@@ -147,7 +149,8 @@ callee {
 TEST(VerifierStructure, CallGraphCycleProgrammatic) {
   auto module = ParseModule(Entry(R"(
   p = f32[] parameter(0)
-  ROOT c = f32[] call(p), to_apply=callee)", R"(
+  ROOT c = f32[] call(p), to_apply=callee)",
+                                  R"(
 leaf {
   r = f32[] parameter(0)
   ROOT n = f32[] negate(r)
@@ -237,7 +240,8 @@ TEST(VerifierStructure, BadLayoutProgrammatic) {
 }
 
 TEST(VerifierStructure, EntryLayoutMatches) {
-  ExpectValid(R"(HloModule m, entry_computation_layout={(f32[2,3]{1,0}, /*index=1*/s32[])->f32[2,3]{1,0}}
+  ExpectValid(
+      R"(HloModule m, entry_computation_layout={(f32[2,3]{1,0}, /*index=1*/s32[])->f32[2,3]{1,0}}
 
 ENTRY main {
   p = f32[2,3]{1,0} parameter(0)
@@ -254,7 +258,8 @@ ENTRY main {
   p = f32[2,3]{1,0} parameter(0)
   ROOT n = f32[2,3]{1,0} negate(p)
 }
-)", "n", "entry_computation_layout");
+)",
+                "n", "entry_computation_layout");
 }
 
 // ---------------------------------------------------------------- elementwise
@@ -276,35 +281,39 @@ TEST(VerifierElementwise, UnaryValid) {
 TEST(VerifierElementwise, UnaryWrongType) {
   ExpectInvalid(Entry(R"(
   p = f32[4] parameter(0)
-  ROOT f = f32[4] is-finite(p))"), "f", "does not match the expected shape pred[4]");
+  ROOT f = f32[4] is-finite(p))"),
+                "f", "does not match the expected shape pred[4]");
 }
 
 TEST(VerifierElementwise, UnaryIntOnly) {
   ExpectInvalid(Entry(R"(
   p = f32[4] parameter(0)
-  ROOT z = f32[4] popcnt(p))"), "z", "integral");
+  ROOT z = f32[4] popcnt(p))"),
+                "z", "integral");
 }
 
 TEST(VerifierElementwise, BinaryDims) {
   ExpectInvalid(Entry(R"(
   a = f32[2,3] parameter(0)
   b = f32[3,2] parameter(1)
-  ROOT add.3 = f32[2,3] add(a, b))"), "add.3",
-                "binary op operands have different dimensions: f32[2,3] vs f32[3,2]");
+  ROOT add.3 = f32[2,3] add(a, b))"),
+                "add.3", "binary op operands have different dimensions: f32[2,3] vs f32[3,2]");
 }
 
 TEST(VerifierElementwise, BinaryNoImplicitScalarBroadcast) {
   ExpectInvalid(Entry(R"(
   a = f32[2,3] parameter(0)
   b = f32[] parameter(1)
-  ROOT m = f32[2,3] multiply(a, b))"), "m", "different dimensions");
+  ROOT m = f32[2,3] multiply(a, b))"),
+                "m", "different dimensions");
 }
 
 TEST(VerifierElementwise, BinaryTypes) {
   ExpectInvalid(Entry(R"(
   a = f32[2] parameter(0)
   b = bf16[2] parameter(1)
-  ROOT m = f32[2] multiply(a, b))"), "m", "different element types");
+  ROOT m = f32[2] multiply(a, b))"),
+                "m", "different element types");
 }
 
 TEST(VerifierElementwise, CompareValidAndInvalid) {
@@ -315,7 +324,8 @@ TEST(VerifierElementwise, CompareValidAndInvalid) {
   ExpectInvalid(Entry(R"(
   a = s32[2] parameter(0)
   b = s32[2] parameter(1)
-  ROOT c = s32[2] compare(a, b), direction=LT)"), "c", "expected shape pred[2]");
+  ROOT c = s32[2] compare(a, b), direction=LT)"),
+                "c", "expected shape pred[2]");
 }
 
 TEST(VerifierElementwise, ComplexAndShifts) {
@@ -328,13 +338,15 @@ TEST(VerifierElementwise, ComplexAndShifts) {
   ROOT t = (c64[2], u32[2]) tuple(c, s))"));
   ExpectInvalid(Entry(R"(
   a = f32[2] parameter(0)
-  ROOT s = f32[2] shift-left(a, a))"), "s", "integral");
+  ROOT s = f32[2] shift-left(a, a))"),
+                "s", "integral");
 }
 
 TEST(VerifierElementwise, AndOnFloatInvalid) {
   ExpectInvalid(Entry(R"(
   a = f32[2] parameter(0)
-  ROOT s = f32[2] and(a, a))"), "s", "pred or integral");
+  ROOT s = f32[2] and(a, a))"),
+                "s", "pred or integral");
 }
 
 TEST(VerifierElementwise, SelectValid) {
@@ -351,7 +363,8 @@ TEST(VerifierElementwise, SelectBadPred) {
   ExpectInvalid(Entry(R"(
   p = pred[3] parameter(0)
   a = f32[2] parameter(1)
-  ROOT s = f32[2] select(p, a, a))"), "s", "predicate dimensions");
+  ROOT s = f32[2] select(p, a, a))"),
+                "s", "predicate dimensions");
 }
 
 TEST(VerifierElementwise, ClampScalarBounds) {
@@ -363,7 +376,8 @@ TEST(VerifierElementwise, ClampScalarBounds) {
   ExpectInvalid(Entry(R"(
   lo = f32[2] parameter(0)
   x = f32[5] parameter(1)
-  ROOT c = f32[5] clamp(lo, x, lo))"), "c", "clamp bound");
+  ROOT c = f32[5] clamp(lo, x, lo))"),
+                "c", "clamp bound");
 }
 
 TEST(VerifierElementwise, ConvertAndReducePrecision) {
@@ -374,10 +388,12 @@ TEST(VerifierElementwise, ConvertAndReducePrecision) {
   ROOT t = (s8[5], f32[5]) tuple(c, r))"));
   ExpectInvalid(Entry(R"(
   x = c64[5] parameter(0)
-  ROOT c = f32[5] convert(x))"), "c", "complex");
+  ROOT c = f32[5] convert(x))"),
+                "c", "complex");
   ExpectInvalid(Entry(R"(
   x = f32[5] parameter(0)
-  ROOT c = s8[4] convert(x))"), "c", "expected shape s8[5]");
+  ROOT c = s8[4] convert(x))"),
+                "c", "expected shape s8[5]");
 }
 
 TEST(VerifierElementwise, BitcastConvert) {
@@ -389,7 +405,8 @@ TEST(VerifierElementwise, BitcastConvert) {
   ROOT t = (u32[5], u8[5,4], f32[5]) tuple(a, b, c))"));
   ExpectInvalid(Entry(R"(
   x = f32[5] parameter(0)
-  ROOT b = u8[5] bitcast-convert(x))"), "b", "expected shape u8[5,4]");
+  ROOT b = u8[5] bitcast-convert(x))"),
+                "b", "expected shape u8[5,4]");
 }
 
 // ---------------------------------------------------------------- shape ops
@@ -403,10 +420,12 @@ TEST(VerifierShapeOps, Broadcast) {
   ROOT a = f32[2,3] add(b, bs))"));
   ExpectInvalid(Entry(R"(
   x = f32[3] parameter(0)
-  ROOT b = f32[2,3] broadcast(x), dimensions={0})"), "b", "does not match result dimension 0");
+  ROOT b = f32[2,3] broadcast(x), dimensions={0})"),
+                "b", "does not match result dimension 0");
   ExpectInvalid(Entry(R"(
   x = f32[3] parameter(0)
-  ROOT b = f32[2,3] broadcast(x), dimensions={5})"), "b", "out of range");
+  ROOT b = f32[2,3] broadcast(x), dimensions={5})"),
+                "b", "out of range");
 }
 
 TEST(VerifierShapeOps, Reshape) {
@@ -415,7 +434,8 @@ TEST(VerifierShapeOps, Reshape) {
   ROOT r = f32[3,1,2] reshape(x))"));
   ExpectInvalid(Entry(R"(
   x = f32[2,3] parameter(0)
-  ROOT r = f32[7] reshape(x))"), "r", "element count");
+  ROOT r = f32[7] reshape(x))"),
+                "r", "element count");
 }
 
 TEST(VerifierShapeOps, Transpose) {
@@ -424,10 +444,12 @@ TEST(VerifierShapeOps, Transpose) {
   ROOT t = f32[4,2,3] transpose(x), dimensions={2,0,1})"));
   ExpectInvalid(Entry(R"(
   x = f32[2,3,4] parameter(0)
-  ROOT t = f32[4,2,3] transpose(x), dimensions={2,0,0})"), "t", "repeats dimension 0");
+  ROOT t = f32[4,2,3] transpose(x), dimensions={2,0,0})"),
+                "t", "repeats dimension 0");
   ExpectInvalid(Entry(R"(
   x = f32[2,3,4] parameter(0)
-  ROOT t = f32[2,3,4] transpose(x), dimensions={2,0,1})"), "t", "expected shape f32[4,2,3]");
+  ROOT t = f32[2,3,4] transpose(x), dimensions={2,0,1})"),
+                "t", "expected shape f32[4,2,3]");
 }
 
 TEST(VerifierShapeOps, Slice) {
@@ -436,10 +458,12 @@ TEST(VerifierShapeOps, Slice) {
   ROOT s = f32[3,6] slice(x), slice={[1:8:3], [0:6]})"));
   ExpectInvalid(Entry(R"(
   x = f32[10,6] parameter(0)
-  ROOT s = f32[3,6] slice(x), slice={[1:11:3], [0:6]})"), "s", "out of bounds");
+  ROOT s = f32[3,6] slice(x), slice={[1:11:3], [0:6]})"),
+                "s", "out of bounds");
   ExpectInvalid(Entry(R"(
   x = f32[10,6] parameter(0)
-  ROOT s = f32[2,6] slice(x), slice={[1:8:3], [0:6]})"), "s", "expected shape f32[3,6]");
+  ROOT s = f32[2,6] slice(x), slice={[1:8:3], [0:6]})"),
+                "s", "expected shape f32[3,6]");
 }
 
 TEST(VerifierShapeOps, DynamicSlice) {
@@ -451,11 +475,13 @@ TEST(VerifierShapeOps, DynamicSlice) {
   ExpectInvalid(Entry(R"(
   x = f32[10,6] parameter(0)
   i = s32[] parameter(1)
-  ROOT d = f32[2,6] dynamic-slice(x, i), dynamic_slice_sizes={2,6})"), "d", "start indices");
+  ROOT d = f32[2,6] dynamic-slice(x, i), dynamic_slice_sizes={2,6})"),
+                "d", "start indices");
   ExpectInvalid(Entry(R"(
   x = f32[10,6] parameter(0)
   i = s32[] parameter(1)
-  ROOT d = f32[2,7] dynamic-slice(x, i, i), dynamic_slice_sizes={2,7})"), "d", "out of bounds");
+  ROOT d = f32[2,7] dynamic-slice(x, i, i), dynamic_slice_sizes={2,7})"),
+                "d", "out of bounds");
 }
 
 TEST(VerifierShapeOps, DynamicUpdateSlice) {
@@ -468,7 +494,8 @@ TEST(VerifierShapeOps, DynamicUpdateSlice) {
   x = f32[10,6] parameter(0)
   u = f32[2,7] parameter(1)
   i = s32[] parameter(2)
-  ROOT d = f32[10,6] dynamic-update-slice(x, u, i, i))"), "d", "larger than operand");
+  ROOT d = f32[10,6] dynamic-update-slice(x, u, i, i))"),
+                "d", "larger than operand");
 }
 
 TEST(VerifierShapeOps, Concatenate) {
@@ -479,7 +506,8 @@ TEST(VerifierShapeOps, Concatenate) {
   ExpectInvalid(Entry(R"(
   a = f32[2,3] parameter(0)
   b = f32[4,2] parameter(1)
-  ROOT c = f32[6,3] concatenate(a, b), dimensions={0})"), "c", "non-concatenated dimension 1");
+  ROOT c = f32[6,3] concatenate(a, b), dimensions={0})"),
+                "c", "non-concatenated dimension 1");
 }
 
 TEST(VerifierShapeOps, Pad) {
@@ -490,11 +518,13 @@ TEST(VerifierShapeOps, Pad) {
   ExpectInvalid(Entry(R"(
   a = f32[3,4] parameter(0)
   z = f32[] constant(0)
-  ROOT p = f32[8,4] pad(a, z), padding=1_2_1x0_-1)"), "p", "expected shape f32[8,3]");
+  ROOT p = f32[8,4] pad(a, z), padding=1_2_1x0_-1)"),
+                "p", "expected shape f32[8,3]");
   ExpectInvalid(Entry(R"(
   a = f32[3,4] parameter(0)
   z = f32[] constant(0)
-  ROOT p = f32[8] pad(a, z), padding=1_2_1)"), "p", "pad config");
+  ROOT p = f32[8] pad(a, z), padding=1_2_1)"),
+                "p", "pad config");
 }
 
 TEST(VerifierShapeOps, Reverse) {
@@ -503,14 +533,16 @@ TEST(VerifierShapeOps, Reverse) {
   ROOT r = f32[3,4] reverse(a), dimensions={0,1})"));
   ExpectInvalid(Entry(R"(
   a = f32[3,4] parameter(0)
-  ROOT r = f32[3,4] reverse(a), dimensions={2})"), "r", "out of range");
+  ROOT r = f32[3,4] reverse(a), dimensions={2})"),
+                "r", "out of range");
 }
 
 TEST(VerifierShapeOps, Iota) {
   ExpectValid(Entry(R"(
   ROOT i = s32[3,4] iota(), iota_dimension=1)"));
   ExpectInvalid(Entry(R"(
-  ROOT i = s32[3,4] iota(), iota_dimension=2)"), "i", "iota_dimension");
+  ROOT i = s32[3,4] iota(), iota_dimension=2)"),
+                "i", "iota_dimension");
 }
 
 TEST(VerifierShapeOps, TupleAndGetTupleElement) {
@@ -523,11 +555,13 @@ TEST(VerifierShapeOps, TupleAndGetTupleElement) {
   a = f32[3] parameter(0)
   b = s32[] parameter(1)
   t = (f32[3], s32[]) tuple(a, b)
-  ROOT g = s32[] get-tuple-element(t), index=2)"), "g", "index 2 out of range");
+  ROOT g = s32[] get-tuple-element(t), index=2)"),
+                "g", "index 2 out of range");
   ExpectInvalid(Entry(R"(
   a = f32[3] parameter(0)
   b = s32[] parameter(1)
-  ROOT t = (f32[3], f32[]) tuple(a, b))"), "t", "expected shape (f32[3], s32[])");
+  ROOT t = (f32[3], f32[]) tuple(a, b))"),
+                "t", "expected shape (f32[3], s32[])");
 }
 
 TEST(VerifierShapeOps, BitcastAndCopy) {
@@ -537,7 +571,8 @@ TEST(VerifierShapeOps, BitcastAndCopy) {
   ROOT c = f32[12]{0} copy(b))"));
   ExpectInvalid(Entry(R"(
   a = f32[3,4]{1,0} parameter(0)
-  ROOT b = f32[13]{0} bitcast(a))"), "b", "data size");
+  ROOT b = f32[13]{0} bitcast(a))"),
+                "b", "data size");
 }
 
 TEST(VerifierShapeOps, Constant) {
@@ -565,16 +600,16 @@ TEST(VerifierDot, ContractingMismatch) {
   ExpectInvalid(Entry(R"(
   a = f32[2,3] parameter(0)
   b = f32[4,5] parameter(1)
-  ROOT d = f32[2,5] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0})"), "d",
-                "contracting dimensions differ in size");
+  ROOT d = f32[2,5] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0})"),
+                "d", "contracting dimensions differ in size");
 }
 
 TEST(VerifierDot, WrongResult) {
   ExpectInvalid(Entry(R"(
   a = f32[2,3] parameter(0)
   b = f32[3,5] parameter(1)
-  ROOT d = f32[5,2] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0})"), "d",
-                "expected shape f32[2,5]");
+  ROOT d = f32[5,2] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0})"),
+                "d", "expected shape f32[2,5]");
 }
 
 TEST(VerifierConvolution, Valid) {
@@ -613,7 +648,8 @@ TEST(VerifierReduce, Valid) {
   ExpectValid(Entry(R"(
   x = f32[4,5] parameter(0)
   z = f32[] constant(0)
-  ROOT r = f32[5] reduce(x, z), dimensions={0}, to_apply=add_f32)", kAddF32));
+  ROOT r = f32[5] reduce(x, z), dimensions={0}, to_apply=add_f32)",
+                    kAddF32));
 }
 
 TEST(VerifierReduce, Variadic) {
@@ -622,7 +658,8 @@ TEST(VerifierReduce, Variadic) {
   i = s32[4,5] parameter(1)
   z = f32[] constant(0)
   zi = s32[] constant(0)
-  ROOT r = (f32[4], s32[4]) reduce(x, i, z, zi), dimensions={1}, to_apply=argmax)", R"(
+  ROOT r = (f32[4], s32[4]) reduce(x, i, z, zi), dimensions={1}, to_apply=argmax)",
+                    R"(
 argmax {
   a = f32[] parameter(0)
   ai = s32[] parameter(1)
@@ -640,16 +677,18 @@ TEST(VerifierReduce, WrongDims) {
   ExpectInvalid(Entry(R"(
   x = f32[4,5] parameter(0)
   z = f32[] constant(0)
-  ROOT r = f32[4] reduce(x, z), dimensions={0}, to_apply=add_f32)", kAddF32), "r",
-                "expected shape f32[5]");
+  ROOT r = f32[4] reduce(x, z), dimensions={0}, to_apply=add_f32)",
+                      kAddF32),
+                "r", "expected shape f32[5]");
 }
 
 TEST(VerifierReduce, BadReducer) {
   ExpectInvalid(Entry(R"(
   x = s32[4,5] parameter(0)
   z = s32[] constant(0)
-  ROOT r = s32[5] reduce(x, z), dimensions={0}, to_apply=add_f32)", kAddF32), "r",
-                "accumulator type");
+  ROOT r = s32[5] reduce(x, z), dimensions={0}, to_apply=add_f32)",
+                      kAddF32),
+                "r", "accumulator type");
 }
 
 TEST(VerifierReduceWindow, ValidAndInvalid) {
@@ -661,7 +700,8 @@ TEST(VerifierReduceWindow, ValidAndInvalid) {
   ExpectInvalid(Entry(R"(
   x = f32[4,6] parameter(0)
   z = f32[] constant(0)
-  ROOT r = f32[2,3] reduce-window(x, z), window={size=2 stride=2}, to_apply=add_f32)", kAddF32),
+  ROOT r = f32[2,3] reduce-window(x, z), window={size=2 stride=2}, to_apply=add_f32)",
+                      kAddF32),
                 "r", "window has 1 dimensions");
 }
 
@@ -746,14 +786,16 @@ TEST(VerifierScatter, BadUpdates) {
 TEST(VerifierSort, Valid) {
   ExpectValid(Entry(R"(
   x = f32[4,5] parameter(0)
-  ROOT s = f32[4,5] sort(x), dimensions={1}, to_apply=less_f32)", kLessF32));
+  ROOT s = f32[4,5] sort(x), dimensions={1}, to_apply=less_f32)",
+                    kLessF32));
 }
 
 TEST(VerifierSort, MultiOperand) {
   ExpectValid(Entry(R"(
   x = f32[5] parameter(0)
   i = s32[5] parameter(1)
-  ROOT s = (f32[5], s32[5]) sort(x, i), dimensions={0}, to_apply=cmp)", R"(
+  ROOT s = (f32[5], s32[5]) sort(x, i), dimensions={0}, to_apply=cmp)",
+                    R"(
 cmp {
   a = f32[] parameter(0)
   b = f32[] parameter(1)
@@ -768,20 +810,23 @@ TEST(VerifierSort, BadComparator) {
   ExpectInvalid(Entry(R"(
   x = f32[5] parameter(0)
   i = s32[5] parameter(1)
-  ROOT s = (f32[5], s32[5]) sort(x, i), dimensions={0}, to_apply=less_f32)", kLessF32), "s",
-                "must take 4 parameters");
+  ROOT s = (f32[5], s32[5]) sort(x, i), dimensions={0}, to_apply=less_f32)",
+                      kLessF32),
+                "s", "must take 4 parameters");
 }
 
 TEST(VerifierMap, ValidAndInvalid) {
   ExpectValid(Entry(R"(
   x = f32[5] parameter(0)
   y = f32[5] parameter(1)
-  ROOT m = f32[5] map(x, y), dimensions={0}, to_apply=add_f32)", kAddF32));
+  ROOT m = f32[5] map(x, y), dimensions={0}, to_apply=add_f32)",
+                    kAddF32));
   ExpectInvalid(Entry(R"(
   x = f32[5] parameter(0)
   y = f32[6] parameter(1)
-  ROOT m = f32[5] map(x, y), dimensions={0}, to_apply=add_f32)", kAddF32), "m",
-                "different dimensions");
+  ROOT m = f32[5] map(x, y), dimensions={0}, to_apply=add_f32)",
+                      kAddF32),
+                "m", "different dimensions");
 }
 
 // ---------------------------------------------------------------- control flow
@@ -814,7 +859,8 @@ TEST(VerifierControlFlow, WhileValid) {
   x = f32[3] parameter(0)
   z = s32[] constant(0)
   t = (s32[], f32[3]) tuple(z, x)
-  ROOT w = (s32[], f32[3]) while(t), condition=cond, body=body)", kWhileComps));
+  ROOT w = (s32[], f32[3]) while(t), condition=cond, body=body)",
+                    kWhileComps));
 }
 
 TEST(VerifierControlFlow, WhileConditionNotPred) {
@@ -822,8 +868,9 @@ TEST(VerifierControlFlow, WhileConditionNotPred) {
   x = f32[3] parameter(0)
   z = s32[] constant(0)
   t = (s32[], f32[3]) tuple(z, x)
-  ROOT w = (s32[], f32[3]) while(t), condition=bad_cond, body=body)", kWhileComps), "w",
-                "while condition bad_cond returns s32[]");
+  ROOT w = (s32[], f32[3]) while(t), condition=bad_cond, body=body)",
+                      kWhileComps),
+                "w", "while condition bad_cond returns s32[]");
 }
 
 TEST(VerifierControlFlow, WhileOperandMismatch) {
@@ -831,8 +878,9 @@ TEST(VerifierControlFlow, WhileOperandMismatch) {
   x = f32[3] parameter(0)
   z = s32[] constant(0)
   t = (s32[], f32[3], s32[]) tuple(z, x, z)
-  ROOT w = (s32[], f32[3]) while(t), condition=cond, body=body)", kWhileComps), "w",
-                "expected shape");
+  ROOT w = (s32[], f32[3]) while(t), condition=cond, body=body)",
+                      kWhileComps),
+                "w", "expected shape");
 }
 
 const char kBranches[] = R"(
@@ -862,14 +910,16 @@ TEST(VerifierControlFlow, ConditionalValid) {
   ExpectValid(Entry(R"(
   b = s32[] parameter(0)
   x = f32[3] parameter(1)
-  ROOT c = f32[3] conditional(b, x, x), branch_computations={br_neg, br_exp})", kBranches));
+  ROOT c = f32[3] conditional(b, x, x), branch_computations={br_neg, br_exp})",
+                    kBranches));
 }
 
 TEST(VerifierControlFlow, ConditionalBranchParamMismatch) {
   ExpectInvalid(Entry(R"(
   b = s32[] parameter(0)
   x = f32[3] parameter(1)
-  ROOT c = f32[3] conditional(b, x, x), branch_computations={br_neg, br_s32})", kBranches),
+  ROOT c = f32[3] conditional(b, x, x), branch_computations={br_neg, br_s32})",
+                      kBranches),
                 "c", "conditional branch 1 br_s32 parameter 0");
 }
 
@@ -877,17 +927,21 @@ TEST(VerifierControlFlow, ConditionalBadSelector) {
   ExpectInvalid(Entry(R"(
   b = f32[] parameter(0)
   x = f32[3] parameter(1)
-  ROOT c = f32[3] conditional(b, x, x), branch_computations={br_neg, br_exp})", kBranches),
+  ROOT c = f32[3] conditional(b, x, x), branch_computations={br_neg, br_exp})",
+                      kBranches),
                 "c", "selector");
 }
 
 TEST(VerifierControlFlow, CallValidAndInvalid) {
   ExpectValid(Entry(R"(
   x = f32[3] parameter(0)
-  ROOT c = f32[3] call(x), to_apply=br_neg)", kBranches));
+  ROOT c = f32[3] call(x), to_apply=br_neg)",
+                    kBranches));
   ExpectInvalid(Entry(R"(
   x = f32[4] parameter(0)
-  ROOT c = f32[3] call(x), to_apply=br_neg)", kBranches), "c", "callee br_neg parameter 0");
+  ROOT c = f32[3] call(x), to_apply=br_neg)",
+                      kBranches),
+                "c", "callee br_neg parameter 0");
 }
 
 TEST(VerifierControlFlow, FusionValidAndInvalid) {
@@ -900,11 +954,13 @@ fused_add {
 )";
   ExpectValid(Entry(R"(
   x = f32[3] parameter(0)
-  ROOT f = f32[3] fusion(x, x), kind=kLoop, calls=fused_add)", fused));
+  ROOT f = f32[3] fusion(x, x), kind=kLoop, calls=fused_add)",
+                    fused));
   ExpectInvalid(Entry(R"(
   x = f32[3] parameter(0)
-  ROOT f = f32[4] fusion(x, x), kind=kLoop, calls=fused_add)", fused), "f",
-                "fused computation fused_add returns f32[3]");
+  ROOT f = f32[4] fusion(x, x), kind=kLoop, calls=fused_add)",
+                      fused),
+                "f", "fused computation fused_add returns f32[3]");
 }
 
 TEST(VerifierControlFlow, CustomCallIsOpaque) {
@@ -916,12 +972,14 @@ TEST(VerifierControlFlow, CustomCallIsOpaque) {
 TEST(VerifierControlFlow, ErrorInNestedComputation) {
   ExpectInvalid(Entry(R"(
   x = f32[3] parameter(0)
-  ROOT c = f32[3] call(x), to_apply=callee)", R"(
+  ROOT c = f32[3] call(x), to_apply=callee)",
+                      R"(
 callee {
   p = f32[3] parameter(0)
   ROOT bad = f32[4] negate(p)
 }
-)"), "bad", "expected shape f32[3]", "callee");
+)"),
+                "bad", "expected shape f32[3]", "callee");
 }
 
 // ---------------------------------------------------------------- misc ops
@@ -936,10 +994,12 @@ TEST(VerifierMisc, RngAndRngBitGenerator) {
   ROOT t = (f32[3,4], (u64[2], u32[8])) tuple(r, g))"));
   ExpectInvalid(Entry(R"(
   a = f32[2] parameter(0)
-  ROOT r = f32[3,4] rng(a, a), distribution=rng_uniform)"), "r", "scalar");
+  ROOT r = f32[3,4] rng(a, a), distribution=rng_uniform)"),
+                "r", "scalar");
   ExpectInvalid(Entry(R"(
   s = u64[2] parameter(0)
-  ROOT g = (u64[3], u32[8]) rng-bit-generator(s), algorithm=rng_default)"), "g", "state");
+  ROOT g = (u64[3], u32[8]) rng-bit-generator(s), algorithm=rng_default)"),
+                "g", "state");
 }
 
 TEST(VerifierMisc, Collectives) {
@@ -954,12 +1014,13 @@ TEST(VerifierMisc, Collectives) {
                     kAddF32));
   ExpectInvalid(Entry(R"(
   x = f32[4,6] parameter(0)
-  ROOT ag = f32[7,6] all-gather(x), dimensions={0}, replica_groups={})"), "ag",
-                "differ in dimension 0");
+  ROOT ag = f32[7,6] all-gather(x), dimensions={0}, replica_groups={})"),
+                "ag", "differ in dimension 0");
   ExpectInvalid(Entry(R"(
   x = f32[4,6] parameter(0)
-  ROOT ar = f32[4,5] all-reduce(x), replica_groups={}, to_apply=add_f32)", kAddF32), "ar",
-                "expected shape f32[4,6]");
+  ROOT ar = f32[4,5] all-reduce(x), replica_groups={}, to_apply=add_f32)",
+                      kAddF32),
+                "ar", "expected shape f32[4,6]");
 }
 
 TEST(VerifierMisc, BatchNorm) {
@@ -986,7 +1047,8 @@ TEST(VerifierMisc, CholeskyTriangularSolve) {
   ROOT s = f32[2,4,3] triangular-solve(c, b), left_side=true, lower=true, transpose_a=NO_TRANSPOSE)"));
   ExpectInvalid(Entry(R"(
   a = f32[2,4,3] parameter(0)
-  ROOT c = f32[2,4,3] cholesky(a), lower=true)"), "c", "square");
+  ROOT c = f32[2,4,3] cholesky(a), lower=true)"),
+                "c", "square");
   ExpectInvalid(Entry(R"(
   a = f32[2,4,4] parameter(0)
   b = f32[2,4,3] parameter(1)
@@ -1003,7 +1065,8 @@ TEST(VerifierMisc, Fft) {
   ROOT t = (f32[4,8], c64[4,5]) tuple(i, c))"));
   ExpectInvalid(Entry(R"(
   x = f32[4,8] parameter(0)
-  ROOT r = c64[4,8] fft(x), fft_type=RFFT, fft_length={8})"), "r", "expected shape c64[4,5]");
+  ROOT r = c64[4,8] fft(x), fft_type=RFFT, fft_length={8})"),
+                "r", "expected shape c64[4,5]");
 }
 
 TEST(VerifierMisc, TopK) {
@@ -1012,7 +1075,8 @@ TEST(VerifierMisc, TopK) {
   ROOT t = (f32[4,3], s32[4,3]) topk(x), k=3, largest=true)"));
   ExpectInvalid(Entry(R"(
   x = f32[4,8] parameter(0)
-  ROOT t = (f32[4,9], s32[4,9]) topk(x), k=9, largest=true)"), "t", "out of range");
+  ROOT t = (f32[4,9], s32[4,9]) topk(x), k=9, largest=true)"),
+                "t", "out of range");
 }
 
 TEST(VerifierMisc, DimensionSize) {
@@ -1021,7 +1085,8 @@ TEST(VerifierMisc, DimensionSize) {
   ROOT g = s32[] get-dimension-size(x), dimensions={1})"));
   ExpectInvalid(Entry(R"(
   x = f32[4,8] parameter(0)
-  ROOT g = s32[] get-dimension-size(x), dimensions={2})"), "g", "out of range");
+  ROOT g = s32[] get-dimension-size(x), dimensions={2})"),
+                "g", "out of range");
 }
 
 TEST(VerifierMisc, TokensAndIds) {
@@ -1035,10 +1100,12 @@ TEST(VerifierMisc, TokensAndIds) {
   rid = u32[] replica-id()
   ROOT r = (f32[4], u32[], u32[]) tuple(o, pid, rid))"));
   ExpectInvalid(Entry(R"(
-  ROOT pid = s32[] partition-id())"), "pid", "expected shape u32[]");
+  ROOT pid = s32[] partition-id())"),
+                "pid", "expected shape u32[]");
   ExpectInvalid(Entry(R"(
   x = f32[4] parameter(0)
-  ROOT t = token[] after-all(x))"), "t", "must be a token");
+  ROOT t = token[] after-all(x))"),
+                "t", "must be a token");
 }
 
 // ---------------------------------------------------------------- inference API
@@ -1047,8 +1114,8 @@ TEST(ShapeInference, DotApi) {
   DotDimensionNumbers dn;
   dn.lhs_contracting_dimensions = {1};
   dn.rhs_contracting_dimensions = {0};
-  auto s = InferDotShape(Shape(PrimitiveType::kF32, {2, 3}), Shape(PrimitiveType::kF32, {3, 4}),
-                         dn, PrimitiveType::kF32);
+  auto s = InferDotShape(Shape(PrimitiveType::kF32, {2, 3}), Shape(PrimitiveType::kF32, {3, 4}), dn,
+                         PrimitiveType::kF32);
   ASSERT_TRUE(s.ok()) << s.status();
   EXPECT_EQ(s->ToString(false), "f32[2,4]");
 }
@@ -1067,7 +1134,8 @@ TEST(ShapeInference, HugeValuesDoNotCrash) {
   ExpectInvalid(Entry(R"(
   a = f32[3] parameter(0)
   z = f32[] constant(0)
-  ROOT p = f32[3] pad(a, z), padding=9223372036854775807_9223372036854775807)"), "p", "");
+  ROOT p = f32[3] pad(a, z), padding=9223372036854775807_9223372036854775807)"),
+                "p", "");
 }
 
 // ---------------------------------------------------------------- real graphs

@@ -2,17 +2,18 @@
 // to its printed-and-reparsed text; deliberately broken copies are rejected;
 // XLA's own optimized modules (datasets/smoke/*.optimized.hlo) compute the
 // same as the modules they came from.
+#include "eval/equivalence.h"
+
 #include <filesystem>
 #include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "analysis/verifier.h"
-#include "eval/equivalence.h"
 #include "eval/evaluator.h"
+#include "eval_test_util.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "eval_test_util.h"
 #include "hlo/computation.h"
 #include "text/file_io.h"
 #include "text/parser.h"
@@ -72,7 +73,8 @@ bool BreakModule(Module& module, const std::string& kind) {
     for (Instruction* i : order) {
       if (kind == "add" && i->opcode() == Opcode::kAdd && i->shape().IsArray() &&
           IsFloatingPointType(i->shape().element_type()) && computation->IsEntry()) {
-        auto replacement = std::make_unique<Instruction>(Opcode::kSubtract, i->shape(), i->name() + ".sub");
+        auto replacement =
+            std::make_unique<Instruction>(Opcode::kSubtract, i->shape(), i->name() + ".sub");
         replacement->AppendOperand(i->operand(0));
         replacement->AppendOperand(i->operand(1));
         Instruction* added = computation->AddInstruction(std::move(replacement));
@@ -358,7 +360,8 @@ ENTRY e {
   d5 = f32[16] subtract(x, fb)
   n5 = f32[16] sqrt(d5)
   ok = f32[16] exponential(x)
-  ROOT r = )", root, "\n}\n");
+  ROOT r = )",
+                      root, "\n}\n");
 }
 
 TEST(Equivalence, VacuousReferenceIsNotJudged) {
@@ -428,9 +431,11 @@ ENTRY e {
   EXPECT_TRUE(s->equivalent);
   // Nor is a module without varying inputs (no parameters): its constant
   // output is what it computes.
-  auto iota = ParseModule("HloModule i\nENTRY e {\n  ROOT i = s32[8] iota(), iota_dimension=0\n}\n");
-  auto zeros = ParseModule("HloModule z\nENTRY e {\n  z = s32[] constant(0)\n"
-                           "  ROOT b = s32[8] broadcast(z), dimensions={}\n}\n");
+  auto iota =
+      ParseModule("HloModule i\nENTRY e {\n  ROOT i = s32[8] iota(), iota_dimension=0\n}\n");
+  auto zeros = ParseModule(
+      "HloModule z\nENTRY e {\n  z = s32[] constant(0)\n"
+      "  ROOT b = s32[8] broadcast(z), dimensions={}\n}\n");
   ASSERT_TRUE(iota.ok() && zeros.ok());
   auto zz = CheckEquivalent(**zeros, **zeros);
   ASSERT_TRUE(zz.ok());
@@ -441,9 +446,10 @@ ENTRY e {
   EXPECT_FALSE(iz->equivalent);
   // Nor one whose outputs do not read its parameters (a pass test's argmax of
   // a constant, say): its constants are what it computes.
-  auto ignores = ParseModule("HloModule g\nENTRY e {\n  x = f32[8] parameter(0)\n"
-                             "  z = s32[] constant(0)\n"
-                             "  ROOT b = s32[8] broadcast(z), dimensions={}\n}\n");
+  auto ignores = ParseModule(
+      "HloModule g\nENTRY e {\n  x = f32[8] parameter(0)\n"
+      "  z = s32[] constant(0)\n"
+      "  ROOT b = s32[8] broadcast(z), dimensions={}\n}\n");
   ASSERT_TRUE(ignores.ok());
   auto ig = CheckEquivalent(**ignores, **ignores);
   ASSERT_TRUE(ig.ok());
@@ -478,7 +484,8 @@ ENTRY e {
   r = (f32[4], s32[4]) reduce(k, io, ninf, zero), dimensions={1}, to_apply=argmax
   idx = s32[4] get-tuple-element(r), index=1
   m = f32[4] get-tuple-element(r), index=0
-  c = s32[] constant()", root, R"()
+  c = s32[] constant()",
+                      root, R"()
   cb = s32[4] broadcast(c), dimensions={}
   shifted = s32[4] add(idx, cb)
   ROOT out = (s32[4], f32[4]) tuple(ROOT_INDEX, m)
@@ -493,8 +500,8 @@ TEST(Equivalence, IndicesOfTiedKeysAreEqualOthersAreNot) {
     return ParseModule(text);
   };
   auto original = module("0", "idx");
-  auto tied = module("8", "shifted");     // the maximum's other copy: a tie
-  auto wrong = module("1", "shifted");    // the next element: not the maximum
+  auto tied = module("8", "shifted");   // the maximum's other copy: a tie
+  auto wrong = module("1", "shifted");  // the next element: not the maximum
   ASSERT_TRUE(original.ok() && tied.ok() && wrong.ok()) << original.status();
   auto same = CheckEquivalent(**original, **tied);
   ASSERT_TRUE(same.ok()) << same.status();
@@ -572,7 +579,8 @@ ENTRY e {
   y = f32[64] multiply(x, sb)
   y1 = f32[64] add(y, ob)
   c = f32[64] subtract(y1, y)
-  ROOT r = f32[64] )", root, "\n}\n");
+  ROOT r = f32[64] )",
+                      root, "\n}\n");
 }
 
 TEST(Equivalence, F64ReferenceAcceptsRoundingRejectsErrorsAndSaysWhenItCannotTell) {
@@ -599,10 +607,12 @@ TEST(Equivalence, F64ReferenceAcceptsRoundingRejectsErrorsAndSaysWhenItCannotTel
   EXPECT_FALSE(plain->equivalent);
   EXPECT_TRUE(plain->judged);
   // Where the original is accurate, a wrong module is rejected, not excused.
-  auto accurate = ParseModule("HloModule a\nENTRY e {\n  x = f32[8] parameter(0)\n"
-                              "  ROOT y = f32[8] exponential(x)\n}\n");
-  auto mutant = ParseModule("HloModule a\nENTRY e {\n  x = f32[8] parameter(0)\n"
-                            "  e = f32[8] exponential(x)\n  ROOT y = f32[8] multiply(e, e)\n}\n");
+  auto accurate = ParseModule(
+      "HloModule a\nENTRY e {\n  x = f32[8] parameter(0)\n"
+      "  ROOT y = f32[8] exponential(x)\n}\n");
+  auto mutant = ParseModule(
+      "HloModule a\nENTRY e {\n  x = f32[8] parameter(0)\n"
+      "  e = f32[8] exponential(x)\n  ROOT y = f32[8] multiply(e, e)\n}\n");
   ASSERT_TRUE(accurate.ok() && mutant.ok());
   auto rejected = CheckEquivalent(**accurate, **mutant);
   ASSERT_TRUE(rejected.ok());
@@ -664,9 +674,10 @@ TEST(Equivalence, RoundingAtAThresholdIsNotJudgedAWrongResultIsRejected) {
 }
 
 TEST(Equivalence, WidenedModuleComputesInF64) {
-  auto module = ParseModule("HloModule w\nENTRY e {\n  x = bf16[4] parameter(0)\n"
-                            "  c = bf16[] constant(3)\n  b = bf16[4] broadcast(c), dimensions={}\n"
-                            "  ROOT y = bf16[4] multiply(x, b)\n}\n");
+  auto module = ParseModule(
+      "HloModule w\nENTRY e {\n  x = bf16[4] parameter(0)\n"
+      "  c = bf16[] constant(3)\n  b = bf16[4] broadcast(c), dimensions={}\n"
+      "  ROOT y = bf16[4] multiply(x, b)\n}\n");
   ASSERT_TRUE(module.ok());
   std::unique_ptr<Module> wide = WidenedToF64(**module);
   ASSERT_NE(wide, nullptr);
@@ -707,7 +718,8 @@ ENTRY e {
               true)
         << instruction->name() << " lost its f32 side";
   }
-  EXPECT_EQ(wide->entry_computation()->root_instruction()->shape().element_type(), PrimitiveType::kF64);
+  EXPECT_EQ(wide->entry_computation()->root_instruction()->shape().element_type(),
+            PrimitiveType::kF64);
   // The widened module computes what the original does (to f32 rounding): the bits in the middle
   // are the same bits.
   std::vector<Literal> args = {testing::MakeLiteral("f32[4]", {0.3, -1.7, 2.5, 100.25})};
@@ -716,7 +728,8 @@ ENTRY e {
   auto widened = Evaluate(*wide, wide_args);
   ASSERT_TRUE(narrow.ok() && widened.ok()) << narrow.status() << widened.status();
   for (int64_t k = 0; k < 4; ++k) {
-    EXPECT_NEAR(narrow->GetAsDouble(k), widened->GetAsDouble(k), 1e-5 * std::fabs(narrow->GetAsDouble(k)));
+    EXPECT_NEAR(narrow->GetAsDouble(k), widened->GetAsDouble(k),
+                1e-5 * std::fabs(narrow->GetAsDouble(k)));
   }
 }
 
@@ -727,8 +740,9 @@ TEST(Equivalence, F64ReferenceCoversModulesWithBitcastConvert) {
   auto with_bits = [](const std::string& root) {
     std::string text = CancellationModule(root);
     text.replace(text.find("ROOT r ="), 8, "r =");
-    text.replace(text.rfind('}'), 1,
-                 "  bits = u32[64] bitcast-convert(x)\n  ROOT t = (f32[64], u32[64]) tuple(r, bits)\n}");
+    text.replace(
+        text.rfind('}'), 1,
+        "  bits = u32[64] bitcast-convert(x)\n  ROOT t = (f32[64], u32[64]) tuple(r, bits)\n}");
     return text;
   };
   auto original = ParseModule(with_bits("copy(c)"));
@@ -745,11 +759,18 @@ TEST(Equivalence, ComparesWithToleranceNanAndInf) {
   EquivalenceOptions options;
   options.rtol = 1e-3;
   options.atol = 0;
-  EXPECT_TRUE(CompareLiterals(MakeLiteral("f32[2]", {1, NAN}), MakeLiteral("f32[2]", {1.0005, NAN}), options).equivalent);
-  EXPECT_FALSE(CompareLiterals(MakeLiteral("f32[1]", {1}), MakeLiteral("f32[1]", {1.01}), options).equivalent);
-  EXPECT_FALSE(CompareLiterals(MakeLiteral("f32[1]", {INFINITY}), MakeLiteral("f32[1]", {-INFINITY}), options).equivalent);
-  EXPECT_FALSE(CompareLiterals(MakeLiteral("f32[1]", {NAN}), MakeLiteral("f32[1]", {0}), options).equivalent);
-  auto r = CompareLiterals(MakeLiteral("s32[3]", {1, 2, 3}), MakeLiteral("s32[3]", {1, 2, 4}), options);
+  EXPECT_TRUE(CompareLiterals(MakeLiteral("f32[2]", {1, NAN}), MakeLiteral("f32[2]", {1.0005, NAN}),
+                              options)
+                  .equivalent);
+  EXPECT_FALSE(CompareLiterals(MakeLiteral("f32[1]", {1}), MakeLiteral("f32[1]", {1.01}), options)
+                   .equivalent);
+  EXPECT_FALSE(CompareLiterals(MakeLiteral("f32[1]", {INFINITY}),
+                               MakeLiteral("f32[1]", {-INFINITY}), options)
+                   .equivalent);
+  EXPECT_FALSE(CompareLiterals(MakeLiteral("f32[1]", {NAN}), MakeLiteral("f32[1]", {0}), options)
+                   .equivalent);
+  auto r =
+      CompareLiterals(MakeLiteral("s32[3]", {1, 2, 3}), MakeLiteral("s32[3]", {1, 2, 4}), options);
   EXPECT_FALSE(r.equivalent);
   EXPECT_EQ(r.element_index, 2);
   EXPECT_EQ(r.value_a, "3");

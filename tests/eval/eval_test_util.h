@@ -33,7 +33,8 @@ inline Literal MakeLiteral(std::string_view shape_text, const std::vector<double
 
 // Parses and evaluates `text`; on failure fails the test and returns an
 // empty literal.
-inline absl::StatusOr<Literal> EvalText(std::string_view text, const std::vector<Literal>& args = {}) {
+inline absl::StatusOr<Literal> EvalText(std::string_view text,
+                                        const std::vector<Literal>& args = {}) {
   HLOGYM_ASSIGN(module, ParseModule(text, "test.hlo"));
   return Evaluate(*module, args);
 }

@@ -1,14 +1,15 @@
 // Per-opcode evaluator tests: HLO text in, hand-computed values out.
+#include "eval/evaluator.h"
+
 #include <cmath>
 #include <limits>
 
-#include "eval/equivalence.h"
-#include "eval/evaluator.h"
-#include "eval/value.h"
-#include "gmock/gmock.h"
 #include "absl/strings/str_cat.h"
-#include "gtest/gtest.h"
+#include "eval/equivalence.h"
+#include "eval/value.h"
 #include "eval_test_util.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
 
 namespace hlogym {
 namespace {
@@ -24,8 +25,8 @@ using ::testing::Pointwise;
 const double kInf = std::numeric_limits<double>::infinity();
 
 std::string Unary(const std::string& type, const std::string& op, const std::string& values) {
-  return absl::StrCat("HloModule m\nENTRY e {\n  c = ", type, " constant(", values, ")\n  ROOT r = ",
-                      type, " ", op, "(c)\n}\n");
+  return absl::StrCat("HloModule m\nENTRY e {\n  c = ", type, " constant(", values,
+                      ")\n  ROOT r = ", type, " ", op, "(c)\n}\n");
 }
 std::string Binary(const std::string& type, const std::string& op, const std::string& a,
                    const std::string& b, const std::string& out_type = "") {
@@ -37,7 +38,8 @@ std::string Binary(const std::string& type, const std::string& op, const std::st
 TEST(EvaluatorElementwise, FloatArithmetic) {
   EXPECT_THAT(EvalValues(Binary("f32[4]", "add", "{1, 2, 3, 4}", "{10, 20, 30, 40}")),
               ElementsAre(11, 22, 33, 44));
-  EXPECT_THAT(EvalValues(Binary("f32[3]", "subtract", "{1, 2, 3}", "{3, 2, 1}")), ElementsAre(-2, 0, 2));
+  EXPECT_THAT(EvalValues(Binary("f32[3]", "subtract", "{1, 2, 3}", "{3, 2, 1}")),
+              ElementsAre(-2, 0, 2));
   EXPECT_THAT(EvalValues(Binary("f32[3]", "multiply", "{1, -2, 3}", "{3, 2, 0.5}")),
               ElementsAre(3, -4, 1.5));
   EXPECT_THAT(EvalValues(Binary("f32[2]", "divide", "{1, -3}", "{4, 2}")), ElementsAre(0.25, -1.5));
@@ -64,16 +66,19 @@ TEST(EvaluatorElementwise, IntegerSemantics) {
   EXPECT_THAT(EvalValues(Binary("s32[4]", "divide", "{7, -7, 5, -2147483648}", "{2, 2, 0, -1}")),
               ElementsAre(3, -3, -1, -2147483648.0));
   EXPECT_THAT(EvalValues(Binary("u32[1]", "divide", "{5}", "{0}")), ElementsAre(4294967295.0));
-  EXPECT_THAT(EvalValues(Binary("s32[3]", "remainder", "{7, -7, 5}", "{3, 3, 0}")), ElementsAre(1, -1, 5));
+  EXPECT_THAT(EvalValues(Binary("s32[3]", "remainder", "{7, -7, 5}", "{3, 3, 0}")),
+              ElementsAre(1, -1, 5));
   EXPECT_THAT(EvalValues(Binary("u8[2]", "multiply", "{16, 200}", "{16, 2}")), ElementsAre(0, 144));
-  EXPECT_THAT(EvalValues(Binary("s32[3]", "power", "{2, -1, 2}", "{10, 3, -1}")), ElementsAre(1024, -1, 0));
+  EXPECT_THAT(EvalValues(Binary("s32[3]", "power", "{2, -1, 2}", "{10, 3, -1}")),
+              ElementsAre(1024, -1, 0));
 }
 
 TEST(EvaluatorElementwise, Shifts) {
   EXPECT_THAT(EvalValues(Binary("s32[3]", "shift-left", "{1, 1, 1}", "{4, 31, 32}")),
               ElementsAre(16, -2147483648.0, 0));
-  EXPECT_THAT(EvalValues(Binary("s32[3]", "shift-right-arithmetic", "{-16, -16, 16}", "{2, 40, 40}")),
-              ElementsAre(-4, -1, 0));
+  EXPECT_THAT(
+      EvalValues(Binary("s32[3]", "shift-right-arithmetic", "{-16, -16, 16}", "{2, 40, 40}")),
+      ElementsAre(-4, -1, 0));
   EXPECT_THAT(EvalValues(Binary("u32[2]", "shift-right-logical", "{4294967295, 8}", "{28, 32}")),
               ElementsAre(15, 0));
   EXPECT_THAT(EvalValues(Binary("u32[2]", "xor", "{12, 5}", "{10, 5}")), ElementsAre(6, 0));
@@ -85,16 +90,21 @@ TEST(EvaluatorElementwise, Shifts) {
 TEST(EvaluatorElementwise, Unary) {
   EXPECT_THAT(EvalValues(Unary("f32[3]", "negate", "{1, -2, 0}")), ElementsAre(-1, 2, 0));
   EXPECT_THAT(EvalValues(Unary("f32[3]", "abs", "{1, -2, 0}")), ElementsAre(1, 2, 0));
-  EXPECT_THAT(EvalValues(Unary("s32[2]", "abs", "{-2147483648, -3}")), ElementsAre(-2147483648.0, 3));
+  EXPECT_THAT(EvalValues(Unary("s32[2]", "abs", "{-2147483648, -3}")),
+              ElementsAre(-2147483648.0, 3));
   EXPECT_THAT(EvalValues(Unary("f32[3]", "sign", "{-3, 0, 2}")), ElementsAre(-1, 0, 1));
   EXPECT_THAT(EvalValues(Unary("f32[3]", "floor", "{-1.5, 1.5, 2}")), ElementsAre(-2, 1, 2));
   EXPECT_THAT(EvalValues(Unary("f32[2]", "ceil", "{-1.5, 1.5}")), ElementsAre(-1, 2));
-  EXPECT_THAT(EvalValues(Unary("f32[3]", "round-nearest-afz", "{0.5, 1.5, -2.5}")), ElementsAre(1, 2, -3));
-  EXPECT_THAT(EvalValues(Unary("f32[3]", "round-nearest-even", "{0.5, 1.5, -2.5}")), ElementsAre(0, 2, -2));
+  EXPECT_THAT(EvalValues(Unary("f32[3]", "round-nearest-afz", "{0.5, 1.5, -2.5}")),
+              ElementsAre(1, 2, -3));
+  EXPECT_THAT(EvalValues(Unary("f32[3]", "round-nearest-even", "{0.5, 1.5, -2.5}")),
+              ElementsAre(0, 2, -2));
   EXPECT_THAT(EvalValues(Unary("f32[2]", "sqrt", "{4, 9}")), ElementsAre(2, 3));
   EXPECT_THAT(EvalValues(Unary("f32[2]", "rsqrt", "{4, 0.25}")), ElementsAre(0.5, 2));
-  EXPECT_THAT(EvalValues(Unary("f32[2]", "cbrt", "{8, -27}")), Pointwise(DoubleNear(1e-6), {2.0, -3.0}));
-  EXPECT_THAT(EvalValues(Unary("f64[2]", "exponential", "{0, 1}")), Pointwise(DoubleNear(1e-12), {1.0, M_E}));
+  EXPECT_THAT(EvalValues(Unary("f32[2]", "cbrt", "{8, -27}")),
+              Pointwise(DoubleNear(1e-6), {2.0, -3.0}));
+  EXPECT_THAT(EvalValues(Unary("f64[2]", "exponential", "{0, 1}")),
+              Pointwise(DoubleNear(1e-12), {1.0, M_E}));
   EXPECT_THAT(EvalValues(Unary("f64[1]", "exponential-minus-one", "{1e-10}")),
               Pointwise(DoubleNear(1e-20), {1e-10}));
   EXPECT_THAT(EvalValues(Unary("f64[2]", "log", "{1, 2.718281828459045}")),
@@ -111,7 +121,8 @@ TEST(EvaluatorElementwise, Unary) {
   EXPECT_THAT(EvalValues(Unary("u32[2]", "popcnt", "{7, 4294967295}")), ElementsAre(3, 32));
   EXPECT_THAT(EvalValues(Unary("s32[2]", "count-leading-zeros", "{1, 0}")), ElementsAre(31, 32));
   auto finite = EvalText(
-      "HloModule m\nENTRY e {\n c = f32[3] constant({1, inf, nan})\n ROOT r = pred[3] is-finite(c)\n}\n");
+      "HloModule m\nENTRY e {\n c = f32[3] constant({1, inf, nan})\n ROOT r = pred[3] "
+      "is-finite(c)\n}\n");
   ASSERT_TRUE(finite.ok()) << finite.status().message();
   EXPECT_THAT(testing::Values(*finite), ElementsAre(1, 0, 0));
 }
@@ -182,8 +193,8 @@ ENTRY e {
   EXPECT_THAT(EvalValues(text, {}, 1), ElementsAre(1, 0, 255, 0, 0, 200));
   EXPECT_THAT(EvalValues(text, {}, 2), ElementsAre(255, 44));
   EXPECT_THAT(EvalValues(text, {}, 3), ElementsAre(1, 1));
-  EXPECT_THAT(EvalValues(text, {}, 4), ElementsAre(1));          // bf16 constant rounded
-  EXPECT_THAT(EvalValues(text, {}, 5), ElementsAre(1));          // ties to even
+  EXPECT_THAT(EvalValues(text, {}, 4), ElementsAre(1));  // bf16 constant rounded
+  EXPECT_THAT(EvalValues(text, {}, 5), ElementsAre(1));  // ties to even
 }
 
 TEST(EvaluatorElementwise, BitcastConvert) {

@@ -3,16 +3,16 @@
 // malformed input rejected with an error (never a crash).
 #include "eval/npy_io.h"
 
+#include <unistd.h>
+
 #include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <string>
 #include <vector>
 
-#include <unistd.h>
-
-#include "gtest/gtest.h"
 #include "eval_test_util.h"
+#include "gtest/gtest.h"
 #include "text/parser.h"
 
 namespace hlogym {
@@ -39,8 +39,8 @@ Literal Patterned(std::string_view shape_text, uint8_t salt = 7) {
 }
 
 std::string TempDir(const std::string& name) {
-  fs::path dir = fs::temp_directory_path() /
-                 ("hlogym_npy_" + name + "_" + std::to_string(::getpid()));
+  fs::path dir =
+      fs::temp_directory_path() / ("hlogym_npy_" + name + "_" + std::to_string(::getpid()));
   fs::remove_all(dir);
   return dir.string();
 }
@@ -53,7 +53,8 @@ TEST(NpyIo, ExactBytesOfASmallF32Array) {
   // pads to a multiple of 64), then 6 floats.
   ASSERT_EQ(bytes->size(), 128u + 24u);
   EXPECT_EQ(bytes->substr(0, 8), std::string("\x93NUMPY\x01\x00", 8));
-  const size_t header_len = static_cast<uint8_t>((*bytes)[8]) | static_cast<uint8_t>((*bytes)[9]) << 8;
+  const size_t header_len = static_cast<uint8_t>((*bytes)[8]) | static_cast<uint8_t>((*bytes)[9])
+                                                                    << 8;
   EXPECT_EQ(header_len, 118u);
   const std::string header = bytes->substr(10, header_len);
   EXPECT_TRUE(header.starts_with("{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }"))
@@ -112,10 +113,9 @@ TEST_P(NpyRoundTrip, BitExact) {
 
 INSTANTIATE_TEST_SUITE_P(Types, NpyRoundTrip,
                          ::testing::Values("pred[5]", "s8[3,2]", "u8[7]", "s16[2,2]", "u16[3]",
-                                           "s32[4,1,2]", "u32[2]", "s64[3]", "u64[2,2]",
-                                           "f16[5]", "bf16[2,3]", "f32[]", "f32[0,4]",
-                                           "f64[3,3]", "c64[2]", "c128[2]", "f8e4m3fn[6]",
-                                           "f32[2,3,4,5,6]"));
+                                           "s32[4,1,2]", "u32[2]", "s64[3]", "u64[2,2]", "f16[5]",
+                                           "bf16[2,3]", "f32[]", "f32[0,4]", "f64[3,3]", "c64[2]",
+                                           "c128[2]", "f8e4m3fn[6]", "f32[2,3,4,5,6]"));
 
 TEST(NpyIo, Bf16ReadAsRawBitsAndRefusedAsF32) {
   Literal a = MakeLiteral("bf16[3]", {1.5, -2, 0.25});
@@ -167,9 +167,9 @@ TEST(NpyIo, RejectsMalformedInput) {
   ASSERT_TRUE(good.ok());
   EXPECT_FALSE(DecodeNpy("").ok());
   EXPECT_FALSE(DecodeNpy("not a numpy file at all").ok());
-  EXPECT_FALSE(DecodeNpy(good->substr(0, 20)).ok());            // truncated header
+  EXPECT_FALSE(DecodeNpy(good->substr(0, 20)).ok());                // truncated header
   EXPECT_FALSE(DecodeNpy(good->substr(0, good->size() - 1)).ok());  // truncated data
-  EXPECT_FALSE(DecodeNpy(*good + "x").ok());                    // trailing bytes
+  EXPECT_FALSE(DecodeNpy(*good + "x").ok());                        // trailing bytes
   std::string fortran = *good;
   fortran.replace(fortran.find("False"), 5, "True ");
   EXPECT_FALSE(DecodeNpy(fortran).ok());
@@ -208,7 +208,8 @@ TEST(NpyIo, TupleLeavesToDirectoryAndBack) {
   EXPECT_TRUE(*back == tuple);
 
   // A shape that does not match the files is an error naming the file.
-  auto wrong = LoadLiteralLeaves(dir, "out", MustParseShape("(f32[4], (bf16[3], s32[]), token[], pred[4])"));
+  auto wrong =
+      LoadLiteralLeaves(dir, "out", MustParseShape("(f32[4], (bf16[3], s32[]), token[], pred[4])"));
   ASSERT_FALSE(wrong.ok());
   EXPECT_NE(std::string(wrong.status().message()).find("out.0.npy"), std::string::npos);
   auto missing = LoadLiteralLeaves(dir, "arg0", MustParseShape("f32[2]"));

@@ -437,8 +437,8 @@ TEST(EnvironmentTest, GrowthGuardDefaultsLeaveRoomToExpand) {
   EnvOptions defaults;
   EXPECT_GT(defaults.max_op_count_growth, 1);
   EXPECT_GT(defaults.op_count_growth_allowance, 1000);
-  EnvOptions options = GrowOptions(defaults.max_op_count_growth,
-                                   defaults.op_count_growth_allowance);
+  EnvOptions options =
+      GrowOptions(defaults.max_op_count_growth, defaults.op_count_growth_allowance);
   auto env = Environment::Create(options, GrowRegistry());
   ASSERT_TRUE(env.ok());
   ASSERT_TRUE((*env)->Reset(ModulePath()).ok());

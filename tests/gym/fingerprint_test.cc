@@ -114,7 +114,8 @@ ENTRY main {
   std::string add(kReduce);
   add.replace(add.find("ADD"), 3, "add");
   std::string renamed = add;
-  for (size_t pos; (pos = renamed.find("%s ")) != std::string::npos;) renamed.replace(pos, 3, "%sum ");
+  for (size_t pos; (pos = renamed.find("%s ")) != std::string::npos;)
+    renamed.replace(pos, 3, "%sum ");
   renamed.replace(renamed.find("to_apply=%s"), 11, "to_apply=%sum");
   std::string mul(kReduce);
   mul.replace(mul.find("ADD"), 3, "multiply");

@@ -29,8 +29,8 @@ class TestDce : public Pass {
       for (const auto& computation : module.computations()) {
         std::vector<Instruction*> dead;
         for (const auto& inst : computation->instructions()) {
-          if (inst->user_count() == 0 && !inst->IsRoot() &&
-              inst->opcode() != Opcode::kParameter && inst->control_successors().empty()) {
+          if (inst->user_count() == 0 && !inst->IsRoot() && inst->opcode() != Opcode::kParameter &&
+              inst->control_successors().empty()) {
             dead.push_back(inst.get());
           }
         }
@@ -56,7 +56,8 @@ class TestAddZero : public Pass {
           continue;
         }
         Instruction* c = inst->operand(1);
-        if (c->IsConstant() && c->literal().IsAll(0) && inst->operand(0)->shape() == inst->shape()) {
+        if (c->IsConstant() && c->literal().IsAll(0) &&
+            inst->operand(0)->shape() == inst->shape()) {
           HLOGYM_RETURN_IF_ERROR(inst->ReplaceAllUsesWith(inst->operand(0)));
           changed = true;
         }

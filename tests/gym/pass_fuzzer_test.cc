@@ -147,8 +147,8 @@ TEST(PassFuzzer, CatchesEachKindOfBrokenPassAndBlamesIt) {
     ASSERT_TRUE(culprit.count(failure.kind)) << failure.kind << ": " << failure.message;
     EXPECT_EQ(failure.passes[0], culprit.at(failure.kind)) << failure.message;
   }
-  EXPECT_EQ(kinds, (std::set<std::string>{"not equivalent", "changed flag", "verifier",
-                                          "pre-check"}));
+  EXPECT_EQ(kinds,
+            (std::set<std::string>{"not equivalent", "changed flag", "verifier", "pre-check"}));
 }
 
 TEST(PassFuzzer, CatchesATrackedPassThatSkipsWhatAFullRunWouldChange) {
@@ -230,7 +230,7 @@ ENTRY main {
   EXPECT_EQ(report->skipped_modules[1].module, gather);
   EXPECT_THAT(report->skipped_modules[1].reason,
               ::testing::AllOf(::testing::StartsWith("cannot be evaluated: "),
-                                ::testing::HasSubstr("collective whose result shape differs")));
+                               ::testing::HasSubstr("collective whose result shape differs")));
   // Nothing left to fuzz is an error, not an empty report.
   absl::StatusOr<PassFuzzReport> none = FuzzPasses({bad_shape, gather}, options);
   ASSERT_FALSE(none.ok());

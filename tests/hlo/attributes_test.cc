@@ -22,8 +22,8 @@ void ExpectNames(const std::vector<std::string>& names, NameFn name_fn, FromName
 }
 
 TEST(Attributes, ComparisonDirection) {
-  ExpectNames<ComparisonDirection>({"EQ", "NE", "GE", "GT", "LE", "LT"},
-                                   ComparisonDirectionName, ComparisonDirectionFromName);
+  ExpectNames<ComparisonDirection>({"EQ", "NE", "GE", "GT", "LE", "LT"}, ComparisonDirectionName,
+                                   ComparisonDirectionFromName);
   // XLA's parser is case-sensitive here.
   EXPECT_FALSE(ComparisonDirectionFromName("eq").has_value());
   EXPECT_FALSE(ComparisonDirectionFromName("Lt").has_value());
@@ -57,8 +57,8 @@ TEST(Attributes, FusionKind) {
 TEST(Attributes, Random) {
   ExpectNames<RandomDistribution>({"rng_uniform", "rng_normal"}, RandomDistributionName,
                                   RandomDistributionFromName);
-  ExpectNames<RandomAlgorithm>({"rng_default", "rng_three_fry", "rng_philox"},
-                               RandomAlgorithmName, RandomAlgorithmFromName);
+  ExpectNames<RandomAlgorithm>({"rng_default", "rng_three_fry", "rng_philox"}, RandomAlgorithmName,
+                               RandomAlgorithmFromName);
   EXPECT_FALSE(RandomDistributionFromName("RNG_UNIFORM").has_value());
   EXPECT_FALSE(RandomDistributionFromName("uniform").has_value());
   EXPECT_FALSE(RandomAlgorithmFromName("rng_threefry").has_value());

@@ -23,8 +23,8 @@ const double kNan = std::numeric_limits<double>::quiet_NaN();
 
 const std::vector<PT>& NarrowTypes() {
   static const std::vector<PT> types = {
-      PT::kF4E2M1FN,   PT::kF8E3M4,      PT::kF8E4M3,  PT::kF8E4M3FN,   PT::kF8E4M3B11FNUZ,
-      PT::kF8E4M3FNUZ, PT::kF8E5M2,      PT::kF8E5M2FNUZ, PT::kF8E8M0FNU,
+      PT::kF4E2M1FN,   PT::kF8E3M4, PT::kF8E4M3,     PT::kF8E4M3FN,  PT::kF8E4M3B11FNUZ,
+      PT::kF8E4M3FNUZ, PT::kF8E5M2, PT::kF8E5M2FNUZ, PT::kF8E8M0FNU,
   };
   return types;
 }
@@ -68,16 +68,29 @@ TEST(FloatBits, ExhaustiveNarrowRoundTrip) {
     }
     int expected_nans = 0;
     switch (type) {
-      case PT::kF4E2M1FN: expected_nans = 0; break;
-      case PT::kF8E4M3FN: expected_nans = 2; break;  // 0x7f, 0xff
+      case PT::kF4E2M1FN:
+        expected_nans = 0;
+        break;
+      case PT::kF8E4M3FN:
+        expected_nans = 2;
+        break;  // 0x7f, 0xff
       case PT::kF8E4M3FNUZ:
       case PT::kF8E4M3B11FNUZ:
       case PT::kF8E5M2FNUZ:
-      case PT::kF8E8M0FNU: expected_nans = 1; break;
-      case PT::kF8E5M2: expected_nans = 6; break;   // 2 signs x 3 payloads
-      case PT::kF8E4M3: expected_nans = 14; break;  // 2 x 7
-      case PT::kF8E3M4: expected_nans = 30; break;  // 2 x 15
-      default: break;
+      case PT::kF8E8M0FNU:
+        expected_nans = 1;
+        break;
+      case PT::kF8E5M2:
+        expected_nans = 6;
+        break;  // 2 signs x 3 payloads
+      case PT::kF8E4M3:
+        expected_nans = 14;
+        break;  // 2 x 7
+      case PT::kF8E3M4:
+        expected_nans = 30;
+        break;  // 2 x 15
+      default:
+        break;
     }
     EXPECT_EQ(nans, expected_nans) << PrimitiveTypeName(type);
   }
@@ -266,8 +279,7 @@ TEST(FloatBits, HalfMatchesEigenOnEveryCode) {
 
 TEST(FloatBits, BfloatMatchesEigenOnEveryCode) {
   for (uint32_t code = 0; code < 65536; ++code) {
-    const Eigen::bfloat16 b =
-        Eigen::numext::bit_cast<Eigen::bfloat16>(static_cast<uint16_t>(code));
+    const Eigen::bfloat16 b = Eigen::numext::bit_cast<Eigen::bfloat16>(static_cast<uint16_t>(code));
     const double value = DecodeFloatBits(PT::kBF16, code);
     if (Eigen::numext::isnan(b)) {
       EXPECT_TRUE(std::isnan(value)) << code;
@@ -292,13 +304,10 @@ TEST(FloatBits, EncodeMatchesEigenAndNativeOnRandomDoubles) {
     const int e = (i % 7 == 0) ? exponent(rng) - 110 : exponent(rng);
     double d = std::ldexp(1.0 + std::ldexp(static_cast<double>(m), -52), e);
     if (i % 2) d = -d;
-    EXPECT_EQ(EncodeFloatBits(PT::kF16, d), HalfBits(Eigen::half(static_cast<float>(d))))
+    EXPECT_EQ(EncodeFloatBits(PT::kF16, d), HalfBits(Eigen::half(static_cast<float>(d)))) << d;
+    EXPECT_EQ(EncodeFloatBits(PT::kBF16, d), BfloatBits(Eigen::bfloat16(static_cast<float>(d))))
         << d;
-    EXPECT_EQ(EncodeFloatBits(PT::kBF16, d),
-              BfloatBits(Eigen::bfloat16(static_cast<float>(d))))
-        << d;
-    EXPECT_EQ(EncodeFloatBits(PT::kF32, d), std::bit_cast<uint32_t>(static_cast<float>(d)))
-        << d;
+    EXPECT_EQ(EncodeFloatBits(PT::kF32, d), std::bit_cast<uint32_t>(static_cast<float>(d))) << d;
   }
 }
 

@@ -317,9 +317,9 @@ TEST(Literal, ValueToStringArrays) {
             "{ { /*i0=0*/ { /*i1=0*/ { 1, 2 } } }, { /*i0=1*/ { /*i1=0*/ { 3, 4 } } } }");
   EXPECT_EQ(Iota(PT::kS32, {1, 0, 1, 1}).ValueToString(), "{ { /*i0=0*/ } }");
   EXPECT_EQ(Iota(PT::kS32, {}).ValueToString(), "1");
-  EXPECT_EQ(Array(PT::kF32, {3}, {1, 2.5, -std::numeric_limits<double>::infinity()})
-                .ValueToString(),
-            "{1, 2.5, -inf}");
+  EXPECT_EQ(
+      Array(PT::kF32, {3}, {1, 2.5, -std::numeric_limits<double>::infinity()}).ValueToString(),
+      "{1, 2.5, -inf}");
   EXPECT_EQ(Array(PT::kF32, {2}, {0.1, 1e-5}).ValueToString(), "{0.1, 1e-05}");
   EXPECT_EQ(Array(PT::kPred, {2, 2}, {1, 0, 0, 1}).ValueToString(), "{ { 1, 0 }, { 0, 1 } }");
   Literal c64(Shape(PT::kC64, {2}));
@@ -345,7 +345,7 @@ TEST(Literal, IsAll) {
   EXPECT_FALSE(Array(PT::kF32, {3}, {0.1, 0.1, 0.2}).IsAll(0.1));
   EXPECT_FALSE(Array(PT::kF32, {3}, {0.1, 0.1, 0.1}).IsAll(0.2));
   EXPECT_TRUE(Array(PT::kF16, {2}, {0.1, 0.1}).IsAll(0.1));  // both sides rounded to f16
-  EXPECT_TRUE(Array(PT::kF32, {2}, {-0.0, 0.0}).IsAll(0));    // -0 == 0
+  EXPECT_TRUE(Array(PT::kF32, {2}, {-0.0, 0.0}).IsAll(0));   // -0 == 0
   EXPECT_FALSE(Array(PT::kF32, {1}, {std::nan("")}).IsAll(std::nan("")));
   EXPECT_TRUE(Array(PT::kS32, {2}, {0, 0}).IsAll(0));
   EXPECT_FALSE(Array(PT::kS32, {2}, {0, 0}).IsAll(0.5));  // not an s32 value

@@ -197,10 +197,10 @@ TEST(ModuleTest, RemoveComputationsRemovesASetThatOnlyCallsItself) {
 TEST(ModuleTest, CloneIsDeepAndIndependent) {
   Fixture f;
   auto reducer = std::make_unique<Computation>("reducer");
-  Instruction* x = reducer->AddInstruction(std::make_unique<Instruction>(
-      Opcode::kParameter, Shape::Scalar(PrimitiveType::kF32), "x"));
-  auto y_owned = std::make_unique<Instruction>(Opcode::kParameter,
-                                               Shape::Scalar(PrimitiveType::kF32), "y");
+  Instruction* x = reducer->AddInstruction(
+      std::make_unique<Instruction>(Opcode::kParameter, Shape::Scalar(PrimitiveType::kF32), "x"));
+  auto y_owned =
+      std::make_unique<Instruction>(Opcode::kParameter, Shape::Scalar(PrimitiveType::kF32), "y");
   y_owned->mutable_attrs().parameter_number = 1;
   Instruction* y = reducer->AddInstruction(std::move(y_owned));
   auto add = std::make_unique<Instruction>(Opcode::kAdd, Shape::Scalar(PrimitiveType::kF32), "r");
@@ -229,8 +229,8 @@ TEST(ModuleTest, CloneIsDeepAndIndependent) {
   EXPECT_EQ(root->operand(0)->control_successors().size(), 1u);
   EXPECT_EQ(main->num_parameters(), 2);
   // Editing the clone leaves the original alone.
-  ASSERT_TRUE(main->parameter_instruction(1)->ReplaceAllUsesWith(
-                  main->parameter_instruction(0)).ok());
+  ASSERT_TRUE(
+      main->parameter_instruction(1)->ReplaceAllUsesWith(main->parameter_instruction(0)).ok());
   EXPECT_EQ(f.sum->operand(1), f.b);
   EXPECT_EQ(clone->UniqueName("sum"), "sum.1");
 }

@@ -89,7 +89,8 @@ TEST(TrackedRunTest, AlgsimpFindsWhatAChangeBelowAnOperandMadePossible) {
   // multiply(p, broadcast(1)) is p; only the constant changes.
   Instruction* c = FindInstruction(*module, "c");
   ASSERT_NE(c, nullptr);
-  c->mutable_attrs().literal = std::make_shared<const Literal>(Literal::Scalar(PrimitiveType::kF32, 1.0f));
+  c->mutable_attrs().literal =
+      std::make_shared<const Literal>(Literal::Scalar(PrimitiveType::kF32, 1.0f));
   absl::StatusOr<bool> changed = algsimp.Run(*module);
   ASSERT_TRUE(changed.ok());
   EXPECT_TRUE(*changed);

@@ -4,8 +4,8 @@
 // inputs (when the evaluator can run the original).
 #include <algorithm>
 #include <cctype>
-#include <functional>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -204,11 +204,11 @@ TEST(XlaGpuDefaultTest, ListsMissingPassesAndDiffersFromCpu) {
   for (const char* name : {"all-reduce-splitter"}) {
     EXPECT_EQ(std::count(gpu->missing_passes.begin(), gpu->missing_passes.end(), name), 1) << name;
   }
-  for (const char* name : {"algsimp-gpu", "all-reduce-simp", "dot-merger",
-                           "reshape-mover-1d-broadcast-cheap", "slice-sinker", "convert-mover", "computation-deduplicator",
-                           "convolution-canonicalization", "cse_barrier_expander",
-                           "dot_dimension_sorter", "scatter-slice-simplifier", "topk-splitter",
-                           "stable-sort-expander", "gpu_scatter_expander"}) {
+  for (const char* name :
+       {"algsimp-gpu", "all-reduce-simp", "dot-merger", "reshape-mover-1d-broadcast-cheap",
+        "slice-sinker", "convert-mover", "computation-deduplicator", "convolution-canonicalization",
+        "cse_barrier_expander", "dot_dimension_sorter", "scatter-slice-simplifier", "topk-splitter",
+        "stable-sort-expander", "gpu_scatter_expander"}) {
     EXPECT_EQ(std::count(gpu->missing_passes.begin(), gpu->missing_passes.end(), name), 0) << name;
   }
 }

@@ -47,8 +47,8 @@ TEST(PassTest, PassTimerRecordsLeafPassesInsidePipelinesAndFixedPoints) {
   inner.push_back(std::make_unique<Countdown>("twice", 2));
   inner.push_back(std::make_unique<Countdown>("never", 0, /*honest_precheck=*/false));
   std::vector<std::unique_ptr<Pass>> outer;
-  outer.push_back(std::make_unique<FixedPointPass>(
-      std::make_unique<PassPipeline>("loop", std::move(inner))));
+  outer.push_back(
+      std::make_unique<FixedPointPass>(std::make_unique<PassPipeline>("loop", std::move(inner))));
   outer.push_back(std::make_unique<Countdown>("skipped", 0));
   PassPipeline pipeline("pipeline", std::move(outer));
 

@@ -50,7 +50,8 @@ PassRun RunPass(Pass& pass, std::string_view hlo) {
   EXPECT_TRUE(verified.ok()) << verified << "\n" << run.after;
   EXPECT_EQ(run.changed, run.before != run.after)
       << "pass " << pass.name() << " reported changed=" << run.changed << "\nbefore:\n"
-      << run.before << "\nafter:\n" << run.after;
+      << run.before << "\nafter:\n"
+      << run.after;
   return run;
 }
 

@@ -42,10 +42,10 @@ PassRun RunPass(Pass& pass, std::string_view hlo);
 // Returns an empty string on success, else what failed.
 std::string MatchChecks(std::string_view text, std::string_view checks);
 
-#define EXPECT_CHECKS(text, checks)                                              \
-  do {                                                                           \
-    const std::string hlogym_text = (text);                                      \
-    const std::string hlogym_failure = ::hlogym::testing::MatchChecks(hlogym_text, (checks)); \
+#define EXPECT_CHECKS(text, checks)                                                             \
+  do {                                                                                          \
+    const std::string hlogym_text = (text);                                                     \
+    const std::string hlogym_failure = ::hlogym::testing::MatchChecks(hlogym_text, (checks));   \
     EXPECT_TRUE(hlogym_failure.empty()) << hlogym_failure << "\n--- text ---\n" << hlogym_text; \
   } while (false)
 

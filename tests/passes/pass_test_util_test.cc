@@ -4,7 +4,8 @@
 namespace hlogym::testing {
 namespace {
 
-constexpr std::string_view kText = "alpha = add(x, y)\nbeta = multiply(alpha, y)\ngamma = tuple(beta)\n";
+constexpr std::string_view kText =
+    "alpha = add(x, y)\nbeta = multiply(alpha, y)\ngamma = tuple(beta)\n";
 
 TEST(MatchChecksTest, AcceptsOrderedMatches) {
   EXPECT_EQ(MatchChecks(kText, "CHECK: add(\nCHECK-NEXT: multiply(alpha\nCHECK: tuple"), "");

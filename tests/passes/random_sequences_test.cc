@@ -22,7 +22,6 @@
 namespace hlogym {
 namespace {
 
-
 constexpr uint64_t kSeed = 0x5eed'1234'abcd'0005ULL;
 // 1,000 sequences in all, in shards that ctest runs in parallel.
 constexpr int kShards = 5;
@@ -96,8 +95,8 @@ TEST(XlaOptimizedRandomSequencesTest, ModulesStayValidAndEquivalent) {
 // PyTorch/XLA's modules (datasets/pytorch): the third frontend, every module a parameter,
 // aten names, tuples of every live tensor as results.
 TEST(PyTorchRandomSequencesTest, ModulesStayValidAndEquivalent) {
-  ExpectSequencesStayValidAndEquivalent(SmallModules(testing::PyTorchManifestModules()),
-                                        kSeed - 2, kSequencesPerShard, "PyTorch");
+  ExpectSequencesStayValidAndEquivalent(SmallModules(testing::PyTorchManifestModules()), kSeed - 2,
+                                        kSequencesPerShard, "PyTorch");
 }
 
 INSTANTIATE_TEST_SUITE_P(Shards, RandomSequencesTest, ::testing::Range(0, kShards));

@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "analysis/verifier.h"
-#include "gtest/gtest.h"
 #include "corpus_manifest.h"
+#include "gtest/gtest.h"
 #include "text/file_io.h"
 #include "text/parser.h"
 #include "text/printer.h"
@@ -62,7 +62,8 @@ TEST(CorpusTest, EveryManifestModuleParsesVerifiesAndRoundTrips) {
   std::string report;
   for (const auto& f : failures) report += "  " + f + "\n";
   EXPECT_TRUE(failures.empty()) << failures.size() << " of " << modules.size()
-                                << " corpus modules fail:\n" << report;
+                                << " corpus modules fail:\n"
+                                << report;
 }
 
 TEST(CorpusTest, EveryXlaPassPairParsesAndVerifies) {
@@ -86,7 +87,8 @@ TEST(CorpusTest, EveryXlaPassPairParsesAndVerifies) {
   std::string report;
   for (const auto& f : failures) report += "  " + f + "\n";
   EXPECT_TRUE(failures.empty()) << failures.size() << " of " << count
-                                << " XLA pass-pair modules fail:\n" << report;
+                                << " XLA pass-pair modules fail:\n"
+                                << report;
 }
 
 }  // namespace

@@ -81,8 +81,8 @@ TEST(ModuleLocatorTest, LoadModuleFallsBackToNames) {
 }
 
 TEST(ModuleLocatorTest, UnknownNamesAreNotFoundAndNamed) {
-  for (const std::string spec : {"gpt2/no_such_module", "no_such_module", "smoke/nope",
-                                 "/nonexistent/dir/x.hlo"}) {
+  for (const std::string spec :
+       {"gpt2/no_such_module", "no_such_module", "smoke/nope", "/nonexistent/dir/x.hlo"}) {
     absl::StatusOr<std::string> p = LocateModule(spec);
     ASSERT_FALSE(p.ok()) << spec;
     EXPECT_TRUE(absl::IsNotFound(p.status())) << p.status();

@@ -1,13 +1,14 @@
 // Focused tests of the HLO text parser: syntax forms, shapes, constants and
 // typed attributes.
+#include "text/parser.h"
+
 #include <cmath>
 #include <string>
 
 #include "gtest/gtest.h"
 #include "hlo/literal.h"
-#include "text_test_util.h"
-#include "text/parser.h"
 #include "text/printer.h"
+#include "text_test_util.h"
 
 namespace hlogym {
 namespace {
@@ -91,7 +92,9 @@ ENTRY main {
   // Reordered so that operands come first.
   std::vector<std::string> order;
   for (const auto& inst : c->instructions()) order.push_back(inst->name());
-  auto pos = [&](const std::string& n) { return std::find(order.begin(), order.end(), n) - order.begin(); };
+  auto pos = [&](const std::string& n) {
+    return std::find(order.begin(), order.end(), n) - order.begin();
+  };
   EXPECT_LT(pos("x"), pos("y"));
   EXPECT_LT(pos("y"), pos("sum"));
   ExpectRoundTrip(PrintModule(*m));
@@ -118,13 +121,16 @@ add {
 }
 
 TEST(ParserTest, EntryDefaultsToLastComputation) {
-  auto m = MustParse("HloModule m\nfoo {\n  ROOT p = f32[] parameter(0)\n}\nbar {\n  ROOT p = s32[] parameter(0)\n}\n");
+  auto m = MustParse(
+      "HloModule m\nfoo {\n  ROOT p = f32[] parameter(0)\n}\nbar {\n  ROOT p = s32[] "
+      "parameter(0)\n}\n");
   ASSERT_NE(m, nullptr);
   EXPECT_EQ(m->entry_computation()->name(), "bar");
 }
 
 TEST(ParserTest, ModuleHeaderAttributesVerbatim) {
-  auto m = MustParse(R"(HloModule jit_f, is_scheduled=true, entry_computation_layout={(f32[8]{0}, /*index=5*/s32[])->(f32[8]{0})}, input_output_alias={ {0}: (0, {}, may-alias) }, buffer_donor={ (1, {}) }, frontend_attributes={a="b,c"}, num_partitions=2, replica_count=1, allow_spmd_sharding_propagation_to_output={true}
+  auto m = MustParse(
+      R"(HloModule jit_f, is_scheduled=true, entry_computation_layout={(f32[8]{0}, /*index=5*/s32[])->(f32[8]{0})}, input_output_alias={ {0}: (0, {}, may-alias) }, buffer_donor={ (1, {}) }, frontend_attributes={a="b,c"}, num_partitions=2, replica_count=1, allow_spmd_sharding_propagation_to_output={true}
 
 ENTRY main {
   ROOT p = f32[8] parameter(0)
@@ -167,14 +173,16 @@ ENTRY main {
   auto m = MustParse(text);
   ASSERT_NE(m, nullptr);
   EXPECT_EQ(m->trailer().substr(0, 9), "FileNames");
-  EXPECT_NE(m->trailer().find("StackFrames\n1 {file_location_id=1 parent_frame_id=1}"), std::string::npos);
+  EXPECT_NE(m->trailer().find("StackFrames\n1 {file_location_id=1 parent_frame_id=1}"),
+            std::string::npos);
   EXPECT_EQ(m->trailer().back(), '}');
   std::string printed = ExpectRoundTrip(text);
   EXPECT_NE(printed.find("FunctionNames\n1 \"f\""), std::string::npos);
 }
 
 TEST(ParserTest, StackFrameTablesAfterComputations) {
-  auto m = MustParse("HloModule m\nENTRY main {\n  ROOT p = f32[] parameter(0)\n}\n\nFileNames\n1 \"a.py\"\n");
+  auto m = MustParse(
+      "HloModule m\nENTRY main {\n  ROOT p = f32[] parameter(0)\n}\n\nFileNames\n1 \"a.py\"\n");
   ASSERT_NE(m, nullptr);
   EXPECT_EQ(m->trailer(), "FileNames\n1 \"a.py\"");
 }
@@ -200,10 +208,12 @@ ENTRY %main (x: f32[]) -> f32[] {
 }
 
 TEST(ParserTest, EveryPrimitiveType) {
-  const char* types[] = {"pred", "s1", "s2", "s4", "s8", "s16", "s32", "s64", "u1", "u2", "u4",
-                         "u8", "u16", "u32", "u64", "f16", "bf16", "f32", "f64", "f4e2m1fn",
-                         "f8e3m4", "f8e4m3", "f8e4m3fn", "f8e4m3b11fnuz", "f8e4m3fnuz",
-                         "f8e5m2", "f8e5m2fnuz", "f8e8m0fnu", "c64", "c128"};
+  const char* types[] = {
+      "pred",       "s1",       "s2",         "s4",        "s8",       "s16",
+      "s32",        "s64",      "u1",         "u2",        "u4",       "u8",
+      "u16",        "u32",      "u64",        "f16",       "bf16",     "f32",
+      "f64",        "f4e2m1fn", "f8e3m4",     "f8e4m3",    "f8e4m3fn", "f8e4m3b11fnuz",
+      "f8e4m3fnuz", "f8e5m2",   "f8e5m2fnuz", "f8e8m0fnu", "c64",      "c128"};
   for (const char* type : types) {
     std::string text = std::string("HloModule m\nENTRY main {\n  ROOT p = ") + type +
                        "[2,3]{1,0} parameter(0)\n}\n";
@@ -246,7 +256,8 @@ TEST(ParserTest, LayoutDetailsKeptVerbatim) {
   EXPECT_EQ(s->layout()->minor_to_major, (std::vector<int64_t>{1, 0}));
   EXPECT_EQ(s->layout()->details, "T(8,128)(2,1)E(16)S(1)");
   EXPECT_EQ(s->ToString(), "bf16[256,128]{1,0:T(8,128)(2,1)E(16)S(1)}");
-  auto m = MustParse("HloModule m\nENTRY main {\n  ROOT p = s4[64]{0:T(128)E(4)} parameter(0)\n}\n");
+  auto m =
+      MustParse("HloModule m\nENTRY main {\n  ROOT p = s4[64]{0:T(128)E(4)} parameter(0)\n}\n");
   ASSERT_NE(m, nullptr);
   EXPECT_EQ(m->entry_computation()->root_instruction()->shape().ToString(), "s4[64]{0:T(128)E(4)}");
 }
@@ -376,21 +387,37 @@ ENTRY main {
 }
 
 TEST(ParserTest, OldStyleConstantWithShape) {
-  auto m = MustParse("HloModule m\nENTRY main {\n  ROOT c = f32[2]{0} constant(f32[2]{0} {1, 2})\n}\n");
+  auto m =
+      MustParse("HloModule m\nENTRY main {\n  ROOT c = f32[2]{0} constant(f32[2]{0} {1, 2})\n}\n");
   ASSERT_NE(m, nullptr);
   EXPECT_EQ(ConstantOf(*m, "c").GetAsDouble(1), 2.0);
 }
 
 TEST(ParserTest, ConstantErrors) {
-  EXPECT_NE(ParseError("HloModule m\nENTRY e {\n  ROOT c = s8[] constant(128)\n}\n").find("out of range"), std::string::npos);
-  EXPECT_NE(ParseError("HloModule m\nENTRY e {\n  ROOT c = u8[] constant(-1)\n}\n").find("out of range"), std::string::npos);
-  EXPECT_NE(ParseError("HloModule m\nENTRY e {\n  ROOT c = f32[2] constant({1, 2, 3})\n}\n").find("too many elements"), std::string::npos);
+  EXPECT_NE(
+      ParseError("HloModule m\nENTRY e {\n  ROOT c = s8[] constant(128)\n}\n").find("out of range"),
+      std::string::npos);
+  EXPECT_NE(
+      ParseError("HloModule m\nENTRY e {\n  ROOT c = u8[] constant(-1)\n}\n").find("out of range"),
+      std::string::npos);
+  EXPECT_NE(ParseError("HloModule m\nENTRY e {\n  ROOT c = f32[2] constant({1, 2, 3})\n}\n")
+                .find("too many elements"),
+            std::string::npos);
   EXPECT_NE(ParseError("HloModule m\nENTRY e {\n  ROOT c = f32[3] constant({1, 2})\n}\n"), "");
-  EXPECT_NE(ParseError("HloModule m\nENTRY e {\n  ROOT c = f32[] constant(abc)\n}\n").find("invalid number"), std::string::npos);
-  EXPECT_NE(ParseError("HloModule m\nENTRY e {\n  ROOT c = pred[] constant(2)\n}\n").find("pred"), std::string::npos);
-  EXPECT_EQ(ParseError("HloModule m\nENTRY e {\n  ROOT c = f32[100000,100000] constant({...})\n}\n"), "");
-  EXPECT_NE(ParseError("HloModule m\nENTRY e {\n  ROOT c = f32[100000,100000] constant({1})\n}\n").find("too large"), std::string::npos);
-  EXPECT_NE(ParseError("HloModule m\nENTRY e {\n  ROOT c = (f32[100000,100000], f32[100000,100000]) constant(({1}, {2}))\n}\n").find("too large"), std::string::npos);
+  EXPECT_NE(ParseError("HloModule m\nENTRY e {\n  ROOT c = f32[] constant(abc)\n}\n")
+                .find("invalid number"),
+            std::string::npos);
+  EXPECT_NE(ParseError("HloModule m\nENTRY e {\n  ROOT c = pred[] constant(2)\n}\n").find("pred"),
+            std::string::npos);
+  EXPECT_EQ(
+      ParseError("HloModule m\nENTRY e {\n  ROOT c = f32[100000,100000] constant({...})\n}\n"), "");
+  EXPECT_NE(ParseError("HloModule m\nENTRY e {\n  ROOT c = f32[100000,100000] constant({1})\n}\n")
+                .find("too large"),
+            std::string::npos);
+  EXPECT_NE(ParseError("HloModule m\nENTRY e {\n  ROOT c = (f32[100000,100000], "
+                       "f32[100000,100000]) constant(({1}, {2}))\n}\n")
+                .find("too large"),
+            std::string::npos);
 }
 
 // ---------------------------------------------------------------------------
@@ -481,15 +508,19 @@ ENTRY main {
   const Instruction* d = FindInstruction(*m, "d");
   ASSERT_TRUE(d->attrs().dot_dimension_numbers.has_value());
   EXPECT_EQ(d->attrs().dot_dimension_numbers->lhs_batch_dimensions, (std::vector<int64_t>{0}));
-  EXPECT_EQ(d->attrs().dot_dimension_numbers->lhs_contracting_dimensions, (std::vector<int64_t>{2}));
-  EXPECT_EQ(d->attrs().dot_dimension_numbers->rhs_contracting_dimensions, (std::vector<int64_t>{1}));
+  EXPECT_EQ(d->attrs().dot_dimension_numbers->lhs_contracting_dimensions,
+            (std::vector<int64_t>{2}));
+  EXPECT_EQ(d->attrs().dot_dimension_numbers->rhs_contracting_dimensions,
+            (std::vector<int64_t>{1}));
   ASSERT_EQ(d->attrs().operand_precision.size(), 2u);
   EXPECT_EQ(d->attrs().operand_precision[0], Precision::kHighest);
   // dot's algorithm= is not the rng algorithm: kept raw.
   ASSERT_NE(d->attrs().FindRaw("algorithm"), nullptr);
   EXPECT_EQ(d->attrs().FindRaw("algorithm")->value, "dot_bf16_bf16_f32");
   std::string printed = ExpectRoundTrip(PrintModule(*m));
-  EXPECT_NE(printed.find("lhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_batch_dims={0}, rhs_contracting_dims={1}, operand_precision={highest,default}"), std::string::npos);
+  EXPECT_NE(printed.find("lhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_batch_dims={0}, "
+                         "rhs_contracting_dims={1}, operand_precision={highest,default}"),
+            std::string::npos);
 }
 
 TEST(ParserTest, RaggedDot) {
@@ -504,7 +535,8 @@ ENTRY main {
   ASSERT_NE(m, nullptr);
   const Instruction* d = FindInstruction(*m, "d");
   ASSERT_TRUE(d->attrs().ragged_dot_dimension_numbers.has_value());
-  EXPECT_EQ(d->attrs().ragged_dot_dimension_numbers->rhs_group_dimensions, (std::vector<int64_t>{0}));
+  EXPECT_EQ(d->attrs().ragged_dot_dimension_numbers->rhs_group_dimensions,
+            (std::vector<int64_t>{0}));
   ExpectRoundTrip(PrintModule(*m));
 }
 
@@ -537,7 +569,9 @@ ENTRY main {
   EXPECT_EQ(d.kernel_spatial_dimensions, (std::vector<int64_t>{0, 1}));
   EXPECT_EQ(d.output_feature_dimension, 3);
   std::string printed = ExpectRoundTrip(PrintModule(*m));
-  EXPECT_NE(printed.find("window={size=3x3 stride=2x2 pad=1_1x0_-1 lhs_dilate=1x2 rhs_dilate=2x1 rhs_reversal=0x1}, dim_labels=b01f_01io->b01f"), std::string::npos);
+  EXPECT_NE(printed.find("window={size=3x3 stride=2x2 pad=1_1x0_-1 lhs_dilate=1x2 rhs_dilate=2x1 "
+                         "rhs_reversal=0x1}, dim_labels=b01f_01io->b01f"),
+            std::string::npos);
   EXPECT_EQ(printed.find("feature_group_count"), std::string::npos);  // default not printed
 }
 
@@ -552,7 +586,8 @@ ENTRY main {
   ASSERT_NE(m, nullptr);
   const Instruction* c = FindInstruction(*m, "c");
   EXPECT_EQ(c->attrs().feature_group_count, 2);
-  EXPECT_EQ(c->attrs().convolution_dimension_numbers->input_spatial_dimensions, (std::vector<int64_t>{2}));
+  EXPECT_EQ(c->attrs().convolution_dimension_numbers->input_spatial_dimensions,
+            (std::vector<int64_t>{2}));
   std::string printed = ExpectRoundTrip(PrintModule(*m));
   EXPECT_NE(printed.find("dim_labels=bf0_0io->bf0, feature_group_count=2"), std::string::npos);
 }
@@ -577,7 +612,10 @@ ENTRY main {
   EXPECT_EQ(g->attrs().gather_slice_sizes, (std::vector<int64_t>{1, 1, 4}));
   EXPECT_TRUE(g->attrs().indices_are_sorted);
   std::string printed = ExpectRoundTrip(PrintModule(*m));
-  EXPECT_NE(printed.find("offset_dims={2}, collapsed_slice_dims={1}, start_index_map={1}, operand_batching_dims={0}, start_indices_batching_dims={0}, index_vector_dim=2, slice_sizes={1,1,4}, indices_are_sorted=true"), std::string::npos);
+  EXPECT_NE(printed.find("offset_dims={2}, collapsed_slice_dims={1}, start_index_map={1}, "
+                         "operand_batching_dims={0}, start_indices_batching_dims={0}, "
+                         "index_vector_dim=2, slice_sizes={1,1,4}, indices_are_sorted=true"),
+            std::string::npos);
 }
 
 TEST(ParserTest, ScatterAttributes) {
@@ -833,7 +871,8 @@ ENTRY main {
   EXPECT_EQ(ag->attrs().FindRaw("replica_groups")->value, "[1,2]<=[2]");
   EXPECT_EQ(ag->attrs().dimensions, (std::vector<int64_t>{0}));
   EXPECT_TRUE(FindInstruction(*m, "a2a")->attrs().has_dimensions);
-  EXPECT_EQ(FindInstruction(*m, "cp")->attrs().FindRaw("source_target_pairs")->value, "{{0,1},{1,0}}");
+  EXPECT_EQ(FindInstruction(*m, "cp")->attrs().FindRaw("source_target_pairs")->value,
+            "{{0,1},{1,0}}");
   EXPECT_EQ(FindInstruction(*m, "ar")->to_apply()->name(), "add");
   ExpectRoundTrip(PrintModule(*m));
 }
@@ -921,7 +960,8 @@ ENTRY %main.1-x {
 }
 
 TEST(ParserTest, UniqueIdsAssigned) {
-  auto m = MustParse("HloModule m\nENTRY e {\n  a = f32[] parameter(0)\n  ROOT b = f32[] negate(a)\n}\n");
+  auto m = MustParse(
+      "HloModule m\nENTRY e {\n  a = f32[] parameter(0)\n  ROOT b = f32[] negate(a)\n}\n");
   ASSERT_NE(m, nullptr);
   const auto& insts = m->entry_computation()->instructions();
   EXPECT_GE(insts.front()->unique_id(), 0);
@@ -935,7 +975,9 @@ TEST(ParserTest, MissingHeaderIsAccepted) {
 }
 
 TEST(ParserTest, WindowsLineEndings) {
-  auto m = MustParse("HloModule m\r\n\r\nENTRY e {\r\n  a = f32[] parameter(0)\r\n  ROOT b = f32[] negate(a), metadata={op_name=\"x\"}\r\n}\r\n");
+  auto m = MustParse(
+      "HloModule m\r\n\r\nENTRY e {\r\n  a = f32[] parameter(0)\r\n  ROOT b = f32[] negate(a), "
+      "metadata={op_name=\"x\"}\r\n}\r\n");
   ASSERT_NE(m, nullptr);
   EXPECT_EQ(FindInstruction(*m, "b")->attrs().raw[0].value, "{op_name=\"x\"}");
 }

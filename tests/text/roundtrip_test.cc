@@ -11,10 +11,10 @@
 #include <vector>
 
 #include "gtest/gtest.h"
-#include "text_test_util.h"
 #include "text/file_io.h"
 #include "text/parser.h"
 #include "text/printer.h"
+#include "text_test_util.h"
 
 namespace hlogym {
 namespace {
@@ -65,7 +65,8 @@ TEST(PrinterTest, ShortFormAndOptions) {
   auto m = MustParse(kSmall);
   ASSERT_NE(m, nullptr);
   std::string s = PrintModule(*m, PrintOptions::Short());
-  EXPECT_NE(s.find("  ROOT m = f32[2]{0} multiply(p, b), metadata={op_name=\"mul\"}\n"), std::string::npos);
+  EXPECT_NE(s.find("  ROOT m = f32[2]{0} multiply(p, b), metadata={op_name=\"mul\"}\n"),
+            std::string::npos);
   EXPECT_NE(s.find("ENTRY main (p: f32[2]) -> f32[2] {"), std::string::npos);
   PrintOptions no_meta;
   no_meta.print_metadata = false;
@@ -114,7 +115,8 @@ ENTRY e {
   auto reparsed = MustParse(s);
   ASSERT_NE(reparsed, nullptr);
   EXPECT_TRUE(FindInstruction(*reparsed, "a")->literal().elided());
-  EXPECT_NE(PrintModule(*m).find("constant({0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11})"), std::string::npos);
+  EXPECT_NE(PrintModule(*m).find("constant({0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11})"),
+            std::string::npos);
 }
 
 TEST(PrinterTest, ConstantValuesSurviveRoundTrip) {
@@ -133,7 +135,8 @@ ENTRY e {
   auto m2 = MustParse(PrintModule(*m));
   ASSERT_NE(m2, nullptr);
   for (const char* name : {"a", "b", "c", "d", "e"}) {
-    EXPECT_TRUE(FindInstruction(*m, name)->literal() == FindInstruction(*m2, name)->literal()) << name;
+    EXPECT_TRUE(FindInstruction(*m, name)->literal() == FindInstruction(*m2, name)->literal())
+        << name;
   }
 }
 
@@ -332,7 +335,8 @@ TEST_F(FileIoTest, Errors) {
 
   // Parse errors carry the file name.
   std::string bad = (dir_ / "bad.hlo").string();
-  ASSERT_TRUE(WriteTextFileAtomically(bad, "HloModule m\nENTRY e {\n  ROOT a = f32[] bogus()\n}\n").ok());
+  ASSERT_TRUE(
+      WriteTextFileAtomically(bad, "HloModule m\nENTRY e {\n  ROOT a = f32[] bogus()\n}\n").ok());
   auto module = LoadModule(bad);
   ASSERT_FALSE(module.ok());
   EXPECT_EQ(std::string(module.status().message()), bad + ":3:18: error: unknown opcode 'bogus'");

@@ -49,8 +49,10 @@ inline std::string ExpectRoundTrip(std::string_view text, std::string_view label
   for (const PrintOptions& options : {PrintOptions(), PrintOptions::Short()}) {
     std::string printed = PrintModule(**first, options);
     auto second = ParseModule(printed, "printed");
-    EXPECT_TRUE(second.ok()) << label << ": printed text does not parse: "
-                             << second.status().message() << "\n" << printed;
+    EXPECT_TRUE(second.ok()) << label
+                             << ": printed text does not parse: " << second.status().message()
+                             << "\n"
+                             << printed;
     if (!second.ok()) return "";
     EXPECT_EQ(PrintModule(**second, options), printed) << label;
     EXPECT_EQ((*second)->instruction_count(), (*first)->instruction_count()) << label;

@@ -58,8 +58,8 @@ absl::StatusOr<std::vector<int>> PolicyConfig::start_actions() const {
     }
     auto it = std::find(actions.begin(), actions.end(), name);
     if (it == actions.end()) {
-      return absl::NotFoundError(absl::StrCat("start ", name,
-                                              ": neither \"initial\" nor an action of the action space"));
+      return absl::NotFoundError(
+          absl::StrCat("start ", name, ": neither \"initial\" nor an action of the action space"));
     }
     starts.push_back(static_cast<int>(it - actions.begin()));
   }
@@ -67,14 +67,15 @@ absl::StatusOr<std::vector<int>> PolicyConfig::start_actions() const {
   return starts;
 }
 
-absl::StatusOr<PolicyConfig> PolicyConfig::FromJson(const std::string& text, const std::string& origin) {
+absl::StatusOr<PolicyConfig> PolicyConfig::FromJson(const std::string& text,
+                                                    const std::string& origin) {
   nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded() || !j.is_object()) {
     return absl::InvalidArgumentError(absl::StrCat(origin, ": not a JSON object"));
   }
   if (j.value("format", "") != "hlogym-policy-1") {
-    return absl::InvalidArgumentError(absl::StrCat(origin, ": not an hlogym policy (format ",
-                                                   j.value("format", "missing"), ")"));
+    return absl::InvalidArgumentError(
+        absl::StrCat(origin, ": not an hlogym policy (format ", j.value("format", "missing"), ")"));
   }
   PolicyConfig c;
   try {
@@ -103,13 +104,15 @@ absl::StatusOr<PolicyConfig> PolicyConfig::FromJson(const std::string& text, con
     return absl::InvalidArgumentError(absl::StrCat(origin, ": ", starts.status().message()));
   }
   for (int h : c.hidden) {
-    if (h < 1) return absl::InvalidArgumentError(absl::StrCat(origin, ": hidden sizes must be >= 1"));
+    if (h < 1)
+      return absl::InvalidArgumentError(absl::StrCat(origin, ": hidden sizes must be >= 1"));
   }
   if (c.network != "mlp" && !c.gnn()) {
     return absl::InvalidArgumentError(absl::StrCat(origin, ": unknown network '", c.network, "'"));
   }
   if (c.gnn_dim < 1 || c.gnn_rounds < 0) {
-    return absl::InvalidArgumentError(absl::StrCat(origin, ": gnn dim must be >= 1 and rounds >= 0"));
+    return absl::InvalidArgumentError(
+        absl::StrCat(origin, ": gnn dim must be >= 1 and rounds >= 0"));
   }
   return c;
 }
@@ -170,7 +173,8 @@ GraphBatch MakeGraphBatch(const std::vector<const GraphFeatures*>& graphs) {
 
 GraphEncoderImpl::GraphEncoderImpl(int dim, int rounds) {
   opcode_ = register_module("opcode", torch::nn::Embedding(kOpcodeCount, dim));
-  element_type_ = register_module("element_type", torch::nn::Embedding(GraphFeatures::kElementTypes, dim));
+  element_type_ =
+      register_module("element_type", torch::nn::Embedding(GraphFeatures::kElementTypes, dim));
   node_values_ = register_module("node_values", torch::nn::Linear(GraphFeatures::kNodeValues, dim));
   for (int r = 0; r < rounds; ++r) {
     rounds_.push_back(register_module(absl::StrCat("round", r), torch::nn::Linear(3 * dim, dim)));
@@ -178,12 +182,15 @@ GraphEncoderImpl::GraphEncoderImpl(int dim, int rounds) {
 }
 
 torch::Tensor GraphEncoderImpl::forward(const GraphBatch& b) {
-  torch::Tensor h = torch::tanh(opcode_(b.opcodes) + element_type_(b.element_types) + node_values_(b.node_values));
+  torch::Tensor h = torch::tanh(opcode_(b.opcodes) + element_type_(b.element_types) +
+                                node_values_(b.node_values));
   for (torch::nn::Linear& round : rounds_) {
     torch::Tensor from_sources =
-        torch::zeros_like(h).index_add(0, b.edge_targets, h.index_select(0, b.edge_sources)) * b.in_degree_inverse;
+        torch::zeros_like(h).index_add(0, b.edge_targets, h.index_select(0, b.edge_sources)) *
+        b.in_degree_inverse;
     torch::Tensor from_targets =
-        torch::zeros_like(h).index_add(0, b.edge_sources, h.index_select(0, b.edge_targets)) * b.out_degree_inverse;
+        torch::zeros_like(h).index_add(0, b.edge_sources, h.index_select(0, b.edge_targets)) *
+        b.out_degree_inverse;
     h = h + torch::tanh(round(torch::cat({h, from_sources, from_targets}, 1)));
   }
   // Per graph rather than segment_reduce, which TRPO cannot differentiate twice.
@@ -197,12 +204,14 @@ torch::Tensor GraphEncoderImpl::forward(const GraphBatch& b) {
 ActorCriticImpl::ActorCriticImpl(const PolicyConfig& config)
     : value_sees_cost_(config.value_sees_cost) {
   // Registered only for gnn, so that mlp policy files stay as they were.
-  if (config.gnn()) graph_ = register_module("graph", GraphEncoder(config.gnn_dim, config.gnn_rounds));
+  if (config.gnn())
+    graph_ = register_module("graph", GraphEncoder(config.gnn_dim, config.gnn_rounds));
   const int64_t inputs = config.state_size();
   const int64_t actions = static_cast<int64_t>(config.actions.size());
   actor_ = register_module("actor", MakeMlp(inputs, config.hidden, actions));
   critic_ = register_module(
-      "critic", MakeMlp(inputs + (value_sees_cost_ ? FeatureLayout::kCostSize : 0), config.hidden, 1));
+      "critic",
+      MakeMlp(inputs + (value_sees_cost_ ? FeatureLayout::kCostSize : 0), config.hidden, 1));
   // Small last layers: the initial policy is close to uniform, the initial
   // values close to zero.
   torch::NoGradGuard no_grad;
@@ -259,7 +268,9 @@ absl::Status SaveModuleAtomically(const std::string& path,
   }
   std::error_code ec;
   std::filesystem::rename(tmp, path, ec);
-  if (ec) return absl::InternalError(absl::StrCat("cannot rename ", tmp, " to ", path, ": ", ec.message()));
+  if (ec)
+    return absl::InternalError(
+        absl::StrCat("cannot rename ", tmp, " to ", path, ": ", ec.message()));
   return absl::OkStatus();
 }
 
@@ -274,8 +285,9 @@ absl::StatusOr<LoadedPolicy> LoadPolicy(const std::string& dir) {
   std::ifstream in(json_path);
   if (!in) {
     return absl::NotFoundError(absl::StrCat(
-        json_path, ": no policy here (a policy directory holds policy.json and policy.pt, as written by "
-                   "`hlogym train --out DIR`)"));
+        json_path,
+        ": no policy here (a policy directory holds policy.json and policy.pt, as written by "
+        "`hlogym train --out DIR`)"));
   }
   std::stringstream text;
   text << in.rdbuf();

@@ -50,12 +50,12 @@ struct PolicyConfig {
 // The graphs of a batch of states for the gnn: the distinct graphs among
 // them, their nodes concatenated graph after graph.
 struct GraphBatch {
-  torch::Tensor opcodes, element_types;                // [nodes] int64
-  torch::Tensor node_values;                           // [nodes, GraphFeatures::kNodeValues]
-  torch::Tensor edge_sources, edge_targets;            // [edges] int64, indices into the nodes
+  torch::Tensor opcodes, element_types;                 // [nodes] int64
+  torch::Tensor node_values;                            // [nodes, GraphFeatures::kNodeValues]
+  torch::Tensor edge_sources, edge_targets;             // [edges] int64, indices into the nodes
   torch::Tensor in_degree_inverse, out_degree_inverse;  // [nodes, 1]: 1 / max(1, degree)
-  std::vector<int64_t> nodes_per_graph;                // each graph's nodes are contiguous
-  torch::Tensor graph_of_state;                        // [states] int64
+  std::vector<int64_t> nodes_per_graph;                 // each graph's nodes are contiguous
+  torch::Tensor graph_of_state;                         // [states] int64
 };
 // graphs[i] is state i's graph; states that share a pointer share one graph of
 // the batch (rollouts revisit states often). No graphs: an empty batch (mlp).

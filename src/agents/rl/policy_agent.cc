@@ -44,7 +44,8 @@ std::vector<int> Policy::start_actions() const {
 }
 const std::string& Policy::network() const { return impl_->loaded.config.network; }
 
-std::vector<std::vector<float>> Policy::LogProbabilities(const std::vector<Environment*>& envs) const {
+std::vector<std::vector<float>> Policy::LogProbabilities(
+    const std::vector<Environment*>& envs) const {
   const PolicyConfig& config = impl_->loaded.config;
   const FeatureLayout layout = config.layout();
   const int64_t n = static_cast<int64_t>(envs.size());
@@ -57,9 +58,11 @@ std::vector<std::vector<float>> Policy::LogProbabilities(const std::vector<Envir
   absl::flat_hash_map<Fingerprint, size_t> graph_of_fingerprint;
   for (int64_t i = 0; i < n; ++i) {
     Environment& env = *envs[i];
-    EncodePolicyFeatures(env.Observe(), env.initial_op_count(), env.episode_length(), layout, &features[i * F]);
+    EncodePolicyFeatures(env.Observe(), env.initial_op_count(), env.episode_length(), layout,
+                         &features[i * F]);
     if (config.gnn()) {
-      auto [it, inserted] = graph_of_fingerprint.try_emplace(env.state()->fingerprint(), graphs.size());
+      auto [it, inserted] =
+          graph_of_fingerprint.try_emplace(env.state()->fingerprint(), graphs.size());
       if (inserted) graphs.push_back(EncodeGraph(ComputeGraphObservation(env.module())));
       graph_of_env.push_back(it->second);
     }
@@ -108,7 +111,8 @@ class PolicyAgent : public Agent {
       : Agent(std::move(options)), policy_(std::move(policy)), beam_(beam) {}
   std::string_view name() const override { return beam_ ? "policy-beam" : "policy"; }
 
-  absl::StatusOr<SearchResult> Optimize(std::string_view benchmark, const SearchBudget& budget) override {
+  absl::StatusOr<SearchResult> Optimize(std::string_view benchmark,
+                                        const SearchBudget& budget) override {
     // With a budget, sampled episodes follow the most likely one. The best
     // state seen is the answer, D the fallback.
     sample_after_greedy_ = budget.limited();
@@ -145,10 +149,12 @@ class PolicyAgent : public Agent {
       int action;
       if (sample) {
         std::vector<double> weights(log_probs.size());
-        std::transform(log_probs.begin(), log_probs.end(), weights.begin(), [](float lp) { return std::exp(lp); });
+        std::transform(log_probs.begin(), log_probs.end(), weights.begin(),
+                       [](float lp) { return std::exp(lp); });
         action = std::discrete_distribution<int>(weights.begin(), weights.end())(ctx.rng());
       } else {
-        action = static_cast<int>(std::max_element(log_probs.begin(), log_probs.end()) - log_probs.begin());
+        action = static_cast<int>(std::max_element(log_probs.begin(), log_probs.end()) -
+                                  log_probs.begin());
       }
       if (!ctx.Step(*env, action)) return false;
     }
@@ -197,7 +203,8 @@ class PolicyAgent : public Agent {
         const std::vector<float>& log_probs = parent_log_probs[p];
         std::vector<int> order(log_probs.size());
         std::iota(order.begin(), order.end(), 0);
-        std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return log_probs[a] > log_probs[b]; });
+        std::stable_sort(order.begin(), order.end(),
+                         [&](int a, int b) { return log_probs[a] > log_probs[b]; });
         for (int k = 0; k < std::min<int>(width, order.size()); ++k) {
           std::unique_ptr<Environment> child = parent.env->Fork();
           if (!ctx.Step(*child, order[k])) break;
@@ -223,12 +230,14 @@ class PolicyAgent : public Agent {
 };
 
 AgentFactory MakeFactory(bool beam) {
-  return [beam](std::string_view dir, AgentOptions options) -> absl::StatusOr<std::unique_ptr<Agent>> {
+  return [beam](std::string_view dir,
+                AgentOptions options) -> absl::StatusOr<std::unique_ptr<Agent>> {
     absl::StatusOr<std::shared_ptr<const Policy>> policy = LoadShared(std::string(dir));
     if (!policy.ok()) return policy.status();
     // The policy's own action space (passes, and pipelines as macro-actions)
     // and the observations its features need.
-    if (options.registry == &PassRegistry::Builtin()) options.registry = &PassRegistry::WithPipelines();
+    if (options.registry == &PassRegistry::Builtin())
+      options.registry = &PassRegistry::WithPipelines();
     options.env.actions = (*policy)->actions();
     options.env.observation_spaces = RequiredObservationSpaces();
     return std::unique_ptr<Agent>(new PolicyAgent(*std::move(policy), std::move(options), beam));

@@ -86,21 +86,21 @@ struct TrainOptions {
     e.traj_limit = 20;
     return e;
   }();
-  bool reward_shaping = false;    // paper enhancement 1 (adds "+shaped")
-  bool value_sees_cost = false;   // paper enhancement 2
-  bool action_masking = false;    // sample only passes that change the module
+  bool reward_shaping = false;   // paper enhancement 1 (adds "+shaped")
+  bool value_sees_cost = false;  // paper enhancement 2
+  bool action_masking = false;   // sample only passes that change the module
   // Where episodes start, comma-separated: "initial" (the benchmark's module,
   // the paper's) or an action run before the policy's first step, such as
   // "xla-cpu-default" (the episode starts at D: the policy learns what to do
   // beyond XLA's default). With several, episodes take them in turn, and the
   // policy agent makes one rollout from each and answers with the best.
   std::string start = "initial";
-  std::string network = "mlp";    // NetworkNames(): mlp (op histogram) or gnn (also the graph)
+  std::string network = "mlp";  // NetworkNames(): mlp (op histogram) or gnn (also the graph)
   std::vector<int> hidden = {2048, 2048};
-  int gnn_dim = 32;               // gnn: node embedding width
-  int gnn_rounds = 2;             // gnn: message-passing rounds
+  int gnn_dim = 32;    // gnn: node embedding width
+  int gnn_rounds = 2;  // gnn: message-passing rounds
   int num_envs = 8;
-  int num_threads = 2;            // environment stepping and torch's intra-op threads
+  int num_threads = 2;  // environment stepping and torch's intra-op threads
 
   // Unset: the algorithm's default, 3e-4 (PPO, TRPO's critic), 7e-4 (A2C), 1e-4 (DQN).
   std::optional<double> learning_rate;

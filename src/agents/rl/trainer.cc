@@ -151,8 +151,8 @@ absl::Status TrainingRun::Setup() {
   // among them, so that an episode can start where XLA's default ends).
   if (env.actions.empty()) env.actions = AutoActionSpace(/*allow_excess_precision=*/false);
   o_.env = env;
-  absl::StatusOr<std::unique_ptr<VecEnvironment>> vec = VecEnvironment::Create(
-      o_.num_envs, o_.num_threads, env, PassRegistry::WithPipelines());
+  absl::StatusOr<std::unique_ptr<VecEnvironment>> vec =
+      VecEnvironment::Create(o_.num_envs, o_.num_threads, env, PassRegistry::WithPipelines());
   if (!vec.ok()) return vec.status();
   vec_ = std::move(*vec);
   workers_.resize(o_.num_envs);
@@ -160,7 +160,8 @@ absl::Status TrainingRun::Setup() {
   o_.env.actions = vec_->env(0).actions();
   config_ = MakeConfig();
   absl::StatusOr<std::vector<int>> starts = config_.start_actions();
-  if (!starts.ok()) return absl::InvalidArgumentError(absl::StrCat("--", starts.status().message()));
+  if (!starts.ok())
+    return absl::InvalidArgumentError(absl::StrCat("--", starts.status().message()));
   start_actions_ = *std::move(starts);
   layout_ = config_.layout();
   F_ = layout_.policy_size();

@@ -21,8 +21,8 @@ absl::Status Bad(const Instruction& instruction, const std::string& why) {
 }
 
 // A copy of `gather` over `operand` with `shape` and gather dimension `dim`.
-Instruction* NewGather(Instruction* gather, Instruction* operand, const Shape& shape,
-                       int64_t dim, int64_t& next_channel_id) {
+Instruction* NewGather(Instruction* gather, Instruction* operand, const Shape& shape, int64_t dim,
+                       int64_t& next_channel_id) {
   std::unique_ptr<Instruction> clone = gather->CloneWithNewOperands({operand}, "");
   clone->set_shape(shape);
   clone->mutable_attrs().dimensions = {dim};

@@ -15,8 +15,13 @@ namespace {
 
 bool IsCommutativeBinary(Opcode opcode) {
   switch (opcode) {
-    case Opcode::kAdd: case Opcode::kMultiply: case Opcode::kMaximum: case Opcode::kMinimum:
-    case Opcode::kAnd: case Opcode::kOr: case Opcode::kXor:
+    case Opcode::kAdd:
+    case Opcode::kMultiply:
+    case Opcode::kMaximum:
+    case Opcode::kMinimum:
+    case Opcode::kAnd:
+    case Opcode::kOr:
+    case Opcode::kXor:
       return true;
     default:
       return false;

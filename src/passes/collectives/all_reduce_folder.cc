@@ -42,8 +42,8 @@ absl::StatusOr<std::optional<ReplicaGroupList>> Fold(const Instruction& outer,
     std::vector<bool> contributors(replicas, false);
     for (int64_t id : group) {
       if (id < 0 || id >= replicas || inner_group[id] < 0) {
-        return BadGroups(outer, absl::StrCat("replica ", id,
-                                             " is not in the operand all-reduce's groups"));
+        return BadGroups(
+            outer, absl::StrCat("replica ", id, " is not in the operand all-reduce's groups"));
       }
       for (int64_t contributor : inner[inner_group[id]]) {
         if (contributors[contributor]) return std::optional<ReplicaGroupList>();

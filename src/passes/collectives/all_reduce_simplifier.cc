@@ -51,8 +51,12 @@ class Replication {
         const RawAttribute* groups = instruction->attrs().FindRaw("replica_groups");
         return groups == nullptr || groups->value == "{}";
       }
-      case Opcode::kBroadcast: case Opcode::kReshape: case Opcode::kTranspose:
-      case Opcode::kConvert: case Opcode::kSlice: case Opcode::kCopy:
+      case Opcode::kBroadcast:
+      case Opcode::kReshape:
+      case Opcode::kTranspose:
+      case Opcode::kConvert:
+      case Opcode::kSlice:
+      case Opcode::kCopy:
         break;
       default:
         if (!IsElementwise(instruction->opcode())) return false;
@@ -126,8 +130,7 @@ absl::StatusOr<Instruction*> Multiplied(Instruction* all_reduce, int64_t factor)
   Instruction* operand = all_reduce->operand(0);
   const Shape& shape = all_reduce->shape();
   Instruction* multiplier = MakeScalarConstant(computation, PrimitiveType::kS32,
-                                               static_cast<double>(factor),
-                                               shape.has_layout());
+                                               static_cast<double>(factor), shape.has_layout());
   if (shape.element_type() != PrimitiveType::kS32) {
     HLOGYM_ASSIGN(converted, MakeConvert(multiplier, shape.element_type()));
     multiplier = converted;
@@ -232,7 +235,10 @@ absl::StatusOr<bool> AllReduceSimplifier::Run(Module& module) {
           replacement = product;
           break;
         }
-        case Opcode::kMinimum: case Opcode::kMaximum: case Opcode::kOr: case Opcode::kAnd:
+        case Opcode::kMinimum:
+        case Opcode::kMaximum:
+        case Opcode::kOr:
+        case Opcode::kAnd:
           replacement = all_reduce->operand(0);
           break;
         default:

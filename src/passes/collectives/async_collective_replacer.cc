@@ -29,26 +29,38 @@ bool IsControlDep(const Instruction* instruction) {
 // The synchronous opcode a dedicated start op becomes, if it is one.
 std::optional<Opcode> DedicatedSyncOpcode(Opcode opcode) {
   switch (opcode) {
-    case Opcode::kAllReduceStart: return Opcode::kAllReduce;
-    case Opcode::kAllGatherStart: return Opcode::kAllGather;
-    case Opcode::kCollectivePermuteStart: return Opcode::kCollectivePermute;
-    default: return std::nullopt;
+    case Opcode::kAllReduceStart:
+      return Opcode::kAllReduce;
+    case Opcode::kAllGatherStart:
+      return Opcode::kAllGather;
+    case Opcode::kCollectivePermuteStart:
+      return Opcode::kCollectivePermute;
+    default:
+      return std::nullopt;
   }
 }
 
 Opcode DoneOpcode(Opcode start) {
   switch (start) {
-    case Opcode::kAllReduceStart: return Opcode::kAllReduceDone;
-    case Opcode::kAllGatherStart: return Opcode::kAllGatherDone;
-    case Opcode::kCollectivePermuteStart: return Opcode::kCollectivePermuteDone;
-    default: return Opcode::kAsyncDone;
+    case Opcode::kAllReduceStart:
+      return Opcode::kAllReduceDone;
+    case Opcode::kAllGatherStart:
+      return Opcode::kAllGatherDone;
+    case Opcode::kCollectivePermuteStart:
+      return Opcode::kCollectivePermuteDone;
+    default:
+      return Opcode::kAsyncDone;
   }
 }
 
 bool IsWrappableCollective(Opcode opcode) {
   switch (opcode) {
-    case Opcode::kAllReduce: case Opcode::kAllGather: case Opcode::kCollectivePermute:
-    case Opcode::kCollectiveBroadcast: case Opcode::kAllToAll: case Opcode::kReduceScatter:
+    case Opcode::kAllReduce:
+    case Opcode::kAllGather:
+    case Opcode::kCollectivePermute:
+    case Opcode::kCollectiveBroadcast:
+    case Opcode::kAllToAll:
+    case Opcode::kReduceScatter:
       return true;
     default:
       return false;
@@ -89,10 +101,9 @@ void SetFrontendAttribute(Instruction& instruction, const std::string& key,
                                [&](const FrontendAttribute& e) { return e.key == key; }),
                 entries.end());
   entries.push_back({key, quoted});
-  std::stable_sort(entries.begin(), entries.end(),
-                   [](const FrontendAttribute& a, const FrontendAttribute& b) {
-                     return a.key < b.key;
-                   });
+  std::stable_sort(
+      entries.begin(), entries.end(),
+      [](const FrontendAttribute& a, const FrontendAttribute& b) { return a.key < b.key; });
   SetFrontendAttributes(instruction, entries);
 }
 
@@ -125,8 +136,8 @@ absl::StatusOr<AsyncChain> FindChain(Instruction* start) {
     std::vector<Instruction*> users = RealUsers(current);
     if (users.size() != 1) {
       return Bad(*current, absl::StrCat("expected exactly one user, the matching ",
-                                        std::string(OpcodeName(done_opcode)), " (or async-update), found ",
-                                        users.size()));
+                                        std::string(OpcodeName(done_opcode)),
+                                        " (or async-update), found ", users.size()));
     }
     Instruction* next = users[0];
     if (next->opcode() == done_opcode && next->operand_count() == 1) {
@@ -225,7 +236,8 @@ absl::StatusOr<bool> AsyncCollectiveReplacer::Run(Module& module) {
     }
     if (!any) continue;
     for (Instruction* instruction : computation->MakeInstructionPostOrder()) {
-      if (!DedicatedSyncOpcode(instruction->opcode()) && WrappedCollective(*instruction) == nullptr) {
+      if (!DedicatedSyncOpcode(instruction->opcode()) &&
+          WrappedCollective(*instruction) == nullptr) {
         continue;
       }
       HLOGYM_ASSIGN(chain, FindChain(instruction));

@@ -15,8 +15,7 @@ namespace {
 // The integer value of an effectively scalar integer constant.
 std::optional<int64_t> ScalarConstant(const Instruction* instruction) {
   if (instruction->opcode() != Opcode::kConstant || instruction->attrs().literal == nullptr ||
-      !instruction->shape().IsArray() ||
-      !IsIntegralType(instruction->shape().element_type()) ||
+      !instruction->shape().IsArray() || !IsIntegralType(instruction->shape().element_type()) ||
       instruction->attrs().literal->element_count() != 1) {
     return std::nullopt;
   }
@@ -199,8 +198,7 @@ std::optional<DynamicSliceSpec> MatchDynamicSliceOfCollective(const Instruction*
     };
   } else {
     // Cross-partition without global ids: each group one replica.
-    if (static_cast<int64_t>(groups->size()) != num_replicas ||
-        groups->front().size() != 1) {
+    if (static_cast<int64_t>(groups->size()) != num_replicas || groups->front().size() != 1) {
       return std::nullopt;
     }
     group_size = num_partitions;

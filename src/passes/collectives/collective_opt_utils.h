@@ -27,8 +27,8 @@ namespace hlogym {
 
 struct DynamicSliceSpec {
   Instruction* dynamic_slice = nullptr;
-  int64_t split_dim = -1;   // in the collective's shape
-  int64_t group_size = 0;   // devices per group
+  int64_t split_dim = -1;  // in the collective's shape
+  int64_t group_size = 0;  // devices per group
 };
 
 // The dynamic-slice that is the only user of the array-shaped `collective`

@@ -155,8 +155,8 @@ absl::StatusOr<ReplicaGroupList> GetReplicaGroups(const Instruction& instruction
   if (attr == nullptr) return ReplicaGroupList{};
   std::optional<ReplicaGroupList> groups = ParseGroups(attr->value);
   if (!groups) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        instruction.name(), ": cannot read replica_groups=", attr->value));
+    return absl::InvalidArgumentError(
+        absl::StrCat(instruction.name(), ": cannot read replica_groups=", attr->value));
   }
   return *groups;
 }
@@ -222,13 +222,20 @@ bool UsesSpmdPartitioning(const Module& module) {
 std::optional<ReductionKind> MatchReductionInstruction(const Instruction& instruction) {
   const bool pred = instruction.shape().element_type() == PrimitiveType::kPred;
   switch (instruction.opcode()) {
-    case Opcode::kAdd: return ReductionKind::kSum;
-    case Opcode::kMultiply: return ReductionKind::kProduct;
-    case Opcode::kMinimum: return ReductionKind::kMin;
-    case Opcode::kMaximum: return ReductionKind::kMax;
-    case Opcode::kAnd: return pred ? std::optional(ReductionKind::kMin) : std::nullopt;
-    case Opcode::kOr: return pred ? std::optional(ReductionKind::kMax) : std::nullopt;
-    default: return std::nullopt;
+    case Opcode::kAdd:
+      return ReductionKind::kSum;
+    case Opcode::kMultiply:
+      return ReductionKind::kProduct;
+    case Opcode::kMinimum:
+      return ReductionKind::kMin;
+    case Opcode::kMaximum:
+      return ReductionKind::kMax;
+    case Opcode::kAnd:
+      return pred ? std::optional(ReductionKind::kMin) : std::nullopt;
+    case Opcode::kOr:
+      return pred ? std::optional(ReductionKind::kMax) : std::nullopt;
+    default:
+      return std::nullopt;
   }
 }
 

@@ -28,9 +28,9 @@ absl::StatusOr<Instruction*> Canonicalize(Instruction* ragged) {
   for (int64_t i = 2; i < ragged->operand_count(); ++i) {
     Instruction* operand = ragged->operand(i);
     if (!operand->shape().IsArray() || !IsIntegralType(operand->shape().element_type())) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          ragged->name(), ": ragged-all-to-all operand ", i, " (", operand->name(),
-          ") is not an integer array"));
+      return absl::InvalidArgumentError(absl::StrCat(ragged->name(), ": ragged-all-to-all operand ",
+                                                     i, " (", operand->name(),
+                                                     ") is not an integer array"));
     }
     Instruction* converted = operand;
     if (operand->shape().element_type() != PrimitiveType::kS64) {

@@ -62,8 +62,8 @@ absl::StatusOr<bool> ReduceScatterCreator::Run(Module& module) {
       rs->AppendOperand(input);
       rs->mutable_called_computations().push_back(ar->to_apply());
       rs->mutable_attrs().dimensions = {dim};
-      for (const char* key : {"channel_id", "replica_groups", "constrain_layout",
-                              "use_global_device_ids"}) {
+      for (const char* key :
+           {"channel_id", "replica_groups", "constrain_layout", "use_global_device_ids"}) {
         const RawAttribute* attr = ar->attrs().FindRaw(key);
         if (attr == nullptr) continue;
         if (std::string_view(key) == "channel_id") {
@@ -75,7 +75,8 @@ absl::StatusOr<bool> ReduceScatterCreator::Run(Module& module) {
       }
       Instruction* added = AddWithLayoutOf(computation, std::move(rs), ar);
       if (!ds->shape().Compatible(added->shape())) {
-        return absl::InternalError(absl::StrCat(ds->name(), ": reduce-scatter shape does not "
+        return absl::InternalError(absl::StrCat(ds->name(),
+                                                ": reduce-scatter shape does not "
                                                 "match the dynamic-slice it replaces"));
       }
       HLOGYM_RETURN_IF_ERROR(ds->ReplaceAllUsesWith(added));

@@ -14,9 +14,16 @@ namespace {
 bool BranchIsExpensive(const Computation& computation) {
   for (const auto& instruction : computation.instructions()) {
     switch (instruction->opcode()) {
-      case Opcode::kBroadcast: case Opcode::kConcatenate: case Opcode::kDynamicSlice:
-      case Opcode::kGetTupleElement: case Opcode::kReduce: case Opcode::kReshape:
-      case Opcode::kPad: case Opcode::kParameter: case Opcode::kSlice: case Opcode::kTuple:
+      case Opcode::kBroadcast:
+      case Opcode::kConcatenate:
+      case Opcode::kDynamicSlice:
+      case Opcode::kGetTupleElement:
+      case Opcode::kReduce:
+      case Opcode::kReshape:
+      case Opcode::kPad:
+      case Opcode::kParameter:
+      case Opcode::kSlice:
+      case Opcode::kTuple:
       case Opcode::kConstant:
         break;
       default:
@@ -100,8 +107,8 @@ absl::StatusOr<bool> TryRemoveConditional(Instruction* conditional) {
 absl::StatusOr<bool> ConvertConditionalToSelect(Instruction* conditional) {
   const auto& branches = conditional->called_computations();
   const Instruction* selector = conditional->operand(0);
-  if (branches.size() != 2 || conditional->operand_count() != 3 ||
-      !selector->shape().IsScalar() || selector->shape().element_type() != PrimitiveType::kPred ||
+  if (branches.size() != 2 || conditional->operand_count() != 3 || !selector->shape().IsScalar() ||
+      selector->shape().element_type() != PrimitiveType::kPred ||
       HoldsToken(conditional->shape()) || conditional->HasControlEdges() ||
       branches[0]->num_parameters() != 1 || branches[1]->num_parameters() != 1 ||
       ComputationHasSideEffect(*branches[0]) || ComputationHasSideEffect(*branches[1])) {

@@ -27,8 +27,8 @@ void CloneControlFlowSubtree(Module& module, Computation* root) {
       if (!IsControlFlowCaller(instruction->opcode())) continue;
       std::vector<Computation*> originals;
       for (Computation* callee : instruction->called_computations()) {
-        if (callee != nullptr && std::find(originals.begin(), originals.end(), callee) ==
-                                     originals.end()) {
+        if (callee != nullptr &&
+            std::find(originals.begin(), originals.end(), callee) == originals.end()) {
           originals.push_back(callee);
         }
       }

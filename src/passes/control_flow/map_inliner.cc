@@ -13,8 +13,9 @@ namespace {
 absl::StatusOr<bool> TryInlineMap(Module& module, Instruction* map) {
   const Computation* callee = map->to_apply();
   // One instruction besides the parameters (none when the root is one).
-  if (callee == nullptr || callee->instruction_count() - callee->num_parameters() >
-                               (callee->root_instruction()->opcode() == Opcode::kParameter ? 0 : 1) ||
+  if (callee == nullptr ||
+      callee->instruction_count() - callee->num_parameters() >
+          (callee->root_instruction()->opcode() == Opcode::kParameter ? 0 : 1) ||
       !map->control_predecessors().empty() || !map->control_successors().empty()) {
     return false;
   }
@@ -26,8 +27,8 @@ absl::StatusOr<bool> TryInlineMap(Module& module, Instruction* map) {
     if (!replacement->shape().Compatible(map->shape())) return false;
   } else if (root->opcode() == Opcode::kConstant) {
     if (!root->shape().IsScalar()) return false;
-    Instruction* constant = parent->AddInstruction(
-        root->CloneWithNewOperands({}, module.UniqueName(root->name())));
+    Instruction* constant =
+        parent->AddInstruction(root->CloneWithNewOperands({}, module.UniqueName(root->name())));
     HLOGYM_ASSIGN(broadcast, MakeBroadcast(constant, map->shape().dimensions(), {}));
     replacement = broadcast;
   } else if (IsElementwise(root->opcode())) {

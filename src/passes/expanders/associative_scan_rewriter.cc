@@ -97,8 +97,8 @@ Scalarized Scalarize(Module& module, const Computation& comp) {
         if (!hlo->attrs().literal || !hlo->shape().IsArray()) return out;
         const Literal& literal = hlo->literal();
         if (hlo->shape().IsScalar()) {
-          made = copy->AddInstruction(
-              hlo->CloneWithNewOperands({}, module.UniqueName(hlo->name())));
+          made =
+              copy->AddInstruction(hlo->CloneWithNewOperands({}, module.UniqueName(hlo->name())));
         } else if (IsUniform(literal)) {
           made = MakeConstant(copy.get(), FirstAsScalar(literal), /*with_layout=*/false);
         } else {
@@ -164,9 +164,12 @@ bool ConstantIsAll(const Instruction* source, double value) {
 // Folding the init in at both levels of the split scan changes nothing.
 bool TreeSafeInit(const Instruction* combine, const Instruction* source) {
   switch (combine->opcode()) {
-    case Opcode::kMinimum: case Opcode::kMaximum:
+    case Opcode::kMinimum:
+    case Opcode::kMaximum:
       return true;
-    case Opcode::kAdd: case Opcode::kOr: case Opcode::kXor:
+    case Opcode::kAdd:
+    case Opcode::kOr:
+    case Opcode::kXor:
       return ConstantIsAll(source, 0);
     case Opcode::kMultiply:
       return ConstantIsAll(source, 0) || ConstantIsAll(source, 1);
@@ -227,7 +230,8 @@ absl::StatusOr<bool> TryRewrite(Instruction* scan, const ScanAttributes& a, int6
   if (!init_source->shape().IsScalar()) {
     init = MakeConstant(parent, FirstAsScalar(init_source->literal()), with_layout);
   }
-  auto wrapper = std::make_unique<Computation>(module.UniqueName(scalar_fn->name() + "_rw_wrapper"));
+  auto wrapper =
+      std::make_unique<Computation>(module.UniqueName(scalar_fn->name() + "_rw_wrapper"));
   wrapper->set_parent(&module);
   {
     auto carry = std::make_unique<Instruction>(Opcode::kParameter,
@@ -240,8 +244,8 @@ absl::StatusOr<bool> TryRewrite(Instruction* scan, const ScanAttributes& a, int6
                                                module.UniqueName("input_0"));
     input->mutable_attrs().parameter_number = 1;
     Instruction* input_param = wrapper->AddInstruction(std::move(input));
-    auto call = std::make_unique<Instruction>(Opcode::kCall,
-                                              scalar_fn->root_instruction()->shape());
+    auto call =
+        std::make_unique<Instruction>(Opcode::kCall, scalar_fn->root_instruction()->shape());
     call->AppendOperand(input_param);
     call->AppendOperand(carry_param);
     call->mutable_called_computations() = {scalar_fn};

@@ -28,8 +28,8 @@ class Expansion {
 
   absl::Status Validate() const {
     const int64_t expected = bn_->opcode() == Opcode::kBatchNormTraining ? 3 : 5;
-    if (bn_->operand_count() != expected || !x_->shape().IsArray() ||
-        !IsFloatingPointType(type_) || feature_ < 0 || feature_ >= x_->shape().rank()) {
+    if (bn_->operand_count() != expected || !x_->shape().IsArray() || !IsFloatingPointType(type_) ||
+        feature_ < 0 || feature_ >= x_->shape().rank()) {
       return absl::InvalidArgumentError(
           absl::StrCat(bn_->name(), ": malformed batch-norm (operands, type or feature_index)"));
     }
@@ -59,8 +59,8 @@ class Expansion {
   }
   // N, the elements per feature, as a scalar of x's type.
   absl::StatusOr<Instruction*> ElementsPerFeature() {
-    Instruction* count = MakeConstant(
-        computation_, Literal::Scalar(PrimitiveType::kS32, int64_t{1}), layout_);
+    Instruction* count =
+        MakeConstant(computation_, Literal::Scalar(PrimitiveType::kS32, int64_t{1}), layout_);
     for (int64_t d : reduce_dims_) {
       auto size = std::make_unique<Instruction>(Opcode::kGetDimensionSize,
                                                 Shape::Scalar(PrimitiveType::kS32));
@@ -198,12 +198,11 @@ absl::StatusOr<Instruction*> ExpandGrad(Expansion& e) {
   return MakeTuple(x->parent(), elements);
 }
 
-
 }  // namespace
 
 bool BatchNormExpander::MayChange(const Module& module) const {
-  return ContainsOpcode(module, {Opcode::kBatchNormTraining, Opcode::kBatchNormInference,
-                                 Opcode::kBatchNormGrad});
+  return ContainsOpcode(
+      module, {Opcode::kBatchNormTraining, Opcode::kBatchNormInference, Opcode::kBatchNormGrad});
 }
 
 absl::StatusOr<bool> BatchNormExpander::Run(Module& module) {

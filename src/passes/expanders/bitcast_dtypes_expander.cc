@@ -15,14 +15,22 @@ namespace {
 
 std::optional<PrimitiveType> UnsignedOfWidth(int bits) {
   switch (bits) {
-    case 1: return PrimitiveType::kU1;
-    case 2: return PrimitiveType::kU2;
-    case 4: return PrimitiveType::kU4;
-    case 8: return PrimitiveType::kU8;
-    case 16: return PrimitiveType::kU16;
-    case 32: return PrimitiveType::kU32;
-    case 64: return PrimitiveType::kU64;
-    default: return std::nullopt;
+    case 1:
+      return PrimitiveType::kU1;
+    case 2:
+      return PrimitiveType::kU2;
+    case 4:
+      return PrimitiveType::kU4;
+    case 8:
+      return PrimitiveType::kU8;
+    case 16:
+      return PrimitiveType::kU16;
+    case 32:
+      return PrimitiveType::kU32;
+    case 64:
+      return PrimitiveType::kU64;
+    default:
+      return std::nullopt;
   }
 }
 
@@ -132,9 +140,9 @@ absl::StatusOr<Instruction*> Expand(Instruction* bitcast) {
   auto out_logical = UnsignedOfWidth(out_bits);
   auto shape = InferBitcastConvertShape(input->shape(), bitcast->shape().element_type());
   if (!in_logical || !out_logical || !shape.ok()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        bitcast->name(), ": cannot expand bitcast-convert from ", input->shape().ToString(false),
-        " to ", bitcast->shape().ToString(false)));
+    return absl::InvalidArgumentError(
+        absl::StrCat(bitcast->name(), ": cannot expand bitcast-convert from ",
+                     input->shape().ToString(false), " to ", bitcast->shape().ToString(false)));
   }
   HLOGYM_ASSIGN(logical, in_bits > out_bits
                              ? Narrow(input, in_bits, out_bits, *in_logical, *out_logical)
@@ -143,7 +151,6 @@ absl::StatusOr<Instruction*> Expand(Instruction* bitcast) {
   result->set_shape(bitcast->shape());
   return result;
 }
-
 
 }  // namespace
 

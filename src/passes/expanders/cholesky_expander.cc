@@ -61,8 +61,9 @@ absl::StatusOr<Factorized> Unblocked(Instruction* a, const Batch& batch) {
   const std::vector<int64_t> error_dims = batch.Matrix(1, 1);
   HLOGYM_ASSIGN(l0, MakeFull(computation, type, 0, matrix, batch.layout));
   HLOGYM_ASSIGN(error0, MakeFull(computation, PrimitiveType::kPred, 0, error_dims, batch.layout));
-  auto body = [&](Instruction* j, const std::vector<Instruction*>& state)
-      -> absl::StatusOr<std::vector<Instruction*>> {
+  auto body =
+      [&](Instruction* j,
+          const std::vector<Instruction*>& state) -> absl::StatusOr<std::vector<Instruction*>> {
     Computation* body = j->parent();
     Instruction* body_a = state[0];
     Instruction* body_l = state[1];
@@ -177,8 +178,7 @@ absl::StatusOr<Computation*> BuildComputation(Module& module, const Instruction&
   auto owned = std::make_unique<Computation>(module.UniqueName(name));
   owned->set_parent(&module);
   Computation* computation = owned.get();
-  auto parameter = std::make_unique<Instruction>(Opcode::kParameter, shape,
-                                                 module.UniqueName("a"));
+  auto parameter = std::make_unique<Instruction>(Opcode::kParameter, shape, module.UniqueName("a"));
   parameter->mutable_attrs().parameter_number = 0;
   Instruction* a = computation->AddInstruction(std::move(parameter));
   Batch batch;
@@ -209,7 +209,6 @@ bool Matches(const Instruction* instruction) {
          shape.dimensions(shape.rank() - 1) == shape.dimensions(shape.rank() - 2) &&
          shape.is_static() && instruction->shape().IsArray();
 }
-
 
 }  // namespace
 

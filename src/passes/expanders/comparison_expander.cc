@@ -15,11 +15,16 @@ namespace {
 
 std::optional<PrimitiveType> SignedTypeOfWidth(int bits) {
   switch (bits) {
-    case 8: return PrimitiveType::kS8;
-    case 16: return PrimitiveType::kS16;
-    case 32: return PrimitiveType::kS32;
-    case 64: return PrimitiveType::kS64;
-    default: return std::nullopt;
+    case 8:
+      return PrimitiveType::kS8;
+    case 16:
+      return PrimitiveType::kS16;
+    case 32:
+      return PrimitiveType::kS32;
+    case 64:
+      return PrimitiveType::kS64;
+    default:
+      return std::nullopt;
   }
 }
 
@@ -50,8 +55,8 @@ absl::StatusOr<Instruction*> Expand(Instruction* compare) {
     return MakeBroadcast(MakeConstant(computation, std::move(literal), layout),
                          int_shape.dimensions(), {});
   };
-  const int64_t max_value = bits == 64 ? std::numeric_limits<int64_t>::max()
-                                       : (int64_t{1} << (bits - 1)) - 1;
+  const int64_t max_value =
+      bits == 64 ? std::numeric_limits<int64_t>::max() : (int64_t{1} << (bits - 1)) - 1;
   // XLA's expansion also materializes the minimum of the integer type, which nothing uses; it
   // stays in the module as dead code (the pass does not clean up after itself), and so does it
   // here, to keep the op counts equal to XLA's.

@@ -8,9 +8,9 @@
 // the total order (-NaN < -inf < ... < -0 < +0 < ... < +inf < +NaN); the
 // zero and INT_MAX constants are always broadcast to the operand shape (a
 // scalar broadcast too), and, as in XLA, an unused broadcast INT_MIN
-// constant is left behind, so op counts match XLA's. Applies in every computation (sort comparators included).
-// Leaves out: the expand-via-upcast pairs for narrow float types (f8/f4),
-// which the CPU pipeline only asks for on types the corpus does not use.
+// constant is left behind, so op counts match XLA's. Applies in every computation (sort comparators
+// included). Leaves out: the expand-via-upcast pairs for narrow float types (f8/f4), which the CPU
+// pipeline only asks for on types the corpus does not use.
 #ifndef HLOGYM_PASSES_EXPANDERS_COMPARISON_EXPANDER_H_
 #define HLOGYM_PASSES_EXPANDERS_COMPARISON_EXPANDER_H_
 

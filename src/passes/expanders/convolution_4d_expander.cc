@@ -76,8 +76,8 @@ bool Matches(const Instruction* instruction) {
 
 // `dimension` renumbered after the (sorted) `removed` dimensions are gone.
 int64_t Renumber(const std::vector<int64_t>& removed, int64_t dimension) {
-  return dimension - (std::lower_bound(removed.begin(), removed.end(), dimension) -
-                      removed.begin());
+  return dimension -
+         (std::lower_bound(removed.begin(), removed.end(), dimension) - removed.begin());
 }
 
 std::vector<int64_t> DropDimensions(const std::vector<int64_t>& dims,
@@ -135,24 +135,21 @@ absl::StatusOr<Instruction*> DropTrivialSpatialDimensions(Instruction* convoluti
   Instruction* kernel = convolution->operand(1);
   HLOGYM_ASSIGN(new_input,
                 MakeReshape(input, DropDimensions(input->shape().dimensions(), removed_input)));
-  HLOGYM_ASSIGN(new_kernel, MakeReshape(kernel, DropDimensions(kernel->shape().dimensions(),
-                                                               removed_kernel)));
+  HLOGYM_ASSIGN(new_kernel,
+                MakeReshape(kernel, DropDimensions(kernel->shape().dimensions(), removed_kernel)));
   const InstructionAttributes& attrs = convolution->attrs();
-  auto inferred = InferConvolutionShape(new_input->shape(), new_kernel->shape(), new_dnums,
-                                        new_window, attrs.feature_group_count,
-                                        attrs.batch_group_count,
-                                        convolution->shape().element_type());
+  auto inferred = InferConvolutionShape(
+      new_input->shape(), new_kernel->shape(), new_dnums, new_window, attrs.feature_group_count,
+      attrs.batch_group_count, convolution->shape().element_type());
   if (!inferred.ok()) {
-    return absl::InvalidArgumentError(absl::StrCat(convolution->name(),
-                                                   ": lower-rank convolution is invalid: ",
-                                                   inferred.status().message()));
+    return absl::InvalidArgumentError(absl::StrCat(
+        convolution->name(), ": lower-rank convolution is invalid: ", inferred.status().message()));
   }
   Shape new_shape = *inferred;
-  if (new_shape.dimensions() !=
-      DropDimensions(convolution->shape().dimensions(), removed_output)) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        convolution->name(), ": result shape ", convolution->shape().ToString(),
-        " does not match its operands"));
+  if (new_shape.dimensions() != DropDimensions(convolution->shape().dimensions(), removed_output)) {
+    return absl::InvalidArgumentError(absl::StrCat(convolution->name(), ": result shape ",
+                                                   convolution->shape().ToString(),
+                                                   " does not match its operands"));
   }
   Computation* computation = convolution->parent();
   auto clone = convolution->CloneWithNewOperands(

@@ -58,10 +58,10 @@ bool WellFormed(const Instruction& conv) {
   const size_t spatial = dnums.output_spatial_dimensions.size();
   const int64_t rank = static_cast<int64_t>(spatial) + 2;
   return dnums.input_spatial_dimensions.size() == spatial &&
-         dnums.kernel_spatial_dimensions.size() == spatial &&
-         conv.operand(0)->shape().IsArray() && conv.operand(0)->shape().rank() == rank &&
-         conv.operand(1)->shape().IsArray() && conv.operand(1)->shape().rank() == rank &&
-         conv.shape().IsArray() && conv.shape().rank() == rank;
+         dnums.kernel_spatial_dimensions.size() == spatial && conv.operand(0)->shape().IsArray() &&
+         conv.operand(0)->shape().rank() == rank && conv.operand(1)->shape().IsArray() &&
+         conv.operand(1)->shape().rank() == rank && conv.shape().IsArray() &&
+         conv.shape().rank() == rank;
 }
 
 absl::Status Canonicalize(Instruction* conv) {

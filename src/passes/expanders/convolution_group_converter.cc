@@ -22,9 +22,9 @@ absl::StatusOr<Instruction*> NewConvolution(const Instruction* conv, Instruction
                                             const ConvolutionDimensionNumbers& dnums,
                                             const Window& window, int64_t feature_groups,
                                             int64_t batch_groups) {
-  HLOGYM_ASSIGN(shape, InferConvolutionShape(lhs->shape(), rhs->shape(), dnums, window,
-                                          feature_groups, batch_groups,
-                                          conv->shape().element_type()));
+  HLOGYM_ASSIGN(shape,
+                InferConvolutionShape(lhs->shape(), rhs->shape(), dnums, window, feature_groups,
+                                      batch_groups, conv->shape().element_type()));
   auto clone = conv->CloneWithNewOperands({lhs, rhs}, "");
   clone->set_shape(shape);
   clone->mutable_attrs().convolution_dimension_numbers = dnums;
@@ -55,14 +55,13 @@ void ShiftAbove(int64_t& x, int64_t d) {
 // kernel's output features into [G, n/G], turning the group dimensions into a
 // new spatial dimension that pairs group i of the input with group i of the
 // kernel.
-absl::StatusOr<Instruction*> SplitIntoSpatial(Instruction* conv, int64_t groups,
-                                              bool split_batch) {
+absl::StatusOr<Instruction*> SplitIntoSpatial(Instruction* conv, int64_t groups, bool split_batch) {
   ConvolutionDimensionNumbers dn = *conv->attrs().convolution_dimension_numbers;
   Instruction* input = conv->operand(0);
   Instruction* kernel = conv->operand(1);
   const int64_t in_dim = split_batch ? dn.input_batch_dimension : dn.input_feature_dimension;
   HLOGYM_ASSIGN(new_input,
-             MakeReshape(input, SplitDimension(input->shape().dimensions(), in_dim, groups)));
+                MakeReshape(input, SplitDimension(input->shape().dimensions(), in_dim, groups)));
   ShiftAbove(dn.input_spatial_dimensions, in_dim);
   dn.input_spatial_dimensions.push_back(in_dim);
   if (split_batch) {
@@ -79,7 +78,7 @@ absl::StatusOr<Instruction*> SplitIntoSpatial(Instruction* conv, int64_t groups,
         absl::StrCat(conv->name(), ": dimensions are not divisible by the group count"));
   }
   HLOGYM_ASSIGN(new_kernel,
-             MakeReshape(kernel, SplitDimension(kernel->shape().dimensions(), kof, groups)));
+                MakeReshape(kernel, SplitDimension(kernel->shape().dimensions(), kof, groups)));
   ShiftAbove(dn.kernel_spatial_dimensions, kof);
   dn.kernel_spatial_dimensions.push_back(kof);
   dn.kernel_output_feature_dimension = kof + 1;
@@ -96,7 +95,7 @@ absl::StatusOr<Instruction*> SplitIntoSpatial(Instruction* conv, int64_t groups,
   wd.base_dilation = groups;
   window.dimensions.push_back(wd);
   HLOGYM_ASSIGN(new_conv, NewConvolution(conv, new_input, new_kernel, dn, window,
-                                      split_batch ? conv->attrs().feature_group_count : 1, 1));
+                                         split_batch ? conv->attrs().feature_group_count : 1, 1));
   return MakeReshape(new_conv, conv->shape().dimensions());
 }
 
@@ -108,8 +107,8 @@ absl::StatusOr<Instruction*> GroupMask(Computation* computation, const std::vect
   for (int64_t d : {a, b}) {
     const int64_t n = dims[d], block = n / groups;
     if (block == 0 || n % groups != 0) {
-      return absl::InvalidArgumentError(absl::StrCat("dimension of size ", n,
-                                                     " does not split into ", groups, " groups"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("dimension of size ", n, " does not split into ", groups, " groups"));
     }
     Literal literal(Shape(PrimitiveType::kS32, {n}));
     for (int64_t i = 0; i < n; ++i) literal.SetFromInt64(i, i / block);
@@ -122,8 +121,8 @@ absl::StatusOr<Instruction*> GroupMask(Computation* computation, const std::vect
 
 // select(mask, x, 0).
 absl::StatusOr<Instruction*> Masked(Instruction* mask, Instruction* x) {
-  Instruction* zero = MakeScalarConstant(x->parent(), x->shape().element_type(), 0,
-                                         x->shape().has_layout());
+  Instruction* zero =
+      MakeScalarConstant(x->parent(), x->shape().element_type(), 0, x->shape().has_layout());
   HLOGYM_ASSIGN(zeros, MakeBroadcast(zero, x->shape().dimensions(), {}));
   return MakeSelect(mask, x, zeros);
 }
@@ -153,9 +152,9 @@ absl::StatusOr<Instruction*> ExpandBatchGroupsMasked(Instruction* conv, int64_t 
   const ConvolutionDimensionNumbers& dn = *conv->attrs().convolution_dimension_numbers;
   const bool with_layout = conv->shape().has_layout();
   HLOGYM_ASSIGN(full, NewConvolution(conv, conv->operand(0), conv->operand(1), dn,
-                                  *conv->attrs().window, 1, 1));
+                                     *conv->attrs().window, 1, 1));
   HLOGYM_ASSIGN(mask, GroupMask(computation, full->shape().dimensions(), dn.output_batch_dimension,
-                             dn.output_feature_dimension, groups, with_layout));
+                                dn.output_feature_dimension, groups, with_layout));
   HLOGYM_ASSIGN(masked, Masked(mask, full));
   PrimitiveType sum_type = masked->shape().element_type();
   if (BitWidth(sum_type) < 32) {
@@ -198,13 +197,12 @@ absl::StatusOr<Instruction*> ExpandDepthwiseFilter(Instruction* conv, int64_t gr
   HLOGYM_ASSIGN(reshaped, MakeReshape(kernel, reduced_dims));
   HLOGYM_ASSIGN(broadcast, MakeBroadcast(reshaped, expanded_dims, kept));
   HLOGYM_ASSIGN(mask, GroupMask(computation, expanded_dims, kif, dn.kernel_output_feature_dimension,
-                             groups, conv->shape().has_layout()));
+                                groups, conv->shape().has_layout()));
   HLOGYM_ASSIGN(filter, Masked(mask, broadcast));
-  HLOGYM_ASSIGN(result, NewConvolution(conv, conv->operand(0), filter, dn, *conv->attrs().window,
-                                    1, 1));
+  HLOGYM_ASSIGN(result,
+                NewConvolution(conv, conv->operand(0), filter, dn, *conv->attrs().window, 1, 1));
   return result;
 }
-
 
 bool WellFormed(const Instruction* conv) {
   return conv->operand_count() == 2 && conv->attrs().convolution_dimension_numbers.has_value() &&

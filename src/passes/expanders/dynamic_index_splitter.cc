@@ -38,8 +38,7 @@ absl::StatusOr<bool> Split(Instruction* op) {
         absl::StrCat(op->name(), ": start indices ", indices->shape().ToString(),
                      " are neither scalars nor a vector of length ", rank));
   }
-  std::vector<Instruction*> operands(op->operands().begin(),
-                                     op->operands().begin() + first_index);
+  std::vector<Instruction*> operands(op->operands().begin(), op->operands().begin() + first_index);
   for (int64_t d = 0; d < rank; ++d) {
     SliceDimension slice{d, d + 1, 1};
     HLOGYM_ASSIGN(element, MakeSlice(indices, std::span<const SliceDimension>(&slice, 1)));

@@ -155,8 +155,7 @@ class Builder {
   }
 
   // Elements [start, limit) of dimension `dim`.
-  absl::StatusOr<Instruction*> SliceDim(Instruction* x, int64_t dim, int64_t start,
-                                        int64_t limit) {
+  absl::StatusOr<Instruction*> SliceDim(Instruction* x, int64_t dim, int64_t start, int64_t limit) {
     std::vector<SliceDimension> slice;
     for (int64_t d : x->shape().dimensions()) slice.push_back({0, d, 1});
     slice[dim] = {start, limit, 1};
@@ -237,7 +236,7 @@ absl::Status Permute(Builder& b, Instruction*& first, Instruction*& second, int6
 }
 
 struct Rotation {
-  Instruction* c;    // [batch..., k]
+  Instruction* c;  // [batch..., k]
   Instruction* s;
   Instruction* rt1;  // the new diagonal of tl
   Instruction* rt2;  // the new diagonal of br
@@ -365,14 +364,12 @@ absl::StatusOr<Instruction*> NotConverged(Builder& b, const Quadrants& w, float 
 
 using StateFn = std::function<absl::StatusOr<std::vector<Instruction*>>(
     const std::vector<Instruction*>& state)>;
-using CondFn =
-    std::function<absl::StatusOr<Instruction*>(const std::vector<Instruction*>& state)>;
+using CondFn = std::function<absl::StatusOr<Instruction*>(const std::vector<Instruction*>& state)>;
 
 // A while loop over the tuple of `init` with a data-dependent condition.
 absl::StatusOr<std::vector<Instruction*>> MakeWhile(Builder& b, Computation* computation,
                                                     const std::vector<Instruction*>& init,
-                                                    const CondFn& cond_fn,
-                                                    const StateFn& body_fn) {
+                                                    const CondFn& cond_fn, const StateFn& body_fn) {
   Module& module = b.module();
   Instruction* init_tuple = MakeTuple(computation, init);
   const Shape state_shape = init_tuple->shape();
@@ -460,15 +457,15 @@ absl::StatusOr<std::pair<Instruction*, Instruction*>> Jacobi(Builder& b, Instruc
   std::vector<Instruction*> init = {b.Scalar(computation, 0, PrimitiveType::kS32)};
   for (Instruction* x : Flatten(w, v)) init.push_back(x);
   auto cond = [&](const std::vector<Instruction*>& state) -> absl::StatusOr<Instruction*> {
-    Instruction* limit = b.Scalar(state[0]->parent(), static_cast<double>(max_iter),
-                                  PrimitiveType::kS32);
+    Instruction* limit =
+        b.Scalar(state[0]->parent(), static_cast<double>(max_iter), PrimitiveType::kS32);
     HLOGYM_ASSIGN(more_sweeps, MakeCompare(ComparisonDirection::kLt, state[0], limit));
     HLOGYM_ASSIGN(not_converged,
                   NotConverged(b, Quadrants{state[1], state[2], state[3], state[4]}, config.tol));
     return MakeBinary(Opcode::kAnd, more_sweeps, not_converged);
   };
-  auto body = [&](const std::vector<Instruction*>& state)
-      -> absl::StatusOr<std::vector<Instruction*>> {
+  auto body =
+      [&](const std::vector<Instruction*>& state) -> absl::StatusOr<std::vector<Instruction*>> {
     Computation* body_computation = state[0]->parent();
     std::vector<Instruction*> blocks(state.begin() + 1, state.end());
     HLOGYM_ASSIGN(sweep, MakeCountedLoop(body_computation, 2 * k - 1, blocks,
@@ -539,8 +536,7 @@ absl::StatusOr<Computation*> BuildComputation(Module& module, const Instruction&
   auto owned = std::make_unique<Computation>(module.UniqueName(name));
   owned->set_parent(&module);
   Computation* computation = owned.get();
-  auto parameter =
-      std::make_unique<Instruction>(Opcode::kParameter, shape, module.UniqueName("a"));
+  auto parameter = std::make_unique<Instruction>(Opcode::kParameter, shape, module.UniqueName("a"));
   parameter->mutable_attrs().parameter_number = 0;
   Instruction* a = computation->AddInstruction(std::move(parameter));
   Builder b(module, shape.element_type(),
@@ -556,9 +552,9 @@ absl::StatusOr<Computation*> BuildComputation(Module& module, const Instruction&
     w = diagonal;
   } else {
     // The symmetric matrix of the chosen triangle.
-    HLOGYM_ASSIGN(keep, b.TriangleMask(computation, n,
-                                       config.lower ? ComparisonDirection::kGe
-                                                    : ComparisonDirection::kLe));
+    HLOGYM_ASSIGN(
+        keep, b.TriangleMask(computation, n,
+                             config.lower ? ComparisonDirection::kGe : ComparisonDirection::kLe));
     HLOGYM_ASSIGN(mirrored, b.TransposeMinor(a));
     HLOGYM_ASSIGN(symmetric, MakeSelect(keep, a, mirrored));
     // Divided by its largest magnitude.
@@ -577,8 +573,8 @@ absl::StatusOr<Computation*> BuildComputation(Module& module, const Instruction&
     w = rescaled;
     if (config.sort) {
       HLOGYM_ASSIGN(w_rows, MakeBroadcast(w, shape.dimensions(), b.BatchMap({b.col_dim()})));
-      auto sort = std::make_unique<Instruction>(Opcode::kSort,
-                                                Shape::Tuple({w_rows->shape(), v->shape()}));
+      auto sort =
+          std::make_unique<Instruction>(Opcode::kSort, Shape::Tuple({w_rows->shape(), v->shape()}));
       sort->AppendOperand(w_rows);
       sort->AppendOperand(v);
       sort->mutable_attrs().dimensions = {b.col_dim()};
@@ -643,9 +639,9 @@ absl::StatusOr<std::optional<EighConfig>> Check(const Instruction& instruction) 
   std::optional<EighConfig> config = ParseEighConfig(instruction);
   if (!config) {
     const RawAttribute* raw = instruction.attrs().FindRaw("backend_config");
-    return invalid(absl::StrCat(
-        "backend_config must be \"lower,sort_eigenvalues,max_iter,tol\", got ",
-        raw == nullptr ? "none" : raw->value));
+    return invalid(
+        absl::StrCat("backend_config must be \"lower,sort_eigenvalues,max_iter,tol\", got ",
+                     raw == nullptr ? "none" : raw->value));
   }
   return config;
 }
@@ -663,8 +659,7 @@ absl::StatusOr<bool> EighExpander::Run(Module& module) {
   if (matched.empty()) return false;
   absl::flat_hash_map<std::string, Computation*> cache;
   for (auto& [eigh, config] : matched) {
-    std::string name =
-        absl::StrCat("xla.Eigh_", eigh->operand(0)->shape().ToString(false));
+    std::string name = absl::StrCat("xla.Eigh_", eigh->operand(0)->shape().ToString(false));
     name = HloIdentifier(std::move(name));
     // XLA keys its cache on the name alone; the config changes the result.
     const std::string key = absl::StrCat(name, "/", config.lower, ",", config.sort, ",",

@@ -63,11 +63,10 @@ absl::StatusOr<Instruction*> ExpandBroadcast(Instruction* gather) {
   return MakeBroadcast(reshaped, gather->shape().dimensions(), dn.offset_dims);
 }
 
-
 // The index vector `v` (rank 1) padded with `prepend` and `append` zeros.
 absl::StatusOr<Instruction*> PadWithZeros(Instruction* v, int64_t prepend, int64_t append) {
-  Instruction* zero = MakeScalarConstant(v->parent(), v->shape().element_type(), 0,
-                                         v->shape().has_layout());
+  Instruction* zero =
+      MakeScalarConstant(v->parent(), v->shape().element_type(), 0, v->shape().has_layout());
   PaddingDimension padding[] = {{prepend, append, 0}};
   return MakePad(v, zero, padding);
 }
@@ -191,10 +190,11 @@ absl::StatusOr<Instruction*> Expand(Instruction* gather) {
                                          gather->shape().has_layout());
   HLOGYM_ASSIGN(init, MakeBroadcast(zero, accumulator_dims, {}));
   const Instruction& original = *gather;
-  HLOGYM_ASSIGN(results, MakeCountedLoop(computation, trip_count, {operand, canonical, init},
-                                     [&](Instruction* i, const std::vector<Instruction*>& state) {
-                                       return LoopBody(original, i, state);
-                                     }));
+  HLOGYM_ASSIGN(results,
+                MakeCountedLoop(computation, trip_count, {operand, canonical, init},
+                                [&](Instruction* i, const std::vector<Instruction*>& state) {
+                                  return LoopBody(original, i, state);
+                                }));
   Instruction* accumulator = results[2];
   // Split the loop dimension back into the batch dimensions.
   std::vector<int64_t> batched_dims;
@@ -215,7 +215,6 @@ absl::StatusOr<Instruction*> Expand(Instruction* gather) {
   if (identity) return batched;
   return MakeTranspose(batched, permutation);
 }
-
 
 }  // namespace
 

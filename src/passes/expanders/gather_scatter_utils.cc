@@ -60,8 +60,7 @@ absl::StatusOr<Instruction*> ExpandFirstDimIntoNDims(Instruction* operand,
   return ReshapeTo(operand, std::move(dims));
 }
 
-absl::StatusOr<Instruction*> TransformStartIndices(Instruction* indices,
-                                                   int64_t index_vector_dim) {
+absl::StatusOr<Instruction*> TransformStartIndices(Instruction* indices, int64_t index_vector_dim) {
   int64_t rank = indices->shape().rank();
   if (index_vector_dim == rank) {
     const int64_t position[] = {index_vector_dim};

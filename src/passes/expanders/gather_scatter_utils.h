@@ -31,8 +31,7 @@ absl::StatusOr<Instruction*> ExpandFirstDimIntoNDims(Instruction* operand,
                                                      std::span<const int64_t> dims);
 // Indices made two-dimensional [batch, index vector] with the index vector
 // last (XLA's TransformStartIndices).
-absl::StatusOr<Instruction*> TransformStartIndices(Instruction* indices,
-                                                   int64_t index_vector_dim);
+absl::StatusOr<Instruction*> TransformStartIndices(Instruction* indices, int64_t index_vector_dim);
 
 // start_indices as [N] (scalar indices, index_vector_dim == rank) or [N, K]:
 // the index vector moved last by a transpose (none for the identity), then

@@ -24,8 +24,8 @@ Instruction* HloEmitter::Add(Opcode opcode, Shape shape,
 
 Instruction* HloEmitter::Parameter(int64_t number, Shape shape, std::string_view name) {
   Module* module = computation_->parent();
-  auto p = std::make_unique<Instruction>(Opcode::kParameter, std::move(shape),
-                                         module->UniqueName(name));
+  auto p =
+      std::make_unique<Instruction>(Opcode::kParameter, std::move(shape), module->UniqueName(name));
   p->mutable_attrs().parameter_number = number;
   return computation_->AddInstruction(std::move(p));
 }
@@ -60,13 +60,11 @@ Instruction* HloEmitter::Binary(Opcode opcode, Instruction* lhs, Instruction* rh
   } else if (rhs->shape().IsScalar() && !lhs->shape().IsScalar()) {
     rhs = Broadcast(rhs, lhs->shape().dimensions());
   }
-  return Add(opcode, MakeShape(lhs->shape().element_type(), lhs->shape().dimensions()),
-             {lhs, rhs});
+  return Add(opcode, MakeShape(lhs->shape().element_type(), lhs->shape().dimensions()), {lhs, rhs});
 }
 
 Instruction* HloEmitter::Unary(Opcode opcode, Instruction* operand) {
-  return Add(opcode,
-             MakeShape(operand->shape().element_type(), operand->shape().dimensions()),
+  return Add(opcode, MakeShape(operand->shape().element_type(), operand->shape().dimensions()),
              {operand});
 }
 
@@ -115,8 +113,8 @@ Instruction* HloEmitter::Concatenate(const std::vector<Instruction*>& operands, 
   std::vector<int64_t> dims = operands[0]->shape().dimensions();
   dims[dimension] = 0;
   for (Instruction* op : operands) dims[dimension] += op->shape().dimensions(dimension);
-  auto c = std::make_unique<Instruction>(
-      Opcode::kConcatenate, MakeShape(operands[0]->shape().element_type(), dims));
+  auto c = std::make_unique<Instruction>(Opcode::kConcatenate,
+                                         MakeShape(operands[0]->shape().element_type(), dims));
   for (Instruction* op : operands) c->AppendOperand(op);
   c->mutable_attrs().dimensions = {dimension};
   return computation_->AddInstruction(std::move(c));
@@ -142,8 +140,8 @@ Instruction* HloEmitter::High32(Instruction* u64) {
 }
 
 Instruction* HloEmitter::Join64(Instruction* lo, Instruction* hi) {
-  Instruction* high = Binary(Opcode::kShiftLeft, Convert(hi, PrimitiveType::kU64),
-                             Int(PrimitiveType::kU64, 32));
+  Instruction* high =
+      Binary(Opcode::kShiftLeft, Convert(hi, PrimitiveType::kU64), Int(PrimitiveType::kU64, 32));
   return Binary(Opcode::kOr, Convert(lo, PrimitiveType::kU64), high);
 }
 
@@ -231,8 +229,8 @@ HalfSplit SplitIntoHalves(const std::vector<int64_t>& dims) {
   return s;
 }
 
-Instruction* EmitCombineHalves(HloEmitter& e, Instruction* x0, Instruction* x1,
-                               const HalfSplit& s, const std::vector<int64_t>& dims) {
+Instruction* EmitCombineHalves(HloEmitter& e, Instruction* x0, Instruction* x1, const HalfSplit& s,
+                               const std::vector<int64_t>& dims) {
   if (s.scalar) return e.Reshape(e.Slice(x0, {0}, {1}), {});
   const int64_t hd = s.half();
   Instruction* a = e.Reshape(x0, {s.pre, hd, 1, s.post});
@@ -267,7 +265,8 @@ EmittedBits EmitThreeFryBits(HloEmitter& e, Instruction* key, Instruction* count
                     e.Binary(Opcode::kAdd, ks[(group + 2) % 3], e.Int(kU32, group + 1)));
   }
   EmittedBits out;
-  out.bits = wide ? e.Reshape(e.Join64(x[0], x[1]), dims) : EmitCombineHalves(e, x[0], x[1], s, dims);
+  out.bits =
+      wide ? e.Reshape(e.Join64(x[0], x[1]), dims) : EmitCombineHalves(e, x[0], x[1], s, dims);
   out.counter_lo = e.Binary(Opcode::kAdd, counter, e.Int(kU64, count));
   return out;
 }

@@ -45,8 +45,7 @@ struct Context {
   }
 };
 
-Instruction* Scalar(const Context& c, Computation* computation, double value,
-                    PrimitiveType type) {
+Instruction* Scalar(const Context& c, Computation* computation, double value, PrimitiveType type) {
   return MakeScalarConstant(computation, type, value, c.layout);
 }
 
@@ -89,9 +88,9 @@ absl::StatusOr<Instruction*> LowerMask(const Context& c, Instruction* x, int64_t
   Instruction* col = Iota(c, computation, dims, c.nb() + 1);
   Instruction* shifted = row;
   if (diagonal != 0) {
-    HLOGYM_ASSIGN(offset, Splat(Scalar(c, computation, static_cast<double>(diagonal),
-                                       PrimitiveType::kS32),
-                                dims));
+    HLOGYM_ASSIGN(
+        offset,
+        Splat(Scalar(c, computation, static_cast<double>(diagonal), PrimitiveType::kS32), dims));
     HLOGYM_ASSIGN(sum, MakeBinary(Opcode::kAdd, row, offset));
     shifted = sum;
   }
@@ -236,8 +235,9 @@ absl::StatusOr<Factored> QrBlock(const Context& c, Instruction* a) {
   const int64_t p = std::min(m, n);
   const std::vector<int64_t> matrix = c.Dims({m, n});
   HLOGYM_ASSIGN(taus0, Zeros(c, computation, c.Dims({p})));
-  auto body = [&](Instruction* j, const std::vector<Instruction*>& state)
-      -> absl::StatusOr<std::vector<Instruction*>> {
+  auto body =
+      [&](Instruction* j,
+          const std::vector<Instruction*>& state) -> absl::StatusOr<std::vector<Instruction*>> {
     Computation* body = j->parent();
     Instruction* body_a = state[0];
     Instruction* taus = state[1];
@@ -253,8 +253,8 @@ absl::StatusOr<Factored> QrBlock(const Context& c, Instruction* a) {
     HLOGYM_ASSIGN(zeros, Zeros(c, body, matrix));
     HLOGYM_ASSIGN(masked, MakeSelect(later, body_a, zeros));
     HLOGYM_ASSIGN(v_row, MakeReshape(h.v, c.Dims({1, m})));
-    HLOGYM_ASSIGN(va, BatchDot(v_row, false, masked, false));    // [.., 1, n]
-    HLOGYM_ASSIGN(vva, BatchDot(v_row, true, va, false));        // [.., m, n]
+    HLOGYM_ASSIGN(va, BatchDot(v_row, false, masked, false));  // [.., 1, n]
+    HLOGYM_ASSIGN(vva, BatchDot(v_row, true, va, false));      // [.., m, n]
     HLOGYM_ASSIGN(tau_vva, WithPerBatch(c, Opcode::kMultiply, vva, h.tau));
     HLOGYM_ASSIGN(updated, MakeBinary(Opcode::kSubtract, body_a, tau_vva));
 
@@ -316,8 +316,9 @@ absl::StatusOr<Instruction*> CompactWy(const Context& c, Instruction* y, Instruc
   HLOGYM_ASSIGN(strict_upper, MakeSelect(lower, zeros, yty));
   HLOGYM_ASSIGN(with_eye, MakeBinary(Opcode::kAdd, strict_upper, eye));
   HLOGYM_ASSIGN(vtv, MakeBinary(Opcode::kMultiply, with_eye, tau_scale));
-  auto body = [&](Instruction* j, const std::vector<Instruction*>& state)
-      -> absl::StatusOr<std::vector<Instruction*>> {
+  auto body =
+      [&](Instruction* j,
+          const std::vector<Instruction*>& state) -> absl::StatusOr<std::vector<Instruction*>> {
     Instruction* t = state[0];
     Instruction* body_vtv = state[1];
     Computation* body = j->parent();
@@ -425,8 +426,8 @@ absl::StatusOr<bool> Expandable(const Instruction* instruction) {
         absl::StrCat(instruction->name(), ": custom-call ", target, " needs an operand"));
   }
   const Shape& a = instruction->operand(0)->shape();
-  if (!a.IsArray() || (a.element_type() != PrimitiveType::kF32 &&
-                       a.element_type() != PrimitiveType::kF64)) {
+  if (!a.IsArray() ||
+      (a.element_type() != PrimitiveType::kF32 && a.element_type() != PrimitiveType::kF64)) {
     return false;
   }
   if (!a.is_static() || !instruction->shape().is_static()) return false;
@@ -439,8 +440,8 @@ absl::StatusOr<bool> Expandable(const Instruction* instruction) {
       absl::StrAppend(&operands, operands.empty() ? "" : ", ", operand->shape().ToString(false));
     }
     return absl::InvalidArgumentError(absl::StrCat(
-        instruction->name(), ": custom-call ", target, " expects ", std::string(expected), "; got (",
-        operands, ") -> ", instruction->shape().ToString(false)));
+        instruction->name(), ": custom-call ", target, " expects ", std::string(expected),
+        "; got (", operands, ") -> ", instruction->shape().ToString(false)));
   };
   const int64_t rank = a.rank();
   if (target == kQrTarget) {

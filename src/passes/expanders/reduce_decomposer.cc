@@ -75,7 +75,8 @@ absl::StatusOr<bool> EqualizeInputLayouts(Computation* computation) {
     bool differs = false;
     for (int64_t i = 1; i < n; ++i) {
       if (MinorToMajor(operands[i]->shape()) != first) {
-        operands[i] = AddCopy(computation, operands[i], WithMinorToMajor(operands[i]->shape(), first));
+        operands[i] =
+            AddCopy(computation, operands[i], WithMinorToMajor(operands[i]->shape(), first));
         differs = true;
       }
     }
@@ -104,7 +105,8 @@ absl::StatusOr<bool> DecomposeReduces(Computation* computation) {
     std::vector<Shape> expected;
     bool mismatch = false;
     for (int64_t i = 0; i < n; ++i) {
-      std::vector<int64_t> layout = DeleteDimensions(MinorToMajor(reduce->operand(i)->shape()), dims);
+      std::vector<int64_t> layout =
+          DeleteDimensions(MinorToMajor(reduce->operand(i)->shape()), dims);
       expected.push_back(WithMinorToMajor(outputs[i], layout));
       if (MinorToMajor(outputs[i]) != layout) mismatch = true;
     }

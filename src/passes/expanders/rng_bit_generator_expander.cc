@@ -34,7 +34,8 @@ absl::Status CheckSupported(const Instruction& rng, RandomAlgorithm algorithm) {
   const Shape& bits = shape.tuple_shapes(1);
   if (!bits.IsArray() || !IsIntegralType(bits.element_type()) ||
       BitWidth(bits.element_type()) < 8 ||
-      std::any_of(bits.dimensions().begin(), bits.dimensions().end(), [](int64_t d) { return d < 0; })) {
+      std::any_of(bits.dimensions().begin(), bits.dimensions().end(),
+                  [](int64_t d) { return d < 0; })) {
     return bad("bits must be a static array of 8, 16, 32 or 64-bit integers");
   }
   return absl::OkStatus();
@@ -45,8 +46,8 @@ Computation* BuildGenerator(Module& module, const Instruction& rng, RandomAlgori
   const Shape& state_shape = rng.operand(0)->shape();
   const Shape& bits_shape = rng.shape().tuple_shapes(1);
   const bool layout = state_shape.has_layout() || bits_shape.has_layout();
-  auto owned = std::make_unique<Computation>(module.UniqueName(
-      algorithm == RandomAlgorithm::kThreeFry ? "rng_three_fry" : "rng_philox"));
+  auto owned = std::make_unique<Computation>(
+      module.UniqueName(algorithm == RandomAlgorithm::kThreeFry ? "rng_three_fry" : "rng_philox"));
   owned->set_parent(&module);
   HloEmitter e(owned.get(), layout);
   Shape param_shape = state_shape;
@@ -110,9 +111,9 @@ absl::StatusOr<bool> RngBitGeneratorExpander::Run(Module& module) {
   std::map<std::string, Computation*> cache;
   for (Instruction* rng : rngs) {
     const RandomAlgorithm algorithm = ResolveRngAlgorithm(rng->attrs().rng_algorithm);
-    const std::string key = absl::StrCat(static_cast<int>(algorithm), "|",
-                                         rng->operand(0)->shape().ToString(), "|",
-                                         rng->shape().ToString());
+    const std::string key =
+        absl::StrCat(static_cast<int>(algorithm), "|", rng->operand(0)->shape().ToString(), "|",
+                     rng->shape().ToString());
     Computation*& generator = cache[key];
     if (generator == nullptr) generator = BuildGenerator(module, *rng, algorithm);
     Computation* parent = rng->parent();

@@ -55,16 +55,15 @@ Instruction* UniformFloat(HloEmitter& e, Instruction* bits, Instruction* a, Inst
                                                    : std::numeric_limits<float>::digits - 1;
   Instruction* top = e.Binary(Opcode::kShiftRightLogical, bits,
                               e.Int(bits->shape().element_type(), width - mantissa));
-  Instruction* unit = e.Binary(Opcode::kMultiply, e.Convert(top, type),
-                               e.Float(type, std::ldexp(1.0, -mantissa)));
-  return e.Binary(Opcode::kAdd, e.Binary(Opcode::kMultiply, unit, e.Binary(Opcode::kSubtract, b, a)),
-                  a);
+  Instruction* unit =
+      e.Binary(Opcode::kMultiply, e.Convert(top, type), e.Float(type, std::ldexp(1.0, -mantissa)));
+  return e.Binary(Opcode::kAdd,
+                  e.Binary(Opcode::kMultiply, unit, e.Binary(Opcode::kSubtract, b, a)), a);
 }
 
 // The computation (key, state, a, b) -> draws, for `shape` of `type`.
-Computation* BuildDistribution(Module& module, RandomDistribution distribution,
-                               PrimitiveType type, const std::vector<int64_t>& dims,
-                               bool layout) {
+Computation* BuildDistribution(Module& module, RandomDistribution distribution, PrimitiveType type,
+                               const std::vector<int64_t>& dims, bool layout) {
   auto owned = std::make_unique<Computation>(module.UniqueName("rng"));
   owned->set_parent(&module);
   HloEmitter e(owned.get(), layout);
@@ -90,9 +89,10 @@ Computation* BuildDistribution(Module& module, RandomDistribution distribution,
     Instruction* x0 = e.Reshape(e.Slice(pairs, {0, 0, 0}, {outer, 1, s.post}), {h});
     Instruction* x1 = e.Reshape(e.Slice(pairs, {0, 1, 0}, {outer, 2, s.post}), {h});
     Instruction* u1 = e.Binary(Opcode::kMaximum, x0, e.Float(type, 1.0e-7f));
-    Instruction* v1 = e.Binary(Opcode::kMultiply, e.Float(type, 2.0f * std::numbers::pi_v<float>), x1);
-    Instruction* u2 = e.Unary(
-        Opcode::kSqrt, e.Binary(Opcode::kMultiply, e.Float(type, -2.0f), e.Unary(Opcode::kLog, u1)));
+    Instruction* v1 =
+        e.Binary(Opcode::kMultiply, e.Float(type, 2.0f * std::numbers::pi_v<float>), x1);
+    Instruction* u2 = e.Unary(Opcode::kSqrt, e.Binary(Opcode::kMultiply, e.Float(type, -2.0f),
+                                                      e.Unary(Opcode::kLog, u1)));
     Instruction* z0 = e.Binary(Opcode::kMultiply, e.Unary(Opcode::kSin, v1), u2);
     Instruction* z1 = e.Binary(Opcode::kMultiply, e.Unary(Opcode::kCos, v1), u2);
     Instruction* z = EmitCombineHalves(e, z0, z1, s, dims);
@@ -102,7 +102,8 @@ Computation* BuildDistribution(Module& module, RandomDistribution distribution,
     if (IsFloatingPointType(type)) {
       result = e.Reshape(UniformFloat(e, bits, a, b, type), dims);
     } else {
-      Instruction* range = e.Binary(Opcode::kSubtract, e.Convert(b, bits_type), e.Convert(a, bits_type));
+      Instruction* range =
+          e.Binary(Opcode::kSubtract, e.Convert(b, bits_type), e.Convert(a, bits_type));
       Instruction* d = e.Binary(Opcode::kRemainder, bits, range);
       Instruction* half = e.Binary(Opcode::kShiftRightLogical, d, e.Int(bits_type, 1));
       Instruction* sum = e.Binary(Opcode::kAdd, a, e.Convert(half, type));
@@ -141,14 +142,16 @@ absl::StatusOr<bool> RngExpander::Run(Module& module) {
 
     const std::string cache_key =
         absl::StrCat(static_cast<int>(rng->attrs().rng_distribution), "|",
-                     std::string(PrimitiveTypeName(compute)), "|", Shape(compute, dims).ToString(), "|",
-                     layout ? "L" : "");
+                     std::string(PrimitiveTypeName(compute)), "|", Shape(compute, dims).ToString(),
+                     "|", layout ? "L" : "");
     Computation*& distribution = cache[cache_key];
     if (distribution == nullptr) {
-      distribution = BuildDistribution(module, rng->attrs().rng_distribution, compute, dims, layout);
+      distribution =
+          BuildDistribution(module, rng->attrs().rng_distribution, compute, dims, layout);
     }
 
-    auto seed_call = std::make_unique<Instruction>(Opcode::kCustomCall, e.MakeShape(PrimitiveType::kU64, {}));
+    auto seed_call =
+        std::make_unique<Instruction>(Opcode::kCustomCall, e.MakeShape(PrimitiveType::kU64, {}));
     seed_call->mutable_attrs().custom_call_target = "GetRngSeed";
     Instruction* seed = parent->AddInstruction(std::move(seed_call));
     const uint64_t id = static_cast<uint64_t>(rng->unique_id());
@@ -167,8 +170,10 @@ absl::StatusOr<bool> RngExpander::Run(Module& module) {
     call->mutable_called_computations().push_back(distribution);
     Instruction* draws = parent->AddInstruction(std::move(call));
     Instruction* replacement = e.Convert(draws, type);
-    if (replacement != draws) replacement->set_shape(shape);
-    else draws->set_shape(shape);
+    if (replacement != draws)
+      replacement->set_shape(shape);
+    else
+      draws->set_shape(shape);
 
     for (Instruction* pred : rng->control_predecessors()) pred->AddControlDependencyTo(seed);
     for (Instruction* pred : rng->control_predecessors()) pred->AddControlDependencyTo(state);

@@ -83,8 +83,8 @@ std::unique_ptr<Computation> NewLoopComputation(Module& module, const std::strin
                                                 const Shape& state, Instruction** param) {
   auto computation = std::make_unique<Computation>(module.UniqueName(name));
   computation->set_parent(&module);
-  auto p = std::make_unique<Instruction>(Opcode::kParameter, state,
-                                         module.UniqueName("loop_state"));
+  auto p =
+      std::make_unique<Instruction>(Opcode::kParameter, state, module.UniqueName("loop_state"));
   p->mutable_attrs().parameter_number = 0;
   *param = computation->AddInstruction(std::move(p));
   return computation;
@@ -98,8 +98,7 @@ absl::StatusOr<Instruction*> Expand(Instruction* scan, const ScanAttributes& a) 
   const int64_t dim = a.scan_dimension;
   std::vector<Instruction*> inputs(scan->operands().begin(),
                                    scan->operands().begin() + a.num_inputs);
-  std::vector<Instruction*> inits(scan->operands().begin() + a.num_inputs,
-                                  scan->operands().end());
+  std::vector<Instruction*> inits(scan->operands().begin() + a.num_inputs, scan->operands().end());
   const Computation& body_fn = *scan->to_apply();
 
   std::vector<Shape> state_shapes = {Shape::Scalar(PrimitiveType::kS64)};
@@ -111,8 +110,8 @@ absl::StatusOr<Instruction*> Expand(Instruction* scan, const ScanAttributes& a) 
 
   // index < length
   Instruction* cond_param = nullptr;
-  auto cond = NewLoopComputation(module, absl::StrCat(scan->name(), "_condition"), state,
-                                 &cond_param);
+  auto cond =
+      NewLoopComputation(module, absl::StrCat(scan->name(), "_condition"), state, &cond_param);
   {
     Builder b{cond.get(), with_layout};
     HLOGYM_ASSIGN(index, MakeGetTupleElement(cond_param, 0));
@@ -121,8 +120,7 @@ absl::StatusOr<Instruction*> Expand(Instruction* scan, const ScanAttributes& a) 
   }
 
   Instruction* body_param = nullptr;
-  auto body = NewLoopComputation(module, absl::StrCat(scan->name(), "_body"), state,
-                                 &body_param);
+  auto body = NewLoopComputation(module, absl::StrCat(scan->name(), "_body"), state, &body_param);
   {
     Builder b{body.get(), with_layout};
     HLOGYM_ASSIGN(index, MakeGetTupleElement(body_param, 0));
@@ -217,8 +215,8 @@ absl::StatusOr<bool> ScanExpander::Run(Module& module) {
   for (auto& [scan, attrs] : work) {
     absl::StatusOr<Instruction*> expanded = Expand(scan, attrs);
     if (!expanded.ok()) {
-      return absl::InternalError(absl::StrCat("scan_expander on ", scan->name(), ": ",
-                                              expanded.status().message()));
+      return absl::InternalError(
+          absl::StrCat("scan_expander on ", scan->name(), ": ", expanded.status().message()));
     }
     HLOGYM_RETURN_IF_ERROR(scan->parent()->ReplaceInstruction(scan, *expanded));
   }

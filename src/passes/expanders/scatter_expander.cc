@@ -55,7 +55,6 @@ bool Matches(const Instruction* scatter, ScatterExpander::Mode mode) {
   return false;
 }
 
-
 // updates as [N, window dims...].
 absl::StatusOr<Instruction*> CanonicalUpdates(Instruction* updates,
                                               const std::vector<int64_t>& window_dims,
@@ -163,10 +162,9 @@ absl::StatusOr<std::vector<Instruction*>> LoopBody(const Instruction& scatter, I
   for (int64_t d = 0; d < operand_rank; ++d) {
     if (start[d] == index_zero) continue;
     HLOGYM_ASSIGN(low, MakeCompare(ComparisonDirection::kGe, start[d], index_zero));
-    Instruction* limit =
-        MakeScalarConstant(body, index_type,
-                           static_cast<double>(operand->shape().dimensions(d) - window_sizes[d]),
-                           with_layout);
+    Instruction* limit = MakeScalarConstant(
+        body, index_type, static_cast<double>(operand->shape().dimensions(d) - window_sizes[d]),
+        with_layout);
     HLOGYM_ASSIGN(high, MakeCompare(ComparisonDirection::kLe, start[d], limit));
     HLOGYM_ASSIGN(both, MakeBinary(Opcode::kAnd, low, high));
     if (valid == nullptr) {
@@ -197,20 +195,18 @@ absl::StatusOr<Instruction*> Expand(Instruction* scatter) {
   Instruction* updates = scatter->operand(2);
   if (updates->shape().ElementCount() == 0) return operand;
   const int64_t trip_count = TripCount(scatter);
-  HLOGYM_ASSIGN(canonical_indices,
-                gather_scatter::CanonicalIndices(indices, dn.index_vector_dim,
-                                                 /*always_reshape=*/false));
+  HLOGYM_ASSIGN(canonical_indices, gather_scatter::CanonicalIndices(indices, dn.index_vector_dim,
+                                                                    /*always_reshape=*/false));
   HLOGYM_ASSIGN(canonical_updates, CanonicalUpdates(updates, dn.update_window_dims, trip_count));
   const Instruction& original = *scatter;
   HLOGYM_ASSIGN(results,
-            MakeCountedLoop(scatter->parent(), trip_count,
-                            {operand, canonical_indices, canonical_updates},
-                            [&](Instruction* i, const std::vector<Instruction*>& state) {
-                              return LoopBody(original, i, state);
-                            }));
+                MakeCountedLoop(scatter->parent(), trip_count,
+                                {operand, canonical_indices, canonical_updates},
+                                [&](Instruction* i, const std::vector<Instruction*>& state) {
+                                  return LoopBody(original, i, state);
+                                }));
   return results[0];
 }
-
 
 }  // namespace
 

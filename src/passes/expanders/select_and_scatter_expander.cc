@@ -15,8 +15,8 @@ namespace hlogym {
 namespace {
 
 bool Matches(const Instruction* instruction) {
-  return instruction->opcode() == Opcode::kSelectAndScatter &&
-         instruction->operand_count() == 3 && instruction->called_computations().size() == 2 &&
+  return instruction->opcode() == Opcode::kSelectAndScatter && instruction->operand_count() == 3 &&
+         instruction->called_computations().size() == 2 &&
          instruction->operand(0)->shape().IsArray() &&
          instruction->operand(0)->shape().rank() > 0 && instruction->attrs().window.has_value();
 }
@@ -30,8 +30,7 @@ Shape ScalarShape(PrimitiveType type, bool with_layout) {
 
 // The reduce-window reducer over (value, iota_0, ..., iota_{rank-1}) pairs.
 absl::StatusOr<Computation*> MakeReducer(Module& module, const Computation& select,
-                                         PrimitiveType value_type, int64_t rank,
-                                         bool with_layout) {
+                                         PrimitiveType value_type, int64_t rank, bool with_layout) {
   auto reducer = std::make_unique<Computation>(
       module.UniqueName(absl::StrCat(select.name(), ".reduce_window")));
   Computation* comp = reducer.get();
@@ -45,7 +44,8 @@ absl::StatusOr<Computation*> MakeReducer(Module& module, const Computation& sele
   const int64_t rhs_begin = rank + 1;
   Instruction* value_lhs = parameter(0, value_type, "operand_lhs");
   std::vector<Instruction*> iota_lhs, iota_rhs;
-  for (int64_t i = 0; i < rank; ++i) iota_lhs.push_back(parameter(1 + i, PrimitiveType::kS32, "iota_lhs"));
+  for (int64_t i = 0; i < rank; ++i)
+    iota_lhs.push_back(parameter(1 + i, PrimitiveType::kS32, "iota_lhs"));
   Instruction* value_rhs = parameter(rhs_begin, value_type, "operand_rhs");
   for (int64_t i = 0; i < rank; ++i) {
     iota_rhs.push_back(parameter(rhs_begin + 1 + i, PrimitiveType::kS32, "iota_rhs"));

@@ -144,8 +144,7 @@ absl::Status Stabilize(Module& module, Instruction* sort) {
     shapes = sort->shape().tuple_shapes();
   }
   shapes.push_back(iota_shape);
-  auto new_sort_instruction =
-      sort->CloneWithNewOperands(operands, module.UniqueName(sort->name()));
+  auto new_sort_instruction = sort->CloneWithNewOperands(operands, module.UniqueName(sort->name()));
   new_sort_instruction->set_shape(Shape::Tuple(std::move(shapes)));
   new_sort_instruction->mutable_called_computations()[0] = comparator;
   new_sort_instruction->mutable_attrs().is_stable = false;
@@ -158,8 +157,7 @@ absl::Status Stabilize(Module& module, Instruction* sort) {
     element->set_shape(sort->operand_count() == 1 ? sort->shape() : sort->shape().tuple_shapes(i));
     elements.push_back(element);
   }
-  Instruction* replacement =
-      elements.size() == 1 ? elements[0] : MakeTuple(computation, elements);
+  Instruction* replacement = elements.size() == 1 ? elements[0] : MakeTuple(computation, elements);
   return computation->ReplaceInstruction(sort, replacement);
 }
 

@@ -25,8 +25,8 @@ absl::StatusOr<Instruction*> ScalarLike(Instruction* like, double value) {
 // shape (exact for 64-bit limits, which a double cannot carry).
 absl::StatusOr<Instruction*> IntegerLike(Instruction* like, int64_t value) {
   const Shape& shape = like->shape();
-  Instruction* scalar = MakeConstant(
-      like->parent(), Literal::Scalar(shape.element_type(), value), shape.has_layout());
+  Instruction* scalar = MakeConstant(like->parent(), Literal::Scalar(shape.element_type(), value),
+                                     shape.has_layout());
   if (shape.IsScalar()) return scalar;
   return MakeBroadcast(scalar, shape.dimensions(), {});
 }
@@ -45,15 +45,17 @@ absl::StatusOr<Instruction*> Decompose(Instruction* convert) {
       BitWidth(random_type) != BitWidth(from) ||
       !operand->shape().SameDimensions(random->shape()) ||
       !operand->shape().SameDimensions(convert->shape())) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        convert->name(), ": stochastic-convert needs a float operand and unsigned random bits "
-                         "of the same width and shape, got ",
-        operand->shape().ToString(false), " and ", random->shape().ToString(false)));
+    return absl::InvalidArgumentError(
+        absl::StrCat(convert->name(),
+                     ": stochastic-convert needs a float operand and unsigned random bits "
+                     "of the same width and shape, got ",
+                     operand->shape().ToString(false), " and ", random->shape().ToString(false)));
   }
   if (!IsSignedIntegralType(to)) {
     return absl::UnimplementedError(absl::StrCat(
-        convert->name(), ": stochastic_convert_decomposer only handles conversions to signed "
-                         "integers, not ",
+        convert->name(),
+        ": stochastic_convert_decomposer only handles conversions to signed "
+        "integers, not ",
         std::string(PrimitiveTypeName(from)), " to ", std::string(PrimitiveTypeName(to))));
   }
   HLOGYM_ASSIGN(sign, MakeUnary(Opcode::kSign, operand));
@@ -90,7 +92,6 @@ absl::StatusOr<Instruction*> Decompose(Instruction* convert) {
   result->set_shape(convert->shape());
   return result;
 }
-
 
 }  // namespace
 

@@ -14,22 +14,21 @@ namespace {
 
 // A sort comparator over `types` (two scalar parameters per type) that
 // compares only the first pair: GT when `largest`, else LT.
-Computation* MakeComparator(Module& module, const std::vector<PrimitiveType>& types,
-                            bool largest) {
+Computation* MakeComparator(Module& module, const std::vector<PrimitiveType>& types, bool largest) {
   auto comparator = std::make_unique<Computation>(
       module.UniqueName(largest ? "compare-greater-than" : "compare-less-than"));
   std::vector<Instruction*> parameters;
   for (size_t i = 0; i < types.size(); ++i) {
     for (const char* side : {"lhs", "rhs"}) {
-      auto parameter = std::make_unique<Instruction>(
-          Opcode::kParameter, Shape::Scalar(types[i]),
-          module.UniqueName(absl::StrCat("p.", i, ".", side)));
+      auto parameter =
+          std::make_unique<Instruction>(Opcode::kParameter, Shape::Scalar(types[i]),
+                                        module.UniqueName(absl::StrCat("p.", i, ".", side)));
       parameter->mutable_attrs().parameter_number = static_cast<int64_t>(parameters.size());
       parameters.push_back(comparator->AddInstruction(std::move(parameter)));
     }
   }
-  auto compare = std::make_unique<Instruction>(Opcode::kCompare,
-                                               Shape::Scalar(PrimitiveType::kPred));
+  auto compare =
+      std::make_unique<Instruction>(Opcode::kCompare, Shape::Scalar(PrimitiveType::kPred));
   compare->AppendOperand(parameters[0]);
   compare->AppendOperand(parameters[1]);
   compare->mutable_attrs().comparison_direction =

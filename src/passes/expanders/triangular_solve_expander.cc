@@ -61,8 +61,7 @@ Instruction* Iota(Computation* computation, std::span<const int64_t> dims, int64
 // A pred mask over the two minor dimensions of `dims`: column `direction`
 // row (kLe: lower triangle, kLt: strict lower, kGe / kGt: upper, kEq:
 // diagonal).
-absl::StatusOr<Instruction*> TriangleMask(Computation* computation,
-                                          std::span<const int64_t> dims,
+absl::StatusOr<Instruction*> TriangleMask(Computation* computation, std::span<const int64_t> dims,
                                           ComparisonDirection direction, bool layout) {
   const int64_t rank = static_cast<int64_t>(dims.size());
   Instruction* row = Iota(computation, dims, rank - 2, layout);
@@ -218,8 +217,8 @@ absl::StatusOr<Instruction*> InvertDiagonalBlocks(Instruction* blocks, bool lowe
   HLOGYM_ASSIGN(zeros, MakeFull(computation, context.type, 0, dims, context.layout));
   HLOGYM_ASSIGN(triangle, MakeSelect(keep, flat, zeros));
   // The diagonals, [count, k]: the diagonal entries summed along the rows.
-  HLOGYM_ASSIGN(on_diagonal, TriangleMask(computation, dims, ComparisonDirection::kEq,
-                                          context.layout));
+  HLOGYM_ASSIGN(on_diagonal,
+                TriangleMask(computation, dims, ComparisonDirection::kEq, context.layout));
   HLOGYM_ASSIGN(diagonal_only, MakeSelect(on_diagonal, triangle, zeros));
   Computation* add = AddScalarBinaryComputation(*module, "add", Opcode::kAdd, context.type,
                                                 context.layout, "x", "y");
@@ -248,8 +247,9 @@ absl::StatusOr<Instruction*> InvertDiagonalBlocks(Instruction* blocks, bool lowe
   HLOGYM_ASSIGN(start_block, UpdateMinor(minus_eye, one, first, first, context.layout));
   const int64_t block_map[] = {1, 2};
   HLOGYM_ASSIGN(start, MakeBroadcast(start_block, dims, block_map));
-  auto body = [&](Instruction* i, const std::vector<Instruction*>& state)
-      -> absl::StatusOr<std::vector<Instruction*>> {
+  auto body =
+      [&](Instruction* i,
+          const std::vector<Instruction*>& state) -> absl::StatusOr<std::vector<Instruction*>> {
     Computation* body = i->parent();
     Instruction* inverse = state[0];
     Instruction* input = state[1];
@@ -372,8 +372,7 @@ absl::StatusOr<Instruction*> SolveWithInvertedBlocks(Instruction* a, Instruction
 }
 
 absl::StatusOr<Instruction*> SolveByInvertingDiagonalBlocks(Instruction* a, Instruction* b,
-                                                            const Problem& p,
-                                                            int64_t block_size,
+                                                            const Problem& p, int64_t block_size,
                                                             const Context& context) {
   Computation* computation = a->parent();
   const int64_t n = a->shape().dimensions().back();
@@ -381,18 +380,17 @@ absl::StatusOr<Instruction*> SolveByInvertingDiagonalBlocks(Instruction* a, Inst
   HLOGYM_ASSIGN(zeros, MakeFull(computation, context.type, 0, matrix, context.layout));
   Instruction* masked = nullptr;
   if (p.unit_diagonal) {
-    HLOGYM_ASSIGN(strict, TriangleMask(computation, matrix,
-                                       p.lower ? ComparisonDirection::kLt
-                                               : ComparisonDirection::kGt,
-                                       context.layout));
+    HLOGYM_ASSIGN(strict,
+                  TriangleMask(computation, matrix,
+                               p.lower ? ComparisonDirection::kLt : ComparisonDirection::kGt,
+                               context.layout));
     HLOGYM_ASSIGN(kept, MakeSelect(strict, a, zeros));
     HLOGYM_ASSIGN(eye, Identity(computation, context.type, matrix, context.layout));
     HLOGYM_ASSIGN(with_ones, MakeBinary(Opcode::kAdd, kept, eye));
     masked = with_ones;
   } else {
     HLOGYM_ASSIGN(keep, TriangleMask(computation, matrix,
-                                     p.lower ? ComparisonDirection::kLe
-                                             : ComparisonDirection::kGe,
+                                     p.lower ? ComparisonDirection::kLe : ComparisonDirection::kGe,
                                      context.layout));
     HLOGYM_ASSIGN(kept, MakeSelect(keep, a, zeros));
     masked = kept;
@@ -453,8 +451,8 @@ absl::StatusOr<Computation*> BuildComputation(Module& module, const Instruction&
 }
 
 absl::Status Invalid(const Instruction& instruction, std::string_view why) {
-  return absl::InvalidArgumentError(absl::StrCat("triangular_solve_expander: ",
-                                                 instruction.name(), ": ", std::string(why)));
+  return absl::InvalidArgumentError(
+      absl::StrCat("triangular_solve_expander: ", instruction.name(), ": ", std::string(why)));
 }
 
 // Whether the pass expands `instruction`: a well-formed triangular-solve of
@@ -492,9 +490,9 @@ absl::StatusOr<bool> Expandable(const Instruction& instruction) {
   }
   const bool left = instruction.attrs().left_side;
   if (b.dimensions(left ? rank - 2 : rank - 1) != a.dimensions(rank - 1)) {
-    return Invalid(instruction, absl::StrCat("a ", a.ToString(false), " does not fit b ",
-                                             b.ToString(false), left ? " (left side)"
-                                                                     : " (right side)"));
+    return Invalid(instruction,
+                   absl::StrCat("a ", a.ToString(false), " does not fit b ", b.ToString(false),
+                                left ? " (left side)" : " (right side)"));
   }
   if (result.dimensions() != b.dimensions()) {
     return Invalid(instruction, absl::StrCat("result ", result.ToString(false),
@@ -505,11 +503,12 @@ absl::StatusOr<bool> Expandable(const Instruction& instruction) {
 
 std::string CalleeName(const Instruction& solve) {
   const auto& attrs = solve.attrs();
-  std::string name = absl::StrCat(
-      "xla.triangular_solve_", solve.operand(0)->shape().ToString(false), "_",
-      solve.operand(1)->shape().ToString(false), "_", attrs.left_side ? "left" : "right", "_",
-      attrs.lower ? "lower" : "upper", "_", std::string(TriangularSolveTransposeName(attrs.transpose_a)), "_",
-      attrs.unit_diagonal ? "unit" : "nonunit");
+  std::string name =
+      absl::StrCat("xla.triangular_solve_", solve.operand(0)->shape().ToString(false), "_",
+                   solve.operand(1)->shape().ToString(false), "_",
+                   attrs.left_side ? "left" : "right", "_", attrs.lower ? "lower" : "upper", "_",
+                   std::string(TriangularSolveTransposeName(attrs.transpose_a)), "_",
+                   attrs.unit_diagonal ? "unit" : "nonunit");
   return HloIdentifier(std::move(name));
 }
 

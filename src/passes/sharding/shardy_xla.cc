@@ -42,8 +42,7 @@ absl::StatusOr<bool> ShardyXla::Run(Module& module) {
     for (const auto& instruction : computation->instructions()) {
       if (instruction->opcode() != Opcode::kCall) continue;
       Computation* callee = instruction->to_apply();
-      if (callee == nullptr ||
-          callee->name().find(kManualComputationBody) == std::string::npos ||
+      if (callee == nullptr || callee->name().find(kManualComputationBody) == std::string::npos ||
           !HasFrontendAttribute(*instruction, kInlineable)) {
         continue;
       }

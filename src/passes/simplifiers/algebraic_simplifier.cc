@@ -159,8 +159,7 @@ bool Visitor::ReplaceIfCompatible(Instruction* old, Instruction* replacement) {
 absl::Status Visitor::ReplaceWithNew(Instruction* old, Instruction* made) {
   if (!old->shape().Compatible(made->shape())) {
     return absl::InternalError("algsimp: replacement of " + old->name() + " has shape " +
-                               made->shape().ToString() + ", expected " +
-                               old->shape().ToString());
+                               made->shape().ToString() + ", expected " + old->shape().ToString());
   }
   made->set_shape(old->shape());
   HLOGYM_RETURN_IF_ERROR(old->ReplaceAllUsesWith(made));
@@ -204,49 +203,92 @@ absl::StatusOr<bool> Visitor::Run(Computation* computation, std::optional<uint64
 
 absl::Status Visitor::Visit(Instruction* hlo) {
   switch (hlo->opcode()) {
-    case Opcode::kAbs: return HandleAbs(hlo);
-    case Opcode::kAdd: return HandleAdd(hlo);
-    case Opcode::kSubtract: return HandleSubtract(hlo);
-    case Opcode::kMultiply: return HandleMultiply(hlo);
-    case Opcode::kDivide: return HandleDivide(hlo);
-    case Opcode::kRemainder: return HandleRemainder(hlo);
-    case Opcode::kNegate: return HandleNegate(hlo);
-    case Opcode::kNot: return HandleNot(hlo);
-    case Opcode::kAnd: return HandleAnd(hlo);
-    case Opcode::kOr: return HandleOr(hlo);
-    case Opcode::kXor: return HandleXor(hlo);
-    case Opcode::kMaximum: return HandleMaximum(hlo);
-    case Opcode::kMinimum: return HandleMinimum(hlo);
-    case Opcode::kClamp: return HandleClamp(hlo);
-    case Opcode::kCompare: return HandleCompare(hlo);
-    case Opcode::kSelect: return HandleSelect(hlo);
-    case Opcode::kExp: return HandleExp(hlo);
-    case Opcode::kLog: return HandleLog(hlo);
-    case Opcode::kPower: return HandlePower(hlo);
-    case Opcode::kRsqrt: return HandleRsqrt(hlo);
-    case Opcode::kReal: return HandleReal(hlo);
-    case Opcode::kImag: return HandleImag(hlo);
-    case Opcode::kComplex: return HandleComplex(hlo);
-    case Opcode::kConvert: return HandleConvert(hlo);
-    case Opcode::kConstant: return HandleConstant(hlo);
-    case Opcode::kIota: return HandleIota(hlo);
-    case Opcode::kCopy: return HandleCopy(hlo);
-    case Opcode::kGetTupleElement: return HandleGetTupleElement(hlo);
-    case Opcode::kSort: return HandleSort(hlo);
-    case Opcode::kMap: return HandleMap(hlo);
-    case Opcode::kBroadcast: return HandleBroadcast(hlo);
-    case Opcode::kReshape: return HandleReshape(hlo);
-    case Opcode::kTranspose: return HandleTranspose(hlo);
-    case Opcode::kSlice: return HandleSlice(hlo);
-    case Opcode::kConcatenate: return HandleConcatenate(hlo);
-    case Opcode::kPad: return HandlePad(hlo);
-    case Opcode::kReverse: return HandleReverse(hlo);
-    case Opcode::kDynamicSlice: return HandleDynamicSlice(hlo);
-    case Opcode::kDynamicUpdateSlice: return HandleDynamicUpdateSlice(hlo);
-    case Opcode::kReduce: return HandleReduce(hlo);
-    case Opcode::kDot: return HandleDot(hlo);
-    case Opcode::kConvolution: return HandleConvolution(hlo);
-    default: return absl::OkStatus();
+    case Opcode::kAbs:
+      return HandleAbs(hlo);
+    case Opcode::kAdd:
+      return HandleAdd(hlo);
+    case Opcode::kSubtract:
+      return HandleSubtract(hlo);
+    case Opcode::kMultiply:
+      return HandleMultiply(hlo);
+    case Opcode::kDivide:
+      return HandleDivide(hlo);
+    case Opcode::kRemainder:
+      return HandleRemainder(hlo);
+    case Opcode::kNegate:
+      return HandleNegate(hlo);
+    case Opcode::kNot:
+      return HandleNot(hlo);
+    case Opcode::kAnd:
+      return HandleAnd(hlo);
+    case Opcode::kOr:
+      return HandleOr(hlo);
+    case Opcode::kXor:
+      return HandleXor(hlo);
+    case Opcode::kMaximum:
+      return HandleMaximum(hlo);
+    case Opcode::kMinimum:
+      return HandleMinimum(hlo);
+    case Opcode::kClamp:
+      return HandleClamp(hlo);
+    case Opcode::kCompare:
+      return HandleCompare(hlo);
+    case Opcode::kSelect:
+      return HandleSelect(hlo);
+    case Opcode::kExp:
+      return HandleExp(hlo);
+    case Opcode::kLog:
+      return HandleLog(hlo);
+    case Opcode::kPower:
+      return HandlePower(hlo);
+    case Opcode::kRsqrt:
+      return HandleRsqrt(hlo);
+    case Opcode::kReal:
+      return HandleReal(hlo);
+    case Opcode::kImag:
+      return HandleImag(hlo);
+    case Opcode::kComplex:
+      return HandleComplex(hlo);
+    case Opcode::kConvert:
+      return HandleConvert(hlo);
+    case Opcode::kConstant:
+      return HandleConstant(hlo);
+    case Opcode::kIota:
+      return HandleIota(hlo);
+    case Opcode::kCopy:
+      return HandleCopy(hlo);
+    case Opcode::kGetTupleElement:
+      return HandleGetTupleElement(hlo);
+    case Opcode::kSort:
+      return HandleSort(hlo);
+    case Opcode::kMap:
+      return HandleMap(hlo);
+    case Opcode::kBroadcast:
+      return HandleBroadcast(hlo);
+    case Opcode::kReshape:
+      return HandleReshape(hlo);
+    case Opcode::kTranspose:
+      return HandleTranspose(hlo);
+    case Opcode::kSlice:
+      return HandleSlice(hlo);
+    case Opcode::kConcatenate:
+      return HandleConcatenate(hlo);
+    case Opcode::kPad:
+      return HandlePad(hlo);
+    case Opcode::kReverse:
+      return HandleReverse(hlo);
+    case Opcode::kDynamicSlice:
+      return HandleDynamicSlice(hlo);
+    case Opcode::kDynamicUpdateSlice:
+      return HandleDynamicUpdateSlice(hlo);
+    case Opcode::kReduce:
+      return HandleReduce(hlo);
+    case Opcode::kDot:
+      return HandleDot(hlo);
+    case Opcode::kConvolution:
+      return HandleConvolution(hlo);
+    default:
+      return absl::OkStatus();
   }
 }
 
@@ -348,13 +390,12 @@ absl::Status Visitor::HandleAdd(Instruction* add) {
   // single-operand scatter-add with no other use. Two such scatters (XLA
   // merges them, concatenating indices and updates when it can) are left.
   auto is_scatter_add = [&](const Instruction* hlo) {
-    if (hlo->opcode() != Opcode::kScatter || hlo->operand_count() != 3 ||
-        hlo->user_count() != 1 || lhs == rhs || hlo->called_computations().size() != 1) {
+    if (hlo->opcode() != Opcode::kScatter || hlo->operand_count() != 3 || hlo->user_count() != 1 ||
+        lhs == rhs || hlo->called_computations().size() != 1) {
       return false;
     }
     const Instruction* root = hlo->called_computations()[0]->root_instruction();
-    return root->opcode() == Opcode::kAdd &&
-           root->operand(0)->opcode() == Opcode::kParameter &&
+    return root->opcode() == Opcode::kAdd && root->operand(0)->opcode() == Opcode::kParameter &&
            root->operand(1)->opcode() == Opcode::kParameter;
   };
   const bool lhs_scatter = is_scatter_add(lhs);
@@ -498,17 +539,15 @@ absl::Status Visitor::HandleMultiply(Instruction* mul) {
       Instruction* other = mul->operand(1 - i);
       if (match_mul_const(mul->operand(i), false, &a, &c1) && IsConstant(other) &&
           c1->shape().Compatible(other->shape())) {
-        return ReplaceWithNew(mul,
-                              AddBinary(Opcode::kMultiply, shape, a, product_of(c1, other)));
+        return ReplaceWithNew(mul, AddBinary(Opcode::kMultiply, shape, a, product_of(c1, other)));
       }
     }
     // mul(mul(A, C), broadcast(B)) => mul(A, broadcast(mul(B, C))), C scalar.
     for (int i = 0; i < 2; ++i) {
       Instruction* op = mul->operand(1 - i);
       Instruction* constant;
-      if (match_mul_const(mul->operand(i), true, &a, &constant) &&
-          constant->shape().rank() == 0 && op->opcode() == Opcode::kBroadcast &&
-          !IsConstant(op->operand(0))) {
+      if (match_mul_const(mul->operand(i), true, &a, &constant) && constant->shape().rank() == 0 &&
+          op->opcode() == Opcode::kBroadcast && !IsConstant(op->operand(0))) {
         Instruction* bb = op->operand(0);
         Instruction* scaled_c = constant;
         if (bb->shape().rank() != 0) scaled_c = AddBroadcast(constant, bb->shape(), {});
@@ -533,8 +572,7 @@ absl::Status Visitor::HandleMultiply(Instruction* mul) {
       ReplaceIfCompatible(mul, x);
       return absl::OkStatus();
     }
-    return ReplaceWithNew(mul,
-                          AddBinary(Opcode::kDivide, shape, ScalarLike(x->shape(), 1), x));
+    return ReplaceWithNew(mul, AddBinary(Opcode::kDivide, shape, ScalarLike(x->shape(), 1), x));
   }
   return absl::OkStatus();
 }
@@ -660,8 +698,7 @@ absl::Status Visitor::HandleDivide(Instruction* divide) {
   // Only for a broadcast with no other user: rewriting shared ones (training
   // graphs) made D exceed X where it had matched.
   if (!IsConstant(a) && b->opcode() == Opcode::kBroadcast && b->user_count() == 1 &&
-      b->operand(0)->user_count() == 1 &&
-      (IsFloatingPointType(type) || IsComplexType(type)) &&
+      b->operand(0)->user_count() == 1 && (IsFloatingPointType(type) || IsComplexType(type)) &&
       b->operand(0)->shape().element_type() == type) {
     Instruction* y = b->operand(0);
     Instruction* recip = AddBinary(Opcode::kDivide, y->shape(), ScalarLike(y->shape(), 1), y);
@@ -692,8 +729,8 @@ absl::Status Visitor::HandleRemainder(Instruction* rem) {
           Instruction* negated = AddUnary(Opcode::kNegate, a);
           Instruction* abs_ops[] = {negative, negated, a};
           Instruction* abs_value = Add(Opcode::kSelect, a->shape(), abs_ops);
-          Instruction* masked = AddBinary(Opcode::kAnd, shape, abs_value,
-                                          ScalarLike(abs_value->shape(), value - 1));
+          Instruction* masked =
+              AddBinary(Opcode::kAnd, shape, abs_value, ScalarLike(abs_value->shape(), value - 1));
           Instruction* negated_masked = AddUnary(Opcode::kNegate, masked);
           Instruction* ops[] = {negative, negated_masked, masked};
           return ReplaceWithNew(rem, Add(Opcode::kSelect, shape, ops));
@@ -790,7 +827,8 @@ bool IsNondecreasingSublinear(const Instruction* hlo) {
 bool ConstantLess(const Instruction* lower, const Instruction* upper) {
   const PrimitiveType type = lower->shape().element_type();
   if (type != upper->shape().element_type()) return false;
-  if (IsSignedIntegralType(type)) return lower->literal().GetAsInt64(0) < upper->literal().GetAsInt64(0);
+  if (IsSignedIntegralType(type))
+    return lower->literal().GetAsInt64(0) < upper->literal().GetAsInt64(0);
   if (IsUnsignedIntegralType(type)) {
     return lower->literal().GetAsUint64(0) < upper->literal().GetAsUint64(0);
   }
@@ -1011,8 +1049,7 @@ absl::Status Visitor::HandleSelect(Instruction* select) {
       switch (pred->attrs().comparison_direction) {
         case ComparisonDirection::kGt:
         case ComparisonDirection::kGe:
-          return ReplaceWithNew(select,
-                                AddBinary(Opcode::kOr, select->shape(), on_true, on_false));
+          return ReplaceWithNew(select, AddBinary(Opcode::kOr, select->shape(), on_true, on_false));
         case ComparisonDirection::kLt:
         case ComparisonDirection::kLe:
           return ReplaceWithNew(select,
@@ -1056,8 +1093,8 @@ absl::Status Visitor::HandleLog(Instruction* log) {
     Instruction* ops[] = {operand->operand(0)};
     Instruction* new_log = Add(Opcode::kLog, shape, ops);
     const double factor = operand->opcode() == Opcode::kSqrt ? 0.5 : -0.5;
-    return ReplaceWithNew(
-        log, AddBinary(Opcode::kMultiply, shape, new_log, ScalarLike(shape, factor)));
+    return ReplaceWithNew(log,
+                          AddBinary(Opcode::kMultiply, shape, new_log, ScalarLike(shape, factor)));
   }
   return absl::OkStatus();
 }
@@ -1138,8 +1175,8 @@ absl::Status Visitor::HandleConvert(Instruction* convert) {
     return absl::OkStatus();
   }
   // convert(convert(A: T -> U) -> T) => A when T -> U keeps every value.
-  if (operand->opcode() == Opcode::kConvert &&
-      operand->operand(0)->shape().element_type() == dst && CastPreservesValues(dst, src)) {
+  if (operand->opcode() == Opcode::kConvert && operand->operand(0)->shape().element_type() == dst &&
+      CastPreservesValues(dst, src)) {
     ReplaceIfCompatible(convert, operand->operand(0));
   }
   return absl::OkStatus();
@@ -1239,8 +1276,7 @@ absl::Status Visitor::HandleIota(Instruction* iota) {
 absl::Status Visitor::HandleCopy(Instruction* copy) {
   // Layout-insensitive: a copy only changes the layout. XLA keeps a sharded
   // copy at the entry root.
-  if (copy->attrs().FindRaw("sharding") != nullptr && copy->IsRoot() &&
-      computation_->IsEntry()) {
+  if (copy->attrs().FindRaw("sharding") != nullptr && copy->IsRoot() && computation_->IsEntry()) {
     return absl::OkStatus();
   }
   ReplaceIfCompatible(copy, copy->operand(0));

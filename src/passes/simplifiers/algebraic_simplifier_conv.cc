@@ -73,8 +73,7 @@ absl::StatusOr<bool> Visitor::FoldConvInputPad(Instruction* conv) {
     }
     // Edge padding of a base-dilated input would land between the dilated
     // elements' edges differently.
-    if (w.base_dilation != 1 &&
-        (p.low != 0 || p.high != 0 || p.interior != 0)) {
+    if (w.base_dilation != 1 && (p.low != 0 || p.high != 0 || p.interior != 0)) {
       return false;
     }
     w.padding_low += p.low;
@@ -135,8 +134,8 @@ absl::StatusOr<bool> Visitor::SwapConvOperands(Instruction* conv) {
     const WindowDimension& w = attrs.window->dimensions[i];
     const int64_t k = w.size;
     const int64_t n = input->shape().dimensions(dn.input_spatial_dimensions[i]);
-    const bool plain = !w.window_reversal && w.padding_low == 0 && w.padding_high == 0 &&
-                       w.window_dilation == 1;
+    const bool plain =
+        !w.window_reversal && w.padding_low == 0 && w.padding_high == 0 && w.window_dilation == 1;
     // Dimensions that act as a grouping (the window tiles the dilated base
     // exactly) or a full contraction stay as they are and cost nothing.
     const bool grouping = plain && w.base_dilation == k && w.stride == k - 1;
@@ -178,9 +177,8 @@ absl::StatusOr<bool> Visitor::SwapConvOperands(Instruction* conv) {
 
   // Check the swapped convolution's shape before adding anything, so that a
   // rejected swap leaves no dead reverse behind.
-  absl::StatusOr<Shape> shape =
-      InferConvolutionShape(kernel->shape(), input->shape(), sdn, swapped, 1, 1,
-                            conv->shape().element_type());
+  absl::StatusOr<Shape> shape = InferConvolutionShape(kernel->shape(), input->shape(), sdn, swapped,
+                                                      1, 1, conv->shape().element_type());
   if (!shape.ok() || !shape->Compatible(conv->shape())) return false;
   if (!reverse_dims.empty()) {
     Instruction* ops[] = {kernel};
@@ -258,8 +256,8 @@ absl::StatusOr<bool> Visitor::SimplifyConvToMultiply(Instruction* conv) {
   }
 
   // Sum over the dimensions where the kernel covered the whole input.
-  Computation* add = AddScalarBinaryComputation(*computation_->parent(), "add", Opcode::kAdd,
-                                                type, product_shape.has_layout());
+  Computation* add = AddScalarBinaryComputation(*computation_->parent(), "add", Opcode::kAdd, type,
+                                                product_shape.has_layout());
   absl::StatusOr<Instruction*> sum =
       MakeReduce(product, AddScalarConstant(type, 0, product_shape), reduce_dims, add);
   if (!sum.ok()) return sum.status();

@@ -22,13 +22,20 @@ ReductionKind KindOf(const Computation* computation) {
     return ReductionKind::kOther;
   }
   switch (root->opcode()) {
-    case Opcode::kAdd: return ReductionKind::kAdd;
-    case Opcode::kMultiply: return ReductionKind::kMul;
-    case Opcode::kAnd: return ReductionKind::kAnd;
-    case Opcode::kOr: return ReductionKind::kOr;
-    case Opcode::kMaximum: return ReductionKind::kMax;
-    case Opcode::kMinimum: return ReductionKind::kMin;
-    default: return ReductionKind::kOther;
+    case Opcode::kAdd:
+      return ReductionKind::kAdd;
+    case Opcode::kMultiply:
+      return ReductionKind::kMul;
+    case Opcode::kAnd:
+      return ReductionKind::kAnd;
+    case Opcode::kOr:
+      return ReductionKind::kOr;
+    case Opcode::kMaximum:
+      return ReductionKind::kMax;
+    case Opcode::kMinimum:
+      return ReductionKind::kMin;
+    default:
+      return ReductionKind::kOther;
   }
 }
 
@@ -312,9 +319,9 @@ absl::StatusOr<bool> Visitor::ReduceOfReshape(Instruction* reduce) {
           if (out == d) new_dims.push_back(in);
         }
       }
-      Shape new_shape = MakeShapeLike(reduce->shape().element_type(),
-                                      DeleteDims(x->shape().dimensions(), new_dims),
-                                      reduce->shape());
+      Shape new_shape =
+          MakeShapeLike(reduce->shape().element_type(),
+                        DeleteDims(x->shape().dimensions(), new_dims), reduce->shape());
       Instruction* new_reduce = AddReduce(x, init, new_shape, new_dims, function);
       HLOGYM_RETURN_IF_ERROR(ReplaceWithNew(reduce, AddReshape(new_reduce, reduce->shape())));
       return true;
@@ -381,9 +388,9 @@ absl::StatusOr<bool> Visitor::ReduceOfBroadcast(Instruction* reduce) {
       new_dims.push_back(it - bdims.begin());
     }
     if (all_from_operand) {
-      Shape new_shape = MakeShapeLike(reduce->shape().element_type(),
-                                      DeleteDims(x->shape().dimensions(), new_dims),
-                                      reduce->shape());
+      Shape new_shape =
+          MakeShapeLike(reduce->shape().element_type(),
+                        DeleteDims(x->shape().dimensions(), new_dims), reduce->shape());
       Instruction* new_reduce = AddReduce(x, init, new_shape, new_dims, function);
       std::vector<int64_t> new_bdims;
       for (int64_t i = 0; i < x->shape().rank(); ++i) {
@@ -421,8 +428,7 @@ absl::StatusOr<bool> Visitor::ReduceOfBroadcast(Instruction* reduce) {
       if (only_added) {
         Instruction* scaled =
             AddBinary(Opcode::kMultiply, x->shape(), x, ScalarLike(x->shape(), count));
-        Instruction* init_b =
-            x->shape().rank() == 0 ? init : AddBroadcast(init, x->shape(), {});
+        Instruction* init_b = x->shape().rank() == 0 ? init : AddBroadcast(init, x->shape(), {});
         Instruction* sum = AddBinary(Opcode::kAdd, x->shape(), init_b, scaled);
         HLOGYM_RETURN_IF_ERROR(
             ReplaceWithNew(reduce, AddBroadcast(sum, reduce->shape(), new_bdims)));

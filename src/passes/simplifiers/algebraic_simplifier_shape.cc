@@ -200,8 +200,8 @@ absl::Status Visitor::HandleReshape(Instruction* reshape) {
   }
   // reshape(broadcast(x)) => broadcast(x) when x's dims are left alone.
   if (operand->opcode() == Opcode::kBroadcast) {
-    auto out_dims = ReshapeLeavesDimensionsUnmodified(operand->shape(), shape,
-                                                      operand->attrs().dimensions);
+    auto out_dims =
+        ReshapeLeavesDimensionsUnmodified(operand->shape(), shape, operand->attrs().dimensions);
     if (out_dims) {
       return ReplaceWithNew(reshape, AddBroadcast(operand->operand(0), shape, *out_dims));
     }
@@ -243,8 +243,7 @@ absl::Status Visitor::HandleReshape(Instruction* reshape) {
 
 absl::StatusOr<bool> Visitor::SimplifyTransposeOfBroadcast(Instruction* transpose) {
   Instruction* broadcast = transpose->operand(0);
-  if (broadcast->opcode() != Opcode::kBroadcast ||
-      !IsSortedDims(broadcast->attrs().dimensions)) {
+  if (broadcast->opcode() != Opcode::kBroadcast || !IsSortedDims(broadcast->attrs().dimensions)) {
     return false;
   }
   std::vector<int64_t> inverse = InversePermutation(transpose->attrs().dimensions);
@@ -290,8 +289,7 @@ absl::Status Visitor::HandleTranspose(Instruction* transpose) {
         static_cast<int64_t>(dn.lhs_contracting_dimensions.size()) + nb + 1 ==
             lhs->shape().rank() &&
         !dn.rhs_contracting_dimensions.empty() &&
-        static_cast<int64_t>(dn.rhs_contracting_dimensions.size()) + nb + 1 ==
-            rhs->shape().rank();
+        static_cast<int64_t>(dn.rhs_contracting_dimensions.size()) + nb + 1 == rhs->shape().rank();
     if (canonical && rank >= 2) {
       std::vector<int64_t> expected(rank);
       std::iota(expected.begin(), expected.end(), 0);
@@ -341,8 +339,7 @@ absl::Status Visitor::HandleTranspose(Instruction* transpose) {
 absl::StatusOr<bool> Visitor::RewriteDepthToSpaceAsSliceConcat(Instruction* transpose) {
   // XLA bounds the number of slices (kMaxChunksForTransformation).
   constexpr int64_t kMaxChunks = 5;
-  if (!options_.rewrite_reshape_transpose_as_slice_concatenate ||
-      transpose->user_count() != 1) {
+  if (!options_.rewrite_reshape_transpose_as_slice_concatenate || transpose->user_count() != 1) {
     return false;
   }
   Instruction* outer = transpose->users()[0];
@@ -378,8 +375,7 @@ absl::StatusOr<bool> Visitor::RewriteDepthToSpaceAsSliceConcat(Instruction* tran
   const auto& od = outer->shape().dimensions();
   if (static_cast<int64_t>(od.size()) != rank) return false;
   for (int64_t d = 0; d < rank; ++d) {
-    const int64_t expected =
-        d == t - 1 ? xd[d] * chunks : (d == s ? xd[d] / chunks : xd[d]);
+    const int64_t expected = d == t - 1 ? xd[d] * chunks : (d == s ? xd[d] / chunks : xd[d]);
     if (od[d] != expected) return false;
   }
   std::vector<Instruction*> slices;
@@ -434,8 +430,7 @@ absl::Status Visitor::HandleSlice(Instruction* slice) {
     if (inside_pad) return ReplaceWithNew(slice, AddSlice(pad_operand, moved));
   }
   // slice(slice(x)) => slice(x), both unstrided.
-  if (operand->opcode() == Opcode::kSlice && IsUnstridedSlice(slice) &&
-      IsUnstridedSlice(operand)) {
+  if (operand->opcode() == Opcode::kSlice && IsUnstridedSlice(slice) && IsUnstridedSlice(operand)) {
     std::vector<SliceDimension> merged = sl;
     for (int64_t i = 0; i < rank; ++i) {
       merged[i].start += operand->attrs().slice[i].start;
@@ -728,8 +723,7 @@ absl::Status Visitor::HandleReverse(Instruction* reverse) {
     std::sort(a.begin(), a.end());
     std::sort(b.begin(), b.end());
     std::vector<int64_t> sym;
-    std::set_symmetric_difference(a.begin(), a.end(), b.begin(), b.end(),
-                                  std::back_inserter(sym));
+    std::set_symmetric_difference(a.begin(), a.end(), b.begin(), b.end(), std::back_inserter(sym));
     if (sym.empty()) {
       ReplaceIfCompatible(reverse, inner->operand(0));
       return absl::OkStatus();
@@ -821,8 +815,8 @@ absl::Status Visitor::HandleDynamicSlice(Instruction* ds) {
     }
     std::vector<Instruction*> ops = {x};
     ops.insert(ops.end(), starts.begin(), starts.end());
-    Instruction* inner = Add(Opcode::kDynamicSlice,
-                             MakeShapeLike(shape.element_type(), new_sizes, shape), ops);
+    Instruction* inner =
+        Add(Opcode::kDynamicSlice, MakeShapeLike(shape.element_type(), new_sizes, shape), ops);
     inner->mutable_attrs().dynamic_slice_sizes = new_sizes;
     return ReplaceWithNew(ds, AddReshape(inner, shape));
   }
@@ -837,8 +831,8 @@ absl::Status Visitor::HandleDynamicSlice(Instruction* ds) {
       ops.push_back(ds->operand(1 + inverse[i]));
       new_sizes.push_back(sizes[inverse[i]]);
     }
-    Instruction* inner = Add(Opcode::kDynamicSlice,
-                             MakeShapeLike(shape.element_type(), new_sizes, shape), ops);
+    Instruction* inner =
+        Add(Opcode::kDynamicSlice, MakeShapeLike(shape.element_type(), new_sizes, shape), ops);
     inner->mutable_attrs().dynamic_slice_sizes = new_sizes;
     Instruction* t_ops[] = {inner};
     Instruction* made = Add(Opcode::kTranspose, shape, t_ops);

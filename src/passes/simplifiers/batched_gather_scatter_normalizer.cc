@@ -36,8 +36,8 @@ absl::StatusOr<Instruction*> ConcatBatchIndices(Instruction* indices, int64_t in
   PrimitiveType type = indices->shape().element_type();
   for (int64_t dim : batching_dims) {
     if (dim < 0 || dim >= indices->shape().rank()) {
-      return absl::InvalidArgumentError(absl::StrCat("batching dimension ", dim,
-                                                     " out of range for ", indices->name()));
+      return absl::InvalidArgumentError(
+          absl::StrCat("batching dimension ", dim, " out of range for ", indices->name()));
     }
     type = PromoteForSize(type, indices->shape().dimensions(dim));
   }
@@ -54,8 +54,8 @@ absl::StatusOr<Instruction*> ConcatBatchIndices(Instruction* indices, int64_t in
     indices = *reshaped;
   }
   if (index_vector_dim < 0 || index_vector_dim >= static_cast<int64_t>(dims.size())) {
-    return absl::InvalidArgumentError(absl::StrCat("index_vector_dim ", index_vector_dim,
-                                                   " out of range for ", indices->name()));
+    return absl::InvalidArgumentError(
+        absl::StrCat("index_vector_dim ", index_vector_dim, " out of range for ", indices->name()));
   }
   std::vector<int64_t> iota_dims = dims;
   iota_dims[index_vector_dim] = 1;
@@ -116,8 +116,8 @@ absl::StatusOr<Instruction*> NormalizeGather(Instruction* gather) {
 absl::StatusOr<Instruction*> NormalizeScatter(Instruction* scatter) {
   const ScatterDimensionNumbers& dnums = *scatter->attrs().scatter_dimension_numbers;
   const int64_t count = scatter->operand_count();
-  if (dnums.input_batching_dims.size() != dnums.scatter_indices_batching_dims.size() ||
-      count < 3 || count % 2 == 0) {
+  if (dnums.input_batching_dims.size() != dnums.scatter_indices_batching_dims.size() || count < 3 ||
+      count % 2 == 0) {
     return absl::InvalidArgumentError(
         absl::StrCat(scatter->name(), ": mismatched scatter batching dimensions or operands"));
   }

@@ -55,10 +55,18 @@ bool AllOperandsConstantLike(const Instruction* instruction) {
 // differently from XLA's).
 bool NeverFolded(Opcode opcode) {
   switch (opcode) {
-    case Opcode::kBroadcast: case Opcode::kIota: case Opcode::kFft:
-    case Opcode::kWhile: case Opcode::kRng: case Opcode::kAfterAll:
-    case Opcode::kCustomCall: case Opcode::kRngBitGenerator: case Opcode::kRngGetAndUpdateState:
-    case Opcode::kParameter: case Opcode::kConstant: case Opcode::kTuple:
+    case Opcode::kBroadcast:
+    case Opcode::kIota:
+    case Opcode::kFft:
+    case Opcode::kWhile:
+    case Opcode::kRng:
+    case Opcode::kAfterAll:
+    case Opcode::kCustomCall:
+    case Opcode::kRngBitGenerator:
+    case Opcode::kRngGetAndUpdateState:
+    case Opcode::kParameter:
+    case Opcode::kConstant:
+    case Opcode::kTuple:
       return true;
     default:
       return IsCollective(opcode) || !EvaluatorSupportsOpcode(opcode);

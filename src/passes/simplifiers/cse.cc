@@ -43,8 +43,7 @@ size_t LiteralHash(const Literal& literal) {
 }
 
 bool HasControlDeps(const Instruction* instruction) {
-  return !instruction->control_predecessors().empty() ||
-         !instruction->control_successors().empty();
+  return !instruction->control_predecessors().empty() || !instruction->control_successors().empty();
 }
 
 absl::StatusOr<bool> CombineConstants(Computation* computation) {

@@ -16,8 +16,7 @@ namespace {
 bool IsRemovable(const Instruction* instruction, SideEffectCache& effects) {
   if (!instruction->users().empty() || instruction->IsRoot()) return false;
   if (instruction->opcode() == Opcode::kParameter) return false;
-  if (!instruction->control_predecessors().empty() ||
-      !instruction->control_successors().empty()) {
+  if (!instruction->control_predecessors().empty() || !instruction->control_successors().empty()) {
     return false;
   }
   if (instruction->opcode() == Opcode::kCustomCall &&

@@ -38,9 +38,8 @@ bool NeedsSorting(const DotDimensionNumbers& dnums) {
 absl::Status SortContractingDimensions(Instruction* dot) {
   DotDimensionNumbers dnums = *dot->attrs().dot_dimension_numbers;
   if (dnums.lhs_contracting_dimensions.size() != dnums.rhs_contracting_dimensions.size()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(dot->name(),
-                     ": lhs and rhs have different numbers of contracting dimensions"));
+    return absl::InvalidArgumentError(absl::StrCat(
+        dot->name(), ": lhs and rhs have different numbers of contracting dimensions"));
   }
   const std::vector<int64_t>& key = Consecutive(dnums.lhs_contracting_dimensions)
                                         ? dnums.lhs_contracting_dimensions

@@ -232,10 +232,9 @@ absl::StatusOr<bool> DotMerger::Run(Module& module) {
     std::vector<Instruction*> dead;
     absl::flat_hash_set<const Instruction*> dead_set;
     for (auto& [key, members] : classes) {
-      std::sort(members.begin(), members.end(),
-                [](const Instruction* x, const Instruction* y) {
-                  return x->unique_id() < y->unique_id();
-                });
+      std::sort(members.begin(), members.end(), [](const Instruction* x, const Instruction* y) {
+        return x->unique_id() < y->unique_id();
+      });
       members.erase(std::unique(members.begin(), members.end()), members.end());
       if (members.size() < 2 || std::none_of(members.begin(), members.end(), small_enough)) {
         continue;

@@ -39,9 +39,8 @@ absl::StatusOr<Instruction*> Expand(Instruction* gather) {
   Computation* computation = gather->parent();
   const std::vector<int64_t>& slice_sizes_in = gather->attrs().gather_slice_sizes;
   if (std::find(slice_sizes_in.begin(), slice_sizes_in.end(), 0) != slice_sizes_in.end()) {
-    Instruction* zero =
-        MakeScalarConstant(computation, gather->shape().element_type(), 0,
-                           gather->shape().has_layout());
+    Instruction* zero = MakeScalarConstant(computation, gather->shape().element_type(), 0,
+                                           gather->shape().has_layout());
     return MakeBroadcast(zero, gather->shape().dimensions(), {});
   }
   const GatherDimensionNumbers dnums = *gather->attrs().gather_dimension_numbers;

@@ -63,8 +63,10 @@ absl::StatusOr<bool> RewriteDot(Instruction* dot) {
     dims.push_back(1);
     return Reshaped(shape, dims);
   };
-  Instruction* new_lhs = lhs_matrix ? lhs : AddReshape(computation, lhs, with_trailing_one(lhs->shape()));
-  Instruction* new_rhs = rhs_matrix ? rhs : AddReshape(computation, rhs, with_trailing_one(rhs->shape()));
+  Instruction* new_lhs =
+      lhs_matrix ? lhs : AddReshape(computation, lhs, with_trailing_one(lhs->shape()));
+  Instruction* new_rhs =
+      rhs_matrix ? rhs : AddReshape(computation, rhs, with_trailing_one(rhs->shape()));
   std::vector<int64_t> out_dims = dot->shape().dimensions();
   if (!lhs_matrix) {
     out_dims.insert(out_dims.end() - 1, 1);

@@ -25,7 +25,8 @@ bool IsTrivial(const WindowDimension& d) {
 
 // A copy of the tuple-returning `reducer` that returns only element `index`.
 Computation* ReducerElement(Module& module, const Computation& reducer, int64_t index) {
-  auto copy = std::make_unique<Computation>(module.UniqueName(absl::StrCat(reducer.name(), ".clone")));
+  auto copy =
+      std::make_unique<Computation>(module.UniqueName(absl::StrCat(reducer.name(), ".clone")));
   copy->set_parent(&module);
   // What the element needs, and every parameter (the map passes them all).
   const Instruction* element_root = reducer.root_instruction()->operand(index);
@@ -43,8 +44,8 @@ Computation* ReducerElement(Module& module, const Computation& reducer, int64_t 
     if (instruction->opcode() != Opcode::kParameter && !live.contains(instruction)) continue;
     std::vector<Instruction*> operands;
     for (Instruction* operand : instruction->operands()) operands.push_back(map.at(operand));
-    map[instruction] = copy->AddInstruction(instruction->CloneWithNewOperands(
-        operands, module.UniqueName(instruction->name())));
+    map[instruction] = copy->AddInstruction(
+        instruction->CloneWithNewOperands(operands, module.UniqueName(instruction->name())));
   }
   copy->set_root_instruction(map.at(reducer.root_instruction()->operand(index)));
   return module.AddComputation(std::move(copy));
@@ -157,10 +158,9 @@ absl::StatusOr<bool> TryRewriteScan(Instruction* rw, int64_t base) {
   map_operands.insert(map_operands.end(), carries.begin(), carries.end());
   std::vector<Instruction*> results;
   for (size_t i = 0; i < n; ++i) {
-    Computation* combiner =
-        reducer_root->shape().IsTuple()
-            ? ReducerElement(module, *reducer, static_cast<int64_t>(i))
-            : reducer;
+    Computation* combiner = reducer_root->shape().IsTuple()
+                                ? ReducerElement(module, *reducer, static_cast<int64_t>(i))
+                                : reducer;
     Shape map_shape(row_scans[i]->shape().element_type(), tiled_dims);
     auto map = std::make_unique<Instruction>(Opcode::kMap, map_shape);
     for (Instruction* operand : map_operands) map->AppendOperand(operand);
@@ -192,7 +192,6 @@ absl::StatusOr<bool> TryRewriteScan(Instruction* rw, int64_t base) {
   HLOGYM_RETURN_IF_ERROR(ReplaceReduceWindow(rw, results));
   return true;
 }
-
 
 }  // namespace
 

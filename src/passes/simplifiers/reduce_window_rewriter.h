@@ -33,8 +33,7 @@ namespace hlogym {
 // The scan rewrite above on one reduce-window: true when it applied (the
 // reduce-window is then replaced and removed). Shared with
 // associative-scan-rewriter, whose long scans XLA splits the same way.
-absl::StatusOr<bool> RewriteCumulativeReduceWindow(Instruction* reduce_window,
-                                                   int64_t base_length);
+absl::StatusOr<bool> RewriteCumulativeReduceWindow(Instruction* reduce_window, int64_t base_length);
 
 class ReduceWindowRewriter : public Pass {
  public:

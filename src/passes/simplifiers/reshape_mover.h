@@ -40,8 +40,7 @@ struct ReshapeMoverOptions {
 
 class ReshapeMover : public Pass {
  public:
-  explicit ReshapeMover(ReshapeMoverOptions options = {},
-                        std::string name = "reshape-mover")
+  explicit ReshapeMover(ReshapeMoverOptions options = {}, std::string name = "reshape-mover")
       : options_(options), name_(std::move(name)) {}
   std::string_view name() const override { return name_; }
   absl::StatusOr<bool> Run(Module& module) override;

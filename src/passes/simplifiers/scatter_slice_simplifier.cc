@@ -18,7 +18,7 @@ namespace {
 // What a matched scatter is rebuilt from.
 struct Match {
   Instruction* scatter = nullptr;
-  std::vector<int64_t> limits;           // the common slice limits
+  std::vector<int64_t> limits;              // the common slice limits
   absl::flat_hash_set<Instruction*> chain;  // gte and elementwise values in between
   std::vector<Instruction*> slices;
 };

@@ -113,16 +113,15 @@ bool IsNanSafeGreaterThan(const Computation* comparator) {
   // indices as parameters 2 and 3.
   if (root->opcode() == Opcode::kSelect) {
     auto is_true_broadcast = [](const Instruction* i) {
-      return i->opcode() == Opcode::kBroadcast &&
-             i->operand(0)->opcode() == Opcode::kConstant;
+      return i->opcode() == Opcode::kBroadcast && i->operand(0)->opcode() == Opcode::kConstant;
     };
     const Instruction* gt = root->operand(1);
     if (!is_true_broadcast(root->operand(0)) || !is_true_broadcast(root->operand(2)) ||
         !IsCompare(gt, ComparisonDirection::kGt) || comparator->num_parameters() != 4) {
       return false;
     }
-    for (PrimitiveType type : {PrimitiveType::kBF16, PrimitiveType::kF32, PrimitiveType::kS32,
-                               PrimitiveType::kU32}) {
+    for (PrimitiveType type :
+         {PrimitiveType::kBF16, PrimitiveType::kF32, PrimitiveType::kS32, PrimitiveType::kU32}) {
       if (IsParameter(gt->operand(0), 0, type) && IsParameter(gt->operand(1), 1, type) &&
           comparator->parameter_instruction(2) != nullptr &&
           HasType(comparator->parameter_instruction(2), PrimitiveType::kS32) &&
@@ -149,8 +148,11 @@ bool IsNanSafeGreaterThan(const Computation* comparator) {
          both([](const Instruction* k, int64_t n) {
            return IsXorTotalOrderKey(k, n, PT::kF32, PT::kS32, true);
          }) ||
-         both([](const Instruction* k, int64_t n) { return IsSubtractTotalOrderKey(k, n, false); }) ||
-         both([](const Instruction* k, int64_t n) { return IsSubtractTotalOrderKey(k, n, true); }) ||
+         both([](const Instruction* k, int64_t n) {
+           return IsSubtractTotalOrderKey(k, n, false);
+         }) ||
+         both(
+             [](const Instruction* k, int64_t n) { return IsSubtractTotalOrderKey(k, n, true); }) ||
          both([](const Instruction* k, int64_t n) {
            for (PT type : {PT::kBF16, PT::kF32, PT::kS32, PT::kU32}) {
              if (IsParameter(k, n, type)) return true;
@@ -194,8 +196,7 @@ std::optional<int64_t> TopKOfSort(const Instruction* sort) {
   for (const Instruction* user : sort->users()) {
     const Instruction* slice = user;
     if (sort->operand_count() == 2) {
-      if (user->opcode() != Opcode::kGetTupleElement || user->user_count() != 1 ||
-          user->IsRoot()) {
+      if (user->opcode() != Opcode::kGetTupleElement || user->user_count() != 1 || user->IsRoot()) {
         return std::nullopt;
       }
       slice = user->users()[0];
@@ -228,8 +229,8 @@ absl::Status Rewrite(Instruction* sort, int64_t k) {
     for (int64_t d : data_shape.dimensions()) batch *= d;
     batch = n == 0 ? 0 : batch / n;
     if (rank > 2) {
-      std::vector<int64_t> flat = dimension == 0 ? std::vector<int64_t>{n, batch}
-                                                 : std::vector<int64_t>{batch, n};
+      std::vector<int64_t> flat =
+          dimension == 0 ? std::vector<int64_t>{n, batch} : std::vector<int64_t>{batch, n};
       HLOGYM_ASSIGN(reshaped, MakeReshape(input, flat));
       input = reshaped;
     }
@@ -238,8 +239,8 @@ absl::Status Rewrite(Instruction* sort, int64_t k) {
       input = transposed;
     }
   }
-  std::vector<int64_t> out_dims = rank >= 2 ? std::vector<int64_t>{batch, k}
-                                            : std::vector<int64_t>{k};
+  std::vector<int64_t> out_dims =
+      rank >= 2 ? std::vector<int64_t>{batch, k} : std::vector<int64_t>{k};
   Shape values_shape(type, out_dims);
   Shape indices_shape(PrimitiveType::kS32, out_dims);
   auto call = std::make_unique<Instruction>(Opcode::kCustomCall,

@@ -38,8 +38,7 @@ std::optional<Split> PlanSplit(const Instruction* topk, int64_t threshold) {
   const Shape& values = shape.tuple_shapes(0);
   const Shape& indices = shape.tuple_shapes(1);
   if (!values.IsArray() || !indices.IsArray() || values.rank() != data.rank() ||
-      indices.dimensions() != values.dimensions() ||
-      values.element_type() != data.element_type() ||
+      indices.dimensions() != values.dimensions() || values.element_type() != data.element_type() ||
       indices.element_type() != PrimitiveType::kS32) {
     return std::nullopt;
   }
@@ -79,9 +78,8 @@ absl::StatusOr<Instruction*> Rewrite(Instruction* topk, const Split& split) {
       std::make_unique<Instruction>(Opcode::kIota, Shape(PrimitiveType::kS32, {split.rows}));
   iota_instruction->mutable_attrs().iota_dimension = 0;
   Instruction* iota = AddWithLayoutOf(computation, std::move(iota_instruction), input);
-  Instruction* width = MakeScalarConstant(computation, PrimitiveType::kS32,
-                                          static_cast<double>(columns),
-                                          input->shape().has_layout());
+  Instruction* width = MakeScalarConstant(
+      computation, PrimitiveType::kS32, static_cast<double>(columns), input->shape().has_layout());
   HLOGYM_ASSIGN(widths, MakeBroadcast(width, std::vector<int64_t>{split.rows}, {}));
   HLOGYM_ASSIGN(offsets, MakeBinary(Opcode::kMultiply, iota, widths));
   HLOGYM_ASSIGN(offsets_2d, MakeBroadcast(offsets, row_dims, std::vector<int64_t>{0}));
@@ -117,9 +115,9 @@ absl::StatusOr<bool> TopkSplitter::Run(Module& module) {
       if (!split.has_value()) continue;
       const Computation* comparator = instruction->to_apply();
       if (comparator == nullptr || comparator->num_parameters() != 4) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "topk-splitter: ", instruction->name(),
-            ": TopK custom call needs a 4-parameter comparator (values and indices)"));
+        return absl::InvalidArgumentError(
+            absl::StrCat("topk-splitter: ", instruction->name(),
+                         ": TopK custom call needs a 4-parameter comparator (values and indices)"));
       }
       work.emplace_back(instruction.get(), *split);
     }

@@ -79,7 +79,8 @@ absl::StatusOr<bool> TreeReductionRewriter::Run(Module& module) {
   for (const auto& computation : module.computations()) {
     if (!run.MustVisit(*computation)) continue;
     for (const auto& owned : computation->instructions()) {
-      if (NeedsRewrite(owned.get(), reduce_window_size_, cpu_library_filter_)) reduces.push_back(owned.get());
+      if (NeedsRewrite(owned.get(), reduce_window_size_, cpu_library_filter_))
+        reduces.push_back(owned.get());
     }
   }
   for (Instruction* reduce : reduces) {

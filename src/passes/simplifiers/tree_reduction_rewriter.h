@@ -30,8 +30,7 @@ namespace hlogym {
 
 class TreeReductionRewriter : public Pass {
  public:
-  explicit TreeReductionRewriter(int64_t reduce_window_size = 32,
-                                 bool cpu_library_filter = true)
+  explicit TreeReductionRewriter(int64_t reduce_window_size = 32, bool cpu_library_filter = true)
       : reduce_window_size_(reduce_window_size), cpu_library_filter_(cpu_library_filter) {}
   std::string_view name() const override { return "tree_reduction_rewriter"; }
   absl::StatusOr<bool> Run(Module& module) override;

@@ -20,11 +20,22 @@ namespace {
 
 bool Skipped(const Instruction* hlo) {
   switch (hlo->opcode()) {
-    case Opcode::kTuple: case Opcode::kGetTupleElement: case Opcode::kConstant:
-    case Opcode::kDomain: case Opcode::kParameter: case Opcode::kFusion: case Opcode::kConvert:
-    case Opcode::kCall: case Opcode::kCustomCall: case Opcode::kWhile: case Opcode::kConditional:
-    case Opcode::kBitcastConvert: case Opcode::kBitcast: case Opcode::kAsyncStart:
-    case Opcode::kAsyncDone: case Opcode::kAsyncUpdate:
+    case Opcode::kTuple:
+    case Opcode::kGetTupleElement:
+    case Opcode::kConstant:
+    case Opcode::kDomain:
+    case Opcode::kParameter:
+    case Opcode::kFusion:
+    case Opcode::kConvert:
+    case Opcode::kCall:
+    case Opcode::kCustomCall:
+    case Opcode::kWhile:
+    case Opcode::kConditional:
+    case Opcode::kBitcastConvert:
+    case Opcode::kBitcast:
+    case Opcode::kAsyncStart:
+    case Opcode::kAsyncDone:
+    case Opcode::kAsyncUpdate:
       return true;
     default:
       return hlo->HasSideEffect();

@@ -32,8 +32,7 @@ std::tuple<bool, int, int, int, bool> PrecisionKey(PrimitiveType type) {
 }
 
 bool IsDotOrConvolution(const Instruction* instruction) {
-  return (instruction->opcode() == Opcode::kDot ||
-          instruction->opcode() == Opcode::kConvolution) &&
+  return (instruction->opcode() == Opcode::kDot || instruction->opcode() == Opcode::kConvolution) &&
          instruction->operand_count() == 2 && instruction->shape().IsArray() &&
          instruction->operand(0)->shape().IsArray() && instruction->operand(1)->shape().IsArray();
 }

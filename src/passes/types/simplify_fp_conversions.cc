@@ -16,8 +16,7 @@ absl::StatusOr<bool> SimplifyFpConversions::Run(Module& module) {
     if (!run.MustVisit(*computation)) continue;
     bool any_convert = false;
     for (const auto& hlo : computation->instructions()) {
-      if (hlo->opcode() == Opcode::kConvert &&
-          IsFloatingPointType(hlo->shape().element_type()) &&
+      if (hlo->opcode() == Opcode::kConvert && IsFloatingPointType(hlo->shape().element_type()) &&
           hlo->operand(0)->opcode() == Opcode::kConvert &&
           IsFloatingPointType(hlo->operand(0)->shape().element_type())) {
         any_convert = true;

@@ -34,8 +34,8 @@ std::optional<int64_t> SingleGteOperandIndex(const Instruction* instruction,
 }
 
 bool IsScalarIntegerOrPred(const Shape& shape) {
-  return shape.IsScalar() && (IsIntegralType(shape.element_type()) ||
-                              shape.element_type() == PrimitiveType::kPred);
+  return shape.IsScalar() &&
+         (IsIntegralType(shape.element_type()) || shape.element_type() == PrimitiveType::kPred);
 }
 
 // `value` wrapped to the range of `type` (two's complement).
@@ -85,23 +85,36 @@ class ScalarExpression {
         if (!a) return std::nullopt;
         return WrapTo(type, type == PrimitiveType::kPred ? !*a : ~*a);
       }
-      case Opcode::kAdd: case Opcode::kSubtract: case Opcode::kMultiply:
-      case Opcode::kAnd: case Opcode::kOr: case Opcode::kXor:
-      case Opcode::kMaximum: case Opcode::kMinimum: {
+      case Opcode::kAdd:
+      case Opcode::kSubtract:
+      case Opcode::kMultiply:
+      case Opcode::kAnd:
+      case Opcode::kOr:
+      case Opcode::kXor:
+      case Opcode::kMaximum:
+      case Opcode::kMinimum: {
         auto a = operand(0);
         auto b = operand(1);
         if (!a || !b) return std::nullopt;
         uint64_t ua = static_cast<uint64_t>(*a), ub = static_cast<uint64_t>(*b);
         bool is_unsigned = IsUnsignedIntegralType(type);
         switch (instruction->opcode()) {
-          case Opcode::kAdd: return WrapTo(type, static_cast<int64_t>(ua + ub));
-          case Opcode::kSubtract: return WrapTo(type, static_cast<int64_t>(ua - ub));
-          case Opcode::kMultiply: return WrapTo(type, static_cast<int64_t>(ua * ub));
-          case Opcode::kAnd: return WrapTo(type, *a & *b);
-          case Opcode::kOr: return WrapTo(type, *a | *b);
-          case Opcode::kXor: return WrapTo(type, *a ^ *b);
-          case Opcode::kMaximum: return is_unsigned ? static_cast<int64_t>(std::max(ua, ub)) : std::max(*a, *b);
-          default: return is_unsigned ? static_cast<int64_t>(std::min(ua, ub)) : std::min(*a, *b);
+          case Opcode::kAdd:
+            return WrapTo(type, static_cast<int64_t>(ua + ub));
+          case Opcode::kSubtract:
+            return WrapTo(type, static_cast<int64_t>(ua - ub));
+          case Opcode::kMultiply:
+            return WrapTo(type, static_cast<int64_t>(ua * ub));
+          case Opcode::kAnd:
+            return WrapTo(type, *a & *b);
+          case Opcode::kOr:
+            return WrapTo(type, *a | *b);
+          case Opcode::kXor:
+            return WrapTo(type, *a ^ *b);
+          case Opcode::kMaximum:
+            return is_unsigned ? static_cast<int64_t>(std::max(ua, ub)) : std::max(*a, *b);
+          default:
+            return is_unsigned ? static_cast<int64_t>(std::min(ua, ub)) : std::min(*a, *b);
         }
       }
       case Opcode::kSelect: {
@@ -129,12 +142,18 @@ class ScalarExpression {
           cmp = *a < *b ? -1 : (*a > *b ? 1 : 0);
         }
         switch (instruction->attrs().comparison_direction) {
-          case ComparisonDirection::kEq: return cmp == 0;
-          case ComparisonDirection::kNe: return cmp != 0;
-          case ComparisonDirection::kLt: return cmp < 0;
-          case ComparisonDirection::kLe: return cmp <= 0;
-          case ComparisonDirection::kGt: return cmp > 0;
-          case ComparisonDirection::kGe: return cmp >= 0;
+          case ComparisonDirection::kEq:
+            return cmp == 0;
+          case ComparisonDirection::kNe:
+            return cmp != 0;
+          case ComparisonDirection::kLt:
+            return cmp < 0;
+          case ComparisonDirection::kLe:
+            return cmp <= 0;
+          case ComparisonDirection::kGt:
+            return cmp > 0;
+          case ComparisonDirection::kGe:
+            return cmp >= 0;
         }
         return std::nullopt;
       }
@@ -165,8 +184,8 @@ std::optional<int64_t> GetLoopInductionVarTupleIdx(const Instruction* while_op) 
   const Computation* condition = while_op->called_computations()[0];
   const Computation* body = while_op->called_computations()[1];
   if (condition->num_parameters() != 1 || body->num_parameters() != 1) return std::nullopt;
-  std::optional<int64_t> index = SingleGteOperandIndex(condition->root_instruction(),
-                                                       condition->parameter_instruction(0));
+  std::optional<int64_t> index =
+      SingleGteOperandIndex(condition->root_instruction(), condition->parameter_instruction(0));
   if (!index) return std::nullopt;
   const Instruction* root = body->root_instruction();
   if (root->opcode() != Opcode::kTuple || *index >= root->operand_count()) return std::nullopt;
@@ -184,16 +203,20 @@ std::optional<TrivialLoopRange> MatchTrivialLoopRange(const Instruction* while_o
   const Instruction* cond_param = condition->parameter_instruction(0);
   const Instruction* body_param = body->parameter_instruction(0);
   const Instruction* update = body->root_instruction()->operand(*index);
-  if (!IsScalarIntegerOrPred(update->shape()) || update->shape().element_type() == PrimitiveType::kPred) {
+  if (!IsScalarIntegerOrPred(update->shape()) ||
+      update->shape().element_type() == PrimitiveType::kPred) {
     return std::nullopt;
   }
   PrimitiveType type = update->shape().element_type();
   std::optional<int64_t> init = InitialValue(while_op, *index);
   if (!init || update->opcode() != Opcode::kAdd) return std::nullopt;
   const Instruction* step_instruction = nullptr;
-  if (GteIndexOf(update->operand(0), body_param) == index) step_instruction = update->operand(1);
-  else if (GteIndexOf(update->operand(1), body_param) == index) step_instruction = update->operand(0);
-  if (step_instruction == nullptr || step_instruction->opcode() != Opcode::kConstant) return std::nullopt;
+  if (GteIndexOf(update->operand(0), body_param) == index)
+    step_instruction = update->operand(1);
+  else if (GteIndexOf(update->operand(1), body_param) == index)
+    step_instruction = update->operand(0);
+  if (step_instruction == nullptr || step_instruction->opcode() != Opcode::kConstant)
+    return std::nullopt;
   int64_t step = WrapTo(type, step_instruction->literal().GetAsInt64(0));
   const Instruction* compare = condition->root_instruction();
   if (compare->opcode() != Opcode::kCompare) return std::nullopt;
@@ -204,11 +227,20 @@ std::optional<TrivialLoopRange> MatchTrivialLoopRange(const Instruction* while_o
   } else if (GteIndexOf(compare->operand(1), cond_param) == index) {
     bound_instruction = compare->operand(0);
     switch (direction) {  // bound OP i  <=>  i OP' bound
-      case ComparisonDirection::kLt: direction = ComparisonDirection::kGt; break;
-      case ComparisonDirection::kLe: direction = ComparisonDirection::kGe; break;
-      case ComparisonDirection::kGt: direction = ComparisonDirection::kLt; break;
-      case ComparisonDirection::kGe: direction = ComparisonDirection::kLe; break;
-      default: break;
+      case ComparisonDirection::kLt:
+        direction = ComparisonDirection::kGt;
+        break;
+      case ComparisonDirection::kLe:
+        direction = ComparisonDirection::kGe;
+        break;
+      case ComparisonDirection::kGt:
+        direction = ComparisonDirection::kLt;
+        break;
+      case ComparisonDirection::kGe:
+        direction = ComparisonDirection::kLe;
+        break;
+      default:
+        break;
     }
   } else {
     return std::nullopt;
@@ -224,7 +256,8 @@ std::optional<TrivialLoopRange> MatchTrivialLoopRange(const Instruction* while_o
   // value the variable takes must stay in the type's range.
   __int128 start = *init, limit = bound, delta = step;
   __int128 trips = 0;
-  if ((direction == ComparisonDirection::kLt || direction == ComparisonDirection::kLe) && step > 0) {
+  if ((direction == ComparisonDirection::kLt || direction == ComparisonDirection::kLe) &&
+      step > 0) {
     if (direction == ComparisonDirection::kLe) limit += 1;
     trips = start < limit ? (limit - start + delta - 1) / delta : 0;
   } else if ((direction == ComparisonDirection::kGt || direction == ComparisonDirection::kGe) &&
@@ -235,8 +268,7 @@ std::optional<TrivialLoopRange> MatchTrivialLoopRange(const Instruction* while_o
     return std::nullopt;
   }
   __int128 last = start + trips * delta;  // the value that ends the loop
-  if (WrapTo(type, static_cast<int64_t>(last)) != static_cast<int64_t>(last) ||
-      trips > INT64_MAX) {
+  if (WrapTo(type, static_cast<int64_t>(last)) != static_cast<int64_t>(last) || trips > INT64_MAX) {
     return std::nullopt;
   }
   trip = static_cast<int64_t>(trips);

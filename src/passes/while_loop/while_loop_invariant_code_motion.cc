@@ -21,9 +21,15 @@ bool NotWorthHoistingIndividually(const Instruction& instruction) {
     return true;
   }
   switch (instruction.opcode()) {
-    case Opcode::kConstant: case Opcode::kReshape: case Opcode::kBitcast:
-    case Opcode::kBroadcast: case Opcode::kIota: case Opcode::kReverse:
-    case Opcode::kSlice: case Opcode::kTranspose: case Opcode::kTuple:
+    case Opcode::kConstant:
+    case Opcode::kReshape:
+    case Opcode::kBitcast:
+    case Opcode::kBroadcast:
+    case Opcode::kIota:
+    case Opcode::kReverse:
+    case Opcode::kSlice:
+    case Opcode::kTranspose:
+    case Opcode::kTuple:
       return true;
     default:
       return false;

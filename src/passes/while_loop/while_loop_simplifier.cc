@@ -110,8 +110,8 @@ absl::StatusOr<bool> PropagateConstantElements(Module& module, Instruction* whil
   const Instruction* init = while_op->operand(0);
   Computation* body = Body(while_op);
   Computation* condition = Condition(while_op);
-  if (init->opcode() != Opcode::kTuple || body == condition ||
-      CountCallers(module, body) != 1 || CountCallers(module, condition) != 1) {
+  if (init->opcode() != Opcode::kTuple || body == condition || CountCallers(module, body) != 1 ||
+      CountCallers(module, condition) != 1) {
     return false;
   }
   bool changed = false;
@@ -218,8 +218,8 @@ std::optional<std::vector<bool>> NeededStateElements(const Instruction* while_op
   // As in XLA (which has no loop-wide side-effect bail), the elements an
   // instruction with a side effect reads stay; the instruction itself stays
   // too. Optimization barriers (remat) are no side effect to XLA.
-  for (const Computation* computation : {static_cast<const Computation*>(body),
-                                         static_cast<const Computation*>(condition)}) {
+  for (const Computation* computation :
+       {static_cast<const Computation*>(body), static_cast<const Computation*>(condition)}) {
     const Instruction* param = computation->parameter_instruction(0);
     absl::flat_hash_set<const Instruction*> seen;
     std::vector<const Instruction*> worklist;
@@ -348,7 +348,8 @@ absl::StatusOr<bool> TryRemoveDeadElements(Module& module, Instruction* while_op
   }
   Instruction* new_init = MakeTuple(parent, init_elements);
   new_init->set_shape(new_shape);
-  auto replacement = while_op->CloneWithNewOperands({new_init}, module.UniqueName(while_op->name()));
+  auto replacement =
+      while_op->CloneWithNewOperands({new_init}, module.UniqueName(while_op->name()));
   replacement->set_shape(new_shape);
   replacement->mutable_attrs().EraseRaw("backend_config");
   Instruction* new_while = parent->AddInstruction(std::move(replacement));
@@ -701,9 +702,9 @@ absl::StatusOr<bool> WhileLoopSimplifier::Run(Module& module) {
     bool ends_turn;
   };
   static constexpr Step kSteps[] = {
-      {TryRemoveRepeatedElements, true}, {TryFlattenNestedTuples, true},
+      {TryRemoveRepeatedElements, true},  {TryFlattenNestedTuples, true},
       {PropagateConstantElements, false}, {TryRemoveWhileLoop, true},
-      {TryRemoveDeadElements, true},     {TryMergeInductionVariablesOfEveryType, false},
+      {TryRemoveDeadElements, true},      {TryMergeInductionVariablesOfEveryType, false},
   };
   for (Instruction* while_op : while_ops) {
     for (const Step& step : kSteps) {

@@ -26,7 +26,8 @@ absl::StatusOr<bool> WhileLoopTripCountAnnotator::Run(Module& module) {
       std::optional<TrivialLoopRange> range = MatchTrivialLoopRange(while_op);
       std::optional<int64_t> trip_count =
           range ? std::optional<int64_t>(range->trip_count) : ComputeWhileLoopTripCount(while_op);
-      if (trip_count) absl::StrAppend(&config, "\"known_trip_count\":{\"n\":\"", *trip_count, "\"},");
+      if (trip_count)
+        absl::StrAppend(&config, "\"known_trip_count\":{\"n\":\"", *trip_count, "\"},");
       if (range) {
         absl::StrAppend(&config, "\"known_init_step\":{\"init\":\"", range->init, "\",\"step\":\"",
                         range->step, "\"},");

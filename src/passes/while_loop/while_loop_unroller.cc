@@ -20,7 +20,10 @@ constexpr int64_t kExpandFactorThreshold = 10000;
 bool HasSendOrRecv(const Computation& computation) {
   for (const auto& instruction : computation.instructions()) {
     switch (instruction->opcode()) {
-      case Opcode::kSend: case Opcode::kSendDone: case Opcode::kRecv: case Opcode::kRecvDone:
+      case Opcode::kSend:
+      case Opcode::kSendDone:
+      case Opcode::kRecv:
+      case Opcode::kRecvDone:
         return true;
       default:
         break;
@@ -36,8 +39,8 @@ std::optional<TrivialLoopRange> Unrollable(const Instruction* loop) {
   }
   const Computation& condition = *loop->called_computations()[0];
   const Computation& body = *loop->called_computations()[1];
-  if (condition.num_parameters() != 1 || body.num_parameters() != 1 ||
-      HasSendOrRecv(condition) || HasSendOrRecv(body) || ComputationHasSideEffect(condition) ||
+  if (condition.num_parameters() != 1 || body.num_parameters() != 1 || HasSendOrRecv(condition) ||
+      HasSendOrRecv(body) || ComputationHasSideEffect(condition) ||
       ComputationHasSideEffect(body)) {
     return std::nullopt;
   }
@@ -64,9 +67,9 @@ absl::Status Unroll(Module& module, Instruction* loop, const TrivialLoopRange& r
     Computation* copy = CloneComputation(module, body, ".unrolled");
     Instruction* parameter = copy->parameter_instruction(0);
     const Shape& induction_shape = parameter->shape().tuple_shapes(range.induction_index);
-    Instruction* value = MakeScalarConstant(
-        copy, induction_shape.element_type(), static_cast<double>(range.init + k * range.step),
-        induction_shape.has_layout());
+    Instruction* value = MakeScalarConstant(copy, induction_shape.element_type(),
+                                            static_cast<double>(range.init + k * range.step),
+                                            induction_shape.has_layout());
     std::vector<Instruction*> inductions;
     for (Instruction* user : parameter->users()) {
       if (user->opcode() == Opcode::kGetTupleElement &&

@@ -12,8 +12,7 @@ namespace {
 
 // A new (not yet added) computation of `module` with one parameter.
 std::unique_ptr<Computation> NewComputation(Module& module, std::string_view name,
-                                            const Shape& parameter_shape,
-                                            Instruction** parameter) {
+                                            const Shape& parameter_shape, Instruction** parameter) {
   auto computation = std::make_unique<Computation>(module.UniqueName(name));
   computation->set_parent(&module);
   auto param = std::make_unique<Instruction>(Opcode::kParameter, parameter_shape,
@@ -31,8 +30,7 @@ absl::Status AddPlaceholderZeros(Computation* computation, const Shape& shape, b
     std::vector<Instruction*> elements;
     for (const Shape& element : shape.tuple_shapes()) {
       if (!element.IsArray()) return absl::OkStatus();
-      Instruction* zero =
-          MakeScalarConstant(computation, element.element_type(), 0, with_layout);
+      Instruction* zero = MakeScalarConstant(computation, element.element_type(), 0, with_layout);
       HLOGYM_ASSIGN(broadcast, MakeBroadcast(zero, element.dimensions(), {}));
       elements.push_back(broadcast);
     }
@@ -52,8 +50,8 @@ absl::StatusOr<std::vector<Instruction*>> MakeCountedLoop(
   Module* module = computation->parent();
   if (module == nullptr) return absl::InternalError("computation is not in a module");
   if (trip_count < 0 || trip_count > INT32_MAX) {
-    return absl::UnimplementedError(absl::StrCat("loop trip count ", trip_count,
-                                                 " does not fit an s32 induction variable"));
+    return absl::UnimplementedError(
+        absl::StrCat("loop trip count ", trip_count, " does not fit an s32 induction variable"));
   }
   const bool with_layout = !init_values.empty() && init_values[0]->shape().has_layout();
   Instruction* zero = MakeScalarConstant(computation, PrimitiveType::kS32, 0, with_layout);
@@ -65,8 +63,8 @@ absl::StatusOr<std::vector<Instruction*>> MakeCountedLoop(
   Instruction* cond_param = nullptr;
   auto cond = NewComputation(*module, "while_cond", state_shape, &cond_param);
   {
-    if (absl::Status s = AddPlaceholderZeros(cond.get(), Shape(PrimitiveType::kPred, {}),
-                                             with_layout);
+    if (absl::Status s =
+            AddPlaceholderZeros(cond.get(), Shape(PrimitiveType::kPred, {}), with_layout);
         !s.ok()) {
       return s;
     }
@@ -98,8 +96,8 @@ absl::StatusOr<std::vector<Instruction*>> MakeCountedLoop(
     for (size_t k = 0; k < next.size(); ++k) {
       Instruction* value = (next)[k];
       if (!value->shape().Compatible(state[k]->shape())) {
-        return absl::InternalError(absl::StrCat("loop body changed the shape of state element ",
-                                                k, " to ", value->shape().ToString()));
+        return absl::InternalError(absl::StrCat("loop body changed the shape of state element ", k,
+                                                " to ", value->shape().ToString()));
       }
       results.push_back(value);
     }

@@ -13,7 +13,8 @@ ENTRY main {
   bc = f32[5,4,8,128] broadcast(x), dimensions={3,0}
   ROOT ag = f32[5,4,8,256] all-gather(bc), channel_id=2, replica_groups={{0,1}}, dimensions={3}
 }
-)", ", replica_count=2"));
+)",
+                                                                     ", replica_count=2"));
   EXPECT_TRUE(run.changed);
   EXPECT_CHECKS(run.after, R"(
 CHECK: = f32[256,5] all-gather(f32[128,5] %x), dimensions={0}, channel_id=3, replica_groups={{[{][{]0,1[}][}]}}
@@ -28,7 +29,8 @@ ENTRY main {
   bc = f32[5,4,8,128] broadcast(x), dimensions={3,0}
   ROOT ag = f32[5,12,8,128] all-gather(bc), replica_groups={{0,1,2}}, dimensions={1}
 }
-)", ", replica_count=3"));
+)",
+                                                                     ", replica_count=3"));
   EXPECT_TRUE(run.changed);
   EXPECT_CHECKS(run.after, R"(
 CHECK: = f32[1,128,5] reshape(f32[128,5] %x)
@@ -44,7 +46,8 @@ TEST(AllGatherBroadcastReorderTest, EvaluatesTheSame) {
 ENTRY main {
   x = f32[3] parameter(0)
   bc = f32[2,3,4] broadcast(x), dimensions={1}
-  ROOT ag = f32[2,3,4] all-gather(bc), replica_groups={}, dimensions={)", dims, R"(}
+  ROOT ag = f32[2,3,4] all-gather(bc), replica_groups={}, dimensions={)",
+                                                          dims, R"(}
 }
 )"));
     PassRun run = RunPass("all-gather-bcast-reorder", hlo);
@@ -60,7 +63,8 @@ ENTRY main {
   bc = f32[1,4] broadcast(x), dimensions={1}
   ROOT ag = f32[2,4] all-gather(bc), replica_groups={{0,1}}, dimensions={0}
 }
-)", ", replica_count=2"));
+)",
+                                                                     ", replica_count=2"));
   EXPECT_FALSE(run.changed);
 }
 
@@ -70,7 +74,8 @@ ENTRY main {
   x = f32[2,4] parameter(0)
   ROOT ag = f32[4,4] all-gather(x), replica_groups={{0,1}}, dimensions={0}
 }
-)", ", replica_count=2"));
+)",
+                                                                     ", replica_count=2"));
   EXPECT_FALSE(run.changed);
 }
 

@@ -16,7 +16,8 @@ ENTRY main {
   id = u32[] replica-id()
   two = u32[] constant(2)
   three = u32[] constant(3)
-  )" + std::string(offset) + R"(
+  )" + std::string(offset) +
+         R"(
   zero = u32[] constant(0)
   ds = f32[2,4] dynamic-slice(ag, off, zero), dynamic_slice_sizes={2,4}
   ROOT n = f32[2,4] negate(ds)
@@ -25,8 +26,9 @@ ENTRY main {
 }
 
 TEST(AllGatherDynamicSliceSimplifierTest, ReplicaShardBecomesTheOperand) {
-  PassRun run = RunPass("all-gather-dynamic-slice-simplifier",
-                        Module(", replica_count=4", "{{0,1,2,3}}", "off = u32[] multiply(id, two)"));
+  PassRun run =
+      RunPass("all-gather-dynamic-slice-simplifier",
+              Module(", replica_count=4", "{{0,1,2,3}}", "off = u32[] multiply(id, two)"));
   EXPECT_TRUE(run.changed);
   EXPECT_CHECKS(run.after, R"(
 CHECK-NOT: all-gather

@@ -14,7 +14,8 @@ ENTRY main {
   ag1 = f32[4,4] all-gather(b), channel_id=2, replica_groups={{0,1}}, dimensions={0}, use_global_device_ids=true
   ROOT add = f32[4,4] add(ag0, ag1), metadata={op_name="plus"}
 }
-)", ", num_partitions=2"));
+)",
+                                                                 ", num_partitions=2"));
   EXPECT_TRUE(run.changed);
   EXPECT_CHECKS(run.after, R"(
 CHECK: = f32[2,4] add(f32[2,4] %a, f32[2,4] %b)
@@ -50,7 +51,8 @@ ENTRY main {
   ag1 = f32[2,4] all-gather(b), replica_groups={}, dimensions={0}
   ROOT s = f32[2,4] subtract(ag0, ag1)
 }
-)")).changed);
+)"))
+                   .changed);
   // Different replica groups.
   EXPECT_FALSE(RunPass("all-gather-optimizer", CollectiveModule(R"(
 ENTRY main {
@@ -60,7 +62,9 @@ ENTRY main {
   ag1 = f32[2,4] all-gather(b), replica_groups={{1},{0}}, dimensions={0}
   ROOT s = f32[2,4] add(ag0, ag1)
 }
-)", ", replica_count=2")).changed);
+)",
+                                                                ", replica_count=2"))
+                   .changed);
   // An all-gather with another user.
   EXPECT_FALSE(RunPass("all-gather-optimizer", CollectiveModule(R"(
 ENTRY main {
@@ -71,7 +75,8 @@ ENTRY main {
   s = f32[2,4] add(ag0, ag1)
   ROOT t = (f32[2,4], f32[2,4]) tuple(s, ag1)
 }
-)")).changed);
+)"))
+                   .changed);
 }
 
 }  // namespace

@@ -73,7 +73,8 @@ ENTRY main {
   ar1 = f32[8] all-reduce(b), replica_groups={}, to_apply=mx
   ROOT s = f32[8] add(ar0, ar1)
 }
-)")).changed);
+)"))
+                   .changed);
   // Different groups.
   EXPECT_FALSE(RunPass("all-reduce-reassociate", CollectiveModule(R"(
 ENTRY main {
@@ -83,7 +84,9 @@ ENTRY main {
   ar1 = f32[8] all-reduce(b), replica_groups={{0},{1}}, to_apply=sum
   ROOT s = f32[8] add(ar0, ar1)
 }
-)", ", replica_count=2")).changed);
+)",
+                                                                  ", replica_count=2"))
+                   .changed);
   // An all-reduce with a second user.
   EXPECT_FALSE(RunPass("all-reduce-reassociate", CollectiveModule(R"(
 ENTRY main {
@@ -94,7 +97,8 @@ ENTRY main {
   s = f32[8] add(ar0, ar1)
   ROOT t = (f32[8], f32[8]) tuple(s, ar0)
 }
-)")).changed);
+)"))
+                   .changed);
   // Subtract is not a reduction.
   EXPECT_FALSE(RunPass("all-reduce-reassociate", CollectiveModule(R"(
 ENTRY main {
@@ -104,7 +108,8 @@ ENTRY main {
   ar1 = f32[8] all-reduce(b), replica_groups={}, to_apply=sum
   ROOT s = f32[8] subtract(ar0, ar1)
 }
-)")).changed);
+)"))
+                   .changed);
 }
 
 TEST(AllReduceReassociateTest, ConvertedAllReducesStay) {

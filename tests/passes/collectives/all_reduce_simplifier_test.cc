@@ -28,7 +28,8 @@ ENTRY main {
   x = f32[4] parameter(0)
   ROOT ar = f32[4] all-reduce(x), replica_groups={{0},{1},{2},{3}}, to_apply=sum
 }
-)", ", replica_count=4"));
+)",
+                                                            ", replica_count=4"));
   EXPECT_TRUE(run.changed);
   EXPECT_EQ(run.module->entry_computation()->root_instruction()->opcode(), Opcode::kParameter);
 }
@@ -39,7 +40,8 @@ ENTRY main {
   x = f32[4] parameter(0)
   ROOT ar = f32[4] all-reduce(x), replica_groups=[4,1]<=[4], to_apply=mx
 }
-)", ", replica_count=4"));
+)",
+                                                            ", replica_count=4"));
   EXPECT_TRUE(run.changed);
 }
 
@@ -49,7 +51,8 @@ ENTRY main {
   c = f32[3] constant({1, 2, 3})
   ROOT ar = f32[3] all-reduce(c), replica_groups={{0,1},{2,3}}, to_apply=sum
 }
-)", ", replica_count=4"));
+)",
+                                                            ", replica_count=4"));
   EXPECT_TRUE(run.changed);
   EXPECT_CHECKS(run.after, R"(
 CHECK: s32[] constant(2)
@@ -66,7 +69,8 @@ ENTRY main {
   e = f32[3] exponential(i)
   ROOT ar = f32[3] all-reduce(e), replica_groups={}, to_apply=mx
 }
-)", ", replica_count=2"));
+)",
+                                                            ", replica_count=2"));
   EXPECT_TRUE(run.changed);
   EXPECT_CHECKS(run.after, R"(
 CHECK-NOT: all-reduce
@@ -80,7 +84,8 @@ ENTRY main {
   x = f32[4] parameter(0)
   ROOT ar = f32[4] all-reduce(x), replica_groups={}, to_apply=sum
 }
-)", ", replica_count=2"));
+)",
+                                                            ", replica_count=2"));
   EXPECT_FALSE(run.changed);
 }
 
@@ -90,7 +95,8 @@ ENTRY main {
   c = f32[4] constant({1, 2, 3, 4})
   ROOT ar = f32[4] all-reduce(c), replica_groups={{0},{1,2}}, to_apply=sum
 }
-)", ", replica_count=3"));
+)",
+                                                            ", replica_count=3"));
   EXPECT_FALSE(run.changed);
 }
 
@@ -142,7 +148,8 @@ ENTRY main {
   x = f32[4,2] parameter(0)
   ROOT ag = f32[8,2] all-gather(x), replica_groups={{0,1}}, dimensions={0}
 }
-)", ", replica_count=2"));
+)",
+                                                            ", replica_count=2"));
   EXPECT_FALSE(run.changed);
 }
 
@@ -175,7 +182,8 @@ ENTRY main {
   x = f32[4] parameter(0)
   ROOT broken_ar = f32[4] all-reduce(x), replica_groups={{0,x}}, to_apply=sum
 }
-)"), "broken_ar");
+)"),
+                    "broken_ar");
 }
 
 }  // namespace

@@ -177,7 +177,8 @@ ENTRY main {
   done = f32[4] all-reduce-done(start)
   ROOT t = (f32[4], f32[4]) tuple(start, done)
 }
-)"), "bad.hlo");
+)"),
+                            "bad.hlo");
   ASSERT_TRUE(module.ok()) << module.status();
   std::string before = PrintModule(**module);
   auto pass = PassRegistry::Builtin().Create("async-collective-replacer");

@@ -47,7 +47,8 @@ inline void ExpectErrorNaming(std::string_view pass, std::string_view hlo, std::
   ASSERT_TRUE(created.ok()) << created.status();
   auto changed = (*created)->Run(**module);
   ASSERT_FALSE(changed.ok());
-  EXPECT_NE(std::string(changed.status().message()).find(name), std::string::npos) << changed.status();
+  EXPECT_NE(std::string(changed.status().message()).find(name), std::string::npos)
+      << changed.status();
 }
 
 }  // namespace hlogym::testing

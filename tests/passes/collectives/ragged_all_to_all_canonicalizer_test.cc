@@ -1,5 +1,6 @@
 // ragged-all-to-all-canonicalizer: offset and size operands become s64.
 #include "passes/collectives/ragged_all_to_all_canonicalizer.h"
+
 #include "passes/pass_test_util.h"
 
 namespace hlogym::testing {
@@ -53,7 +54,8 @@ ENTRY main {
   recv = f32[2] parameter(5)
   ROOT bad = f32[8] ragged-all-to-all(in, out, in_off, send, out_off, recv), replica_groups={{0,1}}
 }
-)", "bad.hlo");
+)",
+                            "bad.hlo");
   // The parser takes any element type for the offsets; the pass must refuse.
   ASSERT_TRUE(module.ok()) << module.status();
   RaggedAllToAllCanonicalizer pass;

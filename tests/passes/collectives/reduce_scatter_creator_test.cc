@@ -71,9 +71,10 @@ ENTRY main {
 }
 )"));
   EXPECT_TRUE(run.changed);
-  EXPECT_CHECKS(run.after,
-                "CHECK: ROOT {{.*}}f32[2] reduce-scatter(f32[4] %x), dimensions={0}, to_apply=%sum, "
-                "channel_id=6, replica_groups={{[{][{]0,1[}][}]}}, use_global_device_ids=true");
+  EXPECT_CHECKS(
+      run.after,
+      "CHECK: ROOT {{.*}}f32[2] reduce-scatter(f32[4] %x), dimensions={0}, to_apply=%sum, "
+      "channel_id=6, replica_groups={{[{][{]0,1[}][}]}}, use_global_device_ids=true");
 }
 
 TEST(ReduceScatterCreatorTest, UnevenSplitSlicesTheInput) {
@@ -136,7 +137,8 @@ ENTRY main {
   ROOT ds = f32[2] dynamic-slice(ar, off), dynamic_slice_sizes={2}
 }
 )");
-  for (const std::string& hlo : {wrong_offset, two_users, one_replica, partition_id_cross_replica}) {
+  for (const std::string& hlo :
+       {wrong_offset, two_users, one_replica, partition_id_cross_replica}) {
     PassRun run = RunPass("reduce-scatter-creator", hlo);
     EXPECT_FALSE(run.changed) << hlo;
   }

@@ -14,7 +14,8 @@ ENTRY main {
   rs1 = f32[4] reduce-scatter(b), channel_id=4, replica_groups={{0,1}}, dimensions={0}, to_apply=sum
   ROOT add = f32[4] add(rs0, rs1)
 }
-)", ", replica_count=2"));
+)",
+                                                                       ", replica_count=2"));
   EXPECT_TRUE(run.changed);
   EXPECT_CHECKS(run.after, R"(
 CHECK: = f32[8] add(f32[8] %a, f32[8] %b)
@@ -47,7 +48,8 @@ ENTRY main {
   rs1 = f32[4,4] reduce-scatter(b), replica_groups={}, dimensions={1}, to_apply=sum
   ROOT s = f32[4,4] add(rs0, rs1)
 }
-)")).changed);
+)"))
+                   .changed);
   // Reducer differs from the op.
   EXPECT_FALSE(RunPass("reduce-scatter-reassociate", CollectiveModule(R"(
 ENTRY main {
@@ -57,7 +59,8 @@ ENTRY main {
   rs1 = f32[4] reduce-scatter(b), replica_groups={}, dimensions={0}, to_apply=sum
   ROOT s = f32[4] multiply(rs0, rs1)
 }
-)")).changed);
+)"))
+                   .changed);
   // Different scheduling groups.
   EXPECT_FALSE(RunPass("reduce-scatter-reassociate", CollectiveModule(R"(
 ENTRY main {
@@ -67,7 +70,8 @@ ENTRY main {
   rs1 = f32[4] reduce-scatter(b), replica_groups={}, dimensions={0}, to_apply=sum, frontend_attributes={_scheduling_group_id="2"}
   ROOT s = f32[4] add(rs0, rs1)
 }
-)")).changed);
+)"))
+                   .changed);
 }
 
 TEST(ReduceScatterReassociateTest, OneSidedSchedulingGroupIsDropped) {

@@ -10,7 +10,8 @@ on_true {
   a = (f32[4], f32[4]) parameter(0)
   x = f32[4] get-tuple-element(a), index=0
   y = f32[4] get-tuple-element(a), index=1
-  r = f32[4] )") + std::string(true_op) + R"((x, y)
+  r = f32[4] )") +
+         std::string(true_op) + R"((x, y)
   ROOT t = (f32[4], f32[4]) tuple(r, x)
 }
 on_false {
@@ -22,7 +23,8 @@ ENTRY main {
   x = f32[4] parameter(0)
   y = f32[4] parameter(1)
   q = pred[] parameter(2)
-  s = pred[] )" + std::string(selector) + R"(
+  s = pred[] )" +
+         std::string(selector) + R"(
   args = (f32[4], f32[4]) tuple(x, y)
   c = (f32[4], f32[4]) conditional(s, args, y), true_computation=on_true, false_computation=on_false
   ROOT g = f32[4] get-tuple-element(c), index=0

@@ -13,7 +13,8 @@ void ExpectError(std::string_view hlo, std::string_view name) {
   ASSERT_TRUE(pass.ok());
   auto changed = (*pass)->Run(**module);
   ASSERT_FALSE(changed.ok());
-  EXPECT_NE(std::string(changed.status().message()).find(std::string(name)), std::string::npos) << changed.status();
+  EXPECT_NE(std::string(changed.status().message()).find(std::string(name)), std::string::npos)
+      << changed.status();
   EXPECT_EQ(before, PrintModule(**module));
 }
 
@@ -83,7 +84,8 @@ ENTRY main {
   cd3 = () custom-call(a, b, a), custom_call_target="control_dep"
   ROOT n = f32[3] add(a, b)
 }
-)", "cd3");
+)",
+              "cd3");
 }
 
 TEST(ControlDepRewriterTest, UsedControlDepIsAnError) {
@@ -94,7 +96,8 @@ ENTRY main {
   used = () custom-call(a, b), custom_call_target="control_dep"
   ROOT t = (f32[3], ()) tuple(a, used)
 }
-)", "used");
+)",
+              "used");
 }
 
 TEST(ControlDepRewriterTest, CycleIsAnErrorAndUndoesEarlierEdges) {
@@ -108,7 +111,8 @@ ENTRY main {
   cyc = () custom-call(n, e), custom_call_target="control_dep"
   ROOT t = (f32[3], f32[3]) tuple(n, b)
 }
-)", "cyc");
+)",
+              "cyc");
 }
 
 }  // namespace

@@ -118,7 +118,8 @@ ENTRY main {
 }
 )");
   EXPECT_TRUE(run.changed);
-  EXPECT_CHECKS(run.after, "CHECK: reduce({{.*}}to_apply=%add_f32\nCHECK: call({{.*}}to_apply=%add_f32.clone");
+  EXPECT_CHECKS(run.after,
+                "CHECK: reduce({{.*}}to_apply=%add_f32\nCHECK: call({{.*}}to_apply=%add_f32.clone");
 }
 
 }  // namespace

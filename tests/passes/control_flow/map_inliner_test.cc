@@ -18,7 +18,8 @@ ENTRY main {
 }
 )");
   EXPECT_TRUE(run.changed);
-  EXPECT_CHECKS(run.after, "CHECK: ENTRY\nCHECK: ROOT {{.*}} = f32[8] subtract(f32[8] %y, f32[8] %x)");
+  EXPECT_CHECKS(run.after,
+                "CHECK: ENTRY\nCHECK: ROOT {{.*}} = f32[8] subtract(f32[8] %y, f32[8] %x)");
   ExpectSameSemantics(run);
 }
 

@@ -8,19 +8,26 @@ namespace {
 
 std::string CumsumModule(int length, const char* init, const char* op = "add",
                          const char* extra = "") {
-  return absl::StrCat(R"(HloModule m
+  return absl::StrCat(
+      R"(HloModule m
 combine {
   x = f32[] parameter(0)
   c = f32[] parameter(1)
-  s = f32[] )", op, R"((x, c)
+  s = f32[] )",
+      op, R"((x, c)
   ROOT t = (f32[], f32[]) tuple(s, s)
 }
 ENTRY main {
-  in = f32[)", length, R"(] parameter(0)
-  init = f32[] )", init, R"(
-  scan = (f32[)", length, R"(], f32[]) scan(in, init), dimensions={0}, num_carries=1, is_associative=true, to_apply=combine)",
-                      extra, R"(
-  ROOT r = f32[)", length, R"(] get-tuple-element(scan), index=0
+  in = f32[)",
+      length, R"(] parameter(0)
+  init = f32[] )",
+      init, R"(
+  scan = (f32[)",
+      length,
+      R"(], f32[]) scan(in, init), dimensions={0}, num_carries=1, is_associative=true, to_apply=combine)",
+      extra, R"(
+  ROOT r = f32[)",
+      length, R"(] get-tuple-element(scan), index=0
 }
 )");
 }

@@ -12,19 +12,16 @@ std::string SpdModule(int64_t n, bool lower, std::string_view batch = "") {
   const int64_t rank = b.empty() ? 2 : 3;
   const std::string batch_dims = rank == 3 ? "lhs_batch_dims={0}, rhs_batch_dims={0}, " : "";
   const std::string contract = std::to_string(rank - 1);
-  return "HloModule m\nENTRY main {\n  x = f32[" + dims + "] parameter(0)\n" +
-         "  xx = f32[" + dims + "] dot(x, x), " + batch_dims + "lhs_contracting_dims={" +
-         contract + "}, rhs_contracting_dims={" + contract + "}\n" +
-         "  r = s32[" + dims + "] iota(), iota_dimension=" + std::to_string(rank - 2) + "\n" +
-         "  c = s32[" + dims + "] iota(), iota_dimension=" + std::to_string(rank - 1) + "\n" +
-         "  eq = pred[" + dims + "] compare(r, c), direction=EQ\n" +
-         "  eye = f32[" + dims + "] convert(eq)\n" +
-         "  k = f32[] constant(" + std::to_string(n) + ")\n" +
-         "  kb = f32[" + dims + "] broadcast(k), dimensions={}\n" +
-         "  diag = f32[" + dims + "] multiply(eye, kb)\n" +
-         "  a = f32[" + dims + "] add(xx, diag)\n" +
-         "  ROOT l = f32[" + dims + "] cholesky(a), lower=" + (lower ? "true" : "false") +
-         "\n}\n";
+  return "HloModule m\nENTRY main {\n  x = f32[" + dims + "] parameter(0)\n" + "  xx = f32[" +
+         dims + "] dot(x, x), " + batch_dims + "lhs_contracting_dims={" + contract +
+         "}, rhs_contracting_dims={" + contract + "}\n" + "  r = s32[" + dims +
+         "] iota(), iota_dimension=" + std::to_string(rank - 2) + "\n" + "  c = s32[" + dims +
+         "] iota(), iota_dimension=" + std::to_string(rank - 1) + "\n" + "  eq = pred[" + dims +
+         "] compare(r, c), direction=EQ\n" + "  eye = f32[" + dims + "] convert(eq)\n" +
+         "  k = f32[] constant(" + std::to_string(n) + ")\n" + "  kb = f32[" + dims +
+         "] broadcast(k), dimensions={}\n" + "  diag = f32[" + dims + "] multiply(eye, kb)\n" +
+         "  a = f32[" + dims + "] add(xx, diag)\n" + "  ROOT l = f32[" + dims +
+         "] cholesky(a), lower=" + (lower ? "true" : "false") + "\n}\n";
 }
 
 TEST(CholeskyExpanderTest, LowerSingleBlockIsALoopOverColumns) {

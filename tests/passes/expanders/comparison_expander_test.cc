@@ -39,7 +39,9 @@ ENTRY main {
 }
 )");
   EXPECT_TRUE(run.changed);
-  EXPECT_CHECKS(run.after, "CHECK: less\nCHECK: bitcast-convert\nCHECK: ROOT {{.*}} compare({{.*}}), direction=GT\nCHECK: ENTRY");
+  EXPECT_CHECKS(run.after,
+                "CHECK: less\nCHECK: bitcast-convert\nCHECK: ROOT {{.*}} compare({{.*}}), "
+                "direction=GT\nCHECK: ENTRY");
   ExpectSameSemantics(run);
 }
 

@@ -77,33 +77,32 @@ CHECK: ROOT {{.*}} = f32[2,3,1,1,2,4]{5,4,3,2,1,0} reshape(
 }
 
 TEST(Convolution4DExpanderTest, NoChangeCases) {
-  for (const char* hlo : {
-           // Three spatial dimensions.
-           R"(HloModule m
+  for (const char* hlo : {// Three spatial dimensions.
+                          R"(HloModule m
 ENTRY main {
   x = f32[1,1,1,5,2] parameter(0)
   k = f32[2,1,1,1,3] parameter(1)
   ROOT c = f32[3,1,1,1,5] convolution(x, k), dim_labels=012bf_i012o->f012b, window={size=1x1x1}
 }
 )",
-           // No size-1 spatial input dimension.
-           R"(HloModule m
+                          // No size-1 spatial input dimension.
+                          R"(HloModule m
 ENTRY main {
   x = f32[2,6,2,5,3,4] parameter(0)
   k = f32[4,2,2,2,3,2] parameter(1)
   ROOT c = f32[2,1,5,1,3,3] convolution(x, k), dim_labels=0123bf_i0123o->f0123b, window={size=2x2x2x3}
 }
 )",
-           // Size-1 dimensions, but padded.
-           R"(HloModule m
+                          // Size-1 dimensions, but padded.
+                          R"(HloModule m
 ENTRY main {
   x = f32[1,6,1,5,3,4] parameter(0)
   k = f32[4,1,2,1,3,2] parameter(1)
   ROOT c = f32[2,1,5,1,3,3] convolution(x, k), dim_labels=0123bf_i0123o->f0123b, window={size=1x2x1x3 stride=2x1x2x1 pad=1_0x0_0x0_1x0_0}
 }
 )",
-           // A plain 2-D convolution.
-           R"(HloModule m
+                          // A plain 2-D convolution.
+                          R"(HloModule m
 ENTRY main {
   x = f32[1,1,5,3] parameter(0)
   k = f32[1,3,3,2] parameter(1)

@@ -101,7 +101,8 @@ ENTRY main {
   a = f32[4] parameter(0)
   ROOT bad_size = s32[] get-dimension-size(a), dimensions={3}
 }
-)", "t.hlo");
+)",
+                            "t.hlo");
   ASSERT_TRUE(module.ok()) << module.status();
   auto pass = PassRegistry::Builtin().Create("dynamic_padder");
   ASSERT_TRUE(pass.ok());

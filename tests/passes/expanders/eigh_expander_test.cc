@@ -60,8 +60,8 @@ void ExpectEigenPairs(const Literal& a, const Literal& result, bool lower, bool 
       for (int64_t i = 0; i < n; ++i) {
         double av = 0;
         for (int64_t l = 0; l < n; ++l) av += m(i, l) * vec(l, j);
-        EXPECT_NEAR(av, val(j) * vec(i, j), tol * scale) << "batch " << b << " A v, row " << i
-                                                         << " col " << j;
+        EXPECT_NEAR(av, val(j) * vec(i, j), tol * scale)
+            << "batch " << b << " A v, row " << i << " col " << j;
         largest = std::max(largest, vec(i, j));
         smallest = std::min(smallest, vec(i, j));
       }
@@ -111,7 +111,8 @@ TEST(EighEvaluatorTest, TwoByTwoByHand) {
 
 TEST(EighEvaluatorTest, RandomBatchedIsAnEigendecomposition) {
   for (bool lower : {true, false}) {
-    auto module = ParseModule(EighModule("f32", {3, 5, 5}, lower ? "1,1,100,1e-6" : "0,1,100,1e-6"));
+    auto module =
+        ParseModule(EighModule("f32", {3, 5, 5}, lower ? "1,1,100,1e-6" : "0,1,100,1e-6"));
     ASSERT_TRUE(module.ok()) << module.status();
     ExpectEigenPairsOnRandomInput(**module, lower, /*sorted=*/true, 1e-5);
   }
@@ -121,11 +122,12 @@ TEST(EighEvaluatorTest, RandomBatchedIsAnEigendecomposition) {
 }
 
 TEST(EighEvaluatorTest, WrongShapesAreAnErrorNamingTheInstruction) {
-  for (const char* text : {
-           "HloModule m\nENTRY e {\n  a = f32[2,3] parameter(0)\n  ROOT bad_eigh = (f32[2,3], "
-           "f32[2]) custom-call(a), custom_call_target=\"Eigh\", backend_config=\"1,1,100,1e-6\"\n}\n",
-           "HloModule m\nENTRY e {\n  a = f32[3,3] parameter(0)\n  ROOT bad_eigh = (f32[3,3], "
-           "f32[2]) custom-call(a), custom_call_target=\"Eigh\", backend_config=\"1,1,100,1e-6\"\n}\n"}) {
+  for (const char* text :
+       {"HloModule m\nENTRY e {\n  a = f32[2,3] parameter(0)\n  ROOT bad_eigh = (f32[2,3], "
+        "f32[2]) custom-call(a), custom_call_target=\"Eigh\", backend_config=\"1,1,100,1e-6\"\n}\n",
+        "HloModule m\nENTRY e {\n  a = f32[3,3] parameter(0)\n  ROOT bad_eigh = (f32[3,3], "
+        "f32[2]) custom-call(a), custom_call_target=\"Eigh\", "
+        "backend_config=\"1,1,100,1e-6\"\n}\n"}) {
     auto module = ParseModule(text);
     ASSERT_TRUE(module.ok()) << module.status();
     auto result = Evaluate(**module, *MakeRandomArguments(**module, 0));
@@ -224,7 +226,9 @@ TEST(EighExpanderTest, UnsortedKeepsTheJacobiOrder) {
 }
 
 TEST(EighExpanderTest, JaxLayoutsAndUsers) {
-  PassRun run = RunPass("eigh_expander", R"(HloModule jit_eigh, entry_computation_layout={(f32[4,4]{1,0})->(f32[4]{0}, f32[4,4]{1,0})}
+  PassRun run = RunPass(
+      "eigh_expander",
+      R"(HloModule jit_eigh, entry_computation_layout={(f32[4,4]{1,0})->(f32[4]{0}, f32[4,4]{1,0})}
 ENTRY main.5 {
   Arg_0.1 = f32[4,4]{1,0} parameter(0)
   custom-call.2 = (f32[4,4]{1,0}, f32[4]{0}) custom-call(Arg_0.1), custom_call_target="Eigh", api_version=API_VERSION_ORIGINAL, backend_config="1,1,100,1e-06"

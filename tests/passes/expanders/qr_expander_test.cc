@@ -25,7 +25,8 @@ std::string Dims(const std::string& batch, int64_t rows, int64_t cols) {
 std::string QrModule(const std::string& type, const std::string& batch, int64_t m, int64_t n) {
   const int64_t p = std::min(m, n);
   const std::string a = type + "[" + Dims(batch, m, n) + "]";
-  const std::string taus = type + "[" + (batch.empty() ? "" : batch + ",") + std::to_string(p) + "]";
+  const std::string taus =
+      type + "[" + (batch.empty() ? "" : batch + ",") + std::to_string(p) + "]";
   const std::string square = type + "[" + Dims(batch, m, p) + "]";
   std::string slice = "[0:" + std::to_string(m) + "], [0:" + std::to_string(p) + "]";
   if (!batch.empty()) {
@@ -39,13 +40,13 @@ std::string QrModule(const std::string& type, const std::string& batch, int64_t 
     }
     slice = prefix + slice;
   }
-  return "HloModule m\nENTRY main {\n  a = " + a + " parameter(0)\n" +
-         "  qr = (" + a + ", " + taus + ") custom-call(a), custom_call_target=\"Qr\"\n" +
-         "  packed = " + a + " get-tuple-element(qr), index=0\n" +
-         "  taus = " + taus + " get-tuple-element(qr), index=1\n" +
-         "  left = " + square + " slice(packed), slice={" + slice + "}\n" +
-         "  q = " + square +
-         " custom-call(left, taus), custom_call_target=\"ProductOfElementaryHouseholderReflectors\"\n" +
+  return "HloModule m\nENTRY main {\n  a = " + a + " parameter(0)\n" + "  qr = (" + a + ", " +
+         taus + ") custom-call(a), custom_call_target=\"Qr\"\n" + "  packed = " + a +
+         " get-tuple-element(qr), index=0\n" + "  taus = " + taus +
+         " get-tuple-element(qr), index=1\n" + "  left = " + square + " slice(packed), slice={" +
+         slice + "}\n" + "  q = " + square +
+         " custom-call(left, taus), "
+         "custom_call_target=\"ProductOfElementaryHouseholderReflectors\"\n" +
          "  ROOT t = (" + a + ", " + taus + ", " + square + ") tuple(packed, taus, q)\n}\n";
 }
 
@@ -90,8 +91,8 @@ std::vector<double> Pseudorandom(int64_t count, int seed) {
   return values;
 }
 
-void ExpectEvaluatorFactors(const std::string& type, const std::string& batch_text,
-                            int64_t batch, int64_t m, int64_t n, double tolerance) {
+void ExpectEvaluatorFactors(const std::string& type, const std::string& batch_text, int64_t batch,
+                            int64_t m, int64_t n, double tolerance) {
   const std::string text = QrModule(type, batch_text, m, n);
   const std::vector<double> a = Pseudorandom(batch * m * n, static_cast<int>(m * 10 + n));
   const std::string shape = type + "[" + Dims(batch_text, m, n) + "]";
@@ -142,7 +143,8 @@ ENTRY e {
   // (5 + 3) / 5, v = (., 1, 4 / (-3 - 5)).
   EXPECT_THAT(EvalValues(text, {}, 0),
               ::testing::Pointwise(::testing::FloatNear(1e-6), {2.0, 1.0, 0.0, 5.0, 0.0, -0.5}));
-  EXPECT_THAT(EvalValues(text, {}, 1), ::testing::Pointwise(::testing::FloatNear(1e-6), {0.0, 1.6}));
+  EXPECT_THAT(EvalValues(text, {}, 1),
+              ::testing::Pointwise(::testing::FloatNear(1e-6), {0.0, 1.6}));
 }
 
 TEST(QrCustomCallTest, SquareTallWideAndBatchedFactorizations) {

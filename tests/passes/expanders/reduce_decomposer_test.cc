@@ -21,7 +21,8 @@ ENTRY main {
 }
 )");
   EXPECT_TRUE(run.changed);
-  EXPECT_CHECKS(run.after, R"(CHECK: f32[2,4]{0,1} reduce(f32[2,3,4]{0,1,2} %p, f32[] %z), dimensions={1}
+  EXPECT_CHECKS(run.after,
+                R"(CHECK: f32[2,4]{0,1} reduce(f32[2,3,4]{0,1,2} %p, f32[] %z), dimensions={1}
 CHECK: ROOT {{.*}} = f32[2,4]{1,0} copy()");
 }
 

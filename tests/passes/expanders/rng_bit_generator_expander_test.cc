@@ -44,8 +44,8 @@ TEST(RngBitGeneratorExpanderTest, SameBitsAcrossAlgorithmsTypesAndShapes) {
 
 TEST(RngBitGeneratorExpanderTest, PhiloxThreeWordStateWithCarry) {
   // The low counter word wraps within the draw and after it.
-  PassRun run = RunPass("rng-bit-generator-expander",
-                        Module("u64[3]", "u32[4,5]", "rng_philox", "{9, 18446744073709551613, 41}"));
+  PassRun run = RunPass("rng-bit-generator-expander", Module("u64[3]", "u32[4,5]", "rng_philox",
+                                                             "{9, 18446744073709551613, 41}"));
   EXPECT_TRUE(run.changed);
   ExpectSameSemantics(run, 1);
   run = RunPass("rng-bit-generator-expander",

@@ -119,7 +119,8 @@ ENTRY main {
   zero = f32[] constant(0)
   ROOT bad_scan = (f32[5], f32[]) scan(in, zero), dimensions={0}, num_carries=1, to_apply=add
 }
-)", "t.hlo");
+)",
+                            "t.hlo");
   ASSERT_TRUE(module.ok()) << module.status();
   auto pass = PassRegistry::Builtin().Create("scan_expander");
   ASSERT_TRUE(pass.ok());

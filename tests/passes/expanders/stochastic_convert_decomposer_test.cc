@@ -71,7 +71,8 @@ ENTRY main {
   r = u32[2] parameter(1)
   ROOT c = u32[2] stochastic-convert(x, r)
 }
-)", "t.hlo");
+)",
+                            "t.hlo");
   ASSERT_TRUE(module.ok()) << module.status();
   auto pass = PassRegistry::Builtin().Create("stochastic_convert_decomposer");
   ASSERT_TRUE(pass.ok());

@@ -35,15 +35,15 @@ std::string Dims(const std::vector<int64_t>& batch, int64_t rows, int64_t cols) 
 std::string SolveModule(const Solve& s) {
   const std::string t = s.type;
   const std::string a = t + "[" + Dims(s.batch, s.n, s.n) + "]";
-  const std::string b = t + "[" + (s.left_side ? Dims(s.batch, s.n, s.m)
-                                               : Dims(s.batch, s.m, s.n)) + "]";
+  const std::string b =
+      t + "[" + (s.left_side ? Dims(s.batch, s.n, s.m) : Dims(s.batch, s.m, s.n)) + "]";
   const std::string pa = "s32[" + Dims(s.batch, s.n, s.n) + "]";
   const int64_t rank = static_cast<int64_t>(s.batch.size()) + 2;
   return absl::StrCat(
-      "HloModule m\nENTRY main {\n", "  p = ", a, " parameter(0)\n", "  b = ", b,
-      " parameter(1)\n", "  inv = ", t, "[] constant(", 1.0 / static_cast<double>(s.n), ")\n",
-      "  invb = ", a, " broadcast(inv), dimensions={}\n", "  ps = ", a, " multiply(p, invb)\n",
-      "  r = ", pa, " iota(), iota_dimension=", rank - 2, "\n", "  c = ", pa,
+      "HloModule m\nENTRY main {\n", "  p = ", a, " parameter(0)\n", "  b = ", b, " parameter(1)\n",
+      "  inv = ", t, "[] constant(", 1.0 / static_cast<double>(s.n), ")\n", "  invb = ", a,
+      " broadcast(inv), dimensions={}\n", "  ps = ", a, " multiply(p, invb)\n", "  r = ", pa,
+      " iota(), iota_dimension=", rank - 2, "\n", "  c = ", pa,
       " iota(), iota_dimension=", rank - 1, "\n", "  eq = pred[", Dims(s.batch, s.n, s.n),
       "] compare(r, c), direction=EQ\n", "  eye = ", a, " convert(eq)\n", "  two = ", t,
       "[] constant(2)\n", "  twob = ", a, " broadcast(two), dimensions={}\n", "  d = ", a,
@@ -323,32 +323,29 @@ ENTRY main {
   b = f32[3,2] parameter(1)
   ROOT bad_solve = f32[3,2] triangular-solve(a, b), left_side=true, lower=true, transpose_a=NO_TRANSPOSE
 }
-)", "test.hlo");
+)",
+                            "test.hlo");
   ASSERT_TRUE(module.ok()) << module.status();
   Instruction* root = (*module)->entry_computation()->root_instruction();
   root->mutable_attrs().left_side = false;  // b's columns no longer match a
   TriangularSolveExpander pass;
   auto changed = pass.Run(**module);
   ASSERT_FALSE(changed.ok());
-  EXPECT_NE(changed.status().message().find("bad_solve"), std::string::npos)
-      << changed.status();
+  EXPECT_NE(changed.status().message().find("bad_solve"), std::string::npos) << changed.status();
 }
 
 TEST(TriangularSolveExpanderTest, CholeskyThenExpanderLeavesNoSolve) {
   const int64_t n = 130;
   const std::string dims = absl::StrCat(n, ",", n);
   const std::string hlo = absl::StrCat(
-      "HloModule m\nENTRY main {\n  x = f32[", dims, "] parameter(0)\n",
-      "  xx = f32[", dims, "] dot(x, x), lhs_contracting_dims={1}, rhs_contracting_dims={1}\n",
-      "  r = s32[", dims, "] iota(), iota_dimension=0\n",
-      "  c = s32[", dims, "] iota(), iota_dimension=1\n",
-      "  eq = pred[", dims, "] compare(r, c), direction=EQ\n",
-      "  eye = f32[", dims, "] convert(eq)\n",
-      "  k = f32[] constant(", n, ")\n",
-      "  kb = f32[", dims, "] broadcast(k), dimensions={}\n",
-      "  diag = f32[", dims, "] multiply(eye, kb)\n",
-      "  a = f32[", dims, "] add(xx, diag)\n",
-      "  ROOT l = f32[", dims, "] cholesky(a), lower=true\n}\n");
+      "HloModule m\nENTRY main {\n  x = f32[", dims, "] parameter(0)\n", "  xx = f32[", dims,
+      "] dot(x, x), lhs_contracting_dims={1}, rhs_contracting_dims={1}\n", "  r = s32[", dims,
+      "] iota(), iota_dimension=0\n", "  c = s32[", dims, "] iota(), iota_dimension=1\n",
+      "  eq = pred[", dims, "] compare(r, c), direction=EQ\n", "  eye = f32[", dims,
+      "] convert(eq)\n", "  k = f32[] constant(", n, ")\n", "  kb = f32[", dims,
+      "] broadcast(k), dimensions={}\n", "  diag = f32[", dims, "] multiply(eye, kb)\n",
+      "  a = f32[", dims, "] add(xx, diag)\n", "  ROOT l = f32[", dims,
+      "] cholesky(a), lower=true\n}\n");
   PassRun cholesky = RunPass("cholesky_expander", hlo);
   ASSERT_TRUE(cholesky.changed);
   ASSERT_NE(cholesky.after.find("triangular-solve("), std::string::npos);

@@ -81,7 +81,9 @@ ENTRY main {
 }
 
 TEST(ShardyXlaTest, NoChangeOnAPlainModule) {
-  PassRun run = RunPass("shardy-xla", R"(HloModule m, frontend_attributes={xla.sdy.meshes="{mesh = #sdy.mesh<[\"x\"=1]>}"}
+  PassRun run =
+      RunPass("shardy-xla",
+              R"(HloModule m, frontend_attributes={xla.sdy.meshes="{mesh = #sdy.mesh<[\"x\"=1]>}"}
 ENTRY main {
   p = f32[4] parameter(0), sharding={replicated}
   s = f32[4] custom-call(p), custom_call_target="Sharding", sharding={replicated}

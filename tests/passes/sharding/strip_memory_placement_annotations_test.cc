@@ -109,7 +109,8 @@ ENTRY main {
   h = f32[4] custom-call(q), custom_call_target="MoveToHost"
   ROOT bad = f32[4] custom-call(p, h), custom_call_target="MoveToDevice"
 }
-)", "bad.hlo");
+)",
+                            "bad.hlo");
   ASSERT_TRUE(module.ok()) << module.status();
   std::string before = PrintModule(**module);
   auto pass = PassRegistry::Builtin().Create("strip-memory-placement-annotations");

@@ -99,8 +99,8 @@ TEST(AlgebraicSimplifierConvTest, DoesNotSwapWhenTheKernelIsSmaller) {
   // Equal products: no gain, no swap.
   ExpectUnchanged(Conv("1,2,2,4", "2,2,4,8", "1,1,1,8", "size=2x2"));
   // Grouped convolutions are left alone.
-  ExpectUnchanged(Conv("1,2,2,4", "3,3,2,8", "1,2,2,8", "size=3x3 pad=1_1x1_1",
-                       "b01f_01io->b01f", ", feature_group_count=2"));
+  ExpectUnchanged(Conv("1,2,2,4", "3,3,2,8", "1,2,2,8", "size=3x3 pad=1_1x1_1", "b01f_01io->b01f",
+                       ", feature_group_count=2"));
 }
 
 TEST(AlgebraicSimplifierConvTest, ForXlaLeavesTheSwapToXla) {

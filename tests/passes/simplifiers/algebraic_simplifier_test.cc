@@ -3,7 +3,6 @@
 #include <filesystem>
 
 #include "absl/strings/str_cat.h"
-
 #include "analysis/verifier.h"
 #include "eval/equivalence.h"
 #include "passes/control_flow_test_util.h"
@@ -85,8 +84,9 @@ TEST(AlgebraicSimplifierTest, MultiplyByZeroOnlyForIntegers) {
                        "  ROOT r = s32[4] multiply(p, b)\n"),
                    "CHECK: ROOT %b = s32[4] broadcast(");
   // 0 * NaN is NaN: no rewrite for floats.
-  ExpectUnchanged(F32("  c = f32[] constant(0)\n  b = f32[4] broadcast(c), dimensions={}\n"
-                      "  ROOT r = f32[4] multiply(p, b)\n"));
+  ExpectUnchanged(
+      F32("  c = f32[] constant(0)\n  b = f32[4] broadcast(c), dimensions={}\n"
+          "  ROOT r = f32[4] multiply(p, b)\n"));
 }
 
 TEST(AlgebraicSimplifierTest, MultiplyNegations) {
@@ -103,11 +103,10 @@ TEST(AlgebraicSimplifierTest, MultiplyByConvertedPredIsSelect) {
 }
 
 TEST(AlgebraicSimplifierTest, MultiplyConstantReassociation) {
-  ExpectSimplifies(
-      F32("  c1 = f32[] constant(2)\n  b1 = f32[4] broadcast(c1), dimensions={}\n"
-          "  c2 = f32[] constant(3)\n  b2 = f32[4] broadcast(c2), dimensions={}\n"
-          "  m = f32[4] multiply(p, b1)\n  ROOT r = f32[4] multiply(m, b2)\n"),
-      "CHECK: multiply(f32[] %c1, f32[] %c2)\nCHECK: ROOT {{.*}} multiply(f32[4] %p");
+  ExpectSimplifies(F32("  c1 = f32[] constant(2)\n  b1 = f32[4] broadcast(c1), dimensions={}\n"
+                       "  c2 = f32[] constant(3)\n  b2 = f32[4] broadcast(c2), dimensions={}\n"
+                       "  m = f32[4] multiply(p, b1)\n  ROOT r = f32[4] multiply(m, b2)\n"),
+                   "CHECK: multiply(f32[] %c1, f32[] %c2)\nCHECK: ROOT {{.*}} multiply(f32[4] %p");
 }
 
 TEST(AlgebraicSimplifierTest, SqrtTimesSqrtOfNonNegative) {
@@ -123,19 +122,19 @@ TEST(AlgebraicSimplifierTest, AddCanonicalizesConstantsToTheRight) {
 }
 
 TEST(AlgebraicSimplifierTest, AddConstantReassociation) {
-  ExpectSimplifies(
-      F32("  c1 = f32[] constant(2)\n  b1 = f32[4] broadcast(c1), dimensions={}\n"
-          "  c2 = f32[] constant(3)\n  b2 = f32[4] broadcast(c2), dimensions={}\n"
-          "  a = f32[4] add(p, b1)\n  ROOT r = f32[4] add(a, b2)\n"),
-      "CHECK: add(f32[] %c1, f32[] %c2)\nCHECK: ROOT {{.*}} add(f32[4] %p");
+  ExpectSimplifies(F32("  c1 = f32[] constant(2)\n  b1 = f32[4] broadcast(c1), dimensions={}\n"
+                       "  c2 = f32[] constant(3)\n  b2 = f32[4] broadcast(c2), dimensions={}\n"
+                       "  a = f32[4] add(p, b1)\n  ROOT r = f32[4] add(a, b2)\n"),
+                   "CHECK: add(f32[] %c1, f32[] %c2)\nCHECK: ROOT {{.*}} add(f32[4] %p");
 }
 
 TEST(AlgebraicSimplifierTest, FactorsCommonMultiplierOnlyWhenExact) {
   ExpectSimplifies(S32("  c = s32[4] parameter(2)\n  a = s32[4] multiply(p, c)\n"
                        "  b = s32[4] multiply(q, c)\n  ROOT r = s32[4] add(a, b)\n"),
                    "CHECK: add(s32[4] %p, s32[4] %q)\nCHECK: ROOT {{.*}} multiply(");
-  ExpectUnchanged(F32("  c = f32[4] parameter(2)\n  a = f32[4] multiply(p, c)\n"
-                      "  b = f32[4] multiply(q, c)\n  ROOT r = f32[4] add(a, b)\n"));
+  ExpectUnchanged(
+      F32("  c = f32[4] parameter(2)\n  a = f32[4] multiply(p, c)\n"
+          "  b = f32[4] multiply(q, c)\n  ROOT r = f32[4] add(a, b)\n"));
 }
 
 // scatter(A, i, u) + B => scatter(A + B, i, u) for a one-use scatter-add
@@ -147,7 +146,8 @@ std::string ScatterPlus(std::string_view reducer_root, std::string_view extra_bo
 sum {
   a = f32[] parameter(0)
   b = f32[] parameter(1)
-  ROOT r = f32[] )") + std::string(reducer_root) + R"(
+  ROOT r = f32[] )") +
+         std::string(reducer_root) + R"(
 }
 ENTRY main {
   g = f32[4,8] parameter(0)
@@ -156,7 +156,8 @@ ENTRY main {
   z = f32[] constant(0)
   zeros = f32[4,8] broadcast(z), dimensions={}
   s = f32[4,8] scatter(zeros, idx, upd), update_window_dims={1}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=sum
-)" + std::string(extra_body) + "  ROOT r = f32[4,8] " + std::string(root) + "\n}\n";
+)" + std::string(extra_body) +
+         "  ROOT r = f32[4,8] " + std::string(root) + "\n}\n";
 }
 
 TEST(AlgebraicSimplifierTest, AddOfScatterAddFoldsIntoTheScatterOperand) {
@@ -310,22 +311,23 @@ TEST(AlgebraicSimplifierTest, MaxMinIdentities) {
   ExpectSimplifies(F32("  c = f32[] constant(-inf)\n  b = f32[4] broadcast(c), dimensions={}\n"
                        "  ROOT r = f32[4] maximum(p, b)\n"),
                    "CHECK: ROOT %p = f32[4] parameter");
-  ExpectSimplifies(S32("  c = s32[] constant(2147483647)\n"
-                       "  b = s32[4] broadcast(c), dimensions={}\n  ROOT r = s32[4] minimum(b, p)\n"),
-                   "CHECK: ROOT %p = s32[4] parameter");
+  ExpectSimplifies(
+      S32("  c = s32[] constant(2147483647)\n"
+          "  b = s32[4] broadcast(c), dimensions={}\n  ROOT r = s32[4] minimum(b, p)\n"),
+      "CHECK: ROOT %p = s32[4] parameter");
   ExpectSimplifies(F32("  m = f32[4] maximum(p, q)\n  ROOT r = f32[4] maximum(m, q)\n"),
                    "CHECK: ROOT %m = f32[4] maximum(f32[4] %p, f32[4] %q)");
   // max with a finite constant stays.
-  ExpectUnchanged(F32("  c = f32[] constant(0)\n  b = f32[4] broadcast(c), dimensions={}\n"
-                      "  ROOT r = f32[4] maximum(p, b)\n"));
+  ExpectUnchanged(
+      F32("  c = f32[] constant(0)\n  b = f32[4] broadcast(c), dimensions={}\n"
+          "  ROOT r = f32[4] maximum(p, b)\n"));
 }
 
 TEST(AlgebraicSimplifierTest, MaxOfMinIsClamp) {
-  ExpectSimplifies(
-      F32("  lo = f32[] constant(-1)\n  bl = f32[4] broadcast(lo), dimensions={}\n"
-          "  hi = f32[] constant(1)\n  bh = f32[4] broadcast(hi), dimensions={}\n"
-          "  m = f32[4] minimum(p, bh)\n  ROOT r = f32[4] maximum(bl, m)\n"),
-      "CHECK: ROOT {{.*}} clamp(f32[4] %bl, f32[4] %p, f32[4] %bh)");
+  ExpectSimplifies(F32("  lo = f32[] constant(-1)\n  bl = f32[4] broadcast(lo), dimensions={}\n"
+                       "  hi = f32[] constant(1)\n  bh = f32[4] broadcast(hi), dimensions={}\n"
+                       "  m = f32[4] minimum(p, bh)\n  ROOT r = f32[4] maximum(bl, m)\n"),
+                   "CHECK: ROOT {{.*}} clamp(f32[4] %bl, f32[4] %p, f32[4] %bh)");
 }
 
 TEST(AlgebraicSimplifierTest, CompareRewrites) {
@@ -385,8 +387,9 @@ TEST(AlgebraicSimplifierTest, PowerRewrites) {
                        "  ROOT r = f32[4] power(p, b)\n"),
                    "CHECK: ROOT {{.*}} divide(");
   // pow(x, 0.5) is sqrt only for x >= 0.
-  ExpectUnchanged(F32("  c = f32[] constant(0.5)\n  b = f32[4] broadcast(c), dimensions={}\n"
-                      "  ROOT r = f32[4] power(p, b)\n"));
+  ExpectUnchanged(
+      F32("  c = f32[] constant(0.5)\n  b = f32[4] broadcast(c), dimensions={}\n"
+          "  ROOT r = f32[4] power(p, b)\n"));
 }
 
 TEST(AlgebraicSimplifierTest, ExpOfZeroAndLogOfSqrt) {
@@ -536,11 +539,10 @@ ENTRY main {
 // merge it into b: the same as concatenating the h column blocks of x.
 std::string HeadSplit(int64_t heads, std::string_view extra_user = "") {
   const std::string h = std::to_string(heads), hd = std::to_string(heads * 3);
-  return "HloModule m\nENTRY main {\n  x = f32[2,4," + hd + "] parameter(0)\n" +
-         "  r1 = f32[2,4," + h + ",3] reshape(x)\n" +
-         "  t = f32[2," + h + ",4,3] transpose(r1), dimensions={0,2,1,3}\n" +
-         std::string(extra_user) + "  ROOT r2 = f32[" + std::to_string(2 * heads) +
-         ",4,3] reshape(t)\n}\n";
+  return "HloModule m\nENTRY main {\n  x = f32[2,4," + hd + "] parameter(0)\n" + "  r1 = f32[2,4," +
+         h + ",3] reshape(x)\n" + "  t = f32[2," + h +
+         ",4,3] transpose(r1), dimensions={0,2,1,3}\n" + std::string(extra_user) +
+         "  ROOT r2 = f32[" + std::to_string(2 * heads) + ",4,3] reshape(t)\n}\n";
 }
 
 TEST(AlgebraicSimplifierTest, HeadSplitTransposeIsAConcatenateOfSlices) {
@@ -582,9 +584,10 @@ TEST(AlgebraicSimplifierTest, SliceRewrites) {
 TEST(AlgebraicSimplifierTest, ConcatenateRewrites) {
   ExpectSimplifies(F32("  ROOT r = f32[4] concatenate(p), dimensions={0}\n"),
                    "CHECK: ROOT %p = f32[4] parameter");
-  ExpectSimplifies(F32("  a = f32[2] slice(p), slice={[0:2]}\n  b = f32[2] slice(p), slice={[2:4]}\n"
-                       "  ROOT r = f32[4] concatenate(a, b), dimensions={0}\n"),
-                   "CHECK: ROOT %p = f32[4] parameter");
+  ExpectSimplifies(
+      F32("  a = f32[2] slice(p), slice={[0:2]}\n  b = f32[2] slice(p), slice={[2:4]}\n"
+          "  ROOT r = f32[4] concatenate(a, b), dimensions={0}\n"),
+      "CHECK: ROOT %p = f32[4] parameter");
   ExpectSimplifies(F32("  z = f32[] constant(0)\n  b = f32[2] broadcast(z), dimensions={}\n"
                        "  ROOT r = f32[6] concatenate(p, b), dimensions={0}\n"),
                    "CHECK: ROOT {{.*}} pad(f32[4] %p, f32[] %z), padding=0_2");
@@ -607,8 +610,9 @@ TEST(AlgebraicSimplifierTest, DynamicSliceRewrites) {
   ExpectSimplifies(F32("  i = s32[] parameter(2)\n"
                        "  ROOT r = f32[4] dynamic-slice(p, i), dynamic_slice_sizes={4}\n"),
                    "CHECK: ROOT %p = f32[4] parameter(0)");
-  ExpectUnchanged(F32("  i = s32[] parameter(2)\n"
-                      "  ROOT r = f32[2] dynamic-slice(p, i), dynamic_slice_sizes={2}\n"));
+  ExpectUnchanged(
+      F32("  i = s32[] parameter(2)\n"
+          "  ROOT r = f32[2] dynamic-slice(p, i), dynamic_slice_sizes={2}\n"));
 }
 
 TEST(AlgebraicSimplifierTest, DynamicUpdateSliceOfFullUpdate) {
@@ -716,7 +720,8 @@ argf {
   ai = s32[] parameter(1)
   b = f32[] parameter(2)
   bi = s32[] parameter(3)
-  better = pred[] compare(a, b), direction=)", std::string(cmp), R"(
+  better = pred[] compare(a, b), direction=)",
+                      std::string(cmp), R"(
   nan = pred[] compare(a, a), direction=NE
   wins = pred[] or(better, nan)
   v = f32[] select(wins, a, b)
@@ -730,10 +735,12 @@ argf {
 ENTRY main {
   p = f32[2,5] parameter(0)
   io = s32[2,5] iota(), iota_dimension=1
-  vi = f32[] constant()", std::string(init), R"()
+  vi = f32[] constant()",
+                      std::string(init), R"()
   zi = s32[] constant(0)
   am = (f32[2], s32[2]) reduce(p, io, vi, zi), dimensions={1}, to_apply=argf
-)", std::string(extra), "}\n");
+)",
+                      std::string(extra), "}\n");
 }
 
 TEST(AlgebraicSimplifierTest, MaxReduceBesideArgmaxUsesItsValue) {
@@ -817,14 +824,15 @@ ENTRY main {
 }
 
 TEST(AlgebraicSimplifierTest, DotDropsDegenerateDims) {
-  ExpectSimplifies(R"(HloModule m
+  ExpectSimplifies(
+      R"(HloModule m
 ENTRY main {
   a = f32[1,3] parameter(0)
   b = f32[3,5] parameter(1)
   ROOT d = f32[1,5] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
 })",
-                   "CHECK: reshape(f32[1,3] %a)\nCHECK: dot(f32[3] {{.*}}, f32[3,5] %b), "
-                   "lhs_contracting_dims={0}, rhs_contracting_dims={0}\nCHECK: ROOT {{.*}} reshape(");
+      "CHECK: reshape(f32[1,3] %a)\nCHECK: dot(f32[3] {{.*}}, f32[3,5] %b), "
+      "lhs_contracting_dims={0}, rhs_contracting_dims={0}\nCHECK: ROOT {{.*}} reshape(");
   ExpectUnchanged(R"(HloModule m
 ENTRY main {
   a = f32[2,3] parameter(0)
@@ -836,9 +844,10 @@ ENTRY main {
 // ------------------------------ robustness ---------------------------------
 
 TEST(AlgebraicSimplifierTest, KeepsInstructionsWithControlEdges) {
-  ExpectUnchanged(F32("  z = f32[] constant(0)\n  b = f32[4] broadcast(z), dimensions={}\n"
-                      "  a = f32[4] add(p, b), control-predecessors={q}\n"
-                      "  ROOT r = f32[4] multiply(a, q)\n"));
+  ExpectUnchanged(
+      F32("  z = f32[] constant(0)\n  b = f32[4] broadcast(z), dimensions={}\n"
+          "  a = f32[4] add(p, b), control-predecessors={q}\n"
+          "  ROOT r = f32[4] multiply(a, q)\n"));
 }
 
 TEST(AlgebraicSimplifierTest, SimplifiesCalledComputations) {

@@ -15,7 +15,9 @@ ENTRY main {
 }
 )");
   EXPECT_TRUE(run.changed);
-  EXPECT_CHECKS(run.after, "CHECK: %e1 = f32[4] exponential(f32[4] %p)\nCHECK-NOT: %e2 =\nCHECK: add(f32[4] %e1, f32[4] %e1)");
+  EXPECT_CHECKS(run.after,
+                "CHECK: %e1 = f32[4] exponential(f32[4] %p)\nCHECK-NOT: %e2 =\nCHECK: add(f32[4] "
+                "%e1, f32[4] %e1)");
 }
 
 TEST(CseTest, MergesConstantsByValueIgnoringLayout) {
@@ -29,7 +31,9 @@ ENTRY main {
 }
 )");
   EXPECT_TRUE(run.changed);
-  EXPECT_CHECKS(run.after, "CHECK: %c1 =\nCHECK-NOT: %c2 =\nCHECK: %c3 =\nCHECK: add(f32[2]{0} %c1, f32[2]{0} %c1)");
+  EXPECT_CHECKS(
+      run.after,
+      "CHECK: %c1 =\nCHECK-NOT: %c2 =\nCHECK: %c3 =\nCHECK: add(f32[2]{0} %c1, f32[2]{0} %c1)");
 }
 
 TEST(CseTest, CommutativeOperandOrderIgnored) {
@@ -47,7 +51,8 @@ ENTRY main {
 )");
   EXPECT_TRUE(run.changed);
   EXPECT_CHECKS(run.after,
-                "CHECK-NOT: %a2 =\nCHECK: %s1 = f32[4] subtract(f32[4] %p, f32[4] %q)\nCHECK: %s2 = f32[4] subtract(f32[4] %q, f32[4] %p)");
+                "CHECK-NOT: %a2 =\nCHECK: %s1 = f32[4] subtract(f32[4] %p, f32[4] %q)\nCHECK: %s2 "
+                "= f32[4] subtract(f32[4] %q, f32[4] %p)");
 }
 
 TEST(CseTest, StructurallyEqualReduceComputations) {
@@ -77,7 +82,8 @@ ENTRY main {
 }
 )");
   EXPECT_TRUE(run.changed);
-  EXPECT_CHECKS(run.after, "CHECK-NOT: %r1 = \nCHECK: %r2 = \nCHECK: tuple(f32[] %r0, f32[] %r0, f32[] %r2)");
+  EXPECT_CHECKS(run.after,
+                "CHECK-NOT: %r1 = \nCHECK: %r2 = \nCHECK: tuple(f32[] %r0, f32[] %r0, f32[] %r2)");
 }
 
 TEST(CseTest, KeepsSideEffectsAndDifferentAttributes) {

@@ -37,8 +37,9 @@ ENTRY main {
 }
 )");
   EXPECT_TRUE(swapped.changed);
-  EXPECT_CHECKS(swapped.after,
-                "CHECK: lhs_contracting_dims={0,2}, rhs_batch_dims={1}, rhs_contracting_dims={2,3}");
+  EXPECT_CHECKS(
+      swapped.after,
+      "CHECK: lhs_contracting_dims={0,2}, rhs_batch_dims={1}, rhs_contracting_dims={2,3}");
   ExpectSameSemantics(swapped);
 }
 

@@ -13,7 +13,9 @@ ENTRY main {
 }
 )");
   EXPECT_TRUE(run.changed);
-  EXPECT_CHECKS(run.after, R"(CHECK: f32[3,1,4] gather(f32[5,4] %p, s32[3,1] %i), offset_dims={1,2}, collapsed_slice_dims={}, start_index_map={0}, index_vector_dim=1, slice_sizes={1,4}
+  EXPECT_CHECKS(
+      run.after,
+      R"(CHECK: f32[3,1,4] gather(f32[5,4] %p, s32[3,1] %i), offset_dims={1,2}, collapsed_slice_dims={}, start_index_map={0}, index_vector_dim=1, slice_sizes={1,4}
 CHECK: ROOT {{.*}} = f32[3,4] reshape()");
 }
 

@@ -7,34 +7,44 @@ namespace {
 // A 2-D f32 sort with an index iota, both outputs sliced to k=3 along
 // dimension `dim`, compared by the total-order key comparison-expander
 // leaves.
-std::string SortThenSlice(const std::string& type, const std::string& dims,
-                          const std::string& iota, const std::string& sort_dim,
-                          const std::string& sliced_dims, const std::string& slice) {
+std::string SortThenSlice(const std::string& type, const std::string& dims, const std::string& iota,
+                          const std::string& sort_dim, const std::string& sliced_dims,
+                          const std::string& slice) {
   return R"(HloModule m
 gt {
-  a = )" + type + R"([] parameter(0)
-  b = )" + type + R"([] parameter(1)
+  a = )" +
+         type + R"([] parameter(0)
+  b = )" +
+         type + R"([] parameter(1)
   c = s32[] parameter(2)
   d = s32[] parameter(3)
   ROOT g = pred[] compare(a, b), direction=GT
 }
 ENTRY main {
-  x = )" + type + "[" + dims + R"(] parameter(0)
-  i = s32[)" + dims + "] iota(), iota_dimension=" + iota + R"(
-  s = ()" + type + "[" + dims + "], s32[" + dims + R"(]) sort(x, i), dimensions={)" + sort_dim +
+  x = )" +
+         type + "[" + dims + R"(] parameter(0)
+  i = s32[)" +
+         dims + "] iota(), iota_dimension=" + iota + R"(
+  s = ()" +
+         type + "[" + dims + "], s32[" + dims + R"(]) sort(x, i), dimensions={)" + sort_dim +
          R"(}, is_stable=true, to_apply=gt
-  v = )" + type + "[" + dims + R"(] get-tuple-element(s), index=0
-  vs = )" + type + "[" + sliced_dims + "] slice(v), slice=" + slice + R"(
-  j = s32[)" + dims + R"(] get-tuple-element(s), index=1
-  js = s32[)" + sliced_dims + "] slice(j), slice=" + slice + R"(
-  ROOT t = ()" + type + "[" + sliced_dims + "], s32[" + sliced_dims + R"(]) tuple(vs, js)
+  v = )" +
+         type + "[" + dims + R"(] get-tuple-element(s), index=0
+  vs = )" +
+         type + "[" + sliced_dims + "] slice(v), slice=" + slice + R"(
+  j = s32[)" +
+         dims + R"(] get-tuple-element(s), index=1
+  js = s32[)" +
+         sliced_dims + "] slice(j), slice=" + slice + R"(
+  ROOT t = ()" +
+         type + "[" + sliced_dims + "], s32[" + sliced_dims + R"(]) tuple(vs, js)
 }
 )";
 }
 
 TEST(TopkRewriterTest, LastDimensionBecomesCustomCall) {
-  PassRun run = RunPass("topk-rewriter",
-                        SortThenSlice("f32", "4,16", "1", "1", "4,3", "{[0:4], [0:3]}"));
+  PassRun run =
+      RunPass("topk-rewriter", SortThenSlice("f32", "4,16", "1", "1", "4,3", "{[0:4], [0:3]}"));
   EXPECT_TRUE(run.changed);
   EXPECT_CHECKS(run.after, R"(
 CHECK: (f32[4,3], s32[4,3]) custom-call(f32[4,16] %x), custom_call_target="TopK", {{.*}}gt
@@ -48,8 +58,8 @@ CHECK: ROOT {{.*}} tuple(
 }
 
 TEST(TopkRewriterTest, FirstDimensionIsTransposed) {
-  PassRun run = RunPass("topk-rewriter",
-                        SortThenSlice("f32", "16,4", "0", "0", "3,4", "{[0:3], [0:4]}"));
+  PassRun run =
+      RunPass("topk-rewriter", SortThenSlice("f32", "16,4", "0", "0", "3,4", "{[0:3], [0:4]}"));
   EXPECT_TRUE(run.changed);
   EXPECT_CHECKS(run.after, R"(
 CHECK: f32[4,16] transpose(f32[16,4] %x), dimensions={1,0}
@@ -61,8 +71,8 @@ CHECK: s32[3,4] transpose(
 }
 
 TEST(TopkRewriterTest, HigherRankIsReshapedToBatchRows) {
-  PassRun run = RunPass("topk-rewriter", SortThenSlice("f32", "2,3,8", "2", "2", "2,3,3",
-                                                       "{[0:2], [0:3], [0:3]}"));
+  PassRun run = RunPass("topk-rewriter",
+                        SortThenSlice("f32", "2,3,8", "2", "2", "2,3,3", "{[0:2], [0:3], [0:3]}"));
   EXPECT_TRUE(run.changed);
   EXPECT_CHECKS(run.after, R"(
 CHECK: f32[6,8] reshape(f32[2,3,8] %x)
@@ -145,7 +155,8 @@ ENTRY main {
   n = f32[8] negate(s)
   ROOT t = (f32[2], f32[8]) tuple(h, n)
 }
-)").changed);
+)")
+                   .changed);
 }
 
 }  // namespace

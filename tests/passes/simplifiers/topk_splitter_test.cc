@@ -1,7 +1,8 @@
 // topk-splitter: long TopK custom calls split into per-chunk TopKs and a
 // sort of the candidates.
-#include "passes/control_flow_test_util.h"
 #include "passes/simplifiers/topk_splitter.h"
+
+#include "passes/control_flow_test_util.h"
 
 namespace hlogym::testing {
 namespace {
@@ -100,13 +101,15 @@ ENTRY main {
   x = f32[1048576] parameter(0)
   ROOT t = (f32[8], s32[8]) custom-call(x), custom_call_target="TopK", to_apply=greater
 }
-)")).changed);
+)"))
+                   .changed);
   EXPECT_FALSE(RunPass("topk-splitter", Module(R"(
 ENTRY main {
   x = f32[524288] parameter(0)
   ROOT t = (f32[8], s32[8]) custom-call(x), custom_call_target="TopK", to_apply=greater
 }
-)")).changed);
+)"))
+                   .changed);
 }
 
 TEST(TopkSplitterTest, IdempotentAfterSplitting) {
@@ -128,28 +131,32 @@ ENTRY main {
   x = f32[4096] parameter(0)
   ROOT t = (f32[65], s32[65]) custom-call(x), custom_call_target="TopK", to_apply=greater
 }
-)")).changed);
+)"))
+                   .changed);
   // n not a multiple of 1024.
   EXPECT_FALSE(RunSplitter(1024, Module(R"(
 ENTRY main {
   x = f32[4100] parameter(0)
   ROOT t = (f32[5], s32[5]) custom-call(x), custom_call_target="TopK", to_apply=greater
 }
-)")).changed);
+)"))
+                   .changed);
   // A real batch.
   EXPECT_FALSE(RunSplitter(1024, Module(R"(
 ENTRY main {
   x = f32[2,4096] parameter(0)
   ROOT t = (f32[2,5], s32[2,5]) custom-call(x), custom_call_target="TopK", to_apply=greater
 }
-)")).changed);
+)"))
+                   .changed);
   // Another custom call.
   EXPECT_FALSE(RunSplitter(1024, Module(R"(
 ENTRY main {
   x = f32[4096] parameter(0)
   ROOT t = (f32[5], s32[5]) custom-call(x), custom_call_target="SomethingElse", to_apply=greater
 }
-)")).changed);
+)"))
+                   .changed);
 }
 
 TEST(TopkSplitterTest, ComparatorWithoutIndicesIsAnError) {
@@ -163,7 +170,8 @@ ENTRY main {
   x = f32[4096] parameter(0)
   ROOT t = (f32[5], s32[5]) custom-call(x), custom_call_target="TopK", to_apply=gt2
 }
-)", "test.hlo");
+)",
+                            "test.hlo");
   ASSERT_TRUE(module.ok()) << module.status();
   TopkSplitter pass(1024);
   auto changed = pass.Run(**module);

@@ -29,7 +29,9 @@ ENTRY main {
 }
 )");
   EXPECT_TRUE(run.changed);
-  EXPECT_CHECKS(run.after, R"(CHECK: ROOT {{.*}} = f32[5,2,4] dot(f32[5,3,2] %a, f32[5,3,4] %b), lhs_batch_dims={0}, lhs_contracting_dims={1}, rhs_batch_dims={0}, rhs_contracting_dims={1})");
+  EXPECT_CHECKS(
+      run.after,
+      R"(CHECK: ROOT {{.*}} = f32[5,2,4] dot(f32[5,3,2] %a, f32[5,3,4] %b), lhs_batch_dims={0}, lhs_contracting_dims={1}, rhs_batch_dims={0}, rhs_contracting_dims={1})");
 }
 
 TEST(TransposeFoldingTest, KeepsTransposesItCannotFold) {

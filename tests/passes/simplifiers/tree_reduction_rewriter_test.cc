@@ -22,7 +22,9 @@ ENTRY main {
 }
 )");
   EXPECT_TRUE(run.changed);
-  EXPECT_CHECKS(run.after, R"(CHECK: f32[8,4] reduce-window(f32[8,100] %p, f32[] %z), window={size=1x32 stride=1x32 pad=0_0x14_14}, to_apply=%add
+  EXPECT_CHECKS(
+      run.after,
+      R"(CHECK: f32[8,4] reduce-window(f32[8,100] %p, f32[] %z), window={size=1x32 stride=1x32 pad=0_0x14_14}, to_apply=%add
 CHECK: ROOT {{.*}} = f32[8] reduce(f32[8,4] %{{.*}}, f32[] %z), dimensions={1}, to_apply=%add)");
 }
 
@@ -35,14 +37,17 @@ ENTRY main {
 }
 )");
   EXPECT_TRUE(run.changed);
-  EXPECT_CHECKS(run.after, R"(CHECK: f32[63] reduce-window(f32[2000] %p, f32[] %z), window={size=32 stride=32 pad=8_8}
+  EXPECT_CHECKS(
+      run.after,
+      R"(CHECK: f32[63] reduce-window(f32[2000] %p, f32[] %z), window={size=32 stride=32 pad=8_8}
 CHECK: ROOT {{.*}} = f32[] reduce(f32[63] )");
   auto pass = PassRegistry::Builtin().Create("tree_reduction_rewriter");
   ASSERT_TRUE(pass.ok());
   auto again = (*pass)->Run(*run.module);
   ASSERT_TRUE(again.ok());
   EXPECT_TRUE(*again);
-  EXPECT_CHECKS(PrintModule(*run.module), R"(CHECK: f32[2] reduce-window(f32[63] {{.*}}), window={size=32 stride=32 pad=0_1}
+  EXPECT_CHECKS(PrintModule(*run.module),
+                R"(CHECK: f32[2] reduce-window(f32[63] {{.*}}), window={size=32 stride=32 pad=0_1}
 CHECK: ROOT {{.*}} = f32[] reduce(f32[2] )");
   again = (*pass)->Run(*run.module);
   ASSERT_TRUE(again.ok());
@@ -78,7 +83,6 @@ ENTRY main {
 )");
   EXPECT_FALSE(run.changed);
 }
-
 
 // XLA's CPU compiler keeps large f32 add/max/min reduces that keep a dimension
 // whole (it hands them to YNNPACK); 4096 input elements is the boundary.
@@ -149,7 +153,9 @@ ENTRY main {
 }
 )");
   EXPECT_TRUE(run.changed);
-  EXPECT_CHECKS(run.after, R"(CHECK: f32[2,16,2] reduce-window(f32[2,16,64] %q, f32[] %z), window={size=1x1x32 stride=1x1x32}
+  EXPECT_CHECKS(
+      run.after,
+      R"(CHECK: f32[2,16,2] reduce-window(f32[2,16,64] %q, f32[] %z), window={size=1x1x32 stride=1x1x32}
 CHECK: f32[2,16] reduce(f32[2,16,2]
 CHECK: f32[1,1,2] reduce-window(f32[2,16,64] %q, f32[] %z), window={size=2x16x32 stride=2x16x32}
 CHECK: f32[] reduce(f32[1,1,2]

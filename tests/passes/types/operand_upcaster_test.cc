@@ -1,6 +1,7 @@
 // operand_upcaster: dot/convolution operands converted to a wider result type.
-#include "passes/control_flow_test_util.h"
 #include "passes/types/operand_upcaster.h"
+
+#include "passes/control_flow_test_util.h"
 
 namespace hlogym::testing {
 namespace {

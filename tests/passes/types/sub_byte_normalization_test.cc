@@ -5,7 +5,9 @@ namespace hlogym::testing {
 namespace {
 
 TEST(SubByteSizeSetterTest, SetsElementSizeOnSubByteLayouts) {
-  PassRun run = RunPass("sub-byte-size-setter", R"(HloModule m, entry_computation_layout={(s4[4]{0}, u2[2,2]{1,0:T(2,2)S(1)})->(s8[4]{0}, u2[2,2]{1,0})}
+  PassRun run = RunPass(
+      "sub-byte-size-setter",
+      R"(HloModule m, entry_computation_layout={(s4[4]{0}, u2[2,2]{1,0:T(2,2)S(1)})->(s8[4]{0}, u2[2,2]{1,0})}
 ENTRY main {
   x = s4[4]{0} parameter(0)
   y = u2[2,2]{1,0:T(2,2)S(1)} parameter(1)
@@ -38,7 +40,9 @@ CHECK: f32[4]{0} parameter(0)
 }
 
 TEST(SubByteSizeSetterTest, NoLayoutsOrNoSubByteTypesNoChange) {
-  PassRun run = RunPass("sub-byte-size-setter", R"(HloModule m, entry_computation_layout={(f32[4]{0}, pred[2]{0})->f32[4]{0}}
+  PassRun run =
+      RunPass("sub-byte-size-setter",
+              R"(HloModule m, entry_computation_layout={(f32[4]{0}, pred[2]{0})->f32[4]{0}}
 ENTRY main {
   x = f32[4]{0} parameter(0)
   p = pred[2]{0} parameter(1)

@@ -24,13 +24,15 @@ body {
 cond {
   p = (s32[], f32[4], f32[4], f32[]) parameter(0)
   i = s32[] get-tuple-element(p), index=0
-  n = s32[] constant()" + std::to_string(bound) + R"()
+  n = s32[] constant()" +
+         std::to_string(bound) + R"()
   ROOT lt = pred[] compare(i, n), direction=LT
 }
 ENTRY main {
   x = f32[4] parameter(0)
   y = f32[4] parameter(1)
-  zero = s32[] constant()" + std::to_string(start) + R"()
+  zero = s32[] constant()" +
+         std::to_string(start) + R"()
   c = f32[] constant(0.5)
   init = (s32[], f32[4], f32[4], f32[]) tuple(zero, x, y, c)
   w = (s32[], f32[4], f32[4], f32[]) while(init), condition=cond, body=body
@@ -234,19 +236,25 @@ std::string LoopReadingConstantTwice(const std::string& type, const std::string&
                                      const std::string& broadcast_dims) {
   return R"(HloModule m
 body {
-  p = (s32[], f32[4], )" + type + R"() parameter(0)
+  p = (s32[], f32[4], )" +
+         type + R"() parameter(0)
   i = s32[] get-tuple-element(p), index=0
   one = s32[] constant(1)
   next = s32[] add(i, one)
   acc = f32[4] get-tuple-element(p), index=1
-  k = )" + type + R"( get-tuple-element(p), index=2
-  k2 = )" + type + R"( get-tuple-element(p), index=2
-  b = f32[4] broadcast(k2), dimensions=)" + broadcast_dims + R"(
+  k = )" +
+         type + R"( get-tuple-element(p), index=2
+  k2 = )" +
+         type + R"( get-tuple-element(p), index=2
+  b = f32[4] broadcast(k2), dimensions=)" +
+         broadcast_dims + R"(
   acc2 = f32[4] add(acc, b)
-  ROOT t = (s32[], f32[4], )" + type + R"() tuple(next, acc2, k)
+  ROOT t = (s32[], f32[4], )" +
+         type + R"() tuple(next, acc2, k)
 }
 cond {
-  p = (s32[], f32[4], )" + type + R"() parameter(0)
+  p = (s32[], f32[4], )" +
+         type + R"() parameter(0)
   i = s32[] get-tuple-element(p), index=0
   n = s32[] constant(5)
   ROOT lt = pred[] compare(i, n), direction=LT
@@ -254,9 +262,12 @@ cond {
 ENTRY main {
   x = f32[4] parameter(0)
   zero = s32[] constant(0)
-  c = )" + type + " constant(" + value + R"()
-  init = (s32[], f32[4], )" + type + R"() tuple(zero, x, c)
-  w = (s32[], f32[4], )" + type + R"() while(init), condition=cond, body=body
+  c = )" +
+         type + " constant(" + value + R"()
+  init = (s32[], f32[4], )" +
+         type + R"() tuple(zero, x, c)
+  w = (s32[], f32[4], )" +
+         type + R"() while(init), condition=cond, body=body
   ROOT r = f32[4] get-tuple-element(w), index=1
 }
 )";
@@ -278,7 +289,8 @@ CHECK: (s32[], f32[4]) while(
 }
 
 TEST(WhileLoopSimplifierTest, NoChangeForArrayConstantElement) {
-  PassRun run = RunPass("simplify-while-loops", LoopReadingConstantTwice("f32[4]", "{1, 2, 3, 4}", "{0}"));
+  PassRun run =
+      RunPass("simplify-while-loops", LoopReadingConstantTwice("f32[4]", "{1, 2, 3, 4}", "{0}"));
   EXPECT_FALSE(run.changed);
 }
 

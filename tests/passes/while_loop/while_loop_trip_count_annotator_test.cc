@@ -10,20 +10,23 @@ body {
   p = (s32[], f32[4]) parameter(0)
   i = s32[] get-tuple-element(p), index=0
   step = s32[] constant(3)
-  next = s32[] )") + std::string(update) + R"((i, step)
+  next = s32[] )") +
+         std::string(update) + R"((i, step)
   v = f32[4] get-tuple-element(p), index=1
   ROOT t = (s32[], f32[4]) tuple(next, v)
 }
 cond {
   p = (s32[], f32[4]) parameter(0)
   i = s32[] get-tuple-element(p), index=0
-  n = s32[] )" + std::string(bound) + R"(
+  n = s32[] )" +
+         std::string(bound) + R"(
   ROOT lt = pred[] compare(i, n), direction=LT
 }
 ENTRY main {
   x = f32[4] parameter(0)
   s = s32[] parameter(1)
-  zero = s32[] )" + std::string(init) + R"(
+  zero = s32[] )" +
+         std::string(init) + R"(
   init = (s32[], f32[4]) tuple(zero, x)
   ROOT loop = (s32[], f32[4]) while(init), condition=cond, body=body
 }
@@ -31,11 +34,12 @@ ENTRY main {
 }
 
 TEST(WhileLoopTripCountAnnotatorTest, AnnotatesTrivialRange) {
-  PassRun run = RunPass("while-loop-trip-count-annotator",
-                        Loop("constant(1)", "constant(11)", "add"));
+  PassRun run =
+      RunPass("while-loop-trip-count-annotator", Loop("constant(1)", "constant(11)", "add"));
   EXPECT_TRUE(run.changed);
-  EXPECT_CHECKS(run.after,
-                R"(CHECK: while({{.*}}backend_config={"known_trip_count":{"n":"4"},"known_init_step":{"init":"1","step":"3"},"known_induction_variable":{"tuple_index":"0"},"dynamic_variables":[]})");
+  EXPECT_CHECKS(
+      run.after,
+      R"(CHECK: while({{.*}}backend_config={"known_trip_count":{"n":"4"},"known_init_step":{"init":"1","step":"3"},"known_induction_variable":{"tuple_index":"0"},"dynamic_variables":[]})");
   // Idempotent.
   auto pass = PassRegistry::Builtin().Create("while-loop-trip-count-annotator");
   ASSERT_TRUE(pass.ok());
@@ -45,19 +49,21 @@ TEST(WhileLoopTripCountAnnotatorTest, AnnotatesTrivialRange) {
 }
 
 TEST(WhileLoopTripCountAnnotatorTest, BruteForcesOtherUpdates) {
-  PassRun run = RunPass("while-loop-trip-count-annotator",
-                        Loop("constant(1)", "constant(100)", "multiply"));
+  PassRun run =
+      RunPass("while-loop-trip-count-annotator", Loop("constant(1)", "constant(100)", "multiply"));
   EXPECT_TRUE(run.changed);
   // 1, 3, 9, 27, 81 are below 100.
-  EXPECT_CHECKS(run.after,
-                R"(CHECK: backend_config={"known_trip_count":{"n":"5"},"known_induction_variable":{"tuple_index":"0"},"dynamic_variables":[]})");
+  EXPECT_CHECKS(
+      run.after,
+      R"(CHECK: backend_config={"known_trip_count":{"n":"5"},"known_induction_variable":{"tuple_index":"0"},"dynamic_variables":[]})");
 }
 
 TEST(WhileLoopTripCountAnnotatorTest, UnknownStartGivesOnlyTheInductionVariable) {
   PassRun run = RunPass("while-loop-trip-count-annotator", Loop("copy(s)", "constant(9)", "add"));
   EXPECT_TRUE(run.changed);
-  EXPECT_CHECKS(run.after,
-                R"(CHECK: backend_config={"known_induction_variable":{"tuple_index":"0"},"dynamic_variables":[]})");
+  EXPECT_CHECKS(
+      run.after,
+      R"(CHECK: backend_config={"known_induction_variable":{"tuple_index":"0"},"dynamic_variables":[]})");
 }
 
 TEST(WhileLoopTripCountAnnotatorTest, NoWhileNoChange) {
