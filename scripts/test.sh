@@ -2,7 +2,7 @@
 # Builds hlogym (scripts/setup.sh --rl: also the RL libraries the tests train with) and runs every
 # test suite: ctest on build/, then pytest on python/tests and tests/python (whichever exist and
 # hold tests), then runs the shipped policy with the installed command from another folder, lints
-# the Python (ruff, pyproject.toml) and builds the documentation site (mkdocs.yml) with warnings as
+# the Python (ruff, pyproject.toml), checks the C++ formatting (.clang-format) and builds the documentation site (mkdocs.yml) with warnings as
 # errors. Every runner runs even when an earlier one failed; the exit status is non-zero when any
 # of them failed.
 # Usage: scripts/test.sh [--sanitize]
@@ -69,8 +69,9 @@ echo "== the installed hlogym runs the shipped policy (deep-RL plugin), from ano
 (cd "$(mktemp -d)" && "$ROOT/.venv/bin/hlogym" eval --agent policy:ppo-gpt2 --suite smoke/einsum -q) ||
   failed+=("installed policy:ppo-gpt2")
 
-echo "== lint (ruff check, ruff format --check)"
+echo "== lint (ruff check, ruff format --check; clang-format --dry-run on the C++)"
 { .venv/bin/ruff check --quiet . && .venv/bin/ruff format --check --quiet .; } || failed+=("lint")
+git ls-files -z -- '*.cc' '*.h' | xargs -0 clang-format --dry-run --Werror || failed+=("format")
 
 echo "== docs (mkdocs build --strict)"
 NO_MKDOCS_2_WARNING=1 .venv/bin/mkdocs build --strict --quiet || failed+=("docs")
