@@ -175,12 +175,8 @@ absl::StatusOr<Instruction*> Blocked(Instruction* a, const Batch& batch) {
 absl::StatusOr<Computation*> BuildComputation(Module& module, const Instruction& cholesky,
                                               const std::string& name) {
   const Shape& shape = cholesky.operand(0)->shape();
-  auto owned = std::make_unique<Computation>(module.UniqueName(name));
-  owned->set_parent(&module);
-  Computation* computation = owned.get();
-  auto parameter = std::make_unique<Instruction>(Opcode::kParameter, shape, module.UniqueName("a"));
-  parameter->mutable_attrs().parameter_number = 0;
-  Instruction* a = computation->AddInstruction(std::move(parameter));
+  ExpansionComputation expansion = StartExpansion(module, name, cholesky, {"a"});
+  Instruction* a = expansion.parameters[0];
   Batch batch;
   batch.dims.assign(shape.dimensions().begin(), shape.dimensions().end() - 2);
   batch.layout = shape.has_layout();
@@ -196,8 +192,8 @@ absl::StatusOr<Computation*> BuildComputation(Module& module, const Instruction&
     HLOGYM_ASSIGN(transposed, TransposeMinor(l));
     result = transposed;
   }
-  computation->set_root_instruction(result);
-  return module.AddComputation(std::move(owned));
+  expansion.owned->set_root_instruction(result);
+  return module.AddComputation(std::move(expansion.owned));
 }
 
 bool Matches(const Instruction* instruction) {

@@ -20,6 +20,7 @@
 #include "hlo/query.h"
 #include "hlo/status_macros.h"
 #include "passes/builders.h"
+#include "passes/expanders/matrix_builders.h"
 #include "passes/pass_utils.h"
 #include "passes/while_loop/while_util.h"
 
@@ -66,9 +67,8 @@ class Builder {
   absl::StatusOr<Instruction*> Full(Computation* computation, double value,
                                     std::span<const int64_t> dims,
                                     std::optional<PrimitiveType> type = std::nullopt) {
-    Instruction* scalar = Scalar(computation, value, type);
-    if (dims.empty()) return scalar;
-    return MakeBroadcast(scalar, dims, {});
+    if (dims.empty()) return Scalar(computation, value, type);
+    return MakeFull(computation, type.value_or(type_), value, dims, layout_);
   }
   // A constant-filled array shaped like `x`.
   absl::StatusOr<Instruction*> Like(Instruction* x, double value) {
@@ -533,12 +533,9 @@ Computation* LessThanComparator(Builder& b) {
 absl::StatusOr<Computation*> BuildComputation(Module& module, const Instruction& eigh,
                                               const EighConfig& config, const std::string& name) {
   const Shape& shape = eigh.operand(0)->shape();
-  auto owned = std::make_unique<Computation>(module.UniqueName(name));
-  owned->set_parent(&module);
-  Computation* computation = owned.get();
-  auto parameter = std::make_unique<Instruction>(Opcode::kParameter, shape, module.UniqueName("a"));
-  parameter->mutable_attrs().parameter_number = 0;
-  Instruction* a = computation->AddInstruction(std::move(parameter));
+  ExpansionComputation expansion = StartExpansion(module, name, eigh, {"a"});
+  Computation* computation = expansion.owned.get();
+  Instruction* a = expansion.parameters[0];
   Builder b(module, shape.element_type(),
             std::vector<int64_t>(shape.dimensions().begin(), shape.dimensions().end() - 2),
             shape.has_layout());
@@ -604,7 +601,7 @@ absl::StatusOr<Computation*> BuildComputation(Module& module, const Instruction&
   std::vector<Instruction*> results = {v, w};
   Instruction* root = MakeTuple(computation, results);
   computation->set_root_instruction(root);
-  return module.AddComputation(std::move(owned));
+  return module.AddComputation(std::move(expansion.owned));
 }
 
 // nullopt: not an Eigh call this pass expands (left unchanged). An error:

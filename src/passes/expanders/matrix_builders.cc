@@ -9,6 +9,20 @@
 
 namespace hlogym {
 
+ExpansionComputation StartExpansion(Module& module, std::string_view name, const Instruction& op,
+                                    const std::vector<std::string>& names) {
+  ExpansionComputation expansion;
+  expansion.owned = std::make_unique<Computation>(module.UniqueName(std::string(name)));
+  expansion.owned->set_parent(&module);
+  for (int64_t i = 0; i < op.operand_count(); ++i) {
+    auto parameter = std::make_unique<Instruction>(Opcode::kParameter, op.operand(i)->shape(),
+                                                   module.UniqueName(names[i]));
+    parameter->mutable_attrs().parameter_number = i;
+    expansion.parameters.push_back(expansion.owned->AddInstruction(std::move(parameter)));
+  }
+  return expansion;
+}
+
 absl::StatusOr<Instruction*> MakeFull(Computation* computation, PrimitiveType type, double value,
                                       std::span<const int64_t> dims, bool layout) {
   return MakeBroadcast(MakeScalarConstant(computation, type, value, layout), dims, {});

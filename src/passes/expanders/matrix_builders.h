@@ -1,18 +1,33 @@
-// Builders the linear-algebra expanders (cholesky, qr, triangular-solve) share:
-// the operations on the two minor dimensions of batched matrices
-// [batch..., rows, cols] their expansions are written in.
+// Builders the linear-algebra expanders (cholesky, eigh, qr, triangular-solve)
+// share: the computation an expansion is written in, and the operations on the
+// two minor dimensions of batched matrices [batch..., rows, cols].
 #ifndef HLOGYM_PASSES_EXPANDERS_MATRIX_BUILDERS_H_
 #define HLOGYM_PASSES_EXPANDERS_MATRIX_BUILDERS_H_
 
 #include <cstdint>
+#include <memory>
 #include <span>
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/status/statusor.h"
 #include "hlo/computation.h"
 #include "hlo/instruction.h"
+#include "hlo/module.h"
 
 namespace hlogym {
+
+// The computation an expansion is built in, named module.UniqueName(name),
+// with one parameter per operand of `op` (parameter i named names[i]). It is
+// not in the module yet: Module::AddComputation takes `owned` once its root is
+// set.
+struct ExpansionComputation {
+  std::unique_ptr<Computation> owned;
+  std::vector<Instruction*> parameters;
+};
+ExpansionComputation StartExpansion(Module& module, std::string_view name, const Instruction& op,
+                                    const std::vector<std::string>& names);
 
 // A `value` of `type` broadcast to `dims`.
 absl::StatusOr<Instruction*> MakeFull(Computation* computation, PrimitiveType type, double value,

@@ -482,17 +482,8 @@ absl::StatusOr<bool> Expandable(const Instruction* instruction) {
 
 absl::StatusOr<Computation*> BuildComputation(Module& module, const Instruction& call,
                                               const std::string& name) {
-  auto owned = std::make_unique<Computation>(module.UniqueName(name));
-  owned->set_parent(&module);
-  Computation* computation = owned.get();
-  std::vector<Instruction*> parameters;
-  const std::vector<std::string> names = {"a", "taus"};
-  for (int64_t i = 0; i < call.operand_count(); ++i) {
-    auto parameter = std::make_unique<Instruction>(Opcode::kParameter, call.operand(i)->shape(),
-                                                   module.UniqueName(names[i]));
-    parameter->mutable_attrs().parameter_number = i;
-    parameters.push_back(computation->AddInstruction(std::move(parameter)));
-  }
+  ExpansionComputation expansion = StartExpansion(module, name, call, {"a", "taus"});
+  const std::vector<Instruction*>& parameters = expansion.parameters;
   const Shape& shape = call.operand(0)->shape();
   Context c;
   c.module = &module;
@@ -503,8 +494,8 @@ absl::StatusOr<Computation*> BuildComputation(Module& module, const Instruction&
                                           ? BuildQr(c, parameters[0])
                                           : BuildProduct(c, parameters[0], parameters[1]);
   if (!root.ok()) return root.status();
-  computation->set_root_instruction(*root);
-  return module.AddComputation(std::move(owned));
+  expansion.owned->set_root_instruction(*root);
+  return module.AddComputation(std::move(expansion.owned));
 }
 
 // One callee per target and operand shapes.

@@ -423,17 +423,8 @@ absl::StatusOr<Computation*> BuildComputation(Module& module, const Instruction&
                                               const std::string& name, int64_t block_size,
                                               bool use_direct_solves) {
   const Shape& a_shape = solve.operand(0)->shape();
-  const Shape& b_shape = solve.operand(1)->shape();
-  auto owned = std::make_unique<Computation>(module.UniqueName(name));
-  owned->set_parent(&module);
-  Computation* computation = owned.get();
-  Instruction* parameters[2] = {nullptr, nullptr};
-  for (int64_t i = 0; i < 2; ++i) {
-    auto parameter = std::make_unique<Instruction>(Opcode::kParameter, i == 0 ? a_shape : b_shape,
-                                                   module.UniqueName(i == 0 ? "a" : "b"));
-    parameter->mutable_attrs().parameter_number = i;
-    parameters[i] = computation->AddInstruction(std::move(parameter));
-  }
+  ExpansionComputation expansion = StartExpansion(module, name, solve, {"a", "b"});
+  const std::vector<Instruction*>& parameters = expansion.parameters;
   Context context;
   context.type = a_shape.element_type();
   context.layout = a_shape.has_layout();
@@ -446,8 +437,8 @@ absl::StatusOr<Computation*> BuildComputation(Module& module, const Instruction&
   problem.unit_diagonal = attrs.unit_diagonal;
   HLOGYM_ASSIGN(result, BuildSolve(parameters[0], parameters[1], problem, block_size,
                                    use_direct_solves, context));
-  computation->set_root_instruction(result);
-  return module.AddComputation(std::move(owned));
+  expansion.owned->set_root_instruction(result);
+  return module.AddComputation(std::move(expansion.owned));
 }
 
 absl::Status Invalid(const Instruction& instruction, std::string_view why) {
