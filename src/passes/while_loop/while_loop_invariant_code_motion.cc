@@ -36,36 +36,54 @@ bool NotWorthHoistingIndividually(const Instruction& instruction) {
   }
 }
 
-absl::StatusOr<bool> TryHoist(Module& module, Instruction* while_op, SideEffectCache& effects) {
-  Computation* condition = while_op->called_computations()[0];
-  Computation* body = while_op->called_computations()[1];
-  if (!while_op->shape().IsTuple() || body == condition || body->num_parameters() != 1 ||
-      condition->num_parameters() != 1 || while_op->HasControlEdges()) {
-    return false;
+// Element `index` of a loop's init: the init tuple's operand, or a read of it.
+absl::StatusOr<Instruction*> InitElement(Instruction* init, int64_t index) {
+  if (init->opcode() == Opcode::kTuple) return init->operand(index);
+  return MakeGetTupleElement(init, index);
+}
+
+// The old, narrower loop state (`old_shape`, its first elements) read out of
+// a widened one: a tuple of reads.
+absl::StatusOr<Instruction*> NarrowState(Instruction* wide, const Shape& old_shape) {
+  std::vector<Instruction*> elements;
+  for (int64_t i = 0; i < old_shape.tuple_shapes_size(); ++i) {
+    HLOGYM_ASSIGN(gte, MakeGetTupleElement(wide, i));
+    elements.push_back(gte);
   }
-  if (body->root_instruction()->opcode() != Opcode::kTuple) return false;
-  std::vector<Instruction*> invariant_gtes = GetInvariantGtesForWhileBody(*body);
+  Instruction* tuple = MakeTuple(wide->parent(), elements);
+  tuple->set_shape(old_shape);
+  return tuple;
+}
+
+// The body instructions to hoist, in post order, and for every invariant body
+// value they read, its copy before the loop (in the loop's computation).
+struct Hoisting {
+  absl::flat_hash_map<const Instruction*, Instruction*> copies;
+  std::vector<Instruction*> hoisted;
+};
+
+// Copies out every body instruction whose operands are loop-invariant (state
+// elements the body passes through unchanged, or other such instructions),
+// except side effects, control edges and the cheap ops not worth a loop-state
+// element of their own; those follow a hoisted user out instead.
+absl::StatusOr<Hoisting> CopyInvariantsOut(Module& module, Instruction* while_op,
+                                           SideEffectCache& effects) {
+  Computation* body = while_op->called_computations()[1];
   Computation* parent = while_op->parent();
   Instruction* init = while_op->operand(0);
-  // Body value -> its copy before the loop.
-  absl::flat_hash_map<const Instruction*, Instruction*> hoisted;
+  std::vector<Instruction*> invariant_gtes = GetInvariantGtesForWhileBody(*body);
   absl::flat_hash_set<const Instruction*> invariant(invariant_gtes.begin(), invariant_gtes.end());
   absl::flat_hash_set<const Instruction*> unhoisted;  // invariant, not copied yet
-  std::vector<Instruction*> to_replace;
+  Hoisting hoisting;
 
   // The copy before the loop of invariant body value `value`.
   std::function<absl::StatusOr<Instruction*>(Instruction*)> copy_out =
       [&](Instruction* value) -> absl::StatusOr<Instruction*> {
-    if (auto it = hoisted.find(value); it != hoisted.end()) return it->second;
+    if (auto it = hoisting.copies.find(value); it != hoisting.copies.end()) return it->second;
     Instruction* copy;
     if (invariant.contains(value)) {
-      int64_t index = value->attrs().tuple_index;
-      if (init->opcode() == Opcode::kTuple) {
-        copy = init->operand(index);
-      } else {
-        HLOGYM_ASSIGN(gte, MakeGetTupleElement(init, index));
-        copy = gte;
-      }
+      HLOGYM_ASSIGN(element, InitElement(init, value->attrs().tuple_index));
+      copy = element;
     } else {
       std::vector<Instruction*> operands;
       for (Instruction* operand : value->operands()) {
@@ -76,7 +94,7 @@ absl::StatusOr<bool> TryHoist(Module& module, Instruction* while_op, SideEffectC
           value->CloneWithNewOperands(operands, module.UniqueName(value->name())));
       unhoisted.erase(value);
     }
-    hoisted[value] = copy;
+    hoisting.copies[value] = copy;
     return copy;
   };
 
@@ -90,7 +108,7 @@ absl::StatusOr<bool> TryHoist(Module& module, Instruction* while_op, SideEffectC
     bool operands_invariant = true;
     for (const Instruction* operand : instruction->operands()) {
       if (!invariant.contains(operand) && !unhoisted.contains(operand) &&
-          !hoisted.contains(operand)) {
+          !hoisting.copies.contains(operand)) {
         operands_invariant = false;
         break;
       }
@@ -100,107 +118,63 @@ absl::StatusOr<bool> TryHoist(Module& module, Instruction* while_op, SideEffectC
       unhoisted.insert(instruction);
       continue;
     }
-    HLOGYM_ASSIGN(copy, copy_out(instruction));
-    to_replace.push_back(instruction);
+    HLOGYM_RETURN_IF_ERROR(copy_out(instruction).status());
+    hoisting.hoisted.push_back(instruction);
   }
-  if (to_replace.empty()) return false;
+  return hoisting;
+}
 
-  // Make the hoisted values live in: append them to the loop state.
-  const Computation* original_body = body;
-  const bool cloned = UnshareLoopComputations(module, while_op);
-  body = while_op->called_computations()[1];
-  condition = while_op->called_computations()[0];
-  std::vector<Instruction*> targets = to_replace;
-  if (body != original_body) {
-    // CloneComputation keeps the instruction order: map by position.
-    absl::flat_hash_map<const Instruction*, int64_t> position;
-    int64_t k = 0;
-    for (const auto& instruction : original_body->instructions()) position[instruction.get()] = k++;
-    std::vector<Instruction*> copies;
-    for (const auto& instruction : body->instructions()) copies.push_back(instruction.get());
-    for (Instruction*& target : targets) target = copies[position.at(target)];
+// Gives the parameters of `computation` (the loop's body or condition) the
+// widened state shape; what reads the whole state (a call of the frontend's
+// own condition, say) still gets the old, narrower tuple, as in XLA's
+// widening.
+absl::Status WidenParameter(Computation* computation, const Shape& old_shape,
+                            const Shape& new_shape) {
+  Instruction* param = computation->parameter_instruction(0);
+  std::vector<Instruction*> whole_state_users;
+  for (Instruction* user : param->users()) {
+    if (user->opcode() != Opcode::kGetTupleElement) whole_state_users.push_back(user);
   }
-  const int64_t n = while_op->shape().tuple_shapes_size();
-  // The old, narrower state read out of a widened one: a tuple of its first n
-  // elements.
-  auto old_state_of = [&](Instruction* wide) -> absl::StatusOr<Instruction*> {
-    std::vector<Instruction*> elements;
-    for (int64_t i = 0; i < n; ++i) {
-      HLOGYM_ASSIGN(gte, MakeGetTupleElement(wide, i));
-      elements.push_back(gte);
+  param->set_shape(new_shape);
+  if (whole_state_users.empty()) return absl::OkStatus();
+  HLOGYM_ASSIGN(narrow, NarrowState(param, old_shape));
+  for (Instruction* user : whole_state_users) {
+    for (int64_t k = 0; k < user->operand_count(); ++k) {
+      if (user->operand(k) == param) user->ReplaceOperandWith(k, narrow);
     }
-    Instruction* tuple = MakeTuple(wide->parent(), elements);
-    tuple->set_shape(while_op->shape());
-    return tuple;
-  };
-  Shape new_shape = while_op->shape();
-  std::vector<Instruction*> outside;
-  for (Instruction* instruction : to_replace) {
-    Instruction* value = hoisted.at(instruction);
-    outside.push_back(value);
-    new_shape.mutable_tuple_shapes().push_back(value->shape());
   }
-  Instruction* body_param = body->parameter_instruction(0);
-  for (Computation* computation : {body, condition}) {
-    Instruction* param = computation->parameter_instruction(0);
-    std::vector<Instruction*> whole_state_users;
-    for (Instruction* user : param->users()) {
-      if (user->opcode() != Opcode::kGetTupleElement) whole_state_users.push_back(user);
-    }
-    param->set_shape(new_shape);
-    if (whole_state_users.empty()) continue;
-    // What reads the whole state (a call of the frontend's own condition,
-    // say) still gets the old, narrower tuple, as in XLA's widening.
-    HLOGYM_ASSIGN(narrow, old_state_of(param));
-    for (Instruction* user : whole_state_users) {
-      for (int64_t k = 0; k < user->operand_count(); ++k) {
-        if (user->operand(k) == param) user->ReplaceOperandWith(k, narrow);
-      }
-    }
-    if (computation->root_instruction() == param) computation->set_root_instruction(narrow);
-  }
-  std::vector<Instruction*> new_gtes;
-  for (size_t j = 0; j < targets.size(); ++j) {
-    // Like XLA's WhileUtil::MakeInstructionsLiveIn: one read of the new
-    // element feeds the body's uses and a second one passes it through to
-    // the root (CSE merges the two later); a read left without users goes
-    // with the dead code below.
-    const int64_t index = n + static_cast<int64_t>(j);
-    HLOGYM_ASSIGN(in, MakeGetTupleElement(body_param, index));
-    absl::Status status = targets[j]->ReplaceAllUsesWith(in);
-    if (!status.ok()) return status;
-    HLOGYM_ASSIGN(through, MakeGetTupleElement(body_param, index));
-    new_gtes.push_back(through);
-  }
-  root = body->root_instruction();
-  std::vector<Instruction*> root_operands = root->operands();
-  root_operands.insert(root_operands.end(), new_gtes.begin(), new_gtes.end());
-  Instruction* new_root = MakeTuple(body, root_operands);
-  new_root->set_shape(new_shape);
-  body->set_root_instruction(new_root);
-  // Drop what is dead now (the old root, the hoisted instructions, ...).
+  if (computation->root_instruction() == param) computation->set_root_instruction(narrow);
+  return absl::OkStatus();
+}
+
+// Removes the body's instructions nothing reads any more (the old root, the
+// hoisted instructions, ...), but not side effects or control edges.
+absl::Status RemoveDeadBodyInstructions(Computation* body, SideEffectCache& effects) {
   std::vector<Instruction*> order = body->MakeInstructionPostOrder();
   for (auto it = order.rbegin(); it != order.rend(); ++it) {
     Instruction* instruction = *it;
-    if (instruction == new_root || instruction->opcode() == Opcode::kParameter ||
+    if (instruction == body->root_instruction() || instruction->opcode() == Opcode::kParameter ||
         instruction->user_count() > 0 || instruction->HasControlEdges() ||
         effects.HasSideEffect(instruction)) {
       continue;
     }
-    absl::Status status = body->RemoveInstruction(instruction);
-    if (!status.ok()) return status;
+    HLOGYM_RETURN_IF_ERROR(body->RemoveInstruction(instruction));
   }
+  return absl::OkStatus();
+}
 
+// Replaces `while_op` by a loop whose state also carries `extra` (values of
+// its computation) after the old elements; its users read the old elements.
+absl::Status ReplaceWithWiderLoop(Module& module, Instruction* while_op,
+                                  const std::vector<Instruction*>& extra, const Shape& new_shape) {
+  Computation* parent = while_op->parent();
+  Instruction* init = while_op->operand(0);
   std::vector<Instruction*> init_elements;
-  for (int64_t i = 0; i < n; ++i) {
-    if (init->opcode() == Opcode::kTuple) {
-      init_elements.push_back(init->operand(i));
-    } else {
-      HLOGYM_ASSIGN(gte, MakeGetTupleElement(init, i));
-      init_elements.push_back(gte);
-    }
+  for (int64_t i = 0; i < while_op->shape().tuple_shapes_size(); ++i) {
+    HLOGYM_ASSIGN(element, InitElement(init, i));
+    init_elements.push_back(element);
   }
-  init_elements.insert(init_elements.end(), outside.begin(), outside.end());
+  init_elements.insert(init_elements.end(), extra.begin(), extra.end());
   Instruction* new_init = MakeTuple(parent, init_elements);
   new_init->set_shape(new_shape);
   auto replacement =
@@ -215,12 +189,79 @@ absl::StatusOr<bool> TryHoist(Module& module, Instruction* while_op, SideEffectC
     std::vector<Instruction*> users = while_op->users();
     for (Instruction* user : users) user->ReplaceOperandWith(0, new_while);
   } else {
-    HLOGYM_ASSIGN(tuple, old_state_of(new_while));
-    absl::Status status = while_op->ReplaceAllUsesWith(tuple);
-    if (!status.ok()) return status;
+    HLOGYM_ASSIGN(tuple, NarrowState(new_while, while_op->shape()));
+    HLOGYM_RETURN_IF_ERROR(while_op->ReplaceAllUsesWith(tuple));
   }
-  HLOGYM_RETURN_IF_ERROR(parent->RemoveInstructionAndUnusedOperands(while_op));
+  return parent->RemoveInstructionAndUnusedOperands(while_op);
+}
+
+// Makes the hoisted values live in: each becomes one more element of the loop
+// state, initialized with its copy before the loop and passed through by the
+// body, whose uses of the hoisted instruction read that element instead.
+absl::Status MakeHoistedValuesLiveIn(Module& module, Instruction* while_op,
+                                     const Hoisting& hoisting, SideEffectCache& effects) {
+  const Computation* original_body = while_op->called_computations()[1];
+  const bool cloned = UnshareLoopComputations(module, while_op);
+  Computation* body = while_op->called_computations()[1];
+  Computation* condition = while_op->called_computations()[0];
+  std::vector<Instruction*> targets = hoisting.hoisted;
+  if (body != original_body) {
+    // CloneComputation keeps the instruction order: map by position.
+    absl::flat_hash_map<const Instruction*, int64_t> position;
+    int64_t k = 0;
+    for (const auto& instruction : original_body->instructions()) position[instruction.get()] = k++;
+    std::vector<Instruction*> copies;
+    for (const auto& instruction : body->instructions()) copies.push_back(instruction.get());
+    for (Instruction*& target : targets) target = copies[position.at(target)];
+  }
+  const Shape old_shape = while_op->shape();
+  const int64_t n = old_shape.tuple_shapes_size();
+  Shape new_shape = old_shape;
+  std::vector<Instruction*> outside;
+  for (Instruction* instruction : hoisting.hoisted) {
+    Instruction* value = hoisting.copies.at(instruction);
+    outside.push_back(value);
+    new_shape.mutable_tuple_shapes().push_back(value->shape());
+  }
+  for (Computation* computation : {body, condition}) {
+    HLOGYM_RETURN_IF_ERROR(WidenParameter(computation, old_shape, new_shape));
+  }
+  Instruction* body_param = body->parameter_instruction(0);
+  std::vector<Instruction*> new_gtes;
+  for (size_t j = 0; j < targets.size(); ++j) {
+    // Like XLA's WhileUtil::MakeInstructionsLiveIn: one read of the new
+    // element feeds the body's uses and a second one passes it through to
+    // the root (CSE merges the two later); a read left without users goes
+    // with the dead code below.
+    const int64_t index = n + static_cast<int64_t>(j);
+    HLOGYM_ASSIGN(in, MakeGetTupleElement(body_param, index));
+    HLOGYM_RETURN_IF_ERROR(targets[j]->ReplaceAllUsesWith(in));
+    HLOGYM_ASSIGN(through, MakeGetTupleElement(body_param, index));
+    new_gtes.push_back(through);
+  }
+  std::vector<Instruction*> root_operands = body->root_instruction()->operands();
+  root_operands.insert(root_operands.end(), new_gtes.begin(), new_gtes.end());
+  Instruction* new_root = MakeTuple(body, root_operands);
+  new_root->set_shape(new_shape);
+  body->set_root_instruction(new_root);
+  HLOGYM_RETURN_IF_ERROR(RemoveDeadBodyInstructions(body, effects));
+  HLOGYM_RETURN_IF_ERROR(ReplaceWithWiderLoop(module, while_op, outside, new_shape));
   if (cloned) module.SortComputationsCalleesFirst();
+  return absl::OkStatus();
+}
+
+// Hoists the loop-invariant instructions of one while loop's body.
+absl::StatusOr<bool> TryHoist(Module& module, Instruction* while_op, SideEffectCache& effects) {
+  const Computation* condition = while_op->called_computations()[0];
+  const Computation* body = while_op->called_computations()[1];
+  if (!while_op->shape().IsTuple() || body == condition || body->num_parameters() != 1 ||
+      condition->num_parameters() != 1 || while_op->HasControlEdges() ||
+      body->root_instruction()->opcode() != Opcode::kTuple) {
+    return false;
+  }
+  HLOGYM_ASSIGN(hoisting, CopyInvariantsOut(module, while_op, effects));
+  if (hoisting.hoisted.empty()) return false;
+  HLOGYM_RETURN_IF_ERROR(MakeHoistedValuesLiveIn(module, while_op, hoisting, effects));
   return true;
 }
 
