@@ -13,6 +13,7 @@
 #include "eval/interpreter.h"
 #include "eval/scalar_ops.h"
 #include "hlo/shape_util.h"
+#include "hlo/status_macros.h"
 
 namespace hlogym::eval {
 namespace {
@@ -196,147 +197,140 @@ absl::StatusOr<ValuePtr> DotTyped(const Instruction& instruction, const Value& l
   return ValuePtr(out);
 }
 
-template <typename C>
-absl::StatusOr<ValuePtr> ConvTyped(const Instruction& instruction, const Value& lhs,
-                                   const Value& rhs, int threads) {
+// A convolution's sizes in canonical order: input [batch, feature, spatial...],
+// kernel [output feature, input feature, spatial...], output [batch, feature,
+// spatial...]; the perms map canonical to the operands' own dimensions.
+struct ConvGeometry {
+  int64_t nsp = 0;  // spatial dimensions
+  std::vector<WindowDimension> window;
+  std::vector<int64_t> lperm, kperm, operm;
+  int64_t B = 0, Cin = 0, O = 0, I = 0, G = 1, BG = 1, Bo = 0;
+  std::vector<int64_t> in_sp, k_sp, out_sp;
+  int64_t in_spatial = 1, k_spatial = 1, out_spatial = 1;
+};
+
+// The geometry of `instruction` on operands `lhs` and `rhs`, checked against
+// its result shape.
+absl::StatusOr<ConvGeometry> ResolveConvolution(const Instruction& instruction, const Value& lhs,
+                                                const Value& rhs) {
   const auto& attrs = instruction.attrs();
   const ConvolutionDimensionNumbers& dn = *attrs.convolution_dimension_numbers;
   const Shape& shape = instruction.shape();
-  const int64_t nsp = static_cast<int64_t>(dn.input_spatial_dimensions.size());
+  ConvGeometry g;
+  const int64_t nsp = g.nsp = static_cast<int64_t>(dn.input_spatial_dimensions.size());
   if (static_cast<int64_t>(dn.kernel_spatial_dimensions.size()) != nsp ||
       static_cast<int64_t>(dn.output_spatial_dimensions.size()) != nsp ||
       lhs.shape.rank() != nsp + 2 || rhs.shape.rank() != nsp + 2 || shape.rank() != nsp + 2) {
     return Invalid("convolution ranks");
   }
-  std::vector<WindowDimension> window(nsp);
+  g.window.resize(nsp);
   if (attrs.window) {
     if (static_cast<int64_t>(attrs.window->dimensions.size()) != nsp)
       return Invalid("convolution window rank");
-    window = attrs.window->dimensions;
+    g.window = attrs.window->dimensions;
   } else {
     for (int64_t i = 0; i < nsp; ++i)
-      window[i].size = rhs.shape.dimensions(dn.kernel_spatial_dimensions[i]);
+      g.window[i].size = rhs.shape.dimensions(dn.kernel_spatial_dimensions[i]);
   }
-  std::vector<int64_t> lperm = {dn.input_batch_dimension, dn.input_feature_dimension};
-  lperm.insert(lperm.end(), dn.input_spatial_dimensions.begin(), dn.input_spatial_dimensions.end());
-  std::vector<int64_t> kperm = {dn.kernel_output_feature_dimension,
-                                dn.kernel_input_feature_dimension};
-  kperm.insert(kperm.end(), dn.kernel_spatial_dimensions.begin(),
-               dn.kernel_spatial_dimensions.end());
-  std::vector<int64_t> operm = {dn.output_batch_dimension, dn.output_feature_dimension};
-  operm.insert(operm.end(), dn.output_spatial_dimensions.begin(),
-               dn.output_spatial_dimensions.end());
-  for (int64_t d : lperm)
-    if (d < 0 || d >= nsp + 2) return Invalid("convolution dimension numbers");
-  for (int64_t d : kperm)
-    if (d < 0 || d >= nsp + 2) return Invalid("convolution dimension numbers");
-  for (int64_t d : operm)
-    if (d < 0 || d >= nsp + 2) return Invalid("convolution dimension numbers");
-
-  const int64_t B = lhs.shape.dimensions(lperm[0]);
-  const int64_t Cin = lhs.shape.dimensions(lperm[1]);
-  const int64_t O = rhs.shape.dimensions(kperm[0]);
-  const int64_t I = rhs.shape.dimensions(kperm[1]);
-  const int64_t G = attrs.feature_group_count, BG = attrs.batch_group_count;
-  if (G < 1 || BG < 1 || Cin != I * G || O % G != 0 || O % BG != 0 || B % BG != 0) {
+  g.lperm = {dn.input_batch_dimension, dn.input_feature_dimension};
+  g.lperm.insert(g.lperm.end(), dn.input_spatial_dimensions.begin(),
+                 dn.input_spatial_dimensions.end());
+  g.kperm = {dn.kernel_output_feature_dimension, dn.kernel_input_feature_dimension};
+  g.kperm.insert(g.kperm.end(), dn.kernel_spatial_dimensions.begin(),
+                 dn.kernel_spatial_dimensions.end());
+  g.operm = {dn.output_batch_dimension, dn.output_feature_dimension};
+  g.operm.insert(g.operm.end(), dn.output_spatial_dimensions.begin(),
+                 dn.output_spatial_dimensions.end());
+  for (const std::vector<int64_t>* perm : {&g.lperm, &g.kperm, &g.operm}) {
+    for (int64_t d : *perm) {
+      if (d < 0 || d >= nsp + 2) return Invalid("convolution dimension numbers");
+    }
+  }
+  g.B = lhs.shape.dimensions(g.lperm[0]);
+  g.Cin = lhs.shape.dimensions(g.lperm[1]);
+  g.O = rhs.shape.dimensions(g.kperm[0]);
+  g.I = rhs.shape.dimensions(g.kperm[1]);
+  g.G = attrs.feature_group_count;
+  g.BG = attrs.batch_group_count;
+  if (g.G < 1 || g.BG < 1 || g.Cin != g.I * g.G || g.O % g.G != 0 || g.O % g.BG != 0 ||
+      g.B % g.BG != 0) {
     return Invalid("convolution feature/batch group counts");
   }
-  const int64_t Bo = B / BG;
-  std::vector<int64_t> in_sp(nsp), k_sp(nsp), out_sp(nsp);
+  g.Bo = g.B / g.BG;
+  g.in_sp.resize(nsp);
+  g.k_sp.resize(nsp);
+  g.out_sp.resize(nsp);
   for (int64_t i = 0; i < nsp; ++i) {
-    in_sp[i] = lhs.shape.dimensions(lperm[2 + i]);
-    k_sp[i] = rhs.shape.dimensions(kperm[2 + i]);
-    if (window[i].size != k_sp[i] || window[i].stride < 1 || window[i].base_dilation < 1 ||
-        window[i].window_dilation < 1) {
+    const WindowDimension& w = g.window[i];
+    g.in_sp[i] = lhs.shape.dimensions(g.lperm[2 + i]);
+    g.k_sp[i] = rhs.shape.dimensions(g.kperm[2 + i]);
+    if (w.size != g.k_sp[i] || w.stride < 1 || w.base_dilation < 1 || w.window_dilation < 1) {
       return Invalid("convolution window");
     }
-    out_sp[i] = shape.dimensions(operm[2 + i]);
-    const int64_t padded = (in_sp[i] - 1) * window[i].base_dilation + 1 + window[i].padding_low +
-                           window[i].padding_high;
-    const int64_t dilated_k = (k_sp[i] - 1) * window[i].window_dilation + 1;
+    g.out_sp[i] = shape.dimensions(g.operm[2 + i]);
+    const int64_t padded = (g.in_sp[i] - 1) * w.base_dilation + 1 + w.padding_low + w.padding_high;
+    const int64_t dilated_k = (g.k_sp[i] - 1) * w.window_dilation + 1;
     const int64_t expected =
-        in_sp[i] == 0 || padded < dilated_k ? 0 : (padded - dilated_k) / window[i].stride + 1;
-    if (expected != out_sp[i]) return Invalid("convolution output spatial size");
+        g.in_sp[i] == 0 || padded < dilated_k ? 0 : (padded - dilated_k) / w.stride + 1;
+    if (expected != g.out_sp[i]) return Invalid("convolution output spatial size");
+    g.in_spatial *= g.in_sp[i];
+    g.k_spatial *= g.k_sp[i];
+    g.out_spatial *= g.out_sp[i];
   }
-  if (shape.dimensions(operm[0]) != Bo || shape.dimensions(operm[1]) != O) {
+  if (shape.dimensions(g.operm[0]) != g.Bo || shape.dimensions(g.operm[1]) != g.O) {
     return Invalid("convolution output batch/feature size");
   }
-  const std::vector<C> in = Canonicalize<C>(lhs, lperm);
-  const std::vector<C> ker = Canonicalize<C>(rhs, kperm);
+  return g;
+}
 
-  // table[d][o * k + j]: input coordinate along spatial d for output o and
-  // kernel tap j (window reversal applied to the tap), or -1.
-  std::vector<std::vector<int64_t>> table(nsp);
-  const auto in_strides_sp = RowMajorStrides(in_sp);
-  for (int64_t d = 0; d < nsp; ++d) {
-    const WindowDimension& w = window[d];
-    table[d].assign(out_sp[d] * k_sp[d], -1);
-    for (int64_t o = 0; o < out_sp[d]; ++o) {
-      for (int64_t j = 0; j < k_sp[d]; ++j) {
-        const int64_t tap = w.window_reversal ? k_sp[d] - 1 - j : j;
-        const int64_t dilated = o * w.stride - w.padding_low + j * w.window_dilation;
-        if (dilated < 0 || dilated % w.base_dilation != 0) continue;
-        const int64_t x = dilated / w.base_dilation;
-        if (x >= in_sp[d]) continue;
-        (void)tap;
-        table[d][o * k_sp[d] + j] = x * in_strides_sp[d];
+// Where each kernel tap reads the input, for every output position.
+class ConvTaps {
+ public:
+  explicit ConvTaps(const ConvGeometry& g)
+      : g_(g), table_(g.nsp), tap_index_(g.k_spatial * g.nsp), tap_offset_(g.k_spatial) {
+    const auto in_strides = RowMajorStrides(g.in_sp);
+    for (int64_t d = 0; d < g.nsp; ++d) {
+      const WindowDimension& w = g.window[d];
+      table_[d].assign(g.out_sp[d] * g.k_sp[d], -1);
+      for (int64_t o = 0; o < g.out_sp[d]; ++o) {
+        for (int64_t j = 0; j < g.k_sp[d]; ++j) {
+          const int64_t dilated = o * w.stride - w.padding_low + j * w.window_dilation;
+          if (dilated < 0 || dilated % w.base_dilation != 0) continue;
+          const int64_t x = dilated / w.base_dilation;
+          if (x >= g.in_sp[d]) continue;
+          table_[d][o * g.k_sp[d] + j] = x * in_strides[d];
+        }
       }
     }
-  }
-  int64_t in_spatial = 1, k_spatial = 1, out_spatial = 1;
-  for (int64_t d = 0; d < nsp; ++d) {
-    in_spatial *= in_sp[d];
-    k_spatial *= k_sp[d];
-    out_spatial *= out_sp[d];
-  }
-  const auto k_strides = RowMajorStrides(k_sp);
-  // For each kernel tap (linear), its per-dimension index and the offset in
-  // the kernel's spatial block (with reversal).
-  std::vector<int64_t> tap_index(k_spatial * nsp), tap_offset(k_spatial);
-  for (int64_t t = 0; t < k_spatial; ++t) {
-    int64_t rem = t, off = 0;
-    for (int64_t d = 0; d < nsp; ++d) {
-      const int64_t j = rem / k_strides[d];
-      rem %= k_strides[d];
-      tap_index[t * nsp + d] = j;
-      off += (window[d].window_reversal ? k_sp[d] - 1 - j : j) * k_strides[d];
+    const auto k_strides = RowMajorStrides(g.k_sp);
+    for (int64_t t = 0; t < g.k_spatial; ++t) {
+      int64_t rem = t, off = 0;
+      for (int64_t d = 0; d < g.nsp; ++d) {
+        const int64_t j = rem / k_strides[d];
+        rem %= k_strides[d];
+        tap_index_[t * g.nsp + d] = j;
+        off += (g.window[d].window_reversal ? g.k_sp[d] - 1 - j : j) * k_strides[d];
+      }
+      tap_offset_[t] = off;
     }
-    tap_offset[t] = off;
+    out_strides_ = RowMajorStrides(g.out_sp);
   }
-  const auto out_strides_sp = RowMajorStrides(out_sp);
-  // The result in canonical order [batch, spatial..., output feature] (the
-  // matrix products' rows are output positions, their columns features):
-  // written straight into the output when that is its layout and element
-  // type (an NHWC f32 convolution), else into a buffer rearranged at the end.
-  auto out = NewArray(shape);
-  std::vector<int64_t> canon_dims = {Bo};
-  canon_dims.insert(canon_dims.end(), out_sp.begin(), out_sp.end());
-  canon_dims.push_back(O);
-  // Output dimension j is canonical dimension from_canon[j]: batch 0, spatial
-  // 1..nsp, feature nsp + 1.
-  std::vector<int64_t> from_canon(nsp + 2);
-  from_canon[operm[0]] = 0;
-  from_canon[operm[1]] = nsp + 1;
-  for (int64_t d = 0; d < nsp; ++d) from_canon[operm[2 + d]] = 1 + d;
-  std::vector<C> buffer;
-  C* result = DirectResult<C>(*out, from_canon);
-  if (result == nullptr) {
-    buffer.resize(static_cast<size_t>(Bo * O * out_spatial));
-    result = buffer.data();
-  }
-  const int64_t og = O / G, obg = O / BG;
-  const double work = static_cast<double>(Bo) * O * out_spatial * I * k_spatial;
-  // Input offsets of every kernel tap for output position p (-1: padding);
-  // pos: room for nsp coordinates.
-  auto tap_offsets = [&](int64_t p, int64_t* pos, int64_t* offsets) {
-    for (int64_t d = 0; d < nsp; ++d) {
-      pos[d] = p / out_strides_sp[d];
-      p %= out_strides_sp[d];
+
+  // The offset of kernel tap t in the kernel's spatial block (with reversal).
+  int64_t kernel_offset(int64_t t) const { return tap_offset_[t]; }
+
+  // Input offsets (in the input's spatial block) of every kernel tap for
+  // output position p, -1 where the tap reads padding; pos: room for nsp
+  // coordinates.
+  void InputOffsets(int64_t p, int64_t* pos, int64_t* offsets) const {
+    for (int64_t d = 0; d < g_.nsp; ++d) {
+      pos[d] = p / out_strides_[d];
+      p %= out_strides_[d];
     }
-    for (int64_t t = 0; t < k_spatial; ++t) {
+    for (int64_t t = 0; t < g_.k_spatial; ++t) {
       int64_t off = 0;
-      for (int64_t d = 0; d < nsp; ++d) {
-        const int64_t x = table[d][pos[d] * k_sp[d] + tap_index[t * nsp + d]];
+      for (int64_t d = 0; d < g_.nsp; ++d) {
+        const int64_t x = table_[d][pos[d] * g_.k_sp[d] + tap_index_[t * g_.nsp + d]];
         if (x < 0) {
           off = -1;
           break;
@@ -345,71 +339,125 @@ absl::StatusOr<ValuePtr> ConvTyped(const Instruction& instruction, const Value& 
       }
       offsets[t] = off;
     }
-  };
-  if (BG == 1 && I * k_spatial > 0) {
-    // As a matrix product per feature group (im2col): rows are the output
-    // positions of every batch element, columns (input feature, tap) pairs.
-    // Rows go in blocks of a fixed size, so the sums (and their rounding) do
-    // not depend on the number of threads.
-    using Mat = Eigen::Matrix<C, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-    const int64_t K = I * k_spatial;
-    const int64_t rows = Bo * out_spatial;
-    const int64_t block = std::max<int64_t>(1, std::min<int64_t>(rows, (int64_t{1} << 20) / K));
-    const int64_t num_blocks = (rows + block - 1) / block;
-    for (int64_t fg = 0; fg < G; ++fg) {
-      Mat kernel(K, og);
-      for (int64_t oo = 0; oo < og; ++oo) {
-        for (int64_t i = 0; i < I; ++i) {
-          const C* k_base = ker.data() + ((fg * og + oo) * I + i) * k_spatial;
-          for (int64_t t = 0; t < k_spatial; ++t)
-            kernel(i * k_spatial + t, oo) = k_base[tap_offset[t]];
-        }
+  }
+
+ private:
+  const ConvGeometry& g_;
+  // table_[d][o * k + j]: input offset along spatial d for output o and
+  // kernel tap j, or -1.
+  std::vector<std::vector<int64_t>> table_;
+  std::vector<int64_t> tap_index_;   // per tap, its index along each spatial dimension
+  std::vector<int64_t> tap_offset_;  // per tap, kernel_offset
+  std::vector<int64_t> out_strides_;
+};
+
+// Without batch groups: a matrix product per feature group (im2col), rows the
+// output positions of every batch element, columns (input feature, tap)
+// pairs. Rows go in blocks of a fixed size, so the sums (and their rounding)
+// do not depend on the number of threads. `result` is [batch, spatial...,
+// output feature].
+template <typename C>
+void ConvByMatrixProducts(const ConvGeometry& g, const ConvTaps& taps, const std::vector<C>& in,
+                          const std::vector<C>& ker, C* result, double work, int threads) {
+  using Mat = Eigen::Matrix<C, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+  const int64_t og = g.O / g.G;
+  const int64_t K = g.I * g.k_spatial;
+  const int64_t rows = g.Bo * g.out_spatial;
+  const int64_t block = std::max<int64_t>(1, std::min<int64_t>(rows, (int64_t{1} << 20) / K));
+  const int64_t num_blocks = (rows + block - 1) / block;
+  for (int64_t fg = 0; fg < g.G; ++fg) {
+    Mat kernel(K, og);
+    for (int64_t oo = 0; oo < og; ++oo) {
+      for (int64_t i = 0; i < g.I; ++i) {
+        const C* k_base = ker.data() + ((fg * og + oo) * g.I + i) * g.k_spatial;
+        for (int64_t t = 0; t < g.k_spatial; ++t)
+          kernel(i * g.k_spatial + t, oo) = k_base[taps.kernel_offset(t)];
       }
-      ParallelFor(num_blocks, threads, work / G, [&](int64_t begin, int64_t end) {
-        Mat patches(block, K);
-        std::vector<int64_t> pos(nsp), offsets(k_spatial);
-        for (int64_t blk = begin; blk < end; ++blk) {
-          const int64_t r0 = blk * block, n = std::min(block, rows - r0);
-          for (int64_t r = 0; r < n; ++r) {
-            const int64_t b = (r0 + r) / out_spatial, p = (r0 + r) % out_spatial;
-            tap_offsets(p, pos.data(), offsets.data());
-            C* row = patches.data() + r * K;
-            for (int64_t i = 0; i < I; ++i) {
-              const C* in_base = in.data() + (b * Cin + fg * I + i) * in_spatial;
-              for (int64_t t = 0; t < k_spatial; ++t) {
-                row[i * k_spatial + t] = offsets[t] >= 0 ? in_base[offsets[t]] : C(0);
-              }
-            }
-          }
-          // Rows r0.. of the result, this group's features.
-          Eigen::Map<Mat, 0, Eigen::OuterStride<>> rows_out(result + r0 * O + fg * og, n, og,
-                                                            Eigen::OuterStride<>(O));
-          rows_out.noalias() = patches.topRows(n) * kernel;
-        }
-      });
     }
-  } else {
-    // Batch groups: one output feature at a time, a direct loop.
-    ParallelFor(Bo * O, threads, work, [&](int64_t begin, int64_t end) {
-      std::vector<int64_t> pos(nsp), offsets(k_spatial);
-      for (int64_t bo = begin; bo < end; ++bo) {
-        const int64_t ob = bo / O, o = bo % O;
-        const int64_t fg = o / og, bgi = o / obg;
-        const int64_t ib = bgi * Bo + ob;
-        for (int64_t p = 0; p < out_spatial; ++p) {
-          tap_offsets(p, pos.data(), offsets.data());
-          C acc = C(0);
-          for (int64_t i = 0; i < I; ++i) {
-            const C* in_base = in.data() + (ib * Cin + fg * I + i) * in_spatial;
-            const C* k_base = ker.data() + (o * I + i) * k_spatial;
-            for (int64_t t = 0; t < k_spatial; ++t) {
-              if (offsets[t] >= 0) acc += in_base[offsets[t]] * k_base[tap_offset[t]];
+    ParallelFor(num_blocks, threads, work / g.G, [&](int64_t begin, int64_t end) {
+      Mat patches(block, K);
+      std::vector<int64_t> pos(g.nsp), offsets(g.k_spatial);
+      for (int64_t blk = begin; blk < end; ++blk) {
+        const int64_t r0 = blk * block, n = std::min(block, rows - r0);
+        for (int64_t r = 0; r < n; ++r) {
+          const int64_t b = (r0 + r) / g.out_spatial, p = (r0 + r) % g.out_spatial;
+          taps.InputOffsets(p, pos.data(), offsets.data());
+          C* row = patches.data() + r * K;
+          for (int64_t i = 0; i < g.I; ++i) {
+            const C* in_base = in.data() + (b * g.Cin + fg * g.I + i) * g.in_spatial;
+            for (int64_t t = 0; t < g.k_spatial; ++t) {
+              row[i * g.k_spatial + t] = offsets[t] >= 0 ? in_base[offsets[t]] : C(0);
             }
           }
-          result[(ob * out_spatial + p) * O + o] = acc;
         }
+        // Rows r0.. of the result, this group's features.
+        Eigen::Map<Mat, 0, Eigen::OuterStride<>> rows_out(result + r0 * g.O + fg * og, n, og,
+                                                          Eigen::OuterStride<>(g.O));
+        rows_out.noalias() = patches.topRows(n) * kernel;
       }
     });
+  }
+}
+
+// With batch groups: one output feature at a time, a direct loop.
+template <typename C>
+void ConvDirect(const ConvGeometry& g, const ConvTaps& taps, const std::vector<C>& in,
+                const std::vector<C>& ker, C* result, double work, int threads) {
+  const int64_t og = g.O / g.G, obg = g.O / g.BG;
+  ParallelFor(g.Bo * g.O, threads, work, [&](int64_t begin, int64_t end) {
+    std::vector<int64_t> pos(g.nsp), offsets(g.k_spatial);
+    for (int64_t bo = begin; bo < end; ++bo) {
+      const int64_t ob = bo / g.O, o = bo % g.O;
+      const int64_t fg = o / og, bgi = o / obg;
+      const int64_t ib = bgi * g.Bo + ob;
+      for (int64_t p = 0; p < g.out_spatial; ++p) {
+        taps.InputOffsets(p, pos.data(), offsets.data());
+        C acc = C(0);
+        for (int64_t i = 0; i < g.I; ++i) {
+          const C* in_base = in.data() + (ib * g.Cin + fg * g.I + i) * g.in_spatial;
+          const C* k_base = ker.data() + (o * g.I + i) * g.k_spatial;
+          for (int64_t t = 0; t < g.k_spatial; ++t) {
+            if (offsets[t] >= 0) acc += in_base[offsets[t]] * k_base[taps.kernel_offset(t)];
+          }
+        }
+        result[(ob * g.out_spatial + p) * g.O + o] = acc;
+      }
+    }
+  });
+}
+
+template <typename C>
+absl::StatusOr<ValuePtr> ConvTyped(const Instruction& instruction, const Value& lhs,
+                                   const Value& rhs, int threads) {
+  HLOGYM_ASSIGN(g, ResolveConvolution(instruction, lhs, rhs));
+  const std::vector<C> in = Canonicalize<C>(lhs, g.lperm);
+  const std::vector<C> ker = Canonicalize<C>(rhs, g.kperm);
+  const ConvTaps taps(g);
+  // The result in canonical order [batch, spatial..., output feature] (the
+  // matrix products' rows are output positions, their columns features):
+  // written straight into the output when that is its layout and element
+  // type (an NHWC f32 convolution), else into a buffer rearranged at the end.
+  auto out = NewArray(instruction.shape());
+  std::vector<int64_t> canon_dims = {g.Bo};
+  canon_dims.insert(canon_dims.end(), g.out_sp.begin(), g.out_sp.end());
+  canon_dims.push_back(g.O);
+  // Output dimension j is canonical dimension from_canon[j]: batch 0, spatial
+  // 1..nsp, feature nsp + 1.
+  std::vector<int64_t> from_canon(g.nsp + 2);
+  from_canon[g.operm[0]] = 0;
+  from_canon[g.operm[1]] = g.nsp + 1;
+  for (int64_t d = 0; d < g.nsp; ++d) from_canon[g.operm[2 + d]] = 1 + d;
+  std::vector<C> buffer;
+  C* result = DirectResult<C>(*out, from_canon);
+  if (result == nullptr) {
+    buffer.resize(static_cast<size_t>(g.Bo * g.O * g.out_spatial));
+    result = buffer.data();
+  }
+  const double work = static_cast<double>(g.Bo) * g.O * g.out_spatial * g.I * g.k_spatial;
+  if (g.BG == 1 && g.I * g.k_spatial > 0) {
+    ConvByMatrixProducts<C>(g, taps, in, ker, result, work, threads);
+  } else {
+    ConvDirect<C>(g, taps, in, ker, result, work, threads);
   }
   if (!buffer.empty()) StoreResult<C>(buffer, canon_dims, from_canon, *out);
   return ValuePtr(out);
