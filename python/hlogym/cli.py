@@ -1,6 +1,7 @@
 """The hlogym command line from Python: one subprocess per call, its output as text, a failure as
-an exception naming the command and its stderr. hlogym.jax, hlogym.xla_bench and the tests drive
-the command through it."""
+an exception naming the command and its stderr. hlogym.xla_bench, the tests and hlogym.jax (for
+the learned policies, which live in the command line's LibTorch plugin) drive the command through
+it."""
 
 from __future__ import annotations
 

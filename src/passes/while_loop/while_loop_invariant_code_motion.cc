@@ -11,6 +11,7 @@
 #include "passes/change_tracking.h"
 #include "passes/pass_utils.h"
 #include "passes/while_loop/while_loop_analysis.h"
+#include "passes/while_loop/while_util.h"
 
 namespace hlogym {
 namespace {
@@ -34,12 +35,6 @@ bool NotWorthHoistingIndividually(const Instruction& instruction) {
     default:
       return false;
   }
-}
-
-// Element `index` of a loop's init: the init tuple's operand, or a read of it.
-absl::StatusOr<Instruction*> InitElement(Instruction* init, int64_t index) {
-  if (init->opcode() == Opcode::kTuple) return init->operand(index);
-  return MakeGetTupleElement(init, index);
 }
 
 // The old, narrower loop state (`old_shape`, its first elements) read out of

@@ -10,6 +10,7 @@
 #include "passes/builders.h"
 #include "passes/pass_utils.h"
 #include "passes/while_loop/while_loop_analysis.h"
+#include "passes/while_loop/while_util.h"
 
 namespace hlogym {
 namespace {
@@ -339,12 +340,8 @@ absl::StatusOr<bool> TryRemoveDeadElements(Module& module, Instruction* while_op
   Instruction* init = while_op->operand(0);
   std::vector<Instruction*> init_elements;
   for (int64_t i : live) {
-    if (init->opcode() == Opcode::kTuple) {
-      init_elements.push_back(init->operand(i));
-    } else {
-      HLOGYM_ASSIGN(gte, MakeGetTupleElement(init, i));
-      init_elements.push_back(gte);
-    }
+    HLOGYM_ASSIGN(element, InitElement(init, i));
+    init_elements.push_back(element);
   }
   Instruction* new_init = MakeTuple(parent, init_elements);
   new_init->set_shape(new_shape);

@@ -119,4 +119,9 @@ absl::StatusOr<std::vector<Instruction*>> MakeCountedLoop(
   return outputs;
 }
 
+absl::StatusOr<Instruction*> InitElement(Instruction* init, int64_t index) {
+  if (init->opcode() == Opcode::kTuple) return init->operand(index);
+  return MakeGetTupleElement(init, index);
+}
+
 }  // namespace hlogym

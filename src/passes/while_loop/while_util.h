@@ -1,5 +1,6 @@
-// Building counted while loops for the expander passes (the part of XLA's
-// WhileUtil::MakeCountedLoop they need).
+// Building while loops: counted loops for the expander passes (the part of
+// XLA's WhileUtil::MakeCountedLoop they need), and the pieces the passes that
+// rebuild a loop with another state share.
 #ifndef HLOGYM_PASSES_WHILE_LOOP_WHILE_UTIL_H_
 #define HLOGYM_PASSES_WHILE_LOOP_WHILE_UTIL_H_
 
@@ -28,6 +29,10 @@ using CountedLoopBody = std::function<absl::StatusOr<std::vector<Instruction*>>(
 absl::StatusOr<std::vector<Instruction*>> MakeCountedLoop(
     Computation* computation, int64_t trip_count, const std::vector<Instruction*>& init_values,
     const CountedLoopBody& body);
+
+// Element `index` of a while loop's init (its operand): the init tuple's
+// operand when it is a tuple, else a get-tuple-element of it.
+absl::StatusOr<Instruction*> InitElement(Instruction* init, int64_t index);
 
 }  // namespace hlogym
 
