@@ -9,6 +9,7 @@
 #include "agents/auto_agent.h"
 #include "agents/coreset_agent.h"
 #include "agents/search.h"
+#include "hlo/status_macros.h"
 #include "text/module_locator.h"
 
 namespace hlogym {
@@ -76,11 +77,10 @@ absl::StatusOr<std::unique_ptr<Environment>> Agent::MakeEnvironment() const {
 
 absl::StatusOr<SearchResult> Agent::NoWorseThanDefault(std::string_view benchmark,
                                                        SearchResult result) const {
-  absl::StatusOr<SearchResult> d = DefaultPipelineAgent(options_).Optimize(benchmark, {});
-  if (!d.ok()) return d.status();
-  result.seconds += d->seconds;  // finding D is part of the search
+  HLOGYM_ASSIGN(d, DefaultPipelineAgent(options_).Optimize(benchmark, {}));
+  result.seconds += d.seconds;  // finding D is part of the search
   const auto validate_start = std::chrono::steady_clock::now();
-  if (result.op_count <= d->op_count) {
+  if (result.op_count <= d.op_count) {
     ValidationResult own = result.env->Validate();
     if (own.ok) {
       result.validation = std::move(own);
@@ -91,20 +91,19 @@ absl::StatusOr<SearchResult> Agent::NoWorseThanDefault(std::string_view benchmar
     ++result.rejected_candidates;
     result.fallback = absl::StrCat("failed its check: ", absl::StrJoin(own.errors, "; "));
   } else {
-    result.fallback = absl::StrCat("above D (", result.op_count, " > ", d->op_count, ")");
+    result.fallback = absl::StrCat("above D (", result.op_count, " > ", d.op_count, ")");
   }
   result.own_passes = result.passes;
   result.own_op_count = result.op_count;
-  ValidationResult checked = d->env->Validate();
-  std::shared_ptr<Environment> chosen = d->env;
+  ValidationResult checked = d.env->Validate();
+  std::shared_ptr<Environment> chosen = d.env;
   if (!checked.ok) {  // even D failed: the initial module, untouched
-    absl::StatusOr<std::unique_ptr<Environment>> root = MakeEnvironment();
-    if (!root.ok()) return root.status();
-    if (absl::StatusOr<Observation> reset = (*root)->Reset(benchmark); !reset.ok()) {
+    HLOGYM_ASSIGN(root, MakeEnvironment());
+    if (absl::StatusOr<Observation> reset = (root)->Reset(benchmark); !reset.ok()) {
       return reset.status();
     }
-    checked = (*root)->Validate();
-    chosen = std::move(*root);
+    checked = (root)->Validate();
+    chosen = std::move(root);
     absl::StrAppend(&result.fallback, "; D failed its check too: the initial module");
   }
   result.env = std::move(chosen);
@@ -123,12 +122,10 @@ absl::StatusOr<SearchResult> Agent::Optimize(std::string_view benchmark,
         absl::StrCat("the ", std::string(name()), " search needs a budget (steps or seconds)"));
   }
   auto start = std::chrono::steady_clock::now();
-  absl::StatusOr<std::unique_ptr<Environment>> root = MakeEnvironment();
-  if (!root.ok()) return root.status();
-  absl::StatusOr<Observation> reset = (*root)->Reset(benchmark);
-  if (!reset.ok()) return reset.status();
+  HLOGYM_ASSIGN(root, MakeEnvironment());
+  HLOGYM_RETURN_IF_ERROR((root)->Reset(benchmark).status());
 
-  SearchContext ctx(**root, options_, budget);
+  SearchContext ctx(*root, options_, budget);
   absl::Status searched = Search(ctx);
   if (!searched.ok()) {
     return absl::Status(searched.code(),
@@ -140,7 +137,7 @@ absl::StatusOr<SearchResult> Agent::Optimize(std::string_view benchmark,
   result.benchmark = std::string(benchmark);
   std::unique_ptr<Environment> best = ctx.TakeBest();
   result.env = best ? std::shared_ptr<Environment>(std::move(best))
-                    : std::shared_ptr<Environment>((*root)->Fork());
+                    : std::shared_ptr<Environment>((root)->Fork());
   result.passes = result.env->record().passes;
   result.initial_op_count = result.env->initial_op_count();
   result.op_count = result.env->op_count();

@@ -9,6 +9,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "gym/benchmark.h"
+#include "hlo/status_macros.h"
 #include "nlohmann/json.hpp"
 #include "text/file_io.h"
 
@@ -71,9 +72,8 @@ absl::StatusOr<AutoPrior> AutoPrior::FromJson(std::string_view json, std::string
 
 absl::StatusOr<AutoPrior> AutoPrior::Load(const std::string& path) {
   const std::string file = ModelFile(path, "prior.json");
-  absl::StatusOr<std::string> text = ReadTextFile(file);
-  if (!text.ok()) return text.status();
-  return FromJson(*text, file);
+  HLOGYM_ASSIGN(text, ReadTextFile(file));
+  return FromJson(text, file);
 }
 
 std::string DefaultAutoPriorPath() {
@@ -271,9 +271,8 @@ absl::StatusOr<SearchResult> AutoAgent::Optimize(std::string_view benchmark,
   const auto start = std::chrono::steady_clock::now();
   SearchBudget used = budget;
   if (!used.limited()) {
-    absl::StatusOr<Benchmark> loaded = LoadBenchmark(benchmark);
-    if (!loaded.ok()) return loaded.status();
-    used.steps = DefaultAutoSteps(loaded->initial->op_count());
+    HLOGYM_ASSIGN(loaded, LoadBenchmark(benchmark));
+    used.steps = DefaultAutoSteps(loaded.initial->op_count());
   }
   candidates_.clear();
   absl::StatusOr<SearchResult> result = Agent::Optimize(benchmark, used);
@@ -303,13 +302,12 @@ absl::StatusOr<SearchResult> AutoAgent::Optimize(std::string_view benchmark,
   }
   if (chosen == nullptr) {
     // Even D failed its check: hand back the initial module untouched.
-    absl::StatusOr<std::unique_ptr<Environment>> root = MakeEnvironment();
-    if (!root.ok()) return root.status();
-    if (absl::StatusOr<Observation> reset = (*root)->Reset(benchmark); !reset.ok()) {
+    HLOGYM_ASSIGN(root, MakeEnvironment());
+    if (absl::StatusOr<Observation> reset = (root)->Reset(benchmark); !reset.ok()) {
       return reset.status();
     }
-    result->validation = (*root)->Validate();
-    chosen = std::move(*root);
+    result->validation = (root)->Validate();
+    chosen = std::move(root);
   }
   result->env = std::move(chosen);
   result->passes = result->env->record().passes;
@@ -334,33 +332,29 @@ absl::StatusOr<AutoPrior> TrainAutoPrior(
   std::map<std::string, AutoPrior::Entry> tally;
   AutoPrior prior;
   for (size_t i = 0; i < specs.size(); ++i) {
-    absl::StatusOr<SearchResult> result =
-        agent.Optimize(specs[i], SearchBudget{steps_per_graph, 0});
-    if (!result.ok()) return result.status();
+    HLOGYM_ASSIGN(result, agent.Optimize(specs[i], SearchBudget{steps_per_graph, 0}));
     // Replay the path to attribute each move's op-count change to its action.
-    StateRecord record = result->env->record();
+    StateRecord record = result.env->record();
     absl::flat_hash_set<std::string> used;
     {
-      EnvOptions env_options = result->env->options();
-      absl::StatusOr<std::unique_ptr<Environment>> replay =
-          Environment::Create(env_options, result->env->registry(), agent.cache());
-      if (!replay.ok()) return replay.status();
-      if (absl::StatusOr<Observation> r = (*replay)->Reset(specs[i]); !r.ok()) return r.status();
+      EnvOptions env_options = result.env->options();
+      HLOGYM_ASSIGN(replay,
+                    Environment::Create(env_options, result.env->registry(), agent.cache()));
+      if (absl::StatusOr<Observation> r = (replay)->Reset(specs[i]); !r.ok()) return r.status();
       for (const std::string& pass : record.passes) {
-        const int64_t before = (*replay)->op_count();
-        absl::StatusOr<StepResult> step = (*replay)->Step(pass);
-        if (!step.ok()) return step.status();
+        const int64_t before = (replay)->op_count();
+        HLOGYM_RETURN_IF_ERROR((replay)->Step(pass).status());
         if ((pass == kDefaultPipeline || pass == kExactPipeline) && used.empty()) {
           used.insert(pass);  // the start, not a learned move
           continue;
         }
         AutoPrior::Entry& e = tally[pass];
         e.action = pass;
-        e.op_reduction += before - (*replay)->op_count();
+        e.op_reduction += before - (replay)->op_count();
         if (used.insert(pass).second) ++e.graphs;
       }
     }
-    if (progress) progress(static_cast<int>(i), static_cast<int>(specs.size()), *result);
+    if (progress) progress(static_cast<int>(i), static_cast<int>(specs.size()), result);
   }
   for (auto& [name, entry] : tally) prior.actions.push_back(entry);
   std::stable_sort(prior.actions.begin(), prior.actions.end(),

@@ -17,6 +17,7 @@
 #include "gym/benchmark.h"
 #include "gym/spaces.h"
 #include "gym/vec_env.h"
+#include "hlo/status_macros.h"
 #include "nlohmann/json.hpp"
 #include "text/corpus.h"
 #include "text/file_io.h"
@@ -60,8 +61,7 @@ absl::StatusOr<Replays> ReplayAll(Environment& env, std::string_view spec,
     std::unique_ptr<Environment> replay = env.Fork();
     int64_t lowest = replay->op_count();
     for (const std::string& pass : sequence) {
-      absl::StatusOr<StepResult> step = replay->Step(pass);
-      if (!step.ok()) return step.status();
+      HLOGYM_RETURN_IF_ERROR(replay->Step(pass).status());
       lowest = std::min(lowest, replay->op_count());
     }
     replays.lowest.push_back(lowest);
@@ -312,9 +312,8 @@ absl::StatusOr<CoresetModel> CoresetModel::FromJson(std::string_view json,
 
 absl::StatusOr<CoresetModel> CoresetModel::Load(const std::string& path) {
   const std::string file = ModelFile(path, "coreset.json");
-  absl::StatusOr<std::string> text = ReadTextFile(file);
-  if (!text.ok()) return text.status();
-  return FromJson(*text, file);
+  HLOGYM_ASSIGN(text, ReadTextFile(file));
+  return FromJson(text, file);
 }
 
 std::string DefaultCoresetPath() {
@@ -380,8 +379,7 @@ absl::StatusOr<CoresetModel> TrainCoreset(
     specs.clear();
     for (size_t i : order) specs.push_back(all_specs[i]);
   }
-  absl::StatusOr<AutoPrior> prior = AutoPrior::Load(DefaultAutoPriorPath());
-  if (!prior.ok()) return prior.status();
+  HLOGYM_ASSIGN(prior, AutoPrior::Load(DefaultAutoPriorPath()));
   const int n = static_cast<int>(specs.size());
   ThreadPool pool(std::max(1, options.threads));
   auto cache = std::make_shared<StepCache>(EnvOptions{}.cache_max_instructions);
@@ -396,7 +394,7 @@ absl::StatusOr<CoresetModel> TrainCoreset(
     agent_options.cache = cache;
     AutoOptions auto_options;
     auto_options.validate = false;
-    agents.push_back(std::make_unique<AutoAgent>(agent_options, *prior, auto_options));
+    agents.push_back(std::make_unique<AutoAgent>(agent_options, prior, auto_options));
   }
   std::atomic<int> done = 0;
   std::mutex progress_mutex;

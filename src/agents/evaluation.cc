@@ -194,9 +194,8 @@ absl::StatusOr<std::vector<std::string>> ResolveSuite(const std::vector<std::str
       const std::string folder = DatasetFolder(value);
       locs = {folder.empty() ? value : folder};
     }
-    absl::StatusOr<std::vector<std::string>> expanded = ExpandBenchmarkLocs(locs);
-    if (!expanded.ok()) return expanded.status();
-    specs.insert(specs.end(), expanded->begin(), expanded->end());
+    HLOGYM_ASSIGN(expanded, ExpandBenchmarkLocs(locs));
+    specs.insert(specs.end(), expanded.begin(), expanded.end());
   }
   if (specs.empty()) return absl::InvalidArgumentError("the suite is empty");
   return specs;
@@ -244,10 +243,9 @@ absl::StatusOr<std::unique_ptr<Environment>> ReplayAndCheck(const Environment& e
   EnvOptions options = env.options();
   options.use_cache = false;
   options.actions = env.actions();
-  absl::StatusOr<std::unique_ptr<Environment>> fresh = Environment::Create(options, env.registry());
-  if (!fresh.ok()) return fresh.status();
-  HLOGYM_RETURN_IF_ERROR((*fresh)->Replay(env.record()));
-  const Environment& replay = **fresh;
+  HLOGYM_ASSIGN(fresh, Environment::Create(options, env.registry()));
+  HLOGYM_RETURN_IF_ERROR((fresh)->Replay(env.record()));
+  const Environment& replay = *fresh;
   std::vector<std::string> errors;
   absl::Status verified = VerifyModule(replay.module());
   if (!verified.ok()) errors.push_back(absl::StrCat("verifier: ", verified.message()));
@@ -272,7 +270,7 @@ absl::StatusOr<std::unique_ptr<Environment>> ReplayAndCheck(const Environment& e
   row.R = replay.op_count();
   row.equivalence = equivalence;
   row.valid = true;
-  return std::move(*fresh);
+  return std::move(fresh);
 }
 
 }  // namespace

@@ -283,8 +283,7 @@ class Verifier {
           StrCat("entry computation ", entry->name(), " does not belong to the module"));
     }
     for (const auto& comp : module_.computations()) {
-      absl::Status st = VerifyStructure(*comp);
-      if (!st.ok()) return st;
+      HLOGYM_RETURN_IF_ERROR(VerifyStructure(*comp));
     }
     absl::Status st = VerifyCallGraph();
     if (!st.ok()) return st;
@@ -450,8 +449,7 @@ class Verifier {
                                     "has a cycle"));
           }
           if (s == 0) {
-            absl::Status st = visit(callee);
-            if (!st.ok()) return st;
+            HLOGYM_RETURN_IF_ERROR(visit(callee));
           }
         }
       }
@@ -461,8 +459,7 @@ class Verifier {
     };
     for (const auto& comp : module_.computations()) {
       if (state[comp.get()] == 0) {
-        absl::Status st = visit(comp.get());
-        if (!st.ok()) return st;
+        HLOGYM_RETURN_IF_ERROR(visit(comp.get()));
       }
     }
     return absl::OkStatus();

@@ -185,13 +185,11 @@ struct FuzzOptions {
 
 // Smoke modules and corpus modules of at most max_ops instructions.
 absl::StatusOr<std::vector<std::string>> DefaultFuzzModules(int64_t max_ops) {
-  absl::StatusOr<std::vector<std::string>> smoke = ExpandBenchmarkLocs({"datasets/smoke"});
-  if (!smoke.ok()) return smoke.status();
-  std::vector<std::string> modules = *smoke;
+  HLOGYM_ASSIGN(smoke, ExpandBenchmarkLocs({"datasets/smoke"}));
+  std::vector<std::string> modules = smoke;
   for (const std::string& name : CorpusBenchmarkNames()) {
-    absl::StatusOr<Benchmark> benchmark = LoadBenchmark(name);
-    if (!benchmark.ok()) return benchmark.status();
-    if (benchmark->initial->op_count() <= max_ops) modules.push_back(name);
+    HLOGYM_ASSIGN(benchmark, LoadBenchmark(name));
+    if (benchmark.initial->op_count() <= max_ops) modules.push_back(name);
   }
   return modules;
 }
@@ -219,11 +217,10 @@ absl::Status WriteReproducers(const std::string& dir, const PassFuzzReport& repo
     std::error_code error;
     std::filesystem::create_directories(folder, error);
     if (error) return absl::InternalError(absl::StrCat(folder.string(), ": ", error.message()));
-    absl::StatusOr<Benchmark> benchmark = LoadBenchmark(failure.module);
-    if (!benchmark.ok()) return benchmark.status();
+    HLOGYM_ASSIGN(benchmark, LoadBenchmark(failure.module));
     for (const auto& [file, contents] :
          {std::pair<std::string, std::string>{"module.hlo",
-                                              PrintModule(benchmark->initial->module())},
+                                              PrintModule(benchmark.initial->module())},
           {"passes.txt", absl::StrJoin(failure.passes, ",") + "\n"},
           {"failure.json", FailureJson(failure).dump(2) + "\n"}}) {
       HLOGYM_RETURN_IF_ERROR(WriteTextFileAtomically((folder / file).string(), contents));

@@ -16,6 +16,7 @@
 #include "eval/value.h"
 #include "hlo/computation.h"
 #include "hlo/instruction.h"
+#include "hlo/status_macros.h"
 
 namespace hlogym {
 namespace {
@@ -349,9 +350,8 @@ absl::StatusOr<Literal> F64Reference(const Module& a, const std::vector<Literal>
   std::unique_ptr<Module> widened = WidenedToF64(a);
   std::vector<Literal> wide_args;
   for (const Literal& arg : args) wide_args.push_back(ConvertLeaves(arg, Widened(arg.shape())));
-  absl::StatusOr<Literal> reference = Evaluate(*widened, wide_args, options.evaluator);
-  if (!reference.ok()) return reference.status();
-  return ConvertLeaves(*reference, like);
+  HLOGYM_ASSIGN(reference, Evaluate(*widened, wide_args, options.evaluator));
+  return ConvertLeaves(reference, like);
 }
 
 // Whether `b` computed in f64 gives `reference` (the original computed in
@@ -448,9 +448,8 @@ absl::StatusOr<Literal> EvaluateKey(const Module& module, const Instruction* key
   tuple->AppendOperand(root);
   tuple->AppendOperand(key_copy);
   entry->set_root_instruction(entry->AddInstruction(std::move(tuple)));
-  absl::StatusOr<Literal> outputs = Evaluate(*probe, args, options);
-  if (!outputs.ok()) return outputs.status();
-  return std::move(outputs->mutable_tuple_elements()[1]);
+  HLOGYM_ASSIGN(outputs, Evaluate(*probe, args, options));
+  return std::move(outputs.mutable_tuple_elements()[1]);
 }
 
 Literal* MutableLeafAt(Literal& literal, const std::vector<int64_t>& path) {
@@ -707,9 +706,8 @@ absl::StatusOr<EquivalenceResult> CheckEquivalent(const Module& a, const Module&
   if (b.entry_computation() == nullptr) {
     return absl::InvalidArgumentError("module has no entry computation");
   }
-  absl::StatusOr<EquivalenceReference> reference = EquivalenceReference::Make(a, options);
-  if (!reference.ok()) return reference.status();
-  return reference->Check(b);
+  HLOGYM_ASSIGN(reference, EquivalenceReference::Make(a, options));
+  return reference.Check(b);
 }
 
 std::string DigestLiteral(const Literal& literal) {

@@ -225,8 +225,7 @@ absl::StatusOr<ValuePtr> EvalRngBitGenerator(const Instruction& instruction, Ope
   ns[0] = s[0];
   if (algorithm == RandomAlgorithm::kThreeFry) {
     uint64_t counter = s[1];
-    absl::Status status = ThreeFryFill(s[0], counter, bits->shape, bits->bytes());
-    if (!status.ok()) return status;
+    HLOGYM_RETURN_IF_ERROR(ThreeFryFill(s[0], counter, bits->shape, bits->bytes()));
     ns[1] = counter;
   } else {
     uint64_t lo = s[1], hi = words == 3 ? s[2] : s[0];
@@ -289,9 +288,8 @@ absl::StatusOr<ValuePtr> RngFloat(Interpreter& interp, const Instruction& instru
   T* dst = out->mutable_as<T>();
   if (instruction.attrs().rng_distribution != RandomDistribution::kNormal) {
     std::vector<U> bits(n);
-    absl::Status status =
-        PhiloxFill(key, lo, hi, Shape(kBitsType, {n}), reinterpret_cast<uint8_t*>(bits.data()));
-    if (!status.ok()) return status;
+    HLOGYM_RETURN_IF_ERROR(
+        PhiloxFill(key, lo, hi, Shape(kBitsType, {n}), reinterpret_cast<uint8_t*>(bits.data())));
     for (int64_t i = 0; i < n; ++i) dst[i] = UniformFloat<T, U>(bits[i], a, b);
     return ValuePtr(out);
   }

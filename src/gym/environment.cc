@@ -96,10 +96,9 @@ absl::StatusOr<int64_t> BaselineFor(const ModuleState& initial, const std::strin
 
 EquivalenceChecker MakeEquivalenceChecker(EquivalenceOptions options) {
   return [options](const Module& original, const Module& optimized) -> absl::StatusOr<bool> {
-    absl::StatusOr<EquivalenceResult> result = CheckEquivalent(original, optimized, options);
-    if (!result.ok()) return result.status();
-    if (!result->judged) return absl::FailedPreconditionError(result->message);
-    if (!result->equivalent) return absl::InternalError(result->message);
+    HLOGYM_ASSIGN(result, CheckEquivalent(original, optimized, options));
+    if (!result.judged) return absl::FailedPreconditionError(result.message);
+    if (!result.equivalent) return absl::InternalError(result.message);
     return true;
   };
 }
@@ -142,13 +141,11 @@ absl::StatusOr<std::unique_ptr<Environment>> Environment::Create(EnvOptions opti
     return absl::InvalidArgumentError("no observation space selected");
   }
   for (const std::string& name : options.observation_spaces) {
-    absl::StatusOr<ObservationKind> kind = ParseObservationKind(name);
-    if (!kind.ok()) return kind.status();
-    env->observation_kinds_.push_back(*kind);
+    HLOGYM_ASSIGN(kind, ParseObservationKind(name));
+    env->observation_kinds_.push_back(kind);
   }
-  absl::StatusOr<RewardSpec> reward = ParseRewardSpace(options.reward_space);
-  if (!reward.ok()) return reward.status();
-  env->reward_spec_ = *reward;
+  HLOGYM_ASSIGN(reward, ParseRewardSpace(options.reward_space));
+  env->reward_spec_ = reward;
   if (options.use_cache) {
     env->cache_ =
         cache ? std::move(cache) : std::make_shared<StepCache>(options.cache_max_instructions);
@@ -161,15 +158,13 @@ absl::StatusOr<std::unique_ptr<Environment>> Environment::Create(EnvOptions opti
 Environment::~Environment() = default;
 
 absl::StatusOr<Observation> Environment::Reset(std::string_view benchmark_spec) {
-  absl::StatusOr<Benchmark> benchmark = LoadBenchmark(benchmark_spec);
-  if (!benchmark.ok()) return benchmark.status();
+  HLOGYM_ASSIGN(benchmark, LoadBenchmark(benchmark_spec));
   std::optional<int64_t> baseline;
   if (reward_spec_.kind == RewardKind::kOpCountDecreaseNormalized) {
-    absl::StatusOr<int64_t> d = BaselineFor(*benchmark->initial, options_.baseline, *registry_);
-    if (!d.ok()) return d.status();
-    baseline = *d;
+    HLOGYM_ASSIGN(d, BaselineFor(*benchmark.initial, options_.baseline, *registry_));
+    baseline = d;
   }
-  benchmark_ = std::move(*benchmark);
+  benchmark_ = std::move(benchmark);
   initial_ = benchmark_.initial;
   state_ = initial_;
   baseline_op_count_ = baseline;
@@ -381,8 +376,7 @@ StateRecord Environment::record() const {
 }
 
 absl::Status Environment::Replay(const StateRecord& record) {
-  absl::StatusOr<Observation> reset = Reset(record.benchmark);
-  if (!reset.ok()) return reset.status();
+  HLOGYM_RETURN_IF_ERROR(Reset(record.benchmark).status());
   if (record.initial_op_count >= 0 && record.initial_op_count != initial_->op_count()) {
     return absl::FailedPreconditionError(absl::StrCat(
         "benchmark '", record.benchmark, "' has ", initial_->op_count(),
@@ -397,9 +391,8 @@ absl::Status Environment::Replay(const StateRecord& record) {
     if (action >= 0) {
       step = StepWith(action, name, *passes_[action]);
     } else {
-      absl::StatusOr<std::unique_ptr<Pass>> pass = registry_->Create(name);
-      if (!pass.ok()) return pass.status();
-      step = StepWith(-1, name, **pass);
+      HLOGYM_ASSIGN(pass, registry_->Create(name));
+      step = StepWith(-1, name, *pass);
     }
     if (!step.ok()) return step.status();
   }

@@ -1,6 +1,7 @@
 #include "gym/state_record.h"
 
 #include "absl/strings/str_cat.h"
+#include "hlo/status_macros.h"
 #include "nlohmann/json.hpp"
 #include "text/file_io.h"
 
@@ -58,9 +59,8 @@ absl::Status StateRecord::WriteFile(const std::string& path) const {
 }
 
 absl::StatusOr<StateRecord> StateRecord::ReadFile(const std::string& path) {
-  absl::StatusOr<std::string> text = ReadTextFile(path);
-  if (!text.ok()) return text.status();
-  absl::StatusOr<StateRecord> record = FromJson(*text);
+  HLOGYM_ASSIGN(text, ReadTextFile(path));
+  absl::StatusOr<StateRecord> record = FromJson(text);
   if (!record.ok()) {
     return absl::InvalidArgumentError(absl::StrCat(path, ": ", record.status().message()));
   }

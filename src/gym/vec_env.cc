@@ -4,6 +4,7 @@
 #include <chrono>
 
 #include "absl/strings/str_cat.h"
+#include "hlo/status_macros.h"
 
 namespace hlogym {
 
@@ -108,10 +109,8 @@ absl::StatusOr<std::unique_ptr<VecEnvironment>> VecEnvironment::Create(
   }
   auto vec = std::unique_ptr<VecEnvironment>(new VecEnvironment());
   for (int i = 0; i < num_envs; ++i) {
-    absl::StatusOr<std::unique_ptr<Environment>> env =
-        Environment::Create(options, registry, cache);
-    if (!env.ok()) return env.status();
-    vec->envs_.push_back(std::move(*env));
+    HLOGYM_ASSIGN(env, Environment::Create(options, registry, cache));
+    vec->envs_.push_back(std::move(env));
   }
   vec->pool_ = std::make_unique<ThreadPool>(std::max(1, std::min(num_threads, num_envs)));
   return vec;

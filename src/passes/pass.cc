@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <chrono>
 
+#include "hlo/status_macros.h"
+
 namespace hlogym {
 namespace {
 thread_local PassTimer* active_timer = nullptr;
@@ -49,9 +51,8 @@ void PassTimer::Record(std::string_view name, bool skipped, bool changed, double
 absl::StatusOr<bool> PassPipeline::Run(Module& module) {
   bool changed = false;
   for (const auto& pass : passes_) {
-    absl::StatusOr<bool> pass_changed = RunPass(*pass, module);
-    if (!pass_changed.ok()) return pass_changed.status();
-    changed |= *pass_changed;
+    HLOGYM_ASSIGN(pass_changed, RunPass(*pass, module));
+    changed |= pass_changed;
   }
   return changed;
 }
@@ -68,9 +69,8 @@ bool PassPipeline::MayChange(const Module& module) const {
 absl::StatusOr<bool> FixedPointPass::Run(Module& module) {
   bool changed = false;
   for (int iteration = 0; iteration < max_iterations_; ++iteration) {
-    absl::StatusOr<bool> iteration_changed = RunPass(*inner_, module);
-    if (!iteration_changed.ok()) return iteration_changed.status();
-    if (!*iteration_changed) break;
+    HLOGYM_ASSIGN(iteration_changed, RunPass(*inner_, module));
+    if (!iteration_changed) break;
     changed = true;
   }
   return changed;

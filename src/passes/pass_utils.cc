@@ -313,9 +313,8 @@ absl::StatusOr<bool> ExpandMatchingInstructions(
     }
   }
   for (Instruction* hlo : matched) {
-    absl::StatusOr<Instruction*> expanded = expand(hlo);
-    if (!expanded.ok()) return expanded.status();
-    HLOGYM_RETURN_IF_ERROR(hlo->parent()->ReplaceInstruction(hlo, *expanded));
+    HLOGYM_ASSIGN(expanded, expand(hlo));
+    HLOGYM_RETURN_IF_ERROR(hlo->parent()->ReplaceInstruction(hlo, expanded));
   }
   run.Complete();
   return !matched.empty();

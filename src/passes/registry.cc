@@ -7,6 +7,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 // One include per pass, by folder and name.
+#include "hlo/status_macros.h"
 #include "passes/collectives/all_gather_broadcast_reorder.h"
 #include "passes/collectives/all_gather_dynamic_slice_simplifier.h"
 #include "passes/collectives/all_gather_optimizer.h"
@@ -600,10 +601,9 @@ absl::StatusOr<std::unique_ptr<Pass>> CreatePassList(std::string_view comma_sepa
        absl::StrSplit(absl::string_view(comma_separated.data(), comma_separated.size()), ',',
                       absl::SkipWhitespace())) {
     piece = absl::StripAsciiWhitespace(piece);
-    auto pass =
-        PassRegistry::WithPipelines(target).Create(std::string_view(piece.data(), piece.size()));
-    if (!pass.ok()) return pass.status();
-    passes.push_back(std::move(*pass));
+    HLOGYM_ASSIGN(pass, PassRegistry::WithPipelines(target).Create(
+                            std::string_view(piece.data(), piece.size())));
+    passes.push_back(std::move(pass));
   }
   if (passes.empty()) return absl::InvalidArgumentError("no passes given");
   return std::make_unique<PassPipeline>("passes", std::move(passes));

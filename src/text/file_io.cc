@@ -16,6 +16,7 @@
 #include <string>
 
 #include "absl/status/status.h"
+#include "hlo/status_macros.h"
 #include "text/module_locator.h"
 #include "text/parser.h"
 #include "text/str_util.h"
@@ -194,14 +195,12 @@ absl::Status WriteTextFileAtomically(const std::string& path, std::string_view c
   std::string compressed;
   std::string_view bytes = contents;
   if (HasSuffix(path, ".gz")) {
-    absl::StatusOr<std::string> z = Gzip(contents);
-    if (!z.ok()) return z.status();
-    compressed = std::move(*z);
+    HLOGYM_ASSIGN(z, Gzip(contents));
+    compressed = std::move(z);
     bytes = compressed;
   } else if (HasSuffix(path, ".zst")) {
-    absl::StatusOr<std::string> z = Zstd(contents);
-    if (!z.ok()) return z.status();
-    compressed = std::move(*z);
+    HLOGYM_ASSIGN(z, Zstd(contents));
+    compressed = std::move(z);
     bytes = compressed;
   }
   if (path == "-") {
@@ -239,11 +238,10 @@ absl::StatusOr<std::unique_ptr<Module>> LoadModule(const std::string& path) {
   absl::StatusOr<std::string> text = ReadTextFile(path);
   if (!text.ok() && absl::IsNotFound(text.status()) && path != "-") {
     // Not a file: maybe a corpus or smoke module name (text/module_locator.h).
-    absl::StatusOr<std::string> located = LocateModule(path);
-    if (!located.ok()) return located.status();
-    text = ReadTextFile(*located);
+    HLOGYM_ASSIGN(located, LocateModule(path));
+    text = ReadTextFile(located);
     if (!text.ok()) return text.status();
-    return ParseModule(*text, *located);
+    return ParseModule(*text, located);
   }
   if (!text.ok()) return text.status();
   return ParseModule(*text, path == "-" ? std::string_view("<stdin>") : std::string_view(path));

@@ -291,9 +291,8 @@ absl::StatusOr<LoadedPolicy> LoadPolicy(const std::string& dir) {
   }
   std::stringstream text;
   text << in.rdbuf();
-  absl::StatusOr<PolicyConfig> config = PolicyConfig::FromJson(text.str(), json_path);
-  if (!config.ok()) return config.status();
-  LoadedPolicy policy{*config, ActorCritic(*config)};
+  HLOGYM_ASSIGN(config, PolicyConfig::FromJson(text.str(), json_path));
+  LoadedPolicy policy{config, ActorCritic(config)};
   try {
     torch::load(policy.net, dir + "/policy.pt");
   } catch (const std::exception& e) {

@@ -151,10 +151,9 @@ absl::Status TrainingRun::Setup() {
   // among them, so that an episode can start where XLA's default ends).
   if (env.actions.empty()) env.actions = AutoActionSpace(/*allow_excess_precision=*/false);
   o_.env = env;
-  absl::StatusOr<std::unique_ptr<VecEnvironment>> vec =
-      VecEnvironment::Create(o_.num_envs, o_.num_threads, env, PassRegistry::WithPipelines());
-  if (!vec.ok()) return vec.status();
-  vec_ = std::move(*vec);
+  HLOGYM_ASSIGN(
+      vec, VecEnvironment::Create(o_.num_envs, o_.num_threads, env, PassRegistry::WithPipelines()));
+  vec_ = std::move(vec);
   workers_.resize(o_.num_envs);
   A_ = vec_->env(0).num_actions();
   o_.env.actions = vec_->env(0).actions();
@@ -239,13 +238,12 @@ absl::Status TrainingRun::ResetWorker(int i, const std::string& spec) {
   // shared generator across the parallel resets).
   const int start = start_actions_[w.episodes_started++ % start_actions_.size()];
   if (start >= 0) {  // the episode starts after the start action
-    absl::StatusOr<StepResult> started = env.Step(start);
-    if (!started.ok()) return started.status();
-    if (!started->info.error.empty()) {
+    HLOGYM_ASSIGN(started, env.Step(start));
+    if (!started.info.error.empty()) {
       return absl::InternalError(
-          absl::StrCat(spec, ": start ", o_.env.actions[start], ": ", started->info.error));
+          absl::StrCat(spec, ": start ", o_.env.actions[start], ": ", started.info.error));
     }
-    observation = std::move(started->observation);
+    observation = std::move(started.observation);
   }
   w.observation = std::move(*observation);
   w.initial_cost = w.observation.cost;
@@ -413,9 +411,8 @@ absl::StatusOr<TrainSummary> TrainingRun::Run() {
 
 absl::StatusOr<TrainSummary> Train(const TrainOptions& options) {
   try {
-    absl::StatusOr<std::unique_ptr<TrainingRun>> run = TrainingRun::Start(options);
-    if (!run.ok()) return run.status();
-    return (*run)->Run();
+    HLOGYM_ASSIGN(run, TrainingRun::Start(options));
+    return (run)->Run();
   } catch (const std::exception& e) {
     // LibTorch reports misuse with exceptions; the caller gets a status.
     return absl::InternalError(

@@ -261,9 +261,8 @@ absl::StatusOr<bool> AsyncCollectiveReplacer::Run(Module& module) {
   // leaves the module unchanged.
   std::vector<std::unique_ptr<Instruction>> syncs;
   for (const Work& item : work) {
-    absl::StatusOr<std::unique_ptr<Instruction>> sync = MakeSync(item.chain);
-    if (!sync.ok()) return sync.status();
-    syncs.push_back(std::move(*sync));
+    HLOGYM_ASSIGN(sync, MakeSync(item.chain));
+    syncs.push_back(std::move(sync));
   }
   absl::flat_hash_set<Instruction*> removed;
   for (size_t i = 0; i < work.size(); ++i) {
@@ -271,8 +270,7 @@ absl::StatusOr<bool> AsyncCollectiveReplacer::Run(Module& module) {
     Computation* computation = chain.start->parent();
     for (Instruction* control_dep : work[i].control_deps) {
       if (!removed.insert(control_dep).second) continue;
-      absl::Status status = computation->RemoveInstruction(control_dep);
-      if (!status.ok()) return status;
+      HLOGYM_RETURN_IF_ERROR(computation->RemoveInstruction(control_dep));
     }
     Instruction* sync = computation->AddInstruction(std::move(syncs[i]));
     absl::Status status = chain.done->ReplaceAllUsesWith(sync);

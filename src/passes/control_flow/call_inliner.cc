@@ -78,14 +78,12 @@ absl::StatusOr<bool> CallInliner::Run(Module& module) {
     for (Instruction* instruction : computation->MakeInstructionPostOrder()) {
       if (instruction->opcode() != Opcode::kCall || instruction->to_apply() == nullptr) continue;
       if (single_call_site_ && callers[instruction->to_apply()].size() != 1) continue;
-      absl::Status status = InlineCall(module, instruction);
-      if (!status.ok()) return status;
+      HLOGYM_RETURN_IF_ERROR(InlineCall(module, instruction));
       changed = true;
     }
   }
   if (changed) {
-    absl::StatusOr<bool> dce = HloDce().Run(module);
-    if (!dce.ok()) return dce.status();
+    HLOGYM_RETURN_IF_ERROR(HloDce().Run(module).status());
   }
   run.Complete();
   return changed;

@@ -25,8 +25,7 @@ absl::StatusOr<bool> Split(Instruction* op) {
   }
   const int64_t rank = operand_shape.rank();
   if (rank == 0) {
-    absl::Status status = computation->ReplaceInstruction(op, op->operand(is_update ? 1 : 0));
-    if (!status.ok()) return status;
+    HLOGYM_RETURN_IF_ERROR(computation->ReplaceInstruction(op, op->operand(is_update ? 1 : 0)));
     return true;
   }
   if (op->operand_count() != first_index + 1) return false;  // one scalar per dimension

@@ -225,10 +225,9 @@ absl::StatusOr<bool> GatherExpander::Run(Module& module) {
                     module, name(),
                     [mode](const Instruction* instruction) { return Matches(instruction, mode); },
                     [](Instruction* gather) -> absl::StatusOr<Instruction*> {
-                      auto expanded = Expand(gather);
-                      if (!expanded.ok()) return expanded.status();
-                      (*expanded)->set_shape(gather->shape());
-                      return *expanded;
+                      HLOGYM_ASSIGN(expanded, Expand(gather));
+                      (expanded)->set_shape(gather->shape());
+                      return expanded;
                     }));
   if (changed) module.SortComputationsCalleesFirst();
   return changed;

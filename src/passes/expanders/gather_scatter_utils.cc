@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "hlo/shape_util.h"
+#include "hlo/status_macros.h"
 #include "passes/builders.h"
 
 namespace hlogym::gather_scatter {
@@ -96,9 +97,8 @@ absl::StatusOr<Instruction*> CanonicalIndices(Instruction* indices, int64_t inde
       if (i != index_vector_dim) permutation.push_back(i);
     }
     permutation.push_back(index_vector_dim);
-    absl::StatusOr<Instruction*> t = MakeTranspose(indices, permutation);
-    if (!t.ok()) return t.status();
-    transposed = *t;
+    HLOGYM_ASSIGN(t, MakeTranspose(indices, permutation));
+    transposed = t;
   }
   const int64_t index_dims = index_vector_dim == rank ? 0 : 1;
   const std::vector<int64_t>& dims = transposed->shape().dimensions();

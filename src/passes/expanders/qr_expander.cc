@@ -490,11 +490,10 @@ absl::StatusOr<Computation*> BuildComputation(Module& module, const Instruction&
   c.type = shape.element_type();
   c.batch.assign(shape.dimensions().begin(), shape.dimensions().end() - 2);
   c.layout = shape.has_layout();
-  absl::StatusOr<Instruction*> root = call.attrs().custom_call_target == kQrTarget
-                                          ? BuildQr(c, parameters[0])
-                                          : BuildProduct(c, parameters[0], parameters[1]);
-  if (!root.ok()) return root.status();
-  expansion.owned->set_root_instruction(*root);
+  HLOGYM_ASSIGN(root, call.attrs().custom_call_target == kQrTarget
+                          ? BuildQr(c, parameters[0])
+                          : BuildProduct(c, parameters[0], parameters[1]));
+  expansion.owned->set_root_instruction(root);
   return module.AddComputation(std::move(expansion.owned));
 }
 

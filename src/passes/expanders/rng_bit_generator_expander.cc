@@ -104,8 +104,7 @@ absl::StatusOr<bool> RngBitGeneratorExpander::Run(Module& module) {
     }
   }
   for (Instruction* rng : rngs) {
-    absl::Status status = CheckSupported(*rng, ResolveRngAlgorithm(rng->attrs().rng_algorithm));
-    if (!status.ok()) return status;
+    HLOGYM_RETURN_IF_ERROR(CheckSupported(*rng, ResolveRngAlgorithm(rng->attrs().rng_algorithm)));
   }
   // One generator per (algorithm, state shape, bits shape), as XLA caches them.
   std::map<std::string, Computation*> cache;

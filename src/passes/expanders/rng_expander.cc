@@ -125,8 +125,7 @@ absl::StatusOr<bool> RngExpander::Run(Module& module) {
     }
   }
   for (Instruction* rng : rngs) {
-    absl::Status status = CheckSupported(*rng);
-    if (!status.ok()) return status;
+    HLOGYM_RETURN_IF_ERROR(CheckSupported(*rng));
   }
   std::map<std::string, Computation*> cache;
   for (Instruction* rng : rngs) {

@@ -217,11 +217,9 @@ absl::StatusOr<bool> ScatterExpander::Run(Module& module) {
                     module, name(),
                     [mode](const Instruction* instruction) { return Matches(instruction, mode); },
                     [](Instruction* scatter) -> absl::StatusOr<Instruction*> {
-                      auto expanded = Expand(scatter);
-                      if (!expanded.ok()) return expanded.status();
-                      if (*expanded != scatter->operand(0))
-                        (*expanded)->set_shape(scatter->shape());
-                      return *expanded;
+                      HLOGYM_ASSIGN(expanded, Expand(scatter));
+                      if (expanded != scatter->operand(0)) (expanded)->set_shape(scatter->shape());
+                      return expanded;
                     }));
   if (changed) module.SortComputationsCalleesFirst();
   return changed;

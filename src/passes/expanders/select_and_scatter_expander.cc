@@ -118,10 +118,9 @@ absl::StatusOr<Instruction*> Expand(Instruction* sas) {
   std::vector<Shape> input_shapes, init_shapes;
   for (Instruction* input : inputs) input_shapes.push_back(input->shape());
   for (Instruction* value : inits) init_shapes.push_back(value->shape());
-  auto window_shape =
-      InferReduceWindowShape(input_shapes, init_shapes, *sas->attrs().window, reducer);
-  if (!window_shape.ok()) return window_shape.status();
-  auto reduce_window = std::make_unique<Instruction>(Opcode::kReduceWindow, *window_shape);
+  HLOGYM_ASSIGN(window_shape,
+                InferReduceWindowShape(input_shapes, init_shapes, *sas->attrs().window, reducer));
+  auto reduce_window = std::make_unique<Instruction>(Opcode::kReduceWindow, window_shape);
   for (Instruction* input : inputs) reduce_window->AppendOperand(input);
   for (Instruction* value : inits) reduce_window->AppendOperand(value);
   reduce_window->mutable_attrs().window = sas->attrs().window;
@@ -147,10 +146,9 @@ absl::StatusOr<Instruction*> Expand(Instruction* sas) {
   dnums.index_vector_dim = rank;
   Computation* scatter_computation = sas->called_computations()[1];
   std::vector<Shape> operands = {base->shape()}, updates = {source->shape()};
-  auto scatter_shape =
-      InferScatterShape(operands, indices->shape(), updates, dnums, scatter_computation);
-  if (!scatter_shape.ok()) return scatter_shape.status();
-  auto scatter = std::make_unique<Instruction>(Opcode::kScatter, *scatter_shape);
+  HLOGYM_ASSIGN(scatter_shape,
+                InferScatterShape(operands, indices->shape(), updates, dnums, scatter_computation));
+  auto scatter = std::make_unique<Instruction>(Opcode::kScatter, scatter_shape);
   scatter->AppendOperand(base);
   scatter->AppendOperand(indices);
   scatter->AppendOperand(source);

@@ -181,8 +181,7 @@ absl::StatusOr<bool> StableSortExpander::Run(Module& module) {
   absl::flat_hash_set<Computation*> old_comparators;
   for (Instruction* sort : sorts) {
     if (sort->to_apply() != nullptr) old_comparators.insert(sort->to_apply());
-    absl::Status status = Stabilize(module, sort);
-    if (!status.ok()) return status;
+    HLOGYM_RETURN_IF_ERROR(Stabilize(module, sort));
   }
   auto callers = ComputeCallers(module);
   for (Computation* comparator : old_comparators) {

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "hlo/query.h"
+#include "hlo/status_macros.h"
 
 namespace hlogym {
 
@@ -29,8 +30,7 @@ absl::StatusOr<bool> ShardingRemover::Run(Module& module) {
       const std::string& target = instruction->attrs().custom_call_target;
       if (target == "xla.sdy.ShardingGroup") {
         if (instruction->users().empty() && !instruction->IsRoot()) {
-          absl::Status status = computation->RemoveInstruction(instruction);
-          if (!status.ok()) return status;
+          HLOGYM_RETURN_IF_ERROR(computation->RemoveInstruction(instruction));
           changed = true;
         }
         continue;

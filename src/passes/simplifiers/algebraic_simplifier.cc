@@ -1367,9 +1367,8 @@ absl::StatusOr<bool> AlgebraicSimplifier::Run(Module& module) {
   bool changed = false;
   for (Computation* computation : NonFusionComputations(module)) {
     if (!run.MustVisit(*computation)) continue;
-    absl::StatusOr<bool> result = visitor.Run(computation, run.since(), run.enabled());
-    if (!result.ok()) return result.status();
-    changed |= *result;
+    HLOGYM_ASSIGN(result, visitor.Run(computation, run.since(), run.enabled()));
+    changed |= result;
   }
   run.Complete();
   return changed;

@@ -38,12 +38,12 @@ bool HasSparsity(const Instruction* conv) { return conv->attrs().FindRaw("sparsi
 absl::StatusOr<Instruction*> Visitor::AddConvolutionLike(Instruction* conv, Instruction* lhs,
                                                          Instruction* rhs, const Window& window,
                                                          const ConvolutionDimensionNumbers& dnums) {
-  absl::StatusOr<Shape> shape = InferConvolutionShape(
-      lhs->shape(), rhs->shape(), dnums, window, conv->attrs().feature_group_count,
-      conv->attrs().batch_group_count, conv->shape().element_type());
-  if (!shape.ok()) return shape.status();
+  HLOGYM_ASSIGN(
+      shape, InferConvolutionShape(lhs->shape(), rhs->shape(), dnums, window,
+                                   conv->attrs().feature_group_count,
+                                   conv->attrs().batch_group_count, conv->shape().element_type()));
   auto clone = conv->CloneWithNewOperands({lhs, rhs}, "");
-  clone->set_shape(*shape);
+  clone->set_shape(shape);
   clone->mutable_attrs().window = window;
   clone->mutable_attrs().convolution_dimension_numbers = dnums;
   return computation_->AddInstruction(std::move(clone));
@@ -80,10 +80,8 @@ absl::StatusOr<bool> Visitor::FoldConvInputPad(Instruction* conv) {
     w.padding_high += p.high;
     if (p.interior != 0) w.base_dilation = 1 + p.interior;
   }
-  absl::StatusOr<Instruction*> made =
-      AddConvolutionLike(conv, pad->operand(0), conv->operand(1), window, dn);
-  if (!made.ok()) return made.status();
-  HLOGYM_RETURN_IF_ERROR(ReplaceWithNew(conv, *made));
+  HLOGYM_ASSIGN(made, AddConvolutionLike(conv, pad->operand(0), conv->operand(1), window, dn));
+  HLOGYM_RETURN_IF_ERROR(ReplaceWithNew(conv, made));
   return true;
 }
 
@@ -111,10 +109,8 @@ absl::StatusOr<bool> Visitor::FoldConvFilterPad(Instruction* conv) {
     w.window_dilation = 1 + p.interior;
     w.size = pad->operand(0)->shape().dimensions(d);
   }
-  absl::StatusOr<Instruction*> made =
-      AddConvolutionLike(conv, conv->operand(0), pad->operand(0), window, dn);
-  if (!made.ok()) return made.status();
-  HLOGYM_RETURN_IF_ERROR(ReplaceWithNew(conv, *made));
+  HLOGYM_ASSIGN(made, AddConvolutionLike(conv, conv->operand(0), pad->operand(0), window, dn));
+  HLOGYM_RETURN_IF_ERROR(ReplaceWithNew(conv, made));
   return true;
 }
 
@@ -185,11 +181,10 @@ absl::StatusOr<bool> Visitor::SwapConvOperands(Instruction* conv) {
     kernel = Add(Opcode::kReverse, kernel->shape(), ops);
     kernel->mutable_attrs().dimensions = reverse_dims;
   }
-  absl::StatusOr<Instruction*> made = AddConvolutionLike(conv, kernel, input, swapped, sdn);
-  if (!made.ok()) return made.status();
-  std::vector<Precision>& precision = (*made)->mutable_attrs().operand_precision;
+  HLOGYM_ASSIGN(made, AddConvolutionLike(conv, kernel, input, swapped, sdn));
+  std::vector<Precision>& precision = (made)->mutable_attrs().operand_precision;
   if (precision.size() == 2) std::swap(precision[0], precision[1]);
-  HLOGYM_RETURN_IF_ERROR(ReplaceWithNew(conv, *made));
+  HLOGYM_RETURN_IF_ERROR(ReplaceWithNew(conv, made));
   return true;
 }
 
@@ -250,18 +245,16 @@ absl::StatusOr<bool> Visitor::SimplifyConvToMultiply(Instruction* conv) {
   Instruction* broadcast = AddBroadcast(kernel, product_shape, kept_dims);
   Instruction* product = AddBinary(Opcode::kMultiply, product_shape, input, broadcast);
   if (reduce_dims.empty()) {
-    absl::Status status = ReplaceWithNew(conv, product);
-    if (!status.ok()) return status;
+    HLOGYM_RETURN_IF_ERROR(ReplaceWithNew(conv, product));
     return true;
   }
 
   // Sum over the dimensions where the kernel covered the whole input.
   Computation* add = AddScalarBinaryComputation(*computation_->parent(), "add", Opcode::kAdd, type,
                                                 product_shape.has_layout());
-  absl::StatusOr<Instruction*> sum =
-      MakeReduce(product, AddScalarConstant(type, 0, product_shape), reduce_dims, add);
-  if (!sum.ok()) return sum.status();
-  HLOGYM_RETURN_IF_ERROR(ReplaceWithNew(conv, AddReshape(*sum, out)));
+  HLOGYM_ASSIGN(sum,
+                MakeReduce(product, AddScalarConstant(type, 0, product_shape), reduce_dims, add));
+  HLOGYM_RETURN_IF_ERROR(ReplaceWithNew(conv, AddReshape(sum, out)));
   return true;
 }
 

@@ -108,9 +108,8 @@ absl::Status Visitor::HandleBroadcast(Instruction* broadcast) {
     }
   }
   if (options_.enable_sink_broadcast) {
-    absl::StatusOr<bool> sunk = TrySinkBroadcastAfterElementwiseOps(broadcast);
-    if (!sunk.ok()) return sunk.status();
-    if (*sunk) return absl::OkStatus();
+    HLOGYM_ASSIGN(sunk, TrySinkBroadcastAfterElementwiseOps(broadcast));
+    if (sunk) return absl::OkStatus();
   }
   // A scalar broadcast feeding an op that permutes or subsets its elements
   // becomes a broadcast to that op's shape.
@@ -250,9 +249,8 @@ absl::StatusOr<bool> Visitor::SimplifyTransposeOfBroadcast(Instruction* transpos
   std::vector<int64_t> new_dims;
   for (int64_t d : broadcast->attrs().dimensions) new_dims.push_back(inverse[d]);
   if (!IsSortedDims(new_dims)) return false;
-  absl::Status status =
-      ReplaceWithNew(transpose, AddBroadcast(broadcast->operand(0), transpose->shape(), new_dims));
-  if (!status.ok()) return status;
+  HLOGYM_RETURN_IF_ERROR(
+      ReplaceWithNew(transpose, AddBroadcast(broadcast->operand(0), transpose->shape(), new_dims)));
   return true;
 }
 
@@ -387,9 +385,8 @@ absl::StatusOr<bool> Visitor::RewriteDepthToSpaceAsSliceConcat(Instruction* tran
     }
     slices.push_back(AddSlice(x, sl));
   }
-  absl::StatusOr<Instruction*> concat = MakeConcatenate(slices, t);
-  if (!concat.ok()) return concat.status();
-  outer->ReplaceOperandWith(0, *concat);
+  HLOGYM_ASSIGN(concat, MakeConcatenate(slices, t));
+  outer->ReplaceOperandWith(0, concat);
   MarkChanged();
   return true;
 }

@@ -129,9 +129,8 @@ bool ShouldEliminate(const Instruction* instruction, SideEffectCache& effects) {
 }
 
 absl::StatusOr<bool> RunOnComputation(Computation* computation, SideEffectCache& effects) {
-  absl::StatusOr<bool> changed_or = CombineConstants(computation);
-  if (!changed_or.ok()) return changed_or.status();
-  bool changed = *changed_or;
+  HLOGYM_ASSIGN(changed_or, CombineConstants(computation));
+  bool changed = changed_or;
   absl::flat_hash_map<size_t, std::vector<Instruction*>> representatives;
   representatives.reserve(computation->instruction_count());
   for (Instruction* instruction : computation->MakeInstructionPostOrder()) {
@@ -183,9 +182,8 @@ absl::StatusOr<bool> HloCse::Run(Module& module) {
   for (Computation* computation : computations) {
     // What a computation (with what it calls) holds decides what merges there.
     if (!run.MustVisit(*computation)) continue;
-    absl::StatusOr<bool> computation_changed = RunOnComputation(computation, effects);
-    if (!computation_changed.ok()) return computation_changed.status();
-    changed |= *computation_changed;
+    HLOGYM_ASSIGN(computation_changed, RunOnComputation(computation, effects));
+    changed |= computation_changed;
   }
   run.Complete();
   return changed;

@@ -125,9 +125,8 @@ absl::StatusOr<bool> HloDce::Run(Module& module) {
     if (auto it = tuple_fusions.find(computation);
         it != tuple_fusions.end() &&
         (run.MustVisit(*computation) || run.MustVisit(*it->second->parent()))) {
-      absl::StatusOr<bool> pruned = RemoveUnusedFusionOutputs(it->second, *computation, effects);
-      if (!pruned.ok()) return pruned.status();
-      changed |= *pruned;
+      HLOGYM_ASSIGN(pruned, RemoveUnusedFusionOutputs(it->second, *computation, effects));
+      changed |= pruned;
     }
     if (!run.MustVisit(*computation)) continue;
     // Cheap exit: nothing dead.
@@ -144,15 +143,13 @@ absl::StatusOr<bool> HloDce::Run(Module& module) {
     for (auto it = post_order.rbegin(); it != post_order.rend(); ++it) {
       Instruction* instruction = *it;
       if (!IsRemovable(instruction, effects)) continue;
-      absl::Status status = computation->RemoveInstruction(instruction);
-      if (!status.ok()) return status;
+      HLOGYM_RETURN_IF_ERROR(computation->RemoveInstruction(instruction));
       changed = true;
     }
   }
-  absl::StatusOr<bool> removed = RemoveUnreachableComputations(module);
-  if (!removed.ok()) return removed.status();
+  HLOGYM_ASSIGN(removed, RemoveUnreachableComputations(module));
   run.Complete();
-  return changed || *removed;
+  return changed || removed;
 }
 
 }  // namespace hlogym

@@ -58,9 +58,9 @@ absl::Status ReplaceRankOneReduceWindowWithReshape(Instruction* reduce_window) {
   std::vector<Instruction*> results;
   for (size_t i = 0; i < inputs.size(); ++i) {
     HLOGYM_ASSIGN(element, ResultElement(wide, static_cast<int64_t>(i)));
-    auto narrow = MakeReshape(element, std::vector<int64_t>{element->shape().dimensions(0)});
-    if (!narrow.ok()) return narrow.status();
-    results.push_back(*narrow);
+    HLOGYM_ASSIGN(narrow,
+                  MakeReshape(element, std::vector<int64_t>{element->shape().dimensions(0)}));
+    results.push_back(narrow);
   }
   return ReplaceReduceWindow(reduce_window, results);
 }

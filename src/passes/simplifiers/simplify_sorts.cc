@@ -101,9 +101,8 @@ absl::StatusOr<bool> SortSimplifier::Run(Module& module) {
   }
   bool changed = false;
   for (Instruction* sort : sorts) {
-    absl::StatusOr<bool> simplified = SimplifySort(module, sort);
-    if (!simplified.ok()) return simplified.status();
-    changed |= *simplified;
+    HLOGYM_ASSIGN(simplified, SimplifySort(module, sort));
+    changed |= simplified;
   }
   if (changed) module.SortComputationsCalleesFirst();
   return changed;

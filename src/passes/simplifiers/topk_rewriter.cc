@@ -273,8 +273,7 @@ absl::Status Rewrite(Instruction* sort, int64_t k) {
       }
       const std::vector<Instruction*> slices = user->users();
       for (Instruction* slice : slices) {
-        absl::Status status = slice->ReplaceAllUsesWith(outputs[index]);
-        if (!status.ok()) return status;
+        HLOGYM_RETURN_IF_ERROR(slice->ReplaceAllUsesWith(outputs[index]));
       }
     } else {
       HLOGYM_RETURN_IF_ERROR(user->ReplaceAllUsesWith(outputs[0]));

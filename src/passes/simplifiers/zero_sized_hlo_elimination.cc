@@ -39,8 +39,7 @@ absl::StatusOr<bool> ZeroSizedHloElimination::Run(Module& module) {
       literal_shape.clear_layout();
       constant->mutable_attrs().literal = std::make_shared<const Literal>(Literal(literal_shape));
       Instruction* added = computation->AddInstruction(std::move(constant));
-      absl::Status status = instruction->ReplaceAllUsesWith(added);
-      if (!status.ok()) return status;
+      HLOGYM_RETURN_IF_ERROR(instruction->ReplaceAllUsesWith(added));
       changed = true;
     }
     absl::flat_hash_set<Instruction*> removed;

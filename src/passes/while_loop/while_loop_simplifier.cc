@@ -155,8 +155,7 @@ absl::StatusOr<bool> PropagateConstantElements(Module& module, Instruction* whil
     }
     for (Instruction* cond_gte : cond_gtes) {
       Instruction* copy = copy_into(condition);
-      absl::Status status = cond_gte->ReplaceAllUsesWith(copy);
-      if (!status.ok()) return status;
+      HLOGYM_RETURN_IF_ERROR(cond_gte->ReplaceAllUsesWith(copy));
       changed = true;
     }
     // The loop's result.
@@ -185,8 +184,7 @@ absl::StatusOr<bool> TryRemoveWhileLoop(Module& /*module*/, Instruction* while_o
   if (while_op->HasControlEdges() || LoopHasSideEffect(while_op)) return false;
   Computation* parent = while_op->parent();
   if (while_op->user_count() == 0 && !while_op->IsRoot()) {
-    absl::Status status = parent->RemoveInstructionAndUnusedOperands(while_op);
-    if (!status.ok()) return status;
+    HLOGYM_RETURN_IF_ERROR(parent->RemoveInstructionAndUnusedOperands(while_op));
     return true;
   }
   std::optional<int64_t> trip_count = ComputeWhileLoopTripCount(while_op);
@@ -322,8 +320,7 @@ absl::StatusOr<bool> TryRemoveDeadElements(Module& module, Instruction* while_op
   new_root->set_shape(new_shape);
   body->set_root_instruction(new_root);
   for (Computation* computation : {body, condition}) {
-    absl::Status status = RemoveUnreachable(*computation);
-    if (!status.ok()) return status;
+    HLOGYM_RETURN_IF_ERROR(RemoveUnreachable(*computation));
     Instruction* param = computation->parameter_instruction(0);
     param->set_shape(new_shape);
     for (Instruction* user : param->users()) {
@@ -652,9 +649,8 @@ absl::StatusOr<bool> TryMergeInductionVariables(Module& module, Instruction* whi
     return absl::OkStatus();
   };
   for (Computation* computation : {condition, body}) {
-    absl::Status status =
-        rewrite_reads(computation, computation->parameter_instruction(0), /*is_parent=*/false);
-    if (!status.ok()) return status;
+    HLOGYM_RETURN_IF_ERROR(
+        rewrite_reads(computation, computation->parameter_instruction(0), /*is_parent=*/false));
   }
   absl::Status status = rewrite_reads(while_op->parent(), while_op, /*is_parent=*/true);
   if (!status.ok()) return status;

@@ -108,8 +108,7 @@ absl::StatusOr<bool> WhileLoopUnroller::Run(Module& module) {
   for (const auto& [loop, range] : loops) {
     dropped.insert(dropped.end(), loop->called_computations().begin(),
                    loop->called_computations().end());
-    absl::Status status = Unroll(module, loop, range);
-    if (!status.ok()) return status;
+    HLOGYM_RETURN_IF_ERROR(Unroll(module, loop, range));
   }
   // The unrolled loops' computations, and what only they called, are dead.
   while (!dropped.empty()) {
@@ -125,8 +124,7 @@ absl::StatusOr<bool> WhileLoopUnroller::Run(Module& module) {
       callees.insert(callees.end(), instruction->called_computations().begin(),
                      instruction->called_computations().end());
     }
-    absl::Status status = module.RemoveComputation(computation);
-    if (!status.ok()) return status;
+    HLOGYM_RETURN_IF_ERROR(module.RemoveComputation(computation));
     dropped.insert(dropped.end(), callees.begin(), callees.end());
   }
   HLOGYM_ASSIGN(flattened, FlattenCallGraph().Run(module));
