@@ -285,16 +285,13 @@ class Verifier {
     for (const auto& comp : module_.computations()) {
       HLOGYM_RETURN_IF_ERROR(VerifyStructure(*comp));
     }
-    absl::Status st = VerifyCallGraph();
-    if (!st.ok()) return st;
+    HLOGYM_RETURN_IF_ERROR(VerifyCallGraph());
     for (const auto& comp : module_.computations()) {
-      st = VerifyAcyclic(*comp);
-      if (!st.ok()) return st;
+      HLOGYM_RETURN_IF_ERROR(VerifyAcyclic(*comp));
     }
     for (const auto& comp : module_.computations()) {
       for (const auto& inst : comp->instructions()) {
-        st = VerifyInstructionShape(*comp, *inst);
-        if (!st.ok()) return st;
+        HLOGYM_RETURN_IF_ERROR(VerifyInstructionShape(*comp, *inst));
       }
     }
     return VerifyEntryLayout(*entry);

@@ -273,16 +273,14 @@ absl::StatusOr<bool> AsyncCollectiveReplacer::Run(Module& module) {
       HLOGYM_RETURN_IF_ERROR(computation->RemoveInstruction(control_dep));
     }
     Instruction* sync = computation->AddInstruction(std::move(syncs[i]));
-    absl::Status status = chain.done->ReplaceAllUsesWith(sync);
-    if (!status.ok()) return status;
+    HLOGYM_RETURN_IF_ERROR(chain.done->ReplaceAllUsesWith(sync));
     chain.start->DropAllControlDeps();
     chain.done->DropAllControlDeps();
     std::vector<Instruction*> dead = {chain.done};
     for (auto it = chain.updates.rbegin(); it != chain.updates.rend(); ++it) dead.push_back(*it);
     dead.push_back(chain.start);
     for (Instruction* instruction : dead) {
-      status = computation->RemoveInstruction(instruction);
-      if (!status.ok()) return status;
+      HLOGYM_RETURN_IF_ERROR(computation->RemoveInstruction(instruction));
     }
   }
   return !work.empty();

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "hlo/query.h"
+#include "hlo/status_macros.h"
 
 namespace hlogym {
 
@@ -33,10 +34,8 @@ absl::StatusOr<bool> OptimizationBarrierExpander::Run(Module& module) {
       }
     }
     barrier->DropAllControlDeps();
-    absl::Status status = barrier->ReplaceAllUsesWith(operand);
-    if (!status.ok()) return status;
-    status = barrier->parent()->RemoveInstruction(barrier);
-    if (!status.ok()) return status;
+    HLOGYM_RETURN_IF_ERROR(barrier->ReplaceAllUsesWith(operand));
+    HLOGYM_RETURN_IF_ERROR(barrier->parent()->RemoveInstruction(barrier));
   }
   return !barriers.empty();
 }

@@ -41,15 +41,13 @@ absl::StatusOr<bool> ShardingRemover::Run(Module& module) {
         continue;
       }
       Instruction* operand = instruction->operand(0);
-      absl::Status status = instruction->ReplaceAllUsesWith(operand);
-      if (!status.ok()) return status;
+      HLOGYM_RETURN_IF_ERROR(instruction->ReplaceAllUsesWith(operand));
       changed = true;
       if (replace_with_copy) {
         auto copy = std::make_unique<Instruction>(Opcode::kCopy, instruction->shape());
         copy->AppendOperand(operand);
         computation->AddInstruction(std::move(copy));
-        status = computation->RemoveInstruction(instruction);
-        if (!status.ok()) return status;
+        HLOGYM_RETURN_IF_ERROR(computation->RemoveInstruction(instruction));
       }
     }
   }

@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "hlo/query.h"
+#include "hlo/status_macros.h"
 
 namespace hlogym {
 namespace {
@@ -45,10 +46,8 @@ absl::StatusOr<bool> StripMemoryPlacementAnnotations::Run(Module& module) {
         operand->mutable_attrs().SetRaw("sharding", sharding->value);
       }
       instruction->DropAllControlDeps();
-      absl::Status status = instruction->ReplaceAllUsesWith(operand);
-      if (!status.ok()) return status;
-      status = instruction->parent()->RemoveInstruction(instruction);
-      if (!status.ok()) return status;
+      HLOGYM_RETURN_IF_ERROR(instruction->ReplaceAllUsesWith(operand));
+      HLOGYM_RETURN_IF_ERROR(instruction->parent()->RemoveInstruction(instruction));
       changed = true;
     }
   }

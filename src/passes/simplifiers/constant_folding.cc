@@ -7,6 +7,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "eval/evaluator.h"
 #include "hlo/query.h"
+#include "hlo/status_macros.h"
 #include "passes/change_tracking.h"
 #include "passes/pass_utils.h"
 
@@ -187,8 +188,7 @@ absl::StatusOr<bool> HloConstantFolding::Run(Module& module) {
       auto constant = std::make_unique<Instruction>(Opcode::kConstant, instruction->shape());
       constant->mutable_attrs().literal = std::make_shared<const Literal>(std::move(*result));
       Instruction* added = computation->AddInstruction(std::move(constant));
-      absl::Status status = instruction->ReplaceAllUsesWith(added);
-      if (!status.ok()) return status;
+      HLOGYM_RETURN_IF_ERROR(instruction->ReplaceAllUsesWith(added));
       // Remove the folded instruction and whatever it leaves dead.
       std::vector<Instruction*> dead = {instruction};
       while (!dead.empty()) {
@@ -200,8 +200,7 @@ absl::StatusOr<bool> HloConstantFolding::Run(Module& module) {
           continue;
         }
         std::vector<Instruction*> operands = current->operands();
-        status = computation->RemoveInstruction(current);
-        if (!status.ok()) return status;
+        HLOGYM_RETURN_IF_ERROR(computation->RemoveInstruction(current));
         for (Instruction* operand : operands) {
           if (std::find(dead.begin(), dead.end(), operand) == dead.end()) dead.push_back(operand);
         }

@@ -72,10 +72,8 @@ absl::StatusOr<bool> CombineConstants(Computation* computation) {
     }
   }
   for (auto [duplicate, kept] : merges) {
-    absl::Status status = duplicate->ReplaceAllUsesWith(kept);
-    if (!status.ok()) return status;
-    status = computation->RemoveInstruction(duplicate);
-    if (!status.ok()) return status;
+    HLOGYM_RETURN_IF_ERROR(duplicate->ReplaceAllUsesWith(kept));
+    HLOGYM_RETURN_IF_ERROR(computation->RemoveInstruction(duplicate));
   }
   return !merges.empty();
 }
@@ -145,10 +143,8 @@ absl::StatusOr<bool> RunOnComputation(Computation* computation, SideEffectCache&
       }
     }
     if (equivalent != nullptr) {
-      absl::Status status = instruction->ReplaceAllUsesWith(equivalent);
-      if (!status.ok()) return status;
-      status = computation->RemoveInstructionAndUnusedOperands(instruction);
-      if (!status.ok()) return status;
+      HLOGYM_RETURN_IF_ERROR(instruction->ReplaceAllUsesWith(equivalent));
+      HLOGYM_RETURN_IF_ERROR(computation->RemoveInstructionAndUnusedOperands(instruction));
       changed = true;
       continue;
     }

@@ -121,10 +121,8 @@ absl::StatusOr<Instruction*> MergeSameOperand(Instruction* a, Instruction* b,
   slice[slice_dim].limit = (*merged)->shape().dimensions(slice_dim);
   auto new_b = Slice(*merged, slice);
   if (!new_b.ok()) return new_b;
-  absl::Status status = a->ReplaceAllUsesWith(*new_a);
-  if (!status.ok()) return status;
-  status = b->ReplaceAllUsesWith(*new_b);
-  if (!status.ok()) return status;
+  HLOGYM_RETURN_IF_ERROR(a->ReplaceAllUsesWith(*new_a));
+  HLOGYM_RETURN_IF_ERROR(b->ReplaceAllUsesWith(*new_b));
   return merged;
 }
 
@@ -180,10 +178,8 @@ absl::StatusOr<Instruction*> MergeLhsWithRhs(Instruction* a, Instruction* b) {
   if (!b_slice.ok()) return b_slice;
   auto new_b = MakeTranspose(*b_slice, swap);
   if (!new_b.ok()) return new_b;
-  absl::Status status = a->ReplaceAllUsesWith(*new_a);
-  if (!status.ok()) return status;
-  status = b->ReplaceAllUsesWith(*new_b);
-  if (!status.ok()) return status;
+  HLOGYM_RETURN_IF_ERROR(a->ReplaceAllUsesWith(*new_a));
+  HLOGYM_RETURN_IF_ERROR(b->ReplaceAllUsesWith(*new_b));
   return merged;
 }
 

@@ -77,10 +77,8 @@ absl::StatusOr<bool> SimplifySort(Module& module, Instruction* sort) {
   for (Instruction* gte : std::vector<Instruction*>(sort->users())) {
     int64_t index = new_index.at(gte->attrs().tuple_index);
     if (kept.size() == 1) {
-      absl::Status status = gte->ReplaceAllUsesWith(replacement);
-      if (!status.ok()) return status;
-      status = parent->RemoveInstruction(gte);
-      if (!status.ok()) return status;
+      HLOGYM_RETURN_IF_ERROR(gte->ReplaceAllUsesWith(replacement));
+      HLOGYM_RETURN_IF_ERROR(parent->RemoveInstruction(gte));
     } else {
       gte->ReplaceOperandWith(0, replacement);
       gte->mutable_attrs().tuple_index = index;

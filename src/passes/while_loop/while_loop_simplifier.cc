@@ -167,11 +167,9 @@ absl::StatusOr<bool> PropagateConstantElements(Module& module, Instruction* whil
       }
     }
     for (Instruction* user : outside) {
-      absl::Status status = user->ReplaceAllUsesWith(constant);
-      if (!status.ok()) return status;
+      HLOGYM_RETURN_IF_ERROR(user->ReplaceAllUsesWith(constant));
       if (!user->IsRoot()) {
-        status = user->parent()->RemoveInstruction(user);
-        if (!status.ok()) return status;
+        HLOGYM_RETURN_IF_ERROR(user->parent()->RemoveInstruction(user));
       }
       changed = true;
     }
@@ -358,10 +356,8 @@ absl::StatusOr<bool> TryRemoveDeadElements(Module& module, Instruction* while_op
   }
   Instruction* full_tuple = MakeTuple(parent, full);
   full_tuple->set_shape(shape);
-  absl::Status status = while_op->ReplaceAllUsesWith(full_tuple);
-  if (!status.ok()) return status;
-  status = parent->RemoveInstructionAndUnusedOperands(while_op);
-  if (!status.ok()) return status;
+  HLOGYM_RETURN_IF_ERROR(while_op->ReplaceAllUsesWith(full_tuple));
+  HLOGYM_RETURN_IF_ERROR(parent->RemoveInstructionAndUnusedOperands(while_op));
   if (cloned) module.SortComputationsCalleesFirst();
   return true;
 }
@@ -652,11 +648,9 @@ absl::StatusOr<bool> TryMergeInductionVariables(Module& module, Instruction* whi
     HLOGYM_RETURN_IF_ERROR(
         rewrite_reads(computation, computation->parameter_instruction(0), /*is_parent=*/false));
   }
-  absl::Status status = rewrite_reads(while_op->parent(), while_op, /*is_parent=*/true);
-  if (!status.ok()) return status;
+  HLOGYM_RETURN_IF_ERROR(rewrite_reads(while_op->parent(), while_op, /*is_parent=*/true));
   for (Computation* computation : {condition, body}) {
-    status = RemoveUnreachable(*computation);
-    if (!status.ok()) return status;
+    HLOGYM_RETURN_IF_ERROR(RemoveUnreachable(*computation));
   }
   return true;
 }
