@@ -171,6 +171,12 @@ absl::Status AutoAgent::Search(SearchContext& ctx) {
   candidates_.push_back(d->Fork());
   absl::flat_hash_set<Fingerprint> visited = {FingerprintOf(ctx.root()), FingerprintOf(*d)};
   int64_t lowest = d->op_count();
+  if (ctx.root().op_count() < lowest) {
+    // The default grows this module: the module as it is beats D, and a
+    // candidate must beat it.
+    lowest = ctx.root().op_count();
+    candidates_.push_back(ctx.root().Fork());
+  }
   int64_t steps = ctx.budget().steps;
   if (auto_options_.guide) {
     std::unique_ptr<Environment> guided = GuidedStart(ctx, *d);

@@ -3,7 +3,8 @@
 //
 // It starts where XLA's default ends and searches on from there:
 //   1. one step of the whole xla-cpu-default pipeline (a macro-action), so D
-//      is always a candidate;
+//      is always a candidate (and so is the module as it is, where D is
+//      larger);
 //   1b. with a guide (a coreset model, coreset_agent.h; the shipped auto has
 //      one): the sequence it predicts for this graph, replayed from I, and a
 //      descent from the lowest state on it (a quarter of the budget);

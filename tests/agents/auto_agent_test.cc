@@ -1,5 +1,6 @@
 // The auto agent: searches from the default pipeline, its exact variant and
-// the initial module, never ends above the default, deterministic per seed, every answer checked, a
+// the initial module, never ends above the default (nor above the module
+// itself where the default grows it), deterministic per seed, every answer checked, a
 // better state that fails its check is dropped (shown with a pass that breaks the module), and the
 // prior's file format round-trips.
 #include "agents/auto_agent.h"
@@ -63,6 +64,22 @@ TEST(AutoAgentTest, NeverAboveTheDefaultDeterministicAndChecked) {
   }
 }
 
+// smoke/einsum: the default grows it (19 instructions, D = 24), and no pass
+// takes it below 19, so the module as it is, not a state between I and D, is
+// the answer.
+TEST(AutoAgentTest, NeverAboveTheModuleItselfWhereTheDefaultGrowsIt) {
+  const std::string benchmark = "smoke/einsum";
+  ASSERT_GT(DefaultOpCount(benchmark), 19);
+  auto agent = MakeAgent("auto");
+  ASSERT_TRUE(agent.ok()) << agent.status();
+  auto result = (*agent)->Optimize(benchmark, SearchBudget{});
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_EQ(result->initial_op_count, 19);
+  EXPECT_LE(result->op_count, result->initial_op_count);
+  ASSERT_TRUE(result->validation.has_value());
+  EXPECT_TRUE(result->validation->ok) << result->validation->equivalence;
+}
+
 TEST(AutoAgentTest, LeavesPrecisionChangingPassesOutUnlessAllowed) {
   std::vector<std::string> strict = AutoActionSpace(false);
   std::vector<std::string> loose = AutoActionSpace(true);
@@ -123,7 +140,9 @@ TEST(AutoAgentTest, StartsFromTheGuidesSequenceToo) {
   options.env.actions = {"xla-cpu-default"};
   auto unguided = AutoAgent(options, AutoPrior{}).Optimize(path, SearchBudget{50, 0});
   ASSERT_TRUE(unguided.ok()) << unguided.status();
-  EXPECT_EQ(unguided->passes, std::vector<std::string>{"xla-cpu-default"});
+  // The default grows this module and nothing else is allowed: the module as it is.
+  EXPECT_TRUE(unguided->passes.empty());
+  EXPECT_EQ(unguided->op_count, unguided->initial_op_count);
 
   auto guide = std::make_shared<CoresetModel>();
   guide->sequences = {{"dce"}};
