@@ -9,10 +9,13 @@ real XLA's target-independent pipeline. The datasets: the corpus
 modules (datasets/pytorch: the third frontend) and large Flax training steps
 (datasets/large_steps). Prints, per dataset,
 the distribution of (D - X) / X, the share within 1% and 3% of X, the share
-with D <= X and the per-family medians. Writes build/default_vs_xla.json.
+with D <= X and the per-family medians, then one row per class of module over every dataset
+(frontend and its version, and the library that wrote it), so that a new class of miss shows up
+as a row. Dataset folders (what `hlogym harvest` writes) are measured too. Writes
+build/default_vs_xla.json.
 
     .venv/bin/python bench/default_vs_xla.py [--hlogym build/hlogym] [-j 2] [--json OUT]
-        [--datasets corpus xla_optimized pytorch large_steps]
+        [--datasets corpus xla_optimized pytorch large_steps DIR...]
 """
 
 import argparse
@@ -32,6 +35,22 @@ DATASETS = {
     "pytorch": os.path.join(ROOT, "datasets", "pytorch"),
     "large_steps": os.path.join(ROOT, "datasets", "large_steps"),
 }
+# The distribution whose version names a frontend's class of modules.
+FRONTEND_VERSION = {"jax": "jax", "tensorflow": "tensorflow", "pytorch": "torch_xla"}
+
+
+def module_class(entry, versions, optimized):
+    """A module's class: its frontend with that frontend's version, and the library that wrote
+    it (a new frontend version or library shows up as a row of its own)."""
+    frontend = entry.get("frontend") or "unknown"
+    if optimized:  # XLA's own optimized modules of corpus modules
+        return f"XLA-optimized (jaxlib {versions.get('jaxlib', '?')}), from {frontend}"
+    key = FRONTEND_VERSION.get(frontend, frontend)
+    version = versions.get(key) or versions.get(f"{key}-cpu") or "?"
+    library = entry.get("library") or frontend
+    return f"{frontend} {version}" + ("" if library in (frontend, "torch") else f", {library}")
+
+
 HLOGYM = os.path.join(ROOT, "build", "hlogym")
 
 
@@ -42,6 +61,7 @@ def measure(item):
         "dataset": dataset,
         "module": name,
         "family": entry["family"],
+        "class": entry["class"],
         "I": entry["op_count"],
         "X": entry["X"],
     }
@@ -68,20 +88,35 @@ def main():
     ap.add_argument("--hlogym", default=HLOGYM)
     ap.add_argument("-j", "--jobs", type=int, default=2)
     ap.add_argument("--json", default=os.path.join(ROOT, "build", "default_vs_xla.json"))
-    ap.add_argument("--datasets", nargs="+", choices=sorted(DATASETS), default=list(DATASETS))
+    ap.add_argument(
+        "--datasets",
+        nargs="+",
+        default=list(DATASETS),
+        help=f"shipped datasets ({', '.join(DATASETS)}) or dataset folders (hlogym harvest's)",
+    )
     args = ap.parse_args()
     HLOGYM = args.hlogym
 
     items = []
     for dataset in args.datasets:
+        if dataset not in DATASETS:
+            if not os.path.isfile(os.path.join(dataset, "manifest.json")):
+                sys.exit(f"{dataset}: not a shipped dataset nor a folder with a manifest.json")
+            DATASETS[dataset] = os.path.abspath(dataset)
         manifest = json.load(open(os.path.join(DATASETS[dataset], "manifest.json")))
-        items += [(dataset, n, e) for n, e in sorted(manifest["modules"].items())]
+        versions = manifest.get("versions", {})
+        optimized = "--xla-optimized" in manifest.get("generator", "")
+        for name, entry in sorted(manifest["modules"].items()):
+            entry = dict(entry, **{"class": module_class(entry, versions, optimized)})
+            items.append((dataset, name, entry))
     with Pool(args.jobs, initializer=_set_hlogym, initargs=(HLOGYM,)) as pool:
         rows = pool.map(measure, items, chunksize=1)
     report = {"rows": rows}
     for dataset in args.datasets:
         print(f"== {dataset} ({os.path.relpath(DATASETS[dataset], ROOT)})")
         report[dataset] = summarize([r for r in rows if r["dataset"] == dataset])
+    print("== by class (frontend and version, library), every dataset")
+    report["classes"] = by_class(rows)
     os.makedirs(os.path.dirname(args.json), exist_ok=True)
     with open(args.json, "w") as f:
         json.dump(report, f, indent=1)
@@ -141,6 +176,26 @@ def summarize(rows):
     for r in errors[:10]:
         print(f"error: {r['module']}: {r['error']}")
     return {"summary": summary, "families": families}
+
+
+def by_class(rows):
+    """Prints and returns, per module class, how many modules and how many within 1% of X."""
+    classes = {}
+    print(f"{'class':48} {'n':>4} {'D = X':>6} {'<=1%':>6} {'max |D - X| / X':>16}")
+    for cls in sorted({r["class"] for r in rows}):
+        ok = [r for r in rows if r["class"] == cls and "rel" in r]
+        if not ok:
+            continue
+        rel = np.abs([r["rel"] for r in ok])
+        classes[cls] = {
+            "modules": len(ok),
+            "exact": int(sum(r["D"] == r["X"] for r in ok)),
+            "within_1pct": int(np.sum(rel <= 0.01)),
+            "max_abs": float(rel.max()),
+        }
+        c = classes[cls]
+        print(f"{cls:48} {c['modules']:4} {c['exact']:6} {c['within_1pct']:6} {c['max_abs']:16.1%}")
+    return classes
 
 
 def _set_hlogym(path):
