@@ -271,7 +271,14 @@ absl::StatusOr<StepResult> Environment::Step(int action) {
     return absl::FailedPreconditionError(absl::StrCat(
         "the episode ended (traj_limit ", options_.traj_limit, " reached); call reset"));
   }
-  return StepWith(action, action_names_[action], *passes_[action]);
+  return StepWith(action, action_names_[action], PassAt(action));
+}
+
+Pass& Environment::PassAt(int action) {
+  std::unique_ptr<Pass>& pass = passes_[action];
+  // The names were checked in Create, so the registry makes every one.
+  if (pass == nullptr) pass = *registry_->Create(action_names_[action]);
+  return *pass;
 }
 
 absl::StatusOr<StepResult> Environment::Step(std::string_view pass_name) {
@@ -331,10 +338,7 @@ std::unique_ptr<Environment> Environment::Fork() const {
   env->registry_ = registry_;
   env->cache_ = cache_;
   env->action_names_ = action_names_;
-  for (const std::string& name : action_names_) {
-    // The names were created successfully in Create.
-    env->passes_.push_back(*registry_->Create(name));
-  }
+  env->passes_.resize(action_names_.size());  // made on first use (PassAt)
   env->observation_kinds_ = observation_kinds_;
   env->reward_spec_ = reward_spec_;
   env->benchmark_ = benchmark_;
@@ -357,7 +361,7 @@ std::vector<bool> Environment::ActionMask() {
   mask_.assign(action_names_.size(), false);
   for (int i = 0; i < num_actions(); ++i) {
     bool hit = false;
-    mask_[i] = Apply(action_names_[i], *passes_[i], &hit).changed;
+    mask_[i] = Apply(action_names_[i], PassAt(i), &hit).changed;
   }
   mask_fingerprint_ = state_->fingerprint();
   return mask_;
@@ -389,7 +393,7 @@ absl::Status Environment::Replay(const StateRecord& record) {
     }
     absl::StatusOr<StepResult> step;
     if (action >= 0) {
-      step = StepWith(action, name, *passes_[action]);
+      step = StepWith(action, name, PassAt(action));
     } else {
       HLOGYM_ASSIGN(pass, registry_->Create(name));
       step = StepWith(-1, name, *pass);

@@ -202,12 +202,16 @@ class Environment {
   int64_t MaxOpCount() const;
   double Potential(const ModuleState& state) const;
   absl::StatusOr<StepResult> StepWith(int action_or_minus_one, std::string_view name, Pass& pass);
+  // The pass of `action`, made on first use.
+  Pass& PassAt(int action);
 
   EnvOptions options_;
   const PassRegistry* registry_ = nullptr;
   std::shared_ptr<StepCache> cache_;
   std::vector<std::string> action_names_;
-  std::vector<std::unique_ptr<Pass>> passes_;  // one instance per action
+  // One instance per action, made when the action is first taken: a fork
+  // (a search makes one per action it tries) then builds one pass, not all.
+  std::vector<std::unique_ptr<Pass>> passes_;
   std::vector<ObservationKind> observation_kinds_;
   RewardSpec reward_spec_;
 
