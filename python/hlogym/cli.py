@@ -50,10 +50,15 @@ class Hlogym:
             return self.fmt(path)
         return self("opt", path, "--passes=" + ",".join(passes), "--for-xla")
 
-    def search(self, path: Path, algo: str, seed: int = 0) -> list[str] | None:
-        """The pass sequence `hlogym search --algo ALGO` finds; None when it failed hlogym's
-        own equivalence check."""
-        report = json.loads(self("search", path, "--algo", algo, "--json", "-q", "--seed", seed))
+    def search(
+        self, path: Path, algo: str, seed: int = 0, budget: int | None = None
+    ) -> list[str] | None:
+        """The pass sequence `hlogym search --algo ALGO` finds (budget: its --budget); None when
+        it failed hlogym's own equivalence check."""
+        extra = ["--budget", budget] if budget else []
+        report = json.loads(
+            self("search", path, "--algo", algo, "--json", "-q", "--seed", seed, *extra)
+        )
         (b,) = report["benchmarks"]
         return None if b.get("valid") is False else list(b["passes"])
 

@@ -83,21 +83,17 @@ class OptimizedFunction:
 CLI_ONLY_PREFIXES = ("policy:", "policy-beam:")
 
 
-def _search(path: Path, agent: str, seed: int, budget: int | None, cli) -> dict:
-    """What `hlogym search` reports for one module: passes, valid, ..."""
+def _search(path: Path, agent: str, seed: int, budget: int | None, cli) -> list[str] | None:
+    """The passes `agent` finds for the module at `path`, as `hlogym search` finds them; None when
+    its answer failed its own check."""
     if cli is None and not agent.startswith(CLI_ONLY_PREFIXES):
         from . import _hlogym
 
-        return _hlogym.search(str(path), agent, seed, budget or 0)
-    import json
-
+        found = _hlogym.search(str(path), agent, seed, budget or 0)
+        return list(found["passes"]) if found["valid"] else None
     from .cli import Hlogym
 
-    extra = ["--budget", str(budget)] if budget else []
-    hg = cli or Hlogym()
-    report = json.loads(hg("search", path, "--algo", agent, "--json", "-q", "--seed", seed, *extra))
-    (found,) = report["benchmarks"]
-    return found
+    return (cli or Hlogym()).search(path, agent, seed, budget)
 
 
 def _choose_passes(path: Path, agent, seed: int, budget: int | None, cli) -> list[str] | None:
@@ -117,8 +113,7 @@ def _choose_passes(path: Path, agent, seed: int, budget: int | None, cli) -> lis
             from .timing import RUNTIME_CANDIDATES
 
             return list(RUNTIME_CANDIDATES["default-fp"])
-        found = _search(path, agent, seed, budget, cli)
-        return None if found.get("valid") is False else list(found["passes"])
+        return _search(path, agent, seed, budget, cli)
     passes = list(agent)
     if not all(isinstance(p, str) for p in passes):
         raise TypeError("agent: a pass list must hold pass names (str)")
