@@ -26,6 +26,7 @@ SearchContext::SearchContext(Environment& root, const AgentOptions& options,
 bool SearchContext::exhausted() {
   if (budget_hit_) return true;
   if (budget_.steps > 0 && steps_ >= budget_.steps) budget_hit_ = true;
+  if (budget_.work > 0 && work_ >= budget_.work) budget_hit_ = true;
   if (budget_.seconds > 0) {
     double elapsed =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
@@ -40,6 +41,7 @@ bool SearchContext::Step(Environment& env, int action, StepInfo* info) {
   if (!result.ok()) return false;  // out of range or episode ended: a bug in the search
   ++steps_;
   if (result->info.cache_hit) ++cache_hits_;
+  if (result->info.ran) work_ += result->info.previous_op_count;
   if (!result->info.error.empty()) ++pass_errors_;
   if (env.op_count() < best_op_count()) best_ = env.Fork();
   if (info != nullptr) *info = std::move(result->info);
@@ -118,8 +120,8 @@ absl::StatusOr<SearchResult> Agent::NoWorseThanDefault(std::string_view benchmar
 absl::StatusOr<SearchResult> Agent::Optimize(std::string_view benchmark,
                                              const SearchBudget& budget) {
   if (needs_budget() && !budget.limited()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("the ", std::string(name()), " search needs a budget (steps or seconds)"));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "the ", std::string(name()), " search needs a budget (steps, seconds or work)"));
   }
   auto start = std::chrono::steady_clock::now();
   HLOGYM_ASSIGN(root, MakeEnvironment());
@@ -142,6 +144,7 @@ absl::StatusOr<SearchResult> Agent::Optimize(std::string_view benchmark,
   result.initial_op_count = result.env->initial_op_count();
   result.op_count = result.env->op_count();
   result.steps = ctx.steps();
+  result.work = ctx.work();
   result.cache_hits = ctx.cache_hits();
   result.pass_errors = ctx.pass_errors();
   result.budget_exhausted = ctx.budget_hit();

@@ -33,7 +33,13 @@ namespace hlogym {
 struct SearchBudget {
   int64_t steps = 0;   // Environment::Step calls; <= 0: no step limit
   double seconds = 0;  // wall-clock per benchmark; <= 0: no time limit
-  bool limited() const { return steps > 0 || seconds > 0; }
+  // Instructions stepped over: a step that runs a pass costs the op count of
+  // the module it starts from (what a pass's run and the module's copy scale
+  // with); a cache hit, or a pass whose pre-check rules out a change, costs
+  // nothing (StepInfo::ran); <= 0: no work limit. Deterministic like steps,
+  // but a search on a shrinking module gets more steps from it.
+  int64_t work = 0;
+  bool limited() const { return steps > 0 || seconds > 0 || work > 0; }
 };
 
 struct AgentOptions {
@@ -75,6 +81,7 @@ struct SearchResult {
   int64_t initial_op_count = 0;     // I
   int64_t op_count = 0;             // R
   int64_t steps = 0;                // Environment::Step calls made
+  int64_t work = 0;                 // instructions stepped over (SearchBudget::work)
   int64_t cache_hits = 0;           // of those, answered by the step cache
   int64_t pass_errors = 0;          // steps whose pass failed (state unchanged)
   bool budget_exhausted = false;    // stopped by the budget, not by itself
@@ -126,6 +133,7 @@ class SearchContext {
   std::unique_ptr<Environment> TakeBest() { return std::move(best_); }
 
   int64_t steps() const { return steps_; }
+  int64_t work() const { return work_; }
   int64_t cache_hits() const { return cache_hits_; }
   int64_t pass_errors() const { return pass_errors_; }
   bool budget_hit() const { return budget_hit_; }
@@ -137,7 +145,7 @@ class SearchContext {
   std::mt19937_64 rng_;
   std::chrono::steady_clock::time_point start_;
   std::unique_ptr<Environment> best_;
-  int64_t steps_ = 0, cache_hits_ = 0, pass_errors_ = 0;
+  int64_t steps_ = 0, work_ = 0, cache_hits_ = 0, pass_errors_ = 0;
   bool budget_hit_ = false;
 };
 

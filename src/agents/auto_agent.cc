@@ -80,23 +80,6 @@ std::string DefaultAutoPriorPath() {
   return (fs::path(DataRoot()) / "datasets/policies/auto").string();
 }
 
-namespace {
-// An uncached step costs roughly a microsecond per instruction of the module
-// on this project's 2-core machines (clone, pass, fingerprint); cached steps
-// (the descent revisits states) are nearly free.
-constexpr int64_t kInstructionSteps = 600'000;
-constexpr int64_t kMinSteps = 50, kMaxSteps = 500;
-}  // namespace
-
-int64_t DefaultAutoSteps(int64_t initial_op_count) {
-  return std::clamp<int64_t>(kInstructionSteps / std::max<int64_t>(initial_op_count, 1), kMinSteps,
-                             kMaxSteps);
-}
-
-std::string DefaultAutoStepsText() {
-  return absl::StrCat(kInstructionSteps, "/I steps, ", kMinSteps, " to ", kMaxSteps);
-}
-
 std::vector<std::string> AutoActionSpace(bool allow_excess_precision) {
   std::vector<std::string> actions;
   for (const PassInfo& info : PassRegistry::WithPipelines().passes()) {
@@ -171,90 +154,102 @@ absl::Status AutoAgent::Search(SearchContext& ctx) {
   candidates_.push_back(d->Fork());
   absl::flat_hash_set<Fingerprint> visited = {FingerprintOf(ctx.root()), FingerprintOf(*d)};
   int64_t lowest = d->op_count();
-  if (ctx.root().op_count() < lowest) {
-    // The default grows this module: the module as it is beats D, and a
-    // candidate must beat it.
-    lowest = ctx.root().op_count();
-    candidates_.push_back(ctx.root().Fork());
-  }
-  int64_t steps = ctx.budget().steps;
+  auto consider = [&](const Environment& state) {
+    if (state.op_count() < lowest) {
+      lowest = state.op_count();
+      candidates_.push_back(state.Fork());
+    }
+  };
+  // Where the default grows the module, the module as it is beats D, and a
+  // candidate must beat it.
+  consider(ctx.root());
+
+  // The starts: the lowest state on the guide's sequence, D, the exact
+  // default (no precision-changing passes; on bf16 graphs D carries float
+  // normalization's converts, which only precision-changing passes remove)
+  // where that differs, and I itself (where the default expands what XLA
+  // would expand anyway, PyTorch's batch norms, the lowest states are off
+  // both defaults).
+  std::vector<std::unique_ptr<Environment>> starts;
   if (auto_options_.guide) {
     std::unique_ptr<Environment> guided = GuidedStart(ctx, *d);
-    if (guided && visited.insert(FingerprintOf(*guided)).second) {
-      if (guided->op_count() < lowest) {
-        lowest = guided->op_count();
-        candidates_.push_back(guided->Fork());
-      }
-      Descend(ctx, std::move(guided), steps > 0 ? steps / 4 : 0, visited, lowest);
-    }
-    if (ctx.exhausted()) return absl::OkStatus();
+    if (guided && visited.insert(FingerprintOf(*guided)).second)
+      starts.push_back(std::move(guided));
   }
-  // What follows shares the rest of the budget: step limits count from here.
-  const int64_t offset = auto_options_.guide ? ctx.steps() : 0;
-  steps = steps > 0 ? steps - offset : 0;
-  auto limit = [&](int64_t share) { return steps > 0 ? offset + share : 0; };
-  // A third of the budget descends from D; the next third from the exact
-  // default (no precision-changing passes) when that differs: on bf16 graphs D
-  // carries float normalization's converts, which only precision-changing
-  // passes remove, and the best states lie on the other path. The rest (two
-  // thirds when the exact default is D) descends from the initial module
-  // itself: where the default expands what XLA would expand anyway (PyTorch's
-  // batch norms, its bf16 steps), the lowest states are off both defaults.
-  Descend(ctx, std::move(d), limit(steps / 3), visited, lowest);
-  if (ctx.exhausted()) return absl::OkStatus();
+  starts.push_back(std::move(d));
   if (exact_pipeline_action_ >= 0) {
     std::unique_ptr<Environment> exact = ctx.root().Fork();
     if (ctx.Step(*exact, exact_pipeline_action_, &info) && info.error.empty() &&
         visited.insert(FingerprintOf(*exact)).second) {
-      if (exact->op_count() < lowest) {
-        lowest = exact->op_count();
-        candidates_.push_back(exact->Fork());
-      }
-      Descend(ctx, std::move(exact), limit(2 * steps / 3), visited, lowest);
+      starts.push_back(std::move(exact));
     }
   }
-  if (!ctx.exhausted()) Descend(ctx, ctx.root().Fork(), 0, visited, lowest);
+  starts.push_back(ctx.root().Fork());
+  for (const auto& start : starts) consider(*start);
+
+  // From every start, a descent over the descent's own actions alone (the
+  // prior's: a move costs a handful of steps); then, from the lowest state
+  // they reached, a descent that also tries every other allowed action when
+  // its own find nothing lower. Starts whose descent the budget cut short
+  // are not searched (large graphs): the guide's comes first.
+  std::unique_ptr<Environment> lowest_end;
+  for (std::unique_ptr<Environment>& start : starts) {
+    if (ctx.exhausted()) break;
+    std::unique_ptr<Environment> end =
+        Descend(ctx, std::move(start), visited, lowest, /*widen=*/false);
+    if (!lowest_end || end->op_count() < lowest_end->op_count()) lowest_end = std::move(end);
+  }
+  if (lowest_end && !ctx.exhausted()) {
+    Descend(ctx, std::move(lowest_end), visited, lowest, /*widen=*/true);
+  }
   return absl::OkStatus();
 }
 
-void AutoAgent::Descend(SearchContext& ctx, std::unique_ptr<Environment> current,
-                        int64_t step_limit, absl::flat_hash_set<Fingerprint>& visited,
-                        int64_t& best_overall) {
+std::unique_ptr<Environment> AutoAgent::Descend(SearchContext& ctx,
+                                                std::unique_ptr<Environment> current,
+                                                absl::flat_hash_set<Fingerprint>& visited,
+                                                int64_t& best_overall, bool widen) {
   // Moves count as improving against this descent's own lowest; candidates
   // are states below every earlier one.
   int64_t lowest = current->op_count();
+  std::unique_ptr<Environment> lowest_state = current->Fork();
   int non_improving = 0;
-  auto out_of_steps = [&] {
-    return ctx.exhausted() || (step_limit > 0 && ctx.steps() >= step_limit);
-  };
   // The best child of `current` over `actions`: lowest op count, first in
   // order on ties; null when none changes the module to an unvisited state.
-  auto best_child = [&](const std::vector<int>& actions) -> std::unique_ptr<Environment> {
+  // `chosen` gets the action that made it.
+  auto best_child = [&](const std::vector<int>& actions,
+                        int* chosen) -> std::unique_ptr<Environment> {
     std::unique_ptr<Environment> best;
     for (int a : actions) {
       std::unique_ptr<Environment> child = current->Fork();
       StepInfo step;
       if (!ctx.Step(*child, a, &step)) break;  // budget used up
       if (!step.changed || visited.contains(FingerprintOf(*child))) continue;
-      if (!best || child->op_count() < best->op_count()) best = std::move(child);
+      if (!best || child->op_count() < best->op_count()) {
+        best = std::move(child);
+        *chosen = a;
+      }
     }
     return best;
   };
+  // The descent's own actions: the prior's, and every action that helped in
+  // a round over the rest. A round over the rest (every other allowed action)
+  // runs only when the descent's own actions find no lower state, so most
+  // moves cost a handful of steps, not one per action.
   std::vector<int> actions = prior_actions_.empty() ? other_actions_ : prior_actions_;
-  bool widened = prior_actions_.empty();
-  while (!out_of_steps()) {
-    std::unique_ptr<Environment> best = best_child(actions);
-    if (best && best->op_count() >= lowest && !widened && !ctx.exhausted()) {
-      // The prior found only a sideways move: see whether another action does better.
-      std::unique_ptr<Environment> other = best_child(other_actions_);
-      if (other && other->op_count() < best->op_count()) best = std::move(other);
-    }
-    if (!best && !widened && !ctx.exhausted()) {
-      // The prior's actions are exhausted: one round over the rest, and the
-      // descent continues with every action.
-      widened = true;
-      actions.insert(actions.end(), other_actions_.begin(), other_actions_.end());
-      best = best_child(other_actions_);
+  std::vector<int> rest = prior_actions_.empty() || !widen ? std::vector<int>() : other_actions_;
+  while (!ctx.exhausted()) {
+    int chosen = -1;
+    std::unique_ptr<Environment> best = best_child(actions, &chosen);
+    if ((!best || best->op_count() >= lowest) && !rest.empty() && !ctx.exhausted()) {
+      int other_action = -1;
+      std::unique_ptr<Environment> other = best_child(rest, &other_action);
+      if (other && (!best || other->op_count() < best->op_count())) {
+        best = std::move(other);
+        // It made the move: it joins the descent's own actions.
+        actions.push_back(other_action);
+        rest.erase(std::find(rest.begin(), rest.end(), other_action));
+      }
     }
     if (!best) break;
     if (best->op_count() < best_overall) {
@@ -263,6 +258,7 @@ void AutoAgent::Descend(SearchContext& ctx, std::unique_ptr<Environment> current
     }
     if (best->op_count() < lowest) {
       lowest = best->op_count();
+      lowest_state = best->Fork();
       non_improving = 0;
     } else if (++non_improving > auto_options_.non_improving_moves) {
       break;
@@ -270,16 +266,14 @@ void AutoAgent::Descend(SearchContext& ctx, std::unique_ptr<Environment> current
     visited.insert(FingerprintOf(*best));
     current = std::move(best);
   }
+  return lowest_state;
 }
 
 absl::StatusOr<SearchResult> AutoAgent::Optimize(std::string_view benchmark,
                                                  const SearchBudget& budget) {
   const auto start = std::chrono::steady_clock::now();
   SearchBudget used = budget;
-  if (!used.limited()) {
-    HLOGYM_ASSIGN(loaded, LoadBenchmark(benchmark));
-    used.steps = DefaultAutoSteps(loaded.initial->op_count());
-  }
+  if (!used.limited()) used.work = kDefaultAutoWork;
   candidates_.clear();
   absl::StatusOr<SearchResult> result = Agent::Optimize(benchmark, used);
   std::vector<std::unique_ptr<Environment>> candidates = std::move(candidates_);

@@ -5,20 +5,21 @@
 //   1. one step of the whole xla-cpu-default pipeline (a macro-action), so D
 //      is always a candidate (and so is the module as it is, where D is
 //      larger);
-//   1b. with a guide (a coreset model, coreset_agent.h; the shipped auto has
-//      one): the sequence it predicts for this graph, replayed from I, and a
-//      descent from the lowest state on it (a quarter of the budget);
-//   1c. then, over the rest of the budget, descents from D (a third), from
-//      xla-cpu-default-exact, the default without precision-changing passes,
-//      where that differs from D (a third), and from I itself (the rest),
-//      where states without the default's expansions lie;
-//   2. best-improvement descent over the actions of a learned prior (the
-//      passes and sub-pipelines that improved training graphs beyond D, most
-//      useful first; datasets/policies/auto/prior.json), up to
-//      non_improving_moves moves in a row that reach no new lowest op count;
-//   3. when the prior's actions are exhausted, one round over every other
-//      allowed action; an action that helps joins the descent;
-//   4. every state that reached a new lowest op count is a candidate; the
+//   2. the starts: with a guide (a coreset model, coreset_agent.h; the
+//      shipped auto has one), the lowest state on the sequence it predicts
+//      for this graph, replayed from I; D; xla-cpu-default-exact, the default
+//      without precision-changing passes, where that differs from D; and I
+//      itself, where states without the default's expansions lie;
+//   3. from every start in turn, a best-improvement descent over the actions
+//      of a learned prior alone (the passes and sub-pipelines that improved
+//      training graphs beyond D, most useful first;
+//      datasets/policies/auto/prior.json): a move costs a handful of steps;
+//   4. from the lowest state those descents reached, one that widens: when
+//      its own actions find no lower state, one round over every other
+//      allowed action, and the action that made the move joins its own;
+//      each descent stops after non_improving_moves moves in a row that
+//      reach no new lowest op count, or when no action leads to a new state;
+//   5. every state that reached a new lowest op count is a candidate; the
 //      candidates are validated best first (replay without the cache, the
 //      verifier, equivalence with the initial module) and the first valid one
 //      is returned. D is validated last and the initial module (no passes) is
@@ -28,9 +29,10 @@
 // among its free choices unless AgentOptions::allow_excess_precision is set;
 // the default pipeline's own use of them stays.
 //
-// The budget is in environment steps, so a run is deterministic; with no
-// budget it takes DefaultAutoSteps(I), sized so that a graph of a few thousand
-// instructions is searched in about a second on a 2-core machine.
+// The search ends on its own on small graphs. With no budget given it has
+// kDefaultAutoWork of work (SearchBudget::work: the instructions of the
+// modules its passes ran on): work, not steps, so that a search whose module
+// shrinks gets more steps from it, and a run stays deterministic.
 #ifndef HLOGYM_AGENTS_AUTO_AGENT_H_
 #define HLOGYM_AGENTS_AUTO_AGENT_H_
 
@@ -70,10 +72,10 @@ struct AutoPrior {
 // The shipped prior: DataRoot()/datasets/policies/auto.
 std::string DefaultAutoPriorPath();
 
-// Step budget used when none is given: shrinks with the module's size.
-int64_t DefaultAutoSteps(int64_t initial_op_count);
-// The same rule, readable (for reports).
-std::string DefaultAutoStepsText();
+// The work budget (SearchBudget::work) used when none is given. It binds on
+// graphs above about 1,300 instructions, and keeps the search at most about
+// 0.4 s a graph on a 2-core machine on the project's data (docs/agents.md).
+inline constexpr int64_t kDefaultAutoWork = 200'000;
 
 struct AutoOptions {
   // Moves in a row that reach no new lowest op count (to unvisited modules).
@@ -109,8 +111,9 @@ class AutoAgent : public Agent {
   // Best-improvement descent from `current` (see the file comment) until the
   // budget, or `step_limit` steps of the search in all when positive, runs
   // out; states below `best_overall` join candidates_ and lower it.
-  void Descend(SearchContext& ctx, std::unique_ptr<Environment> current, int64_t step_limit,
-               absl::flat_hash_set<Fingerprint>& visited, int64_t& best_overall);
+  std::unique_ptr<Environment> Descend(SearchContext& ctx, std::unique_ptr<Environment> current,
+                                       absl::flat_hash_set<Fingerprint>& visited,
+                                       int64_t& best_overall, bool widen);
   // Step 1b: the lowest state on the guide's sequence for this graph, replayed
   // from I (`d` is the graph's D, what the guide's features need); null when
   // the budget refused its first step.

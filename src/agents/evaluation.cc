@@ -328,6 +328,7 @@ absl::StatusOr<EvalReport> EvaluateSuite(const std::vector<std::string>& specs,
       row.R = result->op_count;
       row.passes = result->passes;
       row.steps = result->steps;
+      row.work = result->work;
       row.cache_hits = result->cache_hits;
       row.budget_exhausted = result->budget_exhausted;
       row.seconds = result->seconds - result->validate_seconds;
@@ -393,6 +394,7 @@ std::string BudgetText(const SearchBudget& budget) {
   std::vector<std::string> parts;
   if (budget.steps > 0) parts.push_back(absl::StrCat(budget.steps, " steps"));
   if (budget.seconds > 0) parts.push_back(absl::StrFormat("%gs", budget.seconds));
+  if (budget.work > 0) parts.push_back(absl::StrCat(budget.work, " work"));
   return parts.empty() ? "none" : absl::StrJoin(parts, " or ");
 }
 
@@ -415,7 +417,7 @@ std::string FormatReport(const EvalReport& report, bool show_passes) {
   std::string out;
   std::string budget = BudgetText(report.budget);
   if (report.agent == "auto" && !report.budget.limited()) {
-    budget = absl::StrCat("auto's default (", DefaultAutoStepsText(), ")");
+    budget = absl::StrCat("auto's default (", kDefaultAutoWork, " work)");
   }
   absl::StrAppend(&out, "agent: ", report.agent, "   budget: ", budget, "   seed: ", report.seed,
                   "\n");
@@ -538,7 +540,9 @@ std::string ReportToJson(const EvalReport& report) {
   };
   nlohmann::json j;
   j["agent"] = report.agent;
-  j["budget"] = {{"steps", report.budget.steps}, {"seconds", report.budget.seconds}};
+  j["budget"] = {{"steps", report.budget.steps},
+                 {"seconds", report.budget.seconds},
+                 {"work", report.budget.work}};
   j["seed"] = report.seed;
   j["equivalence_check"] = report.equivalence_check;
   nlohmann::json rows = nlohmann::json::array();
@@ -557,6 +561,7 @@ std::string ReportToJson(const EvalReport& report) {
     }
     r["passes"] = row.passes;
     r["steps"] = row.steps;
+    r["work"] = row.work;
     r["cache_hits"] = row.cache_hits;
     r["budget_exhausted"] = row.budget_exhausted;
     r["seconds"] = row.seconds;
@@ -608,6 +613,7 @@ absl::StatusOr<EvalReport> ReportFromJson(std::string_view json, std::string_vie
     report.agent = j.at("agent").get<std::string>();
     report.budget.steps = j.at("budget").at("steps").get<int64_t>();
     report.budget.seconds = j.at("budget").at("seconds").get<double>();
+    report.budget.work = j.at("budget").value("work", int64_t{0});
     report.seed = j.at("seed").get<uint64_t>();
     report.equivalence_check = j.value("equivalence_check", std::string());
     for (const nlohmann::json& r : j.at("benchmarks")) {
@@ -621,6 +627,7 @@ absl::StatusOr<EvalReport> ReportFromJson(std::string_view json, std::string_vie
       if (!r.at("X").is_null()) row.X = r.at("X").get<int64_t>();
       row.passes = r.at("passes").get<std::vector<std::string>>();
       row.steps = r.value("steps", int64_t{0});
+      row.work = r.value("work", int64_t{0});
       row.cache_hits = r.value("cache_hits", int64_t{0});
       row.budget_exhausted = r.value("budget_exhausted", false);
       row.seconds = r.value("seconds", 0.0);
@@ -654,8 +661,8 @@ absl::StatusOr<EvalReport> MergeReports(const std::vector<EvalReport>& parts) {
   merged.equivalence_check = first.equivalence_check;
   for (const EvalReport& part : parts) {
     if (part.agent != first.agent || part.budget.steps != first.budget.steps ||
-        part.budget.seconds != first.budget.seconds || part.seed != first.seed ||
-        part.equivalence_check != first.equivalence_check) {
+        part.budget.seconds != first.budget.seconds || part.budget.work != first.budget.work ||
+        part.seed != first.seed || part.equivalence_check != first.equivalence_check) {
       return absl::InvalidArgumentError(absl::StrCat(
           "the reports ran different evaluations (agent ", first.agent, " vs ", part.agent,
           ", seed ", first.seed, " vs ", part.seed, ", or budgets or checks differ)"));

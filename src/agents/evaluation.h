@@ -98,7 +98,7 @@ struct BenchmarkRow {
   int64_t I = 0, D = 0, R = 0;
   std::optional<int64_t> X = std::nullopt;
   std::vector<std::string> passes;
-  int64_t steps = 0, cache_hits = 0;
+  int64_t steps = 0, work = 0, cache_hits = 0;
   bool budget_exhausted = false;
   double seconds = 0;           // the agent's search
   double validate_seconds = 0;  // replay + checks

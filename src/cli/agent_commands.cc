@@ -33,6 +33,7 @@ struct AgentCommandOptions {
   std::string dataset_split;  // --split as given (dataset folders take it only then)
   int64_t budget = 0;
   double time = 0;
+  int64_t work = 0;
   uint64_t seed = 0;
   bool json = false;
   bool quiet = false;
@@ -90,6 +91,7 @@ int RunAgentCommand(const AgentCommandOptions& o, bool is_search) {
   }
   options.budget.steps = o.budget;
   options.budget.seconds = o.time;
+  options.budget.work = o.work;
   absl::StatusOr<std::unique_ptr<Agent>> probe = MakeAgent(o.agent);
   if (!probe.ok()) return ReportError(probe.status());
   if ((*probe)->needs_budget() && !options.budget.limited()) {
@@ -142,6 +144,9 @@ void AddCommonOptions(CLI::App* command, AgentCommandOptions& o, const std::stri
                       "Step budget per benchmark (Environment steps, cache hits included; random "
                       "and evo default to 500 when no --time is given)");
   command->add_option("--time", o.time, "Time budget per benchmark in seconds");
+  command->add_option("--work", o.work,
+                      "Work budget per benchmark: instructions stepped over (a step that runs a "
+                      "pass costs the op count of the module it starts from; cache hits are free)");
   command->add_option("--seed", o.seed, "Seed (default 0)");
   command->add_flag("--json", o.json, "Print the report as JSON");
   command->add_flag("-q,--quiet", o.quiet, "No per-benchmark progress on stderr");

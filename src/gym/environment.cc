@@ -236,6 +236,7 @@ StepOutcome Environment::Apply(std::string_view name, Pass& pass, bool* cache_hi
     if (cache_) cache_->Insert(state_->fingerprint(), name, outcome, false);
     return outcome;
   }
+  outcome.ran = true;
   std::unique_ptr<Module> clone = state_->module().Clone();
   absl::StatusOr<bool> changed = RunGuarded(pass, *clone);
   if (!changed.ok()) {
@@ -324,6 +325,7 @@ absl::StatusOr<StepResult> Environment::StepWith(int action, std::string_view na
   result.info.action = std::string(name);
   result.info.changed = outcome.changed;
   result.info.cache_hit = cache_hit;
+  result.info.ran = outcome.ran && !cache_hit;
   result.info.error = outcome.error;
   result.info.op_count = state_->op_count();
   result.info.previous_op_count = previous->op_count();

@@ -88,6 +88,9 @@ struct StepInfo {
   std::string action;    // the pass name
   bool changed = false;  // the module changed
   bool cache_hit = false;
+  // The pass ran on the module (false on a cache hit and where its pre-check,
+  // MayChange, ruled out a change): what a step's cost scales with.
+  bool ran = false;
   std::string error;     // non-empty when the pass failed (state unchanged)
   int64_t op_count = 0;  // after the step
   int64_t previous_op_count = 0;

@@ -25,6 +25,7 @@ struct StepOutcome {
   bool changed = false;  // the pass reported a change and the fingerprint differs
   std::string error;     // non-empty when the pass failed
   double pass_ms = 0;    // time the pass (and clone, fingerprint, stats) took
+  bool ran = false;      // the pass ran (its pre-check, MayChange, did not rule it out)
 };
 
 struct StepCacheStats {

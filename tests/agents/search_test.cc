@@ -125,6 +125,26 @@ TEST(SearchTest, BudgetsAreRespectedAndCacheIsUsed) {
   EXPECT_LE(by_time->op_count, by_time->initial_op_count);
 }
 
+// A work budget counts the instructions of the modules the passes ran on: a
+// search stops within one step of it, and cache hits and passes whose
+// pre-check rules them out are free, so it takes more steps than the budget
+// buys at the initial module's size.
+TEST(SearchTest, WorkBudgetCountsTheModulesPassesRanOn) {
+  auto agent = MakeAgent("random", SmallOptions(5));
+  ASSERT_TRUE(agent.ok()) << agent.status();
+  auto probe = (*agent)->Optimize(kModule, SearchBudget{1, 0});
+  ASSERT_TRUE(probe.ok()) << probe.status();
+  const int64_t size = probe->initial_op_count;
+  SearchBudget budget;
+  budget.work = 20 * size;
+  auto r = (*agent)->Optimize(kModule, budget);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_TRUE(r->budget_exhausted);
+  EXPECT_GE(r->work, budget.work);
+  EXPECT_LT(r->work, budget.work + 4 * size);
+  EXPECT_GT(r->steps, 20);
+}
+
 TEST(SearchTest, DefaultAgentReachesD) {
   auto agent = MakeAgent("default");
   ASSERT_TRUE(agent.ok());

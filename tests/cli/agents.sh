@@ -31,6 +31,18 @@ done
 diff <(grep passes: "$work/random.txt") <(grep passes: "$work/random2.txt") >/dev/null \
   || fail "random search not deterministic per seed"
 
+# A work budget: the search stops once the modules its passes ran on add up
+# to it, and the report says so.
+json="$("$hlogym" search --algo random --work 3000 --suite "$mlp" --json -q)" \
+  || fail "search --work exited $?"
+python3 - "$json" <<'PY' || fail "search --work: $json"
+import json, sys
+r = json.loads(sys.argv[1])
+b = r["benchmarks"][0]
+assert r["budget"]["work"] == 3000, r["budget"]
+assert b["budget_exhausted"] and 3000 <= b["work"] < 3000 + 4 * b["I"], b
+PY
+
 json="$("$hlogym" eval --agent default --suite "$mlp" --json -q)" || fail "eval default exited $?"
 python3 - "$json" <<'PY' || fail "eval --json: $json"
 import json, sys

@@ -154,6 +154,25 @@ TEST(EnvironmentTest, CacheHitsOnRevisit) {
   EXPECT_FALSE(uncached->Step(0)->info.cache_hit);
 }
 
+// What a step cost (StepInfo::ran, what a search's work budget counts): a
+// pass that ran on the module, not one its pre-check ruled out, nor a cache
+// hit.
+TEST(EnvironmentTest, StepSaysWhetherThePassRan) {
+  auto env = MakeEnv();
+  ASSERT_TRUE(env->Reset(ModulePath()).ok());
+  auto dce = env->Fork()->Step("test-dce");
+  ASSERT_TRUE(dce.ok());
+  EXPECT_TRUE(dce->info.ran);
+  EXPECT_FALSE(dce->info.cache_hit);
+  auto noop = env->Fork()->Step("test-noop");
+  ASSERT_TRUE(noop.ok());
+  EXPECT_FALSE(noop->info.ran);
+  auto again = env->Fork()->Step("test-dce");
+  ASSERT_TRUE(again.ok());
+  EXPECT_TRUE(again->info.cache_hit);
+  EXPECT_FALSE(again->info.ran);
+}
+
 TEST(EnvironmentTest, CacheEvictsByInstructionBudget) {
   StepCache cache(10);
   auto env = Environment::Create(TestOptions(), TestRegistry(),
