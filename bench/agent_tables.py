@@ -101,7 +101,7 @@ def ablation_agents(out):
             ["--agent", "auto:" + os.path.join(ROOT, "datasets", "policies", "auto")],
         ),
         ("auto without the learned prior (every action every round)", ["--agent", "auto:" + empty]),
-        ("auto with 2,000 steps per graph", ["--agent", "auto", "--budget", "2000"]),
+        ("auto with 5 times the work (1,000,000)", ["--agent", "auto", "--work", "1000000"]),
         ("auto, excess precision allowed", ["--agent", "auto", "--allow-excess-precision"]),
         ("greedy from I, no budget", ["--agent", "greedy"]),
     ]
