@@ -187,11 +187,11 @@ absl::Status AutoAgent::Search(SearchContext& ctx) {
   starts.push_back(ctx.root().Fork());
   for (const auto& start : starts) consider(*start);
 
-  // From every start, a descent over the descent's own actions alone (the
-  // prior's: a move costs a handful of steps); then, from the lowest state
-  // they reached, a descent that also tries every other allowed action when
-  // its own find nothing lower. Starts whose descent the budget cut short
-  // are not searched (large graphs): the guide's comes first.
+  // From every start, a descent over the prior's actions alone (a move costs
+  // a handful of steps); then, from the lowest state they reached, a descent
+  // that also tries every other allowed action when its own find nothing
+  // lower. Where the budget binds (large graphs), the later starts go
+  // unsearched: the guide's comes first.
   std::unique_ptr<Environment> lowest_end;
   for (std::unique_ptr<Environment>& start : starts) {
     if (ctx.exhausted()) break;
@@ -216,9 +216,9 @@ std::unique_ptr<Environment> AutoAgent::Descend(SearchContext& ctx,
   int non_improving = 0;
   // The best child of `current` over `actions`: lowest op count, first in
   // order on ties; null when none changes the module to an unvisited state.
-  // `chosen` gets the action that made it.
+  // `chosen`, when given, gets the action that made it.
   auto best_child = [&](const std::vector<int>& actions,
-                        int* chosen) -> std::unique_ptr<Environment> {
+                        int* chosen = nullptr) -> std::unique_ptr<Environment> {
     std::unique_ptr<Environment> best;
     for (int a : actions) {
       std::unique_ptr<Environment> child = current->Fork();
@@ -227,20 +227,19 @@ std::unique_ptr<Environment> AutoAgent::Descend(SearchContext& ctx,
       if (!step.changed || visited.contains(FingerprintOf(*child))) continue;
       if (!best || child->op_count() < best->op_count()) {
         best = std::move(child);
-        *chosen = a;
+        if (chosen != nullptr) *chosen = a;
       }
     }
     return best;
   };
-  // The descent's own actions: the prior's, and every action that helped in
-  // a round over the rest. A round over the rest (every other allowed action)
-  // runs only when the descent's own actions find no lower state, so most
-  // moves cost a handful of steps, not one per action.
+  // The descent's own actions: the prior's, and each action that made a move
+  // in a round over the rest. With `widen`, a round over the rest (every
+  // other allowed action) runs only when the descent's own actions find no
+  // lower state, so most moves cost a handful of steps, not one per action.
   std::vector<int> actions = prior_actions_.empty() ? other_actions_ : prior_actions_;
   std::vector<int> rest = prior_actions_.empty() || !widen ? std::vector<int>() : other_actions_;
   while (!ctx.exhausted()) {
-    int chosen = -1;
-    std::unique_ptr<Environment> best = best_child(actions, &chosen);
+    std::unique_ptr<Environment> best = best_child(actions);
     if ((!best || best->op_count() >= lowest) && !rest.empty() && !ctx.exhausted()) {
       int other_action = -1;
       std::unique_ptr<Environment> other = best_child(rest, &other_action);

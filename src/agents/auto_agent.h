@@ -108,9 +108,11 @@ class AutoAgent : public Agent {
   AutoOptions auto_options_;
   std::vector<int> prior_actions_;  // indices into the action space, in prior order
   std::vector<int> other_actions_;  // the rest of the allowed actions
-  // Best-improvement descent from `current` (see the file comment) until the
-  // budget, or `step_limit` steps of the search in all when positive, runs
-  // out; states below `best_overall` join candidates_ and lower it.
+  // Best-improvement descent from `current` (see the file comment) over the
+  // prior's actions, and with `widen` over the rest of the allowed actions
+  // where those find nothing lower, until it stops or the budget runs out.
+  // States below `best_overall` join candidates_ and lower it. Returns the
+  // lowest state it reached (`current` when none was lower).
   std::unique_ptr<Environment> Descend(SearchContext& ctx, std::unique_ptr<Environment> current,
                                        absl::flat_hash_set<Fingerprint>& visited,
                                        int64_t& best_overall, bool widen);
