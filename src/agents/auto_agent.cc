@@ -154,15 +154,9 @@ absl::Status AutoAgent::Search(SearchContext& ctx) {
   candidates_.push_back(d->Fork());
   absl::flat_hash_set<Fingerprint> visited = {FingerprintOf(ctx.root()), FingerprintOf(*d)};
   int64_t lowest = d->op_count();
-  auto consider = [&](const Environment& state) {
-    if (state.op_count() < lowest) {
-      lowest = state.op_count();
-      candidates_.push_back(state.Fork());
-    }
-  };
   // Where the default grows the module, the module as it is beats D, and a
   // candidate must beat it.
-  consider(ctx.root());
+  AddCandidateIfLowest(ctx.root(), lowest);
 
   // The starts: the lowest state on the guide's sequence, D, the exact
   // default (no precision-changing passes; on bf16 graphs D carries float
@@ -185,7 +179,7 @@ absl::Status AutoAgent::Search(SearchContext& ctx) {
     }
   }
   starts.push_back(ctx.root().Fork());
-  for (const auto& start : starts) consider(*start);
+  for (const auto& start : starts) AddCandidateIfLowest(*start, lowest);
 
   // From every start, a descent over the prior's actions alone (a move costs
   // a handful of steps); then, from the lowest state they reached, a descent
@@ -203,6 +197,12 @@ absl::Status AutoAgent::Search(SearchContext& ctx) {
     Descend(ctx, std::move(lowest_end), visited, lowest, /*widen=*/true);
   }
   return absl::OkStatus();
+}
+
+void AutoAgent::AddCandidateIfLowest(const Environment& state, int64_t& lowest) {
+  if (state.op_count() >= lowest) return;
+  lowest = state.op_count();
+  candidates_.push_back(state.Fork());
 }
 
 std::unique_ptr<Environment> AutoAgent::Descend(SearchContext& ctx,
@@ -251,10 +251,7 @@ std::unique_ptr<Environment> AutoAgent::Descend(SearchContext& ctx,
       }
     }
     if (!best) break;
-    if (best->op_count() < best_overall) {
-      best_overall = best->op_count();
-      candidates_.push_back(best->Fork());
-    }
+    AddCandidateIfLowest(*best, best_overall);
     if (best->op_count() < lowest) {
       lowest = best->op_count();
       lowest_state = best->Fork();

@@ -121,6 +121,9 @@ class AutoAgent : public Agent {
   // the budget refused its first step.
   std::unique_ptr<Environment> GuidedStart(SearchContext& ctx, const Environment& d);
   int ActionIndex(std::string_view name) const;
+  // A state below `lowest` (the lowest op count of any candidate so far)
+  // becomes a candidate and lowers it.
+  void AddCandidateIfLowest(const Environment& state, int64_t& lowest);
 
   int pipeline_action_ = -1;        // xla-cpu-default
   int exact_pipeline_action_ = -1;  // xla-cpu-default-exact, when in the action space

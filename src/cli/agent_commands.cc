@@ -146,7 +146,8 @@ void AddCommonOptions(CLI::App* command, AgentCommandOptions& o, const std::stri
   command->add_option("--time", o.time, "Time budget per benchmark in seconds");
   command->add_option("--work", o.work,
                       "Work budget per benchmark: instructions stepped over (a step that runs a "
-                      "pass costs the op count of the module it starts from; cache hits are free)");
+                      "pass costs the op count of the module it starts from; cache hits and "
+                      "passes whose pre-check rules them out are free)");
   command->add_option("--seed", o.seed, "Seed (default 0)");
   command->add_flag("--json", o.json, "Print the report as JSON");
   command->add_flag("-q,--quiet", o.quiet, "No per-benchmark progress on stderr");
