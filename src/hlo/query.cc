@@ -17,6 +17,17 @@ bool ContainsOpcode(const Module& module, std::span<const Opcode> opcodes) {
   return false;
 }
 
+bool ContainsInstruction(const Module& module, Opcode opcode,
+                         absl::FunctionRef<bool(const Instruction&)> predicate) {
+  for (const auto& computation : module.computations()) {
+    if (computation->opcode_count(opcode) == 0) continue;
+    for (const auto& instruction : computation->instructions()) {
+      if (instruction->opcode() == opcode && predicate(*instruction)) return true;
+    }
+  }
+  return false;
+}
+
 bool SideEffectCache::ComputationHasSideEffect(const Computation* computation) {
   if (computation == nullptr) return false;
   if (auto it = memo_.find(computation); it != memo_.end()) return it->second;

@@ -7,6 +7,7 @@
 #include <span>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/functional/function_ref.h"
 #include "hlo/module.h"
 #include "hlo/opcode.h"
 
@@ -17,6 +18,13 @@ bool ContainsOpcode(const Module& module, std::span<const Opcode> opcodes);
 inline bool ContainsOpcode(const Module& module, std::initializer_list<Opcode> opcodes) {
   return ContainsOpcode(module, std::span<const Opcode>(opcodes.begin(), opcodes.size()));
 }
+
+// Whether an instruction with `opcode` in any computation of `module`
+// satisfies `predicate` (only computations holding the opcode are scanned):
+// what a pass's exact pre-check (Pass::MayChange) asks when it rewrites the
+// instructions its predicate picks.
+bool ContainsInstruction(const Module& module, Opcode opcode,
+                         absl::FunctionRef<bool(const Instruction&)> predicate);
 
 // ---- Side effects (XLA's HloInstruction::HasSideEffect, transitively) ----
 

@@ -8,6 +8,10 @@
 #include <utility>
 #include <vector>
 
+#include "absl/strings/str_replace.h"
+#include "passes/registry.h"
+#include "text/parser.h"
+
 namespace hlogym {
 namespace {
 
@@ -87,6 +91,39 @@ TEST(PassTest, PassTimerOnlyRecordsWhileAlive) {
     EXPECT_EQ(outer.entries().size(), 1u);
   }
   EXPECT_FALSE(*RunPass(pass, module));  // no timer: nothing to record into
+}
+
+
+// The pre-checks that look at the instructions a pass would rewrite, not just
+// their opcodes: a canonical dot, a broadcast in order and a float compare
+// leave these passes nothing to do (the gym then skips them without copying
+// the module); a total-order compare is comparison-expander's to rewrite.
+TEST(PassTest, ExactPreChecksSeeNothingToRewrite) {
+  const std::string hlo = R"(HloModule prechecks
+ENTRY e {
+  a = f32[2,3]{1,0} parameter(0)
+  b = f32[3,4]{1,0} parameter(1)
+  d = f32[2,4]{1,0} dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  s = f32[4]{0} parameter(2)
+  bc = f32[2,4]{1,0} broadcast(s), dimensions={1}
+  c = pred[2,4]{1,0} compare(d, bc), direction=LT
+  ROOT t = (f32[2,4]{1,0}, pred[2,4]{1,0}) tuple(d, c)
+}
+)";
+  auto module = ParseModule(hlo, "prechecks.hlo");
+  ASSERT_TRUE(module.ok()) << module.status();
+  for (const char* name : {"dot_decomposer", "batch-dot-simplification", "comparison-expander",
+                           "broadcast_canonicalizer", "dot_dimension_sorter"}) {
+    auto pass = PassRegistry::Builtin().Create(name);
+    ASSERT_TRUE(pass.ok()) << pass.status();
+    EXPECT_FALSE((*pass)->MayChange(**module)) << name;
+  }
+  auto total_order = ParseModule(
+      absl::StrReplaceAll(hlo, {{"direction=LT", "direction=LT, type=TOTALORDER"}}), "t.hlo");
+  ASSERT_TRUE(total_order.ok()) << total_order.status();
+  auto expander = PassRegistry::Builtin().Create("comparison-expander");
+  ASSERT_TRUE(expander.ok());
+  EXPECT_TRUE((*expander)->MayChange(**total_order));
 }
 
 }  // namespace

@@ -79,7 +79,7 @@ absl::StatusOr<Instruction*> Expand(Instruction* compare) {
 }  // namespace
 
 bool ComparisonExpander::MayChange(const Module& module) const {
-  return ContainsOpcode(module, {Opcode::kCompare});
+  return ContainsInstruction(module, Opcode::kCompare, IsCandidate);
 }
 
 absl::StatusOr<bool> ComparisonExpander::Run(Module& module) {

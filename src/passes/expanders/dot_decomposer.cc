@@ -138,7 +138,8 @@ absl::StatusOr<bool> DotDecomposer::Run(Module& module) {
 }
 
 bool DotDecomposer::MayChange(const Module& module) const {
-  return ContainsOpcode(module, {Opcode::kDot});
+  return ContainsInstruction(module, Opcode::kDot,
+                             [](const Instruction& dot) { return NeedsDecomposition(&dot); });
 }
 
 }  // namespace hlogym

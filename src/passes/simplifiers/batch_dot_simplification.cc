@@ -65,7 +65,9 @@ absl::Status Simplify(Instruction* dot, const std::vector<int64_t>& degenerate) 
 }  // namespace
 
 bool BatchDotSimplification::MayChange(const Module& module) const {
-  return ContainsOpcode(module, {Opcode::kDot});
+  return ContainsInstruction(module, Opcode::kDot, [](const Instruction& dot) {
+    return !DegenerateBatchDims(&dot).empty();
+  });
 }
 
 absl::StatusOr<bool> BatchDotSimplification::Run(Module& module) {

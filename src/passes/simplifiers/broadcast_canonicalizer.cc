@@ -9,9 +9,19 @@
 #include "passes/builders.h"
 
 namespace hlogym {
+namespace {
+
+// An array broadcast whose dimensions are not in order: what the pass rewrites.
+bool IsUnsortedBroadcast(const Instruction& hlo) {
+  if (hlo.opcode() != Opcode::kBroadcast || !hlo.shape().IsArray()) return false;
+  const std::vector<int64_t>& dims = hlo.attrs().dimensions;
+  return !std::is_sorted(dims.begin(), dims.end());
+}
+
+}  // namespace
 
 bool BroadcastCanonicalizer::MayChange(const Module& module) const {
-  return ContainsOpcode(module, {Opcode::kBroadcast});
+  return ContainsInstruction(module, Opcode::kBroadcast, IsUnsortedBroadcast);
 }
 
 absl::StatusOr<bool> BroadcastCanonicalizer::Run(Module& module) {
@@ -20,9 +30,7 @@ absl::StatusOr<bool> BroadcastCanonicalizer::Run(Module& module) {
     Computation* computation = owned.get();
     std::vector<Instruction*> broadcasts;
     for (const auto& hlo : computation->instructions()) {
-      if (hlo->opcode() != Opcode::kBroadcast || !hlo->shape().IsArray()) continue;
-      const std::vector<int64_t>& dims = hlo->attrs().dimensions;
-      if (!std::is_sorted(dims.begin(), dims.end())) broadcasts.push_back(hlo.get());
+      if (IsUnsortedBroadcast(*hlo)) broadcasts.push_back(hlo.get());
     }
     for (Instruction* broadcast : broadcasts) {
       Instruction* operand = broadcast->operand(0);

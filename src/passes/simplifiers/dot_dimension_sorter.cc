@@ -58,6 +58,18 @@ absl::Status SortContractingDimensions(Instruction* dot) {
   return absl::OkStatus();
 }
 
+bool IsWellFormed(const Instruction& dot) {
+  return dot.operand_count() >= 2 && dot.attrs().dot_dimension_numbers.has_value();
+}
+
+// A well-formed dot with operands in the default layout whose contracting
+// dimensions are out of order: what the pass rewrites.
+bool IsSortable(const Instruction& dot) {
+  return HasDefaultMinorToMajor(dot.operand(0)->shape()) &&
+         HasDefaultMinorToMajor(dot.operand(1)->shape()) &&
+         NeedsSorting(*dot.attrs().dot_dimension_numbers);
+}
+
 }  // namespace
 
 absl::StatusOr<bool> DotDimensionSorter::Run(Module& module) {
@@ -66,15 +78,11 @@ absl::StatusOr<bool> DotDimensionSorter::Run(Module& module) {
     for (const auto& instruction : computation->instructions()) {
       Instruction* dot = instruction.get();
       if (dot->opcode() != Opcode::kDot) continue;
-      if (dot->operand_count() < 2 || !dot->attrs().dot_dimension_numbers.has_value()) {
+      if (!IsWellFormed(*dot)) {
         return absl::InvalidArgumentError(
             absl::StrCat(dot->name(), ": dot without two operands and dimension numbers"));
       }
-      if (!HasDefaultMinorToMajor(dot->operand(0)->shape()) ||
-          !HasDefaultMinorToMajor(dot->operand(1)->shape())) {
-        continue;
-      }
-      if (NeedsSorting(*dot->attrs().dot_dimension_numbers)) dots.push_back(dot);
+      if (IsSortable(*dot)) dots.push_back(dot);
     }
   }
   for (Instruction* dot : dots) {
@@ -84,7 +92,10 @@ absl::StatusOr<bool> DotDimensionSorter::Run(Module& module) {
 }
 
 bool DotDimensionSorter::MayChange(const Module& module) const {
-  return ContainsOpcode(module, {Opcode::kDot});
+  // A malformed dot is Run's error to report: it may run.
+  return ContainsInstruction(module, Opcode::kDot, [](const Instruction& dot) {
+    return !IsWellFormed(dot) || IsSortable(dot);
+  });
 }
 
 }  // namespace hlogym
