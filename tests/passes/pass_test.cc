@@ -95,11 +95,16 @@ TEST(PassTest, PassTimerOnlyRecordsWhileAlive) {
 
 
 // The pre-checks that look at the instructions a pass would rewrite, not just
-// their opcodes: a canonical dot, a broadcast in order and a float compare
-// leave these passes nothing to do (the gym then skips them without copying
+// their opcodes: a canonical dot, a broadcast in order, a float compare and a
+// small reduce leave these passes nothing to do (the gym then skips them without copying
 // the module); a total-order compare is comparison-expander's to rewrite.
 TEST(PassTest, ExactPreChecksSeeNothingToRewrite) {
   const std::string hlo = R"(HloModule prechecks
+add {
+  x = f32[] parameter(0)
+  y = f32[] parameter(1)
+  ROOT sum = f32[] add(x, y)
+}
 ENTRY e {
   a = f32[2,3]{1,0} parameter(0)
   b = f32[3,4]{1,0} parameter(1)
@@ -107,13 +112,17 @@ ENTRY e {
   s = f32[4]{0} parameter(2)
   bc = f32[2,4]{1,0} broadcast(s), dimensions={1}
   c = pred[2,4]{1,0} compare(d, bc), direction=LT
-  ROOT t = (f32[2,4]{1,0}, pred[2,4]{1,0}) tuple(d, c)
+  zero = f32[] constant(0)
+  r = f32[2]{0} reduce(d, zero), dimensions={1}, to_apply=add
+  ROOT t = (f32[2,4]{1,0}, pred[2,4]{1,0}, f32[2]{0}) tuple(d, c, r)
 }
 )";
   auto module = ParseModule(hlo, "prechecks.hlo");
   ASSERT_TRUE(module.ok()) << module.status();
-  for (const char* name : {"dot_decomposer", "batch-dot-simplification", "comparison-expander",
-                           "broadcast_canonicalizer", "dot_dimension_sorter"}) {
+  for (const char* name :
+       {"dot_decomposer", "batch-dot-simplification", "comparison-expander",
+        "broadcast_canonicalizer", "dot_dimension_sorter", "reduce-decomposer",
+        "tree_reduction_rewriter"}) {
     auto pass = PassRegistry::Builtin().Create(name);
     ASSERT_TRUE(pass.ok()) << pass.status();
     EXPECT_FALSE((*pass)->MayChange(**module)) << name;

@@ -170,7 +170,8 @@ absl::StatusOr<bool> Convolution4DExpander::Run(Module& module) {
 }
 
 bool Convolution4DExpander::MayChange(const Module& module) const {
-  return ContainsOpcode(module, {Opcode::kConvolution});
+  return ContainsInstruction(module, Opcode::kConvolution,
+                             [](const Instruction& conv) { return Matches(&conv); });
 }
 
 }  // namespace hlogym

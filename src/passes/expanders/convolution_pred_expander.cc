@@ -47,7 +47,8 @@ absl::StatusOr<bool> ConvolutionPredExpander::Run(Module& module) {
 }
 
 bool ConvolutionPredExpander::MayChange(const Module& module) const {
-  return ContainsOpcode(module, {Opcode::kConvolution});
+  return ContainsInstruction(module, Opcode::kConvolution,
+                             [](const Instruction& conv) { return IsPredConvolution(&conv); });
 }
 
 }  // namespace hlogym

@@ -234,7 +234,8 @@ absl::StatusOr<bool> GatherExpander::Run(Module& module) {
 }
 
 bool GatherExpander::MayChange(const Module& module) const {
-  return ContainsOpcode(module, {Opcode::kGather});
+  return ContainsInstruction(module, Opcode::kGather,
+                             [this](const Instruction& gather) { return Matches(&gather, mode_); });
 }
 
 }  // namespace hlogym

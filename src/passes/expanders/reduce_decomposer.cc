@@ -158,7 +158,8 @@ absl::StatusOr<bool> ReduceDecomposer::Run(Module& module) {
 }
 
 bool ReduceDecomposer::MayChange(const Module& module) const {
-  return ContainsOpcode(module, {Opcode::kReduce});
+  return ContainsInstruction(module, Opcode::kReduce,
+                             [](const Instruction& reduce) { return NeedsWork(&reduce); });
 }
 
 }  // namespace hlogym

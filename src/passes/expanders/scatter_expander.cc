@@ -226,7 +226,9 @@ absl::StatusOr<bool> ScatterExpander::Run(Module& module) {
 }
 
 bool ScatterExpander::MayChange(const Module& module) const {
-  return ContainsOpcode(module, {Opcode::kScatter});
+  return ContainsInstruction(module, Opcode::kScatter, [this](const Instruction& scatter) {
+    return Matches(&scatter, mode_);
+  });
 }
 
 }  // namespace hlogym

@@ -158,7 +158,10 @@ absl::StatusOr<Instruction*> Expand(Instruction* hlo) {
 }  // namespace
 
 bool BatchedGatherScatterNormalizer::MayChange(const Module& module) const {
-  return ContainsOpcode(module, {Opcode::kGather, Opcode::kScatter});
+  return ContainsInstruction(module, Opcode::kGather,
+                             [](const Instruction& hlo) { return Matches(&hlo); }) ||
+         ContainsInstruction(module, Opcode::kScatter,
+                             [](const Instruction& hlo) { return Matches(&hlo); });
 }
 
 absl::StatusOr<bool> BatchedGatherScatterNormalizer::Run(Module& module) {

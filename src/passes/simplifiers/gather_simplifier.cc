@@ -109,7 +109,8 @@ absl::StatusOr<bool> GatherSimplifier::Run(Module& module) {
 }
 
 bool GatherSimplifier::MayChange(const Module& module) const {
-  return ContainsOpcode(module, {Opcode::kGather});
+  return ContainsInstruction(module, Opcode::kGather,
+                             [](const Instruction& gather) { return Matches(&gather); });
 }
 
 }  // namespace hlogym

@@ -137,7 +137,8 @@ absl::StatusOr<bool> ScatterSimplifier::Run(Module& module) {
 }
 
 bool ScatterSimplifier::MayChange(const Module& module) const {
-  return ContainsOpcode(module, {Opcode::kScatter});
+  return ContainsInstruction(module, Opcode::kScatter,
+                             [](const Instruction& scatter) { return Matches(&scatter); });
 }
 
 }  // namespace hlogym

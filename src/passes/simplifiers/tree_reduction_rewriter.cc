@@ -91,7 +91,9 @@ absl::StatusOr<bool> TreeReductionRewriter::Run(Module& module) {
 }
 
 bool TreeReductionRewriter::MayChange(const Module& module) const {
-  return ContainsOpcode(module, {Opcode::kReduce});
+  return ContainsInstruction(module, Opcode::kReduce, [this](const Instruction& reduce) {
+    return NeedsRewrite(&reduce, reduce_window_size_, cpu_library_filter_);
+  });
 }
 
 }  // namespace hlogym
