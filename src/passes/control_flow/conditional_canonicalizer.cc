@@ -1,24 +1,56 @@
 #include "passes/control_flow/conditional_canonicalizer.h"
 
+#include <algorithm>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "hlo/query.h"
 #include "hlo/status_macros.h"
 #include "passes/builders.h"
 #include "passes/pass_utils.h"
-#include "passes/while_loop/while_loop_analysis.h"
 
 namespace hlogym {
+namespace {
+
+// Gives `value` (not a tuple) the shape (T) of a one-element tuple and makes
+// what read it (its users, or its computation as the root) read element 0.
+absl::Status ReadThroughTuple(Instruction* value) {
+  const std::vector<Instruction*> users = value->users();
+  const bool was_root = value->IsRoot();
+  value->set_shape(Shape::Tuple({value->shape()}));
+  HLOGYM_ASSIGN(element, MakeGetTupleElement(value, 0));
+  for (Instruction* user : users) user->ReplaceUsesOfOperand(value, element);
+  if (was_root) value->parent()->set_root_instruction(element);
+  return absl::OkStatus();
+}
+
+bool IsCanonical(const Instruction& conditional) {
+  if (!conditional.shape().IsTuple()) return false;
+  for (int64_t i = 1; i < conditional.operand_count(); ++i) {
+    if (!conditional.operand(i)->shape().IsTuple()) return false;
+  }
+  for (const Computation* branch : conditional.called_computations()) {
+    if (branch->num_parameters() != 1 || !branch->parameter_instruction(0)->shape().IsTuple() ||
+        !branch->root_instruction()->shape().IsTuple()) {
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace
 
 bool ConditionalCanonicalizer::MayChange(const Module& module) const {
-  return ContainsOpcode(module, {Opcode::kConditional});
+  return ContainsInstruction(module, Opcode::kConditional, [](const Instruction& conditional) {
+    return !IsCanonical(conditional);
+  });
 }
 
 absl::StatusOr<bool> ConditionalCanonicalizer::Run(Module& module) {
   std::vector<Instruction*> conditionals;
   for (const auto& computation : module.computations()) {
     for (const auto& instruction : computation->instructions()) {
-      if (instruction->opcode() == Opcode::kConditional && !instruction->shape().IsTuple()) {
+      if (instruction->opcode() == Opcode::kConditional && !IsCanonical(*instruction)) {
         conditionals.push_back(instruction.get());
       }
     }
@@ -26,23 +58,42 @@ absl::StatusOr<bool> ConditionalCanonicalizer::Run(Module& module) {
   if (conditionals.empty()) return false;
   bool cloned = false;
   for (Instruction* conditional : conditionals) {
-    Shape tuple_shape = Shape::Tuple({conditional->shape()});
+    const CallerMap callers = ComputeCallers(module);
     for (Computation*& branch : conditional->mutable_called_computations()) {
-      if (CountCallers(module, branch) > 1) {
+      if (branch->num_parameters() != 1) {
+        return absl::InvalidArgumentError(
+            absl::StrCat(conditional->name(), ": branch ", branch->name(), " has ",
+                         branch->num_parameters(), " parameters, not 1"));
+      }
+      Instruction* parameter = branch->parameter_instruction(0);
+      if (parameter->shape().IsTuple() && branch->root_instruction()->shape().IsTuple()) continue;
+      // Branches that only conditionals call are rewritten in place (each
+      // conditional needs the same rewrite); one that anything else calls
+      // too is copied first.
+      auto it = callers.find(branch);
+      if (it != callers.end() && it->second.size() > 1 &&
+          std::any_of(it->second.begin(), it->second.end(), [](const Instruction* caller) {
+            return caller->opcode() != Opcode::kConditional;
+          })) {
         branch = CloneComputation(module, *branch);
+        parameter = branch->parameter_instruction(0);
         cloned = true;
       }
+      // Branch inputs and outputs become one-element tuples.
+      if (!parameter->shape().IsTuple()) HLOGYM_RETURN_IF_ERROR(ReadThroughTuple(parameter));
       Instruction* root = branch->root_instruction();
-      Instruction* tuple = MakeTuple(branch, std::vector<Instruction*>{root});
-      tuple->set_shape(tuple_shape);
-      branch->set_root_instruction(tuple);
+      if (!root->shape().IsTuple()) {
+        branch->set_root_instruction(MakeTuple(branch, std::vector<Instruction*>{root}));
+      }
     }
-    std::vector<Instruction*> users = conditional->users();
-    bool was_root = conditional->IsRoot();
-    conditional->set_shape(tuple_shape);
-    HLOGYM_ASSIGN(gte, MakeGetTupleElement(conditional, 0));
-    for (Instruction* user : users) user->ReplaceUsesOfOperand(conditional, gte);
-    if (was_root) conditional->parent()->set_root_instruction(gte);
+    // So do the conditional's operands (not its branch index) and its result.
+    for (int64_t i = 1; i < conditional->operand_count(); ++i) {
+      Instruction* operand = conditional->operand(i);
+      if (operand->shape().IsTuple()) continue;
+      conditional->ReplaceOperandWith(
+          i, MakeTuple(conditional->parent(), std::vector<Instruction*>{operand}));
+    }
+    if (!conditional->shape().IsTuple()) HLOGYM_RETURN_IF_ERROR(ReadThroughTuple(conditional));
   }
   if (cloned) module.SortComputationsCalleesFirst();
   return true;

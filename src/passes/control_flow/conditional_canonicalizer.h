@@ -1,9 +1,13 @@
 // conditional-canonicalizer: XLA's ConditionalCanonicalizer.
 //
-// Implements: a conditional whose result is not a tuple gets tuple-shaped
-// branches (each branch root r becomes tuple(r)) and a one-element tuple
-// result; its users read element 0. Branches that another instruction also
-// calls are copied first so that only this conditional's branches change.
+// Implements: every conditional ends with tuples on all its edges. A branch
+// parameter that is not a tuple becomes a one-element tuple that the branch
+// reads element 0 of; a branch root r that is not a tuple becomes tuple(r);
+// each operand but the branch index that is not a tuple is passed as
+// tuple(operand); a result that is not a tuple becomes a one-element tuple
+// whose users read element 0. A branch that something other than a
+// conditional also calls is copied first; branches only conditionals share
+// are rewritten once, in place.
 // Leaves out: nothing of XLA's pass.
 #ifndef HLOGYM_PASSES_CONTROL_FLOW_CONDITIONAL_CANONICALIZER_H_
 #define HLOGYM_PASSES_CONTROL_FLOW_CONDITIONAL_CANONICALIZER_H_
