@@ -30,6 +30,11 @@ class Computation {
   void set_name(std::string name) { name_ = std::move(name); }
   Module* parent() const { return parent_; }
   void set_parent(Module* parent) { parent_ = parent; }
+  // When the computation joined its module, in the order XLA's own list of
+  // computations keeps (creation order; the printed order sorts callees
+  // first): what passes that walk XLA's list in its order need.
+  int64_t creation_index() const { return creation_index_; }
+  void set_creation_index(int64_t index) { creation_index_ = index; }
   bool IsEntry() const;
 
   // Takes ownership, assigns a module-unique id and name if the
@@ -96,6 +101,7 @@ class Computation {
 
   std::string name_;
   Module* parent_ = nullptr;
+  int64_t creation_index_ = -1;
   InstructionList instructions_;
   std::array<int32_t, kOpcodeCount> opcode_counts_{};  // 4 bytes each: cloned with the computation
   int64_t next_instruction_index_ = 0;  // Instruction::index_in_parent_ of the next one added

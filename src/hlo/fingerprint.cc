@@ -293,10 +293,21 @@ Fingerprint ModuleFingerprint(const Module& module) {
   FingerprintComputer computer;
   Hasher h;
   h.Add(module.computations().size());
+  // Where each computation stands in creation order (what passes that walk
+  // XLA's own list of computations see), so that states alike in print but
+  // not in that order do not share step-cache entries.
+  std::vector<int64_t> creation;
+  for (const auto& computation : module.computations()) {
+    creation.push_back(computation->creation_index());
+  }
+  std::vector<int64_t> sorted = creation;
+  std::sort(sorted.begin(), sorted.end());
   int64_t entry = -1, i = 0;
   for (const auto& computation : module.computations()) {
     if (computation.get() == module.entry_computation()) entry = i;
     h.Add(computer.Of(*computation));
+    h.Add(static_cast<uint64_t>(std::lower_bound(sorted.begin(), sorted.end(), creation[i]) -
+                                sorted.begin()));
     ++i;
   }
   h.AddSigned(entry);

@@ -24,6 +24,7 @@ Computation* Module::AddComputation(std::unique_ptr<Computation> computation) {
     ReserveName(added->name());
   }
   added->set_parent(this);
+  added->set_creation_index(next_creation_index_++);
   // Instructions built before the computation joined the module get ids now.
   for (const auto& instruction : added->instructions()) {
     if (instruction->unique_id() < 0) instruction->set_unique_id(NextUniqueId());
@@ -200,6 +201,7 @@ std::unique_ptr<Module> Module::Clone() const {
   clone->raw_attributes_ = raw_attributes_;
   clone->trailer_ = trailer_;
   clone->next_unique_id_ = next_unique_id_;
+  clone->next_creation_index_ = next_creation_index_;
   clone->used_names_ = used_names_.Copy();
   clone->change_clock_ = change_clock_;
   clone->header_changed_at_ = header_changed_at_;
@@ -222,6 +224,7 @@ std::unique_ptr<Module> Module::Clone() const {
   for (const auto& computation : computations_) {
     auto copy = std::make_unique<Computation>(computation->name());
     copy->mutable_raw_attributes() = computation->raw_attributes();
+    copy->set_creation_index(computation->creation_index());
     computation_map[computation.get()] = copy.get();
     clone->computations_.push_back(std::move(copy));
   }

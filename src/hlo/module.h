@@ -41,6 +41,11 @@ class Module {
 
   // Takes ownership and appends; names are made unique in the module.
   Computation* AddComputation(std::unique_ptr<Computation> computation);
+  // Gives `computation` the next creation index, for a pass that edits in
+  // place what XLA replaces with a new computation.
+  void NoteRecreated(Computation* computation) {
+    computation->set_creation_index(next_creation_index_++);
+  }
   // Removes a computation that no instruction calls and is not the entry.
   absl::Status RemoveComputation(Computation* computation);
   // Removes a set of computations that may call each other but that no computation outside the
@@ -112,6 +117,7 @@ class Module {
   CopyOnWrite<std::vector<RawAttribute>> raw_attributes_{std::vector<RawAttribute>()};
   CopyOnWrite<std::string> trailer_{std::string()};
   int64_t next_unique_id_ = 0;
+  int64_t next_creation_index_ = 0;  // Computation::creation_index
   NameSet used_names_;
   uint64_t change_clock_ = 0;
   uint64_t header_changed_at_ = 0;

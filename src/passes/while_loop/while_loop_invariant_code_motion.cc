@@ -221,6 +221,10 @@ absl::Status MakeHoistedValuesLiveIn(Module& module, Instruction* while_op,
   for (Computation* computation : {body, condition}) {
     HLOGYM_RETURN_IF_ERROR(WidenParameter(computation, old_shape, new_shape));
   }
+  // XLA makes the widened loop from new copies of its condition and body:
+  // they join the end of its list of computations.
+  module.NoteRecreated(condition);
+  module.NoteRecreated(body);
   Instruction* body_param = body->parameter_instruction(0);
   std::vector<Instruction*> new_gtes;
   for (size_t j = 0; j < targets.size(); ++j) {

@@ -667,15 +667,43 @@ absl::StatusOr<bool> TryMergeInductionVariablesOfEveryType(Module& module, Instr
 
 }  // namespace
 
+namespace {
+
+// `roots` and every computation they call, transitively.
+absl::flat_hash_set<const Computation*> CalledTransitively(const std::vector<Computation*>& roots) {
+  absl::flat_hash_set<const Computation*> seen;
+  std::vector<const Computation*> stack(roots.begin(), roots.end());
+  while (!stack.empty()) {
+    const Computation* computation = stack.back();
+    stack.pop_back();
+    if (!seen.insert(computation).second) continue;
+    for (const auto& instruction : computation->instructions()) {
+      for (const Computation* callee : instruction->called_computations()) stack.push_back(callee);
+    }
+  }
+  return seen;
+}
+
+}  // namespace
+
 absl::StatusOr<bool> WhileLoopSimplifier::Run(Module& module) {
-  std::vector<Instruction*> while_ops;
-  // Callees before callers and operands before users, so that a rewrite
-  // only ever deletes loops already visited.
-  for (const auto& computation : module.computations()) {
+  // XLA gathers the loops up front, walking its list of computations in the
+  // order they joined the module (creation order), and a structural rewrite
+  // replaces a loop with a new one whose body and condition are fresh copies:
+  // the loops inside the old ones, gathered before, are then edited where
+  // nothing runs them, so in effect they wait for the pipeline's next run.
+  std::vector<Computation*> computations;
+  for (const auto& computation : module.computations()) computations.push_back(computation.get());
+  std::stable_sort(computations.begin(), computations.end(),
+                   [](const Computation* a, const Computation* b) {
+                     return a->creation_index() < b->creation_index();
+                   });
+  std::vector<std::pair<Computation*, Instruction*>> while_ops;
+  for (Computation* computation : computations) {
     for (Instruction* instruction : computation->MakeInstructionPostOrder()) {
       if (instruction->opcode() == Opcode::kWhile &&
           instruction->called_computations().size() == 2 && instruction->operand_count() == 1) {
-        while_ops.push_back(instruction);
+        while_ops.emplace_back(computation, instruction);
       }
     }
   }
@@ -693,11 +721,20 @@ absl::StatusOr<bool> WhileLoopSimplifier::Run(Module& module) {
       {PropagateConstantElements, false}, {TryRemoveWhileLoop, true},
       {TryRemoveDeadElements, true},      {TryMergeInductionVariablesOfEveryType, false},
   };
-  for (Instruction* while_op : while_ops) {
+  // Computations a rewrite replaced in XLA (old bodies and conditions and
+  // what they call): loops in them wait for the next run.
+  absl::flat_hash_set<const Computation*> replaced;
+  for (const auto& [parent, while_op] : while_ops) {
+    if (replaced.contains(parent)) continue;
+    const absl::flat_hash_set<const Computation*> inside =
+        CalledTransitively(while_op->called_computations());
     for (const Step& step : kSteps) {
       HLOGYM_ASSIGN(step_changed, step.run(module, while_op));
       changed |= step_changed;
-      if (step_changed && step.ends_turn) break;
+      if (step_changed && step.ends_turn) {
+        replaced.insert(inside.begin(), inside.end());
+        break;
+      }
     }
   }
   return changed;
