@@ -93,7 +93,6 @@ TEST(PassTest, PassTimerOnlyRecordsWhileAlive) {
   EXPECT_FALSE(*RunPass(pass, module));  // no timer: nothing to record into
 }
 
-
 // The pre-checks that look at the instructions a pass would rewrite, not just
 // their opcodes: a canonical dot, a broadcast in order, a float compare and a
 // small reduce leave these passes nothing to do (the gym then skips them without copying
@@ -119,10 +118,9 @@ ENTRY e {
 )";
   auto module = ParseModule(hlo, "prechecks.hlo");
   ASSERT_TRUE(module.ok()) << module.status();
-  for (const char* name :
-       {"dot_decomposer", "batch-dot-simplification", "comparison-expander",
-        "broadcast_canonicalizer", "dot_dimension_sorter", "reduce-decomposer",
-        "tree_reduction_rewriter"}) {
+  for (const char* name : {"dot_decomposer", "batch-dot-simplification", "comparison-expander",
+                           "broadcast_canonicalizer", "dot_dimension_sorter", "reduce-decomposer",
+                           "tree_reduction_rewriter"}) {
     auto pass = PassRegistry::Builtin().Create(name);
     ASSERT_TRUE(pass.ok()) << pass.status();
     EXPECT_FALSE((*pass)->MayChange(**module)) << name;
