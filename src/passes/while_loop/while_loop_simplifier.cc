@@ -196,22 +196,31 @@ absl::StatusOr<bool> TryRemoveWhileLoop(Module& /*module*/, Instruction* while_o
   return true;
 }
 
-// The loop-state elements something needs: read by the loop's users, by its
-// condition, by an instruction with a side effect, or by the body to compute
-// such an element. nullopt when a user is not a get-tuple-element or the
-// whole state is read at once (nothing can be told apart).
+// The loop-state elements that stay, by XLA's two rules for dead elements:
+// 1. an element nothing reads after the loop goes when its value reaches no
+//    instruction with a side effect, not the condition, and no other
+//    element's next value (its own does not count);
+// 2. a connected group of elements goes (connected through the body's and
+//    condition's instructions, each element's read joined to its next value)
+//    when every member is either unread after the loop or passed through
+//    unchanged, and none reaches a side effect or the condition.
+// Neither rule looks at what the other removes, so an element that only
+// feeds a dead one stays for the next run, as in XLA. nullopt when a user is
+// not a get-tuple-element or the whole state is read at once.
 std::optional<std::vector<bool>> NeededStateElements(const Instruction* while_op,
                                                      const Computation* body,
                                                      const Computation* condition) {
   const int64_t n = while_op->shape().tuple_shapes_size();
-  std::vector<bool> used(n, false);
+  std::vector<bool> after_loop(n, false);
   for (const Instruction* user : while_op->users()) {
     if (user->opcode() != Opcode::kGetTupleElement) return std::nullopt;
-    used[user->attrs().tuple_index] = true;
+    after_loop[user->attrs().tuple_index] = true;
   }
+  // Elements that reach the condition or an instruction with a side effect.
+  std::vector<bool> sink(n, false);
   auto cond_indices = LiveParamIndices(*condition, ReachableFromRoot(*condition));
   if (!cond_indices) return std::nullopt;
-  for (int64_t i : *cond_indices) used[i] = true;
+  for (int64_t i : *cond_indices) sink[i] = true;
   // As in XLA (which has no loop-wide side-effect bail), the elements an
   // instruction with a side effect reads stay; the instruction itself stays
   // too. Optimization barriers (remat) are no side effect to XLA.
@@ -230,7 +239,7 @@ std::optional<std::vector<bool>> NeededStateElements(const Instruction* while_op
       worklist.pop_back();
       if (instruction == param) return std::nullopt;  // the whole state is read
       if (instruction->opcode() == Opcode::kGetTupleElement && instruction->operand(0) == param) {
-        used[instruction->attrs().tuple_index] = true;
+        sink[instruction->attrs().tuple_index] = true;
         continue;
       }
       for (const Instruction* operand : instruction->operands()) {
@@ -241,6 +250,7 @@ std::optional<std::vector<bool>> NeededStateElements(const Instruction* while_op
   // deps[j]: the elements the body's root operand j reads.
   const Instruction* root = body->root_instruction();
   const Instruction* body_param = body->parameter_instruction(0);
+  const Instruction* cond_param = condition->parameter_instruction(0);
   std::vector<std::vector<int64_t>> deps(n);
   for (int64_t j = 0; j < n; ++j) {
     absl::flat_hash_set<const Instruction*> seen = {root->operand(j)};
@@ -259,20 +269,76 @@ std::optional<std::vector<bool>> NeededStateElements(const Instruction* while_op
       }
     }
   }
-  std::vector<int64_t> worklist;
-  for (int64_t i = 0; i < n; ++i) {
-    if (used[i]) worklist.push_back(i);
+  // XLA tells elements apart only when every read of the state is a
+  // get-tuple-element.
+  for (const Instruction* param : {body_param, cond_param}) {
+    for (const Instruction* user : param->users()) {
+      if (user != root && user->opcode() != Opcode::kGetTupleElement) return std::nullopt;
+    }
   }
-  while (!worklist.empty()) {
-    int64_t j = worklist.back();
-    worklist.pop_back();
+  auto passed_through = [&](int64_t i) {
+    const Instruction* next = root->operand(i);
+    return next->opcode() == Opcode::kGetTupleElement && next->operand(0) == body_param &&
+           next->attrs().tuple_index == i;
+  };
+  std::vector<bool> candidate(n), removed(n, false);
+  for (int64_t i = 0; i < n; ++i) candidate[i] = !after_loop[i] || passed_through(i);
+
+  // Rule 1.
+  std::vector<bool> affects_others(n, false);
+  for (int64_t j = 0; j < n; ++j) {
     for (int64_t i : deps[j]) {
-      if (!used[i]) {
-        used[i] = true;
-        worklist.push_back(i);
+      if (!(candidate[j] && i == j)) affects_others[i] = true;
+    }
+  }
+  for (int64_t i = 0; i < n; ++i) {
+    if (!after_loop[i] && !affects_others[i] && !sink[i]) removed[i] = true;
+  }
+
+  // Rule 2: groups of connected instructions (a union-find over both
+  // computations; the parameters and the body root join nothing).
+  absl::flat_hash_map<const Instruction*, const Instruction*> set_parent;
+  auto find = [&](const Instruction* x) {
+    while (true) {
+      auto it = set_parent.find(x);
+      if (it == set_parent.end() || it->second == x) return x;
+      x = it->second;
+    }
+  };
+  auto merge = [&](const Instruction* a, const Instruction* b) { set_parent[find(a)] = find(b); };
+  auto tracked = [&](const Instruction* x) {
+    return x != body_param && x != cond_param && x != root;
+  };
+  for (const Computation* computation : {body, condition}) {
+    const Instruction* param = computation->parameter_instruction(0);
+    for (const auto& owned : computation->instructions()) {
+      const Instruction* instruction = owned.get();
+      if (!tracked(instruction)) continue;
+      if (instruction->opcode() == Opcode::kGetTupleElement && instruction->operand(0) == param) {
+        const Instruction* next = root->operand(instruction->attrs().tuple_index);
+        if (next != instruction) merge(next, instruction);
+        continue;
+      }
+      for (const Instruction* operand : instruction->operands()) {
+        if (tracked(operand)) merge(operand, instruction);
       }
     }
   }
+  absl::flat_hash_map<const Instruction*, std::vector<int64_t>> groups;
+  for (int64_t i = 0; i < n; ++i) groups[find(root->operand(i))].push_back(i);
+  for (const Computation* computation : {body, condition}) {
+    for (const Instruction* read : computation->parameter_instruction(0)->users()) {
+      groups[find(read)].push_back(read->attrs().tuple_index);
+    }
+  }
+  for (const auto& [representative, members] : groups) {
+    if (std::none_of(members.begin(), members.end(),
+                     [&](int64_t i) { return !candidate[i] || sink[i]; })) {
+      for (int64_t i : members) removed[i] = true;
+    }
+  }
+  std::vector<bool> used(n);
+  for (int64_t i = 0; i < n; ++i) used[i] = !removed[i];
   return used;
 }
 
