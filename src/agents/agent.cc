@@ -61,8 +61,7 @@ Agent::Agent(AgentOptions options) : options_(std::move(options)) {
   // and the policies: it lives in the registry that holds the pipelines.
   if (options_.registry == &PassRegistry::Builtin()) {
     for (const std::string& action : options_.env.actions) {
-      if (PassRegistry::Builtin().Find(action) == nullptr &&
-          PassRegistry::WithPipelines().Find(action) != nullptr) {
+      if (!PassRegistry::Builtin().Knows(action) && PassRegistry::WithPipelines().Knows(action)) {
         options_.registry = &PassRegistry::WithPipelines();
         break;
       }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <limits>
 #include <map>
 #include <mutex>
@@ -314,6 +315,9 @@ absl::StatusOr<StepResult> Environment::StepWith(int action, std::string_view na
     case RewardKind::kOpCountDecreaseNormalized:
       result.reward =
           (p - n) / std::max<double>(1, initial_->op_count() - baseline_op_count_.value_or(0));
+      break;
+    case RewardKind::kOpCountLogRatio:
+      result.reward = std::log(std::max(1.0, p) / std::max(1.0, n));
       break;
   }
   if (reward_spec_.shaped) {

@@ -12,6 +12,9 @@
 //   "op_count_decrease_normalized"  the decrease / max(1, I - D), D = op count after the
 //                                   baseline pipeline (xla-cpu-default): an episode's
 //                                   rewards sum to 1.0 when it matches the default
+//   "op_count_log_ratio"            log(previous op count / new op count): scale-free;
+//                                   an episode's rewards sum to log(I / R), and from D
+//                                   to log(D / R), the term of geomean(D/R)
 //   "+shaped" adds gamma * Phi(s') - Phi(s) with Phi(s) = -(FLOPs(s) + 2 * transcendentals(s))
 //   divided by max(1, FLOPs(s0) + 2 * transcendentals(s0)) of the episode's initial state s0
 //   (potential-based shaping; it keeps optimal policies when gamma is the agent's discount).
@@ -33,7 +36,7 @@ std::string_view ObservationKindName(ObservationKind kind);
 absl::StatusOr<ObservationKind> ParseObservationKind(std::string_view name);
 std::vector<std::string> ObservationSpaceNames();
 
-enum class RewardKind { kOpCount, kOpCountDecrease, kOpCountDecreaseNormalized };
+enum class RewardKind { kOpCount, kOpCountDecrease, kOpCountDecreaseNormalized, kOpCountLogRatio };
 struct RewardSpec {
   RewardKind kind = RewardKind::kOpCount;
   bool shaped = false;

@@ -571,8 +571,38 @@ const PassInfo* PassRegistry::Find(std::string_view name) const {
   return nullptr;
 }
 
+bool IsSequenceName(std::string_view name) {
+  return name.find(kSequenceSeparator) != std::string_view::npos;
+}
+
+bool PassRegistry::Knows(std::string_view name) const {
+  if (Find(name) != nullptr) return true;
+  if (!IsSequenceName(name)) return false;
+  for (absl::string_view part :
+       absl::StrSplit(absl::string_view(name.data(), name.size()), kSequenceSeparator)) {
+    if (Find(std::string_view(part.data(), part.size())) == nullptr) return false;
+  }
+  return true;
+}
+
 absl::StatusOr<std::unique_ptr<Pass>> PassRegistry::Create(std::string_view name) const {
   if (const PassInfo* info = Find(name)) return info->create();
+  if (IsSequenceName(name)) {
+    std::vector<std::unique_ptr<Pass>> parts;
+    for (absl::string_view part :
+         absl::StrSplit(absl::string_view(name.data(), name.size()), kSequenceSeparator)) {
+      absl::StatusOr<std::unique_ptr<Pass>> pass =
+          part.empty() ? absl::InvalidArgumentError("an empty name")
+                       : Create(std::string_view(part.data(), part.size()));
+      if (!pass.ok()) {
+        return absl::Status(
+            pass.status().code(),
+            absl::StrCat("in the sequence '", std::string(name), "': ", pass.status().message()));
+      }
+      parts.push_back(*std::move(pass));
+    }
+    return std::make_unique<PassPipeline>(std::string(name), std::move(parts));
+  }
   std::vector<std::string> close;
   for (const PassInfo& info : passes_) {
     if (EditDistance(name, info.name) <= 3) close.push_back(info.name);

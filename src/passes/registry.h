@@ -15,6 +15,12 @@
 
 namespace hlogym {
 
+// A sequence of registered names joined by '+' ("algsimp+cse+dce") names one
+// pass that runs them in order: a macro-action, such as a known-good sequence
+// a learned policy takes as one step. It replays like its parts run one by one.
+inline constexpr char kSequenceSeparator = '+';
+bool IsSequenceName(std::string_view name);
+
 struct PassInfo {
   std::string name;     // XLA's name, unique in the registry
   std::string summary;  // one line for `hlogym list-passes`
@@ -45,8 +51,12 @@ class PassRegistry {
   static const PassRegistry& WithPipelines(PassTarget target = PassTarget::kHlogym);
 
   void Register(PassInfo info);
-  // NotFound naming the pass (and listing close names) if unknown.
+  // The pass of that name, or a sequence (IsSequenceName): its passes run in
+  // order as one pass. NotFound naming the pass (and listing close names) if
+  // unknown.
   absl::StatusOr<std::unique_ptr<Pass>> Create(std::string_view name) const;
+  // Whether Create makes `name` (without making it).
+  bool Knows(std::string_view name) const;
   const PassInfo* Find(std::string_view name) const;
   // In registration order.
   const std::vector<PassInfo>& passes() const { return passes_; }

@@ -278,6 +278,16 @@ TEST(EnvironmentTest, RewardSpaces) {
   for (int a : {1, 0}) total += env->Step(a)->reward;
   EXPECT_DOUBLE_EQ(total, 1.0);  // matched the baseline
 
+  // log(previous / new): the episode's rewards sum to log(I / R).
+  options.reward_space = "op_count_log_ratio";
+  env = MakeEnv(options);
+  ASSERT_TRUE(env->Reset(ModulePath()).ok());
+  total = 0;
+  for (int a : {2, 1, 0}) total += env->Step(a)->reward;
+  EXPECT_DOUBLE_EQ(total, std::log(7.0 / 4.0));
+  EXPECT_DOUBLE_EQ(env->Step(2)->reward, 0.0);  // no change, no reward
+
+  options.reward_space = "op_count_decrease_normalized";
   options.baseline = "no-such-pipeline";
   env = MakeEnv(options);
   auto reset = env->Reset(ModulePath());
@@ -582,6 +592,38 @@ TEST(BuiltinGymTest, RandomEpisodesReplayAndValidate) {
     }
     ValidationResult v = (*env)->Validate();
     EXPECT_TRUE(v.ok) << b << ": " << ::testing::PrintToString(v.errors);
+  }
+}
+
+// A sequence (names joined by '+') is one action that ends where its passes,
+// stepped one by one, end; a sequence naming an unknown pass is refused.
+TEST(BuiltinGymTest, ASequenceStepsAsItsPassesDo) {
+  const std::vector<std::string> parts = {"xla-cpu-simplification", "cse", "dce"};
+  const std::string sequence = absl::StrJoin(parts, "+");
+  EnvOptions options;
+  options.actions = parts;
+  options.actions.push_back(sequence);
+  auto env = Environment::Create(options, PassRegistry::WithPipelines());
+  ASSERT_TRUE(env.ok()) << env.status();
+  for (const char* benchmark : {"mlp_train", "lstm_infer"}) {
+    ASSERT_TRUE((*env)->Reset(benchmark).ok());
+    std::unique_ptr<Environment> whole = (*env)->Fork();
+    for (const std::string& part : parts) ASSERT_TRUE((*env)->Step(part).ok());
+    auto step = whole->Step(sequence);
+    ASSERT_TRUE(step.ok()) << step.status();
+    EXPECT_TRUE(step->info.changed) << benchmark;
+    EXPECT_EQ(whole->state()->fingerprint(), (*env)->state()->fingerprint()) << benchmark;
+    EXPECT_TRUE(whole->Validate().ok) << benchmark;
+  }
+  EXPECT_TRUE(PassRegistry::WithPipelines().Knows(sequence));
+  EXPECT_FALSE(PassRegistry::Builtin().Knows(sequence));  // no pipelines there
+  for (const std::string bad : {"cse+no-such-pass", "cse+", "+cse"}) {
+    EXPECT_FALSE(PassRegistry::WithPipelines().Knows(bad)) << bad;
+    options.actions = {bad};
+    auto refused = Environment::Create(options, PassRegistry::WithPipelines());
+    ASSERT_FALSE(refused.ok()) << bad;
+    EXPECT_NE(refused.status().message().find(absl::StrCat("'", bad, "'")), std::string::npos)
+        << refused.status();
   }
 }
 
