@@ -138,6 +138,10 @@ EnvOptions MakeOptions(std::vector<std::string> actions,
                        double max_op_count_growth, int64_t op_count_growth_allowance) {
   EnvOptions o;
   o.actions = std::move(actions);
+  // Empty: every pass (not the pipelines, which EnvRegistry also holds).
+  if (o.actions.empty()) {
+    for (const PassInfo& info : PassRegistry::Builtin().passes()) o.actions.push_back(info.name);
+  }
   o.observation_spaces = std::move(observation_spaces);
   o.reward_space = std::move(reward_space);
   o.traj_limit = traj_limit;
@@ -150,6 +154,10 @@ EnvOptions MakeOptions(std::vector<std::string> actions,
   o.op_count_growth_allowance = op_count_growth_allowance;
   return o;
 }
+
+// Actions may name passes, pipelines (macro-actions) and sequences
+// ("cse+dce"), as the command line's may.
+const PassRegistry& EnvRegistry() { return PassRegistry::WithPipelines(); }
 
 const Environment& Ready(const Environment& env) {
   if (!env.has_state()) throw std::runtime_error("call reset() first");
@@ -374,10 +382,12 @@ PYBIND11_MODULE(_hlogym, m) {
             return Unwrap(Environment::Create(MakeOptions(
                 std::move(actions), std::move(observation_spaces), std::move(reward_space),
                 traj_limit, gamma, std::move(baseline), use_cache, cache_max_instructions,
-                verify_each_step, max_op_count_growth, op_count_growth_allowance)));
+                verify_each_step, max_op_count_growth, op_count_growth_allowance),
+                EnvRegistry()));
           }),
           HLOGYM_ENV_OPTION_ARGS,
-          "Makes an environment; actions are pass or pipeline names (empty: every pass). "
+          "Makes an environment; actions are pass, pipeline or sequence ('cse+dce') names "
+          "(empty: every pass). "
           "ValueError for an unknown pass, observation or reward space.")
       .def(
           "reset",
@@ -570,7 +580,8 @@ PYBIND11_MODULE(_hlogym, m) {
                  MakeOptions(std::move(actions), std::move(observation_spaces),
                              std::move(reward_space), traj_limit, gamma, std::move(baseline),
                              use_cache, cache_max_instructions, verify_each_step,
-                             max_op_count_growth, op_count_growth_allowance)));
+                             max_op_count_growth, op_count_growth_allowance),
+                 EnvRegistry()));
            }),
            py::arg("num_envs"), py::arg("num_threads") = 1, HLOGYM_ENV_OPTION_ARGS,
            "Makes num_envs environments with Env's options, stepped on num_threads threads.")

@@ -46,7 +46,8 @@ class XlaPassOrderingEnv(gymnasium.Env):
         op_count_log_ratio (log(previous / new op count): an episode sums to log(I / R)), each
         optionally with "+shaped" (potential-based, Phi = -(FLOPs + 2 transcendentals),
         scaled by the initial value, using ``gamma``).
-      actions: pass names forming the action space (default: every registered pass).
+      actions: pass names forming the action space (default: every registered pass); a
+        pipeline ("xla-cpu-default") or a sequence ("cse+dce") is one macro-action.
       benchmark_order: "cycle" (in order) or "random" (drawn with the reset seed).
       mask_in_info: put ``action_mask`` (which actions change the module) into every info.
       diagnostics_in_info: also put ``cache_hit`` and ``pass_ms`` into the step info (off by

@@ -246,6 +246,24 @@ def test_clear_errors():
 
 
 @needs_passes
+def test_pipelines_and_sequences_are_macro_actions():
+    """A pipeline or a '+' sequence is one action; the sequence ends where its passes do."""
+    parts = ["xla-cpu-simplification", "cse", "dce"]
+    env = small_env(actions=[*parts, "+".join(parts), "xla-cpu-default"], traj_limit=0)
+    assert env.action_space.n == 5 and len(hlogym.list_passes()) > 5  # no pass added
+    env.reset(seed=0)
+    for action in range(3):
+        _, _, _, _, info = env.step(action)
+    stepped = info["op_count"]
+    env.reset(seed=0)
+    _, _, _, _, info = env.step(3)
+    assert info["action"] == "+".join(parts) and info["op_count"] == stepped
+    assert info["op_count"] < info["previous_op_count"]
+    with pytest.raises(ValueError, match="cse\\+no-such-pass"):
+        small_env(actions=["cse+no-such-pass"])
+
+
+@needs_passes
 def test_absurd_shapes_are_clear_errors(tmp_path):
     """Resource limits, not crashes: a shape past 2^53 elements is a parse error with its
     position; one that parses but cannot be evaluated in memory makes validation say so."""

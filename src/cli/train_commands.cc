@@ -269,6 +269,9 @@ void RegisterTrainCommands(CLI::App& app) {
       "--network", t.network,
       "mlp (op histogram, progress, action history) or gnn (also message passing over the graph); "
       "default mlp");
+  train->add_option("--features", t.features,
+                    "absolute (log op counts per opcode, default) or relative (log shares of the "
+                    "module's op count: graphs of any size built alike look alike)");
   train->add_option("--gnn-dim", t.gnn_dim, "gnn: node embedding width (default 32)");
   train->add_option("--gnn-rounds", t.gnn_rounds, "gnn: message-passing rounds (default 2)");
   train->add_option("--hidden", o->hidden,

@@ -109,6 +109,15 @@ TEST(RlFeatures, EncodesHistogramProgressAndHistory) {
   EXPECT_FLOAT_EQ(f[kOpcodeCount + 1], 0.4f);
   EXPECT_FLOAT_EQ(f[kOpcodeCount + 3], 0.5f);  // action 1 applied twice
 
+  // Relative features: each opcode's log share of the op count (4 here).
+  FeatureLayout relative{3, 10, /*relative_histogram=*/true};
+  std::vector<float> r(relative.policy_size());
+  EncodePolicyFeatures(obs, 8, 4, relative, r.data());
+  EXPECT_FLOAT_EQ(r[0], std::log1p(3.0f) - std::log1p(4.0f));
+  EXPECT_FLOAT_EQ(r[1], -std::log1p(4.0f));
+  EXPECT_EQ(std::vector<float>(r.begin() + kOpcodeCount, r.end()),
+            std::vector<float>(f.begin() + kOpcodeCount, f.end()));
+
   obs.cost = {100, 0, 5};
   std::vector<float> c(FeatureLayout::kCostSize);
   EncodeCostFeatures(obs, {1000, 0, 5}, c.data());
@@ -285,6 +294,39 @@ TEST(RlTrain, PpoLearnsTheBestSequence) {
     return std::stod(cell);
   };
   EXPECT_LT(ratio_of(rows[1]), ratio_of(rows.back()));
+  fs::remove_all(dir);
+}
+
+// A sequence is one action of training and of the policy's rollouts; the
+// agent also steps it pass by pass, so a state inside it that is lower than
+// where it ends (cse and dce shrink lstm_infer, the unroller then grows it
+// past 500 instructions) is the policy's answer. The policy keeps its
+// features' kind.
+TEST(RlTrain, APolicyOverSequencesAnswersWithTheLowestStateInside) {
+  const std::string dir = FreshDir("sequence");
+  TrainOptions o = SmallRun("ppo", dir, 32);
+  o.benchmarks = {"smoke/lstm_infer"};
+  o.env.actions = {"cse+dce+while_loop_unroller"};
+  o.env.traj_limit = 1;
+  o.env.reward_space = "op_count_log_ratio";
+  o.features = "relative";
+  absl::StatusOr<TrainSummary> summary = Train(o);
+  ASSERT_TRUE(summary.ok()) << summary.status();
+  EXPECT_NE(ReadFile(dir + "/policy.json").find("\"features\": \"relative\""), std::string::npos);
+
+  RegisterPolicyAgents();
+  absl::StatusOr<std::unique_ptr<Agent>> agent = MakeAgent("policy:" + dir);
+  ASSERT_TRUE(agent.ok()) << agent.status();
+  absl::StatusOr<SearchResult> result = (*agent)->Optimize("smoke/lstm_infer", {});
+  ASSERT_TRUE(result.ok()) << result.status();
+  const bool own = result->fallback.empty();  // D (69) is lower still
+  EXPECT_EQ(own ? result->passes : result->own_passes, (std::vector<std::string>{"cse", "dce"}));
+  EXPECT_EQ(own ? result->op_count : result->own_op_count, 87);
+
+  o.features = "squares";
+  o.out_dir = FreshDir("sequence-bad");
+  absl::Status refused = Train(o).status();
+  EXPECT_NE(refused.message().find("unknown features 'squares'"), std::string::npos) << refused;
   fs::remove_all(dir);
 }
 

@@ -107,6 +107,7 @@ nlohmann::json TrainingRun::RunIdentity() const {
   j["actions"] = o_.env.actions;
   j["hidden"] = o_.hidden;
   j["network"] = o_.network;
+  if (o_.features != "absolute") j["features"] = o_.features;  // runs from before it resume
   if (config_.gnn()) j["gnn"] = {{"dim", o_.gnn_dim}, {"rounds", o_.gnn_rounds}};
   j["traj_limit"] = o_.env.traj_limit;
   j["value_sees_cost"] = o_.value_sees_cost;

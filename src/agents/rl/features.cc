@@ -7,6 +7,8 @@
 
 namespace hlogym::rl {
 
+std::vector<std::string> FeatureNames() { return {"absolute", "relative"}; }
+
 std::vector<std::string> RequiredObservationSpaces() {
   return {"op_histogram", "cost", "action_history"};
 }
@@ -21,6 +23,10 @@ void EncodePolicyFeatures(const Observation& observation, int64_t initial_op_cou
         i < static_cast<int>(observation.op_histogram.size()) ? observation.op_histogram[i] : 0;
     op_count += n;
     out[i] = static_cast<float>(std::log1p(static_cast<double>(n)));
+  }
+  if (layout.relative_histogram) {
+    const float total = static_cast<float>(std::log1p(static_cast<double>(op_count)));
+    for (int i = 0; i < kOpcodeCount; ++i) out[i] -= total;
   }
   out[kOpcodeCount] = static_cast<float>(
       std::log(std::max<double>(1, op_count) / std::max<double>(1, initial_op_count)));

@@ -10,6 +10,9 @@
 //   times each action was applied / 4      one per action; without it a policy
 //                                          over histograms alone repeats a pass
 //                                          that changed nothing forever
+// With "relative" features (TrainOptions::features) each opcode's entry is its
+// log share of the module instead, log(1 + n) - log(1 + op count): graphs of
+// any size and frontend that are built alike look alike.
 // Cost features (the paper's second enhancement: the value function also sees
 // them): log((1 + FLOPs) / (1 + initial FLOPs)) and the same for
 // transcendentals.
@@ -27,12 +30,16 @@
 
 namespace hlogym::rl {
 
+// The policy features' kinds: "absolute" (the default) and "relative".
+std::vector<std::string> FeatureNames();
+
 // The observation spaces the encoder reads.
 std::vector<std::string> RequiredObservationSpaces();
 
 struct FeatureLayout {
   int num_actions = 0;
   int traj_limit = 1;
+  bool relative_histogram = false;  // "relative" features: log shares of the op count
   int policy_size() const;
   static constexpr int kCostSize = 2;
 };

@@ -38,6 +38,7 @@ std::string PolicyConfig::ToJson() const {
   j["actions"] = actions;
   j["hidden"] = hidden;
   j["network"] = network;
+  j["features"] = features;
   if (gnn()) j["gnn"] = {{"dim", gnn_dim}, {"rounds", gnn_rounds}};
   j["traj_limit"] = traj_limit;
   j["value_sees_cost"] = value_sees_cost;
@@ -83,6 +84,7 @@ absl::StatusOr<PolicyConfig> PolicyConfig::FromJson(const std::string& text,
     c.actions = j.at("actions").get<std::vector<std::string>>();
     c.hidden = j.at("hidden").get<std::vector<int>>();
     c.network = j.value("network", "mlp");
+    c.features = j.value("features", "absolute");
     if (c.gnn()) {
       c.gnn_dim = j.at("gnn").at("dim").get<int>();
       c.gnn_rounds = j.at("gnn").at("rounds").get<int>();
@@ -109,6 +111,10 @@ absl::StatusOr<PolicyConfig> PolicyConfig::FromJson(const std::string& text,
   }
   if (c.network != "mlp" && !c.gnn()) {
     return absl::InvalidArgumentError(absl::StrCat(origin, ": unknown network '", c.network, "'"));
+  }
+  if (c.features != "absolute" && c.features != "relative") {
+    return absl::InvalidArgumentError(
+        absl::StrCat(origin, ": unknown features '", c.features, "'"));
   }
   if (c.gnn_dim < 1 || c.gnn_rounds < 0) {
     return absl::InvalidArgumentError(

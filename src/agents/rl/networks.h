@@ -25,9 +25,10 @@ struct PolicyConfig {
   std::string algo;
   std::vector<std::string> actions;  // the action space, by pass name
   std::vector<int> hidden;
-  std::string network = "mlp";  // mlp or gnn (policies written before gnn existed: mlp)
-  int gnn_dim = 32;             // gnn: width of the node embeddings
-  int gnn_rounds = 2;           // gnn: message-passing rounds
+  std::string network = "mlp";        // mlp or gnn (policies written before gnn existed: mlp)
+  std::string features = "absolute";  // FeatureNames() (policies written before: absolute)
+  int gnn_dim = 32;                   // gnn: width of the node embeddings
+  int gnn_rounds = 2;                 // gnn: message-passing rounds
   int traj_limit = 1;
   bool value_sees_cost = false;
   bool action_masking = false;
@@ -39,7 +40,9 @@ struct PolicyConfig {
   // Per start: the action run before the policy's first step, -1 for
   // "initial"; NotFound naming a start that is neither.
   absl::StatusOr<std::vector<int>> start_actions() const;
-  FeatureLayout layout() const { return {static_cast<int>(actions.size()), traj_limit}; }
+  FeatureLayout layout() const {
+    return {static_cast<int>(actions.size()), traj_limit, features == "relative"};
+  }
   bool gnn() const { return network == "gnn"; }
   // Width of the state vector (ActorCriticImpl::Encode).
   int64_t state_size() const { return layout().policy_size() + (gnn() ? 2 * gnn_dim : 0); }

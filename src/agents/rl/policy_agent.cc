@@ -12,6 +12,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "agents/agent.h"
 #include "agents/rl/features.h"
 #include "agents/rl/networks.h"
@@ -67,7 +68,9 @@ std::vector<std::vector<float>> Policy::LogProbabilities(
       graph_of_env.push_back(it->second);
     }
     if (config.action_masking) {
+      // The policy's actions come first (an agent's environment may add more).
       std::vector<bool> allowed = env.ActionMask();
+      allowed.resize(A);
       if (std::any_of(allowed.begin(), allowed.end(), [](bool b) { return b; })) {
         std::copy(allowed.begin(), allowed.end(), &mask[i * A]);
       }
@@ -156,9 +159,26 @@ class PolicyAgent : public Agent {
         action = static_cast<int>(std::max_element(log_probs.begin(), log_probs.end()) -
                                   log_probs.begin());
       }
-      if (!ctx.Step(*env, action)) return false;
+      if (!StepAction(ctx, *env, action)) return false;
     }
     return true;
+  }
+
+  // Steps `env` with the policy's `action`. A sequence (IsSequenceName) is
+  // also stepped pass by pass on a fork, so that the states inside it are
+  // candidates too, as they are for the coreset agent, whose answer is the
+  // lowest state along its sequence.
+  static bool StepAction(SearchContext& ctx, Environment& env, int action) {
+    const std::string& name = env.actions()[action];
+    if (IsSequenceName(name)) {
+      std::unique_ptr<Environment> inside = env.Fork();
+      for (absl::string_view part : absl::StrSplit(name, kSequenceSeparator)) {
+        const auto it = std::find(env.actions().begin(), env.actions().end(), part);
+        // MakeFactory added every part to the action space.
+        if (!ctx.Step(*inside, static_cast<int>(it - env.actions().begin()))) return false;
+      }
+    }
+    return ctx.Step(env, action);
   }
 
   // The most likely episode from each start; then, with a budget, sampled
@@ -207,7 +227,7 @@ class PolicyAgent : public Agent {
                          [&](int a, int b) { return log_probs[a] > log_probs[b]; });
         for (int k = 0; k < std::min<int>(width, order.size()); ++k) {
           std::unique_ptr<Environment> child = parent.env->Fork();
-          if (!ctx.Step(*child, order[k])) break;
+          if (!StepAction(ctx, *child, order[k])) break;
           // A child equal to a state already in the search adds nothing.
           if (!visited.insert(child->state()->fingerprint()).second && step > first_step) continue;
           children.push_back({std::move(child), parent.log_prob + log_probs[order[k]]});
@@ -234,11 +254,22 @@ AgentFactory MakeFactory(bool beam) {
                 AgentOptions options) -> absl::StatusOr<std::unique_ptr<Agent>> {
     absl::StatusOr<std::shared_ptr<const Policy>> policy = LoadShared(std::string(dir));
     if (!policy.ok()) return policy.status();
-    // The policy's own action space (passes, and pipelines as macro-actions)
-    // and the observations its features need.
+    // The policy's own action space (passes, and pipelines and sequences as
+    // macro-actions), then the passes of its sequences that it lacks (stepped
+    // one by one inside a sequence, never chosen), and the observations its
+    // features need.
     if (options.registry == &PassRegistry::Builtin())
       options.registry = &PassRegistry::WithPipelines();
     options.env.actions = (*policy)->actions();
+    for (const std::string& action : (*policy)->actions()) {
+      if (!IsSequenceName(action)) continue;
+      for (absl::string_view part : absl::StrSplit(action, kSequenceSeparator)) {
+        if (std::find(options.env.actions.begin(), options.env.actions.end(), part) ==
+            options.env.actions.end()) {
+          options.env.actions.emplace_back(part);
+        }
+      }
+    }
     options.env.observation_spaces = RequiredObservationSpaces();
     return std::unique_ptr<Agent>(new PolicyAgent(*std::move(policy), std::move(options), beam));
   };

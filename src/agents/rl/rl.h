@@ -96,6 +96,9 @@ struct TrainOptions {
   // policy agent makes one rollout from each and answers with the best.
   std::string start = "initial";
   std::string network = "mlp";  // NetworkNames(): mlp (op histogram) or gnn (also the graph)
+  // The op histogram as log counts ("absolute") or as log shares of the op
+  // count ("relative"; features.h).
+  std::string features = "absolute";
   std::vector<int> hidden = {2048, 2048};
   int gnn_dim = 32;    // gnn: node embedding width
   int gnn_rounds = 2;  // gnn: message-passing rounds

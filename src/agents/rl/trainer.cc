@@ -119,6 +119,12 @@ absl::Status TrainingRun::Validate() const {
                                                    "' (expected one of ",
                                                    absl::StrJoin(networks, ", "), ")"));
   }
+  const std::vector<std::string> features = FeatureNames();
+  if (std::find(features.begin(), features.end(), o_.features) == features.end()) {
+    return absl::InvalidArgumentError(absl::StrCat("unknown features '", o_.features,
+                                                   "' (expected one of ",
+                                                   absl::StrJoin(features, ", "), ")"));
+  }
   if (o_.network != "mlp" && !algorithm_->supports_gnn) {
     std::vector<std::string> with_gnn;
     for (const Algorithm& a : kAlgorithms) {
@@ -207,6 +213,7 @@ PolicyConfig TrainingRun::MakeConfig() const {
   c.actions = o_.env.actions;
   c.hidden = o_.hidden;
   c.network = o_.network;
+  c.features = o_.features;
   c.gnn_dim = o_.gnn_dim;
   c.gnn_rounds = o_.gnn_rounds;
   c.traj_limit = o_.env.traj_limit;
