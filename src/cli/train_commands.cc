@@ -33,6 +33,7 @@
 #include "cli/commands.h"
 #include "cli/rl_plugin.h"
 #include "gym/benchmark.h"
+#include "passes/registry.h"
 #include "text/file_io.h"
 
 namespace hlogym::cli {
@@ -45,6 +46,7 @@ struct TrainCommandOptions {
   std::string dataset_split;  // --split as given (dataset folders take it only then)
   std::string hidden;
   std::string passes;
+  std::string sequences;  // a coreset model whose sequences become actions
   bool quiet = false;
   bool no_plot = false;
   int64_t auto_steps_per_graph = 3000;  // --algo auto
@@ -170,8 +172,25 @@ int RunTrain(TrainCommandOptions& o) {
       t.hidden.push_back(width);
     }
   }
+  if (!o.sequences.empty()) {
+    // The coreset's sequences, each one action, first.
+    absl::StatusOr<CoresetModel> coreset = CoresetModel::Load(
+        o.sequences == "coreset" ? DefaultCoresetPath() : LocatePolicy(o.sequences));
+    if (!coreset.ok()) {
+      return ReportError(absl::Status(
+          coreset.status().code(),
+          absl::StrCat("--sequences ", o.sequences, ": ", coreset.status().message())));
+    }
+    for (const std::vector<std::string>& sequence : coreset->sequences) {
+      t.env.actions.push_back(absl::StrJoin(sequence, std::string(1, kSequenceSeparator)));
+    }
+  }
   for (absl::string_view p : absl::StrSplit(o.passes, ',', absl::SkipEmpty()))
     t.env.actions.emplace_back(p);
+  if (o.passes.empty() && !o.sequences.empty()) {
+    for (std::string& action : AutoActionSpace(/*allow_excess_precision=*/false))
+      t.env.actions.push_back(std::move(action));
+  }
 
   const bool tty = isatty(STDERR_FILENO);
   if (!o.quiet) {
@@ -265,6 +284,9 @@ void RegisterTrainCommands(CLI::App& app) {
   train->add_option("--passes", o->passes,
                     "Action space, comma-separated passes and pipelines (default: every pass but "
                     "the precision-changing ones, and the pipelines as macro-actions)");
+  train->add_option("--sequences", o->sequences,
+                    "Also take each sequence of a coreset model as one action, before --passes: "
+                    "coreset (the shipped one) or a DIR that `train --algo coreset` wrote");
   train->add_option(
       "--network", t.network,
       "mlp (op histogram, progress, action history) or gnn (also message passing over the graph); "

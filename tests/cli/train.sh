@@ -50,6 +50,22 @@ grep -q "gain over xla-cpu-default" "$work/eval.txt" || fail "eval policy: no su
 "$hlogym" eval --agent "policy-beam:$work/gnn" --suite "$mlp" -q >"$work/eval_gnn.txt" || fail "eval gnn policy exited $?"
 grep -q "gain over xla-cpu-default" "$work/eval_gnn.txt" || fail "eval gnn policy: no summary"
 
+# --sequences coreset: the shipped coreset's sequences are actions, first, each one
+# pass name that joins its passes with '+'; the policy evaluates.
+"$hlogym" train "${small[@]}" --sequences coreset --steps 32 --out "$work/seq" >/dev/null || fail "--sequences train exited $?"
+python3 - "$work/seq/policy.json" "$src/datasets/policies/coreset/coreset.json" <<'PY' || fail "--sequences: not the coreset's sequences first"
+import json, sys
+actions = json.load(open(sys.argv[1]))["actions"]
+sequences = ["+".join(s) for s in json.load(open(sys.argv[2]))["sequences"]]
+assert actions == sequences + ["algsimp", "cse", "dce", "sharding-remover"], actions
+PY
+"$hlogym" eval --agent "policy:$work/seq" --suite "$mlp" -q >"$work/eval_seq.txt" || fail "eval --sequences policy exited $?"
+grep -q "gain over xla-cpu-default" "$work/eval_seq.txt" || fail "eval --sequences policy: no summary"
+"$hlogym" train "${small[@]}" --sequences "$work/nothing" --out "$work/z" 2>"$work/err.txt"
+[ $? -eq 2 ] || fail "missing coreset: expected exit 2"
+grep -q -- "--sequences $work/nothing" "$work/err.txt" || fail "missing coreset: unclear error: $(cat "$work/err.txt")"
+[ ! -e "$work/z" ] || fail "missing coreset: wrote $work/z"
+
 # Bad input: exit 2, nothing written over.
 mkdir -p "$work/occupied" && echo keep >"$work/occupied/notes.txt"
 "$hlogym" train "${small[@]}" --steps 64 --out "$work/occupied" 2>"$work/err.txt"
