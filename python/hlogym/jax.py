@@ -35,8 +35,9 @@ from . import xla as _xla
 
 AGENTS = ("auto", "coreset", "greedy", "beam", "random", "evo", "default", "default-fp", "none")
 # Agents named with an argument: auto:PRIOR (another auto prior), coreset:DIR (another coreset
-# model), policy:DIR and policy-beam:DIR (a trained policy, its most likely pass or a beam over it).
-AGENT_PREFIXES = ("auto:", "coreset:", "policy:", "policy-beam:")
+# model), policy:DIR and policy-beam:DIR (a trained policy, its most likely pass or a beam over it),
+# auto-policy:DIR (auto with the policy as its guide).
+AGENT_PREFIXES = ("auto:", "coreset:", "policy:", "policy-beam:", "auto-policy:")
 
 
 @dataclass
@@ -80,7 +81,7 @@ class OptimizedFunction:
 
 
 # Agents the extension cannot make: they live in the command line's LibTorch plugin.
-CLI_ONLY_PREFIXES = ("policy:", "policy-beam:")
+CLI_ONLY_PREFIXES = ("policy:", "policy-beam:", "auto-policy:")
 
 
 def _search(path: Path, agent: str, seed: int, budget: int | None, cli) -> list[str] | None:
@@ -142,7 +143,7 @@ def optimize(
 
     agent: 'auto' (default: the shipped agent, never worse than xla-cpu-default and checked for
       equivalence), 'auto:PRIOR', 'coreset' (one learned choice among known-good sequences),
-      'coreset:DIR', 'policy:DIR', 'policy-beam:DIR', 'greedy', 'beam', 'random',
+      'coreset:DIR', 'policy:DIR', 'policy-beam:DIR', 'auto-policy:DIR', 'greedy', 'beam', 'random',
       'evo' (``hlogym search --algo``; budget is its --budget), 'default' (the xla-cpu-default
       pipeline), 'default-fp' (the default, then simplify-fp-conversions: bf16 computed in f32
       without rounding between operations, as XLA:GPU does with excess precision allowed; see

@@ -254,7 +254,7 @@ absl::StatusOr<std::unique_ptr<Agent>> MakeAgent(std::string_view name, AgentOpt
         return absl::Status(guide.status().code(), absl::StrCat("agent ", std::string(name), ": ",
                                                                 guide.status().message()));
       }
-      auto_options.guide = std::make_shared<const CoresetModel>(*std::move(guide));
+      auto_options.guide = MakeCoresetGuide(*std::move(guide));
     }
     return std::make_unique<AutoAgent>(std::move(options), std::move(*prior), auto_options);
   }

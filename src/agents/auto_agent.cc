@@ -106,7 +106,7 @@ AutoAgent::AutoAgent(AgentOptions options, AutoPrior prior, AutoOptions auto_opt
   // The guide's passes are replayed, never chosen in the descent: they go
   // last, and only those already allowed join other_actions_ below.
   const size_t allowed = actions.size();
-  if (auto_options_.guide) AddSequencePasses(auto_options_.guide->sequences, actions);
+  if (auto_options_.guide) AddSequencePasses({auto_options_.guide->Passes()}, actions);
   auto index_of = [&](std::string_view name) { return ActionIndex(name); };
   pipeline_action_ = index_of(kDefaultPipeline);
   exact_pipeline_action_ = index_of(kExactPipeline);
@@ -125,6 +125,31 @@ AutoAgent::AutoAgent(AgentOptions options, AutoPrior prior, AutoOptions auto_opt
   }
 }
 
+namespace {
+
+class CoresetGuide : public AutoGuide {
+ public:
+  explicit CoresetGuide(CoresetModel model) : model_(std::move(model)) {}
+  std::vector<std::string> Passes() const override {
+    std::vector<std::string> passes;
+    AddSequencePasses(model_.sequences, passes);
+    return passes;
+  }
+  absl::StatusOr<std::vector<std::string>> Sequence(const Environment& initial,
+                                                    const Environment& d) override {
+    return model_.sequences[model_.Choose(CoresetFeatures(initial.module(), d.module()))];
+  }
+
+ private:
+  CoresetModel model_;
+};
+
+}  // namespace
+
+std::shared_ptr<AutoGuide> MakeCoresetGuide(CoresetModel model) {
+  return std::make_shared<CoresetGuide>(std::move(model));
+}
+
 int AutoAgent::ActionIndex(std::string_view name) const {
   const std::vector<std::string>& actions = options_.env.actions;
   auto it = std::find(actions.begin(), actions.end(), name);
@@ -132,12 +157,14 @@ int AutoAgent::ActionIndex(std::string_view name) const {
 }
 
 std::unique_ptr<Environment> AutoAgent::GuidedStart(SearchContext& ctx, const Environment& d) {
-  const CoresetModel& guide = *auto_options_.guide;
-  const int chosen = guide.Choose(CoresetFeatures(ctx.root().module(), d.module()));
+  absl::StatusOr<std::vector<std::string>> sequence = auto_options_.guide->Sequence(ctx.root(), d);
+  if (!sequence.ok()) return nullptr;
   std::unique_ptr<Environment> env = ctx.root().Fork();
   std::unique_ptr<Environment> lowest;
-  for (const std::string& pass : guide.sequences[chosen]) {
-    if (!ctx.Step(*env, ActionIndex(pass))) break;
+  for (const std::string& pass : *sequence) {
+    // Passes() named every pass a sequence holds.
+    const int action = ActionIndex(pass);
+    if (action < 0 || !ctx.Step(*env, action)) break;
     if (!lowest || env->op_count() < lowest->op_count()) lowest = env->Fork();
   }
   return lowest;

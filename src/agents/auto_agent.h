@@ -5,8 +5,9 @@
 //   1. one step of the whole xla-cpu-default pipeline (a macro-action), so D
 //      is always a candidate (and so is the module as it is, where D is
 //      larger);
-//   2. the starts: with a guide (a coreset model, coreset_agent.h; the
-//      shipped auto has one), the lowest state on the sequence it predicts
+//   2. the starts: with a guide (AutoGuide: a coreset model, coreset_agent.h,
+//      as the shipped auto has, or a learned policy), the lowest state on the
+//      sequence it predicts
 //      for this graph, replayed from I; D; xla-cpu-default-exact, the default
 //      without precision-changing passes, where that differs from D; and I
 //      itself, where states without the default's expansions lie;
@@ -77,6 +78,23 @@ std::string DefaultAutoPriorPath();
 // 0.4 s a graph on a 2-core machine on the project's data (docs/agents.md).
 inline constexpr int64_t kDefaultAutoWork = 200'000;
 
+// A guide (step 2): the pass sequence auto replays from I for a graph, the
+// lowest state on it a start. The coreset model is one (MakeCoresetGuide); a
+// learned policy is another (the deep-RL plugin's "auto-policy:DIR").
+class AutoGuide {
+ public:
+  virtual ~AutoGuide() = default;
+  // Every pass its sequences may hold (auto's environment needs them).
+  virtual std::vector<std::string> Passes() const = 0;
+  // The sequence for the graph at `initial` (I), whose default gives `d`. An
+  // error leaves auto without this start.
+  virtual absl::StatusOr<std::vector<std::string>> Sequence(const Environment& initial,
+                                                            const Environment& d) = 0;
+};
+
+// The coreset model's choice for the graph (CoresetModel::Choose).
+std::shared_ptr<AutoGuide> MakeCoresetGuide(CoresetModel model);
+
 struct AutoOptions {
   // Moves in a row that reach no new lowest op count (to unvisited modules).
   int non_improving_moves = 2;
@@ -87,8 +105,8 @@ struct AutoOptions {
   // Validate the candidates (off only for training, which counts the moves
   // of the search's best path and hands back nothing).
   bool validate = true;
-  // Where the search starts besides D (step 1b); null: no guide.
-  std::shared_ptr<const CoresetModel> guide;
+  // Where the search starts besides D (step 2); null: no guide.
+  std::shared_ptr<AutoGuide> guide;
 };
 
 class AutoAgent : public Agent {
@@ -116,9 +134,9 @@ class AutoAgent : public Agent {
   std::unique_ptr<Environment> Descend(SearchContext& ctx, std::unique_ptr<Environment> current,
                                        absl::flat_hash_set<Fingerprint>& visited,
                                        int64_t& best_overall, bool widen);
-  // Step 1b: the lowest state on the guide's sequence for this graph, replayed
+  // Step 2: the lowest state on the guide's sequence for this graph, replayed
   // from I (`d` is the graph's D, what the guide's features need); null when
-  // the budget refused its first step.
+  // the guide had no answer or the budget refused its first step.
   std::unique_ptr<Environment> GuidedStart(SearchContext& ctx, const Environment& d);
   int ActionIndex(std::string_view name) const;
   // A state below `lowest` (the lowest op count of any candidate so far)

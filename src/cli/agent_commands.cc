@@ -196,7 +196,8 @@ void RegisterAgentCommands(CLI::App& app) {
   eval->add_option(
       "--agent", eval_options->agent,
       "auto | auto:PRIOR | coreset | coreset:DIR | default | random | greedy | beam | evo | "
-      "policy:DIR | policy-beam:DIR (default: auto, the shipped agent)");
+      "policy:DIR | policy-beam:DIR | auto-policy:DIR (auto guided by the policy) (default: auto, "
+      "the shipped agent)");
   AddCommonOptions(eval, *eval_options, "Corpus split for corpus suites (default test)");
   eval->add_flag("--show-passes", eval_options->show_passes, "Print each benchmark's passes");
   eval->add_option("--merge", eval_options->merge,

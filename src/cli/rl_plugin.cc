@@ -3,6 +3,7 @@
 #include <dlfcn.h>
 #include <link.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -186,7 +187,10 @@ absl::StatusOr<const rl::PluginApi*> LoadRlPlugin() { return LoadOnce().api; }
 
 void LoadRlPluginOnDemand() {
   SetAgentFactoryLoader([](std::string_view prefix) -> absl::Status {
-    if (prefix != "policy" && prefix != "policy-beam") return absl::OkStatus();
+    if (std::find(std::begin(rl::kPolicyAgentPrefixes), std::end(rl::kPolicyAgentPrefixes),
+                  prefix) == std::end(rl::kPolicyAgentPrefixes)) {
+      return absl::OkStatus();
+    }
     return LoadRlPlugin().status();
   });
 }

@@ -17,7 +17,8 @@ namespace hlogym::cli {
 // the loader found instead, and how to rebuild.
 absl::StatusOr<const rl::PluginApi*> LoadRlPlugin();
 
-// Makes MakeAgent load the plugin when it meets policy:DIR or policy-beam:DIR.
+// Makes MakeAgent load the plugin when it meets policy:DIR, policy-beam:DIR or
+// auto-policy:DIR (rl::kPolicyAgentPrefixes).
 void LoadRlPluginOnDemand();
 
 // A LibTorch: its libtorch_cpu.so and its torch version ("" when unknown).

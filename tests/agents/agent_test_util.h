@@ -3,6 +3,7 @@
 #define HLOGYM_TESTS_AGENTS_AGENT_TEST_UTIL_H_
 
 #include <cstdint>
+#include <fstream>
 #include <string>
 #include <string_view>
 
@@ -22,6 +23,24 @@ inline int64_t DefaultOpCount(const std::string& benchmark) {
   auto result = (*agent)->Optimize(benchmark, SearchBudget{});
   EXPECT_TRUE(result.ok()) << result.status();
   return result->op_count;
+}
+
+// A batch norm the default expands, and one dead add: below I only with dce, above it after the
+// default. Written to a temporary file, whose path it returns.
+inline std::string WriteBatchNormModule(const std::string& file_name) {
+  const std::string path = ::testing::TempDir() + "/" + file_name;
+  std::ofstream(path) << R"(HloModule bn
+ENTRY main {
+  x = f32[2,4,3,3] parameter(0)
+  scale = f32[4] parameter(1)
+  offset = f32[4] parameter(2)
+  mean = f32[4] parameter(3)
+  variance = f32[4] parameter(4)
+  unused = f32[4] add(mean, variance)
+  ROOT y = f32[2,4,3,3] batch-norm-inference(x, scale, offset, mean, variance), epsilon=0.001, feature_index=1
+}
+)";
+  return path;
 }
 
 // Removes the entry's first add by forwarding its first operand: one

@@ -23,24 +23,6 @@ namespace {
 
 constexpr char kModule[] = "smoke/mlp_train";
 
-// A batch norm the default expands, and one dead add: below I only with dce, above it after the
-// default. Written to a temporary file, whose path it returns.
-std::string WriteBatchNormModule(const std::string& file_name) {
-  const std::string path = ::testing::TempDir() + "/" + file_name;
-  std::ofstream(path) << R"(HloModule bn
-ENTRY main {
-  x = f32[2,4,3,3] parameter(0)
-  scale = f32[4] parameter(1)
-  offset = f32[4] parameter(2)
-  mean = f32[4] parameter(3)
-  variance = f32[4] parameter(4)
-  unused = f32[4] add(mean, variance)
-  ROOT y = f32[2,4,3,3] batch-norm-inference(x, scale, offset, mean, variance), epsilon=0.001, feature_index=1
-}
-)";
-  return path;
-}
-
 TEST(AutoAgentTest, NeverAboveTheDefaultDeterministicAndChecked) {
   for (const std::string benchmark : {kModule, "smoke/gpt2_infer", "smoke/lstm_train"}) {
     auto agent = MakeAgent("auto");
@@ -146,15 +128,15 @@ TEST(AutoAgentTest, StartsFromTheGuidesSequenceToo) {
   EXPECT_TRUE(unguided->passes.empty());
   EXPECT_EQ(unguided->op_count, unguided->initial_op_count);
 
-  auto guide = std::make_shared<CoresetModel>();
-  guide->sequences = {{"dce"}};
-  guide->graphs = {"g"};
-  guide->features = {std::vector<float>(CoresetFeatureSize(), 0.0f)};
-  guide->values = {{0.1f}};
-  guide->feature_mean.assign(CoresetFeatureSize(), 0.0f);
-  guide->feature_scale.assign(CoresetFeatureSize(), 1.0f);
+  CoresetModel guide;
+  guide.sequences = {{"dce"}};
+  guide.graphs = {"g"};
+  guide.features = {std::vector<float>(CoresetFeatureSize(), 0.0f)};
+  guide.values = {{0.1f}};
+  guide.feature_mean.assign(CoresetFeatureSize(), 0.0f);
+  guide.feature_scale.assign(CoresetFeatureSize(), 1.0f);
   AutoOptions auto_options;
-  auto_options.guide = guide;
+  auto_options.guide = MakeCoresetGuide(std::move(guide));
   auto guided = AutoAgent(options, AutoPrior{}, auto_options).Optimize(path, SearchBudget{50, 0});
   ASSERT_TRUE(guided.ok()) << guided.status();
   EXPECT_EQ(guided->passes, std::vector<std::string>{"dce"});

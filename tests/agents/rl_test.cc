@@ -330,6 +330,38 @@ TEST(RlTrain, APolicyOverSequencesAnswersWithTheLowestStateInside) {
   fs::remove_all(dir);
 }
 
+// auto-policy:DIR is auto with the policy as its guide: the policy's best
+// state (here dce's, its only action) is a start; auto alone, allowed only
+// the default (which grows this module), keeps the module as it is.
+TEST(RlPolicyAgents, AutoGuidedByAPolicyStartsWhereThePolicyEnds) {
+  const std::string module = WriteBatchNormModule("rl_auto_policy.hlo");
+  const std::string dir = FreshDir("auto-policy");
+  TrainOptions o = SmallRun("ppo", dir, 32);
+  o.benchmarks = {module};
+  o.env.actions = {"dce"};
+  o.env.traj_limit = 1;
+  ASSERT_TRUE(Train(o).ok());
+  RegisterPolicyAgents();
+  AgentOptions options;
+  options.env.actions = {"xla-cpu-default"};
+  absl::StatusOr<std::unique_ptr<Agent>> alone = MakeAgent("auto:auto", options);
+  absl::StatusOr<std::unique_ptr<Agent>> guided = MakeAgent("auto-policy:" + dir, options);
+  ASSERT_TRUE(alone.ok()) << alone.status();
+  ASSERT_TRUE(guided.ok()) << guided.status();
+  absl::StatusOr<SearchResult> unguided = (*alone)->Optimize(module, {});
+  absl::StatusOr<SearchResult> result = (*guided)->Optimize(module, {});
+  ASSERT_TRUE(unguided.ok()) << unguided.status();
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_EQ(result->agent, "auto");
+  EXPECT_EQ(unguided->op_count, unguided->initial_op_count);
+  EXPECT_EQ(result->passes, std::vector<std::string>{"dce"});
+  EXPECT_EQ(result->op_count, result->initial_op_count - 1);
+  ASSERT_TRUE(result->validation.has_value());
+  EXPECT_TRUE(result->validation->ok) << result->validation->equivalence;
+  EXPECT_FALSE(MakeAgent("auto-policy:/no/such/dir").ok());
+  fs::remove_all(dir);
+}
+
 TEST(RlTrain, DeterministicPerSeed) {
   const std::string a = FreshDir("seed_a"), b = FreshDir("seed_b");
   ASSERT_TRUE(Train(SmallRun("ppo", a, 96)).ok());

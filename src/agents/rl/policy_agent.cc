@@ -14,6 +14,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "agents/agent.h"
+#include "agents/auto_agent.h"
 #include "agents/rl/features.h"
 #include "agents/rl/networks.h"
 #include "agents/rl/rl.h"
@@ -113,6 +114,13 @@ class PolicyAgent : public Agent {
   PolicyAgent(std::shared_ptr<const Policy> policy, AgentOptions options, bool beam)
       : Agent(std::move(options)), policy_(std::move(policy)), beam_(beam) {}
   std::string_view name() const override { return beam_ ? "policy-beam" : "policy"; }
+  const Policy& policy() const { return *policy_; }
+
+  // The most likely rollouts' best state, unchecked (what a guide needs).
+  absl::StatusOr<SearchResult> Unchecked(std::string_view benchmark) {
+    sample_after_greedy_ = false;
+    return Agent::Optimize(benchmark, {});
+  }
 
   absl::StatusOr<SearchResult> Optimize(std::string_view benchmark,
                                         const SearchBudget& budget) override {
@@ -249,30 +257,85 @@ class PolicyAgent : public Agent {
   bool sample_after_greedy_ = false;
 };
 
+// The passes of `actions`, each sequence spelled out (its passes in order).
+std::vector<std::string> SpellOut(const std::vector<std::string>& actions) {
+  std::vector<std::string> passes;
+  for (const std::string& action : actions) {
+    for (absl::string_view part : absl::StrSplit(action, kSequenceSeparator)) {
+      passes.emplace_back(part);
+    }
+  }
+  return passes;
+}
+
+// A policy agent's options: the policy's own action space (passes, and
+// pipelines and sequences as macro-actions), then the passes of its sequences
+// that it lacks (stepped one by one inside a sequence, never chosen), and the
+// observations its features need.
+AgentOptions PolicyAgentOptions(const Policy& policy, AgentOptions options) {
+  if (options.registry == &PassRegistry::Builtin())
+    options.registry = &PassRegistry::WithPipelines();
+  options.env.actions = policy.actions();
+  for (std::string& pass : SpellOut(policy.actions())) {
+    if (std::find(options.env.actions.begin(), options.env.actions.end(), pass) ==
+        options.env.actions.end()) {
+      options.env.actions.push_back(std::move(pass));
+    }
+  }
+  options.env.observation_spaces = RequiredObservationSpaces();
+  return options;
+}
+
 AgentFactory MakeFactory(bool beam) {
-  return [beam](std::string_view dir,
-                AgentOptions options) -> absl::StatusOr<std::unique_ptr<Agent>> {
-    absl::StatusOr<std::shared_ptr<const Policy>> policy = LoadShared(std::string(dir));
-    if (!policy.ok()) return policy.status();
-    // The policy's own action space (passes, and pipelines and sequences as
-    // macro-actions), then the passes of its sequences that it lacks (stepped
-    // one by one inside a sequence, never chosen), and the observations its
-    // features need.
-    if (options.registry == &PassRegistry::Builtin())
-      options.registry = &PassRegistry::WithPipelines();
-    options.env.actions = (*policy)->actions();
-    for (const std::string& action : (*policy)->actions()) {
-      if (!IsSequenceName(action)) continue;
-      for (absl::string_view part : absl::StrSplit(action, kSequenceSeparator)) {
-        if (std::find(options.env.actions.begin(), options.env.actions.end(), part) ==
-            options.env.actions.end()) {
-          options.env.actions.emplace_back(part);
-        }
+  return
+      [beam](std::string_view dir, AgentOptions options) -> absl::StatusOr<std::unique_ptr<Agent>> {
+        absl::StatusOr<std::shared_ptr<const Policy>> policy = LoadShared(std::string(dir));
+        if (!policy.ok()) return policy.status();
+        AgentOptions policy_options = PolicyAgentOptions(**policy, std::move(options));
+        return std::unique_ptr<Agent>(
+            new PolicyAgent(*std::move(policy), std::move(policy_options), beam));
+      };
+}
+
+// auto guided by a policy ("auto-policy:DIR"): the start auto replays from I
+// is the best state of the policy's most likely rollouts (unchecked: auto
+// checks its own answer), its sequences spelled out pass by pass.
+class PolicyGuide : public AutoGuide {
+ public:
+  PolicyGuide(std::shared_ptr<const Policy> policy, const AgentOptions& options)
+      : agent_(policy, PolicyAgentOptions(*policy, options), /*beam=*/false) {}
+  std::vector<std::string> Passes() const override {
+    std::vector<std::string> passes;
+    for (std::string& pass : SpellOut(agent_.policy().actions())) {
+      if (std::find(passes.begin(), passes.end(), pass) == passes.end()) {
+        passes.push_back(std::move(pass));
       }
     }
-    options.env.observation_spaces = RequiredObservationSpaces();
-    return std::unique_ptr<Agent>(new PolicyAgent(*std::move(policy), std::move(options), beam));
-  };
+    return passes;
+  }
+  absl::StatusOr<std::vector<std::string>> Sequence(const Environment& initial,
+                                                    const Environment&) override {
+    absl::StatusOr<SearchResult> rollouts = agent_.Unchecked(initial.benchmark().spec);
+    if (!rollouts.ok()) return rollouts.status();
+    return SpellOut(rollouts->passes);
+  }
+
+ private:
+  PolicyAgent agent_;
+};
+
+absl::StatusOr<std::unique_ptr<Agent>> MakeAutoGuidedByPolicy(std::string_view dir,
+                                                              AgentOptions options) {
+  absl::StatusOr<std::shared_ptr<const Policy>> policy = LoadShared(std::string(dir));
+  if (!policy.ok()) return policy.status();
+  absl::StatusOr<AutoPrior> prior = AutoPrior::Load(DefaultAutoPriorPath());
+  if (!prior.ok()) return prior.status();
+  // One step cache for the guide's rollouts and auto's search.
+  if (!options.cache)
+    options.cache = std::make_shared<StepCache>(options.env.cache_max_instructions);
+  AutoOptions auto_options;
+  auto_options.guide = std::make_shared<PolicyGuide>(*std::move(policy), options);
+  return std::unique_ptr<Agent>(new AutoAgent(std::move(options), *std::move(prior), auto_options));
 }
 
 }  // namespace
@@ -280,6 +343,7 @@ AgentFactory MakeFactory(bool beam) {
 void RegisterPolicyAgents() {
   RegisterAgentFactory("policy", "DIR", MakeFactory(/*beam=*/false));
   RegisterAgentFactory("policy-beam", "DIR", MakeFactory(/*beam=*/true));
+  RegisterAgentFactory("auto-policy", "DIR", MakeAutoGuidedByPolicy);
 }
 
 }  // namespace hlogym::rl

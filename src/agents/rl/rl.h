@@ -40,6 +40,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -193,8 +194,13 @@ class Policy {
 //                       budget ends (policy-guided search)
 //   "policy-beam:DIR"   a beam over the policy's most likely actions, ranked by
 //                       op count (width AgentOptions::beam_width)
+//   "auto-policy:DIR"   the auto agent with the policy as its guide: the best
+//                       state of the policy's most likely rollouts is where
+//                       auto's first descent starts
 // DIR holds policy.pt and policy.json (a training output directory).
 void RegisterPolicyAgents();
+// Their prefixes: a command that meets one loads the plugin.
+inline constexpr std::string_view kPolicyAgentPrefixes[] = {"policy", "policy-beam", "auto-policy"};
 
 }  // namespace hlogym::rl
 
