@@ -173,6 +173,7 @@ absl::StatusOr<Observation> Environment::Reset(std::string_view benchmark_spec) 
   pass_history_.clear();
   action_counts_.assign(action_names_.size(), 0);
   episode_reward_ = 0;
+  lowest_op_count_ = state_->op_count();
   mask_fingerprint_.reset();
   potential_scale_ = 1;
   if (reward_spec_.shaped) {
@@ -319,7 +320,13 @@ absl::StatusOr<StepResult> Environment::StepWith(int action, std::string_view na
     case RewardKind::kOpCountLogRatio:
       result.reward = std::log(std::max(1.0, p) / std::max(1.0, n));
       break;
+    case RewardKind::kLowestOpCountLogRatio: {
+      const double lowest = static_cast<double>(lowest_op_count_);
+      result.reward = std::log(std::max(1.0, lowest) / std::max(1.0, std::min(lowest, n)));
+      break;
+    }
   }
+  lowest_op_count_ = std::min(lowest_op_count_, state_->op_count());
   if (reward_spec_.shaped) {
     result.reward += options_.gamma * Potential(*state_) - Potential(*previous);
   }
@@ -354,6 +361,7 @@ std::unique_ptr<Environment> Environment::Fork() const {
   env->pass_history_ = pass_history_;
   env->action_counts_ = action_counts_;
   env->episode_reward_ = episode_reward_;
+  env->lowest_op_count_ = lowest_op_count_;
   env->potential_scale_ = potential_scale_;
   env->baseline_op_count_ = baseline_op_count_;
   env->mask_fingerprint_ = mask_fingerprint_;

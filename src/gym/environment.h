@@ -225,6 +225,7 @@ class Environment {
   std::vector<std::string> pass_history_;  // pass names, for the record
   std::vector<int64_t> action_counts_;
   double episode_reward_ = 0;
+  int64_t lowest_op_count_ = 0;  // of the episode's states so far
   double potential_scale_ = 1;
   std::optional<int64_t> baseline_op_count_;
   // The mask for mask_fingerprint_.

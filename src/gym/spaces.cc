@@ -19,11 +19,12 @@ constexpr std::array<std::pair<ObservationKind, std::string_view>, 5> kObservati
     {ObservationKind::kGraph, "graph"},
 }};
 
-constexpr std::array<std::pair<RewardKind, std::string_view>, 4> kRewardNames = {{
+constexpr std::array<std::pair<RewardKind, std::string_view>, 5> kRewardNames = {{
     {RewardKind::kOpCount, "op_count"},
     {RewardKind::kOpCountDecrease, "op_count_decrease"},
     {RewardKind::kOpCountDecreaseNormalized, "op_count_decrease_normalized"},
     {RewardKind::kOpCountLogRatio, "op_count_log_ratio"},
+    {RewardKind::kLowestOpCountLogRatio, "lowest_op_count_log_ratio"},
 }};
 
 constexpr std::string_view kShapedSuffix = "+shaped";

@@ -15,6 +15,10 @@
 //   "op_count_log_ratio"            log(previous op count / new op count): scale-free;
 //                                   an episode's rewards sum to log(I / R), and from D
 //                                   to log(D / R), the term of geomean(D/R)
+//   "lowest_op_count_log_ratio"     the same for the episode's lowest op count so far
+//                                   (0 unless a step reaches a new lowest): an episode
+//                                   sums to log(I / its lowest state), what an agent
+//                                   that answers with the best state seen is judged by
 //   "+shaped" adds gamma * Phi(s') - Phi(s) with Phi(s) = -(FLOPs(s) + 2 * transcendentals(s))
 //   divided by max(1, FLOPs(s0) + 2 * transcendentals(s0)) of the episode's initial state s0
 //   (potential-based shaping; it keeps optimal policies when gamma is the agent's discount).
@@ -36,7 +40,13 @@ std::string_view ObservationKindName(ObservationKind kind);
 absl::StatusOr<ObservationKind> ParseObservationKind(std::string_view name);
 std::vector<std::string> ObservationSpaceNames();
 
-enum class RewardKind { kOpCount, kOpCountDecrease, kOpCountDecreaseNormalized, kOpCountLogRatio };
+enum class RewardKind {
+  kOpCount,
+  kOpCountDecrease,
+  kOpCountDecreaseNormalized,
+  kOpCountLogRatio,
+  kLowestOpCountLogRatio
+};
 struct RewardSpec {
   RewardKind kind = RewardKind::kOpCount;
   bool shaped = false;

@@ -595,6 +595,40 @@ TEST(BuiltinGymTest, RandomEpisodesReplayAndValidate) {
   }
 }
 
+// lowest_op_count_log_ratio earns only for a new lowest op count of the
+// episode (cse and dce shrink lstm_infer, the unroller grows it, dce after it
+// stays above the lowest); op_count_log_ratio charges the growth.
+TEST(BuiltinGymTest, TheLowestOpCountRewardEarnsOnlyForANewLowest) {
+  EnvOptions options;
+  options.actions = {"cse", "dce", "while_loop_unroller"};
+  options.traj_limit = 0;
+  for (const std::string reward : {"lowest_op_count_log_ratio", "op_count_log_ratio"}) {
+    options.reward_space = reward;
+    auto env = Environment::Create(options);
+    ASSERT_TRUE(env.ok()) << env.status();
+    ASSERT_TRUE((*env)->Reset("lstm_infer").ok());
+    int64_t lowest = (*env)->op_count();
+    std::vector<int64_t> counts;
+    for (int action : {0, 1, 2, 1}) {
+      auto step = (*env)->Step(action);
+      ASSERT_TRUE(step.ok()) << step.status();
+      const double n = step->info.op_count, previous = step->info.previous_op_count;
+      counts.push_back(step->info.op_count);
+      const double expected = reward == "op_count_log_ratio"
+                                  ? std::log(previous / n)
+                                  : std::log(lowest / std::min<double>(lowest, n));
+      EXPECT_NEAR(step->reward, expected, 1e-12) << reward << " after " << action;
+      lowest = std::min(lowest, step->info.op_count);
+    }
+    ASSERT_GT(counts[2], counts[1]) << "the unroller should grow lstm_infer";
+    ASSERT_GT(counts[3], counts[1]);
+    if (reward != "op_count_log_ratio") {
+      EXPECT_NEAR((*env)->episode_reward(),
+                  std::log(static_cast<double>((*env)->initial_op_count()) / counts[1]), 1e-12);
+    }
+  }
+}
+
 // A sequence (names joined by '+') is one action that ends where its passes,
 // stepped one by one, end; a sequence naming an unknown pass is refused.
 TEST(BuiltinGymTest, ASequenceStepsAsItsPassesDo) {

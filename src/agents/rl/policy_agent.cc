@@ -145,7 +145,7 @@ class PolicyAgent : public Agent {
     std::vector<std::unique_ptr<Environment>> starts;
     for (int action : policy_->start_actions()) {
       std::unique_ptr<Environment> env = ctx.root().Fork();
-      if (action >= 0 && !ctx.Step(*env, action)) env = nullptr;
+      if (action >= 0 && !StepAction(ctx, *env, action)) env = nullptr;
       starts.push_back(std::move(env));
     }
     return starts;
