@@ -43,7 +43,8 @@ class XlaPassOrderingEnv(gymnasium.Env):
         that space; several give a Dict.
       reward_space: op_count (the paper's: -op count / initial op count), op_count_decrease,
         op_count_decrease_normalized (1.0 per episode = matched xla-cpu-default),
-        op_count_log_ratio (log(previous / new op count): an episode sums to log(I / R)), each
+        op_count_log_ratio (log(previous / new op count): an episode sums to log(I / R)),
+        lowest_op_count_log_ratio (the same for the episode's lowest op count so far), each
         optionally with "+shaped" (potential-based, Phi = -(FLOPs + 2 transcendentals),
         scaled by the initial value, using ``gamma``).
       actions: pass names forming the action space (default: every registered pass); a
