@@ -379,10 +379,11 @@ PYBIND11_MODULE(_hlogym, m) {
                       std::string reward_space, int traj_limit, double gamma, std::string baseline,
                       bool use_cache, int64_t cache_max_instructions, bool verify_each_step,
                       double max_op_count_growth, int64_t op_count_growth_allowance) {
-            return Unwrap(Environment::Create(MakeOptions(
-                std::move(actions), std::move(observation_spaces), std::move(reward_space),
-                traj_limit, gamma, std::move(baseline), use_cache, cache_max_instructions,
-                verify_each_step, max_op_count_growth, op_count_growth_allowance),
+            return Unwrap(Environment::Create(
+                MakeOptions(std::move(actions), std::move(observation_spaces),
+                            std::move(reward_space), traj_limit, gamma, std::move(baseline),
+                            use_cache, cache_max_instructions, verify_each_step,
+                            max_op_count_growth, op_count_growth_allowance),
                 EnvRegistry()));
           }),
           HLOGYM_ENV_OPTION_ARGS,

@@ -13,7 +13,7 @@ class Env:
     """
     def __init__(self, actions: collections.abc.Sequence[str] = [], observation_spaces: collections.abc.Sequence[str] = ['op_histogram'], reward_space: str = 'op_count', traj_limit: typing.SupportsInt | typing.SupportsIndex = 10, gamma: typing.SupportsFloat | typing.SupportsIndex = 0.99, baseline: str = 'xla-cpu-default', use_cache: bool = True, cache_max_instructions: typing.SupportsInt | typing.SupportsIndex = 2000000, verify_each_step: bool = False, max_op_count_growth: typing.SupportsFloat | typing.SupportsIndex = 16.0, op_count_growth_allowance: typing.SupportsInt | typing.SupportsIndex = 10000) -> None:
         """
-        Makes an environment; actions are pass or pipeline names (empty: every pass). ValueError for an unknown pass, observation or reward space.
+        Makes an environment; actions are pass, pipeline or sequence ('cse+dce') names (empty: every pass). ValueError for an unknown pass, observation or reward space.
         """
     def action_mask(self) -> numpy.typing.NDArray[numpy.bool]:
         """

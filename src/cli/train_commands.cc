@@ -182,7 +182,7 @@ int RunTrain(TrainCommandOptions& o) {
           absl::StrCat("--sequences ", o.sequences, ": ", coreset.status().message())));
     }
     for (const std::vector<std::string>& sequence : coreset->sequences) {
-      t.env.actions.push_back(absl::StrJoin(sequence, std::string(1, kSequenceSeparator)));
+      t.env.actions.push_back(SequenceName(sequence));
     }
   }
   for (absl::string_view p : absl::StrSplit(o.passes, ',', absl::SkipEmpty()))

@@ -575,12 +575,19 @@ bool IsSequenceName(std::string_view name) {
   return name.find(kSequenceSeparator) != std::string_view::npos;
 }
 
+std::string SequenceName(const std::vector<std::string>& passes) {
+  return absl::StrJoin(passes, std::string(1, kSequenceSeparator));
+}
+
+std::vector<std::string> SequencePasses(std::string_view name) {
+  return absl::StrSplit(absl::string_view(name.data(), name.size()), kSequenceSeparator);
+}
+
 bool PassRegistry::Knows(std::string_view name) const {
   if (Find(name) != nullptr) return true;
   if (!IsSequenceName(name)) return false;
-  for (absl::string_view part :
-       absl::StrSplit(absl::string_view(name.data(), name.size()), kSequenceSeparator)) {
-    if (Find(std::string_view(part.data(), part.size())) == nullptr) return false;
+  for (const std::string& part : SequencePasses(name)) {
+    if (Find(part) == nullptr) return false;
   }
   return true;
 }
@@ -589,11 +596,9 @@ absl::StatusOr<std::unique_ptr<Pass>> PassRegistry::Create(std::string_view name
   if (const PassInfo* info = Find(name)) return info->create();
   if (IsSequenceName(name)) {
     std::vector<std::unique_ptr<Pass>> parts;
-    for (absl::string_view part :
-         absl::StrSplit(absl::string_view(name.data(), name.size()), kSequenceSeparator)) {
+    for (const std::string& part : SequencePasses(name)) {
       absl::StatusOr<std::unique_ptr<Pass>> pass =
-          part.empty() ? absl::InvalidArgumentError("an empty name")
-                       : Create(std::string_view(part.data(), part.size()));
+          part.empty() ? absl::InvalidArgumentError("an empty name") : Create(part);
       if (!pass.ok()) {
         return absl::Status(
             pass.status().code(),

@@ -20,6 +20,10 @@ namespace hlogym {
 // a learned policy takes as one step. It replays like its parts run one by one.
 inline constexpr char kSequenceSeparator = '+';
 bool IsSequenceName(std::string_view name);
+// The name of `passes` run in order as one pass, and back: the passes a name
+// runs (itself, when it is not a sequence).
+std::string SequenceName(const std::vector<std::string>& passes);
+std::vector<std::string> SequencePasses(std::string_view name);
 
 struct PassInfo {
   std::string name;     // XLA's name, unique in the registry

@@ -12,7 +12,6 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_split.h"
 #include "agents/agent.h"
 #include "agents/auto_agent.h"
 #include "agents/rl/features.h"
@@ -180,9 +179,9 @@ class PolicyAgent : public Agent {
     const std::string& name = env.actions()[action];
     if (IsSequenceName(name)) {
       std::unique_ptr<Environment> inside = env.Fork();
-      for (absl::string_view part : absl::StrSplit(name, kSequenceSeparator)) {
+      for (const std::string& part : SequencePasses(name)) {
         const auto it = std::find(env.actions().begin(), env.actions().end(), part);
-        // MakeFactory added every part to the action space.
+        // PolicyAgentOptions added every part to the action space.
         if (!ctx.Step(*inside, static_cast<int>(it - env.actions().begin()))) return false;
       }
     }
@@ -261,9 +260,7 @@ class PolicyAgent : public Agent {
 std::vector<std::string> SpellOut(const std::vector<std::string>& actions) {
   std::vector<std::string> passes;
   for (const std::string& action : actions) {
-    for (absl::string_view part : absl::StrSplit(action, kSequenceSeparator)) {
-      passes.emplace_back(part);
-    }
+    for (std::string& pass : SequencePasses(action)) passes.push_back(std::move(pass));
   }
   return passes;
 }
@@ -276,12 +273,7 @@ AgentOptions PolicyAgentOptions(const Policy& policy, AgentOptions options) {
   if (options.registry == &PassRegistry::Builtin())
     options.registry = &PassRegistry::WithPipelines();
   options.env.actions = policy.actions();
-  for (std::string& pass : SpellOut(policy.actions())) {
-    if (std::find(options.env.actions.begin(), options.env.actions.end(), pass) ==
-        options.env.actions.end()) {
-      options.env.actions.push_back(std::move(pass));
-    }
-  }
+  AddSequencePasses({SpellOut(policy.actions())}, options.env.actions);
   options.env.observation_spaces = RequiredObservationSpaces();
   return options;
 }
@@ -306,11 +298,7 @@ class PolicyGuide : public AutoGuide {
       : agent_(policy, PolicyAgentOptions(*policy, options), /*beam=*/false) {}
   std::vector<std::string> Passes() const override {
     std::vector<std::string> passes;
-    for (std::string& pass : SpellOut(agent_.policy().actions())) {
-      if (std::find(passes.begin(), passes.end(), pass) == passes.end()) {
-        passes.push_back(std::move(pass));
-      }
-    }
+    AddSequencePasses({SpellOut(agent_.policy().actions())}, passes);
     return passes;
   }
   absl::StatusOr<std::vector<std::string>> Sequence(const Environment& initial,
