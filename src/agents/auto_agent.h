@@ -7,10 +7,10 @@
 //      larger);
 //   2. the starts: with a guide (AutoGuide: a coreset model, coreset_agent.h,
 //      as the shipped auto has, or a learned policy), the lowest state on the
-//      sequence it predicts
-//      for this graph, replayed from I; D; xla-cpu-default-exact, the default
-//      without precision-changing passes, where that differs from D; and I
-//      itself, where states without the default's expansions lie;
+//      sequence it gives for this graph, replayed from I; D;
+//      xla-cpu-default-exact, the default without precision-changing passes,
+//      where that differs from D; and I itself, where states without the
+//      default's expansions lie;
 //   3. from every start in turn, a best-improvement descent over the actions
 //      of a learned prior alone (the passes and sub-pipelines that improved
 //      training graphs beyond D, most useful first;

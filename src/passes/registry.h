@@ -17,7 +17,9 @@ namespace hlogym {
 
 // A sequence of registered names joined by '+' ("algsimp+cse+dce") names one
 // pass that runs them in order: a macro-action, such as a known-good sequence
-// a learned policy takes as one step. It replays like its parts run one by one.
+// a learned policy takes as one step. It replays like its parts run one by one,
+// except that a part that fails fails the whole sequence (the gym then leaves
+// the state as it was).
 inline constexpr char kSequenceSeparator = '+';
 bool IsSequenceName(std::string_view name);
 // The name of `passes` run in order as one pass, and back: the passes a name
