@@ -11,6 +11,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "gym_test_util.h"
 #include "hlo/computation.h"
 #include "hlo/instruction.h"
 #include "hlo/module.h"
@@ -19,10 +20,10 @@
 namespace hlogym {
 namespace {
 
+// Per process: ctest runs these tests side by side, and two of them write the
+// same module.
 std::string WriteModule(const std::string& name, const std::string& text) {
-  const std::string path = ::testing::TempDir() + "/" + name;
-  std::ofstream(path) << text;
-  return path;
+  return testing::WriteTestModule(name, text.c_str());
 }
 
 const char kSubtract[] = R"(HloModule sub
