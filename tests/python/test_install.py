@@ -101,78 +101,68 @@ def test_venv_has_this_tree_installed(tmp_path):
     assert f"project(hlogym VERSION {found['version']} " in cmake
 
 
+def run_cli(folder: Path, *args: str, timeout: int) -> subprocess.CompletedProcess:
+    """The installed `hlogym ARGS`, run in `folder` with nothing pointing into the checkout."""
+    cli = Path(sysconfig.get_path("scripts")) / "hlogym"
+    return subprocess.run(
+        [str(cli), *args],
+        cwd=folder,
+        env=clean_env(),
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+
+
 def test_cli_from_another_folder(tmp_path):
     """The installed command reads corpus and smoke modules by name from the installed data."""
-    cli = Path(sysconfig.get_path("scripts")) / "hlogym"
     for name in (CORPUS_MODULE, "smoke/einsum"):
-        out = subprocess.run(
-            [str(cli), "stats", name, "--json"],
-            cwd=tmp_path,
-            env=clean_env(),
-            capture_output=True,
-            text=True,
-            timeout=120,
-        )
+        out = run_cli(tmp_path, "stats", name, "--json", timeout=120)
         assert out.returncode == 0, out.stderr
         assert json.loads(out.stdout)[0]["op_count"] > 0
     # The shipped policies by name: the deep-RL plugin from lib/hlogym/, the policy from the
     # data. Their answers replay through `hlogym opt` (the generalist's may name a sequence,
     # its passes joined by '+', as one pass).
     for policy in ("policy:ppo-gpt2", "policy:generalist"):
-        out = subprocess.run(
-            [str(cli), "search", "--algo", policy, "--suite", "smoke/mlp_train", "-q", "--json"],
-            cwd=tmp_path,
-            env=clean_env(),
-            capture_output=True,
-            text=True,
+        out = run_cli(
+            tmp_path,
+            "search",
+            "--algo",
+            policy,
+            "--suite",
+            "smoke/mlp_train",
+            "-q",
+            "--json",
             timeout=300,
         )
         assert out.returncode == 0, out.stderr
         row = json.loads(out.stdout)["benchmarks"][0]
         assert row["valid"] and row["R"] <= row["D"], row
-        replayed = subprocess.run(
-            [str(cli), "opt", str(MLP_TRAIN), "--passes", ",".join(row["passes"]), "-o", "out.hlo"],
-            cwd=tmp_path,
-            env=clean_env(),
-            capture_output=True,
-            text=True,
+        replayed = run_cli(
+            tmp_path,
+            "opt",
+            str(MLP_TRAIN),
+            "--passes",
+            ",".join(row["passes"]),
+            "-o",
+            "out.hlo",
             timeout=120,
         )
         assert replayed.returncode == 0, replayed.stderr
-        stats = subprocess.run(
-            [str(cli), "stats", "out.hlo", "--json"],
-            cwd=tmp_path,
-            env=clean_env(),
-            capture_output=True,
-            text=True,
-            timeout=120,
-        )
+        stats = run_cli(tmp_path, "stats", "out.hlo", "--json", timeout=120)
         assert json.loads(stats.stdout)[0]["op_count"] == row["R"], (policy, row)
-    bad = subprocess.run(
-        [str(cli), "stats", "gpt2/no_such_module"],
-        cwd=tmp_path,
-        env=clean_env(),
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    bad = run_cli(tmp_path, "stats", "gpt2/no_such_module", timeout=60)
     assert bad.returncode == 2 and "no_such_module" in bad.stderr
     # A dataset folder of the installed data as a suite, with X from its manifest.
-    out = subprocess.run(
-        [
-            str(cli),
-            "eval",
-            "--agent",
-            "default",
-            "--suite",
-            "datasets/xla_optimized",
-            "-q",
-            "--json",
-        ],
-        cwd=tmp_path,
-        env=clean_env(),
-        capture_output=True,
-        text=True,
+    out = run_cli(
+        tmp_path,
+        "eval",
+        "--agent",
+        "default",
+        "--suite",
+        "datasets/xla_optimized",
+        "-q",
+        "--json",
         timeout=600,
     )
     assert out.returncode == 0, out.stderr
