@@ -112,7 +112,8 @@ absl::StatusOr<PolicyConfig> PolicyConfig::FromJson(const std::string& text,
   if (c.network != "mlp" && !c.gnn()) {
     return absl::InvalidArgumentError(absl::StrCat(origin, ": unknown network '", c.network, "'"));
   }
-  if (c.features != "absolute" && c.features != "relative") {
+  if (const std::vector<std::string> kinds = FeatureNames();
+      std::find(kinds.begin(), kinds.end(), c.features) == kinds.end()) {
     return absl::InvalidArgumentError(
         absl::StrCat(origin, ": unknown features '", c.features, "'"));
   }
