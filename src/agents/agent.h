@@ -86,6 +86,7 @@ struct SearchResult {
   int64_t pass_errors = 0;          // steps whose pass failed (state unchanged)
   bool budget_exhausted = false;    // stopped by the budget, not by itself
   double seconds = 0;               // the whole Optimize call (validation included)
+  double model_seconds = 0;         // of those, in a learned model (a policy's forward passes)
   // Set by agents that validate their own answer (auto): the result of
   // env->Validate() for the returned state, so that callers need not repeat
   // it, the time it took (part of `seconds`), and how many better candidates

@@ -332,6 +332,7 @@ absl::StatusOr<EvalReport> EvaluateSuite(const std::vector<std::string>& specs,
       row.cache_hits = result->cache_hits;
       row.budget_exhausted = result->budget_exhausted;
       row.seconds = result->seconds - result->validate_seconds;
+      row.model_seconds = result->model_seconds;
       row.rejected_candidates = result->rejected_candidates;
       row.fallback = result->fallback;
       row.own_R = result->own_op_count;
@@ -503,11 +504,12 @@ std::string FormatReport(const EvalReport& report, bool show_passes) {
                   " equivalent, ", not_judged,
                   " not judged (rows marked undecided: the check could not tell, e.g. the original "
                   "misses its own f64 result on these inputs)\n");
-  std::vector<double> search_times;
+  std::vector<double> search_times, model_times;
   int rejected = 0, fell_back = 0, answered = 0;
   for (const BenchmarkRow& row : report.rows) {
     if (!row.error.empty()) continue;
     search_times.push_back(row.seconds);
+    if (row.model_seconds > 0) model_times.push_back(row.model_seconds);
     rejected += row.rejected_candidates;
     ++answered;
     if (!row.fallback.empty()) ++fell_back;
@@ -527,6 +529,12 @@ std::string FormatReport(const EvalReport& report, bool show_passes) {
                                             rejected));
     }
     absl::StrAppend(&out, "\n");
+  }
+  if (!model_times.empty()) {  // an agent with a learned model: the part of the search in it
+    std::sort(model_times.begin(), model_times.end());
+    absl::StrAppend(&out,
+                    absl::StrFormat("  of which in the learned model: median %.4fs, max %.4fs\n",
+                                    model_times[model_times.size() / 2], model_times.back()));
   }
   absl::StrAppend(
       &out, absl::StrFormat("wall time: %.2fs (search %.2fs)   failed: %d\n", report.total_seconds,
@@ -566,6 +574,7 @@ std::string ReportToJson(const EvalReport& report) {
     r["budget_exhausted"] = row.budget_exhausted;
     r["seconds"] = row.seconds;
     r["validate_seconds"] = row.validate_seconds;
+    if (row.model_seconds > 0) r["model_seconds"] = row.model_seconds;
     r["equivalence"] = row.equivalence;
     r["valid"] = row.valid;
     r["rejected_candidates"] = row.rejected_candidates;
@@ -632,6 +641,7 @@ absl::StatusOr<EvalReport> ReportFromJson(std::string_view json, std::string_vie
       row.budget_exhausted = r.value("budget_exhausted", false);
       row.seconds = r.value("seconds", 0.0);
       row.validate_seconds = r.value("validate_seconds", 0.0);
+      row.model_seconds = r.value("model_seconds", 0.0);
       row.equivalence = r.value("equivalence", std::string("not checked"));
       row.valid = r.at("valid").get<bool>();
       row.rejected_candidates = r.value("rejected_candidates", 0);

@@ -102,6 +102,7 @@ struct BenchmarkRow {
   bool budget_exhausted = false;
   double seconds = 0;           // the agent's search
   double validate_seconds = 0;  // replay + checks
+  double model_seconds = 0;     // of `seconds`, in the agent's learned model (0: none)
   // "equivalent", "undecided: ...", "not equivalent: ...", "not checked".
   std::string equivalence = "not checked";
   bool valid = false;           // replay, op count, fingerprint, verifier and equivalence all fine

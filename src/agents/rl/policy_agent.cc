@@ -3,6 +3,7 @@
 #include <torch/torch.h>
 
 #include <algorithm>
+#include <chrono>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -115,19 +116,22 @@ class PolicyAgent : public Agent {
   std::string_view name() const override { return beam_ ? "policy-beam" : "policy"; }
   const Policy& policy() const { return *policy_; }
 
-  // The most likely rollouts' best state, unchecked (what a guide needs).
+  // The best state of the most likely rollouts, one from each start,
+  // unchecked (what a guide needs: more starting points than one rollout).
   absl::StatusOr<SearchResult> Unchecked(std::string_view benchmark) {
-    sample_after_greedy_ = false;
+    rollouts_ = Rollouts::kFromEveryStart;
     return Agent::Optimize(benchmark, {});
   }
 
   absl::StatusOr<SearchResult> Optimize(std::string_view benchmark,
                                         const SearchBudget& budget) override {
-    // With a budget, sampled episodes follow the most likely one. The best
-    // state seen is the answer, D the fallback.
-    sample_after_greedy_ = budget.limited();
+    // Without a budget, one rollout; with one, sampled episodes follow the
+    // most likely ones. The best state seen is the answer, D the fallback.
+    rollouts_ = budget.limited() ? Rollouts::kSampledAfterEveryStart : Rollouts::kFromLowestStart;
+    model_seconds_ = 0;
     absl::StatusOr<SearchResult> result = Agent::Optimize(benchmark, budget);
     if (!result.ok()) return result;
+    result->model_seconds = model_seconds_;
     return NoWorseThanDefault(benchmark, *std::move(result));
   }
 
@@ -150,12 +154,20 @@ class PolicyAgent : public Agent {
     return starts;
   }
 
+  // The policy's log-probabilities for each state, timed (model_seconds_).
+  std::vector<std::vector<float>> LogProbabilities(const std::vector<Environment*>& envs) {
+    const auto start = std::chrono::steady_clock::now();
+    std::vector<std::vector<float>> log_probs = policy_->LogProbabilities(envs);
+    model_seconds_ += SecondsSince(start);
+    return log_probs;
+  }
+
   // One episode from `env` until traj_limit steps: the most likely action each
   // step, or (sample) actions drawn from the policy.
   bool Rollout(SearchContext& ctx, std::unique_ptr<Environment> env, bool sample) {
     if (env == nullptr) return false;
     for (int step = env->episode_length(); step < policy_->traj_limit(); ++step) {
-      std::vector<float> log_probs = std::move(policy_->LogProbabilities({env.get()}).front());
+      std::vector<float> log_probs = std::move(LogProbabilities({env.get()}).front());
       int action;
       if (sample) {
         std::vector<double> weights(log_probs.size());
@@ -188,13 +200,25 @@ class PolicyAgent : public Agent {
     return ctx.Step(env, action);
   }
 
-  // The most likely episode from each start; then, with a budget, sampled
-  // episodes from the starts in turn.
+  // kFromLowestStart: one rollout, the most likely episode from the lowest
+  // start state (ties: the first start). Otherwise the most likely episode
+  // from each start, then (kSampledAfterEveryStart) sampled episodes from the
+  // starts in turn until the budget ends.
   absl::Status SearchRollouts(SearchContext& ctx) {
+    if (rollouts_ == Rollouts::kFromLowestStart) {
+      std::unique_ptr<Environment> lowest;
+      for (std::unique_ptr<Environment>& start : Starts(ctx)) {
+        if (start != nullptr && (lowest == nullptr || start->op_count() < lowest->op_count())) {
+          lowest = std::move(start);
+        }
+      }
+      Rollout(ctx, std::move(lowest), /*sample=*/false);
+      return absl::OkStatus();
+    }
     for (std::unique_ptr<Environment>& start : Starts(ctx)) {
       if (!Rollout(ctx, std::move(start), /*sample=*/false)) return absl::OkStatus();
     }
-    while (sample_after_greedy_ && !ctx.exhausted()) {
+    while (rollouts_ == Rollouts::kSampledAfterEveryStart && !ctx.exhausted()) {
       bool stepped = false;
       for (std::unique_ptr<Environment>& start : Starts(ctx)) {
         stepped = Rollout(ctx, std::move(start), /*sample=*/true);
@@ -223,7 +247,7 @@ class PolicyAgent : public Agent {
     for (int step = first_step; step < policy_->traj_limit() && !ctx.exhausted(); ++step) {
       std::vector<Environment*> parents;
       for (Node& parent : beam) parents.push_back(parent.env.get());
-      const std::vector<std::vector<float>> parent_log_probs = policy_->LogProbabilities(parents);
+      const std::vector<std::vector<float>> parent_log_probs = LogProbabilities(parents);
       std::vector<Node> children;
       for (size_t p = 0; p < beam.size(); ++p) {
         Node& parent = beam[p];
@@ -251,9 +275,12 @@ class PolicyAgent : public Agent {
     return absl::OkStatus();
   }
 
+  enum class Rollouts { kFromLowestStart, kFromEveryStart, kSampledAfterEveryStart };
+
   std::shared_ptr<const Policy> policy_;
   bool beam_;
-  bool sample_after_greedy_ = false;
+  Rollouts rollouts_ = Rollouts::kFromLowestStart;
+  double model_seconds_ = 0;  // in the policy's forward passes, this Optimize call
 };
 
 // The passes of `actions`, each sequence spelled out (its passes in order).
