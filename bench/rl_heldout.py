@@ -6,7 +6,7 @@ seeds x graphs).
 
     .venv/bin/python bench/rl_heldout.py [--algo ppo|a2c|trpo|dqn|coreset] [--seeds 5]
         [--steps 49152] [--jobs 2] [--curve-points 3] [--out build/rl_heldout] [--plot FILE.png]
-        [-- EXTRA TRAIN FLAGS]
+        [--train-suite all build/datasets/training] [-- EXTRA TRAIN FLAGS]
 
 Learning curves on the held-out families: each seed trains in --curve-points chunks (hlogym train
 resumes into its --out with a larger --steps; PPO's schedule does not depend on the total), and its
@@ -74,8 +74,11 @@ def model_file(algo: str, model_dir: Path) -> Path:
     return model_dir / ("coreset.json" if is_coreset(algo) else "policy.json")
 
 
-def train(seed_dir: Path, algo: str, steps: int, seed: int, extra: list[str]) -> None:
-    """Trains to `steps`, resuming the run in seed_dir (one already there returns at once)."""
+def train(
+    seed_dir: Path, algo: str, steps: int, seed: int, suites: list[str], extra: list[str]
+) -> None:
+    """Trains on `suites` (their train-seen split) to `steps`, resuming the run in seed_dir (one
+    already there returns at once)."""
     if is_coreset(algo):
         if model_file(algo, seed_dir).exists():
             return
@@ -89,7 +92,7 @@ def train(seed_dir: Path, algo: str, steps: int, seed: int, extra: list[str]) ->
             "--algo",
             algo,
             "--suite",
-            "all",
+            *suites,
             "--split",
             "train-seen",
             "--seed",
@@ -177,6 +180,13 @@ def main() -> int:
     )
     parser.add_argument("--out", type=Path, default=REPO / "build" / "rl_heldout")
     parser.add_argument("--plot", type=Path, help="draw the held-out learning curves here")
+    parser.add_argument(
+        "--train-suite",
+        nargs="+",
+        default=["all"],
+        help="what the seeds train on, its train-seen split (default: the corpus; add "
+        "build/datasets/training for the generated training set)",
+    )
     args = parser.parse_args(argv)
     if args.seeds < 1 or args.curve_points < 1:
         parser.error("--seeds and --curve-points must be at least 1")
@@ -193,7 +203,7 @@ def main() -> int:
         the held-out families after each."""
         curve = []
         for point in points:
-            train(seed_dirs[k], args.algo, point, k, extra)
+            train(seed_dirs[k], args.algo, point, k, args.train_suite, extra)
             seed_dir = seed_dirs[k]
             if is_coreset(args.algo):
                 size = len(json.loads((seed_dir / "coreset.json").read_text())["sequences"])
@@ -212,6 +222,7 @@ def main() -> int:
         "algo": args.algo,
         "seeds": args.seeds,
         "steps": args.steps,
+        "train_suite": args.train_suite,
         "train_flags": (CORESET_FLAGS if is_coreset(args.algo) else TRAIN_FLAGS) + extra,
         "sets": {},
         "heldout_curve": {"steps": points, "geomean_d_over_own_r_per_seed": curves},

@@ -37,6 +37,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import hashlib
+import importlib
 import itertools
 import json
 import os
@@ -48,6 +49,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections import defaultdict
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -504,6 +506,343 @@ FAMILY_SPECS = {
         fixed=dict(classes=10),
         valid=lambda c: True,
     ),
+    # The generated training set (datasets/corpus/training_models.py and the frontends' scripts;
+    # `--training`, written under build/, not committed): families that widen what a learned pass
+    # orderer trains on, none of them a held-out family's architecture or library (no Keras).
+    **{
+        family: dict(dataset="training", module="training_models", **spec)
+        for family, spec in {
+            "mlp": dict(
+                n=24,
+                grid=dict(
+                    layers=[2, 4, 8],
+                    width=[64, 128],
+                    features=[16, 64],
+                    batch=[8, 32],
+                    dtype=["f32", "bf16"],
+                    remat=[0, 1],
+                    mode=["train", "infer"],
+                    opt=["adamw", "sgd"],
+                ),
+                arch=["layers", "width", "features"],
+                fixed=dict(classes=10),
+            ),
+            "vgg": dict(
+                n=24,
+                grid=dict(
+                    widths=[[8, 16], [16, 32], [8, 16, 32]],
+                    res=[16, 32],
+                    batch=[2, 4],
+                    dtype=["f32", "bf16"],
+                    mode=["train", "infer"],
+                    opt=["adamw", "sgd"],
+                ),
+                arch=["widths", "res"],
+                fixed=dict(classes=10),
+            ),
+            "conv_ae": dict(
+                n=20,
+                grid=dict(
+                    widths=[[8, 16], [16, 32], [8, 16, 32]],
+                    res=[16, 32],
+                    batch=[2, 4],
+                    dtype=["f32", "bf16"],
+                    mode=["train", "infer"],
+                    opt=["adamw", "sgd"],
+                ),
+                arch=["widths", "res"],
+                fixed={},
+            ),
+            "neural_ode": dict(
+                n=24,
+                grid=dict(
+                    width=[16, 32, 64],
+                    steps=[4, 8, 16],
+                    features=[8, 32],
+                    batch=[4, 16],
+                    dtype=["f32", "bf16"],
+                    mode=["train", "infer"],
+                    opt=["adamw", "sgd"],
+                ),
+                arch=["width", "steps", "features"],
+                fixed=dict(classes=4),
+            ),
+            "realnvp": dict(
+                n=24,
+                grid=dict(
+                    couplings=[2, 4, 6],
+                    width=[32, 64],
+                    features=[8, 16],
+                    batch=[16, 64],
+                    dtype=["f32", "bf16"],
+                    mode=["train", "infer"],
+                    opt=["adamw", "sgd"],
+                ),
+                arch=["couplings", "width", "features"],
+                fixed={},
+            ),
+            "perceiver": dict(
+                n=24,
+                grid=dict(
+                    layers=[1, 2, 3],
+                    d=[32, 64],
+                    heads=[2, 4],
+                    latents=[8, 16],
+                    inputs=[32, 64],
+                    batch=[2, 4],
+                    dtype=["f32", "bf16"],
+                    mode=["train", "infer"],
+                ),
+                arch=["layers", "d", "heads", "latents", "inputs"],
+                fixed=dict(features=16, classes=10),
+            ),
+            "deepsets": dict(
+                n=24,
+                grid=dict(
+                    d=[32, 64],
+                    heads=[2, 4],
+                    set=[8, 32],
+                    features=[4, 16],
+                    batch=[4, 16],
+                    dtype=["f32", "bf16"],
+                    mode=["train", "infer"],
+                    opt=["adamw", "sgd"],
+                ),
+                arch=["d", "heads", "set", "features"],
+                fixed=dict(classes=5),
+            ),
+            "nerf": dict(
+                n=24,
+                grid=dict(
+                    layers=[2, 4, 6],
+                    width=[32, 64],
+                    freqs=[4, 8],
+                    samples=[16, 32],
+                    rays=[32, 128],
+                    dtype=["f32", "bf16"],
+                    mode=["train", "infer"],
+                    opt=["adamw", "sgd"],
+                ),
+                arch=["layers", "width", "freqs", "samples"],
+                fixed={},
+            ),
+            "linattn": dict(
+                n=24,
+                grid=dict(
+                    layers=[1, 2, 3],
+                    d=[32, 64],
+                    heads=[2, 4],
+                    seq=[16, 32],
+                    batch=[2, 4],
+                    dtype=["f32", "bf16"],
+                    mode=["train", "infer"],
+                ),
+                arch=["layers", "d", "heads", "seq"],
+                fixed=dict(vocab=128),
+            ),
+            "swin": dict(
+                n=24,
+                grid=dict(
+                    layers=[2, 4],
+                    d=[32, 64],
+                    heads=[2, 4],
+                    window=[2, 4],
+                    patch=[2, 4],
+                    res=[16, 32],
+                    batch=[2],
+                    dtype=["f32", "bf16"],
+                    mode=["train", "infer"],
+                ),
+                arch=["layers", "d", "heads", "window", "patch", "res"],
+                fixed=dict(classes=10),
+                valid=lambda c: (
+                    (c["res"] // c["patch"]) % c["window"] == 0 and (c["res"] // c["patch"]) <= 8
+                ),
+            ),
+            "seq2seq": dict(
+                n=24,
+                grid=dict(
+                    hidden=[32, 64],
+                    embed=[16, 32],
+                    src_len=[8, 16],
+                    tgt_len=[8, 16],
+                    batch=[2, 4],
+                    dtype=["f32", "bf16"],
+                    remat=[0, 1],
+                    mode=["train", "infer"],
+                ),
+                arch=["hidden", "embed", "src_len", "tgt_len"],
+                fixed=dict(vocab=64),
+            ),
+            "simclr": dict(
+                n=20,
+                grid=dict(
+                    layers=[2, 3],
+                    width=[64, 128],
+                    proj=[16, 32],
+                    features=[32, 64],
+                    batch=[16, 32],
+                    dtype=["f32", "bf16"],
+                    mode=["train", "infer"],
+                    opt=["adamw", "sgd"],
+                ),
+                arch=["layers", "width", "proj", "features"],
+                fixed=dict(temperature=0.5),
+            ),
+            "lru": dict(
+                n=24,
+                grid=dict(
+                    layers=[1, 2, 4],
+                    d=[32, 64],
+                    state=[16, 32],
+                    seq=[16, 64],
+                    batch=[2, 4],
+                    dtype=["f32", "bf16"],
+                    mode=["train", "infer"],
+                ),
+                arch=["layers", "d", "state", "seq"],
+                fixed=dict(vocab=128),
+            ),
+            "vq": dict(
+                n=20,
+                grid=dict(
+                    width=[64, 128],
+                    code_dim=[8, 16],
+                    codes=[32, 128],
+                    features=[32, 64],
+                    batch=[16, 64],
+                    dtype=["f32", "bf16"],
+                    mode=["train", "infer"],
+                    opt=["adamw", "sgd"],
+                ),
+                arch=["width", "code_dim", "codes", "features"],
+                fixed={},
+            ),
+            "conformer": dict(
+                n=24,
+                grid=dict(
+                    layers=[1, 2, 3],
+                    d=[32, 64],
+                    heads=[2, 4],
+                    kernel=[3, 7],
+                    seq=[16, 32],
+                    batch=[2],
+                    dtype=["f32", "bf16"],
+                    mode=["train", "infer"],
+                ),
+                arch=["layers", "d", "heads", "kernel", "seq"],
+                fixed=dict(features=16, classes=8),
+            ),
+        }.items()
+    },
+    "eqx_lstm": dict(
+        n=20,
+        library="equinox",
+        dataset="training",
+        grid=dict(
+            layers=[1, 2],
+            hidden=[16, 32],
+            embed=[16],
+            seq=[8, 16],
+            batch=[2, 4],
+            dtype=["f32", "bf16"],
+            mode=["train", "infer"],
+        ),
+        arch=["layers", "hidden", "embed", "seq"],
+        fixed=dict(vocab=64, classes=4),
+    ),
+    "flax_cnn": dict(
+        n=20,
+        library="flax",
+        dataset="training",
+        grid=dict(
+            widths=[[8, 16], [16, 32], [8, 16, 32]],
+            res=[16, 32],
+            batch=[2, 4],
+            dtype=["f32", "bf16"],
+            mode=["train", "infer"],
+        ),
+        arch=["widths", "res"],
+        fixed=dict(classes=10, dropout=0.2),
+    ),
+    "pt_lstm": dict(
+        n=16,
+        library="torch",
+        frontend="pytorch",
+        dataset="training",
+        grid=dict(
+            layers=[1, 2],
+            hidden=[16, 32],
+            seq=[4, 8],
+            batch=[2, 4],
+            dtype=["f32", "bf16"],
+            mode=["train", "infer"],
+        ),
+        arch=["layers", "hidden", "seq"],
+        fixed=dict(embed=16, vocab=64, classes=4),
+    ),
+    "pt_conv1d": dict(
+        n=16,
+        library="torch",
+        frontend="pytorch",
+        dataset="training",
+        grid=dict(
+            widths=[[8, 16], [16, 32], [8, 16, 32]],
+            seq=[16, 32],
+            batch=[2, 4],
+            dtype=["f32", "bf16"],
+            mode=["train", "infer"],
+        ),
+        arch=["widths", "seq"],
+        fixed=dict(features=4, classes=5),
+    ),
+    "pt_autoencoder": dict(
+        n=16,
+        library="torch",
+        frontend="pytorch",
+        dataset="training",
+        grid=dict(
+            hidden=[32, 64],
+            code=[4, 8],
+            features=[16, 32],
+            batch=[8, 16],
+            dtype=["f32", "bf16"],
+            mode=["train", "infer"],
+        ),
+        arch=["hidden", "code", "features"],
+        fixed=dict(classes=3),
+    ),
+    "tf_mlp": dict(
+        n=16,
+        library="tensorflow",
+        frontend="tensorflow",
+        dataset="training",
+        grid=dict(
+            layers=[2, 3],
+            hidden=[32, 64],
+            features=[8, 32],
+            batch=[4, 16],
+            dtype=["f32", "bf16", "f16"],
+            mode=["train", "infer"],
+        ),
+        arch=["layers", "hidden", "features"],
+        fixed=dict(classes=4),
+    ),
+    "tf_cnn": dict(
+        n=16,
+        library="tensorflow",
+        frontend="tensorflow",
+        dataset="training",
+        grid=dict(
+            widths=[[8, 16], [16, 32], [8, 16, 32]],
+            res=[16, 32],
+            batch=[2, 4],
+            dtype=["f32", "bf16", "f16"],
+            mode=["train", "infer"],
+        ),
+        arch=["widths", "res"],
+        fixed=dict(classes=10),
+    ),
 }
 
 # The leave-families-out protocol (manifest "heldout_families"): whole families that an agent
@@ -566,6 +905,21 @@ ABBREV = {
     "emb": "e",
     "mlp": "mlp",
     "widths": "w",
+    "features": "F",
+    "steps": "st",
+    "couplings": "cp",
+    "latents": "lat",
+    "inputs": "in",
+    "set": "n",
+    "freqs": "fq",
+    "samples": "sp",
+    "rays": "ry",
+    "window": "win",
+    "kernel": "ks",
+    "proj": "pj",
+    "code_dim": "cd",
+    "codes": "K",
+    "code": "z",
 }
 
 
@@ -593,35 +947,69 @@ def module_name(family, cfg):
     return "_".join(parts)
 
 
+# The generated training set also draws this many more configurations of each corpus family that
+# is not held out: ones the corpus did not pick, of architectures outside the corpus's test split.
+TRAINING_MORE_PER_CORPUS_FAMILY = 36
+
+
+def candidate_configs(family):
+    """Every valid configuration of a family's grid, in grid order, without duplicates."""
+    spec = FAMILY_SPECS[family]
+    keys = list(spec["grid"])
+    grid = [dict(zip(keys, vals)) for vals in itertools.product(*spec["grid"].values())]
+    seen, cands = set(), []
+    for c in grid:
+        c = dict(c, **spec["fixed"])
+        if c["mode"] == "infer":
+            c.pop("remat", None)  # rematerialization only matters for gradients
+            c.pop("opt", None)
+            if c.get("remat") is None and "remat" in spec["grid"]:
+                c["remat"] = 0
+        if family == "gnn":
+            c["edges"] = c["nodes"] * c["edge_ratio"]
+        if not spec.get("valid", lambda c: True)(c) or canon(c) in seen:
+            continue
+        seen.add(canon(c))
+        cands.append(c)
+    return cands
+
+
 def all_configs(dataset="corpus"):
-    """[(name, family, cfg)] of a dataset's families (the corpus's, or "pytorch"), in a fixed
-    order."""
+    """[(name, family, cfg)] of a dataset's families ("corpus", "pytorch", "large_steps",
+    "training"), in a fixed order."""
     out = []
     for family, spec in FAMILY_SPECS.items():
         if spec.get("dataset", "corpus") != dataset:
             continue
-        keys = list(spec["grid"])
-        grid = [dict(zip(keys, vals)) for vals in itertools.product(*spec["grid"].values())]
-        seen, cands = set(), []
-        for c in grid:
-            c = dict(c, **spec["fixed"])
-            if c["mode"] == "infer":
-                c.pop("remat", None)  # rematerialization only matters for gradients
-                c.pop("opt", None)
-                if c.get("remat") is None and "remat" in spec["grid"]:
-                    c["remat"] = 0
-            if family == "gnn":
-                c["edges"] = c["nodes"] * c["edge_ratio"]
-            if not spec["valid"](c) or canon(c) in seen:
-                continue
-            seen.add(canon(c))
-            cands.append(c)
         rng = random.Random(f"hlogym-corpus-{family}")
-        picked = rng.sample(cands, spec["n"])
-        for c in picked:
+        for c in rng.sample(candidate_configs(family), spec["n"]):
             out.append((module_name(family, c), family, c))
+    if dataset == "training":
+        out += more_corpus_configs()
     names = [n for n, _, _ in out]
     assert len(names) == len(set(names)), "duplicate module names"
+    return out
+
+
+def more_corpus_configs():
+    """For the training set: more configurations of the corpus's training families, none the
+    corpus has and none of an architecture in its test split (so the by-configuration split stays
+    unseen too)."""
+    corpus = all_configs("corpus")
+    split_of = assign_splits(corpus)
+    taken = {canon(c) for _, _, c in corpus}
+    out = []
+    for family, spec in FAMILY_SPECS.items():
+        if spec.get("dataset", "corpus") != "corpus" or family in HELDOUT_FAMILIES:
+            continue
+        cands = [
+            c
+            for c in candidate_configs(family)
+            if canon(c) not in taken and split_of.get(arch_key(family, c)) != "test"
+        ]
+        rng = random.Random(f"hlogym-training-{family}")
+        for c in rng.sample(cands, min(TRAINING_MORE_PER_CORPUS_FAMILY, len(cands))):
+            out.append((module_name(family, c), family, c))
     return out
 
 
@@ -732,7 +1120,7 @@ class TensorFlowLowering:
         env = {k: v for k, v in os.environ.items() if k not in ("XLA_FLAGS", "TF_CPP_VMODULE")}
         env["TF_CPP_MIN_LOG_LEVEL"] = "2"
         r = subprocess.run(
-            [sys.executable, str(HERE / "tf_models.py"), family, canon(cfg), name],
+            [frontend_python("tensorflow"), str(HERE / "tf_models.py"), family, canon(cfg), name],
             env=env,
             capture_output=True,
             text=True,
@@ -833,7 +1221,7 @@ class TorchLowering(TensorFlowLowering):
     def __init__(self, name, family, cfg):
         env = {k: v for k, v in os.environ.items() if k not in ("XLA_FLAGS", "TF_CPP_VMODULE")}
         r = subprocess.run(
-            [torch_python(), str(HERE / "torch_models.py"), family, canon(cfg), name],
+            [frontend_python("pytorch"), str(HERE / "torch_models.py"), family, canon(cfg), name],
             env=env,
             capture_output=True,
             text=True,
@@ -843,7 +1231,12 @@ class TorchLowering(TensorFlowLowering):
         self.text = r.stdout
 
 
-def torch_python():
+def frontend_python(frontend):
+    """The python that lowers a TensorFlow or PyTorch family: HLOGYM_TF_PYTHON (default: this
+    one, as when generate.py runs in a venv with requirements-tensorflow.txt) or
+    HLOGYM_TORCH_PYTHON (required: torch_xla carries its own XLA)."""
+    if frontend == "tensorflow":
+        return os.environ.get("HLOGYM_TF_PYTHON", sys.executable)
     python = os.environ.get("HLOGYM_TORCH_PYTHON")
     if not python:
         raise SystemExit(
@@ -862,10 +1255,10 @@ def lower_text(name, family, cfg):
     import jax
 
     sys.path.insert(0, str(HERE))
-    if FAMILY_SPECS[family].get("library"):
-        import library_models as models
-    else:
-        import models
+    spec = FAMILY_SPECS[family]
+    models = importlib.import_module(
+        spec.get("module", "library_models" if spec.get("library") else "models")
+    )
     fn, args = models.build(family, cfg)
     fn.__name__ = name
     fn.__qualname__ = name
@@ -1344,12 +1737,14 @@ On {nfail} of the {n} kept modules a pass at or after layout-assignment fails
 # ---------------------------------------------------------------------------------------------
 PYTORCH = REPO / "datasets" / "pytorch"
 LARGE_STEPS = REPO / "datasets" / "large_steps"
+TRAINING = REPO / "build" / "datasets" / "training"  # generated, not committed
 
 
 def generate_dataset(dataset, names, jobs: int, out: Path):
     """The modules of a dataset of its own ("pytorch", "large_steps"; or the named ones, in
     place), each with its XLA reference, into `out`: every family held out, none trained on."""
     configs = all_configs(dataset)
+    training = dataset == "training"
     by_name = {n: [n, f, c] for n, f, c in configs}
     unknown = [n for n in names or [] if n not in by_name]
     if unknown:
@@ -1370,10 +1765,11 @@ def generate_dataset(dataset, names, jobs: int, out: Path):
             "versions": {**versions(), **library_versions({f for _, f, _ in configs})},
             "generator": f"datasets/corpus/generate.py --{dataset.replace('_', '-')}",
             "op_count_rule": "instructions in all computations (HloModule::instruction_count)",
-            "heldout_families": sorted({f for _, f, _ in configs}),
+            # a dataset to judge agents on holds every family out; the training set none
+            "heldout_families": [] if training else sorted({f for _, f, _ in configs}),
         }
     )
-    split_of = assign_splits(configs)
+    split_of = defaultdict(lambda: "train") if training else assign_splits(configs)
     for n, r in results.items():
         e = manifest_entry(r, r["family"], r["config"], split_of)
         e["xla_initial_op_count"] = r.get("xla_initial_op_count")
@@ -1394,7 +1790,11 @@ def write_dataset_readme(dataset, manifest, out: Path):
             f"{statistics.median(m['X'] for m in ms):g} |"
         )
     counts = [m["op_count"] for m in modules]
-    template = {"pytorch": PYTORCH_README, "large_steps": LARGE_STEPS_README}[dataset]
+    template = {
+        "pytorch": PYTORCH_README,
+        "large_steps": LARGE_STEPS_README,
+        "training": TRAINING_README,
+    }[dataset]
     (out / "README.md").write_text(
         template.format(
             n=len(manifest["modules"]),
@@ -1485,6 +1885,36 @@ As the corpus's: `<family>/<name>.hlo.zst`, `manifest.json`, and `xla_reference/
 """
 
 
+TRAINING_README = """# The generated training set
+
+Written by `scripts/training_data.sh` (`datasets/corpus/generate.py --training`; do not edit by
+hand). Not committed: it is generated where it is used, deterministically (same pins, same bytes).
+
+{n} modules from {nfam} families, for training learned pass orderers beside the corpus's
+`--split train-seen` (together 1,000+ graphs): every training family of the corpus again with
+configurations the corpus does not have (none of an architecture in its test split), and families
+of their own from hand-written JAX (`training_models.py`), Flax and Equinox
+(`library_models.py`), PyTorch/XLA (`torch_models.py`) and plain TensorFlow without Keras
+(`tf_models.py`), lowered by jax {jax}, torch_xla {torch_xla} and TensorFlow {tensorflow}. No family
+of the corpus's `heldout_families`, no Keras (a held-out library), and nothing of the datasets that
+judge agents (PyTorch/XLA's `pt_mlp`, `pt_transformer`, `pt_cnn`): held-out sets stay unseen.
+Every module is in the `train` split and the manifest holds no family out.
+
+    build/hlogym train --suite all build/datasets/training --split train-seen ...
+
+## Families
+
+| family | modules | training steps | median I | median X |
+|---|---|---|---|---|
+{rows}
+
+## Layout
+
+As the corpus's: `<family>/<name>.hlo.zst`, `manifest.json` (with `xla_initial_op_count`), and
+`xla_reference/<name>.json.zst` (XLA's pass trajectory up to layout-assignment).
+"""
+
+
 # ---------------------------------------------------------------------------------------------
 # Manifest, suites, README
 # ---------------------------------------------------------------------------------------------
@@ -1509,24 +1939,29 @@ def library_versions(families):
     from importlib.metadata import version
 
     libs = {FAMILY_SPECS[f].get("library") for f in families} - {None}
-    if "torch" in libs:  # in its own venv
-        libs.remove("torch")
+    out = {}
+    # the frontends' libraries live in venvs of their own: ask their python
+    for lib, frontend, packages in (
+        ("torch", "pytorch", {"torch": "torch", "torch_xla": "torch_xla"}),
+        ("tensorflow", "tensorflow", {"tensorflow": "tensorflow-cpu"}),
+    ):
+        if lib not in libs:
+            continue
+        libs.remove(lib)
         r = subprocess.run(
             [
-                torch_python(),
+                frontend_python(frontend),
                 "-c",
-                "import json, importlib.metadata as m; print("
-                "json.dumps({p: m.version(p) for p in ('torch', 'torch_xla')}))",
+                "import json, sys, importlib.metadata as m; print(json.dumps("
+                "{k: m.version(p) for k, p in json.loads(sys.argv[1]).items()}))",
+                json.dumps(packages),
             ],
             capture_output=True,
             text=True,
             check=True,
         )
-        torch_versions = json.loads(r.stdout)
-    else:
-        torch_versions = {}
-    out = {lib: version({"tensorflow": "tensorflow-cpu"}.get(lib, lib)) for lib in sorted(libs)}
-    out.update(torch_versions)
+        out.update(json.loads(r.stdout))
+    out.update({lib: version(lib) for lib in sorted(libs)})
     if libs & {"flax", "equinox"}:
         out["optax"] = version("optax")
     return out
@@ -1782,11 +2217,23 @@ def main():
         help="write datasets/large_steps: large Flax training steps (or --only), with their "
         "XLA references (run by a python with requirements-libraries.txt)",
     )
+    ap.add_argument(
+        "--training",
+        action="store_true",
+        help="write the generated training set (default build/datasets/training; or --only): "
+        "more families and configurations for learned pass ordering, with their XLA "
+        "references (run by a python with requirements-libraries.txt, with "
+        "HLOGYM_TF_PYTHON and HLOGYM_TORCH_PYTHON; scripts/training_data.sh does it all)",
+    )
     ap.add_argument("--worker-input", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.worker_input:
         return worker(args)
-    for dataset, folder in (("pytorch", PYTORCH), ("large_steps", LARGE_STEPS)):
+    for dataset, folder in (
+        ("pytorch", PYTORCH),
+        ("large_steps", LARGE_STEPS),
+        ("training", TRAINING),
+    ):
         if getattr(args, dataset):
             out = Path(args.out).resolve() if args.out else folder
             return generate_dataset(dataset, args.only, args.jobs, out)

@@ -521,6 +521,95 @@ def eqx_build(model, cfg, inputs, targets):
     return train, (abstract(params), jax.eval_shape(tx.init, params), inputs, targets)
 
 
+def eqx_lstm_model(cfg):
+    """For the generated training set: an Equinox LSTM text classifier (eqx.nn.LSTMCell stepped
+    by lax.scan, the mean hidden state classified)."""
+    import equinox as eqx
+
+    dt = DTYPES[cfg["dtype"]]
+
+    class Classifier(eqx.Module):
+        embed: eqx.nn.Embedding
+        cells: list
+        head: eqx.nn.Linear
+
+        def __init__(self, key):
+            k = jax.random.split(key, cfg["layers"] + 2)
+            self.embed = eqx.nn.Embedding(cfg["vocab"], cfg["embed"], key=k[0])
+            sizes = [cfg["embed"]] + [cfg["hidden"]] * cfg["layers"]
+            self.cells = [
+                eqx.nn.LSTMCell(a, b, key=kk) for a, b, kk in zip(sizes, sizes[1:], k[1:])
+            ]
+            self.head = eqx.nn.Linear(cfg["hidden"], cfg["classes"], key=k[-1])
+
+        def __call__(self, tokens):  # tokens[T]
+            xs = jax.vmap(self.embed)(tokens).astype(dt)
+            for cell in self.cells:
+                zeros = jnp.zeros((cell.hidden_size,), dt)
+
+                def step(carry, x, cell=cell):
+                    h, c = cell(x, carry)
+                    return (h, c), h
+
+                _, xs = jax.lax.scan(step, (zeros, zeros), xs)
+            return self.head(xs.mean(0))
+
+    return Classifier(jax.random.key(0))
+
+
+def flax_cnn_build(cfg):
+    """For the generated training set: a Flax Linen CNN with BatchNorm (running statistics as a
+    mutable collection) and Dropout (a PRNG key input), trained with optax SGD with momentum."""
+    import flax.linen as nn
+    import optax
+
+    dt = DTYPES[cfg["dtype"]]
+
+    class CNN(nn.Module):
+        @nn.compact
+        def __call__(self, x, train):
+            x = x.astype(dt)
+            for width in cfg["widths"]:
+                x = nn.Conv(width, (3, 3), use_bias=False, dtype=dt)(x)
+                x = nn.relu(nn.BatchNorm(use_running_average=not train, momentum=0.9, dtype=dt)(x))
+                x = nn.max_pool(x, (2, 2), (2, 2))
+            x = nn.Dropout(cfg["dropout"], deterministic=not train)(x.reshape(x.shape[0], -1))
+            return nn.Dense(cfg["classes"], dtype=dt)(x)
+
+    model = CNN()
+    images = S((cfg["batch"], cfg["res"], cfg["res"], 3))
+    variables = jax.eval_shape(
+        lambda: model.init(jax.random.key(0), jnp.zeros(images.shape), train=False)
+    )
+    params, stats = abstract(variables["params"]), abstract(variables["batch_stats"])
+    if cfg["mode"] == "infer":
+
+        def infer(params, stats, x):
+            return model.apply({"params": params, "batch_stats": stats}, x, train=False)
+
+        return infer, (params, stats, images)
+    tx = optax.sgd(0.05, momentum=0.9)
+    labels = S((cfg["batch"],), i32)
+
+    def train(params, stats, opt_state, x, y, key):
+        def loss_fn(p):
+            logits, updated = model.apply(
+                {"params": p, "batch_stats": stats},
+                x,
+                train=True,
+                mutable=["batch_stats"],
+                rngs={"dropout": key},
+            )
+            return xent(logits, y), updated["batch_stats"]
+
+        (loss, stats), grads = jax.value_and_grad(loss_fn, has_aux=True)(params)
+        updates, opt_state = tx.update(grads, opt_state, params)
+        return loss, optax.apply_updates(params, updates), stats, opt_state
+
+    key = jax.eval_shape(lambda: jax.random.key(0))
+    return train, (params, stats, jax.eval_shape(tx.init, params), images, labels, key)
+
+
 # ---------------------------------------------------------------------------------------------
 def build(family, cfg):
     """(function, abstract args) for one configuration of a library family."""
@@ -544,6 +633,11 @@ def build(family, cfg):
             S((cfg["batch"], cfg["seq"])),
             S((cfg["batch"], cfg["seq"]), i32),
         )
+    if family == "eqx_lstm":
+        tokens = S((cfg["batch"], cfg["seq"]), i32)
+        return eqx_build(eqx_lstm_model(cfg), cfg, tokens, S((cfg["batch"],), i32))
+    if family == "flax_cnn":
+        return flax_cnn_build(cfg)
     raise KeyError(family)
 
 
@@ -555,4 +649,6 @@ LIBRARY = {
     "nnx_vit": "flax",
     "eqx_mamba": "equinox",
     "eqx_wavenet": "equinox",
+    "eqx_lstm": "equinox",
+    "flax_cnn": "flax",
 }

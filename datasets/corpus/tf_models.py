@@ -13,6 +13,8 @@ policy):
   tf_dlrm         a DLRM-style recommender in plain TensorFlow (tf.Variable embedding tables,
                   tf.gather, pairwise dot interactions, MLPs); training steps apply sparse
                   gradients with assign_sub (scatters)
+and, for the generated training set (generate.py --training), tf_mlp and tf_cnn: plain TensorFlow
+(tf.Variable, tf.nn) with Adam's update written out as assign ops.
 
 Run as a script by generate.py (TensorFlow gets a process of its own: Keras picks its backend once
 per process, and TF carries its own XLA):
@@ -168,8 +170,91 @@ def dlrm(cfg):
     return train, specs + [tf.TensorSpec((b,), tf.float32)]
 
 
+def plain_step(cfg, variables, forward, inputs):
+    """(function, specs) for inference or one training step of a plain-TensorFlow model (no
+    Keras: a held-out library) on float inputs: softmax cross-entropy, tf.GradientTape, and
+    Adam's update written out with assign ops, as TF 1-style training code does."""
+    import tensorflow as tf
+
+    if cfg["mode"] == "infer":
+        return forward, inputs
+    slots = [(tf.Variable(tf.zeros_like(v)), tf.Variable(tf.zeros_like(v))) for v in variables]
+    step = tf.Variable(0.0)
+
+    def train(x, labels):
+        with tf.GradientTape() as tape:
+            loss = tf.reduce_mean(
+                tf.nn.sparse_softmax_cross_entropy_with_logits(labels, forward(x))
+            )
+        step.assign_add(1.0)
+        for v, g, (m, s) in zip(variables, tape.gradient(loss, variables), slots):
+            m.assign(0.9 * m + 0.1 * g)
+            s.assign(0.999 * s + 0.001 * tf.square(g))
+            m_hat = m / (1 - tf.pow(0.9, step))
+            s_hat = s / (1 - tf.pow(0.999, step))
+            v.assign_sub(1e-3 * m_hat / (tf.sqrt(s_hat) + 1e-7))
+        return loss
+
+    return train, inputs + [tf.TensorSpec((cfg["batch"],), tf.int32)]
+
+
+def plain_mlp(cfg):
+    """For the generated training set: an MLP classifier of tf.Variables (tf.matmul, tf.nn.selu,
+    dropout in training)."""
+    import tensorflow as tf
+
+    tf.random.set_seed(0)
+    dt = {"f32": tf.float32, "bf16": tf.bfloat16, "f16": tf.float16}[cfg["dtype"]]
+    sizes = [cfg["features"]] + [cfg["hidden"]] * cfg["layers"] + [cfg["classes"]]
+    layers = [
+        (tf.Variable(tf.random.normal((a, b), stddev=0.1)), tf.Variable(tf.zeros((b,))))
+        for a, b in zip(sizes, sizes[1:])
+    ]
+
+    def forward(x):
+        h = tf.cast(x, dt)
+        for k, (w, b) in enumerate(layers):
+            h = tf.matmul(h, tf.cast(w, dt)) + tf.cast(b, dt)
+            if k + 1 < len(layers):
+                h = tf.nn.selu(h)
+        return tf.cast(h, tf.float32)
+
+    inputs = [tf.TensorSpec((cfg["batch"], cfg["features"]), tf.float32)]
+    return plain_step(cfg, [v for layer in layers for v in layer], forward, inputs)
+
+
+def plain_cnn(cfg):
+    """For the generated training set: a CNN of tf.Variables (tf.nn.conv2d, tf.nn.max_pool2d,
+    tf.nn.a dense head)."""
+    import tensorflow as tf
+
+    tf.random.set_seed(0)
+    dt = {"f32": tf.float32, "bf16": tf.bfloat16, "f16": tf.float16}[cfg["dtype"]]
+    filters, channels = [], 3
+    for width in cfg["widths"]:
+        filters.append(tf.Variable(tf.random.normal((3, 3, channels, width), stddev=0.1)))
+        channels = width
+    side = cfg["res"] >> len(cfg["widths"])
+    head = tf.Variable(tf.random.normal((side * side * channels, cfg["classes"]), stddev=0.1))
+
+    def forward(x):
+        h = tf.cast(x, dt)
+        for f in filters:
+            h = tf.nn.relu(tf.nn.conv2d(h, tf.cast(f, dt), 1, "SAME"))
+            h = tf.nn.max_pool2d(h, 2, 2, "VALID")
+        flat = tf.reshape(h, (cfg["batch"], -1))
+        return tf.cast(tf.matmul(flat, tf.cast(head, dt)), tf.float32)
+
+    inputs = [tf.TensorSpec((cfg["batch"], cfg["res"], cfg["res"], 3), tf.float32)]
+    return plain_step(cfg, filters + [head], forward, inputs)
+
+
 def build(family, cfg):
     """(python function, [tf.TensorSpec]) for one configuration of a TensorFlow family."""
+    if family == "tf_mlp":
+        return plain_mlp(cfg)
+    if family == "tf_cnn":
+        return plain_cnn(cfg)
     if family == "tf_mobilenetv2":
         return mobilenetv2(cfg)
     if family in ("tf_bert", "tf_rnn"):

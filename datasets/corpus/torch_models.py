@@ -13,6 +13,9 @@ broadcasts of scalars for every Python number, a tuple of all live tensors as th
                   AdamW
   pt_cnn          a small CNN (nn.Conv2d, nn.BatchNorm2d, nn.MaxPool2d, nn.Linear); training steps
                   with SGD, inference in eval mode
+and, for the generated training set (generate.py --training), pt_lstm (nn.LSTM, Adam), pt_conv1d
+(nn.Conv1d, nn.BatchNorm1d, RMSprop) and pt_autoencoder (an MLP autoencoder with a classifier on its
+code, Adagrad).
 
 Run as a script by generate.py, with the python of a venv holding
 datasets/corpus/requirements-torch.txt (HLOGYM_TORCH_PYTHON; torch_xla carries its own XLA, so it
@@ -90,7 +93,73 @@ def cnn(torch, cfg):
     return model, inputs, lambda params: torch.optim.SGD(params, lr=0.01)
 
 
-BUILDERS = {"pt_mlp": mlp, "pt_transformer": transformer, "pt_cnn": cnn}
+def lstm(torch, cfg):
+    """For the generated training set: an nn.LSTM language model (PyTorch/XLA unrolls it)."""
+    nn = torch.nn
+
+    class LanguageModel(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.embed = nn.Embedding(cfg["vocab"], cfg["embed"])
+            self.lstm = nn.LSTM(cfg["embed"], cfg["hidden"], cfg["layers"], batch_first=True)
+            self.head = nn.Linear(cfg["hidden"], cfg["classes"])
+
+        def forward(self, tokens):
+            out, _ = self.lstm(self.embed(tokens))
+            return self.head(out[:, -1])
+
+    inputs = [torch.randint(0, cfg["vocab"], (cfg["batch"], cfg["seq"]))]
+    return LanguageModel(), inputs, lambda params: torch.optim.Adam(params, lr=1e-3)
+
+
+def conv1d(torch, cfg):
+    """For the generated training set: a 1-D CNN over sequences (nn.Conv1d, nn.BatchNorm1d,
+    nn.AdaptiveAvgPool1d), RMSprop."""
+    nn = torch.nn
+    blocks, channels = [], cfg["features"]
+    for width in cfg["widths"]:
+        blocks += [nn.Conv1d(channels, width, 5, padding=2), nn.BatchNorm1d(width), nn.ReLU()]
+        channels = width
+    model = nn.Sequential(
+        *blocks, nn.AdaptiveAvgPool1d(1), nn.Flatten(), nn.Linear(channels, cfg["classes"])
+    )
+    inputs = [torch.randn(cfg["batch"], cfg["features"], cfg["seq"])]
+    return model, inputs, lambda params: torch.optim.RMSprop(params, lr=1e-3)
+
+
+def autoencoder(torch, cfg):
+    """For the generated training set: an MLP autoencoder whose classifier head reads the code
+    (nn.Tanh, nn.Dropout in training), Adagrad."""
+    nn = torch.nn
+
+    class Autoencoder(nn.Module):
+        def __init__(self):
+            super().__init__()
+            f, h, z = cfg["features"], cfg["hidden"], cfg["code"]
+            self.encode = nn.Sequential(
+                nn.Linear(f, h), nn.Tanh(), nn.Dropout(0.1), nn.Linear(h, z)
+            )
+            self.decode = nn.Sequential(nn.Linear(z, h), nn.Tanh(), nn.Linear(h, f))
+            self.head = nn.Linear(z, cfg["classes"])
+
+        def forward(self, x):
+            code = self.encode(x)
+            # the reconstruction error joins the logits' graph through a scalar penalty
+            penalty = (self.decode(code) - x).pow(2).mean()
+            return self.head(code) + penalty
+
+    inputs = [torch.randn(cfg["batch"], cfg["features"])]
+    return Autoencoder(), inputs, lambda params: torch.optim.Adagrad(params, lr=1e-2)
+
+
+BUILDERS = {
+    "pt_mlp": mlp,
+    "pt_transformer": transformer,
+    "pt_cnn": cnn,
+    "pt_lstm": lstm,
+    "pt_conv1d": conv1d,
+    "pt_autoencoder": autoencoder,
+}
 
 
 def step_tensors(torch, family, cfg):
