@@ -67,6 +67,7 @@ struct OptOptions {
   bool explain = false;
   bool list_passes = false;
   bool time_passes = false;
+  bool trace_passes = false;
   bool for_xla = false;
 };
 
@@ -90,6 +91,15 @@ void PrintPassTimes(const PassTimer& timer, int64_t instructions, double load_ms
   for (const PassTimer::Entry& entry : entries) {
     std::cerr << absl::StrFormat("%10.2f %6d %8d %8d  %s\n", 1000 * entry.seconds, entry.runs,
                                  entry.skipped, entry.changed, entry.name);
+  }
+}
+
+// --trace-passes: every pass that changed the module, in order, with the op count after it (to
+// stderr), the columns of a module's XLA reference (its "passes": pass, op_count).
+void PrintPassTrace(const PassTimer& timer, int64_t instructions) {
+  std::cerr << absl::StrFormat("%8d  (start)\n", instructions);
+  for (const PassTimer::Change& change : timer.changes()) {
+    std::cerr << absl::StrFormat("%8d  %s\n", change.op_count, change.name);
   }
 }
 
@@ -162,7 +172,7 @@ int RunOpt(const OptOptions& options) {
   const double load_ms = MillisecondsSince(load_start);
   const int64_t instructions = (*module)->instruction_count();
   std::optional<PassTimer> timer;
-  if (options.time_passes) timer.emplace();
+  if (options.time_passes || options.trace_passes) timer.emplace();
   const Clock::time_point run_start = Clock::now();
   auto changed =
       options.verify_each ? RunVerifyingEach(**pass, **module) : RunPass(**pass, **module);
@@ -171,7 +181,10 @@ int RunOpt(const OptOptions& options) {
   const Clock::time_point write_start = Clock::now();
   absl::Status written = WriteTextFileAtomically(options.output, PrintModule(**module));
   if (!written.ok()) return ReportError(written);
-  if (timer) PrintPassTimes(*timer, instructions, load_ms, run_ms, MillisecondsSince(write_start));
+  if (options.trace_passes) PrintPassTrace(*timer, instructions);
+  if (options.time_passes) {
+    PrintPassTimes(*timer, instructions, load_ms, run_ms, MillisecondsSince(write_start));
+  }
   return kExitOk;
 }
 
@@ -312,6 +325,10 @@ void RegisterPassCommands(CLI::App& app) {
   opt->add_flag("--time-passes", opt_options->time_passes,
                 "Print the time of loading, of the passes (each one, slowest first) and of "
                 "writing (to stderr)");
+  opt->add_flag("--trace-passes", opt_options->trace_passes,
+                "Print every pass that changed the module, in order, with the op count after it "
+                "(to stderr): the trajectory a module's XLA reference lists, to find where "
+                "hlogym's pipeline and XLA's part");
   opt->add_flag("--list-passes", opt_options->list_passes,
                 "Print every pass name, sorted and comma-separated (as hlo-opt does), and exit");
   SetAction(opt, [opt_options] { return RunOpt(*opt_options); });

@@ -25,6 +25,9 @@ absl::StatusOr<bool> RunPass(Pass& pass, Module& module) {
   absl::StatusOr<bool> changed = skipped ? false : pass.Run(module);
   const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
   active_timer->Record(pass.name(), skipped, changed.ok() && *changed, elapsed.count());
+  if (changed.ok() && *changed) {
+    active_timer->changes_.push_back({std::string(pass.name()), module.instruction_count()});
+  }
   return changed;
 }
 

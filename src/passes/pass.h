@@ -34,7 +34,9 @@ absl::StatusOr<bool> RunPass(Pass& pass, Module& module);
 
 // While alive, records the time of every pass RunPass runs on this thread (pre-check included),
 // as XLA's pass log gives each pass's time; `hlogym opt --time-passes` prints it. Pipelines and
-// fixed-point loops have no entry of their own: the passes inside them do.
+// fixed-point loops have no entry of their own: the passes inside them do. It also keeps each
+// run that changed the module, in order, with the op count after it: the trajectory that a
+// module's XLA reference lists (`hlogym opt --trace-passes`), to find where the two part.
 class PassTimer {
  public:
   struct Entry {
@@ -49,8 +51,15 @@ class PassTimer {
   PassTimer(const PassTimer&) = delete;
   PassTimer& operator=(const PassTimer&) = delete;
 
+  struct Change {
+    std::string name;
+    int64_t op_count = 0;  // the module's, after the pass
+  };
+
   // One entry per pass name, in the order the passes first ran.
   const std::vector<Entry>& entries() const { return entries_; }
+  // Every run that changed the module, in order.
+  const std::vector<Change>& changes() const { return changes_; }
   double total_seconds() const;
 
  private:
@@ -58,6 +67,7 @@ class PassTimer {
   void Record(std::string_view name, bool skipped, bool changed, double seconds);
 
   std::vector<Entry> entries_;
+  std::vector<Change> changes_;
   PassTimer* outer_;  // the timer this one hides while alive
 };
 

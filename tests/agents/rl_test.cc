@@ -471,7 +471,7 @@ TEST(RlPolicyAgents, ShippedMlpPolicyStillLoads) {
   EXPECT_EQ((*policy)->network(), "mlp");
   EnvOptions env_options;
   env_options.actions = (*policy)->actions();
-  env_options.observation_spaces = RequiredObservationSpaces();
+  env_options.observation_spaces = PolicyObservationSpaces();
   absl::StatusOr<std::unique_ptr<Environment>> env = Environment::Create(env_options);
   ASSERT_TRUE(env.ok()) << env.status();
   ASSERT_TRUE((*env)->Reset("smoke/mlp_train").ok());
@@ -513,7 +513,7 @@ class RlGnn : public ::testing::Test {
   static std::vector<std::unique_ptr<Environment>> DistinctStates() {
     EnvOptions env_options;
     env_options.actions = kActions;
-    env_options.observation_spaces = RequiredObservationSpaces();
+    env_options.observation_spaces = PolicyObservationSpaces();
     std::vector<std::unique_ptr<Environment>> envs;
     for (const char* benchmark : {"smoke/mlp_train", "smoke/mlp_train", "smoke/mlp_infer"}) {
       absl::StatusOr<std::unique_ptr<Environment>> env = Environment::Create(env_options);

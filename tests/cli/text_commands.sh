@@ -141,6 +141,18 @@ done
 "$hlogym" opt smoke/gpt2_infer --pipeline=xla-cpu-default -o "$work/untimed.hlo" ||
   fail "opt exited $?"
 cmp -s "$work/timed.hlo" "$work/untimed.hlo" || fail "--time-passes changed the output"
+# --trace-passes: the start's op count, then each pass that changed the module with the op count
+# after it; the last is the output's op count.
+"$hlogym" opt smoke/gpt2_infer --pipeline=xla-cpu-default --trace-passes -o "$work/traced.hlo" \
+  2> "$work/trace.txt" || fail "opt --trace-passes exited $?"
+start="$("$hlogym" stats smoke/gpt2_infer | sed -n 's/^ *op count: *//p')"
+[ "$(head -1 "$work/trace.txt")" = "$(printf '%8d  (start)' "$start")" ] ||
+  fail "opt --trace-passes does not start at I = $start: $(head -1 "$work/trace.txt")"
+end="$("$hlogym" stats "$work/traced.hlo" | sed -n 's/^ *op count: *//p')"
+[ "$(tail -1 "$work/trace.txt" | awk '{print $1}')" = "$end" ] ||
+  fail "opt --trace-passes does not end at the output's $end: $(tail -1 "$work/trace.txt")"
+grep -q " algsimp\$" "$work/trace.txt" || fail "opt --trace-passes has no algsimp row"
+cmp -s "$work/traced.hlo" "$work/untimed.hlo" || fail "--trace-passes changed the output"
 
 # --version: the project's version from CMakeLists.txt, status 0.
 want_version="$(sed -n 's/^project(hlogym VERSION \([0-9.]*\) .*/\1/p' "$2/CMakeLists.txt")"

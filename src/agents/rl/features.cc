@@ -9,7 +9,9 @@ namespace hlogym::rl {
 
 std::vector<std::string> FeatureNames() { return {"absolute", "relative"}; }
 
-std::vector<std::string> RequiredObservationSpaces() {
+std::vector<std::string> PolicyObservationSpaces() { return {"op_histogram", "action_history"}; }
+
+std::vector<std::string> TrainerObservationSpaces() {
   return {"op_histogram", "cost", "action_history"};
 }
 

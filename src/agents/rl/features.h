@@ -33,8 +33,12 @@ namespace hlogym::rl {
 // The policy features' kinds: "absolute" (the default) and "relative".
 std::vector<std::string> FeatureNames();
 
-// The observation spaces the encoder reads.
-std::vector<std::string> RequiredObservationSpaces();
+// The observation spaces the policy's features read (EncodePolicyFeatures),
+// and those a trainer reads: also the cost, for the critic (EncodeCostFeatures)
+// and reward shaping. A policy agent observes only the first: the cost
+// analysis of every state it visits would be most of its model time.
+std::vector<std::string> PolicyObservationSpaces();
+std::vector<std::string> TrainerObservationSpaces();
 
 struct FeatureLayout {
   int num_actions = 0;

@@ -301,7 +301,7 @@ AgentOptions PolicyAgentOptions(const Policy& policy, AgentOptions options) {
     options.registry = &PassRegistry::WithPipelines();
   options.env.actions = policy.actions();
   AddSequencePasses({SpellOut(policy.actions())}, options.env.actions);
-  options.env.observation_spaces = RequiredObservationSpaces();
+  options.env.observation_spaces = PolicyObservationSpaces();
   return options;
 }
 

@@ -147,7 +147,7 @@ absl::Status TrainingRun::Setup() {
   algorithm_ = FindAlgorithm(o_.algo);
   HLOGYM_RETURN_IF_ERROR(Validate());
   EnvOptions env = o_.env;
-  env.observation_spaces = RequiredObservationSpaces();
+  env.observation_spaces = TrainerObservationSpaces();
   if (o_.reward_shaping && env.reward_space.find("+shaped") == std::string::npos) {
     env.reward_space += "+shaped";
   }

@@ -15,6 +15,7 @@
 #include "absl/strings/str_cat.h"
 #include "hlo/float_bits.h"
 #include "hlo/status_macros.h"
+#include "passes/builders.h"
 #include "passes/change_tracking.h"
 #include "passes/pass_utils.h"
 #include "passes/simplifiers/algebraic_simplifier_internal.h"
@@ -78,6 +79,15 @@ Instruction* Visitor::AddReduce(Instruction* operand, Instruction* init, Shape s
   reduce->mutable_attrs().dimensions = std::move(dims);
   reduce->mutable_called_computations() = {function};
   return reduce;
+}
+
+Computation* Visitor::ScalarAddComputation(PrimitiveType type) {
+  Computation*& add = scalar_add_computations_[type];
+  if (add == nullptr) {
+    add = AddScalarBinaryComputation(*computation_->parent(), "scalar_add_computation",
+                                     Opcode::kAdd, type, /*with_layout=*/true);
+  }
+  return add;
 }
 
 Instruction* Visitor::AddConvert(Instruction* operand, PrimitiveType type) {
@@ -573,6 +583,12 @@ absl::Status Visitor::HandleMultiply(Instruction* mul) {
       return absl::OkStatus();
     }
     return ReplaceWithNew(mul, AddBinary(Opcode::kDivide, shape, ScalarLike(x->shape(), 1), x));
+  }
+  // exp(A) * exp(B) => exp(A + B): one transcendental fewer, whoever else
+  // uses the two exponentials.
+  if (lhs->opcode() == Opcode::kExp && rhs->opcode() == Opcode::kExp) {
+    Instruction* sum = AddBinary(Opcode::kAdd, shape, lhs->operand(0), rhs->operand(0));
+    return ReplaceWithNew(mul, AddUnary(Opcode::kExp, sum));
   }
   return absl::OkStatus();
 }

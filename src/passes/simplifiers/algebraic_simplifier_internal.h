@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "hlo/computation.h"
 #include "hlo/instruction.h"
@@ -100,6 +101,7 @@ class Visitor {
   absl::StatusOr<bool> RemoveDegenerateDimensionFromDot(Instruction* dot);
   absl::StatusOr<bool> RemoveTransposesFromDotOperands(Instruction* dot);
   absl::Status RewriteDotWithoutContractingAsMultiply(Instruction* dot);
+  absl::Status RewriteBatchPlusContractingAsReduce(Instruction* dot);
 
   // Convolutions (algebraic_simplifier_conv.cc).
   absl::Status HandleConvolution(Instruction* hlo);
@@ -133,6 +135,9 @@ class Visitor {
   Instruction* AddReduce(Instruction* operand, Instruction* init, Shape shape,
                          std::vector<int64_t> dims, Computation* function);
   Instruction* AddCompare(Instruction* lhs, Instruction* rhs, ComparisonDirection direction);
+  // The module's scalar add reducer of `type`, made once per pass run (XLA's
+  // "scalar_add_computation").
+  Computation* ScalarAddComputation(PrimitiveType type);
   // A scalar constant of `type`.
   Instruction* AddScalarConstant(PrimitiveType type, double value, const Shape& like);
   // A constant `value` of `shape`'s element type broadcast to `shape` (or
@@ -164,6 +169,7 @@ class Visitor {
   const AlgebraicSimplifierOptions& options_;
   Computation* computation_ = nullptr;
   bool changed_ = false;
+  absl::flat_hash_map<PrimitiveType, Computation*> scalar_add_computations_;
   // Instructions removed during the current sweep (their pointers may be
   // stale; they are never dereferenced, only looked up).
   absl::flat_hash_set<const Instruction*> removed_;

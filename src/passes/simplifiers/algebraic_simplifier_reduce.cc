@@ -468,6 +468,13 @@ bool HasDefaultAlgorithm(const Instruction* dot) {
          algorithm->value == "dot_f32_f32_f32";
 }
 
+// Whether every dimension of a dot operand is a batch or a contracting one
+// (no dimension of its own reaches the result).
+bool OnlyBatchAndContracting(const Instruction* operand, const std::vector<int64_t>& batch,
+                             const std::vector<int64_t>& contracting) {
+  return static_cast<int64_t>(batch.size() + contracting.size()) == operand->shape().rank();
+}
+
 }  // namespace
 
 absl::Status Visitor::RewriteDotWithoutContractingAsMultiply(Instruction* dot) {
@@ -500,6 +507,60 @@ absl::Status Visitor::RewriteDotWithoutContractingAsMultiply(Instruction* dot) {
     new_rhs = AddBroadcast(new_rhs, shape, bdims);
   }
   return ReplaceWithNew(dot, AddBinary(Opcode::kMultiply, shape, new_lhs, new_rhs));
+}
+
+// A dot one of whose operands is only batch and contracting dimensions (a
+// vector per batch) as reduce(multiply): each operand transposed to [batch,
+// own, contracting], converted to the result type, the one without dimensions
+// of its own broadcast to the other, the product summed over the contracting
+// dimensions in f32 (f64 stays f64; integers in their own type), then
+// converted back.
+absl::Status Visitor::RewriteBatchPlusContractingAsReduce(Instruction* dot) {
+  const DotDimensionNumbers& dn = *dot->attrs().dot_dimension_numbers;
+  const Shape& shape = dot->shape();
+  const PrimitiveType type = shape.element_type();
+  const int64_t batch = static_cast<int64_t>(dn.lhs_batch_dimensions.size());
+  const int64_t contracting = static_cast<int64_t>(dn.lhs_contracting_dimensions.size());
+  auto normalize = [&](Instruction* operand, const std::vector<int64_t>& batch_dims,
+                       const std::vector<int64_t>& contracting_dims) {
+    std::vector<int64_t> perm = batch_dims;
+    for (int64_t i = 0; i < operand->shape().rank(); ++i) {
+      if (!absl::c_linear_search(batch_dims, i) && !absl::c_linear_search(contracting_dims, i)) {
+        perm.push_back(i);
+      }
+    }
+    perm.insert(perm.end(), contracting_dims.begin(), contracting_dims.end());
+    if (!IsSortedDims(perm)) operand = AddTranspose(operand, perm);
+    if (operand->shape().element_type() != type) operand = AddConvert(operand, type);
+    return operand;
+  };
+  Instruction* lhs =
+      normalize(dot->operand(0), dn.lhs_batch_dimensions, dn.lhs_contracting_dimensions);
+  Instruction* rhs =
+      normalize(dot->operand(1), dn.rhs_batch_dimensions, dn.rhs_contracting_dimensions);
+  const int64_t lhs_own = lhs->shape().rank() - batch - contracting;
+  const int64_t rhs_own = rhs->shape().rank() - batch - contracting;
+  // Broadcasts `vector` (no dimensions of its own) to `other`'s shape.
+  auto broadcast_to = [&](Instruction* vector, Instruction* other, int64_t own) {
+    std::vector<int64_t> dims(batch);
+    std::iota(dims.begin(), dims.end(), 0);
+    for (int64_t i = 0; i < contracting; ++i) dims.push_back(batch + own + i);
+    return AddBroadcast(vector, other->shape(), std::move(dims));
+  };
+  if (rhs_own > 0) lhs = broadcast_to(lhs, rhs, rhs_own);
+  if (lhs_own > 0) rhs = broadcast_to(rhs, lhs, lhs_own);
+  Instruction* product = AddBinary(Opcode::kMultiply, lhs->shape(), lhs, rhs);
+  PrimitiveType accumulation = type;
+  if (IsFloatingPointType(type) && type != PrimitiveType::kF64) accumulation = PrimitiveType::kF32;
+  if (accumulation != type) product = AddConvert(product, accumulation);
+  const int64_t own = std::max(lhs_own, rhs_own);
+  std::vector<int64_t> reduce_dims(contracting);
+  std::iota(reduce_dims.begin(), reduce_dims.end(), batch + own);
+  Instruction* sum = AddReduce(product, AddScalarConstant(accumulation, 0, product->shape()),
+                               ChangeElementType(shape, accumulation), std::move(reduce_dims),
+                               ScalarAddComputation(accumulation));
+  if (accumulation != type) sum = AddConvert(sum, type);
+  return ReplaceWithNew(dot, sum);
 }
 
 absl::StatusOr<bool> Visitor::RemoveDegenerateDimensionFromDot(Instruction* dot) {
@@ -631,6 +692,19 @@ absl::Status Visitor::HandleDot(Instruction* dot) {
   if (HasDefaultAlgorithm(dot) && options_.enable_dot_to_multiply_rewrite &&
       dn.lhs_contracting_dimensions.empty()) {
     return RewriteDotWithoutContractingAsMultiply(dot);
+  }
+  // Strength reduction: a dot with a (batched) vector operand as
+  // reduce(multiply). With it off, as in XLA:CPU's pipeline, XLA still
+  // reduces a dot of two such vectors (its pass log on a causal linear
+  // attention's normalizer).
+  const bool lhs_vector =
+      OnlyBatchAndContracting(lhs, dn.lhs_batch_dimensions, dn.lhs_contracting_dimensions);
+  const bool rhs_vector =
+      OnlyBatchAndContracting(rhs, dn.rhs_batch_dimensions, dn.rhs_contracting_dimensions);
+  if (HasDefaultAlgorithm(dot) &&
+      ((lhs_vector && rhs_vector) ||
+       (options_.enable_dot_strength_reduction && (lhs_vector || rhs_vector)))) {
+    return RewriteBatchPlusContractingAsReduce(dot);
   }
   absl::StatusOr<bool> done = RemoveDegenerateDimensionFromDot(dot);
   if (!done.ok() || *done) return done.status();

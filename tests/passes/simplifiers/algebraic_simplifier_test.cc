@@ -116,6 +116,15 @@ TEST(AlgebraicSimplifierTest, SqrtTimesSqrtOfNonNegative) {
   ExpectUnchanged(F32("  s = f32[4] sqrt(p)\n  ROOT r = f32[4] multiply(s, s)\n"));
 }
 
+// exp(A) * exp(B) => exp(A + B), also when the exponentials have other users
+// (the powers of a linear recurrence's decay, exp(-exp(nu)), in the
+// generated training set's `lru` family).
+TEST(AlgebraicSimplifierTest, ProductOfExponentialsIsTheExponentialOfTheSum) {
+  ExpectSimplifies(F32("  a = f32[4] exponential(p)\n  b = f32[4] exponential(q)\n"
+                       "  m = f32[4] multiply(a, b)\n  ROOT r = (f32[4], f32[4]) tuple(m, a)\n"),
+                   "CHECK: add(f32[4] %p, f32[4] %q)\nCHECK: exponential(f32[4] %add");
+}
+
 TEST(AlgebraicSimplifierTest, AddCanonicalizesConstantsToTheRight) {
   ExpectSimplifies(F32("  c = f32[4] constant({1, 2, 3, 4})\n  ROOT r = f32[4] add(c, p)\n"),
                    "CHECK: ROOT {{.*}} add(f32[4] %p, f32[4] %c)");
@@ -821,6 +830,29 @@ ENTRY main {
 })",
                    "CHECK: broadcast(f32[2] %a), dimensions={0}\n"
                    "CHECK: broadcast(f32[3] %b), dimensions={1}\nCHECK: ROOT {{.*}} multiply(");
+}
+
+// A dot of two (batched) vectors is a reduce of their product, summed in f32
+// for bf16, as XLA:CPU makes it with dot strength reduction off; a vector
+// times a matrix stays a dot there.
+TEST(AlgebraicSimplifierTest, DotOfTwoVectorsIsAReduceOfTheirProduct) {
+  ExpectSimplifies(
+      R"(HloModule m
+ENTRY main {
+  a = bf16[4,8] parameter(0)
+  b = bf16[8,4] parameter(1)
+  ROOT d = bf16[4] dot(a, b), lhs_batch_dims={0}, lhs_contracting_dims={1}, rhs_batch_dims={1}, rhs_contracting_dims={0}
+})",
+      "CHECK: transpose(bf16[8,4] %b), dimensions={1,0}\n"
+      "CHECK: multiply(bf16[4,8] %a, bf16[4,8] %\nCHECK: convert(\n"
+      "CHECK: reduce(f32[4,8] {{.*}}, dimensions={1}, to_apply=%scalar_add_computation\n"
+      "CHECK: ROOT {{.*}} convert(f32[4]");
+  ExpectUnchanged(R"(HloModule m
+ENTRY main {
+  a = f32[3] parameter(0)
+  b = f32[3,5] parameter(1)
+  ROOT d = f32[5] dot(a, b), lhs_contracting_dims={0}, rhs_contracting_dims={0}
+})");
 }
 
 TEST(AlgebraicSimplifierTest, DotDropsDegenerateDims) {
