@@ -162,6 +162,7 @@ def iqm_ci(matrix: np.ndarray) -> tuple[float, float, float]:
 
 
 def main() -> int:
+    global CLI  # --hlogym
     argv = sys.argv[1:]
     extra = []
     if "--" in argv:
@@ -181,6 +182,13 @@ def main() -> int:
     parser.add_argument("--out", type=Path, default=REPO / "build" / "rl_heldout")
     parser.add_argument("--plot", type=Path, help="draw the held-out learning curves here")
     parser.add_argument(
+        "--hlogym",
+        type=Path,
+        default=CLI,
+        help="the command line that trains and judges (default build/hlogym; a copy keeps a long "
+        "run safe from rebuilds)",
+    )
+    parser.add_argument(
         "--train-suite",
         nargs="+",
         default=["all"],
@@ -188,6 +196,7 @@ def main() -> int:
         "build/datasets/training for the generated training set)",
     )
     args = parser.parse_args(argv)
+    CLI = args.hlogym.resolve()
     if args.seeds < 1 or args.curve_points < 1:
         parser.error("--seeds and --curve-points must be at least 1")
     seed_dirs = [args.out / f"seed-{k}" for k in range(args.seeds)]

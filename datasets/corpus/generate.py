@@ -11,7 +11,9 @@ with `requirements.txt` and `requirements-libraries.txt` and run generate.py wit
 The TensorFlow families (tf_models.py) likewise, from a venv with `requirements.txt` and
 `requirements-tensorflow.txt`; TensorFlowLowering says how their X is made. The PyTorch families
 (torch_models.py) make a dataset of their own, datasets/pytorch (`--pytorch`), with torch_models.py
-run by HLOGYM_TORCH_PYTHON, a venv with `requirements-torch.txt` (TorchLowering).
+run by HLOGYM_TORCH_PYTHON, a venv with `requirements-torch.txt` (TorchLowering). The generated
+training set (`--training`, build/datasets/training, not committed) mixes every frontend:
+scripts/training_data.sh makes the three venvs and runs it.
 
 For every configuration in CONFIGS (models in models.py) it writes
   <family>/<name>.hlo.zst              pre-optimization HLO: jax.jit(f).lower(*args).as_text("hlo")
