@@ -30,9 +30,7 @@ def corpus_manifest():
     return json.loads((CORPUS / "manifest.json").read_text())
 
 
-def test_with_the_corpus_training_split_it_is_1000_graphs_of_30_families(
-    training, corpus_manifest
-):
+def test_with_the_corpus_training_split_it_is_1000_graphs_of_30_families(training, corpus_manifest):
     train_seen = [
         m
         for m in corpus_manifest["modules"].values()
