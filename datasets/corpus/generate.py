@@ -1762,20 +1762,23 @@ def generate_dataset(dataset, names, jobs: int, out: Path):
     add_op_counts(results, out, tf_exempt=True)
     mpath = out / "manifest.json"
     manifest = json.loads(mpath.read_text()) if mpath.exists() and not full else {"modules": {}}
+    split_of = defaultdict(lambda: "train") if training else assign_splits(configs)
+    for n, r in results.items():
+        e = manifest_entry(r, r["family"], r["config"], split_of)
+        e["xla_initial_op_count"] = r.get("xla_initial_op_count")
+        manifest["modules"][n] = e
+    # the versions of the libraries the modules it holds were written with: a run of --only
+    # JAX modules does not need the PyTorch venv
+    written_families = {m["family"] for m in manifest["modules"].values()}
     manifest.update(
         {
-            "versions": {**versions(), **library_versions({f for _, f, _ in configs})},
+            "versions": {**versions(), **library_versions(written_families)},
             "generator": f"datasets/corpus/generate.py --{dataset.replace('_', '-')}",
             "op_count_rule": "instructions in all computations (HloModule::instruction_count)",
             # a dataset to judge agents on holds every family out; the training set none
             "heldout_families": [] if training else sorted({f for _, f, _ in configs}),
         }
     )
-    split_of = defaultdict(lambda: "train") if training else assign_splits(configs)
-    for n, r in results.items():
-        e = manifest_entry(r, r["family"], r["config"], split_of)
-        e["xla_initial_op_count"] = r.get("xla_initial_op_count")
-        manifest["modules"][n] = e
     write_manifest(mpath, manifest)
     write_dataset_readme(dataset, manifest, out)
     print(f"done: {len(results)} modules in {time.time() - t_start:.0f}s", flush=True)
@@ -1797,16 +1800,16 @@ def write_dataset_readme(dataset, manifest, out: Path):
         "large_steps": LARGE_STEPS_README,
         "training": TRAINING_README,
     }[dataset]
-    (out / "README.md").write_text(
-        template.format(
-            n=len(manifest["modules"]),
-            nfam=len(rows),
-            rows="\n".join(rows),
-            smallest=min(counts),
-            largest=max(counts),
-            **manifest["versions"],
-        )
+    # a frontend with no module here (a run of --only) has no version to name
+    fields = defaultdict(lambda: "(none here)", manifest["versions"])
+    fields.update(
+        n=len(manifest["modules"]),
+        nfam=len(rows),
+        rows="\n".join(rows),
+        smallest=min(counts),
+        largest=max(counts),
     )
+    (out / "README.md").write_text(template.format_map(fields))
 
 
 PYTORCH_README = """# PyTorch/XLA: the third frontend

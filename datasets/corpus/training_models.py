@@ -30,6 +30,7 @@ from models import (
     S,
     attend,
     cast_floats,
+    conv,
     cross_entropy,
     dense,
     dense_init,
@@ -134,17 +135,6 @@ def mlp_forward(params, x, cfg):
 
 
 # --- VGG-style CNN
-def conv(x, w, stride=1, padding="SAME", groups=1):
-    return lax.conv_general_dilated(
-        x,
-        w.astype(x.dtype),
-        (stride, stride),
-        padding,
-        dimension_numbers=DN,
-        feature_group_count=groups,
-    )
-
-
 def max_pool(x):
     return lax.reduce_window(x, -jnp.inf, lax.max, (1, 2, 2, 1), (1, 2, 2, 1), "VALID")
 
