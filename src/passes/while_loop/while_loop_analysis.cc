@@ -358,10 +358,9 @@ absl::StatusOr<Instruction*> InlineComputation(Computation* target, const Comput
   return map.at(callee.root_instruction());
 }
 
-bool UnshareLoopComputations(Module& module, Instruction* while_op, bool body, bool condition) {
+bool UnshareLoopComputations(Module& module, Instruction* while_op) {
   bool cloned = false;
   for (const int index : {1, 0}) {  // the body, then the condition
-    if (!(index == 1 ? body : condition)) continue;
     const Computation* callee = while_op->called_computations()[index];
     if (CountCallers(module, callee) > 1) {
       while_op->mutable_called_computations()[index] = CloneComputation(module, *callee);

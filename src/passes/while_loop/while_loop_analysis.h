@@ -59,11 +59,10 @@ absl::StatusOr<Instruction*> InlineComputation(Computation* target, const Comput
 // counted once per instruction).
 int64_t CountCallers(const Module& module, const Computation* computation);
 
-// Gives `while_op` its own copy of its body (when `body`) and of its condition
-// (when `condition`) where another instruction calls them too, so that edits
-// change this loop alone; the body is copied first. Whether anything was.
-bool UnshareLoopComputations(Module& module, Instruction* while_op, bool body = true,
-                             bool condition = true);
+// Gives `while_op` its own copy of its body and of its condition where another
+// instruction calls them too, so that edits change this loop alone; the body
+// is copied first. Whether anything was.
+bool UnshareLoopComputations(Module& module, Instruction* while_op);
 
 }  // namespace hlogym
 

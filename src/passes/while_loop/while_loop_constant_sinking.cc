@@ -45,8 +45,18 @@ absl::StatusOr<bool> TrySink(Module& module, Instruction* while_op) {
     }
   }
   if (body_indices.empty() && cond_indices.empty()) return false;
-  const bool cloned =
-      UnshareLoopComputations(module, while_op, !body_indices.empty(), !cond_indices.empty());
+  // As the pinned XLA does, the constants sink into a fresh copy ("NAME.sunk") of each
+  // computation they sink into; the copy joins the module last, which decides when
+  // simplify-while-loops reaches the loops inside it. The original goes when nothing else
+  // calls it.
+  for (const int slot : {1, 0}) {  // the body, then the condition
+    if ((slot == 1 ? body_indices : cond_indices).empty()) continue;
+    Computation* original = while_op->called_computations()[slot];
+    while_op->mutable_called_computations()[slot] = CloneComputation(module, *original, ".sunk");
+    if (CountCallers(module, original) == 0) {
+      HLOGYM_RETURN_IF_ERROR(module.RemoveComputation(original));
+    }
+  }
   body = while_op->called_computations()[1];
   condition = while_op->called_computations()[0];
   auto sunk_copy = [&](Computation* computation, int64_t index) {
@@ -76,11 +86,15 @@ absl::StatusOr<bool> TrySink(Module& module, Instruction* while_op) {
         gtes.push_back(user);
       }
     }
+    // A read of the element the constant replaced goes with it, as in XLA's copy.
     for (Instruction* gte : gtes) {
       HLOGYM_RETURN_IF_ERROR(gte->ReplaceAllUsesWith(sunk_copy(condition, index)));
+      if (gte->user_count() == 0 && !gte->IsRoot()) {
+        HLOGYM_RETURN_IF_ERROR(condition->RemoveInstruction(gte));
+      }
     }
   }
-  if (cloned) module.SortComputationsCalleesFirst();
+  module.SortComputationsCalleesFirst();
   return true;
 }
 

@@ -8,8 +8,11 @@
 // which replaces every use of the element there except the root's
 // pass-through, and inside the condition, which replaces every read of the
 // element. The loop state itself is left as it is (simplify-while-loops
-// then drops the element when nothing else needs it). Body and condition
-// are edited in place, or copied first when another instruction calls them.
+// then drops the element when nothing else needs it). As the pinned XLA's
+// pass dumps show, the constants sink into a fresh copy of the body or
+// condition they change ("<name>.sunk"), which the loop then calls (the
+// original goes when nothing else calls it), and a read in the condition
+// whose uses the constant took goes too.
 // Leaves out: sinking broadcasts of constants and the scalar-only mode
 // (both off on CPU).
 #ifndef HLOGYM_PASSES_WHILE_LOOP_WHILE_LOOP_CONSTANT_SINKING_H_

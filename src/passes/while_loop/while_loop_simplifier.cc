@@ -783,9 +783,9 @@ absl::StatusOr<bool> WhileLoopSimplifier::Run(Module& module) {
     bool ends_turn;
   };
   static constexpr Step kSteps[] = {
-      {TryRemoveRepeatedElements, true},  {TryFlattenNestedTuples, true},
-      {PropagateConstantElements, false}, {TryRemoveWhileLoop, true},
-      {TryRemoveDeadElements, true},      {TryMergeInductionVariablesOfEveryType, false},
+      {TryRemoveRepeatedElements, true}, {TryFlattenNestedTuples, true},
+      {TryRemoveDeadElements, true},     {PropagateConstantElements, false},
+      {TryRemoveWhileLoop, true},        {TryMergeInductionVariablesOfEveryType, false},
   };
   // Computations a rewrite replaced in XLA (old bodies and conditions and
   // what they call): loops in them wait for the next run.

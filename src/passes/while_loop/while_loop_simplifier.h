@@ -1,9 +1,10 @@
 // simplify-while-loops: XLA's WhileLoopSimplifier with the options the CPU
 // pipeline uses (simplify_compare_instrs off).
 //
-// Implements, for every while loop (in module order), in this order; as in
-// XLA, a loop that the first two, dead-element removal or loop removal
-// changed waits for the next run (the pipeline's fixed point) for the rest:
+// Implements, for every while loop (in module order), in this order (XLA's,
+// as its pass dumps show: the dead elements go before constants propagate);
+// as in XLA, a loop that the first three or loop removal changed waits for
+// the next run (the pipeline's fixed point) for the rest:
 //  - repeated elements (TryRemoveRepeatedWhileTupleIndices, first kind):
 //    elements the body passes through unchanged whose init is the same
 //    instruction hold the same value; the body and condition read the
@@ -13,20 +14,6 @@
 //    (TensorFlow's TensorLists are (array, size) pairs) becomes the flat
 //    tuple of its leaves, read back in the body, condition and users through
 //    rebuilt nested tuples that tuple-simplifier folds;
-//  - constant elements: a tuple element the body passes through unchanged
-//    whose initial value (an operand of the init tuple) is a scalar constant
-//    is replaced by a copy of that constant in the body (at every
-//    get-tuple-element of it) and the condition, and
-//    by the constant itself where the loop's result element is read
-//    (TryPropagateConstant / TryRemoveConstantParams); the element is then
-//    dead and goes with the next rewrite;
-//  - loops with a known trip count of 0 are replaced by their init value,
-//    loops with a trip count of 1 by an inlined copy of the body applied to
-//    the init value (the trip count as XLA's while_loop_analysis finds it:
-//    closed form for `i = c; i < n; i += s` loops, else at most 128 steps of
-//    a constant-started induction variable), never when the loop or what it
-//    calls has a side effect or the loop has control edges;
-//  - a loop with no users and no side effects is removed;
 //  - dead tuple elements (TryRemoveDeadWhileParams): elements that neither
 //    the condition, nor the loop's users (all get-tuple-elements), nor the
 //    live elements of the body's root need, computed to a fixed point, are
@@ -41,6 +28,20 @@
 //    old loop's users then read a full-width tuple of the new loop's
 //    elements and, for the dead ones, the old init value's; the pipeline's
 //    tuple-simplifier and dce remove it;
+//  - constant elements: a tuple element the body passes through unchanged
+//    whose initial value (an operand of the init tuple) is a scalar constant
+//    is replaced by a copy of that constant in the body (at every
+//    get-tuple-element of it) and the condition, and
+//    by the constant itself where the loop's result element is read
+//    (TryPropagateConstant / TryRemoveConstantParams); the element is then
+//    dead and goes in the next run;
+//  - loops with a known trip count of 0 are replaced by their init value,
+//    loops with a trip count of 1 by an inlined copy of the body applied to
+//    the init value (the trip count as XLA's while_loop_analysis finds it:
+//    closed form for `i = c; i < n; i += s` loops, else at most 128 steps of
+//    a constant-started induction variable), never when the loop or what it
+//    calls has a side effect or the loop has control edges;
+//  - a loop with no users and no side effects is removed;
 //  - induction variables (TryMergeInductionVariables, for s8, u8, s32, u32,
 //    s64 and u64): with a trip counter (init constant 0, +1 per iteration),
 //    every other element that adds a constant step per iteration stops
