@@ -78,6 +78,49 @@ absl::StatusOr<Instruction*> CanonicalUpdates(Instruction* updates,
   return MakeReshape(permuted, canonical);
 }
 
+// Whether the window at the start index the scatter's index `components` give lies inside an
+// operand of `operand_shape`, as a scalar pred; nullptr for a scalar operand. Built as XLA builds
+// it, which later passes do not scalarize: the start index in operand space as a vector (each
+// component, or a zero where the scatter does not index), compared with 0 and with size - window
+// element-wise, and-ed and reduced with `and`.
+absl::StatusOr<Instruction*> WindowInBounds(const ScatterDimensionNumbers& dn,
+                                            const std::vector<Instruction*>& components,
+                                            const Shape& operand_shape,
+                                            const std::vector<int64_t>& window_sizes) {
+  const int64_t rank = operand_shape.rank();
+  if (rank == 0 || components.empty()) return nullptr;
+  Computation* body = components.front()->parent();
+  const bool with_layout = components.front()->shape().has_layout();
+  const PrimitiveType index_type = components.front()->shape().element_type();
+  Instruction* zero = MakeConstant(body, Literal(Shape(index_type, {1})), with_layout);
+  std::vector<Instruction*> pieces;
+  for (int64_t d = 0; d < rank; ++d) {
+    auto it = absl::c_find(dn.scatter_dims_to_operand_dims, d);
+    if (it == dn.scatter_dims_to_operand_dims.end()) {
+      pieces.push_back(zero);
+      continue;
+    }
+    HLOGYM_ASSIGN(piece, MakeReshape(components[it - dn.scatter_dims_to_operand_dims.begin()],
+                                     std::vector<int64_t>{1}));
+    pieces.push_back(piece);
+  }
+  HLOGYM_ASSIGN(start, MakeConcatenate(pieces, 0));
+  Instruction* zero_scalar = MakeScalarConstant(body, index_type, 0, with_layout);
+  HLOGYM_ASSIGN(zeros, MakeBroadcast(zero_scalar, std::vector<int64_t>{rank}, {}));
+  HLOGYM_ASSIGN(not_negative, MakeCompare(ComparisonDirection::kLe, zeros, start));
+  Literal limits{Shape(index_type, {rank})};
+  for (int64_t d = 0; d < rank; ++d) {
+    limits.SetFromInt64(d, operand_shape.dimensions(d) - window_sizes[d]);
+  }
+  Instruction* limit = MakeConstant(body, std::move(limits), with_layout);
+  HLOGYM_ASSIGN(not_past_end, MakeCompare(ComparisonDirection::kGe, limit, start));
+  HLOGYM_ASSIGN(each, MakeBinary(Opcode::kAnd, not_negative, not_past_end));
+  Computation* all_of = AddScalarBinaryComputation(*body->parent(), "and.reduce_sub_computation",
+                                                   Opcode::kAnd, PrimitiveType::kPred, with_layout);
+  Instruction* all_true = MakeScalarConstant(body, PrimitiveType::kPred, 1, with_layout);
+  return MakeReduce(each, all_true, std::vector<int64_t>{0}, all_of);
+}
+
 absl::StatusOr<std::vector<Instruction*>> LoopBody(const Instruction& scatter, Instruction* i,
                                                    const std::vector<Instruction*>& state) {
   const ScatterDimensionNumbers& dn = *scatter.attrs().scatter_dimension_numbers;
@@ -158,22 +201,7 @@ absl::StatusOr<std::vector<Instruction*>> LoopBody(const Instruction& scatter, I
   Instruction* combined = body->AddInstruction(std::move(map));
 
   // In bounds: 0 <= start[d] <= size[d] - window[d] for every d.
-  Instruction* valid = nullptr;
-  for (int64_t d = 0; d < operand_rank; ++d) {
-    if (start[d] == index_zero) continue;
-    HLOGYM_ASSIGN(low, MakeCompare(ComparisonDirection::kGe, start[d], index_zero));
-    Instruction* limit = MakeScalarConstant(
-        body, index_type, static_cast<double>(operand->shape().dimensions(d) - window_sizes[d]),
-        with_layout);
-    HLOGYM_ASSIGN(high, MakeCompare(ComparisonDirection::kLe, start[d], limit));
-    HLOGYM_ASSIGN(both, MakeBinary(Opcode::kAnd, low, high));
-    if (valid == nullptr) {
-      valid = both;
-    } else {
-      HLOGYM_ASSIGN(all, MakeBinary(Opcode::kAnd, valid, both));
-      valid = all;
-    }
-  }
+  HLOGYM_ASSIGN(valid, WindowInBounds(dn, components, operand->shape(), window_sizes));
   Instruction* new_window = combined;
   if (valid != nullptr) {
     HLOGYM_ASSIGN(mask, MakeBroadcast(valid, window_sizes, {}));
