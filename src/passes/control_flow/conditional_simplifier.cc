@@ -1,11 +1,14 @@
 #include "passes/control_flow/conditional_simplifier.h"
 
 #include <functional>
+#include <map>
 #include <vector>
 
+#include "absl/algorithm/container.h"
 #include "hlo/query.h"
 #include "hlo/status_macros.h"
 #include "passes/builders.h"
+#include "passes/pass_utils.h"
 #include "passes/while_loop/while_loop_analysis.h"
 
 namespace hlogym {
@@ -102,6 +105,156 @@ absl::StatusOr<bool> TryRemoveConditional(Instruction* conditional) {
   return ConvertConditionalToSelect(conditional);
 }
 
+// Whether every user of `conditional` reads one element of its tuple result (and there is one),
+// the condition of the rewrites that renumber those elements.
+bool OnlyElementsAreRead(const Instruction* conditional) {
+  if (conditional->user_count() == 0 || conditional->IsRoot() || !conditional->shape().IsTuple()) {
+    return false;
+  }
+  for (const Instruction* user : conditional->users()) {
+    if (user->opcode() != Opcode::kGetTupleElement) return false;
+  }
+  return true;
+}
+
+// Result elements every branch computes with the same instruction are one: their readers read the
+// first of them (XLA's MergeDuplicateTupleElements; the others then go unread).
+bool MergeDuplicateResultElements(Instruction* conditional) {
+  if (!OnlyElementsAreRead(conditional)) return false;
+  const auto& branches = conditional->called_computations();
+  for (const Computation* branch : branches) {
+    if (branch->root_instruction()->opcode() != Opcode::kTuple) return false;
+  }
+  std::map<std::vector<const Instruction*>, int64_t> first_with;
+  std::vector<int64_t> same_as(conditional->shape().tuple_shapes_size());
+  for (int64_t i = 0; i < static_cast<int64_t>(same_as.size()); ++i) {
+    std::vector<const Instruction*> sources;
+    for (const Computation* branch : branches)
+      sources.push_back(branch->root_instruction()->operand(i));
+    same_as[i] = first_with.emplace(std::move(sources), i).first->second;
+  }
+  bool changed = false;
+  for (Instruction* user : conditional->users()) {
+    int64_t& index = user->mutable_attrs().tuple_index;
+    if (same_as[index] != index) {
+      index = same_as[index];
+      changed = true;
+    }
+  }
+  return changed;
+}
+
+// Result elements nothing reads go: each branch is replaced by a copy whose root is a tuple of the
+// read elements (XLA's RemoveUnusedTupleElements; the old branches stay for dce, as in XLA).
+bool RemoveUnreadResultElements(Module& module, Instruction* conditional) {
+  if (!OnlyElementsAreRead(conditional)) return false;
+  const Shape old_shape = conditional->shape();
+  const int64_t n = old_shape.tuple_shapes_size();
+  std::vector<int64_t> new_index(n, -1);
+  for (const Instruction* user : conditional->users()) new_index[user->attrs().tuple_index] = 0;
+  std::vector<Shape> kept;
+  for (int64_t i = 0; i < n; ++i) {
+    if (new_index[i] < 0) continue;
+    new_index[i] = static_cast<int64_t>(kept.size());
+    kept.push_back(old_shape.tuple_shapes(i));
+  }
+  if (static_cast<int64_t>(kept.size()) == n) return false;
+  for (const Computation* branch : conditional->called_computations()) {
+    if (!branch->root_instruction()->shape().IsTuple()) return false;
+  }
+  Shape new_shape = Shape::Tuple(kept);
+  if (old_shape.has_layout()) new_shape.set_layout(*old_shape.layout());
+  for (Computation*& branch : conditional->mutable_called_computations()) {
+    Computation* copy = CloneComputation(module, *branch);
+    Instruction* old_root = copy->root_instruction();
+    std::vector<Instruction*> elements;
+    for (int64_t i = 0; i < n; ++i) {
+      if (new_index[i] < 0) continue;
+      absl::StatusOr<Instruction*> element = MakeGetTupleElement(old_root, i);
+      if (!element.ok()) return false;
+      elements.push_back(*element);
+    }
+    Instruction* root = MakeTuple(copy, elements);
+    root->set_shape(new_shape);
+    copy->set_root_instruction(root);
+    branch = copy;
+  }
+  conditional->set_shape(new_shape);
+  for (Instruction* user : conditional->users()) {
+    user->mutable_attrs().tuple_index = new_index[user->attrs().tuple_index];
+  }
+  return true;
+}
+
+// A conditional nothing reads returns an empty tuple from copies of its branches (XLA's
+// ReplaceRootWithEmptyTupleIfNoUsers).
+bool ReturnNothingWhenUnread(Module& module, Instruction* conditional) {
+  if (conditional->user_count() > 0 || conditional->IsRoot() ||
+      (conditional->shape().IsTuple() && conditional->shape().tuple_shapes_size() == 0)) {
+    return false;
+  }
+  const Shape empty = Shape::Tuple({});
+  for (Computation*& branch : conditional->mutable_called_computations()) {
+    Computation* copy = CloneComputation(module, *branch);
+    Instruction* root = MakeTuple(copy, {});
+    copy->set_root_instruction(root);
+    branch = copy;
+  }
+  conditional->set_shape(empty);
+  return true;
+}
+
+// A branch computation's parameter elements it never reads go: the branch is replaced by a copy
+// with a narrower parameter, and each conditional that calls it passes a tuple of the read
+// elements (XLA's TryRemoveUnusedConditionalOperands).
+bool DropUnreadBranchOperands(Module& module, Computation* branch,
+                              const std::vector<Instruction*>& callers) {
+  if (branch->num_parameters() != 1) return false;
+  Instruction* param = branch->parameter_instruction(0);
+  if (param->IsRoot() || !param->shape().IsTuple()) return false;
+  const int64_t n = param->shape().tuple_shapes_size();
+  std::vector<int64_t> new_index(n, -1);
+  for (const Instruction* user : param->users()) {
+    if (user->opcode() != Opcode::kGetTupleElement) return false;
+    new_index[user->attrs().tuple_index] = 0;
+  }
+  std::vector<int64_t> kept;
+  std::vector<Shape> kept_shapes;
+  for (int64_t i = 0; i < n; ++i) {
+    if (new_index[i] < 0) continue;
+    new_index[i] = static_cast<int64_t>(kept.size());
+    kept.push_back(i);
+    kept_shapes.push_back(param->shape().tuple_shapes(i));
+  }
+  if (static_cast<int64_t>(kept.size()) == n) return false;
+  Shape new_shape = Shape::Tuple(kept_shapes);
+  if (param->shape().has_layout()) new_shape.set_layout(*param->shape().layout());
+  Computation* copy = CloneComputation(module, *branch);
+  Instruction* new_param = copy->parameter_instruction(0);
+  new_param->set_shape(new_shape);
+  for (Instruction* user : new_param->users()) {
+    user->mutable_attrs().tuple_index = new_index[user->attrs().tuple_index];
+  }
+  for (Instruction* conditional : callers) {
+    auto& branches = conditional->mutable_called_computations();
+    for (size_t b = 0; b < branches.size(); ++b) {
+      if (branches[b] != branch) continue;
+      branches[b] = copy;
+      Instruction* operand = conditional->operand(static_cast<int64_t>(b) + 1);
+      std::vector<Instruction*> elements;
+      for (int64_t i : kept) {
+        absl::StatusOr<Instruction*> element = MakeGetTupleElement(operand, i);
+        if (!element.ok()) return false;
+        elements.push_back(*element);
+      }
+      Instruction* tuple = MakeTuple(conditional->parent(), elements);
+      tuple->set_shape(new_shape);
+      conditional->ReplaceOperandWith(static_cast<int64_t>(b) + 1, tuple);
+    }
+  }
+  return true;
+}
+
 }  // namespace
 
 absl::StatusOr<bool> ConvertConditionalToSelect(Instruction* conditional) {
@@ -134,10 +287,30 @@ absl::StatusOr<bool> ConditionalSimplifier::Run(Module& module) {
     }
   }
   bool changed = false;
+  std::vector<Instruction*> remaining;
   for (Instruction* conditional : conditionals) {
+    changed |= MergeDuplicateResultElements(conditional);
+    changed |= RemoveUnreadResultElements(module, conditional);
+    changed |= ReturnNothingWhenUnread(module, conditional);
     HLOGYM_ASSIGN(removed, TryRemoveConditional(conditional));
     changed |= removed;
+    if (!removed) remaining.push_back(conditional);
   }
+  // Then the branches' unread operands, for every conditional that calls a branch at once, in
+  // the order the branches first come up.
+  std::vector<Computation*> branches;
+  std::map<Computation*, std::vector<Instruction*>> callers;
+  for (Instruction* conditional : remaining) {
+    for (Computation* branch : conditional->called_computations()) {
+      auto& calling = callers[branch];
+      if (calling.empty()) branches.push_back(branch);
+      if (absl::c_find(calling, conditional) == calling.end()) calling.push_back(conditional);
+    }
+  }
+  for (Computation* branch : branches) {
+    changed |= DropUnreadBranchOperands(module, branch, callers[branch]);
+  }
+  if (changed) module.SortComputationsCalleesFirst();
   return changed;
 }
 
