@@ -1,5 +1,6 @@
 #include "passes/control_flow/conditional_simplifier.h"
 
+#include <algorithm>
 #include <functional>
 #include <map>
 #include <vector>
@@ -34,6 +35,24 @@ bool BranchIsExpensive(const Computation& computation) {
     }
   }
   return false;
+}
+
+// A branch made only of its parameter, tuples and get-tuple-elements that returns an array
+// somewhere in its result (XLA's ComputationIsEmptyWithArrayRoot).
+bool BranchOnlyPassesArraysOn(const Computation& computation) {
+  for (const auto& instruction : computation.instructions()) {
+    const Opcode opcode = instruction->opcode();
+    if (opcode != Opcode::kTuple && opcode != Opcode::kGetTupleElement &&
+        opcode != Opcode::kParameter) {
+      return false;
+    }
+  }
+  std::function<bool(const Shape&)> holds_array = [&](const Shape& shape) {
+    if (shape.IsArray()) return true;
+    if (!shape.IsTuple()) return false;
+    return std::any_of(shape.tuple_shapes().begin(), shape.tuple_shapes().end(), holds_array);
+  };
+  return holds_array(computation.root_instruction()->shape());
 }
 
 bool HoldsToken(const Shape& shape) {
@@ -100,7 +119,8 @@ absl::StatusOr<bool> TryRemoveConditional(Instruction* conditional) {
     return true;
   }
   for (const Computation* branch : branches) {
-    if (BranchIsExpensive(*branch)) return false;
+    // An empty branch costs less than a select: XLA keeps the conditional.
+    if (BranchIsExpensive(*branch) || BranchOnlyPassesArraysOn(*branch)) return false;
   }
   return ConvertConditionalToSelect(conditional);
 }

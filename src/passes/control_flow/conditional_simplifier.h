@@ -15,12 +15,11 @@
 //    cheap (only broadcast, concatenate, dynamic-slice, get-tuple-element,
 //    reduce, reshape, pad, parameter, slice, tuple, constants and
 //    elementwise ops) is replaced by both branches inlined and a select of
-//    their results (element by element through tuples);
+//    their results (element by element through tuples), unless a branch is
+//    empty (only its parameter, tuples and get-tuple-elements);
 //  - last, for the conditionals kept: a branch's parameter elements it never
 //    reads go (a copy of the branch with a narrower parameter, and a tuple of
 //    the read elements as the operand of every conditional that calls it).
-// Leaves out: keeping a conditional whose branch is empty (XLA's
-// ComputationIsEmptyWithArrayRoot) from becoming a select.
 #ifndef HLOGYM_PASSES_CONTROL_FLOW_CONDITIONAL_SIMPLIFIER_H_
 #define HLOGYM_PASSES_CONTROL_FLOW_CONDITIONAL_SIMPLIFIER_H_
 

@@ -167,5 +167,24 @@ TEST(ConditionalSimplifierTest, UnreadConditionalReturnsAnEmptyTuple) {
   EXPECT_CHECKS(run.after, "CHECK: ENTRY\nCHECK: %k = () conditional(");
 }
 
+// A branch that only passes its operand on is cheaper than a select of both: XLA keeps it.
+TEST(ConditionalSimplifierTest, KeepsAConditionalWithAnEmptyBranch) {
+  PassRun run = RunPass("simplify-conditional", R"(HloModule m
+on_true {
+  a = f32[4] parameter(0)
+  ROOT n = f32[4] negate(a)
+}
+on_false {
+  ROOT b = f32[4] parameter(0)
+}
+ENTRY main {
+  x = f32[4] parameter(0)
+  q = pred[] parameter(1)
+  ROOT c = f32[4] conditional(q, x, x), true_computation=on_true, false_computation=on_false
+}
+)");
+  EXPECT_FALSE(run.changed);
+}
+
 }  // namespace
 }  // namespace hlogym::testing
