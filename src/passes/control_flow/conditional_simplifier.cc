@@ -166,7 +166,7 @@ bool MergeDuplicateResultElements(Instruction* conditional) {
 
 // Result elements nothing reads go: each branch is replaced by a copy whose root is a tuple of the
 // read elements (XLA's RemoveUnusedTupleElements; the old branches stay for dce, as in XLA).
-bool RemoveUnreadResultElements(Module& module, Instruction* conditional) {
+absl::StatusOr<bool> RemoveUnreadResultElements(Module& module, Instruction* conditional) {
   if (!OnlyElementsAreRead(conditional)) return false;
   const Shape old_shape = conditional->shape();
   const int64_t n = old_shape.tuple_shapes_size();
@@ -190,9 +190,8 @@ bool RemoveUnreadResultElements(Module& module, Instruction* conditional) {
     std::vector<Instruction*> elements;
     for (int64_t i = 0; i < n; ++i) {
       if (new_index[i] < 0) continue;
-      absl::StatusOr<Instruction*> element = MakeGetTupleElement(old_root, i);
-      if (!element.ok()) return false;
-      elements.push_back(*element);
+      HLOGYM_ASSIGN(element, MakeGetTupleElement(old_root, i));
+      elements.push_back(element);
     }
     Instruction* root = MakeTuple(copy, elements);
     root->set_shape(new_shape);
@@ -227,8 +226,8 @@ bool ReturnNothingWhenUnread(Module& module, Instruction* conditional) {
 // A branch computation's parameter elements it never reads go: the branch is replaced by a copy
 // with a narrower parameter, and each conditional that calls it passes a tuple of the read
 // elements (XLA's TryRemoveUnusedConditionalOperands).
-bool DropUnreadBranchOperands(Module& module, Computation* branch,
-                              const std::vector<Instruction*>& callers) {
+absl::StatusOr<bool> DropUnreadBranchOperands(Module& module, Computation* branch,
+                                              const std::vector<Instruction*>& callers) {
   if (branch->num_parameters() != 1) return false;
   Instruction* param = branch->parameter_instruction(0);
   if (param->IsRoot() || !param->shape().IsTuple()) return false;
@@ -263,9 +262,8 @@ bool DropUnreadBranchOperands(Module& module, Computation* branch,
       Instruction* operand = conditional->operand(static_cast<int64_t>(b) + 1);
       std::vector<Instruction*> elements;
       for (int64_t i : kept) {
-        absl::StatusOr<Instruction*> element = MakeGetTupleElement(operand, i);
-        if (!element.ok()) return false;
-        elements.push_back(*element);
+        HLOGYM_ASSIGN(element, MakeGetTupleElement(operand, i));
+        elements.push_back(element);
       }
       Instruction* tuple = MakeTuple(conditional->parent(), elements);
       tuple->set_shape(new_shape);
@@ -310,7 +308,8 @@ absl::StatusOr<bool> ConditionalSimplifier::Run(Module& module) {
   std::vector<Instruction*> remaining;
   for (Instruction* conditional : conditionals) {
     changed |= MergeDuplicateResultElements(conditional);
-    changed |= RemoveUnreadResultElements(module, conditional);
+    HLOGYM_ASSIGN(narrowed, RemoveUnreadResultElements(module, conditional));
+    changed |= narrowed;
     changed |= ReturnNothingWhenUnread(module, conditional);
     HLOGYM_ASSIGN(removed, TryRemoveConditional(conditional));
     changed |= removed;
@@ -328,7 +327,8 @@ absl::StatusOr<bool> ConditionalSimplifier::Run(Module& module) {
     }
   }
   for (Computation* branch : branches) {
-    changed |= DropUnreadBranchOperands(module, branch, callers[branch]);
+    HLOGYM_ASSIGN(dropped, DropUnreadBranchOperands(module, branch, callers[branch]));
+    changed |= dropped;
   }
   if (changed) module.SortComputationsCalleesFirst();
   return changed;
