@@ -149,8 +149,9 @@ bool MergeDuplicateResultElements(Instruction* conditional) {
   std::vector<int64_t> same_as(conditional->shape().tuple_shapes_size());
   for (int64_t i = 0; i < static_cast<int64_t>(same_as.size()); ++i) {
     std::vector<const Instruction*> sources;
-    for (const Computation* branch : branches)
+    for (const Computation* branch : branches) {
       sources.push_back(branch->root_instruction()->operand(i));
+    }
     same_as[i] = first_with.emplace(std::move(sources), i).first->second;
   }
   bool changed = false;
