@@ -53,6 +53,20 @@ def _mlp_init(k, sizes):
     return [dense_init(k, a, b) for a, b in zip(sizes[:-1], sizes[1:])]
 
 
+def _prenorm_blocks(k, d, layers, hidden):
+    """Parameters of `layers` pre-norm transformer blocks: attention, then an MLP of width
+    `hidden`."""
+    return [
+        {
+            "ln1": ln_init(d),
+            "attn": mha_init(k, d),
+            "ln2": ln_init(d),
+            "ff": _mlp_init(k, [d, hidden, d]),
+        }
+        for _ in range(layers)
+    ]
+
+
 def _mlp(layers, x, act=jax.nn.relu):
     for i, p in enumerate(layers):
         x = dense(p, x)
@@ -266,15 +280,7 @@ def realnvp_batch(cfg):
 def perceiver_init(cfg, key):
     k = Keys(key)
     d = cfg["d"]
-    blocks = [
-        {
-            "ln1": ln_init(d),
-            "attn": mha_init(k, d),
-            "ln2": ln_init(d),
-            "ff": _mlp_init(k, [d, 2 * d, d]),
-        }
-        for _ in range(cfg["layers"])
-    ]
+    blocks = _prenorm_blocks(k, d, cfg["layers"], 2 * d)
     return {
         "inp": dense_init(k, cfg["features"], d),
         "latents": normal(k, (cfg["latents"], d)),
@@ -381,15 +387,7 @@ def nerf_batch(cfg):
 def linattn_init(cfg, key):
     k = Keys(key)
     d = cfg["d"]
-    blocks = [
-        {
-            "ln1": ln_init(d),
-            "attn": mha_init(k, d),
-            "ln2": ln_init(d),
-            "ff": _mlp_init(k, [d, 4 * d, d]),
-        }
-        for _ in range(cfg["layers"])
-    ]
+    blocks = _prenorm_blocks(k, d, cfg["layers"], 4 * d)
     return {"emb": normal(k, (cfg["vocab"], d)), "blocks": blocks, "lnf": ln_init(d)}
 
 
