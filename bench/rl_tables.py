@@ -13,7 +13,7 @@ only prints (a row's runs are redone when its flags change: delete its folder). 
   dqn           DQN with the same action space, starts, reward and features
   ppo-shaping   PPO plus the seed paper's potential-based reward shaping (--shaping)
   ppo-value-cost PPO plus the paper's value function that also sees the cost (--value-cost)
-  ppo-gnn       PPO with the graph network (--network gnn), at --gnn-steps (it trains about 16
+  ppo-gnn       PPO with the graph network (--network gnn), at --gnn-steps (8192; it trains about 16
                 times slower than the MLP here)
 """
 
@@ -66,7 +66,7 @@ def main() -> int:
     )
     parser.add_argument("--seeds", type=int, default=5)
     parser.add_argument("--steps", type=int, default=49152)
-    parser.add_argument("--gnn-steps", type=int, default=16384)
+    parser.add_argument("--gnn-steps", type=int, default=8192)
     parser.add_argument("--out", type=Path, default=REPO / "build" / "rl_heldout")
     parser.add_argument("--hlogym", type=Path, default=REPO / "build" / "hlogym")
     args = parser.parse_args()
