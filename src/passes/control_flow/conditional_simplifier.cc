@@ -125,6 +125,22 @@ absl::StatusOr<bool> TryRemoveConditional(Instruction* conditional) {
   return ConvertConditionalToSelect(conditional);
 }
 
+// The tuple elements `read` marks, in order, and where each element goes among them (-1 for the
+// others): the renumbering of the rewrites that drop unread elements.
+struct Renumbering {
+  std::vector<int64_t> kept;
+  std::vector<int64_t> new_index;
+};
+Renumbering KeepRead(const std::vector<bool>& read) {
+  Renumbering r{{}, std::vector<int64_t>(read.size(), -1)};
+  for (int64_t i = 0; i < static_cast<int64_t>(read.size()); ++i) {
+    if (!read[i]) continue;
+    r.new_index[i] = static_cast<int64_t>(r.kept.size());
+    r.kept.push_back(i);
+  }
+  return r;
+}
+
 // Whether every user of `conditional` reads one element of its tuple result (and there is one),
 // the condition of the rewrites that renumber those elements.
 bool OnlyElementsAreRead(const Instruction* conditional) {
@@ -171,26 +187,22 @@ absl::StatusOr<bool> RemoveUnreadResultElements(Module& module, Instruction* con
   if (!OnlyElementsAreRead(conditional)) return false;
   const Shape old_shape = conditional->shape();
   const int64_t n = old_shape.tuple_shapes_size();
-  std::vector<int64_t> new_index(n, -1);
-  for (const Instruction* user : conditional->users()) new_index[user->attrs().tuple_index] = 0;
-  std::vector<Shape> kept;
-  for (int64_t i = 0; i < n; ++i) {
-    if (new_index[i] < 0) continue;
-    new_index[i] = static_cast<int64_t>(kept.size());
-    kept.push_back(old_shape.tuple_shapes(i));
-  }
+  std::vector<bool> read(n, false);
+  for (const Instruction* user : conditional->users()) read[user->attrs().tuple_index] = true;
+  const auto [kept, new_index] = KeepRead(read);
   if (static_cast<int64_t>(kept.size()) == n) return false;
   for (const Computation* branch : conditional->called_computations()) {
     if (!branch->root_instruction()->shape().IsTuple()) return false;
   }
-  Shape new_shape = Shape::Tuple(kept);
+  std::vector<Shape> kept_shapes;
+  for (int64_t i : kept) kept_shapes.push_back(old_shape.tuple_shapes(i));
+  Shape new_shape = Shape::Tuple(kept_shapes);
   if (old_shape.has_layout()) new_shape.set_layout(*old_shape.layout());
   for (Computation*& branch : conditional->mutable_called_computations()) {
     Computation* copy = CloneComputation(module, *branch);
     Instruction* old_root = copy->root_instruction();
     std::vector<Instruction*> elements;
-    for (int64_t i = 0; i < n; ++i) {
-      if (new_index[i] < 0) continue;
+    for (int64_t i : kept) {
       HLOGYM_ASSIGN(element, MakeGetTupleElement(old_root, i));
       elements.push_back(element);
     }
@@ -233,20 +245,15 @@ absl::StatusOr<bool> DropUnreadBranchOperands(Module& module, Computation* branc
   Instruction* param = branch->parameter_instruction(0);
   if (param->IsRoot() || !param->shape().IsTuple()) return false;
   const int64_t n = param->shape().tuple_shapes_size();
-  std::vector<int64_t> new_index(n, -1);
+  std::vector<bool> read(n, false);
   for (const Instruction* user : param->users()) {
     if (user->opcode() != Opcode::kGetTupleElement) return false;
-    new_index[user->attrs().tuple_index] = 0;
+    read[user->attrs().tuple_index] = true;
   }
-  std::vector<int64_t> kept;
-  std::vector<Shape> kept_shapes;
-  for (int64_t i = 0; i < n; ++i) {
-    if (new_index[i] < 0) continue;
-    new_index[i] = static_cast<int64_t>(kept.size());
-    kept.push_back(i);
-    kept_shapes.push_back(param->shape().tuple_shapes(i));
-  }
+  const auto [kept, new_index] = KeepRead(read);
   if (static_cast<int64_t>(kept.size()) == n) return false;
+  std::vector<Shape> kept_shapes;
+  for (int64_t i : kept) kept_shapes.push_back(param->shape().tuple_shapes(i));
   Shape new_shape = Shape::Tuple(kept_shapes);
   if (param->shape().has_layout()) new_shape.set_layout(*param->shape().layout());
   Computation* copy = CloneComputation(module, *branch);
