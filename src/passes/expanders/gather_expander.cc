@@ -63,48 +63,29 @@ absl::StatusOr<Instruction*> ExpandBroadcast(Instruction* gather) {
   return MakeBroadcast(reshaped, gather->shape().dimensions(), dn.offset_dims);
 }
 
-// The index vector `v` (rank 1) padded with `prepend` and `append` zeros.
-absl::StatusOr<Instruction*> PadWithZeros(Instruction* v, int64_t prepend, int64_t append) {
-  Instruction* zero =
-      MakeScalarConstant(v->parent(), v->shape().element_type(), 0, v->shape().has_layout());
-  PaddingDimension padding[] = {{prepend, append, 0}};
-  return MakePad(v, zero, padding);
-}
-
-// The components of the index vector `start` as scalars (slice + reshape
-// each), as XLA's dynamic-slice builders take a vector start.
-absl::StatusOr<std::vector<Instruction*>> StartScalars(Instruction* start, int64_t count) {
-  std::vector<Instruction*> scalars;
-  for (int64_t d = 0; d < count; ++d) {
-    SliceDimension slice[] = {{d, d + 1, 1}};
-    HLOGYM_ASSIGN(element, MakeSlice(start, slice));
-    HLOGYM_ASSIGN(scalar, MakeReshape(element, {}));
-    scalars.push_back(scalar);
+// start_indices as [N] (scalar indices, index_vector_dim == rank) or [N, K]:
+// the index vector moved last by a transpose (none for the identity), then the
+// other dimensions collapsed by a reshape, even one that keeps the shape, as
+// XLA's gather expander does.
+absl::StatusOr<Instruction*> CanonicalIndices(Instruction* indices, int64_t index_vector_dim) {
+  const int64_t rank = indices->shape().rank();
+  Instruction* transposed = indices;
+  if (index_vector_dim < rank - 1) {
+    std::vector<int64_t> permutation;
+    for (int64_t i = 0; i < rank; ++i) {
+      if (i != index_vector_dim) permutation.push_back(i);
+    }
+    permutation.push_back(index_vector_dim);
+    HLOGYM_ASSIGN(t, MakeTranspose(indices, permutation));
+    transposed = t;
   }
-  return scalars;
-}
-
-absl::StatusOr<Instruction*> DynamicSliceAt(Instruction* operand, Instruction* start,
-                                            const std::vector<int64_t>& sizes) {
-  HLOGYM_ASSIGN(scalars, StartScalars(start, operand->shape().rank()));
-  auto ds = std::make_unique<Instruction>(Opcode::kDynamicSlice,
-                                          Shape(operand->shape().element_type(), sizes));
-  ds->AppendOperand(operand);
-  for (Instruction* scalar : scalars) ds->AppendOperand(scalar);
-  ds->mutable_attrs().dynamic_slice_sizes = sizes;
-  return AddWithLayoutOf(operand->parent(), std::move(ds), operand);
-}
-
-absl::StatusOr<Instruction*> DynamicUpdateSliceAt(Instruction* operand, Instruction* update,
-                                                  Instruction* start) {
-  HLOGYM_ASSIGN(scalars, StartScalars(start, operand->shape().rank()));
-  auto dus = std::make_unique<Instruction>(Opcode::kDynamicUpdateSlice, operand->shape());
-  dus->AppendOperand(operand);
-  dus->AppendOperand(update);
-  for (Instruction* scalar : scalars) dus->AppendOperand(scalar);
-  Instruction* added = AddWithLayoutOf(operand->parent(), std::move(dus), operand);
-  added->set_shape(operand->shape());
-  return added;
+  const int64_t index_dims = index_vector_dim == rank ? 0 : 1;
+  const std::vector<int64_t>& dims = transposed->shape().dimensions();
+  int64_t batch = 1;
+  for (int64_t i = 0; i < rank - index_dims; ++i) batch *= dims[i];
+  std::vector<int64_t> canonical = {batch};
+  if (index_dims == 1) canonical.push_back(dims.back());
+  return MakeReshape(transposed, canonical);
 }
 
 // One iteration: row `i` of the accumulator gets the slice at index vector i.
@@ -116,47 +97,14 @@ absl::StatusOr<std::vector<Instruction*>> LoopBody(const Instruction& gather, In
   Instruction* operand = state[0];
   Instruction* indices = state[1];
   Instruction* accumulator = state[2];
-  Computation* body = i->parent();
   HLOGYM_ASSIGN(i_vector, MakeBroadcast(i, std::vector<int64_t>{1}, {}));
 
-  Instruction* index_vector = nullptr;
-  if (indices->shape().rank() == 1) {
-    HLOGYM_ASSIGN(one, DynamicSliceAt(indices, i_vector, {1}));
-    index_vector = one;
-  } else {
-    const int64_t k = indices->shape().dimensions(1);
-    HLOGYM_ASSIGN(row_start, PadWithZeros(i_vector, 0, 1));
-    HLOGYM_ASSIGN(row, DynamicSliceAt(indices, row_start, {1, k}));
-    HLOGYM_ASSIGN(vector, MakeReshape(row, std::vector<int64_t>{k}));
-    index_vector = vector;
-  }
-
-  // The operand start: index components per start_index_map, zero elsewhere.
+  HLOGYM_ASSIGN(index_vector, gather_scatter::IndexVectorAt(indices, i_vector));
   const int64_t operand_rank = operand->shape().rank();
-  const PrimitiveType index_type = indices->shape().element_type();
-  const bool with_layout = indices->shape().has_layout();
-  Instruction* operand_start = nullptr;
-  if (operand_rank == 0) {
-    operand_start = MakeConstant(body, Literal(Shape(index_type, {0})), with_layout);
-  } else {
-    Literal zero_literal(Shape(index_type, {1}));
-    Instruction* zero = MakeConstant(body, std::move(zero_literal), with_layout);
-    std::vector<Instruction*> components;
-    for (int64_t d = 0; d < operand_rank; ++d) {
-      auto it = std::find(dn.start_index_map.begin(), dn.start_index_map.end(), d);
-      if (it == dn.start_index_map.end()) {
-        components.push_back(zero);
-        continue;
-      }
-      const int64_t c = it - dn.start_index_map.begin();
-      SliceDimension slice[] = {{c, c + 1, 1}};
-      HLOGYM_ASSIGN(component, MakeSlice(index_vector, slice));
-      components.push_back(component);
-    }
-    HLOGYM_ASSIGN(concat, MakeConcatenate(components, 0));
-    operand_start = concat;
-  }
-  HLOGYM_ASSIGN(sliced, DynamicSliceAt(operand, operand_start, gather.attrs().gather_slice_sizes));
+  HLOGYM_ASSIGN(operand_start, gather_scatter::IndexInOperandSpace(index_vector, dn.start_index_map,
+                                                                   operand_rank));
+  HLOGYM_ASSIGN(sliced, gather_scatter::DynamicSliceAt(operand, operand_start,
+                                                       gather.attrs().gather_slice_sizes));
   std::vector<int64_t> kept;
   for (int64_t d = 0; d < operand_rank; ++d) {
     if (!absl::c_linear_search(dn.collapsed_slice_dims, d))
@@ -166,8 +114,9 @@ absl::StatusOr<std::vector<Instruction*>> LoopBody(const Instruction& gather, In
   std::vector<int64_t> row_dims = {1};
   row_dims.insert(row_dims.end(), kept.begin(), kept.end());
   HLOGYM_ASSIGN(row, MakeReshape(collapsed, row_dims));
-  HLOGYM_ASSIGN(row_start, PadWithZeros(i_vector, 0, static_cast<int64_t>(kept.size())));
-  HLOGYM_ASSIGN(updated, DynamicUpdateSliceAt(accumulator, row, row_start));
+  HLOGYM_ASSIGN(row_start,
+                gather_scatter::PadWithZeros(i_vector, 0, static_cast<int64_t>(kept.size())));
+  HLOGYM_ASSIGN(updated, gather_scatter::DynamicUpdateSliceAt(accumulator, row, row_start));
   return std::vector<Instruction*>{operand, indices, updated};
 }
 
@@ -178,8 +127,7 @@ absl::StatusOr<Instruction*> Expand(Instruction* gather) {
   Instruction* operand = gather->operand(0);
   Instruction* indices = gather->operand(1);
   const int64_t trip_count = TripCount(gather);
-  HLOGYM_ASSIGN(canonical, gather_scatter::CanonicalIndices(indices, dn.index_vector_dim,
-                                                            /*always_reshape=*/true));
+  HLOGYM_ASSIGN(canonical, CanonicalIndices(indices, dn.index_vector_dim));
   std::vector<int64_t> accumulator_dims = {trip_count};
   for (size_t d = 0; d < gather->attrs().gather_slice_sizes.size(); ++d) {
     if (!absl::c_linear_search(dn.collapsed_slice_dims, static_cast<int64_t>(d))) {

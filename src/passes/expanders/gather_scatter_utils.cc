@@ -1,6 +1,7 @@
 #include "passes/expanders/gather_scatter_utils.h"
 
 #include <algorithm>
+#include <memory>
 
 #include "hlo/shape_util.h"
 #include "hlo/status_macros.h"
@@ -87,27 +88,81 @@ absl::StatusOr<Instruction*> TransformStartIndices(Instruction* indices, int64_t
   return indices;
 }
 
-absl::StatusOr<Instruction*> CanonicalIndices(Instruction* indices, int64_t index_vector_dim,
-                                              bool always_reshape) {
-  const int64_t rank = indices->shape().rank();
-  Instruction* transposed = indices;
-  if (index_vector_dim < rank - 1) {
-    std::vector<int64_t> permutation;
-    for (int64_t i = 0; i < rank; ++i) {
-      if (i != index_vector_dim) permutation.push_back(i);
-    }
-    permutation.push_back(index_vector_dim);
-    HLOGYM_ASSIGN(t, MakeTranspose(indices, permutation));
-    transposed = t;
+absl::StatusOr<Instruction*> PadWithZeros(Instruction* v, int64_t prepend, int64_t append) {
+  Instruction* zero =
+      MakeScalarConstant(v->parent(), v->shape().element_type(), 0, v->shape().has_layout());
+  PaddingDimension padding[] = {{prepend, append, 0}};
+  return MakePad(v, zero, padding);
+}
+
+namespace {
+
+// The components of the index vector `start` as scalars (slice and reshape each).
+absl::StatusOr<std::vector<Instruction*>> StartScalars(Instruction* start, int64_t count) {
+  std::vector<Instruction*> scalars;
+  for (int64_t d = 0; d < count; ++d) {
+    SliceDimension slice[] = {{d, d + 1, 1}};
+    HLOGYM_ASSIGN(element, MakeSlice(start, slice));
+    HLOGYM_ASSIGN(scalar, MakeReshape(element, {}));
+    scalars.push_back(scalar);
   }
-  const int64_t index_dims = index_vector_dim == rank ? 0 : 1;
-  const std::vector<int64_t>& dims = transposed->shape().dimensions();
-  int64_t batch = 1;
-  for (int64_t i = 0; i < rank - index_dims; ++i) batch *= dims[i];
-  std::vector<int64_t> canonical = {batch};
-  if (index_dims == 1) canonical.push_back(dims.back());
-  if (!always_reshape && canonical == dims) return transposed;
-  return MakeReshape(transposed, canonical);
+  return scalars;
+}
+
+}  // namespace
+
+absl::StatusOr<Instruction*> DynamicSliceAt(Instruction* operand, Instruction* start,
+                                            const std::vector<int64_t>& sizes) {
+  HLOGYM_ASSIGN(scalars, StartScalars(start, operand->shape().rank()));
+  auto ds = std::make_unique<Instruction>(Opcode::kDynamicSlice,
+                                          Shape(operand->shape().element_type(), sizes));
+  ds->AppendOperand(operand);
+  for (Instruction* scalar : scalars) ds->AppendOperand(scalar);
+  ds->mutable_attrs().dynamic_slice_sizes = sizes;
+  return AddWithLayoutOf(operand->parent(), std::move(ds), operand);
+}
+
+absl::StatusOr<Instruction*> DynamicUpdateSliceAt(Instruction* operand, Instruction* update,
+                                                  Instruction* start) {
+  HLOGYM_ASSIGN(scalars, StartScalars(start, operand->shape().rank()));
+  auto dus = std::make_unique<Instruction>(Opcode::kDynamicUpdateSlice, operand->shape());
+  dus->AppendOperand(operand);
+  dus->AppendOperand(update);
+  for (Instruction* scalar : scalars) dus->AppendOperand(scalar);
+  Instruction* added = AddWithLayoutOf(operand->parent(), std::move(dus), operand);
+  added->set_shape(operand->shape());
+  return added;
+}
+
+absl::StatusOr<Instruction*> IndexVectorAt(Instruction* indices, Instruction* i_vector) {
+  if (indices->shape().rank() == 1) return DynamicSliceAt(indices, i_vector, {1});
+  const int64_t k = indices->shape().dimensions(1);
+  HLOGYM_ASSIGN(row_start, PadWithZeros(i_vector, 0, 1));
+  HLOGYM_ASSIGN(row, DynamicSliceAt(indices, row_start, {1, k}));
+  return MakeReshape(row, std::vector<int64_t>{k});
+}
+
+absl::StatusOr<Instruction*> IndexInOperandSpace(Instruction* index_vector,
+                                                 std::span<const int64_t> dims_map,
+                                                 int64_t operand_rank) {
+  Computation* body = index_vector->parent();
+  const PrimitiveType index_type = index_vector->shape().element_type();
+  const bool with_layout = index_vector->shape().has_layout();
+  if (operand_rank == 0) return MakeConstant(body, Literal(Shape(index_type, {0})), with_layout);
+  Instruction* zero = MakeConstant(body, Literal(Shape(index_type, {1})), with_layout);
+  std::vector<Instruction*> components;
+  for (int64_t d = 0; d < operand_rank; ++d) {
+    auto it = std::find(dims_map.begin(), dims_map.end(), d);
+    if (it == dims_map.end()) {
+      components.push_back(zero);
+      continue;
+    }
+    const int64_t c = it - dims_map.begin();
+    SliceDimension slice[] = {{c, c + 1, 1}};
+    HLOGYM_ASSIGN(component, MakeSlice(index_vector, slice));
+    components.push_back(component);
+  }
+  return MakeConcatenate(components, 0);
 }
 
 int64_t IndexVectorCount(const Shape& indices, int64_t index_vector_dim) {

@@ -33,13 +33,27 @@ absl::StatusOr<Instruction*> ExpandFirstDimIntoNDims(Instruction* operand,
 // last (XLA's TransformStartIndices).
 absl::StatusOr<Instruction*> TransformStartIndices(Instruction* indices, int64_t index_vector_dim);
 
-// start_indices as [N] (scalar indices, index_vector_dim == rank) or [N, K]:
-// the index vector moved last by a transpose (none for the identity), then
-// the other dimensions collapsed. XLA's gather expander emits the collapsing
-// reshape even when it keeps the shape (always_reshape), its scatter
-// expander does not.
-absl::StatusOr<Instruction*> CanonicalIndices(Instruction* indices, int64_t index_vector_dim,
-                                              bool always_reshape);
+// The pieces of the expanders' loop bodies, built as XLA's builders build
+// them (a vector start index becomes a slice and a reshape per component), so
+// that the op counts after each pass match XLA's.
+
+// The index vector `v` (rank 1) padded with `prepend` and `append` zeros.
+absl::StatusOr<Instruction*> PadWithZeros(Instruction* v, int64_t prepend, int64_t append);
+// dynamic-slice of `operand` at the start index vector `start`.
+absl::StatusOr<Instruction*> DynamicSliceAt(Instruction* operand, Instruction* start,
+                                            const std::vector<int64_t>& sizes);
+// dynamic-update-slice of `update` into `operand` at the start index vector `start`.
+absl::StatusOr<Instruction*> DynamicUpdateSliceAt(Instruction* operand, Instruction* update,
+                                                  Instruction* start);
+// Index vector number `i_vector` (the loop's induction variable broadcast to
+// [1]) of canonical indices: [N] (one element each) or [N, K].
+absl::StatusOr<Instruction*> IndexVectorAt(Instruction* indices, Instruction* i_vector);
+// `index_vector` in operand space, a vector of operand_rank: component c at
+// dimension dims_map[c], zero elsewhere (an empty vector for a scalar
+// operand).
+absl::StatusOr<Instruction*> IndexInOperandSpace(Instruction* index_vector,
+                                                 std::span<const int64_t> dims_map,
+                                                 int64_t operand_rank);
 
 // How many index vectors `indices` holds: the product of its dimensions other
 // than index_vector_dim (the trip count of an expander's loop).

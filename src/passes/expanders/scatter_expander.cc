@@ -55,56 +55,68 @@ bool Matches(const Instruction* scatter, ScatterExpander::Mode mode) {
   return false;
 }
 
-// updates as [N, window dims...].
-absl::StatusOr<Instruction*> CanonicalUpdates(Instruction* updates,
-                                              const std::vector<int64_t>& window_dims,
-                                              int64_t trip_count) {
+// indices as [N] (one component each) or [N, K], as XLA canonicalizes them: the
+// index vector moved last, then every other dimension collapsed into one, with
+// a reshape even where it keeps the shape. An index vector of one component
+// counts as scalar indices (its dimension goes in the collapse), and XLA
+// leaves behind the unused reshape it made to tell.
+absl::StatusOr<Instruction*> CanonicalIndices(Instruction* indices, int64_t index_vector_dim) {
+  const int64_t rank = indices->shape().rank();
+  Instruction* transposed = indices;
+  if (index_vector_dim < rank - 1) {
+    std::vector<int64_t> permutation;
+    for (int64_t d = 0; d < rank; ++d) {
+      if (d != index_vector_dim) permutation.push_back(d);
+    }
+    permutation.push_back(index_vector_dim);
+    HLOGYM_ASSIGN(t, MakeTranspose(indices, permutation));
+    transposed = t;
+  }
+  bool scalar_indices = index_vector_dim == rank;
+  if (index_vector_dim == rank - 1 && indices->shape().dimensions(index_vector_dim) == 1) {
+    const int64_t elided[] = {index_vector_dim};
+    HLOGYM_RETURN_IF_ERROR(gather_scatter::ElideDegenerateDims(indices, elided).status());
+    scalar_indices = true;
+  }
+  const int64_t index_dims = scalar_indices ? 0 : 1;
+  if (rank == index_dims) {
+    const int64_t position[] = {0};
+    return gather_scatter::InsertDegenerateDims(transposed, position);
+  }
+  return gather_scatter::CollapseFirstNDims(transposed, rank - index_dims);
+}
+
+// updates as [N, window dims...]: a transpose (XLA's, the identity
+// included) and a reshape.
+absl::StatusOr<Instruction*> CanonicalUpdates(Instruction* updates, const Shape& indices,
+                                              const ScatterDimensionNumbers& dn) {
   const int64_t rank = updates->shape().rank();
   std::vector<int64_t> permutation;
   for (int64_t d = 0; d < rank; ++d) {
-    if (!absl::c_linear_search(window_dims, d)) permutation.push_back(d);
+    if (!absl::c_linear_search(dn.update_window_dims, d)) permutation.push_back(d);
   }
-  permutation.insert(permutation.end(), window_dims.begin(), window_dims.end());
-  Instruction* permuted = updates;
-  std::vector<int64_t> identity(rank);
-  std::iota(identity.begin(), identity.end(), 0);
-  if (permutation != identity) {
-    HLOGYM_ASSIGN(t, MakeTranspose(updates, permutation));
-    permuted = t;
+  permutation.insert(permutation.end(), dn.update_window_dims.begin(), dn.update_window_dims.end());
+  HLOGYM_ASSIGN(permuted, MakeTranspose(updates, permutation));
+  const int64_t scatter_dims = indices.rank() - (dn.index_vector_dim < indices.rank() ? 1 : 0);
+  if (scatter_dims == 0) {
+    const int64_t position[] = {0};
+    return gather_scatter::InsertDegenerateDims(permuted, position);
   }
-  std::vector<int64_t> canonical = {trip_count};
-  for (int64_t d : window_dims) canonical.push_back(updates->shape().dimensions(d));
-  if (canonical == permuted->shape().dimensions()) return permuted;
-  return MakeReshape(permuted, canonical);
+  return gather_scatter::CollapseFirstNDims(permuted, scatter_dims);
 }
 
-// Whether the window at the start index the scatter's index `components` give lies inside an
-// operand of `operand_shape`, as a scalar pred; nullptr for a scalar operand. Built as XLA builds
-// it, which later passes do not scalarize: the start index in operand space as a vector (each
-// component, or a zero where the scatter does not index), compared with 0 and with size - window
-// element-wise, and-ed and reduced with `and`.
-absl::StatusOr<Instruction*> WindowInBounds(const ScatterDimensionNumbers& dn,
-                                            const std::vector<Instruction*>& components,
-                                            const Shape& operand_shape,
+// Whether the window at `start` (a start index vector in operand space) lies
+// inside an operand of `operand_shape`, as a pred of the window's shape;
+// nullptr for a scalar operand. Built as XLA builds it, which later passes do
+// not scalarize: `start` compared with 0 and with size - window element-wise,
+// and-ed, reduced with `and` and broadcast.
+absl::StatusOr<Instruction*> WindowInBounds(Instruction* start, const Shape& operand_shape,
                                             const std::vector<int64_t>& window_sizes) {
   const int64_t rank = operand_shape.rank();
-  if (rank == 0 || components.empty()) return nullptr;
-  Computation* body = components.front()->parent();
-  const bool with_layout = components.front()->shape().has_layout();
-  const PrimitiveType index_type = components.front()->shape().element_type();
-  Instruction* zero = MakeConstant(body, Literal(Shape(index_type, {1})), with_layout);
-  std::vector<Instruction*> pieces;
-  for (int64_t d = 0; d < rank; ++d) {
-    auto it = absl::c_find(dn.scatter_dims_to_operand_dims, d);
-    if (it == dn.scatter_dims_to_operand_dims.end()) {
-      pieces.push_back(zero);
-      continue;
-    }
-    HLOGYM_ASSIGN(piece, MakeReshape(components[it - dn.scatter_dims_to_operand_dims.begin()],
-                                     std::vector<int64_t>{1}));
-    pieces.push_back(piece);
-  }
-  HLOGYM_ASSIGN(start, MakeConcatenate(pieces, 0));
+  if (rank == 0) return nullptr;
+  Computation* body = start->parent();
+  const bool with_layout = start->shape().has_layout();
+  const PrimitiveType index_type = start->shape().element_type();
   Instruction* zero_scalar = MakeScalarConstant(body, index_type, 0, with_layout);
   HLOGYM_ASSIGN(zeros, MakeBroadcast(zero_scalar, std::vector<int64_t>{rank}, {}));
   HLOGYM_ASSIGN(not_negative, MakeCompare(ComparisonDirection::kLe, zeros, start));
@@ -118,78 +130,39 @@ absl::StatusOr<Instruction*> WindowInBounds(const ScatterDimensionNumbers& dn,
   Computation* all_of = AddScalarBinaryComputation(*body->parent(), "and.reduce_sub_computation",
                                                    Opcode::kAnd, PrimitiveType::kPred, with_layout);
   Instruction* all_true = MakeScalarConstant(body, PrimitiveType::kPred, 1, with_layout);
-  return MakeReduce(each, all_true, std::vector<int64_t>{0}, all_of);
+  HLOGYM_ASSIGN(all, MakeReduce(each, all_true, std::vector<int64_t>{0}, all_of));
+  return MakeBroadcast(all, window_sizes, {});
 }
 
+// One iteration: the window at index vector `i` combined with update row `i`
+// by the scatter's computation, where it lies inside the operand. Built as
+// XLA builds it (vector start indices, pads, reshapes that keep the shape).
 absl::StatusOr<std::vector<Instruction*>> LoopBody(const Instruction& scatter, Instruction* i,
                                                    const std::vector<Instruction*>& state) {
   const ScatterDimensionNumbers& dn = *scatter.attrs().scatter_dimension_numbers;
   Instruction* operand = state[0];
   Instruction* indices = state[1];
   Instruction* updates = state[2];
-  Computation* body = i->parent();
-  const bool with_layout = i->shape().has_layout();
-  Instruction* s32_zero = MakeScalarConstant(body, PrimitiveType::kS32, 0, with_layout);
-  const PrimitiveType index_type = indices->shape().element_type();
   const int64_t operand_rank = operand->shape().rank();
+  HLOGYM_ASSIGN(i_vector, MakeBroadcast(i, std::vector<int64_t>{1}, {}));
+  HLOGYM_ASSIGN(index_vector, gather_scatter::IndexVectorAt(indices, i_vector));
+  HLOGYM_ASSIGN(start, gather_scatter::IndexInOperandSpace(
+                           index_vector, dn.scatter_dims_to_operand_dims, operand_rank));
 
-  std::vector<Instruction*> components;
-  if (indices->shape().rank() == 1) {
-    auto ds = std::make_unique<Instruction>(Opcode::kDynamicSlice, Shape(index_type, {1}));
-    ds->AppendOperand(indices);
-    ds->AppendOperand(i);
-    ds->mutable_attrs().dynamic_slice_sizes = {1};
-    Instruction* one = AddWithLayoutOf(body, std::move(ds), indices);
-    HLOGYM_ASSIGN(scalar, MakeReshape(one, {}));
-    components.push_back(scalar);
-  } else {
-    const int64_t k = indices->shape().dimensions(1);
-    auto ds = std::make_unique<Instruction>(Opcode::kDynamicSlice, Shape(index_type, {1, k}));
-    ds->AppendOperand(indices);
-    ds->AppendOperand(i);
-    ds->AppendOperand(s32_zero);
-    ds->mutable_attrs().dynamic_slice_sizes = {1, k};
-    Instruction* row = AddWithLayoutOf(body, std::move(ds), indices);
-    for (int64_t c = 0; c < k; ++c) {
-      SliceDimension slice[2] = {{0, 1, 1}, {c, c + 1, 1}};
-      HLOGYM_ASSIGN(element, MakeSlice(row, slice));
-      HLOGYM_ASSIGN(scalar, MakeReshape(element, {}));
-      components.push_back(scalar);
-    }
-  }
-  Instruction* index_zero = MakeScalarConstant(body, index_type, 0, with_layout);
-  std::vector<Instruction*> start;
-  for (int64_t d = 0; d < operand_rank; ++d) {
-    auto it = std::find(dn.scatter_dims_to_operand_dims.begin(),
-                        dn.scatter_dims_to_operand_dims.end(), d);
-    start.push_back(it == dn.scatter_dims_to_operand_dims.end()
-                        ? index_zero
-                        : components[it - dn.scatter_dims_to_operand_dims.begin()]);
-  }
-
-  // The update window, with the inserted dimensions back as size 1.
+  // Update row i, with the inserted dimensions back as size 1.
+  HLOGYM_ASSIGN(update_start,
+                gather_scatter::PadWithZeros(i_vector, 0, updates->shape().rank() - 1));
   std::vector<int64_t> update_slice_sizes = updates->shape().dimensions();
   update_slice_sizes[0] = 1;
-  auto update_ds = std::make_unique<Instruction>(
-      Opcode::kDynamicSlice, Shape(updates->shape().element_type(), update_slice_sizes));
-  update_ds->AppendOperand(updates);
-  update_ds->AppendOperand(i);
-  for (size_t d = 1; d < update_slice_sizes.size(); ++d) update_ds->AppendOperand(s32_zero);
-  update_ds->mutable_attrs().dynamic_slice_sizes = update_slice_sizes;
-  Instruction* update_row = AddWithLayoutOf(body, std::move(update_ds), updates);
-  std::vector<int64_t> window_sizes;
-  for (int64_t d = 0, w = 1; d < operand_rank; ++d) {
-    window_sizes.push_back(
-        absl::c_linear_search(dn.inserted_window_dims, d) ? 1 : update_slice_sizes[w++]);
-  }
-  HLOGYM_ASSIGN(update_window, MakeReshape(update_row, window_sizes));
-
-  auto operand_ds = std::make_unique<Instruction>(
-      Opcode::kDynamicSlice, Shape(operand->shape().element_type(), window_sizes));
-  operand_ds->AppendOperand(operand);
-  for (Instruction* s : start) operand_ds->AppendOperand(s);
-  operand_ds->mutable_attrs().dynamic_slice_sizes = window_sizes;
-  Instruction* old_window = AddWithLayoutOf(body, std::move(operand_ds), operand);
+  HLOGYM_ASSIGN(update_row,
+                gather_scatter::DynamicSliceAt(updates, update_start, update_slice_sizes));
+  const int64_t row_dim[] = {0};
+  HLOGYM_ASSIGN(update_elided, gather_scatter::ElideDegenerateDims(update_row, row_dim));
+  HLOGYM_ASSIGN(update_window,
+                gather_scatter::InsertDegenerateDims(update_elided, dn.inserted_window_dims));
+  const std::vector<int64_t> window_sizes = update_window->shape().dimensions();
+  HLOGYM_ASSIGN(old_window, gather_scatter::DynamicSliceAt(operand, start, window_sizes));
+  HLOGYM_ASSIGN(valid, WindowInBounds(start, operand->shape(), window_sizes));
 
   auto map = std::make_unique<Instruction>(Opcode::kMap, old_window->shape());
   map->AppendOperand(old_window);
@@ -198,21 +171,14 @@ absl::StatusOr<std::vector<Instruction*>> LoopBody(const Instruction& scatter, I
   std::iota(map->mutable_attrs().dimensions.begin(), map->mutable_attrs().dimensions.end(), 0);
   map->mutable_attrs().has_dimensions = true;
   map->mutable_called_computations().push_back(scatter.to_apply());
-  Instruction* combined = body->AddInstruction(std::move(map));
+  Instruction* combined = i->parent()->AddInstruction(std::move(map));
 
-  // In bounds: 0 <= start[d] <= size[d] - window[d] for every d.
-  HLOGYM_ASSIGN(valid, WindowInBounds(dn, components, operand->shape(), window_sizes));
   Instruction* new_window = combined;
   if (valid != nullptr) {
-    HLOGYM_ASSIGN(mask, MakeBroadcast(valid, window_sizes, {}));
-    HLOGYM_ASSIGN(chosen, MakeSelect(mask, combined, old_window));
+    HLOGYM_ASSIGN(chosen, MakeSelect(valid, combined, old_window));
     new_window = chosen;
   }
-  auto dus = std::make_unique<Instruction>(Opcode::kDynamicUpdateSlice, operand->shape());
-  dus->AppendOperand(operand);
-  dus->AppendOperand(new_window);
-  for (Instruction* s : start) dus->AppendOperand(s);
-  Instruction* updated = body->AddInstruction(std::move(dus));
+  HLOGYM_ASSIGN(updated, gather_scatter::DynamicUpdateSliceAt(operand, new_window, start));
   return std::vector<Instruction*>{updated, indices, updates};
 }
 
@@ -223,9 +189,8 @@ absl::StatusOr<Instruction*> Expand(Instruction* scatter) {
   Instruction* updates = scatter->operand(2);
   if (updates->shape().ElementCount() == 0) return operand;
   const int64_t trip_count = TripCount(scatter);
-  HLOGYM_ASSIGN(canonical_indices, gather_scatter::CanonicalIndices(indices, dn.index_vector_dim,
-                                                                    /*always_reshape=*/false));
-  HLOGYM_ASSIGN(canonical_updates, CanonicalUpdates(updates, dn.update_window_dims, trip_count));
+  HLOGYM_ASSIGN(canonical_indices, CanonicalIndices(indices, dn.index_vector_dim));
+  HLOGYM_ASSIGN(canonical_updates, CanonicalUpdates(updates, indices->shape(), dn));
   const Instruction& original = *scatter;
   HLOGYM_ASSIGN(results,
                 MakeCountedLoop(scatter->parent(), trip_count,

@@ -300,6 +300,29 @@ std::optional<int64_t> ComputeWhileLoopTripCount(const Instruction* while_op,
   return std::nullopt;
 }
 
+std::optional<int64_t> ComputeWhileLoopTripCountUpperBound(const Instruction* while_op) {
+  if (std::optional<int64_t> exact = ComputeWhileLoopTripCount(while_op)) return exact;
+  // A condition that reads one element the body sets to a constant: where the
+  // condition is false at that constant, no second iteration can start.
+  const Computation* condition = while_op->called_computations()[0];
+  const Computation* body = while_op->called_computations()[1];
+  if (condition->num_parameters() != 1 || body->num_parameters() != 1) return std::nullopt;
+  const Instruction* param = condition->parameter_instruction(0);
+  if (param->users().size() != 1) return std::nullopt;
+  std::optional<int64_t> index = GteIndexOf(param->users().front(), param);
+  const Instruction* root = body->root_instruction();
+  if (!index || root->opcode() != Opcode::kTuple || *index >= root->operand_count() ||
+      root->operand(*index)->opcode() != Opcode::kConstant) {
+    return std::nullopt;
+  }
+  ScalarExpression cond_expression(param, *index);
+  const Instruction* update = root->operand(*index);
+  std::optional<int64_t> keep_going =
+      cond_expression.Eval(condition->root_instruction(), cond_expression.Eval(update, 0));
+  if (keep_going && *keep_going == 0) return 1;
+  return std::nullopt;
+}
+
 std::vector<Instruction*> GetInvariantGtesForWhileBody(const Computation& body) {
   std::vector<Instruction*> result;
   const Instruction* root = body.root_instruction();

@@ -44,6 +44,11 @@ std::optional<TrivialLoopRange> MatchTrivialLoopRange(const Instruction* while_o
 std::optional<int64_t> ComputeWhileLoopTripCount(const Instruction* while_op,
                                                  int64_t max_brute_force_iters = 128);
 
+// An upper bound on the number of iterations: the exact count where known,
+// else 1 where the condition reads a single element that the body sets to a
+// constant the condition is false at; nullopt otherwise.
+std::optional<int64_t> ComputeWhileLoopTripCountUpperBound(const Instruction* while_op);
+
 // Get-tuple-elements of the body's parameter whose element the body's root
 // tuple passes through unchanged (XLA's GetInvariantGTEsForWhileBody), in
 // instruction order. Empty when the root is not a tuple.

@@ -258,6 +258,11 @@ absl::StatusOr<bool> TryHoist(Module& module, Instruction* while_op, SideEffectC
       body->root_instruction()->opcode() != Opcode::kTuple) {
     return false;
   }
+  // Nothing is saved by hoisting out of a loop that runs at most once.
+  if (std::optional<int64_t> bound = ComputeWhileLoopTripCountUpperBound(while_op);
+      bound && *bound <= 1) {
+    return false;
+  }
   HLOGYM_ASSIGN(hoisting, CopyInvariantsOut(module, while_op, effects));
   if (hoisting.hoisted.empty()) return false;
   HLOGYM_RETURN_IF_ERROR(MakeHoistedValuesLiveIn(module, while_op, hoisting, effects));

@@ -21,9 +21,11 @@ ENTRY main {
 }
 )";
 
-// The bounds check as XLA builds it (read from its pass dumps of a diffrax solve, whose D it makes
-// exact): the start index as a vector, compared with 0 and with size - window element-wise and
-// reduced with `and`; later passes do not scalarize it.
+// The loop as XLA builds it (read from its pass dumps of a diffrax solve and of a scatter lowered
+// by JAX 0.4.13, whose D it makes exact): the induction variable as a vector, padded into vector
+// start indices that become a slice and a reshape per dimension; the start index in operand space
+// compared with 0 and with size - window element-wise and reduced with `and` (later passes do
+// not scalarize it); the updates transposed even where the permutation is the identity.
 TEST(ScatterExpanderTest, AllModeBuildsCountedLoop) {
   PassRun run = RunPass("scatter_expander-all", kScatterAdd);
   EXPECT_TRUE(run.changed);
@@ -31,16 +33,26 @@ TEST(ScatterExpanderTest, AllModeBuildsCountedLoop) {
 CHECK: while_cond
 CHECK: s32[] constant(6)
 CHECK: while_body
+CHECK: %broadcast.5 = s32[1] broadcast(s32[] %get-tuple-element.1)
+CHECK: %pad = s32[2] pad(s32[1] %broadcast.5, s32[] %{{.*}}), padding=0_1
+CHECK: s32[1] slice(s32[2] %pad), slice={[0:1]}
+CHECK: s32[1] slice(s32[2] %pad), slice={[1:2]}
 CHECK: s32[1,1] dynamic-slice(
+CHECK: %reshape.4 = s32[1] reshape(s32[1,1] %dynamic-slice)
+CHECK: s32[1] slice(s32[1] %reshape.4), slice={[0:1]}
+CHECK: %concatenate = s32[2] concatenate(s32[1] %slice.2, s32[1] %constant.8), dimensions={0}
+CHECK: s32[2] pad(s32[1] %broadcast.5, s32[] %{{.*}}), padding=0_1
 CHECK: f32[1,4] dynamic-slice({{.*}}), dynamic_slice_sizes={1,4}
+CHECK: f32[4] reshape(f32[1,4]
+CHECK: f32[1,4] reshape(f32[4]
+CHECK: s32[1] slice(s32[2] %concatenate), slice={[0:1]}
 CHECK: f32[1,4] dynamic-slice({{.*}}), dynamic_slice_sizes={1,4}
-CHECK: f32[1,4] map({{.*}}), dimensions={0,1}, to_apply=%add
-CHECK: s32[2] concatenate(s32[1] %{{.*}}, s32[1] %{{.*}}), dimensions={0}
 CHECK: pred[2] compare(s32[2] %broadcast{{.*}}, s32[2] %concatenate), direction=LE
 CHECK: s32[2] constant({5, 0})
 CHECK: pred[2] compare({{.*}}), direction=GE
 CHECK: pred[2] and(
 CHECK: pred[] reduce({{.*}}), dimensions={0}, to_apply=%and.reduce_sub_computation
+CHECK: f32[1,4] map({{.*}}), dimensions={0,1}, to_apply=%add
 CHECK: f32[1,4] select(
 CHECK: f32[6,4] dynamic-update-slice(
 CHECK: ENTRY
@@ -51,6 +63,36 @@ CHECK: f32[6,4] reshape(
 CHECK: while(
 CHECK: ROOT {{.*}} f32[6,4] get-tuple-element({{.*}}), index=1
 CHECK-NOT: scatter(
+)");
+  ExpectSameSemantics(run, 5);
+}
+
+// Index vectors of one component count as scalar indices, as in XLA: the loop carries s32[3],
+// not s32[3,1], and the reshape XLA makes to tell is left unused for dce.
+TEST(ScatterExpanderTest, OneComponentIndexVectorsAreScalarIndices) {
+  PassRun run = RunPass("scatter_expander-all", R"(HloModule m
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY main {
+  x = f32[5,2] parameter(0)
+  i = s32[3,1] parameter(1)
+  u = f32[3,2] parameter(2)
+  ROOT s = f32[5,2] scatter(x, i, u), update_window_dims={1}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=add
+}
+)");
+  EXPECT_TRUE(run.changed);
+  EXPECT_CHECKS(run.after, R"(
+CHECK: while_body
+CHECK: s32[1] dynamic-slice(s32[3] %get-tuple-element
+CHECK: ENTRY
+CHECK: s32[3] reshape(s32[3,1] %i)
+CHECK: s32[3] reshape(s32[3,1] %i)
+CHECK: f32[3,2] transpose(f32[3,2] %u), dimensions={0,1}
+CHECK: f32[3,2] reshape(
+CHECK: (s32[], f32[5,2], s32[3], f32[3,2]) while(
 )");
   ExpectSameSemantics(run, 5);
 }
@@ -80,7 +122,8 @@ CHECK: s32[2,3] reshape(
 CHECK: s32[2,3] map(
 CHECK: ENTRY
 CHECK: s32[1,2] reshape(s32[2] %i)
-CHECK: s32[1,2,3] reshape(s32[2,3] %u)
+CHECK: s32[2,3] transpose(s32[2,3] %u), dimensions={0,1}
+CHECK: s32[1,2,3] reshape(s32[2,3] %transpose)
 CHECK: while(
 )");
   ExpectSameSemantics(run, 5);

@@ -59,6 +59,58 @@ CHECK: while(
   ExpectSameSemantics(run);
 }
 
+// The loop above with the trip count `trips`, and a body whose counter is
+// `next` (an expression of `i` and `one`).
+std::string InvariantDotLoop(int trips, std::string_view next) {
+  return std::string(R"(HloModule m
+body {
+  p = (s32[], f32[4,4], f32[4]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  one = s32[] constant(1)
+  next = s32[] )") +
+         std::string(next) + R"(
+  w = f32[4,4] get-tuple-element(p), index=1
+  v = f32[4] get-tuple-element(p), index=2
+  c = f32[] constant(2)
+  b = f32[4,4] broadcast(c), dimensions={}
+  w2 = f32[4,4] multiply(w, b)
+  d = f32[4] dot(w2, v), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  ROOT r = (s32[], f32[4,4], f32[4]) tuple(next, w, d)
+}
+cond {
+  p = (s32[], f32[4,4], f32[4]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  n = s32[] constant()" +
+         std::to_string(trips) + R"()
+  ROOT lt = pred[] compare(i, n), direction=LT
+}
+ENTRY main {
+  x = f32[4,4] parameter(0)
+  y = f32[4] parameter(1)
+  zero = s32[] constant(0)
+  init = (s32[], f32[4,4], f32[4]) tuple(zero, x, y)
+  loop = (s32[], f32[4,4], f32[4]) while(init), condition=cond, body=body
+  ROOT g = f32[4] get-tuple-element(loop), index=2
+}
+)";
+}
+
+// As in XLA, nothing is hoisted out of a loop that runs at most once: one
+// whose trip count is 1 (a scatter of one index, expanded), or whose body
+// sets the counter the condition reads to a constant the condition is false
+// at.
+TEST(WhileLoopInvariantCodeMotionTest, LeavesLoopsThatRunAtMostOnce) {
+  EXPECT_TRUE(
+      RunPass("while-loop-invariant-code-motion", InvariantDotLoop(2, "add(i, one)")).changed);
+  EXPECT_FALSE(
+      RunPass("while-loop-invariant-code-motion", InvariantDotLoop(1, "add(i, one)")).changed);
+  EXPECT_FALSE(
+      RunPass("while-loop-invariant-code-motion", InvariantDotLoop(2, "constant(7)")).changed);
+  // The counter set to 1, which the condition (i < 2) is true at: no bound.
+  EXPECT_TRUE(
+      RunPass("while-loop-invariant-code-motion", InvariantDotLoop(2, "constant(1)")).changed);
+}
+
 TEST(WhileLoopInvariantCodeMotionTest, WholeStateReadersKeepTheNarrowState) {
   // TensorFlow's loops: the condition calls the frontend's own condition on
   // the whole state. Widening the state must not change what that call sees.
