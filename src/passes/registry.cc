@@ -104,8 +104,11 @@ namespace {
 
 // One line per pass, alphabetical by XLA name.
 void RegisterBuiltinPasses(PassRegistry& registry, PassTarget target) {
+  // XLA:CPU's pass dumps show its algsimp turning dynamic-update-slices of a
+  // broadcast scalar at constant indices into pads.
   registry.Register({"algsimp", "algebraic simplifier (XLA CPU options)", [target] {
                        return std::make_unique<AlgebraicSimplifier>(AlgebraicSimplifierOptions{
+                           .enable_dynamic_update_slice_to_pad_replacement = true,
                            .enable_conv_operand_swap = target == PassTarget::kHlogym});
                      }});
   registry.Register({"algsimp-gpu",

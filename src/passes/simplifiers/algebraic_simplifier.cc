@@ -8,6 +8,7 @@
 #include <limits>
 #include <memory>
 #include <numeric>
+#include <optional>
 
 #include "absl/algorithm/container.h"
 #include "absl/container/flat_hash_set.h"
@@ -397,8 +398,8 @@ absl::Status Visitor::HandleAdd(Instruction* add) {
     }
   }
   // scatter(A, i, u) + B => scatter(A + B, i, u) (either order) for a
-  // single-operand scatter-add with no other use. Two such scatters (XLA
-  // merges them, concatenating indices and updates when it can) are left.
+  // single-operand scatter-add with no other use; two of them merge
+  // (MergeScatterAdds).
   auto is_scatter_add = [&](const Instruction* hlo) {
     if (hlo->opcode() != Opcode::kScatter || hlo->operand_count() != 3 || hlo->user_count() != 1 ||
         lhs == rhs || hlo->called_computations().size() != 1) {
@@ -410,20 +411,116 @@ absl::Status Visitor::HandleAdd(Instruction* add) {
   };
   const bool lhs_scatter = is_scatter_add(lhs);
   const bool rhs_scatter = is_scatter_add(rhs);
-  if (lhs_scatter != rhs_scatter && Rewritable(add)) {
-    Instruction* scatter = lhs_scatter ? lhs : rhs;
-    Instruction* other = lhs_scatter ? rhs : lhs;
-    if (add->shape().Compatible(scatter->shape())) {
-      Instruction* operand = scatter->operand(0);
-      Instruction* sum = lhs_scatter ? AddBinary(Opcode::kAdd, add->shape(), operand, other)
-                                     : AddBinary(Opcode::kAdd, add->shape(), other, operand);
-      sum->set_shape(operand->shape());
-      scatter->ReplaceOperandWith(0, sum);
-      if (!ReplaceIfCompatible(add, scatter)) {
-        return absl::InternalError("algsimp: could not merge " + add->name() + " into " +
-                                   scatter->name());
-      }
+  if (!Rewritable(add) || !(lhs_scatter || rhs_scatter) ||
+      !add->shape().Compatible((lhs_scatter ? lhs : rhs)->shape())) {
+    return absl::OkStatus();
+  }
+  if (lhs_scatter && rhs_scatter) return MergeScatterAdds(add);
+  Instruction* scatter = lhs_scatter ? lhs : rhs;
+  Instruction* other = lhs_scatter ? rhs : lhs;
+  Instruction* operand = scatter->operand(0);
+  Instruction* sum = lhs_scatter ? AddBinary(Opcode::kAdd, add->shape(), operand, other)
+                                 : AddBinary(Opcode::kAdd, add->shape(), other, operand);
+  sum->set_shape(operand->shape());
+  scatter->ReplaceOperandWith(0, sum);
+  if (!ReplaceIfCompatible(add, scatter)) {
+    return absl::InternalError("algsimp: could not merge " + add->name() + " into " +
+                               scatter->name());
+  }
+  return absl::OkStatus();
+}
+
+// scatter(A, i, u) + scatter(B, j, v), both scatter-adds used only here, as
+// XLA merges them: one scatter of A + B with the indices and the updates
+// concatenated, along the one dimension where the index arrays differ (or the
+// lowest, where none does), when the dimension numbers and index types agree,
+// neither promises sorted or unique indices and the updates are fewer
+// elements than the result; where only the concatenation is ruled out, the
+// two scatters are chained instead.
+absl::Status Visitor::MergeScatterAdds(Instruction* add) {
+  Instruction* lhs = add->operand(0);
+  Instruction* rhs = add->operand(1);
+  Instruction* lhs_indices = lhs->operand(1);
+  Instruction* rhs_indices = rhs->operand(1);
+  Instruction* lhs_updates = lhs->operand(2);
+  Instruction* rhs_updates = rhs->operand(2);
+  const int64_t rank = lhs_indices->shape().rank();
+  if (rank != rhs_indices->shape().rank()) return absl::OkStatus();
+  const ScatterDimensionNumbers& dn = *lhs->attrs().scatter_dimension_numbers;
+  const ScatterDimensionNumbers& rhs_dn = *rhs->attrs().scatter_dimension_numbers;
+  int64_t lowest_equal = rank;
+  int64_t lowest_equal_update = lhs_updates->shape().rank();
+  std::optional<int64_t> index_concat, update_concat;
+  for (int64_t d = rank - 1, update_dim = lhs_updates->shape().rank() - 1; d >= 0; --d) {
+    if (d == dn.index_vector_dim) continue;
+    while (absl::c_linear_search(dn.update_window_dims, update_dim)) --update_dim;
+    const bool equal = lhs_indices->shape().dimensions(d) == rhs_indices->shape().dimensions(d);
+    if (absl::c_linear_search(dn.scatter_indices_batching_dims, d)) {
+      if (!equal) return absl::OkStatus();
+      --update_dim;
+      continue;
     }
+    if (equal) {
+      lowest_equal = d;
+      lowest_equal_update = update_dim--;
+      continue;
+    }
+    if (index_concat) return absl::OkStatus();  // two dimensions differ
+    index_concat = d;
+    update_concat = update_dim--;
+  }
+  if (!index_concat) {
+    index_concat = lowest_equal;
+    update_concat = lowest_equal_update;
+  }
+  if (*index_concat == rank) return absl::OkStatus();
+  if (lhs_updates->shape().ElementCount() + rhs_updates->shape().ElementCount() >=
+      lhs->shape().ElementCount()) {
+    return absl::OkStatus();
+  }
+  auto window_of = [](const Instruction* scatter) {
+    const ScatterDimensionNumbers& numbers = *scatter->attrs().scatter_dimension_numbers;
+    std::vector<int64_t> window;
+    for (int64_t d : numbers.update_window_dims) {
+      window.push_back(scatter->operand(2)->shape().dimensions(d));
+    }
+    return window;
+  };
+  const bool same_numbers =
+      dn.index_vector_dim == rhs_dn.index_vector_dim &&
+      dn.scatter_dims_to_operand_dims == rhs_dn.scatter_dims_to_operand_dims &&
+      dn.inserted_window_dims == rhs_dn.inserted_window_dims &&
+      dn.update_window_dims == rhs_dn.update_window_dims &&
+      dn.scatter_indices_batching_dims == rhs_dn.scatter_indices_batching_dims &&
+      dn.input_batching_dims == rhs_dn.input_batching_dims;
+  const bool may_concatenate = !lhs->attrs().unique_indices && !rhs->attrs().unique_indices &&
+                               !lhs->attrs().indices_are_sorted && !rhs->attrs().indices_are_sorted;
+  Instruction* sum =
+      AddBinary(Opcode::kAdd, add->shape(), lhs->operand(0), rhs->operand(0));
+  sum->set_shape(lhs->operand(0)->shape());
+  if (same_numbers && may_concatenate &&
+      lhs_indices->shape().element_type() == rhs_indices->shape().element_type() &&
+      window_of(lhs) == window_of(rhs)) {
+    auto concatenate = [&](Instruction* a, Instruction* b, int64_t dim) {
+      std::vector<int64_t> dims = a->shape().dimensions();
+      dims[dim] += b->shape().dimensions(dim);
+      Instruction* ops[] = {a, b};
+      Instruction* made = Add(Opcode::kConcatenate, Shape(a->shape().element_type(), dims), ops);
+      made->mutable_attrs().dimensions = {dim};
+      return made;
+    };
+    Instruction* indices = concatenate(lhs_indices, rhs_indices, *index_concat);
+    Instruction* updates = concatenate(lhs_updates, rhs_updates, *update_concat);
+    auto merged = lhs->CloneWithNewOperands({sum, indices, updates}, "");
+    merged->set_name("");
+    merged->mutable_attrs().indices_are_sorted = false;
+    merged->mutable_attrs().unique_indices = false;
+    return ReplaceWithNew(add, computation_->AddInstruction(std::move(merged)));
+  }
+  rhs->ReplaceOperandWith(0, sum);
+  lhs->ReplaceOperandWith(0, rhs);
+  if (!ReplaceIfCompatible(add, lhs)) {
+    return absl::InternalError("algsimp: could not chain the scatters into " + add->name());
   }
   return absl::OkStatus();
 }

@@ -107,6 +107,7 @@ class Visitor {
   absl::Status HandleConvolution(Instruction* hlo);
   absl::StatusOr<bool> FoldConvInputPad(Instruction* conv);
   absl::StatusOr<bool> FoldConvFilterPad(Instruction* conv);
+  absl::Status MergeScatterAdds(Instruction* add);
   absl::StatusOr<bool> SwapConvOperands(Instruction* conv);
   absl::StatusOr<bool> SimplifyConvToMultiply(Instruction* conv);
   absl::StatusOr<Instruction*> AddConvolutionLike(Instruction* conv, Instruction* lhs,
