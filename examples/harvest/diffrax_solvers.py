@@ -1,7 +1,7 @@
 """ODE and SDE solves with diffrax (a library the corpus does not use): while loops with fixed and
 adaptive steps, forward and gradient, the kind of graph issue 42 found hlogym least faithful on.
-Run it under `hlogym harvest` (bench/ode_solvers.sh does, in a venv with
-datasets/corpus/requirements-ode.txt)."""
+Run it under `hlogym harvest` (datasets/probes/generate.py does, in a venv with
+datasets/probes/requirements-ode.txt)."""
 
 import diffrax
 import jax

@@ -1,5 +1,6 @@
 """A small JAX training script to harvest: a convolutional classifier trained with SGD with
-momentum on random 28x28 images, then evaluated. Plain JAX (no model library), CPU-sized.
+momentum on random 28x28 images, then evaluated. Plain JAX (no model library), CPU-sized; it runs
+on JAX 0.4.13 too (datasets/probes lowers it with that version).
 
     hlogym harvest --out my_cnn -- .venv/bin/python examples/harvest/jax_cnn.py
 """
@@ -40,8 +41,8 @@ def loss(params, x, labels):
 @jax.jit
 def train_step(params, velocity, x, labels):
     value, grads = jax.value_and_grad(loss)(params, x, labels)
-    velocity = jax.tree.map(lambda v, g: 0.9 * v + g, velocity, grads)
-    params = jax.tree.map(lambda p, v: p - 0.05 * v, params, velocity)
+    velocity = jax.tree_util.tree_map(lambda v, g: 0.9 * v + g, velocity, grads)
+    params = jax.tree_util.tree_map(lambda p, v: p - 0.05 * v, params, velocity)
     return params, velocity, value
 
 
@@ -51,9 +52,9 @@ def accuracy(params, x, labels):
 
 
 def main():
-    key = jax.random.key(0)
+    key = jax.random.PRNGKey(0)
     params = init(key)
-    velocity = jax.tree.map(jnp.zeros_like, params)
+    velocity = jax.tree_util.tree_map(jnp.zeros_like, params)
     for step in range(3):
         kx, ky = jax.random.split(jax.random.fold_in(key, step))
         x = jax.random.normal(kx, (16, 28, 28, 1))

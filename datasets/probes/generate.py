@@ -1,0 +1,157 @@
+"""Makes datasets/probes: modules of kinds the corpus's generator does not write, each with the
+pinned XLA's reference, to measure hlogym's default pipeline against XLA on other people's kinds of
+graphs (issue 42). One folder per probe, each a dataset `hlogym harvest` wrote (manifest,
+<family>/<name>.hlo.zst, xla_reference/<name>.json.zst), from a program in examples/harvest run in a
+venv of its own under build/venvs with the probe's pinned requirements:
+
+- transformer_variants: plain JAX (the project's venv): Gemma-2- and Mistral-style decoders
+  (sliding-window attention, soft caps, bf16 mixed-precision training steps), bf16 ViT inference,
+  an image encoder with windowed attention.
+- library_transformers: penzai's decoders and Hugging Face's Flax ViT
+  (requirements-libraries.txt).
+- ode_solvers: diffrax's fixed and adaptive step ODE and SDE solves, forward and gradient
+  (requirements-ode.txt).
+- older_jax: examples/harvest/transformer_variants.py and jax_cnn.py lowered by JAX 0.4.13
+  (requirements-older-jax.txt, not on top of the project's pins), then compiled by the pinned
+  XLA (compile_with_pinned_xla.py), whose result is the reference as for every other module.
+
+    .venv/bin/python datasets/probes/generate.py [PROBE ...]   # all four by default
+
+Deterministic: the programs seed every random number, and the packing is byte-stable.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parents[1]
+sys.path.insert(0, str(REPO / "datasets" / "corpus"))
+from generate import zstd_compress  # noqa: E402
+
+from hlogym.harvest import harvest  # noqa: E402
+
+PINS = REPO / "requirements.txt"
+CORPUS_LIBRARIES = REPO / "datasets" / "corpus" / "requirements-libraries.txt"
+EXAMPLES = REPO / "examples" / "harvest"
+# Leaves out JAX's smallest helpers (seeding, unstacking); its random initializers (100-400
+# instructions) stay, beside the programs' own modules.
+MIN_INSTRUCTIONS = 100
+
+
+def venv(name: str, requirements: list[Path]) -> Path:
+    """build/venvs/probe-NAME's python, made from `requirements` when missing."""
+    root = REPO / "build" / "venvs" / f"probe-{name}"
+    python = root / "bin" / "python"
+    if not python.exists():
+        subprocess.run([sys.executable, "-m", "venv", str(root)], check=True)
+        args = [str(python), "-m", "pip", "install", "-q", "--disable-pip-version-check"]
+        for r in requirements:
+            args += ["-r", str(r)]
+        subprocess.run(args, check=True)
+    return python
+
+
+def pack(staging: Path, out: Path) -> None:
+    """`staging` (as harvest wrote it) into `out`, modules and references zstd-compressed and the
+    command's paths relative to the repository."""
+    manifest = json.loads((staging / "manifest.json").read_text())
+    tmp = out.with_name(f".{out.name}.partial")
+    shutil.rmtree(tmp, ignore_errors=True)
+    for entry in manifest["modules"].values():
+        for key in ("path", "xla_reference"):
+            source = staging / entry[key]
+            target = tmp / f"{entry[key]}.zst"
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(zstd_compress(source.read_bytes()))
+            entry[key] += ".zst"
+    manifest["command"] = [
+        os.path.relpath(c, REPO) if Path(c).is_absolute() else c for c in manifest["command"]
+    ]
+    (tmp / "manifest.json").write_text(json.dumps(manifest, sort_keys=True, indent=1) + "\n")
+    shutil.rmtree(out, ignore_errors=True)
+    tmp.rename(out)
+
+
+def harvest_probe(name: str, command: list[str], family: str | None = None) -> Path:
+    staging = REPO / "build" / "probes" / name
+    harvest(command, staging, force=True, family=family or name, min_instructions=MIN_INSTRUCTIONS)
+    return staging
+
+
+def transformer_variants() -> Path:
+    # The project's own venv: its pins are this probe's.
+    return harvest_probe(
+        "transformer_variants", [sys.executable, str(EXAMPLES / "transformer_variants.py")]
+    )
+
+
+def library_transformers() -> Path:
+    python = venv("libraries", [PINS, CORPUS_LIBRARIES, HERE / "requirements-libraries.txt"])
+    return harvest_probe(
+        "library_transformers", [str(python), str(EXAMPLES / "library_transformers.py")]
+    )
+
+
+def ode_solvers() -> Path:
+    python = venv("ode", [PINS, HERE / "requirements-ode.txt"])
+    return harvest_probe("ode_solvers", [str(python), str(EXAMPLES / "diffrax_solvers.py")])
+
+
+def older_jax() -> Path:
+    """Lowered (and compiled, which is what XLA's dumps record) by JAX 0.4.13 first; then each
+    module as that XLA received it goes to the pinned XLA."""
+    python = venv("older-jax", [HERE / "requirements-older-jax.txt"])
+    lowered = REPO / "build" / "probes" / "older_jax_lowered"
+    shutil.rmtree(lowered, ignore_errors=True)
+    programs = ("transformer_variants", "jax_cnn")
+    for program in programs:
+        harvest(
+            [str(python), str(EXAMPLES / f"{program}.py")],
+            lowered / program,
+            family="lowered",
+            min_instructions=MIN_INSTRUCTIONS,
+        )
+    staging = REPO / "build" / "probes" / "older_jax"
+    folders = [str(lowered / program / "lowered") for program in programs]
+    compile_step = [sys.executable, str(HERE / "compile_with_pinned_xla.py"), *folders]
+    harvest(
+        compile_step, staging, force=True, family="older_jax", min_instructions=MIN_INSTRUCTIONS
+    )
+    manifest = json.loads((staging / "manifest.json").read_text())
+    lowered_by = json.loads((lowered / "jax_cnn" / "manifest.json").read_text())["versions"]
+    manifest["versions"] = lowered_by  # the frontend that lowered them, not the compile step's
+    manifest["xla_reference_from"] = "the pinned jaxlib (requirements.txt)"
+    (staging / "manifest.json").write_text(json.dumps(manifest, sort_keys=True, indent=1) + "\n")
+    return staging
+
+
+PROBES = {
+    "transformer_variants": transformer_variants,
+    "library_transformers": library_transformers,
+    "ode_solvers": ode_solvers,
+    "older_jax": older_jax,
+}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("probes", nargs="*", help=f"some of {', '.join(PROBES)} (default: all)")
+    names = parser.parse_args().probes or list(PROBES)
+    unknown = [n for n in names if n not in PROBES]
+    if unknown:
+        parser.error(f"unknown probe {', '.join(unknown)} (the probes: {', '.join(PROBES)})")
+    for name in names:
+        pack(PROBES[name](), HERE / name)
+        modules = json.loads((HERE / name / "manifest.json").read_text())["modules"]
+        print(f"datasets/probes/{name}: {len(modules)} modules")
+
+
+if __name__ == "__main__":
+    main()
