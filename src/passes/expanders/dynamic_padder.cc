@@ -6,6 +6,8 @@
 #include "hlo/query.h"
 #include "hlo/status_macros.h"
 #include "passes/builders.h"
+#include "passes/control_flow/call_inliner.h"
+#include "passes/control_flow/flatten_call_graph.h"
 #include "passes/pass_utils.h"
 #include "passes/simplifiers/dce.h"
 
@@ -52,6 +54,23 @@ absl::StatusOr<Instruction*> KnownSize(Instruction* get_size, bool with_layout) 
   return nullptr;
 }
 
+// Whether the module has anything for the padder: a dimension size read or
+// written, a SetBound, or a dynamic shape.
+bool HasWork(const Module& module) {
+  for (const auto& computation : module.computations()) {
+    for (const auto& owned : computation->instructions()) {
+      const Instruction* hlo = owned.get();
+      if (hlo->opcode() == Opcode::kGetDimensionSize ||
+          hlo->opcode() == Opcode::kSetDimensionSize ||
+          (hlo->opcode() == Opcode::kCustomCall && hlo->attrs().custom_call_target == "SetBound") ||
+          !hlo->shape().is_static()) {
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
 }  // namespace
 
 absl::StatusOr<bool> DynamicPadder::Run(Module& module) {
@@ -72,8 +91,17 @@ absl::StatusOr<bool> DynamicPadder::Run(Module& module) {
       }
     }
   }
-  bool rewrote = false;
-  for (Computation* computation : computations) {
+  // XLA's padder starts, where the module has anything for it to do, by
+  // flattening the call graph (a computation called from several places,
+  // reducers included, gets a copy per caller), inlining every call and
+  // removing dead code; its pass dumps of PyTorch/XLA's batch norms show the
+  // copied reducers.
+  if (!HasWork(module)) return false;
+  HLOGYM_ASSIGN(flattened, FlattenCallGraph().Run(module));
+  HLOGYM_ASSIGN(inlined, CallInliner().Run(module));
+  HLOGYM_ASSIGN(cleaned, HloDce().Run(module));
+  bool rewrote = flattened || inlined || cleaned;
+  for (Computation* computation : module.MakeComputationPostOrder()) {
     for (Instruction* hlo : computation->MakeInstructionPostOrder()) {
       if (hlo->opcode() != Opcode::kGetDimensionSize) continue;
       HLOGYM_ASSIGN(size, KnownSize(hlo, hlo->shape().has_layout()));
@@ -82,7 +110,7 @@ absl::StatusOr<bool> DynamicPadder::Run(Module& module) {
       rewrote = true;
     }
   }
-  for (Computation* computation : computations) {
+  for (Computation* computation : module.MakeComputationPostOrder()) {
     for (Instruction* hlo : computation->MakeInstructionPostOrder()) {
       if (hlo->opcode() != Opcode::kCustomCall || hlo->attrs().custom_call_target != "SetBound") {
         continue;
@@ -103,9 +131,6 @@ absl::StatusOr<bool> DynamicPadder::Run(Module& module) {
   return rewrote;
 }
 
-bool DynamicPadder::MayChange(const Module& module) const {
-  // get-dimension-size and SetBound custom calls; dce runs only after a rewrite.
-  return ContainsOpcode(module, {Opcode::kGetDimensionSize, Opcode::kCustomCall});
-}
+bool DynamicPadder::MayChange(const Module& module) const { return HasWork(module); }
 
 }  // namespace hlogym

@@ -495,8 +495,7 @@ absl::Status Visitor::MergeScatterAdds(Instruction* add) {
       dn.input_batching_dims == rhs_dn.input_batching_dims;
   const bool may_concatenate = !lhs->attrs().unique_indices && !rhs->attrs().unique_indices &&
                                !lhs->attrs().indices_are_sorted && !rhs->attrs().indices_are_sorted;
-  Instruction* sum =
-      AddBinary(Opcode::kAdd, add->shape(), lhs->operand(0), rhs->operand(0));
+  Instruction* sum = AddBinary(Opcode::kAdd, add->shape(), lhs->operand(0), rhs->operand(0));
   sum->set_shape(lhs->operand(0)->shape());
   if (same_numbers && may_concatenate &&
       lhs_indices->shape().element_type() == rhs_indices->shape().element_type() &&

@@ -513,6 +513,32 @@ absl::Status Visitor::HandleSlice(Instruction* slice) {
       }
     }
   }
+  // slice(reshape(x)) => reshape(slice(x)) where the slice keeps a prefix of
+  // the major dimension alone: its elements are then a prefix of x's too,
+  // which a slice of x's minor dimensions (all of them, then part of one)
+  // keeps, as XLA's TryToReorderSliceAndReshape finds.
+  if (operand->opcode() == Opcode::kReshape && IsUnstridedSlice(slice) && rank > 0 &&
+      sl[0].start == 0 && shape.ElementCount() > 0) {
+    bool only_a_major_prefix = true;
+    for (int64_t i = 1; i < rank; ++i) {
+      only_a_major_prefix &= sl[i].start == 0 && sl[i].limit == operand->shape().dimensions(i);
+    }
+    Instruction* x = operand->operand(0);
+    std::vector<SliceDimension> inner;
+    int64_t left = shape.ElementCount();
+    for (int64_t i = x->shape().rank() - 1; i >= 0 && only_a_major_prefix; --i) {
+      const int64_t size = x->shape().dimensions(i);
+      if (left >= size) {
+        only_a_major_prefix = size > 0 && left % size == 0;
+        if (only_a_major_prefix) left /= size;
+        inner.insert(inner.begin(), {0, size, 1});
+      } else {
+        inner.insert(inner.begin(), {0, left, 1});
+        left = 1;
+      }
+    }
+    if (only_a_major_prefix) return ReplaceWithNew(slice, AddReshape(AddSlice(x, inner), shape));
+  }
   // Strides that pick a single element.
   {
     bool redundant = false;

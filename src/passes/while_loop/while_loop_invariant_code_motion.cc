@@ -10,6 +10,8 @@
 #include "passes/builders.h"
 #include "passes/change_tracking.h"
 #include "passes/pass_utils.h"
+#include "passes/simplifiers/dce.h"
+#include "passes/simplifiers/tuple_simplifier.h"
 #include "passes/while_loop/while_loop_analysis.h"
 #include "passes/while_loop/while_util.h"
 
@@ -290,6 +292,12 @@ absl::StatusOr<bool> WhileLoopInvariantCodeMotion::Run(Module& module) {
     SideEffectCache effects;
     HLOGYM_ASSIGN(hoisted, TryHoist(module, while_op, effects));
     changed |= hoisted;
+  }
+  if (changed) {
+    // As XLA's pass ends: the replaced loops' leftovers go, and the
+    // get-tuple-elements of the wider loops' tuples fold.
+    HLOGYM_RETURN_IF_ERROR(HloDce().Run(module).status());
+    HLOGYM_RETURN_IF_ERROR(TupleSimplifier().Run(module).status());
   }
   run.Complete();
   return changed;

@@ -25,6 +25,48 @@ CHECK: ROOT
   ExpectSameSemantics(run);
 }
 
+// Where it has work, XLA's padder first flattens the call graph: two reduces
+// sharing a reducer get one copy each (read from XLA's dumps of PyTorch/XLA's
+// batch norms, whose sizes come from get-dimension-size); without work the
+// sharing stays.
+TEST(DynamicPadderTest, WithWorkEachReduceGetsItsOwnReducer) {
+  const std::string hlo = R"(HloModule m
+sum {
+  x = f32[] parameter(0)
+  y = f32[] parameter(1)
+  ROOT s = f32[] add(x, y)
+}
+ENTRY main {
+  a = f32[3,7] parameter(0)
+  z = f32[] constant(0)
+  r1 = f32[3] reduce(a, z), dimensions={1}, to_apply=sum
+  sq = f32[3,7] multiply(a, a)
+  r2 = f32[3] reduce(sq, z), dimensions={1}, to_apply=sum
+  n = s32[] get-dimension-size(a), dimensions={1}
+  nf = f32[] convert(n)
+  b = f32[3] broadcast(nf), dimensions={}
+  d = f32[3] divide(r1, b)
+  ROOT r = f32[3] add(d, r2)
+}
+)";
+  PassRun run = RunPass("dynamic_padder", hlo);
+  EXPECT_TRUE(run.changed);
+  EXPECT_CHECKS(run.after, R"(
+CHECK: %sum.clone (
+CHECK: s32[] constant(7)
+CHECK-NOT: get-dimension-size
+)");
+  EXPECT_NE(run.after.find("to_apply=%sum.clone"), std::string::npos) << run.after;
+  EXPECT_NE(run.after.find("to_apply=%sum\n"), std::string::npos) << run.after;
+  ExpectSameSemantics(run);
+
+  std::string no_work = hlo;
+  no_work.replace(no_work.find("  n = s32[] get-dimension-size(a), dimensions={1}\n"),
+                  std::string("  n = s32[] get-dimension-size(a), dimensions={1}\n").size(),
+                  "  n = s32[] constant(7)\n");
+  EXPECT_FALSE(RunPass("dynamic_padder", no_work).changed);
+}
+
 TEST(DynamicPadderTest, DeadCodeAloneNoChange) {
   // As XLA's pass on static modules: dead code stays unless something was
   // rewritten.

@@ -659,6 +659,32 @@ TEST(AlgebraicSimplifierTest, PadRewrites) {
                    "CHECK: ROOT {{.*}} slice(f32[4] %p), slice={[1:4]}");
 }
 
+// A slice keeping a prefix of a reshape's major dimension is a reshape of a
+// slice of the reshape's operand (XLA's result on a PyTorch/XLA attention's
+// q/k/v split, as XLA receives it); slices elsewhere, or whose elements are no
+// prefix of the operand's, stay.
+TEST(AlgebraicSimplifierTest, MajorPrefixSliceOfReshapeIsReshapeOfSlice) {
+  auto module = [](std::string_view operand, std::string_view reshaped, std::string_view slice) {
+    return "HloModule m\nENTRY main {\n  p = " + std::string(operand) +
+           " parameter(0)\n  r = " + std::string(reshaped) +
+           " reshape(p)\n  ROOT s = " + std::string(slice) + "\n}\n";
+  };
+
+  ExpectSimplifies(
+      module("f32[3,8,2,1,4]", "f32[3,8,2,4]",
+             "f32[1,8,2,4] slice(r), slice={[0:1], [0:8], [0:2], [0:4]}"),
+      R"(CHECK: f32[1,8,2,1,4] slice(f32[3,8,2,1,4] %p), slice={[0:1], [0:8], [0:2], [0:1], [0:4]}
+CHECK: ROOT {{.*}} f32[1,8,2,4] reshape()");
+  ExpectSimplifies(module("f32[2,6]", "f32[4,3]", "f32[2,3] slice(r), slice={[0:2], [0:3]}"),
+                   R"(CHECK: f32[1,6] slice(f32[2,6] %p), slice={[0:1], [0:6]}
+CHECK: ROOT {{.*}} f32[2,3] reshape()");
+  ExpectUnchanged(module("f32[3,8,2,1,4]", "f32[3,8,2,4]",
+                         "f32[1,8,2,4] slice(r), slice={[1:2], [0:8], [0:2], [0:4]}"));
+  ExpectUnchanged(module("f32[6,4]", "f32[4,6]", "f32[1,6] slice(r), slice={[0:1], [0:6]}"));
+  ExpectUnchanged(
+      module("f32[4,6]", "f32[4,6,1]", "f32[4,3,1] slice(r), slice={[0:4], [0:3], [0:1]}"));
+}
+
 TEST(AlgebraicSimplifierTest, DynamicSliceRewrites) {
   ExpectSimplifies(F32("  i = s32[] constant(1)\n"
                        "  ROOT r = f32[2] dynamic-slice(p, i), dynamic_slice_sizes={2}\n"),

@@ -111,6 +111,26 @@ TEST(WhileLoopInvariantCodeMotionTest, LeavesLoopsThatRunAtMostOnce) {
       RunPass("while-loop-invariant-code-motion", InvariantDotLoop(2, "constant(1)")).changed);
 }
 
+// As XLA's pass, a run that hoisted ends with dce and tuple-simplifier: an
+// element read of the narrowed state reads the wider loop directly.
+TEST(WhileLoopInvariantCodeMotionTest, HoistingEndsWithTupleSimplification) {
+  std::string hlo = InvariantDotLoop(3, "add(i, one)");
+  const std::string root = "  ROOT g = f32[4] get-tuple-element(loop), index=2\n";
+  hlo.replace(hlo.find(root), root.size(),
+              "  g = f32[4] get-tuple-element(loop), index=2\n"
+              "  ROOT r = ((s32[], f32[4,4], f32[4]), f32[4]) tuple(loop, g)\n");
+  PassRun run = RunPass("while-loop-invariant-code-motion", hlo);
+  EXPECT_TRUE(run.changed);
+  EXPECT_CHECKS(run.after, R"(
+CHECK: ENTRY
+CHECK: %loop.1 = (s32[], f32[4,4], f32[4], f32[4,4]) while(
+CHECK: f32[4] get-tuple-element((s32[], f32[4,4], f32[4], f32[4,4]) %loop.1), index=2
+CHECK-NOT: get-tuple-element((s32[], f32[4,4], f32[4]) %tuple
+CHECK: ROOT
+)");
+  ExpectSameSemantics(run);
+}
+
 TEST(WhileLoopInvariantCodeMotionTest, WholeStateReadersKeepTheNarrowState) {
   // TensorFlow's loops: the condition calls the frontend's own condition on
   // the whole state. Widening the state must not change what that call sees.
