@@ -116,23 +116,35 @@ def _check_output_folder(out: Path, force: bool) -> None:
 
 
 def _run_program(command: Sequence[str], dump_dir: Path, log_path: Path) -> None:
-    env = dict(os.environ)
-    dumping = pass_log.dump_environment(str(dump_dir), passes=pass_log.STOP_BEFORE)
-    # The user's own XLA flags stay; XLA takes the last value of a flag given twice.
-    env["XLA_FLAGS"] = f"{env.get('XLA_FLAGS', '')} {dumping.pop('XLA_FLAGS')}".strip()
-    env.update(dumping)
-    # The reference is XLA:CPU's, as for every dataset hlogym ships.
-    env.update(JAX_PLATFORMS="cpu", PJRT_DEVICE="CPU", CUDA_VISIBLE_DEVICES="")
-    with open(log_path, "w") as log:
-        try:
-            done = subprocess.run(list(command), env=env, stderr=log, stdin=subprocess.DEVNULL)
-        except OSError as e:
-            raise HarvestError(f"cannot run {command[0]!r}: {e.strerror}") from None
-    if done.returncode != 0:
-        raise HarvestError(
-            f"the program exited with status {done.returncode}; nothing was written. Its last "
-            f"messages:\n{_program_messages(log_path.read_text(errors='replace'))}"
+    """Runs the program with XLA dumping; an XLA too old to print large constants in full
+    gets a second run without asking it to."""
+    for large_constants in (True, False):
+        env = dict(os.environ)
+        dumping = pass_log.dump_environment(
+            str(dump_dir), passes=pass_log.STOP_BEFORE, large_constants=large_constants
         )
+        # The user's own XLA flags stay; XLA takes the last value of a flag given twice.
+        env["XLA_FLAGS"] = f"{env.get('XLA_FLAGS', '')} {dumping.pop('XLA_FLAGS')}".strip()
+        env.update(dumping)
+        # The reference is XLA:CPU's, as for every dataset hlogym ships.
+        env.update(JAX_PLATFORMS="cpu", PJRT_DEVICE="CPU", CUDA_VISIBLE_DEVICES="")
+        with open(log_path, "w") as log:
+            try:
+                done = subprocess.run(list(command), env=env, stderr=log, stdin=subprocess.DEVNULL)
+            except OSError as e:
+                raise HarvestError(f"cannot run {command[0]!r}: {e.strerror}") from None
+        if done.returncode == 0:
+            return
+        log_text = log_path.read_text(errors="replace")
+        unknown = re.search(r"Unknown flags in XLA_FLAGS:.*", log_text)
+        if not (large_constants and unknown and pass_log.LARGE_CONSTANTS_FLAG in unknown[0]):
+            break
+        shutil.rmtree(dump_dir, ignore_errors=True)
+        dump_dir.mkdir()
+    raise HarvestError(
+        f"the program exited with status {done.returncode}; nothing was written. Its last "
+        f"messages:\n{_program_messages(log_path.read_text(errors='replace'))}"
+    )
 
 
 def _inspect(path: Path) -> tuple[int, str]:

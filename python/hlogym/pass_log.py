@@ -20,12 +20,23 @@ from dataclasses import dataclass, field
 STOP_BEFORE = "layout-assignment"
 
 
-def dump_environment(dump_dir: str, *, passes: str | None = ".*") -> dict[str, str]:
+# The flag that prints large constants in full in XLA's dumps (by default they are {...},
+# which leaves a module that can be neither run nor simplified as XLA simplifies it). Older
+# XLA (jaxlib 0.4.13's) does not know it and stops at the unknown flag.
+LARGE_CONSTANTS_FLAG = "--xla_dump_large_constants"
+
+
+def dump_environment(
+    dump_dir: str, *, passes: str | None = ".*", large_constants: bool = True
+) -> dict[str, str]:
     """Environment variables that make a process's XLA log its passes (to stderr) and dump its
-    modules into `dump_dir` as received, and around every pass whose name matches the regular
-    expression `passes` (".*": after each pass that changed the module; STOP_BEFORE: just
-    before and after layout-assignment, which gives X; None: no pass dumps)."""
+    modules (constants in full with `large_constants`) into `dump_dir` as received, and around
+    every pass whose name matches the regular expression `passes` (".*": after each pass that
+    changed the module; STOP_BEFORE: just before and after layout-assignment, which gives X;
+    None: no pass dumps)."""
     flags = f"--xla_dump_to={dump_dir} --xla_dump_hlo_as_text"
+    if large_constants:
+        flags += f" {LARGE_CONSTANTS_FLAG}"
     if passes is not None:
         flags += f" --xla_dump_hlo_pass_re={passes}"
     return {

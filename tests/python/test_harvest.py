@@ -148,6 +148,36 @@ def test_a_failing_program_leaves_nothing(tmp_path):
     assert list(tmp_path.iterdir()) == []
 
 
+# A large constant (XLA's dumps print it as {...} unless asked for it in full), and a stand-in
+# for an older XLA that stops at the flag asking for it.
+CONSTANT_PROGRAM = """
+import jax, jax.numpy as jnp, numpy as np
+table = np.arange(64, dtype=np.float32) * 0.5 + 1
+print(float(jax.jit(lambda x: jnp.sum(x * table))(jnp.ones(64))))
+"""
+OLDER_XLA = """
+import os, runpy, sys
+if "--xla_dump_large_constants" in os.environ.get("XLA_FLAGS", ""):
+    sys.exit("F parse_flags_from_env.cc] Unknown flags in XLA_FLAGS: --xla_dump_large_constants")
+runpy.run_path(sys.argv[1], run_name="__main__")
+"""
+
+
+def test_large_constants_come_in_full_or_as_an_older_xla_allows(tmp_path):
+    program = tmp_path / "constant.py"
+    program.write_text(CONSTANT_PROGRAM)
+    out = harvest.harvest([sys.executable, str(program)], tmp_path / "new", min_instructions=1)
+    texts = [p.read_text() for p in (out / "new").glob("*.hlo")]
+    assert any("constant({1, 1.5, 2," in t for t in texts), texts
+    assert not any("{...}" in t for t in texts)
+    older = tmp_path / "older_xla.py"
+    older.write_text(OLDER_XLA)
+    out = harvest.harvest(
+        [sys.executable, str(older), str(program)], tmp_path / "old", min_instructions=1
+    )
+    assert any("{...}" in p.read_text() for p in (out / "old").glob("*.hlo"))
+
+
 def test_a_program_without_xla_leaves_nothing(tmp_path):
     with pytest.raises(harvest.HarvestError, match="compiled nothing with XLA"):
         harvest.harvest([sys.executable, "-c", "print(1)"], tmp_path / "out")
