@@ -14,8 +14,10 @@ venv of its own under build/venvs with the probe's pinned requirements:
 - older_jax: examples/harvest/transformer_variants.py and jax_cnn.py lowered by JAX 0.4.13
   (requirements-older-jax.txt, not on top of the project's pins), then compiled by the pinned
   XLA (compile_with_pinned_xla.py), whose result is the reference as for every other module.
+- pytorch_as_received, tensorflow_as_received: datasets/pytorch and the corpus's TensorFlow
+  families as the pinned XLA receives them (after jaxlib's import of their HLO text).
 
-    .venv/bin/python datasets/probes/generate.py [PROBE ...]   # all four by default
+    .venv/bin/python datasets/probes/generate.py [PROBE ...]   # all six by default
 
 Deterministic: the programs seed every random number, and the packing is byte-stable.
 """
@@ -132,11 +134,44 @@ def older_jax() -> Path:
     return staging
 
 
+def as_received(name: str, dataset: Path, families: list[str], frontend: str) -> Path:
+    """The project's own modules of another frontend as the pinned XLA receives them: jaxlib
+    compiles StableHLO only, and its import of PyTorch/XLA's and TensorFlow's HLO text already
+    canonicalizes it, so the passes' fidelity shows on what XLA's pipeline starts from."""
+    folders = [str(dataset / family) for family in families]
+    command = [sys.executable, str(HERE / "compile_with_pinned_xla.py"), *folders]
+    staging = REPO / "build" / "probes" / name
+    harvest(command, staging, force=True, family=name, min_instructions=10)
+    manifest = json.loads((staging / "manifest.json").read_text())
+    source = json.loads((dataset / "manifest.json").read_text())
+    for entry in manifest["modules"].values():
+        entry["frontend"] = frontend
+    keys = ("torch", "torch_xla") if frontend == "pytorch" else ("tensorflow",)
+    manifest["versions"] = {k: v for k, v in source["versions"].items() if k in keys}
+    manifest["xla_reference_from"] = "the pinned jaxlib (requirements.txt)"
+    (staging / "manifest.json").write_text(json.dumps(manifest, sort_keys=True, indent=1) + "\n")
+    return staging
+
+
+def pytorch_as_received() -> Path:
+    families = ["pt_cnn", "pt_mlp", "pt_transformer"]
+    return as_received("pytorch_as_received", REPO / "datasets" / "pytorch", families, "pytorch")
+
+
+def tensorflow_as_received() -> Path:
+    families = ["tf_bert", "tf_dlrm", "tf_mobilenetv2", "tf_rnn"]
+    return as_received(
+        "tensorflow_as_received", REPO / "datasets" / "corpus", families, "tensorflow"
+    )
+
+
 PROBES = {
     "transformer_variants": transformer_variants,
     "library_transformers": library_transformers,
     "ode_solvers": ode_solvers,
     "older_jax": older_jax,
+    "pytorch_as_received": pytorch_as_received,
+    "tensorflow_as_received": tensorflow_as_received,
 }
 
 
