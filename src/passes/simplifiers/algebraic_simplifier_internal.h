@@ -95,6 +95,7 @@ class Visitor {
   absl::StatusOr<bool> ReduceOfTranspose(Instruction* reduce);
   absl::StatusOr<bool> ReduceOfReduce(Instruction* reduce);
   absl::StatusOr<bool> ReduceOfReshape(Instruction* reduce);
+  absl::StatusOr<bool> ReduceOfConcatenate(Instruction* reduce);
   absl::StatusOr<bool> ReduceBesideArgMinMax(Instruction* reduce);
   absl::StatusOr<bool> ReduceOfBroadcast(Instruction* reduce);
   absl::Status HandleDot(Instruction* hlo);

@@ -182,9 +182,9 @@ absl::Status Visitor::HandleReduce(Instruction* reduce) {
   }
   if (multi_output) return absl::OkStatus();
   // The single-output rules, in order; the first that applies rewrites.
-  for (auto rule :
-       {&Visitor::ReduceOfNegate, &Visitor::ReduceOfTranspose, &Visitor::ReduceOfReduce,
-        &Visitor::ReduceOfReshape, &Visitor::ReduceBesideArgMinMax, &Visitor::ReduceOfBroadcast}) {
+  for (auto rule : {&Visitor::ReduceOfNegate, &Visitor::ReduceOfTranspose, &Visitor::ReduceOfReduce,
+                    &Visitor::ReduceOfReshape, &Visitor::ReduceOfConcatenate,
+                    &Visitor::ReduceBesideArgMinMax, &Visitor::ReduceOfBroadcast}) {
     HLOGYM_ASSIGN(applied, (this->*rule)(reduce));
     if (applied) return absl::OkStatus();
   }
@@ -278,6 +278,39 @@ absl::StatusOr<bool> Visitor::ReduceOfReduce(Instruction* reduce) {
     return true;
   }
   return false;
+}
+
+// reduce(concatenate(a, b, ...)) over the concatenated dimension =>
+// map(map(reduce(a), reduce(b)), ...) with the reducer as the map's function,
+// folded left to right; map then becomes the reducer's own instruction. As
+// XLA's default (enable_unconditional_reduce_of_concat_replacement).
+absl::StatusOr<bool> Visitor::ReduceOfConcatenate(Instruction* reduce) {
+  Instruction* arg = reduce->operand(0);
+  const std::vector<int64_t>& dims = reduce->attrs().dimensions;
+  if (arg->opcode() != Opcode::kConcatenate ||
+      !absl::c_linear_search(dims, arg->attrs().dimensions[0])) {
+    return false;
+  }
+  Instruction* init = reduce->operand(1);
+  Computation* function = reduce->to_apply();
+  const Shape& shape = reduce->shape();
+  Instruction* running = nullptr;
+  for (Instruction* piece : arg->operands()) {
+    Instruction* part = AddReduce(piece, init, shape, dims, function);
+    if (running == nullptr) {
+      running = part;
+      continue;
+    }
+    Instruction* ops[] = {running, part};
+    Instruction* map = Add(Opcode::kMap, shape, ops);
+    map->mutable_attrs().dimensions.resize(shape.rank());
+    std::iota(map->mutable_attrs().dimensions.begin(), map->mutable_attrs().dimensions.end(), 0);
+    map->mutable_attrs().has_dimensions = true;
+    map->mutable_called_computations().push_back(function);
+    running = map;
+  }
+  HLOGYM_RETURN_IF_ERROR(ReplaceWithNew(reduce, running));
+  return true;
 }
 
 // reduce(reshape(x)).

@@ -759,6 +759,39 @@ TEST(AlgebraicSimplifierTest, ReduceOfNothingIsReshape) {
                    "CHECK: ROOT {{.*}} reshape(f32[4,1] %p)");
 }
 
+// A reduce over a concatenated dimension reduces each piece and combines them
+// with the reducer, left to right (a piece of one row is only reshaped; XLA's result on a
+// TensorFlow detector's all-finite check over its gradients, a reduce_all of stacked flags); over
+// another dimension it stays.
+TEST(AlgebraicSimplifierTest, ReduceOfConcatenateCombinesThePiecesReduces) {
+  const std::string hlo = WithSum(R"(ENTRY main {
+  a = f32[2,3] parameter(0)
+  b = f32[1,3] parameter(1)
+  c = f32[4,3] parameter(2)
+  cat = f32[7,3] concatenate(a, b, c), dimensions={0}
+  z = f32[] constant(0)
+  ROOT r = f32[%R] reduce(cat, z), dimensions={%D}, to_apply=sum
+})");
+  auto over = [&](std::string_view result, std::string_view dims) {
+    std::string text = hlo;
+    text.replace(text.find("%R"), 2, result);
+    text.replace(text.find("%D"), 2, dims);
+    return text;
+  };
+  PassRun run = RunPass("algsimp", over("3", "0"));
+  EXPECT_TRUE(run.changed);
+  EXPECT_CHECKS(run.after, R"(
+CHECK: %reduce = f32[3] reduce(f32[2,3] %a
+CHECK: %reduce.2 = f32[3] reduce(f32[4,3] %c
+CHECK: %reshape = f32[3] reshape(f32[1,3] %b)
+CHECK: %add = f32[3] add(f32[3] %reduce, f32[3] %reshape)
+CHECK: ROOT {{.*}} f32[3] add(f32[3] %add, f32[3] %reduce.2)
+CHECK-NOT: concatenate
+)");
+  ExpectSameSemantics(run, 5);
+  ExpectUnchanged(over("7", "1"));
+}
+
 TEST(AlgebraicSimplifierTest, ReduceOfReduceMerges) {
   ExpectSimplifies(WithSum(R"(ENTRY main {
   p = f32[2,3,4] parameter(0)
