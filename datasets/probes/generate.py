@@ -14,10 +14,13 @@ venv of its own under build/venvs with the probe's pinned requirements:
 - older_jax: examples/harvest/transformer_variants.py and jax_cnn.py lowered by JAX 0.4.13
   (requirements-older-jax.txt, not on top of the project's pins), then compiled by the pinned
   XLA (compile_with_pinned_xla.py), whose result is the reference as for every other module.
+- tf_detection: examples/harvest/tf_detection.py (a single-shot detector with non-max
+  suppression, TensorFlow 2.21 from datasets/corpus/requirements-tensorflow.txt), lowered by
+  TensorFlow's own XLA and then compiled by the pinned one, as older_jax.
 - pytorch_as_received, tensorflow_as_received: datasets/pytorch and the corpus's TensorFlow
   families as the pinned XLA receives them (after jaxlib's import of their HLO text).
 
-    .venv/bin/python datasets/probes/generate.py [PROBE ...]   # all six by default
+    .venv/bin/python datasets/probes/generate.py [PROBE ...]   # all seven by default
 
 Deterministic: the programs seed every random number, and the packing is byte-stable.
 """
@@ -106,13 +109,12 @@ def ode_solvers() -> Path:
     return harvest_probe("ode_solvers", [str(python), str(EXAMPLES / "diffrax_solvers.py")])
 
 
-def older_jax() -> Path:
-    """Lowered (and compiled, which is what XLA's dumps record) by JAX 0.4.13 first; then each
-    module as that XLA received it goes to the pinned XLA."""
-    python = venv("older-jax", [HERE / "requirements-older-jax.txt"])
-    lowered = REPO / "build" / "probes" / "older_jax_lowered"
+def lowered_elsewhere(name: str, python: Path, programs: list[str]) -> Path:
+    """Modules another frontend version lowered: the programs run under `python` first (its own
+    XLA compiles them, which is what XLA's dumps record); then each module as that XLA received
+    it goes to the pinned XLA, whose result is the reference."""
+    lowered = REPO / "build" / "probes" / f"{name}_lowered"
     shutil.rmtree(lowered, ignore_errors=True)
-    programs = ("transformer_variants", "jax_cnn")
     for program in programs:
         harvest(
             [str(python), str(EXAMPLES / f"{program}.py")],
@@ -120,18 +122,27 @@ def older_jax() -> Path:
             family="lowered",
             min_instructions=MIN_INSTRUCTIONS,
         )
-    staging = REPO / "build" / "probes" / "older_jax"
+    staging = REPO / "build" / "probes" / name
     folders = [str(lowered / program / "lowered") for program in programs]
     compile_step = [sys.executable, str(HERE / "compile_with_pinned_xla.py"), *folders]
-    harvest(
-        compile_step, staging, force=True, family="older_jax", min_instructions=MIN_INSTRUCTIONS
-    )
+    harvest(compile_step, staging, force=True, family=name, min_instructions=MIN_INSTRUCTIONS)
     manifest = json.loads((staging / "manifest.json").read_text())
-    lowered_by = json.loads((lowered / "jax_cnn" / "manifest.json").read_text())["versions"]
+    lowered_by = json.loads((lowered / programs[0] / "manifest.json").read_text())["versions"]
     manifest["versions"] = lowered_by  # the frontend that lowered them, not the compile step's
     manifest["xla_reference_from"] = "the pinned jaxlib (requirements.txt)"
     (staging / "manifest.json").write_text(json.dumps(manifest, sort_keys=True, indent=1) + "\n")
     return staging
+
+
+def older_jax() -> Path:
+    python = venv("older-jax", [HERE / "requirements-older-jax.txt"])
+    return lowered_elsewhere("older_jax", python, ["transformer_variants", "jax_cnn"])
+
+
+def tf_detection() -> Path:
+    tf_pins = REPO / "datasets" / "corpus" / "requirements-tensorflow.txt"
+    python = venv("tensorflow", [PINS, tf_pins])
+    return lowered_elsewhere("tf_detection", python, ["tf_detection"])
 
 
 def as_received(name: str, dataset: Path, families: list[str], frontend: str) -> Path:
@@ -170,6 +181,7 @@ PROBES = {
     "library_transformers": library_transformers,
     "ode_solvers": ode_solvers,
     "older_jax": older_jax,
+    "tf_detection": tf_detection,
     "pytorch_as_received": pytorch_as_received,
     "tensorflow_as_received": tensorflow_as_received,
 }

@@ -1,6 +1,6 @@
 """datasets/probes: modules of kinds the corpus's generator does not write (transformer variants,
-model libraries the corpus does not use, diffrax's ODE and SDE solves, JAX 0.4.13's lowering,
-PyTorch/XLA's and TensorFlow's modules as the pinned XLA receives them), each with the pinned
+model libraries the corpus does not use, diffrax's ODE and SDE solves, JAX 0.4.13's lowering, a
+TensorFlow object detector, PyTorch/XLA's and TensorFlow's modules as the pinned XLA receives them), each with the pinned
 XLA's reference (datasets/probes/generate.py). The files match their manifests, and hlogym's
 default pipeline ends at XLA's op count on every module."""
 
@@ -19,10 +19,15 @@ NAMES = (
     "library_transformers",
     "ode_solvers",
     "older_jax",
+    "tf_detection",
     "pytorch_as_received",
     "tensorflow_as_received",
 )
-FRONTENDS = {"pytorch_as_received": "pytorch", "tensorflow_as_received": "tensorflow"}
+FRONTENDS = {
+    "pytorch_as_received": "pytorch",
+    "tensorflow_as_received": "tensorflow",
+    "tf_detection": "tensorflow",
+}
 
 
 def unzstd(path: Path) -> bytes:
