@@ -1,8 +1,8 @@
 """datasets/probes: modules of kinds the corpus's generator does not write (transformer variants,
 model libraries the corpus does not use, diffrax's ODE and SDE solves, JAX 0.4.13's lowering, a
-TensorFlow object detector, PyTorch/XLA's and TensorFlow's modules as the pinned XLA receives them), each with the pinned
-XLA's reference (datasets/probes/generate.py). The files match their manifests, and hlogym's
-default pipeline ends at XLA's op count on every module."""
+TensorFlow object detector, PyTorch/XLA's and TensorFlow's modules as the pinned XLA receives
+them), each with the pinned XLA's reference (datasets/probes/generate.py). The files match their
+manifests, and hlogym's default pipeline ends at XLA's op count on every module."""
 
 import hashlib
 import json
