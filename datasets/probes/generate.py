@@ -22,14 +22,17 @@ venv of its own under build/venvs with the probe's pinned requirements:
 
     .venv/bin/python datasets/probes/generate.py [PROBE ...]   # all seven by default
 
-Deterministic: the programs seed every random number, and the packing is byte-stable.
+Deterministic: the programs seed every random number, and the packing drops what ties a module's
+text to the machine that made it (source paths, Python objects' addresses).
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -40,7 +43,7 @@ REPO = HERE.parents[1]
 sys.path.insert(0, str(REPO / "datasets" / "corpus"))
 from generate import zstd_compress  # noqa: E402
 
-from hlogym.harvest import harvest  # noqa: E402
+from hlogym.harvest import TEST_FRACTION_DENOMINATOR, harvest  # noqa: E402
 
 PINS = REPO / "requirements.txt"
 CORPUS_LIBRARIES = REPO / "datasets" / "corpus" / "requirements-libraries.txt"
@@ -63,18 +66,30 @@ def venv(name: str, requirements: list[Path]) -> Path:
     return python
 
 
+# What ties a module's text to the machine that made it: source paths in its metadata (JAX 0.4.13
+# writes them) and Python objects' addresses in names (its argmax reducer's).
+_SOURCE_PATH = re.compile(r'\s*source_file="[^"]*"(\s*source_line=\d+)?(\s*source_end_line=\d+)?')
+_ADDRESS = re.compile(r"0x[0-9a-f]{6,}")
+
+
 def pack(staging: Path, out: Path) -> None:
-    """`staging` (as harvest wrote it) into `out`, modules and references zstd-compressed and the
+    """`staging` (as harvest wrote it) into `out`: modules without what ties them to this
+    machine (their sha256, size and split follow), modules and references zstd-compressed, the
     command's paths relative to the repository."""
     manifest = json.loads((staging / "manifest.json").read_text())
     tmp = out.with_name(f".{out.name}.partial")
     shutil.rmtree(tmp, ignore_errors=True)
     for entry in manifest["modules"].values():
-        for key in ("path", "xla_reference"):
-            source = staging / entry[key]
+        text = (staging / entry["path"]).read_text()
+        text = _ADDRESS.sub("0x0", _SOURCE_PATH.sub("", text)).encode()
+        sha = hashlib.sha256(text).hexdigest()
+        entry.update(sha256=sha, bytes=len(text))
+        entry["split"] = "test" if int(sha, 16) % TEST_FRACTION_DENOMINATOR == 0 else "train"
+        contents = {"path": text, "xla_reference": (staging / entry["xla_reference"]).read_bytes()}
+        for key, data in contents.items():
             target = tmp / f"{entry[key]}.zst"
             target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(zstd_compress(source.read_bytes()))
+            target.write_bytes(zstd_compress(data))
             entry[key] += ".zst"
     manifest["command"] = [
         os.path.relpath(c, REPO) if Path(c).is_absolute() else c for c in manifest["command"]
