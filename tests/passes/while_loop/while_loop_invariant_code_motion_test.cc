@@ -4,63 +4,9 @@
 namespace hlogym::testing {
 namespace {
 
-TEST(WhileLoopInvariantCodeMotionTest, HoistsInvariantDotWithItsBroadcast) {
-  PassRun run = RunPass("while-loop-invariant-code-motion", R"(HloModule m
-body {
-  p = (s32[], f32[4,4], f32[4]) parameter(0)
-  i = s32[] get-tuple-element(p), index=0
-  one = s32[] constant(1)
-  next = s32[] add(i, one)
-  w = f32[4,4] get-tuple-element(p), index=1
-  v = f32[4] get-tuple-element(p), index=2
-  c = f32[] constant(2)
-  b = f32[4,4] broadcast(c), dimensions={}
-  w2 = f32[4,4] multiply(w, b)
-  d = f32[4] dot(w2, v), lhs_contracting_dims={1}, rhs_contracting_dims={0}
-  t = f32[4] tanh(d)
-  ROOT r = (s32[], f32[4,4], f32[4]) tuple(next, w, t)
-}
-cond {
-  p = (s32[], f32[4,4], f32[4]) parameter(0)
-  i = s32[] get-tuple-element(p), index=0
-  n = s32[] constant(3)
-  ROOT lt = pred[] compare(i, n), direction=LT
-}
-ENTRY main {
-  x = f32[4,4] parameter(0)
-  y = f32[4] parameter(1)
-  zero = s32[] constant(0)
-  init = (s32[], f32[4,4], f32[4]) tuple(zero, x, y)
-  loop = (s32[], f32[4,4], f32[4]) while(init), condition=cond, body=body
-  ROOT g = f32[4] get-tuple-element(loop), index=2
-}
-)");
-  EXPECT_TRUE(run.changed);
-  EXPECT_CHECKS(run.after, R"(
-CHECK: body
-CHECK: parameter(0)
-CHECK-NOT: multiply(
-CHECK: dot(
-CHECK: ROOT %{{.*}} = (s32[], f32[4,4], f32[4], f32[4,4]) tuple(
-CHECK: ENTRY
-CHECK: broadcast(
-CHECK: multiply(
-CHECK: (s32[], f32[4,4], f32[4], f32[4,4]) tuple(
-CHECK: while(
-)");
-  // Like XLA, the new element is read twice in the body: once for the dot,
-  // once to pass it through to the root.
-  size_t reads = 0;
-  for (size_t at = run.after.find("index=3"); at != std::string::npos;
-       at = run.after.find("index=3", at + 1)) {
-    ++reads;
-  }
-  EXPECT_EQ(reads, 2u) << run.after;
-  ExpectSameSemantics(run);
-}
-
-// The loop above with the trip count `trips`, and a body whose counter is
-// `next` (an expression of `i` and `one`).
+// A loop of `trips` iterations whose body multiplies a loop-invariant matrix
+// by a constant before a dot: the multiply and its broadcast can be hoisted.
+// The body's counter is `next` (an expression of `i` and `one`).
 std::string InvariantDotLoop(int trips, std::string_view next) {
   return std::string(R"(HloModule m
 body {
@@ -93,6 +39,32 @@ ENTRY main {
   ROOT g = f32[4] get-tuple-element(loop), index=2
 }
 )";
+}
+
+TEST(WhileLoopInvariantCodeMotionTest, HoistsInvariantDotWithItsBroadcast) {
+  PassRun run = RunPass("while-loop-invariant-code-motion", InvariantDotLoop(3, "add(i, one)"));
+  EXPECT_TRUE(run.changed);
+  EXPECT_CHECKS(run.after, R"(
+CHECK: body
+CHECK: parameter(0)
+CHECK-NOT: multiply(
+CHECK: dot(
+CHECK: ROOT %{{.*}} = (s32[], f32[4,4], f32[4], f32[4,4]) tuple(
+CHECK: ENTRY
+CHECK: broadcast(
+CHECK: multiply(
+CHECK: (s32[], f32[4,4], f32[4], f32[4,4]) tuple(
+CHECK: while(
+)");
+  // Like XLA, the new element is read twice in the body: once for the dot,
+  // once to pass it through to the root.
+  size_t reads = 0;
+  for (size_t at = run.after.find("index=3"); at != std::string::npos;
+       at = run.after.find("index=3", at + 1)) {
+    ++reads;
+  }
+  EXPECT_EQ(reads, 2u) << run.after;
+  ExpectSameSemantics(run);
 }
 
 // As in XLA, nothing is hoisted out of a loop that runs at most once: one
