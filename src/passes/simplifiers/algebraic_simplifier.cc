@@ -504,7 +504,8 @@ absl::Status Visitor::MergeScatterAdds(Instruction* add) {
       std::vector<int64_t> dims = a->shape().dimensions();
       dims[dim] += b->shape().dimensions(dim);
       Instruction* ops[] = {a, b};
-      Instruction* made = Add(Opcode::kConcatenate, Shape(a->shape().element_type(), dims), ops);
+      Instruction* made = Add(Opcode::kConcatenate,
+                              MakeShapeLike(a->shape().element_type(), dims, a->shape()), ops);
       made->mutable_attrs().dimensions = {dim};
       return made;
     };
