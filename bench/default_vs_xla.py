@@ -105,7 +105,11 @@ def main():
             DATASETS[dataset] = os.path.abspath(dataset)
         manifest = json.load(open(os.path.join(DATASETS[dataset], "manifest.json")))
         versions = manifest.get("versions", {})
-        optimized = "--xla-optimized" in manifest.get("generator", "")
+        # XLA's own optimized modules: the corpus's (datasets/xla_optimized) or an older XLA's
+        # (datasets/probes/older_xla_optimized marks itself)
+        optimized = "--xla-optimized" in manifest.get("generator", "") or manifest.get(
+            "xla_optimized", False
+        )
         for name, entry in sorted(manifest["modules"].items()):
             entry = dict(entry, **{"class": module_class(entry, versions, optimized)})
             items.append((dataset, name, entry))

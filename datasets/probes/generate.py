@@ -14,13 +14,16 @@ venv of its own under build/venvs with the probe's pinned requirements:
 - older_jax: examples/harvest/transformer_variants.py and jax_cnn.py lowered by JAX 0.4.13
   (requirements-older-jax.txt, not on top of the project's pins), then compiled by the pinned
   XLA (compile_with_pinned_xla.py), whose result is the reference as for every other module.
+- older_xla_optimized: what JAX 0.4.13's own XLA made of the same two programs (its
+  after-optimizations modules: fusions, layouts, XLA:CPU's rewrites), handed to the pinned XLA,
+  each in a process of its own (XLA:CPU's emitter aborts on some after its HLO passes).
 - tf_detection: examples/harvest/tf_detection.py (a single-shot detector with non-max
   suppression, TensorFlow 2.21 from datasets/corpus/requirements-tensorflow.txt), lowered by
   TensorFlow's own XLA and then compiled by the pinned one, as older_jax.
 - pytorch_as_received, tensorflow_as_received: datasets/pytorch and the corpus's TensorFlow
   families as the pinned XLA receives them (after jaxlib's import of their HLO text).
 
-    .venv/bin/python datasets/probes/generate.py [PROBE ...]   # all seven by default
+    .venv/bin/python datasets/probes/generate.py [PROBE ...]   # all eight by default
 
 Deterministic: the programs seed every random number, and the packing drops what ties a module's
 text to the machine that made it (source paths, Python objects' addresses).
@@ -154,6 +157,51 @@ def older_jax() -> Path:
     return lowered_elsewhere("older_jax", python, ["transformer_variants", "jax_cnn"])
 
 
+def older_xla_optimized() -> Path:
+    """The optimized modules that JAX 0.4.13's XLA writes for the older_jax programs (what users of
+    an older XLA find in their dumps as after_optimizations), each compiled by the pinned XLA."""
+    python = venv("older-jax", [HERE / "requirements-older-jax.txt"])
+    written = REPO / "build" / "probes" / "older_xla_optimized_written"
+    shutil.rmtree(written, ignore_errors=True)
+    modules = written / "after_optimizations"
+    modules.mkdir(parents=True)
+    env = dict(os.environ, JAX_PLATFORMS="cpu", CUDA_VISIBLE_DEVICES="")
+    for program in ("transformer_variants", "jax_cnn"):
+        dump = written / "dump" / program
+        env["XLA_FLAGS"] = f"--xla_dump_to={dump} --xla_dump_hlo_as_text"
+        subprocess.run([str(python), str(EXAMPLES / f"{program}.py")], env=env, check=True)
+        for path in sorted(dump.glob("module_*.cpu_after_optimizations.txt")):
+            name = path.name.removeprefix("module_").removesuffix(".cpu_after_optimizations.txt")
+            shutil.copy(path, modules / f"{program}.{name}.hlo")
+    staging = REPO / "build" / "probes" / "older_xla_optimized"
+    compile_step = [
+        sys.executable,
+        str(HERE / "compile_with_pinned_xla.py"),
+        "--each-in-a-child",
+        str(modules),
+    ]
+    harvest(
+        compile_step,
+        staging,
+        force=True,
+        family="older_xla_optimized",
+        min_instructions=MIN_INSTRUCTIONS,
+    )
+    manifest = json.loads((staging / "manifest.json").read_text())
+    written_by = subprocess.run(
+        [str(python), "-c", "import jax, jaxlib; print(jax.__version__, jaxlib.__version__)"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split()
+    # The XLA that wrote them; they are XLA's optimized modules, not a frontend's.
+    manifest["versions"] = {"jax": written_by[0], "jaxlib": written_by[1]}
+    manifest["xla_optimized"] = True
+    manifest["xla_reference_from"] = "the pinned jaxlib (requirements.txt)"
+    (staging / "manifest.json").write_text(json.dumps(manifest, sort_keys=True, indent=1) + "\n")
+    return staging
+
+
 def tf_detection() -> Path:
     tf_pins = REPO / "datasets" / "corpus" / "requirements-tensorflow.txt"
     python = venv("tensorflow", [PINS, tf_pins])
@@ -196,6 +244,7 @@ PROBES = {
     "library_transformers": library_transformers,
     "ode_solvers": ode_solvers,
     "older_jax": older_jax,
+    "older_xla_optimized": older_xla_optimized,
     "tf_detection": tf_detection,
     "pytorch_as_received": pytorch_as_received,
     "tensorflow_as_received": tensorflow_as_received,

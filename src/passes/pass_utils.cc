@@ -297,7 +297,7 @@ absl::StatusOr<bool> ExpandMatchingInstructions(
     const std::function<absl::StatusOr<Instruction*>(Instruction*)>& expand) {
   TrackedRun run(module, std::string(pass_key));
   std::vector<Instruction*> matched;
-  for (const auto& computation : module.computations()) {
+  for (Computation* computation : NonFusionComputations(module)) {
     if (!run.MustVisit(*computation)) continue;
     // Most computations have nothing to expand: skip the post order then.
     bool any = false;

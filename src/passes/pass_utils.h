@@ -91,7 +91,8 @@ absl::StatusOr<bool> RemoveUnreachableComputations(Module& module);
 absl::Status RemoveInstructionKeepingControlOrder(Instruction* instruction);
 
 // XLA's OpExpanderPass pattern: collects every instruction `matches` accepts
-// (computation by computation, in post order) and then replaces each by the
+// (computation by computation, in post order; fused computations are left
+// alone, as XLA's expanders leave them) and then replaces each by the
 // instruction `expand` builds for it. Returns whether anything matched.
 // `pass_key` names the pass for change tracking (passes/change_tracking.h):
 // a computation that did not change since the pass's last run holds nothing

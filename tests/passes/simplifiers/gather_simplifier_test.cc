@@ -75,5 +75,25 @@ ENTRY main {
   EXPECT_FALSE(run.changed);
 }
 
+// As XLA's expanders, it leaves fused code alone: an older XLA's optimized
+// module holds gathers inside fusions, which XLA's pipeline given it back keeps.
+TEST(GatherSimplifierTest, LeavesGathersInsideFusions) {
+  PassRun run = RunPass("gather_simplifier", R"(HloModule m
+fused {
+  p = f32[5,4] parameter(0)
+  i = s32[3,1] parameter(1)
+  ROOT g = f32[3,4] gather(p, i), offset_dims={1}, collapsed_slice_dims={0}, start_index_map={0}, index_vector_dim=1, slice_sizes={1,4}
+}
+ENTRY main {
+  p = f32[5,4] parameter(0)
+  i = s32[3,1] parameter(1)
+  ROOT f = f32[3,4] fusion(p, i), kind=kLoop, calls=fused
+}
+)");
+  EXPECT_FALSE(run.changed);
+  EXPECT_CHECKS(run.after, R"(CHECK: ROOT {{.*}} = f32[3,4] gather(f32[5,4] %p, s32[3,1] %i), offset_dims={1}, collapsed_slice_dims={0}
+CHECK-NOT: reshape()");
+}
+
 }  // namespace
 }  // namespace hlogym::testing
