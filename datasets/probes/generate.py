@@ -11,9 +11,13 @@ venv of its own under build/venvs with the probe's pinned requirements:
   (requirements-libraries.txt).
 - ode_solvers: diffrax's fixed and adaptive step ODE and SDE solves, forward and gradient
   (requirements-ode.txt).
+- probabilistic: NumPyro's NUTS and HMC samplers, SVI steps and a predictive pass on a hierarchical
+  model and a Bayesian MLP (requirements-probabilistic.txt).
 - older_jax: examples/harvest/transformer_variants.py and jax_cnn.py lowered by JAX 0.4.13
   (requirements-older-jax.txt, not on top of the project's pins), then compiled by the pinned
   XLA (compile_with_pinned_xla.py), whose result is the reference as for every other module.
+- jax_0_4_30, jax_0_6_2: the same two programs lowered by JAX 0.4.30 (June 2024) and 0.6.2
+  (June 2025), releases between 0.4.13 and the pin, each compiled by the pinned XLA as older_jax.
 - older_xla_optimized: what JAX 0.4.13's own XLA made of the same two programs (its
   after-optimizations modules: fusions, layouts, XLA:CPU's rewrites), handed to the pinned XLA,
   each in a process of its own (XLA:CPU's emitter aborts on some after its HLO passes).
@@ -23,7 +27,7 @@ venv of its own under build/venvs with the probe's pinned requirements:
 - pytorch_as_received, tensorflow_as_received: datasets/pytorch and the corpus's TensorFlow
   families as the pinned XLA receives them (after jaxlib's import of their HLO text).
 
-    .venv/bin/python datasets/probes/generate.py [PROBE ...]   # all eight by default
+    .venv/bin/python datasets/probes/generate.py [PROBE ...]   # all eleven by default
 
 Deterministic: the programs seed every random number, and the packing drops what ties a module's
 text to the machine that made it (source paths, Python objects' addresses).
@@ -127,6 +131,11 @@ def ode_solvers() -> Path:
     return harvest_probe("ode_solvers", [str(python), str(EXAMPLES / "diffrax_solvers.py")])
 
 
+def probabilistic() -> Path:
+    python = venv("probabilistic", [PINS, HERE / "requirements-probabilistic.txt"])
+    return harvest_probe("probabilistic", [str(python), str(EXAMPLES / "probabilistic.py")])
+
+
 def lowered_elsewhere(name: str, python: Path, programs: list[str]) -> Path:
     """Modules another frontend version lowered: the programs run under `python` first (its own
     XLA compiles them, which is what XLA's dumps record); then each module as that XLA received
@@ -155,6 +164,14 @@ def lowered_elsewhere(name: str, python: Path, programs: list[str]) -> Path:
 def older_jax() -> Path:
     python = venv("older-jax", [HERE / "requirements-older-jax.txt"])
     return lowered_elsewhere("older_jax", python, ["transformer_variants", "jax_cnn"])
+
+
+def jax_version(version: str) -> Path:
+    """The older_jax programs lowered by another JAX release between JAX 0.4.13 and the pin
+    (requirements-jax-VERSION.txt), then compiled by the pinned XLA."""
+    python = venv(f"jax-{version}", [HERE / f"requirements-jax-{version}.txt"])
+    name = "jax_" + version.replace(".", "_")
+    return lowered_elsewhere(name, python, ["transformer_variants", "jax_cnn"])
 
 
 def older_xla_optimized() -> Path:
@@ -243,8 +260,11 @@ PROBES = {
     "transformer_variants": transformer_variants,
     "library_transformers": library_transformers,
     "ode_solvers": ode_solvers,
+    "probabilistic": probabilistic,
     "older_jax": older_jax,
     "older_xla_optimized": older_xla_optimized,
+    "jax_0_4_30": lambda: jax_version("0.4.30"),
+    "jax_0_6_2": lambda: jax_version("0.6.2"),
     "tf_detection": tf_detection,
     "pytorch_as_received": pytorch_as_received,
     "tensorflow_as_received": tensorflow_as_received,

@@ -1,9 +1,9 @@
 """datasets/probes: modules of kinds the corpus's generator does not write (transformer variants,
-model libraries the corpus does not use, diffrax's ODE and SDE solves, JAX 0.4.13's lowering and
-its XLA's optimized modules, a TensorFlow object detector, PyTorch/XLA's and TensorFlow's modules
-as the pinned XLA receives them), each with the pinned XLA's reference
-(datasets/probes/generate.py). The files match their manifests, and hlogym's default pipeline
-ends at XLA's op count on every module."""
+model libraries the corpus does not use, diffrax's ODE and SDE solves, NumPyro's samplers, JAX
+0.4.13's, 0.4.30's and 0.6.2's lowering and 0.4.13's XLA's optimized modules, a TensorFlow object
+detector, PyTorch/XLA's and TensorFlow's modules as the pinned XLA receives them), each with the
+pinned XLA's reference (datasets/probes/generate.py). The files match their manifests, and
+hlogym's default pipeline ends at XLA's op count on every module."""
 
 import hashlib
 import json
@@ -20,6 +20,8 @@ NAMES = (
     "library_transformers",
     "ode_solvers",
     "older_jax",
+    "jax_0_4_30",
+    "jax_0_6_2",
     "older_xla_optimized",
     "tf_detection",
     "pytorch_as_received",
@@ -53,8 +55,10 @@ def test_probe_files_match_manifest(name):
         assert b"{...}" not in text, module  # constants in full
         listed.add(m["path"])
     assert listed == {str(p.relative_to(root)) for p in root.glob("*/*.hlo.zst")}
-    if name in ("older_jax", "older_xla_optimized"):  # the JAX that lowered them, not the pinned
-        assert manifest["versions"]["jax"] == "0.4.13"
+    lowered_by = {"older_jax": "0.4.13", "older_xla_optimized": "0.4.13"}
+    lowered_by.update(jax_0_4_30="0.4.30", jax_0_6_2="0.6.2")
+    if name in lowered_by:  # the JAX that lowered them, not the pinned one that compiled them
+        assert manifest["versions"]["jax"] == lowered_by[name]
     if name == "older_xla_optimized":  # XLA's optimized modules: fusions in every one
         assert manifest["xla_optimized"] and all(
             b" fusion(" in unzstd(root / m["path"]) for m in manifest["modules"].values()
