@@ -746,6 +746,18 @@ absl::Status Visitor::HandleDivide(Instruction* divide) {
       }
     }
   }
+  // exp(A) / exp(B) => exp(A - B); A / exp(B) => A * exp(-B). The pinned XLA
+  // does both without asking for fast math (NumPyro's densities divide by
+  // exponentials).
+  if (b->opcode() == Opcode::kExp) {
+    if (a->opcode() == Opcode::kExp) {
+      Instruction* difference = AddBinary(Opcode::kSubtract, shape, a->operand(0), b->operand(0));
+      return ReplaceWithNew(divide, AddUnary(Opcode::kExp, difference));
+    }
+    Instruction* negated = AddUnary(Opcode::kNegate, b->operand(0));
+    return ReplaceWithNew(divide,
+                          AddBinary(Opcode::kMultiply, shape, a, AddUnary(Opcode::kExp, negated)));
+  }
   // A / pow(B, C) => A * pow(B, -C)
   if (b->opcode() == Opcode::kPower) {
     Instruction* negated = AddUnary(Opcode::kNegate, b->operand(1));
@@ -1190,6 +1202,10 @@ absl::Status Visitor::HandleExp(Instruction* exp) {
 absl::Status Visitor::HandleLog(Instruction* log) {
   Instruction* operand = log->operand(0);
   const Shape& shape = log->shape();
+  // log(exp(A)) => A
+  if (operand->opcode() == Opcode::kExp && ReplaceIfCompatible(log, operand->operand(0))) {
+    return absl::OkStatus();
+  }
   // log(pow(A, B)) => select(B == 0, 0, B * log(|A|)) (no abs for complex).
   if (operand->opcode() == Opcode::kPower) {
     Instruction* a = operand->operand(0);
@@ -1218,6 +1234,11 @@ absl::Status Visitor::HandlePower(Instruction* power) {
   const Shape& shape = power->shape();
   if (IsAll(rhs, 0)) return ReplaceWithNew(power, ScalarLike(shape, 1));
   if (IsAll(rhs, 1) && ReplaceIfCompatible(power, lhs)) return absl::OkStatus();
+  // pow(exp(A), B) => exp(A * B)
+  if (lhs->opcode() == Opcode::kExp) {
+    Instruction* product = AddBinary(Opcode::kMultiply, shape, lhs->operand(0), rhs);
+    return ReplaceWithNew(power, AddUnary(Opcode::kExp, product));
+  }
   if (IsAll(rhs, 2)) return ReplaceWithNew(power, AddBinary(Opcode::kMultiply, shape, lhs, lhs));
   if (IsAll(rhs, 3)) {
     Instruction* square = AddBinary(Opcode::kMultiply, shape, lhs, lhs);

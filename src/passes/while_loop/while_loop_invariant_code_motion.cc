@@ -79,7 +79,11 @@ absl::StatusOr<Hoisting> CopyInvariantsOut(Module& module, Instruction* while_op
     if (auto it = hoisting.copies.find(value); it != hoisting.copies.end()) return it->second;
     Instruction* copy;
     if (invariant.contains(value)) {
-      HLOGYM_ASSIGN(element, InitElement(init, value->attrs().tuple_index));
+      // A read of the init, as XLA copies it, not the init tuple's operand:
+      // an enclosing loop, processed later in this run, finds a read of a
+      // tuple that varies in it not invariant (tuple-simplifier folds the
+      // read after the run).
+      HLOGYM_ASSIGN(element, MakeGetTupleElement(init, value->attrs().tuple_index));
       copy = element;
     } else {
       std::vector<Instruction*> operands;

@@ -294,6 +294,23 @@ TEST(AlgebraicSimplifierTest, DivideBySqrtIsRsqrt) {
                    "CHECK: rsqrt(f32[4] %q)\nCHECK: ROOT {{.*}} multiply(f32[4] %p");
 }
 
+// The pinned XLA's rewrites through exponentials, each seen in its dumps of
+// NumPyro's samplers (datasets/probes/probabilistic): A / exp(B) =>
+// A * exp(-B), exp(A) / exp(B) => exp(A - B), log(exp(A)) => A,
+// pow(exp(A), B) => exp(A * B).
+TEST(AlgebraicSimplifierTest, RewritesThroughExponentials) {
+  ExpectSimplifies(F32("  e = f32[4] exponential(q)\n  ROOT r = f32[4] divide(p, e)\n"),
+                   "CHECK: negate(f32[4] %q)\nCHECK: exponential(f32[4] %negate\n"
+                   "CHECK: ROOT {{.*}} multiply(f32[4] %p, f32[4] %exponential");
+  ExpectSimplifies(F32("  a = f32[4] exponential(p)\n  b = f32[4] exponential(q)\n"
+                       "  ROOT r = f32[4] divide(a, b)\n"),
+                   "CHECK: subtract(f32[4] %p, f32[4] %q)\nCHECK: ROOT {{.*}} exponential(");
+  ExpectSimplifies(F32("  e = f32[4] exponential(p)\n  ROOT r = f32[4] log(e)\n"),
+                   "CHECK: ROOT %p = f32[4] parameter(0)");
+  ExpectSimplifies(F32("  e = f32[4] exponential(p)\n  ROOT r = f32[4] power(e, q)\n"),
+                   "CHECK: multiply(f32[4] %p, f32[4] %q)\nCHECK: ROOT {{.*}} exponential(");
+}
+
 TEST(AlgebraicSimplifierTest, DivideReassociation) {
   ExpectSimplifies(F32("  c = f32[4] parameter(2)\n  d = f32[4] divide(p, q)\n"
                        "  ROOT r = f32[4] divide(d, c)\n"),

@@ -91,7 +91,9 @@ ENTRY main {
 }
 )");
   EXPECT_FALSE(run.changed);
-  EXPECT_CHECKS(run.after, R"(CHECK: ROOT {{.*}} = f32[3,4] gather(f32[5,4] %p, s32[3,1] %i), offset_dims={1}, collapsed_slice_dims={0}
+  EXPECT_CHECKS(
+      run.after,
+      R"(CHECK: ROOT {{.*}} = f32[3,4] gather(f32[5,4] %p, s32[3,1] %i), offset_dims={1}, collapsed_slice_dims={0}
 CHECK-NOT: reshape()");
 }
 

@@ -103,6 +103,76 @@ CHECK: ROOT
   ExpectSameSemantics(run);
 }
 
+// An instruction hoisted out of an inner loop reads its init through a
+// get-tuple-element of the init tuple, as XLA copies it: where that tuple also
+// carries what the outer loop changes, the outer loop keeps the instruction
+// (the pinned XLA does so on NumPyro's nested sampling loops).
+TEST(WhileLoopInvariantCodeMotionTest, HoistedFromAnInnerLoopReadsItsInitTuple) {
+  PassRun run = RunPass("while-loop-invariant-code-motion", R"(HloModule m
+inner_body {
+  p = (f32[], f32[], s32[]) parameter(0)
+  x = f32[] get-tuple-element(p), index=0
+  acc = f32[] get-tuple-element(p), index=1
+  i = s32[] get-tuple-element(p), index=2
+  half = f32[] constant(0.5)
+  scaled = f32[] multiply(x, half)
+  sum = f32[] add(acc, scaled)
+  one = s32[] constant(1)
+  next = s32[] add(i, one)
+  ROOT t = (f32[], f32[], s32[]) tuple(x, sum, next)
+}
+
+inner_cond {
+  p = (f32[], f32[], s32[]) parameter(0)
+  i = s32[] get-tuple-element(p), index=2
+  n = s32[] constant(4)
+  ROOT lt = pred[] compare(i, n), direction=LT
+}
+
+outer_body {
+  p = (f32[], f32[], s32[]) parameter(0)
+  y = f32[] get-tuple-element(p), index=0
+  acc = f32[] get-tuple-element(p), index=1
+  j = s32[] get-tuple-element(p), index=2
+  eighth = f32[] constant(0.125)
+  x = f32[] multiply(y, eighth)
+  zero = s32[] constant(0)
+  init = (f32[], f32[], s32[]) tuple(x, acc, zero)
+  inner = (f32[], f32[], s32[]) while(init), condition=inner_cond, body=inner_body
+  result = f32[] get-tuple-element(inner), index=1
+  one = s32[] constant(1)
+  next = s32[] add(j, one)
+  ROOT t = (f32[], f32[], s32[]) tuple(y, result, next)
+}
+
+outer_cond {
+  p = (f32[], f32[], s32[]) parameter(0)
+  j = s32[] get-tuple-element(p), index=2
+  n = s32[] constant(3)
+  ROOT lt = pred[] compare(j, n), direction=LT
+}
+
+ENTRY main {
+  y = f32[] parameter(0)
+  zero = f32[] constant(0)
+  start = s32[] constant(0)
+  init = (f32[], f32[], s32[]) tuple(y, zero, start)
+  outer = (f32[], f32[], s32[]) while(init), condition=outer_cond, body=outer_body
+  ROOT r = f32[] get-tuple-element(outer), index=1
+}
+)");
+  EXPECT_TRUE(run.changed);
+  EXPECT_CHECKS(run.after, R"(
+CHECK: %outer_body
+CHECK: multiply(f32[] %get-tuple-element{{.*}}, f32[] %half
+CHECK: while(
+CHECK: ENTRY
+CHECK: multiply(f32[] %y, f32[] %eighth
+CHECK-NOT: %half
+)");
+  ExpectSameSemantics(run);
+}
+
 TEST(WhileLoopInvariantCodeMotionTest, WholeStateReadersKeepTheNarrowState) {
   // TensorFlow's loops: the condition calls the frontend's own condition on
   // the whole state. Widening the state must not change what that call sees.
