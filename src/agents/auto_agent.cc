@@ -15,12 +15,6 @@
 
 namespace hlogym {
 namespace fs = std::filesystem;
-namespace {
-
-constexpr std::string_view kDefaultPipeline = "xla-cpu-default";
-constexpr std::string_view kExactPipeline = "xla-cpu-default-exact";
-
-}  // namespace
 
 // ---------------------------------------------------------------------------
 // The prior.

@@ -26,8 +26,6 @@ namespace hlogym {
 namespace fs = std::filesystem;
 namespace {
 
-constexpr std::string_view kDefaultPipeline = "xla-cpu-default";
-constexpr std::string_view kExactPipeline = "xla-cpu-default-exact";
 constexpr std::string_view kFormat = "hlogym-coreset-1";
 
 // Appends one module's half of CoresetFeatures.

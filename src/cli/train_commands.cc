@@ -274,9 +274,11 @@ void RegisterTrainCommands(CLI::App& app) {
                   "The value function also sees FLOPs and transcendentals");
   train->add_flag("--masking", t.action_masking, "Choose only passes that change the module");
   train->add_option("--start", t.start,
-                    "Where episodes start: initial (the benchmark's module, default) or an action "
-                    "run first, e.g. xla-cpu-default (the policy learns what to do beyond XLA's "
-                    "default); the policy's rollouts start the same way");
+                    "Where episodes start, comma-separated: initial (the benchmark's module, "
+                    "default), an action run first, e.g. xla-cpu-default (the policy learns what "
+                    "to do beyond XLA's default), or coreset (the sequence the shipped coreset "
+                    "model predicts best for the graph; needs --sequences coreset and "
+                    "xla-cpu-default among the actions); the policy's rollouts start the same way");
   train->add_option(
       "--reward", t.env.reward_space,
       "Gym reward space (default op_count_decrease_normalized; op_count is the paper's)");

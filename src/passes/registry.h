@@ -80,6 +80,11 @@ struct PipelineInfo {
   std::vector<std::string> missing_passes;
 };
 
+// XLA:CPU's default pipeline (D is what it makes of a module) and its variant
+// without the passes that change numeric precision.
+inline constexpr std::string_view kDefaultPipeline = "xla-cpu-default";
+inline constexpr std::string_view kExactPipeline = "xla-cpu-default-exact";
+
 const std::vector<PipelineInfo>& BuiltinPipelines();
 absl::StatusOr<std::unique_ptr<Pass>> CreatePipeline(std::string_view name,
                                                      PassTarget target = PassTarget::kHlogym);

@@ -19,6 +19,7 @@
 
 #include "agents/agent.h"
 #include "agents/agent_test_util.h"
+#include "agents/coreset_agent.h"
 #include "agents/rl/features.h"
 #include "agents/search.h"
 #include "hlo/opcode.h"
@@ -248,6 +249,56 @@ TEST(RlTrain, EpisodesStartWhereTheStartActionLeads) {
   absl::StatusOr<TrainSummary> refused = Train(bad);
   ASSERT_FALSE(refused.ok());
   EXPECT_NE(refused.status().message().find("--start no-such-pass"), std::string::npos)
+      << refused.status();
+}
+
+// --start coreset: the coreset model's choice for each graph (its sequences
+// are actions with --sequences coreset), in training and in the policy's
+// rollouts; a policy without the sequences among its actions is refused.
+TEST(RlTrain, CoresetStartIsTheCoresetModelsChoice) {
+  absl::StatusOr<CoresetModel> coreset = CoresetModel::Load(DefaultCoresetPath());
+  ASSERT_TRUE(coreset.ok()) << coreset.status();
+  EnvOptions env_options;
+  env_options.actions = {std::string(kDefaultPipeline)};
+  absl::StatusOr<std::unique_ptr<Environment>> env =
+      Environment::Create(env_options, PassRegistry::WithPipelines());
+  ASSERT_TRUE(env.ok()) << env.status();
+  ASSERT_TRUE((*env)->Reset("smoke/mlp_train").ok());
+  std::unique_ptr<Environment> d = (*env)->Fork();
+  ASSERT_TRUE(d->Step(0).ok());
+  const std::vector<std::string>& chosen =
+      coreset->sequences[coreset->Choose(CoresetFeatures((*env)->module(), d->module()))];
+
+  const std::string dir = FreshDir("start-coreset");
+  TrainOptions o = SmallRun("ppo", dir, 64);
+  for (const std::vector<std::string>& sequence : coreset->sequences)
+    o.env.actions.push_back(SequenceName(sequence));
+  o.env.actions.push_back(std::string(kDefaultPipeline));
+  o.start = "coreset";
+  absl::StatusOr<TrainSummary> summary = Train(o);
+  ASSERT_TRUE(summary.ok()) << summary.status();
+  RegisterPolicyAgents();
+  absl::StatusOr<std::unique_ptr<Agent>> policy = MakeAgent("policy:" + dir);
+  ASSERT_TRUE(policy.ok()) << policy.status();
+  absl::StatusOr<SearchResult> result = (*policy)->Optimize("smoke/mlp_train", {});
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_TRUE(result->fallback.empty()) << result->fallback;
+  // The answer lies on or after the chosen sequence: its passes begin with
+  // the sequence (one action) or with a prefix of its passes.
+  ASSERT_FALSE(result->passes.empty());
+  if (IsSequenceName(result->passes.front())) {
+    EXPECT_EQ(result->passes.front(), SequenceName(chosen));
+  } else {
+    ASSERT_LE(result->passes.size(), chosen.size());
+    EXPECT_TRUE(std::equal(result->passes.begin(), result->passes.end(), chosen.begin()));
+  }
+
+  TrainOptions without = SmallRun("ppo", FreshDir("start-coreset-bad"), 64);
+  without.env.actions.push_back(std::string(kDefaultPipeline));
+  without.start = "coreset";
+  absl::StatusOr<TrainSummary> refused = Train(without);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().message().find("start coreset"), std::string::npos)
       << refused.status();
 }
 

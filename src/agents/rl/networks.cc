@@ -9,9 +9,11 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "agents/coreset_agent.h"
 #include "hlo/opcode.h"
 #include "hlo/status_macros.h"
 #include "nlohmann/json.hpp"
+#include "passes/registry.h"
 #include "text/file_io.h"
 
 namespace hlogym::rl {
@@ -53,19 +55,55 @@ std::string PolicyConfig::ToJson() const {
 absl::StatusOr<std::vector<int>> PolicyConfig::start_actions() const {
   std::vector<int> starts;
   for (absl::string_view name : absl::StrSplit(start, ',', absl::SkipWhitespace())) {
-    if (name == "initial") {
-      starts.push_back(-1);
+    if (name == "initial" || name == "coreset") {
+      starts.push_back(name == "initial" ? -1 : kCoresetStart);
       continue;
     }
     auto it = std::find(actions.begin(), actions.end(), name);
     if (it == actions.end()) {
-      return absl::NotFoundError(
-          absl::StrCat("start ", name, ": neither \"initial\" nor an action of the action space"));
+      return absl::NotFoundError(absl::StrCat(
+          "start ", name, ": neither \"initial\", \"coreset\" nor an action of the action space"));
     }
     starts.push_back(static_cast<int>(it - actions.begin()));
   }
-  if (starts.empty()) return absl::NotFoundError("no start (\"initial\" or an action)");
+  if (starts.empty())
+    return absl::NotFoundError("no start (\"initial\", \"coreset\" or an action)");
   return starts;
+}
+
+absl::StatusOr<int> CoresetStartAction(const Environment& initial) {
+  // Loaded once per process; the policy agents and the trainer's workers share it.
+  static const absl::StatusOr<CoresetModel>* const model =
+      new absl::StatusOr<CoresetModel>(CoresetModel::Load(DefaultCoresetPath()));
+  if (!model->ok()) {
+    return absl::Status(model->status().code(),
+                        absl::StrCat("start coreset: ", model->status().message()));
+  }
+  const std::vector<std::string>& actions = initial.actions();
+  auto index_of = [&](std::string_view name) -> int {
+    auto it = std::find(actions.begin(), actions.end(), name);
+    return it == actions.end() ? -1 : static_cast<int>(it - actions.begin());
+  };
+  const int pipeline = index_of(kDefaultPipeline);
+  if (pipeline < 0) {
+    return absl::FailedPreconditionError(
+        "start coreset: needs xla-cpu-default among the actions (the predictor reads D)");
+  }
+  std::unique_ptr<Environment> d = initial.Fork();
+  HLOGYM_ASSIGN(stepped, d->Step(pipeline));
+  if (!stepped.info.error.empty()) {
+    return absl::InternalError(
+        absl::StrCat("start coreset: xla-cpu-default: ", stepped.info.error));
+  }
+  const std::vector<std::string>& chosen =
+      (*model)->sequences[(*model)->Choose(CoresetFeatures(initial.module(), d->module()))];
+  const int action = index_of(SequenceName(chosen));
+  if (action < 0) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("start coreset: the coreset's sequence ", SequenceName(chosen),
+                     " is not an action (train with --sequences coreset)"));
+  }
+  return action;
 }
 
 absl::StatusOr<PolicyConfig> PolicyConfig::FromJson(const std::string& text,

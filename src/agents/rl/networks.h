@@ -20,6 +20,11 @@
 
 namespace hlogym::rl {
 
+// The start "coreset": the sequence the shipped coreset model
+// (DefaultCoresetPath()) predicts best for the graph, one of the policy's
+// sequence actions (CoresetStartAction).
+inline constexpr int kCoresetStart = -2;
+
 // Everything needed to rebuild a policy and feed it; policy.json holds it.
 struct PolicyConfig {
   std::string algo;
@@ -38,7 +43,8 @@ struct PolicyConfig {
   std::vector<std::string> trained_on;  // benchmark specs
 
   // Per start: the action run before the policy's first step, -1 for
-  // "initial"; NotFound naming a start that is neither.
+  // "initial", kCoresetStart for "coreset"; NotFound naming a start that is
+  // none of these.
   absl::StatusOr<std::vector<int>> start_actions() const;
   FeatureLayout layout() const {
     return {static_cast<int>(actions.size()), traj_limit, features == "relative"};
@@ -49,6 +55,12 @@ struct PolicyConfig {
   std::string ToJson() const;
   static absl::StatusOr<PolicyConfig> FromJson(const std::string& text, const std::string& origin);
 };
+
+// The action the start "coreset" runs on the graph at `initial` (its module as
+// the benchmark gives it): the shipped coreset model's choice from the
+// features of I and D (D by the xla-cpu-default action), which must be one of
+// `initial`'s actions, as `--sequences coreset` makes them.
+absl::StatusOr<int> CoresetStartAction(const Environment& initial);
 
 // The graphs of a batch of states for the gnn: the distinct graphs among
 // them, their nodes concatenated graph after graph.

@@ -19,6 +19,7 @@
 #include "agents/rl/features.h"
 #include "agents/rl/networks.h"
 #include "agents/rl/rl.h"
+#include "hlo/status_macros.h"
 
 namespace hlogym::rl {
 
@@ -151,11 +152,16 @@ class PolicyAgent : public Agent {
 
  private:
   // Where the policy's episodes start: the initial state, or the state after
-  // a start action it was trained with (policy.json's "start"); one per start.
+  // a start action it was trained with (policy.json's "start", where
+  // "coreset" is the coreset model's choice for this graph); one per start.
   // Null for a start whose step the budget refused.
-  std::vector<std::unique_ptr<Environment>> Starts(SearchContext& ctx) {
+  absl::StatusOr<std::vector<std::unique_ptr<Environment>>> Starts(SearchContext& ctx) {
     std::vector<std::unique_ptr<Environment>> starts;
     for (int action : policy_->start_actions()) {
+      if (action == kCoresetStart) {
+        HLOGYM_ASSIGN(chosen, CoresetStartAction(ctx.root()));
+        action = chosen;
+      }
       std::unique_ptr<Environment> env = ctx.root().Fork();
       if (action >= 0 && !StepAction(ctx, *env, action)) env = nullptr;
       starts.push_back(std::move(env));
@@ -216,7 +222,8 @@ class PolicyAgent : public Agent {
   absl::Status SearchRollouts(SearchContext& ctx) {
     if (rollouts_ == Rollouts::kFromLowestStart) {
       std::unique_ptr<Environment> lowest;
-      for (std::unique_ptr<Environment>& start : Starts(ctx)) {
+      HLOGYM_ASSIGN(starts, Starts(ctx));
+      for (std::unique_ptr<Environment>& start : starts) {
         if (start != nullptr && (lowest == nullptr || start->op_count() < lowest->op_count())) {
           lowest = std::move(start);
         }
@@ -224,12 +231,14 @@ class PolicyAgent : public Agent {
       Rollout(ctx, std::move(lowest), /*sample=*/false);
       return absl::OkStatus();
     }
-    for (std::unique_ptr<Environment>& start : Starts(ctx)) {
+    HLOGYM_ASSIGN(starts, Starts(ctx));
+    for (std::unique_ptr<Environment>& start : starts) {
       if (!Rollout(ctx, std::move(start), /*sample=*/false)) return absl::OkStatus();
     }
     while (rollouts_ == Rollouts::kSampledAfterEveryStart && !ctx.exhausted()) {
       bool stepped = false;
-      for (std::unique_ptr<Environment>& start : Starts(ctx)) {
+      HLOGYM_ASSIGN(sampled_starts, Starts(ctx));
+      for (std::unique_ptr<Environment>& start : sampled_starts) {
         stepped = Rollout(ctx, std::move(start), /*sample=*/true);
         if (!stepped) break;
       }
@@ -247,7 +256,8 @@ class PolicyAgent : public Agent {
     // The beam starts with every start state; a step counts from the start.
     std::vector<Node> beam;
     absl::flat_hash_set<Fingerprint> visited;
-    for (std::unique_ptr<Environment>& start : Starts(ctx)) {
+    HLOGYM_ASSIGN(starts, Starts(ctx));
+    for (std::unique_ptr<Environment>& start : starts) {
       if (start == nullptr || !visited.insert(start->state()->fingerprint()).second) continue;
       beam.push_back({std::move(start), 0});
     }

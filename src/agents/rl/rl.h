@@ -93,8 +93,10 @@ struct TrainOptions {
   // Where episodes start, comma-separated: "initial" (the benchmark's module,
   // the paper's) or an action run before the policy's first step, such as
   // "xla-cpu-default" (the episode starts at D: the policy learns what to do
-  // beyond XLA's default). With several, episodes take them in turn, and the
-  // policy agent makes one rollout from each and answers with the best.
+  // beyond XLA's default), or "coreset" (the sequence action the shipped
+  // coreset model predicts best for the graph: a learned start). With
+  // several, episodes take them in turn, and the policy agent rolls out once
+  // from the lowest of them (from each, with a budget).
   std::string start = "initial";
   std::string network = "mlp";  // NetworkNames(): mlp (op histogram) or gnn (also the graph)
   // The op histogram as log counts ("absolute") or as log shares of the op

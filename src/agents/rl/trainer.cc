@@ -243,7 +243,11 @@ absl::Status TrainingRun::ResetWorker(int i, const std::string& spec) {
   }
   // The worker's episodes take the starts in turn (deterministic, and no
   // shared generator across the parallel resets).
-  const int start = start_actions_[w.episodes_started++ % start_actions_.size()];
+  int start = start_actions_[w.episodes_started++ % start_actions_.size()];
+  if (start == kCoresetStart) {
+    HLOGYM_ASSIGN(chosen, CoresetStartAction(env));
+    start = chosen;
+  }
   if (start >= 0) {  // the episode starts after the start action
     HLOGYM_ASSIGN(started, env.Step(start));
     if (!started.info.error.empty()) {
