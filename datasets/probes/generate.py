@@ -24,10 +24,12 @@ venv of its own under build/venvs with the probe's pinned requirements:
 - tf_detection: examples/harvest/tf_detection.py (a single-shot detector with non-max
   suppression, TensorFlow 2.21 from datasets/corpus/requirements-tensorflow.txt), lowered by
   TensorFlow's own XLA and then compiled by the pinned one, as older_jax.
+- tf_2_12: examples/harvest/tf_mlp.py and tf_detection.py lowered by TensorFlow 2.12's XLA (March
+  2023; requirements-tf-2.12.txt), then compiled by the pinned XLA as tf_detection.
 - pytorch_as_received, tensorflow_as_received: datasets/pytorch and the corpus's TensorFlow
   families as the pinned XLA receives them (after jaxlib's import of their HLO text).
 
-    .venv/bin/python datasets/probes/generate.py [PROBE ...]   # all eleven by default
+    .venv/bin/python datasets/probes/generate.py [PROBE ...]   # all twelve by default
 
 Deterministic: the programs seed every random number, and the packing drops what ties a module's
 text to the machine that made it (source paths, Python objects' addresses).
@@ -225,6 +227,11 @@ def tf_detection() -> Path:
     return lowered_elsewhere("tf_detection", python, ["tf_detection"])
 
 
+def tf_2_12() -> Path:
+    python = venv("tf-2.12", [HERE / "requirements-tf-2.12.txt"])
+    return lowered_elsewhere("tf_2_12", python, ["tf_mlp", "tf_detection"])
+
+
 def as_received(name: str, dataset: Path, families: list[str], frontend: str) -> Path:
     """The project's own modules of another frontend as the pinned XLA receives them: jaxlib
     compiles StableHLO only, and its import of PyTorch/XLA's and TensorFlow's HLO text already
@@ -266,6 +273,7 @@ PROBES = {
     "jax_0_4_30": lambda: jax_version("0.4.30"),
     "jax_0_6_2": lambda: jax_version("0.6.2"),
     "tf_detection": tf_detection,
+    "tf_2_12": tf_2_12,
     "pytorch_as_received": pytorch_as_received,
     "tensorflow_as_received": tensorflow_as_received,
 }

@@ -1,9 +1,9 @@
 """datasets/probes: modules of kinds the corpus's generator does not write (transformer variants,
 model libraries the corpus does not use, diffrax's ODE and SDE solves, NumPyro's samplers, JAX
 0.4.13's, 0.4.30's and 0.6.2's lowering and 0.4.13's XLA's optimized modules, a TensorFlow object
-detector, PyTorch/XLA's and TensorFlow's modules as the pinned XLA receives them), each with the
-pinned XLA's reference (datasets/probes/generate.py). The files match their manifests, and
-hlogym's default pipeline ends at XLA's op count on every module."""
+detector, TensorFlow 2.12's lowering, PyTorch/XLA's and TensorFlow's modules as the pinned XLA
+receives them), each with the pinned XLA's reference (datasets/probes/generate.py). The files match
+their manifests, and hlogym's default pipeline ends at XLA's op count on every module."""
 
 import hashlib
 import json
@@ -25,6 +25,7 @@ NAMES = (
     "jax_0_6_2",
     "older_xla_optimized",
     "tf_detection",
+    "tf_2_12",
     "pytorch_as_received",
     "tensorflow_as_received",
 )
@@ -32,6 +33,7 @@ FRONTENDS = {
     "pytorch_as_received": "pytorch",
     "tensorflow_as_received": "tensorflow",
     "tf_detection": "tensorflow",
+    "tf_2_12": "tensorflow",
 }
 
 
@@ -60,6 +62,8 @@ def test_probe_files_match_manifest(name):
     lowered_by.update(jax_0_4_30="0.4.30", jax_0_6_2="0.6.2")
     if name in lowered_by:  # the JAX that lowered them, not the pinned one that compiled them
         assert manifest["versions"]["jax"] == lowered_by[name]
+    if name == "tf_2_12":  # the TensorFlow that lowered them
+        assert manifest["versions"]["tensorflow-cpu"] == "2.12.1"
     if name == "older_xla_optimized":  # XLA's optimized modules: fusions in every one
         assert manifest["xla_optimized"] and all(
             b" fusion(" in unzstd(root / m["path"]) for m in manifest["modules"].values()
