@@ -65,6 +65,10 @@ def measure(item):
         "I": entry["op_count"],
         "X": entry["X"],
     }
+    if entry["X"] is None:  # a harvested module XLA gave no reference for
+        why = "; ".join(entry.get("xla_problems", [])) or "no reason recorded"
+        row["error"] = f"no X in the manifest ({why})"
+        return row
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "out.hlo")
         res = subprocess.run(
