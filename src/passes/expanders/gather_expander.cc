@@ -69,16 +69,7 @@ absl::StatusOr<Instruction*> ExpandBroadcast(Instruction* gather) {
 // XLA's gather expander does.
 absl::StatusOr<Instruction*> CanonicalIndices(Instruction* indices, int64_t index_vector_dim) {
   const int64_t rank = indices->shape().rank();
-  Instruction* transposed = indices;
-  if (index_vector_dim < rank - 1) {
-    std::vector<int64_t> permutation;
-    for (int64_t i = 0; i < rank; ++i) {
-      if (i != index_vector_dim) permutation.push_back(i);
-    }
-    permutation.push_back(index_vector_dim);
-    HLOGYM_ASSIGN(t, MakeTranspose(indices, permutation));
-    transposed = t;
-  }
+  HLOGYM_ASSIGN(transposed, gather_scatter::IndexVectorLast(indices, index_vector_dim));
   const int64_t index_dims = index_vector_dim == rank ? 0 : 1;
   const std::vector<int64_t>& dims = transposed->shape().dimensions();
   int64_t batch = 1;

@@ -62,6 +62,17 @@ absl::StatusOr<Instruction*> ExpandFirstDimIntoNDims(Instruction* operand,
   return ReshapeTo(operand, std::move(dims));
 }
 
+absl::StatusOr<Instruction*> IndexVectorLast(Instruction* indices, int64_t index_vector_dim) {
+  const int64_t rank = indices->shape().rank();
+  if (index_vector_dim >= rank - 1) return indices;
+  std::vector<int64_t> permutation;
+  for (int64_t i = 0; i < rank; ++i) {
+    if (i != index_vector_dim) permutation.push_back(i);
+  }
+  permutation.push_back(index_vector_dim);
+  return MaybeTranspose(indices, permutation);  // never the identity here
+}
+
 absl::StatusOr<Instruction*> TransformStartIndices(Instruction* indices, int64_t index_vector_dim) {
   int64_t rank = indices->shape().rank();
   if (index_vector_dim == rank) {
@@ -70,13 +81,8 @@ absl::StatusOr<Instruction*> TransformStartIndices(Instruction* indices, int64_t
     if (!made.ok()) return made;
     indices = *made;
     ++rank;
-  } else if (index_vector_dim < rank - 1) {
-    std::vector<int64_t> permutation;
-    for (int64_t i = 0; i < rank; ++i) {
-      if (i != index_vector_dim) permutation.push_back(i);
-    }
-    permutation.push_back(index_vector_dim);
-    auto made = MaybeTranspose(indices, permutation);
+  } else {
+    auto made = IndexVectorLast(indices, index_vector_dim);
     if (!made.ok()) return made;
     indices = *made;
   }

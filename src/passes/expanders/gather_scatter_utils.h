@@ -29,6 +29,10 @@ absl::StatusOr<Instruction*> CollapseFirstNDims(Instruction* operand, int64_t n)
 // Reshape splitting dim 0 into `dims`.
 absl::StatusOr<Instruction*> ExpandFirstDimIntoNDims(Instruction* operand,
                                                      std::span<const int64_t> dims);
+// `indices` with dimension index_vector_dim moved last by a transpose, or
+// `indices` itself where it is last already or is past the end (scalar
+// indices).
+absl::StatusOr<Instruction*> IndexVectorLast(Instruction* indices, int64_t index_vector_dim);
 // Indices made two-dimensional [batch, index vector] with the index vector
 // last (XLA's TransformStartIndices).
 absl::StatusOr<Instruction*> TransformStartIndices(Instruction* indices, int64_t index_vector_dim);

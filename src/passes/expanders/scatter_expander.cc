@@ -62,16 +62,7 @@ bool Matches(const Instruction* scatter, ScatterExpander::Mode mode) {
 // leaves behind the unused reshape it made to tell.
 absl::StatusOr<Instruction*> CanonicalIndices(Instruction* indices, int64_t index_vector_dim) {
   const int64_t rank = indices->shape().rank();
-  Instruction* transposed = indices;
-  if (index_vector_dim < rank - 1) {
-    std::vector<int64_t> permutation;
-    for (int64_t d = 0; d < rank; ++d) {
-      if (d != index_vector_dim) permutation.push_back(d);
-    }
-    permutation.push_back(index_vector_dim);
-    HLOGYM_ASSIGN(t, MakeTranspose(indices, permutation));
-    transposed = t;
-  }
+  HLOGYM_ASSIGN(transposed, gather_scatter::IndexVectorLast(indices, index_vector_dim));
   bool scalar_indices = index_vector_dim == rank;
   if (index_vector_dim == rank - 1 && indices->shape().dimensions(index_vector_dim) == 1) {
     const int64_t elided[] = {index_vector_dim};
