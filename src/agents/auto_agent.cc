@@ -11,6 +11,7 @@
 #include "gym/benchmark.h"
 #include "hlo/status_macros.h"
 #include "nlohmann/json.hpp"
+#include "passes/pass.h"
 #include "text/file_io.h"
 
 namespace hlogym {
@@ -167,8 +168,20 @@ std::unique_ptr<Environment> AutoAgent::GuidedStart(SearchContext& ctx, const En
 absl::Status AutoAgent::Search(SearchContext& ctx) {
   std::unique_ptr<Environment> d = ctx.root().Fork();
   StepInfo info;
-  if (!ctx.Step(*d, pipeline_action_, &info)) {
-    return absl::InternalError("the xla-cpu-default step was refused");
+  // D's own run says whether the exact default can differ from it: only where
+  // a pass the exact pipeline omits changed the module (float normalization
+  // on bf16 graphs). A cache hit ran no pass to tell.
+  bool exact_may_differ = true;
+  {
+    PassTimer d_passes;
+    if (!ctx.Step(*d, pipeline_action_, &info)) {
+      return absl::InternalError("the xla-cpu-default step was refused");
+    }
+    exact_may_differ =
+        info.cache_hit || std::any_of(d_passes.changes().begin(), d_passes.changes().end(),
+                                      [](const PassTimer::Change& change) {
+                                        return ExactPipelineOmits(change.name);
+                                      });
   }
   if (!info.error.empty())
     return absl::InternalError(absl::StrCat("xla-cpu-default: ", info.error));
@@ -192,7 +205,7 @@ absl::Status AutoAgent::Search(SearchContext& ctx) {
       starts.push_back(std::move(guided));
   }
   starts.push_back(std::move(d));
-  if (exact_pipeline_action_ >= 0) {
+  if (exact_pipeline_action_ >= 0 && exact_may_differ) {
     std::unique_ptr<Environment> exact = ctx.root().Fork();
     if (ctx.Step(*exact, exact_pipeline_action_, &info) && info.error.empty() &&
         visited.insert(FingerprintOf(*exact)).second) {

@@ -9,8 +9,9 @@
 //      as the shipped auto has, or a learned policy), the lowest state on the
 //      sequence it gives for this graph, replayed from I; D;
 //      xla-cpu-default-exact, the default without precision-changing passes,
-//      where that differs from D; and I itself, where states without the
-//      default's expansions lie;
+//      where that differs from D (it cannot where none of the passes it omits
+//      changed the module in D's run: then it is not run); and I itself,
+//      where states without the default's expansions lie;
 //   3. from every start in turn, a best-improvement descent over the actions
 //      of a learned prior alone (the passes and sub-pipelines that improved
 //      training graphs beyond D, most useful first;

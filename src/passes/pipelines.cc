@@ -178,16 +178,6 @@ void CollectMissing(const Step& step, const PassRegistry& registry,
   for (const Step& inner : step.steps) CollectMissing(inner, registry, missing);
 }
 
-// Passes that expand an op because the CPU has no kernel for its
-// low-precision type. In XLA they run after float normalization has widened
-// such ops, so they never see them; in a pipeline without normalization they
-// would (a bf16 depthwise convolution becomes a dense one with a masked
-// kernel: 3.1x slower on XLA:CPU, which cannot undo it). The exact pipeline
-// leaves them to XLA's own compile, which normalizes first.
-bool ExpandsLowPrecisionOps(std::string_view pass_name) {
-  return pass_name == "convolution-group-converter-feature-groups";
-}
-
 // A named pipeline built from `spec` with the registry's passes (an empty
 // pipeline when the registry has none of them); with `exact`, without the
 // passes that change numeric precision or act on what they would change.
@@ -200,9 +190,7 @@ PipelineInfo SpecPipeline(std::string name, std::string summary, Step (*spec)(),
     PassRegistry filtered;
     if (exact) {
       for (const PassInfo& pass : registry.passes()) {
-        if (!ChangesNumericPrecision(pass.name) && !ExpandsLowPrecisionOps(pass.name)) {
-          filtered.Register(pass);
-        }
+        if (!ExactPipelineOmits(pass.name)) filtered.Register(pass);
       }
     }
     std::unique_ptr<Pass> pass = Build(spec(), exact ? filtered : registry);
@@ -216,6 +204,18 @@ PipelineInfo SpecPipeline(std::string name, std::string summary, Step (*spec)(),
 }
 
 }  // namespace
+
+// Besides the passes that change numeric precision, the exact pipeline leaves
+// out those that expand an op because the CPU has no kernel for its
+// low-precision type. In XLA they run after float normalization has widened
+// such ops, so they never see them; in a pipeline without normalization they
+// would (a bf16 depthwise convolution becomes a dense one with a masked
+// kernel: 3.1x slower on XLA:CPU, which cannot undo it). The exact pipeline
+// leaves them to XLA's own compile, which normalizes first.
+bool ExactPipelineOmits(std::string_view pass_name) {
+  return ChangesNumericPrecision(pass_name) ||
+         pass_name == "convolution-group-converter-feature-groups";
+}
 
 const std::vector<PipelineInfo>& BuiltinPipelines() {
   static const std::vector<PipelineInfo>* pipelines = new std::vector<PipelineInfo>{

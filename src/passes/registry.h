@@ -96,6 +96,12 @@ absl::StatusOr<std::unique_ptr<Pass>> CreatePipeline(std::string_view name,
 // user allows excess precision (XLA's xla_allow_excess_precision).
 bool ChangesNumericPrecision(std::string_view pass_name);
 
+// The passes kExactPipeline leaves out of kDefaultPipeline: those that change
+// numeric precision and those that expand ops for their low-precision type.
+// Where none of them changes a module in the default pipeline's run, the exact
+// pipeline makes the same module.
+bool ExactPipelineOmits(std::string_view pass_name);
+
 // Builds a pipeline from a comma-separated list of pass and pipeline names
 // (PassRegistry::WithPipelines(target)).
 absl::StatusOr<std::unique_ptr<Pass>> CreatePassList(std::string_view comma_separated,
