@@ -9,6 +9,9 @@ the process after its HLO passes (XLA:CPU's emitter aborts on some of an older X
 modules, which already hold fusions): the pass log and the dumps that give X are written before
 that, and the next module still compiles. A child's dumps are renumbered into the dump folder in
 compilation order, since every fresh process numbers its modules from 0.
+
+A module whose header says `replica_count=N` (collectives written for N replicas, such as
+examples/harvest/torch_collectives.py writes) is compiled for N replicas, on N host devices.
 """
 
 import argparse
@@ -24,6 +27,7 @@ from hlogym.xla import Xla, read_module_text
 
 _DUMP_TO = re.compile(r"--xla_dump_to=(\S+)")
 _MODULE_ID = re.compile(r"^module_(\d+)\.")
+_REPLICA_COUNT = re.compile(r"\breplica_count=(\d+)")
 
 
 def module_paths(folders: list[str]) -> list[Path]:
@@ -71,9 +75,21 @@ def main(argv: list[str]) -> None:
     if args.each_in_a_child:
         compile_each_in_a_child(paths)
         return
+    texts = [read_module_text(path) for path in paths]
+    replicas = [
+        int(m[1]) if (m := _REPLICA_COUNT.search(t.split("\n", 1)[0])) else 1 for t in texts
+    ]
+    if max(
+        replicas, default=1
+    ) > 1 and "xla_force_host_platform_device_count" not in os.environ.get("XLA_FLAGS", ""):
+        # before jax starts (Xla imports it): one host device per replica
+        os.environ["XLA_FLAGS"] = (
+            os.environ.get("XLA_FLAGS", "")
+            + f" --xla_force_host_platform_device_count={max(replicas)}"
+        )
     xla = Xla("cpu")
-    for path in paths:
-        xla.compile(read_module_text(path))
+    for text, n in zip(texts, replicas):
+        xla.compile(text, replicas=n)
 
 
 if __name__ == "__main__":

@@ -26,10 +26,14 @@ venv of its own under build/venvs with the probe's pinned requirements:
   TensorFlow's own XLA and then compiled by the pinned one, as older_jax.
 - tf_2_12: examples/harvest/tf_mlp.py and tf_detection.py lowered by TensorFlow 2.12's XLA (March
   2023; requirements-tf-2.12.txt), then compiled by the pinned XLA as tf_detection.
+- pytorch_collectives: examples/harvest/torch_collectives.py's data-parallel, ZeRO-style,
+  pipeline-stage and expert-parallel steps (all-reduce, reduce-scatter, all-gather,
+  collective-permute, all-to-all) traced by PyTorch/XLA (datasets/corpus/requirements-torch.txt)
+  for four replicas, then compiled by the pinned XLA for four replicas.
 - pytorch_as_received, tensorflow_as_received: datasets/pytorch and the corpus's TensorFlow
   families as the pinned XLA receives them (after jaxlib's import of their HLO text).
 
-    .venv/bin/python datasets/probes/generate.py [PROBE ...]   # all twelve by default
+    .venv/bin/python datasets/probes/generate.py [PROBE ...]   # all thirteen by default
 
 Deterministic: the programs seed every random number, and the packing drops what ties a module's
 text to the machine that made it (source paths, Python objects' addresses).
@@ -251,6 +255,47 @@ def as_received(name: str, dataset: Path, families: list[str], frontend: str) ->
     return staging
 
 
+def pytorch_collectives() -> Path:
+    """examples/harvest/torch_collectives.py's distributed steps, traced by PyTorch/XLA (nothing
+    runs), then compiled by the pinned XLA for the four replicas their collectives are written
+    for. XLA's dump of a module as received does not print its replica count: it goes back into
+    each kept module's header, so that hlogym's passes see the replicas XLA's saw."""
+    python = venv("torch", [REPO / "datasets" / "corpus" / "requirements-torch.txt"])
+    traced = REPO / "build" / "probes" / "pytorch_collectives_traced"
+    shutil.rmtree(traced, ignore_errors=True)
+    subprocess.run(
+        [str(python), str(EXAMPLES / "torch_collectives.py"), str(traced)],
+        check=True,
+        stdout=subprocess.DEVNULL,
+    )
+    staging = REPO / "build" / "probes" / "pytorch_collectives"
+    command = [sys.executable, str(HERE / "compile_with_pinned_xla.py"), str(traced)]
+    harvest(command, staging, force=True, family="pytorch_collectives", min_instructions=10)
+    manifest = json.loads((staging / "manifest.json").read_text())
+    for name, entry in manifest["modules"].items():
+        traced_header = (traced / f"{name}.hlo").read_text().split("\n", 1)[0]
+        replicas = re.search(r"\breplica_count=\d+", traced_header)[0]
+        module = staging / entry["path"]
+        module.write_text(
+            re.sub(r"^(HloModule [^,\s]+)", rf"\1, {replicas}", module.read_text(), count=1)
+        )
+        entry["frontend"] = "pytorch"
+    versions = subprocess.run(
+        [
+            str(python),
+            "-c",
+            "import torch, torch_xla; print(torch.__version__, torch_xla.__version__)",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split()
+    manifest["versions"] = {"torch": versions[0], "torch_xla": versions[1]}
+    manifest["xla_reference_from"] = "the pinned jaxlib (requirements.txt)"
+    (staging / "manifest.json").write_text(json.dumps(manifest, sort_keys=True, indent=1) + "\n")
+    return staging
+
+
 def pytorch_as_received() -> Path:
     families = ["pt_cnn", "pt_mlp", "pt_transformer"]
     return as_received("pytorch_as_received", REPO / "datasets" / "pytorch", families, "pytorch")
@@ -274,6 +319,7 @@ PROBES = {
     "jax_0_6_2": lambda: jax_version("0.6.2"),
     "tf_detection": tf_detection,
     "tf_2_12": tf_2_12,
+    "pytorch_collectives": pytorch_collectives,
     "pytorch_as_received": pytorch_as_received,
     "tensorflow_as_received": tensorflow_as_received,
 }

@@ -199,13 +199,32 @@ class Xla:
         params = [leaf for s in ps.parameter_shapes() for leaf in _leaves(s)]
         return params, _leaves(ps.result_shape())
 
-    def compile(self, text_or_module, options: dict | None = None):
+    def compile(self, text_or_module, options: dict | None = None, replicas: int = 1):
         """Compile with XLA's full pipeline for this platform; raises XlaError on failure.
         options: XLA debug options for this compile only (DebugOptions field names, as in
         XLA_FLAGS without the dashes), e.g. {"xla_backend_optimization_level": 0} to skip
-        LLVM's optimizations (several times faster to compile; same HLO passes)."""
+        LLVM's optimizations (several times faster to compile; same HLO passes).
+        replicas: compile for that many replicas, one per device (a module whose collectives
+        are written for them; on the CPU the process needs that many host devices, from
+        XLA_FLAGS=--xla_force_host_platform_device_count=N before jax starts)."""
         module = self.parse(text_or_module) if isinstance(text_or_module, str) else text_or_module
         opts = self._xc.CompileOptions()
+        devices = self._devices
+        if replicas > 1:
+            available = self.backend.local_devices()
+            if len(available) < replicas:
+                raise XlaError(
+                    f"compiling for {replicas} replicas needs {replicas} devices; this process "
+                    f"has {len(available)} (on the CPU: XLA_FLAGS="
+                    f"--xla_force_host_platform_device_count={replicas})"
+                )
+            build = opts.executable_build_options
+            build.num_replicas = replicas
+            build.num_partitions = 1
+            build.device_assignment = self._xc.DeviceAssignment.create(
+                np.arange(replicas).reshape(replicas, 1)
+            )
+            devices = self._xc.DeviceList(tuple(available[:replicas]))
         if options:
 
             def value(v):  # jaxlib takes bools as bools, the rest as text
@@ -214,7 +233,7 @@ class Xla:
             opts.env_option_overrides = [(str(k), value(v)) for k, v in options.items()]
         try:
             stablehlo = self._mlir.hlo_to_stablehlo(module.as_serialized_hlo_module_proto())
-            return self.backend.compile_and_load(stablehlo, self._devices, opts)
+            return self.backend.compile_and_load(stablehlo, devices, opts)
         except Exception as e:  # noqa: BLE001
             raise XlaError(f"XLA failed to compile the module: {str(e).strip()[:2000]}") from e
 

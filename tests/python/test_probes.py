@@ -1,9 +1,10 @@
 """datasets/probes: modules of kinds the corpus's generator does not write (transformer variants,
 model libraries the corpus does not use, diffrax's ODE and SDE solves, NumPyro's samplers, JAX
 0.4.13's, 0.4.30's and 0.6.2's lowering and 0.4.13's XLA's optimized modules, a TensorFlow object
-detector, TensorFlow 2.12's lowering, PyTorch/XLA's and TensorFlow's modules as the pinned XLA
-receives them), each with the pinned XLA's reference (datasets/probes/generate.py). The files match
-their manifests, and hlogym's default pipeline ends at XLA's op count on every module."""
+detector, TensorFlow 2.12's lowering, PyTorch/XLA's distributed steps with collectives for four
+replicas, PyTorch/XLA's and TensorFlow's modules as the pinned XLA receives them), each with the
+pinned XLA's reference (datasets/probes/generate.py). The files match their manifests, and
+hlogym's default pipeline ends at XLA's op count on every module."""
 
 import hashlib
 import json
@@ -26,10 +27,12 @@ NAMES = (
     "older_xla_optimized",
     "tf_detection",
     "tf_2_12",
+    "pytorch_collectives",
     "pytorch_as_received",
     "tensorflow_as_received",
 )
 FRONTENDS = {
+    "pytorch_collectives": "pytorch",
     "pytorch_as_received": "pytorch",
     "tensorflow_as_received": "tensorflow",
     "tf_detection": "tensorflow",
@@ -64,6 +67,11 @@ def test_probe_files_match_manifest(name):
         assert manifest["versions"]["jax"] == lowered_by[name]
     if name == "tf_2_12":  # the TensorFlow that lowered them
         assert manifest["versions"]["tensorflow-cpu"] == "2.12.1"
+    if name == "pytorch_collectives":  # compiled for the four replicas their collectives are for
+        assert all(
+            b"replica_count=4," in unzstd(root / m["path"]).split(b"\n", 1)[0]
+            for m in manifest["modules"].values()
+        )
     if name == "older_xla_optimized":  # XLA's optimized modules: fusions in every one
         assert manifest["xla_optimized"] and all(
             b" fusion(" in unzstd(root / m["path"]) for m in manifest["modules"].values()

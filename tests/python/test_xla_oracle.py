@@ -594,3 +594,38 @@ def test_rng_bit_generator_algorithms_match_xla(alg, state, bits, tmp_path):
     theirs = xla().run(xla().compile(text), [])
     c = xla_runtime.compare_outputs(xla_runtime.load_io_dir(tmp_path / "io", "outputs"), theirs)
     assert c.ok, c.message
+
+
+_ALL_REDUCE_FOR_FOUR = """HloModule four, replica_count=4
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY main {
+  x = f32[8] parameter(0)
+  ROOT r = f32[8] all-reduce(x), replica_groups={{0,1,2,3}}, to_apply=add
+}
+"""
+
+
+@pytest.mark.parametrize("devices", [4, 1])
+def test_compiles_for_the_replicas_a_module_is_written_for(devices):
+    """Xla.compile(replicas=N) compiles on N host devices (the probe of PyTorch/XLA's collectives
+    needs it); a process with fewer devices gets an error that names the flag that adds them."""
+    program = (
+        "from hlogym.xla import Xla, XlaError\n"
+        "try:\n"
+        f"    Xla('cpu').compile({_ALL_REDUCE_FOR_FOUR!r}, replicas=4)\n"
+        "    print('compiled')\n"
+        "except XlaError as e:\n"
+        "    print(e)\n"
+    )
+    env = dict(os.environ, XLA_FLAGS=f"--xla_force_host_platform_device_count={devices}")
+    out = subprocess.run(
+        [sys.executable, "-c", program], env=env, capture_output=True, text=True, check=True
+    ).stdout
+    if devices == 4:
+        assert out.strip() == "compiled"
+    else:
+        assert "needs 4 devices" in out and "xla_force_host_platform_device_count=4" in out, out

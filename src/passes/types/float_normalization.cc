@@ -67,14 +67,12 @@ class Normalizer {
   bool changed() const { return changed_; }
 
   absl::Status Handle(Instruction* hlo) {
-    // Tuple results: only flat tuples (a variadic reduce, reduce-window, ...);
-    // XLA treats tuple-shaped sorts and collectives differently, and those
-    // are left alone.
+    // Tuple results: only flat tuples (a variadic reduce or sort, a tuple
+    // all-reduce or reduce-scatter, ...). XLA widens each low leaf of those
+    // through a get-tuple-element and converts it back, as WidenTupleOutput
+    // does; a collective's reducer keeps its type (CallsUnnormalizable).
     if (Skipped(hlo) || !IsArrayOrFlatTuple(hlo->shape())) return absl::OkStatus();
     if (cpu_library_filter_ && (YnnTakesReduceLike(*hlo) || YnnTakesDot(*hlo))) {
-      return absl::OkStatus();
-    }
-    if (hlo->shape().IsTuple() && (hlo->opcode() == Opcode::kSort || CallsUnnormalizable(hlo))) {
       return absl::OkStatus();
     }
     int low = 0;

@@ -230,6 +230,65 @@ CHECK: %sum = f32[64] reduce(f32[64,128]
   ExpectSameSemantics(run);
 }
 
+// A tuple all-reduce (PyTorch/XLA's gradient all-reduce of a bf16 step) is
+// computed in f32 as XLA does it: each bf16 operand converted, each element
+// read back and converted to bf16; its reducer keeps its bf16 type, as XLA
+// never puts conversions into a collective's reduction.
+TEST(FloatNormalizationTest, TupleAllReduceIsComputedInF32ItsReducerKept) {
+  PassRun run = RunPass("float-normalization-bf16", R"(HloModule m, replica_count=4
+add {
+  a = bf16[] parameter(0)
+  b = bf16[] parameter(1)
+  ROOT s = bf16[] add(a, b)
+}
+ENTRY main {
+  x = bf16[4] parameter(0)
+  y = bf16[2,3] parameter(1)
+  n = f32[] parameter(2)
+  ar = (bf16[4], bf16[2,3], f32[]) all-reduce(x, y, n), replica_groups={{0,1,2,3}}, to_apply=add
+  gx = bf16[4] get-tuple-element(ar), index=0
+  gy = bf16[2,3] get-tuple-element(ar), index=1
+  ROOT t = (bf16[4], bf16[2,3]) tuple(gx, gy)
+}
+)");
+  EXPECT_TRUE(run.changed);
+  EXPECT_CHECKS(run.after, R"(
+CHECK: %add (a: bf16[], b: bf16[]) -> bf16[]
+CHECK: f32[4] convert(bf16[4] %x)
+CHECK: f32[2,3] convert(bf16[2,3] %y)
+CHECK: %ar = (f32[4], f32[2,3], f32[]) all-reduce({{.*}}), to_apply=%add,
+CHECK: bf16[4] convert(f32[4] %
+CHECK: bf16[2,3] convert(f32[2,3] %
+)");
+}
+
+// A variadic sort of bf16 keys and values sorts in f32, with an f32
+// comparator, as XLA does it on the CPU.
+TEST(FloatNormalizationTest, TupleSortIsComputedInF32) {
+  PassRun run = RunPass("float-normalization-bf16", R"(HloModule m
+less {
+  a = bf16[] parameter(0)
+  b = bf16[] parameter(1)
+  c = s32[] parameter(2)
+  d = s32[] parameter(3)
+  ROOT lt = pred[] compare(a, b), direction=LT
+}
+ENTRY main {
+  k = bf16[8] parameter(0)
+  v = s32[8] parameter(1)
+  ROOT s = (bf16[8], s32[8]) sort(k, v), dimensions={0}, to_apply=less
+}
+)");
+  EXPECT_TRUE(run.changed);
+  EXPECT_CHECKS(run.after, R"(
+CHECK: %less.clone (a.clone: f32[], b.clone: f32[], c.clone: s32[], d.clone: s32[]) -> pred[]
+CHECK: f32[8] convert(bf16[8] %k)
+CHECK: %s = (f32[8], s32[8]) sort({{.*}}), dimensions={0}, to_apply=%less.clone
+CHECK: bf16[8] convert(f32[8] %
+)");
+  ExpectSameSemantics(run);
+}
+
 TEST(FloatNormalizationTest, NoLowPrecisionNoChange) {
   PassRun run = RunPass("float-normalization-bf16", R"(HloModule m
 ENTRY main {
