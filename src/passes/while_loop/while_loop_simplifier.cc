@@ -125,38 +125,21 @@ absl::StatusOr<bool> PropagateConstantElements(Module& module, Instruction* whil
       return computation->AddInstruction(
           constant->CloneWithNewOperands({}, module.UniqueName(constant->name())));
     };
-    // Body: every use of every get-tuple-element of the element (the
-    // frontend often reads one several times) but the root's pass-through.
-    Instruction* copy = nullptr;
-    std::vector<Instruction*> body_gtes;
-    for (Instruction* user : body->parameter_instruction(0)->users()) {
-      if (user->opcode() == Opcode::kGetTupleElement && user->attrs().tuple_index == index) {
-        body_gtes.push_back(user);
-      }
-    }
-    for (Instruction* body_gte : body_gtes) {
-      std::vector<Instruction*> users(body_gte->users().begin(), body_gte->users().end());
-      for (Instruction* user : users) {
-        for (int64_t i = 0; i < user->operand_count(); ++i) {
-          if (user->operand(i) != body_gte || (user->IsRoot() && i == index)) continue;
-          if (copy == nullptr) copy = copy_into(body);
-          user->ReplaceOperandWith(i, copy);
-          changed = true;
+    // Body and condition: every get-tuple-element of the element (the
+    // frontend often reads one several times), the body root's pass-through
+    // included, reads a copy of its own, as in XLA, which copies the
+    // constant even for a read nobody uses (dce removes it).
+    for (Computation* computation : {condition, body}) {
+      std::vector<Instruction*> reads;
+      for (Instruction* user : computation->parameter_instruction(0)->users()) {
+        if (user->opcode() == Opcode::kGetTupleElement && user->attrs().tuple_index == index) {
+          reads.push_back(user);
         }
       }
-    }
-    // Condition: every use.
-    std::vector<Instruction*> cond_gtes;
-    for (Instruction* user : condition->parameter_instruction(0)->users()) {
-      if (user->opcode() == Opcode::kGetTupleElement && user->attrs().tuple_index == index &&
-          user->user_count() > 0) {
-        cond_gtes.push_back(user);
+      for (Instruction* read : reads) {
+        HLOGYM_RETURN_IF_ERROR(read->ReplaceAllUsesWith(copy_into(computation)));
+        changed = true;
       }
-    }
-    for (Instruction* cond_gte : cond_gtes) {
-      Instruction* copy = copy_into(condition);
-      HLOGYM_RETURN_IF_ERROR(cond_gte->ReplaceAllUsesWith(copy));
-      changed = true;
     }
     // The loop's result.
     std::vector<Instruction*> outside;

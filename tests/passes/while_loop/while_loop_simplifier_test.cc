@@ -321,6 +321,22 @@ CHECK: (s32[], f32[4]) while(
   ExpectSameSemantics(run);
 }
 
+// As XLA's constant propagation does it (its dumps of NumPyro's loops show
+// it): each read of the element gets a copy of the constant of its own, the
+// body root's pass-through included.
+TEST(WhileLoopSimplifierTest, EveryReadOfAConstantElementGetsItsOwnCopy) {
+  PassRun run = RunPass("simplify-while-loops", LoopReadingConstantTwice("f32[]", "0.5", "{}"));
+  EXPECT_TRUE(run.changed);
+  EXPECT_CHECKS(run.after, R"(
+CHECK: body
+CHECK: %c.2 = f32[] constant(0.5)
+CHECK: broadcast(f32[] %c.2)
+CHECK: %c.1 = f32[] constant(0.5)
+CHECK: ROOT %t = (s32[], f32[4], f32[]) tuple(s32[] %next, f32[4] %acc2, f32[] %c.1)
+)");
+  ExpectSameSemantics(run);
+}
+
 TEST(WhileLoopSimplifierTest, NoChangeForArrayConstantElement) {
   PassRun run =
       RunPass("simplify-while-loops", LoopReadingConstantTwice("f32[4]", "{1, 2, 3, 4}", "{0}"));
