@@ -79,14 +79,11 @@ def main(argv: list[str]) -> None:
     replicas = [
         int(m[1]) if (m := _REPLICA_COUNT.search(t.split("\n", 1)[0])) else 1 for t in texts
     ]
-    if max(
-        replicas, default=1
-    ) > 1 and "xla_force_host_platform_device_count" not in os.environ.get("XLA_FLAGS", ""):
+    most = max(replicas, default=1)
+    flags = os.environ.get("XLA_FLAGS", "")
+    if most > 1 and "xla_force_host_platform_device_count" not in flags:
         # before jax starts (Xla imports it): one host device per replica
-        os.environ["XLA_FLAGS"] = (
-            os.environ.get("XLA_FLAGS", "")
-            + f" --xla_force_host_platform_device_count={max(replicas)}"
-        )
+        os.environ["XLA_FLAGS"] = f"{flags} --xla_force_host_platform_device_count={most}"
     xla = Xla("cpu")
     for text, n in zip(texts, replicas):
         xla.compile(text, replicas=n)
