@@ -65,6 +65,18 @@ TrainOptions SmallRun(const std::string& algo, const std::string& dir, int64_t s
   return o;
 }
 
+// Trains `options` and rolls the saved policy (policy:DIR) out once on
+// smoke/mlp_train, as `hlogym eval --agent policy:DIR` would.
+absl::StatusOr<SearchResult> TrainAndRollOut(const TrainOptions& options) {
+  if (absl::StatusOr<TrainSummary> summary = Train(options); !summary.ok()) {
+    return summary.status();
+  }
+  RegisterPolicyAgents();
+  absl::StatusOr<std::unique_ptr<Agent>> policy = MakeAgent("policy:" + options.out_dir);
+  if (!policy.ok()) return policy.status();
+  return (*policy)->Optimize("smoke/mlp_train", {});
+}
+
 std::string ReadFile(const std::string& path) {
   std::ifstream in(path);
   std::stringstream s;
@@ -210,31 +222,20 @@ TEST(RlTrain, EveryAlgorithmTrainsAndWritesALoadablePolicy) {
 // "initial,xla-cpu-default" the agent rolls out once, from the lower of them;
 // a start that is not an action is refused.
 TEST(RlTrain, EpisodesStartWhereTheStartActionLeads) {
-  const std::string dir = FreshDir("start");
-  TrainOptions o = SmallRun("ppo", dir, 64);
+  TrainOptions o = SmallRun("ppo", FreshDir("start"), 64);
   o.env.actions.push_back("xla-cpu-default");
   o.start = "xla-cpu-default";
-  absl::StatusOr<TrainSummary> summary = Train(o);
-  ASSERT_TRUE(summary.ok()) << summary.status();
-
-  RegisterPolicyAgents();
-  absl::StatusOr<std::unique_ptr<Agent>> policy = MakeAgent("policy:" + dir);
-  ASSERT_TRUE(policy.ok()) << policy.status();
-  absl::StatusOr<SearchResult> result = (*policy)->Optimize("smoke/mlp_train", {});
+  absl::StatusOr<SearchResult> result = TrainAndRollOut(o);
   ASSERT_TRUE(result.ok()) << result.status();
   EXPECT_TRUE(result->fallback.empty()) << result->fallback;
   ASSERT_FALSE(result->passes.empty());
   EXPECT_EQ(result->passes.front(), "xla-cpu-default");
   EXPECT_LE(result->op_count, DefaultOpCount("smoke/mlp_train"));
 
-  const std::string both_dir = FreshDir("start-both");
-  TrainOptions both = SmallRun("ppo", both_dir, 64);
+  TrainOptions both = SmallRun("ppo", FreshDir("start-both"), 64);
   both.env.actions.push_back("xla-cpu-default");
   both.start = "initial,xla-cpu-default";
-  ASSERT_TRUE(Train(both).ok());
-  absl::StatusOr<std::unique_ptr<Agent>> both_policy = MakeAgent("policy:" + both_dir);
-  ASSERT_TRUE(both_policy.ok()) << both_policy.status();
-  absl::StatusOr<SearchResult> both_result = (*both_policy)->Optimize("smoke/mlp_train", {});
+  absl::StatusOr<SearchResult> both_result = TrainAndRollOut(both);
   ASSERT_TRUE(both_result.ok()) << both_result.status();
   EXPECT_TRUE(both_result->fallback.empty()) << both_result->fallback;
   // One rollout, from the lower start (D: 100 against I's 175): the start's
@@ -269,18 +270,12 @@ TEST(RlTrain, CoresetStartIsTheCoresetModelsChoice) {
   const std::vector<std::string>& chosen =
       coreset->sequences[coreset->Choose(CoresetFeatures((*env)->module(), d->module()))];
 
-  const std::string dir = FreshDir("start-coreset");
-  TrainOptions o = SmallRun("ppo", dir, 64);
+  TrainOptions o = SmallRun("ppo", FreshDir("start-coreset"), 64);
   for (const std::vector<std::string>& sequence : coreset->sequences)
     o.env.actions.push_back(SequenceName(sequence));
   o.env.actions.push_back(std::string(kDefaultPipeline));
   o.start = "coreset";
-  absl::StatusOr<TrainSummary> summary = Train(o);
-  ASSERT_TRUE(summary.ok()) << summary.status();
-  RegisterPolicyAgents();
-  absl::StatusOr<std::unique_ptr<Agent>> policy = MakeAgent("policy:" + dir);
-  ASSERT_TRUE(policy.ok()) << policy.status();
-  absl::StatusOr<SearchResult> result = (*policy)->Optimize("smoke/mlp_train", {});
+  absl::StatusOr<SearchResult> result = TrainAndRollOut(o);
   ASSERT_TRUE(result.ok()) << result.status();
   EXPECT_TRUE(result->fallback.empty()) << result->fallback;
   // The answer lies on or after the chosen sequence: its passes begin with
