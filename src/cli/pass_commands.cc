@@ -68,6 +68,7 @@ struct OptOptions {
   bool list_passes = false;
   bool time_passes = false;
   bool trace_passes = false;
+  std::string dump_to;
   bool for_xla = false;
 };
 
@@ -172,11 +173,30 @@ int RunOpt(const OptOptions& options) {
   const double load_ms = MillisecondsSince(load_start);
   const int64_t instructions = (*module)->instruction_count();
   std::optional<PassTimer> timer;
-  if (options.time_passes || options.trace_passes) timer.emplace();
+  if (options.time_passes || options.trace_passes || !options.dump_to.empty()) timer.emplace();
+  absl::Status dumped = absl::OkStatus();
+  if (!options.dump_to.empty()) {
+    std::error_code error;
+    std::filesystem::create_directories(options.dump_to, error);
+    if (error) {
+      return ReportError(absl::InvalidArgumentError(
+          absl::StrCat("--dump-to ", options.dump_to, ": ", error.message())));
+    }
+    // Numbered as the passes changed the module, as XLA numbers its dumps.
+    auto dump = [&options, &dumped, next = 0](std::string_view pass, const Module& module) mutable {
+      if (!dumped.ok()) return;
+      const std::string name = absl::StrFormat("%04d.after_%s.hlo", next++, pass);
+      dumped = WriteTextFileAtomically((std::filesystem::path(options.dump_to) / name).string(),
+                                       PrintModule(module));
+    };
+    dump("start", **module);
+    timer->set_after_change(dump);
+  }
   const Clock::time_point run_start = Clock::now();
   auto changed =
       options.verify_each ? RunVerifyingEach(**pass, **module) : RunPass(**pass, **module);
   if (!changed.ok()) return ReportError(changed.status());
+  if (!dumped.ok()) return ReportError(dumped);
   const double run_ms = MillisecondsSince(run_start);
   const Clock::time_point write_start = Clock::now();
   absl::Status written = WriteTextFileAtomically(options.output, PrintModule(**module));
@@ -329,6 +349,10 @@ void RegisterPassCommands(CLI::App& app) {
                 "Print every pass that changed the module, in order, with the op count after it "
                 "(to stderr): the trajectory a module's XLA reference lists, to find where "
                 "hlogym's pipeline and XLA's part");
+  opt->add_option("--dump-to", opt_options->dump_to,
+                  "Write the module at the start and after every pass that changed it to DIR "
+                  "(0000.after_start.hlo, 0001.after_PASS.hlo, ...), to compare with XLA's "
+                  "--xla_dump_to pass by pass");
   opt->add_flag("--list-passes", opt_options->list_passes,
                 "Print every pass name, sorted and comma-separated (as hlo-opt does), and exit");
   SetAction(opt, [opt_options] { return RunOpt(*opt_options); });

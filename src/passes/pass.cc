@@ -27,6 +27,7 @@ absl::StatusOr<bool> RunPass(Pass& pass, Module& module) {
   active_timer->Record(pass.name(), skipped, changed.ok() && *changed, elapsed.count());
   if (changed.ok() && *changed) {
     active_timer->changes_.push_back({std::string(pass.name()), module.instruction_count()});
+    if (active_timer->after_change_) active_timer->after_change_(pass.name(), module);
   }
   return changed;
 }

@@ -3,6 +3,7 @@
 #ifndef HLOGYM_PASSES_PASS_H_
 #define HLOGYM_PASSES_PASS_H_
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -61,6 +62,11 @@ class PassTimer {
   // Every run that changed the module, in order.
   const std::vector<Change>& changes() const { return changes_; }
   double total_seconds() const;
+  // Called with the module after every run that changed it (`hlogym opt --dump-to` writes
+  // each, as XLA's --xla_dump_hlo_pass_re does).
+  void set_after_change(std::function<void(std::string_view pass, const Module&)> callback) {
+    after_change_ = std::move(callback);
+  }
 
  private:
   friend absl::StatusOr<bool> RunPass(Pass& pass, Module& module);
@@ -68,6 +74,7 @@ class PassTimer {
 
   std::vector<Entry> entries_;
   std::vector<Change> changes_;
+  std::function<void(std::string_view, const Module&)> after_change_;
   PassTimer* outer_;  // the timer this one hides while alive
 };
 

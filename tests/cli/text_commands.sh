@@ -153,6 +153,21 @@ end="$("$hlogym" stats "$work/traced.hlo" | sed -n 's/^ *op count: *//p')"
   fail "opt --trace-passes does not end at the output's $end: $(tail -1 "$work/trace.txt")"
 grep -q " algsimp\$" "$work/trace.txt" || fail "opt --trace-passes has no algsimp row"
 cmp -s "$work/traced.hlo" "$work/untimed.hlo" || fail "--trace-passes changed the output"
+# --dump-to: the module at the start and after each pass that changed it, numbered in order, one
+# file per --trace-passes row; the last one is the output.
+"$hlogym" opt smoke/gpt2_infer --pipeline=xla-cpu-default --dump-to "$work/dump" \
+  -o "$work/dumped.hlo" || fail "opt --dump-to exited $?"
+[ -f "$work/dump/0000.after_start.hlo" ] || fail "opt --dump-to wrote no 0000.after_start.hlo"
+[ "$(ls "$work/dump" | wc -l)" -eq "$(wc -l < "$work/trace.txt")" ] ||
+  fail "opt --dump-to wrote $(ls "$work/dump" | wc -l) files for $(wc -l < "$work/trace.txt") trace rows"
+cmp -s "$(ls -d "$work"/dump/* | sort | tail -1)" "$work/dumped.hlo" ||
+  fail "the last --dump-to file is not the output"
+cmp -s "$work/dumped.hlo" "$work/untimed.hlo" || fail "--dump-to changed the output"
+: > "$work/not_a_dir"
+"$hlogym" opt smoke/gpt2_infer --pipeline=xla-cpu-default --dump-to "$work/not_a_dir/sub" \
+  -o "$work/never.hlo" 2> "$work/dump_err.txt" && fail "opt --dump-to into a file succeeded"
+grep -q "dump-to" "$work/dump_err.txt" || fail "opt --dump-to error does not name the flag"
+[ -e "$work/never.hlo" ] && fail "a failed opt --dump-to wrote its output"
 
 # --version: the project's version from CMakeLists.txt, status 0.
 want_version="$(sed -n 's/^project(hlogym VERSION \([0-9.]*\) .*/\1/p' "$2/CMakeLists.txt")"
