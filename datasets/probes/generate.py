@@ -112,9 +112,14 @@ def pack(staging: Path, out: Path) -> None:
     tmp.rename(out)
 
 
-def harvest_probe(name: str, command: list[str], family: str | None = None) -> Path:
+def harvest_probe(
+    name: str,
+    command: list[str],
+    family: str | None = None,
+    min_instructions: int = MIN_INSTRUCTIONS,
+) -> Path:
     staging = REPO / "build" / "probes" / name
-    harvest(command, staging, force=True, family=family or name, min_instructions=MIN_INSTRUCTIONS)
+    harvest(command, staging, force=True, family=family or name, min_instructions=min_instructions)
     return staging
 
 
@@ -122,6 +127,13 @@ def transformer_variants() -> Path:
     # The project's own venv: its pins are this probe's.
     return harvest_probe(
         "transformer_variants", [sys.executable, str(EXAMPLES / "transformer_variants.py")]
+    )
+
+
+def loop_forms() -> Path:
+    # Small by nature (a loop and its state): every module of 20 instructions or more.
+    return harvest_probe(
+        "loop_forms", [sys.executable, str(EXAMPLES / "loop_forms.py")], min_instructions=20
     )
 
 
@@ -310,6 +322,7 @@ def tensorflow_as_received() -> Path:
 
 PROBES = {
     "transformer_variants": transformer_variants,
+    "loop_forms": loop_forms,
     "library_transformers": library_transformers,
     "ode_solvers": ode_solvers,
     "probabilistic": probabilistic,

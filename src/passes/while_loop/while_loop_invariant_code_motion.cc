@@ -128,13 +128,24 @@ absl::StatusOr<Hoisting> CopyInvariantsOut(Module& module, Instruction* while_op
 // Gives the parameters of `computation` (the loop's body or condition) the
 // widened state shape; what reads the whole state (a call of the frontend's
 // own condition, say) still gets the old, narrower tuple, as in XLA's
-// widening.
+// widening. XLA widens by inlining a call of the old computation on a tuple
+// of reads of the wide parameter, one per element, so each element is read
+// once afterwards: repeated reads of an element become one.
 absl::Status WidenParameter(Computation* computation, const Shape& old_shape,
                             const Shape& new_shape) {
   Instruction* param = computation->parameter_instruction(0);
   std::vector<Instruction*> whole_state_users;
-  for (Instruction* user : param->users()) {
-    if (user->opcode() != Opcode::kGetTupleElement) whole_state_users.push_back(user);
+  absl::flat_hash_map<int64_t, Instruction*> first_read;
+  for (Instruction* user : std::vector<Instruction*>(param->users())) {
+    if (user->opcode() != Opcode::kGetTupleElement) {
+      whole_state_users.push_back(user);
+      continue;
+    }
+    auto [first, inserted] = first_read.emplace(user->attrs().tuple_index, user);
+    if (inserted || user->HasControlEdges()) continue;
+    HLOGYM_RETURN_IF_ERROR(user->ReplaceAllUsesWith(first->second));
+    if (computation->root_instruction() == user) computation->set_root_instruction(first->second);
+    HLOGYM_RETURN_IF_ERROR(computation->RemoveInstruction(user));
   }
   param->set_shape(new_shape);
   if (whole_state_users.empty()) return absl::OkStatus();

@@ -9,6 +9,7 @@
 #include "hlo/status_macros.h"
 #include "passes/builders.h"
 #include "passes/pass_utils.h"
+#include "passes/simplifiers/dce.h"
 #include "passes/while_loop/while_loop_analysis.h"
 #include "passes/while_loop/while_util.h"
 
@@ -624,84 +625,129 @@ Instruction* InductionStep(const Instruction* update, const Instruction* param, 
   return nullptr;
 }
 
-// TryMergeInductionVariables for one integer type: when the loop has a trip
-// counter (init constant 0, +1 per iteration; the first such element) and
-// other elements that add a constant step each iteration, those elements
-// stop changing and are read as init + counter * step instead. Constant
-// propagation, dead-element removal and algsimp then fold them into the
-// counter. XLA also adds a counter to loops without one when two or more
-// elements qualify; hlogym leaves such loops as they are.
-absl::StatusOr<bool> TryMergeInductionVariables(Module& module, Instruction* while_op,
-                                                PrimitiveType type) {
+// TryMergeInductionVariables for one integer type, built as XLA builds it. The
+// trip counter is the first element that starts at constant 0 and adds 1; an
+// induction variable is any other element that adds a scalar constant each
+// iteration. With two or more of them in all (a counter is appended to the
+// state where there is none), the variables stop changing and are read as
+// init + counter * step: the body and condition read the state through a tuple
+// in that old form, the body's new root passes the variables through and reads
+// every other element from the old root (which stays, unrooted), and the
+// loop's users read the old form of the new loop. Algsimp and
+// tuple-simplifier fold the get-tuple-element(tuple) pairs, and later runs'
+// constant propagation folds the variables' init values in. The loop keeps
+// its instruction and computations (XLA makes new ones), which get new
+// creation indices as XLA's new ones would. Returns the loop when it changed
+// (a new instruction where the state grew), else null. (XLA also takes
+// variables of effective-scalar shapes such as s32[1]; hlogym only scalars.)
+absl::StatusOr<Instruction*> TryMergeInductionVariables(Module& module, Instruction* while_op,
+                                                        PrimitiveType type) {
+  if (!IsOwnedTupleLoop(module, while_op) || while_op->HasControlEdges()) return nullptr;
   Computation* body = Body(while_op);
   Computation* condition = Condition(while_op);
   Instruction* init = while_op->operand(0);
-  Instruction* root = body->root_instruction();
-  if (!IsOwnedTupleLoop(module, while_op) || while_op->IsRoot()) return false;
-  // Every read of the state must be an element read, to be rewritten.
-  for (const Instruction* state :
-       {while_op, body->parameter_instruction(0), condition->parameter_instruction(0)}) {
-    for (const Instruction* user : state->users()) {
-      if (user->opcode() != Opcode::kGetTupleElement) return false;
-    }
-  }
-  const Instruction* param = body->parameter_instruction(0);
+  Instruction* old_root = body->root_instruction();
   std::optional<int64_t> counter;
-  std::vector<std::pair<int64_t, Instruction*>> variables;  // (index, step)
-  for (int64_t i = 0; i < root->operand_count(); ++i) {
-    Instruction* step = InductionStep(root->operand(i), param, i, type);
+  absl::flat_hash_map<int64_t, Instruction*> steps;  // variable index -> its step
+  for (int64_t i = 0; i < old_root->operand_count(); ++i) {
+    Instruction* step =
+        InductionStep(old_root->operand(i), body->parameter_instruction(0), i, type);
     if (step == nullptr) continue;
     const Instruction* start = init->operand(i);
     if (!counter && step->literal().IsAll(1) && start->opcode() == Opcode::kConstant &&
         start->literal().IsAll(0)) {
       counter = i;
     } else {
-      variables.emplace_back(i, step);
+      steps.emplace(i, step);
     }
   }
-  if (!counter || variables.empty()) return false;
+  if (steps.size() + (counter ? 1 : 0) < 2) return nullptr;
 
-  // In `computation`, every read of each variable becomes
-  // variable + counter * step, with the variable's element left unchanged.
-  auto rewrite_reads = [&](Computation* computation, Instruction* tuple,
-                           bool is_parent) -> absl::Status {
-    for (const auto& [index, step] : variables) {
-      std::vector<Instruction*> reads;
-      for (Instruction* user : tuple->users()) {
-        if (user->opcode() == Opcode::kGetTupleElement && user->attrs().tuple_index == index) {
-          reads.push_back(user);
-        }
+  const Shape old_shape = while_op->shape();
+  const int64_t size = old_shape.tuple_shapes_size();
+  Shape new_shape = old_shape;
+  const bool added_counter = !counter;
+  // A new counter's shape (and layout) is a variable's.
+  const Shape& scalar = old_shape.tuple_shapes(steps.begin()->first);
+  if (added_counter) {
+    counter = size;
+    std::vector<Shape> elements = old_shape.tuple_shapes();
+    elements.push_back(scalar);
+    new_shape = Shape::Tuple(std::move(elements));
+    if (old_shape.has_layout()) new_shape.set_layout(*old_shape.layout());
+  }
+  // `state` (of the new shape) as a tuple of the old shape, each variable
+  // reified as init + counter * step.
+  auto old_form = [&](Instruction* state) -> absl::StatusOr<Instruction*> {
+    Computation* computation = state->parent();
+    std::vector<Instruction*> elements;
+    for (int64_t i = 0; i < size; ++i) {
+      HLOGYM_ASSIGN(element, MakeGetTupleElement(state, i));
+      if (auto step = steps.find(i); step != steps.end()) {
+        HLOGYM_ASSIGN(trips, MakeGetTupleElement(state, *counter));
+        Instruction* local_step = computation->AddInstruction(
+            step->second->CloneWithNewOperands({}, module.UniqueName(step->second->name())));
+        HLOGYM_ASSIGN(scaled, MakeBinary(Opcode::kMultiply, trips, local_step));
+        HLOGYM_ASSIGN(value, MakeBinary(Opcode::kAdd, element, scaled));
+        element = value;
       }
-      if (reads.empty()) continue;
-      HLOGYM_ASSIGN(value, MakeGetTupleElement(tuple, index));
-      HLOGYM_ASSIGN(trips, MakeGetTupleElement(tuple, *counter));
-      Instruction* local_step = computation->AddInstruction(
-          step->CloneWithNewOperands({}, module.UniqueName(step->name())));
-      HLOGYM_ASSIGN(scaled, MakeBinary(Opcode::kMultiply, trips, local_step));
-      HLOGYM_ASSIGN(current, MakeBinary(Opcode::kAdd, value, scaled));
-      for (Instruction* read : reads) {
-        absl::Status status = read->ReplaceAllUsesWith(current);
-        if (status.ok() && is_parent && read->user_count() == 0 && !read->HasControlEdges()) {
-          status = computation->RemoveInstruction(read);
-        }
-        if (!status.ok()) return status;
-      }
-      if (!is_parent) {
-        // The body passes the variable's element through unchanged.
-        if (computation == body) root->ReplaceOperandWith(index, value);
+      elements.push_back(element);
+    }
+    Instruction* tuple = MakeTuple(computation, elements);
+    tuple->set_shape(old_shape);
+    return tuple;
+  };
+
+  for (Computation* computation : {condition, body}) {
+    Instruction* param = computation->parameter_instruction(0);
+    std::vector<Instruction*> users(param->users().begin(), param->users().end());
+    param->set_shape(new_shape);
+    HLOGYM_ASSIGN(reified, old_form(param));
+    for (Instruction* user : users) {
+      for (int64_t i = 0; i < user->operand_count(); ++i) {
+        if (user->operand(i) == param) user->ReplaceOperandWith(i, reified);
       }
     }
-    return absl::OkStatus();
-  };
-  for (Computation* computation : {condition, body}) {
-    HLOGYM_RETURN_IF_ERROR(
-        rewrite_reads(computation, computation->parameter_instruction(0), /*is_parent=*/false));
   }
-  HLOGYM_RETURN_IF_ERROR(rewrite_reads(while_op->parent(), while_op, /*is_parent=*/true));
+  Instruction* body_param = body->parameter_instruction(0);
+  std::vector<Instruction*> next;
+  for (int64_t i = 0; i < size; ++i) {
+    HLOGYM_ASSIGN(element, MakeGetTupleElement(steps.contains(i) ? body_param : old_root, i));
+    next.push_back(element);
+  }
+  if (added_counter) {
+    HLOGYM_ASSIGN(trips, MakeGetTupleElement(body_param, *counter));
+    HLOGYM_ASSIGN(incremented, MakeBinary(Opcode::kAdd, trips,
+                                          MakeScalarConstant(body, type, 1, scalar.has_layout())));
+    next.push_back(incremented);
+  }
+  Instruction* new_root = MakeTuple(body, next);
+  new_root->set_shape(new_shape);
+  body->set_root_instruction(new_root);
+
+  Computation* parent = while_op->parent();
+  Instruction* new_init = init;
+  if (added_counter) {
+    std::vector<Instruction*> elements;
+    for (int64_t i = 0; i < size; ++i) {
+      HLOGYM_ASSIGN(element, MakeGetTupleElement(init, i));
+      elements.push_back(element);
+    }
+    elements.push_back(MakeScalarConstant(parent, type, 0, scalar.has_layout()));
+    new_init = MakeTuple(parent, elements);
+    new_init->set_shape(new_shape);
+  }
+  auto replacement =
+      while_op->CloneWithNewOperands({new_init}, module.UniqueName(while_op->name()));
+  replacement->set_shape(new_shape);
+  Instruction* new_while = parent->AddInstruction(std::move(replacement));
+  HLOGYM_ASSIGN(result, old_form(new_while));
+  HLOGYM_RETURN_IF_ERROR(parent->ReplaceInstruction(while_op, result));
   for (Computation* computation : {condition, body}) {
     HLOGYM_RETURN_IF_ERROR(RemoveUnreachable(*computation));
+    module.NoteRecreated(computation);
   }
-  return true;
+  return new_while;
 }
 
 absl::StatusOr<bool> TryMergeInductionVariablesOfEveryType(Module& module, Instruction* while_op) {
@@ -709,28 +755,11 @@ absl::StatusOr<bool> TryMergeInductionVariablesOfEveryType(Module& module, Instr
   for (PrimitiveType type : {PrimitiveType::kS8, PrimitiveType::kU8, PrimitiveType::kS32,
                              PrimitiveType::kU32, PrimitiveType::kS64, PrimitiveType::kU64}) {
     HLOGYM_ASSIGN(merged, TryMergeInductionVariables(module, while_op, type));
-    changed |= merged;
+    if (merged == nullptr) continue;
+    while_op = merged;
+    changed = true;
   }
   return changed;
-}
-
-}  // namespace
-
-namespace {
-
-// `roots` and every computation they call, transitively.
-absl::flat_hash_set<const Computation*> CalledTransitively(const std::vector<Computation*>& roots) {
-  absl::flat_hash_set<const Computation*> seen;
-  std::vector<const Computation*> stack(roots.begin(), roots.end());
-  while (!stack.empty()) {
-    const Computation* computation = stack.back();
-    stack.pop_back();
-    if (!seen.insert(computation).second) continue;
-    for (const auto& instruction : computation->instructions()) {
-      for (const Computation* callee : instruction->called_computations()) stack.push_back(callee);
-    }
-  }
-  return seen;
 }
 
 }  // namespace
@@ -738,9 +767,11 @@ absl::flat_hash_set<const Computation*> CalledTransitively(const std::vector<Com
 absl::StatusOr<bool> WhileLoopSimplifier::Run(Module& module) {
   // XLA gathers the loops up front, walking its list of computations in the
   // order they joined the module (creation order), and a structural rewrite
-  // replaces a loop with a new one whose body and condition are fresh copies:
-  // the loops inside the old ones, gathered before, are then edited where
-  // nothing runs them, so in effect they wait for the pipeline's next run.
+  // replaces a loop with a new one whose body and condition are copies of
+  // the old ones. A copy shares what the old computation calls, so each loop
+  // directly inside the old body or condition then has two callers of its
+  // own body and condition, and XLA leaves it for the pipeline's next run;
+  // loops nested deeper have one caller still and are simplified as usual.
   std::vector<Computation*> computations;
   for (const auto& computation : module.computations()) computations.push_back(computation.get());
   std::stable_sort(computations.begin(), computations.end(),
@@ -768,24 +799,26 @@ absl::StatusOr<bool> WhileLoopSimplifier::Run(Module& module) {
   static constexpr Step kSteps[] = {
       {TryRemoveRepeatedElements, true}, {TryFlattenNestedTuples, true},
       {TryRemoveDeadElements, true},     {PropagateConstantElements, false},
-      {TryRemoveWhileLoop, true},        {TryMergeInductionVariablesOfEveryType, false},
+      {TryRemoveWhileLoop, true},        {TryMergeInductionVariablesOfEveryType, true},
   };
-  // Computations a rewrite replaced in XLA (old bodies and conditions and
-  // what they call): loops in them wait for the next run.
+  // Bodies and conditions a rewrite replaced in XLA: loops in them wait for
+  // the next run.
   absl::flat_hash_set<const Computation*> replaced;
   for (const auto& [parent, while_op] : while_ops) {
     if (replaced.contains(parent)) continue;
-    const absl::flat_hash_set<const Computation*> inside =
-        CalledTransitively(while_op->called_computations());
+    const std::vector<Computation*> called = while_op->called_computations();
     for (const Step& step : kSteps) {
       HLOGYM_ASSIGN(step_changed, step.run(module, while_op));
       changed |= step_changed;
       if (step_changed && step.ends_turn) {
-        replaced.insert(inside.begin(), inside.end());
+        replaced.insert(called.begin(), called.end());
         break;
       }
     }
   }
+  // As XLA's pass ends where it changed the module: dead code goes, old loop
+  // computations included.
+  if (changed) HLOGYM_RETURN_IF_ERROR(HloDce().Run(module).status());
   return changed;
 }
 

@@ -71,6 +71,28 @@ CHECK: while(
 // whose trip count is 1 (a scatter of one index, expanded), or whose body
 // sets the counter the condition reads to a constant the condition is false
 // at.
+TEST(WhileLoopInvariantCodeMotionTest, WideningLeavesOneReadPerElement) {
+  // The body reads element 2 twice. XLA widens a loop by inlining the old
+  // body on a tuple of reads of the wide parameter, one per element, so the
+  // two reads become one.
+  std::string hlo = InvariantDotLoop(3, "add(i, one)");
+  const std::string root = "  ROOT r = (s32[], f32[4,4], f32[4]) tuple(next, w, d)";
+  ASSERT_NE(hlo.find(root), std::string::npos);
+  hlo.replace(hlo.find(root), root.size(), R"(  v_again = f32[4] get-tuple-element(p), index=2
+  d2 = f32[4] add(d, v_again)
+  ROOT r = (s32[], f32[4,4], f32[4]) tuple(next, w, d2))");
+  PassRun run = RunPass("while-loop-invariant-code-motion", hlo);
+  ASSERT_TRUE(run.changed);
+  int reads = 0;
+  const Computation* body = run.module->FindComputation("body");
+  ASSERT_NE(body, nullptr);
+  for (const Instruction* user : body->parameter_instruction(0)->users()) {
+    reads += user->opcode() == Opcode::kGetTupleElement && user->attrs().tuple_index == 2;
+  }
+  EXPECT_EQ(reads, 1);
+  ExpectSameSemantics(run);
+}
+
 TEST(WhileLoopInvariantCodeMotionTest, LeavesLoopsThatRunAtMostOnce) {
   EXPECT_TRUE(
       RunPass("while-loop-invariant-code-motion", InvariantDotLoop(2, "add(i, one)")).changed);

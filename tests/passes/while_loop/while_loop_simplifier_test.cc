@@ -439,18 +439,89 @@ ENTRY main {
 }
 )");
   EXPECT_TRUE(run.changed);
-  // Element 1 stops changing (the body passes it through) and is read as
-  // i + t * 1 in the body, the condition and after the loop.
+  // Element 1 stops changing and is read as i + t * 1 in the body, the
+  // condition and after the loop, each through a tuple of the state in that
+  // form; the body's new root passes element 1 through and reads the others
+  // from the old root, as XLA's rebuilt loop does.
   EXPECT_CHECKS(run.after, R"(
 CHECK: body
 CHECK: multiply(s32[]
-CHECK: ROOT {{.*}} = (s32[], s32[], f32[8,4], f32[4]) tuple(s32[] %t1, s32[] %get-tuple-element
+CHECK: %out = (s32[], s32[], f32[8,4], f32[4]) tuple(s32[] %t1, s32[] %i1,
+CHECK: ROOT {{.*}} tuple(s32[] %get-tuple-element.{{[0-9]+}}, s32[] %get-tuple-element.{{[0-9]+}}, f32[8,4]
 CHECK: cond
 CHECK: multiply(s32[]
 CHECK: ENTRY
 CHECK: multiply(s32[]
 )");
   ExpectSameSemantics(run);
+}
+
+// Two elements that step by constants and no counter from 0 (JAX's
+// while_loop from 3 carrying a second index): XLA appends a trip counter to
+// the state and reads both as init + counter * step.
+constexpr char kTwoInductionVariablesNoCounter[] = R"(HloModule m
+body {
+  p = (s32[], s32[], f32[4]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  one = s32[] constant(1)
+  i1 = s32[] add(i, one)
+  k = s32[] get-tuple-element(p), index=1
+  two = s32[] constant(2)
+  k1 = s32[] add(k, two)
+  acc = f32[4] get-tuple-element(p), index=2
+  kf = f32[] convert(k)
+  b = f32[4] broadcast(kf), dimensions={}
+  acc1 = f32[4] add(acc, b)
+  ROOT out = (s32[], s32[], f32[4]) tuple(i1, k1, acc1)
+}
+cond {
+  p = (s32[], s32[], f32[4]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  n = s32[] constant(20)
+  ROOT lt = pred[] compare(i, n), direction=LT
+}
+ENTRY main {
+  x = f32[4] parameter(0)
+  three = s32[] constant(3)
+  seven = s32[] constant(7)
+  init = (s32[], s32[], f32[4]) tuple(three, seven, x)
+  w = (s32[], s32[], f32[4]) while(init), condition=cond, body=body
+  ROOT r = f32[4] get-tuple-element(w), index=2
+}
+)";
+
+TEST(WhileLoopSimplifierTest, EndsWithDeadCodeRemovalWhereItChanged) {
+  // As XLA's pass does when it changed the module: dead code goes, here an
+  // unused negate beside the loop it rewrote.
+  std::string hlo = kTwoInductionVariablesNoCounter;
+  const std::string param = "  x = f32[4] parameter(0)\n";
+  hlo.insert(hlo.find(param) + param.size(), "  unused = f32[4] negate(x)\n");
+  PassRun run = RunPass("simplify-while-loops", hlo);
+  EXPECT_TRUE(run.changed);
+  EXPECT_EQ(run.after.find("negate("), std::string::npos) << run.after;
+}
+
+TEST(WhileLoopSimplifierTest, AddsATripCounterWhereTwoVariablesHaveNone) {
+  PassRun run = RunPass("simplify-while-loops", kTwoInductionVariablesNoCounter);
+  EXPECT_TRUE(run.changed);
+  EXPECT_CHECKS(run.after, R"(
+CHECK: body
+CHECK: ROOT {{.*}} = (s32[], s32[], f32[4], s32[]) tuple(
+CHECK: ENTRY
+CHECK: (s32[], s32[], f32[4], s32[]) tuple(s32[] %{{.*}}, s32[] %{{.*}}, f32[4] %{{.*}}, s32[] %constant
+CHECK: (s32[], s32[], f32[4], s32[]) while(
+)");
+  ExpectSameSemantics(run);
+  // In the default pipeline both variables fold into the counter: the state
+  // that is left is the value and the counter, as XLA leaves it.
+  auto pipeline = PassRegistry::WithPipelines().Create("xla-cpu-default");
+  ASSERT_TRUE(pipeline.ok()) << pipeline.status();
+  PassRun full = RunPass(**pipeline, kTwoInductionVariablesNoCounter);
+  EXPECT_CHECKS(full.after, R"(
+CHECK: ENTRY
+CHECK: (f32[4], s32[]) while(
+)");
+  ExpectSameSemantics(full);
 }
 
 TEST(WhileLoopSimplifierTest, DefaultPipelineLeavesTheStateXlaLeaves) {
@@ -579,6 +650,72 @@ TEST(WhileLoopSimplifierTest, LoopsInABodyARewriteReplacedWaitForTheNextRun) {
   EXPECT_EQ(LoopWidths(**module), std::make_pair(1, 1));
   ASSERT_TRUE((*pass)->Run(**module).ok());
   EXPECT_EQ(LoopWidths(**module), std::make_pair(0, 2));
+}
+
+// kNestedLoops with a third loop around both: "outer" runs "middle", which
+// runs "inner"; each carries a dead element.
+std::string ThreeNestedLoops() {
+  std::string text = kNestedLoops;
+  auto rename = [&](const std::string& from, const std::string& to) {
+    for (size_t at = text.find(from); at != std::string::npos; at = text.find(from, at)) {
+      text.replace(at, from.size(), to);
+      at += to.size();
+    }
+  };
+  rename("outer_", "middle_");
+  rename("HloModule nested", "HloModule nested3");
+  // The entry of kNestedLoops becomes the outer loop's body.
+  const size_t entry = text.find("ENTRY main {");
+  text = text.substr(0, entry) + R"(outer_body {
+  p = (s32[], f32[4], f32[4]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  one = s32[] constant(1)
+  next = s32[] add(i, one)
+  x = f32[4] get-tuple-element(p), index=1
+  neg = f32[4] negate(x)
+  zero = s32[] constant(0)
+  init = (s32[], f32[4], f32[4]) tuple(zero, x, neg)
+  w = (s32[], f32[4], f32[4]) while(init), condition=middle_cond, body=middle_body
+  y = f32[4] get-tuple-element(w), index=1
+  junk = f32[4] get-tuple-element(p), index=2
+  junk2 = f32[4] multiply(junk, junk)
+  ROOT t = (s32[], f32[4], f32[4]) tuple(next, y, junk2)
+}
+outer_cond {
+  p = (s32[], f32[4], f32[4]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  n = s32[] constant(2)
+  ROOT lt = pred[] compare(i, n), direction=LT
+}
+ENTRY main {
+  x = f32[4] parameter(0)
+  neg = f32[4] negate(x)
+  zero = s32[] constant(0)
+  init = (s32[], f32[4], f32[4]) tuple(zero, x, neg)
+  w = (s32[], f32[4], f32[4]) while(init), condition=outer_cond, body=outer_body
+  ROOT r = f32[4] get-tuple-element(w), index=1
+}
+)";
+  return text;
+}
+
+TEST(WhileLoopSimplifierTest, OnlyLoopsDirectlyInAReplacedBodyWait) {
+  auto pass = PassRegistry::Builtin().Create("simplify-while-loops");
+  ASSERT_TRUE(pass.ok()) << pass.status();
+  // Computations in the order entry, outer body, middle body (as after XLA's
+  // invariant code motion widened the two bodies): the outer loop's rewrite
+  // copies its body, whose middle loop then has a body of two callers and
+  // waits; the inner loop, one level further in, has one caller still and
+  // narrows in the same run, as in XLA.
+  const std::string text = ThreeNestedLoops();
+  auto module = ParseModule(text, "nested3.hlo");
+  ASSERT_TRUE(module.ok()) << module.status();
+  (*module)->NoteRecreated((*module)->FindComputation("outer_body"));
+  (*module)->NoteRecreated((*module)->FindComputation("middle_body"));
+  ASSERT_TRUE((*pass)->Run(**module).ok());
+  EXPECT_EQ(LoopWidths(**module), std::make_pair(1, 2));
+  ASSERT_TRUE((*pass)->Run(**module).ok());
+  EXPECT_EQ(LoopWidths(**module), std::make_pair(0, 3));
 }
 
 // Element 1 is read only to compute itself (with the counter, which the

@@ -48,6 +48,46 @@ TEST(WhileLoopTripCountAnnotatorTest, AnnotatesTrivialRange) {
   EXPECT_FALSE(*again);
 }
 
+// `text` with `from` replaced by `to` (once).
+std::string Replaced(std::string text, std::string_view from, std::string_view to) {
+  const size_t at = text.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  if (at != std::string::npos) text.replace(at, from.size(), to);
+  return text;
+}
+
+TEST(WhileLoopTripCountAnnotatorTest, ReadsOfTheFinalCounterBecomeAConstant) {
+  // After 4 trips from 1 in steps of 3 the counter is 13: as XLA's annotator
+  // does, the read after the loop is replaced by that constant and left,
+  // unused, for dce.
+  const std::string hlo =
+      Replaced(Loop("constant(1)", "constant(11)", "add"),
+               "  ROOT loop = (s32[], f32[4]) while(init), condition=cond, body=body", R"(
+  loop = (s32[], f32[4]) while(init), condition=cond, body=body
+  last = s32[] get-tuple-element(loop), index=0
+  ROOT f = f32[] convert(last))");
+  PassRun run = RunPass("while-loop-trip-count-annotator", hlo);
+  EXPECT_TRUE(run.changed);
+  EXPECT_CHECKS(run.after, R"(
+CHECK: %last = s32[] get-tuple-element(
+CHECK: %constant{{[.0-9]*}} = s32[] constant(13)
+CHECK: ROOT %f = f32[] convert(s32[] %constant
+)");
+  ExpectSameSemantics(run);
+}
+
+TEST(WhileLoopTripCountAnnotatorTest, CountingDownGivesNoInitAndStep) {
+  // 10, 7, 4, 1: XLA records an init and step only for loops that count up.
+  const std::string hlo =
+      Replaced(Replaced(Loop("constant(10)", "constant(0)", "add"), "constant(3)", "constant(-3)"),
+               "direction=LT", "direction=GT");
+  PassRun run = RunPass("while-loop-trip-count-annotator", hlo);
+  EXPECT_TRUE(run.changed);
+  EXPECT_CHECKS(
+      run.after,
+      R"(CHECK: backend_config={"known_trip_count":{"n":"4"},"known_induction_variable":{"tuple_index":"0"},"dynamic_variables":[]})");
+}
+
 TEST(WhileLoopTripCountAnnotatorTest, BruteForcesOtherUpdates) {
   PassRun run =
       RunPass("while-loop-trip-count-annotator", Loop("constant(1)", "constant(100)", "multiply"));
