@@ -565,58 +565,65 @@ ENTRY main {
   EXPECT_FALSE(run.changed);
 }
 
-// A loop in a loop, each carrying a dead element (a junk value squared each
-// trip). XLA gathers the loops in the order their computations joined the
-// module; a structural rewrite gives the outer loop a new body, so an inner
-// loop gathered from the old body waits for the next run.
-constexpr char kNestedLoops[] = R"(HloModule nested
-inner_body {
+// One level of nested counted loops: NAME_body and NAME_cond over (i, x, dead) for `trips`
+// iterations. The body runs the loop INNER (when given) on (0, x, -x) and carries its x on,
+// else doubles x; the third element is dead at every level.
+std::string LoopLevel(const std::string& name, const std::string& inner, int trips) {
+  const std::string value = inner.empty()
+                                ? "  y = f32[4] add(x, x)\n"
+                                : "  neg = f32[4] negate(x)\n  zero = s32[] constant(0)\n"
+                                  "  init = (s32[], f32[4], f32[4]) tuple(zero, x, neg)\n"
+                                  "  w = (s32[], f32[4], f32[4]) while(init), condition=" +
+                                      inner + "_cond, body=" + inner +
+                                      "_body\n  y = f32[4] get-tuple-element(w), index=1\n";
+  return name + R"(_body {
   p = (s32[], f32[4], f32[4]) parameter(0)
   i = s32[] get-tuple-element(p), index=0
   one = s32[] constant(1)
   next = s32[] add(i, one)
   x = f32[4] get-tuple-element(p), index=1
-  x2 = f32[4] add(x, x)
-  junk = f32[4] get-tuple-element(p), index=2
-  junk2 = f32[4] multiply(junk, junk)
-  ROOT t = (s32[], f32[4], f32[4]) tuple(next, x2, junk2)
-}
-inner_cond {
-  p = (s32[], f32[4], f32[4]) parameter(0)
-  i = s32[] get-tuple-element(p), index=0
-  n = s32[] constant(3)
-  ROOT lt = pred[] compare(i, n), direction=LT
-}
-outer_body {
-  p = (s32[], f32[4], f32[4]) parameter(0)
-  i = s32[] get-tuple-element(p), index=0
-  one = s32[] constant(1)
-  next = s32[] add(i, one)
-  x = f32[4] get-tuple-element(p), index=1
-  neg = f32[4] negate(x)
-  zero = s32[] constant(0)
-  init = (s32[], f32[4], f32[4]) tuple(zero, x, neg)
-  w = (s32[], f32[4], f32[4]) while(init), condition=inner_cond, body=inner_body
-  y = f32[4] get-tuple-element(w), index=1
-  junk = f32[4] get-tuple-element(p), index=2
+)" + value +
+         R"(  junk = f32[4] get-tuple-element(p), index=2
   junk2 = f32[4] multiply(junk, junk)
   ROOT t = (s32[], f32[4], f32[4]) tuple(next, y, junk2)
 }
-outer_cond {
+)" + name +
+         R"(_cond {
   p = (s32[], f32[4], f32[4]) parameter(0)
   i = s32[] get-tuple-element(p), index=0
-  n = s32[] constant(4)
+  n = s32[] constant()" +
+         std::to_string(trips) + R"()
   ROOT lt = pred[] compare(i, n), direction=LT
 }
-ENTRY main {
+)";
+}
+
+// Loops nested in the order given (innermost first, with their trip counts), the outermost run
+// by the entry on (0, x, -x).
+std::string NestedLoops(const std::vector<std::pair<std::string, int>>& levels) {
+  std::string text = "HloModule nested\n";
+  std::string inner;
+  for (const auto& [name, trips] : levels) {
+    text += LoopLevel(name, inner, trips);
+    inner = name;
+  }
+  return text + R"(ENTRY main {
   x = f32[4] parameter(0)
   neg = f32[4] negate(x)
   zero = s32[] constant(0)
   init = (s32[], f32[4], f32[4]) tuple(zero, x, neg)
-  w = (s32[], f32[4], f32[4]) while(init), condition=outer_cond, body=outer_body
+  w = (s32[], f32[4], f32[4]) while(init), condition=)" +
+         inner + "_cond, body=" + inner + R"(_body
   ROOT r = f32[4] get-tuple-element(w), index=1
 }
 )";
+}
+
+// A loop in a loop, each carrying a dead element (a junk value squared each
+// trip). XLA gathers the loops in the order their computations joined the
+// module; a structural rewrite gives the outer loop a new body, so an inner
+// loop gathered from the old body waits for the next run.
+const std::string kNestedLoops = NestedLoops({{"inner", 3}, {"outer", 4}});
 
 // How many loops carry three elements (the dead one still there) and two.
 std::pair<int, int> LoopWidths(const Module& module) {
@@ -652,53 +659,6 @@ TEST(WhileLoopSimplifierTest, LoopsInABodyARewriteReplacedWaitForTheNextRun) {
   EXPECT_EQ(LoopWidths(**module), std::make_pair(0, 2));
 }
 
-// kNestedLoops with a third loop around both: "outer" runs "middle", which
-// runs "inner"; each carries a dead element.
-std::string ThreeNestedLoops() {
-  std::string text = kNestedLoops;
-  auto rename = [&](const std::string& from, const std::string& to) {
-    for (size_t at = text.find(from); at != std::string::npos; at = text.find(from, at)) {
-      text.replace(at, from.size(), to);
-      at += to.size();
-    }
-  };
-  rename("outer_", "middle_");
-  rename("HloModule nested", "HloModule nested3");
-  // The entry of kNestedLoops becomes the outer loop's body.
-  const size_t entry = text.find("ENTRY main {");
-  text = text.substr(0, entry) + R"(outer_body {
-  p = (s32[], f32[4], f32[4]) parameter(0)
-  i = s32[] get-tuple-element(p), index=0
-  one = s32[] constant(1)
-  next = s32[] add(i, one)
-  x = f32[4] get-tuple-element(p), index=1
-  neg = f32[4] negate(x)
-  zero = s32[] constant(0)
-  init = (s32[], f32[4], f32[4]) tuple(zero, x, neg)
-  w = (s32[], f32[4], f32[4]) while(init), condition=middle_cond, body=middle_body
-  y = f32[4] get-tuple-element(w), index=1
-  junk = f32[4] get-tuple-element(p), index=2
-  junk2 = f32[4] multiply(junk, junk)
-  ROOT t = (s32[], f32[4], f32[4]) tuple(next, y, junk2)
-}
-outer_cond {
-  p = (s32[], f32[4], f32[4]) parameter(0)
-  i = s32[] get-tuple-element(p), index=0
-  n = s32[] constant(2)
-  ROOT lt = pred[] compare(i, n), direction=LT
-}
-ENTRY main {
-  x = f32[4] parameter(0)
-  neg = f32[4] negate(x)
-  zero = s32[] constant(0)
-  init = (s32[], f32[4], f32[4]) tuple(zero, x, neg)
-  w = (s32[], f32[4], f32[4]) while(init), condition=outer_cond, body=outer_body
-  ROOT r = f32[4] get-tuple-element(w), index=1
-}
-)";
-  return text;
-}
-
 TEST(WhileLoopSimplifierTest, OnlyLoopsDirectlyInAReplacedBodyWait) {
   auto pass = PassRegistry::Builtin().Create("simplify-while-loops");
   ASSERT_TRUE(pass.ok()) << pass.status();
@@ -707,7 +667,7 @@ TEST(WhileLoopSimplifierTest, OnlyLoopsDirectlyInAReplacedBodyWait) {
   // copies its body, whose middle loop then has a body of two callers and
   // waits; the inner loop, one level further in, has one caller still and
   // narrows in the same run, as in XLA.
-  const std::string text = ThreeNestedLoops();
+  const std::string text = NestedLoops({{"inner", 3}, {"middle", 2}, {"outer", 2}});
   auto module = ParseModule(text, "nested3.hlo");
   ASSERT_TRUE(module.ok()) << module.status();
   (*module)->NoteRecreated((*module)->FindComputation("outer_body"));
