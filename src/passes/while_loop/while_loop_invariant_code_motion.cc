@@ -151,9 +151,7 @@ absl::Status WidenParameter(Computation* computation, const Shape& old_shape,
   if (whole_state_users.empty()) return absl::OkStatus();
   HLOGYM_ASSIGN(narrow, NarrowState(param, old_shape));
   for (Instruction* user : whole_state_users) {
-    for (int64_t k = 0; k < user->operand_count(); ++k) {
-      if (user->operand(k) == param) user->ReplaceOperandWith(k, narrow);
-    }
+    user->ReplaceUsesOfOperand(param, narrow);
   }
   if (computation->root_instruction() == param) computation->set_root_instruction(narrow);
   return absl::OkStatus();

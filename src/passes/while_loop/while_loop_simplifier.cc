@@ -503,9 +503,7 @@ absl::StatusOr<bool> TryFlattenNestedTuples(Module& module, Instruction* while_o
     size_t next = 0;
     Instruction* rebuilt = BuildNested(computation, shape, leaves, next);
     for (Instruction* user : users) {
-      for (int64_t i = 0; i < user->operand_count(); ++i) {
-        if (user->operand(i) == param) user->ReplaceOperandWith(i, rebuilt);
-      }
+      user->ReplaceUsesOfOperand(param, rebuilt);
     }
     if (computation->root_instruction() == param) computation->set_root_instruction(rebuilt);
   }
@@ -704,9 +702,7 @@ absl::StatusOr<Instruction*> TryMergeInductionVariables(Module& module, Instruct
     param->set_shape(new_shape);
     HLOGYM_ASSIGN(reified, old_form(param));
     for (Instruction* user : users) {
-      for (int64_t i = 0; i < user->operand_count(); ++i) {
-        if (user->operand(i) == param) user->ReplaceOperandWith(i, reified);
-      }
+      user->ReplaceUsesOfOperand(param, reified);
     }
   }
   Instruction* body_param = body->parameter_instruction(0);
