@@ -143,8 +143,7 @@ absl::Status WidenParameter(Computation* computation, const Shape& old_shape,
     }
     auto [first, inserted] = first_read.emplace(user->attrs().tuple_index, user);
     if (inserted || user->HasControlEdges()) continue;
-    HLOGYM_RETURN_IF_ERROR(user->ReplaceAllUsesWith(first->second));
-    if (computation->root_instruction() == user) computation->set_root_instruction(first->second);
+    HLOGYM_RETURN_IF_ERROR(user->ReplaceAllUsesWith(first->second));  // the root too
     HLOGYM_RETURN_IF_ERROR(computation->RemoveInstruction(user));
   }
   param->set_shape(new_shape);
