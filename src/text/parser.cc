@@ -12,10 +12,12 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "absl/algorithm/container.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/strings/ascii.h"
@@ -1754,10 +1756,47 @@ absl::StatusOr<Shape> Parser::ParseShapeOnly() {
   return shape;
 }
 
+// What an input that is not HLO text most likely is, and how to get HLO text
+// instead; nullopt for anything else (the parser's own errors then say what is
+// wrong). Two stand-ins are common: a binary HloModuleProto (XLA's dumps
+// without --xla_dump_hlo_as_text) and StableHLO, the MLIR text that JAX's
+// `lower(...).as_text()` prints by default.
+std::optional<std::string> NotHloText(std::string_view text) {
+  const std::string_view head = text.substr(0, 4096);
+  // Text files hold no control bytes besides tab, newline, vertical tab, form feed and return.
+  if (absl::c_any_of(head, [](char c) {
+        const auto byte = static_cast<unsigned char>(c);
+        return byte < 0x09 || (byte > 0x0d && byte < 0x20) || byte == 0x7f;
+      })) {
+    return "binary data, not HLO text (an HloModuleProto?): hlogym reads XLA's text format; "
+           "ask XLA for text (--xla_dump_hlo_as_text), or run the program under `hlogym harvest`";
+  }
+  size_t start = 0;
+  while (start < head.size()) {
+    start = head.find_first_not_of(" \t\r\n", start);
+    if (start == std::string_view::npos || !head.substr(start).starts_with("//")) break;
+    start = head.find('\n', start);
+  }
+  if (start == std::string_view::npos) return std::nullopt;
+  const std::string_view first = head.substr(start);
+  for (std::string_view mlir : {"module @", "module {", "module attributes", "func.func", "#loc",
+                                "\"builtin.module\"", "builtin.module"}) {
+    if (first.starts_with(mlir)) {
+      return "this is MLIR (StableHLO) text, not HLO text: from JAX print HLO with "
+             "jax.jit(f).lower(*args).as_text(dialect=\"hlo\"), or run the program under "
+             "`hlogym harvest`, which keeps each module as XLA's pipeline receives it";
+    }
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<Module>> ParseModule(std::string_view text,
                                                     std::string_view filename) {
+  if (std::optional<std::string> other = NotHloText(text)) {
+    return absl::InvalidArgumentError(Cat(filename, ":1:1: error: ", *other));
+  }
   Parser parser(text, filename);
   absl::StatusOr<std::unique_ptr<Module>> module = parser.ParseModule();
   // Parsed names go into the shared frozen set, so clones do not copy them.

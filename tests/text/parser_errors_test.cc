@@ -135,6 +135,17 @@ const ErrorCase kCases[] = {
     {"BadParameterNumber", "HloModule m\nENTRY e {\n  ROOT a = f32[] parameter(-1)\n}\n",
      "bad.hlo:3:28: error: ", "parameter number out of range"},
     {"DeepTupleShape", nullptr, "bad.hlo:", "too deep"},
+    // Inputs that stand in for HLO text: each is named, with the way to HLO text.
+    {"StableHlo",
+     "module @jit_f attributes {mhlo.num_partitions = 1 : i32} {\n  func.func public "
+     "@main(%arg0: tensor<4xf32>) -> tensor<4xf32> {\n    return %arg0 : tensor<4xf32>\n  }\n}\n",
+     "bad.hlo:1:1: error: ", "MLIR (StableHLO) text, not HLO text"},
+    {"StableHloAfterComments", "// from jax\n\n#loc1 = loc(\"x\")\nmodule @m {\n}\n",
+     "bad.hlo:1:1: error: ", "as_text(dialect=\"hlo\")"},
+    {"BinaryProto",
+     "\x0a\x0cjit__lambda_\x12\x05"
+     "entry",
+     "bad.hlo:1:1: error: ", "binary data, not HLO text"},
 };
 
 class ParserErrorTest : public ::testing::TestWithParam<ErrorCase> {};
