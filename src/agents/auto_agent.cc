@@ -130,9 +130,12 @@ class CoresetGuide : public AutoGuide {
     AddSequencePasses(model_.sequences, passes);
     return passes;
   }
-  absl::StatusOr<std::vector<std::string>> Sequence(const Environment& initial,
-                                                    const Environment& d) override {
-    return model_.sequences[model_.Choose(CoresetFeatures(initial.module(), d.module()))];
+  absl::StatusOr<std::vector<std::vector<std::string>>> Sequences(const Environment& initial,
+                                                                  const Environment& d) override {
+    const int chosen = model_.Choose(CoresetFeatures(initial.module(), d.module()));
+    std::vector<std::vector<std::string>> sequences = {model_.sequences[chosen]};
+    if (chosen != 0) sequences.push_back(model_.sequences[0]);
+    return sequences;
   }
 
  private:
@@ -151,13 +154,12 @@ int AutoAgent::ActionIndex(std::string_view name) const {
   return it == actions.end() ? -1 : static_cast<int>(it - actions.begin());
 }
 
-std::unique_ptr<Environment> AutoAgent::GuidedStart(SearchContext& ctx, const Environment& d) {
-  absl::StatusOr<std::vector<std::string>> sequence = auto_options_.guide->Sequence(ctx.root(), d);
-  if (!sequence.ok()) return nullptr;
+std::unique_ptr<Environment> AutoAgent::LowestOnSequence(SearchContext& ctx,
+                                                         const std::vector<std::string>& sequence) {
   std::unique_ptr<Environment> env = ctx.root().Fork();
   std::unique_ptr<Environment> lowest;
-  for (const std::string& pass : *sequence) {
-    // Passes() named every pass a sequence holds.
+  for (const std::string& pass : sequence) {
+    // Passes() named every pass a guide's sequence holds.
     const int action = ActionIndex(pass);
     if (action < 0 || !ctx.Step(*env, action)) break;
     if (!lowest || env->op_count() < lowest->op_count()) lowest = env->Fork();
@@ -192,15 +194,21 @@ absl::Status AutoAgent::Search(SearchContext& ctx) {
   // candidate must beat it.
   AddCandidateIfLowest(ctx.root(), lowest);
 
-  // The starts: the lowest state on the guide's sequence, D, the exact
+  // The starts: the lowest state on the guide's first sequence, D, the exact
   // default (no precision-changing passes; on bf16 graphs D carries float
   // normalization's converts, which only precision-changing passes remove)
   // where that differs, and I itself (where the default expands what XLA
   // would expand anyway, PyTorch's batch norms, the lowest states are off
   // both defaults).
-  std::vector<std::unique_ptr<Environment>> starts;
+  std::vector<std::vector<std::string>> guide_sequences;
   if (auto_options_.guide) {
-    std::unique_ptr<Environment> guided = GuidedStart(ctx, *d);
+    absl::StatusOr<std::vector<std::vector<std::string>>> sequences =
+        auto_options_.guide->Sequences(ctx.root(), *d);
+    if (sequences.ok()) guide_sequences = *std::move(sequences);
+  }
+  std::vector<std::unique_ptr<Environment>> starts;
+  if (!guide_sequences.empty()) {
+    std::unique_ptr<Environment> guided = LowestOnSequence(ctx, guide_sequences.front());
     if (guided && visited.insert(FingerprintOf(*guided)).second)
       starts.push_back(std::move(guided));
   }
@@ -229,6 +237,14 @@ absl::Status AutoAgent::Search(SearchContext& ctx) {
   }
   if (lowest_end && !ctx.exhausted()) {
     Descend(ctx, std::move(lowest_end), visited, lowest, /*widen=*/true);
+  }
+  // Last, where the budget is left (small graphs), a descent from each of the
+  // guide's other sequences: it can only add candidates.
+  for (size_t i = 1; i < guide_sequences.size() && !ctx.exhausted(); ++i) {
+    std::unique_ptr<Environment> guided = LowestOnSequence(ctx, guide_sequences[i]);
+    if (!guided || !visited.insert(FingerprintOf(*guided)).second) continue;
+    AddCandidateIfLowest(*guided, lowest);
+    Descend(ctx, std::move(guided), visited, lowest, /*widen=*/false);
   }
   return absl::OkStatus();
 }

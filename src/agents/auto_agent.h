@@ -79,21 +79,24 @@ std::string DefaultAutoPriorPath();
 // 0.4 s a graph on a 2-core machine on the project's data (docs/agents.md).
 inline constexpr int64_t kDefaultAutoWork = 200'000;
 
-// A guide (step 2): the pass sequence auto replays from I for a graph, the
-// lowest state on it a start. The coreset model is one (MakeCoresetGuide); a
+// A guide (step 2): the pass sequences auto replays from I for a graph, the
+// lowest state on each a start. The coreset model is one (MakeCoresetGuide); a
 // learned policy is another (the deep-RL plugin's "auto-policy:DIR").
 class AutoGuide {
  public:
   virtual ~AutoGuide() = default;
   // Every pass its sequences may hold (auto's environment needs them).
   virtual std::vector<std::string> Passes() const = 0;
-  // The sequence for the graph at `initial` (I), whose default gives `d`. An
-  // error leaves auto without this start.
-  virtual absl::StatusOr<std::vector<std::string>> Sequence(const Environment& initial,
-                                                            const Environment& d) = 0;
+  // The sequences for the graph at `initial` (I), whose default gives `d`,
+  // the one the guide trusts most first (where the budget binds, the later
+  // ones go unsearched). An error leaves auto without these starts.
+  virtual absl::StatusOr<std::vector<std::vector<std::string>>> Sequences(
+      const Environment& initial, const Environment& d) = 0;
 };
 
-// The coreset model's choice for the graph (CoresetModel::Choose).
+// The coreset model's choice for the graph (CoresetModel::Choose), then its
+// first sequence, the one best over the training graphs, where the choice is
+// another: on a graph unlike the training graphs the choice can miss.
 std::shared_ptr<AutoGuide> MakeCoresetGuide(CoresetModel model);
 
 struct AutoOptions {
@@ -135,10 +138,10 @@ class AutoAgent : public Agent {
   std::unique_ptr<Environment> Descend(SearchContext& ctx, std::unique_ptr<Environment> current,
                                        absl::flat_hash_set<Fingerprint>& visited,
                                        int64_t& best_overall, bool widen);
-  // Step 2: the lowest state on the guide's sequence for this graph, replayed
-  // from I (`d` is the graph's D, what the guide's features need); null when
-  // the guide had no answer or the budget refused its first step.
-  std::unique_ptr<Environment> GuidedStart(SearchContext& ctx, const Environment& d);
+  // Step 2: the lowest state on one of the guide's sequences, replayed from I;
+  // null when the budget refused its first step.
+  std::unique_ptr<Environment> LowestOnSequence(SearchContext& ctx,
+                                                const std::vector<std::string>& sequence);
   int ActionIndex(std::string_view name) const;
   // A state below `lowest` (the lowest op count of any candidate so far)
   // becomes a candidate and lowers it.

@@ -146,6 +146,32 @@ TEST(AutoAgentTest, StartsFromTheGuidesSequenceToo) {
   EXPECT_TRUE(guided->validation->ok) << guided->validation->equivalence;
 }
 
+// Where the coreset model's choice for a graph misses (here it values a sequence that changes
+// nothing above the one that helps), the coreset's first sequence, the one best over the
+// training graphs, is searched too once the rest is done: its state is the answer.
+TEST(AutoAgentTest, SearchesTheCoresetsFirstSequenceWhereItsChoiceIsAnother) {
+  const std::string path = WriteBatchNormModule("auto_guided_first.hlo");
+  AgentOptions options;
+  options.registry = &PassRegistry::WithPipelines();
+  options.env.actions = {"xla-cpu-default"};
+  CoresetModel guide;
+  guide.sequences = {{"dce"}, {"cse"}};
+  guide.graphs = {"g"};
+  guide.features = {std::vector<float>(CoresetFeatureSize(), 0.0f)};
+  guide.values = {{0.1f, 0.9f}};
+  guide.feature_mean.assign(CoresetFeatureSize(), 0.0f);
+  guide.feature_scale.assign(CoresetFeatureSize(), 1.0f);
+  ASSERT_EQ(guide.Choose(std::vector<float>(CoresetFeatureSize(), 0.0f)), 1);
+  AutoOptions auto_options;
+  auto_options.guide = MakeCoresetGuide(std::move(guide));
+  auto guided = AutoAgent(options, AutoPrior{}, auto_options).Optimize(path, SearchBudget{50, 0});
+  ASSERT_TRUE(guided.ok()) << guided.status();
+  EXPECT_EQ(guided->passes, std::vector<std::string>{"dce"});
+  EXPECT_EQ(guided->op_count, guided->initial_op_count - 1);
+  ASSERT_TRUE(guided->validation.has_value());
+  EXPECT_TRUE(guided->validation->ok) << guided->validation->equivalence;
+}
+
 // When the check cannot judge (here a checker that never can, as for a graph whose original
 // misses its own f64 result), a candidate is not refuted: auto returns D, not the untouched module,
 // and its validation says the equivalence was undecided (what eval counts as not judged).

@@ -347,11 +347,11 @@ class PolicyGuide : public AutoGuide {
     AddSequencePasses({SpellOut(agent_.policy().actions())}, passes);
     return passes;
   }
-  absl::StatusOr<std::vector<std::string>> Sequence(const Environment& initial,
-                                                    const Environment&) override {
+  absl::StatusOr<std::vector<std::vector<std::string>>> Sequences(const Environment& initial,
+                                                                  const Environment&) override {
     absl::StatusOr<SearchResult> rollouts = agent_.Unchecked(initial.benchmark().spec);
     if (!rollouts.ok()) return rollouts.status();
-    return SpellOut(rollouts->passes);
+    return std::vector<std::vector<std::string>>{SpellOut(rollouts->passes)};
   }
 
  private:
