@@ -137,6 +137,13 @@ def loop_forms() -> Path:
     )
 
 
+def lax_ops() -> Path:
+    # One program per family of operations, some of them small: 20 instructions or more.
+    return harvest_probe(
+        "lax_ops", [sys.executable, str(EXAMPLES / "lax_ops.py")], min_instructions=20
+    )
+
+
 def library_transformers() -> Path:
     python = venv("libraries", [PINS, CORPUS_LIBRARIES, HERE / "requirements-libraries.txt"])
     return harvest_probe(
@@ -323,6 +330,7 @@ def tensorflow_as_received() -> Path:
 PROBES = {
     "transformer_variants": transformer_variants,
     "loop_forms": loop_forms,
+    "lax_ops": lax_ops,
     "library_transformers": library_transformers,
     "ode_solvers": ode_solvers,
     "probabilistic": probabilistic,

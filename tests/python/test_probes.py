@@ -1,10 +1,11 @@
 """datasets/probes: modules of kinds the corpus's generator does not write (transformer variants,
-forms of while loops, model libraries the corpus does not use, diffrax's ODE and SDE solves,
-NumPyro's samplers, JAX 0.4.13's, 0.4.30's and 0.6.2's lowering and 0.4.13's XLA's optimized
-modules, a TensorFlow object detector, TensorFlow 2.12's lowering, PyTorch/XLA's distributed steps
-with collectives for four replicas, PyTorch/XLA's and TensorFlow's modules as the pinned XLA
-receives them), each with the pinned XLA's reference (datasets/probes/generate.py). The files
-match their manifests, and hlogym's default pipeline ends at XLA's op count on every module."""
+forms of while loops, JAX operations no model of the corpus uses, model libraries the corpus does
+not use, diffrax's ODE and SDE solves, NumPyro's samplers, JAX 0.4.13's, 0.4.30's and 0.6.2's
+lowering and 0.4.13's XLA's optimized modules, a TensorFlow object detector, TensorFlow 2.12's
+lowering, PyTorch/XLA's distributed steps with collectives for four replicas, PyTorch/XLA's and
+TensorFlow's modules as the pinned XLA receives them), each with the pinned XLA's reference
+(datasets/probes/generate.py). The files match their manifests, and hlogym's default pipeline ends
+at XLA's op count on every module."""
 
 import hashlib
 import json
@@ -19,6 +20,7 @@ HLOGYM = REPO / "build" / "hlogym"
 NAMES = (
     "transformer_variants",
     "loop_forms",
+    "lax_ops",
     "library_transformers",
     "ode_solvers",
     "probabilistic",
@@ -73,6 +75,18 @@ def test_probe_files_match_manifest(name):
             b"replica_count=4," in unzstd(root / m["path"]).split(b"\n", 1)[0]
             for m in manifest["modules"].values()
         )
+    if name == "lax_ops":  # operations no other dataset module holds
+        texts = b"".join(unzstd(root / m["path"]) for m in manifest["modules"].values())
+        for op in (
+            b" fft(",
+            b" rng-bit-generator(",
+            b"c64[",
+            b" count-leading-zeros(",
+            b" opt-barrier(",
+            b"lapack_spotrf_ffi",
+            b"lapack_strsm_ffi",
+        ):
+            assert op in texts, op
     if name == "older_xla_optimized":  # XLA's optimized modules: fusions in every one
         assert manifest["xla_optimized"] and all(
             b" fusion(" in unzstd(root / m["path"]) for m in manifest["modules"].values()
@@ -82,8 +96,10 @@ def test_probe_files_match_manifest(name):
 # Probes where hlogym's default ends within 1% of X but not at X on every module, and why:
 # NumPyro's two SVI steps, one instruction below X. The trajectories agree pass for pass up to the
 # last cse, where XLA's post order picks representatives from two different threefry splits and
-# keeps a second iota live (docs/performance.md).
-WITHIN_ONE_PERCENT = {"probabilistic"}
+# keeps a second iota live (docs/performance.md). The rbg PRNG's module of lax_ops, two below X:
+# XLA's rng-bit-generator-expander writes its Philox rounds in another form than hlogym's (12
+# instructions more after the pass), and reshape-mover later treats the two forms differently.
+WITHIN_ONE_PERCENT = {"probabilistic", "lax_ops"}
 
 
 def test_default_pipeline_ends_at_xla():
