@@ -115,6 +115,20 @@ TEST(AutoAgentTest, DescendsFromTheInitialModuleToo) {
   EXPECT_TRUE(result->validation->ok) << result->validation->equivalence;
 }
 
+// A coreset model trained on one graph, whose features are all 0: `values` are that graph's value
+// of each of `sequences`, so the highest is its choice for any graph.
+CoresetModel OneGraphCoreset(std::vector<std::vector<std::string>> sequences,
+                             std::vector<float> values) {
+  CoresetModel model;
+  model.sequences = std::move(sequences);
+  model.graphs = {"g"};
+  model.features = {std::vector<float>(CoresetFeatureSize(), 0.0f)};
+  model.values = {std::move(values)};
+  model.feature_mean.assign(CoresetFeatureSize(), 0.0f);
+  model.feature_scale.assign(CoresetFeatureSize(), 1.0f);
+  return model;
+}
+
 // The guide's predicted sequence is a start of its own: here its one pass (dce, not among the
 // search's own actions, so no descent could find it) reaches a state below D.
 TEST(AutoAgentTest, StartsFromTheGuidesSequenceToo) {
@@ -128,15 +142,8 @@ TEST(AutoAgentTest, StartsFromTheGuidesSequenceToo) {
   EXPECT_TRUE(unguided->passes.empty());
   EXPECT_EQ(unguided->op_count, unguided->initial_op_count);
 
-  CoresetModel guide;
-  guide.sequences = {{"dce"}};
-  guide.graphs = {"g"};
-  guide.features = {std::vector<float>(CoresetFeatureSize(), 0.0f)};
-  guide.values = {{0.1f}};
-  guide.feature_mean.assign(CoresetFeatureSize(), 0.0f);
-  guide.feature_scale.assign(CoresetFeatureSize(), 1.0f);
   AutoOptions auto_options;
-  auto_options.guide = MakeCoresetGuide(std::move(guide));
+  auto_options.guide = MakeCoresetGuide(OneGraphCoreset({{"dce"}}, {0.1f}));
   auto guided = AutoAgent(options, AutoPrior{}, auto_options).Optimize(path, SearchBudget{50, 0});
   ASSERT_TRUE(guided.ok()) << guided.status();
   EXPECT_EQ(guided->passes, std::vector<std::string>{"dce"});
@@ -154,13 +161,7 @@ TEST(AutoAgentTest, SearchesTheCoresetsFirstSequenceWhereItsChoiceIsAnother) {
   AgentOptions options;
   options.registry = &PassRegistry::WithPipelines();
   options.env.actions = {"xla-cpu-default"};
-  CoresetModel guide;
-  guide.sequences = {{"dce"}, {"cse"}};
-  guide.graphs = {"g"};
-  guide.features = {std::vector<float>(CoresetFeatureSize(), 0.0f)};
-  guide.values = {{0.1f, 0.9f}};
-  guide.feature_mean.assign(CoresetFeatureSize(), 0.0f);
-  guide.feature_scale.assign(CoresetFeatureSize(), 1.0f);
+  CoresetModel guide = OneGraphCoreset({{"dce"}, {"cse"}}, {0.1f, 0.9f});
   ASSERT_EQ(guide.Choose(std::vector<float>(CoresetFeatureSize(), 0.0f)), 1);
   AutoOptions auto_options;
   auto_options.guide = MakeCoresetGuide(std::move(guide));
