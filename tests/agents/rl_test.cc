@@ -381,9 +381,26 @@ TEST(RlTrain, APolicyOverSequencesAnswersWithTheLowestStateInside) {
 
 // auto-policy:DIR is auto with the policy as its guide: the policy's best
 // state (here dce's, its only action) is a start; auto alone, allowed only
-// the default (which grows this module), keeps the module as it is.
+// the default (which grows this module), keeps the module as it is. The
+// shipped auto's guide, the coreset's sequences, stays beside the policy's:
+// the guided agent ends at least as low as auto does (the coreset's cse
+// goes lower here than the policy's dce).
 TEST(RlPolicyAgents, AutoGuidedByAPolicyStartsWhereThePolicyEnds) {
-  const std::string module = WriteBatchNormModule("rl_auto_policy.hlo");
+  const std::string module = ::testing::TempDir() + "/rl_auto_policy.hlo";
+  std::ofstream(module) << R"(HloModule bn_twice_scaled
+ENTRY main {
+  x = f32[2,4,3,3] parameter(0)
+  scale = f32[4] parameter(1)
+  offset = f32[4] parameter(2)
+  mean = f32[4] parameter(3)
+  variance = f32[4] parameter(4)
+  unused = f32[4] add(mean, variance)
+  squared = f32[4] multiply(scale, scale)
+  squared_again = f32[4] multiply(scale, scale)
+  both = f32[4] add(squared, squared_again)
+  ROOT y = f32[2,4,3,3] batch-norm-inference(x, both, offset, mean, variance), epsilon=0.001, feature_index=1
+}
+)";
   const std::string dir = FreshDir("auto-policy");
   TrainOptions o = SmallRun("ppo", dir, 32);
   o.benchmarks = {module};
@@ -394,17 +411,21 @@ TEST(RlPolicyAgents, AutoGuidedByAPolicyStartsWhereThePolicyEnds) {
   AgentOptions options;
   options.env.actions = {"xla-cpu-default"};
   absl::StatusOr<std::unique_ptr<Agent>> alone = MakeAgent("auto:auto", options);
+  absl::StatusOr<std::unique_ptr<Agent>> shipped = MakeAgent("auto", options);
   absl::StatusOr<std::unique_ptr<Agent>> guided = MakeAgent("auto-policy:" + dir, options);
   ASSERT_TRUE(alone.ok()) << alone.status();
+  ASSERT_TRUE(shipped.ok()) << shipped.status();
   ASSERT_TRUE(guided.ok()) << guided.status();
   absl::StatusOr<SearchResult> unguided = (*alone)->Optimize(module, {});
+  absl::StatusOr<SearchResult> by_coreset = (*shipped)->Optimize(module, {});
   absl::StatusOr<SearchResult> result = (*guided)->Optimize(module, {});
   ASSERT_TRUE(unguided.ok()) << unguided.status();
+  ASSERT_TRUE(by_coreset.ok()) << by_coreset.status();
   ASSERT_TRUE(result.ok()) << result.status();
   EXPECT_EQ(result->agent, "auto");
   EXPECT_EQ(unguided->op_count, unguided->initial_op_count);
-  EXPECT_EQ(result->passes, std::vector<std::string>{"dce"});
-  EXPECT_EQ(result->op_count, result->initial_op_count - 1);
+  EXPECT_LT(by_coreset->op_count, result->initial_op_count - 1);
+  EXPECT_LE(result->op_count, by_coreset->op_count);
   ASSERT_TRUE(result->validation.has_value());
   EXPECT_TRUE(result->validation->ok) << result->validation->equivalence;
   EXPECT_FALSE(MakeAgent("auto-policy:/no/such/dir").ok());
