@@ -86,15 +86,16 @@ Instruction* HloEmitter::Convert(Instruction* operand, PrimitiveType type) {
   return Add(Opcode::kConvert, MakeShape(type, operand->shape().dimensions()), {operand});
 }
 
-Instruction* HloEmitter::Reshape(Instruction* operand, std::vector<int64_t> dims) {
-  if (operand->shape().dimensions() == dims) return operand;
+Instruction* HloEmitter::Reshape(Instruction* operand, std::vector<int64_t> dims,
+                                 bool keep_identity) {
+  if (!keep_identity && operand->shape().dimensions() == dims) return operand;
   return Add(Opcode::kReshape, MakeShape(operand->shape().element_type(), std::move(dims)),
              {operand});
 }
 
 Instruction* HloEmitter::Slice(Instruction* operand, const std::vector<int64_t>& starts,
-                               const std::vector<int64_t>& limits) {
-  if (limits == operand->shape().dimensions() &&
+                               const std::vector<int64_t>& limits, bool keep_identity) {
+  if (!keep_identity && limits == operand->shape().dimensions() &&
       std::all_of(starts.begin(), starts.end(), [](int64_t s) { return s == 0; })) {
     return operand;
   }

@@ -39,10 +39,13 @@ class HloEmitter {
   Instruction* Less(Instruction* lhs, Instruction* rhs);  // unsigned / float LT
   Instruction* Select(Instruction* pred, Instruction* on_true, Instruction* on_false);
   Instruction* Convert(Instruction* operand, PrimitiveType type);
-  Instruction* Reshape(Instruction* operand, std::vector<int64_t> dims);
+  // Reshape and Slice return the operand itself where they would not change it,
+  // unless `keep_identity` (XLA's builder library emits such no-ops, and a pass
+  // that follows XLA's form must too).
+  Instruction* Reshape(Instruction* operand, std::vector<int64_t> dims, bool keep_identity = false);
   // Slice with unit strides.
   Instruction* Slice(Instruction* operand, const std::vector<int64_t>& starts,
-                     const std::vector<int64_t>& limits);
+                     const std::vector<int64_t>& limits, bool keep_identity = false);
   Instruction* Concatenate(const std::vector<Instruction*>& operands, int64_t dimension);
   Instruction* Tuple(const std::vector<Instruction*>& operands);
 

@@ -1,6 +1,7 @@
 #include "passes/expanders/rng_bit_generator_expander.h"
 
 #include <algorithm>
+#include <array>
 #include <map>
 #include <memory>
 #include <tuple>
@@ -41,6 +42,89 @@ absl::Status CheckSupported(const Instruction& rng, RandomAlgorithm algorithm) {
   return absl::OkStatus();
 }
 
+constexpr PrimitiveType kU32 = PrimitiveType::kU32;
+constexpr PrimitiveType kU64 = PrimitiveType::kU64;
+
+// A 128-bit counter as its u64 halves, low first.
+using U128 = std::array<Instruction*, 2>;
+
+// `value` + `addend` (a u64 scalar, or an array the sum takes the shape of),
+// the carry going into the high half.
+U128 AddToU128(HloEmitter& e, const U128& value, Instruction* addend) {
+  Instruction* low = e.Binary(Opcode::kAdd, value[0], addend);
+  Instruction* one = e.Int(kU64, 1);
+  Instruction* carried = e.Less(low, value[0]);
+  const std::vector<int64_t>& dims = addend->shape().dimensions();
+  Instruction* high = e.Select(carried, e.Broadcast(e.Binary(Opcode::kAdd, value[1], one), dims),
+                               e.Broadcast(value[1], dims));
+  return {low, high};
+}
+
+// The four u32 words of a 128-bit value, least significant first.
+std::array<Instruction*, 4> Words(HloEmitter& e, const U128& value) {
+  return {e.Low32(value[0]), e.High32(value[0]), e.Low32(value[1]), e.High32(value[1])};
+}
+
+// The rng-bit-generator's Philox computation in the form XLA's expander
+// builds it with its builder library, step for step, so that the passes after
+// it see what XLA's see (the counts differ otherwise, and reshape-mover and
+// the simplifier then go other ways): the counter is the state's words after
+// the key reversed (u64[2]) or as they are (u64[3]), taken apart into u32
+// words and joined again; each round's key is raised after it, the last
+// raise read by nothing; identity slices and reshapes and scalar broadcasts
+// stay for later passes to remove. Returns the new state and the bits (u32
+// for types of 32 bits or fewer, converted afterwards; else u64), laid out
+// in `dims`.
+std::pair<Instruction*, Instruction*> EmitXlaPhilox(HloEmitter& e, Instruction* state,
+                                                    const std::vector<int64_t>& dims, bool wide) {
+  const int64_t words = state->shape().dimensions(0);
+  Instruction* key = e.Reshape(e.Slice(state, {0}, {1}), {});
+  Instruction* counter = words >= 3 ? e.Slice(state, {1}, {3}) : e.Unary(Opcode::kReverse, state);
+  if (words < 3) counter->mutable_attrs().dimensions = {0};
+  int64_t n = 1;
+  for (int64_t d : dims) n *= d;
+  std::array<Instruction*, 2> k = {e.Low32(key), e.High32(key)};
+
+  // Blocks of four u32 words: the counter + i for block i, and the counter
+  // after the last block.
+  const int64_t blocks = wide ? (2 * n + 3) / 4 : (n + 3) / 4;
+  const std::array<Instruction*, 4> start = Words(
+      e, {e.Reshape(e.Slice(counter, {0}, {1}), {}), e.Reshape(e.Slice(counter, {1}, {2}), {})});
+  Instruction* iota = e.Iota(kU64, blocks);
+  const U128 joined = {e.Join64(start[0], start[1]), e.Join64(start[2], start[3])};
+  std::array<Instruction*, 4> x = Words(e, AddToU128(e, joined, iota));
+  const U128 next = AddToU128(e, joined, e.Int(kU64, blocks));
+  Instruction* new_counter = e.Concatenate({e.Reshape(next[0], {1}), e.Reshape(next[1], {1})}, 0);
+
+  for (int round = 0; round < 10; ++round) {
+    auto multiplied = [&](Instruction* word, uint32_t factor) {
+      Instruction* product =
+          e.Binary(Opcode::kMultiply, e.Convert(word, kU64), e.Int(kU64, factor));
+      Instruction* low = e.Convert(product, kU32);
+      return std::pair{e.High32(product), low};
+    };
+    const auto [high0, low0] = multiplied(x[0], 0xD2511F53u);
+    const auto [high1, low1] = multiplied(x[2], 0xCD9E8D57u);
+    x = {e.Binary(Opcode::kXor, e.Binary(Opcode::kXor, high1, x[1]), k[0]), low1,
+         e.Binary(Opcode::kXor, e.Binary(Opcode::kXor, high0, x[3]), k[1]), low0};
+    k = {e.Binary(Opcode::kAdd, k[0], e.Int(kU32, 0x9E3779B9u)),
+         e.Binary(Opcode::kAdd, k[1], e.Int(kU32, 0xBB67AE85u))};
+  }
+
+  std::vector<Instruction*> parts =
+      wide ? std::vector<Instruction*>{e.Join64(x[0], x[1]), e.Join64(x[2], x[3])}
+           : std::vector<Instruction*>{x[0], x[1], x[2], x[3]};
+  const int64_t rows = wide ? (n + 1) / 2 : blocks;
+  std::vector<Instruction*> columns;
+  for (Instruction* part : parts) columns.push_back(e.Reshape(part, {rows, 1}));
+  Instruction* flat =
+      e.Reshape(e.Concatenate(columns, 1), {rows * static_cast<int64_t>(parts.size())});
+  Instruction* bits = e.Reshape(e.Slice(flat, {0}, {n}, /*keep_identity=*/true), dims,
+                                /*keep_identity=*/true);
+  if (words < 3) new_counter = e.Slice(new_counter, {0}, {1});
+  return {e.Concatenate({e.Reshape(key, {1}), new_counter}, 0), bits};
+}
+
 // The computation (state) -> (new state, bits) for `rng`.
 Computation* BuildGenerator(Module& module, const Instruction& rng, RandomAlgorithm algorithm) {
   const Shape& state_shape = rng.operand(0)->shape();
@@ -56,39 +140,19 @@ Computation* BuildGenerator(Module& module, const Instruction& rng, RandomAlgori
   const std::vector<int64_t> dims = bits_shape.dimensions();
   const PrimitiveType type = bits_shape.element_type();
   const bool wide = BitWidth(type) == 64;
-  const int64_t words = state_shape.dimensions(0);
-  Instruction* key = e.Element(state, 0);
-  std::vector<Instruction*> new_state = {e.Reshape(key, {1})};
+  Instruction* new_state = nullptr;
   Instruction* bits = nullptr;
   if (algorithm == RandomAlgorithm::kThreeFry) {
+    Instruction* key = e.Element(state, 0);
+    Instruction* new_key = e.Reshape(key, {1});
     EmittedBits out = EmitThreeFryBits(e, key, e.Element(state, 1), dims, wide);
     bits = out.bits;
-    new_state.push_back(e.Reshape(out.counter_lo, {1}));
+    new_state = e.Concatenate({new_key, e.Reshape(out.counter_lo, {1})}, 0);
   } else {
-    int64_t n = 1;
-    for (int64_t d : dims) n *= d;
-    // XLA splits each state word into its u32 halves while still a u64[1] slice, and joins
-    // the counter's words back from them; the simplifier cannot fold that round trip, so it
-    // stays in XLA's module (14 instructions per generator) and in this one.
-    auto halves = [&](int64_t i) {
-      Instruction* word = e.Slice(state, {i}, {i + 1});
-      return std::pair{e.Low32(word), e.High32(word)};
-    };
-    auto joined = [&](const std::pair<Instruction*, Instruction*>& h) {
-      return e.Reshape(e.Join64(h.first, h.second), {});
-    };
-    const auto key_halves = halves(0);
-    // A u64[2] state's counter is (state[1], state[0]); u64[3]: (state[1], state[2]).
-    Instruction* lo = joined(halves(1));
-    Instruction* hi = joined(words == 3 ? halves(2) : key_halves);
-    EmittedBits out = EmitPhiloxBits(e, e.Reshape(key_halves.first, {}),
-                                     e.Reshape(key_halves.second, {}), lo, hi, n, wide);
-    bits = e.Reshape(out.bits, dims);
-    new_state.push_back(e.Reshape(out.counter_lo, {1}));
-    if (words == 3) new_state.push_back(e.Reshape(out.counter_hi, {1}));
+    std::tie(new_state, bits) = EmitXlaPhilox(e, state, dims, wide);
   }
   bits = e.Convert(bits, type);  // narrower types keep the low bits
-  Instruction* root = e.Tuple({e.Concatenate(new_state, 0), bits});
+  Instruction* root = e.Tuple({new_state, bits});
   root->set_shape(rng.shape());
   owned->set_root_instruction(root);
   return module.AddComputation(std::move(owned));

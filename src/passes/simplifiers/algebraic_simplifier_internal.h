@@ -50,7 +50,6 @@ class Visitor {
   absl::Status HandleNot(Instruction* hlo);
   absl::Status HandleAnd(Instruction* hlo);
   absl::Status HandleOr(Instruction* hlo);
-  absl::Status HandleXor(Instruction* hlo);
   absl::Status HandleMaximum(Instruction* hlo);
   absl::Status HandleMinimum(Instruction* hlo);
   // The rules maximum and minimum share; true when one of them settled `hlo`.

@@ -539,6 +539,29 @@ absl::Status Visitor::HandleSlice(Instruction* slice) {
     }
     if (only_a_major_prefix) return ReplaceWithNew(slice, AddReshape(AddSlice(x, inner), shape));
   }
+  // slice(reverse(x)) => reverse(slice(x)): the slice mirrored along the
+  // reversed dimensions (from its last picked element, stride kept), as XLA's
+  // TryToReorderSliceAndReverse does; where every reversed dimension is left
+  // with one element, the slice alone (the reverse does nothing there).
+  if (operand->opcode() == Opcode::kReverse) {
+    const std::vector<int64_t>& reversed = operand->attrs().dimensions;
+    std::vector<SliceDimension> mirrored = sl;
+    bool reverses_anything = false;
+    for (int64_t d : reversed) {
+      const SliceDimension& s = sl[d];
+      const int64_t last = s.start + (s.limit - s.start - 1) / s.stride * s.stride;
+      const int64_t size = operand->shape().dimensions(d);
+      mirrored[d].start = size - 1 - last;
+      mirrored[d].limit = size - s.start;
+      reverses_anything |= shape.dimensions(d) > 1;
+    }
+    Instruction* sliced = AddSlice(operand->operand(0), mirrored);
+    if (!reverses_anything) return ReplaceWithNew(slice, sliced);
+    Instruction* ops[] = {sliced};
+    Instruction* made = Add(Opcode::kReverse, shape, ops);
+    made->mutable_attrs().dimensions = reversed;
+    return ReplaceWithNew(slice, made);
+  }
   // Strides that pick a single element.
   {
     bool redundant = false;

@@ -79,6 +79,27 @@ TEST(RngBitGeneratorExpanderTest, DefaultPipelineEndsWithXlasOpCount) {
   }
 }
 
+// The generator is XLA's, instruction for instruction: its size right after
+// the pass, read from the pinned XLA's dump of a PyTorch/XLA step that draws
+// both (torchvision's ViT). The passes after the expander then go where
+// XLA's go (in another form, the rbg PRNG's module ended 2 below XLA and the
+// ViT step 7 above).
+TEST(RngBitGeneratorExpanderTest, GeneratorHasXlasForm) {
+  const struct {
+    const char* bits;
+    int64_t xla_instructions;
+  } cases[] = {{"u32[1,2,3,32,32]", 353}, {"u64[2]", 363}};
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.bits);
+    PassRun run = RunPass("rng-bit-generator-expander", Module("u64[2]", c.bits, "rng_default"));
+    ASSERT_TRUE(run.changed);
+    const Computation* generator = run.module->FindComputation("rng_philox");
+    ASSERT_NE(generator, nullptr) << run.after;
+    EXPECT_EQ(static_cast<int64_t>(generator->instructions().size()), c.xla_instructions);
+    ExpectSameSemantics(run);
+  }
+}
+
 TEST(RngBitGeneratorExpanderTest, OneGeneratorPerShape) {
   PassRun run = RunPass("rng-bit-generator-expander", R"(HloModule m
 ENTRY e {

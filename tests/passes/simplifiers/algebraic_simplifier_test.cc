@@ -379,7 +379,24 @@ ENTRY main {
   ROOT r = pred[4] or(p, b)
 })",
                    "CHECK: ROOT %b = pred[4] broadcast(");
-  ExpectSimplifies(S32("  ROOT r = s32[4] xor(p, p)\n"), "CHECK: s32[] constant(0)");
+}
+
+// The pinned XLA's simplifier rewrites no xor: xor with zero (scalar or array,
+// either side) and the xor of two identical adds stay, as its pass dumps of
+// the rbg PRNG's Philox rounds and of this module show.
+TEST(AlgebraicSimplifierTest, LeavesXorAlone) {
+  ExpectUnchanged(
+      S32("  z = s32[] constant(0)\n  b = s32[4] broadcast(z), dimensions={}\n"
+          "  ROOT r = s32[4] xor(p, b)\n"));
+  ExpectUnchanged(R"(HloModule m
+ENTRY main {
+  p = u32[1] parameter(0)
+  z = u32[1] constant({0})
+  ROOT r = u32[1] xor(z, p)
+})");
+  ExpectUnchanged(
+      S32("  s = s32[4] add(p, q)\n  t = s32[4] add(p, q)\n"
+          "  ROOT r = s32[4] xor(s, t)\n"));
 }
 
 TEST(AlgebraicSimplifierTest, MaxMinIdentities) {
@@ -700,6 +717,25 @@ CHECK: ROOT {{.*}} f32[2,3] reshape()");
   ExpectUnchanged(module("f32[6,4]", "f32[4,6]", "f32[1,6] slice(r), slice={[0:1], [0:6]}"));
   ExpectUnchanged(
       module("f32[4,6]", "f32[4,6,1]", "f32[4,3,1] slice(r), slice={[0:4], [0:3], [0:1]}"));
+}
+
+// slice(reverse(x)) slices x where the slice's elements lie, mirrored along
+// the reversed dimensions (strides kept: the mirrored slice starts at its
+// last picked element); the reverse stays where a reversed dimension keeps
+// more than one element. XLA's dump of the rbg PRNG's Philox generator:
+// slice(reverse(u64[2] state)), [0:1] became a slice [1:2] of the state.
+TEST(AlgebraicSimplifierTest, SliceOfReverseSlicesTheOperand) {
+  auto module = [](std::string_view operand, std::string_view slice) {
+    return "HloModule m\nENTRY main {\n  p = " + std::string(operand) +
+           " parameter(0)\n  r = " + std::string(operand) +
+           " reverse(p), dimensions={0}\n  ROOT s = " + std::string(slice) + "\n}\n";
+  };
+  ExpectSimplifies(module("u64[2]", "u64[1] slice(r), slice={[0:1]}"),
+                   R"(CHECK: ROOT {{.*}} u64[1] slice(u64[2] %p), slice={[1:2]}
+CHECK-NOT: reverse)");
+  ExpectSimplifies(module("f32[10,3]", "f32[3,2] slice(r), slice={[1:8:3], [0:2]}"),
+                   R"(CHECK: f32[3,2] slice(f32[10,3] %p), slice={[2:9:3], [0:2]}
+CHECK: ROOT {{.*}} f32[3,2] reverse(f32[3,2] %slice), dimensions={0})");
 }
 
 TEST(AlgebraicSimplifierTest, DynamicSliceRewrites) {
