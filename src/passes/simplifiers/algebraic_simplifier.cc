@@ -295,6 +295,8 @@ absl::Status Visitor::Visit(Instruction* hlo) {
       return HandleDynamicUpdateSlice(hlo);
     case Opcode::kReduce:
       return HandleReduce(hlo);
+    case Opcode::kReduceWindow:
+      return HandleReduceWindow(hlo);
     case Opcode::kDot:
       return HandleDot(hlo);
     case Opcode::kConvolution:

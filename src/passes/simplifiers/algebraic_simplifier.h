@@ -30,7 +30,9 @@
 //  - negate(negate), not(not), abs of a non-negative value, exp(0) -> 1,
 //    log(pow/sqrt/rsqrt), pow(A, 0/1/2/3/-1/0.5), rsqrt(pow(A,-2)),
 //    rsqrt(1/A), real/imag/complex pairs.
-//  - and/or/xor with true/false/0 operands, A^A -> 0.
+//  - and/or with true/false/0 operands. No xor rewrite: the pinned XLA's
+//    simplifier leaves xor(A, 0) and xor(A, A') of identical A, A' (its pass
+//    dumps; the newer XLA source folds both).
 //  - maximum/minimum: identical operands; with -inf/+inf (lowest/highest);
 //    nested max/min with a repeated operand; max(c1, min(x, c2)) -> clamp;
 //    max(f(x), f(y)) -> f(max(x,y)) for tanh/erf/cbrt/logistic;
@@ -60,7 +62,9 @@
 //    splits and regroups attention heads -> concatenate of <= 5 slices of x.
 //  - slice: no-op; slice(pad) (inside the operand, undoing the pad, or only
 //    padding); slice(slice); slice(broadcast); slice of a concatenate to an
-//    operand or a smaller concatenate (also scalar slices); redundant strides.
+//    operand or a smaller concatenate (also scalar slices); slice(reverse) ->
+//    reverse(slice) (the slice alone where the reversed dims keep one
+//    element); redundant strides.
 //  - concatenate: one operand; empty operands; nested concatenates; adjacent
 //    slices of one operand; two operands one of which broadcasts a scalar ->
 //    pad; N copies of one size-1 operand -> broadcast.
@@ -79,6 +83,12 @@
 //    reduce(reduce) merge; reduce(reshape) both cases; reduce of a scalar
 //    broadcast with min/max/and/or; reduce(broadcast) commuted; sums of
 //    broadcast dims -> multiply.
+//  - reduce-window (single output): empty -> broadcast(init); scalar ->
+//    operand; cumulative sum of a broadcast constant -> c * (1 + iota);
+//    one-element windows of add/min/max -> elementwise op with the init
+//    (+ pad); windows over whole dimensions -> reshape(reduce); a pad (or
+//    convert(pad)) with the init value folded into the window, or a
+//    broadcast where each window reads one unpadded element.
 //  - dot: empty -> zeros; no contracting dims -> multiply; degenerate
 //    dims removed; dot(transpose(a), transpose(b)) -> transpose(dot).
 //  - convolution (algebraic_simplifier_conv.cc): empty operand -> zeros;
@@ -89,13 +99,13 @@
 // Left out (off in XLA's CPU options, layout-sensitive, or not yet done):
 // dot strength reduction to reduce, associative dot reordering, dot of
 // concat/gather/reordered contracting dims, dot param-to-rhs, conv -> dot
-// (layout-sensitive in XLA), reduce-window rewrites, gather/scatter rewrites,
+// (layout-sensitive in XLA), variadic reduce-window rewrites, gather/scatter rewrites,
 // reduce(concat) -> map,
 // argmin/argmax matching, merging two scatter-adds, add(dus(0, ...)), select of
 // dynamic-update-slice, dynamic-slice of dynamic-slice/iota,
 // dus(dus(ds)), reshape(dus), transpose/reshape chain removal, hoisting
 // transposes, slice/reshape and
-// slice/reverse reordering, pad(broadcast), reverse of elementwise ops,
+// pad(broadcast), reverse of elementwise ops,
 // tautological and-compares, all-reduce/all-gather of constants, bitcast and
 // copy/bitcast layout rewrites, custom-call rewrites, upcast-op-downcast
 // narrowing, optimization-barrier pruning, fast-math-only rewrites, and
@@ -132,6 +142,7 @@ struct AlgebraicSimplifierOptions {
   bool enable_dynamic_update_slice_to_pad_replacement = false;
   bool enable_conv_operand_swap = true;
   bool rewrite_reshape_transpose_as_slice_concatenate = true;
+  bool enable_window_reduce_to_reduce_replacement = true;
   int max_sweeps = 50;
 };
 

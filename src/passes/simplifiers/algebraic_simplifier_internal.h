@@ -88,6 +88,7 @@ class Visitor {
 
   // Reductions and dots (algebraic_simplifier_reduce.cc).
   absl::Status HandleReduce(Instruction* hlo);
+  absl::Status HandleReduceWindow(Instruction* hlo);
   // HandleReduce's rules for single-output reduces (one each); true when it
   // rewrote the reduce.
   absl::StatusOr<bool> ReduceOfNegate(Instruction* reduce);

@@ -134,6 +134,230 @@ bool IsArgMinMax(const Instruction* reduce, ComparisonDirection direction) {
 
 // ================================== reduce ==================================
 
+// =============================== reduce-window ==============================
+
+namespace {
+
+// The pad's value and the reduce-window's init value are the same: one
+// instruction, or two constants of one value (after the pad's is converted
+// to the init's type).
+bool SamePadAndInitValue(const Instruction* pad_value, const Instruction* init) {
+  if (pad_value == init) return true;
+  if (pad_value->opcode() != Opcode::kConstant || init->opcode() != Opcode::kConstant) {
+    return false;
+  }
+  const Literal& a = *pad_value->attrs().literal;
+  const Literal& b = *init->attrs().literal;
+  if (a == b) return true;
+  return pad_value->shape().element_type() != init->shape().element_type() &&
+         a.shape().ElementCount() == 1 && b.shape().ElementCount() == 1 &&
+         a.GetAsDouble(0) == b.GetAsDouble(0);
+}
+
+bool HasInteriorPadding(const std::vector<PaddingDimension>& padding) {
+  return absl::c_any_of(padding, [](const PaddingDimension& p) { return p.interior != 0; });
+}
+
+}  // namespace
+
+absl::Status Visitor::HandleReduceWindow(Instruction* reduce_window) {
+  // Variadic reduce-windows are left alone.
+  if (reduce_window->shape().IsTuple() || reduce_window->operand_count() != 2 ||
+      !reduce_window->attrs().window.has_value()) {
+    return absl::OkStatus();
+  }
+  Instruction* operand = reduce_window->operand(0);
+  Instruction* init = reduce_window->operand(1);
+  const Shape& shape = reduce_window->shape();
+  Computation* function = reduce_window->called_computations()[0];
+  const Window& window = *reduce_window->attrs().window;
+  const ReductionKind kind = KindOf(function);
+
+  // Nothing to reduce: the init value everywhere.
+  if (operand->shape().ElementCount() == 0 || shape.ElementCount() == 0) {
+    return ReplaceWithNew(reduce_window, AddBroadcast(init, shape, {}));
+  }
+  // A scalar window over a scalar is the scalar.
+  if (operand->shape().rank() == 0) {
+    ReplaceIfCompatible(reduce_window, operand);
+    return absl::OkStatus();
+  }
+
+  // A cumulative sum of a broadcast constant c: c * (1 + iota) along the one
+  // dimension its window runs over.
+  Instruction* source = operand;
+  while (source->opcode() == Opcode::kReshape || source->opcode() == Opcode::kConvert ||
+         source->opcode() == Opcode::kSlice || source->opcode() == Opcode::kCopy) {
+    source = source->operand(0);
+  }
+  if (source->opcode() == Opcode::kBroadcast && source->operand(0)->shape().rank() == 0 &&
+      IsScalarConstantZero(init) && kind == ReductionKind::kAdd) {
+    Instruction* value = source->operand(0);
+    while (value->opcode() == Opcode::kConvert || value->opcode() == Opcode::kReshape) {
+      value = value->operand(0);
+    }
+    // XLA stops here when the broadcast value is not a constant.
+    if (value->opcode() != Opcode::kConstant) return absl::OkStatus();
+    int64_t summed = -1;
+    bool cumulative = true;
+    for (int64_t i = 0; i < static_cast<int64_t>(window.dimensions.size()) && cumulative; ++i) {
+      const WindowDimension& d = window.dimensions[i];
+      if (d.size > 1) {
+        cumulative = summed == -1 && d.size == operand->shape().dimensions(i) && d.stride == 1 &&
+                     d.padding_low == d.size - 1 && d.padding_high == 0 && d.window_dilation == 1 &&
+                     d.base_dilation == 1 && !d.window_reversal;
+        summed = i;
+      } else {
+        cumulative = d.padding_low == 0 && d.padding_high == 0 && d.base_dilation == 1;
+      }
+    }
+    if (cumulative && summed != -1) {
+      if (value->shape().rank() != 0)
+        value = AddReshape(value, Shape::Scalar(value->shape().element_type()));
+      const PrimitiveType type = shape.element_type();
+      if (value->shape().element_type() != type) value = AddConvert(value, type);
+      const PrimitiveType count_type = value->shape().element_type() == PrimitiveType::kS64
+                                           ? PrimitiveType::kS64
+                                           : PrimitiveType::kS32;
+      Shape count_shape = MakeShapeLike(count_type, shape.dimensions(), shape);
+      Instruction* iota = Add(Opcode::kIota, count_shape, {});
+      iota->mutable_attrs().iota_dimension = summed;
+      Instruction* one = AddScalarConstant(count_type, 1, count_shape);
+      Instruction* count =
+          AddBinary(Opcode::kAdd, count_shape, iota, AddBroadcast(one, count_shape, {}));
+      if (count_type != type) count = AddConvert(count, type);
+      return ReplaceWithNew(reduce_window, AddBinary(Opcode::kMultiply, shape,
+                                                     AddBroadcast(value, shape, {}), count));
+    }
+  }
+
+  // Windows of one element: the reduction with the init value, elementwise
+  // (and a pad with the init value where the window pads).
+  const bool unit_windows = absl::c_all_of(window.dimensions, [](const WindowDimension& d) {
+    return d.size == 1 && d.stride == 1 && d.window_dilation == 1 && d.base_dilation == 1 &&
+           !d.window_reversal;
+  });
+  if (unit_windows &&
+      (kind == ReductionKind::kAdd || kind == ReductionKind::kMin || kind == ReductionKind::kMax)) {
+    const Opcode opcode = function->root_instruction()->opcode();
+    std::vector<int64_t> all_dims(operand->shape().rank());
+    std::iota(all_dims.begin(), all_dims.end(), 0);
+    Instruction* made =
+        AddBinary(opcode, operand->shape(), operand, AddBroadcast(init, operand->shape(), {}));
+    if (absl::c_any_of(window.dimensions, [](const WindowDimension& d) {
+          return d.padding_low > 0 || d.padding_high > 0;
+        })) {
+      std::vector<PaddingDimension> padding;
+      for (const WindowDimension& d : window.dimensions)
+        padding.push_back({d.padding_low, d.padding_high, 0});
+      Instruction* ops[] = {made, init};
+      made = Add(Opcode::kPad, shape, ops);
+      made->mutable_attrs().padding = std::move(padding);
+    }
+    return ReplaceWithNew(reduce_window, made);
+  }
+
+  // A window over whole dimensions (no stride, dilation or padding): a
+  // reduce, reshaped to keep those dimensions as 1s.
+  if (options_.enable_window_reduce_to_reduce_replacement) {
+    std::vector<int64_t> reduced;
+    bool plain = true;
+    for (int64_t i = 0; i < static_cast<int64_t>(window.dimensions.size()) && plain; ++i) {
+      const WindowDimension& d = window.dimensions[i];
+      if (d.stride != 1 || d.window_dilation != 1 || d.base_dilation != 1 || d.padding_low != 0 ||
+          d.padding_high != 0) {
+        plain = false;
+      } else if (d.size != 1) {
+        if (shape.dimensions(i) == 1) {
+          reduced.push_back(i);
+        } else {
+          plain = false;
+        }
+      }
+    }
+    if (plain && !reduced.empty()) {
+      Shape reduce_shape =
+          MakeShapeLike(shape.element_type(), DeleteDims(shape.dimensions(), reduced), shape);
+      Instruction* reduce = AddReduce(operand, init, reduce_shape, reduced, function);
+      return ReplaceWithNew(reduce_window, AddReshape(reduce, shape));
+    }
+  }
+
+  // A pad (or a convert of one) before the window folds into its padding
+  // when it pads with the init value.
+  Instruction* pad = nullptr;
+  Instruction* convert = nullptr;
+  if (operand->opcode() == Opcode::kPad) {
+    pad = operand;
+  } else if (operand->opcode() == Opcode::kConvert &&
+             operand->operand(0)->opcode() == Opcode::kPad) {
+    convert = operand;
+    pad = operand->operand(0);
+    // XLA keeps a pad that is small next to the one dimension a window runs
+    // over (under a tenth of it).
+    std::vector<int64_t> running;
+    for (int64_t i = 0; i < static_cast<int64_t>(window.dimensions.size()); ++i) {
+      if (window.dimensions[i].size != 1) running.push_back(i);
+    }
+    if (running.size() == 1) {
+      const PaddingDimension& p = pad->attrs().padding[running[0]];
+      const double ratio = static_cast<double>(p.low + p.high) /
+                           static_cast<double>(operand->shape().dimensions(running[0]));
+      if (ratio < 0.1) return absl::OkStatus();
+    }
+  } else {
+    return absl::OkStatus();
+  }
+  const std::vector<PaddingDimension>& padding = pad->attrs().padding;
+  const bool base_dilated = absl::c_any_of(
+      window.dimensions, [](const WindowDimension& d) { return d.base_dilation != 1; });
+  if (HasInteriorPadding(padding) && base_dilated) return absl::OkStatus();
+  if (!SamePadAndInitValue(pad->operand(1), init)) return absl::OkStatus();
+
+  Instruction* padded = pad->operand(0);
+  Instruction* new_operand =
+      convert == nullptr ? padded : AddConvert(padded, convert->shape().element_type());
+  // Each window then reads one unpadded element: a broadcast.
+  const bool effective_broadcast = [&] {
+    for (int64_t i = 0; i < static_cast<int64_t>(padding.size()); ++i) {
+      const PaddingDimension& p = padding[i];
+      const WindowDimension& d = window.dimensions[i];
+      const bool padded_dim = p.low != 0 || p.high != 0;
+      if (d.stride != 1 || p.low != p.high || p.interior != 0) return false;
+      if (padded_dim && padded->shape().dimensions(i) != 1) return false;
+      if (padded_dim && d.size < p.low + 1) return false;
+      if (padded->shape().dimensions(i) != 1 && d.size != 1) return false;
+    }
+    return true;
+  }();
+  if (effective_broadcast) {
+    // XLA's broadcast sequence: a reshape keeping the dimensions the output
+    // has at the same size (the others are 1s), broadcast along them.
+    std::vector<int64_t> kept_dims, kept_sizes;
+    for (int64_t i = 0; i < new_operand->shape().rank(); ++i) {
+      if (new_operand->shape().dimensions(i) == shape.dimensions(i)) {
+        kept_dims.push_back(i);
+        kept_sizes.push_back(shape.dimensions(i));
+      }
+    }
+    Instruction* kept = AddReshape(new_operand, MakeShapeLike(new_operand->shape().element_type(),
+                                                              kept_sizes, new_operand->shape()));
+    return ReplaceWithNew(reduce_window, AddBroadcast(kept, shape, kept_dims));
+  }
+  Window folded = window;
+  for (size_t i = 0; i < folded.dimensions.size(); ++i) {
+    WindowDimension& d = folded.dimensions[i];
+    d.padding_low += d.base_dilation * padding[i].low;
+    d.padding_high += d.base_dilation * padding[i].high;
+    if (padding[i].interior != 0) d.base_dilation = 1 + padding[i].interior;
+  }
+  Instruction* ops[] = {new_operand, init};
+  Instruction* made = Add(Opcode::kReduceWindow, shape, ops);
+  made->mutable_attrs().window = std::move(folded);
+  made->mutable_called_computations() = {function};
+  return ReplaceWithNew(reduce_window, made);
+}
+
 absl::Status Visitor::HandleReduce(Instruction* reduce) {
   const int64_t input_count = reduce->operand_count() / 2;
   if (input_count < 1) return absl::OkStatus();

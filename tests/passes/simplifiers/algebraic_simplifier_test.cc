@@ -738,6 +738,82 @@ CHECK-NOT: reverse)");
 CHECK: ROOT {{.*}} f32[3,2] reverse(f32[3,2] %slice), dimensions={0})");
 }
 
+// reduce-window rewrites, as the pinned XLA makes them on torchvision's
+// models from PyTorch/XLA (max pooling after an explicit pad; all twelve
+// modules of ViT, ResNet, MobileNetV3, EfficientNet and ConvNeXt steps then
+// end at X).
+std::string ReduceWindowModule(std::string_view body) {
+  return R"(HloModule m
+max_f32 {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT m = f32[] maximum(a, b)
+}
+add_f32 {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY main {
+  p = f32[2,4,6,6] parameter(0)
+  ninf = f32[] constant(-inf)
+  zero = f32[] constant(0)
+)" + std::string(body) +
+         "}\n";
+}
+
+TEST(AlgebraicSimplifierTest, ReduceWindowFoldsAPadWithItsInitValue) {
+  PassRun run = RunPass("algsimp", ReduceWindowModule(R"(
+  pad = f32[2,4,8,8] pad(p, ninf), padding=0_0x0_0x1_1x1_1
+  ROOT r = f32[2,4,3,3] reduce-window(pad, ninf), window={size=1x1x3x3 stride=1x1x2x2}, to_apply=max_f32
+)"));
+  EXPECT_TRUE(run.changed);
+  EXPECT_CHECKS(run.after, R"(
+CHECK: ROOT {{.*}} reduce-window(f32[2,4,6,6] %p, f32[] %ninf), window={size=1x1x3x3 stride=1x1x2x2 pad=0_0x0_0x1_1x1_1}
+CHECK-NOT: pad(
+)");
+  ExpectSameSemantics(run);
+  // A pad with another value stays.
+  ExpectUnchanged(ReduceWindowModule(R"(
+  pad = f32[2,4,8,8] pad(p, zero), padding=0_0x0_0x1_1x1_1
+  ROOT r = f32[2,4,3,3] reduce-window(pad, ninf), window={size=1x1x3x3 stride=1x1x2x2}, to_apply=max_f32
+)"));
+}
+
+TEST(AlgebraicSimplifierTest, ReduceWindowOfUnitWindowsWholeDimensionsAndConstantSums) {
+  // One-element windows: the reduction with the init value, elementwise, then
+  // a pad with it where the window pads.
+  PassRun run = RunPass("algsimp", ReduceWindowModule(R"(
+  one = f32[] constant(1)
+  ROOT r = f32[2,4,8,6] reduce-window(p, one), window={size=1x1x1x1 pad=0_0x0_0x1_1x0_0}, to_apply=add_f32
+)"));
+  EXPECT_CHECKS(run.after, R"(
+CHECK: f32[2,4,6,6] add(f32[2,4,6,6] %p, f32[2,4,6,6] %broadcast)
+CHECK: ROOT {{.*}} f32[2,4,8,6] pad({{.*}}, f32[] %one), padding=0_0x0_0x1_1x0_0
+)");
+  ExpectSameSemantics(run);
+  // A window over whole dimensions: a reduce, reshaped.
+  run = RunPass("algsimp", ReduceWindowModule(R"(
+  ROOT r = f32[2,4,1,1] reduce-window(p, ninf), window={size=1x1x6x6}, to_apply=max_f32
+)"));
+  EXPECT_CHECKS(run.after, R"(
+CHECK: f32[2,4] reduce(f32[2,4,6,6] %p, f32[] %ninf), dimensions={2,3}, to_apply=%max_f32
+CHECK: ROOT {{.*}} f32[2,4,1,1] reshape(
+)");
+  ExpectSameSemantics(run);
+  // A cumulative sum of a broadcast constant: c * (1 + iota).
+  run = RunPass("algsimp", ReduceWindowModule(R"(
+  c = f32[] constant(2.5)
+  b = f32[3,5] broadcast(c), dimensions={}
+  ROOT r = f32[3,5] reduce-window(b, zero), window={size=1x5 pad=0_0x4_0}, to_apply=add_f32
+)"));
+  EXPECT_CHECKS(run.after, R"(
+CHECK: s32[3,5] iota(), iota_dimension=1
+CHECK: ROOT {{.*}} f32[3,5] multiply(
+)");
+  ExpectSameSemantics(run);
+}
+
 TEST(AlgebraicSimplifierTest, DynamicSliceRewrites) {
   ExpectSimplifies(F32("  i = s32[] constant(1)\n"
                        "  ROOT r = f32[2] dynamic-slice(p, i), dynamic_slice_sizes={2}\n"),
