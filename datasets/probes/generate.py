@@ -30,10 +30,13 @@ venv of its own under build/venvs with the probe's pinned requirements:
   pipeline-stage and expert-parallel steps (all-reduce, reduce-scatter, all-gather,
   collective-permute, all-to-all) traced by PyTorch/XLA (datasets/corpus/requirements-torch.txt)
   for four replicas, then compiled by the pinned XLA for four replicas.
+- torchvision_models: examples/harvest/torchvision_models.py's ResNet, MobileNetV3, EfficientNet,
+  ConvNeXt and ViT steps on PyTorch/XLA (torchvision, requirements-torchvision.txt, added to the
+  PyTorch/XLA venv), as the pinned XLA receives them.
 - pytorch_as_received, tensorflow_as_received: datasets/pytorch and the corpus's TensorFlow
   families as the pinned XLA receives them (after jaxlib's import of their HLO text).
 
-    .venv/bin/python datasets/probes/generate.py [PROBE ...]   # all thirteen by default
+    .venv/bin/python datasets/probes/generate.py [PROBE ...]   # all of them by default
 
 Deterministic: the programs seed every random number, and the packing drops what ties a module's
 text to the machine that made it (source paths, Python objects' addresses).
@@ -315,6 +318,59 @@ def pytorch_collectives() -> Path:
     return staging
 
 
+def torchvision_models() -> Path:
+    """examples/harvest/torchvision_models.py's training steps and inference on PyTorch/XLA, as
+    the pinned XLA receives them: traced and compiled once by PyTorch/XLA (its own XLA), then
+    compiled by the pinned one, whose pass log gives X."""
+    python = venv("torch", [REPO / "datasets" / "corpus" / "requirements-torch.txt"])
+    # The torch venv predates this probe: its extra requirements go in on every run (a no-op
+    # once they are there).
+    subprocess.run(
+        [
+            str(python),
+            "-m",
+            "pip",
+            "install",
+            "-q",
+            "--disable-pip-version-check",
+            "-r",
+            str(HERE / "requirements-torchvision.txt"),
+        ],
+        check=True,
+    )
+    traced = REPO / "build" / "probes" / "torchvision_traced"
+    harvest(
+        [str(python), str(EXAMPLES / "torchvision_models.py")],
+        traced,
+        force=True,
+        family="torchvision_models",
+        min_instructions=MIN_INSTRUCTIONS,
+    )
+    staging = REPO / "build" / "probes" / "torchvision_models"
+    command = [
+        sys.executable,
+        str(HERE / "compile_with_pinned_xla.py"),
+        str(traced / "torchvision_models"),
+    ]
+    harvest(
+        command, staging, force=True, family="torchvision_models", min_instructions=MIN_INSTRUCTIONS
+    )
+    manifest = json.loads((staging / "manifest.json").read_text())
+    for entry in manifest["modules"].values():
+        entry["frontend"] = "pytorch"
+    versions = json.loads((traced / "manifest.json").read_text())["versions"]
+    manifest["versions"] = {k: v for k, v in versions.items() if k in ("torch", "torch_xla")}
+    manifest["versions"]["torchvision"] = subprocess.run(
+        [str(python), "-c", "import torchvision; print(torchvision.__version__.split('+')[0])"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    manifest["xla_reference_from"] = "the pinned jaxlib (requirements.txt)"
+    (staging / "manifest.json").write_text(json.dumps(manifest, sort_keys=True, indent=1) + "\n")
+    return staging
+
+
 def pytorch_as_received() -> Path:
     families = ["pt_cnn", "pt_mlp", "pt_transformer"]
     return as_received("pytorch_as_received", REPO / "datasets" / "pytorch", families, "pytorch")
@@ -341,6 +397,7 @@ PROBES = {
     "tf_detection": tf_detection,
     "tf_2_12": tf_2_12,
     "pytorch_collectives": pytorch_collectives,
+    "torchvision_models": torchvision_models,
     "pytorch_as_received": pytorch_as_received,
     "tensorflow_as_received": tensorflow_as_received,
 }

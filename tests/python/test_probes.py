@@ -2,10 +2,10 @@
 forms of while loops, JAX operations no model of the corpus uses, model libraries the corpus does
 not use, diffrax's ODE and SDE solves, NumPyro's samplers, JAX 0.4.13's, 0.4.30's and 0.6.2's
 lowering and 0.4.13's XLA's optimized modules, a TensorFlow object detector, TensorFlow 2.12's
-lowering, PyTorch/XLA's distributed steps with collectives for four replicas, PyTorch/XLA's and
-TensorFlow's modules as the pinned XLA receives them), each with the pinned XLA's reference
-(datasets/probes/generate.py). The files match their manifests, and hlogym's default pipeline ends
-at XLA's op count on every module."""
+lowering, PyTorch/XLA's distributed steps with collectives for four replicas, torchvision's models
+on PyTorch/XLA, PyTorch/XLA's and TensorFlow's modules as the pinned XLA receives them), each with
+the pinned XLA's reference (datasets/probes/generate.py). The files match their manifests, and
+hlogym's default pipeline ends at XLA's op count on every module."""
 
 import hashlib
 import json
@@ -31,11 +31,13 @@ NAMES = (
     "tf_detection",
     "tf_2_12",
     "pytorch_collectives",
+    "torchvision_models",
     "pytorch_as_received",
     "tensorflow_as_received",
 )
 FRONTENDS = {
     "pytorch_collectives": "pytorch",
+    "torchvision_models": "pytorch",
     "pytorch_as_received": "pytorch",
     "tensorflow_as_received": "tensorflow",
     "tf_detection": "tensorflow",
@@ -87,6 +89,11 @@ def test_probe_files_match_manifest(name):
             b"lapack_strsm_ffi",
         ):
             assert op in texts, op
+    if name == "torchvision_models":  # max pooling after a pad, dropout drawn on the device
+        texts = b"".join(unzstd(root / m["path"]) for m in manifest["modules"].values())
+        for op in (b" pad(", b" reduce-window(", b" rng-bit-generator(", b" reverse("):
+            assert op in texts, op
+        assert manifest["versions"]["torchvision"] == "0.24.0"
     if name == "older_xla_optimized":  # XLA's optimized modules: fusions in every one
         assert manifest["xla_optimized"] and all(
             b" fusion(" in unzstd(root / m["path"]) for m in manifest["modules"].values()
