@@ -69,7 +69,9 @@
 //    slices of one operand; two operands one of which broadcasts a scalar ->
 //    pad; N copies of one size-1 operand -> broadcast.
 //  - pad: empty operand -> broadcast; interior padding of size-1 dims;
-//    no-op pads; negative padding -> pad + slice.
+//    no-op pads; pad(broadcast(x)) -> broadcast(pad(broadcast'(x))) over the
+//    padded dims (a one-use broadcast, x's dims all padded); negative padding
+//    -> pad + slice.
 //  - reverse: of size-1 dims; reverse(reverse).
 //  - dynamic-slice: scalar/full size -> operand; full-size dims get index 0;
 //    of a broadcast, transpose, degenerate reshape; constant indices -> slice.
@@ -105,7 +107,7 @@
 // dynamic-update-slice, dynamic-slice of dynamic-slice/iota,
 // dus(dus(ds)), reshape(dus), transpose/reshape chain removal, hoisting
 // transposes, slice/reshape and
-// pad(broadcast), reverse of elementwise ops,
+// reverse of elementwise ops,
 // tautological and-compares, all-reduce/all-gather of constants, bitcast and
 // copy/bitcast layout rewrites, custom-call rewrites, upcast-op-downcast
 // narrowing, optimization-barrier pruning, fast-math-only rewrites, and

@@ -725,11 +725,44 @@ absl::Status Visitor::HandlePad(Instruction* pad) {
     }
   }
   bool all_zero = true, has_negative = false;
-  for (const PaddingDimension& p : padding) {
+  std::vector<int64_t> padded;  // dims with edge or interior padding
+  for (int64_t i = 0; i < shape.rank(); ++i) {
+    const PaddingDimension& p = padding[i];
     if (p.low < 0 || p.high < 0) has_negative = true;
     if (p.low != 0 || p.high != 0) all_zero = false;
+    if (p.low != 0 || p.high != 0 || p.interior != 0) padded.push_back(i);
   }
   if (all_zero && ReplaceIfCompatible(pad, operand)) return absl::OkStatus();
+  // pad(broadcast(x)) => broadcast(pad(broadcast'(x))) where some dimension
+  // is not padded and x's dimensions all are: the pad runs over the padded
+  // dimensions alone. As in XLA, the one-use broadcast is narrowed in place.
+  if (static_cast<int64_t>(padded.size()) < shape.rank() &&
+      operand->opcode() == Opcode::kBroadcast && operand->user_count() == 1 &&
+      operand->operand(0)->shape().rank() <= static_cast<int64_t>(padded.size())) {
+    std::vector<int64_t> inner_dims;
+    for (int64_t d : operand->attrs().dimensions) {
+      auto it = std::find(padded.begin(), padded.end(), d);
+      if (it == padded.end()) break;
+      inner_dims.push_back(it - padded.begin());
+    }
+    if (inner_dims.size() == operand->attrs().dimensions.size()) {
+      std::vector<int64_t> narrow_dims, padded_dims;
+      std::vector<PaddingDimension> inner_padding;
+      for (int64_t d : padded) {
+        narrow_dims.push_back(operand->shape().dimensions(d));
+        padded_dims.push_back(shape.dimensions(d));
+        inner_padding.push_back(padding[d]);
+      }
+      operand->set_shape(
+          MakeShapeLike(operand->shape().element_type(), narrow_dims, operand->shape()));
+      operand->mutable_attrs().dimensions = std::move(inner_dims);
+      Instruction* ops[] = {operand, pad->operand(1)};
+      Instruction* inner =
+          Add(Opcode::kPad, MakeShapeLike(shape.element_type(), padded_dims, shape), ops);
+      inner->mutable_attrs().padding = std::move(inner_padding);
+      return ReplaceWithNew(pad, AddBroadcast(inner, shape, padded));
+    }
+  }
   if (has_negative && options_.enable_negative_padding_replacement) {
     std::vector<PaddingDimension> nonnegative = padding;
     std::vector<int64_t> dims;

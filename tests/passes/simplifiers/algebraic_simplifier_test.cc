@@ -693,6 +693,34 @@ TEST(AlgebraicSimplifierTest, PadRewrites) {
                    "CHECK: ROOT {{.*}} slice(f32[4] %p), slice={[1:4]}");
 }
 
+// pad(broadcast(x)) pads only the dimensions it pads, then broadcasts: XLA's
+// result on the shifted labels of Hugging Face causal language models on
+// PyTorch/XLA (pred[2,15] broadcast, padded to [2,16] along dimension 1). The
+// broadcast must have one user, and x's dimensions must all be padded ones.
+TEST(AlgebraicSimplifierTest, PadOfBroadcastPadsTheDimensionsItPads) {
+  auto module = [](std::string_view broadcast, std::string_view rest) {
+    return "HloModule m\nENTRY main {\n  x = f32[3] parameter(0)\n  c = f32[] constant(0)\n  b = " +
+           std::string(broadcast) + "\n" + std::string(rest) + "}\n";
+  };
+  ExpectSimplifies(module("f32[4,3] broadcast(x), dimensions={1}",
+                          "  ROOT r = f32[4,6] pad(b, c), padding=0_0x1_2\n"),
+                   R"(CHECK: f32[6] pad(f32[3] %x, f32[] %c), padding=1_2
+CHECK: ROOT {{.*}} f32[4,6] broadcast({{.*}}), dimensions={1})");
+  // Of a scalar (the labels' case): the broadcast narrowed to the padded
+  // dimension stays.
+  ExpectSimplifies(module("f32[2,15] broadcast(c), dimensions={}",
+                          "  ROOT r = f32[2,16] pad(b, c), padding=0_0x1_0\n"),
+                   R"(CHECK: %b = f32[15] broadcast(f32[] %c), dimensions={}
+CHECK: f32[16] pad(f32[15] %b, f32[] %c), padding=1_0
+CHECK: ROOT {{.*}} f32[2,16] broadcast({{.*}}), dimensions={1})");
+  // x's dimension is not padded, or the broadcast has another user: unchanged.
+  ExpectUnchanged(module("f32[3,4] broadcast(x), dimensions={0}",
+                         "  ROOT r = f32[3,6] pad(b, c), padding=0_0x1_1\n"));
+  ExpectUnchanged(module("f32[4,3] broadcast(x), dimensions={1}",
+                         "  p = f32[4,6] pad(b, c), padding=0_0x1_2\n"
+                         "  ROOT t = (f32[4,6], f32[4,3]) tuple(p, b)\n"));
+}
+
 // A slice keeping a prefix of a reshape's major dimension is a reshape of a
 // slice of the reshape's operand (XLA's result on a PyTorch/XLA attention's
 // q/k/v split, as XLA receives it); slices elsewhere, or whose elements are no
