@@ -30,9 +30,11 @@ venv of its own under build/venvs with the probe's pinned requirements:
   pipeline-stage and expert-parallel steps (all-reduce, reduce-scatter, all-gather,
   collective-permute, all-to-all) traced by PyTorch/XLA (datasets/corpus/requirements-torch.txt)
   for four replicas, then compiled by the pinned XLA for four replicas.
-- torchvision_models: examples/harvest/torchvision_models.py's ResNet, MobileNetV3, EfficientNet,
-  ConvNeXt and ViT steps on PyTorch/XLA (torchvision, requirements-torchvision.txt, added to the
-  PyTorch/XLA venv), as the pinned XLA receives them.
+- torchvision_models, torch_transformers: examples/harvest/torchvision_models.py's ResNet,
+  MobileNetV3, EfficientNet, ConvNeXt and ViT steps and torch_transformers.py's BERT, GPT-2, Llama
+  and T5 steps on PyTorch/XLA (torchvision and Hugging Face transformers,
+  requirements-torch-libraries.txt, added to the PyTorch/XLA venv), as the pinned XLA receives
+  them.
 - pytorch_as_received, tensorflow_as_received: datasets/pytorch and the corpus's TensorFlow
   families as the pinned XLA receives them (after jaxlib's import of their HLO text).
 
@@ -318,13 +320,13 @@ def pytorch_collectives() -> Path:
     return staging
 
 
-def torchvision_models() -> Path:
-    """examples/harvest/torchvision_models.py's training steps and inference on PyTorch/XLA, as
-    the pinned XLA receives them: traced and compiled once by PyTorch/XLA (its own XLA), then
-    compiled by the pinned one, whose pass log gives X."""
+def pytorch_library_probe(name: str, library: str) -> Path:
+    """examples/harvest/NAME.py's PyTorch/XLA programs built with `library` (a package of
+    requirements-torch-libraries.txt), as the pinned XLA receives them: traced and compiled once
+    by PyTorch/XLA (its own XLA), then compiled by the pinned one, whose pass log gives X."""
     python = venv("torch", [REPO / "datasets" / "corpus" / "requirements-torch.txt"])
-    # The torch venv predates this probe: its extra requirements go in on every run (a no-op
-    # once they are there).
+    # The torch venv predates these probes: their libraries go in on every run (a no-op once
+    # they are there).
     subprocess.run(
         [
             str(python),
@@ -334,34 +336,28 @@ def torchvision_models() -> Path:
             "-q",
             "--disable-pip-version-check",
             "-r",
-            str(HERE / "requirements-torchvision.txt"),
+            str(HERE / "requirements-torch-libraries.txt"),
         ],
         check=True,
     )
-    traced = REPO / "build" / "probes" / "torchvision_traced"
+    traced = REPO / "build" / "probes" / f"{library}_traced"
     harvest(
-        [str(python), str(EXAMPLES / "torchvision_models.py")],
+        [str(python), str(EXAMPLES / f"{name}.py")],
         traced,
         force=True,
-        family="torchvision_models",
+        family=name,
         min_instructions=MIN_INSTRUCTIONS,
     )
-    staging = REPO / "build" / "probes" / "torchvision_models"
-    command = [
-        sys.executable,
-        str(HERE / "compile_with_pinned_xla.py"),
-        str(traced / "torchvision_models"),
-    ]
-    harvest(
-        command, staging, force=True, family="torchvision_models", min_instructions=MIN_INSTRUCTIONS
-    )
+    staging = REPO / "build" / "probes" / name
+    command = [sys.executable, str(HERE / "compile_with_pinned_xla.py"), str(traced / name)]
+    harvest(command, staging, force=True, family=name, min_instructions=MIN_INSTRUCTIONS)
     manifest = json.loads((staging / "manifest.json").read_text())
     for entry in manifest["modules"].values():
         entry["frontend"] = "pytorch"
     versions = json.loads((traced / "manifest.json").read_text())["versions"]
     manifest["versions"] = {k: v for k, v in versions.items() if k in ("torch", "torch_xla")}
-    manifest["versions"]["torchvision"] = subprocess.run(
-        [str(python), "-c", "import torchvision; print(torchvision.__version__.split('+')[0])"],
+    manifest["versions"][library] = subprocess.run(
+        [str(python), "-c", f"import {library}; print({library}.__version__.split('+')[0])"],
         capture_output=True,
         text=True,
         check=True,
@@ -397,7 +393,8 @@ PROBES = {
     "tf_detection": tf_detection,
     "tf_2_12": tf_2_12,
     "pytorch_collectives": pytorch_collectives,
-    "torchvision_models": torchvision_models,
+    "torchvision_models": lambda: pytorch_library_probe("torchvision_models", "torchvision"),
+    "torch_transformers": lambda: pytorch_library_probe("torch_transformers", "transformers"),
     "pytorch_as_received": pytorch_as_received,
     "tensorflow_as_received": tensorflow_as_received,
 }

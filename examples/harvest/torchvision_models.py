@@ -7,7 +7,7 @@ depth drawn on the device (rng-bit-generator), squeeze-and-excitation, layer sca
     hlogym harvest --out DIR -- VENV/bin/python examples/harvest/torchvision_models.py
 
 VENV holds torch and torch_xla (datasets/corpus/requirements-torch.txt) and torchvision
-(datasets/probes/requirements-torchvision.txt); hlogym harvest runs it on XLA's CPU backend
+(datasets/probes/requirements-torch-libraries.txt); hlogym harvest runs it on XLA's CPU backend
 (PJRT_DEVICE=CPU).
 """
 

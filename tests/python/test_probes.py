@@ -2,8 +2,9 @@
 forms of while loops, JAX operations no model of the corpus uses, model libraries the corpus does
 not use, diffrax's ODE and SDE solves, NumPyro's samplers, JAX 0.4.13's, 0.4.30's and 0.6.2's
 lowering and 0.4.13's XLA's optimized modules, a TensorFlow object detector, TensorFlow 2.12's
-lowering, PyTorch/XLA's distributed steps with collectives for four replicas, torchvision's models
-on PyTorch/XLA, PyTorch/XLA's and TensorFlow's modules as the pinned XLA receives them), each with
+lowering, PyTorch/XLA's distributed steps with collectives for four replicas, torchvision's and
+Hugging Face's models on PyTorch/XLA, PyTorch/XLA's and TensorFlow's modules as the pinned XLA
+receives them), each with
 the pinned XLA's reference (datasets/probes/generate.py). The files match their manifests, and
 hlogym's default pipeline ends at XLA's op count on every module."""
 
@@ -32,12 +33,14 @@ NAMES = (
     "tf_2_12",
     "pytorch_collectives",
     "torchvision_models",
+    "torch_transformers",
     "pytorch_as_received",
     "tensorflow_as_received",
 )
 FRONTENDS = {
     "pytorch_collectives": "pytorch",
     "torchvision_models": "pytorch",
+    "torch_transformers": "pytorch",
     "pytorch_as_received": "pytorch",
     "tensorflow_as_received": "tensorflow",
     "tf_detection": "tensorflow",
@@ -94,6 +97,10 @@ def test_probe_files_match_manifest(name):
         for op in (b" pad(", b" reduce-window(", b" rng-bit-generator(", b" reverse("):
             assert op in texts, op
         assert manifest["versions"]["torchvision"] == "0.24.0"
+    if name == "torch_transformers":  # Hugging Face's models: the causal ones' shifted labels
+        texts = b"".join(unzstd(root / m["path"]) for m in manifest["modules"].values())
+        assert b" pad(" in texts and b"bf16[" in texts
+        assert manifest["versions"]["transformers"] == "4.57.1"
     if name == "older_xla_optimized":  # XLA's optimized modules: fusions in every one
         assert manifest["xla_optimized"] and all(
             b" fusion(" in unzstd(root / m["path"]) for m in manifest["modules"].values()
