@@ -263,6 +263,8 @@ absl::Status Visitor::Visit(Instruction* hlo) {
       return HandleComplex(hlo);
     case Opcode::kConvert:
       return HandleConvert(hlo);
+    case Opcode::kBitcastConvert:
+      return HandleBitcastConvert(hlo);
     case Opcode::kConstant:
       return HandleConstant(hlo);
     case Opcode::kIota:
@@ -1288,6 +1290,42 @@ absl::Status Visitor::HandleComplex(Instruction* complex) {
       re->operand(0) == im->operand(0)) {
     ReplaceIfCompatible(complex, re->operand(0));
   }
+  return absl::OkStatus();
+}
+
+absl::Status Visitor::HandleBitcastConvert(Instruction* bitcast) {
+  Instruction* operand = bitcast->operand(0);
+  // Of a chain of bitcast-converts only the last counts.
+  if (operand->opcode() == Opcode::kBitcastConvert) {
+    Instruction* ops[] = {operand->operand(0)};
+    return ReplaceWithNew(bitcast, Add(Opcode::kBitcastConvert, bitcast->shape(), ops));
+  }
+  // bitcast-convert(concatenate(bitcast-convert(a_i))) where each a_i has the
+  // outer result's type: concatenate(a_i).
+  if (operand->opcode() == Opcode::kConcatenate &&
+      absl::c_all_of(operand->operands(), [&](const Instruction* in) {
+        return in->opcode() == Opcode::kBitcastConvert &&
+               in->operand(0)->shape().element_type() == bitcast->shape().element_type() &&
+               in->operand(0)->shape().rank() == in->shape().rank();
+      })) {
+    std::vector<Instruction*> inputs;
+    std::vector<int64_t> dims = operand->operand(0)->operand(0)->shape().dimensions();
+    const int64_t dim = operand->attrs().dimensions[0];
+    dims[dim] = 0;
+    for (Instruction* in : operand->operands()) {
+      inputs.push_back(in->operand(0));
+      dims[dim] += in->operand(0)->shape().dimensions(dim);
+    }
+    // (Bit widths that change the shape are left alone.)
+    if (dims != bitcast->shape().dimensions()) return absl::OkStatus();
+    Instruction* concat =
+        Add(Opcode::kConcatenate,
+            MakeShapeLike(bitcast->shape().element_type(), dims, bitcast->shape()), inputs);
+    concat->mutable_attrs().dimensions = {dim};
+    return ReplaceWithNew(bitcast, concat);
+  }
+  // To its own type: the operand.
+  ReplaceIfCompatible(bitcast, operand);
   return absl::OkStatus();
 }
 

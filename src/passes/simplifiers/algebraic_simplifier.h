@@ -43,6 +43,9 @@
 //  - select: identical branches, constant predicate, select(not(p), a, b),
 //    pred-typed selects -> p / not(p) / and / or.
 //  - convert: to the same type; convert pairs that are no-ops.
+//  - bitcast-convert: to the same type; a chain keeps its last;
+//    bitcast-convert(concatenate(bitcast-convert(a_i))) -> concatenate(a_i)
+//    where the a_i have the result's type.
 //  - constant: arrays of one repeated value -> broadcast(scalar);
 //    R1 0,1,2,... -> iota; R1 integer strided iota -> iota*stride.
 //  - iota of a dimension of size <= 1 -> zeros; copy -> its operand;

@@ -65,6 +65,7 @@ class Visitor {
   absl::Status HandleImag(Instruction* hlo);
   absl::Status HandleComplex(Instruction* hlo);
   absl::Status HandleConvert(Instruction* hlo);
+  absl::Status HandleBitcastConvert(Instruction* hlo);
   absl::Status HandleConstant(Instruction* hlo);
   absl::Status HandleIota(Instruction* hlo);
   absl::Status HandleCopy(Instruction* hlo);

@@ -721,6 +721,42 @@ CHECK: ROOT {{.*}} f32[2,16] broadcast({{.*}}), dimensions={1})");
                          "  ROOT t = (f32[4,6], f32[4,3]) tuple(p, b)\n"));
 }
 
+// bitcast-convert: to its own type it is its operand (TensorFlow's stateless
+// dropout keys, u64 to u64, in Keras' applications on TensorFlow: all eight
+// of their steps as XLA receives them end at X with this); a chain keeps its
+// last; of a concatenate of bitcast-converts from the outer type, the
+// concatenate of their operands.
+TEST(AlgebraicSimplifierTest, BitcastConvertRewrites) {
+  ExpectSimplifies(R"(HloModule m
+ENTRY main {
+  p = u64[2] parameter(0)
+  ROOT r = u64[2] bitcast-convert(p)
+})",
+                   "CHECK: ROOT %p = u64[2] parameter(0)");
+  ExpectSimplifies(R"(HloModule m
+ENTRY main {
+  p = f32[4] parameter(0)
+  b = s32[4] bitcast-convert(p)
+  ROOT r = u32[4] bitcast-convert(b)
+})",
+                   "CHECK: ROOT {{.*}} u32[4] bitcast-convert(f32[4] %p)");
+  ExpectSimplifies(R"(HloModule m
+ENTRY main {
+  p = f32[4] parameter(0)
+  q = f32[2] parameter(1)
+  a = s32[4] bitcast-convert(p)
+  b = s32[2] bitcast-convert(q)
+  c = s32[6] concatenate(a, b), dimensions={0}
+  ROOT r = f32[6] bitcast-convert(c)
+})",
+                   "CHECK: ROOT {{.*}} f32[6] concatenate(f32[4] %p, f32[2] %q), dimensions={0}");
+  ExpectUnchanged(R"(HloModule m
+ENTRY main {
+  p = f32[4] parameter(0)
+  ROOT r = s32[4] bitcast-convert(p)
+})");
+}
+
 // A slice keeping a prefix of a reshape's major dimension is a reshape of a
 // slice of the reshape's operand (XLA's result on a PyTorch/XLA attention's
 // q/k/v split, as XLA receives it); slices elsewhere, or whose elements are no
