@@ -30,6 +30,9 @@ venv of its own under build/venvs with the probe's pinned requirements:
   pipeline-stage and expert-parallel steps (all-reduce, reduce-scatter, all-gather,
   collective-permute, all-to-all) traced by PyTorch/XLA (datasets/corpus/requirements-torch.txt)
   for four replicas, then compiled by the pinned XLA for four replicas.
+- keras_applications: examples/harvest/keras_applications.py's MobileNetV3, ResNet50V2,
+  EfficientNetV2 and DenseNet-121 trained and run by Keras on TensorFlow with jit_compile
+  (datasets/corpus/requirements-tensorflow.txt), then compiled by the pinned XLA as tf_detection.
 - torchvision_models, torch_transformers: examples/harvest/torchvision_models.py's ResNet,
   MobileNetV3, EfficientNet, ConvNeXt and ViT steps and torch_transformers.py's BERT, GPT-2, Llama
   and T5 steps on PyTorch/XLA (torchvision and Hugging Face transformers,
@@ -255,6 +258,12 @@ def tf_detection() -> Path:
     return lowered_elsewhere("tf_detection", python, ["tf_detection"])
 
 
+def keras_applications() -> Path:
+    tf_pins = REPO / "datasets" / "corpus" / "requirements-tensorflow.txt"
+    python = venv("tensorflow", [PINS, tf_pins])
+    return lowered_elsewhere("keras_applications", python, ["keras_applications"])
+
+
 def tf_2_12() -> Path:
     python = venv("tf-2.12", [HERE / "requirements-tf-2.12.txt"])
     return lowered_elsewhere("tf_2_12", python, ["tf_mlp", "tf_detection"])
@@ -391,6 +400,7 @@ PROBES = {
     "jax_0_4_30": lambda: jax_version("0.4.30"),
     "jax_0_6_2": lambda: jax_version("0.6.2"),
     "tf_detection": tf_detection,
+    "keras_applications": keras_applications,
     "tf_2_12": tf_2_12,
     "pytorch_collectives": pytorch_collectives,
     "torchvision_models": lambda: pytorch_library_probe("torchvision_models", "torchvision"),

@@ -1,7 +1,8 @@
 """datasets/probes: modules of kinds the corpus's generator does not write (transformer variants,
 forms of while loops, JAX operations no model of the corpus uses, model libraries the corpus does
 not use, diffrax's ODE and SDE solves, NumPyro's samplers, JAX 0.4.13's, 0.4.30's and 0.6.2's
-lowering and 0.4.13's XLA's optimized modules, a TensorFlow object detector, TensorFlow 2.12's
+lowering and 0.4.13's XLA's optimized modules, a TensorFlow object detector, Keras's applications
+on TensorFlow, TensorFlow 2.12's
 lowering, PyTorch/XLA's distributed steps with collectives for four replicas, torchvision's and
 Hugging Face's models on PyTorch/XLA, PyTorch/XLA's and TensorFlow's modules as the pinned XLA
 receives them), each with
@@ -30,6 +31,7 @@ NAMES = (
     "jax_0_6_2",
     "older_xla_optimized",
     "tf_detection",
+    "keras_applications",
     "tf_2_12",
     "pytorch_collectives",
     "torchvision_models",
@@ -44,6 +46,7 @@ FRONTENDS = {
     "pytorch_as_received": "pytorch",
     "tensorflow_as_received": "tensorflow",
     "tf_detection": "tensorflow",
+    "keras_applications": "tensorflow",
     "tf_2_12": "tensorflow",
 }
 
@@ -97,6 +100,9 @@ def test_probe_files_match_manifest(name):
         for op in (b" pad(", b" reduce-window(", b" rng-bit-generator(", b" reverse("):
             assert op in texts, op
         assert manifest["versions"]["torchvision"] == "0.24.0"
+    if name == "keras_applications":  # stateless dropout keyed by u64 seeds
+        texts = b"".join(unzstd(root / m["path"]) for m in manifest["modules"].values())
+        assert b" bitcast-convert(" in texts and b"u64[" in texts
     if name == "torch_transformers":  # Hugging Face's models: the causal ones' shifted labels
         texts = b"".join(unzstd(root / m["path"]) for m in manifest["modules"].values())
         assert b" pad(" in texts and b"bf16[" in texts
