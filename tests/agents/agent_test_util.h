@@ -26,10 +26,12 @@ inline int64_t DefaultOpCount(const std::string& benchmark) {
 }
 
 // A batch norm the default expands, and one dead add: below I only with dce, above it after the
-// default. Written to a temporary file, whose path it returns.
-inline std::string WriteBatchNormModule(const std::string& file_name) {
+// default. With `twice_scaled`, its scale is scale * scale + scale * scale, one multiply that
+// only cse removes. Written to a temporary file, whose path it returns.
+inline std::string WriteBatchNormModule(const std::string& file_name, bool twice_scaled = false) {
   const std::string path = ::testing::TempDir() + "/" + file_name;
-  std::ofstream(path) << R"(HloModule bn
+  std::ofstream(path)
+      << R"(HloModule bn
 ENTRY main {
   x = f32[2,4,3,3] parameter(0)
   scale = f32[4] parameter(1)
@@ -37,9 +39,17 @@ ENTRY main {
   mean = f32[4] parameter(3)
   variance = f32[4] parameter(4)
   unused = f32[4] add(mean, variance)
-  ROOT y = f32[2,4,3,3] batch-norm-inference(x, scale, offset, mean, variance), epsilon=0.001, feature_index=1
+)"
+      << (twice_scaled
+              ? R"(  squared = f32[4] multiply(scale, scale)
+  squared_again = f32[4] multiply(scale, scale)
+  both = f32[4] add(squared, squared_again)
+  ROOT y = f32[2,4,3,3] batch-norm-inference(x, both, offset, mean, variance), epsilon=0.001, feature_index=1
 }
-)";
+)"
+              : R"(  ROOT y = f32[2,4,3,3] batch-norm-inference(x, scale, offset, mean, variance), epsilon=0.001, feature_index=1
+}
+)");
   return path;
 }
 

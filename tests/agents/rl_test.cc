@@ -386,21 +386,7 @@ TEST(RlTrain, APolicyOverSequencesAnswersWithTheLowestStateInside) {
 // the guided agent ends at least as low as auto does (the coreset's cse
 // goes lower here than the policy's dce).
 TEST(RlPolicyAgents, AutoGuidedByAPolicyStartsWhereThePolicyEnds) {
-  const std::string module = ::testing::TempDir() + "/rl_auto_policy.hlo";
-  std::ofstream(module) << R"(HloModule bn_twice_scaled
-ENTRY main {
-  x = f32[2,4,3,3] parameter(0)
-  scale = f32[4] parameter(1)
-  offset = f32[4] parameter(2)
-  mean = f32[4] parameter(3)
-  variance = f32[4] parameter(4)
-  unused = f32[4] add(mean, variance)
-  squared = f32[4] multiply(scale, scale)
-  squared_again = f32[4] multiply(scale, scale)
-  both = f32[4] add(squared, squared_again)
-  ROOT y = f32[2,4,3,3] batch-norm-inference(x, both, offset, mean, variance), epsilon=0.001, feature_index=1
-}
-)";
+  const std::string module = WriteBatchNormModule("rl_auto_policy.hlo", /*twice_scaled=*/true);
   const std::string dir = FreshDir("auto-policy");
   TrainOptions o = SmallRun("ppo", dir, 32);
   o.benchmarks = {module};
