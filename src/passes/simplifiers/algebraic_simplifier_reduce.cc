@@ -132,8 +132,6 @@ bool IsArgMinMax(const Instruction* reduce, ComparisonDirection direction) {
 
 }  // namespace
 
-// ================================== reduce ==================================
-
 // =============================== reduce-window ==============================
 
 namespace {
@@ -357,6 +355,8 @@ absl::Status Visitor::HandleReduceWindow(Instruction* reduce_window) {
   made->mutable_called_computations() = {function};
   return ReplaceWithNew(reduce_window, made);
 }
+
+// ================================== reduce ==================================
 
 absl::Status Visitor::HandleReduce(Instruction* reduce) {
   const int64_t input_count = reduce->operand_count() / 2;
