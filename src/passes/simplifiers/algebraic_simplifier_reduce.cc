@@ -238,8 +238,6 @@ absl::Status Visitor::HandleReduceWindow(Instruction* reduce_window) {
   if (unit_windows &&
       (kind == ReductionKind::kAdd || kind == ReductionKind::kMin || kind == ReductionKind::kMax)) {
     const Opcode opcode = function->root_instruction()->opcode();
-    std::vector<int64_t> all_dims(operand->shape().rank());
-    std::iota(all_dims.begin(), all_dims.end(), 0);
     Instruction* made =
         AddBinary(opcode, operand->shape(), operand, AddBroadcast(init, operand->shape(), {}));
     if (absl::c_any_of(window.dimensions, [](const WindowDimension& d) {
