@@ -32,6 +32,42 @@ void BM_Evaluate(benchmark::State& state, const std::string& file, int threads) 
   state.counters["ops"] = static_cast<double>((*module)->instruction_count());
 }
 
+// The comparison of two evaluations' outputs, element by element (what the
+// equivalence check spends beside the evaluations): on a training step whose
+// outputs are the whole model's weights, every element is read twice.
+//   build/bench/hlogym_bench --benchmark_filter=CompareOutputs
+void BM_CompareOutputs(benchmark::State& state, const std::string& file) {
+  auto module = LoadModule(std::string(HLOGYM_SOURCE_DIR) + "/datasets/" + file);
+  if (!module.ok()) {
+    state.SkipWithError(std::string(module.status().message()).c_str());
+    return;
+  }
+  std::vector<Literal> args = *MakeRandomArguments(**module, 0);
+  auto a = Evaluate(**module, args);
+  auto b = Evaluate(**module, args);
+  if (!a.ok() || !b.ok()) {
+    state.SkipWithError("the module does not evaluate");
+    return;
+  }
+  int64_t elements = 0;
+  for (const LiteralLeaf& leaf : a->ArrayLeaves()) elements += leaf.array->element_count();
+  for (auto _ : state) {
+    EquivalenceResult result = CompareLiterals(*a, *b);
+    if (!result.equivalent) {
+      state.SkipWithError(result.message.c_str());
+      return;
+    }
+  }
+  state.counters["elements"] = static_cast<double>(elements);
+}
+
+BENCHMARK_CAPTURE(BM_CompareOutputs, resnet_train_r50_w4_f32_adamw,
+                  std::string("corpus/resnet/resnet_train_r50_w4_px32_cifar_b2_f32_adamw.hlo.zst"))
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_CompareOutputs, gpt2_train_L4_d128_bf16_remat_adamw,
+                  std::string("corpus/gpt2/gpt2_train_L4_d128_h2_s16_b4_bf16_remat_adamw.hlo.zst"))
+    ->Unit(benchmark::kMillisecond);
+
 #define HLOGYM_EVAL_BENCH(name, file)                                                        \
   BENCHMARK_CAPTURE(BM_Evaluate, name, std::string(file), 2)->Unit(benchmark::kMillisecond); \
   BENCHMARK_CAPTURE(BM_Evaluate, name##_1thread, std::string(file), 1)                       \

@@ -32,6 +32,31 @@ std::string ElementText(const Literal& literal, int64_t index) {
   return absl::StrCat(literal.GetAsInt64(index));
 }
 
+// The elements of a real array literal as doubles, read in their own C++ type
+// (one typed load each, not a decode per bit pattern): outputs have millions
+// of elements, and the check reads each of them twice.
+std::vector<double> ElementsAsDoubles(const Literal& array) {
+  const int64_t n = array.element_count();
+  std::vector<double> out(static_cast<size_t>(n));
+  const bool typed = eval::DispatchType(array.shape().element_type(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (eval::kIsComplex<T>) {
+      for (int64_t i = 0; i < n; ++i) out[i] = array.GetAsDouble(i);
+    } else {
+      const uint8_t* bytes = array.raw().data();
+      for (int64_t i = 0; i < n; ++i) {
+        T v;
+        std::memcpy(&v, bytes + i * sizeof(T), sizeof(T));
+        out[i] = static_cast<double>(static_cast<eval::Wide<T>>(v));
+      }
+    }
+  });
+  if (!typed) {
+    for (int64_t i = 0; i < n; ++i) out[i] = array.GetAsDouble(i);
+  }
+  return out;
+}
+
 bool FloatsMatch(double a, double b, double rtol, double atol, double* rel) {
   if (std::isnan(a) || std::isnan(b)) return std::isnan(a) && std::isnan(b);
   if (std::isinf(a) || std::isinf(b)) return a == b;
@@ -76,14 +101,21 @@ void CompareInto(const Literal& a, const Literal& b, const EquivalenceOptions& o
       (options.computes_in_low_precision && (IsFloatingPointType(type) || IsComplexType(type)));
   const double rtol = low ? std::max(options.rtol, options.low_precision_rtol) : options.rtol;
   double atol = low ? std::max(options.atol, options.low_precision_atol) : options.atol;
+  // Integers and predicates must match bit for bit: where the bytes do, there
+  // is no element to look at.
+  const bool exact = !IsFloatingPointType(type) && !IsComplexType(type);
+  if (exact && std::ranges::equal(a.raw(), b.raw())) return;
+  std::vector<double> xs, ys;
   if (IsFloatingPointType(type)) {
+    xs = ElementsAsDoubles(a);
+    ys = ElementsAsDoubles(b);
     // Rounding errors scale with the largest values the array holds (a
     // reassociated sum or a bf16 ulp at the array's scale), not with the
     // element itself, so the absolute tolerance is at least rtol times the
     // array's largest finite magnitude.
     double scale = 0;
-    for (int64_t i = 0; i < a.element_count(); ++i) {
-      const double x = std::fabs(a.GetAsDouble(i)), y = std::fabs(b.GetAsDouble(i));
+    for (int64_t i = 0; i < n; ++i) {
+      const double x = std::fabs(xs[i]), y = std::fabs(ys[i]);
       if (std::isfinite(x)) scale = std::max(scale, x);
       if (std::isfinite(y)) scale = std::max(scale, y);
     }
@@ -96,8 +128,7 @@ void CompareInto(const Literal& a, const Literal& b, const EquivalenceOptions& o
       match = FloatsMatch(x.real(), y.real(), rtol, atol, &result.max_relative_error) &&
               FloatsMatch(x.imag(), y.imag(), rtol, atol, &result.max_relative_error);
     } else if (IsFloatingPointType(type)) {
-      match =
-          FloatsMatch(a.GetAsDouble(i), b.GetAsDouble(i), rtol, atol, &result.max_relative_error);
+      match = FloatsMatch(xs[i], ys[i], rtol, atol, &result.max_relative_error);
     } else {
       match = a.GetBits(i) == b.GetBits(i);
     }
@@ -278,8 +309,10 @@ std::string VacuousOutputReason(const Module& original, const Literal& output,
     const int64_t n = leaf->element_count();
     if (n == 0 || !(IsFloatingPointType(type) || IsComplexType(type))) continue;
     int64_t nans = 0, finite = 0;
+    const std::vector<double> reals =
+        IsComplexType(type) ? std::vector<double>() : ElementsAsDoubles(*leaf);
     for (int64_t i = 0; i < n; ++i) {
-      const double x = IsComplexType(type) ? std::abs(leaf->GetAsComplex(i)) : leaf->GetAsDouble(i);
+      const double x = IsComplexType(type) ? std::abs(leaf->GetAsComplex(i)) : reals[i];
       nans += std::isnan(x) ? 1 : 0;
       finite += std::isfinite(x) ? 1 : 0;
     }
