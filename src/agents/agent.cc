@@ -1,5 +1,6 @@
 #include "agents/agent.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <mutex>
 #include <utility>
@@ -21,7 +22,11 @@ SearchContext::SearchContext(Environment& root, const AgentOptions& options,
       options_(options),
       budget_(budget),
       rng_(options.seed),
-      start_(std::chrono::steady_clock::now()) {}
+      start_(std::chrono::steady_clock::now()) {
+  if (budget_.work > 0 && budget_.min_work_steps > 0) {
+    budget_.work = std::max(budget_.work, budget_.min_work_steps * root.op_count());
+  }
+}
 
 bool SearchContext::exhausted() {
   if (budget_hit_) return true;

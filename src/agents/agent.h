@@ -39,6 +39,10 @@ struct SearchBudget {
   // nothing (StepInfo::ran); <= 0: no work limit. Deterministic like steps,
   // but a search on a shrinking module gets more steps from it.
   int64_t work = 0;
+  // With a work limit: at least this many steps' worth of work on the initial
+  // module (work >= min_work_steps * I), so that a large graph keeps the steps
+  // its search needs; 0: the work limit as given.
+  int64_t min_work_steps = 0;
   bool limited() const { return steps > 0 || seconds > 0 || work > 0; }
 };
 

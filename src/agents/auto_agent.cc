@@ -319,7 +319,10 @@ absl::StatusOr<SearchResult> AutoAgent::Optimize(std::string_view benchmark,
                                                  const SearchBudget& budget) {
   const auto start = std::chrono::steady_clock::now();
   SearchBudget used = budget;
-  if (!used.limited()) used.work = kDefaultAutoWork;
+  if (!used.limited()) {
+    used.work = kDefaultAutoWork;
+    used.min_work_steps = kDefaultAutoWorkSteps;
+  }
   candidates_.clear();
   absl::StatusOr<SearchResult> result = Agent::Optimize(benchmark, used);
   std::vector<std::unique_ptr<Environment>> candidates = std::move(candidates_);

@@ -33,7 +33,8 @@
 //
 // The search ends on its own on small graphs. With no budget given it has
 // kDefaultAutoWork of work (SearchBudget::work: the instructions of the
-// modules its passes ran on): work, not steps, so that a search whose module
+// modules its passes ran on), and at least kDefaultAutoWorkSteps steps' worth
+// on the initial module: work, not steps, so that a search whose module
 // shrinks gets more steps from it, and a run stays deterministic.
 #ifndef HLOGYM_AGENTS_AUTO_AGENT_H_
 #define HLOGYM_AGENTS_AUTO_AGENT_H_
@@ -78,6 +79,12 @@ std::string DefaultAutoPriorPath();
 // graphs above about 1,300 instructions, and keeps the search at most about
 // 0.4 s a graph on a 2-core machine on the project's data (docs/agents.md).
 inline constexpr int64_t kDefaultAutoWork = 200'000;
+// The floor of that budget in steps on the initial module
+// (SearchBudget::min_work_steps): it binds above 5,000 instructions, where
+// 200,000 would not pay for the starts (the default, the guide's sequences)
+// and a few moves from them, so that the budget stops shrinking, in steps,
+// as graphs grow.
+inline constexpr int64_t kDefaultAutoWorkSteps = 40;
 
 // A guide (step 2): the pass sequences auto replays from I for a graph, the
 // lowest state on each a start. The coreset model is one (MakeCoresetGuide); a

@@ -270,7 +270,7 @@ absl::StatusOr<std::unique_ptr<Environment>> ReplayAndCheck(const Environment& e
   row.R = replay.op_count();
   row.equivalence = equivalence;
   row.valid = true;
-  return std::move(fresh);
+  return fresh;
 }
 
 }  // namespace
@@ -418,7 +418,8 @@ std::string FormatReport(const EvalReport& report, bool show_passes) {
   std::string out;
   std::string budget = BudgetText(report.budget);
   if (report.agent == "auto" && !report.budget.limited()) {
-    budget = absl::StrCat("auto's default (", kDefaultAutoWork, " work)");
+    budget = absl::StrCat("auto's default (", kDefaultAutoWork, " work, at least ",
+                          kDefaultAutoWorkSteps, " steps' worth)");
   }
   absl::StrAppend(&out, "agent: ", report.agent, "   budget: ", budget, "   seed: ", report.seed,
                   "\n");

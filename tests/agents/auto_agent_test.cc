@@ -48,6 +48,31 @@ TEST(AutoAgentTest, NeverAboveTheDefaultDeterministicAndChecked) {
   }
 }
 
+// A work budget with a floor in steps on the initial module: the search
+// goes on until it has done that many steps' worth (a large graph keeps the
+// steps its starts need), and stops within one step of it.
+TEST(AutoAgentTest, WorkBudgetHasAFloorOfStepsOnTheInitialModule) {
+  const std::string benchmark = "smoke/gpt2_train";
+  SearchBudget tiny;
+  tiny.work = 1;
+  auto agent = MakeAgent("auto");
+  ASSERT_TRUE(agent.ok()) << agent.status();
+  auto bare = (*agent)->Optimize(benchmark, tiny);
+  ASSERT_TRUE(bare.ok()) << bare.status();
+  EXPECT_EQ(bare->steps, 1);  // the default pipeline's step uses it all
+  SearchBudget floored = tiny;
+  floored.min_work_steps = 6;
+  auto again = MakeAgent("auto");
+  ASSERT_TRUE(again.ok());
+  auto result = (*again)->Optimize(benchmark, floored);
+  ASSERT_TRUE(result.ok()) << result.status();
+  const int64_t i = result->initial_op_count;
+  EXPECT_TRUE(result->budget_exhausted);
+  EXPECT_GE(result->work, 6 * i);
+  EXPECT_LT(result->work, 7 * i);
+  EXPECT_GT(result->steps, bare->steps);
+}
+
 // smoke/einsum: the default grows it (19 instructions, D = 24), and no pass
 // takes it below 19, so the module as it is, not a state between I and D, is
 // the answer.
