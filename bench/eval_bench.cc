@@ -80,6 +80,10 @@ HLOGYM_EVAL_BENCH(cnn_train, "smoke/cnn_train.hlo")
 HLOGYM_EVAL_BENCH(lstm_train, "smoke/lstm_train.hlo")
 HLOGYM_EVAL_BENCH(mlp_bf16_train, "smoke/mlp_bf16_train.hlo")
 HLOGYM_EVAL_BENCH(random, "smoke/random.hlo")
+// NumPyro's MCMC sample loop: a while loop of small and scalar values, where
+// the interpreter's own overhead per instruction is the cost.
+HLOGYM_EVAL_BENCH(numpyro_mcmc_loop,
+                  "probes/probabilistic/probabilistic/jit__fori_collect_loop.hlo.zst")
 
 // The largest corpus module of each family.
 #define HLOGYM_CORPUS_BENCH(name, file)                                           \

@@ -44,6 +44,7 @@
 #include <string_view>
 #include <vector>
 
+#include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "hlo/computation.h"
@@ -55,9 +56,12 @@ namespace hlogym {
 // Half the machine's physical memory (8 GiB when it cannot be read).
 int64_t DefaultEvaluatorMaxBytes();
 
-// ResourceExhausted when `bytes` more bytes of array data (for `what`) would
-// pass `max_bytes` given what is allocated now; OK otherwise.
-absl::Status CheckMemoryFor(int64_t bytes, int64_t max_bytes, std::string_view what);
+// ResourceExhausted when `bytes` more bytes of array data (for what `what`
+// names) would pass `max_bytes` given what is allocated now; OK otherwise.
+// `what` is called only for the error: the interpreter checks every
+// instruction, and a loop of scalars would spend its time naming shapes.
+absl::Status CheckMemoryFor(int64_t bytes, int64_t max_bytes,
+                            absl::FunctionRef<std::string()> what);
 
 struct EvaluatorOptions {
   // Threads for big dots and convolutions (1 = single-threaded).

@@ -177,8 +177,9 @@ absl::StatusOr<ValuePtr> Interpreter::Run(const Computation& computation, Operan
     for (int32_t o : plan.operand_slots[s]) operands.push_back(slots[o]);
     if (!SharesOperandData(instruction.opcode())) {
       const std::optional<int64_t> bytes = instruction.shape().CheckedByteSize();
-      absl::Status fits = CheckMemoryFor(bytes.value_or(std::numeric_limits<int64_t>::max()),
-                                         options_.max_bytes, instruction.shape().ToString(false));
+      absl::Status fits =
+          CheckMemoryFor(bytes.value_or(std::numeric_limits<int64_t>::max()), options_.max_bytes,
+                         [&] { return instruction.shape().ToString(false); });
       if (!fits.ok()) return WithContext(fits, instruction);
     }
     auto result = EvalInstruction(instruction, operands, args);
@@ -450,14 +451,15 @@ int64_t DefaultEvaluatorMaxBytes() {
   return limit;
 }
 
-absl::Status CheckMemoryFor(int64_t bytes, int64_t max_bytes, std::string_view what) {
+absl::Status CheckMemoryFor(int64_t bytes, int64_t max_bytes,
+                            absl::FunctionRef<std::string()> what) {
   const int64_t live = eval::LiveArrayBytes();
   if (bytes <= max_bytes && live <= max_bytes - bytes) return absl::OkStatus();
   auto gib = [](int64_t b) {
     return absl::StrFormat("%.3g GiB", static_cast<double>(b) / (1 << 30));
   };
   return absl::ResourceExhaustedError(absl::StrCat(
-      std::string(what), " needs ",
+      what(), " needs ",
       bytes == std::numeric_limits<int64_t>::max() ? "more than 2^63 bytes" : gib(bytes),
       ", more than the evaluator's memory limit of ", gib(max_bytes), " allows (", gib(live),
       " in use; --max-memory raises the limit)"));

@@ -291,10 +291,10 @@ absl::StatusOr<std::vector<Literal>> MakeRandomArguments(const Module& module, u
     if (!bytes || __builtin_add_overflow(total, *bytes, &total)) {
       total = std::numeric_limits<int64_t>::max();
     }
-    HLOGYM_RETURN_IF_ERROR(CheckMemoryFor(
-        total, options.max_bytes,
-        absl::StrCat("parameter ", param->name(), " (", param->shape().ToString(false), ")",
-                     p > 0 ? ", with the ones before it," : "")));
+    HLOGYM_RETURN_IF_ERROR(CheckMemoryFor(total, options.max_bytes, [&] {
+      return absl::StrCat("parameter ", param->name(), " (", param->shape().ToString(false), ")",
+                          p > 0 ? ", with the ones before it," : "");
+    }));
   }
   const double lo = options.positive_floats ? 0.5 : options.float_low;
   const double hi = options.positive_floats ? 1.5 : options.float_high;
