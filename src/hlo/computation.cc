@@ -127,38 +127,50 @@ absl::Status Computation::ReplaceInstruction(Instruction* old_instruction,
 std::vector<Instruction*> Computation::MakeInstructionPostOrder() const {
   std::vector<Instruction*> order;
   order.reserve(instructions_.size());
-  // By index_in_parent_: 0 = unvisited, 1 = on the stack, 2 = emitted.
+  // By index_in_parent_: 0 = unvisited, 1 = reached (its edges pushed),
+  // 2 = emitted.
   std::vector<uint8_t> state(next_instruction_index_, 0);
-  std::vector<std::pair<Instruction*, size_t>> stack;  // (node, next edge)
-  auto edge = [](Instruction* node, size_t i) -> Instruction* {
-    size_t operands = node->operands().size();
-    if (i < operands) return node->operand(i);
-    i -= operands;
-    if (i < node->control_predecessors().size()) return node->control_predecessors()[i];
-    return nullptr;
-  };
-  for (const auto& owned : instructions_) {
-    Instruction* start = owned.get();
-    if (state[start->index_in_parent_] != 0) continue;
-    state[start->index_in_parent_] = 1;
-    stack.emplace_back(start, 0);
+  std::vector<Instruction*> stack;
+  // XLA's order, which decides what its passes see first (CSE keeps the first
+  // of equal instructions): a depth-first walk from each instruction without
+  // users, in list order; from an instruction, its control predecessors
+  // first (the last one first), then its operands in order. An instruction is
+  // emitted when the walk comes back to it.
+  auto walk_from = [&](Instruction* start) {
+    stack.push_back(start);
     while (!stack.empty()) {
-      auto& [node, next] = stack.back();
-      Instruction* child = edge(node, next);
-      if (child == nullptr) {
-        state[node->index_in_parent_] = 2;
-        order.push_back(node);
+      Instruction* node = stack.back();
+      uint8_t& node_state = state[node->index_in_parent_];
+      if (node_state != 0) {
         stack.pop_back();
+        if (node_state == 1) {
+          node_state = 2;
+          order.push_back(node);
+        }
         continue;
       }
-      ++next;
-      // Edges leaving the computation or closing a cycle are ignored here;
-      // the verifier reports them.
-      if (child->parent() != this) continue;
-      uint8_t& child_state = state[child->index_in_parent_];
-      if (child_state != 0) continue;
-      child_state = 1;
-      stack.emplace_back(child, 0);
+      node_state = 1;
+      // Edges leaving the computation are ignored here (the verifier reports
+      // them); an edge closing a cycle finds its end already reached.
+      for (auto it = node->operands().rbegin(); it != node->operands().rend(); ++it) {
+        if ((*it)->parent() == this && state[(*it)->index_in_parent_] != 2) {
+          stack.push_back(*it);
+        }
+      }
+      for (Instruction* predecessor : node->control_predecessors()) {
+        if (predecessor->parent() == this && state[predecessor->index_in_parent_] != 2) {
+          stack.push_back(predecessor);
+        }
+      }
+    }
+  };
+  for (const auto& owned : instructions_) {
+    if (owned->users().empty()) walk_from(owned.get());
+  }
+  // Instructions no walk reached (on a cycle with no way out): list order.
+  if (order.size() < instructions_.size()) {
+    for (const auto& owned : instructions_) {
+      if (state[owned->index_in_parent_] == 0) walk_from(owned.get());
     }
   }
   return order;

@@ -65,9 +65,11 @@ class Computation {
   // How many instructions of `opcode` the computation holds (kept up to date by AddInstruction
   // and RemoveInstruction), so that a pass's pre-check needs no walk over the instructions.
   int64_t opcode_count(Opcode opcode) const { return opcode_counts_[static_cast<int>(opcode)]; }
-  // Every instruction after all its operands and control predecessors,
-  // following insertion order where the edges allow (stable), dead
-  // instructions included.
+  // Every instruction after all its operands and control predecessors, dead
+  // instructions included, in XLA's order: a depth-first walk from each
+  // instruction without users, in list order, control predecessors first,
+  // then the operands in order (passes that keep the first of equal
+  // instructions, like CSE, depend on it).
   std::vector<Instruction*> MakeInstructionPostOrder() const;
   // Reorders the list to MakeInstructionPostOrder().
   void SortInstructionsTopologically();

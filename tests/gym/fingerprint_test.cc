@@ -32,14 +32,35 @@ ENTRY entry {
   ROOT z = f32[4] multiply(y, y)
 }
 )"));
-  // Same DAG, constant listed first: the post order differs, and passes can
-  // see that.
-  EXPECT_NE(base, Of(R"(HloModule m
+  // Same DAG, constant listed first: XLA's post order walks from the
+  // instructions without users, so it is the same.
+  EXPECT_EQ(base, Of(R"(HloModule m
 ENTRY main {
   c = f32[4] constant({1, 2, 3, 4})
   p = f32[4] parameter(0)
   a = f32[4] add(p, c)
   ROOT r = f32[4] multiply(a, a)
+}
+)"));
+  // Same DAG with an unused instruction listed before the root instead of
+  // after it: the walks start in another order, the post order differs, and
+  // passes can see that.
+  EXPECT_NE(Of(R"(HloModule m
+ENTRY main {
+  p = f32[4] parameter(0)
+  c = f32[4] constant({1, 2, 3, 4})
+  unused = f32[4] negate(c)
+  a = f32[4] add(p, c)
+  ROOT r = f32[4] multiply(a, a)
+}
+)"),
+            Of(R"(HloModule m
+ENTRY main {
+  p = f32[4] parameter(0)
+  c = f32[4] constant({1, 2, 3, 4})
+  a = f32[4] add(p, c)
+  ROOT r = f32[4] multiply(a, a)
+  unused = f32[4] negate(c)
 }
 )"));
   // Metadata is ignored.

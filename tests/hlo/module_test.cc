@@ -100,7 +100,7 @@ TEST(ComputationTest, RemoveAndUnusedOperandsKeepsParameters) {
   EXPECT_EQ(f.main->num_parameters(), 2);
 }
 
-TEST(ComputationTest, PostOrderPutsOperandsFirstAndIsStable) {
+TEST(ComputationTest, PostOrderIsXlasWalkFromTheInstructionsWithoutUsers) {
   Fixture f;
   // An instruction appended last but used by an earlier one.
   auto late = std::make_unique<Instruction>(Opcode::kNegate, kVec, "late");
@@ -111,8 +111,18 @@ TEST(ComputationTest, PostOrderPutsOperandsFirstAndIsStable) {
   ASSERT_EQ(order.size(), 5u);
   std::vector<std::string> names;
   for (Instruction* i : order) names.push_back(i->name());
-  // List order, except that late moves up to just before its first user.
-  EXPECT_EQ(names, (std::vector<std::string>{"a", "b", "late", "sum", "product"}));
+  // XLA's order: a walk from product, the one instruction without users,
+  // each instruction's operands first and in order. b, listed second, comes
+  // after sum, whose operands (a, late) come before it.
+  EXPECT_EQ(names, (std::vector<std::string>{"a", "late", "sum", "b", "product"}));
+  // A second instruction without users, listed after the root: its walk
+  // comes second and emits only what the first did not.
+  auto dead = std::make_unique<Instruction>(Opcode::kNegate, kVec, "dead");
+  dead->AppendOperand(f.b);
+  f.main->AddInstruction(std::move(dead));
+  names.clear();
+  for (Instruction* i : f.main->MakeInstructionPostOrder()) names.push_back(i->name());
+  EXPECT_EQ(names, (std::vector<std::string>{"a", "late", "sum", "b", "product", "dead"}));
 }
 
 TEST(ComputationTest, PostOrderRespectsControlEdges) {

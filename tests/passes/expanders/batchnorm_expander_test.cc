@@ -17,10 +17,10 @@ ENTRY main {
   EXPECT_CHECKS(run.after, R"(
 CHECK: %scalar_add_computation
 CHECK: ENTRY
-CHECK: get-dimension-size(f32[4,3,2] %x), dimensions={0}
-CHECK: get-dimension-size(f32[4,3,2] %x), dimensions={2}
-CHECK: f32[] convert(s32[]
 CHECK: f32[3] reduce(f32[4,3,2] %x, {{.*}}), dimensions={0,2}, to_apply=%scalar_add_computation
+CHECK: get-dimension-size(f32[4,3,2] %x), dimensions={2}
+CHECK: get-dimension-size(f32[4,3,2] %x), dimensions={0}
+CHECK: f32[] convert(s32[]
 CHECK: rsqrt(
 CHECK: ROOT {{.*}} = (f32[4,3,2], f32[3], f32[3]) tuple(
 CHECK-NOT: batch-norm
@@ -67,8 +67,8 @@ ENTRY main {
   EXPECT_TRUE(run.changed);
   EXPECT_CHECKS(run.after, R"(
 CHECK: get-dimension-size(f32[3,4] %x), dimensions={1}
-CHECK: reduce({{.*}}), dimensions={1}
 CHECK: f32[3] reduce(f32[3,4] %dy, {{.*}}), dimensions={1}
+CHECK: reduce({{.*}}), dimensions={1}
 CHECK: ROOT {{.*}} tuple(
 CHECK-NOT: batch-norm
 )");

@@ -16,8 +16,8 @@ ENTRY main {
   EXPECT_CHECKS(run.after, R"(
 CHECK: f32[3,4] broadcast(f32[3] %x), dimensions={0}
 CHECK: u32[3,4] bitcast-convert(
-CHECK: u32[3,4] iota(), iota_dimension=1
 CHECK: u32[] constant(8)
+CHECK: u32[3,4] iota(), iota_dimension=1
 CHECK: multiply(
 CHECK: shift-right-logical(
 CHECK: u32[] constant(255)

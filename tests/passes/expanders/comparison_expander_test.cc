@@ -14,11 +14,11 @@ ENTRY main {
 )");
   EXPECT_TRUE(run.changed);
   EXPECT_CHECKS(run.after, R"(
-CHECK: s32[] constant(0)
-CHECK: s32[] constant(2147483647)
 CHECK: s32[5]{{.*}} bitcast-convert(f32[5]{{.*}} %x)
-CHECK: xor(
+CHECK: s32[] constant(0)
 CHECK: compare({{.*}}), direction=LT
+CHECK: s32[] constant(2147483647)
+CHECK: xor(
 CHECK: select(
 CHECK: ROOT {{.*}} = pred[5]{{.*}} compare(s32[5]{{.*}}, s32[5]{{.*}}), direction=LT
 CHECK-NOT: TOTALORDER

@@ -17,9 +17,9 @@ ENTRY main {
   EXPECT_TRUE(run.changed);
   EXPECT_CHECKS(run.after, R"(
 CHECK: add_computation
-CHECK: f32[2,3,3,2] convolution(f32[2,5,5,3] %x, f32[3,3,3,2] %k), window={size=3x3}, dim_labels=b01f_01io->b01f
 CHECK: s32[2] constant({0, 1})
 CHECK: pred[2,3,3,2] compare({{.*}}), direction=EQ
+CHECK: f32[2,3,3,2] convolution(f32[2,5,5,3] %x, f32[3,3,3,2] %k), window={size=3x3}, dim_labels=b01f_01io->b01f
 CHECK: f32[2,3,3,2] select(
 CHECK: f32[1,3,3,2] reduce-window({{.*}}), window={size=2x1x1x1 stride=2x1x1x1}, to_apply=%add_computation
 CHECK: ROOT {{.*}} f32[1,3,3,2] convert(
@@ -57,9 +57,9 @@ ENTRY main {
 )");
   EXPECT_TRUE(run.changed);
   EXPECT_CHECKS(run.after, R"(
+CHECK: s32[8] constant({0, 0, 1, 1, 2, 2, 3, 3})
 CHECK: f64[3,3,8] reshape(f64[3,3,1,8] %k)
 CHECK: f64[3,3,4,8] broadcast({{.*}}), dimensions={0,1,3}
-CHECK: s32[8] constant({0, 0, 1, 1, 2, 2, 3, 3})
 CHECK: f64[3,3,4,8] select(
 CHECK: ROOT {{.*}} f64[1,3,3,8] convolution(f64[1,5,5,4] %x, {{.*}}), window={size=3x3}, dim_labels=b01f_01io->b01f
 )");

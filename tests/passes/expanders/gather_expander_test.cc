@@ -22,11 +22,11 @@ CHECK: while_cond
 CHECK: s32[] constant(6)
 CHECK: ROOT {{.*}} compare({{.*}}), direction=LT
 CHECK: while_body
+CHECK: add(
 CHECK: s32[1,2] dynamic-slice({{.*}}), dynamic_slice_sizes={1,2}
 CHECK: f32[1,4,1] dynamic-slice({{.*}}), dynamic_slice_sizes={1,4,1}
 CHECK: f32[1,4] reshape(
 CHECK: f32[6,4] dynamic-update-slice(
-CHECK: add(
 CHECK: ENTRY
 CHECK: s32[2,3,2] transpose(s32[2,2,3] %i), dimensions={0,2,1}
 CHECK: s32[6,2] reshape(
@@ -56,8 +56,8 @@ ENTRY main {
 CHECK: while_cond
 CHECK: pred[] broadcast(pred[]
 CHECK: while_body
-CHECK: s32[2] pad(s32[1] {{.*}}), padding=0_1
 CHECK: s32[1] constant({0})
+CHECK: s32[2] pad(s32[1] {{.*}}), padding=0_1
 CHECK: s32[1] concatenate(
 CHECK: s32[1] pad(s32[1] {{.*}}), padding=0_0
 CHECK: ENTRY

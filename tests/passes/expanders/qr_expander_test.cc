@@ -276,8 +276,8 @@ TEST(QrExpanderTest, WideIsEquivalent) {
 CHECK: %xla.Qr_f32_3_6_
 CHECK: f32[3,3] slice(f32[3,6] {{.*}}), slice={[0:3], [0:3]}
 CHECK: while(
-CHECK: f32[3,6] dynamic-update-slice(
 CHECK: while(
+CHECK: f32[3,6] dynamic-update-slice(
 CHECK: f32[3,3] slice(f32[3,6] {{.*}}), slice={[0:3], [3:6]}
 CHECK: f32[3,3] dot(
 CHECK: f32[3,3] add(

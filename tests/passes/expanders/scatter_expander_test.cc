@@ -41,17 +41,17 @@ CHECK: s32[1,1] dynamic-slice(
 CHECK: %reshape.4 = s32[1] reshape(s32[1,1] %dynamic-slice)
 CHECK: s32[1] slice(s32[1] %reshape.4), slice={[0:1]}
 CHECK: %concatenate = s32[2] concatenate(s32[1] %slice.2, s32[1] %constant.8), dimensions={0}
-CHECK: s32[2] pad(s32[1] %broadcast.5, s32[] %{{.*}}), padding=0_1
-CHECK: f32[1,4] dynamic-slice({{.*}}), dynamic_slice_sizes={1,4}
-CHECK: f32[4] reshape(f32[1,4]
-CHECK: f32[1,4] reshape(f32[4]
-CHECK: s32[1] slice(s32[2] %concatenate), slice={[0:1]}
-CHECK: f32[1,4] dynamic-slice({{.*}}), dynamic_slice_sizes={1,4}
 CHECK: pred[2] compare(s32[2] %broadcast{{.*}}, s32[2] %concatenate), direction=LE
 CHECK: s32[2] constant({5, 0})
 CHECK: pred[2] compare({{.*}}), direction=GE
 CHECK: pred[2] and(
 CHECK: pred[] reduce({{.*}}), dimensions={0}, to_apply=%and.reduce_sub_computation
+CHECK: s32[1] slice(s32[2] %concatenate), slice={[0:1]}
+CHECK: f32[1,4] dynamic-slice({{.*}}), dynamic_slice_sizes={1,4}
+CHECK: s32[2] pad(s32[1] %broadcast.5, s32[] %{{.*}}), padding=0_1
+CHECK: f32[1,4] dynamic-slice({{.*}}), dynamic_slice_sizes={1,4}
+CHECK: f32[4] reshape(f32[1,4]
+CHECK: f32[1,4] reshape(f32[4]
 CHECK: f32[1,4] map({{.*}}), dimensions={0,1}, to_apply=%add
 CHECK: f32[1,4] select(
 CHECK: f32[6,4] dynamic-update-slice(

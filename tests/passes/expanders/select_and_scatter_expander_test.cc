@@ -32,13 +32,13 @@ CHECK: compare({{.*}}), direction=GE
 CHECK: compare({{.*}}), direction=NE
 CHECK: ROOT {{.*}} (f32[], s32[], s32[], s32[]) tuple(
 CHECK: ENTRY
+CHECK: f32[2,6,5] broadcast(f32[] %zero)
 CHECK: s32[2,6,5] iota(), iota_dimension=0
 CHECK: s32[2,6,5] iota(), iota_dimension=2
 CHECK: s32[] constant(-1)
 CHECK: (f32[2,3,3], s32[2,3,3], s32[2,3,3], s32[2,3,3]) reduce-window({{.*}}), window={size=1x3x2 stride=1x2x2 pad=0_0x0_1x0_1}, to_apply=%ge.reduce_window
 CHECK: s32[2,3,3,1] reshape(
 CHECK: s32[2,3,3,3] concatenate({{.*}}), dimensions={3}
-CHECK: f32[2,6,5] broadcast(f32[] %zero)
 CHECK: ROOT {{.*}} scatter({{.*}}), update_window_dims={}, inserted_window_dims={0,1,2}, scatter_dims_to_operand_dims={0,1,2}, index_vector_dim=3, to_apply=%add
 CHECK-NOT: select-and-scatter
 )");

@@ -27,12 +27,12 @@ ENTRY main {
 )");
   EXPECT_TRUE(run.changed);
   EXPECT_CHECKS(run.after, R"(
-CHECK: %p.1.lhs = s32[] parameter(2)
-CHECK: %p.1.rhs = s32[] parameter(3)
 CHECK: %l.clone.swapped = s32[] and(s32[] %p.0.rhs.clone, s32[] %mask.clone)
 CHECK: %r.clone.swapped = s32[] and(s32[] %p.0.lhs.clone, s32[] %mask.clone)
 CHECK: %lt.clone.swapped = pred[] compare(s32[] %l.clone.swapped, s32[] %r.clone.swapped), direction=LT
 CHECK: pred[] compare(pred[] %lt.clone, pred[] %lt.clone.swapped), direction=EQ
+CHECK: %p.1.lhs = s32[] parameter(2)
+CHECK: %p.1.rhs = s32[] parameter(3)
 CHECK: pred[] compare(s32[] %p.1.lhs, s32[] %p.1.rhs), direction=LT
 CHECK: ROOT {{.*}} = pred[] select(
 CHECK: ENTRY
@@ -126,9 +126,9 @@ ENTRY main {
   EXPECT_TRUE(run.changed);
   EXPECT_CHECKS(run.after, R"(
 CHECK: ENTRY
-CHECK: s32[10] sort(s32[10] %b), dimensions={0}, to_apply=%cmp
 CHECK: sort(s32[10] %a, s32[10] %{{.*}}), dimensions={0}, to_apply=%cmp.clone
 CHECK: sort(s32[10] %b, s32[10] %{{.*}}), dimensions={0}, to_apply=%cmp.clone.1
+CHECK: s32[10] sort(s32[10] %b), dimensions={0}, to_apply=%cmp
 )");
   ASSERT_NE(run.module->FindComputation("cmp"), nullptr);
   EXPECT_EQ(run.module->FindComputation("cmp")->root_instruction()->opcode(), Opcode::kCompare);

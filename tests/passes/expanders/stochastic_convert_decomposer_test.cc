@@ -19,14 +19,14 @@ TEST(StochasticConvertDecomposerTest, DecomposesAndRoundsByTheRandomBits) {
   PassRun run = RunPass("stochastic_convert_decomposer", kF32ToS32);
   EXPECT_TRUE(run.changed);
   EXPECT_CHECKS(run.after, R"(
+CHECK: s32[] constant(2147483647)
+CHECK: s32[] constant(-2147483648)
 CHECK: sign(f32[5] %x)
 CHECK: abs(f32[5] %x)
 CHECK: floor(
 CHECK: f32[] constant(4.2949673e+09)
 CHECK: u32[5] convert(
 CHECK: compare(u32[5] %r, {{.*}}), direction=LT
-CHECK: s32[] constant(-2147483648)
-CHECK: s32[] constant(2147483647)
 CHECK: ROOT {{.*}} select(
 CHECK-NOT: stochastic-convert
 )");

@@ -106,11 +106,11 @@ CHECK: negate(
 CHECK: dynamic-update-slice(
 CHECK: %xla.triangular_solve_f32_4_4__f32_4_3__left_lower_NO_TRANSPOSE_nonunit
 CHECK: %a{{[.0-9]*}} = f32[4,4] parameter(0)
-CHECK: %b{{[.0-9]*}} = f32[4,3] parameter(1)
 CHECK: select(
 CHECK: f32[1,4] reduce(
 CHECK: divide(
 CHECK: while(
+CHECK: %b{{[.0-9]*}} = f32[4,3] parameter(1)
 CHECK: ROOT {{.*}} = f32[4,3] dot(
 CHECK: ENTRY
 CHECK: ROOT %{{.*}} = f32[4,3] call(f32[4,4] %a, f32[4,3] %b), to_apply=%xla.triangular_solve_f32_4_4__f32_4_3__left_lower_NO_TRANSPOSE_nonunit

@@ -975,9 +975,9 @@ TEST(AlgebraicSimplifierTest, ReduceOfConcatenateCombinesThePiecesReduces) {
   EXPECT_TRUE(run.changed);
   EXPECT_CHECKS(run.after, R"(
 CHECK: %reduce = f32[3] reduce(f32[2,3] %a
-CHECK: %reduce.2 = f32[3] reduce(f32[4,3] %c
 CHECK: %reshape = f32[3] reshape(f32[1,3] %b)
 CHECK: %add = f32[3] add(f32[3] %reduce, f32[3] %reshape)
+CHECK: %reduce.2 = f32[3] reduce(f32[4,3] %c
 CHECK: ROOT {{.*}} f32[3] add(f32[3] %add, f32[3] %reduce.2)
 CHECK-NOT: concatenate
 )");

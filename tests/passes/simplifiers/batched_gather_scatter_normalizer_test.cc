@@ -42,9 +42,9 @@ ENTRY main {
 )");
   EXPECT_TRUE(run.changed);
   EXPECT_CHECKS(run.after, R"(
+CHECK: s32[300,1] iota(), iota_dimension=0
 CHECK: s32[300] convert(s8[300] %i)
 CHECK: s32[300,1] reshape(
-CHECK: s32[300,1] iota(), iota_dimension=0
 CHECK: s32[300,2] concatenate(
 CHECK: scatter({{.*}}), update_window_dims={}, inserted_window_dims={0,1}, scatter_dims_to_operand_dims={0,1}, index_vector_dim=1, to_apply=%add
 )");

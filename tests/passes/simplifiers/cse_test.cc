@@ -33,7 +33,7 @@ ENTRY main {
   EXPECT_TRUE(run.changed);
   EXPECT_CHECKS(
       run.after,
-      "CHECK: %c1 =\nCHECK-NOT: %c2 =\nCHECK: %c3 =\nCHECK: add(f32[2]{0} %c1, f32[2]{0} %c1)");
+      "CHECK: %c1 =\nCHECK-NOT: %c2 =\nCHECK: add(f32[2]{0} %c1, f32[2]{0} %c1)\nCHECK: %c3 =");
 }
 
 TEST(CseTest, CommutativeOperandOrderIgnored) {
@@ -111,6 +111,34 @@ ENTRY main {
 )");
   EXPECT_TRUE(run.changed);
   EXPECT_CHECKS(run.after, "CHECK-NOT: %i2 =\nCHECK: subtract(s32[4] %i1, s32[4] %i1)");
+}
+
+// Which of equal instructions stays is the first in XLA's post order (a walk
+// from the root, operands in order), not in the list: here the shift of i2
+// and the convert of i1 stay, so both iotas stay live, as in XLA (NumPyro's
+// SVI steps, whose threefry splits each build their own iota).
+TEST(CseTest, KeepsTheFirstOfEqualInstructionsInXlasPostOrder) {
+  PassRun run = RunPass("cse", R"(HloModule m
+ENTRY main {
+  i1 = u64[2] iota(), iota_dimension=0
+  i2 = u64[2] iota(), iota_dimension=0
+  c = u64[2] constant({32, 32})
+  s1 = u64[2] shift-right-logical(i1, c)
+  k1 = u32[2] convert(i1)
+  s2 = u64[2] shift-right-logical(i2, c)
+  k2 = u32[2] convert(i2)
+  ROOT t = (u64[2], u32[2], u64[2], u32[2]) tuple(s2, k1, s1, k2)
+}
+)");
+  EXPECT_TRUE(run.changed);
+  EXPECT_CHECKS(run.after,
+                "CHECK: %i2 = u64[2] iota()\n"
+                "CHECK: %s2 = u64[2] shift-right-logical(u64[2] %i2, u64[2] %c)\n"
+                "CHECK: %i1 = u64[2] iota()\n"
+                "CHECK: %k1 = u32[2] convert(u64[2] %i1)\n"
+                "CHECK-NOT: %s1 =\n"
+                "CHECK-NOT: %k2 =\n"
+                "CHECK: tuple(u64[2] %s2, u32[2] %k1, u64[2] %s2, u32[2] %k1)");
 }
 
 TEST(CseTest, NoChangeWhenAllDistinct) {

@@ -19,8 +19,8 @@ ENTRY main {
   EXPECT_CHECKS(run.after, R"(
 CHECK: entry_computation_layout={(s4[4]{0:E(4)}, u2[2,2]{1,0:T(2,2)E(2)S(1)})->(s8[4]{0}, u2[2,2]{1,0:E(2)})}
 CHECK: s4[4]{0:E(4)} parameter(0)
-CHECK: u2[2,2]{1,0:T(2,2)E(2)S(1)} parameter(1)
 CHECK: s8[4]{0} convert(
+CHECK: u2[2,2]{1,0:T(2,2)E(2)S(1)} parameter(1)
 CHECK: (s8[4]{0}, u2[2,2]{1,0:E(2)}) tuple(
 )");
   ExpectSameSemantics(run);

@@ -175,8 +175,8 @@ ENTRY main {
   EXPECT_TRUE(run.changed);
   EXPECT_CHECKS(run.after, R"(
 CHECK: body
-CHECK: %p = (s32[]) parameter(0)
 CHECK: rng(
+CHECK: %p = (s32[]) parameter(0)
 CHECK: ROOT %t{{.*}} = (s32[]) tuple(
 CHECK: ENTRY
 CHECK: (s32[]) while(
