@@ -338,6 +338,7 @@ absl::StatusOr<EvalReport> EvaluateSuite(const std::vector<std::string>& specs,
       row.own_R = result->own_op_count;
       report.search_seconds += row.seconds;
       row.X = ManifestX(spec, result->env->benchmark().path);
+      row.caveat = DefaultPipelineCaveat(result->env->initial_module());
       absl::StatusOr<int64_t> d = result->env->BaselineOpCount();
       if (!d.ok()) {
         row.error = absl::StrCat("D: ", d.status().message());
@@ -515,6 +516,9 @@ std::string FormatReport(const EvalReport& report, bool show_passes) {
     ++answered;
     if (!row.fallback.empty()) ++fell_back;
   }
+  for (const BenchmarkRow& row : report.rows) {
+    if (!row.caveat.empty()) absl::StrAppend(&out, "caveat: ", row.name, ": ", row.caveat, "\n");
+  }
   if (fell_back > 0) {
     absl::StrAppend(&out, "fell back to D on ", fell_back, " of ", answered,
                     " (the agent's own answer was above D or failed its check)\n");
@@ -585,6 +589,7 @@ std::string ReportToJson(const EvalReport& report) {
     }
     if (row.search_R) r["search_R"] = *row.search_R;
     if (!row.validation_errors.empty()) r["validation_errors"] = row.validation_errors;
+    if (!row.caveat.empty()) r["caveat"] = row.caveat;
     rows.push_back(std::move(r));
   }
   j["benchmarks"] = std::move(rows);
@@ -650,6 +655,7 @@ absl::StatusOr<EvalReport> ReportFromJson(std::string_view json, std::string_vie
       row.own_R = r.value("own_R", int64_t{0});
       if (r.contains("search_R")) row.search_R = r["search_R"].get<int64_t>();
       row.validation_errors = r.value("validation_errors", std::vector<std::string>());
+      row.caveat = r.value("caveat", std::string());
       report.search_seconds += row.seconds;
       report.rows.push_back(std::move(row));
     }

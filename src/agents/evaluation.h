@@ -115,6 +115,9 @@ struct BenchmarkRow {
   // a bug the validation reports), R is the replay's op count, the replay is
   // what is checked and written, and this is the op count the search saw.
   std::optional<int64_t> search_R;
+  // Why D here is not what XLA's pipeline makes of the module ("": nothing
+  // known says so; DefaultPipelineCaveat), printed under the table.
+  std::string caveat;
 };
 
 struct EvalOptions {

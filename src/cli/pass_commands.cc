@@ -171,6 +171,11 @@ int RunOpt(const OptOptions& options) {
   auto module = LoadModule(options.input);
   if (!module.ok()) return ReportError(module.status());
   const double load_ms = MillisecondsSince(load_start);
+  if (options.pipeline == kDefaultPipeline || options.pipeline == kExactPipeline) {
+    if (std::string caveat = DefaultPipelineCaveat(**module); !caveat.empty()) {
+      std::cerr << "warning: " << options.input << ": " << caveat << "\n";
+    }
+  }
   const int64_t instructions = (*module)->instruction_count();
   std::optional<PassTimer> timer;
   if (options.time_passes || options.trace_passes || !options.dump_to.empty()) timer.emplace();

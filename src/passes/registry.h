@@ -102,6 +102,12 @@ bool ChangesNumericPrecision(std::string_view pass_name);
 // pipeline makes the same module.
 bool ExactPipelineOmits(std::string_view pass_name);
 
+// Why kDefaultPipeline's result on `module` is not what XLA's pipeline makes of
+// it, or "" when nothing known says so: a module compiled for more than one
+// partition (num_partitions > 1 in its header, as jax.pmap and GSPMD lower) is
+// split by XLA's SPMD partitioner before these passes, and hlogym has none.
+std::string DefaultPipelineCaveat(const Module& module);
+
 // Builds a pipeline from a comma-separated list of pass and pipeline names
 // (PassRegistry::WithPipelines(target)).
 absl::StatusOr<std::unique_ptr<Pass>> CreatePassList(std::string_view comma_separated,

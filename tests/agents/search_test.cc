@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -230,6 +231,36 @@ TEST(EvaluationTest, EvaluatesAndChecksEveryResult) {
     EXPECT_NEAR(ref->metric.gain, 0.0, 1e-12);
   }
   EXPECT_EQ(ref->metric.r_le_d, 1);
+}
+
+// A module compiled for several partitions: XLA partitions it before its
+// passes and hlogym does not, so its row says D is not XLA's, in the table and
+// in the JSON, and a single-partition module's row says nothing.
+TEST(EvaluationTest, PartitionedModuleRowSaysDIsNotXlas) {
+  const std::string path =
+      (std::filesystem::temp_directory_path() / "hlogym_partitioned_module.hlo").string();
+  {
+    std::ofstream file(path);
+    file << "HloModule partitioned, num_partitions=2\n"
+            "ENTRY e {\n  p = f32[4] parameter(0)\n  n = f32[4] negate(p)\n"
+            "  ROOT m = f32[4] negate(n)\n}\n";
+  }
+  EvalOptions options;
+  options.agent = "default";
+  auto report = EvaluateSuite({path, "smoke/einsum"}, options);
+  ASSERT_TRUE(report.ok()) << report.status();
+  ASSERT_EQ(report->rows.size(), 2u);
+  EXPECT_NE(report->rows[0].caveat.find("2 partitions"), std::string::npos)
+      << report->rows[0].caveat;
+  EXPECT_NE(report->rows[0].caveat.find("SPMD"), std::string::npos);
+  EXPECT_EQ(report->rows[1].caveat, "");
+  EXPECT_NE(FormatReport(*report).find("caveat: " + report->rows[0].name + ": compiled for 2"),
+            std::string::npos);
+  auto again = ReportFromJson(ReportToJson(*report), "test");
+  ASSERT_TRUE(again.ok()) << again.status();
+  EXPECT_EQ(again->rows[0].caveat, report->rows[0].caveat);
+  EXPECT_EQ(again->rows[1].caveat, "");
+  std::filesystem::remove(path);
 }
 
 TEST(EvaluationTest, BadBenchmarkIsARowWithAnError) {
