@@ -1,6 +1,8 @@
 // algsimp: rewrites of reduce and dot. See algebraic_simplifier.h.
 #include <algorithm>
+#include <functional>
 #include <numeric>
+#include <vector>
 
 #include "absl/algorithm/container.h"
 #include "hlo/status_macros.h"
@@ -159,27 +161,52 @@ bool HasInteriorPadding(const std::vector<PaddingDimension>& padding) {
 }  // namespace
 
 absl::Status Visitor::HandleReduceWindow(Instruction* reduce_window) {
-  // Variadic reduce-windows are left alone.
-  if (reduce_window->shape().IsTuple() || reduce_window->operand_count() != 2 ||
-      !reduce_window->attrs().window.has_value()) {
+  const int64_t input_count = reduce_window->operand_count() / 2;
+  const bool multi_output = reduce_window->shape().IsTuple();
+  if (input_count < 1 || !reduce_window->attrs().window.has_value() ||
+      reduce_window->called_computations().empty()) {
     return absl::OkStatus();
   }
+  // The inputs share their dimensions, and so do the outputs: the first of
+  // each stands for all.
+  const Shape& first_input = reduce_window->operand(0)->shape();
+  const Shape& first_output =
+      multi_output ? reduce_window->shape().tuple_shapes(0) : reduce_window->shape();
+  if (!first_input.IsArray() || !first_output.IsArray()) return absl::OkStatus();
+  // Each output as `element(i)` makes it, one per input; a tuple of them where
+  // the reduce-window is variadic.
+  auto replace_with_each = [&](const std::function<Instruction*(int64_t)>& element) {
+    if (!multi_output) return ReplaceWithNew(reduce_window, element(0));
+    std::vector<Instruction*> elements;
+    for (int64_t i = 0; i < input_count; ++i) elements.push_back(element(i));
+    return ReplaceWithNew(reduce_window, Add(Opcode::kTuple, reduce_window->shape(), elements));
+  };
+  // Nothing to reduce: the init values everywhere.
+  if (IsZeroElementArray(first_input) || IsZeroElementArray(first_output)) {
+    return replace_with_each([&](int64_t i) {
+      return AddBroadcast(reduce_window->operand(input_count + i),
+                          multi_output ? reduce_window->shape().tuple_shapes(i) : first_output, {});
+    });
+  }
+  Computation* function = reduce_window->called_computations()[0];
+  // A scalar window over scalars is the scalars (a variadic one only where its
+  // reducer ends in a tuple, as XLA asks).
+  if (first_input.rank() == 0 &&
+      (!multi_output || (function->root_instruction() != nullptr &&
+                         function->root_instruction()->opcode() == Opcode::kTuple))) {
+    if (!multi_output) {
+      ReplaceIfCompatible(reduce_window, reduce_window->operand(0));
+      return absl::OkStatus();
+    }
+    return replace_with_each([&](int64_t i) { return reduce_window->operand(i); });
+  }
+  // The other rules are for a reduce-window of one input.
+  if (multi_output || input_count != 1) return absl::OkStatus();
   Instruction* operand = reduce_window->operand(0);
   Instruction* init = reduce_window->operand(1);
   const Shape& shape = reduce_window->shape();
-  Computation* function = reduce_window->called_computations()[0];
   const Window& window = *reduce_window->attrs().window;
   const ReductionKind kind = KindOf(function);
-
-  // Nothing to reduce: the init value everywhere.
-  if (operand->shape().ElementCount() == 0 || shape.ElementCount() == 0) {
-    return ReplaceWithNew(reduce_window, AddBroadcast(init, shape, {}));
-  }
-  // A scalar window over a scalar is the scalar.
-  if (operand->shape().rank() == 0) {
-    ReplaceIfCompatible(reduce_window, operand);
-    return absl::OkStatus();
-  }
 
   // A cumulative sum of a broadcast constant c: c * (1 + iota) along the one
   // dimension its window runs over.

@@ -844,6 +844,51 @@ CHECK-NOT: pad(
 )"));
 }
 
+// A variadic reduce-window (a max with its index, as an argmax pooling
+// writes it): over no elements, the init values broadcast; over scalars, with
+// a reducer ending in a tuple, the inputs themselves; otherwise left alone,
+// as XLA leaves it.
+std::string VariadicReduceWindowModule(const std::string& shapes, const std::string& window) {
+  return R"(HloModule m
+max_with_index {
+  a = f32[] parameter(0)
+  i = s32[] parameter(1)
+  b = f32[] parameter(2)
+  j = s32[] parameter(3)
+  ge = pred[] compare(a, b), direction=GE
+  m = f32[] select(ge, a, b)
+  k = s32[] select(ge, i, j)
+  ROOT t = (f32[], s32[]) tuple(m, k)
+}
+ENTRY main {
+  x = f32[)" +
+         shapes + R"(] parameter(0)
+  ix = s32[)" +
+         shapes + R"(] parameter(1)
+  ninf = f32[] constant(-inf)
+  none = s32[] constant(-1)
+  ROOT r = (f32[)" +
+         shapes + "], s32[" + shapes + "]) reduce-window(x, ix, ninf, none), " + window +
+         R"(, to_apply=max_with_index
+}
+)";
+}
+
+TEST(AlgebraicSimplifierTest, VariadicReduceWindowOverNothingOrScalars) {
+  PassRun run =
+      RunPass("algsimp", VariadicReduceWindowModule("0,4", "window={size=1x2 pad=0_0x0_1}"));
+  EXPECT_CHECKS(run.after, R"(
+CHECK: f32[0,4] broadcast(f32[] %ninf), dimensions={}
+CHECK: s32[0,4] broadcast(s32[] %none), dimensions={}
+CHECK: ROOT {{.*}} (f32[0,4], s32[0,4]) tuple(
+)");
+  ExpectSameSemantics(run);
+  run = RunPass("algsimp", VariadicReduceWindowModule("", "window={}"));
+  EXPECT_CHECKS(run.after, "CHECK: ROOT {{.*}} (f32[], s32[]) tuple(f32[] %x, s32[] %ix)");
+  ExpectSameSemantics(run);
+  ExpectUnchanged(VariadicReduceWindowModule("8", "window={size=1}"));
+}
+
 TEST(AlgebraicSimplifierTest, ReduceWindowOfUnitWindowsWholeDimensionsAndConstantSums) {
   // One-element windows: the reduction with the init value, elementwise, then
   // a pad with it where the window pads.
