@@ -113,13 +113,6 @@ def test_probe_files_match_manifest(name):
         )
 
 
-# Probes where hlogym's default ends within 1% of X but not at X on every module, and why:
-# NumPyro's two SVI steps, one instruction below X. The trajectories agree pass for pass up to the
-# last cse, where XLA's post order picks representatives from two different threefry splits and
-# keeps a second iota live (docs/performance.md).
-WITHIN_ONE_PERCENT = {"probabilistic"}
-
-
 def test_default_pipeline_ends_at_xla():
     misses = []
     for name in NAMES:
@@ -130,7 +123,6 @@ def test_default_pipeline_ends_at_xla():
         )
         assert out.returncode == 0, out.stderr[-2000:]
         for row in json.loads(out.stdout)["benchmarks"]:
-            off = abs(row["D"] - row["X"]) / row["X"]
-            if off > (0.01 if name in WITHIN_ONE_PERCENT else 0):
+            if row["D"] != row["X"]:
                 misses.append((name, row["name"], row["D"], row["X"]))
     assert misses == []
