@@ -13,6 +13,9 @@ venv of its own under build/venvs with the probe's pinned requirements:
   (requirements-ode.txt).
 - probabilistic: NumPyro's NUTS and HMC samplers, SVI steps and a predictive pass on a hierarchical
   model and a Bayesian MLP (requirements-probabilistic.txt).
+- optimizers: training steps with optax's optimizers (clipping and schedules, Lion, Adafactor,
+  LAMB, gradient accumulation, masked weight decay, ...) and Flax's nn.scan over stacked layers,
+  with and without remat (requirements-libraries.txt).
 - older_jax: examples/harvest/transformer_variants.py and jax_cnn.py lowered by JAX 0.4.13
   (requirements-older-jax.txt, not on top of the project's pins), then compiled by the pinned
   XLA (compile_with_pinned_xla.py), whose result is the reference as for every other module.
@@ -157,6 +160,11 @@ def library_transformers() -> Path:
     return harvest_probe(
         "library_transformers", [str(python), str(EXAMPLES / "library_transformers.py")]
     )
+
+
+def optimizers() -> Path:
+    python = venv("libraries", [PINS, CORPUS_LIBRARIES, HERE / "requirements-libraries.txt"])
+    return harvest_probe("optimizers", [str(python), str(EXAMPLES / "optimizers.py")])
 
 
 def ode_solvers() -> Path:
@@ -395,6 +403,7 @@ PROBES = {
     "library_transformers": library_transformers,
     "ode_solvers": ode_solvers,
     "probabilistic": probabilistic,
+    "optimizers": optimizers,
     "older_jax": older_jax,
     "older_xla_optimized": older_xla_optimized,
     "jax_0_4_30": lambda: jax_version("0.4.30"),

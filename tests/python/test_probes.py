@@ -26,6 +26,7 @@ NAMES = (
     "library_transformers",
     "ode_solvers",
     "probabilistic",
+    "optimizers",
     "older_jax",
     "jax_0_4_30",
     "jax_0_6_2",
@@ -107,6 +108,9 @@ def test_probe_files_match_manifest(name):
         texts = b"".join(unzstd(root / m["path"]) for m in manifest["modules"].values())
         assert b" pad(" in texts and b"bf16[" in texts
         assert manifest["versions"]["transformers"] == "4.57.1"
+    if name == "optimizers":  # Flax's nn.scan: a loop over parameters stacked along it
+        texts = b"".join(unzstd(root / m["path"]) for m in manifest["modules"].values())
+        assert b" while(" in texts and b" dynamic-slice(" in texts
     if name == "older_xla_optimized":  # XLA's optimized modules: fusions in every one
         assert manifest["xla_optimized"] and all(
             b" fusion(" in unzstd(root / m["path"]) for m in manifest["modules"].values()
