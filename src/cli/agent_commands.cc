@@ -16,9 +16,11 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "agents/agent.h"
+#include "agents/auto_agent.h"
 #include "agents/evaluation.h"
 #include "cli/commands.h"
 #include "text/file_io.h"
@@ -144,10 +146,14 @@ void AddCommonOptions(CLI::App* command, AgentCommandOptions& o, const std::stri
                       "Step budget per benchmark (Environment steps, cache hits included; random "
                       "and evo default to 500 when no --time is given)");
   command->add_option("--time", o.time, "Time budget per benchmark in seconds");
-  command->add_option("--work", o.work,
-                      "Work budget per benchmark: instructions stepped over (a step that runs a "
-                      "pass costs the op count of the module it starts from; cache hits and "
-                      "passes whose pre-check rules them out are free)");
+  command->add_option(
+      "--work", o.work,
+      absl::StrCat("Work budget per benchmark: instructions stepped over (a step that runs a "
+                   "pass costs the op count of the module it starts from; cache hits and passes "
+                   "whose pre-check rules them out are free; auto's default when no budget is "
+                   "given: ",
+                   kDefaultAutoWork, ", and at least ", kDefaultAutoWorkSteps,
+                   " steps' worth on the original module)"));
   command->add_option("--seed", o.seed, "Seed (default 0)");
   command->add_flag("--json", o.json, "Print the report as JSON");
   command->add_flag("-q,--quiet", o.quiet, "No per-benchmark progress on stderr");
