@@ -119,6 +119,20 @@ void BM_Clone(benchmark::State& state) {
 }
 BENCHMARK(BM_Clone)->Unit(benchmark::kMillisecond);
 
+// The post order of every computation (what nearly every pass asks for
+// first, once per computation it visits).
+void BM_PostOrder(benchmark::State& state) {
+  const BenchInput& input = Input();
+  for (auto _ : state) {
+    for (const auto& computation : input.module->computations()) {
+      auto order = computation->MakeInstructionPostOrder();
+      benchmark::DoNotOptimize(order);
+    }
+  }
+  SetRates(state);
+}
+BENCHMARK(BM_PostOrder)->Unit(benchmark::kMicrosecond);
+
 }  // namespace
 }  // namespace hlogym
 

@@ -130,38 +130,42 @@ std::vector<Instruction*> Computation::MakeInstructionPostOrder() const {
   // By index_in_parent_: 0 = unvisited, 1 = reached (its edges pushed),
   // 2 = emitted.
   std::vector<uint8_t> state(next_instruction_index_, 0);
-  std::vector<Instruction*> stack;
+  // Each entry keeps its instruction's index, so that coming back to it reads
+  // no instruction.
+  struct Entry {
+    Instruction* node;
+    int64_t index;
+  };
+  std::vector<Entry> stack;
+  stack.reserve(instructions_.size());
+  auto push = [&](Instruction* node) {
+    // Edges leaving the computation are ignored here (the verifier reports
+    // them); an edge closing a cycle finds its end already reached.
+    if (node->parent() != this || state[node->index_in_parent_] == 2) return;
+    stack.push_back({node, node->index_in_parent_});
+  };
   // XLA's order, which decides what its passes see first (CSE keeps the first
   // of equal instructions): a depth-first walk from each instruction without
   // users, in list order; from an instruction, its control predecessors
   // first (the last one first), then its operands in order. An instruction is
   // emitted when the walk comes back to it.
   auto walk_from = [&](Instruction* start) {
-    stack.push_back(start);
+    push(start);
     while (!stack.empty()) {
-      Instruction* node = stack.back();
-      uint8_t& node_state = state[node->index_in_parent_];
-      if (node_state != 0) {
+      const Entry entry = stack.back();
+      uint8_t& entry_state = state[entry.index];
+      if (entry_state != 0) {
         stack.pop_back();
-        if (node_state == 1) {
-          node_state = 2;
-          order.push_back(node);
+        if (entry_state == 1) {
+          entry_state = 2;
+          order.push_back(entry.node);
         }
         continue;
       }
-      node_state = 1;
-      // Edges leaving the computation are ignored here (the verifier reports
-      // them); an edge closing a cycle finds its end already reached.
-      for (auto it = node->operands().rbegin(); it != node->operands().rend(); ++it) {
-        if ((*it)->parent() == this && state[(*it)->index_in_parent_] != 2) {
-          stack.push_back(*it);
-        }
-      }
-      for (Instruction* predecessor : node->control_predecessors()) {
-        if (predecessor->parent() == this && state[predecessor->index_in_parent_] != 2) {
-          stack.push_back(predecessor);
-        }
-      }
+      entry_state = 1;
+      const auto& operands = entry.node->operands();
+      for (auto it = operands.rbegin(); it != operands.rend(); ++it) push(*it);
+      for (Instruction* predecessor : entry.node->control_predecessors()) push(predecessor);
     }
   };
   for (const auto& owned : instructions_) {
