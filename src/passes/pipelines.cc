@@ -11,9 +11,9 @@
 #include <string>
 #include <vector>
 
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "hlo/module.h"
+#include "passes/collectives/collective_rewrite_utils.h"
 #include "passes/registry.h"
 
 namespace hlogym {
@@ -221,17 +221,11 @@ bool ExactPipelineOmits(std::string_view pass_name) {
 }
 
 std::string DefaultPipelineCaveat(const Module& module) {
-  for (const RawAttribute& attribute : module.raw_attributes()) {
-    int64_t partitions = 0;
-    if (attribute.key != "num_partitions" || !absl::SimpleAtoi(attribute.value, &partitions) ||
-        partitions <= 1) {
-      continue;
-    }
-    return absl::StrCat("compiled for ", partitions,
-                        " partitions: XLA splits it with its SPMD partitioner before these passes, "
-                        "which hlogym does not model, so D is not XLA's");
-  }
-  return "";
+  const int64_t partitions = NumPartitions(module);
+  if (partitions <= 1) return "";
+  return absl::StrCat("compiled for ", partitions,
+                      " partitions: XLA splits it with its SPMD partitioner before these passes, "
+                      "which hlogym does not model, so D is not XLA's");
 }
 
 const std::vector<PipelineInfo>& BuiltinPipelines() {
