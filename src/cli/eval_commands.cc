@@ -23,6 +23,8 @@
 #include "hlo/computation.h"
 #include "hlo/status_macros.h"
 #include "nlohmann/json.hpp"
+#include "passes/collectives/collective_rewrite_utils.h"
+#include "passes/sharding/spmd_partitioner.h"
 #include "text/file_io.h"
 
 namespace hlogym::cli {
@@ -190,6 +192,12 @@ int RunEquiv(const EquivOptions& options) {
   eq.atol = options.atol;
   eq.inputs.positive_floats = options.positive;
   eq.inputs.max_bytes = eq.evaluator.max_bytes = MaxBytes(options.max_memory_gib);
+  // A module compiled for several partitions against its split: per partition.
+  if (std::unique_ptr<Module> partitioned = PartitionedToMatch(**a, **b)) {
+    std::cerr << "equiv: " << options.a << " is compiled for " << NumPartitions(**a)
+              << " partitions: compared with " << options.b << " per partition\n";
+    *a = std::move(partitioned);
+  }
   auto result = CheckEquivalent(**a, **b, eq);
   if (!result.ok()) return ReportError(result.status());
   if (!result->judged) {

@@ -14,6 +14,7 @@
 #include "analysis/verifier.h"
 #include "eval/equivalence.h"
 #include "hlo/status_macros.h"
+#include "passes/sharding/spmd_partitioner.h"
 
 namespace hlogym {
 namespace {
@@ -460,7 +461,12 @@ ValidationResult Environment::Validate() const {
   }
   bool equivalence_ok = true;
   if (EquivalenceChecker checker = CurrentChecker()) {
-    absl::StatusOr<bool> same = checker(initial_->module(), replay.module());
+    // Split for its partitions, the module is checked against the original
+    // split the same way (per partition, as XLA runs it).
+    const std::unique_ptr<Module> partitioned =
+        PartitionedToMatch(initial_->module(), replay.module());
+    absl::StatusOr<bool> same =
+        checker(partitioned ? *partitioned : initial_->module(), replay.module());
     if (!same.ok() && same.status().code() == absl::StatusCode::kInternal) {
       // The default checker's way of saying "not equivalent", with the reason.
       result.equivalence = absl::StrCat("not equivalent: ", same.status().message());

@@ -15,9 +15,15 @@
 #include "hlo/module.h"
 #include "passes/collectives/collective_rewrite_utils.h"
 #include "passes/registry.h"
+#include "passes/sharding/spmd_partitioner.h"
 
 namespace hlogym {
 namespace {
+
+// Which modules a sub-pipeline runs on: XLA's CPU compiler partitions a module
+// compiled for several partitions, and removes the shardings of one compiled
+// for one.
+enum class Partitions { kAny, kOne, kSeveral };
 
 // A step of a pipeline spec: a pass by registry name, or a (fixed-point)
 // sub-pipeline.
@@ -26,6 +32,7 @@ struct Step {
   std::string pipeline_name;
   bool fixed_point = false;
   std::vector<Step> steps;
+  Partitions partitions = Partitions::kAny;
 };
 
 Step P(std::string name) { return Step{std::move(name), "", false, {}}; }
@@ -35,6 +42,31 @@ Step Sub(std::string name, std::vector<Step> steps) {
 Step Fix(std::string name, std::vector<Step> steps) {
   return Step{"", std::move(name), true, std::move(steps)};
 }
+Step Only(Partitions partitions, Step step) {
+  step.partitions = partitions;
+  return step;
+}
+
+// Runs `inner` only on the modules `partitions` names.
+class PartitionGate : public Pass {
+ public:
+  PartitionGate(Partitions partitions, std::unique_ptr<Pass> inner)
+      : partitions_(partitions), inner_(std::move(inner)) {}
+  std::string_view name() const override { return inner_->name(); }
+  absl::StatusOr<bool> Run(Module& module) override {
+    return Applies(module) ? inner_->Run(module) : false;
+  }
+  bool MayChange(const Module& module) const override {
+    return Applies(module) && inner_->MayChange(module);
+  }
+
+ private:
+  bool Applies(const Module& module) const {
+    return (NumPartitions(module) > 1) == (partitions_ == Partitions::kSeveral);
+  }
+  Partitions partitions_;
+  std::unique_ptr<Pass> inner_;
+};
 
 // CreateSimplificationPipeline in cpu_compiler.cc: run to a fixed point
 // (HloPassFix, 25 iterations at most).
@@ -85,11 +117,21 @@ Step CpuDefaultSpec() {
   // control-dep-rewriter in sharding-removal, as XLA's own dumps of every
   // corpus module list them. shardy-xla is gated on use_shardy_partitioner
   // (on by default in jax) and runs without propagation for one partition.
+  // For several partitions the partitioner runs instead (spmd-partitioning
+  // models shard_map's manual programs only; DefaultPipelineCaveat names the
+  // rest), with the cleanup XLA's partitioner ends with.
   return Sub("xla-cpu-default",
              {Sub("async-collective", {P("async-collective-replacer")}),
               Sub("pre-spmd-partitioner", {P("strip-memory-placement-annotations")}),
-              Sub("sharding-removal", {P("flatten-call-graph"), P("sharding-remover"),
-                                       P("shardy-xla"), P("control-dep-rewriter"), P("dce")}),
+              Only(Partitions::kSeveral,
+                   Sub("spmd-partitioner",
+                       {P("flatten-call-graph"), P("call-inliner"), P("zero_sized_hlo_elimination"),
+                        P("conditional-canonicalizer"), P("spmd-partitioning"),
+                        Sub("spmd-cleanup", {P("dce"), P("tuple-simplifier"), P("dce"), P("cse")}),
+                        P("call-inliner")})),
+              Only(Partitions::kOne,
+                   Sub("sharding-removal", {P("flatten-call-graph"), P("sharding-remover"),
+                                            P("shardy-xla"), P("control-dep-rewriter"), P("dce")})),
               Sub("SubbytePacker pipeline", {P("sub-byte-size-setter")}),
               Sub("HLO passes through layout assignment", std::move(main))});
 }
@@ -164,8 +206,12 @@ std::unique_ptr<Pass> Build(const Step& step, const PassRegistry& registry) {
     if (auto pass = Build(inner, registry)) passes.push_back(std::move(pass));
   }
   if (passes.empty()) return nullptr;
-  auto pipeline = std::make_unique<PassPipeline>(step.pipeline_name, std::move(passes));
-  if (step.fixed_point) return std::make_unique<FixedPointPass>(std::move(pipeline));
+  std::unique_ptr<Pass> pipeline =
+      std::make_unique<PassPipeline>(step.pipeline_name, std::move(passes));
+  if (step.fixed_point) pipeline = std::make_unique<FixedPointPass>(std::move(pipeline));
+  if (step.partitions != Partitions::kAny) {
+    pipeline = std::make_unique<PartitionGate>(step.partitions, std::move(pipeline));
+  }
   return pipeline;
 }
 
@@ -223,9 +269,12 @@ bool ExactPipelineOmits(std::string_view pass_name) {
 std::string DefaultPipelineCaveat(const Module& module) {
   const int64_t partitions = NumPartitions(module);
   if (partitions <= 1) return "";
+  const absl::Status partitionable = CheckManualPartitioning(module);
+  if (partitionable.ok()) return "";
   return absl::StrCat("compiled for ", partitions,
-                      " partitions: XLA splits it with its SPMD partitioner before these passes, "
-                      "which hlogym does not model, so D is not XLA's");
+                      " partitions: XLA splits it with its SPMD partitioner, which hlogym models "
+                      "only for shard_map's manual programs (",
+                      partitionable.message(), "), so D is not XLA's");
 }
 
 const std::vector<PipelineInfo>& BuiltinPipelines() {

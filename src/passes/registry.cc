@@ -60,6 +60,7 @@
 #include "passes/sharding/convert_memory_placement_to_internal_annotations.h"
 #include "passes/sharding/sharding_remover.h"
 #include "passes/sharding/shardy_xla.h"
+#include "passes/sharding/spmd_partitioner.h"
 #include "passes/sharding/strip_memory_placement_annotations.h"
 #include "passes/simplifiers/algebraic_simplifier.h"
 #include "passes/simplifiers/batch_dot_simplification.h"
@@ -448,6 +449,10 @@ void RegisterBuiltinPasses(PassRegistry& registry, PassTarget target) {
                      [] { return std::make_unique<SimplifyFpConversions>(); }});
   registry.Register({"simplify-sorts", "drop unused operands of variadic sorts",
                      [] { return std::make_unique<SortSimplifier>(); }});
+  registry.Register(
+      {"spmd-partitioning",
+       "several partitions: shard_map's manual program -> per-partition shapes (no propagation)",
+       [] { return std::make_unique<ManualSpmdPartitioner>(); }});
   registry.Register({"simplify-while-loops",
                      "remove dead loop state, constant elements and 0/1-trip loops",
                      [] { return std::make_unique<WhileLoopSimplifier>(); }});

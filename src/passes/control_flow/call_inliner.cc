@@ -9,6 +9,7 @@
 #include "hlo/str_cat.h"
 #include "passes/change_tracking.h"
 #include "passes/pass_utils.h"
+#include "passes/sharding/shardy_xla.h"
 #include "passes/simplifiers/dce.h"
 
 namespace hlogym {
@@ -78,6 +79,8 @@ absl::StatusOr<bool> CallInliner::Run(Module& module) {
     for (Instruction* instruction : computation->MakeInstructionPostOrder()) {
       if (instruction->opcode() != Opcode::kCall || instruction->to_apply() == nullptr) continue;
       if (single_call_site_ && callers[instruction->to_apply()].size() != 1) continue;
+      // As XLA's: a shard_map body stays a call until it is renamed inlineable.
+      if (IsShardyManualComputationBody(*instruction->to_apply())) continue;
       HLOGYM_RETURN_IF_ERROR(InlineCall(module, instruction));
       changed = true;
     }

@@ -36,13 +36,17 @@ bool HasFrontendAttribute(const Instruction& instruction, std::string_view key) 
 
 }  // namespace
 
+bool IsShardyManualComputationBody(const Computation& computation) {
+  return computation.name().find(kManualComputationBody) != std::string::npos;
+}
+
 absl::StatusOr<bool> ShardyXla::Run(Module& module) {
   bool changed = false;
   for (const auto& computation : module.computations()) {
     for (const auto& instruction : computation->instructions()) {
       if (instruction->opcode() != Opcode::kCall) continue;
       Computation* callee = instruction->to_apply();
-      if (callee == nullptr || callee->name().find(kManualComputationBody) == std::string::npos ||
+      if (callee == nullptr || !IsShardyManualComputationBody(*callee) ||
           !HasFrontendAttribute(*instruction, kInlineable)) {
         continue;
       }

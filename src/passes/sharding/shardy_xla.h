@@ -29,6 +29,11 @@
 
 namespace hlogym {
 
+// A shard_map body as Shardy's export names it ("xla.sdy.manual_computation_body"):
+// XLA's call-inliner leaves calls to it alone until shardy-xla (one partition)
+// or the SPMD partitioner (several) renames it.
+bool IsShardyManualComputationBody(const Computation& computation);
+
 class ShardyXla : public Pass {
  public:
   std::string_view name() const override { return "shardy-xla"; }

@@ -1,0 +1,273 @@
+#include "passes/sharding/spmd_partitioner.h"
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "hlo/module.h"
+#include "hlo/status_macros.h"
+#include "hlo/str_cat.h"
+#include "passes/collectives/collective_rewrite_utils.h"
+#include "passes/sharding/shardy_xla.h"
+
+namespace hlogym {
+namespace {
+
+constexpr std::string_view kGlobalToLocal = "xla.sdy.GlobalToLocalShape";
+constexpr std::string_view kLocalToGlobal = "xla.sdy.LocalToGlobalShape";
+constexpr std::string_view kFuncResultSharding = "xla.sdy.FuncResultSharding";
+constexpr std::string_view kSharding = "Sharding";
+constexpr std::string_view kFullToShard = "SPMDFullToShardShape";
+constexpr std::string_view kShardToFull = "SPMDShardToFullShape";
+
+std::string_view ShardingText(const Instruction& instruction) {
+  const RawAttribute* sharding = instruction.attrs().FindRaw("sharding");
+  return sharding == nullptr ? std::string_view() : std::string_view(sharding->value);
+}
+
+// The tile count of each of `rank` dimensions that a parameter's sharding
+// gives ("{replicated}", "{devices=[4,1]<=[4]}", "{devices=[2,1,2]0,1,2,3
+// last_tile_dim_replicate}": the first `rank` counts tile the data, the rest
+// replicate); nullopt for what this pass does not partition.
+std::optional<std::vector<int64_t>> TileCounts(std::string_view sharding, int64_t rank) {
+  if (sharding == "{replicated}") return std::vector<int64_t>(rank, 1);
+  constexpr std::string_view kDevices = "{devices=[";
+  if (!sharding.starts_with(kDevices)) return std::nullopt;
+  sharding.remove_prefix(kDevices.size());
+  const size_t close = sharding.find(']');
+  if (close == std::string_view::npos) return std::nullopt;
+  std::vector<int64_t> counts;
+  int64_t value = 0;
+  for (const char c : sharding.substr(0, close + 1)) {
+    if (c >= '0' && c <= '9' && value < (int64_t{1} << 40)) {
+      value = value * 10 + (c - '0');
+    } else if ((c == ',' || c == ']') && value >= 1) {
+      counts.push_back(value);
+      value = 0;
+    } else {
+      return std::nullopt;
+    }
+  }
+  // Only the replicating (or manual) subgroup dimensions may follow the data's.
+  if (static_cast<int64_t>(counts.size()) < rank ||
+      (static_cast<int64_t>(counts.size()) > rank &&
+       sharding.find("last_tile_dim") == std::string_view::npos)) {
+    return std::nullopt;
+  }
+  counts.resize(rank);
+  return counts;
+}
+
+std::string_view Target(const Instruction& instruction) {
+  return instruction.opcode() == Opcode::kCustomCall
+             ? std::string_view(instruction.attrs().custom_call_target)
+             : std::string_view();
+}
+
+// The per-partition shape of every entry instruction outside the manual part
+// (instructions whose shape does not change are left out).
+using LocalShapes = absl::flat_hash_map<const Instruction*, Shape>;
+
+absl::StatusOr<LocalShapes> PlanLocalShapes(const Module& module) {
+  const int64_t partitions = NumPartitions(module);
+  if (partitions <= 1) {
+    return absl::FailedPreconditionError("the module is compiled for one partition");
+  }
+  const Computation* entry = module.entry_computation();
+  if (entry == nullptr) return absl::InvalidArgumentError("the module has no entry computation");
+  LocalShapes local;
+  // By value: inserting into `local` moves its entries.
+  auto local_of = [&](const Instruction* instruction) -> Shape {
+    auto it = local.find(instruction);
+    return it == local.end() ? instruction->shape() : it->second;
+  };
+  auto cannot = [](const Instruction& instruction, std::string_view why) {
+    return absl::UnimplementedError(StrCat("hlogym partitions only shard_map's manual work, and ",
+                                           OpcodeName(instruction.opcode()), " ",
+                                           instruction.name(), " ", why));
+  };
+  for (const Instruction* instruction : entry->MakeInstructionPostOrder()) {
+    const std::string_view target = Target(*instruction);
+    const Shape& shape = instruction->shape();
+    if (instruction->opcode() == Opcode::kParameter) {
+      if (!shape.IsArray()) return cannot(*instruction, "is not an array");
+      std::optional<std::vector<int64_t>> tiles =
+          TileCounts(ShardingText(*instruction), shape.rank());
+      if (!tiles) {
+        return cannot(*instruction, StrCat("has sharding '", ShardingText(*instruction),
+                                           "' (replicated or tiled ones only)"));
+      }
+      Shape per_partition = shape;
+      for (int64_t d = 0; d < shape.rank(); ++d) {
+        per_partition.mutable_dimensions()[d] =
+            (shape.dimensions(d) + (*tiles)[d] - 1) / (*tiles)[d];
+      }
+      local[instruction] = std::move(per_partition);
+    } else if (instruction->opcode() == Opcode::kCopy || target == kSharding ||
+               target == kFuncResultSharding || target == kShardToFull ||
+               // A reshape that changes nothing (JAX writes one per result).
+               (instruction->opcode() == Opcode::kReshape &&
+                shape.Compatible(instruction->operand(0)->shape()))) {
+      if (instruction->operand_count() != 1) return cannot(*instruction, "has several operands");
+      local[instruction] = local_of(instruction->operand(0));
+    } else if (target == kFullToShard || target == kGlobalToLocal) {
+      // Its operands, partitioned, must be what the manual part reads: no
+      // resharding (which would need collectives) between them.
+      for (int64_t i = 0; i < instruction->operand_count(); ++i) {
+        const Shape& want = target == kFullToShard ? shape : shape.tuple_shapes(i);
+        if (!local_of(instruction->operand(i)).Compatible(want)) {
+          return cannot(*instruction, StrCat("reads operand ", i, " as ", want.ToString(false),
+                                             " but its partition is ",
+                                             local_of(instruction->operand(i)).ToString(false)));
+        }
+      }
+    } else if (target == kLocalToGlobal || instruction->opcode() == Opcode::kTuple) {
+      std::vector<Shape> elements;
+      for (const Instruction* operand : instruction->operands())
+        elements.push_back(local_of(operand));
+      local[instruction] = Shape::Tuple(std::move(elements));
+    } else if (instruction->opcode() == Opcode::kGetTupleElement) {
+      local[instruction] =
+          local_of(instruction->operand(0)).tuple_shapes(instruction->attrs().tuple_index);
+    } else if (instruction->opcode() == Opcode::kCall || ShardingText(*instruction) == "{manual}") {
+      // The manual part: per-partition already, and so must its operands be.
+      for (const Instruction* operand : instruction->operands()) {
+        if (!local_of(operand).Compatible(operand->shape())) {
+          return cannot(*instruction,
+                        StrCat("reads ", operand->name(), ", which is not per-partition"));
+        }
+      }
+    } else {
+      return cannot(*instruction, "is neither manual nor a shard_map boundary");
+    }
+  }
+  return local;
+}
+
+// entry_computation_layout written from the entry's parameters and root.
+std::string EntryLayoutText(const Computation& entry) {
+  std::vector<Shape> parameters;
+  for (int64_t i = 0; i < entry.num_parameters(); ++i) {
+    parameters.push_back(entry.parameter_instruction(i)->shape());
+  }
+  return StrCat("{", Shape::Tuple(std::move(parameters)).ToString(), "->",
+                entry.root_instruction()->shape().ToString(), "}");
+}
+
+// Sets `instruction`'s dimensions to `local`'s, keeping its layout.
+void SetLocalShape(Instruction& instruction, const Shape& local) {
+  Shape shape = local;
+  if (shape.IsArray() && instruction.shape().has_layout()) {
+    shape.set_layout(*instruction.shape().layout());
+  } else if (shape.IsTuple()) {
+    for (int64_t i = 0; i < shape.tuple_shapes_size(); ++i) {
+      const Shape& old_element = instruction.shape().tuple_shapes(i);
+      if (old_element.IsArray() && old_element.has_layout()) {
+        shape.mutable_tuple_shapes()[i].set_layout(*old_element.layout());
+      }
+    }
+  }
+  instruction.set_shape(std::move(shape));
+}
+
+Instruction* AddCopy(Computation& computation, Instruction* operand) {
+  auto copy = std::make_unique<Instruction>(Opcode::kCopy, operand->shape());
+  copy->AppendOperand(operand);
+  return computation.AddInstruction(std::move(copy));
+}
+
+}  // namespace
+
+absl::Status CheckManualPartitioning(const Module& module) {
+  return PlanLocalShapes(module).status();
+}
+
+absl::StatusOr<bool> ManualSpmdPartitioner::Run(Module& module) {
+  if (!MayChange(module)) return false;
+  absl::StatusOr<LocalShapes> local = PlanLocalShapes(module);
+  if (!local.ok()) return false;  // not partitionable here: left as it is
+  Computation& entry = *module.entry_computation();
+  bool changed = false;
+  for (Instruction* instruction : entry.MakeInstructionPostOrder()) {
+    auto it = local->find(instruction);
+    if (it != local->end() && !instruction->shape().Compatible(it->second)) {
+      SetLocalShape(*instruction, it->second);
+      changed = true;
+    }
+    // Partitioned, a shard_map body may be inlined: XLA renames it so.
+    if (instruction->opcode() == Opcode::kCall && instruction->to_apply() != nullptr &&
+        IsShardyManualComputationBody(*instruction->to_apply())) {
+      instruction->to_apply()->set_name(
+          module.UniqueName("xla.sdy.inlinable_manual_computation_body"));
+      changed = true;
+    }
+    const std::string_view target = Target(*instruction);
+    if (target.empty() ||
+        !(target == kGlobalToLocal || target == kLocalToGlobal || target == kFuncResultSharding ||
+          target == kSharding || target == kFullToShard || target == kShardToFull)) {
+      continue;
+    }
+    // A boundary becomes a copy of each per-partition operand (a tuple of
+    // them for the tuple-shaped Shardy ones), which the cleanup and algsimp
+    // remove.
+    Instruction* replacement;
+    if (instruction->shape().IsTuple() || target == kGlobalToLocal || target == kLocalToGlobal) {
+      std::vector<Instruction*> copies;
+      for (Instruction* operand : instruction->operands())
+        copies.push_back(AddCopy(entry, operand));
+      auto tuple = std::make_unique<Instruction>(
+          Opcode::kTuple, target == kGlobalToLocal ? instruction->shape() : local->at(instruction));
+      for (Instruction* copy : copies) tuple->AppendOperand(copy);
+      replacement = entry.AddInstruction(std::move(tuple));
+    } else {
+      replacement = AddCopy(entry, instruction->operand(0));
+    }
+    HLOGYM_RETURN_IF_ERROR(entry.ReplaceInstruction(instruction, replacement));
+    changed = true;
+  }
+  if (!changed) return false;
+  for (RawAttribute& attr : module.mutable_raw_attributes()) {
+    if (attr.key == "entry_computation_layout") attr.value = EntryLayoutText(entry);
+  }
+  return true;
+}
+
+namespace {
+
+bool SameParameterShapes(const Computation& a, const Computation& b) {
+  if (a.num_parameters() != b.num_parameters()) return false;
+  for (int64_t i = 0; i < a.num_parameters(); ++i) {
+    if (!a.parameter_instruction(i)->shape().Compatible(b.parameter_instruction(i)->shape())) {
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+std::unique_ptr<Module> PartitionedToMatch(const Module& original, const Module& optimized) {
+  if (NumPartitions(original) <= 1 || original.entry_computation() == nullptr ||
+      optimized.entry_computation() == nullptr ||
+      SameParameterShapes(*original.entry_computation(), *optimized.entry_computation())) {
+    return nullptr;
+  }
+  std::unique_ptr<Module> partitioned = original.Clone();
+  absl::StatusOr<bool> changed = ManualSpmdPartitioner().Run(*partitioned);
+  if (!changed.ok() || !*changed ||
+      !SameParameterShapes(*partitioned->entry_computation(), *optimized.entry_computation())) {
+    return nullptr;
+  }
+  return partitioned;
+}
+
+bool ManualSpmdPartitioner::MayChange(const Module& module) const {
+  return NumPartitions(module) > 1;
+}
+
+}  // namespace hlogym

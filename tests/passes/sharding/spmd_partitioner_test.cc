@@ -1,0 +1,162 @@
+// spmd-partitioning: shard_map's manual programs split per partition, in
+// Shardy's form and in GSPMD's; the rest left alone with the reason.
+#include "passes/sharding/spmd_partitioner.h"
+
+#include "passes/pass_test_util.h"
+#include "passes/registry.h"
+#include "text/parser.h"
+
+namespace hlogym::testing {
+namespace {
+
+// A jax.pmap step as today's JAX hands it to XLA (Shardy's round trip): two
+// tiled parameters, the body called as a manual computation, results back to
+// global shapes.
+constexpr std::string_view kShardyPmap =
+    R"(HloModule pmap, entry_computation_layout={(f32[4,8]{1,0}, f32[8]{0})->(f32[4,8]{1,0}, f32[4]{0})}, num_partitions=4
+
+%sum (a: f32[], b: f32[]) -> f32[] {
+  %a = f32[] parameter(0)
+  %b = f32[] parameter(1)
+  ROOT %s = f32[] add(%a, %b)
+}
+
+%xla.sdy.manual_computation_body (x: f32[1,8], w: f32[8]) -> (f32[1,8], f32[1]) {
+  %x = f32[1,8]{1,0} parameter(0)
+  %w = f32[8]{0} parameter(1)
+  %wb = f32[1,8]{1,0} broadcast(%w), dimensions={1}
+  %m = f32[1,8]{1,0} multiply(%x, %wb)
+  %zero = f32[] constant(0)
+  %r = f32[1]{0} reduce(%m, %zero), dimensions={1}, to_apply=%sum
+  %all = f32[1]{0} all-reduce(%r), channel_id=1, replica_groups={{0,1,2,3}}, use_global_device_ids=true, to_apply=%sum
+  ROOT %t = (f32[1,8]{1,0}, f32[1]{0}) tuple(%m, %all)
+}
+
+ENTRY %main (p0: f32[4,8], p1: f32[8]) -> (f32[4,8], f32[4]) {
+  %p0 = f32[4,8]{1,0} parameter(0), sharding={devices=[4,1]<=[4]}
+  %p1 = f32[8]{0} parameter(1), sharding={replicated}
+  %in = (f32[1,8]{1,0}, f32[8]{0}) custom-call(%p0, %p1), custom_call_target="xla.sdy.GlobalToLocalShape"
+  %x = f32[1,8]{1,0} get-tuple-element(%in), index=0
+  %w = f32[8]{0} get-tuple-element(%in), index=1
+  %body = (f32[1,8]{1,0}, f32[1]{0}) call(%x, %w), to_apply=%xla.sdy.manual_computation_body
+  %m = f32[1,8]{1,0} get-tuple-element(%body), index=0
+  %all = f32[1]{0} get-tuple-element(%body), index=1
+  %out = (f32[4,8]{1,0}, f32[4]{0}) custom-call(%m, %all), custom_call_target="xla.sdy.LocalToGlobalShape"
+  %g0 = f32[4,8]{1,0} get-tuple-element(%out), index=0
+  %r0 = f32[4,8]{1,0} custom-call(%g0), custom_call_target="xla.sdy.FuncResultSharding", custom_call_has_side_effect=true
+  %same = f32[4,8]{1,0} reshape(%r0), sharding={devices=[4,1]<=[4]}
+  %g1 = f32[4]{0} get-tuple-element(%out), index=1
+  %r1 = f32[4]{0} custom-call(%g1), custom_call_target="xla.sdy.FuncResultSharding", custom_call_has_side_effect=true
+  ROOT %t = (f32[4,8]{1,0}, f32[4]{0}) tuple(%same, %r1)
+}
+)";
+
+TEST(SpmdPartitionerTest, SplitsShardyShardMapPerPartition) {
+  PassRun run = RunPass("spmd-partitioning", kShardyPmap);
+  EXPECT_TRUE(run.changed);
+  // Per-partition parameters (the replicated one whole), the boundaries
+  // copies, the body renamed so that the call-inliner may inline it, and the
+  // entry layout following.
+  EXPECT_CHECKS(run.after, R"(
+CHECK: entry_computation_layout={(f32[1,8]{1,0}, f32[8]{0})->(f32[1,8]{1,0}, f32[1]{0})}
+CHECK: xla.sdy.inlinable_manual_computation_body
+CHECK: %p0 = f32[1,8]{1,0} parameter(0)
+CHECK: %p1 = f32[8]{0} parameter(1)
+CHECK-NOT: custom-call
+CHECK: ROOT %t = (f32[1,8]{1,0}, f32[1]{0}) tuple(
+)");
+}
+
+TEST(SpmdPartitionerTest, DefaultPipelineRunsItOnlyForSeveralPartitions) {
+  // Partitioned, then the body inlined and the boundaries gone: the program
+  // one device runs, as XLA's CPU pipeline leaves it.
+  absl::StatusOr<std::unique_ptr<Module>> module = ParseModule(kShardyPmap, "pmap.hlo");
+  ASSERT_TRUE(module.ok()) << module.status();
+  EXPECT_EQ(DefaultPipelineCaveat(**module), "");
+  auto pipeline = CreatePipeline("xla-cpu-default");
+  ASSERT_TRUE(pipeline.ok());
+  ASSERT_TRUE((*pipeline)->Run(**module).ok());
+  const Computation& entry = *(*module)->entry_computation();
+  EXPECT_EQ(entry.parameter_instruction(0)->shape().ToString(false), "f32[1,8]");
+  EXPECT_EQ(entry.opcode_count(Opcode::kCall), 0);
+  EXPECT_EQ(entry.opcode_count(Opcode::kCustomCall), 0);
+  EXPECT_EQ(entry.opcode_count(Opcode::kAllReduce), 1);
+}
+
+TEST(SpmdPartitionerTest, SplitsGspmdManualRegionPerPartition) {
+  PassRun run = RunPass("spmd-partitioning", R"(HloModule m, num_partitions=2
+ENTRY main {
+  p = f32[4,6] parameter(0), sharding={devices=[2,1]<=[2]}
+  s = f32[4,6] custom-call(p), custom_call_target="Sharding", sharding={devices=[2,1]<=[2]}
+  local = f32[2,6] custom-call(s), custom_call_target="SPMDFullToShardShape", sharding={manual}
+  n = f32[2,6] negate(local), sharding={manual}
+  ROOT full = f32[4,6] custom-call(n), custom_call_target="SPMDShardToFullShape", sharding={devices=[2,1]<=[2]}
+}
+)");
+  EXPECT_TRUE(run.changed);
+  EXPECT_CHECKS(run.after, R"(
+CHECK: %p = f32[2,6] parameter(0)
+CHECK-NOT: custom-call
+CHECK: negate(
+CHECK: ROOT {{.*}} = f32[2,6] copy(
+)");
+}
+
+TEST(SpmdPartitionerTest, LeavesWorkOutsideShardMapAndSaysWhich) {
+  // An add on global values needs propagation and collectives: not modelled.
+  constexpr std::string_view kAuto = R"(HloModule m, num_partitions=2
+ENTRY main {
+  p = f32[4] parameter(0), sharding={devices=[2]<=[2]}
+  ROOT twice = f32[4] add(p, p), sharding={devices=[2]<=[2]}
+}
+)";
+  PassRun run = RunPass("spmd-partitioning", kAuto);
+  EXPECT_FALSE(run.changed);
+  absl::StatusOr<std::unique_ptr<Module>> module = ParseModule(kAuto, "auto.hlo");
+  ASSERT_TRUE(module.ok());
+  const absl::Status why = CheckManualPartitioning(**module);
+  EXPECT_FALSE(why.ok());
+  EXPECT_NE(why.message().find("add twice"), std::string_view::npos) << why.message();
+  EXPECT_NE(DefaultPipelineCaveat(**module).find("add twice"), std::string::npos);
+}
+
+TEST(SpmdPartitionerTest, LeavesOnePartitionAndReshardingAlone) {
+  // One partition: sharding-remover's job.
+  EXPECT_FALSE(RunPass("spmd-partitioning", R"(HloModule m
+ENTRY main {
+  p = f32[4] parameter(0), sharding={devices=[2]<=[2]}
+  ROOT local = f32[2] custom-call(p), custom_call_target="SPMDFullToShardShape", sharding={manual}
+}
+)")
+                   .changed);
+  // The parameter is tiled 2 ways, the manual part reads it 4 ways: that
+  // needs resharding.
+  EXPECT_FALSE(RunPass("spmd-partitioning", R"(HloModule m, num_partitions=4
+ENTRY main {
+  p = f32[4] parameter(0), sharding={devices=[2,2]<=[4] last_tile_dim_replicate}
+  ROOT local = f32[1] custom-call(p), custom_call_target="SPMDFullToShardShape", sharding={manual}
+}
+)")
+                   .changed);
+}
+
+TEST(SpmdPartitionerTest, CallInlinerLeavesShardyBodiesUntilRenamed) {
+  PassRun run = RunPass("call-inliner", kShardyPmap);
+  EXPECT_FALSE(run.changed);
+}
+
+TEST(SpmdPartitionerTest, PartitionedToMatchSplitsTheOriginalOnlyForASplitModule) {
+  absl::StatusOr<std::unique_ptr<Module>> original = ParseModule(kShardyPmap, "pmap.hlo");
+  ASSERT_TRUE(original.ok());
+  std::unique_ptr<Module> split = (*original)->Clone();
+  ASSERT_TRUE(ManualSpmdPartitioner().Run(*split).ok());
+  std::unique_ptr<Module> matched = PartitionedToMatch(**original, *split);
+  ASSERT_NE(matched, nullptr);
+  EXPECT_EQ(matched->entry_computation()->parameter_instruction(0)->shape().ToString(false),
+            "f32[1,8]");
+  // Same signatures: compared as they are.
+  EXPECT_EQ(PartitionedToMatch(**original, **original), nullptr);
+}
+
+}  // namespace
+}  // namespace hlogym::testing
