@@ -16,6 +16,9 @@ venv of its own under build/venvs with the probe's pinned requirements:
 - optimizers: training steps with optax's optimizers (clipping and schedules, Lion, Adafactor,
   LAMB, gradient accumulation, masked weight decay, ...) and Flax's nn.scan over stacked layers,
   with and without remat (requirements-libraries.txt).
+- partitioned: programs compiled for 4 devices, which XLA's SPMD partitioner splits: jax.pmap
+  and jax.shard_map training steps (data, tensor and ZeRO-style parallelism, a ring of
+  collective permutes, GSPMD's form once), all of it manual work (requirements-libraries.txt).
 - older_jax: examples/harvest/transformer_variants.py and jax_cnn.py lowered by JAX 0.4.13
   (requirements-older-jax.txt, not on top of the project's pins), then compiled by the pinned
   XLA (compile_with_pinned_xla.py), whose result is the reference as for every other module.
@@ -165,6 +168,14 @@ def library_transformers() -> Path:
 def optimizers() -> Path:
     python = venv("libraries", [PINS, CORPUS_LIBRARIES, HERE / "requirements-libraries.txt"])
     return harvest_probe("optimizers", [str(python), str(EXAMPLES / "optimizers.py")])
+
+
+def partitioned() -> Path:
+    python = venv("libraries", [PINS, CORPUS_LIBRARIES, HERE / "requirements-libraries.txt"])
+    # The ring, ZeRO and replicated-parameter programs are small: 40 instructions or more.
+    return harvest_probe(
+        "partitioned", [str(python), str(EXAMPLES / "partitioned.py")], min_instructions=40
+    )
 
 
 def ode_solvers() -> Path:
@@ -404,6 +415,7 @@ PROBES = {
     "ode_solvers": ode_solvers,
     "probabilistic": probabilistic,
     "optimizers": optimizers,
+    "partitioned": partitioned,
     "older_jax": older_jax,
     "older_xla_optimized": older_xla_optimized,
     "jax_0_4_30": lambda: jax_version("0.4.30"),

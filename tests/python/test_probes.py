@@ -27,6 +27,7 @@ NAMES = (
     "ode_solvers",
     "probabilistic",
     "optimizers",
+    "partitioned",
     "older_jax",
     "jax_0_4_30",
     "jax_0_6_2",
@@ -111,6 +112,18 @@ def test_probe_files_match_manifest(name):
     if name == "optimizers":  # Flax's nn.scan: a loop over parameters stacked along it
         texts = b"".join(unzstd(root / m["path"]) for m in manifest["modules"].values())
         assert b" while(" in texts and b" dynamic-slice(" in texts
+    if name == "partitioned":  # compiled for 4 devices: pmap, shard_map, both forms
+        texts = [unzstd(root / m["path"]) for m in manifest["modules"].values()]
+        assert sum(b"num_partitions=4" in t.split(b"\n", 1)[0] for t in texts) >= 6
+        joined = b"".join(texts)
+        for marker in (
+            b"xla.sdy.GlobalToLocalShape",
+            b"SPMDFullToShardShape",
+            b" all-gather(",
+            b" reduce-scatter(",
+            b" collective-permute(",
+        ):
+            assert marker in joined, marker
     if name == "older_xla_optimized":  # XLA's optimized modules: fusions in every one
         assert manifest["xla_optimized"] and all(
             b" fusion(" in unzstd(root / m["path"]) for m in manifest["modules"].values()

@@ -6,10 +6,12 @@
 
 #include "hlo/query.h"
 #include "hlo/status_macros.h"
+#include "passes/collectives/collective_rewrite_utils.h"
 
 namespace hlogym {
 
 absl::StatusOr<bool> ShardingRemover::Run(Module& module) {
+  if (!MayChange(module)) return false;
   bool changed = false;
   for (const auto& owned : module.computations()) {
     Computation* computation = owned.get();
@@ -54,8 +56,10 @@ absl::StatusOr<bool> ShardingRemover::Run(Module& module) {
   return changed;
 }
 
+// With several partitions the shard_map boundaries change shapes: bypassed,
+// they would leave the module ill-typed (XLA runs the partitioner instead).
 bool ShardingRemover::MayChange(const Module& module) const {
-  return ContainsOpcode(module, {Opcode::kCustomCall});
+  return NumPartitions(module) <= 1 && ContainsOpcode(module, {Opcode::kCustomCall});
 }
 
 }  // namespace hlogym

@@ -8,7 +8,9 @@
 // custom calls are removed. Reports "changed" whenever it rewrote anything
 // (XLA does not for the ShardingGroup removal alone).
 // Leaves out: nothing else (sharding attributes on instructions stay, as in
-// XLA).
+// XLA). A module compiled for several partitions is left alone: XLA runs the
+// SPMD partitioner on it instead (spmd-partitioning), and bypassing its
+// shard_map boundaries would leave values of the wrong shape.
 #ifndef HLOGYM_PASSES_SHARDING_SHARDING_REMOVER_H_
 #define HLOGYM_PASSES_SHARDING_SHARDING_REMOVER_H_
 

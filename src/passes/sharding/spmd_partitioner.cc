@@ -63,10 +63,67 @@ std::optional<std::vector<int64_t>> TileCounts(std::string_view sharding, int64_
   return counts;
 }
 
+// `shape` as one partition of `sharding` holds it (each dimension divided by
+// its tile count, rounded up, as XLA pads an uneven shard); nullopt for what
+// this pass does not partition.
+std::optional<Shape> TiledShape(const Shape& shape, std::string_view sharding) {
+  if (!shape.IsArray()) return std::nullopt;
+  std::optional<std::vector<int64_t>> tiles = TileCounts(sharding, shape.rank());
+  if (!tiles) return std::nullopt;
+  Shape tiled = shape;
+  for (int64_t d = 0; d < shape.rank(); ++d) {
+    tiled.mutable_dimensions()[d] = (shape.dimensions(d) + (*tiles)[d] - 1) / (*tiles)[d];
+  }
+  return tiled;
+}
+
 std::string_view Target(const Instruction& instruction) {
   return instruction.opcode() == Opcode::kCustomCall
              ? std::string_view(instruction.attrs().custom_call_target)
              : std::string_view();
+}
+
+// Whether the header lets sharding propagation choose entry parameter
+// `index`'s sharding (allow_spmd_sharding_propagation_to_parameters: one flag
+// per parameter, or one for all; absent: no).
+bool PropagatesToParameter(const Module& module, int64_t index) {
+  for (const RawAttribute& attr : module.raw_attributes()) {
+    if (attr.key != "allow_spmd_sharding_propagation_to_parameters") continue;
+    std::vector<bool> flags;
+    for (size_t at = 0; (at = attr.value.find_first_of("tf", at)) != std::string::npos;) {
+      flags.push_back(attr.value[at] == 't');
+      at = attr.value.find_first_of(",}", at);
+      if (at == std::string::npos) break;
+    }
+    if (flags.size() == 1) return flags[0];
+    return index < static_cast<int64_t>(flags.size()) && flags[index];
+  }
+  return false;
+}
+
+// The per-partition shape a parameter with no sharding of its own takes from
+// propagation: what the shard_map boundaries reading it read (Shardy's
+// propagation gives it their in_shardings); nullopt where it has other users
+// or they disagree.
+std::optional<Shape> ShapeReadByBoundaries(const Instruction& parameter) {
+  std::optional<Shape> read;
+  for (const Instruction* user : parameter.users()) {
+    const std::string_view target = Target(*user);
+    for (int64_t i = 0; i < user->operand_count(); ++i) {
+      if (user->operand(i) != &parameter) continue;
+      std::optional<Shape> shape;
+      if (target == kGlobalToLocal) {
+        shape = user->shape().IsTuple() ? user->shape().tuple_shapes(i) : user->shape();
+      } else if (target == kFullToShard) {
+        shape = user->shape();
+      } else if (target == kSharding) {  // GSPMD's form: the sharding it asks for
+        shape = TiledShape(parameter.shape(), ShardingText(*user));
+      }
+      if (!shape || (read && !read->Compatible(*shape))) return std::nullopt;
+      read = std::move(shape);
+    }
+  }
+  return read;
 }
 
 // The per-partition shape of every entry instruction outside the manual part
@@ -96,18 +153,21 @@ absl::StatusOr<LocalShapes> PlanLocalShapes(const Module& module) {
     const Shape& shape = instruction->shape();
     if (instruction->opcode() == Opcode::kParameter) {
       if (!shape.IsArray()) return cannot(*instruction, "is not an array");
-      std::optional<std::vector<int64_t>> tiles =
-          TileCounts(ShardingText(*instruction), shape.rank());
-      if (!tiles) {
+      if (ShardingText(*instruction).empty() &&
+          PropagatesToParameter(module, instruction->attrs().parameter_number)) {
+        std::optional<Shape> read = ShapeReadByBoundaries(*instruction);
+        if (!read) {
+          return cannot(*instruction, "has no sharding and is read other than by shard_map");
+        }
+        local[instruction] = *std::move(read);
+        continue;
+      }
+      std::optional<Shape> per_partition = TiledShape(shape, ShardingText(*instruction));
+      if (!per_partition) {
         return cannot(*instruction, StrCat("has sharding '", ShardingText(*instruction),
                                            "' (replicated or tiled ones only)"));
       }
-      Shape per_partition = shape;
-      for (int64_t d = 0; d < shape.rank(); ++d) {
-        per_partition.mutable_dimensions()[d] =
-            (shape.dimensions(d) + (*tiles)[d] - 1) / (*tiles)[d];
-      }
-      local[instruction] = std::move(per_partition);
+      local[instruction] = *std::move(per_partition);
     } else if (instruction->opcode() == Opcode::kCopy || target == kSharding ||
                target == kFuncResultSharding || target == kShardToFull ||
                // A reshape that changes nothing (JAX writes one per result).
@@ -119,23 +179,33 @@ absl::StatusOr<LocalShapes> PlanLocalShapes(const Module& module) {
       // Its operands, partitioned, must be what the manual part reads: no
       // resharding (which would need collectives) between them.
       for (int64_t i = 0; i < instruction->operand_count(); ++i) {
-        const Shape& want = target == kFullToShard ? shape : shape.tuple_shapes(i);
+        const Shape& want = shape.IsTuple() ? shape.tuple_shapes(i) : shape;
         if (!local_of(instruction->operand(i)).Compatible(want)) {
           return cannot(*instruction, StrCat("reads operand ", i, " as ", want.ToString(false),
                                              " but its partition is ",
                                              local_of(instruction->operand(i)).ToString(false)));
         }
       }
+    } else if (target == kLocalToGlobal && !shape.IsTuple()) {
+      if (instruction->operand_count() != 1) return cannot(*instruction, "has several operands");
+      local[instruction] = local_of(instruction->operand(0));
     } else if (target == kLocalToGlobal || instruction->opcode() == Opcode::kTuple) {
       std::vector<Shape> elements;
       for (const Instruction* operand : instruction->operands())
         elements.push_back(local_of(operand));
       local[instruction] = Shape::Tuple(std::move(elements));
     } else if (instruction->opcode() == Opcode::kGetTupleElement) {
-      local[instruction] =
-          local_of(instruction->operand(0)).tuple_shapes(instruction->attrs().tuple_index);
-    } else if (instruction->opcode() == Opcode::kCall || ShardingText(*instruction) == "{manual}") {
-      // The manual part: per-partition already, and so must its operands be.
+      const Shape tuple = local_of(instruction->operand(0));
+      const int64_t index = instruction->attrs().tuple_index;
+      if (!tuple.IsTuple() || index < 0 || index >= tuple.tuple_shapes_size()) {
+        return cannot(*instruction, "reads no element of a tuple");
+      }
+      local[instruction] = tuple.tuple_shapes(index);
+    } else if (const std::string_view sharding = ShardingText(*instruction);
+               sharding.empty() || sharding == "{manual}" || sharding == "{replicated}") {
+      // The manual part (GSPMD's inline, once the call-inliner has run; Shardy's
+      // a call), or work every partition does whole: the same per partition,
+      // and so must its operands be.
       for (const Instruction* operand : instruction->operands()) {
         if (!local_of(operand).Compatible(operand->shape())) {
           return cannot(*instruction,
@@ -164,7 +234,8 @@ void SetLocalShape(Instruction& instruction, const Shape& local) {
   Shape shape = local;
   if (shape.IsArray() && instruction.shape().has_layout()) {
     shape.set_layout(*instruction.shape().layout());
-  } else if (shape.IsTuple()) {
+  } else if (shape.IsTuple() && instruction.shape().IsTuple() &&
+             instruction.shape().tuple_shapes_size() == shape.tuple_shapes_size()) {
     for (int64_t i = 0; i < shape.tuple_shapes_size(); ++i) {
       const Shape& old_element = instruction.shape().tuple_shapes(i);
       if (old_element.IsArray() && old_element.has_layout()) {
@@ -216,12 +287,11 @@ absl::StatusOr<bool> ManualSpmdPartitioner::Run(Module& module) {
     // them for the tuple-shaped Shardy ones), which the cleanup and algsimp
     // remove.
     Instruction* replacement;
-    if (instruction->shape().IsTuple() || target == kGlobalToLocal || target == kLocalToGlobal) {
+    if (instruction->shape().IsTuple()) {
       std::vector<Instruction*> copies;
       for (Instruction* operand : instruction->operands())
         copies.push_back(AddCopy(entry, operand));
-      auto tuple = std::make_unique<Instruction>(
-          Opcode::kTuple, target == kGlobalToLocal ? instruction->shape() : local->at(instruction));
+      auto tuple = std::make_unique<Instruction>(Opcode::kTuple, instruction->shape());
       for (Instruction* copy : copies) tuple->AppendOperand(copy);
       replacement = entry.AddInstruction(std::move(tuple));
     } else {

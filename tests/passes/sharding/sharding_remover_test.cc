@@ -22,6 +22,18 @@ CHECK: copy(f32[4] %p)
   EXPECT_EQ(run.module->entry_computation()->root_instruction()->opcode(), Opcode::kNegate);
 }
 
+TEST(ShardingRemoverTest, LeavesModulesForSeveralPartitions) {
+  // Bypassing the boundary would hand negate an f32[4] as its f32[2] operand.
+  PassRun run = RunPass("sharding-remover", R"(HloModule m, num_partitions=2
+ENTRY main {
+  p = f32[4] parameter(0), sharding={devices=[2]<=[2]}
+  local = f32[2] custom-call(p), custom_call_target="SPMDFullToShardShape", sharding={manual}
+  ROOT n = f32[2] negate(local), sharding={manual}
+}
+)");
+  EXPECT_FALSE(run.changed);
+}
+
 TEST(ShardingRemoverTest, LeavesOtherCustomCalls) {
   PassRun run = RunPass("sharding-remover", R"(HloModule m
 ENTRY main {

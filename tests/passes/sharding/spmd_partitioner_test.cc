@@ -102,6 +102,52 @@ CHECK: ROOT {{.*}} = f32[2,6] copy(
 )");
 }
 
+TEST(SpmdPartitionerTest, UnshardedParametersTakeWhatShardMapReads) {
+  // jax.jit of a shard_map with no in_shardings: propagation may choose the
+  // parameters' shardings, and gives them the shard_map's (Shardy's form,
+  // with a single result; GSPMD's, its body inlined).
+  PassRun shardy =
+      RunPass("spmd-partitioning",
+              R"(HloModule m, allow_spmd_sharding_propagation_to_parameters={true}, num_partitions=4
+%xla.sdy.manual_computation_body (x: f32[2,3]) -> f32[2,3] {
+  %x = f32[2,3] parameter(0)
+  ROOT %n = f32[2,3] negate(%x)
+}
+ENTRY main {
+  p = f32[8,3] parameter(0)
+  in = f32[2,3] custom-call(p), custom_call_target="xla.sdy.GlobalToLocalShape"
+  body = f32[2,3] call(in), to_apply=%xla.sdy.manual_computation_body
+  ROOT out = f32[8,3] custom-call(body), custom_call_target="xla.sdy.LocalToGlobalShape"
+}
+)");
+  EXPECT_TRUE(shardy.changed);
+  EXPECT_CHECKS(shardy.after, R"(
+CHECK: %p = f32[2,3] parameter(0)
+CHECK: ROOT {{.*}} = f32[2,3] copy(
+)");
+  PassRun gspmd = RunPass(
+      "spmd-partitioning",
+      R"(HloModule m, allow_spmd_sharding_propagation_to_parameters={true,true}, num_partitions=2
+ENTRY main {
+  p = f32[4,6] parameter(0)
+  w = f32[6] parameter(1)
+  s = f32[4,6] custom-call(p), custom_call_target="Sharding", sharding={devices=[2,1]<=[2]}
+  local = f32[2,6] custom-call(s), custom_call_target="SPMDFullToShardShape", sharding={manual}
+  sw = f32[6] custom-call(w), custom_call_target="Sharding", sharding={replicated}
+  lw = f32[6] custom-call(sw), custom_call_target="SPMDFullToShardShape", sharding={manual}
+  b = f32[2,6] broadcast(lw), dimensions={1}
+  m = f32[2,6] multiply(local, b)
+  ROOT full = f32[4,6] custom-call(m), custom_call_target="SPMDShardToFullShape", sharding={devices=[2,1]<=[2]}
+}
+)");
+  EXPECT_TRUE(gspmd.changed);
+  EXPECT_CHECKS(gspmd.after, R"(
+CHECK: %p = f32[2,6] parameter(0)
+CHECK: %w = f32[6] parameter(1)
+CHECK: ROOT {{.*}} = f32[2,6] copy(
+)");
+}
+
 TEST(SpmdPartitionerTest, LeavesWorkOutsideShardMapAndSaysWhich) {
   // An add on global values needs propagation and collectives: not modelled.
   constexpr std::string_view kAuto = R"(HloModule m, num_partitions=2
