@@ -6,7 +6,8 @@ graphs: data-parallel (`shard_map` with `pmean`), ZeRO-style (`all_gather` of th
     hlogym harvest --out my_multidevice -- .venv/bin/python examples/harvest/jax_multidevice.py
 
 XLA compiles them for 4 partitions: its pipeline runs Shardy's import and the SPMD partitioner
-before the simplifications, which hlogym's xla-cpu-default does not model (docs/performance.md).
+before the simplifications. hlogym's xla-cpu-default models the partitioner for the two shard_map
+steps, not for the GSPMD one, which needs sharding propagation (docs/performance.md).
 """
 
 import os
