@@ -216,6 +216,20 @@ absl::StatusOr<LocalShapes> PlanLocalShapes(const Module& module) {
       return cannot(*instruction, "is neither manual nor a shard_map boundary");
     }
   }
+  // Inside the manual part, a sharding left to the partitioner (a shard_map
+  // manual over some mesh axes only) or a nested shard_map needs propagation.
+  for (const auto& computation : module.computations()) {
+    if (computation.get() == entry) continue;
+    for (const auto& instruction : computation->instructions()) {
+      const std::string_view target = Target(*instruction);
+      if ((target == kSharding && ShardingText(*instruction) != "{manual}") ||
+          target == kGlobalToLocal || target == kLocalToGlobal || target == kFullToShard ||
+          target == kShardToFull) {
+        return cannot(*instruction, StrCat("in ", computation->name(),
+                                           " leaves part of the work to the partitioner"));
+      }
+    }
+  }
   return local;
 }
 

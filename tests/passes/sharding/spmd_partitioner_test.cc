@@ -166,6 +166,30 @@ ENTRY main {
   EXPECT_NE(DefaultPipelineCaveat(**module).find("add twice"), std::string::npos);
 }
 
+TEST(SpmdPartitionerTest, LeavesShardMapManualOverSomeAxesAlone) {
+  // Manual over one mesh axis, the other left to the partitioner: the body
+  // holds a Sharding for it.
+  constexpr std::string_view kPartlyManual = R"(HloModule m, num_partitions=4
+%xla.sdy.manual_computation_body (x: f32[4,8]) -> f32[4,8] {
+  %x = f32[4,8] parameter(0)
+  %m = f32[4,8] multiply(%x, %x)
+  ROOT %s = f32[4,8] custom-call(%m), custom_call_target="Sharding", sharding={replicated}
+}
+ENTRY main {
+  p = f32[8,8] parameter(0), sharding={devices=[2,1,2]<=[4] last_tile_dim_replicate}
+  in = f32[4,8] custom-call(p), custom_call_target="xla.sdy.GlobalToLocalShape"
+  body = f32[4,8] call(in), to_apply=%xla.sdy.manual_computation_body
+  ROOT out = f32[8,8] custom-call(body), custom_call_target="xla.sdy.LocalToGlobalShape"
+}
+)";
+  EXPECT_FALSE(RunPass("spmd-partitioning", kPartlyManual).changed);
+  absl::StatusOr<std::unique_ptr<Module>> module = ParseModule(kPartlyManual, "partly.hlo");
+  ASSERT_TRUE(module.ok());
+  EXPECT_NE(CheckManualPartitioning(**module).message().find("custom-call s"),
+            std::string_view::npos)
+      << CheckManualPartitioning(**module).message();
+}
+
 TEST(SpmdPartitionerTest, LeavesOnePartitionAndReshardingAlone) {
   // One partition: sharding-remover's job.
   EXPECT_FALSE(RunPass("spmd-partitioning", R"(HloModule m
