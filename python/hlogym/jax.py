@@ -26,6 +26,7 @@ was measured and which one was chosen.
 from __future__ import annotations
 
 import os
+import re
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -127,6 +128,20 @@ def _choose_passes(path: Path, agent, seed: int, budget: int | None, cli) -> lis
     return passes
 
 
+def _check_one_partition(text: str) -> None:
+    """optimize compiles for one device: a program split over several (jax.pmap, shard_map,
+    sharded inputs) would be handed back to XLA with per-device shapes once hlogym has
+    partitioned it, so it is refused with the reason instead."""
+    header = text.split("\n", 1)[0]
+    m = re.search(r"\bnum_partitions=(\d+)", header)
+    if m and int(m.group(1)) > 1:
+        raise ValueError(
+            f"optimize: fn is compiled for {m.group(1)} partitions (jax.pmap, jax.shard_map or "
+            "sharded inputs), and hlogym.jax.optimize compiles for one device; optimize its HLO "
+            "with `hlogym opt` or `hlogym eval` instead"
+        )
+
+
 def optimize(
     fn: Callable,
     *example_args,
@@ -168,6 +183,7 @@ def optimize(
         cli = Hlogym(hlogym_binary)
     lowered = jax.jit(fn, keep_unused=True).lower(*example_args)
     text = lowered.as_text(dialect="hlo")
+    _check_one_partition(text)
     in_leaves, in_tree = jax.tree_util.tree_flatten((example_args, {}))
     import numpy as np
 

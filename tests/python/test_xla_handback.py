@@ -24,6 +24,7 @@ from __future__ import annotations
 import functools
 import json
 import re
+import subprocess
 import sys
 import zlib
 from pathlib import Path
@@ -320,6 +321,20 @@ def test_jax_optimize_mlp_default_agent():
         fast(params, x[:4])
     with pytest.raises(TypeError, match="structure"):
         fast(params[:2], x)
+
+
+def test_jax_optimize_refuses_programs_split_over_devices():
+    # A pmap step as XLA receives it (4 partitions): handed back after hlogym's partitioner, it
+    # would carry one device's shapes, so optimize says why it cannot take it.
+    import hlogym.jax as hj
+
+    probe = REPO / "datasets" / "probes" / "partitioned" / "partitioned" / "jit__fun.hlo.zst"
+    text = subprocess.run(
+        ["zstd", "-d", "-q", "-c", str(probe)], check=True, capture_output=True, text=True
+    ).stdout
+    with pytest.raises(ValueError, match="compiled for 4 partitions"):
+        hj._check_one_partition(text)
+    hj._check_one_partition(text.replace("num_partitions=4", "num_partitions=1"))
 
 
 def test_jax_optimize_tuple_and_dict_outputs():
