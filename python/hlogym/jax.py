@@ -128,16 +128,17 @@ def _choose_passes(path: Path, agent, seed: int, budget: int | None, cli) -> lis
     return passes
 
 
-def _check_one_partition(text: str) -> None:
+def _check_one_partition(text: str, devices: int = 1) -> None:
     """optimize compiles for one device: a program split over several (jax.pmap, shard_map,
     sharded inputs) would be handed back to XLA with per-device shapes once hlogym has
-    partitioned it, so it is refused with the reason instead."""
-    header = text.split("\n", 1)[0]
-    m = re.search(r"\bnum_partitions=(\d+)", header)
-    if m and int(m.group(1)) > 1:
+    partitioned it, so it is refused with the reason instead. devices: what jax compiles the
+    lowering for; the module's own header says it where XLA wrote it (num_partitions)."""
+    m = re.search(r"\bnum_partitions=(\d+)", text.split("\n", 1)[0])
+    devices = max(devices, int(m.group(1)) if m else 1)
+    if devices > 1:
         raise ValueError(
-            f"optimize: fn is compiled for {m.group(1)} partitions (jax.pmap, jax.shard_map or "
-            "sharded inputs), and hlogym.jax.optimize compiles for one device; optimize its HLO "
+            f"optimize: fn is compiled for {devices} devices (jax.pmap, jax.shard_map or "
+            "sharded inputs), and hlogym.jax.optimize compiles for one; optimize its HLO "
             "with `hlogym opt` or `hlogym eval` instead"
         )
 
@@ -183,7 +184,9 @@ def optimize(
         cli = Hlogym(hlogym_binary)
     lowered = jax.jit(fn, keep_unused=True).lower(*example_args)
     text = lowered.as_text(dialect="hlo")
-    _check_one_partition(text)
+    # jax keeps the device count beside the text, in its (private) compile arguments.
+    compile_args = getattr(getattr(lowered, "_lowering", None), "compile_args", None) or {}
+    _check_one_partition(text, int(compile_args.get("num_devices", 1)))
     in_leaves, in_tree = jax.tree_util.tree_flatten((example_args, {}))
     import numpy as np
 

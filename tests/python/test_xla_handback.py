@@ -332,9 +332,12 @@ def test_jax_optimize_refuses_programs_split_over_devices():
     text = subprocess.run(
         ["zstd", "-d", "-q", "-c", str(probe)], check=True, capture_output=True, text=True
     ).stdout
-    with pytest.raises(ValueError, match="compiled for 4 partitions"):
+    with pytest.raises(ValueError, match="compiled for 4 devices"):
         hj._check_one_partition(text)
-    hj._check_one_partition(text.replace("num_partitions=4", "num_partitions=1"))
+    one = text.replace("num_partitions=4", "num_partitions=1")
+    hj._check_one_partition(one)
+    with pytest.raises(ValueError, match="compiled for 2 devices"):
+        hj._check_one_partition(one, devices=2)  # as jax says it for a shard_map over 2
 
 
 def test_jax_optimize_tuple_and_dict_outputs():
