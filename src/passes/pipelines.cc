@@ -47,17 +47,17 @@ Step Only(Partitions partitions, Step step) {
   return step;
 }
 
-// Runs `inner` only on the modules `partitions` names.
-class PartitionGate : public Pass {
+// A sub-pipeline that runs only on the modules `partitions` names (a pipeline
+// still, so that pass timers list the passes inside it, not it).
+class PartitionGate : public PassPipeline {
  public:
-  PartitionGate(Partitions partitions, std::unique_ptr<Pass> inner)
-      : partitions_(partitions), inner_(std::move(inner)) {}
-  std::string_view name() const override { return inner_->name(); }
+  PartitionGate(Partitions partitions, std::string name, std::vector<std::unique_ptr<Pass>> passes)
+      : PassPipeline(std::move(name), std::move(passes)), partitions_(partitions) {}
   absl::StatusOr<bool> Run(Module& module) override {
-    return Applies(module) ? inner_->Run(module) : false;
+    return Applies(module) ? PassPipeline::Run(module) : false;
   }
   bool MayChange(const Module& module) const override {
-    return Applies(module) && inner_->MayChange(module);
+    return Applies(module) && PassPipeline::MayChange(module);
   }
 
  private:
@@ -65,7 +65,6 @@ class PartitionGate : public Pass {
     return (NumPartitions(module) > 1) == (partitions_ == Partitions::kSeveral);
   }
   Partitions partitions_;
-  std::unique_ptr<Pass> inner_;
 };
 
 // CreateSimplificationPipeline in cpu_compiler.cc: run to a fixed point
@@ -206,12 +205,11 @@ std::unique_ptr<Pass> Build(const Step& step, const PassRegistry& registry) {
     if (auto pass = Build(inner, registry)) passes.push_back(std::move(pass));
   }
   if (passes.empty()) return nullptr;
-  std::unique_ptr<Pass> pipeline =
-      std::make_unique<PassPipeline>(step.pipeline_name, std::move(passes));
-  if (step.fixed_point) pipeline = std::make_unique<FixedPointPass>(std::move(pipeline));
   if (step.partitions != Partitions::kAny) {
-    pipeline = std::make_unique<PartitionGate>(step.partitions, std::move(pipeline));
+    return std::make_unique<PartitionGate>(step.partitions, step.pipeline_name, std::move(passes));
   }
+  auto pipeline = std::make_unique<PassPipeline>(step.pipeline_name, std::move(passes));
+  if (step.fixed_point) return std::make_unique<FixedPointPass>(std::move(pipeline));
   return pipeline;
 }
 
