@@ -174,7 +174,18 @@ absl::StatusOr<LocalShapes> PlanLocalShapes(const Module& module) {
                (instruction->opcode() == Opcode::kReshape &&
                 shape.Compatible(instruction->operand(0)->shape()))) {
       if (instruction->operand_count() != 1) return cannot(*instruction, "has several operands");
-      local[instruction] = local_of(instruction->operand(0));
+      // Its own sharding, where it has one, must hold its operand's partition
+      // as it is: a different one would need collectives.
+      const Shape operand_local = local_of(instruction->operand(0));
+      const std::string_view sharding = ShardingText(*instruction);
+      if (!sharding.empty()) {
+        std::optional<Shape> held =
+            sharding == "{manual}" ? std::optional<Shape>(shape) : TiledShape(shape, sharding);
+        if (!held || !held->Compatible(operand_local)) {
+          return cannot(*instruction, StrCat("reshards its operand to '", sharding, "'"));
+        }
+      }
+      local[instruction] = operand_local;
     } else if (target == kFullToShard || target == kGlobalToLocal) {
       // Its operands, partitioned, must be what the manual part reads: no
       // resharding (which would need collectives) between them.

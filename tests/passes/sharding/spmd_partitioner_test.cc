@@ -199,6 +199,15 @@ ENTRY main {
 }
 )")
                    .changed);
+  // A copy that gathers its tiled operand whole (replicated) needs an
+  // all-gather.
+  EXPECT_FALSE(RunPass("spmd-partitioning", R"(HloModule m, num_partitions=2
+ENTRY main {
+  p = f32[4] parameter(0), sharding={devices=[2]<=[2]}
+  ROOT whole = f32[4] copy(p), sharding={replicated}
+}
+)")
+                   .changed);
   // The parameter is tiled 2 ways, the manual part reads it 4 ways: that
   // needs resharding.
   EXPECT_FALSE(RunPass("spmd-partitioning", R"(HloModule m, num_partitions=4
