@@ -20,8 +20,10 @@
 // flatten the entry parameters into one tuple, turn the round-tripped
 // xla.sdy.* frontend attributes and custom calls back into HLO shardings and
 // drop the xla.sdy.* module attributes); such a module is left as it is
-// apart from the rewrite above. Shardy sharding propagation and
-// partitioning (the multi-partition configuration) are not implemented.
+// apart from the rewrite above. Shardy sharding propagation (the
+// multi-partition configuration) is not implemented; for several partitions
+// xla-cpu-default runs spmd-partitioning instead, which splits shard_map's
+// manual programs (spmd_partitioner.h).
 #ifndef HLOGYM_PASSES_SHARDING_SHARDY_XLA_H_
 #define HLOGYM_PASSES_SHARDING_SHARDY_XLA_H_
 
