@@ -12,6 +12,9 @@
 #include "analysis/verifier.h"
 #include "eval/equivalence.h"
 #include "gym/benchmark.h"
+#include "hlo/query.h"
+#include "hlo/status_macros.h"
+#include "passes/sharding/spmd_partitioner.h"
 #include "text/printer.h"
 
 namespace hlogym {
@@ -23,8 +26,17 @@ struct Subject {
   // Built on first use: evaluating every module up front would cost as much
   // as the fuzzing of the small ones.
   std::optional<EquivalenceReference> reference;
+  // For a module compiled for several partitions, once a pass has split it:
+  // the original split the same way, which the split modules are checked
+  // against (per partition, as Environment::Validate checks them).
+  std::unique_ptr<Module> partitioned;
+  std::optional<EquivalenceReference> partitioned_reference;
   bool unusable = false;  // the evaluator cannot run it: skipped
 };
+
+// The reference `module` is checked against: the original's, or the split
+// original's where `module` takes the split parameters.
+absl::StatusOr<const EquivalenceReference*> ReferenceFor(Subject& subject, const Module& module);
 
 // What went wrong after the last pass of a sequence run by RunSequence.
 struct Outcome {
@@ -92,7 +104,9 @@ Outcome RunSequence(const PassRegistry& registry, Subject& subject,
     }
     if (!text_changed) continue;
     ++counts.changed_runs;
-    absl::StatusOr<EquivalenceResult> same = subject.reference->Check(*module);
+    absl::StatusOr<const EquivalenceReference*> reference = ReferenceFor(subject, *module);
+    if (!reference.ok()) return fail("evaluation", std::string(reference.status().message()));
+    absl::StatusOr<EquivalenceResult> same = (*reference)->Check(*module);
     ++counts.equivalence_checks;
     if (!same.ok()) return fail("evaluation", std::string(same.status().message()));
     if (!same->judged) {
@@ -102,6 +116,21 @@ Outcome RunSequence(const PassRegistry& registry, Subject& subject,
     }
   }
   return Outcome{};
+}
+
+absl::StatusOr<const EquivalenceReference*> ReferenceFor(Subject& subject, const Module& module) {
+  const Module& original = subject.benchmark.initial->module();
+  if (SameEntryParameterShapes(original, module)) return &*subject.reference;
+  if (!subject.partitioned) {
+    subject.partitioned = PartitionedToMatch(original, module);
+    if (!subject.partitioned) return &*subject.reference;  // which then reports the shapes
+    HLOGYM_ASSIGN(reference,
+                  EquivalenceReference::Make(*subject.partitioned, FuzzEquivalenceOptions()));
+    subject.partitioned_reference = std::move(reference);
+  }
+  if (SameEntryParameterShapes(*subject.partitioned, module))
+    return &*subject.partitioned_reference;
+  return &*subject.reference;
 }
 
 // Greedily drops passes (all but the failing last one) while the sequence

@@ -8,6 +8,19 @@
 
 namespace hlogym {
 
+bool SameEntryParameterShapes(const Module& a, const Module& b) {
+  const Computation* ea = a.entry_computation();
+  const Computation* eb = b.entry_computation();
+  if (ea == nullptr || eb == nullptr) return ea == eb;
+  if (ea->num_parameters() != eb->num_parameters()) return false;
+  for (int64_t i = 0; i < ea->num_parameters(); ++i) {
+    if (!ea->parameter_instruction(i)->shape().Compatible(eb->parameter_instruction(i)->shape())) {
+      return false;
+    }
+  }
+  return true;
+}
+
 bool ContainsOpcode(const Module& module, std::span<const Opcode> opcodes) {
   for (const auto& computation : module.computations()) {
     for (Opcode opcode : opcodes) {

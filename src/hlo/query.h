@@ -13,6 +13,10 @@
 
 namespace hlogym {
 
+// Whether the entry computations of `a` and `b` take parameters of the same
+// shapes (layouts aside).
+bool SameEntryParameterShapes(const Module& a, const Module& b);
+
 // Whether an instruction of any computation of `module` has one of `opcodes`.
 bool ContainsOpcode(const Module& module, std::span<const Opcode> opcodes);
 inline bool ContainsOpcode(const Module& module, std::initializer_list<Opcode> opcodes) {

@@ -238,5 +238,31 @@ ENTRY main {
   EXPECT_THAT(none.status().message(), ::testing::HasSubstr("no module could be fuzzed"));
 }
 
+// A module compiled for two partitions: once spmd-partitioning has split it,
+// its parameters are one partition's, and it is checked against the original
+// split the same way (per partition), not reported as a different signature.
+TEST(PassFuzzer, ChecksASplitModuleAgainstTheOriginalSplit) {
+  PassRegistry registry = CleanRegistry();
+  registry.Register(*PassRegistry::Builtin().Find("spmd-partitioning"));
+  PassFuzzOptions options;
+  options.sequences = 20;
+  options.registry = &registry;
+  const std::string split =
+      WriteModule("fuzz_shard_map.hlo", R"(HloModule shard_map, num_partitions=2
+ENTRY main {
+  p = f32[4,6] parameter(0), sharding={devices=[2,1]<=[2]}
+  s = f32[4,6] custom-call(p), custom_call_target="Sharding", sharding={devices=[2,1]<=[2]}
+  local = f32[2,6] custom-call(s), custom_call_target="SPMDFullToShardShape", sharding={manual}
+  e = f32[2,6] exponential(local), sharding={manual}
+  d = f32[2,6] subtract(e, local), sharding={manual}
+  ROOT full = f32[4,6] custom-call(d), custom_call_target="SPMDShardToFullShape", sharding={devices=[2,1]<=[2]}
+}
+)");
+  absl::StatusOr<PassFuzzReport> report = FuzzPasses({split}, options);
+  ASSERT_TRUE(report.ok()) << report.status();
+  EXPECT_TRUE(report->failures.empty()) << report->failures[0].message;
+  EXPECT_GT(report->equivalence_checks, 0);
+}
+
 }  // namespace
 }  // namespace hlogym

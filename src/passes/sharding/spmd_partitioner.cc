@@ -10,6 +10,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "hlo/module.h"
+#include "hlo/query.h"
 #include "hlo/status_macros.h"
 #include "hlo/str_cat.h"
 #include "passes/collectives/collective_rewrite_utils.h"
@@ -332,30 +333,14 @@ absl::StatusOr<bool> ManualSpmdPartitioner::Run(Module& module) {
   return true;
 }
 
-namespace {
-
-bool SameParameterShapes(const Computation& a, const Computation& b) {
-  if (a.num_parameters() != b.num_parameters()) return false;
-  for (int64_t i = 0; i < a.num_parameters(); ++i) {
-    if (!a.parameter_instruction(i)->shape().Compatible(b.parameter_instruction(i)->shape())) {
-      return false;
-    }
-  }
-  return true;
-}
-
-}  // namespace
-
 std::unique_ptr<Module> PartitionedToMatch(const Module& original, const Module& optimized) {
   if (NumPartitions(original) <= 1 || original.entry_computation() == nullptr ||
-      optimized.entry_computation() == nullptr ||
-      SameParameterShapes(*original.entry_computation(), *optimized.entry_computation())) {
+      optimized.entry_computation() == nullptr || SameEntryParameterShapes(original, optimized)) {
     return nullptr;
   }
   std::unique_ptr<Module> partitioned = original.Clone();
   absl::StatusOr<bool> changed = ManualSpmdPartitioner().Run(*partitioned);
-  if (!changed.ok() || !*changed ||
-      !SameParameterShapes(*partitioned->entry_computation(), *optimized.entry_computation())) {
+  if (!changed.ok() || !*changed || !SameEntryParameterShapes(*partitioned, optimized)) {
     return nullptr;
   }
   return partitioned;
