@@ -24,6 +24,9 @@ venv of its own under build/venvs with the probe's pinned requirements:
   XLA (compile_with_pinned_xla.py), whose result is the reference as for every other module.
 - jax_0_4_30, jax_0_6_2: the same two programs lowered by JAX 0.4.30 (June 2024) and 0.6.2
   (June 2025), releases between 0.4.13 and the pin, each compiled by the pinned XLA as older_jax.
+- older_jax_pmap: examples/harvest/jax_pmap_step.py (jax.pmap training steps of an MLP and a CNN)
+  lowered by JAX 0.4.13, 0.4.30 and 0.6.2, which write them for 4 replicas, each compiled by the
+  pinned XLA.
 - older_xla_optimized: what JAX 0.4.13's own XLA made of the same two programs (its
   after-optimizations modules: fusions, layouts, XLA:CPU's rewrites), handed to the pinned XLA,
   each in a process of its own (XLA:CPU's emitter aborts on some after its HLO passes).
@@ -226,6 +229,65 @@ def jax_version(version: str) -> Path:
     return lowered_elsewhere(name, python, ["transformer_variants", "jax_cnn"])
 
 
+def older_jax_pmap() -> Path:
+    """examples/harvest/jax_pmap_step.py lowered by JAX 0.4.13, 0.4.30 and 0.6.2, which lower
+    jax.pmap for replicas (today's JAX: a shard_map over partitions, the partitioned probe), each
+    module then compiled by the pinned XLA for its 4 replicas."""
+    lowered = REPO / "build" / "probes" / "older_jax_pmap_lowered"
+    shutil.rmtree(lowered, ignore_errors=True)
+    folders, lowered_by = [], {}
+    for name, requirements in (
+        ("older-jax", "requirements-older-jax.txt"),
+        ("jax-0.4.30", "requirements-jax-0.4.30.txt"),
+        ("jax-0.6.2", "requirements-jax-0.6.2.txt"),
+    ):
+        python = venv(name, [HERE / requirements])
+        harvest(
+            [str(python), str(EXAMPLES / "jax_pmap_step.py")],
+            lowered / name,
+            family="lowered",
+            min_instructions=MIN_INSTRUCTIONS,
+        )
+        folders.append(str(lowered / name / "lowered"))
+        # JAX 0.4.13's XLA prints no replica count: the program pmaps over 4 devices.
+        for path in (lowered / name / "lowered").glob("*.hlo"):
+            text = path.read_text()
+            if not re.search(r"\breplica_count=", text.split("\n", 1)[0]):
+                path.write_text(
+                    re.sub(r"^(HloModule [^,\s]+)", r"\1, replica_count=4", text, count=1)
+                )
+        versions = json.loads((lowered / name / "manifest.json").read_text())["versions"]
+        lowered_by[name] = versions["jax"]
+    staging = REPO / "build" / "probes" / "older_jax_pmap"
+    compile_step = [sys.executable, str(HERE / "compile_with_pinned_xla.py"), *folders]
+    harvest(
+        compile_step,
+        staging,
+        force=True,
+        family="older_jax_pmap",
+        min_instructions=MIN_INSTRUCTIONS,
+    )
+    manifest = json.loads((staging / "manifest.json").read_text())
+    # XLA's dumps leave the header's replica count out; every step was lowered for the same 4.
+    counts = {
+        re.search(r"\breplica_count=\d+", path.read_text().split("\n", 1)[0])[0]
+        for folder in folders
+        for path in Path(folder).glob("*.hlo")
+    }
+    if len(counts) != 1:
+        raise SystemExit(f"older_jax_pmap: the lowered modules disagree on replicas: {counts}")
+    (replicas,) = counts
+    for entry in manifest["modules"].values():
+        module = staging / entry["path"]
+        module.write_text(
+            re.sub(r"^(HloModule [^,\s]+)", rf"\1, {replicas}", module.read_text(), count=1)
+        )
+    manifest["lowered_by"] = sorted(lowered_by.values())
+    manifest["xla_reference_from"] = "the pinned jaxlib (requirements.txt)"
+    (staging / "manifest.json").write_text(json.dumps(manifest, sort_keys=True, indent=1) + "\n")
+    return staging
+
+
 def older_xla_optimized() -> Path:
     """The optimized modules that JAX 0.4.13's XLA writes for the older_jax programs (what users of
     an older XLA find in their dumps as after_optimizations), each compiled by the pinned XLA."""
@@ -420,6 +482,7 @@ PROBES = {
     "older_xla_optimized": older_xla_optimized,
     "jax_0_4_30": lambda: jax_version("0.4.30"),
     "jax_0_6_2": lambda: jax_version("0.6.2"),
+    "older_jax_pmap": older_jax_pmap,
     "tf_detection": tf_detection,
     "keras_applications": keras_applications,
     "tf_2_12": tf_2_12,

@@ -31,6 +31,7 @@ NAMES = (
     "older_jax",
     "jax_0_4_30",
     "jax_0_6_2",
+    "older_jax_pmap",
     "older_xla_optimized",
     "tf_detection",
     "keras_applications",
@@ -78,6 +79,12 @@ def test_probe_files_match_manifest(name):
     lowered_by.update(jax_0_4_30="0.4.30", jax_0_6_2="0.6.2")
     if name in lowered_by:  # the JAX that lowered them, not the pinned one that compiled them
         assert manifest["versions"]["jax"] == lowered_by[name]
+    if name == "older_jax_pmap":  # pmap as three older releases lower it: for 4 replicas
+        assert manifest["lowered_by"] == ["0.4.13", "0.4.30", "0.6.2"]
+        assert all(
+            b"replica_count=4" in unzstd(root / m["path"]).split(b"\n", 1)[0]
+            for m in manifest["modules"].values()
+        )
     if name == "tf_2_12":  # the TensorFlow that lowered them
         assert manifest["versions"]["tensorflow-cpu"] == "2.12.1"
     if name == "pytorch_collectives":  # compiled for the four replicas their collectives are for
