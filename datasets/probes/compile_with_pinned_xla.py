@@ -11,7 +11,9 @@ that, and the next module still compiles. A child's dumps are renumbered into th
 compilation order, since every fresh process numbers its modules from 0.
 
 A module whose header says `replica_count=N` (collectives written for N replicas, such as
-examples/harvest/torch_collectives.py writes) is compiled for N replicas, on N host devices.
+examples/harvest/torch_collectives.py writes) is compiled for N replicas, on N host devices; one
+whose header says `num_partitions=N` (PyTorch/XLA's SPMD, jax.jit with sharded inputs) for N
+partitions, which XLA's SPMD partitioner splits first.
 """
 
 import argparse
@@ -28,6 +30,7 @@ from hlogym.xla import Xla, read_module_text
 _DUMP_TO = re.compile(r"--xla_dump_to=(\S+)")
 _MODULE_ID = re.compile(r"^module_(\d+)\.")
 _REPLICA_COUNT = re.compile(r"\breplica_count=(\d+)")
+_NUM_PARTITIONS = re.compile(r"\bnum_partitions=(\d+)")
 
 
 def module_paths(folders: list[str]) -> list[Path]:
@@ -76,17 +79,21 @@ def main(argv: list[str]) -> None:
         compile_each_in_a_child(paths)
         return
     texts = [read_module_text(path) for path in paths]
-    replicas = [
-        int(m[1]) if (m := _REPLICA_COUNT.search(t.split("\n", 1)[0])) else 1 for t in texts
-    ]
-    most = max(replicas, default=1)
+
+    def header_count(pattern: re.Pattern, text: str) -> int:
+        m = pattern.search(text.split("\n", 1)[0])
+        return int(m[1]) if m else 1
+
+    replicas = [header_count(_REPLICA_COUNT, t) for t in texts]
+    partitions = [header_count(_NUM_PARTITIONS, t) for t in texts]
+    most = max((r * p for r, p in zip(replicas, partitions)), default=1)
     flags = os.environ.get("XLA_FLAGS", "")
     if most > 1 and "xla_force_host_platform_device_count" not in flags:
         # before jax starts (Xla imports it): one host device per replica
         os.environ["XLA_FLAGS"] = f"{flags} --xla_force_host_platform_device_count={most}"
     xla = Xla("cpu")
-    for text, n in zip(texts, replicas):
-        xla.compile(text, replicas=n)
+    for text, r, p in zip(texts, replicas, partitions):
+        xla.compile(text, replicas=r, partitions=p)
 
 
 if __name__ == "__main__":

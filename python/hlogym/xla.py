@@ -199,32 +199,42 @@ class Xla:
         params = [leaf for s in ps.parameter_shapes() for leaf in _leaves(s)]
         return params, _leaves(ps.result_shape())
 
-    def compile(self, text_or_module, options: dict | None = None, replicas: int = 1):
+    def compile(
+        self,
+        text_or_module,
+        options: dict | None = None,
+        replicas: int = 1,
+        partitions: int = 1,
+    ):
         """Compile with XLA's full pipeline for this platform; raises XlaError on failure.
         options: XLA debug options for this compile only (DebugOptions field names, as in
         XLA_FLAGS without the dashes), e.g. {"xla_backend_optimization_level": 0} to skip
         LLVM's optimizations (several times faster to compile; same HLO passes).
         replicas: compile for that many replicas, one per device (a module whose collectives
         are written for them; on the CPU the process needs that many host devices, from
-        XLA_FLAGS=--xla_force_host_platform_device_count=N before jax starts)."""
+        XLA_FLAGS=--xla_force_host_platform_device_count=N before jax starts).
+        partitions: compile for that many partitions with SPMD partitioning (a module whose
+        header says num_partitions=N: XLA's partitioner splits it first), one per device too."""
         module = self.parse(text_or_module) if isinstance(text_or_module, str) else text_or_module
         opts = self._xc.CompileOptions()
         devices = self._devices
-        if replicas > 1:
+        if replicas > 1 or partitions > 1:
+            needed = replicas * partitions
             available = self.backend.local_devices()
-            if len(available) < replicas:
+            if len(available) < needed:
                 raise XlaError(
-                    f"compiling for {replicas} replicas needs {replicas} devices; this process "
-                    f"has {len(available)} (on the CPU: XLA_FLAGS="
-                    f"--xla_force_host_platform_device_count={replicas})"
+                    f"compiling for {replicas} replicas x {partitions} partitions needs {needed} "
+                    f"devices; this process has {len(available)} (on the CPU: XLA_FLAGS="
+                    f"--xla_force_host_platform_device_count={needed})"
                 )
             build = opts.executable_build_options
             build.num_replicas = replicas
-            build.num_partitions = 1
+            build.num_partitions = partitions
+            build.use_spmd_partitioning = partitions > 1
             build.device_assignment = self._xc.DeviceAssignment.create(
-                np.arange(replicas).reshape(replicas, 1)
+                np.arange(needed).reshape(replicas, partitions)
             )
-            devices = self._xc.DeviceList(tuple(available[:replicas]))
+            devices = self._xc.DeviceList(tuple(available[:needed]))
         if options:
 
             def value(v):  # jaxlib takes bools as bools, the rest as text

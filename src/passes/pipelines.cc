@@ -267,7 +267,7 @@ bool ExactPipelineOmits(std::string_view pass_name) {
 std::string DefaultPipelineCaveat(const Module& module) {
   const int64_t partitions = NumPartitions(module);
   if (partitions <= 1) return "";
-  const absl::Status partitionable = CheckManualPartitioning(module);
+  const absl::Status partitionable = CheckSpmdPartitioning(module);
   if (partitionable.ok()) return "";
   return absl::StrCat("compiled for ", partitions,
                       " partitions: XLA splits it with its SPMD partitioner, which hlogym models "

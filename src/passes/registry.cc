@@ -452,7 +452,7 @@ void RegisterBuiltinPasses(PassRegistry& registry, PassTarget target) {
   registry.Register(
       {"spmd-partitioning",
        "several partitions: shard_map's manual program -> per-partition shapes (no propagation)",
-       [] { return std::make_unique<ManualSpmdPartitioner>(); }});
+       [] { return std::make_unique<SpmdPartitioner>(); }});
   registry.Register({"simplify-while-loops",
                      "remove dead loop state, constant elements and 0/1-trip loops",
                      [] { return std::make_unique<WhileLoopSimplifier>(); }});

@@ -14,7 +14,9 @@
 #include "hlo/status_macros.h"
 #include "hlo/str_cat.h"
 #include "passes/collectives/collective_rewrite_utils.h"
+#include "passes/control_flow/call_inliner.h"
 #include "passes/sharding/shardy_xla.h"
+#include "passes/sharding/spmd_data_parallel.h"
 
 namespace hlogym {
 namespace {
@@ -255,6 +257,26 @@ std::string EntryLayoutText(const Computation& entry) {
                 entry.root_instruction()->shape().ToString(), "}");
 }
 
+// The header's entry_computation_layout, rewritten for the split entry.
+void WriteEntryLayout(Module& module) {
+  for (RawAttribute& attr : module.mutable_raw_attributes()) {
+    if (attr.key == "entry_computation_layout") {
+      attr.value = EntryLayoutText(*module.entry_computation());
+    }
+  }
+}
+
+// After the split: the header's layout follows the entry, and the parameters
+// hold one partition's data, which is what a manual sharding says (so that a
+// second run, as an agent may take it, finds nothing left to split).
+void MarkPartitioned(Module& module) {
+  WriteEntryLayout(module);
+  const Computation& entry = *module.entry_computation();
+  for (int64_t i = 0; i < entry.num_parameters(); ++i) {
+    entry.parameter_instruction(i)->mutable_attrs().SetRaw("sharding", "{manual}");
+  }
+}
+
 // Sets `instruction`'s dimensions to `local`'s, keeping its layout.
 void SetLocalShape(Instruction& instruction, const Shape& local) {
   Shape shape = local;
@@ -280,14 +302,47 @@ Instruction* AddCopy(Computation& computation, Instruction* operand) {
 
 }  // namespace
 
-absl::Status CheckManualPartitioning(const Module& module) {
-  return PlanLocalShapes(module).status();
+namespace {
+
+// Whether the module holds a shard_map boundary anywhere (then its work is
+// manual, and the data-parallel split is not what XLA would do).
+bool HasShardMapBoundary(const Module& module) {
+  for (const auto& computation : module.computations()) {
+    for (const auto& instruction : computation->instructions()) {
+      const std::string_view target = Target(*instruction);
+      if (target == kGlobalToLocal || target == kLocalToGlobal || target == kFullToShard ||
+          target == kShardToFull) {
+        return true;
+      }
+    }
+  }
+  return false;
 }
 
-absl::StatusOr<bool> ManualSpmdPartitioner::Run(Module& module) {
+}  // namespace
+
+absl::Status CheckSpmdPartitioning(const Module& module) {
+  absl::Status manual = PlanLocalShapes(module).status();
+  if (manual.ok() || HasShardMapBoundary(module) || NumPartitions(module) <= 1) return manual;
+  // The partitioner sees the module after the call-inliner.
+  if (ContainsOpcode(module, {Opcode::kCall})) {
+    std::unique_ptr<Module> inlined = module.Clone();
+    HLOGYM_RETURN_IF_ERROR(CallInliner(/*single_call_site=*/false).Run(*inlined).status());
+    return CheckDataParallelPartitioning(*inlined);
+  }
+  return CheckDataParallelPartitioning(module);
+}
+
+absl::StatusOr<bool> SpmdPartitioner::Run(Module& module) {
   if (!MayChange(module)) return false;
   absl::StatusOr<LocalShapes> local = PlanLocalShapes(module);
-  if (!local.ok()) return false;  // not partitionable here: left as it is
+  if (!local.ok()) {
+    // Not shard_map's: the data-parallel split, where it applies.
+    if (HasShardMapBoundary(module)) return false;
+    HLOGYM_ASSIGN(split, PartitionDataParallel(module));
+    if (split) MarkPartitioned(module);
+    return split;
+  }
   Computation& entry = *module.entry_computation();
   bool changed = false;
   for (Instruction* instruction : entry.MakeInstructionPostOrder()) {
@@ -327,9 +382,7 @@ absl::StatusOr<bool> ManualSpmdPartitioner::Run(Module& module) {
     changed = true;
   }
   if (!changed) return false;
-  for (RawAttribute& attr : module.mutable_raw_attributes()) {
-    if (attr.key == "entry_computation_layout") attr.value = EntryLayoutText(entry);
-  }
+  MarkPartitioned(module);
   return true;
 }
 
@@ -338,16 +391,16 @@ std::unique_ptr<Module> PartitionedToMatch(const Module& original, const Module&
       optimized.entry_computation() == nullptr || SameEntryParameterShapes(original, optimized)) {
     return nullptr;
   }
+  // As the default pipeline splits it: after the call-inliner.
   std::unique_ptr<Module> partitioned = original.Clone();
-  absl::StatusOr<bool> changed = ManualSpmdPartitioner().Run(*partitioned);
+  if (!CallInliner(/*single_call_site=*/false).Run(*partitioned).ok()) return nullptr;
+  absl::StatusOr<bool> changed = SpmdPartitioner().Run(*partitioned);
   if (!changed.ok() || !*changed || !SameEntryParameterShapes(*partitioned, optimized)) {
     return nullptr;
   }
   return partitioned;
 }
 
-bool ManualSpmdPartitioner::MayChange(const Module& module) const {
-  return NumPartitions(module) > 1;
-}
+bool SpmdPartitioner::MayChange(const Module& module) const { return NumPartitions(module) > 1; }
 
 }  // namespace hlogym

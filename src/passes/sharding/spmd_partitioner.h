@@ -18,7 +18,7 @@
 // otherwise). Reports "changed" exactly when it rewrote the module.
 // Leaves out: everything that needs sharding propagation or collectives
 // inserted (an entry instruction that is neither manual nor one of the above:
-// the module is left unchanged and CheckManualPartitioning says which
+// the module is left unchanged and CheckSpmdPartitioning says which
 // instruction), tuple-shaped parameters, maximal shardings.
 #ifndef HLOGYM_PASSES_SHARDING_SPMD_PARTITIONER_H_
 #define HLOGYM_PASSES_SHARDING_SPMD_PARTITIONER_H_
@@ -33,7 +33,7 @@ namespace hlogym {
 // OK where spmd-partitioning can partition `module` (compiled for more than
 // one partition, all of its work manual); otherwise why not, naming the first
 // entry instruction it cannot partition.
-absl::Status CheckManualPartitioning(const Module& module);
+absl::Status CheckSpmdPartitioning(const Module& module);
 
 // `original` as spmd-partitioning splits it, where `optimized` takes the
 // per-partition parameters that split gives and `original` does not: what an
@@ -41,7 +41,7 @@ absl::Status CheckManualPartitioning(const Module& module);
 // where that is not so (the two modules are compared as they are).
 std::unique_ptr<Module> PartitionedToMatch(const Module& original, const Module& optimized);
 
-class ManualSpmdPartitioner : public Pass {
+class SpmdPartitioner : public Pass {
  public:
   std::string_view name() const override { return "spmd-partitioning"; }
   absl::StatusOr<bool> Run(Module& module) override;

@@ -149,21 +149,21 @@ CHECK: ROOT {{.*}} = f32[2,6] copy(
 }
 
 TEST(SpmdPartitionerTest, LeavesWorkOutsideShardMapAndSaysWhich) {
-  // An add on global values needs propagation and collectives: not modelled.
+  // Reversing a split dimension moves data between partitions: not modelled.
   constexpr std::string_view kAuto = R"(HloModule m, num_partitions=2
 ENTRY main {
   p = f32[4] parameter(0), sharding={devices=[2]<=[2]}
-  ROOT twice = f32[4] add(p, p), sharding={devices=[2]<=[2]}
+  ROOT twice = f32[4] reverse(p), dimensions={0}
 }
 )";
   PassRun run = RunPass("spmd-partitioning", kAuto);
   EXPECT_FALSE(run.changed);
   absl::StatusOr<std::unique_ptr<Module>> module = ParseModule(kAuto, "auto.hlo");
   ASSERT_TRUE(module.ok());
-  const absl::Status why = CheckManualPartitioning(**module);
+  const absl::Status why = CheckSpmdPartitioning(**module);
   EXPECT_FALSE(why.ok());
-  EXPECT_NE(why.message().find("add twice"), std::string_view::npos) << why.message();
-  EXPECT_NE(DefaultPipelineCaveat(**module).find("add twice"), std::string::npos);
+  EXPECT_NE(why.message().find("reverse twice"), std::string_view::npos) << why.message();
+  EXPECT_NE(DefaultPipelineCaveat(**module).find("reverse twice"), std::string::npos);
 }
 
 TEST(SpmdPartitionerTest, LeavesShardMapManualOverSomeAxesAlone) {
@@ -185,9 +185,8 @@ ENTRY main {
   EXPECT_FALSE(RunPass("spmd-partitioning", kPartlyManual).changed);
   absl::StatusOr<std::unique_ptr<Module>> module = ParseModule(kPartlyManual, "partly.hlo");
   ASSERT_TRUE(module.ok());
-  EXPECT_NE(CheckManualPartitioning(**module).message().find("custom-call s"),
-            std::string_view::npos)
-      << CheckManualPartitioning(**module).message();
+  EXPECT_NE(CheckSpmdPartitioning(**module).message().find("custom-call s"), std::string_view::npos)
+      << CheckSpmdPartitioning(**module).message();
 }
 
 TEST(SpmdPartitionerTest, LeavesOnePartitionAndReshardingAlone) {
@@ -228,13 +227,91 @@ TEST(SpmdPartitionerTest, PartitionedToMatchSplitsTheOriginalOnlyForASplitModule
   absl::StatusOr<std::unique_ptr<Module>> original = ParseModule(kShardyPmap, "pmap.hlo");
   ASSERT_TRUE(original.ok());
   std::unique_ptr<Module> split = (*original)->Clone();
-  ASSERT_TRUE(ManualSpmdPartitioner().Run(*split).ok());
+  ASSERT_TRUE(SpmdPartitioner().Run(*split).ok());
   std::unique_ptr<Module> matched = PartitionedToMatch(**original, *split);
   ASSERT_NE(matched, nullptr);
   EXPECT_EQ(matched->entry_computation()->parameter_instruction(0)->shape().ToString(false),
             "f32[1,8]");
   // Same signatures: compared as they are.
   EXPECT_EQ(PartitionedToMatch(**original, **original), nullptr);
+}
+
+// jax.jit of a data-parallel step with sharded inputs (GSPMD's own choice):
+// the batch split four ways, the weights whole, the gradient's dot and the
+// loss's sum over the batch completed by all-reduces with reducers of their
+// own; the whole broadcast a split multiply reads is made split where it is
+// computed.
+constexpr std::string_view kDataParallel =
+    R"(HloModule dp, entry_computation_layout={(f32[16,8]{1,0}, f32[32,16]{1,0})->(f32[16,8]{1,0}, f32[])}, allow_spmd_sharding_propagation_to_output={true,true}, num_partitions=4
+
+%sum (a: f32[], b: f32[]) -> f32[] {
+  %a = f32[] parameter(0)
+  %b = f32[] parameter(1)
+  ROOT %s = f32[] add(%a, %b)
+}
+
+ENTRY %main (w: f32[16,8], x: f32[32,16]) -> (f32[16,8], f32[]) {
+  %w = f32[16,8]{1,0} parameter(0), sharding={replicated}
+  %x = f32[32,16]{1,0} parameter(1), sharding={devices=[4,1]<=[4]}
+  %y = f32[32,8]{1,0} dot(%x, %w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  %two = f32[] constant(2)
+  %twos = f32[32,8]{1,0} broadcast(%two), dimensions={}
+  %t = f32[32,8]{1,0} multiply(%y, %twos)
+  %g = f32[16,8]{1,0} dot(%x, %t), lhs_contracting_dims={0}, rhs_contracting_dims={0}
+  %zero = f32[] constant(0)
+  %loss = f32[] reduce(%t, %zero), dimensions={0,1}, to_apply=%sum
+  ROOT %out = (f32[16,8]{1,0}, f32[]) tuple(%g, %loss)
+}
+)";
+
+TEST(SpmdPartitionerTest, SplitsADataParallelProgram) {
+  PassRun run = RunPass("spmd-partitioning", kDataParallel);
+  EXPECT_TRUE(run.changed);
+  EXPECT_CHECKS(run.after, R"(
+CHECK: entry_computation_layout={(f32[16,8]{1,0}, f32[8,16]{1,0})->(f32[16,8]{1,0}, f32[]{{.*}})}
+CHECK: %x = f32[8,16]{1,0} parameter(1)
+CHECK: %y = f32[8,8]{1,0} dot(
+CHECK: %twos = f32[8,8]{1,0} broadcast(
+CHECK: %g = f32[16,8]{1,0} dot(
+CHECK: all-reduce(f32[16,8]{1,0} %g), to_apply=%add.clone, channel_id=1, replica_groups={{[{][{]0,1,2,3[}][}]}}, use_global_device_ids=true
+CHECK: %loss = f32[] reduce(
+CHECK: all-reduce(f32[] %loss), to_apply=%sum.clone, channel_id=2
+)");
+  // Each all-reduce has a reducer of its own, as XLA's partitioner gives it.
+  EXPECT_EQ(run.module->computations().size(), 4u);
+  // Split once: its parameters are one partition's (manual), and a second run,
+  // as an agent may take it, splits nothing again.
+  absl::StatusOr<bool> again = SpmdPartitioner().Run(*run.module);
+  ASSERT_TRUE(again.ok());
+  EXPECT_FALSE(*again);
+  EXPECT_EQ(run.module->entry_computation()->parameter_instruction(1)->shape().ToString(false),
+            "f32[8,16]");
+}
+
+TEST(SpmdPartitionerTest, LeavesWhatNeedsReshardingWithTheReason) {
+  // A whole weight multiplied with a split activation elementwise would need
+  // a slice of the weight on every partition.
+  constexpr std::string_view kSlice = R"(HloModule m, num_partitions=4
+ENTRY main {
+  w = f32[32,8] parameter(0), sharding={replicated}
+  x = f32[32,8] parameter(1), sharding={devices=[4,1]<=[4]}
+  ROOT m = f32[32,8] multiply(x, w)
+}
+)";
+  EXPECT_FALSE(RunPass("spmd-partitioning", kSlice).changed);
+  absl::StatusOr<std::unique_ptr<Module>> module = ParseModule(kSlice, "slice.hlo");
+  ASSERT_TRUE(module.ok());
+  EXPECT_NE(CheckSpmdPartitioning(**module).message().find("parameter w is whole where a split"),
+            std::string_view::npos)
+      << CheckSpmdPartitioning(**module).message();
+  // A sharding constraint that asks to reshard.
+  EXPECT_FALSE(RunPass("spmd-partitioning", R"(HloModule m, num_partitions=4
+ENTRY main {
+  x = f32[32,8] parameter(0), sharding={devices=[4,1]<=[4]}
+  ROOT s = f32[32,8] custom-call(x), custom_call_target="Sharding", sharding={replicated}
+}
+)")
+                   .changed);
 }
 
 }  // namespace

@@ -1,0 +1,427 @@
+// spmd-partitioning's second half (spmd_partitioner.h): the programs whose
+// shardings GSPMD or Shardy propagate themselves, for the data-parallel case:
+// every value whole on every partition or split evenly along one dimension
+// over all of them, a reduction over the split dimension completed by an
+// all-reduce. Anything else is left to CheckSpmdPartitioning's reason.
+#include "passes/sharding/spmd_data_parallel.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <memory>
+#include <numeric>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "hlo/module.h"
+#include "hlo/opcode.h"
+#include "hlo/status_macros.h"
+#include "hlo/str_cat.h"
+#include "passes/builders.h"
+#include "passes/collectives/collective_rewrite_utils.h"
+#include "passes/pass_utils.h"
+
+namespace hlogym {
+namespace {
+
+// Where a value lives: whole on every partition, split along one dimension
+// over all of them, or a partial result on each (a reduction over the split
+// dimension), which an all-reduce right after it completes, leaving it whole.
+struct Placement {
+  enum class Kind { kWhole, kSplit, kPartial };
+  Kind kind = Kind::kWhole;
+  int64_t dim = -1;  // kSplit: the split dimension
+  static Placement Whole() { return {}; }
+  static Placement Split(int64_t dim) { return {Kind::kSplit, dim}; }
+  static Placement Partial() { return {Kind::kPartial, -1}; }
+  bool split() const { return kind == Kind::kSplit; }
+};
+
+std::string_view ShardingOf(const Instruction& instruction) {
+  const RawAttribute* sharding = instruction.attrs().FindRaw("sharding");
+  return sharding == nullptr ? std::string_view() : std::string_view(sharding->value);
+}
+
+// A parameter's placement from its sharding: "{replicated}", or tiles in
+// device order ("{devices=[4,1]<=[4]}", "{devices=[4,1]0,1,2,3}") splitting
+// one dimension `partitions` ways; nullopt for anything else.
+std::optional<Placement> ParameterPlacement(std::string_view sharding, const Shape& shape,
+                                            int64_t partitions) {
+  if (sharding == "{replicated}") return Placement::Whole();
+  constexpr std::string_view kDevices = "{devices=[";
+  if (!sharding.starts_with(kDevices) || !shape.IsArray()) return std::nullopt;
+  sharding.remove_prefix(kDevices.size());
+  const size_t close = sharding.find(']');
+  if (close == std::string_view::npos) return std::nullopt;
+  std::vector<int64_t> tiles;
+  for (size_t at = 0; at < close;) {
+    size_t end = sharding.find(',', at);
+    if (end == std::string_view::npos || end > close) end = close;
+    int64_t value = 0;
+    for (char c : sharding.substr(at, end - at)) {
+      if (c < '0' || c > '9' || value > (int64_t{1} << 40)) return std::nullopt;
+      value = value * 10 + (c - '0');
+    }
+    tiles.push_back(value);
+    at = end + 1;
+  }
+  std::string in_order = "0";
+  for (int64_t i = 1; i < partitions; ++i) in_order += StrCat(",", i);
+  const std::string_view devices = sharding.substr(close + 1);
+  if (devices != StrCat("<=[", partitions, "]}") && devices != StrCat(in_order, "}")) {
+    return std::nullopt;
+  }
+  if (static_cast<int64_t>(tiles.size()) != shape.rank()) return std::nullopt;
+  std::optional<Placement> placement = Placement::Whole();
+  for (int64_t d = 0; d < shape.rank(); ++d) {
+    if (tiles[d] == 1) continue;
+    if (tiles[d] != partitions || placement->split() || shape.dimensions(d) % partitions != 0) {
+      return std::nullopt;
+    }
+    placement = Placement::Split(d);
+  }
+  return placement;
+}
+
+// Where a reshape takes the split dimension `dim` of its operand: the output
+// dimension that starts at the same offset and is the same dimension, a
+// merge of it with the minor ones after it, or the major part of it; nullopt
+// where the split would not stay one dimension's.
+std::optional<int64_t> ReshapedSplit(const Shape& from, const Shape& to, int64_t dim,
+                                     int64_t partitions) {
+  auto product = [](const Shape& shape, int64_t begin, int64_t end) {
+    int64_t p = 1;
+    for (int64_t i = begin; i < end; ++i) p *= shape.dimensions(i);
+    return p;
+  };
+  const int64_t before = product(from, 0, dim);
+  for (int64_t e = 0; e < to.rank(); ++e) {
+    if (product(to, 0, e) != before || to.dimensions(e) == 1) continue;
+    const int64_t size = from.dimensions(dim), out = to.dimensions(e);
+    const bool same = out == size;
+    const bool merged = out > size && [&] {
+      for (int64_t j = dim + 1; j <= from.rank(); ++j) {
+        if (product(from, dim, j) == out) return true;
+      }
+      return false;
+    }();
+    const bool major_part = out < size && size % out == 0 && [&] {
+      for (int64_t j = e + 1; j <= to.rank(); ++j) {
+        if (product(to, e, j) == size) return true;
+      }
+      return false;
+    }();
+    if ((same || merged || major_part) && out % partitions == 0) return e;
+    return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+// The output dimension of a dot that dimension `dim` of its `lhs` (or rhs)
+// operand becomes: batch dimensions first, then the lhs's free ones, then
+// the rhs's; nullopt for a contracting dimension.
+std::optional<int64_t> DotOutputDim(const Instruction& dot, bool lhs, int64_t dim) {
+  const DotDimensionNumbers& numbers = *dot.attrs().dot_dimension_numbers;
+  const std::vector<int64_t>& batch =
+      lhs ? numbers.lhs_batch_dimensions : numbers.rhs_batch_dimensions;
+  const std::vector<int64_t>& contracting =
+      lhs ? numbers.lhs_contracting_dimensions : numbers.rhs_contracting_dimensions;
+  auto at = std::find(batch.begin(), batch.end(), dim);
+  if (at != batch.end()) return at - batch.begin();
+  if (std::find(contracting.begin(), contracting.end(), dim) != contracting.end()) {
+    return std::nullopt;
+  }
+  int64_t position = static_cast<int64_t>(batch.size());
+  if (!lhs) {
+    const int64_t lhs_rank = dot.operand(0)->shape().rank();
+    position += lhs_rank - static_cast<int64_t>(numbers.lhs_batch_dimensions.size() +
+                                                numbers.lhs_contracting_dimensions.size());
+  }
+  for (int64_t d = 0; d < dim; ++d) {
+    if (std::find(batch.begin(), batch.end(), d) == batch.end() &&
+        std::find(contracting.begin(), contracting.end(), d) == contracting.end()) {
+      ++position;
+    }
+  }
+  return position;
+}
+
+struct DataParallelPlan {
+  int64_t partitions = 1;
+  absl::flat_hash_map<const Instruction*, Placement> placements;
+};
+
+absl::Status Cannot(const Instruction& instruction, std::string_view why) {
+  return absl::UnimplementedError(
+      StrCat("hlogym partitions only shard_map's manual work and data-parallel splits, and ",
+             OpcodeName(instruction.opcode()), " ", instruction.name(), " ", why));
+}
+
+// Whether a whole instruction can be made split along `dim` where it is
+// computed, with no slicing: a broadcast that creates that dimension, or an
+// iota along another.
+bool CanSplitWhereMade(const Instruction& instruction, int64_t dim, int64_t partitions) {
+  if (instruction.shape().dimensions(dim) % partitions != 0) return false;
+  if (instruction.opcode() == Opcode::kBroadcast) {
+    const std::vector<int64_t>& dims = instruction.attrs().dimensions;
+    return std::find(dims.begin(), dims.end(), dim) == dims.end();
+  }
+  return instruction.opcode() == Opcode::kIota && instruction.attrs().iota_dimension != dim;
+}
+
+absl::StatusOr<DataParallelPlan> PlanDataParallel(const Module& module) {
+  DataParallelPlan plan;
+  plan.partitions = NumPartitions(module);
+  const Computation* entry = module.entry_computation();
+  if (plan.partitions <= 1 || entry == nullptr) {
+    return absl::FailedPreconditionError("the module is compiled for one partition");
+  }
+  const int64_t n = plan.partitions;
+  for (const RawAttribute& attr : module.raw_attributes()) {
+    if (attr.key == "allow_spmd_sharding_propagation_to_output" &&
+        attr.value.find("false") != std::string::npos) {
+      return absl::UnimplementedError(
+          "hlogym partitions data-parallel programs only where their outputs' shardings are "
+          "propagated (allow_spmd_sharding_propagation_to_output)");
+    }
+  }
+  auto& placements = plan.placements;
+  // Whole operands that a split elementwise user needs split, by the split
+  // dimension it needs.
+  absl::flat_hash_map<const Instruction*, int64_t> wanted;
+  auto placement_of = [&](const Instruction* instruction) {
+    auto it = placements.find(instruction);
+    if (it == placements.end() || it->second.kind == Placement::Kind::kPartial) {
+      return Placement::Whole();  // a partial result is whole after its all-reduce
+    }
+    return it->second;
+  };
+  for (const Instruction* instruction : entry->MakeInstructionPostOrder()) {
+    const Opcode opcode = instruction->opcode();
+    const Shape& shape = instruction->shape();
+    Placement placement;
+    if (opcode == Opcode::kParameter) {
+      std::optional<Placement> given = ParameterPlacement(ShardingOf(*instruction), shape, n);
+      if (!given) {
+        return Cannot(*instruction, StrCat("has sharding '", ShardingOf(*instruction),
+                                           "' (whole, or one dimension split in device order)"));
+      }
+      placement = *given;
+    } else if (opcode == Opcode::kConstant || opcode == Opcode::kIota) {
+      placement = Placement::Whole();
+    } else if (opcode == Opcode::kBroadcast) {
+      const Placement from = placement_of(instruction->operand(0));
+      if (from.split()) placement = Placement::Split(instruction->attrs().dimensions[from.dim]);
+    } else if (opcode == Opcode::kTranspose) {
+      const Placement from = placement_of(instruction->operand(0));
+      if (from.split()) {
+        const std::vector<int64_t>& permutation = instruction->attrs().dimensions;
+        placement = Placement::Split(std::find(permutation.begin(), permutation.end(), from.dim) -
+                                     permutation.begin());
+      }
+    } else if (opcode == Opcode::kReshape) {
+      const Placement from = placement_of(instruction->operand(0));
+      if (from.split()) {
+        std::optional<int64_t> dim =
+            ReshapedSplit(instruction->operand(0)->shape(), shape, from.dim, n);
+        if (!dim) return Cannot(*instruction, "does not keep the split in one dimension");
+        placement = Placement::Split(*dim);
+      }
+    } else if (opcode == Opcode::kDot && instruction->attrs().dot_dimension_numbers) {
+      const Placement lhs = placement_of(instruction->operand(0));
+      const Placement rhs = placement_of(instruction->operand(1));
+      const DotDimensionNumbers& numbers = *instruction->attrs().dot_dimension_numbers;
+      std::optional<int64_t> lhs_out =
+          lhs.split() ? DotOutputDim(*instruction, true, lhs.dim) : std::nullopt;
+      std::optional<int64_t> rhs_out =
+          rhs.split() ? DotOutputDim(*instruction, false, rhs.dim) : std::nullopt;
+      auto contracting_pair = [&] {
+        for (size_t i = 0; i < numbers.lhs_contracting_dimensions.size(); ++i) {
+          if (numbers.lhs_contracting_dimensions[i] == lhs.dim &&
+              numbers.rhs_contracting_dimensions[i] == rhs.dim) {
+            return true;
+          }
+        }
+        return false;
+      };
+      if (!lhs.split() && !rhs.split()) {
+        placement = Placement::Whole();
+      } else if (lhs.split() && rhs.split() && !lhs_out && !rhs_out && contracting_pair()) {
+        placement = Placement::Partial();
+      } else if (lhs.split() && rhs.split() && lhs_out && rhs_out && *lhs_out == *rhs_out &&
+                 *lhs_out < static_cast<int64_t>(numbers.lhs_batch_dimensions.size())) {
+        placement = Placement::Split(*lhs_out);  // both split along the same batch dimension
+      } else if (lhs.split() != rhs.split() && (lhs_out || rhs_out) &&
+                 (lhs.split() ? *lhs_out : *rhs_out) >=
+                     static_cast<int64_t>(numbers.lhs_batch_dimensions.size())) {
+        placement = Placement::Split(lhs.split() ? *lhs_out : *rhs_out);  // a free dimension
+      } else {
+        return Cannot(*instruction, "has operands split in a way that needs resharding");
+      }
+    } else if (opcode == Opcode::kReduce && instruction->operand_count() == 2 && shape.IsArray()) {
+      const Placement from = placement_of(instruction->operand(0));
+      if (placement_of(instruction->operand(1)).split()) {
+        return Cannot(*instruction, "has a split initial value");
+      }
+      if (from.split()) {
+        const std::vector<int64_t>& reduced = instruction->attrs().dimensions;
+        if (std::find(reduced.begin(), reduced.end(), from.dim) != reduced.end()) {
+          placement = Placement::Partial();
+        } else {
+          placement =
+              Placement::Split(from.dim - std::count_if(reduced.begin(), reduced.end(),
+                                                        [&](int64_t d) { return d < from.dim; }));
+        }
+      }
+    } else if (IsElementwise(opcode) && shape.IsArray()) {
+      std::optional<int64_t> dim;
+      for (const Instruction* operand : instruction->operands()) {
+        const Placement p = placement_of(operand);
+        if (!p.split()) continue;
+        if (dim && *dim != p.dim) return Cannot(*instruction, "mixes two split dimensions");
+        dim = p.dim;
+      }
+      if (dim) {
+        placement = Placement::Split(*dim);
+        for (const Instruction* operand : instruction->operands()) {
+          if (placement_of(operand).split()) continue;
+          auto [it, inserted] = wanted.try_emplace(operand, *dim);
+          if (!inserted && it->second != *dim) {
+            return Cannot(*operand, "is wanted split along two dimensions");
+          }
+        }
+      }
+    } else if (opcode == Opcode::kCustomCall &&
+               instruction->attrs().custom_call_target == "Sharding" &&
+               instruction->operand_count() == 1) {
+      // A sharding constraint: the value must already be placed as it says.
+      placement = placement_of(instruction->operand(0));
+      std::optional<Placement> asked = ParameterPlacement(ShardingOf(*instruction), shape, n);
+      if (!asked || asked->kind != placement.kind || asked->dim != placement.dim) {
+        return Cannot(*instruction, StrCat("asks for '", ShardingOf(*instruction),
+                                           "', which would reshard its operand"));
+      }
+    } else if (opcode == Opcode::kTuple) {
+      continue;  // a tuple takes its elements' placements
+    } else if (opcode == Opcode::kGetTupleElement &&
+               instruction->operand(0)->opcode() == Opcode::kTuple) {
+      placement = placement_of(instruction->operand(0)->operand(instruction->attrs().tuple_index));
+    } else {
+      return Cannot(*instruction, "is an operation the data-parallel split does not model");
+    }
+    // A sharding written on the instruction itself must be where it lives.
+    if (opcode != Opcode::kParameter && opcode != Opcode::kCustomCall &&
+        !ShardingOf(*instruction).empty()) {
+      std::optional<Placement> written = ParameterPlacement(ShardingOf(*instruction), shape, n);
+      if (!written || written->kind != placement.kind || written->dim != placement.dim) {
+        return Cannot(*instruction, StrCat("has sharding '", ShardingOf(*instruction),
+                                           "', which would reshard it"));
+      }
+    }
+    placements[instruction] = placement;
+  }
+  // A whole operand of a split elementwise operation is made split where it
+  // is computed (a broadcast of a whole value, an iota), when every user
+  // wants it so; anything else would need a slice.
+  for (const auto& [instruction, dim] : wanted) {
+    if (!CanSplitWhereMade(*instruction, dim, n)) {
+      return Cannot(*instruction, "is whole where a split user needs it split");
+    }
+    for (const Instruction* user : instruction->users()) {
+      const Placement p = placement_of(user);
+      if (!IsElementwise(user->opcode()) || !p.split() || p.dim != dim) {
+        return Cannot(*instruction,
+                      StrCat("is needed both whole and split (by ", user->name(), ")"));
+      }
+    }
+    placements[instruction] = Placement::Split(dim);
+  }
+  return plan;
+}
+
+absl::StatusOr<bool> ApplyDataParallel(Module& module, const DataParallelPlan& plan) {
+  Computation& entry = *module.entry_computation();
+  const int64_t n = plan.partitions;
+  std::string groups = "{{0";
+  for (int64_t i = 1; i < n; ++i) groups += StrCat(",", i);
+  groups += "}}";
+  int64_t channel_id = NextChannelId(module);
+  bool changed = false;
+  for (Instruction* instruction : entry.MakeInstructionPostOrder()) {
+    auto it = plan.placements.find(instruction);
+    if (it == plan.placements.end()) continue;
+    const Placement& placement = it->second;
+    if (placement.split()) {
+      Shape shape = instruction->shape();
+      shape.mutable_dimensions()[placement.dim] /= n;
+      instruction->set_shape(std::move(shape));
+      changed = true;
+    } else if (placement.kind == Placement::Kind::kPartial) {
+      // Completed right where it is made, as XLA's partitioner does, with a
+      // reducer of its own: a copy of the reduction's, or an add for a dot.
+      Computation* reducer = instruction->opcode() == Opcode::kReduce
+                                 ? CloneComputation(module, *instruction->to_apply())
+                                 : AddScalarBinaryComputation(module, "add.clone", Opcode::kAdd,
+                                                              instruction->shape().element_type(),
+                                                              /*with_layout=*/true, "x", "y");
+      const std::vector<Instruction*> users = instruction->users();
+      const bool was_root = instruction->IsRoot();
+      auto all_reduce = std::make_unique<Instruction>(Opcode::kAllReduce, instruction->shape());
+      all_reduce->AppendOperand(instruction);
+      all_reduce->mutable_called_computations() = {reducer};
+      InstructionAttributes& attrs = all_reduce->mutable_attrs();
+      attrs.SetRaw("channel_id", std::to_string(channel_id++));
+      attrs.SetRaw("replica_groups", groups);
+      attrs.SetRaw("use_global_device_ids", "true");
+      Instruction* added = entry.AddInstruction(std::move(all_reduce));
+      for (Instruction* user : users) user->ReplaceUsesOfOperand(instruction, added);
+      if (was_root) entry.set_root_instruction(added);
+      changed = true;
+    }
+  }
+  // Sharding constraints, all met, become copies of their operands, as XLA's
+  // partitioner leaves them.
+  for (Instruction* instruction : entry.MakeInstructionPostOrder()) {
+    if (instruction->opcode() != Opcode::kCustomCall ||
+        instruction->attrs().custom_call_target != "Sharding") {
+      continue;
+    }
+    auto copy = std::make_unique<Instruction>(Opcode::kCopy, instruction->operand(0)->shape());
+    copy->AppendOperand(instruction->operand(0));
+    HLOGYM_RETURN_IF_ERROR(
+        entry.ReplaceInstruction(instruction, entry.AddInstruction(std::move(copy))));
+    changed = true;
+  }
+  // Tuples follow their elements (post order: a tuple's elements come first).
+  for (Instruction* instruction : entry.MakeInstructionPostOrder()) {
+    if (instruction->opcode() != Opcode::kTuple) continue;
+    std::vector<Shape> elements;
+    for (const Instruction* operand : instruction->operands()) elements.push_back(operand->shape());
+    Shape tuple = Shape::Tuple(std::move(elements));
+    if (tuple.Compatible(instruction->shape())) continue;
+    for (int64_t i = 0; i < tuple.tuple_shapes_size(); ++i) {
+      if (instruction->shape().tuple_shapes(i).has_layout()) {
+        tuple.mutable_tuple_shapes()[i].set_layout(*instruction->shape().tuple_shapes(i).layout());
+      }
+    }
+    instruction->set_shape(std::move(tuple));
+  }
+  return changed;
+}
+
+}  // namespace
+
+absl::Status CheckDataParallelPartitioning(const Module& module) {
+  return PlanDataParallel(module).status();
+}
+
+absl::StatusOr<bool> PartitionDataParallel(Module& module) {
+  absl::StatusOr<DataParallelPlan> plan = PlanDataParallel(module);
+  if (!plan.ok()) return false;
+  return ApplyDataParallel(module, *plan);
+}
+
+}  // namespace hlogym

@@ -1,0 +1,28 @@
+// The data-parallel half of spmd-partitioning (spmd_partitioner.h): programs
+// whose shardings XLA's partitioner propagates itself (jax.jit with sharded
+// inputs, PyTorch/XLA's SPMD), where every value is whole on every partition
+// or split evenly along one dimension over all of them. A reduction (or a dot)
+// over the split dimension leaves a partial result on each partition, which
+// an all-reduce right after it completes, with a reducer of its own; a whole
+// broadcast or iota that a split operation reads is made split where it is
+// computed. Anything that would need resharding (slicing a whole value,
+// gathering a split one, two split dimensions) is not modelled.
+#ifndef HLOGYM_PASSES_SHARDING_SPMD_DATA_PARALLEL_H_
+#define HLOGYM_PASSES_SHARDING_SPMD_DATA_PARALLEL_H_
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "hlo/module.h"
+
+namespace hlogym {
+
+// OK where the module (compiled for several partitions) is data-parallel as
+// above; otherwise the first entry instruction that is not, and why.
+absl::Status CheckDataParallelPartitioning(const Module& module);
+
+// Splits such a module per partition; false (unchanged) for any other.
+absl::StatusOr<bool> PartitionDataParallel(Module& module);
+
+}  // namespace hlogym
+
+#endif  // HLOGYM_PASSES_SHARDING_SPMD_DATA_PARALLEL_H_
