@@ -19,6 +19,10 @@ venv of its own under build/venvs with the probe's pinned requirements:
 - partitioned: programs compiled for 4 devices, which XLA's SPMD partitioner splits: jax.pmap
   and jax.shard_map training steps (data, tensor and ZeRO-style parallelism, a ring of
   collective permutes, GSPMD's form once), all of it manual work (requirements-libraries.txt).
+- jax_data_parallel: jax.jit steps and inference with the batch split over 4 devices
+  (NamedSharding inputs): XLA's partitioner places the all-reduces (the project's venv).
+- pytorch_spmd: PyTorch/XLA SPMD training steps (the batch marked split over 4 virtual devices,
+  SGD with momentum and Adam), compiled by the pinned XLA for the 4 partitions.
 - older_jax: examples/harvest/transformer_variants.py and jax_cnn.py lowered by JAX 0.4.13
   (requirements-older-jax.txt, not on top of the project's pins), then compiled by the pinned
   XLA (compile_with_pinned_xla.py), whose result is the reference as for every other module.
@@ -179,6 +183,39 @@ def partitioned() -> Path:
     return harvest_probe(
         "partitioned", [str(python), str(EXAMPLES / "partitioned.py")], min_instructions=40
     )
+
+
+def jax_data_parallel() -> Path:
+    # The project's own venv: its jaxlib is the pinned XLA. Small steps: 40 instructions or more.
+    return harvest_probe(
+        "jax_data_parallel",
+        [sys.executable, str(EXAMPLES / "jax_data_parallel.py")],
+        min_instructions=40,
+    )
+
+
+def pytorch_spmd() -> Path:
+    """examples/harvest/torch_spmd.py's SPMD steps as PyTorch/XLA hands them to XLA (4 partitions,
+    the batch marked split), then compiled by the pinned XLA for the 4 partitions."""
+    python = venv("torch", [REPO / "datasets" / "corpus" / "requirements-torch.txt"])
+    lowered = REPO / "build" / "probes" / "pytorch_spmd_lowered"
+    harvest(
+        [str(python), str(EXAMPLES / "torch_spmd.py")],
+        lowered,
+        force=True,
+        family="lowered",
+        min_instructions=MIN_INSTRUCTIONS,
+    )
+    staging = REPO / "build" / "probes" / "pytorch_spmd"
+    command = [sys.executable, str(HERE / "compile_with_pinned_xla.py"), str(lowered / "lowered")]
+    harvest(command, staging, force=True, family="pytorch_spmd", min_instructions=MIN_INSTRUCTIONS)
+    manifest = json.loads((staging / "manifest.json").read_text())
+    for entry in manifest["modules"].values():
+        entry["frontend"] = "pytorch"
+    manifest["versions"] = json.loads((lowered / "manifest.json").read_text())["versions"]
+    manifest["xla_reference_from"] = "the pinned jaxlib (requirements.txt)"
+    (staging / "manifest.json").write_text(json.dumps(manifest, sort_keys=True, indent=1) + "\n")
+    return staging
 
 
 def ode_solvers() -> Path:
@@ -478,6 +515,8 @@ PROBES = {
     "probabilistic": probabilistic,
     "optimizers": optimizers,
     "partitioned": partitioned,
+    "jax_data_parallel": jax_data_parallel,
+    "pytorch_spmd": pytorch_spmd,
     "older_jax": older_jax,
     "older_xla_optimized": older_xla_optimized,
     "jax_0_4_30": lambda: jax_version("0.4.30"),

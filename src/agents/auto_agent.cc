@@ -9,9 +9,11 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "gym/benchmark.h"
+#include "hlo/query.h"
 #include "hlo/status_macros.h"
 #include "nlohmann/json.hpp"
 #include "passes/pass.h"
+#include "passes/sharding/spmd_partitioner.h"
 #include "text/file_io.h"
 
 namespace hlogym {
@@ -168,6 +170,7 @@ std::unique_ptr<Environment> AutoAgent::LowestOnSequence(SearchContext& ctx,
 }
 
 absl::Status AutoAgent::Search(SearchContext& ctx) {
+  split_initial_ = SplitForPartitions(ctx.root().module());
   std::unique_ptr<Environment> d = ctx.root().Fork();
   StepInfo info;
   // D's own run says whether the exact default can differ from it: only where
@@ -251,6 +254,9 @@ absl::Status AutoAgent::Search(SearchContext& ctx) {
 
 void AutoAgent::AddCandidateIfLowest(const Environment& state, int64_t& lowest) {
   if (state.op_count() >= lowest) return;
+  // Compiled for several partitions, a state not yet split is no answer (its
+  // validation refuses it: XLA would split it again).
+  if (split_initial_ && !SameEntryParameterShapes(*split_initial_, state.module())) return;
   lowest = state.op_count();
   candidates_.push_back(state.Fork());
 }

@@ -158,6 +158,9 @@ class AutoAgent : public Agent {
   int exact_pipeline_action_ = -1;  // xla-cpu-default-exact, when in the action space
   // States that reached a new lowest op count, in the order found (D first).
   std::vector<std::unique_ptr<Environment>> candidates_;
+  // The initial module split for its partitions, where it is compiled for
+  // several and spmd-partitioning splits it: candidates must be split too.
+  std::unique_ptr<Module> split_initial_;
 };
 
 // Every action the auto agent may choose: the registry's passes (without the

@@ -13,7 +13,9 @@
 #include "absl/strings/str_split.h"
 #include "analysis/verifier.h"
 #include "eval/equivalence.h"
+#include "hlo/query.h"
 #include "hlo/status_macros.h"
+#include "passes/collectives/collective_rewrite_utils.h"
 #include "passes/sharding/spmd_partitioner.h"
 
 namespace hlogym {
@@ -461,12 +463,19 @@ ValidationResult Environment::Validate() const {
   }
   bool equivalence_ok = true;
   if (EquivalenceChecker checker = CurrentChecker()) {
-    // Split for its partitions, the module is checked against the original
-    // split the same way (per partition, as XLA runs it).
-    const std::unique_ptr<Module> partitioned =
-        PartitionedToMatch(initial_->module(), replay.module());
+    // A module compiled for several partitions is checked per partition, as
+    // XLA runs it: split, against the original split the same way. Not yet
+    // split, it is no answer: XLA would split it again (adding its
+    // collectives), so its op count is not one partition's.
+    const Module& initial = initial_->module();
+    const std::unique_ptr<Module> split = SplitForPartitions(initial);
+    const bool unsplit = split != nullptr && SameEntryParameterShapes(initial, replay.module());
     absl::StatusOr<bool> same =
-        checker(partitioned ? *partitioned : initial_->module(), replay.module());
+        unsplit ? absl::InternalError(absl::StrCat(
+                      "not split for its ", NumPartitions(initial),
+                      " partitions: XLA would split it again, so its op count is not one "
+                      "partition's"))
+                : checker(split ? *split : initial, replay.module());
     if (!same.ok() && same.status().code() == absl::StatusCode::kInternal) {
       // The default checker's way of saying "not equivalent", with the reason.
       result.equivalence = absl::StrCat("not equivalent: ", same.status().message());

@@ -1,5 +1,6 @@
 #include "gym/environment.h"
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -593,6 +594,41 @@ TEST(BuiltinGymTest, RandomEpisodesReplayAndValidate) {
     ValidationResult v = (*env)->Validate();
     EXPECT_TRUE(v.ok) << b << ": " << ::testing::PrintToString(v.errors);
   }
+}
+
+// A module compiled for several partitions is answered split: a state that
+// is not (XLA would split it again, collectives and all) fails validation with
+// the reason, and one the default pipeline split is checked per partition.
+TEST(BuiltinGymTest, AStateNotSplitForItsPartitionsIsNoAnswer) {
+  const std::string path = WriteTestModule("data_parallel.hlo", R"(HloModule dp, num_partitions=4
+
+%sum (a: f32[], b: f32[]) -> f32[] {
+  %a = f32[] parameter(0)
+  %b = f32[] parameter(1)
+  ROOT %s = f32[] add(%a, %b)
+}
+
+ENTRY %main (w: f32[16,8], x: f32[32,16]) -> f32[] {
+  %w = f32[16,8] parameter(0), sharding={replicated}
+  %x = f32[32,16] parameter(1), sharding={devices=[4,1]<=[4]}
+  %y = f32[32,8] dot(%x, %w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  %t = f32[32,8] tanh(%y)
+  %zero = f32[] constant(0)
+  ROOT %loss = f32[] reduce(%t, %zero), dimensions={0,1}, to_apply=%sum
+}
+)");
+  EnvOptions options;
+  options.actions = {"xla-cpu-default", "tuple-simplifier"};
+  auto env = Environment::Create(options, PassRegistry::WithPipelines());
+  ASSERT_TRUE(env.ok()) << env.status();
+  ASSERT_TRUE((*env)->Reset(path).ok());
+  ValidationResult unsplit = (*env)->Validate();
+  EXPECT_FALSE(unsplit.ok);
+  EXPECT_THAT(unsplit.equivalence, ::testing::HasSubstr("not split for its 4 partitions"));
+  ASSERT_TRUE((*env)->Step(0).ok());
+  ValidationResult split = (*env)->Validate();
+  EXPECT_TRUE(split.ok) << ::testing::PrintToString(split.errors);
+  EXPECT_EQ(split.equivalence, "equivalent");
 }
 
 // lowest_op_count_log_ratio earns only for a new lowest op count of the

@@ -28,6 +28,8 @@ NAMES = (
     "probabilistic",
     "optimizers",
     "partitioned",
+    "jax_data_parallel",
+    "pytorch_spmd",
     "older_jax",
     "jax_0_4_30",
     "jax_0_6_2",
@@ -43,6 +45,7 @@ NAMES = (
     "tensorflow_as_received",
 )
 FRONTENDS = {
+    "pytorch_spmd": "pytorch",
     "pytorch_collectives": "pytorch",
     "torchvision_models": "pytorch",
     "torch_transformers": "pytorch",
@@ -131,6 +134,11 @@ def test_probe_files_match_manifest(name):
             b" collective-permute(",
         ):
             assert marker in joined, marker
+    if name in ("jax_data_parallel", "pytorch_spmd"):  # split by XLA's own partitioner
+        headers = [
+            unzstd(root / m["path"]).split(b"\n", 1)[0] for m in manifest["modules"].values()
+        ]
+        assert all(b"num_partitions=4" in h for h in headers)
     if name == "older_xla_optimized":  # XLA's optimized modules: fusions in every one
         assert manifest["xla_optimized"] and all(
             b" fusion(" in unzstd(root / m["path"]) for m in manifest["modules"].values()

@@ -386,18 +386,24 @@ absl::StatusOr<bool> SpmdPartitioner::Run(Module& module) {
   return true;
 }
 
-std::unique_ptr<Module> PartitionedToMatch(const Module& original, const Module& optimized) {
-  if (NumPartitions(original) <= 1 || original.entry_computation() == nullptr ||
-      optimized.entry_computation() == nullptr || SameEntryParameterShapes(original, optimized)) {
-    return nullptr;
-  }
+std::unique_ptr<Module> SplitForPartitions(const Module& original) {
+  if (NumPartitions(original) <= 1 || original.entry_computation() == nullptr) return nullptr;
   // As the default pipeline splits it: after the call-inliner.
   std::unique_ptr<Module> partitioned = original.Clone();
   if (!CallInliner(/*single_call_site=*/false).Run(*partitioned).ok()) return nullptr;
   absl::StatusOr<bool> changed = SpmdPartitioner().Run(*partitioned);
-  if (!changed.ok() || !*changed || !SameEntryParameterShapes(*partitioned, optimized)) {
+  if (!changed.ok() || !*changed || SameEntryParameterShapes(*partitioned, original)) {
     return nullptr;
   }
+  return partitioned;
+}
+
+std::unique_ptr<Module> PartitionedToMatch(const Module& original, const Module& optimized) {
+  if (optimized.entry_computation() == nullptr || SameEntryParameterShapes(original, optimized)) {
+    return nullptr;
+  }
+  std::unique_ptr<Module> partitioned = SplitForPartitions(original);
+  if (partitioned == nullptr || !SameEntryParameterShapes(*partitioned, optimized)) return nullptr;
   return partitioned;
 }
 

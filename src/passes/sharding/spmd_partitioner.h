@@ -35,10 +35,16 @@ namespace hlogym {
 // entry instruction it cannot partition.
 absl::Status CheckSpmdPartitioning(const Module& module);
 
-// `original` as spmd-partitioning splits it, where `optimized` takes the
-// per-partition parameters that split gives and `original` does not: what an
-// optimized module compiled for several partitions is checked against. Null
-// where that is not so (the two modules are compared as they are).
+// `original` as the default pipeline splits it for its partitions (after the
+// call-inliner), where that changes its parameters' shapes; null where it
+// does not (one partition, nothing to split, or nothing spmd-partitioning
+// models).
+std::unique_ptr<Module> SplitForPartitions(const Module& original);
+
+// SplitForPartitions(original) where `optimized` takes the per-partition
+// parameters that split gives: what an optimized module compiled for several
+// partitions is checked against. Null where that is not so (the two modules
+// are compared as they are).
 std::unique_ptr<Module> PartitionedToMatch(const Module& original, const Module& optimized);
 
 class SpmdPartitioner : public Pass {

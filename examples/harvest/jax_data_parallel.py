@@ -1,0 +1,77 @@
+"""jax.jit training steps and inference on 4 host CPU devices with the batch split over them
+(`NamedSharding` inputs, the parameters whole): XLA's SPMD partitioner chooses where the
+collectives go (an all-reduce after each reduction and each gradient's dot over the batch). A
+regression MLP step, a classifier step with layer norm, GELU and softmax cross-entropy on
+one-hot labels, and the classifier's inference. Run it under `hlogym harvest`
+(datasets/probes/generate.py does).
+"""
+
+import os
+
+# Before jax is imported: the host platform's device count.
+os.environ["XLA_FLAGS"] = (
+    os.environ.get("XLA_FLAGS", "") + " --xla_force_host_platform_device_count=4"
+)
+
+import jax  # noqa: E402
+import jax.numpy as jnp  # noqa: E402
+import numpy as np  # noqa: E402
+from jax.sharding import Mesh, NamedSharding  # noqa: E402
+from jax.sharding import PartitionSpec as P  # noqa: E402
+
+mesh = Mesh(np.array(jax.devices()), ("batch",))
+whole = NamedSharding(mesh, P())
+split = NamedSharding(mesh, P("batch"))
+rng = np.random.default_rng(0)
+
+
+def normal(*shape):
+    return jnp.asarray(rng.standard_normal(shape, dtype=np.float32) * 0.1)
+
+
+def mse(params, x, y):
+    h = jnp.tanh(x @ params["w1"] + params["b1"])
+    return jnp.mean((h @ params["w2"] - y) ** 2)
+
+
+@jax.jit
+def regression_step(params, x, y):
+    loss, grads = jax.value_and_grad(mse)(params, x, y)
+    return jax.tree_util.tree_map(lambda p, g: p - 0.1 * g, params, grads), loss
+
+
+def layer_norm(x, scale, bias):
+    mean = x.mean(-1, keepdims=True)
+    var = ((x - mean) ** 2).mean(-1, keepdims=True)
+    return (x - mean) * jax.lax.rsqrt(var + 1e-5) * scale + bias
+
+
+def logits(params, x):
+    h = jax.nn.gelu(layer_norm(x @ params["w1"], params["scale"], params["bias"]))
+    return h @ params["w2"]
+
+
+def cross_entropy(params, x, labels):
+    log_probs = jax.nn.log_softmax(logits(params, x))
+    return -jnp.mean(jnp.sum(log_probs * jax.nn.one_hot(labels, 10), -1))
+
+
+@jax.jit
+def classifier_step(params, x, labels):
+    loss, grads = jax.value_and_grad(cross_entropy)(params, x, labels)
+    return jax.tree_util.tree_map(lambda p, g: p - 0.1 * g, params, grads), loss
+
+
+regression = jax.device_put({"w1": normal(16, 32), "b1": jnp.zeros(32), "w2": normal(32, 8)}, whole)
+regression_step(
+    regression, jax.device_put(normal(32, 16), split), jax.device_put(normal(32, 8), split)
+)
+
+classifier = jax.device_put(
+    {"w1": normal(16, 32), "scale": jnp.ones(32), "bias": jnp.zeros(32), "w2": normal(32, 10)},
+    whole,
+)
+images = jax.device_put(normal(32, 16), split)
+labels = jax.device_put(jnp.asarray(rng.integers(0, 10, 32)), split)
+classifier_step(classifier, images, labels)
+jax.jit(logits)(classifier, images)

@@ -1,0 +1,49 @@
+"""PyTorch/XLA SPMD training steps on 4 virtual CPU devices: the batch marked split over them
+(`xs.mark_sharding`), the model whole; XLA's SPMD partitioner chooses where the collectives go.
+Two steps each of an MLP with SGD and momentum and of one with Adam. Run it under
+`hlogym harvest` (datasets/probes/generate.py does; the pinned XLA then compiles each module
+for its 4 partitions).
+"""
+
+import os
+
+# Before torch_xla starts: a CPU client with 4 devices, SPMD on.
+os.environ.setdefault("PJRT_DEVICE", "CPU")
+os.environ.setdefault("CPU_NUM_DEVICES", "4")
+
+import numpy as np  # noqa: E402
+import torch  # noqa: E402
+import torch_xla.core.xla_model as xm  # noqa: E402
+import torch_xla.distributed.spmd as xs  # noqa: E402
+import torch_xla.runtime as xr  # noqa: E402
+
+xr.use_spmd()
+devices = xr.global_runtime_device_count()
+mesh = xs.Mesh(np.arange(devices), (devices,), ("batch",))
+device = xm.xla_device()
+torch.manual_seed(0)
+
+
+def train(model, optimizer, steps=2):
+    for _ in range(steps):
+        x = torch.randn(32, 16).to(device)
+        y = torch.randint(0, 10, (32,)).to(device)
+        xs.mark_sharding(x, mesh, ("batch", None))
+        xs.mark_sharding(y, mesh, ("batch",))
+        optimizer.zero_grad()
+        loss = torch.nn.functional.cross_entropy(model(x), y)
+        loss.backward()
+        optimizer.step()
+        xm.mark_step()
+
+
+def mlp():
+    return torch.nn.Sequential(
+        torch.nn.Linear(16, 32), torch.nn.GELU(), torch.nn.Linear(32, 10)
+    ).to(device)
+
+
+sgd_model = mlp()
+train(sgd_model, torch.optim.SGD(sgd_model.parameters(), lr=0.1, momentum=0.9))
+adam_model = mlp()
+train(adam_model, torch.optim.Adam(adam_model.parameters(), lr=1e-3))
