@@ -45,11 +45,12 @@ std::string_view ShardingOf(const Instruction& instruction) {
   return sharding == nullptr ? std::string_view() : std::string_view(sharding->value);
 }
 
-// A parameter's placement from its sharding: "{replicated}", or tiles in
-// device order ("{devices=[4,1]<=[4]}", "{devices=[4,1]0,1,2,3}") splitting
-// one dimension `partitions` ways; nullopt for anything else.
-std::optional<Placement> ParameterPlacement(std::string_view sharding, const Shape& shape,
-                                            int64_t partitions) {
+// The placement a sharding says (a parameter's, a constraint's):
+// "{replicated}", or tiles in device order ("{devices=[4,1]<=[4]}",
+// "{devices=[4,1]0,1,2,3}") splitting one dimension `partitions` ways;
+// nullopt for anything else.
+std::optional<Placement> PlacementFromSharding(std::string_view sharding, const Shape& shape,
+                                               int64_t partitions) {
   if (sharding == "{replicated}") return Placement::Whole();
   constexpr std::string_view kDevices = "{devices=[";
   if (!sharding.starts_with(kDevices) || !shape.IsArray()) return std::nullopt;
@@ -204,7 +205,7 @@ absl::StatusOr<DataParallelPlan> PlanDataParallel(const Module& module) {
     const Shape& shape = instruction->shape();
     Placement placement;
     if (opcode == Opcode::kParameter) {
-      std::optional<Placement> given = ParameterPlacement(ShardingOf(*instruction), shape, n);
+      std::optional<Placement> given = PlacementFromSharding(ShardingOf(*instruction), shape, n);
       if (!given) {
         return Cannot(*instruction, StrCat("has sharding '", ShardingOf(*instruction),
                                            "' (whole, or one dimension split in device order)"));
@@ -299,7 +300,7 @@ absl::StatusOr<DataParallelPlan> PlanDataParallel(const Module& module) {
                instruction->operand_count() == 1) {
       // A sharding constraint: the value must already be placed as it says.
       placement = placement_of(instruction->operand(0));
-      std::optional<Placement> asked = ParameterPlacement(ShardingOf(*instruction), shape, n);
+      std::optional<Placement> asked = PlacementFromSharding(ShardingOf(*instruction), shape, n);
       if (!asked || asked->kind != placement.kind || asked->dim != placement.dim) {
         return Cannot(*instruction, StrCat("asks for '", ShardingOf(*instruction),
                                            "', which would reshard its operand"));
@@ -315,7 +316,7 @@ absl::StatusOr<DataParallelPlan> PlanDataParallel(const Module& module) {
     // A sharding written on the instruction itself must be where it lives.
     if (opcode != Opcode::kParameter && opcode != Opcode::kCustomCall &&
         !ShardingOf(*instruction).empty()) {
-      std::optional<Placement> written = ParameterPlacement(ShardingOf(*instruction), shape, n);
+      std::optional<Placement> written = PlacementFromSharding(ShardingOf(*instruction), shape, n);
       if (!written || written->kind != placement.kind || written->dim != placement.dim) {
         return Cannot(*instruction, StrCat("has sharding '", ShardingOf(*instruction),
                                            "', which would reshard it"));
