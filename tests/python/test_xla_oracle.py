@@ -629,3 +629,35 @@ def test_compiles_for_the_replicas_a_module_is_written_for(devices):
         assert out.strip() == "compiled"
     else:
         assert "needs 4 devices" in out and "xla_force_host_platform_device_count=4" in out, out
+
+
+_SPLIT_FOUR_WAYS = """HloModule split, num_partitions=4
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY main {
+  x = f32[8,4] parameter(0), sharding={devices=[4,1]<=[4]}
+  zero = f32[] constant(0)
+  ROOT r = f32[4] reduce(x, zero), dimensions={0}, to_apply=add
+}
+"""
+
+
+def test_compiles_for_the_partitions_a_module_is_split_into():
+    """Xla.compile(partitions=N) compiles a module of global shapes for N partitions, which XLA's
+    SPMD partitioner splits first (compile_with_pinned_xla.py reads N from num_partitions); the
+    executable runs on one partition's data: a quarter of the rows."""
+    program = (
+        "from hlogym.xla import Xla\n"
+        f"exe = Xla('cpu').compile({_SPLIT_FOUR_WAYS!r}, partitions=4)\n"
+        "print(len(exe.local_devices()) if hasattr(exe, 'local_devices') else 4)\n"
+        "print(exe.hlo_modules()[0].to_string().split('\\n', 1)[0])\n"
+    )
+    env = dict(os.environ, XLA_FLAGS="--xla_force_host_platform_device_count=4")
+    out = subprocess.run(
+        [sys.executable, "-c", program], env=env, capture_output=True, text=True, check=True
+    ).stdout.splitlines()
+    assert out[0] == "4", out
+    assert "f32[2,4]" in out[1], out  # the parameter as one partition holds it
