@@ -1,9 +1,9 @@
 """jax.jit training steps and inference on 4 host CPU devices with the batch split over them
 (`NamedSharding` inputs, the parameters whole): XLA's SPMD partitioner chooses where the
-collectives go (an all-reduce after each reduction and each gradient's dot over the batch). A
-regression MLP step, a classifier step with layer norm, GELU and softmax cross-entropy on
-one-hot labels, and the classifier's inference. Run it under `hlogym harvest`
-(datasets/probes/generate.py does).
+collectives go (an all-reduce after each reduction and each gradient's dot or convolution over
+the batch). A regression MLP step, a classifier step with layer norm, GELU and softmax
+cross-entropy on one-hot labels, the classifier's inference, and a CNN step (convolutions,
+average pooling). Run it under `hlogym harvest` (datasets/probes/generate.py does).
 """
 
 import os
@@ -75,3 +75,26 @@ images = jax.device_put(normal(32, 16), split)
 labels = jax.device_put(jnp.asarray(rng.integers(0, 10, 32)), split)
 classifier_step(classifier, images, labels)
 jax.jit(logits)(classifier, images)
+
+
+def cnn(params, images):
+    dims = ("NHWC", "HWIO", "NHWC")
+    h = jax.lax.conv_general_dilated(images, params["k1"], (1, 1), "SAME", dimension_numbers=dims)
+    h = jax.nn.relu(h)
+    h = jax.lax.reduce_window(h, 0.0, jax.lax.add, (1, 2, 2, 1), (1, 2, 2, 1), "VALID") / 4
+    h = jax.lax.conv_general_dilated(h, params["k2"], (1, 1), "SAME", dimension_numbers=dims)
+    return jax.nn.relu(h).mean(axis=(1, 2)) @ params["w"]
+
+
+@jax.jit
+def cnn_step(params, images, targets):
+    loss, grads = jax.value_and_grad(lambda p: jnp.mean((cnn(p, images) - targets) ** 2))(params)
+    return jax.tree_util.tree_map(lambda p, g: p - 0.1 * g, params, grads), loss
+
+
+conv_params = jax.device_put(
+    {"k1": normal(3, 3, 3, 8), "k2": normal(3, 3, 8, 16), "w": normal(16, 10)}, whole
+)
+cnn_step(
+    conv_params, jax.device_put(normal(8, 16, 16, 3), split), jax.device_put(normal(8, 10), split)
+)

@@ -262,6 +262,59 @@ absl::StatusOr<DataParallelPlan> PlanDataParallel(const Module& module) {
       } else {
         return Cannot(*instruction, "has operands split in a way that needs resharding");
       }
+    } else if (opcode == Opcode::kConvolution &&
+               instruction->attrs().convolution_dimension_numbers) {
+      // As a dot: split along the batch (the activations', the weights whole)
+      // stays split; a contraction over the split dimension (a weight
+      // gradient: the batch as the features both operands reduce) is partial.
+      const ConvolutionDimensionNumbers& numbers =
+          *instruction->attrs().convolution_dimension_numbers;
+      const Placement lhs = placement_of(instruction->operand(0));
+      const Placement rhs = placement_of(instruction->operand(1));
+      const bool grouped = instruction->attrs().batch_group_count != 1;
+      if (!lhs.split() && !rhs.split()) {
+        placement = Placement::Whole();
+      } else if (!grouped && lhs.split() && !rhs.split() &&
+                 lhs.dim == numbers.input_batch_dimension &&
+                 shape.dimensions(numbers.output_batch_dimension) % n == 0) {
+        placement = Placement::Split(numbers.output_batch_dimension);
+      } else if (!grouped && instruction->attrs().feature_group_count == 1 && lhs.split() &&
+                 rhs.split() && lhs.dim == numbers.input_feature_dimension &&
+                 rhs.dim == numbers.kernel_input_feature_dimension) {
+        placement = Placement::Partial();
+      } else {
+        return Cannot(*instruction, "has operands split in a way that needs resharding");
+      }
+    } else if (opcode == Opcode::kReduceWindow && instruction->operand_count() == 2 &&
+               shape.IsArray() && instruction->attrs().window) {
+      // Pooling over other dimensions: the split one's window must be one
+      // element, unstrided and unpadded.
+      placement = placement_of(instruction->operand(0));
+      if (placement_of(instruction->operand(1)).split()) {
+        return Cannot(*instruction, "has a split initial value");
+      }
+      if (placement.split()) {
+        const WindowDimension& window = instruction->attrs().window->dimensions[placement.dim];
+        if (window != WindowDimension{}) {
+          return Cannot(*instruction, "slides its window along the split dimension");
+        }
+      }
+    } else if (opcode == Opcode::kPad && instruction->operand_count() == 2) {
+      // Padding other dimensions (a pooling's gradient): none on the split one.
+      placement = placement_of(instruction->operand(0));
+      if (placement_of(instruction->operand(1)).split()) {
+        return Cannot(*instruction, "has a split padding value");
+      }
+      if (placement.split() && instruction->attrs().padding[placement.dim] != PaddingDimension{}) {
+        return Cannot(*instruction, "pads the split dimension");
+      }
+    } else if (opcode == Opcode::kReverse) {
+      placement = placement_of(instruction->operand(0));
+      const std::vector<int64_t>& reversed = instruction->attrs().dimensions;
+      if (placement.split() &&
+          std::find(reversed.begin(), reversed.end(), placement.dim) != reversed.end()) {
+        return Cannot(*instruction, "reverses the split dimension");
+      }
     } else if (opcode == Opcode::kReduce && instruction->operand_count() == 2 && shape.IsArray()) {
       const Placement from = placement_of(instruction->operand(0));
       if (placement_of(instruction->operand(1)).split()) {

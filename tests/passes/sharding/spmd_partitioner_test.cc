@@ -288,6 +288,27 @@ CHECK: all-reduce(f32[] %loss), to_apply=%sum.clone, channel_id=2
             "f32[8,16]");
 }
 
+TEST(SpmdPartitionerTest, SplitsConvolutionsAlongTheBatch) {
+  // The forward convolution stays split along the batch; the weight
+  // gradient's, which reduces the batch (its features), is completed by an
+  // all-reduce.
+  PassRun run = RunPass("spmd-partitioning", R"(HloModule cnn, num_partitions=4
+ENTRY main {
+  x = f32[8,6,6,3] parameter(0), sharding={devices=[4,1,1,1]<=[4]}
+  k = f32[3,3,3,4] parameter(1), sharding={replicated}
+  y = f32[8,6,6,4] convolution(x, k), window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f
+  ROOT dk = f32[3,3,3,4] convolution(x, y), window={size=6x6 pad=1_1x1_1}, dim_labels=f01b_i01o->01bf
+}
+)");
+  EXPECT_TRUE(run.changed);
+  EXPECT_CHECKS(run.after, R"(
+CHECK: %x = f32[2,6,6,3] parameter(0)
+CHECK: %y = f32[2,6,6,4] convolution(
+CHECK: %dk = f32[3,3,3,4] convolution(
+CHECK: ROOT {{.*}} all-reduce(f32[3,3,3,4]{{.*}} %dk)
+)");
+}
+
 TEST(SpmdPartitionerTest, LeavesWhatNeedsReshardingWithTheReason) {
   // A whole weight multiplied with a split activation elementwise would need
   // a slice of the weight on every partition.
