@@ -39,6 +39,7 @@ import gzip
 import json
 import math
 import os
+import re
 import sys
 import time
 from pathlib import Path
@@ -228,6 +229,12 @@ def bench_module(x, row: dict, args) -> dict:
     from . import xla
 
     texts = row.pop("texts")
+    partitions = re.search(r"\bnum_partitions=(\d+)", texts["original"].split("\n", 1)[0])
+    if partitions and int(partitions[1]) > 1:
+        raise NotOneDevice(
+            f"{row['module']}: compiled for {partitions[1]} partitions; this harness compiles and "
+            "runs every variant on one device (skipped)"
+        )
     inputs = row.pop("inputs", None)  # drawn on the exporting machine (read_export)
     exes, row["compile_s"] = {}, {}
     for k, t in texts.items():
@@ -508,6 +515,10 @@ def parse_args(argv=None):
     return args
 
 
+class NotOneDevice(Exception):
+    """The module is compiled for several partitions: skipped, the harness runs one device."""
+
+
 class MissingSequence(LookupError):
     """--sequences has no (valid) pass list for a module (it is skipped)."""
 
@@ -712,7 +723,7 @@ def main(argv=None) -> int:
             continue
         try:
             row = bench_module(x, prepare(), args)
-        except MissingSequence as e:
+        except (MissingSequence, NotOneDevice) as e:
             skipped.append(name)
             print(f"# {e.args[0]}", file=sys.stderr)
             continue

@@ -659,6 +659,18 @@ def _bench(*args, cwd=REPO):
     )
 
 
+def test_xla_bench_skips_modules_for_several_partitions(tmp_path):
+    # The harness compiles and runs on one device: a pmap step (4 partitions) is skipped with
+    # the reason, not an error from inside XLA.
+    probe = REPO / "datasets" / "probes" / "partitioned" / "partitioned" / "jit__fun.hlo.zst"
+    out = tmp_path / "r.json"
+    r = _bench(probe, "--agent", "none", "--no-time", "--json", out)
+    assert r.returncode == 0, r.stderr[-3000:]
+    report = json.loads(out.read_text())
+    assert report["modules"] == [] and len(report["summary"]["skipped"]) == 1
+    assert "compiled for 4 partitions" in r.stderr
+
+
 def test_xla_bench_cli(tmp_path):
     seqs = tmp_path / "seqs.json"
     seqs.write_text(json.dumps({"mlp_infer": ["algsimp", "call-inliner", "cse", "dce"]}))
