@@ -133,6 +133,12 @@ def pack(staging: Path, out: Path) -> None:
     tmp.rename(out)
 
 
+def with_header_attribute(text: str, attribute: str) -> str:
+    """`text` with `attribute` ("replica_count=4") added to its HloModule line: XLA's dumps leave
+    the replica count out, and hlogym's passes need the one XLA compiled the module for."""
+    return re.sub(r"^(HloModule [^,\s]+)", rf"\1, {attribute}", text, count=1)
+
+
 def harvest_probe(
     name: str,
     command: list[str],
@@ -290,9 +296,7 @@ def older_jax_pmap() -> Path:
         for path in (lowered / name / "lowered").glob("*.hlo"):
             text = path.read_text()
             if not re.search(r"\breplica_count=", text.split("\n", 1)[0]):
-                path.write_text(
-                    re.sub(r"^(HloModule [^,\s]+)", r"\1, replica_count=4", text, count=1)
-                )
+                path.write_text(with_header_attribute(text, "replica_count=4"))
         versions = json.loads((lowered / name / "manifest.json").read_text())["versions"]
         lowered_by[name] = versions["jax"]
     staging = REPO / "build" / "probes" / "older_jax_pmap"
@@ -316,9 +320,7 @@ def older_jax_pmap() -> Path:
     (replicas,) = counts
     for entry in manifest["modules"].values():
         module = staging / entry["path"]
-        module.write_text(
-            re.sub(r"^(HloModule [^,\s]+)", rf"\1, {replicas}", module.read_text(), count=1)
-        )
+        module.write_text(with_header_attribute(module.read_text(), replicas))
     manifest["lowered_by"] = sorted(lowered_by.values())
     manifest["xla_reference_from"] = "the pinned jaxlib (requirements.txt)"
     (staging / "manifest.json").write_text(json.dumps(manifest, sort_keys=True, indent=1) + "\n")
@@ -427,9 +429,7 @@ def pytorch_collectives() -> Path:
         traced_header = (traced / f"{name}.hlo").read_text().split("\n", 1)[0]
         replicas = re.search(r"\breplica_count=\d+", traced_header)[0]
         module = staging / entry["path"]
-        module.write_text(
-            re.sub(r"^(HloModule [^,\s]+)", rf"\1, {replicas}", module.read_text(), count=1)
-        )
+        module.write_text(with_header_attribute(module.read_text(), replicas))
         entry["frontend"] = "pytorch"
     versions = subprocess.run(
         [
