@@ -22,6 +22,7 @@
 #include "passes/builders.h"
 #include "passes/collectives/collective_rewrite_utils.h"
 #include "passes/pass_utils.h"
+#include "passes/sharding/sharding_text.h"
 
 namespace hlogym {
 namespace {
@@ -39,46 +40,22 @@ struct Placement {
   bool split() const { return kind == Kind::kSplit; }
 };
 
-std::string_view ShardingOf(const Instruction& instruction) {
-  const RawAttribute* sharding = instruction.attrs().FindRaw("sharding");
-  return sharding == nullptr ? std::string_view() : std::string_view(sharding->value);
-}
-
 // The placement a sharding says (a parameter's, a constraint's):
-// "{replicated}", or tiles in device order ("{devices=[4,1]<=[4]}",
-// "{devices=[4,1]0,1,2,3}") splitting one dimension `partitions` ways;
-// nullopt for anything else.
+// "{replicated}", or tiles in device order splitting one dimension
+// `partitions` ways; nullopt for anything else.
 std::optional<Placement> PlacementFromSharding(std::string_view sharding, const Shape& shape,
                                                int64_t partitions) {
   if (sharding == "{replicated}") return Placement::Whole();
-  constexpr std::string_view kDevices = "{devices=[";
-  if (!sharding.starts_with(kDevices) || !shape.IsArray()) return std::nullopt;
-  sharding.remove_prefix(kDevices.size());
-  const size_t close = sharding.find(']');
-  if (close == std::string_view::npos) return std::nullopt;
-  std::vector<int64_t> tiles;
-  for (size_t at = 0; at < close;) {
-    size_t end = sharding.find(',', at);
-    if (end == std::string_view::npos || end > close) end = close;
-    int64_t value = 0;
-    for (char c : sharding.substr(at, end - at)) {
-      if (c < '0' || c > '9' || value > (int64_t{1} << 40)) return std::nullopt;
-      value = value * 10 + (c - '0');
-    }
-    tiles.push_back(value);
-    at = end + 1;
-  }
-  std::string in_order = "0";
-  for (int64_t i = 1; i < partitions; ++i) in_order += StrCat(",", i);
-  const std::string_view devices = sharding.substr(close + 1);
-  if (devices != StrCat("<=[", partitions, "]}") && devices != StrCat(in_order, "}")) {
+  std::optional<TiledSharding> tiled = ParseTiledSharding(sharding);
+  if (!tiled || !shape.IsArray() || !tiled->devices_in_order || tiled->subgroup_dims ||
+      static_cast<int64_t>(tiled->tiles.size()) != shape.rank()) {
     return std::nullopt;
   }
-  if (static_cast<int64_t>(tiles.size()) != shape.rank()) return std::nullopt;
   std::optional<Placement> placement = Placement::Whole();
   for (int64_t d = 0; d < shape.rank(); ++d) {
-    if (tiles[d] == 1) continue;
-    if (tiles[d] != partitions || placement->split() || shape.dimensions(d) % partitions != 0) {
+    if (tiled->tiles[d] == 1) continue;
+    if (tiled->tiles[d] != partitions || placement->split() ||
+        shape.dimensions(d) % partitions != 0) {
       return std::nullopt;
     }
     placement = Placement::Split(d);
@@ -204,9 +181,9 @@ absl::StatusOr<DataParallelPlan> PlanDataParallel(const Module& module) {
     const Shape& shape = instruction->shape();
     Placement placement;
     if (opcode == Opcode::kParameter) {
-      std::optional<Placement> given = PlacementFromSharding(ShardingOf(*instruction), shape, n);
+      std::optional<Placement> given = PlacementFromSharding(ShardingText(*instruction), shape, n);
       if (!given) {
-        return Cannot(*instruction, StrCat("has sharding '", ShardingOf(*instruction),
+        return Cannot(*instruction, StrCat("has sharding '", ShardingText(*instruction),
                                            "' (whole, or one dimension split in device order)"));
       }
       placement = *given;
@@ -352,9 +329,9 @@ absl::StatusOr<DataParallelPlan> PlanDataParallel(const Module& module) {
                instruction->operand_count() == 1) {
       // A sharding constraint: the value must already be placed as it says.
       placement = placement_of(instruction->operand(0));
-      std::optional<Placement> asked = PlacementFromSharding(ShardingOf(*instruction), shape, n);
+      std::optional<Placement> asked = PlacementFromSharding(ShardingText(*instruction), shape, n);
       if (!asked || asked->kind != placement.kind || asked->dim != placement.dim) {
-        return Cannot(*instruction, StrCat("asks for '", ShardingOf(*instruction),
+        return Cannot(*instruction, StrCat("asks for '", ShardingText(*instruction),
                                            "', which would reshard its operand"));
       }
     } else if (opcode == Opcode::kTuple) {
@@ -367,10 +344,11 @@ absl::StatusOr<DataParallelPlan> PlanDataParallel(const Module& module) {
     }
     // A sharding written on the instruction itself must be where it lives.
     if (opcode != Opcode::kParameter && opcode != Opcode::kCustomCall &&
-        !ShardingOf(*instruction).empty()) {
-      std::optional<Placement> written = PlacementFromSharding(ShardingOf(*instruction), shape, n);
+        !ShardingText(*instruction).empty()) {
+      std::optional<Placement> written =
+          PlacementFromSharding(ShardingText(*instruction), shape, n);
       if (!written || written->kind != placement.kind || written->dim != placement.dim) {
-        return Cannot(*instruction, StrCat("has sharding '", ShardingOf(*instruction),
+        return Cannot(*instruction, StrCat("has sharding '", ShardingText(*instruction),
                                            "', which would reshard it"));
       }
     }

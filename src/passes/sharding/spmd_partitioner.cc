@@ -15,6 +15,7 @@
 #include "hlo/str_cat.h"
 #include "passes/collectives/collective_rewrite_utils.h"
 #include "passes/control_flow/call_inliner.h"
+#include "passes/sharding/sharding_text.h"
 #include "passes/sharding/shardy_xla.h"
 #include "passes/sharding/spmd_data_parallel.h"
 
@@ -28,42 +29,18 @@ constexpr std::string_view kSharding = "Sharding";
 constexpr std::string_view kFullToShard = "SPMDFullToShardShape";
 constexpr std::string_view kShardToFull = "SPMDShardToFullShape";
 
-std::string_view ShardingText(const Instruction& instruction) {
-  const RawAttribute* sharding = instruction.attrs().FindRaw("sharding");
-  return sharding == nullptr ? std::string_view() : std::string_view(sharding->value);
-}
-
 // The tile count of each of `rank` dimensions that a parameter's sharding
-// gives ("{replicated}", "{devices=[4,1]<=[4]}", "{devices=[2,1,2]0,1,2,3
-// last_tile_dim_replicate}": the first `rank` counts tile the data, the rest
-// replicate); nullopt for what this pass does not partition.
+// gives (the first `rank` counts tile the data, the rest replicate); nullopt
+// for what this pass does not partition.
 std::optional<std::vector<int64_t>> TileCounts(std::string_view sharding, int64_t rank) {
   if (sharding == "{replicated}") return std::vector<int64_t>(rank, 1);
-  constexpr std::string_view kDevices = "{devices=[";
-  if (!sharding.starts_with(kDevices)) return std::nullopt;
-  sharding.remove_prefix(kDevices.size());
-  const size_t close = sharding.find(']');
-  if (close == std::string_view::npos) return std::nullopt;
-  std::vector<int64_t> counts;
-  int64_t value = 0;
-  for (const char c : sharding.substr(0, close + 1)) {
-    if (c >= '0' && c <= '9' && value < (int64_t{1} << 40)) {
-      value = value * 10 + (c - '0');
-    } else if ((c == ',' || c == ']') && value >= 1) {
-      counts.push_back(value);
-      value = 0;
-    } else {
-      return std::nullopt;
-    }
-  }
+  std::optional<TiledSharding> tiled = ParseTiledSharding(sharding);
+  if (!tiled) return std::nullopt;
+  const int64_t count = static_cast<int64_t>(tiled->tiles.size());
   // Only the replicating (or manual) subgroup dimensions may follow the data's.
-  if (static_cast<int64_t>(counts.size()) < rank ||
-      (static_cast<int64_t>(counts.size()) > rank &&
-       sharding.find("last_tile_dim") == std::string_view::npos)) {
-    return std::nullopt;
-  }
-  counts.resize(rank);
-  return counts;
+  if (count < rank || (count > rank && !tiled->subgroup_dims)) return std::nullopt;
+  tiled->tiles.resize(rank);
+  return tiled->tiles;
 }
 
 // `shape` as one partition of `sharding` holds it (each dimension divided by

@@ -1,0 +1,45 @@
+#include "passes/sharding/sharding_text.h"
+
+#include <string>
+
+#include "hlo/str_cat.h"
+
+namespace hlogym {
+
+std::string_view ShardingText(const Instruction& instruction) {
+  const RawAttribute* sharding = instruction.attrs().FindRaw("sharding");
+  return sharding == nullptr ? std::string_view() : std::string_view(sharding->value);
+}
+
+std::optional<TiledSharding> ParseTiledSharding(std::string_view sharding) {
+  constexpr std::string_view kDevices = "{devices=[";
+  if (!sharding.starts_with(kDevices)) return std::nullopt;
+  sharding.remove_prefix(kDevices.size());
+  const size_t close = sharding.find(']');
+  if (close == std::string_view::npos) return std::nullopt;
+  TiledSharding tiled;
+  int64_t value = 0;
+  for (const char c : sharding.substr(0, close + 1)) {
+    if (c >= '0' && c <= '9' && value < (int64_t{1} << 40)) {
+      value = value * 10 + (c - '0');
+    } else if ((c == ',' || c == ']') && value >= 1) {
+      tiled.tiles.push_back(value);
+      value = 0;
+    } else {
+      return std::nullopt;
+    }
+  }
+  int64_t devices = 1;
+  for (int64_t t : tiled.tiles) devices *= t;
+  const std::string_view rest = sharding.substr(close + 1);
+  std::string in_order = "0";
+  for (int64_t i = 1; i < devices; ++i) in_order += StrCat(",", i);
+  tiled.devices_in_order = rest.starts_with(StrCat("<=[", devices, "]")) ||
+                           (rest.starts_with(in_order) &&
+                            (rest.size() == in_order.size() || rest[in_order.size()] == ' ' ||
+                             rest[in_order.size()] == '}'));
+  tiled.subgroup_dims = rest.find("last_tile_dim") != std::string_view::npos;
+  return tiled;
+}
+
+}  // namespace hlogym

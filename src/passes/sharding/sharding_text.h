@@ -1,0 +1,35 @@
+// The sharding attribute as XLA writes it, read where the SPMD partitioning
+// passes need it (spmd_partitioner.h, spmd_data_parallel.h): "{replicated}",
+// "{manual}", or tiles over devices ("{devices=[4,1]<=[4]}",
+// "{devices=[2,1,2]0,1,2,3 last_tile_dim_replicate}").
+#ifndef HLOGYM_PASSES_SHARDING_SHARDING_TEXT_H_
+#define HLOGYM_PASSES_SHARDING_SHARDING_TEXT_H_
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include "hlo/instruction.h"
+
+namespace hlogym {
+
+// The instruction's sharding attribute as written; "" when it has none.
+std::string_view ShardingText(const Instruction& instruction);
+
+// A tiled sharding: how many tiles along each dimension (data dimensions
+// first, then any subgroup ones), whether the devices are listed in order
+// ("<=[N]" or "0,1,...,N-1"), and whether trailing tile dimensions replicate
+// ("last_tile_dim_replicate" or "last_tile_dims=").
+struct TiledSharding {
+  std::vector<int64_t> tiles;
+  bool devices_in_order = false;
+  bool subgroup_dims = false;
+};
+
+// Nullopt for anything that is not "{devices=[...]...}".
+std::optional<TiledSharding> ParseTiledSharding(std::string_view sharding);
+
+}  // namespace hlogym
+
+#endif  // HLOGYM_PASSES_SHARDING_SHARDING_TEXT_H_
