@@ -108,7 +108,9 @@ void PrintPassTrace(const PassTimer& timer, int64_t instructions) {
 void Explain(const Pass& pass, int depth) {
   std::string indent(2 * depth, ' ');
   if (const auto* pipeline = dynamic_cast<const PassPipeline*>(&pass)) {
-    std::cerr << indent << pipeline->name() << ":\n";
+    std::cerr << indent << pipeline->name();
+    if (!pipeline->runs_on().empty()) std::cerr << " (on " << pipeline->runs_on() << ")";
+    std::cerr << ":\n";
     for (const auto& inner : pipeline->passes()) Explain(*inner, depth + 1);
   } else if (const auto* fixed = dynamic_cast<const FixedPointPass*>(&pass)) {
     std::cerr << indent << "fixed point of:\n";

@@ -87,6 +87,9 @@ class PassPipeline : public Pass {
   absl::StatusOr<bool> Run(Module& module) override;
   bool MayChange(const Module& module) const override;
   const std::vector<std::unique_ptr<Pass>>& passes() const { return passes_; }
+  // Which modules it runs on, where not every one ("" for all), for
+  // `hlogym opt --explain`.
+  virtual std::string_view runs_on() const { return ""; }
 
  private:
   std::string name_;

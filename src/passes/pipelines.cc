@@ -59,6 +59,10 @@ class PartitionGate : public PassPipeline {
   bool MayChange(const Module& module) const override {
     return Applies(module) && PassPipeline::MayChange(module);
   }
+  std::string_view runs_on() const override {
+    return partitions_ == Partitions::kSeveral ? "modules compiled for several partitions"
+                                               : "modules compiled for one partition";
+  }
 
  private:
   bool Applies(const Module& module) const {

@@ -141,6 +141,17 @@ done
 "$hlogym" opt smoke/gpt2_infer --pipeline=xla-cpu-default -o "$work/untimed.hlo" ||
   fail "opt exited $?"
 cmp -s "$work/timed.hlo" "$work/untimed.hlo" || fail "--time-passes changed the output"
+# --explain: the pipeline's structure, and which modules a sub-pipeline runs on where not every
+# one (XLA partitions a module compiled for several partitions, removes shardings otherwise); no
+# gate shows up as a pass of its own in the pass times.
+"$hlogym" opt smoke/gpt2_infer --pipeline=xla-cpu-default --explain -o "$work/explained.hlo" \
+  2> "$work/explain.txt" || fail "opt --explain exited $?"
+grep -q "^  spmd-partitioner (on modules compiled for several partitions):" "$work/explain.txt" ||
+  fail "opt --explain does not say where spmd-partitioner runs"
+grep -q "^  sharding-removal (on modules compiled for one partition):" "$work/explain.txt" ||
+  fail "opt --explain does not say where sharding-removal runs"
+grep -q -E " (sharding-removal|spmd-partitioner)\$" "$work/times.txt" &&
+  fail "opt --time-passes lists a partition-gated sub-pipeline as a pass"
 # --trace-passes: the start's op count, then each pass that changed the module with the op count
 # after it; the last is the output's op count.
 "$hlogym" opt smoke/gpt2_infer --pipeline=xla-cpu-default --trace-passes -o "$work/traced.hlo" \
