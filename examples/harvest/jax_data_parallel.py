@@ -1,9 +1,9 @@
-"""jax.jit training steps and inference on 4 host CPU devices with the batch split over them
-(`NamedSharding` inputs, the parameters whole): XLA's SPMD partitioner chooses where the
-collectives go (an all-reduce after each reduction and each gradient's dot or convolution over
-the batch). A regression MLP step, a classifier step with layer norm, GELU and softmax
-cross-entropy on one-hot labels, the classifier's inference, and a CNN step (convolutions,
-average pooling). Run it under `hlogym harvest` (datasets/probes/generate.py does).
+"""jax.jit steps on 4 host CPU devices, the batch split (`NamedSharding`), the parameters whole:
+XLA's SPMD partitioner places the collectives (an all-reduce after each reduction and gradient
+dot or convolution over the batch). An MLP step, a classifier step (layer norm, GELU, one-hot
+cross-entropy) and its inference, a CNN step (average pooling), and a batch-norm CNN step with
+integer-label cross-entropy (a gather and a scatter batched with the labels) and momentum.
+Run it under `hlogym harvest` (datasets/probes/generate.py does).
 """
 
 import os
@@ -97,4 +97,46 @@ conv_params = jax.device_put(
 )
 cnn_step(
     conv_params, jax.device_put(normal(8, 16, 16, 3), split), jax.device_put(normal(8, 10), split)
+)
+
+
+def batch_norm_cnn(params, stats, images):
+    dims = ("NHWC", "HWIO", "NHWC")
+    h = jax.lax.conv_general_dilated(images, params["k1"], (1, 1), "SAME", dimension_numbers=dims)
+    mean, var = h.mean(axis=(0, 1, 2)), h.var(axis=(0, 1, 2))
+    h = (h - mean) * jax.lax.rsqrt(var + 1e-5) * params["gamma"] + params["beta"]
+    h = jax.nn.relu(h).mean(axis=(1, 2)) @ params["w"]
+    running = {"mean": 0.9 * stats["mean"] + 0.1 * mean, "var": 0.9 * stats["var"] + 0.1 * var}
+    return h, running
+
+
+def integer_label_loss(params, stats, images, labels):
+    logits, running = batch_norm_cnn(params, stats, images)
+    log_probs = jax.nn.log_softmax(logits)
+    picked = jnp.take_along_axis(log_probs, labels[:, None], axis=-1)
+    return -picked.mean(), running
+
+
+@jax.jit
+def batch_norm_step(params, stats, velocity, images, labels):
+    (loss, running), grads = jax.value_and_grad(integer_label_loss, has_aux=True)(
+        params, stats, images, labels
+    )
+    velocity = jax.tree_util.tree_map(lambda v, g: 0.9 * v + g, velocity, grads)
+    params = jax.tree_util.tree_map(lambda p, v: p - 0.1 * v, params, velocity)
+    return params, running, velocity, loss
+
+
+bn_params = {
+    "k1": normal(3, 3, 3, 8),
+    "gamma": jnp.ones(8),
+    "beta": jnp.zeros(8),
+    "w": normal(8, 10),
+}
+batch_norm_step(
+    jax.device_put(bn_params, whole),
+    jax.device_put({"mean": jnp.zeros(8), "var": jnp.ones(8)}, whole),
+    jax.device_put(jax.tree_util.tree_map(jnp.zeros_like, bn_params), whole),
+    jax.device_put(normal(8, 16, 16, 3), split),
+    jax.device_put(jnp.asarray(rng.integers(0, 10, 8)), split),
 )

@@ -449,10 +449,10 @@ void RegisterBuiltinPasses(PassRegistry& registry, PassTarget target) {
                      [] { return std::make_unique<SimplifyFpConversions>(); }});
   registry.Register({"simplify-sorts", "drop unused operands of variadic sorts",
                      [] { return std::make_unique<SortSimplifier>(); }});
-  registry.Register(
-      {"spmd-partitioning",
-       "several partitions: shard_map's manual program -> per-partition shapes (no propagation)",
-       [] { return std::make_unique<SpmdPartitioner>(); }});
+  registry.Register({"spmd-partitioning",
+                     "several partitions: shard_map's manual programs and data-parallel splits -> "
+                     "per-partition shapes",
+                     [] { return std::make_unique<SpmdPartitioner>(); }});
   registry.Register({"simplify-while-loops",
                      "remove dead loop state, constant elements and 0/1-trip loops",
                      [] { return std::make_unique<WhileLoopSimplifier>(); }});

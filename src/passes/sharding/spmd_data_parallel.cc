@@ -2,7 +2,9 @@
 // shardings GSPMD or Shardy propagate themselves, for the data-parallel case:
 // every value whole on every partition or split evenly along one dimension
 // over all of them, a reduction over the split dimension completed by an
-// all-reduce. Anything else is left to CheckSpmdPartitioning's reason.
+// all-reduce, gathers and scatters batched with split indices (integer-label
+// losses), a broadcast wanted both ways copied. Anything else is left to
+// CheckSpmdPartitioning's reason.
 #include "passes/sharding/spmd_data_parallel.h"
 
 #include <algorithm>
@@ -126,9 +128,89 @@ std::optional<int64_t> DotOutputDim(const Instruction& dot, bool lhs, int64_t di
   return position;
 }
 
+// Where dimension `dim` of a gather's operand (an offset dimension) or of its
+// indices (a batch dimension) lands in its output; for a scatter, the same in
+// its updates, which are laid out as a gather's output (window dimensions for
+// offset ones). Nullopt for a dimension with no place there: collapsed (or
+// inserted), batching, the index vector.
+std::optional<int64_t> SlicedDim(const Instruction& instruction, bool of_operand, int64_t dim) {
+  const bool gather = instruction.opcode() == Opcode::kGather;
+  const GatherDimensionNumbers* g =
+      gather ? &*instruction.attrs().gather_dimension_numbers : nullptr;
+  const ScatterDimensionNumbers* s =
+      gather ? nullptr : &*instruction.attrs().scatter_dimension_numbers;
+  const std::vector<int64_t>& offset = gather ? g->offset_dims : s->update_window_dims;
+  const std::vector<int64_t>& collapsed =
+      gather ? g->collapsed_slice_dims : s->inserted_window_dims;
+  const std::vector<int64_t>& batching = gather ? g->operand_batching_dims : s->input_batching_dims;
+  const int64_t index_vector_dim = gather ? g->index_vector_dim : s->index_vector_dim;
+  const int64_t out_rank =
+      gather ? instruction.shape().rank() : instruction.operand(2)->shape().rank();
+  auto contains = [](const std::vector<int64_t>& dims, int64_t d) {
+    return std::find(dims.begin(), dims.end(), d) != dims.end();
+  };
+  if (of_operand) {
+    auto is_offset = [&](int64_t d) { return !contains(collapsed, d) && !contains(batching, d); };
+    if (!is_offset(dim)) return std::nullopt;
+    int64_t k = 0;
+    for (int64_t d = 0; d < dim; ++d) k += is_offset(d) ? 1 : 0;
+    return offset[k];
+  }
+  if (dim == index_vector_dim) return std::nullopt;
+  int64_t k = dim > index_vector_dim ? dim - 1 : dim;
+  for (int64_t out = 0; out < out_rank; ++out) {
+    if (contains(offset, out)) continue;
+    if (k-- == 0) return out;
+  }
+  return std::nullopt;
+}
+
+// The operand dimension paired with the indices' batching dimension `dim` of
+// a gather or scatter; nullopt where it is not a batching dimension.
+std::optional<int64_t> PairedBatchingDim(const Instruction& instruction, int64_t dim) {
+  const bool gather = instruction.opcode() == Opcode::kGather;
+  const std::vector<int64_t>& operand_dims =
+      gather ? instruction.attrs().gather_dimension_numbers->operand_batching_dims
+             : instruction.attrs().scatter_dimension_numbers->input_batching_dims;
+  const std::vector<int64_t>& indices_dims =
+      gather ? instruction.attrs().gather_dimension_numbers->start_indices_batching_dims
+             : instruction.attrs().scatter_dimension_numbers->scatter_indices_batching_dims;
+  auto at = std::find(indices_dims.begin(), indices_dims.end(), dim);
+  if (at == indices_dims.end()) return std::nullopt;
+  return operand_dims[at - indices_dims.begin()];
+}
+
+// How a scatter is split along its operand's dimension `dim`: the updates'
+// dimension that must be split with it (the window dimension covering all of
+// `dim`, or, where the indices are split along `indices_dim`, the updates'
+// dimension that follows the batching pair); nullopt where neither holds.
+std::optional<int64_t> ScatterUpdatesSplit(const Instruction& scatter, int64_t dim,
+                                           std::optional<int64_t> indices_dim) {
+  if (indices_dim) {
+    if (PairedBatchingDim(scatter, *indices_dim) != dim) return std::nullopt;
+    return SlicedDim(scatter, /*of_operand=*/false, *indices_dim);
+  }
+  const std::vector<int64_t>& indexed =
+      scatter.attrs().scatter_dimension_numbers->scatter_dims_to_operand_dims;
+  std::optional<int64_t> window = SlicedDim(scatter, /*of_operand=*/true, dim);
+  if (!window || std::find(indexed.begin(), indexed.end(), dim) != indexed.end() ||
+      scatter.operand(2)->shape().dimensions(*window) !=
+          scatter.operand(0)->shape().dimensions(dim)) {
+    return std::nullopt;
+  }
+  return window;
+}
+
 struct DataParallelPlan {
   int64_t partitions = 1;
   absl::flat_hash_map<const Instruction*, Placement> placements;
+  // A broadcast or iota that some users take whole and others split gets a
+  // split copy for the latter, as XLA's partitioner makes one per sharding.
+  struct SplitCopy {
+    int64_t dim;
+    std::vector<const Instruction*> users;
+  };
+  absl::flat_hash_map<const Instruction*, SplitCopy> split_copies;
 };
 
 absl::Status Cannot(const Instruction& instruction, std::string_view why) {
@@ -149,6 +231,28 @@ bool CanSplitWhereMade(const Instruction& instruction, int64_t dim, int64_t part
   return instruction.opcode() == Opcode::kIota && instruction.attrs().iota_dimension != dim;
 }
 
+// Whether split `user` takes its whole operand `operand` split along `dim`:
+// an elementwise operation split along the same dimension, or a scatter
+// writing into it (split alike) or with it as its updates (split as the
+// scatter's split asks).
+bool TakesSplit(const Instruction& user, const Instruction& operand, int64_t dim,
+                const absl::flat_hash_map<const Instruction*, Placement>& placements) {
+  auto placed = placements.find(&user);
+  if (placed == placements.end() || !placed->second.split()) return false;
+  const int64_t user_dim = placed->second.dim;
+  if (IsElementwise(user.opcode())) return user_dim == dim;
+  if (user.opcode() != Opcode::kScatter || user.operand_count() != 3 ||
+      std::count(user.operands().begin(), user.operands().end(), &operand) != 1) {
+    return false;
+  }
+  if (user.operand(0) == &operand) return user_dim == dim;
+  if (user.operand(2) != &operand) return false;
+  auto indices = placements.find(user.operand(1));
+  std::optional<int64_t> indices_dim;
+  if (indices != placements.end() && indices->second.split()) indices_dim = indices->second.dim;
+  return ScatterUpdatesSplit(user, user_dim, indices_dim) == dim;
+}
+
 absl::StatusOr<DataParallelPlan> PlanDataParallel(const Module& module) {
   DataParallelPlan plan;
   plan.partitions = NumPartitions(module);
@@ -166,9 +270,16 @@ absl::StatusOr<DataParallelPlan> PlanDataParallel(const Module& module) {
     }
   }
   auto& placements = plan.placements;
-  // Whole operands that a split elementwise user needs split, by the split
-  // dimension it needs.
+  // Whole operands that a split user needs split, by the split dimension it
+  // needs.
   absl::flat_hash_map<const Instruction*, int64_t> wanted;
+  auto want = [&](const Instruction* operand, int64_t dim) -> absl::Status {
+    auto [it, inserted] = wanted.try_emplace(operand, dim);
+    if (!inserted && it->second != dim) {
+      return Cannot(*operand, "is wanted split along two dimensions");
+    }
+    return absl::OkStatus();
+  };
   auto placement_of = [&](const Instruction* instruction) {
     auto it = placements.find(instruction);
     if (it == placements.end() || it->second.kind == Placement::Kind::kPartial) {
@@ -261,6 +372,63 @@ absl::StatusOr<DataParallelPlan> PlanDataParallel(const Module& module) {
       } else {
         return Cannot(*instruction, "has operands split in a way that needs resharding");
       }
+    } else if (opcode == Opcode::kGather && instruction->attrs().gather_dimension_numbers) {
+      // Split along a dimension the operand and the indices batch together,
+      // along the operand's when every slice takes all of it, or along the
+      // indices' batch when the operand is whole.
+      const Placement operand = placement_of(instruction->operand(0));
+      const Placement indices = placement_of(instruction->operand(1));
+      std::optional<int64_t> out;
+      if (operand.split() && indices.split()) {
+        if (PairedBatchingDim(*instruction, indices.dim) == operand.dim) {
+          out = SlicedDim(*instruction, /*of_operand=*/false, indices.dim);
+        }
+      } else if (operand.split()) {
+        const std::vector<int64_t>& indexed =
+            instruction->attrs().gather_dimension_numbers->start_index_map;
+        if (std::find(indexed.begin(), indexed.end(), operand.dim) == indexed.end() &&
+            instruction->attrs().gather_slice_sizes[operand.dim] ==
+                instruction->operand(0)->shape().dimensions(operand.dim)) {
+          out = SlicedDim(*instruction, /*of_operand=*/true, operand.dim);
+        }
+      } else if (indices.split()) {
+        out = SlicedDim(*instruction, /*of_operand=*/false, indices.dim);
+      }
+      if (operand.split() || indices.split()) {
+        if (!out) return Cannot(*instruction, "gathers across the split dimension");
+        placement = Placement::Split(*out);
+      }
+    } else if (opcode == Opcode::kScatter && instruction->operand_count() == 3 &&
+               instruction->attrs().scatter_dimension_numbers) {
+      // Split along an operand dimension that the updates cover whole (the
+      // indices whole), or that the indices batch with the operand; whatever
+      // of the operand and the updates is whole is wanted split.
+      const Placement operand = placement_of(instruction->operand(0));
+      const Placement indices = placement_of(instruction->operand(1));
+      const Placement updates = placement_of(instruction->operand(2));
+      std::optional<int64_t> dim;
+      if (indices.split()) {
+        dim = PairedBatchingDim(*instruction, indices.dim);
+      } else if (operand.split()) {
+        dim = operand.dim;
+      } else if (updates.split()) {
+        for (int64_t d = 0; d < shape.rank() && !dim; ++d) {
+          if (SlicedDim(*instruction, /*of_operand=*/true, d) == updates.dim) dim = d;
+        }
+      }
+      if (operand.split() || indices.split() || updates.split()) {
+        std::optional<int64_t> updates_dim =
+            dim ? ScatterUpdatesSplit(*instruction, *dim,
+                                      indices.split() ? std::optional(indices.dim) : std::nullopt)
+                : std::nullopt;
+        if (!updates_dim || (operand.split() && operand.dim != *dim) ||
+            (updates.split() && updates.dim != *updates_dim)) {
+          return Cannot(*instruction, "scatters across the split dimension");
+        }
+        placement = Placement::Split(*dim);
+        if (!operand.split()) HLOGYM_RETURN_IF_ERROR(want(instruction->operand(0), *dim));
+        if (!updates.split()) HLOGYM_RETURN_IF_ERROR(want(instruction->operand(2), *updates_dim));
+      }
     } else if (opcode == Opcode::kReduceWindow && instruction->operand_count() == 2 &&
                shape.IsArray() && instruction->attrs().window) {
       // Pooling over other dimensions: the split one's window must be one
@@ -317,11 +485,7 @@ absl::StatusOr<DataParallelPlan> PlanDataParallel(const Module& module) {
       if (dim) {
         placement = Placement::Split(*dim);
         for (const Instruction* operand : instruction->operands()) {
-          if (placement_of(operand).split()) continue;
-          auto [it, inserted] = wanted.try_emplace(operand, *dim);
-          if (!inserted && it->second != *dim) {
-            return Cannot(*operand, "is wanted split along two dimensions");
-          }
+          if (!placement_of(operand).split()) HLOGYM_RETURN_IF_ERROR(want(operand, *dim));
         }
       }
     } else if (opcode == Opcode::kCustomCall &&
@@ -354,19 +518,51 @@ absl::StatusOr<DataParallelPlan> PlanDataParallel(const Module& module) {
     }
     placements[instruction] = placement;
   }
-  // A whole operand of a split elementwise operation is made split where it
-  // is computed (a broadcast of a whole value, an iota), when every user
-  // wants it so; anything else would need a slice.
-  for (const auto& [instruction, dim] : wanted) {
-    if (!CanSplitWhereMade(*instruction, dim, n)) {
+  // A whole value that split users need split is made split where it is
+  // computed, when every user wants it so: a broadcast of a whole value or an
+  // iota, or (wanting its own operands split in turn) an elementwise
+  // operation or a scatter of whole windows, as XLA's propagation splits a
+  // gradient's zeros and the scatters into them. Anything else would need a
+  // slice. Users come first, in reverse post order, so that every user's
+  // placement is settled when its operand is looked at.
+  const std::vector<Instruction*> order = entry->MakeInstructionPostOrder();
+  for (auto at = order.rbegin(); at != order.rend(); ++at) {
+    const Instruction* instruction = *at;
+    auto it = wanted.find(instruction);
+    if (it == wanted.end()) continue;
+    const int64_t dim = it->second;
+    std::vector<const Instruction*> split_users, whole_users;
+    for (const Instruction* user : instruction->users()) {
+      (TakesSplit(*user, *instruction, dim, placements) ? split_users : whole_users)
+          .push_back(user);
+    }
+    const bool leaf = CanSplitWhereMade(*instruction, dim, n);
+    if (!whole_users.empty() && leaf) {
+      plan.split_copies[instruction] = {dim, std::move(split_users)};
+      continue;
+    }
+    if (!whole_users.empty()) {
+      return Cannot(*instruction, StrCat("is needed both whole and split (by ",
+                                         whole_users.front()->name(), ")"));
+    }
+    const Opcode opcode = instruction->opcode();
+    if (instruction->shape().dimensions(dim) % n != 0) {
       return Cannot(*instruction, "is whole where a split user needs it split");
     }
-    for (const Instruction* user : instruction->users()) {
-      const Placement p = placement_of(user);
-      if (!IsElementwise(user->opcode()) || !p.split() || p.dim != dim) {
-        return Cannot(*instruction,
-                      StrCat("is needed both whole and split (by ", user->name(), ")"));
+    if (leaf) {
+      // made split where it is: nothing below it changes
+    } else if (IsElementwise(opcode) && instruction->shape().IsArray()) {
+      for (const Instruction* operand : instruction->operands()) {
+        HLOGYM_RETURN_IF_ERROR(want(operand, dim));
       }
+    } else if (opcode == Opcode::kScatter && instruction->operand_count() == 3 &&
+               instruction->attrs().scatter_dimension_numbers) {
+      std::optional<int64_t> updates_dim = ScatterUpdatesSplit(*instruction, dim, std::nullopt);
+      if (!updates_dim) return Cannot(*instruction, "is whole where a split user needs it split");
+      HLOGYM_RETURN_IF_ERROR(want(instruction->operand(0), dim));
+      HLOGYM_RETURN_IF_ERROR(want(instruction->operand(2), *updates_dim));
+    } else {
+      return Cannot(*instruction, "is whole where a split user needs it split");
     }
     placements[instruction] = Placement::Split(dim);
   }
@@ -389,6 +585,17 @@ absl::StatusOr<bool> ApplyDataParallel(Module& module, const DataParallelPlan& p
       Shape shape = instruction->shape();
       shape.mutable_dimensions()[placement.dim] /= n;
       instruction->set_shape(std::move(shape));
+      if (instruction->opcode() == Opcode::kGather) {
+        // A gather of whole slices along the operand's split dimension takes
+        // the partition's part of them.
+        auto from = plan.placements.find(instruction->operand(0));
+        const std::vector<int64_t>& batching =
+            instruction->attrs().gather_dimension_numbers->operand_batching_dims;
+        if (from != plan.placements.end() && from->second.split() &&
+            std::find(batching.begin(), batching.end(), from->second.dim) == batching.end()) {
+          instruction->mutable_attrs().gather_slice_sizes[from->second.dim] /= n;
+        }
+      }
       changed = true;
     } else if (placement.kind == Placement::Kind::kPartial) {
       // Completed right where it is made, as XLA's partitioner does, with a
@@ -412,6 +619,23 @@ absl::StatusOr<bool> ApplyDataParallel(Module& module, const DataParallelPlan& p
       if (was_root) entry.set_root_instruction(added);
       changed = true;
     }
+  }
+  for (Instruction* instruction : entry.MakeInstructionPostOrder()) {
+    auto copy = plan.split_copies.find(instruction);
+    if (copy == plan.split_copies.end()) continue;
+    Shape shape = instruction->shape();
+    shape.mutable_dimensions()[copy->second.dim] /= n;
+    std::unique_ptr<Instruction> split = instruction->CloneWithNewOperands(
+        instruction->operands(), module.UniqueName(instruction->name()));
+    split->set_shape(std::move(shape));
+    Instruction* added = entry.AddInstruction(std::move(split));
+    const std::vector<const Instruction*>& split_users = copy->second.users;
+    for (Instruction* user : std::vector<Instruction*>(instruction->users())) {
+      if (std::find(split_users.begin(), split_users.end(), user) != split_users.end()) {
+        user->ReplaceUsesOfOperand(instruction, added);
+      }
+    }
+    changed = true;
   }
   // Sharding constraints, all met, become copies of their operands, as XLA's
   // partitioner leaves them.

@@ -309,6 +309,59 @@ CHECK: ROOT {{.*}} all-reduce(f32[3,3,3,4]{{.*}} %dk)
 )");
 }
 
+TEST(SpmdPartitionerTest, SplitsGathersAndScattersAlongTheBatch) {
+  // Integer-label cross-entropy's pick of each example's logit and its
+  // gradient: a gather and a scatter batching the operand with the labels,
+  // both split along the batch; a gather of whole slices of a split operand;
+  // the scatter's zeros, needed split here and whole elsewhere, get a split
+  // copy.
+  PassRun run = RunPass("spmd-partitioning", R"(HloModule ce, num_partitions=4
+%sum (a: f32[], b: f32[]) -> f32[] {
+  %a = f32[] parameter(0)
+  %b = f32[] parameter(1)
+  ROOT %s = f32[] add(%a, %b)
+}
+ENTRY main {
+  logits = f32[8,10] parameter(0), sharding={devices=[4,1]<=[4]}
+  labels = s32[8,1,1] parameter(1), sharding={devices=[4,1,1]<=[4]}
+  picked = f32[8,1] gather(logits, labels), offset_dims={}, collapsed_slice_dims={1}, start_index_map={1}, operand_batching_dims={0}, start_indices_batching_dims={0}, index_vector_dim=2, slice_sizes={1,1}
+  column = s32[1] constant({0})
+  first = f32[8] gather(picked, column), offset_dims={0}, collapsed_slice_dims={1}, start_index_map={1}, index_vector_dim=0, slice_sizes={8,1}
+  zero = f32[] constant(0)
+  zeros = f32[8,10] broadcast(zero), dimensions={}
+  grad = f32[8,10] scatter(zeros, labels, picked), update_window_dims={}, inserted_window_dims={1}, scatter_dims_to_operand_dims={1}, input_batching_dims={0}, scatter_indices_batching_dims={0}, index_vector_dim=2, to_apply=%sum
+  bias = f32[10] parameter(2), sharding={replicated}
+  wide = f32[8,10] broadcast(bias), dimensions={1}
+  whole = f32[8,10] add(zeros, wide)
+  sum = f32[10] reduce(whole, zero), dimensions={0}, to_apply=%sum
+  ROOT out = (f32[8], f32[8,10], f32[10]) tuple(first, grad, sum)
+}
+)");
+  EXPECT_TRUE(run.changed);
+  EXPECT_CHECKS(run.after, R"(
+CHECK: %picked = f32[2,1]{{.*}} gather(f32[2,10]{{.*}} %logits, s32[2,1,1]{{.*}} %labels)
+CHECK: %first = f32[2]{{.*}} gather(f32[2,1]{{.*}} %picked, {{.*}}), {{.*}}slice_sizes={2,1}
+CHECK: %zeros.1 = f32[2,10]{{.*}} broadcast(
+CHECK: %grad = f32[2,10]{{.*}} scatter(f32[2,10]{{.*}} %zeros.1, s32[2,1,1]{{.*}} %labels, f32[2,1]{{.*}} %picked)
+CHECK: %zeros = f32[8,10]{{.*}} broadcast(
+CHECK: %whole = f32[8,10]{{.*}} add(f32[8,10]{{.*}} %zeros,
+)");
+  // A gather along the split dimension itself would need the other
+  // partitions' rows.
+  absl::StatusOr<std::unique_ptr<Module>> across = ParseModule(R"(HloModule m, num_partitions=4
+ENTRY main {
+  table = f32[8,4] parameter(0), sharding={devices=[4,1]<=[4]}
+  rows = s32[3,1] parameter(1), sharding={replicated}
+  ROOT g = f32[3,4] gather(table, rows), offset_dims={1}, collapsed_slice_dims={0}, start_index_map={0}, index_vector_dim=1, slice_sizes={1,4}
+}
+)",
+                                                               "across.hlo");
+  ASSERT_TRUE(across.ok());
+  EXPECT_NE(CheckSpmdPartitioning(**across).message().find("g gathers across the split dimension"),
+            std::string_view::npos)
+      << CheckSpmdPartitioning(**across).message();
+}
+
 TEST(SpmdPartitionerTest, LeavesWhatNeedsReshardingWithTheReason) {
   // A whole weight multiplied with a split activation elementwise would need
   // a slice of the weight on every partition.
