@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <limits>
 #include <mutex>
 #include <utility>
 
@@ -10,7 +11,9 @@
 #include "agents/auto_agent.h"
 #include "agents/coreset_agent.h"
 #include "agents/search.h"
+#include "hlo/query.h"
 #include "hlo/status_macros.h"
+#include "passes/sharding/spmd_partitioner.h"
 #include "text/module_locator.h"
 
 namespace hlogym {
@@ -22,7 +25,8 @@ SearchContext::SearchContext(Environment& root, const AgentOptions& options,
       options_(options),
       budget_(budget),
       rng_(options.seed),
-      start_(std::chrono::steady_clock::now()) {
+      start_(std::chrono::steady_clock::now()),
+      split_initial_(SplitForPartitions(root.module())) {
   if (budget_.work > 0 && budget_.min_work_steps > 0) {
     budget_.work = std::max(budget_.work, budget_.min_work_steps * root.op_count());
   }
@@ -48,13 +52,31 @@ bool SearchContext::Step(Environment& env, int action, StepInfo* info) {
   if (result->info.cache_hit) ++cache_hits_;
   if (result->info.ran) work_ += result->info.previous_op_count;
   if (!result->info.error.empty()) ++pass_errors_;
-  if (env.op_count() < best_op_count()) best_ = env.Fork();
+  if (env.op_count() < best_op_count() && IsAnswer(env)) best_ = env.Fork();
   if (info != nullptr) *info = std::move(result->info);
   return true;
 }
 
 int64_t SearchContext::best_op_count() const {
-  return best_ ? best_->op_count() : root_.op_count();
+  if (best_) return best_->op_count();
+  // An unsplit root is no answer: the first split state is better.
+  return split_initial_ ? std::numeric_limits<int64_t>::max() : root_.op_count();
+}
+
+bool SearchContext::IsAnswer(const Environment& state) const {
+  return !split_initial_ || SameEntryParameterShapes(*split_initial_, state.module());
+}
+
+std::unique_ptr<Environment> SearchContext::ForkStart() {
+  std::unique_ptr<Environment> root = root_.Fork();
+  if (IsAnswer(*root)) return root;
+  std::unique_ptr<Environment> split = root_.Fork();
+  const std::vector<std::string>& actions = root_.actions();
+  for (std::string_view pass : kSplitStartPasses) {
+    auto it = std::find(actions.begin(), actions.end(), pass);
+    if (it == actions.end() || !Step(*split, static_cast<int>(it - actions.begin()))) return root;
+  }
+  return IsAnswer(*split) ? std::move(split) : std::move(root);
 }
 
 Agent::Agent(AgentOptions options) : options_(std::move(options)) {

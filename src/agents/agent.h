@@ -13,6 +13,7 @@
 #ifndef HLOGYM_AGENTS_AGENT_H_
 #define HLOGYM_AGENTS_AGENT_H_
 
+#include <array>
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -109,6 +110,11 @@ struct SearchResult {
   std::shared_ptr<Environment> env;
 };
 
+// The passes that split a module compiled for several partitions, in the
+// order XLA's spmd-partitioner pipeline runs them (SearchContext::ForkStart).
+inline constexpr std::array<std::string_view, 2> kSplitStartPasses = {"call-inliner",
+                                                                      "spmd-partitioning"};
+
 // What a search sees while it runs: the environment at the benchmark's
 // initial state (fork it, do not step it), the seeded generator, the budget,
 // and the best state seen so far. Every step goes through Step() so that the
@@ -130,7 +136,19 @@ class SearchContext {
   // refused, which the search treats the same way).
   bool Step(Environment& env, int action, StepInfo* info = nullptr);
 
+  // The best state's op count; the root's while none is better, or the
+  // largest int64_t where the root is no answer (IsAnswer).
   int64_t best_op_count() const;
+  // Whether `state` may be an answer: for a module compiled for several
+  // partitions that spmd-partitioning splits, only a split state (an unsplit
+  // one fails its validation: XLA would split it again). Step() keeps only
+  // such states as the best.
+  bool IsAnswer(const Environment& state) const;
+  // A fork of the root to search from: where the root is no answer, split as
+  // XLA's pipeline first splits it (kSplitStartPasses, stepped here when they
+  // are actions), so that a search or a replayed sequence does not start on a
+  // module it can never return.
+  std::unique_ptr<Environment> ForkStart();
   // Makes `env` the result whatever its op count (for agents whose answer is
   // not a minimum, like the default pipeline).
   void SetResult(std::unique_ptr<Environment> env) { best_ = std::move(env); }
@@ -150,6 +168,9 @@ class SearchContext {
   std::mt19937_64 rng_;
   std::chrono::steady_clock::time_point start_;
   std::unique_ptr<Environment> best_;
+  // The initial module split for its partitions, where it is compiled for
+  // several and spmd-partitioning splits it; null otherwise.
+  std::unique_ptr<const Module> split_initial_;
   int64_t steps_ = 0, work_ = 0, cache_hits_ = 0, pass_errors_ = 0;
   bool budget_hit_ = false;
 };

@@ -9,11 +9,9 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "gym/benchmark.h"
-#include "hlo/query.h"
 #include "hlo/status_macros.h"
 #include "nlohmann/json.hpp"
 #include "passes/pass.h"
-#include "passes/sharding/spmd_partitioner.h"
 #include "text/file_io.h"
 
 namespace hlogym {
@@ -158,7 +156,7 @@ int AutoAgent::ActionIndex(std::string_view name) const {
 
 std::unique_ptr<Environment> AutoAgent::LowestOnSequence(SearchContext& ctx,
                                                          const std::vector<std::string>& sequence) {
-  std::unique_ptr<Environment> env = ctx.root().Fork();
+  std::unique_ptr<Environment> env = ctx.ForkStart();
   std::unique_ptr<Environment> lowest;
   for (const std::string& pass : sequence) {
     // Passes() named every pass a guide's sequence holds.
@@ -170,7 +168,6 @@ std::unique_ptr<Environment> AutoAgent::LowestOnSequence(SearchContext& ctx,
 }
 
 absl::Status AutoAgent::Search(SearchContext& ctx) {
-  split_initial_ = SplitForPartitions(ctx.root().module());
   std::unique_ptr<Environment> d = ctx.root().Fork();
   StepInfo info;
   // D's own run says whether the exact default can differ from it: only where
@@ -195,7 +192,7 @@ absl::Status AutoAgent::Search(SearchContext& ctx) {
   int64_t lowest = d->op_count();
   // Where the default grows the module, the module as it is beats D, and a
   // candidate must beat it.
-  AddCandidateIfLowest(ctx.root(), lowest);
+  AddCandidateIfLowest(ctx, ctx.root(), lowest);
 
   // The starts: the lowest state on the guide's first sequence, D, the exact
   // default (no precision-changing passes; on bf16 graphs D carries float
@@ -223,8 +220,8 @@ absl::Status AutoAgent::Search(SearchContext& ctx) {
       starts.push_back(std::move(exact));
     }
   }
-  starts.push_back(ctx.root().Fork());
-  for (const auto& start : starts) AddCandidateIfLowest(*start, lowest);
+  starts.push_back(ctx.ForkStart());
+  for (const auto& start : starts) AddCandidateIfLowest(ctx, *start, lowest);
 
   // From every start, a descent over the prior's actions alone (a move costs
   // a handful of steps); then, from the lowest state they reached, a descent
@@ -246,17 +243,15 @@ absl::Status AutoAgent::Search(SearchContext& ctx) {
   for (size_t i = 1; i < guide_sequences.size() && !ctx.exhausted(); ++i) {
     std::unique_ptr<Environment> guided = LowestOnSequence(ctx, guide_sequences[i]);
     if (!guided || !visited.insert(FingerprintOf(*guided)).second) continue;
-    AddCandidateIfLowest(*guided, lowest);
+    AddCandidateIfLowest(ctx, *guided, lowest);
     Descend(ctx, std::move(guided), visited, lowest, /*widen=*/false);
   }
   return absl::OkStatus();
 }
 
-void AutoAgent::AddCandidateIfLowest(const Environment& state, int64_t& lowest) {
-  if (state.op_count() >= lowest) return;
-  // Compiled for several partitions, a state not yet split is no answer (its
-  // validation refuses it: XLA would split it again).
-  if (split_initial_ && !SameEntryParameterShapes(*split_initial_, state.module())) return;
+void AutoAgent::AddCandidateIfLowest(const SearchContext& ctx, const Environment& state,
+                                     int64_t& lowest) {
+  if (state.op_count() >= lowest || !ctx.IsAnswer(state)) return;
   lowest = state.op_count();
   candidates_.push_back(state.Fork());
 }
@@ -307,7 +302,7 @@ std::unique_ptr<Environment> AutoAgent::Descend(SearchContext& ctx,
       }
     }
     if (!best) break;
-    AddCandidateIfLowest(*best, best_overall);
+    AddCandidateIfLowest(ctx, *best, best_overall);
     if (best->op_count() < lowest) {
       lowest = best->op_count();
       lowest_state = best->Fork();

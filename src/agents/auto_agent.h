@@ -152,15 +152,12 @@ class AutoAgent : public Agent {
   int ActionIndex(std::string_view name) const;
   // A state below `lowest` (the lowest op count of any candidate so far)
   // becomes a candidate and lowers it.
-  void AddCandidateIfLowest(const Environment& state, int64_t& lowest);
+  void AddCandidateIfLowest(const SearchContext& ctx, const Environment& state, int64_t& lowest);
 
   int pipeline_action_ = -1;        // xla-cpu-default
   int exact_pipeline_action_ = -1;  // xla-cpu-default-exact, when in the action space
   // States that reached a new lowest op count, in the order found (D first).
   std::vector<std::unique_ptr<Environment>> candidates_;
-  // The initial module split for its partitions, where it is compiled for
-  // several and spmd-partitioning splits it: candidates must be split too.
-  std::unique_ptr<Module> split_initial_;
 };
 
 // Every action the auto agent may choose: the registry's passes (without the

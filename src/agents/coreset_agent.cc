@@ -540,7 +540,7 @@ absl::Status CoresetAgent::Search(SearchContext& ctx) {
   if (!info.error.empty())
     return absl::InternalError(absl::StrCat("xla-cpu-default: ", info.error));
   const int chosen = model_.Choose(CoresetFeatures(ctx.root().module(), d->module()));
-  std::unique_ptr<Environment> env = ctx.root().Fork();
+  std::unique_ptr<Environment> env = ctx.ForkStart();
   for (const std::string& pass : model_.sequences[chosen]) {
     if (!ctx.Step(*env, action_of(pass))) break;
   }

@@ -63,7 +63,7 @@ absl::Status RandomSearchAgent::Search(SearchContext& ctx) {
   const int length = std::max(1, options_.trajectory_length);
   std::uniform_int_distribution<int> pick(0, ctx.num_actions() - 1);
   while (!ctx.exhausted()) {
-    std::unique_ptr<Environment> env = ctx.root().Fork();
+    std::unique_ptr<Environment> env = ctx.ForkStart();
     for (int i = 0; i < length; ++i) {
       if (!ctx.Step(*env, pick(ctx.rng()))) break;
     }
@@ -75,7 +75,7 @@ absl::Status RandomSearchAgent::Search(SearchContext& ctx) {
 // greedy
 
 absl::Status GreedySearchAgent::Search(SearchContext& ctx) {
-  std::unique_ptr<Environment> current = ctx.root().Fork();
+  std::unique_ptr<Environment> current = ctx.ForkStart();
   absl::flat_hash_set<Fingerprint> visited = {FingerprintOf(*current)};
   // A move improves only when it reaches a new lowest op count on this path:
   // counting against the previous step instead lets a cycle that grows the
@@ -111,7 +111,7 @@ absl::Status GreedySearchAgent::Search(SearchContext& ctx) {
 absl::Status BeamSearchAgent::Search(SearchContext& ctx) {
   const int width = std::max(1, options_.beam_width);
   std::vector<std::unique_ptr<Environment>> beam;
-  beam.push_back(ctx.root().Fork());
+  beam.push_back(ctx.ForkStart());
   absl::flat_hash_set<Fingerprint> visited = {FingerprintOf(*beam.front())};
   for (int depth = 0; depth < options_.beam_depth && !ctx.exhausted(); ++depth) {
     std::vector<std::unique_ptr<Environment>> children;
@@ -163,7 +163,7 @@ absl::Status EvolutionarySearchAgent::Search(SearchContext& ctx) {
       individual.fitness = it->second;
       return true;
     }
-    std::unique_ptr<Environment> env = ctx.root().Fork();
+    std::unique_ptr<Environment> env = ctx.ForkStart();
     for (int gene : individual.genes) {
       if (!ctx.Step(*env, gene)) return false;
     }

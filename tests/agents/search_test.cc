@@ -263,6 +263,48 @@ TEST(EvaluationTest, PartitionedModuleRowSaysDIsNotXlas) {
   std::filesystem::remove(path);
 }
 
+// A module compiled for several partitions is answered split: the searches
+// start from it split as XLA splits it first, and an unsplit state, however
+// small (dce on the root here), is never their answer.
+TEST(SearchTest, SearchesAnswerAModuleForSeveralPartitionsSplit) {
+  const std::string path =
+      (std::filesystem::temp_directory_path() / "hlogym_data_parallel_search.hlo").string();
+  std::ofstream(path) << R"(HloModule dp, num_partitions=4
+%sum (a: f32[], b: f32[]) -> f32[] {
+  %a = f32[] parameter(0)
+  %b = f32[] parameter(1)
+  ROOT %s = f32[] add(%a, %b)
+}
+ENTRY %main (w: f32[16,8], x: f32[32,16]) -> f32[] {
+  %w = f32[16,8] parameter(0), sharding={replicated}
+  %x = f32[32,16] parameter(1), sharding={devices=[4,1]<=[4]}
+  %y = f32[32,8] dot(%x, %w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  %dead = f32[32,8] negate(%y)
+  %dead_too = f32[32,8] exponential(%dead)
+  %t = f32[32,8] tanh(%y)
+  %zero = f32[] constant(0)
+  ROOT %loss = f32[] reduce(%t, %zero), dimensions={0,1}, to_apply=%sum
+}
+)";
+  for (const std::string algo : {"greedy", "beam", "random", "evo"}) {
+    AgentOptions options = SmallOptions(0);
+    options.env.actions = {"dce", "cse", "call-inliner", "spmd-partitioning"};
+    auto agent = MakeAgent(algo, options);
+    ASSERT_TRUE(agent.ok()) << agent.status();
+    SearchBudget budget;
+    budget.steps = 200;
+    auto result = (*agent)->Optimize(path, budget);
+    ASSERT_TRUE(result.ok()) << algo << ": " << result.status();
+    // I 11; split: the loss's all-reduce and its own reducer (4) added; dce:
+    // both dead ones removed.
+    EXPECT_EQ(result->op_count, 13) << algo;
+    ASSERT_NE(result->env, nullptr);
+    ValidationResult validation = result->env->Validate();
+    EXPECT_TRUE(validation.ok) << algo << ": " << ::testing::PrintToString(validation.errors);
+  }
+  std::filesystem::remove(path);
+}
+
 TEST(EvaluationTest, BadBenchmarkIsARowWithAnError) {
   EvalOptions options;
   options.agent = "greedy";

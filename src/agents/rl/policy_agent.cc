@@ -162,7 +162,7 @@ class PolicyAgent : public Agent {
         HLOGYM_ASSIGN(chosen, CoresetStartAction(ctx.root()));
         action = chosen;
       }
-      std::unique_ptr<Environment> env = ctx.root().Fork();
+      std::unique_ptr<Environment> env = ctx.ForkStart();
       if (action >= 0 && !StepAction(ctx, *env, action)) env = nullptr;
       starts.push_back(std::move(env));
     }
@@ -313,13 +313,15 @@ std::vector<std::string> SpellOut(const std::vector<std::string>& actions) {
 
 // A policy agent's options: the policy's own action space (passes, and
 // pipelines and sequences as macro-actions), then the passes of its sequences
-// that it lacks (stepped one by one inside a sequence, never chosen), and the
-// observations its features need.
+// and kSplitStartPasses that it lacks (stepped one by one inside a sequence or
+// to split its start, never chosen), and the observations its features need.
 AgentOptions PolicyAgentOptions(const Policy& policy, AgentOptions options) {
   if (options.registry == &PassRegistry::Builtin())
     options.registry = &PassRegistry::WithPipelines();
   options.env.actions = policy.actions();
-  AddSequencePasses({SpellOut(policy.actions())}, options.env.actions);
+  AddSequencePasses({SpellOut(policy.actions()),
+                     std::vector<std::string>(kSplitStartPasses.begin(), kSplitStartPasses.end())},
+                    options.env.actions);
   options.env.observation_spaces = PolicyObservationSpaces();
   return options;
 }
