@@ -220,7 +220,10 @@ absl::Status AutoAgent::Search(SearchContext& ctx) {
       starts.push_back(std::move(exact));
     }
   }
-  starts.push_back(ctx.ForkStart());
+  starts.push_back(ctx.root().Fork());
+  // Compiled for several partitions, the root split too: descents from the
+  // root that split later, after simplifying, can end lower than from it.
+  if (!ctx.IsAnswer(ctx.root())) starts.push_back(ctx.ForkStart());
   for (const auto& start : starts) AddCandidateIfLowest(ctx, *start, lowest);
 
   // From every start, a descent over the prior's actions alone (a move costs

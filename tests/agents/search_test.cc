@@ -286,7 +286,7 @@ ENTRY %main (w: f32[16,8], x: f32[32,16]) -> f32[] {
   ROOT %loss = f32[] reduce(%t, %zero), dimensions={0,1}, to_apply=%sum
 }
 )";
-  for (const std::string algo : {"greedy", "beam", "random", "evo"}) {
+  for (const std::string algo : {"greedy", "beam", "random", "evo", "auto"}) {
     AgentOptions options = SmallOptions(0);
     options.env.actions = {"dce", "cse", "call-inliner", "spmd-partitioning"};
     auto agent = MakeAgent(algo, options);
