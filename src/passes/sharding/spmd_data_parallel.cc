@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "hlo/module.h"
 #include "hlo/opcode.h"
 #include "hlo/status_macros.h"
@@ -211,7 +212,28 @@ struct DataParallelPlan {
     std::vector<const Instruction*> users;
   };
   absl::flat_hash_map<const Instruction*, SplitCopy> split_copies;
+  // Split values needed whole (by a batch norm, whose operands XLA's
+  // partitioner replicates, or as an output returned whole), each gathered
+  // once along its split dimension (an all-gather) for the users that read
+  // it so.
+  struct Gather {
+    int64_t dim;
+    std::vector<const Instruction*> users;
+    bool for_result = false;  // the entry's result (not a tuple) is it
+  };
+  absl::flat_hash_map<const Instruction*, Gather> gathers;
+  // Whole values (a batch norm's normalized result) split again along `dim`
+  // right where they are made: the partition's slice, at an offset read from
+  // a table by partition-id.
+  absl::flat_hash_map<const Instruction*, int64_t> resliced;
+  // Users that read a resliced value whole (not its slice).
+  absl::flat_hash_map<const Instruction*, std::vector<const Instruction*>> whole_readers;
 };
+
+bool IsBatchNorm(Opcode opcode) {
+  return opcode == Opcode::kBatchNormTraining || opcode == Opcode::kBatchNormInference ||
+         opcode == Opcode::kBatchNormGrad;
+}
 
 absl::Status Cannot(const Instruction& instruction, std::string_view why) {
   return absl::UnimplementedError(
@@ -241,6 +263,7 @@ bool TakesSplit(const Instruction& user, const Instruction& operand, int64_t dim
   if (placed == placements.end() || !placed->second.split()) return false;
   const int64_t user_dim = placed->second.dim;
   if (IsElementwise(user.opcode())) return user_dim == dim;
+  if (user.opcode() == Opcode::kTranspose) return user.attrs().dimensions[user_dim] == dim;
   if (user.opcode() != Opcode::kScatter || user.operand_count() != 3 ||
       std::count(user.operands().begin(), user.operands().end(), &operand) != 1) {
     return false;
@@ -253,7 +276,26 @@ bool TakesSplit(const Instruction& user, const Instruction& operand, int64_t dim
   return ScatterUpdatesSplit(user, user_dim, indices_dim) == dim;
 }
 
-absl::StatusOr<DataParallelPlan> PlanDataParallel(const Module& module) {
+// allow_spmd_sharding_propagation_to_output: one flag per output, or one for
+// all of them; none where the header does not say (outputs whole).
+std::vector<bool> OutputShardingPropagated(const Module& module) {
+  std::vector<bool> flags;
+  for (const RawAttribute& attr : module.raw_attributes()) {
+    if (attr.key != "allow_spmd_sharding_propagation_to_output") continue;
+    for (std::string_view rest = attr.value; !rest.empty();) {
+      const size_t t = rest.find("true"), f = rest.find("false");
+      if (t == std::string_view::npos && f == std::string_view::npos) break;
+      const bool is_true = t < f;
+      flags.push_back(is_true);
+      rest.remove_prefix((is_true ? t : f) + (is_true ? 4 : 5));
+    }
+  }
+  return flags;
+}
+
+// `kept_whole`: batch norms whose result stays whole (not split again).
+absl::StatusOr<DataParallelPlan> PlanDataParallelWith(
+    const Module& module, const absl::flat_hash_set<const Instruction*>& kept_whole) {
   DataParallelPlan plan;
   plan.partitions = NumPartitions(module);
   const Computation* entry = module.entry_computation();
@@ -261,15 +303,10 @@ absl::StatusOr<DataParallelPlan> PlanDataParallel(const Module& module) {
     return absl::FailedPreconditionError("the module is compiled for one partition");
   }
   const int64_t n = plan.partitions;
-  for (const RawAttribute& attr : module.raw_attributes()) {
-    if (attr.key == "allow_spmd_sharding_propagation_to_output" &&
-        attr.value.find("false") != std::string::npos) {
-      return absl::UnimplementedError(
-          "hlogym partitions data-parallel programs only where their outputs' shardings are "
-          "propagated (allow_spmd_sharding_propagation_to_output)");
-    }
-  }
   auto& placements = plan.placements;
+  // Batch norms (tuple-shaped) whose first result is split again, by the
+  // dimension.
+  absl::flat_hash_map<const Instruction*, int64_t> batch_norm_resplit;
   // Whole operands that a split user needs split, by the split dimension it
   // needs.
   absl::flat_hash_map<const Instruction*, int64_t> wanted;
@@ -466,12 +503,16 @@ absl::StatusOr<DataParallelPlan> PlanDataParallel(const Module& module) {
       }
       if (from.split()) {
         const std::vector<int64_t>& reduced = instruction->attrs().dimensions;
-        if (std::find(reduced.begin(), reduced.end(), from.dim) != reduced.end()) {
-          placement = Placement::Partial();
-        } else {
+        if (std::find(reduced.begin(), reduced.end(), from.dim) == reduced.end()) {
           placement =
               Placement::Split(from.dim - std::count_if(reduced.begin(), reduced.end(),
                                                         [&](int64_t d) { return d < from.dim; }));
+        } else if (plan.resliced.contains(instruction->operand(0))) {
+          // Reducing the split dimension of a value computed whole reads it
+          // whole, with no all-reduce (a bias gradient from a batch norm's).
+          plan.whole_readers[instruction->operand(0)].push_back(instruction);
+        } else {
+          placement = Placement::Partial();
         }
       }
     } else if (IsElementwise(opcode) && shape.IsArray()) {
@@ -498,6 +539,37 @@ absl::StatusOr<DataParallelPlan> PlanDataParallel(const Module& module) {
         return Cannot(*instruction, StrCat("asks for '", ShardingText(*instruction),
                                            "', which would reshard its operand"));
       }
+    } else if (IsBatchNorm(opcode)) {
+      // Computed whole on every partition from gathered operands; its
+      // normalized result (or gradient) is split again along the split
+      // dimension of the activations it normalizes.
+      std::optional<int64_t> resplit;
+      for (const Instruction* operand : instruction->operands()) {
+        const Placement p = placement_of(operand);
+        if (!p.split()) continue;
+        auto [it, inserted] =
+            plan.gathers.try_emplace(operand, DataParallelPlan::Gather{p.dim, {}});
+        it->second.users.push_back(instruction);
+        if (operand == instruction->operand(0) ||
+            (opcode == Opcode::kBatchNormGrad && operand == instruction->operand(4) && !resplit)) {
+          resplit = p.dim;
+        }
+      }
+      placement = Placement::Whole();
+      if (kept_whole.contains(instruction)) resplit.reset();
+      if (resplit && opcode == Opcode::kBatchNormInference) {
+        plan.resliced[instruction] = *resplit;
+        placement = Placement::Split(*resplit);
+      } else if (resplit) {
+        batch_norm_resplit[instruction] = *resplit;
+      }
+    } else if (opcode == Opcode::kGetTupleElement &&
+               IsBatchNorm(instruction->operand(0)->opcode())) {
+      auto resplit = batch_norm_resplit.find(instruction->operand(0));
+      if (resplit != batch_norm_resplit.end() && instruction->attrs().tuple_index == 0) {
+        plan.resliced[instruction] = resplit->second;
+        placement = Placement::Split(resplit->second);
+      }
     } else if (opcode == Opcode::kTuple) {
       continue;  // a tuple takes its elements' placements
     } else if (opcode == Opcode::kGetTupleElement &&
@@ -517,6 +589,44 @@ absl::StatusOr<DataParallelPlan> PlanDataParallel(const Module& module) {
       }
     }
     placements[instruction] = placement;
+  }
+  // A value computed whole and split again stays whole for the reductions
+  // over its split dimension only where no other user but a convolution
+  // reads it: XLA's propagation splits it at its source as soon as an
+  // elementwise operation, a dot or a reshape takes it split, and then every
+  // user reads the slice (a reduction over it completed by an all-reduce).
+  for (auto it = plan.whole_readers.begin(); it != plan.whole_readers.end();) {
+    const std::vector<const Instruction*>& readers = it->second;
+    const bool split_at_source = std::any_of(
+        it->first->users().begin(), it->first->users().end(), [&](const Instruction* user) {
+          return user->opcode() != Opcode::kConvolution &&
+                 std::find(readers.begin(), readers.end(), user) == readers.end();
+        });
+    if (!split_at_source) {
+      ++it;
+      continue;
+    }
+    for (const Instruction* reader : readers) placements[reader] = Placement::Partial();
+    plan.whole_readers.erase(it++);
+  }
+  // Outputs whose sharding XLA may not choose (allow_spmd_sharding_propagation
+  // _to_output false for them, or absent, as PyTorch/XLA leaves it) are
+  // returned whole: a split one is gathered for the result.
+  const Instruction* root = entry->root_instruction();
+  const std::vector<bool> propagated = OutputShardingPropagated(module);
+  const bool tuple_root = root->opcode() == Opcode::kTuple;
+  for (int64_t i = 0; i < (tuple_root ? root->operand_count() : 1); ++i) {
+    const Instruction* output = tuple_root ? root->operand(i) : root;
+    const bool may_split =
+        propagated.size() == 1 ? propagated[0] : (i < std::ssize(propagated) && propagated[i]);
+    const Placement p = placement_of(output);
+    if (may_split || !p.split()) continue;
+    auto [it, inserted] = plan.gathers.try_emplace(output, DataParallelPlan::Gather{p.dim, {}});
+    if (tuple_root) {
+      it->second.users.push_back(root);
+    } else {
+      it->second.for_result = true;
+    }
   }
   // A whole value that split users need split is made split where it is
   // computed, when every user wants it so: a broadcast of a whole value or an
@@ -555,6 +665,8 @@ absl::StatusOr<DataParallelPlan> PlanDataParallel(const Module& module) {
       for (const Instruction* operand : instruction->operands()) {
         HLOGYM_RETURN_IF_ERROR(want(operand, dim));
       }
+    } else if (opcode == Opcode::kTranspose) {
+      HLOGYM_RETURN_IF_ERROR(want(instruction->operand(0), instruction->attrs().dimensions[dim]));
     } else if (opcode == Opcode::kScatter && instruction->operand_count() == 3 &&
                instruction->attrs().scatter_dimension_numbers) {
       std::optional<int64_t> updates_dim = ScatterUpdatesSplit(*instruction, dim, std::nullopt);
@@ -569,6 +681,61 @@ absl::StatusOr<DataParallelPlan> PlanDataParallel(const Module& module) {
   return plan;
 }
 
+// Splits each of plan.resliced's whole values for its users: a
+// dynamic-slice at the partition's offset along the split dimension, which
+// partition-id picks from a table of every partition's offset. One
+// partition-id, one zero index and one offset per table serve every slice, as
+// XLA's partitioner shares them.
+absl::Status ReslicePerPartition(Module& module, const DataParallelPlan& plan) {
+  if (plan.resliced.empty()) return absl::OkStatus();
+  Computation& entry = *module.entry_computation();
+  const int64_t n = plan.partitions;
+  Instruction* zero = MakeScalarConstant(&entry, PrimitiveType::kS32, 0);
+  Instruction* partition_id = AddWithLayoutOf(
+      &entry,
+      std::make_unique<Instruction>(Opcode::kPartitionId, Shape::Scalar(PrimitiveType::kU32)),
+      zero);
+  absl::flat_hash_map<int64_t, Instruction*> offset_by_slice_size;
+  for (Instruction* instruction : entry.MakeInstructionPostOrder()) {
+    auto resliced = plan.resliced.find(instruction);
+    if (resliced == plan.resliced.end()) continue;
+    const int64_t dim = resliced->second;
+    const int64_t size = instruction->shape().dimensions(dim) / n;
+    Instruction*& offset = offset_by_slice_size[size];
+    if (offset == nullptr) {
+      Literal table(Shape(PrimitiveType::kS32, {n}));
+      for (int64_t i = 0; i < n; ++i) table.SetFromInt64(i, i * size);
+      Instruction* offsets = MakeConstant(&entry, std::move(table));
+      auto pick =
+          std::make_unique<Instruction>(Opcode::kDynamicSlice, Shape(PrimitiveType::kS32, {1}));
+      pick->AppendOperand(offsets);
+      pick->AppendOperand(partition_id);
+      pick->mutable_attrs().dynamic_slice_sizes = {1};
+      HLOGYM_ASSIGN(scalar, MakeReshape(AddWithLayoutOf(&entry, std::move(pick), offsets),
+                                        std::vector<int64_t>{}));
+      offset = scalar;
+    }
+    Shape slice_shape = instruction->shape();
+    slice_shape.mutable_dimensions()[dim] = size;
+    const std::vector<Instruction*> users = instruction->users();
+    const bool was_root = instruction->IsRoot();
+    auto slice = std::make_unique<Instruction>(Opcode::kDynamicSlice, slice_shape);
+    slice->AppendOperand(instruction);
+    for (int64_t d = 0; d < slice_shape.rank(); ++d) slice->AppendOperand(d == dim ? offset : zero);
+    slice->mutable_attrs().dynamic_slice_sizes = slice_shape.dimensions();
+    Instruction* added = entry.AddInstruction(std::move(slice));
+    auto whole = plan.whole_readers.find(instruction);
+    for (Instruction* user : users) {
+      if (whole == plan.whole_readers.end() ||
+          std::find(whole->second.begin(), whole->second.end(), user) == whole->second.end()) {
+        user->ReplaceUsesOfOperand(instruction, added);
+      }
+    }
+    if (was_root) entry.set_root_instruction(added);
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<bool> ApplyDataParallel(Module& module, const DataParallelPlan& plan) {
   Computation& entry = *module.entry_computation();
   const int64_t n = plan.partitions;
@@ -577,11 +744,16 @@ absl::StatusOr<bool> ApplyDataParallel(Module& module, const DataParallelPlan& p
   groups += "}}";
   int64_t channel_id = NextChannelId(module);
   bool changed = false;
+  // The whole shapes of the values gathered again, before they are split.
+  absl::flat_hash_map<const Instruction*, Shape> whole_shapes;
+  for (const auto& [value, gather] : plan.gathers) whole_shapes[value] = value->shape();
   for (Instruction* instruction : entry.MakeInstructionPostOrder()) {
     auto it = plan.placements.find(instruction);
     if (it == plan.placements.end()) continue;
     const Placement& placement = it->second;
-    if (placement.split()) {
+    if (placement.split() && plan.resliced.contains(instruction)) {
+      // made whole; its slice follows below
+    } else if (placement.split()) {
       Shape shape = instruction->shape();
       shape.mutable_dimensions()[placement.dim] /= n;
       instruction->set_shape(std::move(shape));
@@ -620,6 +792,28 @@ absl::StatusOr<bool> ApplyDataParallel(Module& module, const DataParallelPlan& p
       changed = true;
     }
   }
+  for (Instruction* instruction : entry.MakeInstructionPostOrder()) {
+    auto gather = plan.gathers.find(instruction);
+    if (gather == plan.gathers.end()) continue;
+    auto all_gather =
+        std::make_unique<Instruction>(Opcode::kAllGather, whole_shapes.at(instruction));
+    all_gather->AppendOperand(instruction);
+    InstructionAttributes& attrs = all_gather->mutable_attrs();
+    attrs.dimensions = {gather->second.dim};
+    attrs.SetRaw("channel_id", std::to_string(channel_id++));
+    attrs.SetRaw("replica_groups", groups);
+    attrs.SetRaw("use_global_device_ids", "true");
+    Instruction* added = entry.AddInstruction(std::move(all_gather));
+    const std::vector<const Instruction*>& readers = gather->second.users;
+    for (Instruction* user : std::vector<Instruction*>(instruction->users())) {
+      if (std::find(readers.begin(), readers.end(), user) != readers.end()) {
+        user->ReplaceUsesOfOperand(instruction, added);
+      }
+    }
+    if (gather->second.for_result) entry.set_root_instruction(added);
+    changed = true;
+  }
+  HLOGYM_RETURN_IF_ERROR(ReslicePerPartition(module, plan));
   for (Instruction* instruction : entry.MakeInstructionPostOrder()) {
     auto copy = plan.split_copies.find(instruction);
     if (copy == plan.split_copies.end()) continue;
@@ -668,6 +862,41 @@ absl::StatusOr<bool> ApplyDataParallel(Module& module, const DataParallelPlan& p
 }
 
 }  // namespace
+
+// The plan with as few batch-norm results split again as the program allows,
+// as XLA's propagation keeps a replicated value replicated unless a split
+// user pulls it (an integer-label loss on a split batch, a weight gradient's
+// dot): all kept whole first; else split again in post order until the
+// program partitions, then each kept whole again where it still does.
+absl::StatusOr<DataParallelPlan> PlanDataParallel(const Module& module) {
+  std::vector<const Instruction*> batch_norms;
+  if (module.entry_computation() != nullptr) {
+    for (const Instruction* instruction : module.entry_computation()->MakeInstructionPostOrder()) {
+      if (IsBatchNorm(instruction->opcode())) batch_norms.push_back(instruction);
+    }
+  }
+  absl::flat_hash_set<const Instruction*> kept_whole(batch_norms.begin(), batch_norms.end());
+  absl::StatusOr<DataParallelPlan> plan = PlanDataParallelWith(module, kept_whole);
+  if (plan.ok()) return plan;
+  std::vector<const Instruction*> split_again;
+  for (const Instruction* batch_norm : batch_norms) {
+    kept_whole.erase(batch_norm);
+    split_again.push_back(batch_norm);
+    plan = PlanDataParallelWith(module, kept_whole);
+    if (plan.ok()) break;
+  }
+  if (!plan.ok()) return plan;
+  for (const Instruction* batch_norm : split_again) {
+    kept_whole.insert(batch_norm);
+    absl::StatusOr<DataParallelPlan> trial = PlanDataParallelWith(module, kept_whole);
+    if (trial.ok()) {
+      plan = std::move(trial);
+    } else {
+      kept_whole.erase(batch_norm);
+    }
+  }
+  return plan;
+}
 
 absl::Status CheckDataParallelPartitioning(const Module& module) {
   return PlanDataParallel(module).status();

@@ -18,6 +18,7 @@
 #include "hlo/status_macros.h"
 #include "passes/builders.h"
 #include "passes/change_tracking.h"
+#include "passes/collectives/collective_rewrite_utils.h"
 #include "passes/pass_utils.h"
 #include "passes/simplifiers/algebraic_simplifier_internal.h"
 
@@ -1057,6 +1058,18 @@ absl::Status Visitor::HandleClamp(Instruction* clamp) {
   Instruction* high = clamp->operand(2);
   if (x->opcode() == Opcode::kClamp && x->operand(0) == low && x->operand(2) == high) {
     ReplaceIfCompatible(clamp, x);
+    return absl::OkStatus();
+  }
+  // clamp(0, partition-id, c) => partition-id where every id is at most c
+  // (replica-id likewise): the ids are unsigned and below their count.
+  const std::optional<double> bound = ScalarConstantValue(high);
+  if ((x->opcode() == Opcode::kPartitionId || x->opcode() == Opcode::kReplicaId) &&
+      IsConstant(low) && IsAll(low, 0) && IsIntegral(high) && bound &&
+      computation_->parent() != nullptr) {
+    const Module& module = *computation_->parent();
+    const int64_t count =
+        x->opcode() == Opcode::kPartitionId ? NumPartitions(module) : ReplicaCount(module);
+    if (count != 1 && count <= static_cast<int64_t>(*bound) + 1) ReplaceIfCompatible(clamp, x);
   }
   return absl::OkStatus();
 }

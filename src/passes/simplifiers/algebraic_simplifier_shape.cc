@@ -939,6 +939,33 @@ absl::Status Visitor::HandleDynamicSlice(Instruction* ds) {
       return ReplaceWithNew(ds, AddSlice(operand, sl));
     }
   }
+  // ds(iota * broadcast(s), i) of one s32/u32 element (a partition's offset
+  // from its table) => reshape(convert(clamp(0, i, size - 1)) * s).
+  if (rank == 1 && shape.dimensions(0) == 1 &&
+      (shape.element_type() == PrimitiveType::kS32 ||
+       shape.element_type() == PrimitiveType::kU32)) {
+    Instruction* iota = operand;
+    Instruction* stride = nullptr;
+    if (iota->opcode() == Opcode::kMultiply && iota->operand(1)->opcode() == Opcode::kBroadcast &&
+        iota->operand(1)->attrs().dimensions.empty() &&
+        iota->operand(1)->operand(0)->shape().rank() == 0) {
+      stride = iota->operand(1)->operand(0);
+      iota = iota->operand(0);
+    }
+    Instruction* index = ds->operand(1);
+    const PrimitiveType index_type = index->shape().element_type();
+    if (iota->opcode() == Opcode::kIota &&
+        (index_type == PrimitiveType::kS32 || index_type == PrimitiveType::kU32)) {
+      Instruction* low = AddScalarConstant(index_type, 0, index->shape());
+      Instruction* high =
+          AddScalarConstant(index_type, operand->shape().dimensions(0) - 1, index->shape());
+      Instruction* clamp_ops[] = {low, index, high};
+      Instruction* value = Add(Opcode::kClamp, index->shape(), clamp_ops);
+      if (index_type != shape.element_type()) value = AddConvert(value, shape.element_type());
+      if (stride != nullptr) value = AddBinary(Opcode::kMultiply, value->shape(), value, stride);
+      return ReplaceWithNew(ds, AddReshape(value, shape));
+    }
+  }
   return absl::OkStatus();
 }
 

@@ -362,6 +362,77 @@ ENTRY main {
       << CheckSpmdPartitioning(**across).message();
 }
 
+// A batch norm (PyTorch's BatchNorm and LayerNorm) over split activations:
+// its operands gathered, computed whole, and its result split again at the
+// partition's offset where a split user pulls it, kept whole where none does.
+constexpr std::string_view kBatchNormOverSplit =
+    R"(HloModule bn, num_partitions=4, allow_spmd_sharding_propagation_to_output={true,true}
+ENTRY main {
+  x = f32[8,4] parameter(0), sharding={devices=[4,1]<=[4]}
+  scale = f32[4] parameter(1), sharding={replicated}
+  offset = f32[4] parameter(2), sharding={replicated}
+  t = (f32[8,4], f32[4], f32[4]) batch-norm-training(x, scale, offset), epsilon=0.001, feature_index=1
+  y = f32[8,4] get-tuple-element(t), index=0
+  mean = f32[4] get-tuple-element(t), index=1
+  w = f32[8,4] parameter(3), sharding={SHARDING}
+  p = f32[8,4] multiply(y, w)
+  ROOT out = (f32[8,4], f32[4]) tuple(p, mean)
+}
+)";
+
+std::string WithSharding(std::string_view text, std::string_view sharding) {
+  std::string module(text);
+  module.replace(module.find("SHARDING"), 8, sharding);
+  return module;
+}
+
+TEST(SpmdPartitionerTest, GathersABatchNormsOperandsAndSplitsItsResultWherePulled) {
+  PassRun pulled =
+      RunPass("spmd-partitioning", WithSharding(kBatchNormOverSplit, "devices=[4,1]<=[4]"));
+  EXPECT_TRUE(pulled.changed);
+  EXPECT_CHECKS(pulled.after, R"(
+CHECK: %x = f32[2,4] parameter(0)
+CHECK: all-gather(f32[2,4] %x), dimensions={0}, channel_id=1, replica_groups={{[{][{]0,1,2,3[}][}]}}
+CHECK: %t = (f32[8,4], f32[4], f32[4]) batch-norm-training(
+CHECK: %y = f32[8,4] get-tuple-element(
+CHECK: s32[4]{0} constant({0, 2, 4, 6})
+CHECK: partition-id()
+CHECK: f32[2,4] dynamic-slice(f32[8,4] %y,
+CHECK: %p = f32[2,4] multiply(
+)");
+  // With the other factor whole nothing pulls the result split: it stays
+  // whole, and so does the product.
+  PassRun kept = RunPass("spmd-partitioning", WithSharding(kBatchNormOverSplit, "replicated"));
+  EXPECT_TRUE(kept.changed);
+  EXPECT_EQ(kept.after.find("dynamic-slice"), std::string::npos) << kept.after;
+  EXPECT_NE(kept.after.find("%p = f32[8,4] multiply("), std::string::npos) << kept.after;
+}
+
+TEST(SpmdPartitionerTest, ReturnsASplitOutputWholeUnlessItsShardingMayPropagate) {
+  // PyTorch/XLA's modules do not let XLA choose their outputs' shardings: a
+  // split result is gathered whole.
+  constexpr std::string_view kNegate = R"(HloModule m, num_partitions=4HEADER
+ENTRY main {
+  x = f32[8,4] parameter(0), sharding={devices=[4,1]<=[4]}
+  ROOT n = f32[8,4] negate(x)
+}
+)";
+  std::string whole(kNegate);
+  whole.replace(whole.find("HEADER"), 6, "");
+  PassRun gathered = RunPass("spmd-partitioning", whole);
+  EXPECT_CHECKS(gathered.after, R"(
+CHECK: %n = f32[2,4] negate(
+CHECK: ROOT {{.*}} = f32[8,4] all-gather(f32[2,4] %n)
+)");
+  std::string propagated(kNegate);
+  propagated.replace(propagated.find("HEADER"), 6,
+                     ", allow_spmd_sharding_propagation_to_output={true}");
+  PassRun split = RunPass("spmd-partitioning", propagated);
+  EXPECT_CHECKS(split.after, R"(
+CHECK: ROOT %n = f32[2,4] negate(
+)");
+}
+
 TEST(SpmdPartitionerTest, LeavesWhatNeedsReshardingWithTheReason) {
   // A whole weight multiplied with a split activation elementwise would need
   // a slice of the weight on every partition.

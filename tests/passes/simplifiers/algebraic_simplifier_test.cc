@@ -938,6 +938,34 @@ TEST(AlgebraicSimplifierTest, DynamicSliceRewrites) {
           "  ROOT r = f32[2] dynamic-slice(p, i), dynamic_slice_sizes={2}\n"));
 }
 
+// A partition's offset, picked by partition-id from the table of every
+// partition's (the SPMD partitioner writes one): the algsimp computes it,
+// partition-id times the stride, the clamp gone where every id is in range.
+TEST(AlgebraicSimplifierTest, APartitionsOffsetFromItsTableIsComputed) {
+  constexpr std::string_view kOffset = R"(HloModule m, num_partitions=PARTITIONS
+ENTRY main {
+  table = s32[4] constant({0, 2, 4, 6})
+  id = u32[] partition-id()
+  pick = s32[1] dynamic-slice(table, id), dynamic_slice_sizes={1}
+  ROOT offset = s32[] reshape(pick)
+})";
+  auto with_partitions = [&](std::string_view n) {
+    std::string hlo(kOffset);
+    hlo.replace(hlo.find("PARTITIONS"), 10, n);
+    return hlo;
+  };
+  ExpectSimplifies(with_partitions("4"), R"(
+CHECK: %id = u32[] partition-id()
+CHECK: s32[] convert(u32[] %id)
+CHECK: ROOT {{.*}} s32[] multiply(
+)");
+  // Eight partitions: ids above the table's last index are clamped.
+  ExpectSimplifies(with_partitions("8"), R"(
+CHECK: u32[] clamp(u32[] {{.*}}, u32[] %id, u32[] {{.*}})
+CHECK: ROOT {{.*}} s32[] multiply(
+)");
+}
+
 TEST(AlgebraicSimplifierTest, DynamicUpdateSliceOfFullUpdate) {
   ExpectSimplifies(F32("  i = s32[] parameter(2)\n"
                        "  ROOT r = f32[4] dynamic-update-slice(p, q, i)\n"),
