@@ -825,11 +825,11 @@ absl::Status Visitor::HandleDivide(Instruction* divide) {
   }
   // A / broadcast(B) => A * broadcast(1 / B): the reciprocal is taken on the
   // smaller operand (softmax's exp / broadcast(sum)). The pinned XLA does this
-  // (gpt2 f32 traces: exp / broadcast(sum) becomes exp * broadcast(1 / sum)).
-  // Only for a broadcast with no other user: rewriting shared ones (training
-  // graphs) made D exceed X where it had matched.
-  if (!IsConstant(a) && b->opcode() == Opcode::kBroadcast && b->user_count() == 1 &&
-      b->operand(0)->user_count() == 1 && (IsFloatingPointType(type) || IsComplexType(type)) &&
+  // where B has no user but the broadcast (its dumps: of two divides by one
+  // broadcast the first visited is rewritten, after which B has two users and
+  // the second is not).
+  if (!IsConstant(a) && b->opcode() == Opcode::kBroadcast && b->operand(0)->user_count() == 1 &&
+      (IsFloatingPointType(type) || IsComplexType(type)) &&
       b->operand(0)->shape().element_type() == type) {
     Instruction* y = b->operand(0);
     Instruction* recip = AddBinary(Opcode::kDivide, y->shape(), ScalarLike(y->shape(), 1), y);

@@ -278,6 +278,34 @@ CHECK: ROOT {{.*}} = f32[2,3,4] multiply(f32[2,3,4] %e, f32[2,3,4] %{{.*}}))");
   auto result = CheckEquivalent(**original, *run.module);
   ASSERT_TRUE(result.ok()) << result.status();
   EXPECT_TRUE(result->equivalent) << result->message;
+  // A broadcast shared by two divides (the pinned XLA's dump of this module):
+  // the first divide visited takes the reciprocal, after which the sum has
+  // two users and the second keeps its divide; a sum read elsewhere too keeps
+  // both.
+  ExpectSimplifies(R"(HloModule m
+ENTRY main {
+  e = f32[2,3,4] parameter(0)
+  f = f32[2,3,4] parameter(2)
+  s = f32[2,3] parameter(1)
+  b = f32[2,3,4] broadcast(s), dimensions={0,1}
+  r = f32[2,3,4] divide(e, b)
+  q = f32[2,3,4] divide(f, b)
+  ROOT t = (f32[2,3,4], f32[2,3,4]) tuple(r, q)
+}
+)",
+                   R"(CHECK: f32[2,3] divide(f32[2,3] %{{.*}}, f32[2,3] %s)
+CHECK: multiply(f32[2,3,4] %e,
+CHECK: %q = f32[2,3,4] divide(f32[2,3,4] %f, f32[2,3,4] %b))");
+  ExpectUnchanged(R"(HloModule m
+ENTRY main {
+  e = f32[2,3,4] parameter(0)
+  s = f32[2,3] parameter(1)
+  b = f32[2,3,4] broadcast(s), dimensions={0,1}
+  r = f32[2,3,4] divide(e, b)
+  n = f32[2,3] negate(s)
+  ROOT t = (f32[2,3,4], f32[2,3]) tuple(r, n)
+}
+)");
   // Integer division by a broadcast keeps its divide.
   ExpectUnchanged(R"(HloModule m
 ENTRY main {
