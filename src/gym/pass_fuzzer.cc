@@ -35,7 +35,8 @@ struct Subject {
 };
 
 // The reference `module` is checked against: the original's, or the split
-// original's where `module` takes the split parameters.
+// original's where `module` takes the split parameters (null where that one
+// cannot be evaluated on one partition).
 absl::StatusOr<const EquivalenceReference*> ReferenceFor(Subject& subject, const Module& module);
 
 // What went wrong after the last pass of a sequence run by RunSequence.
@@ -106,8 +107,12 @@ Outcome RunSequence(const PassRegistry& registry, Subject& subject,
     ++counts.changed_runs;
     absl::StatusOr<const EquivalenceReference*> reference = ReferenceFor(subject, *module);
     if (!reference.ok()) return fail("evaluation", std::string(reference.status().message()));
-    absl::StatusOr<EquivalenceResult> same = (*reference)->Check(*module);
     ++counts.equivalence_checks;
+    if (*reference == nullptr) {
+      ++counts.not_judged;
+      continue;
+    }
+    absl::StatusOr<EquivalenceResult> same = (*reference)->Check(*module);
     if (!same.ok()) return fail("evaluation", std::string(same.status().message()));
     if (!same->judged) {
       ++counts.not_judged;
@@ -124,12 +129,15 @@ absl::StatusOr<const EquivalenceReference*> ReferenceFor(Subject& subject, const
   if (!subject.partitioned) {
     subject.partitioned = PartitionedToMatch(original, module);
     if (!subject.partitioned) return &*subject.reference;  // which then reports the shapes
-    HLOGYM_ASSIGN(reference,
-                  EquivalenceReference::Make(*subject.partitioned, FuzzEquivalenceOptions()));
-    subject.partitioned_reference = std::move(reference);
+    absl::StatusOr<EquivalenceReference> reference =
+        EquivalenceReference::Make(*subject.partitioned, FuzzEquivalenceOptions());
+    // One partition cannot evaluate what needs the others (an all-gather of
+    // a split value): such split modules are not judged.
+    if (reference.ok()) subject.partitioned_reference = *std::move(reference);
   }
-  if (SameEntryParameterShapes(*subject.partitioned, module))
-    return &*subject.partitioned_reference;
+  if (SameEntryParameterShapes(*subject.partitioned, module)) {
+    return subject.partitioned_reference ? &*subject.partitioned_reference : nullptr;
+  }
   return &*subject.reference;
 }
 

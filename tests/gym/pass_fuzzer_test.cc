@@ -264,5 +264,29 @@ ENTRY main {
   EXPECT_GT(report->equivalence_checks, 0);
 }
 
+// A split module one partition cannot evaluate (its batch norm reads an
+// all-gather of the split batch) is not judged; the fuzzer had crashed on the
+// second such check, reading a reference it never made.
+TEST(PassFuzzer, ASplitModuleOnePartitionCannotEvaluateIsNotJudged) {
+  PassRegistry registry = CleanRegistry();
+  registry.Register(*PassRegistry::Builtin().Find("spmd-partitioning"));
+  PassFuzzOptions options;
+  options.sequences = 20;
+  options.registry = &registry;
+  const std::string split = WriteModule("fuzz_batch_norm.hlo", R"(HloModule bn, num_partitions=2
+ENTRY main {
+  x = f32[4,3] parameter(0), sharding={devices=[2,1]<=[2]}
+  scale = f32[3] parameter(1), sharding={replicated}
+  offset = f32[3] parameter(2), sharding={replicated}
+  t = (f32[4,3], f32[3], f32[3]) batch-norm-training(x, scale, offset), epsilon=0.001, feature_index=1
+  ROOT mean = f32[3] get-tuple-element(t), index=1
+}
+)");
+  absl::StatusOr<PassFuzzReport> report = FuzzPasses({split}, options);
+  ASSERT_TRUE(report.ok()) << report.status();
+  EXPECT_TRUE(report->failures.empty()) << report->failures[0].message;
+  EXPECT_GT(report->not_judged, 0);
+}
+
 }  // namespace
 }  // namespace hlogym
