@@ -3,7 +3,9 @@
 Two steps each of an MLP with SGD and momentum and of one with Adam; then one step each of a
 CNN with BatchNorm2d, an MLP with LayerNorm (AdamW), one with BatchNorm1d, and a sequence model
 with two LayerNorms and a loss that needs no labels (PyTorch/XLA lowers both norms to
-batch-norm-training, which XLA's partitioner computes whole from gathered operands). Run it under
+batch-norm-training, which XLA's partitioner computes whole from gathered operands); a
+TransformerEncoderLayer's inference and training step (attention merges the split batch into
+its heads, which XLA gathers and splits again). Run it under
 `hlogym harvest` (datasets/probes/generate.py does; the pinned XLA then compiles each module
 for its 4 partitions).
 """
@@ -104,3 +106,14 @@ norm_step(
     (8, 6, 16),
     labelled=False,
 )
+
+
+encoder = torch.nn.TransformerEncoderLayer(32, 2, 64, dropout=0.0, batch_first=True).to(device)
+encoder.eval()
+with torch.no_grad():
+    tokens = torch.randn(8, 6, 32).to(device)
+    xs.mark_sharding(tokens, mesh, ("batch", None, None))
+    encoder(tokens)
+    xm.mark_step()
+encoder.train()
+norm_step(encoder, (8, 6, 32), labelled=False)

@@ -262,7 +262,12 @@ bool TakesSplit(const Instruction& user, const Instruction& operand, int64_t dim
   auto placed = placements.find(&user);
   if (placed == placements.end() || !placed->second.split()) return false;
   const int64_t user_dim = placed->second.dim;
-  if (IsElementwise(user.opcode())) return user_dim == dim;
+  if (IsElementwise(user.opcode()) || user.opcode() == Opcode::kConcatenate) {
+    return user_dim == dim;
+  }
+  if (user.opcode() == Opcode::kDynamicUpdateSlice) {
+    return (user.operand(0) == &operand || user.operand(1) == &operand) && user_dim == dim;
+  }
   if (user.opcode() == Opcode::kTranspose) return user.attrs().dimensions[user_dim] == dim;
   if (user.opcode() != Opcode::kScatter || user.operand_count() != 3 ||
       std::count(user.operands().begin(), user.operands().end(), &operand) != 1) {
@@ -352,8 +357,15 @@ absl::StatusOr<DataParallelPlan> PlanDataParallelWith(
       if (from.split()) {
         std::optional<int64_t> dim =
             ReshapedSplit(instruction->operand(0)->shape(), shape, from.dim, n);
-        if (!dim) return Cannot(*instruction, "does not keep the split in one dimension");
-        placement = Placement::Split(*dim);
+        if (dim) {
+          placement = Placement::Split(*dim);
+        } else {
+          // The split would not stay one dimension's (attention merging the
+          // batch into the heads): the operand is gathered, the reshape whole.
+          auto [it, inserted] = plan.gathers.try_emplace(instruction->operand(0),
+                                                         DataParallelPlan::Gather{from.dim, {}});
+          it->second.users.push_back(instruction);
+        }
       }
     } else if (opcode == Opcode::kDot && instruction->attrs().dot_dimension_numbers) {
       const Placement lhs = placement_of(instruction->operand(0));
@@ -488,6 +500,52 @@ absl::StatusOr<DataParallelPlan> PlanDataParallelWith(
       }
       if (placement.split() && instruction->attrs().padding[placement.dim] != PaddingDimension{}) {
         return Cannot(*instruction, "pads the split dimension");
+      }
+    } else if (opcode == Opcode::kSlice) {
+      // Slicing other dimensions (attention's query, key and value out of
+      // one projection): the split one taken whole.
+      placement = placement_of(instruction->operand(0));
+      if (placement.split()) {
+        const SliceDimension& taken = instruction->attrs().slice[placement.dim];
+        if (taken !=
+            SliceDimension{0, instruction->operand(0)->shape().dimensions(placement.dim), 1}) {
+          return Cannot(*instruction, "slices the split dimension");
+        }
+      }
+    } else if (opcode == Opcode::kConcatenate) {
+      // Joining along another dimension, every operand split alike.
+      std::optional<int64_t> dim;
+      for (const Instruction* operand : instruction->operands()) {
+        const Placement p = placement_of(operand);
+        if (!p.split()) continue;
+        if (dim && *dim != p.dim) return Cannot(*instruction, "mixes two split dimensions");
+        dim = p.dim;
+      }
+      if (dim) {
+        const std::vector<int64_t>& joined = instruction->attrs().dimensions;
+        if (std::find(joined.begin(), joined.end(), *dim) != joined.end()) {
+          return Cannot(*instruction, "joins along the split dimension");
+        }
+        placement = Placement::Split(*dim);
+        for (const Instruction* operand : instruction->operands()) {
+          if (!placement_of(operand).split()) HLOGYM_RETURN_IF_ERROR(want(operand, *dim));
+        }
+      }
+    } else if (opcode == Opcode::kDynamicUpdateSlice) {
+      // An update covering all of the split dimension (a slice's gradient
+      // written into zeros): split alike, the whole one of the two wanted so.
+      const Placement base = placement_of(instruction->operand(0));
+      const Placement update = placement_of(instruction->operand(1));
+      if (base.split() || update.split()) {
+        const int64_t dim = base.split() ? base.dim : update.dim;
+        if ((base.split() && update.split() && base.dim != update.dim) ||
+            instruction->operand(1)->shape().dimensions(dim) != shape.dimensions(dim)) {
+          return Cannot(*instruction, "updates across the split dimension");
+        }
+        placement = Placement::Split(dim);
+        for (const Instruction* operand : {instruction->operand(0), instruction->operand(1)}) {
+          if (!placement_of(operand).split()) HLOGYM_RETURN_IF_ERROR(want(operand, dim));
+        }
       }
     } else if (opcode == Opcode::kReverse) {
       placement = placement_of(instruction->operand(0));
@@ -651,13 +709,26 @@ absl::StatusOr<DataParallelPlan> PlanDataParallelWith(
       plan.split_copies[instruction] = {dim, std::move(split_users)};
       continue;
     }
-    if (!whole_users.empty()) {
+    if (instruction->shape().dimensions(dim) % n != 0) {
+      return Cannot(*instruction, "is whole where a split user needs it split");
+    }
+    const Opcode opcode = instruction->opcode();
+    if (!whole_users.empty() && (opcode == Opcode::kParameter || opcode == Opcode::kConstant)) {
       return Cannot(*instruction, StrCat("is needed both whole and split (by ",
                                          whole_users.front()->name(), ")"));
     }
-    const Opcode opcode = instruction->opcode();
-    if (instruction->shape().dimensions(dim) % n != 0) {
-      return Cannot(*instruction, "is whole where a split user needs it split");
+    const bool splits_through = IsElementwise(opcode) || opcode == Opcode::kTranspose ||
+                                (opcode == Opcode::kScatter && instruction->operand_count() == 3);
+    if ((!whole_users.empty() || (!leaf && !splits_through)) && opcode != Opcode::kParameter &&
+        opcode != Opcode::kConstant) {
+      // A value computed whole (after a gather) is sliced for its split
+      // users: the partition's part of it, as XLA's propagation splits
+      // attention's heads again after a reshape it had to gather for. (A
+      // whole parameter read split is another case: XLA computes that user
+      // whole instead, from a gathered operand, and hlogym leaves it.)
+      plan.resliced[instruction] = dim;
+      plan.whole_readers[instruction] = std::move(whole_users);
+      continue;
     }
     if (leaf) {
       // made split where it is: nothing below it changes
@@ -757,6 +828,11 @@ absl::StatusOr<bool> ApplyDataParallel(Module& module, const DataParallelPlan& p
       Shape shape = instruction->shape();
       shape.mutable_dimensions()[placement.dim] /= n;
       instruction->set_shape(std::move(shape));
+      if (instruction->opcode() == Opcode::kSlice) {
+        // It takes all of the split dimension, now the partition's part.
+        instruction->mutable_attrs().slice[placement.dim] = {
+            0, instruction->shape().dimensions(placement.dim), 1};
+      }
       if (instruction->opcode() == Opcode::kGather) {
         // A gather of whole slices along the operand's split dimension takes
         // the partition's part of them.

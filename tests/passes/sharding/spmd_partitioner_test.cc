@@ -433,6 +433,48 @@ CHECK: ROOT %n = f32[2,4] negate(
 )");
 }
 
+// Attention's heads: a reshape that would merge the split batch into a minor
+// dimension reads its operand gathered; the whole value it leads to is sliced
+// again for the split user downstream, and a slice, a concatenate and a
+// dynamic-update-slice of other dimensions stay split. (So XLA partitions
+// PyTorch's TransformerEncoderLayer: the pytorch_spmd probe, D = X. On a bare
+// module like this one, with nothing downstream pulling the result split,
+// XLA's propagation computes the add whole from a gathered y instead, a
+// choice hlogym does not model.)
+TEST(SpmdPartitionerTest, GathersForAReshapeOfTheSplitBatchAndSlicesAfter) {
+  PassRun run =
+      RunPass("spmd-partitioning",
+              R"(HloModule attn, num_partitions=4, allow_spmd_sharding_propagation_to_output={true}
+ENTRY main {
+  x = f32[8,6,4] parameter(0), sharding={devices=[4,1,1]<=[4]}
+  t = f32[6,8,4] transpose(x), dimensions={1,0,2}
+  r = f32[48,4] reshape(t)
+  n = f32[48,4] negate(r)
+  back = f32[6,8,4] reshape(n)
+  tb = f32[8,6,4] transpose(back), dimensions={1,0,2}
+  y = f32[8,12,4] parameter(1), sharding={devices=[4,1,1]<=[4]}
+  half = f32[8,6,4] slice(y), slice={[0:8], [0:6], [0:4]}
+  joined = f32[8,12,4] concatenate(tb, half), dimensions={1}
+  zero = f32[] constant(0)
+  zeros = f32[8,24,4] broadcast(zero), dimensions={}
+  i = s32[] constant(0)
+  ROOT u = f32[8,24,4] dynamic-update-slice(zeros, joined, i, i, i)
+}
+)");
+  EXPECT_TRUE(run.changed);
+  EXPECT_CHECKS(run.after, R"(
+CHECK: %zeros = f32[2,24,4] broadcast(
+CHECK: %t = f32[6,2,4] transpose(
+CHECK: all-gather(f32[6,2,4] %t), dimensions={1}
+CHECK: %back = f32[6,8,4] reshape(
+CHECK: f32[6,2,4] dynamic-slice(f32[6,8,4] %back,
+CHECK: %tb = f32[2,6,4] transpose(
+CHECK: %half = f32[2,6,4] slice(
+CHECK: %joined = f32[2,12,4] concatenate(
+CHECK: ROOT %u = f32[2,24,4] dynamic-update-slice(
+)");
+}
+
 TEST(SpmdPartitionerTest, LeavesWhatNeedsReshardingWithTheReason) {
   // A whole weight multiplied with a split activation elementwise would need
   // a slice of the weight on every partition.
