@@ -3,8 +3,11 @@
 // every value whole on every partition or split evenly along one dimension
 // over all of them, a reduction over the split dimension completed by an
 // all-reduce, gathers and scatters batched with split indices (integer-label
-// losses), a broadcast wanted both ways copied. Anything else is left to
-// CheckSpmdPartitioning's reason.
+// losses), a broadcast wanted both ways copied; and the resharding XLA does
+// around what cannot stay split (batch norms, a reshape merging the split
+// batch into attention's heads, split outputs returned whole): operands
+// gathered (all-gather), results sliced again at the partition's offset
+// (dynamic-slice). Anything else is left to CheckSpmdPartitioning's reason.
 #include "passes/sharding/spmd_data_parallel.h"
 
 #include <algorithm>
