@@ -121,8 +121,9 @@ Step CpuDefaultSpec() {
   // corpus module list them. shardy-xla is gated on use_shardy_partitioner
   // (on by default in jax) and runs without propagation for one partition.
   // For several partitions the partitioner runs instead (spmd-partitioning
-  // models shard_map's manual programs only; DefaultPipelineCaveat names the
-  // rest), with the cleanup XLA's partitioner ends with.
+  // models shard_map's manual programs and data-parallel splits;
+  // DefaultPipelineCaveat names what it leaves), with the cleanup XLA's
+  // partitioner ends with.
   return Sub("xla-cpu-default",
              {Sub("async-collective", {P("async-collective-replacer")}),
               Sub("pre-spmd-partitioner", {P("strip-memory-placement-annotations")}),
@@ -274,8 +275,8 @@ std::string DefaultPipelineCaveat(const Module& module) {
   const absl::Status partitionable = CheckSpmdPartitioning(module);
   if (partitionable.ok()) return "";
   return absl::StrCat("compiled for ", partitions,
-                      " partitions: XLA splits it with its SPMD partitioner, which hlogym models "
-                      "only for shard_map's manual programs (",
+                      " partitions: XLA splits it with its SPMD partitioner, which hlogym does "
+                      "not model here (",
                       partitionable.message(), "), so D is not XLA's");
 }
 
