@@ -68,10 +68,16 @@ absl::StatusOr<Hoisting> CopyInvariantsOut(Module& module, Instruction* while_op
   Computation* body = while_op->called_computations()[1];
   Computation* parent = while_op->parent();
   Instruction* init = while_op->operand(0);
-  std::vector<Instruction*> invariant_gtes = GetInvariantGtesForWhileBody(*body);
-  absl::flat_hash_set<const Instruction*> invariant(invariant_gtes.begin(), invariant_gtes.end());
+  // Reads of array-shaped state elements the body passes through unchanged;
+  // XLA gives up on a loop with none (it does not look for constant-only
+  // work then: a BFGS loop's identity matrix stays in its body).
+  absl::flat_hash_set<const Instruction*> invariant;
+  for (Instruction* gte : GetInvariantGtesForWhileBody(*body)) {
+    if (gte->shape().IsArray()) invariant.insert(gte);
+  }
   absl::flat_hash_set<const Instruction*> unhoisted;  // invariant, not copied yet
   Hoisting hoisting;
+  if (invariant.empty()) return hoisting;
 
   // The copy before the loop of invariant body value `value`.
   std::function<absl::StatusOr<Instruction*>(Instruction*)> copy_out =

@@ -105,6 +105,42 @@ TEST(WhileLoopInvariantCodeMotionTest, LeavesLoopsThatRunAtMostOnce) {
       RunPass("while-loop-invariant-code-motion", InvariantDotLoop(2, "constant(1)")).changed);
 }
 
+// As XLA's pass, a loop whose state has no element the body passes through
+// unchanged is left alone, even where its body computes something from
+// constants alone (an identity matrix, as in jax.scipy's BFGS, whose loop
+// XLA leaves so: D = X once this held, 3 instructions below before).
+TEST(WhileLoopInvariantCodeMotionTest, LeavesALoopWithNoInvariantStateElement) {
+  constexpr std::string_view kIdentityLoop = R"(HloModule m
+body {
+  p = (s32[], f32[4,4]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  one = s32[] constant(1)
+  next = s32[] add(i, one)
+  h = f32[4,4] get-tuple-element(p), index=1
+  rows = s32[4,4] iota(), iota_dimension=0
+  cols = s32[4,4] iota(), iota_dimension=1
+  eq = pred[4,4] compare(rows, cols), direction=EQ
+  eye = f32[4,4] convert(eq)
+  h2 = f32[4,4] add(h, eye)
+  ROOT r = (s32[], f32[4,4]) tuple(next, h2)
+}
+cond {
+  p = (s32[], f32[4,4]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  n = s32[] constant(5)
+  ROOT lt = pred[] compare(i, n), direction=LT
+}
+ENTRY main {
+  x = f32[4,4] parameter(0)
+  zero = s32[] constant(0)
+  init = (s32[], f32[4,4]) tuple(zero, x)
+  loop = (s32[], f32[4,4]) while(init), condition=cond, body=body
+  ROOT g = f32[4,4] get-tuple-element(loop), index=1
+}
+)";
+  EXPECT_FALSE(RunPass("while-loop-invariant-code-motion", kIdentityLoop).changed);
+}
+
 // As XLA's pass, a run that hoisted ends with dce and tuple-simplifier: an
 // element read of the narrowed state reads the wider loop directly.
 TEST(WhileLoopInvariantCodeMotionTest, HoistingEndsWithTupleSimplification) {
