@@ -16,13 +16,18 @@ venv of its own under build/venvs with the probe's pinned requirements:
 - optimizers: training steps with optax's optimizers (clipping and schedules, Lion, Adafactor,
   LAMB, gradient accumulation, masked weight decay, ...) and Flax's nn.scan over stacked layers,
   with and without remat (requirements-libraries.txt).
+- more_jax_libraries: Haiku's ResNet-18 and LSTM, a jraph GraphNetwork, a Flax NNX and a Keras 3
+  training step, jax.scipy's BFGS, jax.experimental.ode's solve and adjoint, optax's L-BFGS,
+  linear-algebra gradients, per-example gradients, a Hessian, segment reductions and KV-cache
+  decoding (requirements-more-libraries.txt).
 - partitioned: programs compiled for 4 devices, which XLA's SPMD partitioner splits: jax.pmap
   and jax.shard_map training steps (data, tensor and ZeRO-style parallelism, a ring of
   collective permutes, GSPMD's form once), all of it manual work (requirements-libraries.txt).
 - jax_data_parallel: jax.jit steps and inference with the batch split over 4 devices
   (NamedSharding inputs): XLA's partitioner places the all-reduces (the project's venv).
-- pytorch_spmd: PyTorch/XLA SPMD training steps (the batch marked split over 4 virtual devices,
-  SGD with momentum and Adam), compiled by the pinned XLA for the 4 partitions.
+- pytorch_spmd: PyTorch/XLA SPMD training steps (the batch marked split over 4 virtual devices:
+  MLPs, batch and layer norms, a TransformerEncoderLayer), compiled by the pinned XLA for the 4
+  partitions.
 - older_jax: examples/harvest/transformer_variants.py and jax_cnn.py lowered by JAX 0.4.13
   (requirements-older-jax.txt, not on top of the project's pins), then compiled by the pinned
   XLA (compile_with_pinned_xla.py), whose result is the reference as for every other module.
@@ -181,6 +186,18 @@ def library_transformers() -> Path:
 def optimizers() -> Path:
     python = venv("libraries", [PINS, CORPUS_LIBRARIES, HERE / "requirements-libraries.txt"])
     return harvest_probe("optimizers", [str(python), str(EXAMPLES / "optimizers.py")])
+
+
+def more_jax_libraries() -> Path:
+    python = venv(
+        "more-libraries", [PINS, CORPUS_LIBRARIES, HERE / "requirements-more-libraries.txt"]
+    )
+    # Small programs among them (segment reductions, a Hessian): 40 instructions or more.
+    return harvest_probe(
+        "more_jax_libraries",
+        [str(python), str(EXAMPLES / "more_jax_libraries.py")],
+        min_instructions=40,
+    )
 
 
 def partitioned() -> Path:
@@ -516,6 +533,7 @@ PROBES = {
     "optimizers": optimizers,
     "partitioned": partitioned,
     "jax_data_parallel": jax_data_parallel,
+    "more_jax_libraries": more_jax_libraries,
     "pytorch_spmd": pytorch_spmd,
     "older_jax": older_jax,
     "older_xla_optimized": older_xla_optimized,

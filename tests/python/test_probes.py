@@ -29,6 +29,7 @@ NAMES = (
     "optimizers",
     "partitioned",
     "jax_data_parallel",
+    "more_jax_libraries",
     "pytorch_spmd",
     "older_jax",
     "jax_0_4_30",
@@ -122,6 +123,10 @@ def test_probe_files_match_manifest(name):
     if name == "optimizers":  # Flax's nn.scan: a loop over parameters stacked along it
         texts = b"".join(unzstd(root / m["path"]) for m in manifest["modules"].values())
         assert b" while(" in texts and b" dynamic-slice(" in texts
+    if name == "more_jax_libraries":  # BFGS's nested loops, a KV cache, Haiku and jraph
+        texts = b"".join(unzstd(root / m["path"]) for m in manifest["modules"].values())
+        assert texts.count(b" while(") >= 3 and b" dynamic-update-slice(" in texts
+        assert b"res_net18" in texts and b"lstm" in texts  # Haiku's module names
     if name == "partitioned":  # compiled for 4 devices: pmap, shard_map, both forms
         texts = [unzstd(root / m["path"]) for m in manifest["modules"].values()]
         assert sum(b"num_partitions=4" in t.split(b"\n", 1)[0] for t in texts) >= 6
