@@ -18,7 +18,9 @@
 //    sum drifts with the count);
 //  - collectives have single-replica, single-partition semantics (all-reduce,
 //    all-gather, reduce-scatter, all-to-all, collective-permute... return
-//    their operand; replica-id and partition-id are 0);
+//    their operand; replica-id and partition-id are 0), except in a module
+//    split for several partitions, whose copies run in lockstep and exchange
+//    through their cross-partition collectives (eval/partitions.h);
 //  - rng-bit-generator: XLA's Philox/ThreeFry bit streams, bit for bit
 //    (prng.h; rng_default is Philox as on XLA's CPU backend); `rng` is
 //    evaluated as XLA's RngExpander expands it, keyed by
@@ -63,6 +65,10 @@ int64_t DefaultEvaluatorMaxBytes();
 absl::Status CheckMemoryFor(int64_t bytes, int64_t max_bytes,
                             absl::FunctionRef<std::string()> what);
 
+namespace eval {
+struct PartitionContext;
+}  // namespace eval
+
 struct EvaluatorOptions {
   // Threads for big dots and convolutions (1 = single-threaded).
   int num_threads = 2;
@@ -76,6 +82,9 @@ struct EvaluatorOptions {
   // fails with ResourceExhausted naming the instruction and the size, instead
   // of the process running out of memory. Default: half the machine's memory.
   int64_t max_bytes = DefaultEvaluatorMaxBytes();
+  // Set by EvaluatePartitions for each partition's copy of a module split
+  // for several partitions (eval/partitions.h); null otherwise.
+  const eval::PartitionContext* partition = nullptr;
 };
 
 // Evaluates the entry computation on `arguments` (one per entry parameter,

@@ -9,6 +9,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "eval/partitions.h"
 #include "eval/scalar_ops.h"
 #include "hlo/status_macros.h"
 
@@ -307,6 +308,13 @@ absl::StatusOr<ValuePtr> Interpreter::EvalInstruction(const Instruction& instruc
     case Opcode::kPartitionId: {
       auto v = NewArray(instruction.shape());
       if (v->size_bytes > 0) std::memset(v->bytes(), 0, v->size_bytes);
+      if (instruction.opcode() == Opcode::kPartitionId && options_.partition != nullptr) {
+        const int64_t id = options_.partition->id;
+        DispatchType(instruction.shape().element_type(), [&](auto tag) {
+          using T = typename decltype(tag)::type;
+          if constexpr (kIsInt<T>) v->mutable_as<T>()[0] = static_cast<T>(id);
+        });
+      }
       return ValuePtr(v);
     }
     case Opcode::kGetDimensionSize: {
@@ -337,6 +345,16 @@ absl::StatusOr<ValuePtr> Interpreter::EvalInstruction(const Instruction& instruc
     case Opcode::kAllReduceDone:
     case Opcode::kAllGatherDone:
     case Opcode::kCollectivePermuteDone: {
+      // Across partitions (a channel_id) in a partition's copy: exchanged
+      // with the others (eval/partitions.h).
+      if (options_.partition != nullptr && operands.size() == 1 &&
+          instruction.attrs().FindRaw("channel_id") != nullptr &&
+          (instruction.opcode() == Opcode::kAllReduce ||
+           instruction.opcode() == Opcode::kAllGather ||
+           instruction.opcode() == Opcode::kReduceScatter ||
+           instruction.opcode() == Opcode::kCollectivePermute)) {
+        return EvalCrossPartitionCollective(instruction, operands[0], *options_.partition);
+      }
       // One replica, one partition: every collective returns its data (the
       // tuple of its operands when tuple-shaped).
       if (operands.size() == 1 && !instruction.shape().IsTuple()) {
@@ -478,6 +496,9 @@ absl::StatusOr<Literal> Evaluate(const Module& module, const std::vector<Literal
                                  const EvaluatorOptions& options) {
   if (module.entry_computation() == nullptr) {
     return absl::InvalidArgumentError("module has no entry computation");
+  }
+  if (options.partition == nullptr && eval::NeedsEveryPartition(module)) {
+    return eval::EvaluatePartitions(module, arguments, options);
   }
   return EvaluateComputation(*module.entry_computation(), arguments, options);
 }

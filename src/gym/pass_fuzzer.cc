@@ -36,7 +36,7 @@ struct Subject {
 
 // The reference `module` is checked against: the original's, or the split
 // original's where `module` takes the split parameters (null where that one
-// cannot be evaluated on one partition).
+// cannot be evaluated).
 absl::StatusOr<const EquivalenceReference*> ReferenceFor(Subject& subject, const Module& module);
 
 // What went wrong after the last pass of a sequence run by RunSequence.
@@ -131,8 +131,8 @@ absl::StatusOr<const EquivalenceReference*> ReferenceFor(Subject& subject, const
     if (!subject.partitioned) return &*subject.reference;  // which then reports the shapes
     absl::StatusOr<EquivalenceReference> reference =
         EquivalenceReference::Make(*subject.partitioned, FuzzEquivalenceOptions());
-    // One partition cannot evaluate what needs the others (an all-gather of
-    // a split value): such split modules are not judged.
+    // A split module the evaluator cannot run (a collective its partitions'
+    // lockstep run does not model, eval/partitions.h) is not judged.
     if (reference.ok()) subject.partitioned_reference = *std::move(reference);
   }
   if (SameEntryParameterShapes(*subject.partitioned, module)) {

@@ -982,5 +982,44 @@ ENTRY e {
   EXPECT_EQ(same.status().code(), absl::StatusCode::kResourceExhausted);
 }
 
+// A module split for several partitions runs one copy per partition: each
+// sees its own partition-id and its own data (the arguments rotated by its
+// index), and the collectives with a channel_id combine every copy's operand
+// over their groups; partition 0's result is returned. Without a channel_id
+// a collective is cross-replica, over the one replica: its operand.
+TEST(EvaluatorPartitions, CopiesExchangeThroughTheirCollectives) {
+  const std::string module = R"(HloModule m, num_partitions=4
+%sum (a: f32[], b: f32[]) -> f32[] {
+  %a = f32[] parameter(0)
+  %b = f32[] parameter(1)
+  ROOT %s = f32[] add(%a, %b)
+}
+ENTRY e {
+  x = f32[2] parameter(0)
+  id = u32[] partition-id()
+  idf = f32[] convert(id)
+  b = f32[2] broadcast(idf), dimensions={}
+  y = f32[2] add(x, b)
+  gathered = f32[8] all-gather(y), channel_id=1, replica_groups={{0,1,2,3}}, dimensions={0}, use_global_device_ids=true
+  pairs = f32[2] all-reduce(y), channel_id=2, replica_groups={{0,1},{2,3}}, use_global_device_ids=true, to_apply=%sum
+  mine = f32[2] all-reduce(y), to_apply=%sum
+  scattered = f32[1] reduce-scatter(y), channel_id=3, replica_groups={{0,1},{2,3}}, dimensions={0}, to_apply=%sum
+  ROOT t = (f32[8], f32[2], f32[2], f32[1]) tuple(gathered, pairs, mine, scattered)
+}
+)";
+  const std::vector<Literal> x = {MakeLiteral("f32[2]", {1, 2})};
+  // Partition p holds x rotated by p, plus p: {1,2}, {3,2}, {3,4}, {5,4}.
+  EXPECT_THAT(EvalValues(module, x, 0), ElementsAre(1, 2, 3, 2, 3, 4, 5, 4));
+  EXPECT_THAT(EvalValues(module, x, 1), ElementsAre(4, 4));
+  EXPECT_THAT(EvalValues(module, x, 2), ElementsAre(1, 2));
+  EXPECT_THAT(EvalValues(module, x, 3), ElementsAre(4));
+  // Groups that leave partitions out are an error, not a hang.
+  std::string partial = module;
+  partial.replace(partial.find("{{0,1},{2,3}}, dimensions"), 13, "{{0,1}}");
+  absl::StatusOr<Literal> failed = EvalText(partial, x);
+  ASSERT_FALSE(failed.ok());
+  EXPECT_THAT(failed.status().message(), ::testing::HasSubstr("in no replica group"));
+}
+
 }  // namespace
 }  // namespace hlogym
