@@ -178,11 +178,43 @@ struct EquivOptions {
   double atol = 1e-5;
   bool positive = false;
   double max_memory_gib = 0;
+  bool split = false;
 };
+
+// equiv A [B] --split: B (spmd-partitioning's split of A where not given), every
+// partition's copy run on its part of A's inputs, against A run whole.
+int RunEquivSplit(const EquivOptions& options, const Module& module) {
+  std::unique_ptr<Module> split;
+  if (!options.b.empty()) {
+    auto b = LoadModule(options.b);
+    if (!b.ok()) return ReportError(b.status());
+    split = *std::move(b);
+  }
+  const absl::Status same = CheckSplitAgainstWhole(module, split.get(), options.seed);
+  if (same.ok()) {
+    std::cout << "equivalent: the split for " << NumPartitions(module)
+              << " partitions computes what the module computes whole\n";
+    return kExitOk;
+  }
+  if (absl::IsUnimplemented(same)) {
+    std::cout << "NOT JUDGED: " << same.message() << "\n";
+    return kExitNotJudged;
+  }
+  if (absl::IsFailedPrecondition(same)) {
+    std::cout << "NOT equivalent: " << same.message() << "\n";
+    return kExitDifferent;
+  }
+  return ReportError(same);
+}
 
 int RunEquiv(const EquivOptions& options) {
   auto a = LoadModule(options.a);
   if (!a.ok()) return ReportError(a.status());
+  if (options.split) return RunEquivSplit(options, **a);
+  if (options.b.empty()) {
+    std::cerr << "error: equiv needs a second module (or --split)\n";
+    return kExitBadInput;
+  }
   auto b = LoadModule(options.b);
   if (!b.ok()) return ReportError(b.status());
   EquivalenceOptions eq;
@@ -250,7 +282,12 @@ void RegisterEvalCommands(CLI::App& app) {
       "Exit status: 0 equivalent, 3 different, 4 not judged, 2 bad input (or over --max-memory),\n"
       "1 evaluation failure.");
   equiv->add_option("a", equiv_options->a, "First module")->required();
-  equiv->add_option("b", equiv_options->b, "Second module")->required();
+  equiv->add_option("b", equiv_options->b,
+                    "Second module (with --split: a split of the first, by default "
+                    "spmd-partitioning's)");
+  equiv->add_flag("--split", equiv_options->split,
+                  "Check a split of the first module (compiled for several partitions), each "
+                  "partition's copy run on its part of the inputs, against it run whole");
   equiv->add_option("--seed", equiv_options->seed, "Seed of the first trial (default 0)");
   equiv->add_option("--trials", equiv_options->trials, "Number of input sets (default 1)");
   equiv->add_option("--rtol", equiv_options->rtol, "Relative tolerance for floats (default 1e-3)");

@@ -201,10 +201,10 @@ bool NeedsEveryPartition(const Module& module) {
   return false;
 }
 
-absl::StatusOr<Literal> EvaluatePartitions(const Module& module,
-                                           const std::vector<Literal>& arguments,
-                                           const EvaluatorOptions& options) {
-  const int64_t count = HeaderPartitions(module);
+absl::StatusOr<std::vector<Literal>> EvaluateEachPartition(
+    const Module& module, const std::vector<std::vector<Literal>>& arguments,
+    const EvaluatorOptions& options) {
+  const int64_t count = static_cast<int64_t>(arguments.size());
   PartitionRendezvous rendezvous(count);
   std::vector<PartitionContext> contexts(count);
   std::vector<absl::StatusOr<Literal>> results(count, absl::UnknownError("not run"));
@@ -212,26 +212,36 @@ absl::StatusOr<Literal> EvaluatePartitions(const Module& module,
   for (int64_t p = 0; p < count; ++p) {
     contexts[p] = {p, count, &rendezvous};
     threads.emplace_back([&, p] {
-      std::vector<Literal> own;
-      for (const Literal& argument : arguments) own.push_back(Rotated(argument, p));
       EvaluatorOptions partition_options = options;
       partition_options.partition = &contexts[p];
       partition_options.num_threads = 1;
-      results[p] = EvaluateComputation(*module.entry_computation(), own, partition_options);
+      results[p] =
+          EvaluateComputation(*module.entry_computation(), arguments[p], partition_options);
       rendezvous.Finish(p);
     });
   }
   for (std::thread& thread : threads) thread.join();
-  // The first partition's own failure explains more than another's wait.
-  for (int64_t p = 0; p < count; ++p) {
-    if (!results[p].ok() && !absl::IsFailedPrecondition(results[p].status())) {
-      return results[p].status();
-    }
+  // A partition's own failure explains more than another's wait for it.
+  for (const absl::StatusOr<Literal>& result : results) {
+    if (!result.ok() && !absl::IsFailedPrecondition(result.status())) return result.status();
   }
-  for (int64_t p = 0; p < count; ++p) {
-    if (!results[p].ok()) return results[p].status();
+  std::vector<Literal> literals;
+  for (absl::StatusOr<Literal>& result : results) {
+    if (!result.ok()) return result.status();
+    literals.push_back(*std::move(result));
   }
-  return std::move(results[0]);
+  return literals;
+}
+
+absl::StatusOr<Literal> EvaluatePartitions(const Module& module,
+                                           const std::vector<Literal>& arguments,
+                                           const EvaluatorOptions& options) {
+  std::vector<std::vector<Literal>> each(HeaderPartitions(module));
+  for (int64_t p = 0; p < std::ssize(each); ++p) {
+    for (const Literal& argument : arguments) each[p].push_back(Rotated(argument, p));
+  }
+  HLOGYM_ASSIGN(results, EvaluateEachPartition(module, each, options));
+  return std::move(results.front());
 }
 
 absl::StatusOr<ValuePtr> EvalCrossPartitionCollective(const Instruction& instruction,

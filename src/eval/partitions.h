@@ -74,6 +74,12 @@ absl::StatusOr<Literal> EvaluatePartitions(const Module& module,
                                            const std::vector<Literal>& arguments,
                                            const EvaluatorOptions& options);
 
+// Runs the entry computation once per partition in lockstep, partition p on
+// `arguments[p]`; every partition's result.
+absl::StatusOr<std::vector<Literal>> EvaluateEachPartition(
+    const Module& module, const std::vector<std::vector<Literal>>& arguments,
+    const EvaluatorOptions& options);
+
 // A cross-partition collective (with a channel_id) of partition `context.id`,
 // on its `operand`: exchanges it and combines every partition's as the
 // collective does over its group (replica_groups of partition ids, or all).

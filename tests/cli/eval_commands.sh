@@ -141,6 +141,37 @@ for cmd in verify "opt --passes=dce" run; do
     fail "$cmd should say where the shape is too large: $err"
 done
 
+# equiv --split: a data-parallel step split for 4 partitions against it run whole
+# (exit 0), and a split whose loss is left partial (exit 3).
+cat > "$work/dp.hlo" <<'HLO'
+HloModule dp, num_partitions=4, allow_spmd_sharding_propagation_to_output={true}
+%sum (a: f32[], b: f32[]) -> f32[] {
+  %a = f32[] parameter(0)
+  %b = f32[] parameter(1)
+  ROOT %s = f32[] add(%a, %b)
+}
+ENTRY %main (w: f32[8,4], x: f32[16,8]) -> f32[] {
+  %w = f32[8,4] parameter(0), sharding={replicated}
+  %x = f32[16,8] parameter(1), sharding={devices=[4,1]<=[4]}
+  %y = f32[16,4] dot(%x, %w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  %t = f32[16,4] tanh(%y)
+  %zero = f32[] constant(0)
+  ROOT %loss = f32[] reduce(%t, %zero), dimensions={0,1}, to_apply=%sum
+}
+HLO
+"$hlogym" equiv "$work/dp.hlo" --split >/dev/null ||
+  fail "equiv --split of a data-parallel step should exit 0, got $?"
+"$hlogym" opt "$work/dp.hlo" --passes=spmd-partitioning -o "$work/dp_split.hlo" 2>/dev/null
+sed 's/ROOT %all-reduce[^=]*= f32\[\] all-reduce(f32\[\] %loss).*/ROOT %partial = f32[] copy(f32[] %loss)/' \
+  "$work/dp_split.hlo" > "$work/dp_partial.hlo"
+grep -q "partial" "$work/dp_partial.hlo" || fail "the broken split was not made: $(cat "$work/dp_split.hlo")"
+"$hlogym" equiv "$work/dp.hlo" "$work/dp_split.hlo" --split >/dev/null ||
+  fail "equiv --split of spmd-partitioning's own split should exit 0"
+out="$("$hlogym" equiv "$work/dp.hlo" "$work/dp_partial.hlo" --split)"
+status=$?
+[ $status -eq 3 ] || fail "equiv --split of a split left partial should exit 3, got $status: $out"
+echo "$out" | grep -q "NOT equivalent: partition 0" || fail "equiv --split should say where: $out"
+
 if [ $failures -ne 0 ]; then
   echo "$failures failure(s)"
   exit 1

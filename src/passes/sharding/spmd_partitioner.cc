@@ -9,6 +9,10 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "eval/equivalence.h"
+#include "eval/evaluator.h"
+#include "eval/partitions.h"
+#include "eval/random_inputs.h"
 #include "hlo/module.h"
 #include "hlo/query.h"
 #include "hlo/status_macros.h"
@@ -308,6 +312,89 @@ absl::Status CheckSpmdPartitioning(const Module& module) {
     return CheckDataParallelPartitioning(*inlined);
   }
   return CheckDataParallelPartitioning(module);
+}
+
+namespace {
+
+// The dimension along which `part` is a slice of `whole` (the one whose size
+// differs); nullopt where they have the same dimensions.
+std::optional<int64_t> SlicedDimension(const Shape& whole, const Shape& part) {
+  for (int64_t d = 0; d < whole.rank(); ++d) {
+    if (whole.dimensions(d) != part.dimensions(d)) return d;
+  }
+  return std::nullopt;
+}
+
+// `literal`'s slice of `size` elements from `start` along `dim`, in `shape`.
+Literal SliceOf(const Literal& literal, const Shape& shape, int64_t dim, int64_t start) {
+  Literal out(shape);
+  const Shape& whole = literal.shape();
+  int64_t inner = 1;
+  for (int64_t d = dim + 1; d < whole.rank(); ++d) inner *= whole.dimensions(d);
+  const int64_t size = shape.dimensions(dim);
+  for (int64_t i = 0; i < out.element_count(); ++i) {
+    const int64_t outer = i / (inner * size), along = (i / inner) % size, rest = i % inner;
+    out.SetBits(i, literal.GetBits((outer * whole.dimensions(dim) + start + along) * inner + rest));
+  }
+  return out;
+}
+
+// Partition `p`'s part of `whole` as `part_shape` takes it.
+Literal PartitionPart(const Literal& whole, const Shape& part_shape, int64_t p) {
+  std::optional<int64_t> dim = SlicedDimension(whole.shape(), part_shape);
+  if (!dim) return whole;
+  return SliceOf(whole, part_shape, *dim, p * part_shape.dimensions(*dim));
+}
+
+}  // namespace
+
+absl::Status CheckSplitAgainstWhole(const Module& original, const Module* given_split,
+                                    uint64_t seed) {
+  if (eval::NeedsEveryPartition(original)) {
+    return absl::UnimplementedError("the original needs every partition to run (collectives)");
+  }
+  std::unique_ptr<Module> made;
+  if (given_split == nullptr) {
+    made = SplitForPartitions(original);
+    if (!made) return absl::UnimplementedError("nothing splits");
+  }
+  const Module* split = given_split != nullptr ? given_split : made.get();
+  if (split->entry_computation()->num_parameters() !=
+      original.entry_computation()->num_parameters()) {
+    return absl::InvalidArgumentError("the split module takes other parameters");
+  }
+  const int64_t partitions = NumPartitions(original);
+  HLOGYM_ASSIGN(arguments, MakeRandomArguments(original, seed));
+  EvaluatorOptions options;
+  options.num_threads = 1;
+  HLOGYM_ASSIGN(whole, Evaluate(original, arguments, options));
+  const Computation& entry = *split->entry_computation();
+  std::vector<std::vector<Literal>> parts(partitions);
+  for (int64_t p = 0; p < partitions; ++p) {
+    for (size_t i = 0; i < arguments.size(); ++i) {
+      if (!arguments[i].shape().IsArray()) {
+        return absl::UnimplementedError("a tuple-shaped parameter");
+      }
+      parts[p].push_back(PartitionPart(arguments[i], entry.parameter_instruction(i)->shape(), p));
+    }
+  }
+  HLOGYM_ASSIGN(results, eval::EvaluateEachPartition(*split, parts, options));
+  const std::vector<LiteralLeaf> expected = whole.ArrayLeaves();
+  for (int64_t p = 0; p < partitions; ++p) {
+    const std::vector<LiteralLeaf> got = results[p].ArrayLeaves();
+    if (got.size() != expected.size()) {
+      return absl::FailedPreconditionError("the split returns another number of outputs");
+    }
+    for (size_t leaf = 0; leaf < got.size(); ++leaf) {
+      const Literal want = PartitionPart(*expected[leaf].array, got[leaf].array->shape(), p);
+      EquivalenceResult same = CompareLiterals(want, *got[leaf].array);
+      if (!same.equivalent) {
+        return absl::FailedPreconditionError(
+            StrCat("partition ", p, ", output leaf ", leaf, ": ", same.message));
+      }
+    }
+  }
+  return absl::OkStatus();
 }
 
 absl::StatusOr<bool> SpmdPartitioner::Run(Module& module) {

@@ -23,6 +23,7 @@
 #ifndef HLOGYM_PASSES_SHARDING_SPMD_PARTITIONER_H_
 #define HLOGYM_PASSES_SHARDING_SPMD_PARTITIONER_H_
 
+#include <cstdint>
 #include <memory>
 
 #include "absl/status/status.h"
@@ -46,6 +47,20 @@ std::unique_ptr<Module> SplitForPartitions(const Module& original);
 // partitions is checked against. Null where that is not so (the two modules
 // are compared as they are).
 std::unique_ptr<Module> PartitionedToMatch(const Module& original, const Module& optimized);
+
+// Whether `split` (SplitForPartitions(original) where null: what
+// spmd-partitioning makes of it; or a module optimized from that, with the
+// same parameters) computes what `original` computes:
+// the original run whole on seeded random inputs, the split run with every
+// partition's copy (eval/partitions.h) on its part of them (a parameter split
+// along a dimension gets its partition's slice, a whole one all of it), and
+// each partition's outputs compared with the original's (with its slice of a
+// split output), as the equivalence check compares. OK where they agree;
+// FailedPrecondition naming the first difference; Unimplemented where there
+// is nothing to check this way (nothing splits, or the original itself needs
+// every partition: a shard_map's manual collectives).
+absl::Status CheckSplitAgainstWhole(const Module& original, const Module* split = nullptr,
+                                    uint64_t seed = 0);
 
 class SpmdPartitioner : public Pass {
  public:

@@ -288,6 +288,25 @@ CHECK: all-reduce(f32[] %loss), to_apply=%sum.clone, channel_id=2
             "f32[8,16]");
 }
 
+// The split, every partition's copy run on its slice of the inputs, computes
+// what the module computes whole; a split without one of its all-reduces (a
+// weight gradient left partial) does not, and the check says where.
+TEST(SpmdPartitionerTest, TheSplitComputesWhatTheModuleComputesWhole) {
+  absl::StatusOr<std::unique_ptr<Module>> original = ParseModule(kDataParallel, "dp.hlo");
+  ASSERT_TRUE(original.ok()) << original.status();
+  EXPECT_TRUE(CheckSplitAgainstWhole(**original).ok()) << CheckSplitAgainstWhole(**original);
+  std::unique_ptr<Module> broken = SplitForPartitions(**original);
+  ASSERT_NE(broken, nullptr);
+  for (Instruction* instruction : broken->entry_computation()->MakeInstructionPostOrder()) {
+    if (instruction->opcode() != Opcode::kAllReduce) continue;
+    ASSERT_TRUE(instruction->ReplaceAllUsesWith(instruction->operand(0)).ok());
+    break;
+  }
+  const absl::Status check = CheckSplitAgainstWhole(**original, broken.get());
+  EXPECT_TRUE(absl::IsFailedPrecondition(check)) << check;
+  EXPECT_NE(check.message().find("output leaf 0"), std::string_view::npos) << check;
+}
+
 TEST(SpmdPartitionerTest, SplitsConvolutionsAlongTheBatch) {
   // The forward convolution stays split along the batch; the weight
   // gradient's, which reduces the batch (its features), is completed by an
