@@ -353,6 +353,16 @@ absl::Status CheckSplitAgainstWhole(const Module& original, const Module* given_
   if (eval::NeedsEveryPartition(original)) {
     return absl::UnimplementedError("the original needs every partition to run (collectives)");
   }
+  // A shard_map's manual program means something only per partition: run
+  // whole on one device it has no meaning to compare with.
+  for (const Instruction* instruction : original.entry_computation()->MakeInstructionPostOrder()) {
+    const std::string_view target = instruction->attrs().custom_call_target;
+    if (instruction->opcode() == Opcode::kCustomCall &&
+        (target == kGlobalToLocal || target == kFullToShard)) {
+      return absl::UnimplementedError(
+          "a shard_map's manual program (it has no meaning run whole on one device)");
+    }
+  }
   std::unique_ptr<Module> made;
   if (given_split == nullptr) {
     made = SplitForPartitions(original);

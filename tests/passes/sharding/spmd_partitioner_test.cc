@@ -305,6 +305,10 @@ TEST(SpmdPartitionerTest, TheSplitComputesWhatTheModuleComputesWhole) {
   const absl::Status check = CheckSplitAgainstWhole(**original, broken.get());
   EXPECT_TRUE(absl::IsFailedPrecondition(check)) << check;
   EXPECT_NE(check.message().find("output leaf 0"), std::string_view::npos) << check;
+  // A shard_map's manual program has no meaning run whole: not judged.
+  absl::StatusOr<std::unique_ptr<Module>> pmap = ParseModule(kShardyPmap, "pmap.hlo");
+  ASSERT_TRUE(pmap.ok()) << pmap.status();
+  EXPECT_TRUE(absl::IsUnimplemented(CheckSplitAgainstWhole(**pmap)));
 }
 
 TEST(SpmdPartitionerTest, SplitsConvolutionsAlongTheBatch) {
