@@ -325,12 +325,33 @@ absl::StatusOr<DataParallelPlan> PlanDataParallelWith(
     }
     return absl::OkStatus();
   };
+
   auto placement_of = [&](const Instruction* instruction) {
     auto it = placements.find(instruction);
     if (it == placements.end() || it->second.kind == Placement::Kind::kPartial) {
       return Placement::Whole();  // a partial result is whole after its all-reduce
     }
     return it->second;
+  };
+  // The one dimension `instruction`'s split operands are split along
+  // (nullopt where none is); an error where they differ.
+  auto common_split =
+      [&](const Instruction& instruction) -> absl::StatusOr<std::optional<int64_t>> {
+    std::optional<int64_t> dim;
+    for (const Instruction* operand : instruction.operands()) {
+      const Placement p = placement_of(operand);
+      if (!p.split()) continue;
+      if (dim && *dim != p.dim) return Cannot(instruction, "mixes two split dimensions");
+      dim = p.dim;
+    }
+    return dim;
+  };
+  // Every whole operand of `instruction` wanted split along `dim`.
+  auto want_whole_operands = [&](const Instruction& instruction, int64_t dim) -> absl::Status {
+    for (const Instruction* operand : instruction.operands()) {
+      if (!placement_of(operand).split()) HLOGYM_RETURN_IF_ERROR(want(operand, dim));
+    }
+    return absl::OkStatus();
   };
   for (const Instruction* instruction : entry->MakeInstructionPostOrder()) {
     const Opcode opcode = instruction->opcode();
@@ -517,22 +538,14 @@ absl::StatusOr<DataParallelPlan> PlanDataParallelWith(
       }
     } else if (opcode == Opcode::kConcatenate) {
       // Joining along another dimension, every operand split alike.
-      std::optional<int64_t> dim;
-      for (const Instruction* operand : instruction->operands()) {
-        const Placement p = placement_of(operand);
-        if (!p.split()) continue;
-        if (dim && *dim != p.dim) return Cannot(*instruction, "mixes two split dimensions");
-        dim = p.dim;
-      }
+      HLOGYM_ASSIGN(dim, common_split(*instruction));
       if (dim) {
         const std::vector<int64_t>& joined = instruction->attrs().dimensions;
         if (std::find(joined.begin(), joined.end(), *dim) != joined.end()) {
           return Cannot(*instruction, "joins along the split dimension");
         }
         placement = Placement::Split(*dim);
-        for (const Instruction* operand : instruction->operands()) {
-          if (!placement_of(operand).split()) HLOGYM_RETURN_IF_ERROR(want(operand, *dim));
-        }
+        HLOGYM_RETURN_IF_ERROR(want_whole_operands(*instruction, *dim));
       }
     } else if (opcode == Opcode::kDynamicUpdateSlice) {
       // An update covering all of the split dimension (a slice's gradient
@@ -577,18 +590,10 @@ absl::StatusOr<DataParallelPlan> PlanDataParallelWith(
         }
       }
     } else if (IsElementwise(opcode) && shape.IsArray()) {
-      std::optional<int64_t> dim;
-      for (const Instruction* operand : instruction->operands()) {
-        const Placement p = placement_of(operand);
-        if (!p.split()) continue;
-        if (dim && *dim != p.dim) return Cannot(*instruction, "mixes two split dimensions");
-        dim = p.dim;
-      }
+      HLOGYM_ASSIGN(dim, common_split(*instruction));
       if (dim) {
         placement = Placement::Split(*dim);
-        for (const Instruction* operand : instruction->operands()) {
-          if (!placement_of(operand).split()) HLOGYM_RETURN_IF_ERROR(want(operand, *dim));
-        }
+        HLOGYM_RETURN_IF_ERROR(want_whole_operands(*instruction, *dim));
       }
     } else if (opcode == Opcode::kCustomCall &&
                instruction->attrs().custom_call_target == "Sharding" &&
