@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "absl/status/status.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "eval/evaluator.h"
 #include "eval/interpreter.h"
@@ -58,7 +59,10 @@ namespace {
 
 int64_t HeaderPartitions(const Module& module) {
   for (const RawAttribute& attr : module.raw_attributes()) {
-    if (attr.key == "num_partitions") return std::stoll(attr.value);
+    int64_t partitions = 1;
+    if (attr.key == "num_partitions" && absl::SimpleAtoi(attr.value, &partitions)) {
+      return partitions;
+    }
   }
   return 1;
 }
@@ -87,7 +91,9 @@ std::optional<std::vector<std::vector<int64_t>>> ParseGroups(std::string_view te
     } else if (c == '}' || c == ',') {
       if (!number.empty()) {
         if (depth != 2) return std::nullopt;
-        groups.back().push_back(std::stoll(number));
+        int64_t value = 0;
+        if (!absl::SimpleAtoi(number, &value)) return std::nullopt;
+        groups.back().push_back(value);
         number.clear();
       }
       if (c == '}') --depth;
