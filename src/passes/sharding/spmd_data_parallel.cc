@@ -675,9 +675,9 @@ absl::StatusOr<DataParallelPlan> PlanDataParallelWith(
     for (const Instruction* reader : readers) placements[reader] = Placement::Partial();
     plan.whole_readers.erase(it++);
   }
-  // Outputs whose sharding XLA may not choose (allow_spmd_sharding_propagation
-  // _to_output false for them, or absent, as PyTorch/XLA leaves it) are
-  // returned whole: a split one is gathered for the result.
+  // Outputs whose sharding XLA may not choose are returned whole (those that
+  // allow_spmd_sharding_propagation_to_output leaves out, or all where the
+  // header does not say, as PyTorch/XLA's): a split one is gathered.
   const Instruction* root = entry->root_instruction();
   const std::vector<bool> propagated = OutputShardingPropagated(module);
   const bool tuple_root = root->opcode() == Opcode::kTuple;
@@ -698,8 +698,9 @@ absl::StatusOr<DataParallelPlan> PlanDataParallelWith(
   // computed, when every user wants it so: a broadcast of a whole value or an
   // iota, or (wanting its own operands split in turn) an elementwise
   // operation or a scatter of whole windows, as XLA's propagation splits a
-  // gradient's zeros and the scatters into them. Anything else would need a
-  // slice. Users come first, in reverse post order, so that every user's
+  // gradient's zeros and the scatters into them. Any other computed value is
+  // sliced for its split users; a parameter or constant is left to the
+  // reason. Users come first, in reverse post order, so that every user's
   // placement is settled when its operand is looked at.
   const std::vector<Instruction*> order = entry->MakeInstructionPostOrder();
   for (auto at = order.rbegin(); at != order.rend(); ++at) {
