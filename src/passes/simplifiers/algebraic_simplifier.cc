@@ -385,6 +385,29 @@ absl::Status Visitor::HandleAdd(Instruction* add) {
       return ReplaceWithNew(add, AddBinary(Opcode::kSubtract, add->shape(), sum, a));
     }
   }
+  // A + dynamic-update-slice(broadcast(0), U, i...) (either order) =>
+  // dynamic-update-slice(A, dynamic-slice(A, i...) + U, i...): only the
+  // updated part is added (TensorFlow's while-loop gradients accumulate so).
+  auto is_update_of_zeros = [](const Instruction* hlo) {
+    return hlo->opcode() == Opcode::kDynamicUpdateSlice &&
+           hlo->operand(0)->opcode() == Opcode::kBroadcast &&
+           IsConstant(hlo->operand(0)->operand(0)) &&
+           hlo->operand(0)->operand(0)->shape().ElementCount() == 1 &&
+           IsAll(hlo->operand(0)->operand(0), 0);
+  };
+  if (is_update_of_zeros(rhs) || is_update_of_zeros(lhs)) {
+    Instruction* update = is_update_of_zeros(rhs) ? rhs : lhs;
+    Instruction* other = update == rhs ? lhs : rhs;
+    const Shape& partial = update->operand(1)->shape();
+    std::vector<Instruction*> slice_ops = {other};
+    for (int64_t i = 2; i < update->operand_count(); ++i) slice_ops.push_back(update->operand(i));
+    Instruction* sliced = Add(Opcode::kDynamicSlice, partial, slice_ops);
+    sliced->mutable_attrs().dynamic_slice_sizes = partial.dimensions();
+    Instruction* sum = AddBinary(Opcode::kAdd, partial, sliced, update->operand(1));
+    std::vector<Instruction*> update_ops = {other, sum};
+    for (int64_t i = 2; i < update->operand_count(); ++i) update_ops.push_back(update->operand(i));
+    return ReplaceWithNew(add, Add(Opcode::kDynamicUpdateSlice, other->shape(), update_ops));
+  }
   // A*C + B*C => (A+B)*C for integers or when C is +-2^k.
   if (lhs->opcode() == Opcode::kMultiply && rhs->opcode() == Opcode::kMultiply &&
       lhs->user_count() == 1 && rhs->user_count() == 1) {

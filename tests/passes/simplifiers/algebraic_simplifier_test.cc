@@ -994,6 +994,33 @@ CHECK: ROOT {{.*}} s32[] multiply(
 )");
 }
 
+// TensorFlow's while-loop gradients add an update written into zeros to an
+// accumulator: only the updated part is added (the pinned XLA's dump of a
+// bidirectional LSTM's gradient does this), either operand order.
+TEST(AlgebraicSimplifierTest, AddOfAnUpdateOfZerosAddsOnlyTheUpdatedPart) {
+  for (const std::string order : {"add(acc, dus)", "add(dus, acc)"}) {
+    const std::string hlo = absl::StrCat(R"(HloModule m
+ENTRY main {
+  acc = f32[10,4] parameter(0)
+  u = f32[1,4] parameter(1)
+  i = s32[] parameter(2)
+  zero = f32[] constant(0)
+  zeros = f32[10,4] broadcast(zero), dimensions={}
+  z = s32[] constant(0)
+  dus = f32[10,4] dynamic-update-slice(zeros, u, i, z)
+  ROOT r = f32[10,4] )",
+                                         order, "\n}\n");
+    PassRun run = RunPass("algsimp", hlo);
+    EXPECT_TRUE(run.changed) << order;
+    EXPECT_CHECKS(run.after, R"(
+CHECK: f32[1,4] dynamic-slice(f32[10,4] %acc, s32[] %i, s32[] %z), dynamic_slice_sizes={1,4}
+CHECK: f32[1,4] add(
+CHECK: ROOT {{.*}} = f32[10,4] dynamic-update-slice(f32[10,4] %acc, f32[1,4] {{.*}}, s32[] %i, s32[] %z)
+)");
+    ExpectSameSemantics(run);
+  }
+}
+
 TEST(AlgebraicSimplifierTest, DynamicUpdateSliceOfFullUpdate) {
   ExpectSimplifies(F32("  i = s32[] parameter(2)\n"
                        "  ROOT r = f32[4] dynamic-update-slice(p, q, i)\n"),
