@@ -812,6 +812,31 @@ absl::Status Visitor::HandleReverse(Instruction* reverse) {
     made->mutable_attrs().dimensions = sym;
     return ReplaceWithNew(reverse, made);
   }
+  // reverse(reshape(x)) => reshape(reverse(x)) for a reshape that only adds
+  // 1s, the reversed dimensions taken back to x's (size-1 ones dropped); as
+  // the pinned XLA does, also where the reshape has other users (not where it
+  // drops 1s: a squeezed convolution kernel's reverse stays).
+  std::optional<DegenerateReshape> degenerate =
+      inner->opcode() == Opcode::kReshape ? ReshapeMerelyInsertsOrDeletes1SizedDimensions(
+                                                inner->operand(0)->shape(), inner->shape())
+                                          : std::nullopt;
+  if (degenerate && degenerate->deleted.empty() && !degenerate->inserted.empty()) {
+    Instruction* x = inner->operand(0);
+    const std::vector<std::pair<int64_t, int64_t>> unmodified =
+        DimensionsUnmodifiedByReshape(x->shape(), inner->shape());
+    std::vector<int64_t> x_dims;
+    for (int64_t d : dims) {
+      if (reverse->shape().dimensions(d) == 1) continue;
+      for (const auto& [in, out] : unmodified) {
+        if (out == d) x_dims.push_back(in);
+      }
+    }
+    std::sort(x_dims.begin(), x_dims.end());
+    Instruction* ops[] = {x};
+    Instruction* reversed = Add(Opcode::kReverse, x->shape(), ops);
+    reversed->mutable_attrs().dimensions = std::move(x_dims);
+    return ReplaceWithNew(reverse, AddReshape(reversed, reverse->shape()));
+  }
   return absl::OkStatus();
 }
 

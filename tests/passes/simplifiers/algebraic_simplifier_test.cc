@@ -1021,6 +1021,35 @@ CHECK: ROOT {{.*}} = f32[10,4] dynamic-update-slice(f32[10,4] %acc, f32[1,4] {{.
   }
 }
 
+// reverse(reshape(x)) for a reshape that only adds 1s reverses x and then
+// reshapes, the size-1 reversed dimension dropped, also where the reshape is
+// read elsewhere (the pinned XLA's dumps of these modules: a Keras Conv1D
+// kernel's gradient); where the reshape drops 1s, XLA leaves it, and so does
+// hlogym.
+TEST(AlgebraicSimplifierTest, ReverseOfAReshapeAddingOnesIsReversedFirst) {
+  ExpectSimplifies(R"(HloModule m
+ENTRY main {
+  a = f32[3,16] parameter(0)
+  r = f32[1,3,16] reshape(a)
+  v = f32[1,3,16] reverse(r), dimensions={0,1}
+  n = f32[1,3,16] negate(r)
+  ROOT t = (f32[1,3,16], f32[1,3,16]) tuple(v, n)
+}
+)",
+                   R"(
+CHECK: f32[3,16] reverse(f32[3,16] %a), dimensions={0}
+CHECK: f32[1,3,16] reshape(
+CHECK: %n = f32[1,3,16] negate(
+)");
+  ExpectUnchanged(R"(HloModule m
+ENTRY main {
+  a = f32[1,3,16] parameter(0)
+  r = f32[3,16] reshape(a)
+  ROOT v = f32[3,16] reverse(r), dimensions={0}
+}
+)");
+}
+
 TEST(AlgebraicSimplifierTest, DynamicUpdateSliceOfFullUpdate) {
   ExpectSimplifies(F32("  i = s32[] parameter(2)\n"
                        "  ROOT r = f32[4] dynamic-update-slice(p, q, i)\n"),
