@@ -348,11 +348,7 @@ absl::StatusOr<ValuePtr> Interpreter::EvalInstruction(const Instruction& instruc
       // Across partitions (a channel_id) in a partition's copy: exchanged
       // with the others (eval/partitions.h).
       if (options_.partition != nullptr && operands.size() == 1 &&
-          instruction.attrs().FindRaw("channel_id") != nullptr &&
-          (instruction.opcode() == Opcode::kAllReduce ||
-           instruction.opcode() == Opcode::kAllGather ||
-           instruction.opcode() == Opcode::kReduceScatter ||
-           instruction.opcode() == Opcode::kCollectivePermute)) {
+          IsCrossPartitionCollective(instruction)) {
         return EvalCrossPartitionCollective(instruction, operands[0], *options_.partition);
       }
       // One replica, one partition: every collective returns its data (the

@@ -67,18 +67,6 @@ int64_t HeaderPartitions(const Module& module) {
   return 1;
 }
 
-bool IsCrossPartition(const Instruction& instruction) {
-  switch (instruction.opcode()) {
-    case Opcode::kAllReduce:
-    case Opcode::kAllGather:
-    case Opcode::kReduceScatter:
-    case Opcode::kCollectivePermute:
-      return instruction.attrs().FindRaw("channel_id") != nullptr;
-    default:
-      return false;
-  }
-}
-
 // "{{0,1},{2,3}}" (or "{}", "{{}}": every partition in one group) as lists;
 // nullopt for a form this does not read (the iota form "[2,2]<=[4]").
 std::optional<std::vector<std::vector<int64_t>>> ParseGroups(std::string_view text) {
@@ -195,11 +183,24 @@ Literal Rotated(const Literal& literal, int64_t places) {
 
 }  // namespace
 
+bool IsCrossPartitionCollective(const Instruction& instruction) {
+  switch (instruction.opcode()) {
+    case Opcode::kAllReduce:
+    case Opcode::kAllGather:
+    case Opcode::kReduceScatter:
+    case Opcode::kCollectivePermute:
+      return instruction.attrs().FindRaw("channel_id") != nullptr;
+    default:
+      return false;
+  }
+}
+
 bool NeedsEveryPartition(const Module& module) {
   if (HeaderPartitions(module) <= 1) return false;
   for (const auto& computation : module.computations()) {
     for (const auto& instruction : computation->instructions()) {
-      if (instruction->opcode() == Opcode::kPartitionId || IsCrossPartition(*instruction)) {
+      if (instruction->opcode() == Opcode::kPartitionId ||
+          IsCrossPartitionCollective(*instruction)) {
         return true;
       }
     }

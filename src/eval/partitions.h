@@ -65,6 +65,10 @@ struct PartitionContext {
   PartitionRendezvous* rendezvous = nullptr;
 };
 
+// Whether `instruction` is a collective across partitions (one with a
+// channel_id that EvalCrossPartitionCollective evaluates).
+bool IsCrossPartitionCollective(const Instruction& instruction);
+
 // Whether Evaluate() runs `module` one copy per partition (see above).
 bool NeedsEveryPartition(const Module& module);
 
