@@ -21,9 +21,9 @@
 #include "eval/evaluator.h"
 #include "eval/npy_io.h"
 #include "hlo/computation.h"
+#include "hlo/query.h"
 #include "hlo/status_macros.h"
 #include "nlohmann/json.hpp"
-#include "passes/collectives/collective_rewrite_utils.h"
 #include "passes/sharding/spmd_partitioner.h"
 #include "text/file_io.h"
 

@@ -14,6 +14,7 @@
 #include "eval/evaluator.h"
 #include "eval/interpreter.h"
 #include "hlo/computation.h"
+#include "hlo/query.h"
 #include "hlo/status_macros.h"
 
 namespace hlogym::eval {
@@ -56,16 +57,6 @@ void PartitionRendezvous::Finish(int64_t id) {
 }
 
 namespace {
-
-int64_t HeaderPartitions(const Module& module) {
-  for (const RawAttribute& attr : module.raw_attributes()) {
-    int64_t partitions = 1;
-    if (attr.key == "num_partitions" && absl::SimpleAtoi(attr.value, &partitions)) {
-      return partitions;
-    }
-  }
-  return 1;
-}
 
 // "{{0,1},{2,3}}" (or "{}", "{{}}": every partition in one group) as lists;
 // nullopt for a form this does not read (the iota form "[2,2]<=[4]").
@@ -196,7 +187,7 @@ bool IsCrossPartitionCollective(const Instruction& instruction) {
 }
 
 bool NeedsEveryPartition(const Module& module) {
-  if (HeaderPartitions(module) <= 1) return false;
+  if (NumPartitions(module) <= 1) return false;
   for (const auto& computation : module.computations()) {
     for (const auto& instruction : computation->instructions()) {
       if (instruction->opcode() == Opcode::kPartitionId ||
@@ -243,7 +234,7 @@ absl::StatusOr<std::vector<Literal>> EvaluateEachPartition(
 absl::StatusOr<Literal> EvaluatePartitions(const Module& module,
                                            const std::vector<Literal>& arguments,
                                            const EvaluatorOptions& options) {
-  std::vector<std::vector<Literal>> each(HeaderPartitions(module));
+  std::vector<std::vector<Literal>> each(NumPartitions(module));
   for (int64_t p = 0; p < std::ssize(each); ++p) {
     for (const Literal& argument : arguments) each[p].push_back(Rotated(argument, p));
   }

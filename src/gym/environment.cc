@@ -15,7 +15,6 @@
 #include "eval/equivalence.h"
 #include "hlo/query.h"
 #include "hlo/status_macros.h"
-#include "passes/collectives/collective_rewrite_utils.h"
 #include "passes/sharding/spmd_partitioner.h"
 
 namespace hlogym {

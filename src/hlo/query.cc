@@ -4,9 +4,32 @@
 #include <cstdint>
 #include <limits>
 
+#include "absl/strings/numbers.h"
 #include "hlo/float_bits.h"
 
 namespace hlogym {
+
+namespace {
+
+int64_t HeaderInteger(const Module& module, std::string_view key) {
+  for (const RawAttribute& attr : module.raw_attributes()) {
+    if (attr.key != key) continue;
+    int64_t value = 0;
+    if (absl::SimpleAtoi(attr.value, &value) && value > 0) return value;
+  }
+  return 1;
+}
+
+}  // namespace
+
+int64_t ReplicaCount(const Module& module) { return HeaderInteger(module, "replica_count"); }
+int64_t NumPartitions(const Module& module) { return HeaderInteger(module, "num_partitions"); }
+bool UsesSpmdPartitioning(const Module& module) {
+  for (const RawAttribute& attr : module.raw_attributes()) {
+    if (attr.key == "use_spmd_partitioning") return attr.value == "true";
+  }
+  return false;
+}
 
 bool SameEntryParameterShapes(const Module& a, const Module& b) {
   const Computation* ea = a.entry_computation();

@@ -2,6 +2,7 @@
 #ifndef HLOGYM_HLO_QUERY_H_
 #define HLOGYM_HLO_QUERY_H_
 
+#include <cstdint>
 #include <initializer_list>
 #include <optional>
 #include <span>
@@ -12,6 +13,14 @@
 #include "hlo/opcode.h"
 
 namespace hlogym {
+
+// ---- The module's header (XLA's HloModuleConfig) ----
+
+// replica_count and num_partitions (1 when absent or unreadable).
+int64_t ReplicaCount(const Module& module);
+int64_t NumPartitions(const Module& module);
+// use_spmd_partitioning=true.
+bool UsesSpmdPartitioning(const Module& module);
 
 // Whether the entry computations of `a` and `b` take parameters of the same
 // shapes (layouts aside).

@@ -13,7 +13,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "hlo/module.h"
-#include "passes/collectives/collective_rewrite_utils.h"
+#include "hlo/query.h"
 #include "passes/registry.h"
 #include "passes/sharding/spmd_partitioner.h"
 

@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "absl/strings/numbers.h"
+#include "hlo/query.h"
 #include "passes/collectives/collective_rewrite_utils.h"
 
 namespace hlogym {

@@ -139,15 +139,6 @@ bool RawIsTrue(const Instruction& instruction, std::string_view key) {
   return attr != nullptr && attr->value == "true";
 }
 
-int64_t HeaderInteger(const Module& module, std::string_view key) {
-  for (const RawAttribute& attr : module.raw_attributes()) {
-    if (attr.key != key) continue;
-    int64_t value = 0;
-    if (absl::SimpleAtoi(attr.value, &value) && value > 0) return value;
-  }
-  return 1;
-}
-
 }  // namespace
 
 absl::StatusOr<ReplicaGroupList> GetReplicaGroups(const Instruction& instruction) {
@@ -208,15 +199,6 @@ int64_t NextChannelId(const Module& module) {
 
 void SetChannelId(Instruction& instruction, int64_t channel_id) {
   instruction.mutable_attrs().SetRaw("channel_id", std::to_string(channel_id));
-}
-
-int64_t ReplicaCount(const Module& module) { return HeaderInteger(module, "replica_count"); }
-int64_t NumPartitions(const Module& module) { return HeaderInteger(module, "num_partitions"); }
-bool UsesSpmdPartitioning(const Module& module) {
-  for (const RawAttribute& attr : module.raw_attributes()) {
-    if (attr.key == "use_spmd_partitioning") return attr.value == "true";
-  }
-  return false;
 }
 
 std::optional<ReductionKind> MatchReductionInstruction(const Instruction& instruction) {

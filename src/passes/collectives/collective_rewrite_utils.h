@@ -39,12 +39,6 @@ bool ModuleHasConstrainedLayout(const Module& module, Opcode opcode);
 int64_t NextChannelId(const Module& module);
 void SetChannelId(Instruction& instruction, int64_t channel_id);
 
-// Header fields (1 when absent or unreadable).
-int64_t ReplicaCount(const Module& module);
-int64_t NumPartitions(const Module& module);
-// Header field use_spmd_partitioning=true.
-bool UsesSpmdPartitioning(const Module& module);
-
 enum class ReductionKind { kSum, kProduct, kMin, kMax };
 // add, multiply, minimum, maximum; and / or of pred as min / max.
 std::optional<ReductionKind> MatchReductionInstruction(const Instruction& instruction);

@@ -6,7 +6,6 @@
 
 #include "hlo/query.h"
 #include "hlo/status_macros.h"
-#include "passes/collectives/collective_rewrite_utils.h"
 
 namespace hlogym {
 

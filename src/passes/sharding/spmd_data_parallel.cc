@@ -23,6 +23,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "hlo/module.h"
 #include "hlo/opcode.h"
+#include "hlo/query.h"
 #include "hlo/status_macros.h"
 #include "hlo/str_cat.h"
 #include "passes/builders.h"

@@ -17,7 +17,6 @@
 #include "hlo/query.h"
 #include "hlo/status_macros.h"
 #include "hlo/str_cat.h"
-#include "passes/collectives/collective_rewrite_utils.h"
 #include "passes/control_flow/call_inliner.h"
 #include "passes/sharding/sharding_text.h"
 #include "passes/sharding/shardy_xla.h"

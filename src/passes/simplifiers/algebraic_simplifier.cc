@@ -15,10 +15,10 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "hlo/float_bits.h"
+#include "hlo/query.h"
 #include "hlo/status_macros.h"
 #include "passes/builders.h"
 #include "passes/change_tracking.h"
-#include "passes/collectives/collective_rewrite_utils.h"
 #include "passes/pass_utils.h"
 #include "passes/simplifiers/algebraic_simplifier_internal.h"
 
