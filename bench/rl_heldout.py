@@ -258,6 +258,13 @@ def main() -> int:
         n = sum(r["summary"]["benchmarks"] for r in reports)
         fell_back = sum(1 for r in reports for row in r["benchmarks"] if row.get("fallback"))
         times = [row["seconds"] for r in reports for row in r["benchmarks"] if not row.get("error")]
+        # Answers the policy's own steps made: below every state of its starts.
+        past_starts = sum(
+            1
+            for r in reports
+            for row in r["benchmarks"]
+            if "start_R" in row and row.get("own_R", row["R"]) < row["start_R"]
+        )
         summary["sets"][label] = {
             "iqm_d_over_r": g_iqm,
             "iqm_d_over_own_r": o_iqm,
@@ -265,6 +272,7 @@ def main() -> int:
             "r_le_d": r_le_d,
             "evaluated": n,
             "fell_back": fell_back,
+            "below_starts": past_starts,
             "failed": failed,
             "median_seconds": float(np.median(times)) if times else None,
         }
@@ -273,6 +281,14 @@ def main() -> int:
             f"{o_iqm[0]:.3f} [{o_iqm[1]:.3f}, {o_iqm[2]:.3f}] | "
             f"{', '.join(f'{x:.3f}' for x in per_seed)} | {r_le_d}/{n} | {fell_back}/{n} | "
             f"{failed} | {np.median(times):.2f} s |"
+        )
+    if not is_coreset(args.algo):
+        print(
+            "\nanswers the policy's own steps made (below every state of its starts): "
+            + ", ".join(
+                f"{label} {v['below_starts']}/{v['evaluated']}"
+                for label, v in summary["sets"].items()
+            )
         )
     unit = "sequences (0: as trained)" if is_coreset(args.algo) else "steps"
     print("\nheld-out families, geomean(D/R_own) of the policy alone during training:")

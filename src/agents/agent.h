@@ -105,6 +105,10 @@ struct SearchResult {
   std::string fallback;
   std::vector<std::string> own_passes;
   int64_t own_op_count = 0;
+  // Set by a policy: the lowest op count its start states reached (the fixed
+  // sequences it begins from, inside them included) before its first step,
+  // so that a report can tell what the policy's own steps added.
+  std::optional<int64_t> starts_op_count;
   // An environment at the result state: module(), record(), Validate(),
   // BaselineOpCount().
   std::shared_ptr<Environment> env;

@@ -336,6 +336,7 @@ absl::StatusOr<EvalReport> EvaluateSuite(const std::vector<std::string>& specs,
       row.rejected_candidates = result->rejected_candidates;
       row.fallback = result->fallback;
       row.own_R = result->own_op_count;
+      row.start_R = result->starts_op_count;
       report.search_seconds += row.seconds;
       row.X = ManifestX(spec, result->env->benchmark().path);
       row.caveat = DefaultPipelineCaveat(result->env->initial_module());
@@ -507,7 +508,7 @@ std::string FormatReport(const EvalReport& report, bool show_passes) {
                   " not judged (rows marked undecided: the check could not tell, e.g. the original "
                   "misses its own f64 result on these inputs)\n");
   std::vector<double> search_times, model_times;
-  int rejected = 0, fell_back = 0, answered = 0;
+  int rejected = 0, fell_back = 0, answered = 0, from_starts = 0, past_starts = 0;
   for (const BenchmarkRow& row : report.rows) {
     if (!row.error.empty()) continue;
     search_times.push_back(row.seconds);
@@ -515,6 +516,16 @@ std::string FormatReport(const EvalReport& report, bool show_passes) {
     rejected += row.rejected_candidates;
     ++answered;
     if (!row.fallback.empty()) ++fell_back;
+    if (row.start_R) {
+      ++from_starts;
+      const int64_t own = row.fallback.empty() ? row.R : row.own_R;  // before any fallback
+      if (own < *row.start_R) ++past_starts;
+    }
+  }
+  if (from_starts > 0) {
+    absl::StrAppend(&out, "the policy's own steps went below its start states on ", past_starts,
+                    " of ", from_starts,
+                    " (the rest: its answer is a state of the fixed sequences it starts from)\n");
   }
   for (const BenchmarkRow& row : report.rows) {
     if (!row.caveat.empty()) absl::StrAppend(&out, "caveat: ", row.name, ": ", row.caveat, "\n");
@@ -588,6 +599,7 @@ std::string ReportToJson(const EvalReport& report) {
       r["own_R"] = row.own_R;
     }
     if (row.search_R) r["search_R"] = *row.search_R;
+    if (row.start_R) r["start_R"] = *row.start_R;
     if (!row.validation_errors.empty()) r["validation_errors"] = row.validation_errors;
     if (!row.caveat.empty()) r["caveat"] = row.caveat;
     rows.push_back(std::move(r));
@@ -654,6 +666,7 @@ absl::StatusOr<EvalReport> ReportFromJson(std::string_view json, std::string_vie
       row.fallback = r.value("fallback", std::string());
       row.own_R = r.value("own_R", int64_t{0});
       if (r.contains("search_R")) row.search_R = r["search_R"].get<int64_t>();
+      if (r.contains("start_R")) row.start_R = r["start_R"].get<int64_t>();
       row.validation_errors = r.value("validation_errors", std::vector<std::string>());
       row.caveat = r.value("caveat", std::string());
       report.search_seconds += row.seconds;

@@ -109,6 +109,8 @@ struct BenchmarkRow {
   int rejected_candidates = 0;  // better states the agent found that failed its own check
   std::string fallback;         // why the default's result replaced the agent's ("": it did not)
   int64_t own_R = 0;            // with a fallback: the op count of the agent's own answer
+  // A policy's: the lowest op count of its start states (SearchResult::starts_op_count).
+  std::optional<int64_t> start_R;
   std::vector<std::string> validation_errors;
   // When the search's state does not come back when its passes are replayed
   // without the cache (a pass whose result depends on more than the module,

@@ -371,6 +371,24 @@ TEST(RlTrain, APolicyOverSequencesAnswersWithTheLowestStateInside) {
   const bool own = result->fallback.empty();  // D (69) is lower still
   EXPECT_EQ(own ? result->passes : result->own_passes, (std::vector<std::string>{"cse", "dce"}));
   EXPECT_EQ(own ? result->op_count : result->own_op_count, 87);
+  // Its one step made that answer: its start state is the module as it came.
+  EXPECT_EQ(result->starts_op_count, result->initial_op_count);
+
+  // Started after the sequence, the policy's answer is its start's: a report
+  // can tell that its own step added nothing.
+  const std::string started_dir = FreshDir("sequence-start");
+  TrainOptions after_start = o;
+  after_start.out_dir = started_dir;
+  after_start.start = "cse+dce+while_loop_unroller";
+  after_start.env.traj_limit = 2;
+  ASSERT_TRUE(Train(after_start).ok());
+  absl::StatusOr<std::unique_ptr<Agent>> started = MakeAgent("policy:" + started_dir);
+  ASSERT_TRUE(started.ok()) << started.status();
+  absl::StatusOr<SearchResult> from_start = (*started)->Optimize("smoke/lstm_infer", {});
+  ASSERT_TRUE(from_start.ok()) << from_start.status();
+  EXPECT_EQ(from_start->starts_op_count, 87);
+  EXPECT_EQ(from_start->fallback.empty() ? from_start->op_count : from_start->own_op_count, 87);
+  fs::remove_all(started_dir);
 
   o.features = "squares";
   o.out_dir = FreshDir("sequence-bad");

@@ -44,6 +44,11 @@ PY
 # The trained policy is an agent for eval (its results are checked for equivalence).
 "$hlogym" eval --agent "policy:$work/run" --suite "$mlp" -q >"$work/eval.txt" || fail "eval policy exited $?"
 grep -q "gain over xla-cpu-default" "$work/eval.txt" || fail "eval policy: no summary"
+# It says whether its own steps went below its start states (here: the module as it came).
+grep -qE "the policy's own steps went below its start states on [01] of 1 " "$work/eval.txt" ||
+  fail "eval policy: no line on its own steps: $(cat "$work/eval.txt")"
+"$hlogym" eval --agent auto --suite "$mlp" -q >"$work/eval_auto.txt" || fail "eval auto exited $?"
+! grep -q "the policy's own steps" "$work/eval_auto.txt" || fail "eval auto: a policy's line"
 
 # A gnn policy trains and evaluates the same way (policy-beam: batched graphs).
 "$hlogym" train "${small[@]}" --network gnn --gnn-dim 8 --steps 64 --out "$work/gnn" >/dev/null || fail "gnn train exited $?"

@@ -139,9 +139,11 @@ class PolicyAgent : public Agent {
     // most likely ones. The best state seen is the answer, D the fallback.
     rollouts_ = budget.limited() ? Rollouts::kSampledAfterEveryStart : Rollouts::kFromLowestStart;
     model_seconds_ = 0;
+    starts_op_count_.reset();
     absl::StatusOr<SearchResult> result = Agent::Optimize(benchmark, budget);
     if (!result.ok()) return result;
     result->model_seconds = model_seconds_;
+    result->starts_op_count = starts_op_count_;
     return NoWorseThanDefault(benchmark, *std::move(result));
   }
 
@@ -166,6 +168,9 @@ class PolicyAgent : public Agent {
       if (action >= 0 && !StepAction(ctx, *env, action)) env = nullptr;
       starts.push_back(std::move(env));
     }
+    // What the starts reach before the policy's first step: its own steps
+    // are judged against this.
+    if (!starts_op_count_) starts_op_count_ = ctx.best_op_count();
     return starts;
   }
 
@@ -300,6 +305,7 @@ class PolicyAgent : public Agent {
   bool beam_;
   Rollouts rollouts_ = Rollouts::kFromLowestStart;
   double model_seconds_ = 0;  // in the policy's forward passes, this Optimize call
+  std::optional<int64_t> starts_op_count_;  // the lowest state of the starts, this call
 };
 
 // The passes of `actions`, each sequence spelled out (its passes in order).
