@@ -304,7 +304,7 @@ class PolicyAgent : public Agent {
   std::shared_ptr<const Policy> policy_;
   bool beam_;
   Rollouts rollouts_ = Rollouts::kFromLowestStart;
-  double model_seconds_ = 0;  // in the policy's forward passes, this Optimize call
+  double model_seconds_ = 0;                // in the policy's forward passes, this Optimize call
   std::optional<int64_t> starts_op_count_;  // the lowest state of the starts, this call
 };
 
