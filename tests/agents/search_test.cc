@@ -7,12 +7,12 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <string>
 #include <vector>
 
 #include "agents/evaluation.h"
 #include "gym/benchmark.h"
+#include "gym/gym_test_util.h"
 
 namespace hlogym {
 namespace {
@@ -238,13 +238,10 @@ TEST(EvaluationTest, EvaluatesAndChecksEveryResult) {
 // in the JSON, and a single-partition module's row says nothing.
 TEST(EvaluationTest, PartitionedModuleRowSaysDIsNotXlas) {
   const std::string path =
-      (std::filesystem::temp_directory_path() / "hlogym_partitioned_module.hlo").string();
-  {
-    std::ofstream file(path);
-    file << "HloModule partitioned, num_partitions=2\n"
-            "ENTRY e {\n  p = f32[4] parameter(0)\n  n = f32[4] negate(p)\n"
-            "  ROOT m = f32[4] negate(n)\n}\n";
-  }
+      testing::WriteTestModule("partitioned_module.hlo",
+                               "HloModule partitioned, num_partitions=2\n"
+                               "ENTRY e {\n  p = f32[4] parameter(0)\n  n = f32[4] negate(p)\n"
+                               "  ROOT m = f32[4] negate(n)\n}\n");
   EvalOptions options;
   options.agent = "default";
   auto report = EvaluateSuite({path, "smoke/einsum"}, options);
@@ -267,9 +264,8 @@ TEST(EvaluationTest, PartitionedModuleRowSaysDIsNotXlas) {
 // start from it split as XLA splits it first, and an unsplit state, however
 // small (dce on the root here), is never their answer.
 TEST(SearchTest, SearchesAnswerAModuleForSeveralPartitionsSplit) {
-  const std::string path =
-      (std::filesystem::temp_directory_path() / "hlogym_data_parallel_search.hlo").string();
-  std::ofstream(path) << R"(HloModule dp, num_partitions=4
+  const std::string path = testing::WriteTestModule("data_parallel_search.hlo",
+                                                    R"(HloModule dp, num_partitions=4
 %sum (a: f32[], b: f32[]) -> f32[] {
   %a = f32[] parameter(0)
   %b = f32[] parameter(1)
@@ -285,7 +281,7 @@ ENTRY %main (w: f32[16,8], x: f32[32,16]) -> f32[] {
   %zero = f32[] constant(0)
   ROOT %loss = f32[] reduce(%t, %zero), dimensions={0,1}, to_apply=%sum
 }
-)";
+)");
   for (const std::string algo : {"greedy", "beam", "random", "evo", "auto"}) {
     AgentOptions options = SmallOptions(0);
     options.env.actions = {"dce", "cse", "call-inliner", "spmd-partitioning"};
