@@ -270,9 +270,10 @@ std::unique_ptr<Environment> AutoAgent::Descend(SearchContext& ctx,
   int non_improving = 0;
   // The best child of `current` over `actions`: lowest op count, first in
   // order on ties; null when none changes the module to an unvisited state.
-  // `chosen`, when given, gets the action that made it.
-  auto best_child = [&](const std::vector<int>& actions,
-                        int* chosen = nullptr) -> std::unique_ptr<Environment> {
+  // `chosen`, when given, gets the action that made it. With `first_lower`,
+  // the first child below the descent's lowest ends the round.
+  auto best_child = [&](const std::vector<int>& actions, int* chosen = nullptr,
+                        bool first_lower = false) -> std::unique_ptr<Environment> {
     std::unique_ptr<Environment> best;
     for (int a : actions) {
       std::unique_ptr<Environment> child = current->Fork();
@@ -282,6 +283,7 @@ std::unique_ptr<Environment> AutoAgent::Descend(SearchContext& ctx,
       if (!best || child->op_count() < best->op_count()) {
         best = std::move(child);
         if (chosen != nullptr) *chosen = a;
+        if (first_lower && best->op_count() < lowest) break;
       }
     }
     return best;
@@ -289,14 +291,17 @@ std::unique_ptr<Environment> AutoAgent::Descend(SearchContext& ctx,
   // The descent's own actions: the prior's, and each action that made a move
   // in a round over the rest. With `widen`, a round over the rest (every
   // other allowed action) runs only when the descent's own actions find no
-  // lower state, so most moves cost a handful of steps, not one per action.
+  // lower state, so most moves cost a handful of steps, not one per action;
+  // and it ends at the first action that goes lower (the next rounds take
+  // what else there is), so that only rounds finding nothing lower run over
+  // all of the rest.
   std::vector<int> actions = prior_actions_.empty() ? other_actions_ : prior_actions_;
   std::vector<int> rest = prior_actions_.empty() || !widen ? std::vector<int>() : other_actions_;
   while (!ctx.exhausted()) {
     std::unique_ptr<Environment> best = best_child(actions);
     if ((!best || best->op_count() >= lowest) && !rest.empty() && !ctx.exhausted()) {
       int other_action = -1;
-      std::unique_ptr<Environment> other = best_child(rest, &other_action);
+      std::unique_ptr<Environment> other = best_child(rest, &other_action, /*first_lower=*/true);
       if (other && (!best || other->op_count() < best->op_count())) {
         best = std::move(other);
         // It made the move: it joins the descent's own actions.

@@ -18,7 +18,8 @@
 //      datasets/policies/auto/prior.json): a move costs a handful of steps;
 //   4. from the lowest state those descents reached, one that widens: when
 //      its own actions find no lower state, one round over every other
-//      allowed action, and the action that made the move joins its own;
+//      allowed action, which ends at the first that goes lower, and the
+//      action that made the move joins its own;
 //      each descent stops after non_improving_moves moves in a row that
 //      reach no new lowest op count, or when no action leads to a new state;
 //   5. every state that reached a new lowest op count is a candidate; the

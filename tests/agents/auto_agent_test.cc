@@ -140,6 +140,44 @@ TEST(AutoAgentTest, DescendsFromTheInitialModuleToo) {
   EXPECT_TRUE(result->validation->ok) << result->validation->equivalence;
 }
 
+// The widening descent's round over the rest ends at the first action that goes lower: from I
+// (the default grows this module), dce removes one dead add and is taken before algsimp, which
+// removes six (a multiply by ones and an add of zeros, with their constants) and would be the
+// best child of that round; the next round takes algsimp. A round over all of the rest would
+// have taken algsimp first.
+TEST(AutoAgentTest, WideningTakesTheFirstActionThatGoesLower) {
+  const std::string path = ::testing::TempDir() + "/auto_widening.hlo";
+  std::ofstream(path) << R"(HloModule widen
+ENTRY main {
+  x = f32[2,4,3,3] parameter(0)
+  scale = f32[4] parameter(1)
+  offset = f32[4] parameter(2)
+  mean = f32[4] parameter(3)
+  variance = f32[4] parameter(4)
+  unused = f32[4] add(mean, variance)
+  one = f32[] constant(1)
+  ones = f32[4] broadcast(one), dimensions={}
+  scaled = f32[4] multiply(scale, ones)
+  zero = f32[] constant(0)
+  zeros = f32[4] broadcast(zero), dimensions={}
+  shifted = f32[4] add(offset, zeros)
+  ROOT y = f32[2,4,3,3] batch-norm-inference(x, scaled, shifted, mean, variance), epsilon=0.001, feature_index=1
+}
+)";
+  AgentOptions options;
+  options.registry = &PassRegistry::WithPipelines();
+  options.env.actions = {"cse", "dce", "algsimp"};
+  AutoPrior prior;
+  prior.actions = {{"cse", 1, 1}};  // finds nothing here: every move is the widening's
+  auto result = AutoAgent(options, prior).Optimize(path, SearchBudget{100, 0});
+  ASSERT_TRUE(result.ok()) << result.status();
+  ASSERT_GT(DefaultOpCount(path), result->initial_op_count);
+  EXPECT_EQ(result->passes, (std::vector<std::string>{"dce", "algsimp"}));
+  EXPECT_EQ(result->op_count, result->initial_op_count - 7);
+  ASSERT_TRUE(result->validation.has_value());
+  EXPECT_TRUE(result->validation->ok) << result->validation->equivalence;
+}
+
 // A coreset model trained on one graph, whose features are all 0: `values` are that graph's value
 // of each of `sequences`, so the highest is its choice for any graph.
 CoresetModel OneGraphCoreset(std::vector<std::vector<std::string>> sequences,
