@@ -1,8 +1,10 @@
 """jax.jit steps on 4 host CPU devices, the batch split (`NamedSharding`), the parameters whole:
 XLA's SPMD partitioner places the collectives (an all-reduce after each reduction and gradient
 dot or convolution over the batch). An MLP step, a classifier step (layer norm, GELU, one-hot
-cross-entropy) and its inference, a CNN step (average pooling), and a batch-norm CNN step with
-integer-label cross-entropy (a gather and a scatter batched with the labels) and momentum.
+cross-entropy) and its inference, a CNN step (average pooling), a batch-norm CNN step with
+integer-label cross-entropy (a gather and a scatter batched with the labels) and momentum, and the
+regression step with its targets given whole (`NamedSharding(mesh, P())`: XLA slices them for the
+split batch) or as a NumPy array (uncommitted: XLA's propagation splits the parameter itself).
 Run it under `hlogym harvest` (datasets/probes/generate.py does).
 """
 
@@ -140,3 +142,8 @@ batch_norm_step(
     jax.device_put(normal(8, 16, 16, 3), split),
     jax.device_put(jnp.asarray(rng.integers(0, 10, 8)), split),
 )
+
+# The regression step's targets given whole, then as a NumPy array (uncommitted), the batch split.
+targets = np.asarray(normal(32, 8))
+regression_step(regression, jax.device_put(normal(32, 16), split), jax.device_put(targets, whole))
+regression_step(regression, jax.device_put(normal(32, 16), split), targets)

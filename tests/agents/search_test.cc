@@ -233,15 +233,16 @@ TEST(EvaluationTest, EvaluatesAndChecksEveryResult) {
   EXPECT_EQ(ref->metric.r_le_d, 1);
 }
 
-// A module compiled for several partitions: XLA partitions it before its
-// passes and hlogym does not, so its row says D is not XLA's, in the table and
-// in the JSON, and a single-partition module's row says nothing.
+// A module compiled for several partitions that XLA partitions before its
+// passes and hlogym's partitioner does not (a reverse of the split
+// dimension): its row says D is not XLA's, in the table and in the JSON, and
+// a single-partition module's row says nothing.
 TEST(EvaluationTest, PartitionedModuleRowSaysDIsNotXlas) {
-  const std::string path =
-      testing::WriteTestModule("partitioned_module.hlo",
-                               "HloModule partitioned, num_partitions=2\n"
-                               "ENTRY e {\n  p = f32[4] parameter(0)\n  n = f32[4] negate(p)\n"
-                               "  ROOT m = f32[4] negate(n)\n}\n");
+  const std::string path = testing::WriteTestModule(
+      "partitioned_module.hlo",
+      "HloModule partitioned, num_partitions=2\n"
+      "ENTRY e {\n  p = f32[4] parameter(0), sharding={devices=[2]<=[2]}\n"
+      "  n = f32[4] negate(p)\n  ROOT m = f32[4] reverse(n), dimensions={0}\n}\n");
   EvalOptions options;
   options.agent = "default";
   auto report = EvaluateSuite({path, "smoke/einsum"}, options);

@@ -1,6 +1,7 @@
 #include "passes/sharding/sharding_text.h"
 
 #include <string>
+#include <vector>
 
 #include "hlo/str_cat.h"
 
@@ -40,6 +41,23 @@ std::optional<TiledSharding> ParseTiledSharding(std::string_view sharding) {
                              rest[in_order.size()] == '}'));
   tiled.subgroup_dims = rest.find("last_tile_dim") != std::string_view::npos;
   return tiled;
+}
+
+bool ShardingMayPropagateTo(const Module& module, std::string_view to, int64_t index) {
+  const std::string key = StrCat("allow_spmd_sharding_propagation_to_", to);
+  for (const RawAttribute& attr : module.raw_attributes()) {
+    if (attr.key != key) continue;
+    std::vector<bool> flags;  // "{true,false}", "{true}" or "true"
+    for (std::string_view rest = attr.value;;) {
+      const size_t t = rest.find("true"), f = rest.find("false");
+      if (t == std::string_view::npos && f == std::string_view::npos) break;
+      flags.push_back(t < f);
+      rest.remove_prefix(t < f ? t + 4 : f + 5);
+    }
+    if (flags.size() == 1) return flags[0];
+    return index < static_cast<int64_t>(flags.size()) && flags[index];
+  }
+  return false;
 }
 
 }  // namespace hlogym

@@ -11,11 +11,19 @@
 #include <vector>
 
 #include "hlo/instruction.h"
+#include "hlo/module.h"
 
 namespace hlogym {
 
 // The instruction's sharding attribute as written; "" when it has none.
 std::string_view ShardingText(const Instruction& instruction);
+
+// Whether the module's header lets XLA's sharding propagation choose the
+// sharding of entry parameter `index` (`to` "parameters") or of output
+// `index` (`to` "output"): allow_spmd_sharding_propagation_to_parameters or
+// _to_output, one flag per parameter or output, or one for all of them; no
+// where the header does not say.
+bool ShardingMayPropagateTo(const Module& module, std::string_view to, int64_t index);
 
 // A tiled sharding: how many tiles along each dimension (data dimensions
 // first, then any subgroup ones), whether the devices are listed in order

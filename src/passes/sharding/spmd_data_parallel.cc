@@ -285,23 +285,6 @@ bool TakesSplit(const Instruction& user, const Instruction& operand, int64_t dim
   return ScatterUpdatesSplit(user, user_dim, indices_dim) == dim;
 }
 
-// allow_spmd_sharding_propagation_to_output: one flag per output, or one for
-// all of them; none where the header does not say (outputs whole).
-std::vector<bool> OutputShardingPropagated(const Module& module) {
-  std::vector<bool> flags;
-  for (const RawAttribute& attr : module.raw_attributes()) {
-    if (attr.key != "allow_spmd_sharding_propagation_to_output") continue;
-    for (std::string_view rest = attr.value; !rest.empty();) {
-      const size_t t = rest.find("true"), f = rest.find("false");
-      if (t == std::string_view::npos && f == std::string_view::npos) break;
-      const bool is_true = t < f;
-      flags.push_back(is_true);
-      rest.remove_prefix((is_true ? t : f) + (is_true ? 4 : 5));
-    }
-  }
-  return flags;
-}
-
 // `kept_whole`: batch norms whose result stays whole (not split again).
 absl::StatusOr<DataParallelPlan> PlanDataParallelWith(
     const Module& module, const absl::flat_hash_set<const Instruction*>& kept_whole) {
@@ -359,7 +342,12 @@ absl::StatusOr<DataParallelPlan> PlanDataParallelWith(
     const Shape& shape = instruction->shape();
     Placement placement;
     if (opcode == Opcode::kParameter) {
-      std::optional<Placement> given = PlacementFromSharding(ShardingText(*instruction), shape, n);
+      // A parameter with no sharding (JAX's uncommitted arguments) is whole
+      // until a split user wants it split (below).
+      std::optional<Placement> given =
+          ShardingText(*instruction).empty()
+              ? std::optional<Placement>(Placement::Whole())
+              : PlacementFromSharding(ShardingText(*instruction), shape, n);
       if (!given) {
         return Cannot(*instruction, StrCat("has sharding '", ShardingText(*instruction),
                                            "' (whole, or one dimension split in device order)"));
@@ -680,12 +668,10 @@ absl::StatusOr<DataParallelPlan> PlanDataParallelWith(
   // allow_spmd_sharding_propagation_to_output leaves out, or all where the
   // header does not say, as PyTorch/XLA's): a split one is gathered.
   const Instruction* root = entry->root_instruction();
-  const std::vector<bool> propagated = OutputShardingPropagated(module);
   const bool tuple_root = root->opcode() == Opcode::kTuple;
   for (int64_t i = 0; i < (tuple_root ? root->operand_count() : 1); ++i) {
     const Instruction* output = tuple_root ? root->operand(i) : root;
-    const bool may_split =
-        propagated.size() == 1 ? propagated[0] : (i < std::ssize(propagated) && propagated[i]);
+    const bool may_split = ShardingMayPropagateTo(module, "output", i);
     const Placement p = placement_of(output);
     if (may_split || !p.split()) continue;
     auto [it, inserted] = plan.gathers.try_emplace(output, DataParallelPlan::Gather{p.dim, {}});
@@ -699,10 +685,12 @@ absl::StatusOr<DataParallelPlan> PlanDataParallelWith(
   // computed, when every user wants it so: a broadcast of a whole value or an
   // iota, or (wanting its own operands split in turn) an elementwise
   // operation or a scatter of whole windows, as XLA's propagation splits a
-  // gradient's zeros and the scatters into them. Any other computed value is
-  // sliced for its split users; a parameter or constant is left to the
-  // reason. Users come first, in reverse post order, so that every user's
-  // placement is settled when its operand is looked at.
+  // gradient's zeros and the scatters into them. Any other computed value,
+  // or a whole parameter, is sliced for its split users (a parameter whose
+  // sharding XLA may choose and that only split users read is split where it
+  // enters); a constant is left to the reason. Users come first, in reverse
+  // post order, so that every user's placement is settled when its operand
+  // is looked at.
   const std::vector<Instruction*> order = entry->MakeInstructionPostOrder();
   for (auto at = order.rbegin(); at != order.rend(); ++at) {
     const Instruction* instruction = *at;
@@ -714,7 +702,16 @@ absl::StatusOr<DataParallelPlan> PlanDataParallelWith(
       (TakesSplit(*user, *instruction, dim, placements) ? split_users : whole_users)
           .push_back(user);
     }
-    const bool leaf = CanSplitWhereMade(*instruction, dim, n);
+    // A parameter with no sharding whose sharding XLA may choose
+    // (allow_spmd_sharding_propagation_to_parameters: JAX's uncommitted
+    // arguments) and that only split users read is split where it enters, as
+    // XLA's propagation gives it their sharding.
+    const bool split_parameter =
+        instruction->opcode() == Opcode::kParameter && ShardingText(*instruction).empty() &&
+        whole_users.empty() &&
+        ShardingMayPropagateTo(module, "parameters", instruction->attrs().parameter_number) &&
+        instruction->shape().IsArray() && instruction->shape().dimensions(dim) % n == 0;
+    const bool leaf = split_parameter || CanSplitWhereMade(*instruction, dim, n);
     if (!whole_users.empty() && leaf) {
       plan.split_copies[instruction] = {dim, std::move(split_users)};
       continue;
@@ -723,19 +720,24 @@ absl::StatusOr<DataParallelPlan> PlanDataParallelWith(
       return Cannot(*instruction, "is whole where a split user needs it split");
     }
     const Opcode opcode = instruction->opcode();
-    if (!whole_users.empty() && (opcode == Opcode::kParameter || opcode == Opcode::kConstant)) {
+    if (!whole_users.empty() && opcode == Opcode::kConstant) {
       return Cannot(*instruction, StrCat("is needed both whole and split (by ",
                                          whole_users.front()->name(), ")"));
     }
     const bool splits_through = IsElementwise(opcode) || opcode == Opcode::kTranspose ||
                                 (opcode == Opcode::kScatter && instruction->operand_count() == 3);
-    if ((!whole_users.empty() || (!leaf && !splits_through)) && opcode != Opcode::kParameter &&
-        opcode != Opcode::kConstant) {
-      // A value computed whole (after a gather) is sliced for its split
-      // users: the partition's part of it, as XLA's propagation splits
-      // attention's heads again after a reshape it had to gather for. (A
-      // whole parameter read split is another case: XLA computes that user
-      // whole instead, from a gathered operand, and hlogym leaves it.)
+    if ((!whole_users.empty() || (!leaf && !splits_through)) && opcode != Opcode::kConstant) {
+      // A whole value is sliced for its split users, whole users reading it
+      // as it is: a whole parameter, as XLA's propagation slices a replicated
+      // parameter that a split operation reads, or a value computed whole,
+      // as it splits attention's heads again after a reshape it had to
+      // gather for. (Where the split user is a root returned whole, XLA
+      // computes it whole from gathered operands instead: hlogym leaves it.)
+      if (opcode == Opcode::kParameter && !tuple_root &&
+          !ShardingMayPropagateTo(module, "output", 0) &&
+          std::find(split_users.begin(), split_users.end(), root) != split_users.end()) {
+        return Cannot(*instruction, "is whole where a split output returned whole reads it");
+      }
       plan.resliced[instruction] = dim;
       plan.whole_readers[instruction] = std::move(whole_users);
       continue;

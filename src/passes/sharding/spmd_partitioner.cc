@@ -66,24 +66,6 @@ std::string_view Target(const Instruction& instruction) {
              : std::string_view();
 }
 
-// Whether the header lets sharding propagation choose entry parameter
-// `index`'s sharding (allow_spmd_sharding_propagation_to_parameters: one flag
-// per parameter, or one for all; absent: no).
-bool PropagatesToParameter(const Module& module, int64_t index) {
-  for (const RawAttribute& attr : module.raw_attributes()) {
-    if (attr.key != "allow_spmd_sharding_propagation_to_parameters") continue;
-    std::vector<bool> flags;
-    for (size_t at = 0; (at = attr.value.find_first_of("tf", at)) != std::string::npos;) {
-      flags.push_back(attr.value[at] == 't');
-      at = attr.value.find_first_of(",}", at);
-      if (at == std::string::npos) break;
-    }
-    if (flags.size() == 1) return flags[0];
-    return index < static_cast<int64_t>(flags.size()) && flags[index];
-  }
-  return false;
-}
-
 // The per-partition shape a parameter with no sharding of its own takes from
 // propagation: what the shard_map boundaries reading it read (Shardy's
 // propagation gives it their in_shardings); nullopt where it has other users
@@ -137,7 +119,7 @@ absl::StatusOr<LocalShapes> PlanLocalShapes(const Module& module) {
     if (instruction->opcode() == Opcode::kParameter) {
       if (!shape.IsArray()) return cannot(*instruction, "is not an array");
       if (ShardingText(*instruction).empty() &&
-          PropagatesToParameter(module, instruction->attrs().parameter_number)) {
+          ShardingMayPropagateTo(module, "parameters", instruction->attrs().parameter_number)) {
         std::optional<Shape> read = ShapeReadByBoundaries(*instruction);
         if (!read) {
           return cannot(*instruction, "has no sharding and is read other than by shard_map");

@@ -498,6 +498,66 @@ CHECK: ROOT %u = f32[2,24,4] dynamic-update-slice(
 )");
 }
 
+// A whole parameter (replicated, or with no sharding: JAX's uncommitted
+// arguments) that a split operation reads is sliced for it, the partition's
+// part by its offset, and read whole by its whole users, as XLA's dump after
+// spmd-partitioning shows; one whose sharding XLA may choose and that only
+// split users read is split where it enters instead (its parameter one
+// partition's part). Each split computes what the module computes whole.
+TEST(SpmdPartitionerTest, SlicesAWholeParameterReadSplitOrSplitsItWhereXlaMayChoose) {
+  constexpr std::string_view kTargets =
+      R"(HloModule m, num_partitions=4, allow_spmd_sharding_propagation_to_output={true}
+%sum (a: f32[], b: f32[]) -> f32[] {
+  %a = f32[] parameter(0)
+  %b = f32[] parameter(1)
+  ROOT %s = f32[] add(%a, %b)
+}
+ENTRY %main (x: f32[32,16], y: f32[32,16], z: f32[32,16]) -> (f32[], f32[]) {
+  %x = f32[32,16] parameter(0), sharding={devices=[4,1]<=[4]}
+  %y = f32[32,16] parameter(1), sharding={replicated}
+  %z = f32[32,16] parameter(2)
+  %d = f32[32,16] subtract(%x, %y)
+  %e = f32[32,16] multiply(%d, %z)
+  %zero = f32[] constant(0)
+  %loss = f32[] reduce(%e, %zero), dimensions={0,1}, to_apply=%sum
+  %w = f32[32,16] exponential(%y)
+  %r = f32[] reduce(%w, %zero), dimensions={0,1}, to_apply=%sum
+  ROOT %out = (f32[], f32[]) tuple(%loss, %r)
+}
+)";
+  PassRun run = RunPass("spmd-partitioning", kTargets);
+  EXPECT_TRUE(run.changed);
+  EXPECT_CHECKS(run.after, R"(
+CHECK: %y = f32[32,16] parameter(1)
+CHECK: s32[4]{0} constant({0, 8, 16, 24})
+CHECK: partition-id()
+CHECK: f32[8,16] dynamic-slice(f32[32,16] %y,
+CHECK: %d = f32[8,16] subtract(
+CHECK: %z = f32[32,16] parameter(2)
+CHECK: f32[8,16] dynamic-slice(f32[32,16] %z,
+CHECK: %w = f32[32,16] exponential(f32[32,16] %y)
+)");
+  absl::StatusOr<std::unique_ptr<Module>> original = ParseModule(kTargets, "targets.hlo");
+  ASSERT_TRUE(original.ok()) << original.status();
+  EXPECT_TRUE(CheckSplitAgainstWhole(**original).ok()) << CheckSplitAgainstWhole(**original);
+
+  // z's sharding is XLA's to choose: it enters split.
+  std::string may_choose(kTargets);
+  may_choose.replace(
+      may_choose.find("num_partitions=4"), 16,
+      "num_partitions=4, allow_spmd_sharding_propagation_to_parameters={false,false,true}");
+  PassRun chosen = RunPass("spmd-partitioning", may_choose);
+  EXPECT_CHECKS(chosen.after, R"(
+CHECK: %y = f32[32,16] parameter(1)
+CHECK: %z = f32[8,16] parameter(2)
+CHECK: %e = f32[8,16] multiply(f32[8,16] %d, f32[8,16] %z)
+)");
+  absl::StatusOr<std::unique_ptr<Module>> chosen_original = ParseModule(may_choose, "chosen.hlo");
+  ASSERT_TRUE(chosen_original.ok()) << chosen_original.status();
+  EXPECT_TRUE(CheckSplitAgainstWhole(**chosen_original).ok())
+      << CheckSplitAgainstWhole(**chosen_original);
+}
+
 TEST(SpmdPartitionerTest, LeavesWhatNeedsReshardingWithTheReason) {
   // A whole weight multiplied with a split activation elementwise would need
   // a slice of the weight on every partition.
