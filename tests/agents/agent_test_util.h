@@ -25,13 +25,23 @@ inline int64_t DefaultOpCount(const std::string& benchmark) {
   return result->op_count;
 }
 
+// How WriteBatchNormModule computes the batch norm's scale and offset.
+enum class BatchNormInputs {
+  kAsGiven,
+  // scale * scale + scale * scale: one multiply that only cse removes.
+  kTwiceScaled,
+  // scale times ones, offset plus zeros: six instructions that algsimp
+  // removes (the multiply, the add, their broadcasts and constants).
+  kTimesOnesPlusZeros,
+};
+
 // A batch norm the default expands, and one dead add: below I only with dce, above it after the
-// default. With `twice_scaled`, its scale is scale * scale + scale * scale, one multiply that
-// only cse removes. Written to a temporary file, whose path it returns.
-inline std::string WriteBatchNormModule(const std::string& file_name, bool twice_scaled = false) {
+// default. Written to a temporary file, whose path it returns.
+inline std::string WriteBatchNormModule(const std::string& file_name,
+                                        BatchNormInputs inputs = BatchNormInputs::kAsGiven) {
   const std::string path = ::testing::TempDir() + "/" + file_name;
-  std::ofstream(path)
-      << R"(HloModule bn
+  std::ofstream file(path);
+  file << R"(HloModule bn
 ENTRY main {
   x = f32[2,4,3,3] parameter(0)
   scale = f32[4] parameter(1)
@@ -39,17 +49,27 @@ ENTRY main {
   mean = f32[4] parameter(3)
   variance = f32[4] parameter(4)
   unused = f32[4] add(mean, variance)
-)"
-      << (twice_scaled
-              ? R"(  squared = f32[4] multiply(scale, scale)
+)";
+  std::string scale = "scale", offset = "offset";
+  if (inputs == BatchNormInputs::kTwiceScaled) {
+    file << R"(  squared = f32[4] multiply(scale, scale)
   squared_again = f32[4] multiply(scale, scale)
   both = f32[4] add(squared, squared_again)
-  ROOT y = f32[2,4,3,3] batch-norm-inference(x, both, offset, mean, variance), epsilon=0.001, feature_index=1
-}
-)"
-              : R"(  ROOT y = f32[2,4,3,3] batch-norm-inference(x, scale, offset, mean, variance), epsilon=0.001, feature_index=1
-}
-)");
+)";
+    scale = "both";
+  } else if (inputs == BatchNormInputs::kTimesOnesPlusZeros) {
+    file << R"(  one = f32[] constant(1)
+  ones = f32[4] broadcast(one), dimensions={}
+  scaled = f32[4] multiply(scale, ones)
+  zero = f32[] constant(0)
+  zeros = f32[4] broadcast(zero), dimensions={}
+  shifted = f32[4] add(offset, zeros)
+)";
+    scale = "scaled";
+    offset = "shifted";
+  }
+  file << "  ROOT y = f32[2,4,3,3] batch-norm-inference(x, " << scale << ", " << offset
+       << ", mean, variance), epsilon=0.001, feature_index=1\n}\n";
   return path;
 }
 

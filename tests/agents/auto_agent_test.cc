@@ -8,7 +8,6 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <fstream>
 #include <memory>
 #include <string>
 #include <vector>
@@ -141,29 +140,12 @@ TEST(AutoAgentTest, DescendsFromTheInitialModuleToo) {
 }
 
 // The widening descent's round over the rest ends at the first action that goes lower: from I
-// (the default grows this module), dce removes one dead add and is taken before algsimp, which
-// removes six (a multiply by ones and an add of zeros, with their constants) and would be the
-// best child of that round; the next round takes algsimp. A round over all of the rest would
-// have taken algsimp first.
+// (the default grows this module), dce removes the dead add and is taken before algsimp, which
+// removes six and would be the best child of that round; the next round takes algsimp. A round
+// over all of the rest would have taken algsimp first.
 TEST(AutoAgentTest, WideningTakesTheFirstActionThatGoesLower) {
-  const std::string path = ::testing::TempDir() + "/auto_widening.hlo";
-  std::ofstream(path) << R"(HloModule widen
-ENTRY main {
-  x = f32[2,4,3,3] parameter(0)
-  scale = f32[4] parameter(1)
-  offset = f32[4] parameter(2)
-  mean = f32[4] parameter(3)
-  variance = f32[4] parameter(4)
-  unused = f32[4] add(mean, variance)
-  one = f32[] constant(1)
-  ones = f32[4] broadcast(one), dimensions={}
-  scaled = f32[4] multiply(scale, ones)
-  zero = f32[] constant(0)
-  zeros = f32[4] broadcast(zero), dimensions={}
-  shifted = f32[4] add(offset, zeros)
-  ROOT y = f32[2,4,3,3] batch-norm-inference(x, scaled, shifted, mean, variance), epsilon=0.001, feature_index=1
-}
-)";
+  const std::string path =
+      WriteBatchNormModule("auto_widening.hlo", BatchNormInputs::kTimesOnesPlusZeros);
   AgentOptions options;
   options.registry = &PassRegistry::WithPipelines();
   options.env.actions = {"cse", "dce", "algsimp"};

@@ -404,7 +404,8 @@ TEST(RlTrain, APolicyOverSequencesAnswersWithTheLowestStateInside) {
 // the guided agent ends at least as low as auto does (the coreset's cse
 // goes lower here than the policy's dce).
 TEST(RlPolicyAgents, AutoGuidedByAPolicyStartsWhereThePolicyEnds) {
-  const std::string module = WriteBatchNormModule("rl_auto_policy.hlo", /*twice_scaled=*/true);
+  const std::string module =
+      WriteBatchNormModule("rl_auto_policy.hlo", BatchNormInputs::kTwiceScaled);
   const std::string dir = FreshDir("auto-policy");
   TrainOptions o = SmallRun("ppo", dir, 32);
   o.benchmarks = {module};
