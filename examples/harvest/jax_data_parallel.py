@@ -4,7 +4,9 @@ dot or convolution over the batch). An MLP step, a classifier step (layer norm, 
 cross-entropy) and its inference, a CNN step (average pooling), a batch-norm CNN step with
 integer-label cross-entropy (a gather and a scatter batched with the labels) and momentum, and the
 regression step with its targets given whole (`NamedSharding(mesh, P())`: XLA slices them for the
-split batch) or as a NumPy array (uncommitted: XLA's propagation splits the parameter itself).
+split batch) or as a NumPy array (uncommitted: XLA's propagation splits the parameter itself), and
+the batch-norm step with its integer labels as a NumPy array (split with the batch by XLA, their
+bounds check and the gradient's scatter with them).
 Run it under `hlogym harvest` (datasets/probes/generate.py does).
 """
 
@@ -147,3 +149,12 @@ batch_norm_step(
 targets = np.asarray(normal(32, 8))
 regression_step(regression, jax.device_put(normal(32, 16), split), jax.device_put(targets, whole))
 regression_step(regression, jax.device_put(normal(32, 16), split), targets)
+
+# The batch-norm step's integer labels as a NumPy array (uncommitted), the images split.
+batch_norm_step(
+    jax.device_put(bn_params, whole),
+    jax.device_put({"mean": jnp.zeros(8), "var": jnp.ones(8)}, whole),
+    jax.device_put(jax.tree_util.tree_map(jnp.zeros_like, bn_params), whole),
+    jax.device_put(normal(8, 16, 16, 3), split),
+    rng.integers(0, 10, 8).astype(np.int32),
+)

@@ -285,9 +285,12 @@ bool TakesSplit(const Instruction& user, const Instruction& operand, int64_t dim
   return ScatterUpdatesSplit(user, user_dim, indices_dim) == dim;
 }
 
-// `kept_whole`: batch norms whose result stays whole (not split again).
+// `kept_whole`: batch norms whose result stays whole (not split again);
+// `entered_split`: parameters with no sharding that enter split, by the
+// dimension.
 absl::StatusOr<DataParallelPlan> PlanDataParallelWith(
-    const Module& module, const absl::flat_hash_set<const Instruction*>& kept_whole) {
+    const Module& module, const absl::flat_hash_set<const Instruction*>& kept_whole,
+    const absl::flat_hash_map<const Instruction*, int64_t>& entered_split) {
   DataParallelPlan plan;
   plan.partitions = NumPartitions(module);
   const Computation* entry = module.entry_computation();
@@ -344,8 +347,10 @@ absl::StatusOr<DataParallelPlan> PlanDataParallelWith(
     if (opcode == Opcode::kParameter) {
       // A parameter with no sharding (JAX's uncommitted arguments) is whole
       // until a split user wants it split (below).
+      auto entering = entered_split.find(instruction);
       std::optional<Placement> given =
-          ShardingText(*instruction).empty()
+          entering != entered_split.end() ? std::optional(Placement::Split(entering->second))
+          : ShardingText(*instruction).empty()
               ? std::optional<Placement>(Placement::Whole())
               : PlacementFromSharding(ShardingText(*instruction), shape, n);
       if (!given) {
@@ -956,27 +961,31 @@ absl::StatusOr<bool> ApplyDataParallel(Module& module, const DataParallelPlan& p
 // user pulls it (an integer-label loss on a split batch, a weight gradient's
 // dot): all kept whole first; else split again in post order until the
 // program partitions, then each kept whole again where it still does.
-absl::StatusOr<DataParallelPlan> PlanDataParallel(const Module& module) {
+namespace {
+
+// The plan with every batch norm kept whole where the program still
+// partitions so (XLA's propagation splits one again only where it must).
+absl::StatusOr<DataParallelPlan> PlanKeepingBatchNormsWhole(
+    const Module& module, const absl::flat_hash_map<const Instruction*, int64_t>& entered_split) {
   std::vector<const Instruction*> batch_norms;
-  if (module.entry_computation() != nullptr) {
-    for (const Instruction* instruction : module.entry_computation()->MakeInstructionPostOrder()) {
-      if (IsBatchNorm(instruction->opcode())) batch_norms.push_back(instruction);
-    }
+  for (const Instruction* instruction : module.entry_computation()->MakeInstructionPostOrder()) {
+    if (IsBatchNorm(instruction->opcode())) batch_norms.push_back(instruction);
   }
   absl::flat_hash_set<const Instruction*> kept_whole(batch_norms.begin(), batch_norms.end());
-  absl::StatusOr<DataParallelPlan> plan = PlanDataParallelWith(module, kept_whole);
+  absl::StatusOr<DataParallelPlan> plan = PlanDataParallelWith(module, kept_whole, entered_split);
   if (plan.ok()) return plan;
   std::vector<const Instruction*> split_again;
   for (const Instruction* batch_norm : batch_norms) {
     kept_whole.erase(batch_norm);
     split_again.push_back(batch_norm);
-    plan = PlanDataParallelWith(module, kept_whole);
+    plan = PlanDataParallelWith(module, kept_whole, entered_split);
     if (plan.ok()) break;
   }
   if (!plan.ok()) return plan;
   for (const Instruction* batch_norm : split_again) {
     kept_whole.insert(batch_norm);
-    absl::StatusOr<DataParallelPlan> trial = PlanDataParallelWith(module, kept_whole);
+    absl::StatusOr<DataParallelPlan> trial =
+        PlanDataParallelWith(module, kept_whole, entered_split);
     if (trial.ok()) {
       plan = std::move(trial);
     } else {
@@ -984,6 +993,47 @@ absl::StatusOr<DataParallelPlan> PlanDataParallel(const Module& module) {
     }
   }
   return plan;
+}
+
+}  // namespace
+
+absl::StatusOr<DataParallelPlan> PlanDataParallel(const Module& module) {
+  if (module.entry_computation() == nullptr) {
+    return absl::FailedPreconditionError("the module has no entry computation");
+  }
+  absl::StatusOr<DataParallelPlan> plan = PlanKeepingBatchNormsWhole(module, {});
+  if (plan.ok()) return plan;
+  // Where the program does not partition with its parameters with no
+  // sharding whole, XLA's propagation may split those it may choose for
+  // (JAX's uncommitted arguments: integer labels beside a split batch, whose
+  // gather and bounds check then split with it): along their first
+  // dimension as long as the split dimension of an annotated parameter.
+  const int64_t n = NumPartitions(module);
+  absl::flat_hash_set<int64_t> split_sizes;
+  std::vector<const Instruction*> choosable;
+  const Computation& entry = *module.entry_computation();
+  for (int64_t i = 0; i < entry.num_parameters(); ++i) {
+    const Instruction* parameter = entry.parameter_instruction(i);
+    if (!parameter->shape().IsArray()) continue;
+    if (ShardingText(*parameter).empty()) {
+      if (ShardingMayPropagateTo(module, "parameters", parameter->attrs().parameter_number)) {
+        choosable.push_back(parameter);
+      }
+      continue;
+    }
+    std::optional<Placement> given =
+        PlacementFromSharding(ShardingText(*parameter), parameter->shape(), n);
+    if (given && given->split()) split_sizes.insert(parameter->shape().dimensions(given->dim));
+  }
+  absl::flat_hash_map<const Instruction*, int64_t> entered_split;
+  for (const Instruction* parameter : choosable) {
+    if (parameter->shape().rank() > 0 && split_sizes.contains(parameter->shape().dimensions(0))) {
+      entered_split[parameter] = 0;
+    }
+  }
+  if (entered_split.empty()) return plan;
+  absl::StatusOr<DataParallelPlan> chosen = PlanKeepingBatchNormsWhole(module, entered_split);
+  return chosen.ok() ? chosen : plan;
 }
 
 absl::Status CheckDataParallelPartitioning(const Module& module) {

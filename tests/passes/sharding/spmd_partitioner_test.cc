@@ -558,6 +558,52 @@ CHECK: %e = f32[8,16] multiply(f32[8,16] %d, f32[8,16] %z)
       << CheckSplitAgainstWhole(**chosen_original);
 }
 
+// Integer labels passed with no sharding beside a split batch (JAX's
+// uncommitted arguments) for a batched gather: whole, the gather would
+// cross the split dimension; where XLA may choose the labels' sharding it
+// splits them with the batch (the labels enter one partition's part, as in
+// datasets/probes/jax_data_parallel's batch-norm step with NumPy labels,
+// D = X), and where it may not, hlogym leaves the module with the reason.
+TEST(SpmdPartitionerTest, SplitsLabelsXlaMayShardWithTheBatch) {
+  constexpr std::string_view kLabels =
+      R"(HloModule m, num_partitions=4, allow_spmd_sharding_propagation_to_parameters={false,true}, allow_spmd_sharding_propagation_to_output={true}
+%sum (a: f32[], b: f32[]) -> f32[] {
+  %a = f32[] parameter(0)
+  %b = f32[] parameter(1)
+  ROOT %s = f32[] add(%a, %b)
+}
+ENTRY %main (logp: f32[32,10], labels: s32[32]) -> f32[] {
+  %logp = f32[32,10] parameter(0), sharding={devices=[4,1]<=[4]}
+  %labels = s32[32] parameter(1)
+  %index = s32[32,1,1] reshape(%labels)
+  %picked = f32[32,1] gather(%logp, %index), offset_dims={}, collapsed_slice_dims={1}, start_index_map={1}, operand_batching_dims={0}, start_indices_batching_dims={0}, index_vector_dim=2, slice_sizes={1,1}
+  %zero = f32[] constant(0)
+  ROOT %loss = f32[] reduce(%picked, %zero), dimensions={0,1}, to_apply=%sum
+}
+)";
+  PassRun run = RunPass("spmd-partitioning", kLabels);
+  EXPECT_TRUE(run.changed);
+  EXPECT_CHECKS(run.after, R"(
+CHECK: %labels = s32[8] parameter(1)
+CHECK: %index = s32[8,1,1] reshape(
+CHECK: %picked = f32[8,1] gather(
+CHECK: all-reduce(f32[] %loss)
+)");
+  absl::StatusOr<std::unique_ptr<Module>> original = ParseModule(kLabels, "labels.hlo");
+  ASSERT_TRUE(original.ok()) << original.status();
+  EXPECT_TRUE(CheckSplitAgainstWhole(**original).ok()) << CheckSplitAgainstWhole(**original);
+
+  std::string fixed(kLabels);
+  const std::string flag = "allow_spmd_sharding_propagation_to_parameters={false,true}, ";
+  fixed.erase(fixed.find(flag), flag.size());
+  EXPECT_FALSE(RunPass("spmd-partitioning", fixed).changed);
+  absl::StatusOr<std::unique_ptr<Module>> left = ParseModule(fixed, "fixed.hlo");
+  ASSERT_TRUE(left.ok()) << left.status();
+  EXPECT_NE(CheckSpmdPartitioning(**left).message().find("gathers across the split dimension"),
+            std::string_view::npos)
+      << CheckSpmdPartitioning(**left);
+}
+
 TEST(SpmdPartitionerTest, LeavesWhatNeedsReshardingWithTheReason) {
   // A whole weight multiplied with a split activation elementwise would need
   // a slice of the weight on every partition.
