@@ -5,7 +5,8 @@ CNN with BatchNorm2d, an MLP with LayerNorm (AdamW), one with BatchNorm1d, and a
 with two LayerNorms and a loss that needs no labels (PyTorch/XLA lowers both norms to
 batch-norm-training, which XLA's partitioner computes whole from gathered operands); a
 TransformerEncoderLayer's inference and training step (attention merges the split batch into
-its heads, which XLA gathers and splits again). Run it under
+its heads, which XLA gathers and splits again); last, an MLP step whose labels are not marked
+(whole: XLA slices them for the split batch). Run it under
 `hlogym harvest` (datasets/probes/generate.py does; the pinned XLA then compiles each module
 for its 4 partitions).
 """
@@ -29,12 +30,13 @@ device = xm.xla_device()
 torch.manual_seed(0)
 
 
-def train(model, optimizer, steps=2):
+def train(model, optimizer, steps=2, split_labels=True):
     for _ in range(steps):
         x = torch.randn(32, 16).to(device)
         y = torch.randint(0, 10, (32,)).to(device)
         xs.mark_sharding(x, mesh, ("batch", None))
-        xs.mark_sharding(y, mesh, ("batch",))
+        if split_labels:
+            xs.mark_sharding(y, mesh, ("batch",))
         optimizer.zero_grad()
         loss = torch.nn.functional.cross_entropy(model(x), y)
         loss.backward()
@@ -117,3 +119,12 @@ with torch.no_grad():
     xm.mark_step()
 encoder.train()
 norm_step(encoder, (8, 6, 32), labelled=False)
+
+# Labels left unmarked: replicated, sliced by XLA for the split batch.
+unmarked_model = mlp()
+train(
+    unmarked_model,
+    torch.optim.SGD(unmarked_model.parameters(), lr=0.1),
+    steps=1,
+    split_labels=False,
+)

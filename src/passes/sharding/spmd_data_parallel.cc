@@ -273,6 +273,14 @@ bool TakesSplit(const Instruction& user, const Instruction& operand, int64_t dim
     return (user.operand(0) == &operand || user.operand(1) == &operand) && user_dim == dim;
   }
   if (user.opcode() == Opcode::kTranspose) return user.attrs().dimensions[user_dim] == dim;
+  if (user.opcode() == Opcode::kBroadcast) return user.attrs().dimensions[dim] == user_dim;
+  if (user.opcode() == Opcode::kReduce && user.operand_count() == 2 &&
+      user.operand(0) == &operand && user.operand(1) != &operand) {
+    const std::vector<int64_t>& reduced = user.attrs().dimensions;
+    return std::find(reduced.begin(), reduced.end(), dim) == reduced.end() &&
+           user_dim == dim - std::count_if(reduced.begin(), reduced.end(),
+                                           [&](int64_t d) { return d < dim; });
+  }
   if (user.opcode() != Opcode::kScatter || user.operand_count() != 3 ||
       std::count(user.operands().begin(), user.operands().end(), &operand) != 1) {
     return false;
@@ -729,8 +737,41 @@ absl::StatusOr<DataParallelPlan> PlanDataParallelWith(
       return Cannot(*instruction, StrCat("is needed both whole and split (by ",
                                          whole_users.front()->name(), ")"));
     }
+    // A broadcast of a value along the wanted dimension, or a reduction
+    // over other dimensions, passes the want on to its operand's dimension
+    // (XLA slices a label vector, not its one-hot broadcast).
+    std::optional<int64_t> operand_dim;
+    if (opcode == Opcode::kBroadcast) {
+      const std::vector<int64_t>& dims = instruction->attrs().dimensions;
+      auto at = std::find(dims.begin(), dims.end(), dim);
+      if (at != dims.end()) operand_dim = at - dims.begin();
+    } else if (opcode == Opcode::kReduce && instruction->operand_count() == 2 &&
+               instruction->shape().IsArray()) {
+      const std::vector<int64_t>& reduced = instruction->attrs().dimensions;
+      for (int64_t d = 0, kept = 0; d < instruction->operand(0)->shape().rank(); ++d) {
+        if (std::find(reduced.begin(), reduced.end(), d) != reduced.end()) continue;
+        if (kept++ == dim) operand_dim = d;
+      }
+    }
     const bool splits_through = IsElementwise(opcode) || opcode == Opcode::kTranspose ||
-                                (opcode == Opcode::kScatter && instruction->operand_count() == 3);
+                                (opcode == Opcode::kScatter && instruction->operand_count() == 3) ||
+                                operand_dim.has_value();
+    // A value whose only whole users are reductions over the wanted
+    // dimension is split through all the same, the reductions reading their
+    // part (completed by an all-reduce), as XLA's propagation splits a value
+    // back to where it enters (a label's one-hot weights and their sum).
+    const bool only_reduced_whole =
+        !whole_users.empty() && splits_through && !leaf &&
+        std::all_of(whole_users.begin(), whole_users.end(), [&](const Instruction* user) {
+          const std::vector<int64_t>& reduced = user->attrs().dimensions;
+          return user->opcode() == Opcode::kReduce && user->operand_count() == 2 &&
+                 user->operand(0) == instruction && user->operand(1) != instruction &&
+                 std::find(reduced.begin(), reduced.end(), dim) != reduced.end();
+        });
+    if (only_reduced_whole) {
+      for (const Instruction* reduction : whole_users) placements[reduction] = Placement::Partial();
+      whole_users.clear();
+    }
     if ((!whole_users.empty() || (!leaf && !splits_through)) && opcode != Opcode::kConstant) {
       // A whole value is sliced for its split users, whole users reading it
       // as it is: a whole parameter, as XLA's propagation slices a replicated
@@ -755,6 +796,8 @@ absl::StatusOr<DataParallelPlan> PlanDataParallelWith(
       }
     } else if (opcode == Opcode::kTranspose) {
       HLOGYM_RETURN_IF_ERROR(want(instruction->operand(0), instruction->attrs().dimensions[dim]));
+    } else if (operand_dim) {
+      HLOGYM_RETURN_IF_ERROR(want(instruction->operand(0), *operand_dim));
     } else if (opcode == Opcode::kScatter && instruction->operand_count() == 3 &&
                instruction->attrs().scatter_dimension_numbers) {
       std::optional<int64_t> updates_dim = ScatterUpdatesSplit(*instruction, dim, std::nullopt);

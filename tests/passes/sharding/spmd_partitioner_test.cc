@@ -604,6 +604,55 @@ CHECK: all-reduce(f32[] %loss)
       << CheckSpmdPartitioning(**left);
 }
 
+// A value computed from a whole parameter and read split is split back to
+// where the parameter enters, as XLA's propagation splits it: PyTorch/XLA's
+// cross-entropy with labels left unmarked slices the labels once (not their
+// one-hot broadcast), and the one-hot's sum over the batch reads its part,
+// completed by an all-reduce (XLA's dump after spmd-partitioning is this,
+// instruction for instruction; datasets/probes/pytorch_spmd's MLP step with
+// unmarked labels, D = X).
+TEST(SpmdPartitionerTest, SplitsAWholeParametersOneHotBackToWhereItEnters) {
+  constexpr std::string_view kOneHot = R"(HloModule m, num_partitions=4
+%sum (a: f32[], b: f32[]) -> f32[] {
+  %a = f32[] parameter(0)
+  %b = f32[] parameter(1)
+  ROOT %s = f32[] add(%a, %b)
+}
+ENTRY %main (labels: s64[32], logp: f32[32,10]) -> (f32[]) {
+  %labels = s64[32] parameter(0), sharding={replicated}
+  %logp = f32[32,10] parameter(1), sharding={devices=[4,1]<=[4]}
+  %wide = s64[32,10] broadcast(%labels), dimensions={0}
+  %classes = s64[10] iota(), iota_dimension=0
+  %each = s64[32,10] broadcast(%classes), dimensions={1}
+  %hit = pred[32,10] compare(%wide, %each), direction=EQ
+  %one = f32[] constant(1)
+  %ones = f32[32,10] broadcast(%one), dimensions={}
+  %zero = f32[] constant(0)
+  %zeros = f32[32,10] broadcast(%zero), dimensions={}
+  %onehot = f32[32,10] select(%hit, %ones, %zeros)
+  %picked = f32[32,10] multiply(%onehot, %logp)
+  %total = f32[] reduce(%picked, %zero), dimensions={0,1}, to_apply=%sum
+  %count = f32[] reduce(%onehot, %zero), dimensions={0,1}, to_apply=%sum
+  %mean = f32[] divide(%total, %count)
+  ROOT %out = (f32[]) tuple(%mean)
+}
+)";
+  PassRun run = RunPass("spmd-partitioning", kOneHot);
+  EXPECT_TRUE(run.changed);
+  EXPECT_CHECKS(run.after, R"(
+CHECK: %labels = s64[32] parameter(0)
+CHECK: s64[8] dynamic-slice(s64[32] %labels,
+CHECK: %wide = s64[8,10] broadcast(
+CHECK: %onehot = f32[8,10] select(
+CHECK: %count = f32[] reduce(f32[8,10] %onehot,
+CHECK: all-reduce(f32[] %count)
+)");
+  EXPECT_EQ(run.after.find("s64[32,10]"), std::string::npos) << run.after;
+  absl::StatusOr<std::unique_ptr<Module>> original = ParseModule(kOneHot, "onehot.hlo");
+  ASSERT_TRUE(original.ok()) << original.status();
+  EXPECT_TRUE(CheckSplitAgainstWhole(**original).ok()) << CheckSplitAgainstWhole(**original);
+}
+
 TEST(SpmdPartitionerTest, LeavesWhatNeedsReshardingWithTheReason) {
   // A whole weight multiplied with a split activation elementwise would need
   // a slice of the weight on every partition.
