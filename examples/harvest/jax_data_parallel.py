@@ -6,7 +6,9 @@ integer-label cross-entropy (a gather and a scatter batched with the labels) and
 regression step with its targets given whole (`NamedSharding(mesh, P())`: XLA slices them for the
 split batch) or as a NumPy array (uncommitted: XLA's propagation splits the parameter itself), and
 the batch-norm step with its integer labels as a NumPy array (split with the batch by XLA, their
-bounds check and the gradient's scatter with them).
+bounds check and the gradient's scatter with them), and a small causal language model's step
+(an embedding looked up by split token ids: its gradient a scatter-add each device makes of its
+part, completed by an all-reduce).
 Run it under `hlogym harvest` (datasets/probes/generate.py does).
 """
 
@@ -157,4 +159,23 @@ batch_norm_step(
     jax.device_put(jax.tree_util.tree_map(jnp.zeros_like, bn_params), whole),
     jax.device_put(normal(8, 16, 16, 3), split),
     rng.integers(0, 10, 8).astype(np.int32),
+)
+
+
+def lm_loss(params, tokens, targets):
+    h = params["embedding"][tokens]
+    scores = jnp.einsum("bsd,btd->bst", h @ params["query"], h) / 4.0
+    causal = jnp.tril(jnp.ones((tokens.shape[1],) * 2, bool))
+    h = jax.nn.softmax(jnp.where(causal, scores, -1e9), -1) @ h
+    log_probs = jax.nn.log_softmax(h @ params["unembedding"])
+    return -jnp.mean(jnp.take_along_axis(log_probs, targets[..., None], -1))
+
+
+lm_params = jax.device_put(
+    {"embedding": normal(50, 16), "query": normal(16, 16), "unembedding": normal(16, 50)}, whole
+)
+jax.jit(jax.value_and_grad(lm_loss))(
+    lm_params,
+    jax.device_put(jnp.asarray(rng.integers(0, 50, (8, 8)), jnp.int32), split),
+    jax.device_put(jnp.asarray(rng.integers(0, 50, (8, 8)), jnp.int32), split),
 )

@@ -491,7 +491,16 @@ absl::StatusOr<DataParallelPlan> PlanDataParallelWith(
           if (SlicedDim(*instruction, /*of_operand=*/true, d) == updates.dim) dim = d;
         }
       }
-      if (operand.split() || indices.split() || updates.split()) {
+      if (!dim && !operand.split() && indices.split() && updates.split() &&
+          SlicedDim(*instruction, /*of_operand=*/false, indices.dim) == updates.dim &&
+          IsAll(instruction->operand(0), 0) &&
+          MatchReductionComputation(instruction->to_apply()) == ReductionKind::kSum) {
+        // Indices and updates split alike along the indices' own batch,
+        // adding into whole zeros (an embedding's gradient): each partition
+        // adds its part, and an all-reduce completes the sum, as XLA's
+        // partitioner does.
+        placement = Placement::Partial();
+      } else if (operand.split() || indices.split() || updates.split()) {
         std::optional<int64_t> updates_dim =
             dim ? ScatterUpdatesSplit(*instruction, *dim,
                                       indices.split() ? std::optional(indices.dim) : std::nullopt)

@@ -653,6 +653,43 @@ CHECK: all-reduce(f32[] %count)
   EXPECT_TRUE(CheckSplitAgainstWhole(**original).ok()) << CheckSplitAgainstWhole(**original);
 }
 
+// An embedding's gradient: updates and ids split along the batch, added into
+// whole zeros of the table's shape. Each partition adds its part and an
+// all-reduce completes the sum, as XLA's partitioner does (the language
+// model step of datasets/probes/jax_data_parallel, D = X); the sum of
+// something other than zeros is left with the reason.
+TEST(SpmdPartitionerTest, AddsAnEmbeddingsGradientInPartsAndAllReduces) {
+  constexpr std::string_view kEmbeddingGradient =
+      R"(HloModule m, num_partitions=4, allow_spmd_sharding_propagation_to_output={true}
+%add (a: f32[], b: f32[]) -> f32[] {
+  %a = f32[] parameter(0)
+  %b = f32[] parameter(1)
+  ROOT %s = f32[] add(%a, %b)
+}
+ENTRY %main (ids: s32[32,1], g: f32[32,4]) -> f32[10,4] {
+  %ids = s32[32,1] parameter(0), sharding={devices=[4,1]<=[4]}
+  %g = f32[32,4] parameter(1), sharding={devices=[4,1]<=[4]}
+  %zero = f32[] constant(0)
+  %zeros = f32[10,4] broadcast(%zero), dimensions={}
+  ROOT %table = f32[10,4] scatter(%zeros, %ids, %g), update_window_dims={1}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=%add
+}
+)";
+  PassRun run = RunPass("spmd-partitioning", kEmbeddingGradient);
+  EXPECT_TRUE(run.changed);
+  EXPECT_CHECKS(run.after, R"(
+CHECK: %ids = s32[8,1] parameter(0)
+CHECK: %table = f32[10,4] scatter(f32[10,4] %zeros, s32[8,1] %ids, f32[8,4] %g)
+CHECK: ROOT {{.*}} = f32[10,4] all-reduce(f32[10,4] %table)
+)");
+  absl::StatusOr<std::unique_ptr<Module>> original = ParseModule(kEmbeddingGradient, "emb.hlo");
+  ASSERT_TRUE(original.ok()) << original.status();
+  EXPECT_TRUE(CheckSplitAgainstWhole(**original).ok()) << CheckSplitAgainstWhole(**original);
+
+  std::string into_ones(kEmbeddingGradient);
+  into_ones.replace(into_ones.find("constant(0)"), 11, "constant(1)");
+  EXPECT_FALSE(RunPass("spmd-partitioning", into_ones).changed);
+}
+
 TEST(SpmdPartitionerTest, LeavesWhatNeedsReshardingWithTheReason) {
   // A whole weight multiplied with a split activation elementwise would need
   // a slice of the weight on every partition.
