@@ -1006,17 +1006,11 @@ absl::StatusOr<bool> ApplyDataParallel(Module& module, const DataParallelPlan& p
   return changed;
 }
 
-}  // namespace
-
 // The plan with as few batch-norm results split again as the program allows,
 // as XLA's propagation keeps a replicated value replicated unless a split
 // user pulls it (an integer-label loss on a split batch, a weight gradient's
 // dot): all kept whole first; else split again in post order until the
 // program partitions, then each kept whole again where it still does.
-namespace {
-
-// The plan with every batch norm kept whole where the program still
-// partitions so (XLA's propagation splits one again only where it must).
 absl::StatusOr<DataParallelPlan> PlanKeepingBatchNormsWhole(
     const Module& module, const absl::flat_hash_map<const Instruction*, int64_t>& entered_split) {
   std::vector<const Instruction*> batch_norms;

@@ -5,8 +5,14 @@
 // over the split dimension leaves a partial result on each partition, which
 // an all-reduce right after it completes, with a reducer of its own; a whole
 // broadcast or iota that a split operation reads is made split where it is
-// computed. Anything that would need resharding (slicing a whole value,
-// gathering a split one, two split dimensions) is not modelled.
+// computed. A whole value (a parameter included) that a split operation
+// reads is sliced at the partition's offset, or split back to where it enters
+// where XLA's propagation splits it; a split value that must be whole (a
+// batch norm's operand, a reshape merging the split dimension, an output
+// returned whole) is gathered; a parameter with no sharding that XLA may
+// shard enters split where the program then partitions. Two split
+// dimensions, loops over split values and weights split along a contracting
+// dimension are not modelled.
 #ifndef HLOGYM_PASSES_SHARDING_SPMD_DATA_PARALLEL_H_
 #define HLOGYM_PASSES_SHARDING_SPMD_DATA_PARALLEL_H_
 
