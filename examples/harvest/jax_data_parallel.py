@@ -8,7 +8,8 @@ split batch) or as a NumPy array (uncommitted: XLA's propagation splits the para
 the batch-norm step with its integer labels as a NumPy array (split with the batch by XLA, their
 bounds check and the gradient's scatter with them), and a small causal language model's step
 (an embedding looked up by split token ids: its gradient a scatter-add each device makes of its
-part, completed by an all-reduce).
+part, completed by an all-reduce), and a masked regression step with its per-example mask as a
+NumPy array (XLA shards the mask; its count is summed in parts).
 Run it under `hlogym harvest` (datasets/probes/generate.py does).
 """
 
@@ -178,4 +179,17 @@ jax.jit(jax.value_and_grad(lm_loss))(
     lm_params,
     jax.device_put(jnp.asarray(rng.integers(0, 50, (8, 8)), jnp.int32), split),
     jax.device_put(jnp.asarray(rng.integers(0, 50, (8, 8)), jnp.int32), split),
+)
+
+
+def masked_mse(params, x, y, mask):
+    per_example = jnp.mean((jnp.tanh(x @ params["w1"] + params["b1"]) @ params["w2"] - y) ** 2, -1)
+    return jnp.sum(jnp.where(mask, per_example, 0.0)) / jnp.maximum(mask.sum(), 1)
+
+
+jax.jit(jax.value_and_grad(masked_mse))(
+    regression,
+    jax.device_put(normal(32, 16), split),
+    jax.device_put(normal(32, 8), split),
+    rng.random(32) > 0.3,
 )

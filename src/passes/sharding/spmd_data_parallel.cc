@@ -262,7 +262,21 @@ bool CanSplitWhereMade(const Instruction& instruction, int64_t dim, int64_t part
 // writing into it (split alike) or with it as its updates (split as the
 // scatter's split asks).
 bool TakesSplit(const Instruction& user, const Instruction& operand, int64_t dim,
+                int64_t partitions,
                 const absl::flat_hash_map<const Instruction*, Placement>& placements) {
+  // A tuple (not the root: call-inliner's residuals) passes its elements
+  // on: split where every get-tuple-element of this one reads it split.
+  if (user.opcode() == Opcode::kTuple && !user.IsRoot() &&
+      std::count(user.operands().begin(), user.operands().end(), &operand) == 1) {
+    const int64_t index = std::find(user.operands().begin(), user.operands().end(), &operand) -
+                          user.operands().begin();
+    return std::all_of(user.users().begin(), user.users().end(), [&](const Instruction* element) {
+      if (element->opcode() != Opcode::kGetTupleElement) return false;
+      if (element->attrs().tuple_index != index) return true;
+      auto at = placements.find(element);
+      return at != placements.end() && at->second.split() && at->second.dim == dim;
+    });
+  }
   auto placed = placements.find(&user);
   if (placed == placements.end() || !placed->second.split()) return false;
   const int64_t user_dim = placed->second.dim;
@@ -274,6 +288,9 @@ bool TakesSplit(const Instruction& user, const Instruction& operand, int64_t dim
   }
   if (user.opcode() == Opcode::kTranspose) return user.attrs().dimensions[user_dim] == dim;
   if (user.opcode() == Opcode::kBroadcast) return user.attrs().dimensions[dim] == user_dim;
+  if (user.opcode() == Opcode::kReshape) {
+    return ReshapedSplit(operand.shape(), user.shape(), dim, partitions) == user_dim;
+  }
   if (user.opcode() == Opcode::kReduce && user.operand_count() == 2 &&
       user.operand(0) == &operand && user.operand(1) != &operand) {
     const std::vector<int64_t>& reduced = user.attrs().dimensions;
@@ -721,18 +738,41 @@ absl::StatusOr<DataParallelPlan> PlanDataParallelWith(
     const int64_t dim = it->second;
     std::vector<const Instruction*> split_users, whole_users;
     for (const Instruction* user : instruction->users()) {
-      (TakesSplit(*user, *instruction, dim, placements) ? split_users : whole_users)
+      (TakesSplit(*user, *instruction, dim, n, placements) ? split_users : whole_users)
           .push_back(user);
     }
     // A parameter with no sharding whose sharding XLA may choose
     // (allow_spmd_sharding_propagation_to_parameters: JAX's uncommitted
     // arguments) and that only split users read is split where it enters, as
     // XLA's propagation gives it their sharding.
+    // A whole user that only feeds reductions over `dim` to a scalar (a mask
+    // converted and summed for a mean's count) reads such a parameter split
+    // too: it is split with it, and the reductions read their parts,
+    // completed by all-reduces.
+    auto read_in_parts = [&](const Instruction* user) {
+      return IsElementwise(user->opcode()) && user->operand_count() == 1 &&
+             !user->users().empty() &&
+             std::all_of(user->users().begin(), user->users().end(), [&](const Instruction* r) {
+               const std::vector<int64_t>& reduced = r->attrs().dimensions;
+               return r->opcode() == Opcode::kReduce && r->operand_count() == 2 &&
+                      r->shape().rank() == 0 && r->operand(0) == user && r->operand(1) != user &&
+                      std::find(reduced.begin(), reduced.end(), dim) != reduced.end();
+             });
+    };
     const bool split_parameter =
         instruction->opcode() == Opcode::kParameter && ShardingText(*instruction).empty() &&
-        whole_users.empty() &&
+        std::all_of(whole_users.begin(), whole_users.end(), read_in_parts) &&
         ShardingMayPropagateTo(module, "parameters", instruction->attrs().parameter_number) &&
         instruction->shape().IsArray() && instruction->shape().dimensions(dim) % n == 0;
+    if (split_parameter) {
+      for (const Instruction* user : whole_users) {
+        placements[user] = Placement::Split(dim);
+        for (const Instruction* reduction : user->users()) {
+          placements[reduction] = Placement::Partial();
+        }
+      }
+      whole_users.clear();
+    }
     const bool leaf = split_parameter || CanSplitWhereMade(*instruction, dim, n);
     if (!whole_users.empty() && leaf) {
       plan.split_copies[instruction] = {dim, std::move(split_users)};
@@ -746,11 +786,22 @@ absl::StatusOr<DataParallelPlan> PlanDataParallelWith(
       return Cannot(*instruction, StrCat("is needed both whole and split (by ",
                                          whole_users.front()->name(), ")"));
     }
-    // A broadcast of a value along the wanted dimension, or a reduction
-    // over other dimensions, passes the want on to its operand's dimension
-    // (XLA slices a label vector, not its one-hot broadcast).
+    // A broadcast of a value along the wanted dimension, a reshape that keeps
+    // it one operand dimension's, or a reduction over other dimensions,
+    // passes the want on to that operand dimension (XLA slices a label
+    // vector, not its one-hot broadcast or its [N,1] reshape); a
+    // get-tuple-element of a tuple, to the element.
     std::optional<int64_t> operand_dim;
-    if (opcode == Opcode::kBroadcast) {
+    const Instruction* element = nullptr;
+    if (opcode == Opcode::kGetTupleElement && instruction->operand(0)->opcode() == Opcode::kTuple &&
+        !instruction->operand(0)->IsRoot()) {
+      element = instruction->operand(0)->operand(instruction->attrs().tuple_index);
+    } else if (opcode == Opcode::kReshape) {
+      const Shape& from = instruction->operand(0)->shape();
+      for (int64_t d = 0; d < from.rank() && !operand_dim; ++d) {
+        if (ReshapedSplit(from, instruction->shape(), d, n) == dim) operand_dim = d;
+      }
+    } else if (opcode == Opcode::kBroadcast) {
       const std::vector<int64_t>& dims = instruction->attrs().dimensions;
       auto at = std::find(dims.begin(), dims.end(), dim);
       if (at != dims.end()) operand_dim = at - dims.begin();
@@ -764,7 +815,7 @@ absl::StatusOr<DataParallelPlan> PlanDataParallelWith(
     }
     const bool splits_through = IsElementwise(opcode) || opcode == Opcode::kTranspose ||
                                 (opcode == Opcode::kScatter && instruction->operand_count() == 3) ||
-                                operand_dim.has_value();
+                                operand_dim.has_value() || element != nullptr;
     // A value whose only whole users are reductions over the wanted
     // dimension is split through all the same, the reductions reading their
     // part (completed by an all-reduce), as XLA's propagation splits a value
@@ -805,6 +856,8 @@ absl::StatusOr<DataParallelPlan> PlanDataParallelWith(
       }
     } else if (opcode == Opcode::kTranspose) {
       HLOGYM_RETURN_IF_ERROR(want(instruction->operand(0), instruction->attrs().dimensions[dim]));
+    } else if (element != nullptr) {
+      HLOGYM_RETURN_IF_ERROR(want(element, dim));
     } else if (operand_dim) {
       HLOGYM_RETURN_IF_ERROR(want(instruction->operand(0), *operand_dim));
     } else if (opcode == Opcode::kScatter && instruction->operand_count() == 3 &&

@@ -690,6 +690,59 @@ CHECK: ROOT {{.*}} = f32[10,4] all-reduce(f32[10,4] %table)
   EXPECT_FALSE(RunPass("spmd-partitioning", into_ones).changed);
 }
 
+// A per-example mask passed with no sharding beside a split batch (JAX's
+// uncommitted argument), reaching the split select through reshapes and a
+// tuple of call-inliner's residuals, and also converted and summed for a
+// mean's count: XLA shards it, so it enters split, its count summed in parts
+// and completed by an all-reduce (a scratch masked-loss step: D = X = 54,
+// where slicing it gave 55).
+TEST(SpmdPartitionerTest, SplitsAnUncommittedMaskThroughReshapesAndResiduals) {
+  constexpr std::string_view kMask =
+      R"(HloModule m, num_partitions=4, allow_spmd_sharding_propagation_to_parameters={false,true}, allow_spmd_sharding_propagation_to_output={true}
+%sum (a: f32[], b: f32[]) -> f32[] {
+  %a = f32[] parameter(0)
+  %b = f32[] parameter(1)
+  ROOT %s = f32[] add(%a, %b)
+}
+%count (c: s32[], d: s32[]) -> s32[] {
+  %c = s32[] parameter(0)
+  %d = s32[] parameter(1)
+  ROOT %e = s32[] add(%c, %d)
+}
+ENTRY %main (x: f32[32,16], mask: pred[32]) -> (f32[], s32[]) {
+  %x = f32[32,16] parameter(0), sharding={devices=[4,1]<=[4]}
+  %mask = pred[32] parameter(1)
+  %column = pred[32,1] reshape(%mask)
+  %residuals = (pred[32,1]) tuple(%column)
+  %kept = pred[32,1] get-tuple-element(%residuals), index=0
+  %row = pred[32] reshape(%kept)
+  %wide = pred[32,16] broadcast(%row), dimensions={0}
+  %squares = f32[32,16] multiply(%x, %x)
+  %zero = f32[] constant(0)
+  %zeros = f32[32,16] broadcast(%zero), dimensions={}
+  %masked = f32[32,16] select(%wide, %squares, %zeros)
+  %total = f32[] reduce(%masked, %zero), dimensions={0,1}, to_apply=%sum
+  %ones = s32[32] convert(%mask)
+  %none = s32[] constant(0)
+  %n = s32[] reduce(%ones, %none), dimensions={0}, to_apply=%count
+  ROOT %out = (f32[], s32[]) tuple(%total, %n)
+}
+)";
+  PassRun run = RunPass("spmd-partitioning", kMask);
+  EXPECT_TRUE(run.changed);
+  EXPECT_CHECKS(run.after, R"(
+CHECK: %mask = pred[8] parameter(1)
+CHECK: %kept = pred[8,1] get-tuple-element(
+CHECK: %wide = pred[8,16] broadcast(
+CHECK: %ones = s32[8] convert(
+CHECK: all-reduce(s32[] %n)
+)");
+  EXPECT_EQ(run.after.find("dynamic-slice"), std::string::npos) << run.after;
+  absl::StatusOr<std::unique_ptr<Module>> original = ParseModule(kMask, "mask.hlo");
+  ASSERT_TRUE(original.ok()) << original.status();
+  EXPECT_TRUE(CheckSplitAgainstWhole(**original).ok()) << CheckSplitAgainstWhole(**original);
+}
+
 TEST(SpmdPartitionerTest, LeavesWhatNeedsReshardingWithTheReason) {
   // A whole weight multiplied with a split activation elementwise would need
   // a slice of the weight on every partition.
