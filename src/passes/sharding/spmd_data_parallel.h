@@ -10,7 +10,9 @@
 // where XLA's propagation splits it; a split value that must be whole (a
 // batch norm's operand, a reshape merging the split dimension, an output
 // returned whole) is gathered; a parameter with no sharding that XLA may
-// shard enters split where the program then partitions. Two split
+// shard enters split where the program then partitions; a scatter-add into
+// zeros from split indices and updates (an embedding's gradient) is
+// completed by an all-reduce. Two split
 // dimensions, loops over split values and weights split along a contracting
 // dimension are not modelled.
 #ifndef HLOGYM_PASSES_SHARDING_SPMD_DATA_PARALLEL_H_
