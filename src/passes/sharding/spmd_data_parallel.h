@@ -12,9 +12,8 @@
 // returned whole) is gathered; a parameter with no sharding that XLA may
 // shard enters split where the program then partitions; a scatter-add into
 // zeros from split indices and updates (an embedding's gradient) is
-// completed by an all-reduce. Two split
-// dimensions, loops over split values and weights split along a contracting
-// dimension are not modelled.
+// completed by an all-reduce. Two split dimensions, loops over split values
+// and weights split along a contracting dimension are not modelled.
 #ifndef HLOGYM_PASSES_SHARDING_SPMD_DATA_PARALLEL_H_
 #define HLOGYM_PASSES_SHARDING_SPMD_DATA_PARALLEL_H_
 
