@@ -245,6 +245,21 @@ absl::Status Cannot(const Instruction& instruction, std::string_view why) {
              OpcodeName(instruction.opcode()), " ", instruction.name(), " ", why));
 }
 
+// The output dimension of a reduce that its operand's dimension `dim`
+// becomes; nullopt where `dim` is reduced.
+std::optional<int64_t> KeptDim(const Instruction& reduce, int64_t dim) {
+  const std::vector<int64_t>& reduced = reduce.attrs().dimensions;
+  if (std::find(reduced.begin(), reduced.end(), dim) != reduced.end()) return std::nullopt;
+  return dim - std::count_if(reduced.begin(), reduced.end(), [&](int64_t d) { return d < dim; });
+}
+
+// Whether `reader` is a reduction of `value` (its operand, not its initial
+// value) over `dim`.
+bool ReducesOver(const Instruction& reader, const Instruction& value, int64_t dim) {
+  return reader.opcode() == Opcode::kReduce && reader.operand_count() == 2 &&
+         reader.operand(0) == &value && reader.operand(1) != &value && !KeptDim(reader, dim);
+}
+
 // Whether a whole instruction can be made split along `dim` where it is
 // computed, with no slicing: a broadcast that creates that dimension, or an
 // iota along another.
@@ -293,10 +308,7 @@ bool TakesSplit(const Instruction& user, const Instruction& operand, int64_t dim
   }
   if (user.opcode() == Opcode::kReduce && user.operand_count() == 2 &&
       user.operand(0) == &operand && user.operand(1) != &operand) {
-    const std::vector<int64_t>& reduced = user.attrs().dimensions;
-    return std::find(reduced.begin(), reduced.end(), dim) == reduced.end() &&
-           user_dim == dim - std::count_if(reduced.begin(), reduced.end(),
-                                           [&](int64_t d) { return d < dim; });
+    return KeptDim(user, dim) == user_dim;
   }
   if (user.opcode() != Opcode::kScatter || user.operand_count() != 3 ||
       std::count(user.operands().begin(), user.operands().end(), &operand) != 1) {
@@ -604,11 +616,8 @@ absl::StatusOr<DataParallelPlan> PlanDataParallelWith(
         return Cannot(*instruction, "has a split initial value");
       }
       if (from.split()) {
-        const std::vector<int64_t>& reduced = instruction->attrs().dimensions;
-        if (std::find(reduced.begin(), reduced.end(), from.dim) == reduced.end()) {
-          placement =
-              Placement::Split(from.dim - std::count_if(reduced.begin(), reduced.end(),
-                                                        [&](int64_t d) { return d < from.dim; }));
+        if (std::optional<int64_t> kept = KeptDim(*instruction, from.dim)) {
+          placement = Placement::Split(*kept);
         } else if (plan.resliced.contains(instruction->operand(0))) {
           // Reducing the split dimension of a value computed whole reads it
           // whole, with no all-reduce (a bias gradient from a batch norm's).
@@ -753,10 +762,7 @@ absl::StatusOr<DataParallelPlan> PlanDataParallelWith(
       return IsElementwise(user->opcode()) && user->operand_count() == 1 &&
              !user->users().empty() &&
              std::all_of(user->users().begin(), user->users().end(), [&](const Instruction* r) {
-               const std::vector<int64_t>& reduced = r->attrs().dimensions;
-               return r->opcode() == Opcode::kReduce && r->operand_count() == 2 &&
-                      r->shape().rank() == 0 && r->operand(0) == user && r->operand(1) != user &&
-                      std::find(reduced.begin(), reduced.end(), dim) != reduced.end();
+               return ReducesOver(*r, *user, dim) && r->shape().rank() == 0;
              });
     };
     const bool split_parameter =
@@ -807,10 +813,8 @@ absl::StatusOr<DataParallelPlan> PlanDataParallelWith(
       if (at != dims.end()) operand_dim = at - dims.begin();
     } else if (opcode == Opcode::kReduce && instruction->operand_count() == 2 &&
                instruction->shape().IsArray()) {
-      const std::vector<int64_t>& reduced = instruction->attrs().dimensions;
-      for (int64_t d = 0, kept = 0; d < instruction->operand(0)->shape().rank(); ++d) {
-        if (std::find(reduced.begin(), reduced.end(), d) != reduced.end()) continue;
-        if (kept++ == dim) operand_dim = d;
+      for (int64_t d = 0; d < instruction->operand(0)->shape().rank() && !operand_dim; ++d) {
+        if (KeptDim(*instruction, d) == dim) operand_dim = d;
       }
     }
     const bool splits_through = IsElementwise(opcode) || opcode == Opcode::kTranspose ||
@@ -822,12 +826,8 @@ absl::StatusOr<DataParallelPlan> PlanDataParallelWith(
     // back to where it enters (a label's one-hot weights and their sum).
     const bool only_reduced_whole =
         !whole_users.empty() && splits_through && !leaf &&
-        std::all_of(whole_users.begin(), whole_users.end(), [&](const Instruction* user) {
-          const std::vector<int64_t>& reduced = user->attrs().dimensions;
-          return user->opcode() == Opcode::kReduce && user->operand_count() == 2 &&
-                 user->operand(0) == instruction && user->operand(1) != instruction &&
-                 std::find(reduced.begin(), reduced.end(), dim) != reduced.end();
-        });
+        std::all_of(whole_users.begin(), whole_users.end(),
+                    [&](const Instruction* user) { return ReducesOver(*user, *instruction, dim); });
     if (only_reduced_whole) {
       for (const Instruction* reduction : whole_users) placements[reduction] = Placement::Partial();
       whole_users.clear();
