@@ -528,12 +528,14 @@ absl::StatusOr<bool> TryFlattenNestedTuples(Module& module, Instruction* while_o
   return true;
 }
 
-// TryRemoveRepeatedWhileTupleIndices for elements the body passes through:
-// those with the same init instruction hold the same value in every
-// iteration, so the body and condition read the lowest-indexed one of them
-// and the loop's users read the init value; the others are then dead and
-// dead-element removal takes them out. (XLA's second kind, elements updated
-// by identical dynamic-update-slices, is not done.)
+// TryRemoveRepeatedWhileTupleIndices: elements with the same init
+// instruction hold the same value in every iteration where the body passes
+// each through, or writes the same update at the same indices into each (a
+// dynamic-update-slice of the element's own read: two stacked copies of one
+// scan output). The body and condition read the lowest-indexed one of them,
+// and the loop's users read the init value (passed through) or the
+// survivor's result (updated); the others are then dead and dead-element
+// removal takes them out.
 absl::StatusOr<bool> TryRemoveRepeatedElements(Module& module, Instruction* while_op) {
   Computation* body = Body(while_op);
   Computation* condition = Condition(while_op);
@@ -549,23 +551,53 @@ absl::StatusOr<bool> TryRemoveRepeatedElements(Module& module, Instruction* whil
     }
   }
   const Instruction* param = body->parameter_instruction(0);
-  absl::flat_hash_map<const Instruction*, int64_t> first_with_init;
-  std::vector<std::pair<int64_t, int64_t>> repeated;  // (index, its survivor)
+  auto reads_own_element = [&](const Instruction* value, int64_t i) {
+    return value->opcode() == Opcode::kGetTupleElement && value->operand(0) == param &&
+           value->attrs().tuple_index == i;
+  };
+  absl::flat_hash_map<const Instruction*, int64_t> first_with_init;  // passed through
+  std::vector<int64_t> inserting;  // updated in place, none a repeat of an earlier one
+  struct Repeat {
+    int64_t index;
+    int64_t survivor;
+    bool updated;  // the dynamic-update-slice kind
+  };
+  std::vector<Repeat> repeated;
   for (int64_t i = 0; i < root->operand_count(); ++i) {
     const Instruction* update = root->operand(i);
-    if (update->opcode() != Opcode::kGetTupleElement || update->operand(0) != param ||
-        update->attrs().tuple_index != i) {
+    if (reads_own_element(update, i)) {
+      auto [it, inserted] = first_with_init.emplace(init->operand(i), i);
+      if (!inserted) repeated.push_back({i, it->second, false});
       continue;
     }
-    auto [it, inserted] = first_with_init.emplace(init->operand(i), i);
-    if (!inserted) repeated.emplace_back(i, it->second);
+    if (update->opcode() != Opcode::kDynamicUpdateSlice ||
+        !reads_own_element(update->operand(0), i)) {
+      continue;
+    }
+    auto same_insertion = [&](int64_t earlier) {
+      const Instruction* other = root->operand(earlier);
+      if (init->operand(earlier) != init->operand(i) ||
+          other->operand_count() != update->operand_count()) {
+        return false;
+      }
+      for (int64_t k = 1; k < update->operand_count(); ++k) {
+        if (other->operand(k) != update->operand(k)) return false;
+      }
+      return true;
+    };
+    auto survivor = std::find_if(inserting.begin(), inserting.end(), same_insertion);
+    if (survivor != inserting.end()) {
+      repeated.push_back({i, *survivor, true});
+    } else {
+      inserting.push_back(i);
+    }
   }
   if (repeated.empty()) return false;
   bool changed = false;
   for (Computation* computation : {body, condition}) {
     Instruction* p = computation->parameter_instruction(0);
     absl::flat_hash_map<int64_t, Instruction*> survivor_reads;
-    for (const auto& [index, survivor] : repeated) {
+    for (const auto& [index, survivor, updated] : repeated) {
       std::vector<Instruction*> reads;
       for (Instruction* user : p->users()) {
         if (user->attrs().tuple_index == index && user->user_count() > 0) reads.push_back(user);
@@ -592,9 +624,14 @@ absl::StatusOr<bool> TryRemoveRepeatedElements(Module& module, Instruction* whil
   for (Instruction* user : while_op->users()) outside.push_back(user);
   for (Instruction* user : outside) {
     if (user->opcode() != Opcode::kGetTupleElement || user->HasControlEdges()) continue;
-    for (const auto& [index, survivor] : repeated) {
+    for (const auto& [index, survivor, updated] : repeated) {
       if (user->attrs().tuple_index != index) continue;
-      absl::Status status = user->ReplaceAllUsesWith(init->operand(index));
+      Instruction* value = init->operand(index);
+      if (updated) {
+        HLOGYM_ASSIGN(result, MakeGetTupleElement(while_op, survivor));
+        value = result;
+      }
+      absl::Status status = user->ReplaceAllUsesWith(value);
       if (status.ok() && !user->IsRoot()) status = user->parent()->RemoveInstruction(user);
       if (!status.ok()) return status;
       changed = true;

@@ -722,5 +722,58 @@ ENTRY main {
   EXPECT_CHECKS(PrintModule(*run.module), "CHECK: ENTRY\nCHECK: (s32[]) while(");
 }
 
+// Two stacked copies of one scan output: both elements start from the same
+// zeros and the body writes the same row at the same index into each, so
+// one of them is enough and the loop's users read the survivor's result. A
+// third element, written another row, stays.
+TEST(WhileLoopSimplifierTest, MergesElementsUpdatedAlikeFromOneInit) {
+  const std::string hlo = R"(HloModule m
+body {
+  p = (s32[], f32[3,2], f32[3,2], f32[3,2], f32[2]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  a = f32[3,2] get-tuple-element(p), index=1
+  b = f32[3,2] get-tuple-element(p), index=2
+  c = f32[3,2] get-tuple-element(p), index=3
+  v = f32[2] get-tuple-element(p), index=4
+  zero = s32[] constant(0)
+  row = f32[1,2] reshape(v)
+  a1 = f32[3,2] dynamic-update-slice(a, row, i, zero)
+  b1 = f32[3,2] dynamic-update-slice(b, row, i, zero)
+  nv = f32[2] negate(v)
+  nrow = f32[1,2] reshape(nv)
+  c1 = f32[3,2] dynamic-update-slice(c, nrow, i, zero)
+  one = s32[] constant(1)
+  next = s32[] add(i, one)
+  ROOT t = (s32[], f32[3,2], f32[3,2], f32[3,2], f32[2]) tuple(next, a1, b1, c1, v)
+}
+cond {
+  p = (s32[], f32[3,2], f32[3,2], f32[3,2], f32[2]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  n = s32[] constant(3)
+  ROOT lt = pred[] compare(i, n), direction=LT
+}
+ENTRY main {
+  v = f32[2] parameter(0)
+  z = f32[] constant(0)
+  zeros = f32[3,2] broadcast(z), dimensions={}
+  start = s32[] constant(0)
+  init = (s32[], f32[3,2], f32[3,2], f32[3,2], f32[2]) tuple(start, zeros, zeros, zeros, v)
+  w = (s32[], f32[3,2], f32[3,2], f32[3,2], f32[2]) while(init), condition=cond, body=body
+  a = f32[3,2] get-tuple-element(w), index=1
+  b = f32[3,2] get-tuple-element(w), index=2
+  c = f32[3,2] get-tuple-element(w), index=3
+  ab = f32[3,2] add(a, b)
+  ROOT r = f32[3,2] add(ab, c)
+}
+)";
+  PassRun run = RunUntilUnchanged(hlo);
+  EXPECT_TRUE(run.changed);
+  EXPECT_CHECKS(run.after, R"(
+CHECK: while((s32[], f32[3,2], f32[3,2], f32[2]){{.*}})
+)");
+  // Same results: the merged element's users read the survivor's rows.
+  ExpectSameSemantics(run);
+}
+
 }  // namespace
 }  // namespace hlogym::testing
