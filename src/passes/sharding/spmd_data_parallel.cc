@@ -3,11 +3,14 @@
 // every value whole on every partition or split evenly along one dimension
 // over all of them, a reduction over the split dimension completed by an
 // all-reduce, gathers and scatters batched with split indices (integer-label
-// losses), a broadcast wanted both ways copied; and the resharding XLA does
-// around what cannot stay split (batch norms, a reshape merging the split
-// batch into attention's heads, split outputs returned whole): operands
-// gathered (all-gather), results sliced again at the partition's offset
-// (dynamic-slice). Anything else is left to CheckSpmdPartitioning's reason.
+// losses), a broadcast wanted both ways copied, an iota split along its own
+// dimension offset per partition, while loops whose state is placed element
+// by element (planned again until the body writes back what it reads); and
+// the resharding XLA does around what cannot stay split (batch norms, a
+// reshape merging the split batch into attention's heads, split outputs
+// returned whole): operands gathered (all-gather), results sliced again at
+// the partition's offset (dynamic-slice). Anything else is left to
+// CheckSpmdPartitioning's reason.
 #include "passes/sharding/spmd_data_parallel.h"
 
 #include <algorithm>
@@ -206,9 +209,23 @@ std::optional<int64_t> ScatterUpdatesSplit(const Instruction& scatter, int64_t d
   return window;
 }
 
+// An element of a while loop's state: the loop and the element's index.
+using LoopElement = std::pair<const Instruction*, int64_t>;
+
 struct DataParallelPlan {
   int64_t partitions = 1;
+  // What the planning visits, users after their operands (PlanningOrder).
+  std::vector<Instruction*> order;
   absl::flat_hash_map<const Instruction*, Placement> placements;
+  // While loops, by the placement of each element of their state: the
+  // loop's result and its condition's and body's parameter alike.
+  absl::flat_hash_map<const Instruction*, std::vector<Placement>> loops;
+  // The loop each condition and body belongs to.
+  absl::flat_hash_map<const Computation*, const Instruction*> loop_of;
+  // Elements of a loop's state that entered whole and must be split (the
+  // body writes them back split, or a split user reads them): planned again
+  // split from the start (PlanDataParallelWith).
+  std::vector<std::pair<LoopElement, int64_t>> loop_splits_found;
   // A broadcast or iota that some users take whole and others split gets a
   // split copy for the latter, as XLA's partitioner makes one per sharding.
   struct SplitCopy {
@@ -262,14 +279,117 @@ bool ReducesOver(const Instruction& reader, const Instruction& value, int64_t di
 
 // Whether a whole instruction can be made split along `dim` where it is
 // computed, with no slicing: a broadcast that creates that dimension, or an
-// iota along another.
+// iota (along that dimension, counting from the partition's offset:
+// AddIotaOffset).
 bool CanSplitWhereMade(const Instruction& instruction, int64_t dim, int64_t partitions) {
   if (instruction.shape().dimensions(dim) % partitions != 0) return false;
   if (instruction.opcode() == Opcode::kBroadcast) {
     const std::vector<int64_t>& dims = instruction.attrs().dimensions;
     return std::find(dims.begin(), dims.end(), dim) == dims.end();
   }
-  return instruction.opcode() == Opcode::kIota && instruction.attrs().iota_dimension != dim;
+  return instruction.opcode() == Opcode::kIota;
+}
+
+// An iota made split along its own dimension counts from the partition's
+// first index there: its users read it plus that offset, the partition's
+// ordinal (from a table, by partition-id) times the iota's own size, as
+// XLA's partitioner makes it.
+absl::Status AddIotaOffset(Instruction* iota, int64_t partitions) {
+  Computation* computation = iota->parent();
+  const std::vector<Instruction*> users = iota->users();
+  const bool was_root = iota->IsRoot();
+  Literal table(Shape(PrimitiveType::kS32, {partitions}));
+  for (int64_t i = 0; i < partitions; ++i) table.SetFromInt64(i, i);
+  Instruction* ordinals = MakeConstant(computation, std::move(table));
+  Instruction* partition_id = AddWithLayoutOf(
+      computation,
+      std::make_unique<Instruction>(Opcode::kPartitionId, Shape::Scalar(PrimitiveType::kU32)),
+      ordinals);
+  auto pick = std::make_unique<Instruction>(Opcode::kDynamicSlice, Shape(PrimitiveType::kS32, {1}));
+  pick->AppendOperand(ordinals);
+  pick->AppendOperand(partition_id);
+  pick->mutable_attrs().dynamic_slice_sizes = {1};
+  HLOGYM_ASSIGN(ordinal, MakeReshape(AddWithLayoutOf(computation, std::move(pick), ordinals),
+                                     std::vector<int64_t>{}));
+  const int64_t dim = iota->attrs().iota_dimension;
+  Instruction* size = MakeScalarConstant(computation, PrimitiveType::kS32,
+                                         static_cast<double>(iota->shape().dimensions(dim)));
+  HLOGYM_ASSIGN(offset, MakeBinary(Opcode::kMultiply, ordinal, size));
+  const PrimitiveType type = iota->shape().element_type();
+  if (type != PrimitiveType::kS32) {
+    HLOGYM_ASSIGN(converted, MakeConvert(offset, type));
+    offset = converted;
+  }
+  HLOGYM_ASSIGN(offsets, MakeBroadcast(offset, iota->shape().dimensions(), {}));
+  HLOGYM_ASSIGN(counted, MakeBinary(Opcode::kAdd, iota, offsets));
+  for (Instruction* user : users) user->ReplaceUsesOfOperand(iota, counted);
+  if (was_root) computation->set_root_instruction(counted);
+  return absl::OkStatus();
+}
+
+// The instructions the planning visits, each after its operands: the
+// computation's in post order, each while loop followed by its condition's
+// and body's (whose parameter is the loop's state), loops within loops alike.
+// `loop_of` gets the loop each such computation belongs to.
+absl::StatusOr<std::vector<Instruction*>> PlanningOrder(
+    const Computation& computation,
+    absl::flat_hash_map<const Computation*, const Instruction*>& loop_of) {
+  std::vector<Instruction*> order;
+  for (Instruction* instruction : computation.MakeInstructionPostOrder()) {
+    order.push_back(instruction);
+    if (instruction->opcode() != Opcode::kWhile) continue;
+    for (const Computation* called : instruction->called_computations()) {
+      if (!loop_of.try_emplace(called, instruction).second) {
+        return Cannot(*instruction, "shares its condition or body with another loop");
+      }
+      HLOGYM_ASSIGN(inner, PlanningOrder(*called, loop_of));
+      order.insert(order.end(), inner.begin(), inner.end());
+    }
+  }
+  return order;
+}
+
+// The while loop whose state `value` is (the loop itself, or its condition's
+// or body's parameter); null for any other value.
+const Instruction* LoopStateOf(const Instruction& value, const DataParallelPlan& plan) {
+  if (value.opcode() == Opcode::kWhile) return &value;
+  if (value.opcode() != Opcode::kParameter) return nullptr;
+  auto loop = plan.loop_of.find(value.parent());
+  return loop == plan.loop_of.end() ? nullptr : loop->second;
+}
+
+// The loop whose state the tuple `user` makes (the one it starts from, or
+// its body's result); null for any other.
+const Instruction* LoopStateMadeBy(const Instruction& user, const DataParallelPlan& plan) {
+  if (user.opcode() != Opcode::kTuple) return nullptr;
+  if (user.IsRoot()) {
+    auto loop = plan.loop_of.find(user.parent());
+    return loop != plan.loop_of.end() && loop->second->called_computations()[1] == user.parent()
+               ? loop->second
+               : nullptr;
+  }
+  return user.users().size() == 1 && user.users()[0]->opcode() == Opcode::kWhile ? user.users()[0]
+                                                                                 : nullptr;
+}
+
+// How the tuple `user` that makes a loop's state holds `operand`: split
+// along `dim` at some index, whole at some other (two accumulators started
+// from one broadcast of zeros); nullopt where `user` makes no loop's state.
+struct LoopStateUse {
+  bool split = false;
+  bool whole = false;
+};
+std::optional<LoopStateUse> LoopStateUseOf(const Instruction& user, const Instruction& operand,
+                                           int64_t dim, const DataParallelPlan& plan) {
+  const Instruction* loop = LoopStateMadeBy(user, plan);
+  if (loop == nullptr) return std::nullopt;
+  const std::vector<Placement>& elements = plan.loops.at(loop);
+  LoopStateUse use;
+  for (int64_t i = 0; i < user.operand_count(); ++i) {
+    if (user.operand(i) != &operand) continue;
+    (elements[i].split() && elements[i].dim == dim ? use.split : use.whole) = true;
+  }
+  return use;
 }
 
 // Whether split `user` takes its whole operand `operand` split along `dim`:
@@ -277,8 +397,13 @@ bool CanSplitWhereMade(const Instruction& instruction, int64_t dim, int64_t part
 // writing into it (split alike) or with it as its updates (split as the
 // scatter's split asks).
 bool TakesSplit(const Instruction& user, const Instruction& operand, int64_t dim,
-                int64_t partitions,
-                const absl::flat_hash_map<const Instruction*, Placement>& placements) {
+                const DataParallelPlan& plan) {
+  const int64_t partitions = plan.partitions;
+  const absl::flat_hash_map<const Instruction*, Placement>& placements = plan.placements;
+  // A loop's state passes each element on as the loop holds it.
+  if (std::optional<LoopStateUse> use = LoopStateUseOf(user, operand, dim, plan)) {
+    return use->split && !use->whole;
+  }
   // A tuple (not the root: call-inliner's residuals) passes its elements
   // on: split where every get-tuple-element of this one reads it split.
   if (user.opcode() == Opcode::kTuple && !user.IsRoot() &&
@@ -324,16 +449,20 @@ bool TakesSplit(const Instruction& user, const Instruction& operand, int64_t dim
 
 // `kept_whole`: batch norms whose result stays whole (not split again);
 // `entered_split`: parameters with no sharding that enter split, by the
-// dimension.
-absl::StatusOr<DataParallelPlan> PlanDataParallelWith(
+// dimension; `loop_splits`: elements of loops' state that are split from the
+// start, by the dimension.
+absl::StatusOr<DataParallelPlan> PlanOnce(
     const Module& module, const absl::flat_hash_set<const Instruction*>& kept_whole,
-    const absl::flat_hash_map<const Instruction*, int64_t>& entered_split) {
+    const absl::flat_hash_map<const Instruction*, int64_t>& entered_split,
+    const absl::flat_hash_map<LoopElement, int64_t>& loop_splits) {
   DataParallelPlan plan;
   plan.partitions = NumPartitions(module);
   const Computation* entry = module.entry_computation();
   if (plan.partitions <= 1 || entry == nullptr) {
     return absl::FailedPreconditionError("the module is compiled for one partition");
   }
+  HLOGYM_ASSIGN(order, PlanningOrder(*entry, plan.loop_of));
+  plan.order = std::move(order);
   const int64_t n = plan.partitions;
   auto& placements = plan.placements;
   // Batch norms (tuple-shaped) whose first result is split again, by the
@@ -377,11 +506,36 @@ absl::StatusOr<DataParallelPlan> PlanDataParallelWith(
     }
     return absl::OkStatus();
   };
-  for (const Instruction* instruction : entry->MakeInstructionPostOrder()) {
+  // Places one instruction (its operands placed).
+  auto place = [&](const Instruction* instruction) -> absl::Status {
     const Opcode opcode = instruction->opcode();
     const Shape& shape = instruction->shape();
     Placement placement;
-    if (opcode == Opcode::kParameter) {
+    if (opcode == Opcode::kParameter && LoopStateOf(*instruction, plan)) {
+      return absl::OkStatus();  // placed by its loop
+    } else if (opcode == Opcode::kWhile) {
+      // The loop's state: each element placed as it enters, or split from
+      // the start where an earlier planning found it must be (the value it
+      // enters as then wanted split).
+      const Instruction* init = instruction->operand(0);
+      if (init->opcode() != Opcode::kTuple) {
+        return Cannot(*instruction, "starts from a state that is not a tuple");
+      }
+      std::vector<Placement>& elements = plan.loops[instruction];
+      for (int64_t i = 0; i < init->operand_count(); ++i) {
+        Placement entering = placement_of(init->operand(i));
+        auto split = loop_splits.find(LoopElement{instruction, i});
+        if (split != loop_splits.end() && !entering.split()) {
+          HLOGYM_RETURN_IF_ERROR(want(init->operand(i), split->second));
+          entering = Placement::Split(split->second);
+        }
+        elements.push_back(entering);
+      }
+      return absl::OkStatus();
+    } else if (opcode == Opcode::kGetTupleElement && LoopStateOf(*instruction->operand(0), plan)) {
+      placement = plan.loops.at(LoopStateOf(*instruction->operand(0), plan))
+                      .at(instruction->attrs().tuple_index);
+    } else if (opcode == Opcode::kParameter) {
       // A parameter with no sharding (JAX's uncommitted arguments) is whole
       // until a split user wants it split (below).
       auto entering = entered_split.find(instruction);
@@ -576,6 +730,14 @@ absl::StatusOr<DataParallelPlan> PlanDataParallelWith(
           return Cannot(*instruction, "slices the split dimension");
         }
       }
+    } else if (opcode == Opcode::kDynamicSlice) {
+      // Slicing other dimensions (a loop's step out of a stacked sequence):
+      // the split one taken whole, so its start index can only be 0.
+      placement = placement_of(instruction->operand(0));
+      if (placement.split() && instruction->attrs().dynamic_slice_sizes[placement.dim] !=
+                                   instruction->operand(0)->shape().dimensions(placement.dim)) {
+        return Cannot(*instruction, "slices the split dimension");
+      }
     } else if (opcode == Opcode::kConcatenate) {
       // Joining along another dimension, every operand split alike.
       HLOGYM_ASSIGN(dim, common_split(*instruction));
@@ -674,7 +836,7 @@ absl::StatusOr<DataParallelPlan> PlanDataParallelWith(
         placement = Placement::Split(resplit->second);
       }
     } else if (opcode == Opcode::kTuple) {
-      continue;  // a tuple takes its elements' placements
+      return absl::OkStatus();  // a tuple takes its elements' placements
     } else if (opcode == Opcode::kGetTupleElement &&
                instruction->operand(0)->opcode() == Opcode::kTuple) {
       placement = placement_of(instruction->operand(0)->operand(instruction->attrs().tuple_index));
@@ -692,7 +854,44 @@ absl::StatusOr<DataParallelPlan> PlanDataParallelWith(
       }
     }
     placements[instruction] = placement;
+    return absl::OkStatus();
+  };
+  // Inside a loop, an instruction may not place only because an element of
+  // the loop's state is still whole that the body makes split (found below,
+  // and planned again): its error counts only where none is found.
+  absl::Status in_loop;
+  for (const Instruction* instruction : plan.order) {
+    absl::Status placed = place(instruction);
+    if (placed.ok()) continue;
+    if (instruction->parent() == entry) return placed;
+    if (in_loop.ok()) in_loop = std::move(placed);
   }
+  // A loop's body writes each element of its state back as it entered: one
+  // written back split where it entered whole is split from the start
+  // (planned again), one written back whole where it entered split is
+  // wanted split.
+  for (const auto& [loop, elements] : plan.loops) {
+    const Instruction* written = loop->called_computations()[1]->root_instruction();
+    if (written->opcode() != Opcode::kTuple ||
+        written->operand_count() != static_cast<int64_t>(elements.size())) {
+      return Cannot(*loop, "has a body whose result is not a tuple");
+    }
+    if (placement_of(loop->called_computations()[0]->root_instruction()).split()) {
+      return Cannot(*loop, "has a split condition");
+    }
+    for (int64_t i = 0; i < written->operand_count(); ++i) {
+      const Placement back = placement_of(written->operand(i));
+      if (back.split() && !elements[i].split()) {
+        plan.loop_splits_found.push_back({LoopElement{loop, i}, back.dim});
+      } else if (back.split() && back.dim != elements[i].dim) {
+        return Cannot(*loop, "writes an element of its state back split along another dimension");
+      } else if (!back.split() && elements[i].split()) {
+        HLOGYM_RETURN_IF_ERROR(want(written->operand(i), elements[i].dim));
+      }
+    }
+  }
+  if (!plan.loop_splits_found.empty()) return plan;
+  HLOGYM_RETURN_IF_ERROR(in_loop);
   // A value computed whole and split again stays whole for the reductions
   // over its split dimension only where no other user but a convolution
   // reads it: XLA's propagation splits it at its source as soon as an
@@ -739,16 +938,30 @@ absl::StatusOr<DataParallelPlan> PlanDataParallelWith(
   // enters); a constant is left to the reason. Users come first, in reverse
   // post order, so that every user's placement is settled when its operand
   // is looked at.
-  const std::vector<Instruction*> order = entry->MakeInstructionPostOrder();
-  for (auto at = order.rbegin(); at != order.rend(); ++at) {
+  for (auto at = plan.order.rbegin(); at != plan.order.rend(); ++at) {
     const Instruction* instruction = *at;
     auto it = wanted.find(instruction);
     if (it == wanted.end()) continue;
     const int64_t dim = it->second;
+    if (instruction->opcode() == Opcode::kGetTupleElement) {
+      if (const Instruction* loop = LoopStateOf(*instruction->operand(0), plan)) {
+        // An element of a loop's state: split from the start.
+        plan.loop_splits_found.push_back(
+            {LoopElement{loop, instruction->attrs().tuple_index}, dim});
+        continue;
+      }
+    }
     std::vector<const Instruction*> split_users, whole_users;
+    bool held_both_ways = false;  // by one loop's state
     for (const Instruction* user : instruction->users()) {
-      (TakesSplit(*user, *instruction, dim, n, placements) ? split_users : whole_users)
-          .push_back(user);
+      std::optional<LoopStateUse> use = LoopStateUseOf(*user, *instruction, dim, plan);
+      if (use && use->split && use->whole) {
+        held_both_ways = true;
+        split_users.push_back(user);
+        whole_users.push_back(user);
+        continue;
+      }
+      (TakesSplit(*user, *instruction, dim, plan) ? split_users : whole_users).push_back(user);
     }
     // A parameter with no sharding whose sharding XLA may choose
     // (allow_spmd_sharding_propagation_to_parameters: JAX's uncommitted
@@ -783,6 +996,9 @@ absl::StatusOr<DataParallelPlan> PlanDataParallelWith(
     if (!whole_users.empty() && leaf) {
       plan.split_copies[instruction] = {dim, std::move(split_users)};
       continue;
+    }
+    if (held_both_ways) {
+      return Cannot(*instruction, "is held both whole and split in a loop's state");
     }
     if (instruction->shape().dimensions(dim) % n != 0) {
       return Cannot(*instruction, "is whole where a split user needs it split");
@@ -871,7 +1087,40 @@ absl::StatusOr<DataParallelPlan> PlanDataParallelWith(
     }
     placements[instruction] = Placement::Split(dim);
   }
+  // Inside a loop every value stays as it is placed: resharding there
+  // (gathering, slicing again, a copy split apart) is not modelled.
+  for (const Instruction* instruction : plan.order) {
+    if (instruction->parent() != entry &&
+        (plan.gathers.contains(instruction) || plan.resliced.contains(instruction) ||
+         plan.split_copies.contains(instruction))) {
+      return Cannot(*instruction, "would be resharded inside a loop");
+    }
+  }
   return plan;
+}
+
+// PlanOnce, again with each element of a loop's state that it found split
+// split from the start, until it finds none.
+absl::StatusOr<DataParallelPlan> PlanDataParallelWith(
+    const Module& module, const absl::flat_hash_set<const Instruction*>& kept_whole,
+    const absl::flat_hash_map<const Instruction*, int64_t>& entered_split) {
+  absl::flat_hash_map<LoopElement, int64_t> loop_splits;
+  while (true) {
+    HLOGYM_ASSIGN(plan, PlanOnce(module, kept_whole, entered_split, loop_splits));
+    if (plan.loop_splits_found.empty()) return plan;
+    bool added = false;
+    for (const auto& [element, dim] : plan.loop_splits_found) {
+      auto [it, inserted] = loop_splits.try_emplace(element, dim);
+      if (!inserted && it->second != dim) {
+        return Cannot(*element.first, "holds an element of its state split two ways");
+      }
+      added |= inserted;
+    }
+    if (!added) {
+      // Each element found entered whole in this planning: none can be split already.
+      return absl::InternalError("spmd data-parallel planning found no new loop element to split");
+    }
+  }
 }
 
 // Splits each of plan.resliced's whole values for its users: a
@@ -940,7 +1189,9 @@ absl::StatusOr<bool> ApplyDataParallel(Module& module, const DataParallelPlan& p
   // The whole shapes of the values gathered again, before they are split.
   absl::flat_hash_map<const Instruction*, Shape> whole_shapes;
   for (const auto& [value, gather] : plan.gathers) whole_shapes[value] = value->shape();
-  for (Instruction* instruction : entry.MakeInstructionPostOrder()) {
+  // Iotas made split along their own dimension (AddIotaOffset).
+  std::vector<Instruction*> offset_iotas;
+  for (Instruction* instruction : plan.order) {
     auto it = plan.placements.find(instruction);
     if (it == plan.placements.end()) continue;
     const Placement& placement = it->second;
@@ -954,6 +1205,14 @@ absl::StatusOr<bool> ApplyDataParallel(Module& module, const DataParallelPlan& p
         // It takes all of the split dimension, now the partition's part.
         instruction->mutable_attrs().slice[placement.dim] = {
             0, instruction->shape().dimensions(placement.dim), 1};
+      }
+      if (instruction->opcode() == Opcode::kDynamicSlice) {
+        instruction->mutable_attrs().dynamic_slice_sizes[placement.dim] =
+            instruction->shape().dimensions(placement.dim);
+      }
+      if (instruction->opcode() == Opcode::kIota &&
+          instruction->attrs().iota_dimension == placement.dim) {
+        offset_iotas.push_back(instruction);
       }
       if (instruction->opcode() == Opcode::kGather) {
         // A gather of whole slices along the operand's split dimension takes
@@ -984,9 +1243,10 @@ absl::StatusOr<bool> ApplyDataParallel(Module& module, const DataParallelPlan& p
       attrs.SetRaw("channel_id", std::to_string(channel_id++));
       attrs.SetRaw("replica_groups", groups);
       attrs.SetRaw("use_global_device_ids", "true");
-      Instruction* added = entry.AddInstruction(std::move(all_reduce));
+      Computation& computation = *instruction->parent();  // a loop's body, or the entry
+      Instruction* added = computation.AddInstruction(std::move(all_reduce));
       for (Instruction* user : users) user->ReplaceUsesOfOperand(instruction, added);
-      if (was_root) entry.set_root_instruction(added);
+      if (was_root) computation.set_root_instruction(added);
       changed = true;
     }
   }
@@ -1021,29 +1281,58 @@ absl::StatusOr<bool> ApplyDataParallel(Module& module, const DataParallelPlan& p
         instruction->operands(), module.UniqueName(instruction->name()));
     split->set_shape(std::move(shape));
     Instruction* added = entry.AddInstruction(std::move(split));
+    if (added->opcode() == Opcode::kIota && added->attrs().iota_dimension == copy->second.dim) {
+      offset_iotas.push_back(added);
+    }
     const std::vector<const Instruction*>& split_users = copy->second.users;
     for (Instruction* user : std::vector<Instruction*>(instruction->users())) {
-      if (std::find(split_users.begin(), split_users.end(), user) != split_users.end()) {
+      if (std::find(split_users.begin(), split_users.end(), user) == split_users.end()) continue;
+      const Instruction* loop = LoopStateMadeBy(*user, plan);
+      if (loop == nullptr) {
         user->ReplaceUsesOfOperand(instruction, added);
+        continue;
+      }
+      // A loop's state reads the copy only where it holds the value split.
+      for (int64_t i = 0; i < user->operand_count(); ++i) {
+        if (user->operand(i) == instruction && plan.loops.at(loop)[i].split()) {
+          user->ReplaceOperandWith(i, added);
+        }
       }
     }
     changed = true;
   }
+  for (Instruction* iota : offset_iotas) HLOGYM_RETURN_IF_ERROR(AddIotaOffset(iota, n));
   // Sharding constraints, all met, become copies of their operands, as XLA's
   // partitioner leaves them.
-  for (Instruction* instruction : entry.MakeInstructionPostOrder()) {
+  for (Instruction* instruction : plan.order) {
     if (instruction->opcode() != Opcode::kCustomCall ||
         instruction->attrs().custom_call_target != "Sharding") {
       continue;
     }
     auto copy = std::make_unique<Instruction>(Opcode::kCopy, instruction->operand(0)->shape());
     copy->AppendOperand(instruction->operand(0));
+    Computation& computation = *instruction->parent();
     HLOGYM_RETURN_IF_ERROR(
-        entry.ReplaceInstruction(instruction, entry.AddInstruction(std::move(copy))));
+        computation.ReplaceInstruction(instruction, computation.AddInstruction(std::move(copy))));
     changed = true;
   }
-  // Tuples follow their elements (post order: a tuple's elements come first).
-  for (Instruction* instruction : entry.MakeInstructionPostOrder()) {
+  // Tuples follow their elements (a tuple's elements come first), and a
+  // loop's state its placements: the loop's result and its condition's and
+  // body's parameter.
+  for (Instruction* instruction : plan.order) {
+    if (auto loop = plan.loops.find(instruction); loop != plan.loops.end()) {
+      Shape state = instruction->shape();
+      for (size_t i = 0; i < loop->second.size(); ++i) {
+        if (!loop->second[i].split()) continue;
+        state.mutable_tuple_shapes()[i].mutable_dimensions()[loop->second[i].dim] /= n;
+        changed = true;
+      }
+      instruction->set_shape(state);
+      for (Computation* called : instruction->called_computations()) {
+        called->parameter_instruction(0)->set_shape(state);
+      }
+      continue;
+    }
     if (instruction->opcode() != Opcode::kTuple) continue;
     std::vector<Shape> elements;
     for (const Instruction* operand : instruction->operands()) elements.push_back(operand->shape());

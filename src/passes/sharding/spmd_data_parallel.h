@@ -12,8 +12,10 @@
 // returned whole) is gathered; a parameter with no sharding that XLA may
 // shard enters split where the program then partitions; a scatter-add into
 // zeros from split indices and updates (an embedding's gradient) is
-// completed by an all-reduce. Two split dimensions, loops over split values
-// and weights split along a contracting dimension are not modelled.
+// completed by an all-reduce; a while loop (a scan, a solver's steps) holds
+// each element of its state as its body writes it back, split or whole, and
+// runs its body per partition. Two split dimensions, resharding inside a
+// loop and weights split along a contracting dimension are not modelled.
 #ifndef HLOGYM_PASSES_SHARDING_SPMD_DATA_PARALLEL_H_
 #define HLOGYM_PASSES_SHARDING_SPMD_DATA_PARALLEL_H_
 

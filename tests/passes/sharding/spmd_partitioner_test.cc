@@ -743,6 +743,118 @@ CHECK: all-reduce(s32[] %n)
   EXPECT_TRUE(CheckSplitAgainstWhole(**original).ok()) << CheckSplitAgainstWhole(**original);
 }
 
+// A scan over split inputs (time-major, the batch split): the recurrent
+// state, which starts from whole zeros, is split from the start because the
+// body writes it back split; the weight gradient accumulated in the loop is
+// completed inside the body by an all-reduce and stays whole, though it
+// starts from the same broadcast of zeros, which gets a split copy for the
+// state alone; the step's slice of the inputs takes the partition's part.
+constexpr std::string_view kScan =
+    R"(HloModule scan, entry_computation_layout={(f32[4,4]{1,0}, f32[3,4,4]{2,1,0})->(f32[4,4]{1,0}, f32[4,4]{1,0})}, allow_spmd_sharding_propagation_to_output={true,true}, num_partitions=4
+
+%sum (a: f32[], b: f32[]) -> f32[] {
+  %a = f32[] parameter(0)
+  %b = f32[] parameter(1)
+  ROOT %s = f32[] add(%a, %b)
+}
+
+%body (s: (s32[], f32[4,4], f32[4,4], f32[3,4,4], f32[4,4])) -> (s32[], f32[4,4], f32[4,4], f32[3,4,4], f32[4,4]) {
+  %s = (s32[], f32[4,4]{1,0}, f32[4,4]{1,0}, f32[3,4,4]{2,1,0}, f32[4,4]{1,0}) parameter(0)
+  %i = s32[] get-tuple-element(%s), index=0
+  %h = f32[4,4]{1,0} get-tuple-element(%s), index=1
+  %acc = f32[4,4]{1,0} get-tuple-element(%s), index=2
+  %xs = f32[3,4,4]{2,1,0} get-tuple-element(%s), index=3
+  %w = f32[4,4]{1,0} get-tuple-element(%s), index=4
+  %zero = s32[] constant(0)
+  %step = f32[1,4,4]{2,1,0} dynamic-slice(%xs, %i, %zero, %zero), dynamic_slice_sizes={1,4,4}
+  %x = f32[4,4]{1,0} reshape(%step)
+  %hw = f32[4,4]{1,0} dot(%h, %w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  %pre = f32[4,4]{1,0} add(%x, %hw)
+  %h1 = f32[4,4]{1,0} tanh(%pre)
+  %g = f32[4,4]{1,0} dot(%x, %h1), lhs_contracting_dims={0}, rhs_contracting_dims={0}
+  %acc1 = f32[4,4]{1,0} add(%acc, %g)
+  %one = s32[] constant(1)
+  %i1 = s32[] add(%i, %one)
+  ROOT %t = (s32[], f32[4,4]{1,0}, f32[4,4]{1,0}, f32[3,4,4]{2,1,0}, f32[4,4]{1,0}) tuple(%i1, %h1, %acc1, %xs, %w)
+}
+
+%cond (c: (s32[], f32[4,4], f32[4,4], f32[3,4,4], f32[4,4])) -> pred[] {
+  %c = (s32[], f32[4,4]{1,0}, f32[4,4]{1,0}, f32[3,4,4]{2,1,0}, f32[4,4]{1,0}) parameter(0)
+  %ci = s32[] get-tuple-element(%c), index=0
+  %n = s32[] constant(3)
+  ROOT %lt = pred[] compare(%ci, %n), direction=LT
+}
+
+ENTRY %main (w: f32[4,4], xs: f32[3,4,4]) -> (f32[4,4], f32[4,4]) {
+  %w = f32[4,4]{1,0} parameter(0), sharding={replicated}
+  %xs = f32[3,4,4]{2,1,0} parameter(1), sharding={devices=[1,4,1]<=[4]}
+  %start = s32[] constant(0)
+  %zero = f32[] constant(0)
+  %zeros = f32[4,4]{1,0} broadcast(%zero), dimensions={}
+  %init = (s32[], f32[4,4]{1,0}, f32[4,4]{1,0}, f32[3,4,4]{2,1,0}, f32[4,4]{1,0}) tuple(%start, %zeros, %zeros, %xs, %w)
+  %loop = (s32[], f32[4,4]{1,0}, f32[4,4]{1,0}, f32[3,4,4]{2,1,0}, f32[4,4]{1,0}) while(%init), condition=%cond, body=%body
+  %state = f32[4,4]{1,0} get-tuple-element(%loop), index=1
+  %gradient = f32[4,4]{1,0} get-tuple-element(%loop), index=2
+  ROOT %out = (f32[4,4]{1,0}, f32[4,4]{1,0}) tuple(%state, %gradient)
+}
+)";
+
+TEST(SpmdPartitionerTest, SplitsALoopsStateWhereItsBodyWritesItSplit) {
+  PassRun run = RunPass("spmd-partitioning", kScan);
+  EXPECT_TRUE(run.changed);
+  EXPECT_CHECKS(run.after, R"(
+CHECK: %body
+CHECK: %s = (s32[], f32[1,4]{1,0}, f32[4,4]{1,0}, f32[3,1,4]{2,1,0}, f32[4,4]{1,0}) parameter(0)
+CHECK: %step = f32[1,1,4]{2,1,0} dynamic-slice({{.*}}), dynamic_slice_sizes={1,1,4}
+CHECK: %h1 = f32[1,4]{1,0} tanh(
+CHECK: %g = f32[4,4]{1,0} dot(
+CHECK: all-reduce(f32[4,4]{1,0} %g)
+CHECK: %cond
+CHECK: %c = (s32[], f32[1,4]{1,0}, f32[4,4]{1,0}, f32[3,1,4]{2,1,0}, f32[4,4]{1,0}) parameter(0)
+CHECK: ENTRY
+CHECK: %zeros.1 = f32[1,4]{1,0} broadcast(
+CHECK: %zeros = f32[4,4]{1,0} broadcast(
+CHECK: %init = {{.*}} tuple(s32[] %start, f32[1,4]{1,0} %zeros.1, f32[4,4]{1,0} %zeros,
+CHECK: %loop = (s32[], f32[1,4]{1,0}, f32[4,4]{1,0}, f32[3,1,4]{2,1,0}, f32[4,4]{1,0}) while(
+CHECK: %state = f32[1,4]{1,0} get-tuple-element(
+CHECK: %gradient = f32[4,4]{1,0} get-tuple-element(
+)");
+  // Every partition's copy, run on its slice, computes what the module
+  // computes whole.
+  absl::StatusOr<std::unique_ptr<Module>> original = ParseModule(kScan, "scan.hlo");
+  ASSERT_TRUE(original.ok()) << original.status();
+  EXPECT_TRUE(CheckSplitAgainstWhole(**original).ok()) << CheckSplitAgainstWhole(**original);
+}
+
+// An iota made split along its own dimension counts from the partition's
+// offset there: a local iota plus the partition's ordinal times its size.
+TEST(SpmdPartitionerTest, CountsASplitIotaFromThePartitionsOffset) {
+  constexpr std::string_view kIota =
+      R"(HloModule iota, num_partitions=4, allow_spmd_sharding_propagation_to_output={true}
+ENTRY main {
+  x = f32[8,4] parameter(0), sharding={devices=[4,1]<=[4]}
+  i = u32[8,4] iota(), iota_dimension=0
+  c = f32[8,4] convert(i)
+  ROOT a = f32[8,4] add(x, c)
+}
+)";
+  PassRun run = RunPass("spmd-partitioning", kIota);
+  EXPECT_TRUE(run.changed);
+  EXPECT_CHECKS(run.after, R"(
+CHECK: %i = u32[2,4] iota(), iota_dimension=0
+CHECK: s32[4]{0} constant({0, 1, 2, 3})
+CHECK: partition-id()
+CHECK: dynamic-slice(
+CHECK: multiply(
+CHECK: u32[] convert(
+CHECK: u32[2,4]{1,0} broadcast(
+CHECK: u32[2,4] add(u32[2,4] %i,
+)");
+  absl::StatusOr<std::unique_ptr<Module>> original = ParseModule(kIota, "iota.hlo");
+  ASSERT_TRUE(original.ok()) << original.status();
+  EXPECT_TRUE(CheckSplitAgainstWhole(**original).ok()) << CheckSplitAgainstWhole(**original);
+}
+
 TEST(SpmdPartitionerTest, LeavesWhatNeedsReshardingWithTheReason) {
   // A whole weight multiplied with a split activation elementwise would need
   // a slice of the weight on every partition.
@@ -767,6 +879,38 @@ ENTRY main {
 }
 )")
                    .changed);
+  // Inside a loop: reversing the split batch would need the other
+  // partitions' rows, and the reason names the body's instruction.
+  constexpr std::string_view kLoopReverse = R"(HloModule m, num_partitions=4
+body {
+  s = (s32[], f32[4,4]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  h = f32[4,4] get-tuple-element(s), index=1
+  r = f32[4,4] reverse(h), dimensions={0}
+  one = s32[] constant(1)
+  i1 = s32[] add(i, one)
+  ROOT t = (s32[], f32[4,4]) tuple(i1, r)
+}
+cond {
+  c = (s32[], f32[4,4]) parameter(0)
+  ci = s32[] get-tuple-element(c), index=0
+  n = s32[] constant(3)
+  ROOT lt = pred[] compare(ci, n), direction=LT
+}
+ENTRY main {
+  x = f32[4,4] parameter(0), sharding={devices=[4,1]<=[4]}
+  start = s32[] constant(0)
+  init = (s32[], f32[4,4]) tuple(start, x)
+  loop = (s32[], f32[4,4]) while(init), condition=cond, body=body
+  ROOT h = f32[4,4] get-tuple-element(loop), index=1
+}
+)";
+  EXPECT_FALSE(RunPass("spmd-partitioning", kLoopReverse).changed);
+  absl::StatusOr<std::unique_ptr<Module>> loop = ParseModule(kLoopReverse, "loop.hlo");
+  ASSERT_TRUE(loop.ok());
+  EXPECT_NE(CheckSpmdPartitioning(**loop).message().find("reverse r reverses the split dimension"),
+            std::string_view::npos)
+      << CheckSpmdPartitioning(**loop).message();
 }
 
 }  // namespace
