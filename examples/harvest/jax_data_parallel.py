@@ -9,7 +9,11 @@ the batch-norm step with its integer labels as a NumPy array (split with the bat
 bounds check and the gradient's scatter with them), and a small causal language model's step
 (an embedding looked up by split token ids: its gradient a scatter-add each device makes of its
 part, completed by an all-reduce), and a masked regression step with its per-example mask as a
-NumPy array (XLA shards the mask; its count is summed in parts).
+NumPy array (XLA shards the mask; its count is summed in parts). Loops over the split batch: an
+RNN's step and its loss (`lax.scan` over time, its state split from the start and its weight
+gradients completed by all-reduces inside the loop), a GRU over time-major inputs, an Euler
+solve's step and the solve (`fori_loop`), and an MLP step with dropout (the PRNG's loop and an
+iota split along its own dimension).
 Run it under `hlogym harvest` (datasets/probes/generate.py does).
 """
 
@@ -192,4 +196,91 @@ jax.jit(jax.value_and_grad(masked_mse))(
     jax.device_put(normal(32, 16), split),
     jax.device_put(normal(32, 8), split),
     rng.random(32) > 0.3,
+)
+
+
+def rnn_loss(params, xs, ys):
+    def cell(h, x):
+        h = jnp.tanh(x @ params["wx"] + h @ params["wh"] + params["b"])
+        return h, h @ params["wo"]
+
+    h0 = jnp.zeros((xs.shape[0], params["wh"].shape[0]))
+    _, out = jax.lax.scan(cell, h0, jnp.swapaxes(xs, 0, 1))
+    return jnp.mean((jnp.swapaxes(out, 0, 1) - ys) ** 2)
+
+
+@jax.jit
+def rnn_step(params, xs, ys):
+    loss, grads = jax.value_and_grad(rnn_loss)(params, xs, ys)
+    return jax.tree_util.tree_map(lambda p, g: p - 0.1 * g, params, grads), loss
+
+
+rnn = jax.device_put(
+    {"wx": normal(8, 16), "wh": normal(16, 16), "b": jnp.zeros(16), "wo": normal(16, 4)}, whole
+)
+sequences, sequence_targets = (
+    jax.device_put(normal(8, 6, 8), split),
+    jax.device_put(normal(8, 6, 4), split),
+)
+rnn_step(rnn, sequences, sequence_targets)
+jax.jit(rnn_loss)(rnn, sequences, sequence_targets)
+
+
+def gru(params, xs):
+    def cell(h, x):
+        z = jax.nn.sigmoid(x @ params["wz"] + h @ params["uz"])
+        r = jax.nn.sigmoid(x @ params["wr"] + h @ params["ur"])
+        c = jnp.tanh(x @ params["wc"] + (r * h) @ params["uc"])
+        return (1 - z) * h + z * c, None
+
+    h, _ = jax.lax.scan(cell, jnp.zeros((xs.shape[1], 16)), xs)
+    return h @ params["wo"]
+
+
+gru_params = {name: normal(8, 16) for name in ("wz", "wr", "wc")}
+gru_params |= {name: normal(16, 16) for name in ("uz", "ur", "uc")}
+gru_params["wo"] = normal(16, 4)
+jax.jit(gru)(
+    jax.device_put(gru_params, whole),
+    jax.device_put(normal(6, 8, 8), NamedSharding(mesh, P(None, "batch"))),
+)
+
+
+def euler(params, x0):
+    def step(i, x):
+        return x + 0.1 * jnp.tanh(x @ params["w"] + params["b"])
+
+    return jax.lax.fori_loop(0, 8, step, x0)
+
+
+@jax.jit
+def euler_step(params, x0, target):
+    loss, grads = jax.value_and_grad(lambda p: jnp.mean((euler(p, x0) - target) ** 2))(params)
+    return jax.tree_util.tree_map(lambda p, g: p - 0.1 * g, params, grads), loss
+
+
+field = jax.device_put({"w": normal(16, 16), "b": jnp.zeros(16)}, whole)
+starts = jax.device_put(normal(32, 16), split)
+euler_step(field, starts, jax.device_put(normal(32, 16), split))
+
+
+@jax.jit
+def euler_readout(params, x0):
+    return jnp.tanh(euler(params, x0)) @ params["w"]
+
+
+euler_readout(field, starts)
+
+
+def dropout_mse(params, x, y, key):
+    h = jnp.tanh(x @ params["w1"] + params["b1"])
+    h = jnp.where(jax.random.bernoulli(key, 0.9, h.shape), h / 0.9, 0.0)
+    return jnp.mean((h @ params["w2"] - y) ** 2)
+
+
+jax.jit(jax.value_and_grad(dropout_mse))(
+    regression,
+    jax.device_put(normal(32, 16), split),
+    jax.device_put(normal(32, 8), split),
+    jax.random.key(0),
 )
