@@ -84,6 +84,9 @@ std::optional<int64_t> ReshapedSplit(const Shape& from, const Shape& to, int64_t
     for (int64_t i = begin; i < end; ++i) p *= shape.dimensions(i);
     return p;
   };
+  // A dimension that does not split evenly (a scan step's leading 1) is
+  // not the one split.
+  if (from.dimensions(dim) % partitions != 0) return std::nullopt;
   const int64_t before = product(from, 0, dim);
   for (int64_t e = 0; e < to.rank(); ++e) {
     if (product(to, 0, e) != before || to.dimensions(e) == 1) continue;
@@ -427,6 +430,9 @@ bool TakesSplit(const Instruction& user, const Instruction& operand, int64_t dim
     return (user.operand(0) == &operand || user.operand(1) == &operand) && user_dim == dim;
   }
   if (user.opcode() == Opcode::kTranspose) return user.attrs().dimensions[user_dim] == dim;
+  if (user.opcode() == Opcode::kSlice || user.opcode() == Opcode::kDynamicSlice) {
+    return user.operand(0) == &operand && user_dim == dim;  // all of the split dimension
+  }
   if (user.opcode() == Opcode::kBroadcast) return user.attrs().dimensions[dim] == user_dim;
   if (user.opcode() == Opcode::kReshape) {
     return ReshapedSplit(operand.shape(), user.shape(), dim, partitions) == user_dim;
@@ -1011,7 +1017,8 @@ absl::StatusOr<DataParallelPlan> PlanOnce(
     // A broadcast of a value along the wanted dimension, a reshape that keeps
     // it one operand dimension's, or a reduction over other dimensions,
     // passes the want on to that operand dimension (XLA slices a label
-    // vector, not its one-hot broadcast or its [N,1] reshape); a
+    // vector, not its one-hot broadcast or its [N,1] reshape), as does a
+    // slice or dynamic-slice that takes all of it (a scan's step); a
     // get-tuple-element of a tuple, to the element.
     std::optional<int64_t> operand_dim;
     const Instruction* element = nullptr;
@@ -1032,6 +1039,10 @@ absl::StatusOr<DataParallelPlan> PlanOnce(
       for (int64_t d = 0; d < instruction->operand(0)->shape().rank() && !operand_dim; ++d) {
         if (KeptDim(*instruction, d) == dim) operand_dim = d;
       }
+    } else if ((opcode == Opcode::kSlice || opcode == Opcode::kDynamicSlice) &&
+               instruction->shape().dimensions(dim) ==
+                   instruction->operand(0)->shape().dimensions(dim)) {
+      operand_dim = dim;
     }
     const bool splits_through = IsElementwise(opcode) || opcode == Opcode::kTranspose ||
                                 (opcode == Opcode::kScatter && instruction->operand_count() == 3) ||
@@ -1087,12 +1098,11 @@ absl::StatusOr<DataParallelPlan> PlanOnce(
     }
     placements[instruction] = Placement::Split(dim);
   }
-  // Inside a loop every value stays as it is placed: resharding there
-  // (gathering, slicing again, a copy split apart) is not modelled.
+  // Inside a loop every value stays as it is placed or is made split where
+  // it is made: resharding there (gathering, slicing again) is not modelled.
   for (const Instruction* instruction : plan.order) {
     if (instruction->parent() != entry &&
-        (plan.gathers.contains(instruction) || plan.resliced.contains(instruction) ||
-         plan.split_copies.contains(instruction))) {
+        (plan.gathers.contains(instruction) || plan.resliced.contains(instruction))) {
       return Cannot(*instruction, "would be resharded inside a loop");
     }
   }
@@ -1272,7 +1282,7 @@ absl::StatusOr<bool> ApplyDataParallel(Module& module, const DataParallelPlan& p
     changed = true;
   }
   HLOGYM_RETURN_IF_ERROR(ReslicePerPartition(module, plan));
-  for (Instruction* instruction : entry.MakeInstructionPostOrder()) {
+  for (Instruction* instruction : plan.order) {
     auto copy = plan.split_copies.find(instruction);
     if (copy == plan.split_copies.end()) continue;
     Shape shape = instruction->shape();
@@ -1280,7 +1290,7 @@ absl::StatusOr<bool> ApplyDataParallel(Module& module, const DataParallelPlan& p
     std::unique_ptr<Instruction> split = instruction->CloneWithNewOperands(
         instruction->operands(), module.UniqueName(instruction->name()));
     split->set_shape(std::move(shape));
-    Instruction* added = entry.AddInstruction(std::move(split));
+    Instruction* added = instruction->parent()->AddInstruction(std::move(split));
     if (added->opcode() == Opcode::kIota && added->attrs().iota_dimension == copy->second.dim) {
       offset_iotas.push_back(added);
     }

@@ -826,6 +826,72 @@ CHECK: %gradient = f32[4,4]{1,0} get-tuple-element(
   EXPECT_TRUE(CheckSplitAgainstWhole(**original).ok()) << CheckSplitAgainstWhole(**original);
 }
 
+// In a loop's body: a step's slice of an iota made whole (a dynamic-slice
+// and the reshape that drops its leading 1) that a split value reads is split
+// through both to the iota, split where it is made (counting from the
+// partition's offset); a broadcast the body reads both split and whole gets a
+// split copy there.
+TEST(SpmdPartitionerTest, SplitsInsideALoopWhereValuesAreMade) {
+  constexpr std::string_view kLoop =
+      R"(HloModule m, num_partitions=4, allow_spmd_sharding_propagation_to_output={true}
+sum {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+body {
+  s = (s32[], f32[4,4], f32[]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  h = f32[4,4] get-tuple-element(s), index=1
+  total = f32[] get-tuple-element(s), index=2
+  half = f32[] constant(0.5)
+  g = f32[3,4,4] iota(), iota_dimension=1
+  zero = s32[] constant(0)
+  step = f32[1,4,4] dynamic-slice(g, i, zero, zero), dynamic_slice_sizes={1,4,4}
+  x = f32[4,4] reshape(step)
+  h1 = f32[4,4] add(h, x)
+  b = f32[4,4] broadcast(half), dimensions={}
+  h2 = f32[4,4] multiply(h1, b)
+  none = f32[] constant(0)
+  nb = f32[] reduce(b, none), dimensions={0,1}, to_apply=sum
+  total1 = f32[] add(total, nb)
+  one = s32[] constant(1)
+  i1 = s32[] add(i, one)
+  ROOT t = (s32[], f32[4,4], f32[]) tuple(i1, h2, total1)
+}
+cond {
+  c = (s32[], f32[4,4], f32[]) parameter(0)
+  ci = s32[] get-tuple-element(c), index=0
+  n = s32[] constant(3)
+  ROOT lt = pred[] compare(ci, n), direction=LT
+}
+ENTRY main {
+  x = f32[4,4] parameter(0), sharding={devices=[4,1]<=[4]}
+  start = s32[] constant(0)
+  nothing = f32[] constant(0)
+  init = (s32[], f32[4,4], f32[]) tuple(start, x, nothing)
+  loop = (s32[], f32[4,4], f32[]) while(init), condition=cond, body=body
+  h = f32[4,4] get-tuple-element(loop), index=1
+  total = f32[] get-tuple-element(loop), index=2
+  tb = f32[4,4] broadcast(total), dimensions={}
+  ROOT out = f32[4,4] add(h, tb)
+}
+)";
+  PassRun run = RunPass("spmd-partitioning", kLoop);
+  EXPECT_TRUE(run.changed);
+  EXPECT_CHECKS(run.after, R"(
+CHECK: %body
+CHECK: %g = f32[3,1,4] iota(), iota_dimension=1
+CHECK: %step = f32[1,1,4] dynamic-slice(f32[3,1,4]{{.*}}), dynamic_slice_sizes={1,1,4}
+CHECK: %b.1 = f32[1,4] broadcast(
+CHECK: %h2 = f32[1,4] multiply(f32[1,4] %h1, f32[1,4] %b.1)
+CHECK: %nb = f32[] reduce(f32[4,4] %b,
+)");
+  absl::StatusOr<std::unique_ptr<Module>> original = ParseModule(kLoop, "loop.hlo");
+  ASSERT_TRUE(original.ok()) << original.status();
+  EXPECT_TRUE(CheckSplitAgainstWhole(**original).ok()) << CheckSplitAgainstWhole(**original);
+}
+
 // An iota made split along its own dimension counts from the partition's
 // offset there: a local iota plus the partition's ordinal times its size.
 TEST(SpmdPartitionerTest, CountsASplitIotaFromThePartitionsOffset) {
