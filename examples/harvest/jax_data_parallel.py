@@ -12,8 +12,11 @@ part, completed by an all-reduce), and a masked regression step with its per-exa
 NumPy array (XLA shards the mask; its count is summed in parts). Loops over the split batch: an
 RNN's step and its loss (`lax.scan` over time, its state split from the start and its weight
 gradients completed by all-reduces inside the loop), a GRU over time-major inputs, an Euler
-solve's step and the solve (`fori_loop`), and an MLP step with dropout (the PRNG's loop and an
-iota split along its own dimension).
+solve's step and the solve (`fori_loop`), an MLP step with dropout (the PRNG's loop and an
+iota split along its own dimension), Newton's iteration until the whole batch converges (a
+`while_loop` whose condition reduces over the split batch), two stacked RNN layers (a scan over
+layers around a scan over time), a bf16 RNN step, and an RNN step whose loss accumulates in the
+scan's carry.
 Run it under `hlogym harvest` (datasets/probes/generate.py does).
 """
 
@@ -283,4 +286,80 @@ jax.jit(jax.value_and_grad(dropout_mse))(
     jax.device_put(normal(32, 16), split),
     jax.device_put(normal(32, 8), split),
     jax.random.key(0),
+)
+
+
+@jax.jit
+def newton_sqrt(x):
+    def unconverged(state):
+        y, i = state
+        return (jnp.max(jnp.abs(y * y - x)) > 1e-4) & (i < 20)
+
+    def step(state):
+        y, i = state
+        return 0.5 * (y + x / y), i + 1
+
+    y, _ = jax.lax.while_loop(unconverged, step, (jnp.ones_like(x), 0))
+    return (2.0 * jnp.log(y) - jnp.log(x)) / x  # ~0 where converged
+
+
+newton_sqrt(jax.device_put(jnp.abs(normal(32, 8)) + 1.0, split))
+
+time_major = NamedSharding(mesh, P(None, "batch"))
+
+
+def stacked_rnn(weights, xs):
+    def layer(inputs, w):
+        def cell(h, x):
+            h = jnp.tanh(x @ w + h)
+            return h, h
+
+        _, outputs = jax.lax.scan(cell, jnp.zeros((inputs.shape[1], w.shape[1])), inputs)
+        return outputs, None
+
+    outputs, _ = jax.lax.scan(layer, xs, weights)
+    return jnp.mean(outputs**2)
+
+
+jax.jit(jax.value_and_grad(stacked_rnn))(
+    jax.device_put(normal(3, 8, 8), whole), jax.device_put(normal(5, 8, 8), time_major)
+)
+
+
+def bf16_rnn(params, xs):
+    def cell(h, x):
+        h = jnp.tanh(
+            (x @ params["wx"]).astype(jnp.float32)
+            + (h.astype(jnp.bfloat16) @ params["wh"]).astype(jnp.float32)
+        )
+        return h, h
+
+    _, hs = jax.lax.scan(cell, jnp.zeros((xs.shape[1], 16), jnp.float32), xs)
+    return jnp.mean(hs)
+
+
+jax.jit(jax.value_and_grad(bf16_rnn))(
+    jax.device_put(
+        {"wx": normal(8, 16).astype(jnp.bfloat16), "wh": normal(16, 16).astype(jnp.bfloat16)},
+        whole,
+    ),
+    jax.device_put(normal(6, 8, 8).astype(jnp.bfloat16), time_major),
+)
+
+
+def carried_loss(w, xs, ys):
+    def step(carry, xy):
+        h, total = carry
+        x, y = xy
+        h = jnp.tanh(x @ w + h)
+        return (h, total + jnp.sum((h - y) ** 2)), None
+
+    (_, total), _ = jax.lax.scan(step, (jnp.zeros((xs.shape[1], 8)), 0.0), (xs, ys))
+    return total / xs.size
+
+
+jax.jit(jax.value_and_grad(carried_loss))(
+    jax.device_put(normal(8, 8), whole),
+    jax.device_put(normal(5, 8, 8), time_major),
+    jax.device_put(normal(5, 8, 8), time_major),
 )
