@@ -371,6 +371,11 @@ absl::Status CheckSplitAgainstWhole(const Module& original, const Module* given_
   }
   HLOGYM_ASSIGN(results, eval::EvaluateEachPartition(*split, parts, options));
   const std::vector<LiteralLeaf> expected = whole.ArrayLeaves();
+  // As CheckEquivalent compares: where the module computes in bf16 anywhere,
+  // every float output carries its rounding, and a split rounds each
+  // partition's partial sums before their all-reduce adds them.
+  EquivalenceOptions tolerance;
+  tolerance.computes_in_low_precision = ComputesInLowPrecision(original);
   for (int64_t p = 0; p < partitions; ++p) {
     const std::vector<LiteralLeaf> got = results[p].ArrayLeaves();
     if (got.size() != expected.size()) {
@@ -378,7 +383,7 @@ absl::Status CheckSplitAgainstWhole(const Module& original, const Module* given_
     }
     for (size_t leaf = 0; leaf < got.size(); ++leaf) {
       const Literal want = PartitionPart(*expected[leaf].array, got[leaf].array->shape(), p);
-      EquivalenceResult same = CompareLiterals(want, *got[leaf].array);
+      EquivalenceResult same = CompareLiterals(want, *got[leaf].array, tolerance);
       if (!same.equivalent) {
         return absl::FailedPreconditionError(
             StrCat("partition ", p, ", output leaf ", leaf, ": ", same.message));
