@@ -15,6 +15,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -278,6 +279,17 @@ std::optional<int64_t> KeptDim(const Instruction& reduce, int64_t dim) {
 bool ReducesOver(const Instruction& reader, const Instruction& value, int64_t dim) {
   return reader.opcode() == Opcode::kReduce && reader.operand_count() == 2 &&
          reader.operand(0) == &value && reader.operand(1) != &value && !KeptDim(reader, dim);
+}
+
+// Whether `reader` of `value` can read it in parts along `dim`: a reduction
+// over `dim`, or a unary elementwise operation all of whose users can (a
+// negation before a sum).
+bool ReadsInParts(const Instruction& reader, const Instruction& value, int64_t dim) {
+  if (ReducesOver(reader, value, dim)) return true;
+  return IsElementwise(reader.opcode()) && reader.operand_count() == 1 &&
+         reader.shape().IsArray() && !reader.users().empty() &&
+         std::all_of(reader.users().begin(), reader.users().end(),
+                     [&](const Instruction* next) { return ReadsInParts(*next, reader, dim); });
 }
 
 // Whether a whole instruction can be made split along `dim` where it is
@@ -1048,15 +1060,27 @@ absl::StatusOr<DataParallelPlan> PlanOnce(
                                 (opcode == Opcode::kScatter && instruction->operand_count() == 3) ||
                                 operand_dim.has_value() || element != nullptr;
     // A value whose only whole users are reductions over the wanted
-    // dimension is split through all the same, the reductions reading their
-    // part (completed by an all-reduce), as XLA's propagation splits a value
-    // back to where it enters (a label's one-hot weights and their sum).
+    // dimension, directly or after unary elementwise operations, is split
+    // through all the same, those operations split and the reductions
+    // reading their part (completed by an all-reduce), as XLA's propagation
+    // splits a value back to where it enters and on to where it is reduced (a
+    // label's one-hot weights, their negation and their sum).
     const bool only_reduced_whole =
         !whole_users.empty() && splits_through && !leaf &&
-        std::all_of(whole_users.begin(), whole_users.end(),
-                    [&](const Instruction* user) { return ReducesOver(*user, *instruction, dim); });
+        std::all_of(whole_users.begin(), whole_users.end(), [&](const Instruction* user) {
+          return ReadsInParts(*user, *instruction, dim);
+        });
     if (only_reduced_whole) {
-      for (const Instruction* reduction : whole_users) placements[reduction] = Placement::Partial();
+      std::function<void(const Instruction*, const Instruction*)> place_parts =
+          [&](const Instruction* reader, const Instruction* value) {
+            if (ReducesOver(*reader, *value, dim)) {
+              placements[reader] = Placement::Partial();
+              return;
+            }
+            placements[reader] = Placement::Split(dim);
+            for (const Instruction* next : reader->users()) place_parts(next, reader);
+          };
+      for (const Instruction* user : whole_users) place_parts(user, instruction);
       whole_users.clear();
     }
     if ((!whole_users.empty() || (!leaf && !splits_through)) && opcode != Opcode::kConstant) {

@@ -311,6 +311,34 @@ TEST(SpmdPartitionerTest, TheSplitComputesWhatTheModuleComputesWhole) {
   EXPECT_TRUE(absl::IsUnimplemented(CheckSplitAgainstWhole(**pmap)));
 }
 
+// In bf16 each partition's partial sums are rounded before their all-reduce
+// adds them: the check compares with bf16's tolerance, as CheckEquivalent
+// does, and still finds a split that leaves a sum partial.
+TEST(SpmdPartitionerTest, JudgesABf16SplitWithBf16sTolerance) {
+  // A weight gradient summed over the split batch in bf16, returned as f32.
+  constexpr std::string_view kBf16 =
+      R"(HloModule dp16, entry_computation_layout={(bf16[16,8]{1,0}, bf16[32,16]{1,0})->f32[16,8]{1,0}}, allow_spmd_sharding_propagation_to_output={true}, num_partitions=4
+ENTRY %main (w: bf16[16,8], x: bf16[32,16]) -> f32[16,8] {
+  %w = bf16[16,8]{1,0} parameter(0), sharding={replicated}
+  %x = bf16[32,16]{1,0} parameter(1), sharding={devices=[4,1]<=[4]}
+  %y = bf16[32,8]{1,0} dot(%x, %w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  %g = bf16[16,8]{1,0} dot(%x, %y), lhs_contracting_dims={0}, rhs_contracting_dims={0}
+  ROOT %out = f32[16,8]{1,0} convert(%g)
+}
+)";
+  absl::StatusOr<std::unique_ptr<Module>> original = ParseModule(kBf16, "dp_bf16.hlo");
+  ASSERT_TRUE(original.ok()) << original.status();
+  EXPECT_TRUE(CheckSplitAgainstWhole(**original).ok()) << CheckSplitAgainstWhole(**original);
+  std::unique_ptr<Module> broken = SplitForPartitions(**original);
+  ASSERT_NE(broken, nullptr);
+  for (Instruction* instruction : broken->entry_computation()->MakeInstructionPostOrder()) {
+    if (instruction->opcode() != Opcode::kAllReduce) continue;
+    ASSERT_TRUE(instruction->ReplaceAllUsesWith(instruction->operand(0)).ok());
+    break;
+  }
+  EXPECT_TRUE(absl::IsFailedPrecondition(CheckSplitAgainstWhole(**original, broken.get())));
+}
+
 TEST(SpmdPartitionerTest, SplitsConvolutionsAlongTheBatch) {
   // The forward convolution stays split along the batch; the weight
   // gradient's, which reduces the batch (its features), is completed by an
@@ -917,6 +945,51 @@ CHECK: u32[2,4]{1,0} broadcast(
 CHECK: u32[2,4] add(u32[2,4] %i,
 )");
   absl::StatusOr<std::unique_ptr<Module>> original = ParseModule(kIota, "iota.hlo");
+  ASSERT_TRUE(original.ok()) << original.status();
+  EXPECT_TRUE(CheckSplitAgainstWhole(**original).ok()) << CheckSplitAgainstWhole(**original);
+}
+
+// Logits split along the vocabulary (the weight split by columns): the labels'
+// one-hot they are multiplied with is split back to where it is made (the
+// iota along the vocabulary counting from the partition's offset), and so is
+// its negation that only a sum over the vocabulary reads, completed by an
+// all-reduce, as XLA's propagation splits it, not computed whole and sliced.
+TEST(SpmdPartitionerTest, SplitsAOneHotAndWhatOnlyReducesItOverTheSplitDimension) {
+  constexpr std::string_view kVocab =
+      R"(HloModule vocab, num_partitions=4, allow_spmd_sharding_propagation_to_output={true}
+sum {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY main {
+  w = f32[16,64] parameter(0), sharding={devices=[1,4]<=[4]}
+  h = f32[8,16] parameter(1), sharding={replicated}
+  labels = s32[8] parameter(2), sharding={replicated}
+  logits = f32[8,64] dot(h, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  spread = s32[8,64] broadcast(labels), dimensions={0}
+  vocab = s32[8,64] iota(), iota_dimension=1
+  hit = pred[8,64] compare(spread, vocab), direction=EQ
+  onehot = f32[8,64] convert(hit)
+  picked = f32[8,64] multiply(logits, onehot)
+  zero = f32[] constant(0)
+  score = f32[8] reduce(picked, zero), dimensions={1}, to_apply=sum
+  negated = f32[8,64] negate(onehot)
+  count = f32[8] reduce(negated, zero), dimensions={1}, to_apply=sum
+  ROOT out = f32[8] add(score, count)
+}
+)";
+  PassRun run = RunPass("spmd-partitioning", kVocab);
+  EXPECT_TRUE(run.changed);
+  EXPECT_CHECKS(run.after, R"(
+CHECK: %vocab = s32[8,16] iota(), iota_dimension=1
+CHECK: %onehot = f32[8,16] convert(
+CHECK: %negated = f32[8,16] negate(f32[8,16] %onehot)
+CHECK: %count = f32[8] reduce(f32[8,16] %negated,
+CHECK: all-reduce(f32[8] %count)
+)");
+  EXPECT_EQ(run.after.find("dynamic-slice(f32[8,64]"), std::string::npos) << run.after;
+  absl::StatusOr<std::unique_ptr<Module>> original = ParseModule(kVocab, "vocab.hlo");
   ASSERT_TRUE(original.ok()) << original.status();
   EXPECT_TRUE(CheckSplitAgainstWhole(**original).ok()) << CheckSplitAgainstWhole(**original);
 }
