@@ -25,6 +25,9 @@ venv of its own under build/venvs with the probe's pinned requirements:
   collective permutes, GSPMD's form once), all of it manual work (requirements-libraries.txt).
 - jax_data_parallel: jax.jit steps and inference with the batch split over 4 devices
   (NamedSharding inputs): XLA's partitioner places the all-reduces (the project's venv).
+- jax_tensor_parallel: jax.jit steps with the weights split over 4 devices (Megatron-style MLP,
+  attention heads, a vocabulary-parallel output layer, a bf16 block, an embedding split along
+  its features), the activations whole (the project's venv).
 - pytorch_spmd: PyTorch/XLA SPMD training steps (the batch marked split over 4 virtual devices:
   MLPs, batch and layer norms, a TransformerEncoderLayer), compiled by the pinned XLA for the 4
   partitions.
@@ -213,6 +216,15 @@ def jax_data_parallel() -> Path:
     return harvest_probe(
         "jax_data_parallel",
         [sys.executable, str(EXAMPLES / "jax_data_parallel.py")],
+        min_instructions=40,
+    )
+
+
+def jax_tensor_parallel() -> Path:
+    # The project's own venv, as jax_data_parallel. Small steps: 40 instructions or more.
+    return harvest_probe(
+        "jax_tensor_parallel",
+        [sys.executable, str(EXAMPLES / "jax_tensor_parallel.py")],
         min_instructions=40,
     )
 
@@ -533,6 +545,7 @@ PROBES = {
     "optimizers": optimizers,
     "partitioned": partitioned,
     "jax_data_parallel": jax_data_parallel,
+    "jax_tensor_parallel": jax_tensor_parallel,
     "more_jax_libraries": more_jax_libraries,
     "pytorch_spmd": pytorch_spmd,
     "older_jax": older_jax,

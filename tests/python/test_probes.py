@@ -29,6 +29,7 @@ NAMES = (
     "optimizers",
     "partitioned",
     "jax_data_parallel",
+    "jax_tensor_parallel",
     "more_jax_libraries",
     "pytorch_spmd",
     "older_jax",
@@ -139,7 +140,7 @@ def test_probe_files_match_manifest(name):
             b" collective-permute(",
         ):
             assert marker in joined, marker
-    if name in ("jax_data_parallel", "pytorch_spmd"):  # split by XLA's own partitioner
+    if name in ("jax_data_parallel", "jax_tensor_parallel", "pytorch_spmd"):  # XLA's partitioner
         headers = [
             unzstd(root / m["path"]).split(b"\n", 1)[0] for m in manifest["modules"].values()
         ]
