@@ -9,6 +9,15 @@
 namespace hlogym::testing {
 namespace {
 
+// Every partition's copy of the split, run on its slice of random inputs,
+// computes what `hlo` computes whole (CheckSplitAgainstWhole).
+void ExpectSplitComputesWhole(std::string_view hlo) {
+  absl::StatusOr<std::unique_ptr<Module>> original = ParseModule(hlo, "whole.hlo");
+  ASSERT_TRUE(original.ok()) << original.status();
+  const absl::Status check = CheckSplitAgainstWhole(**original);
+  EXPECT_TRUE(check.ok()) << check;
+}
+
 // A jax.pmap step as today's JAX hands it to XLA (Shardy's round trip): two
 // tiled parameters, the body called as a manual computation, results back to
 // global shapes.
@@ -617,9 +626,7 @@ CHECK: %index = s32[8,1,1] reshape(
 CHECK: %picked = f32[8,1] gather(
 CHECK: all-reduce(f32[] %loss)
 )");
-  absl::StatusOr<std::unique_ptr<Module>> original = ParseModule(kLabels, "labels.hlo");
-  ASSERT_TRUE(original.ok()) << original.status();
-  EXPECT_TRUE(CheckSplitAgainstWhole(**original).ok()) << CheckSplitAgainstWhole(**original);
+  ExpectSplitComputesWhole(kLabels);
 
   std::string fixed(kLabels);
   const std::string flag = "allow_spmd_sharding_propagation_to_parameters={false,true}, ";
@@ -676,9 +683,7 @@ CHECK: %count = f32[] reduce(f32[8,10] %onehot,
 CHECK: all-reduce(f32[] %count)
 )");
   EXPECT_EQ(run.after.find("s64[32,10]"), std::string::npos) << run.after;
-  absl::StatusOr<std::unique_ptr<Module>> original = ParseModule(kOneHot, "onehot.hlo");
-  ASSERT_TRUE(original.ok()) << original.status();
-  EXPECT_TRUE(CheckSplitAgainstWhole(**original).ok()) << CheckSplitAgainstWhole(**original);
+  ExpectSplitComputesWhole(kOneHot);
 }
 
 // An embedding's gradient: updates and ids split along the batch, added into
@@ -709,9 +714,7 @@ CHECK: %ids = s32[8,1] parameter(0)
 CHECK: %table = f32[10,4] scatter(f32[10,4] %zeros, s32[8,1] %ids, f32[8,4] %g)
 CHECK: ROOT {{.*}} = f32[10,4] all-reduce(f32[10,4] %table)
 )");
-  absl::StatusOr<std::unique_ptr<Module>> original = ParseModule(kEmbeddingGradient, "emb.hlo");
-  ASSERT_TRUE(original.ok()) << original.status();
-  EXPECT_TRUE(CheckSplitAgainstWhole(**original).ok()) << CheckSplitAgainstWhole(**original);
+  ExpectSplitComputesWhole(kEmbeddingGradient);
 
   std::string into_ones(kEmbeddingGradient);
   into_ones.replace(into_ones.find("constant(0)"), 11, "constant(1)");
@@ -766,9 +769,7 @@ CHECK: %ones = s32[8] convert(
 CHECK: all-reduce(s32[] %n)
 )");
   EXPECT_EQ(run.after.find("dynamic-slice"), std::string::npos) << run.after;
-  absl::StatusOr<std::unique_ptr<Module>> original = ParseModule(kMask, "mask.hlo");
-  ASSERT_TRUE(original.ok()) << original.status();
-  EXPECT_TRUE(CheckSplitAgainstWhole(**original).ok()) << CheckSplitAgainstWhole(**original);
+  ExpectSplitComputesWhole(kMask);
 }
 
 // A scan over split inputs (time-major, the batch split): the recurrent
@@ -847,11 +848,7 @@ CHECK: %loop = (s32[], f32[1,4]{1,0}, f32[4,4]{1,0}, f32[3,1,4]{2,1,0}, f32[4,4]
 CHECK: %state = f32[1,4]{1,0} get-tuple-element(
 CHECK: %gradient = f32[4,4]{1,0} get-tuple-element(
 )");
-  // Every partition's copy, run on its slice, computes what the module
-  // computes whole.
-  absl::StatusOr<std::unique_ptr<Module>> original = ParseModule(kScan, "scan.hlo");
-  ASSERT_TRUE(original.ok()) << original.status();
-  EXPECT_TRUE(CheckSplitAgainstWhole(**original).ok()) << CheckSplitAgainstWhole(**original);
+  ExpectSplitComputesWhole(kScan);
 }
 
 // In a loop's body: a step's slice of an iota made whole (a dynamic-slice
@@ -915,9 +912,7 @@ CHECK: %b.1 = f32[1,4] broadcast(
 CHECK: %h2 = f32[1,4] multiply(f32[1,4] %h1, f32[1,4] %b.1)
 CHECK: %nb = f32[] reduce(f32[4,4] %b,
 )");
-  absl::StatusOr<std::unique_ptr<Module>> original = ParseModule(kLoop, "loop.hlo");
-  ASSERT_TRUE(original.ok()) << original.status();
-  EXPECT_TRUE(CheckSplitAgainstWhole(**original).ok()) << CheckSplitAgainstWhole(**original);
+  ExpectSplitComputesWhole(kLoop);
 }
 
 // An iota made split along its own dimension counts from the partition's
@@ -944,9 +939,7 @@ CHECK: u32[] convert(
 CHECK: u32[2,4]{1,0} broadcast(
 CHECK: u32[2,4] add(u32[2,4] %i,
 )");
-  absl::StatusOr<std::unique_ptr<Module>> original = ParseModule(kIota, "iota.hlo");
-  ASSERT_TRUE(original.ok()) << original.status();
-  EXPECT_TRUE(CheckSplitAgainstWhole(**original).ok()) << CheckSplitAgainstWhole(**original);
+  ExpectSplitComputesWhole(kIota);
 }
 
 // Logits split along the vocabulary (the weight split by columns): the labels'
@@ -989,9 +982,7 @@ CHECK: %count = f32[8] reduce(f32[8,16] %negated,
 CHECK: all-reduce(f32[8] %count)
 )");
   EXPECT_EQ(run.after.find("dynamic-slice(f32[8,64]"), std::string::npos) << run.after;
-  absl::StatusOr<std::unique_ptr<Module>> original = ParseModule(kVocab, "vocab.hlo");
-  ASSERT_TRUE(original.ok()) << original.status();
-  EXPECT_TRUE(CheckSplitAgainstWhole(**original).ok()) << CheckSplitAgainstWhole(**original);
+  ExpectSplitComputesWhole(kVocab);
 }
 
 TEST(SpmdPartitionerTest, LeavesWhatNeedsReshardingWithTheReason) {
