@@ -85,6 +85,10 @@ class Visitor {
   absl::Status HandleDynamicUpdateSlice(Instruction* hlo);
   absl::StatusOr<bool> TrySinkBroadcastAfterElementwiseOps(Instruction* broadcast);
   absl::StatusOr<bool> SimplifyTransposeOfBroadcast(Instruction* transpose);
+  // A chain of reshapes and transposes from `start` (a transpose or a
+  // reshape) up to its input that only moves one size-1 dimension about and
+  // permutes the others back to where they were: `start` is its input.
+  bool RemoveReshapeTransposeChain(Instruction* start);
   absl::StatusOr<bool> RewriteDepthToSpaceAsSliceConcat(Instruction* transpose);
 
   // Reductions and dots (algebraic_simplifier_reduce.cc).

@@ -197,6 +197,7 @@ absl::Status Visitor::HandleReshape(Instruction* reshape) {
   if (operand->opcode() == Opcode::kReshape) {
     return ReplaceWithNew(reshape, AddReshape(operand->operand(0), shape));
   }
+  if (RemoveReshapeTransposeChain(reshape)) return absl::OkStatus();
   // reshape(broadcast(x)) => broadcast(x) when x's dims are left alone.
   if (operand->opcode() == Opcode::kBroadcast) {
     auto out_dims =
@@ -240,6 +241,64 @@ absl::Status Visitor::HandleReshape(Instruction* reshape) {
 
 // ================================ transpose =================================
 
+bool Visitor::RemoveReshapeTransposeChain(Instruction* start) {
+  auto size_one_dims = [](const Shape& shape) {
+    return std::count(shape.dimensions().begin(), shape.dimensions().end(), 1);
+  };
+  // A reshape that only inserts or deletes size-1 dimensions, with at most
+  // one in its operand and one in its result.
+  auto moves_a_size_one_dim = [&](const Instruction* reshape) {
+    const Shape& from = reshape->operand(0)->shape();
+    return reshape->opcode() == Opcode::kReshape && size_one_dims(from) <= 1 &&
+           size_one_dims(reshape->shape()) <= 1 &&
+           ReshapeMerelyInsertsOrDeletes1SizedDimensions(from, reshape->shape()).has_value();
+  };
+  // A transpose's permutation of the dimensions other than its operand's one
+  // size-1 dimension (all of them where it has none or several).
+  auto permutation_without_size_one = [&](const Instruction* transpose) {
+    const Shape& from = transpose->operand(0)->shape();
+    std::vector<int64_t> perm = transpose->attrs().dimensions;
+    if (size_one_dims(from) != 1) return perm;
+    const int64_t one = std::find(from.dimensions().begin(), from.dimensions().end(), 1) -
+                        from.dimensions().begin();
+    std::vector<int64_t> kept;
+    for (int64_t p : perm) {
+      if (p != one) kept.push_back(p > one ? p - 1 : p);
+    }
+    return kept;
+  };
+  std::vector<int64_t> composed;
+  if (start->opcode() == Opcode::kTranspose) {
+    if (IsIdentityPermutation(start->attrs().dimensions)) return false;
+    composed = permutation_without_size_one(start);
+  } else {
+    if (!moves_a_size_one_dim(start)) return false;
+    const int64_t kept =
+        start->shape().rank() - static_cast<int64_t>(size_one_dims(start->shape()));
+    composed.resize(kept);
+    std::iota(composed.begin(), composed.end(), 0);
+  }
+  const Instruction* last = nullptr;
+  for (const Instruction* link = start->operand(0);
+       link->opcode() == Opcode::kReshape || link->opcode() == Opcode::kTranspose ||
+       link->opcode() == Opcode::kBitcast;
+       link = link->operand(0)) {
+    if (link->opcode() == Opcode::kTranspose) {
+      if (IsIdentityPermutation(link->attrs().dimensions)) return false;
+      const std::vector<int64_t> inner = permutation_without_size_one(link);
+      if (inner.size() != composed.size()) return false;
+      std::vector<int64_t> next;
+      for (int64_t p : composed) next.push_back(inner[p]);
+      composed = std::move(next);
+    } else if (!moves_a_size_one_dim(link)) {
+      return false;  // a bitcast too: it is only a link where layouts count
+    }
+    last = link;
+  }
+  if (last == nullptr || !IsIdentityPermutation(composed)) return false;
+  return ReplaceIfCompatible(start, last->operand(0));
+}
+
 absl::StatusOr<bool> Visitor::SimplifyTransposeOfBroadcast(Instruction* transpose) {
   Instruction* broadcast = transpose->operand(0);
   if (broadcast->opcode() != Opcode::kBroadcast || !IsSortedDims(broadcast->attrs().dimensions)) {
@@ -268,6 +327,7 @@ absl::Status Visitor::HandleTranspose(Instruction* transpose) {
     Instruction* made = AddTranspose(operand->operand(0), composed);
     return ReplaceWithNew(transpose, made);
   }
+  if (RemoveReshapeTransposeChain(transpose)) return absl::OkStatus();
   // transpose(dot(a, b)) => dot(b, a) for a canonical dot whose last two
   // dims are swapped.
   if (operand->opcode() == Opcode::kDot && operand->user_count() == 1 &&

@@ -644,6 +644,47 @@ ENTRY main {
                    "CHECK: ROOT {{.*}} broadcast(f32[4] %p), dimensions={0}");
 }
 
+// A chain of reshapes and transposes that only moves one size-1 dimension
+// about and puts the others back (jnp.linalg.solve's result, moved through a
+// [n,1,m] view and transposed twice) is its input, from either end.
+TEST(AlgebraicSimplifierTest, ReshapeTransposeChainThatPutsEverythingBackIsItsInput) {
+  constexpr std::string_view kChain = R"(HloModule m
+ENTRY main {
+  x = f32[8,6] parameter(0)
+  r = f32[8,1,6] reshape(x)
+  t = f32[6,8,1] transpose(r), dimensions={2,0,1}
+  s = f32[6,8] reshape(t)
+  ROOT u = f32[8,6] transpose(s), dimensions={1,0}
+})";
+  ExpectSimplifies(kChain, "CHECK: ROOT %x = f32[8,6] parameter(0)");
+  // Ending in a reshape back to the input's shape.
+  ExpectSimplifies(R"(HloModule m
+ENTRY main {
+  x = f32[8,6] parameter(0)
+  r = f32[8,1,6] reshape(x)
+  t = f32[1,8,6] transpose(r), dimensions={1,0,2}
+  ROOT s = f32[8,6] reshape(t)
+})",
+                   "CHECK: ROOT %x = f32[8,6] parameter(0)");
+  // The others not put back (x transposed, of x's own shape): not x.
+  ExpectUnchanged(R"(HloModule m
+ENTRY main {
+  x = f32[6,6] parameter(0)
+  r = f32[6,1,6] reshape(x)
+  t = f32[6,6,1] transpose(r), dimensions={2,0,1}
+  ROOT s = f32[6,6] reshape(t)
+})");
+  // Two size-1 dimensions in one shape: XLA leaves the chain.
+  ExpectUnchanged(R"(HloModule m
+ENTRY main {
+  x = f32[8,6] parameter(0)
+  r = f32[8,1,1,6] reshape(x)
+  t = f32[6,1,8,1] transpose(r), dimensions={3,1,0,2}
+  s = f32[6,8] reshape(t)
+  ROOT u = f32[8,6] transpose(s), dimensions={1,0}
+})");
+}
+
 TEST(AlgebraicSimplifierTest, TransposeOfDotSwapsOperands) {
   ExpectSimplifies(R"(HloModule m
 ENTRY main {
