@@ -1,6 +1,6 @@
 """JAX operations the corpus's models never use, each family in a program of its own: linear
-algebra (Cholesky, triangular solve, eigh, QR, SVD, determinants), FFTs, sorting and top-k,
-special functions, bit manipulation and narrow float types, the rbg PRNG (XLA's
+algebra (Cholesky, triangular solve, eigh, QR, SVD, determinants, LU solves), FFTs, sorting and
+top-k, special functions, bit manipulation and narrow float types, the rbg PRNG (XLA's
 rng-bit-generator), switch/cond/while control flow, dilated, transposed and grouped convolutions,
 scatter and segment forms, complex arithmetic, custom VJPs under checkpointing, small integer
 types and an optimization barrier. Before this program no dataset module held an FFT, a
@@ -21,6 +21,15 @@ def linear_algebra(a):
     y = jax.scipy.linalg.solve_triangular(c, a, lower=True)
     w, q = jnp.linalg.eigh(s)
     return y.sum() + w.sum() + q.sum() + jnp.linalg.det(s) + jnp.linalg.inv(s).sum()
+
+
+def lu_solves(a):
+    # LU factorizations: solve (its result moved through transposes and a [n,1,m] view), the
+    # sign and log of the determinant, and an inverse.
+    s = a @ a.T + jnp.eye(a.shape[0])
+    x = jnp.linalg.solve(s + 3.0 * jnp.eye(a.shape[0]), a[:, :3])
+    sign, logdet = jnp.linalg.slogdet(s)
+    return x.sum() + sign * logdet + jnp.linalg.inv(s).trace()
 
 
 def factorizations(a):
@@ -219,6 +228,7 @@ def main():
         jax.block_until_ready(jax.jit(program)(vector))
     for program in (
         linear_algebra,
+        lu_solves,
         factorizations,
         windows_and_convolutions,
         gather_and_scatter,
