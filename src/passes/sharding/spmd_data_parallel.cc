@@ -397,8 +397,9 @@ struct LoopStateUse {
 std::optional<LoopStateUse> LoopStateUseOf(const Instruction& user, const Instruction& operand,
                                            int64_t dim, const DataParallelPlan& plan) {
   const Instruction* loop = LoopStateMadeBy(user, plan);
-  if (loop == nullptr) return std::nullopt;
-  const std::vector<Placement>& elements = plan.loops.at(loop);
+  auto placed = plan.loops.find(loop);
+  if (placed == plan.loops.end()) return std::nullopt;
+  const std::vector<Placement>& elements = placed->second;
   LoopStateUse use;
   for (int64_t i = 0; i < user.operand_count(); ++i) {
     if (user.operand(i) != &operand) continue;
@@ -551,8 +552,13 @@ absl::StatusOr<DataParallelPlan> PlanOnce(
       }
       return absl::OkStatus();
     } else if (opcode == Opcode::kGetTupleElement && LoopStateOf(*instruction->operand(0), plan)) {
-      placement = plan.loops.at(LoopStateOf(*instruction->operand(0), plan))
-                      .at(instruction->attrs().tuple_index);
+      // A loop whose state could not be placed has its own reason; its body
+      // cannot place what it reads.
+      auto loop = plan.loops.find(LoopStateOf(*instruction->operand(0), plan));
+      if (loop == plan.loops.end()) {
+        return Cannot(*instruction, "reads the state of a loop that is not placed");
+      }
+      placement = loop->second.at(instruction->attrs().tuple_index);
     } else if (opcode == Opcode::kParameter) {
       // A parameter with no sharding (JAX's uncommitted arguments) is whole
       // until a split user wants it split (below).

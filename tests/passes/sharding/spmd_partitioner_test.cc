@@ -1041,6 +1041,51 @@ ENTRY main {
   EXPECT_NE(CheckSpmdPartitioning(**loop).message().find("reverse r reverses the split dimension"),
             std::string_view::npos)
       << CheckSpmdPartitioning(**loop).message();
+  // A loop in a loop's body that starts from what is not a tuple: its body's
+  // reads name no placed state, and the reason is the first that failed.
+  constexpr std::string_view kNested = R"(HloModule m, num_partitions=4
+inner_body {
+  s = (s32[], f32[4,4]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  h = f32[4,4] get-tuple-element(s), index=1
+  h1 = f32[4,4] tanh(h)
+  one = s32[] constant(1)
+  i1 = s32[] add(i, one)
+  ROOT t = (s32[], f32[4,4]) tuple(i1, h1)
+}
+inner_cond {
+  c = (s32[], f32[4,4]) parameter(0)
+  ci = s32[] get-tuple-element(c), index=0
+  n = s32[] constant(2)
+  ROOT lt = pred[] compare(ci, n), direction=LT
+}
+body {
+  s = (s32[], f32[4,4]) parameter(0)
+  copied = (s32[], f32[4,4]) copy(s)
+  inner = (s32[], f32[4,4]) while(copied), condition=inner_cond, body=inner_body
+  i = s32[] get-tuple-element(inner), index=0
+  h = f32[4,4] get-tuple-element(inner), index=1
+  ROOT t = (s32[], f32[4,4]) tuple(i, h)
+}
+cond {
+  c = (s32[], f32[4,4]) parameter(0)
+  ci = s32[] get-tuple-element(c), index=0
+  n = s32[] constant(6)
+  ROOT lt = pred[] compare(ci, n), direction=LT
+}
+ENTRY main {
+  x = f32[4,4] parameter(0), sharding={devices=[4,1]<=[4]}
+  start = s32[] constant(0)
+  init = (s32[], f32[4,4]) tuple(start, x)
+  loop = (s32[], f32[4,4]) while(init), condition=cond, body=body
+  ROOT h = f32[4,4] get-tuple-element(loop), index=1
+})";
+  EXPECT_FALSE(RunPass("spmd-partitioning", kNested).changed);
+  absl::StatusOr<std::unique_ptr<Module>> nested = ParseModule(kNested, "nested.hlo");
+  ASSERT_TRUE(nested.ok());
+  EXPECT_NE(CheckSpmdPartitioning(**nested).message().find("copy copied is an operation"),
+            std::string_view::npos)
+      << CheckSpmdPartitioning(**nested).message();
 }
 
 }  // namespace
