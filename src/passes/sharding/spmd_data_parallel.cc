@@ -387,23 +387,42 @@ const Instruction* LoopStateMadeBy(const Instruction& user, const DataParallelPl
                                                                                  : nullptr;
 }
 
-// How the tuple `user` that makes a loop's state holds `operand`: split
-// along `dim` at some index, whole at some other (two accumulators started
-// from one broadcast of zeros); nullopt where `user` makes no loop's state.
-struct LoopStateUse {
+// Whether the tuple `tuple` passes its element `index` on split along `dim`:
+// a loop's state, where the loop holds that element so; another tuple (not
+// the root: call-inliner's residuals), where every get-tuple-element of that
+// index reads it so.
+bool HoldsSplit(const Instruction& tuple, int64_t index, int64_t dim,
+                const DataParallelPlan& plan) {
+  if (const Instruction* loop = LoopStateMadeBy(tuple, plan)) {
+    auto placed = plan.loops.find(loop);
+    return placed != plan.loops.end() && placed->second[index].split() &&
+           placed->second[index].dim == dim;
+  }
+  return std::all_of(tuple.users().begin(), tuple.users().end(), [&](const Instruction* element) {
+    if (element->opcode() != Opcode::kGetTupleElement) return false;
+    if (element->attrs().tuple_index != index) return true;
+    auto at = plan.placements.find(element);
+    return at != plan.placements.end() && at->second.split() && at->second.dim == dim;
+  });
+}
+
+// How the tuple `user` holds `operand` (HoldsSplit): split along `dim` at
+// some index, whole at some other (two accumulators started from one
+// broadcast of zeros); nullopt where `user` is no tuple, or a root that makes
+// no loop's state.
+struct TupleUse {
   bool split = false;
   bool whole = false;
 };
-std::optional<LoopStateUse> LoopStateUseOf(const Instruction& user, const Instruction& operand,
-                                           int64_t dim, const DataParallelPlan& plan) {
-  const Instruction* loop = LoopStateMadeBy(user, plan);
-  auto placed = plan.loops.find(loop);
-  if (placed == plan.loops.end()) return std::nullopt;
-  const std::vector<Placement>& elements = placed->second;
-  LoopStateUse use;
+std::optional<TupleUse> TupleUseOf(const Instruction& user, const Instruction& operand, int64_t dim,
+                                   const DataParallelPlan& plan) {
+  if (user.opcode() != Opcode::kTuple || (user.IsRoot() && !LoopStateMadeBy(user, plan))) {
+    return std::nullopt;
+  }
+  TupleUse use;
   for (int64_t i = 0; i < user.operand_count(); ++i) {
     if (user.operand(i) != &operand) continue;
-    (elements[i].split() && elements[i].dim == dim ? use.split : use.whole) = true;
+    (HoldsSplit(user, i, dim, plan) ? use.split : use.whole) = true;
   }
   return use;
 }
@@ -416,22 +435,9 @@ bool TakesSplit(const Instruction& user, const Instruction& operand, int64_t dim
                 const DataParallelPlan& plan) {
   const int64_t partitions = plan.partitions;
   const absl::flat_hash_map<const Instruction*, Placement>& placements = plan.placements;
-  // A loop's state passes each element on as the loop holds it.
-  if (std::optional<LoopStateUse> use = LoopStateUseOf(user, operand, dim, plan)) {
+  // A tuple passes each element on as its readers, or its loop, hold it.
+  if (std::optional<TupleUse> use = TupleUseOf(user, operand, dim, plan)) {
     return use->split && !use->whole;
-  }
-  // A tuple (not the root: call-inliner's residuals) passes its elements
-  // on: split where every get-tuple-element of this one reads it split.
-  if (user.opcode() == Opcode::kTuple && !user.IsRoot() &&
-      std::count(user.operands().begin(), user.operands().end(), &operand) == 1) {
-    const int64_t index = std::find(user.operands().begin(), user.operands().end(), &operand) -
-                          user.operands().begin();
-    return std::all_of(user.users().begin(), user.users().end(), [&](const Instruction* element) {
-      if (element->opcode() != Opcode::kGetTupleElement) return false;
-      if (element->attrs().tuple_index != index) return true;
-      auto at = placements.find(element);
-      return at != placements.end() && at->second.split() && at->second.dim == dim;
-    });
   }
   auto placed = placements.find(&user);
   if (placed == placements.end() || !placed->second.split()) return false;
@@ -976,9 +982,9 @@ absl::StatusOr<DataParallelPlan> PlanOnce(
       }
     }
     std::vector<const Instruction*> split_users, whole_users;
-    bool held_both_ways = false;  // by one loop's state
+    bool held_both_ways = false;  // by one tuple
     for (const Instruction* user : instruction->users()) {
-      std::optional<LoopStateUse> use = LoopStateUseOf(*user, *instruction, dim, plan);
+      std::optional<TupleUse> use = TupleUseOf(*user, *instruction, dim, plan);
       if (use && use->split && use->whole) {
         held_both_ways = true;
         split_users.push_back(user);
@@ -1022,7 +1028,7 @@ absl::StatusOr<DataParallelPlan> PlanOnce(
       continue;
     }
     if (held_both_ways) {
-      return Cannot(*instruction, "is held both whole and split in a loop's state");
+      return Cannot(*instruction, "is held both whole and split in one tuple");
     }
     if (instruction->shape().dimensions(dim) % n != 0) {
       return Cannot(*instruction, "is whole where a split user needs it split");
@@ -1327,14 +1333,13 @@ absl::StatusOr<bool> ApplyDataParallel(Module& module, const DataParallelPlan& p
     const std::vector<const Instruction*>& split_users = copy->second.users;
     for (Instruction* user : std::vector<Instruction*>(instruction->users())) {
       if (std::find(split_users.begin(), split_users.end(), user) == split_users.end()) continue;
-      const Instruction* loop = LoopStateMadeBy(*user, plan);
-      if (loop == nullptr) {
+      if (!TupleUseOf(*user, *instruction, copy->second.dim, plan)) {
         user->ReplaceUsesOfOperand(instruction, added);
         continue;
       }
-      // A loop's state reads the copy only where it holds the value split.
+      // A tuple holds the copy only where it passes the value on split.
       for (int64_t i = 0; i < user->operand_count(); ++i) {
-        if (user->operand(i) == instruction && plan.loops.at(loop)[i].split()) {
+        if (user->operand(i) == instruction && HoldsSplit(*user, i, copy->second.dim, plan)) {
           user->ReplaceOperandWith(i, added);
         }
       }

@@ -915,6 +915,40 @@ CHECK: %nb = f32[] reduce(f32[4,4] %b,
   ExpectSplitComputesWhole(kLoop);
 }
 
+// A tuple that holds one broadcast at two indices (a loop unrolled, its
+// state's zeros shared), read split at one and whole at the other: the split
+// index holds a split copy, the whole one the broadcast.
+TEST(SpmdPartitionerTest, SplitsOneIndexOfATupleThatHoldsAValueTwice) {
+  constexpr std::string_view kTwice =
+      R"(HloModule m, num_partitions=4, allow_spmd_sharding_propagation_to_output={true,true}
+sum {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY main {
+  x = f32[4,4] parameter(0), sharding={devices=[4,1]<=[4]}
+  z = f32[] constant(0)
+  zeros = f32[4,4] broadcast(z), dimensions={}
+  t = (f32[4,4], f32[4,4]) tuple(zeros, zeros)
+  first = f32[4,4] get-tuple-element(t), index=0
+  second = f32[4,4] get-tuple-element(t), index=1
+  sum = f32[4,4] add(x, first)
+  total = f32[] reduce(second, z), dimensions={0,1}, to_apply=sum
+  ROOT out = (f32[4,4], f32[]) tuple(sum, total)
+}
+)";
+  PassRun run = RunPass("spmd-partitioning", kTwice);
+  EXPECT_TRUE(run.changed);
+  EXPECT_CHECKS(run.after, R"(
+CHECK: %zeros.1 = f32[1,4] broadcast(
+CHECK: %t = (f32[1,4], f32[4,4]) tuple(f32[1,4] %zeros.1, f32[4,4] %zeros)
+CHECK: %first = f32[1,4] get-tuple-element(
+CHECK: %second = f32[4,4] get-tuple-element(
+)");
+  ExpectSplitComputesWhole(kTwice);
+}
+
 // An iota made split along its own dimension counts from the partition's
 // offset there: a local iota plus the partition's ordinal times its size.
 TEST(SpmdPartitionerTest, CountsASplitIotaFromThePartitionsOffset) {
