@@ -543,10 +543,10 @@ absl::StatusOr<DataParallelPlan> PlanOnce(
       // the start where an earlier planning found it must be (the value it
       // enters as then wanted split).
       const Instruction* init = instruction->operand(0);
-      if (init->opcode() != Opcode::kTuple) {
-        return Cannot(*instruction, "starts from a state that is not a tuple");
+      if (init->opcode() != Opcode::kTuple || init->users().size() != 1) {
+        return Cannot(*instruction, "starts from a state that is not a tuple of its own");
       }
-      std::vector<Placement>& elements = plan.loops[instruction];
+      std::vector<Placement> elements;
       for (int64_t i = 0; i < init->operand_count(); ++i) {
         Placement entering = placement_of(init->operand(i));
         auto split = loop_splits.find(LoopElement{instruction, i});
@@ -556,6 +556,7 @@ absl::StatusOr<DataParallelPlan> PlanOnce(
         }
         elements.push_back(entering);
       }
+      plan.loops[instruction] = std::move(elements);  // placed only when every element is
       return absl::OkStatus();
     } else if (opcode == Opcode::kGetTupleElement && LoopStateOf(*instruction->operand(0), plan)) {
       // A loop whose state could not be placed has its own reason; its body
