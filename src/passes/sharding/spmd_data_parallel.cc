@@ -1364,8 +1364,11 @@ absl::StatusOr<bool> ApplyDataParallel(Module& module, const DataParallelPlan& p
   }
   // Tuples follow their elements (a tuple's elements come first), and a
   // loop's state its placements: the loop's result and its condition's and
-  // body's parameter.
-  for (Instruction* instruction : plan.order) {
+  // body's parameter. (The order is made again: the constraints above are
+  // gone.)
+  absl::flat_hash_map<const Computation*, const Instruction*> loop_of;
+  HLOGYM_ASSIGN(order, PlanningOrder(entry, loop_of));
+  for (Instruction* instruction : order) {
     if (auto loop = plan.loops.find(instruction); loop != plan.loops.end()) {
       Shape state = instruction->shape();
       for (size_t i = 0; i < loop->second.size(); ++i) {
