@@ -14,8 +14,10 @@
 // zeros from split indices and updates (an embedding's gradient) is
 // completed by an all-reduce; a while loop (a scan, a solver's steps) holds
 // each element of its state as its body writes it back, split or whole, and
-// runs its body per partition. Two split dimensions, resharding inside a
-// loop and weights split along a contracting dimension are not modelled.
+// runs its body per partition. Weights split by columns or rows with the
+// activations whole (tensor parallelism) follow from the same rules. Two
+// split dimensions, resharding inside a loop and a dot whose operands are
+// split along dimensions that do not meet are not modelled.
 #ifndef HLOGYM_PASSES_SHARDING_SPMD_DATA_PARALLEL_H_
 #define HLOGYM_PASSES_SHARDING_SPMD_DATA_PARALLEL_H_
 
