@@ -15,6 +15,10 @@
 
 namespace hlogym {
 
+// Shardy's mark of a function's result (jax.jit's out_shardings), a custom
+// call of one operand.
+inline constexpr std::string_view kFuncResultSharding = "xla.sdy.FuncResultSharding";
+
 // The instruction's sharding attribute as written; "" when it has none.
 std::string_view ShardingText(const Instruction& instruction);
 

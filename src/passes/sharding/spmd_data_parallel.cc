@@ -826,6 +826,12 @@ absl::StatusOr<DataParallelPlan> PlanOnce(
         HLOGYM_RETURN_IF_ERROR(want_whole_operands(*instruction, *dim));
       }
     } else if (opcode == Opcode::kCustomCall &&
+               instruction->attrs().custom_call_target == kFuncResultSharding &&
+               instruction->operand_count() == 1) {
+      // Shardy's mark of a function's result (jax.jit's out_shardings): the
+      // result's own sharding, written on the root, says where it ends.
+      placement = placement_of(instruction->operand(0));
+    } else if (opcode == Opcode::kCustomCall &&
                instruction->attrs().custom_call_target == "Sharding" &&
                instruction->operand_count() == 1) {
       // A sharding constraint: the value must already be placed as it says.
@@ -874,12 +880,20 @@ absl::StatusOr<DataParallelPlan> PlanOnce(
     } else {
       return Cannot(*instruction, "is an operation the data-parallel split does not model");
     }
-    // A sharding written on the instruction itself must be where it lives.
+    // A sharding written on the instruction itself must be where it lives;
+    // on a root that only reads its result out of a tuple, a whole one
+    // (jax.jit's out_shardings replicated) has the split result gathered, as
+    // XLA's partitioner ends with. (A root that computes is computed whole
+    // from gathered operands there: not modelled.)
     if (opcode != Opcode::kParameter && opcode != Opcode::kCustomCall &&
         !ShardingText(*instruction).empty()) {
       std::optional<Placement> written =
           PlacementFromSharding(ShardingText(*instruction), shape, n);
-      if (!written || written->kind != placement.kind || written->dim != placement.dim) {
+      if (written && !written->split() && placement.split() && opcode == Opcode::kGetTupleElement &&
+          instruction == entry->root_instruction()) {
+        plan.gathers.try_emplace(instruction,
+                                 DataParallelPlan::Gather{placement.dim, {}, /*for_result=*/true});
+      } else if (!written || written->kind != placement.kind || written->dim != placement.dim) {
         return Cannot(*instruction, StrCat("has sharding '", ShardingText(*instruction),
                                            "', which would reshard it"));
       }
@@ -1352,7 +1366,8 @@ absl::StatusOr<bool> ApplyDataParallel(Module& module, const DataParallelPlan& p
   // partitioner leaves them.
   for (Instruction* instruction : plan.order) {
     if (instruction->opcode() != Opcode::kCustomCall ||
-        instruction->attrs().custom_call_target != "Sharding") {
+        (instruction->attrs().custom_call_target != "Sharding" &&
+         instruction->attrs().custom_call_target != kFuncResultSharding)) {
       continue;
     }
     auto copy = std::make_unique<Instruction>(Opcode::kCopy, instruction->operand(0)->shape());

@@ -27,7 +27,6 @@ namespace {
 
 constexpr std::string_view kGlobalToLocal = "xla.sdy.GlobalToLocalShape";
 constexpr std::string_view kLocalToGlobal = "xla.sdy.LocalToGlobalShape";
-constexpr std::string_view kFuncResultSharding = "xla.sdy.FuncResultSharding";
 constexpr std::string_view kSharding = "Sharding";
 constexpr std::string_view kFullToShard = "SPMDFullToShardShape";
 constexpr std::string_view kShardToFull = "SPMDShardToFullShape";

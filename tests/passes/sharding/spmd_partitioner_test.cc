@@ -949,6 +949,34 @@ CHECK: %second = f32[4,4] get-tuple-element(
   ExpectSplitComputesWhole(kTwice);
 }
 
+// jax.jit with out_shardings replicated: Shardy marks the result
+// (xla.sdy.FuncResultSharding) and the root says {replicated}. The work stays
+// split (the whole weight sliced for it) and the result is gathered at the
+// end, as XLA's partitioner ends with.
+TEST(SpmdPartitionerTest, GathersAResultItsOutShardingsAskWhole) {
+  constexpr std::string_view kReplicatedResult =
+      R"(HloModule out, entry_computation_layout={(f32[32,16]{1,0}, f32[32,16]{1,0})->f32[32,16]{1,0}}, num_partitions=4
+ENTRY %main (x: f32[32,16], w: f32[32,16]) -> f32[32,16] {
+  %x = f32[32,16]{1,0} parameter(0), sharding={devices=[4,1]<=[4]}
+  %t = f32[32,16]{1,0} tanh(%x)
+  %w = f32[32,16]{1,0} parameter(1), sharding={replicated}
+  %sum = f32[32,16]{1,0} add(%t, %w)
+  %marked = f32[32,16]{1,0} custom-call(%sum), custom_call_target="xla.sdy.FuncResultSharding", custom_call_has_side_effect=true
+  %result = (f32[32,16]{1,0}) tuple(%marked)
+  ROOT %out = f32[32,16]{1,0} get-tuple-element(%result), index=0, sharding={replicated}
+}
+)";
+  PassRun run = RunPass("spmd-partitioning", kReplicatedResult);
+  EXPECT_TRUE(run.changed);
+  EXPECT_CHECKS(run.after, R"(
+CHECK: %sum = f32[8,16]{1,0} add(f32[8,16]{1,0} %t, f32[8,16]{1,0} %dynamic-slice
+CHECK: copy(f32[8,16]{1,0} %sum)
+CHECK: %out = f32[8,16]{1,0} get-tuple-element(
+CHECK: ROOT {{.*}} = f32[32,16]{1,0} all-gather(f32[8,16]{1,0} %out), {{.*}}dimensions={0}
+)");
+  ExpectSplitComputesWhole(kReplicatedResult);
+}
+
 // An iota made split along its own dimension counts from the partition's
 // offset there: a local iota plus the partition's ordinal times its size.
 TEST(SpmdPartitionerTest, CountsASplitIotaFromThePartitionsOffset) {
