@@ -16,7 +16,8 @@ solve's step and the solve (`fori_loop`), an MLP step with dropout (the PRNG's l
 iota split along its own dimension), Newton's iteration until the whole batch converges (a
 `while_loop` whose condition reduces over the split batch), two stacked RNN layers (a scan over
 layers around a scan over time), a bf16 RNN step, and an RNN step whose loss accumulates in the
-scan's carry.
+scan's carry. And `out_shardings` asking for whole results (Shardy's result mark; XLA gathers the
+split result at the end): the regression step's and the MLP's prediction.
 Run it under `hlogym harvest` (datasets/probes/generate.py does).
 """
 
@@ -363,3 +364,14 @@ jax.jit(jax.value_and_grad(carried_loss))(
     jax.device_put(normal(5, 8, 8), time_major),
     jax.device_put(normal(5, 8, 8), time_major),
 )
+
+
+# Whole results asked for by out_shardings: the work stays split, the result is gathered.
+regression_step_whole = jax.jit(regression_step.__wrapped__, out_shardings=(whole, whole))
+regression_step_whole(
+    regression, jax.device_put(normal(32, 16), split), jax.device_put(normal(32, 8), split)
+)
+jax.jit(
+    lambda params, x: jnp.tanh(x @ params["w1"] + params["b1"]) @ params["w2"],
+    out_shardings=whole,
+)(regression, jax.device_put(normal(32, 16), split))
