@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <numeric>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -305,6 +306,30 @@ bool CanSplitWhereMade(const Instruction& instruction, int64_t dim, int64_t part
   return instruction.opcode() == Opcode::kIota;
 }
 
+// The partition's entry of `table` (one s32 per partition), a scalar:
+// dynamic-slice of the table at partition-id, as XLA's partitioner reads a
+// partition's offset or ordinal. `partition_id` is made after the table where
+// it is null.
+absl::StatusOr<Instruction*> PartitionsEntry(Computation* computation,
+                                             const std::vector<int64_t>& table,
+                                             Instruction* partition_id) {
+  Literal literal(Shape(PrimitiveType::kS32, {static_cast<int64_t>(table.size())}));
+  for (size_t i = 0; i < table.size(); ++i) literal.SetFromInt64(i, table[i]);
+  Instruction* entries = MakeConstant(computation, std::move(literal));
+  if (partition_id == nullptr) {
+    partition_id = AddWithLayoutOf(
+        computation,
+        std::make_unique<Instruction>(Opcode::kPartitionId, Shape::Scalar(PrimitiveType::kU32)),
+        entries);
+  }
+  auto pick = std::make_unique<Instruction>(Opcode::kDynamicSlice, Shape(PrimitiveType::kS32, {1}));
+  pick->AppendOperand(entries);
+  pick->AppendOperand(partition_id);
+  pick->mutable_attrs().dynamic_slice_sizes = {1};
+  return MakeReshape(AddWithLayoutOf(computation, std::move(pick), entries),
+                     std::vector<int64_t>{});
+}
+
 // An iota made split along its own dimension counts from the partition's
 // first index there: its users read it plus that offset, the partition's
 // ordinal (from a table, by partition-id) times the iota's own size, as
@@ -313,19 +338,9 @@ absl::Status AddIotaOffset(Instruction* iota, int64_t partitions) {
   Computation* computation = iota->parent();
   const std::vector<Instruction*> users = iota->users();
   const bool was_root = iota->IsRoot();
-  Literal table(Shape(PrimitiveType::kS32, {partitions}));
-  for (int64_t i = 0; i < partitions; ++i) table.SetFromInt64(i, i);
-  Instruction* ordinals = MakeConstant(computation, std::move(table));
-  Instruction* partition_id = AddWithLayoutOf(
-      computation,
-      std::make_unique<Instruction>(Opcode::kPartitionId, Shape::Scalar(PrimitiveType::kU32)),
-      ordinals);
-  auto pick = std::make_unique<Instruction>(Opcode::kDynamicSlice, Shape(PrimitiveType::kS32, {1}));
-  pick->AppendOperand(ordinals);
-  pick->AppendOperand(partition_id);
-  pick->mutable_attrs().dynamic_slice_sizes = {1};
-  HLOGYM_ASSIGN(ordinal, MakeReshape(AddWithLayoutOf(computation, std::move(pick), ordinals),
-                                     std::vector<int64_t>{}));
+  std::vector<int64_t> ordinals(partitions);
+  std::iota(ordinals.begin(), ordinals.end(), 0);
+  HLOGYM_ASSIGN(ordinal, PartitionsEntry(computation, ordinals, /*partition_id=*/nullptr));
   const int64_t dim = iota->attrs().iota_dimension;
   Instruction* size = MakeScalarConstant(computation, PrimitiveType::kS32,
                                          static_cast<double>(iota->shape().dimensions(dim)));
@@ -1206,16 +1221,9 @@ absl::Status ReslicePerPartition(Module& module, const DataParallelPlan& plan) {
     const int64_t size = instruction->shape().dimensions(dim) / n;
     Instruction*& offset = offset_by_slice_size[size];
     if (offset == nullptr) {
-      Literal table(Shape(PrimitiveType::kS32, {n}));
-      for (int64_t i = 0; i < n; ++i) table.SetFromInt64(i, i * size);
-      Instruction* offsets = MakeConstant(&entry, std::move(table));
-      auto pick =
-          std::make_unique<Instruction>(Opcode::kDynamicSlice, Shape(PrimitiveType::kS32, {1}));
-      pick->AppendOperand(offsets);
-      pick->AppendOperand(partition_id);
-      pick->mutable_attrs().dynamic_slice_sizes = {1};
-      HLOGYM_ASSIGN(scalar, MakeReshape(AddWithLayoutOf(&entry, std::move(pick), offsets),
-                                        std::vector<int64_t>{}));
+      std::vector<int64_t> offsets(n);
+      for (int64_t i = 0; i < n; ++i) offsets[i] = i * size;
+      HLOGYM_ASSIGN(scalar, PartitionsEntry(&entry, offsets, partition_id));
       offset = scalar;
     }
     Shape slice_shape = instruction->shape();
