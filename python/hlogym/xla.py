@@ -252,7 +252,8 @@ class Xla:
         """Deterministic inputs, one per parameter leaf (tuples flattened): the C++ generator
         that `hlogym run --seed` and the equivalence checker use (src/eval/random_inputs.h
         states its rules: floats in [-1, 1] except those reaching sqrt/rsqrt/log, a divisor or
-        a power's base, which are drawn from [0.5, 1.5]; indices in bounds), so the same seed
+        a power's base, and float scalars (step counts, learning rates), which are drawn from
+        [0.5, 1.5]; indices in bounds), so the same seed
         gives the same inputs on both sides."""
         text = text_or_module if isinstance(text_or_module, str) else text_or_module.to_string()
         inputs = random_inputs(text, seed)

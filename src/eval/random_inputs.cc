@@ -314,7 +314,7 @@ absl::StatusOr<std::vector<Literal>> MakeRandomArguments(const Module& module, u
     }
     double flo = lo, fhi = hi;
     if (shape.IsArray() && IsFloatingPointType(shape.element_type())) {
-      if (FeedsPositiveOnlyOp(param)) {
+      if (shape.rank() == 0 || FeedsPositiveOnlyOp(param)) {
         flo = 0.5;
         fhi = 1.5;
       } else if (const int64_t fan_in = FindFanIn(param); fan_in > 3 && !options.positive_floats) {

@@ -12,7 +12,10 @@
 //    computations and out of them again (from a fusion's result to the next
 //    fusion), the operand of sqrt, rsqrt or log, the divisor of a
 //    divide, or the base of a power is uniform in [0.5, 1.5] instead (a
-//    batch-norm variance, Adam's second moment, a scale, a norm);
+//    batch-norm variance, Adam's second moment, a scale, a norm), and so is
+//    a float scalar parameter: a step count, a learning rate, a time or a
+//    scale, positive in every model, where a negative one turns a bias
+//    correction (1 - 0.999^t) or a schedule negative and every output NaN;
 //  - a float parameter that reaches an operand of a dot or convolution (a
 //    weight, or the data it multiplies) the same way is uniform in
 //    [-1, 1] * sqrt(3 / fan-in), fan-in being the number of products each

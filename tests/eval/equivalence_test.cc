@@ -344,6 +344,41 @@ ENTRY e {
   EXPECT_TRUE(x_has_negative);
 }
 
+TEST(Equivalence, ScalarStepCountsAreDrawnPositive) {
+  // Adam's bias correction with the step count passed as an f32 scalar: a
+  // negative step makes 1 - 0.999^t negative and the whole update NaN, so a
+  // check on such inputs could judge nothing. The moments keep their rules.
+  auto module = ParseModule(R"(HloModule adam_update
+ENTRY e {
+  w = f32[64] parameter(0)
+  m = f32[64] parameter(1)
+  v = f32[64] parameter(2)
+  t = f32[] parameter(3)
+  beta = f32[] constant(0.999)
+  one = f32[] constant(1)
+  bt = f32[] power(beta, t)
+  bias = f32[] subtract(one, bt)
+  bb = f32[64] broadcast(bias), dimensions={}
+  vh = f32[64] divide(v, bb)
+  root = f32[64] sqrt(vh)
+  step = f32[64] divide(m, root)
+  ROOT out = f32[64] subtract(w, step)
+}
+)");
+  ASSERT_TRUE(module.ok()) << module.status();
+  for (uint64_t seed = 0; seed < 16; ++seed) {
+    auto args = *MakeRandomArguments(**module, seed);
+    ASSERT_EQ(args.size(), 4u);
+    EXPECT_GE(args[3].GetAsDouble(0), 0.5) << "seed " << seed;
+    EXPECT_LE(args[3].GetAsDouble(0), 1.5) << "seed " << seed;
+    EquivalenceOptions options;
+    options.seed = seed;
+    auto reference = EquivalenceReference::Make(**module, options);
+    ASSERT_TRUE(reference.ok()) << reference.status();
+    EXPECT_FALSE(reference->vacuous()) << "seed " << seed;
+  }
+}
+
 // sqrt(x - 3) is NaN for every x in [-1, 1]: a comparison against it is vacuous.
 std::string AllNanModule(const std::string& root) {
   return absl::StrCat(R"(HloModule nan
