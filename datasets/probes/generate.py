@@ -34,6 +34,11 @@ venv of its own under build/venvs with the probe's pinned requirements:
 - older_jax: examples/harvest/transformer_variants.py and jax_cnn.py lowered by JAX 0.4.13
   (requirements-older-jax.txt, not on top of the project's pins), then compiled by the pinned
   XLA (compile_with_pinned_xla.py), whose result is the reference as for every other module.
+- training_steps: examples/harvest/training_steps.py's training steps written by hand in plain
+  JAX (AdamW with an f32 step count, a GPT-style LM unrolled and scanned under remat, a CNN with
+  batch norm, an MLP-Mixer, a VAE, a selective scan, a diffusion U-Net, an encoder-decoder),
+  500 instructions or more (the project's venv); older_jax_training_steps: the same program
+  lowered by JAX 0.4.13, then compiled by the pinned XLA as older_jax.
 - jax_0_4_30, jax_0_6_2: the same two programs lowered by JAX 0.4.30 (June 2024) and 0.6.2
   (June 2025), releases between 0.4.13 and the pin, each compiled by the pinned XLA as older_jax.
 - older_jax_pmap: examples/harvest/jax_pmap_step.py (jax.pmap training steps of an MLP and a CNN)
@@ -263,7 +268,9 @@ def probabilistic() -> Path:
     return harvest_probe("probabilistic", [str(python), str(EXAMPLES / "probabilistic.py")])
 
 
-def lowered_elsewhere(name: str, python: Path, programs: list[str]) -> Path:
+def lowered_elsewhere(
+    name: str, python: Path, programs: list[str], min_instructions: int = MIN_INSTRUCTIONS
+) -> Path:
     """Modules another frontend version lowered: the programs run under `python` first (its own
     XLA compiles them, which is what XLA's dumps record); then each module as that XLA received
     it goes to the pinned XLA, whose result is the reference."""
@@ -274,18 +281,41 @@ def lowered_elsewhere(name: str, python: Path, programs: list[str]) -> Path:
             [str(python), str(EXAMPLES / f"{program}.py")],
             lowered / program,
             family="lowered",
-            min_instructions=MIN_INSTRUCTIONS,
+            min_instructions=min_instructions,
         )
     staging = REPO / "build" / "probes" / name
     folders = [str(lowered / program / "lowered") for program in programs]
     compile_step = [sys.executable, str(HERE / "compile_with_pinned_xla.py"), *folders]
-    harvest(compile_step, staging, force=True, family=name, min_instructions=MIN_INSTRUCTIONS)
+    harvest(compile_step, staging, force=True, family=name, min_instructions=min_instructions)
     manifest = json.loads((staging / "manifest.json").read_text())
     lowered_by = json.loads((lowered / programs[0] / "manifest.json").read_text())["versions"]
     manifest["versions"] = lowered_by  # the frontend that lowered them, not the compile step's
     manifest["xla_reference_from"] = "the pinned jaxlib (requirements.txt)"
     (staging / "manifest.json").write_text(json.dumps(manifest, sort_keys=True, indent=1) + "\n")
     return staging
+
+
+# The training steps' helpers (PRNG splits, initializers) are small; the steps have 500 or more.
+TRAINING_STEP_MIN_INSTRUCTIONS = 500
+
+
+def training_steps() -> Path:
+    # The project's own venv: its pins are this probe's.
+    return harvest_probe(
+        "training_steps",
+        [sys.executable, str(EXAMPLES / "training_steps.py")],
+        min_instructions=TRAINING_STEP_MIN_INSTRUCTIONS,
+    )
+
+
+def older_jax_training_steps() -> Path:
+    python = venv("older-jax", [HERE / "requirements-older-jax.txt"])
+    return lowered_elsewhere(
+        "older_jax_training_steps",
+        python,
+        ["training_steps"],
+        min_instructions=TRAINING_STEP_MIN_INSTRUCTIONS,
+    )
 
 
 def older_jax() -> Path:
@@ -548,7 +578,9 @@ PROBES = {
     "jax_tensor_parallel": jax_tensor_parallel,
     "more_jax_libraries": more_jax_libraries,
     "pytorch_spmd": pytorch_spmd,
+    "training_steps": training_steps,
     "older_jax": older_jax,
+    "older_jax_training_steps": older_jax_training_steps,
     "older_xla_optimized": older_xla_optimized,
     "jax_0_4_30": lambda: jax_version("0.4.30"),
     "jax_0_6_2": lambda: jax_version("0.6.2"),
