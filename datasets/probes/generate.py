@@ -28,6 +28,9 @@ venv of its own under build/venvs with the probe's pinned requirements:
 - jax_tensor_parallel: jax.jit steps with the weights split over 4 devices (Megatron-style MLP,
   attention heads, a vocabulary-parallel output layer, a bf16 block, an embedding split along
   its features), the activations whole (the project's venv).
+- jax_fsdp: jax.jit programs with the batch and the weights split along one mesh axis (FSDP
+  inference with biases and layer norms; a weight split by columns beside the split batch, once
+  as a training step), which XLA's partitioner reshards with all-gathers (the project's venv).
 - pytorch_spmd: PyTorch/XLA SPMD training steps (the batch marked split over 4 virtual devices:
   MLPs, batch and layer norms, a TransformerEncoderLayer), compiled by the pinned XLA for the 4
   partitions.
@@ -231,6 +234,14 @@ def jax_tensor_parallel() -> Path:
         "jax_tensor_parallel",
         [sys.executable, str(EXAMPLES / "jax_tensor_parallel.py")],
         min_instructions=40,
+    )
+
+
+def jax_fsdp() -> Path:
+    # The project's own venv, as jax_data_parallel. Small programs: 7 instructions or more (JAX's
+    # slicing helpers have 6).
+    return harvest_probe(
+        "jax_fsdp", [sys.executable, str(EXAMPLES / "jax_fsdp.py")], min_instructions=7
     )
 
 
@@ -576,6 +587,7 @@ PROBES = {
     "partitioned": partitioned,
     "jax_data_parallel": jax_data_parallel,
     "jax_tensor_parallel": jax_tensor_parallel,
+    "jax_fsdp": jax_fsdp,
     "more_jax_libraries": more_jax_libraries,
     "pytorch_spmd": pytorch_spmd,
     "training_steps": training_steps,

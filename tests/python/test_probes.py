@@ -31,6 +31,7 @@ NAMES = (
     "partitioned",
     "jax_data_parallel",
     "jax_tensor_parallel",
+    "jax_fsdp",
     "more_jax_libraries",
     "pytorch_spmd",
     "training_steps",
@@ -144,7 +145,8 @@ def test_probe_files_match_manifest(name):
             b" collective-permute(",
         ):
             assert marker in joined, marker
-    if name in ("jax_data_parallel", "jax_tensor_parallel", "pytorch_spmd"):  # XLA's partitioner
+    # Split by XLA's partitioner, compiled for 4 partitions.
+    if name in ("jax_data_parallel", "jax_tensor_parallel", "jax_fsdp", "pytorch_spmd"):
         headers = [
             unzstd(root / m["path"]).split(b"\n", 1)[0] for m in manifest["modules"].values()
         ]

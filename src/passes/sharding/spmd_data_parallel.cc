@@ -8,7 +8,8 @@
 // by element (planned again until the body writes back what it reads); and
 // the resharding XLA does around what cannot stay split (batch norms, a
 // reshape merging the split batch into attention's heads, split outputs
-// returned whole): operands gathered (all-gather), results sliced again at
+// returned whole, weights and biases split along the batch's mesh axis as
+// FSDP splits them): operands gathered (all-gather), results sliced again at
 // the partition's offset (dynamic-slice). Anything else is left to
 // CheckSpmdPartitioning's reason.
 #include "passes/sharding/spmd_data_parallel.h"
@@ -231,6 +232,10 @@ struct DataParallelPlan {
   // body writes them back split, or a split user reads them): planned again
   // split from the start (PlanDataParallelWith).
   std::vector<std::pair<LoopElement, int64_t>> loop_splits_found;
+  // Broadcasts of a split value (an FSDP-sharded bias or scale) that an
+  // elementwise user combines with a value split along another dimension:
+  // planned again with their operand gathered for them (PlanDataParallelWith).
+  std::vector<const Instruction*> gathered_broadcasts_found;
   // A broadcast or iota that some users take whole and others split gets a
   // split copy for the latter, as XLA's partitioner makes one per sharding.
   struct SplitCopy {
@@ -490,11 +495,13 @@ bool TakesSplit(const Instruction& user, const Instruction& operand, int64_t dim
 // `kept_whole`: batch norms whose result stays whole (not split again);
 // `entered_split`: parameters with no sharding that enter split, by the
 // dimension; `loop_splits`: elements of loops' state that are split from the
-// start, by the dimension.
+// start, by the dimension; `gathered_broadcasts`: broadcasts whose split
+// operand is gathered for them.
 absl::StatusOr<DataParallelPlan> PlanOnce(
     const Module& module, const absl::flat_hash_set<const Instruction*>& kept_whole,
     const absl::flat_hash_map<const Instruction*, int64_t>& entered_split,
-    const absl::flat_hash_map<LoopElement, int64_t>& loop_splits) {
+    const absl::flat_hash_map<LoopElement, int64_t>& loop_splits,
+    const absl::flat_hash_set<const Instruction*>& gathered_broadcasts) {
   DataParallelPlan plan;
   plan.partitions = NumPartitions(module);
   const Computation* entry = module.entry_computation();
@@ -599,7 +606,13 @@ absl::StatusOr<DataParallelPlan> PlanOnce(
       placement = Placement::Whole();
     } else if (opcode == Opcode::kBroadcast) {
       const Placement from = placement_of(instruction->operand(0));
-      if (from.split()) placement = Placement::Split(instruction->attrs().dimensions[from.dim]);
+      if (from.split() && gathered_broadcasts.contains(instruction)) {
+        auto [it, inserted] = plan.gathers.try_emplace(instruction->operand(0),
+                                                       DataParallelPlan::Gather{from.dim, {}});
+        it->second.users.push_back(instruction);  // whole, then wanted split where made
+      } else if (from.split()) {
+        placement = Placement::Split(instruction->attrs().dimensions[from.dim]);
+      }
     } else if (opcode == Opcode::kTranspose) {
       const Placement from = placement_of(instruction->operand(0));
       if (from.split()) {
@@ -630,6 +643,15 @@ absl::StatusOr<DataParallelPlan> PlanOnce(
           lhs.split() ? DotOutputDim(*instruction, true, lhs.dim) : std::nullopt;
       std::optional<int64_t> rhs_out =
           rhs.split() ? DotOutputDim(*instruction, false, rhs.dim) : std::nullopt;
+      // The operand that is not `kept` (0: lhs, 1: rhs) gathered for the dot,
+      // the output split as the kept one's dimension is.
+      auto gather_other = [&](int kept) {
+        const Placement& other = kept == 0 ? rhs : lhs;
+        auto [it, inserted] = plan.gathers.try_emplace(instruction->operand(1 - kept),
+                                                       DataParallelPlan::Gather{other.dim, {}});
+        it->second.users.push_back(instruction);
+        placement = Placement::Split(kept == 0 ? *lhs_out : *rhs_out);
+      };
       auto contracting_pair = [&] {
         for (size_t i = 0; i < numbers.lhs_contracting_dimensions.size(); ++i) {
           if (numbers.lhs_contracting_dimensions[i] == lhs.dim &&
@@ -650,6 +672,22 @@ absl::StatusOr<DataParallelPlan> PlanOnce(
                  (lhs.split() ? *lhs_out : *rhs_out) >=
                      static_cast<int64_t>(numbers.lhs_batch_dimensions.size())) {
         placement = Placement::Split(lhs.split() ? *lhs_out : *rhs_out);  // a free dimension
+      } else if (lhs.split() && rhs.split() && lhs_out && rhs_out && *lhs_out != *rhs_out &&
+                 *lhs_out >= static_cast<int64_t>(numbers.lhs_batch_dimensions.size()) &&
+                 *rhs_out >= static_cast<int64_t>(numbers.lhs_batch_dimensions.size())) {
+        // Both split along free dimensions, which one output cannot both
+        // keep: Shardy gives the mesh axis to the factor of the larger operand
+        // (the lhs on a tie), and XLA's partitioner gathers the other.
+        gather_other(instruction->operand(0)->shape().ElementCount() >=
+                             instruction->operand(1)->shape().ElementCount()
+                         ? 0
+                         : 1);
+      } else if (lhs.split() && rhs.split() && (lhs_out.has_value() != rhs_out.has_value())) {
+        // One operand split along a dimension the output keeps, the other
+        // along a contracting one (a weight sharded as FSDP shards it): the
+        // latter is gathered for the dot, as XLA's partitioner does, and the
+        // output split as the former.
+        gather_other(lhs_out ? 0 : 1);
       } else {
         return Cannot(*instruction, "has operands split in a way that needs resharding");
       }
@@ -835,10 +873,37 @@ absl::StatusOr<DataParallelPlan> PlanOnce(
         }
       }
     } else if (IsElementwise(opcode) && shape.IsArray()) {
-      HLOGYM_ASSIGN(dim, common_split(*instruction));
-      if (dim) {
-        placement = Placement::Split(*dim);
-        HLOGYM_RETURN_IF_ERROR(want_whole_operands(*instruction, *dim));
+      absl::StatusOr<std::optional<int64_t>> dim = common_split(*instruction);
+      if (!dim.ok()) {
+        // A split activation combined with a broadcast of a value split
+        // along another dimension (a bias sharded as FSDP shards it): XLA's
+        // partitioner gathers what is broadcast. Planned again so.
+        std::optional<int64_t> activations;
+        std::vector<const Instruction*> broadcasts;
+        for (const Instruction* operand : instruction->operands()) {
+          const Placement p = placement_of(operand);
+          if (!p.split()) continue;
+          if (operand->opcode() == Opcode::kBroadcast &&
+              placement_of(operand->operand(0)).split()) {
+            broadcasts.push_back(operand);
+          } else if (activations && *activations != p.dim) {
+            return dim.status();
+          } else {
+            activations = p.dim;
+          }
+        }
+        if (!activations) return dim.status();
+        for (const Instruction* broadcast : broadcasts) {
+          if (placement_of(broadcast).dim != *activations) {
+            plan.gathered_broadcasts_found.push_back(broadcast);
+          }
+        }
+        if (plan.gathered_broadcasts_found.empty()) return dim.status();
+        return absl::OkStatus();  // the planning stops here (below)
+      }
+      if (*dim) {
+        placement = Placement::Split(**dim);
+        HLOGYM_RETURN_IF_ERROR(want_whole_operands(*instruction, **dim));
       }
     } else if (opcode == Opcode::kCustomCall &&
                instruction->attrs().custom_call_target == kFuncResultSharding &&
@@ -922,6 +987,7 @@ absl::StatusOr<DataParallelPlan> PlanOnce(
   absl::Status in_loop;
   for (const Instruction* instruction : plan.order) {
     absl::Status placed = place(instruction);
+    if (!plan.gathered_broadcasts_found.empty()) return plan;  // planned again
     if (placed.ok()) continue;
     if (instruction->parent() == entry) return placed;
     if (in_loop.ok()) in_loop = std::move(placed);
@@ -1176,13 +1242,27 @@ absl::StatusOr<DataParallelPlan> PlanOnce(
 }
 
 // PlanOnce, again with each element of a loop's state that it found split
-// split from the start, until it finds none.
+// split from the start, and each broadcast it found to gather for gathered,
+// until it finds none.
 absl::StatusOr<DataParallelPlan> PlanDataParallelWith(
     const Module& module, const absl::flat_hash_set<const Instruction*>& kept_whole,
     const absl::flat_hash_map<const Instruction*, int64_t>& entered_split) {
   absl::flat_hash_map<LoopElement, int64_t> loop_splits;
+  absl::flat_hash_set<const Instruction*> gathered_broadcasts;
   while (true) {
-    HLOGYM_ASSIGN(plan, PlanOnce(module, kept_whole, entered_split, loop_splits));
+    HLOGYM_ASSIGN(plan,
+                  PlanOnce(module, kept_whole, entered_split, loop_splits, gathered_broadcasts));
+    if (!plan.gathered_broadcasts_found.empty()) {
+      bool added = false;
+      for (const Instruction* broadcast : plan.gathered_broadcasts_found) {
+        added |= gathered_broadcasts.insert(broadcast).second;
+      }
+      if (!added) {
+        return absl::InternalError(
+            "spmd data-parallel planning found no new broadcast to gather for");
+      }
+      continue;
+    }
     if (plan.loop_splits_found.empty()) return plan;
     bool added = false;
     for (const auto& [element, dim] : plan.loop_splits_found) {
@@ -1214,10 +1294,18 @@ absl::Status ReslicePerPartition(Module& module, const DataParallelPlan& plan) {
       std::make_unique<Instruction>(Opcode::kPartitionId, Shape::Scalar(PrimitiveType::kU32)),
       zero);
   absl::flat_hash_map<int64_t, Instruction*> offset_by_slice_size;
-  for (Instruction* instruction : entry.MakeInstructionPostOrder()) {
-    auto resliced = plan.resliced.find(instruction);
+  for (Instruction* planned : entry.MakeInstructionPostOrder()) {
+    auto resliced = plan.resliced.find(planned);
     if (resliced == plan.resliced.end()) continue;
     const int64_t dim = resliced->second;
+    // A partial result (a weight gradient) is whole once its all-reduce has
+    // completed it: the slice reads that, as XLA slices after the all-reduce.
+    Instruction* instruction = planned;
+    auto placement = plan.placements.find(planned);
+    if (placement != plan.placements.end() && placement->second.kind == Placement::Kind::kPartial &&
+        planned->users().size() == 1 && planned->users().front()->opcode() == Opcode::kAllReduce) {
+      instruction = planned->users().front();
+    }
     const int64_t size = instruction->shape().dimensions(dim) / n;
     Instruction*& offset = offset_by_slice_size[size];
     if (offset == nullptr) {
@@ -1235,7 +1323,7 @@ absl::Status ReslicePerPartition(Module& module, const DataParallelPlan& plan) {
     for (int64_t d = 0; d < slice_shape.rank(); ++d) slice->AppendOperand(d == dim ? offset : zero);
     slice->mutable_attrs().dynamic_slice_sizes = slice_shape.dimensions();
     Instruction* added = entry.AddInstruction(std::move(slice));
-    auto whole = plan.whole_readers.find(instruction);
+    auto whole = plan.whole_readers.find(planned);
     for (Instruction* user : users) {
       if (whole == plan.whole_readers.end() ||
           std::find(whole->second.begin(), whole->second.end(), user) == whole->second.end()) {

@@ -1047,6 +1047,90 @@ CHECK: all-reduce(f32[8] %count)
   ExpectSplitComputesWhole(kVocab);
 }
 
+// FSDP on one mesh axis: the activations split along the batch, the weights
+// along their first dimension, which the dot contracts. The weight is gathered
+// for the dot and the product stays split along the batch, as XLA's partitioner
+// does after Shardy's propagation, not left whole with the caveat.
+TEST(SpmdPartitionerTest, GathersAWeightSplitAlongWhatTheDotContracts) {
+  constexpr std::string_view kFsdp =
+      R"(HloModule fsdp, entry_computation_layout={(f32[16,32]{1,0}, f32[8,16]{1,0})->f32[8,32]{1,0}}, num_partitions=4
+ENTRY %main (w: f32[16,32], x: f32[8,16]) -> f32[8,32] {
+  %x = f32[8,16]{1,0} parameter(1), sharding={devices=[4,1]<=[4]}
+  %w = f32[16,32]{1,0} parameter(0), sharding={devices=[4,1]<=[4]}
+  %dot = f32[8,32]{1,0} dot(%x, %w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  ROOT %relu = f32[8,32]{1,0} tanh(%dot)
+}
+)";
+  PassRun run = RunPass("spmd-partitioning", kFsdp);
+  EXPECT_TRUE(run.changed);
+  EXPECT_CHECKS(run.after, R"(
+CHECK: %w = f32[4,32]{1,0} parameter(0)
+CHECK: {{.*}} = f32[16,32]{1,0} all-gather(f32[4,32]{1,0} %w), {{.*}}dimensions={0}
+CHECK: %dot = f32[2,32]{1,0} dot(f32[2,16]{1,0} %x, f32[16,32]{1,0}
+)");
+  ExpectSplitComputesWhole(kFsdp);
+}
+
+// A bias or scale sharded as FSDP shards it, broadcast to be added to
+// activations split along the batch: XLA's partitioner gathers what is
+// broadcast and broadcasts it into the partition's part.
+TEST(SpmdPartitionerTest, GathersAShardedBiasForItsBroadcast) {
+  constexpr std::string_view kBias =
+      R"(HloModule bias, entry_computation_layout={(f32[64]{0}, f32[8,64]{1,0})->f32[8,64]{1,0}}, num_partitions=4
+ENTRY %main (b: f32[64], x: f32[8,64]) -> f32[8,64] {
+  %x = f32[8,64]{1,0} parameter(1), sharding={devices=[4,1]<=[4]}
+  %b = f32[64]{0} parameter(0), sharding={devices=[4]<=[4]}
+  %bb = f32[8,64]{1,0} broadcast(%b), dimensions={1}
+  %sum = f32[8,64]{1,0} add(%x, %bb)
+  ROOT %out = f32[8,64]{1,0} tanh(%sum)
+}
+)";
+  PassRun run = RunPass("spmd-partitioning", kBias);
+  EXPECT_TRUE(run.changed);
+  EXPECT_CHECKS(run.after, R"(
+CHECK: %b = f32[16]{0} parameter(0)
+CHECK: {{.*}} = f32[64]{0} all-gather(f32[16]{0} %b), {{.*}}dimensions={0}
+CHECK: %bb = f32[2,64]{1,0} broadcast(f32[64]{0}
+CHECK: %sum = f32[2,64]{1,0} add(f32[2,64]{1,0} %x, f32[2,64]{1,0} %bb)
+)");
+  ExpectSplitComputesWhole(kBias);
+}
+
+// The batch split and the weight split by columns over the same devices
+// (jax.jit with both sharded along one mesh axis): the dot's output cannot keep
+// both, and Shardy gives the axis to the larger operand's dimension, the
+// batch; XLA's partitioner gathers the weight. The weight's gradient, a sum
+// over the split batch, is completed by an all-reduce and then sliced to the
+// weight's columns (the slice after the all-reduce, not before it).
+TEST(SpmdPartitionerTest, GathersTheSmallerOperandWhereBothSplitAlongKeptDimensions) {
+  constexpr std::string_view kColumns =
+      R"(HloModule columns, entry_computation_layout={(f32[16,8]{1,0}, f32[32,16]{1,0}, f32[32,8]{1,0})->f32[16,8]{1,0}}, num_partitions=4
+ENTRY %main (w: f32[16,8], x: f32[32,16], y: f32[32,8]) -> f32[16,8] {
+  %x = f32[32,16]{1,0} parameter(1), sharding={devices=[4,1]<=[4]}
+  %w = f32[16,8]{1,0} parameter(0), sharding={devices=[1,4]<=[4]}
+  %dot = f32[32,8]{1,0} dot(%x, %w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  %t = f32[32,8]{1,0} tanh(%dot)
+  %y = f32[32,8]{1,0} parameter(2), sharding={devices=[4,1]<=[4]}
+  %d = f32[32,8]{1,0} subtract(%t, %y)
+  %g = f32[8,16]{1,0} dot(%d, %x), lhs_contracting_dims={0}, rhs_contracting_dims={0}
+  %gt = f32[16,8]{0,1} transpose(%g), dimensions={1,0}
+  ROOT %update = f32[16,8]{1,0} subtract(%w, %gt)
+}
+)";
+  PassRun run = RunPass("spmd-partitioning", kColumns);
+  EXPECT_TRUE(run.changed);
+  EXPECT_CHECKS(run.after, R"(
+CHECK: %w = f32[16,2]{1,0} parameter(0)
+CHECK: {{.*}} = f32[16,8]{1,0} all-gather(f32[16,2]{1,0} %w), {{.*}}dimensions={1}
+CHECK: %dot = f32[8,8]{1,0} dot(f32[8,16]{1,0} %x, f32[16,8]{1,0}
+CHECK: %g = f32[8,16]{1,0} dot(
+CHECK: {{.*}} = f32[8,16]{1,0} all-reduce(f32[8,16]{1,0} %g)
+CHECK: {{.*}} = f32[2,16]{1,0} dynamic-slice(f32[8,16]{1,0}
+CHECK: %gt = f32[16,2]{0,1} transpose(
+)");
+  ExpectSplitComputesWhole(kColumns);
+}
+
 TEST(SpmdPartitionerTest, LeavesWhatNeedsReshardingWithTheReason) {
   // A whole weight multiplied with a split activation elementwise would need
   // a slice of the weight on every partition.

@@ -1,0 +1,111 @@
+"""jax.jit programs on 4 host CPU devices with the batch and the weights split along the same
+mesh axis, which XLA's SPMD partitioner reshards itself: FSDP inference (every weight, bias and
+scale split along its first dimension: each weight gathered for its product, each bias and scale
+gathered for its broadcast), three FSDP layers with biases and layer norms, and a weight split by
+columns beside the split batch, where the product cannot keep both (Shardy gives the axis to the
+larger operand's dimension: the weight's columns when it is larger, the batch otherwise), once as
+a training step whose weight gradient is summed over the batch and sliced back to the columns.
+Run it under `hlogym harvest` (datasets/probes/generate.py does).
+"""
+
+import os
+
+# Before jax is imported: the host platform's device count.
+os.environ["XLA_FLAGS"] = (
+    os.environ.get("XLA_FLAGS", "") + " --xla_force_host_platform_device_count=4"
+)
+
+import jax  # noqa: E402
+import jax.numpy as jnp  # noqa: E402
+import numpy as np  # noqa: E402
+from jax.sharding import Mesh, NamedSharding  # noqa: E402
+from jax.sharding import PartitionSpec as P  # noqa: E402
+
+mesh = Mesh(np.array(jax.devices()), ("fsdp",))
+rng = np.random.default_rng(0)
+
+
+def put(array, *spec):
+    return jax.device_put(jnp.asarray(array, jnp.float32), NamedSharding(mesh, P(*spec)))
+
+
+def normal(*shape, scale=0.1):
+    return rng.standard_normal(shape, dtype=np.float32) * scale
+
+
+@jax.jit
+def fsdp_mlp(w1, w2, x):
+    return jax.nn.relu(x @ w1) @ w2
+
+
+@jax.jit
+def fsdp_mlp_with_biases(p, x):
+    return jnp.tanh(jax.nn.relu(x @ p["w1"] + p["b1"]) @ p["w2"] + p["b2"])
+
+
+@jax.jit
+def fsdp_norm_and_projection(p, x):
+    m = x.mean(-1, keepdims=True)
+    v = ((x - m) ** 2).mean(-1, keepdims=True)
+    return ((x - m) / jnp.sqrt(v + 1e-5) * p["g"]) @ p["w"]
+
+
+@jax.jit
+def fsdp_three_layers(weights, biases, x):
+    for w, b in zip(weights, biases):
+        x = jax.nn.gelu(x @ w + b)
+        x = (x - x.mean(-1, keepdims=True)) * jax.lax.rsqrt(x.var(-1, keepdims=True) + 1e-5)
+    return x
+
+
+@jax.jit
+def columns_win(w1, w2, x):
+    return jnp.tanh(jnp.tanh(x @ w1) @ w2)
+
+
+@jax.jit
+def batch_wins(w, x):
+    return jnp.sum(jnp.tanh(x @ w) ** 2, axis=1)
+
+
+def loss(w, x, y):
+    return jnp.mean((jnp.tanh(x @ w) - y) ** 2)
+
+
+@jax.jit
+def batch_wins_step(w, x, y):
+    return w - 0.1 * jax.grad(loss)(w, x, y)
+
+
+def main():
+    x = put(normal(8, 16, scale=1.0), "fsdp", None)
+    fsdp_mlp(put(normal(16, 32), "fsdp", None), put(normal(32, 16), "fsdp", None), x)
+    p = {
+        "w1": put(normal(16, 64), "fsdp", None),
+        "b1": put(np.zeros(64), "fsdp"),
+        "w2": put(normal(64, 16), "fsdp", None),
+        "b2": put(np.zeros(16), "fsdp"),
+    }
+    fsdp_mlp_with_biases(p, x)
+    fsdp_norm_and_projection(
+        {"g": put(np.ones(16), "fsdp"), "w": put(normal(16, 32), "fsdp", None)}, x
+    )
+    weights = [put(normal(32, 32, scale=0.2), "fsdp", None) for _ in range(3)]
+    biases = [put(np.zeros(32), "fsdp") for _ in range(3)]
+    fsdp_three_layers(weights, biases, put(normal(16, 32, scale=1.0), "fsdp", None))
+    columns_win(
+        put(normal(64, 256), None, "fsdp"),
+        put(normal(256, 64), "fsdp", None),
+        put(normal(8, 64, scale=1.0), "fsdp", None),
+    )
+    batch = put(normal(256, 16, scale=1.0), "fsdp", None)
+    batch_wins(put(normal(16, 32), None, "fsdp"), batch)
+    batch_wins_step(
+        put(normal(16, 8), None, "fsdp"),
+        put(normal(32, 16, scale=1.0), "fsdp", None),
+        jnp.asarray(normal(32, 8)),  # uncommitted: placed as the partitioner chooses
+    )
+
+
+if __name__ == "__main__":
+    main()
