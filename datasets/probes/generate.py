@@ -53,6 +53,10 @@ venv of its own under build/venvs with the probe's pinned requirements:
 - tf_detection: examples/harvest/tf_detection.py (a single-shot detector with non-max
   suppression, TensorFlow 2.21 from datasets/corpus/requirements-tensorflow.txt), lowered by
   TensorFlow's own XLA and then compiled by the pinned one, as older_jax.
+- tf_keras_steps: examples/harvest/tf_keras_steps.py (Keras fits of a transformer encoder in f32
+  and mixed_float16, a text CNN, a decoder and a residual CNN; a tf.scan RNN, a graph network step,
+  STFT features and top_k/argsort/cumsum by tf.function), lowered by TensorFlow 2.21's XLA and
+  compiled by the pinned one as tf_detection; modules of 20 instructions or more.
 - tf_2_12: examples/harvest/tf_mlp.py and tf_detection.py lowered by TensorFlow 2.12's XLA (March
   2023; requirements-tf-2.12.txt), then compiled by the pinned XLA as tf_detection.
 - pytorch_collectives: examples/harvest/torch_collectives.py's data-parallel, ZeRO-style,
@@ -454,6 +458,13 @@ def keras_applications() -> Path:
     return lowered_elsewhere("keras_applications", python, ["keras_applications"])
 
 
+def tf_keras_steps() -> Path:
+    tf_pins = REPO / "datasets" / "corpus" / "requirements-tensorflow.txt"
+    python = venv("tensorflow", [PINS, tf_pins])
+    # STFT features and a graph network step are small: 20 instructions or more.
+    return lowered_elsewhere("tf_keras_steps", python, ["tf_keras_steps"], min_instructions=20)
+
+
 def tf_2_12() -> Path:
     python = venv("tf-2.12", [HERE / "requirements-tf-2.12.txt"])
     return lowered_elsewhere("tf_2_12", python, ["tf_mlp", "tf_detection"])
@@ -599,6 +610,7 @@ PROBES = {
     "older_jax_pmap": older_jax_pmap,
     "tf_detection": tf_detection,
     "keras_applications": keras_applications,
+    "tf_keras_steps": tf_keras_steps,
     "tf_2_12": tf_2_12,
     "pytorch_collectives": pytorch_collectives,
     "torchvision_models": lambda: pytorch_library_probe("torchvision_models", "torchvision"),

@@ -43,6 +43,7 @@ NAMES = (
     "older_xla_optimized",
     "tf_detection",
     "keras_applications",
+    "tf_keras_steps",
     "tf_2_12",
     "pytorch_collectives",
     "torchvision_models",
@@ -59,6 +60,7 @@ FRONTENDS = {
     "tensorflow_as_received": "tensorflow",
     "tf_detection": "tensorflow",
     "keras_applications": "tensorflow",
+    "tf_keras_steps": "tensorflow",
     "tf_2_12": "tensorflow",
 }
 

@@ -110,6 +110,19 @@ absl::StatusOr<bool> DynamicPadder::Run(Module& module) {
       rewrote = true;
     }
   }
+  // A set-dimension-size whose result is static (its size a constant equal
+  // to the dimension: TensorFlow's top_k and argsort write one per result)
+  // sets nothing the padder must keep: its users read the operand, as XLA's
+  // padder forwards every set-dimension-size once the sizes are inferred.
+  for (Computation* computation : module.MakeComputationPostOrder()) {
+    for (Instruction* hlo : computation->MakeInstructionPostOrder()) {
+      if (hlo->opcode() != Opcode::kSetDimensionSize || !hlo->shape().is_static()) continue;
+      Instruction* operand = hlo->operand(0);
+      if (!operand->shape().Compatible(hlo->shape())) continue;
+      HLOGYM_RETURN_IF_ERROR(hlo->ReplaceAllUsesWith(operand));
+      rewrote = true;
+    }
+  }
   for (Computation* computation : module.MakeComputationPostOrder()) {
     for (Instruction* hlo : computation->MakeInstructionPostOrder()) {
       if (hlo->opcode() != Opcode::kCustomCall || hlo->attrs().custom_call_target != "SetBound") {

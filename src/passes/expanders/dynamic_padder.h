@@ -14,14 +14,17 @@
 // - get-dimension-size of a dimension set by set-dimension-size (on that
 //   dimension) becomes the set-dimension-size's size operand;
 // - a custom-call "SetBound" whose operand has its exact shape becomes that
-//   operand.
+//   operand;
+// - a set-dimension-size whose result is static (its size a constant equal to
+//   the dimension) and has its operand's shape becomes that operand.
 // Leaves out: dynamic-dimension inference beyond those two forms, and with it
 // the padding of dynamic data (the iota/compare/select masks before reduces,
 // dots, convolutions, reduce-windows, pads, scatters, select-and-scatters),
 // the dynamic concatenate/reverse/sort/reshape/binary-op/
 // dynamic-update-slice and Dynamic* custom-call rewrites, the PadToStatic and
 // SliceToDynamic custom calls at the module's inputs, outputs and around ops
-// without dynamic support, forwarding set-dimension-size to its operand, the
+// without dynamic support, forwarding a set-dimension-size that makes a
+// dimension dynamic (which needs the padding), the
 // removal of dynamic dimensions from shapes, and SetBound calls that change
 // the shape; instructions needing them are left unchanged. It reports a
 // change only when it rewrote something (newer XLA sources report one on

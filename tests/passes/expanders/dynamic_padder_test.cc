@@ -127,6 +127,28 @@ CHECK: ROOT {{.*}} tuple(s32[] %n, f32[<=8] %d)
 )");
 }
 
+// TensorFlow's top_k and argsort: each result set to its own static size, a
+// constant equal to the dimension. Its users read the operand (XLA's padder
+// forwards every set-dimension-size), and the constant goes with it; one that
+// makes a dimension dynamic (above) stays.
+TEST(DynamicPadderTest, StaticSetDimensionSizeIsItsOperand) {
+  PassRun run = RunPass("dynamic_padder", R"(HloModule m
+ENTRY main {
+  a = f32[8,32] parameter(0)
+  s = f32[8,5] slice(a), slice={[0:8], [0:5]}
+  five = s32[] constant(5)
+  d = f32[8,5] set-dimension-size(s, five), dimensions={1}
+  ROOT e = f32[8,5] exponential(d)
+}
+)");
+  EXPECT_TRUE(run.changed);
+  EXPECT_CHECKS(run.after, R"(
+CHECK-NOT: set-dimension-size
+CHECK-NOT: constant
+CHECK: ROOT %e = f32[8,5] exponential(f32[8,5] %s)
+)");
+}
+
 TEST(DynamicPadderTest, UnknownDynamicSizeLeftAlone) {
   PassRun run = RunPass("dynamic_padder", R"(HloModule m
 ENTRY main {
