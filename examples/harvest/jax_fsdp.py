@@ -1,10 +1,13 @@
 """jax.jit programs on 4 host CPU devices with the batch and the weights split along the same
 mesh axis, which XLA's SPMD partitioner reshards itself: FSDP inference (every weight, bias and
 scale split along its first dimension: each weight gathered for its product, each bias and scale
-gathered for its broadcast), three FSDP layers with biases and layer norms, and a weight split by
-columns beside the split batch, where the product cannot keep both (Shardy gives the axis to the
-larger operand's dimension: the weight's columns when it is larger, the batch otherwise), once as
-a training step whose weight gradient is summed over the batch and sliced back to the columns.
+gathered for its broadcast), three FSDP layers with biases and layer norms, FSDP training steps
+with SGD (an MLP, one with biases, three layers with layer-norm scales: the input gradient, split
+as the weight is, moved back to the batch's split by an all-to-all, the weight gradients summed
+over the batch and sliced to the weight's split), and a weight split by columns beside the split
+batch, where the product cannot keep both (Shardy gives the axis to the larger operand's
+dimension: the weight's columns when it is larger, the batch otherwise), once as a training step
+whose weight gradient is summed over the batch and sliced back to the columns.
 Run it under `hlogym harvest` (datasets/probes/generate.py does).
 """
 
@@ -72,6 +75,44 @@ def loss(w, x, y):
     return jnp.mean((jnp.tanh(x @ w) - y) ** 2)
 
 
+def mlp_loss(w1, w2, x, y):
+    return jnp.mean((jax.nn.relu(x @ w1) @ w2 - y) ** 2)
+
+
+@jax.jit
+def fsdp_step(w1, w2, x, y):
+    value, (g1, g2) = jax.value_and_grad(mlp_loss, argnums=(0, 1))(w1, w2, x, y)
+    return value, w1 - 0.1 * g1, w2 - 0.1 * g2
+
+
+def biased_loss(p, x, y):
+    h = jax.nn.gelu(x @ p["w1"] + p["b1"])
+    return jnp.mean((h @ p["w2"] + p["b2"] - y) ** 2)
+
+
+@jax.jit
+def fsdp_step_with_biases(p, x, y):
+    value, grads = jax.value_and_grad(biased_loss)(p, x, y)
+    return value, jax.tree_util.tree_map(lambda a, g: a - 0.1 * g, p, grads)
+
+
+def deep_loss(weights, scales, x, y):
+    for w, g in zip(weights, scales):
+        x = jnp.tanh(x @ w)
+        x = (x - x.mean(-1, keepdims=True)) * jax.lax.rsqrt(x.var(-1, keepdims=True) + 1e-5) * g
+    return jnp.mean((x - y) ** 2)
+
+
+@jax.jit
+def fsdp_three_layer_step(weights, scales, x, y):
+    value, (dw, dg) = jax.value_and_grad(deep_loss, argnums=(0, 1))(weights, scales, x, y)
+    return (
+        value,
+        [w - 0.1 * d for w, d in zip(weights, dw)],
+        [g - 0.1 * d for g, d in zip(scales, dg)],
+    )
+
+
 @jax.jit
 def batch_wins_step(w, x, y):
     return w - 0.1 * jax.grad(loss)(w, x, y)
@@ -93,6 +134,16 @@ def main():
     weights = [put(normal(32, 32, scale=0.2), "fsdp", None) for _ in range(3)]
     biases = [put(np.zeros(32), "fsdp") for _ in range(3)]
     fsdp_three_layers(weights, biases, put(normal(16, 32, scale=1.0), "fsdp", None))
+    y = put(normal(8, 16), "fsdp", None)
+    fsdp_step(put(normal(16, 32), "fsdp", None), put(normal(32, 16), "fsdp", None), x, y)
+    fsdp_step_with_biases(p, x, y)
+    scales = [put(np.ones(32), "fsdp") for _ in range(3)]
+    fsdp_three_layer_step(
+        weights,
+        scales,
+        put(normal(16, 32, scale=1.0), "fsdp", None),
+        put(normal(16, 32), "fsdp", None),
+    )
     columns_win(
         put(normal(64, 256), None, "fsdp"),
         put(normal(256, 64), "fsdp", None),

@@ -347,9 +347,16 @@ absl::StatusOr<ValuePtr> Interpreter::EvalInstruction(const Instruction& instruc
     case Opcode::kCollectivePermuteDone: {
       // Across partitions (a channel_id) in a partition's copy: exchanged
       // with the others (eval/partitions.h).
-      if (options_.partition != nullptr && operands.size() == 1 &&
-          IsCrossPartitionCollective(instruction)) {
-        return EvalCrossPartitionCollective(instruction, operands[0], *options_.partition);
+      if (options_.partition != nullptr && IsCrossPartitionCollective(instruction)) {
+        if (operands.size() == 1 && !instruction.shape().IsTuple()) {
+          return EvalCrossPartitionCollective(instruction, operands[0], *options_.partition);
+        }
+        // A tuple all-to-all: its operands travel together, one per member.
+        if (instruction.opcode() == Opcode::kAllToAll) {
+          std::vector<ValuePtr> sent(operands.begin(), operands.end());
+          return EvalCrossPartitionCollective(
+              instruction, MakeTuple(instruction.shape(), std::move(sent)), *options_.partition);
+        }
       }
       // One replica, one partition: every collective returns its data (the
       // tuple of its operands when tuple-shaped).

@@ -181,6 +181,9 @@ bool IsCrossPartitionCollective(const Instruction& instruction) {
     case Opcode::kReduceScatter:
     case Opcode::kCollectivePermute:
       return instruction.attrs().FindRaw("channel_id") != nullptr;
+    case Opcode::kAllToAll:  // one operand split along a dimension, or one operand per member
+      return instruction.attrs().FindRaw("channel_id") != nullptr &&
+             (instruction.attrs().dimensions.size() == 1 || instruction.shape().IsTuple());
     default:
       return false;
   }
@@ -264,6 +267,42 @@ absl::StatusOr<ValuePtr> EvalCrossPartitionCollective(const Instruction& instruc
     case Opcode::kReduceScatter: {
       HLOGYM_ASSIGN(sum, Reduce(*instruction.called_computations()[0], members));
       return SliceAlong(sum, shape, instruction.attrs().dimensions.at(0), rank_in_group);
+    }
+    case Opcode::kAllToAll: {
+      if (shape.IsTuple()) {
+        // One operand per member (the operands arrive as a tuple): member i
+        // gets operand i, and result j is what member j sent to this one.
+        if (shape.tuple_shapes_size() != static_cast<int64_t>(members.size())) {
+          return absl::InvalidArgumentError(absl::StrCat("all-to-all: ", shape.tuple_shapes_size(),
+                                                         " results for ", members.size(),
+                                                         " members of its group"));
+        }
+        std::vector<ValuePtr> received;
+        for (const ValuePtr& member : members) {
+          if (static_cast<int64_t>(member->elements.size()) <= rank_in_group) {
+            return absl::InvalidArgumentError("all-to-all: a member sent too few operands");
+          }
+          received.push_back(member->elements[rank_in_group]);
+        }
+        return MakeTuple(shape, std::move(received));
+      }
+      // Each member splits its operand along the dimension into one part per
+      // member and sends part i to member i; the parts received are joined
+      // along the same dimension in the group's order.
+      const int64_t dim = instruction.attrs().dimensions.at(0);
+      const int64_t size = shape.dimensions(dim);
+      const int64_t parts = static_cast<int64_t>(members.size());
+      if (size % parts != 0) {
+        return absl::InvalidArgumentError(absl::StrCat("all-to-all: dimension ", dim, " (", size,
+                                                       ") does not split into ", parts, " parts"));
+      }
+      Shape part_shape = shape;
+      part_shape.mutable_dimensions()[dim] = size / parts;
+      std::vector<ValuePtr> received;
+      for (const ValuePtr& member : members) {
+        received.push_back(SliceAlong(member, part_shape, dim, rank_in_group));
+      }
+      return Concatenate(received, shape, dim);
     }
     case Opcode::kCollectivePermute: {
       const RawAttribute* pairs = instruction.attrs().FindRaw("source_target_pairs");

@@ -1021,5 +1021,47 @@ ENTRY e {
   EXPECT_THAT(failed.status().message(), ::testing::HasSubstr("in no replica group"));
 }
 
+// An all-to-all across partitions: each copy sends part i of its operand (split
+// along the dimension) to copy i and joins what it receives in copy order. It
+// used to return its operand unchanged, as one partition alone would.
+TEST(EvaluatorPartitions, AllToAllExchangesParts) {
+  const std::string module = R"(HloModule m, num_partitions=2
+ENTRY e {
+  x = f32[4] parameter(0)
+  id = u32[] partition-id()
+  idf = f32[] convert(id)
+  ten = f32[] constant(10)
+  scaled = f32[] multiply(idf, ten)
+  b = f32[4] broadcast(scaled), dimensions={}
+  y = f32[4] add(x, b)
+  ROOT exchanged = f32[4] all-to-all(y), channel_id=1, replica_groups={{0,1}}, dimensions={0}
+}
+)";
+  // Partition 0 holds {1,2,3,4}; partition 1, x rotated by one plus 10: {14,11,12,13}.
+  // Partition 0 receives the first halves: its own, then partition 1's.
+  const std::vector<Literal> x = {MakeLiteral("f32[4]", {1, 2, 3, 4})};
+  EXPECT_THAT(EvalValues(module, x), ElementsAre(1, 2, 14, 11));
+  // The tuple form XLA's all_to_all_decomposer writes: operand i goes to copy
+  // i, and result j is what copy j sent.
+  const std::string tuple_form = R"(HloModule m, num_partitions=2
+ENTRY e {
+  x = f32[4] parameter(0)
+  id = u32[] partition-id()
+  idf = f32[] convert(id)
+  ten = f32[] constant(10)
+  scaled = f32[] multiply(idf, ten)
+  b = f32[4] broadcast(scaled), dimensions={}
+  y = f32[4] add(x, b)
+  first = f32[2] slice(y), slice={[0:2]}
+  second = f32[2] slice(y), slice={[2:4]}
+  exchanged = (f32[2], f32[2]) all-to-all(first, second), channel_id=1, replica_groups={{0,1}}
+  mine = f32[2] get-tuple-element(exchanged), index=0
+  theirs = f32[2] get-tuple-element(exchanged), index=1
+  ROOT joined = f32[4] concatenate(mine, theirs), dimensions={0}
+}
+)";
+  EXPECT_THAT(EvalValues(tuple_form, x), ElementsAre(1, 2, 14, 11));
+}
+
 }  // namespace
 }  // namespace hlogym

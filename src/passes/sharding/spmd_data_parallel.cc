@@ -253,6 +253,15 @@ struct DataParallelPlan {
     bool for_result = false;  // the entry's result (not a tuple) is it
   };
   absl::flat_hash_map<const Instruction*, Gather> gathers;
+  // Split values that users read split along another dimension (an
+  // elementwise operation meeting two splits: its first split operand's
+  // stays), each moved there once by an all-to-all for those users.
+  struct Reshard {
+    int64_t from;
+    int64_t to;
+    std::vector<const Instruction*> users;
+  };
+  absl::flat_hash_map<const Instruction*, Reshard> reshards;
   // Whole values (a batch norm's normalized result) split again along `dim`
   // right where they are made: the partition's slice, at an offset read from
   // a table by partition-id.
@@ -875,21 +884,27 @@ absl::StatusOr<DataParallelPlan> PlanOnce(
     } else if (IsElementwise(opcode) && shape.IsArray()) {
       absl::StatusOr<std::optional<int64_t>> dim = common_split(*instruction);
       if (!dim.ok()) {
-        // A split activation combined with a broadcast of a value split
-        // along another dimension (a bias sharded as FSDP shards it): XLA's
-        // partitioner gathers what is broadcast. Planned again so.
+        // Operands split along different dimensions. The first split
+        // operand's dimension stays, broadcasts of split values aside
+        // (Shardy: operands alike in size, the lowest index wins). A
+        // broadcast of a value split along another one
+        // (a bias sharded as FSDP shards it) has that value gathered for it,
+        // as XLA's partitioner does (planned again so); any other operand
+        // split along another one (an FSDP input gradient split as the weight
+        // is, met by a mask split along the batch) is moved there by an
+        // all-to-all.
         std::optional<int64_t> activations;
-        std::vector<const Instruction*> broadcasts;
+        std::vector<const Instruction*> broadcasts, moved;
         for (const Instruction* operand : instruction->operands()) {
           const Placement p = placement_of(operand);
           if (!p.split()) continue;
           if (operand->opcode() == Opcode::kBroadcast &&
               placement_of(operand->operand(0)).split()) {
             broadcasts.push_back(operand);
-          } else if (activations && *activations != p.dim) {
-            return dim.status();
-          } else {
+          } else if (!activations) {
             activations = p.dim;
+          } else if (*activations != p.dim) {
+            moved.push_back(operand);
           }
         }
         if (!activations) return dim.status();
@@ -898,8 +913,19 @@ absl::StatusOr<DataParallelPlan> PlanOnce(
             plan.gathered_broadcasts_found.push_back(broadcast);
           }
         }
-        if (plan.gathered_broadcasts_found.empty()) return dim.status();
-        return absl::OkStatus();  // the planning stops here (below)
+        if (!plan.gathered_broadcasts_found.empty()) {
+          return absl::OkStatus();  // the planning stops here (below)
+        }
+        if (shape.dimensions(*activations) % n != 0) return dim.status();
+        for (const Instruction* operand : moved) {
+          auto [it, inserted] = plan.reshards.try_emplace(
+              operand, DataParallelPlan::Reshard{placement_of(operand).dim, *activations, {}});
+          if (it->second.to != *activations) {
+            return Cannot(*operand, "is read split along two other dimensions");
+          }
+          it->second.users.push_back(instruction);
+        }
+        dim = std::optional<int64_t>(*activations);
       }
       if (*dim) {
         placement = Placement::Split(**dim);
@@ -1118,6 +1144,16 @@ absl::StatusOr<DataParallelPlan> PlanOnce(
       }
       whole_users.clear();
     }
+    // A partial result (a bias gradient summed over the split batch) is whole
+    // once its all-reduce completes it: sliced after that, as XLA's
+    // partitioner does, not split back through what it reduced (split along
+    // another dimension).
+    auto placed = placements.find(instruction);
+    if (placed != placements.end() && placed->second.kind == Placement::Kind::kPartial) {
+      plan.resliced[instruction] = dim;
+      plan.whole_readers[instruction] = std::move(whole_users);
+      continue;
+    }
     const bool leaf = split_parameter || CanSplitWhereMade(*instruction, dim, n);
     if (!whole_users.empty() && leaf) {
       plan.split_copies[instruction] = {dim, std::move(split_users)};
@@ -1234,7 +1270,8 @@ absl::StatusOr<DataParallelPlan> PlanOnce(
   // it is made: resharding there (gathering, slicing again) is not modelled.
   for (const Instruction* instruction : plan.order) {
     if (instruction->parent() != entry &&
-        (plan.gathers.contains(instruction) || plan.resliced.contains(instruction))) {
+        (plan.gathers.contains(instruction) || plan.resliced.contains(instruction) ||
+         plan.reshards.contains(instruction))) {
       return Cannot(*instruction, "would be resharded inside a loop");
     }
   }
@@ -1335,6 +1372,45 @@ absl::Status ReslicePerPartition(Module& module, const DataParallelPlan& plan) {
   return absl::OkStatus();
 }
 
+// `value` (the partition's part, split along `from`) split along `to`
+// instead, as XLA's partitioner reshards between two dimensions over the same
+// devices: `to` split into [partitions, part] (a reshape), the parts exchanged
+// (an all-to-all along the new dimension), the received parts moved before
+// `from` (a transpose) and merged into it (a reshape).
+absl::StatusOr<Instruction*> ReshardWithAllToAll(Instruction* value, int64_t from, int64_t to,
+                                                 int64_t partitions, const std::string& groups,
+                                                 int64_t channel_id) {
+  const std::vector<int64_t> local = value->shape().dimensions();
+  std::vector<int64_t> parts;
+  for (int64_t d = 0; d < static_cast<int64_t>(local.size()); ++d) {
+    if (d == to) parts.push_back(partitions);
+    parts.push_back(d == to ? local[d] / partitions : local[d]);
+  }
+  HLOGYM_ASSIGN(grouped, MakeReshape(value, parts));
+  Shape exchanged_shape = grouped->shape();
+  auto all_to_all = std::make_unique<Instruction>(Opcode::kAllToAll, exchanged_shape);
+  all_to_all->AppendOperand(grouped);
+  InstructionAttributes& attrs = all_to_all->mutable_attrs();
+  attrs.dimensions = {to};
+  attrs.has_dimensions = true;  // printed: the array form, split along `to`
+  attrs.SetRaw("channel_id", std::to_string(channel_id));
+  attrs.SetRaw("replica_groups", groups);
+  Instruction* exchanged = value->parent()->AddInstruction(std::move(all_to_all));
+  // The received parts' dimension goes right before `from` (shifted by one
+  // where it lies after `to`).
+  const int64_t from_in_parts = from < to ? from : from + 1;
+  std::vector<int64_t> permutation;
+  for (int64_t d = 0; d < static_cast<int64_t>(parts.size()); ++d) {
+    if (d == from_in_parts) permutation.push_back(to);
+    if (d != to) permutation.push_back(d);
+  }
+  HLOGYM_ASSIGN(moved, MakeTranspose(exchanged, permutation));
+  std::vector<int64_t> result = local;
+  result[from] *= partitions;
+  result[to] /= partitions;
+  return MakeReshape(moved, result);
+}
+
 absl::StatusOr<bool> ApplyDataParallel(Module& module, const DataParallelPlan& plan) {
   Computation& entry = *module.entry_computation();
   const int64_t n = plan.partitions;
@@ -1426,6 +1502,19 @@ absl::StatusOr<bool> ApplyDataParallel(Module& module, const DataParallelPlan& p
       }
     }
     if (gather->second.for_result) entry.set_root_instruction(added);
+    changed = true;
+  }
+  for (Instruction* instruction : entry.MakeInstructionPostOrder()) {
+    auto reshard = plan.reshards.find(instruction);
+    if (reshard == plan.reshards.end()) continue;
+    HLOGYM_ASSIGN(moved, ReshardWithAllToAll(instruction, reshard->second.from, reshard->second.to,
+                                             n, groups, channel_id++));
+    const std::vector<const Instruction*>& readers = reshard->second.users;
+    for (Instruction* user : std::vector<Instruction*>(instruction->users())) {
+      if (std::find(readers.begin(), readers.end(), user) != readers.end()) {
+        user->ReplaceUsesOfOperand(instruction, moved);
+      }
+    }
     changed = true;
   }
   HLOGYM_RETURN_IF_ERROR(ReslicePerPartition(module, plan));

@@ -1131,6 +1131,35 @@ CHECK: %gt = f32[16,2]{0,1} transpose(
   ExpectSplitComputesWhole(kColumns);
 }
 
+// An elementwise operation meeting two splits (FSDP's input gradient, split
+// as the weight is, and a mask split along the batch): the first split
+// operand's dimension stays, and the other operand is moved there by an
+// all-to-all as XLA's partitioner reshards it: its rows split into one part per
+// partition, exchanged, and the parts received joined along its columns.
+TEST(SpmdPartitionerTest, MovesAnOperandSplitAlongAnotherDimensionWithAnAllToAll) {
+  constexpr std::string_view kTwoSplits =
+      R"(HloModule two_splits, entry_computation_layout={(f32[8,32]{1,0}, f32[8,32]{1,0})->f32[8,32]{1,0}}, num_partitions=4
+ENTRY %main (x: f32[8,32], y: f32[8,32]) -> f32[8,32] {
+  %x = f32[8,32]{1,0} parameter(0), sharding={devices=[4,1]<=[4]}
+  %y = f32[8,32]{1,0} parameter(1), sharding={devices=[1,4]<=[4]}
+  %s = f32[8,32]{1,0} sine(%y)
+  %sum = f32[8,32]{1,0} add(%x, %s)
+  ROOT %t = f32[8,32]{1,0} tanh(%sum)
+}
+)";
+  PassRun run = RunPass("spmd-partitioning", kTwoSplits);
+  EXPECT_TRUE(run.changed);
+  EXPECT_CHECKS(run.after, R"(
+CHECK: %s = f32[8,8]{1,0} sine(
+CHECK: {{.*}} = f32[4,2,8]{2,1,0} reshape(f32[8,8]{1,0} %s)
+CHECK: {{.*}} = f32[4,2,8]{2,1,0} all-to-all({{.*}}), {{.*}}dimensions={0}
+CHECK: {{.*}} = f32[2,4,8]{2,1,0} transpose({{.*}}), dimensions={1,0,2}
+CHECK: {{.*}} = f32[2,32]{1,0} reshape(
+CHECK: %sum = f32[2,32]{1,0} add(f32[2,32]{1,0} %x,
+)");
+  ExpectSplitComputesWhole(kTwoSplits);
+}
+
 TEST(SpmdPartitionerTest, LeavesWhatNeedsReshardingWithTheReason) {
   // A whole weight multiplied with a split activation elementwise would need
   // a slice of the weight on every partition.
