@@ -273,7 +273,15 @@ std::string DefaultPipelineCaveat(const Module& module) {
   const int64_t partitions = NumPartitions(module);
   if (partitions <= 1) return "";
   const absl::Status partitionable = CheckSpmdPartitioning(module);
-  if (partitionable.ok()) return "";
+  if (partitionable.ok()) {
+    const std::string inferred = SpmdPartitioningInferences(module);
+    if (inferred.empty()) return "";
+    return absl::StrCat("compiled for ", partitions,
+                        " partitions: hlogym splits it as XLA's SPMD partitioner does, but where "
+                        "Shardy's propagation chooses which split stays it follows a model of that "
+                        "choice (",
+                        inferred, "), so D may differ from XLA's");
+  }
   return absl::StrCat("compiled for ", partitions,
                       " partitions: XLA splits it with its SPMD partitioner, which hlogym does "
                       "not model here (",

@@ -27,6 +27,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_cat.h"
 #include "hlo/module.h"
 #include "hlo/opcode.h"
 #include "hlo/query.h"
@@ -243,6 +244,15 @@ struct DataParallelPlan {
     std::vector<const Instruction*> users;
   };
   absl::flat_hash_map<const Instruction*, SplitCopy> split_copies;
+  // A broadcast of a whole value that elementwise users want split along
+  // different dimensions (Adam's constants, read by moments split along the
+  // batch's axis and by gradients split along another): a copy split along
+  // each further dimension for the users that want it, as XLA's partitioner
+  // makes one broadcast per sharding.
+  absl::flat_hash_map<const Instruction*, std::vector<SplitCopy>> other_split_copies;
+  // Where the split follows hlogym's model of a choice Shardy's propagation
+  // makes (which operand keeps its split), one line each: XLA's may differ.
+  std::vector<std::string> inferred;
   // Split values needed whole (by a batch norm, whose operands XLA's
   // partitioner replicates, or as an output returned whole), each gathered
   // once along its split dimension (an all-gather) for the users that read
@@ -558,7 +568,20 @@ absl::StatusOr<DataParallelPlan> PlanOnce(
   // Every whole operand of `instruction` wanted split along `dim`.
   auto want_whole_operands = [&](const Instruction& instruction, int64_t dim) -> absl::Status {
     for (const Instruction* operand : instruction.operands()) {
-      if (!placement_of(operand).split()) HLOGYM_RETURN_IF_ERROR(want(operand, dim));
+      if (placement_of(operand).split()) continue;
+      auto earlier = wanted.find(operand);
+      if (earlier != wanted.end() && earlier->second != dim &&
+          operand->opcode() == Opcode::kBroadcast && CanSplitWhereMade(*operand, dim, n) &&
+          !placement_of(operand->operand(0)).split()) {
+        std::vector<DataParallelPlan::SplitCopy>& copies = plan.other_split_copies[operand];
+        auto copy =
+            std::find_if(copies.begin(), copies.end(),
+                         [&](const DataParallelPlan::SplitCopy& c) { return c.dim == dim; });
+        if (copy == copies.end()) copy = copies.insert(copies.end(), {dim, {}});
+        copy->users.push_back(&instruction);
+        continue;
+      }
+      HLOGYM_RETURN_IF_ERROR(want(operand, dim));
     }
     return absl::OkStatus();
   };
@@ -687,6 +710,8 @@ absl::StatusOr<DataParallelPlan> PlanOnce(
         // Both split along free dimensions, which one output cannot both
         // keep: Shardy gives the mesh axis to the factor of the larger operand
         // (the lhs on a tie), and XLA's partitioner gathers the other.
+        plan.inferred.push_back(
+            StrCat(instruction->name(), " keeps its larger operand's split dimension"));
         gather_other(instruction->operand(0)->shape().ElementCount() >=
                              instruction->operand(1)->shape().ElementCount()
                          ? 0
@@ -917,6 +942,10 @@ absl::StatusOr<DataParallelPlan> PlanOnce(
           return absl::OkStatus();  // the planning stops here (below)
         }
         if (shape.dimensions(*activations) % n != 0) return dim.status();
+        if (!moved.empty()) {
+          plan.inferred.push_back(
+              StrCat(instruction->name(), " keeps its first split operand's dimension"));
+        }
         for (const Instruction* operand : moved) {
           auto [it, inserted] = plan.reshards.try_emplace(
               operand, DataParallelPlan::Reshard{placement_of(operand).dim, *activations, {}});
@@ -1518,6 +1547,24 @@ absl::StatusOr<bool> ApplyDataParallel(Module& module, const DataParallelPlan& p
     changed = true;
   }
   HLOGYM_RETURN_IF_ERROR(ReslicePerPartition(module, plan));
+  for (Instruction* broadcast : plan.order) {
+    auto copies = plan.other_split_copies.find(broadcast);
+    if (copies == plan.other_split_copies.end()) continue;
+    for (const DataParallelPlan::SplitCopy& copy : copies->second) {
+      Shape shape = broadcast->shape();
+      shape.mutable_dimensions()[copy.dim] /= n;
+      std::unique_ptr<Instruction> split = broadcast->CloneWithNewOperands(
+          broadcast->operands(), module.UniqueName(broadcast->name()));
+      split->set_shape(std::move(shape));
+      Instruction* added = broadcast->parent()->AddInstruction(std::move(split));
+      for (Instruction* user : std::vector<Instruction*>(broadcast->users())) {
+        if (std::find(copy.users.begin(), copy.users.end(), user) != copy.users.end()) {
+          user->ReplaceUsesOfOperand(broadcast, added);
+        }
+      }
+      changed = true;
+    }
+  }
   for (Instruction* instruction : plan.order) {
     auto copy = plan.split_copies.find(instruction);
     if (copy == plan.split_copies.end()) continue;
@@ -1675,6 +1722,15 @@ absl::StatusOr<DataParallelPlan> PlanDataParallel(const Module& module) {
 
 absl::Status CheckDataParallelPartitioning(const Module& module) {
   return PlanDataParallel(module).status();
+}
+
+std::string DataParallelInferences(const Module& module) {
+  absl::StatusOr<DataParallelPlan> plan = PlanDataParallel(module);
+  if (!plan.ok() || plan->inferred.empty()) return "";
+  std::string note = plan->inferred.front();
+  if (plan->inferred.size() > 1)
+    absl::StrAppend(&note, " (and ", plan->inferred.size() - 1, " more)");
+  return note;
 }
 
 absl::StatusOr<bool> PartitionDataParallel(Module& module) {

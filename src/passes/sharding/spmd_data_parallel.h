@@ -15,11 +15,18 @@
 // completed by an all-reduce; a while loop (a scan, a solver's steps) holds
 // each element of its state as its body writes it back, split or whole, and
 // runs its body per partition. Weights split by columns or rows with the
-// activations whole (tensor parallelism) follow from the same rules. Two
-// split dimensions, resharding inside a loop and a dot whose operands are
-// split along dimensions that do not meet are not modelled.
+// activations whole (tensor parallelism) follow from the same rules. Where
+// values split along different dimensions meet (FSDP: weights split along the
+// batch's mesh axis), one keeps its split and the others are gathered
+// (a weight for its dot, a bias for its broadcast) or moved there with an
+// all-to-all, as XLA's partitioner reshards after Shardy's propagation; where
+// Shardy's choice of which keeps it is inferred (DataParallelInferences),
+// XLA's may differ. Two split dimensions and resharding inside a loop are not
+// modelled.
 #ifndef HLOGYM_PASSES_SHARDING_SPMD_DATA_PARALLEL_H_
 #define HLOGYM_PASSES_SHARDING_SPMD_DATA_PARALLEL_H_
+
+#include <string>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -33,6 +40,11 @@ absl::Status CheckDataParallelPartitioning(const Module& module);
 
 // Splits such a module per partition; false (unchanged) for any other.
 absl::StatusOr<bool> PartitionDataParallel(Module& module);
+
+// For such a module, where its split follows hlogym's model of a choice
+// Shardy's propagation makes (the first such instruction, and how many more);
+// empty where none does.
+std::string DataParallelInferences(const Module& module);
 
 }  // namespace hlogym
 

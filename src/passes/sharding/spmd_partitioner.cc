@@ -282,6 +282,18 @@ bool HasShardMapBoundary(const Module& module) {
 
 }  // namespace
 
+std::string SpmdPartitioningInferences(const Module& module) {
+  if (PlanLocalShapes(module).ok() || HasShardMapBoundary(module) || NumPartitions(module) <= 1) {
+    return "";
+  }
+  if (ContainsOpcode(module, {Opcode::kCall})) {
+    std::unique_ptr<Module> inlined = module.Clone();
+    if (!CallInliner(/*single_call_site=*/false).Run(*inlined).ok()) return "";
+    return DataParallelInferences(*inlined);
+  }
+  return DataParallelInferences(module);
+}
+
 absl::Status CheckSpmdPartitioning(const Module& module) {
   absl::Status manual = PlanLocalShapes(module).status();
   if (manual.ok() || HasShardMapBoundary(module) || NumPartitions(module) <= 1) return manual;

@@ -25,6 +25,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
 
 #include "absl/status/status.h"
 #include "passes/pass.h"
@@ -35,6 +36,11 @@ namespace hlogym {
 // one partition, all of its work manual); otherwise why not, naming the first
 // entry instruction it cannot partition.
 absl::Status CheckSpmdPartitioning(const Module& module);
+
+// For a module CheckSpmdPartitioning accepts: where the split follows hlogym's
+// model of a choice Shardy's propagation makes, so that XLA's split may differ
+// (DataParallelInferences); empty where none does.
+std::string SpmdPartitioningInferences(const Module& module);
 
 // `original` as the default pipeline splits it for its partitions (after the
 // call-inliner), where that changes its parameters' shapes; null where it

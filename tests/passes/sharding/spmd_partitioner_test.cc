@@ -1069,6 +1069,10 @@ CHECK: {{.*}} = f32[16,32]{1,0} all-gather(f32[4,32]{1,0} %w), {{.*}}dimensions=
 CHECK: %dot = f32[2,32]{1,0} dot(f32[2,16]{1,0} %x, f32[16,32]{1,0}
 )");
   ExpectSplitComputesWhole(kFsdp);
+  // Nothing in it is left to a model of Shardy's choices.
+  absl::StatusOr<std::unique_ptr<Module>> module = ParseModule(kFsdp, "fsdp.hlo");
+  ASSERT_TRUE(module.ok());
+  EXPECT_EQ(DefaultPipelineCaveat(**module), "");
 }
 
 // A bias or scale sharded as FSDP shards it, broadcast to be added to
@@ -1129,6 +1133,13 @@ CHECK: {{.*}} = f32[2,16]{1,0} dynamic-slice(f32[8,16]{1,0}
 CHECK: %gt = f32[16,2]{0,1} transpose(
 )");
   ExpectSplitComputesWhole(kColumns);
+  // Which operand keeps its split is Shardy's choice, modelled: said so.
+  absl::StatusOr<std::unique_ptr<Module>> module = ParseModule(kColumns, "columns.hlo");
+  ASSERT_TRUE(module.ok());
+  const std::string caveat = DefaultPipelineCaveat(**module);
+  EXPECT_NE(caveat.find("dot keeps its larger operand's split dimension"), std::string::npos)
+      << caveat;
+  EXPECT_NE(caveat.find("D may differ from XLA's"), std::string::npos) << caveat;
 }
 
 // An elementwise operation meeting two splits (FSDP's input gradient, split
@@ -1158,6 +1169,34 @@ CHECK: {{.*}} = f32[2,32]{1,0} reshape(
 CHECK: %sum = f32[2,32]{1,0} add(f32[2,32]{1,0} %x,
 )");
   ExpectSplitComputesWhole(kTwoSplits);
+}
+
+// A constant's broadcast read by values split along two dimensions (Adam's
+// betas, by moments split as FSDP splits the weights and by gradients split
+// along the batch's axis another way): a copy split each way, as XLA's
+// partitioner makes one broadcast per sharding.
+TEST(SpmdPartitionerTest, SplitsABroadcastEachWayItsUsersWantIt) {
+  constexpr std::string_view kTwoWays =
+      R"(HloModule two_ways, entry_computation_layout={(f32[8,32]{1,0}, f32[8,32]{1,0})->(f32[8,32]{1,0}, f32[8,32]{1,0})}, num_partitions=4
+ENTRY %main (x: f32[8,32], y: f32[8,32]) -> (f32[8,32], f32[8,32]) {
+  %x = f32[8,32]{1,0} parameter(0), sharding={devices=[4,1]<=[4]}
+  %y = f32[8,32]{1,0} parameter(1), sharding={devices=[1,4]<=[4]}
+  %c = f32[] constant(0.9)
+  %b = f32[8,32]{1,0} broadcast(%c), dimensions={}
+  %mx = f32[8,32]{1,0} multiply(%x, %b)
+  %my = f32[8,32]{1,0} multiply(%y, %b)
+  ROOT %t = (f32[8,32]{1,0}, f32[8,32]{1,0}) tuple(%mx, %my)
+}
+)";
+  PassRun run = RunPass("spmd-partitioning", kTwoWays);
+  EXPECT_TRUE(run.changed);
+  EXPECT_CHECKS(run.after, R"(
+CHECK: {{.*}} = f32[2,32]{1,0} broadcast(f32[] %c)
+CHECK: %mx = f32[2,32]{1,0} multiply(f32[2,32]{1,0} %x,
+CHECK: {{.*}} = f32[8,8]{1,0} broadcast(f32[] %c)
+CHECK: %my = f32[8,8]{1,0} multiply(f32[8,8]{1,0} %y,
+)");
+  ExpectSplitComputesWhole(kTwoWays);
 }
 
 TEST(SpmdPartitionerTest, LeavesWhatNeedsReshardingWithTheReason) {
