@@ -280,30 +280,31 @@ bool HasShardMapBoundary(const Module& module) {
   return false;
 }
 
+// The module as the partitioner sees it, after the call-inliner: a copy
+// where it has calls, null where it has none (the module itself).
+absl::StatusOr<std::unique_ptr<Module>> AsPartitionerSeesIt(const Module& module) {
+  if (!ContainsOpcode(module, {Opcode::kCall})) return nullptr;
+  std::unique_ptr<Module> inlined = module.Clone();
+  HLOGYM_RETURN_IF_ERROR(CallInliner(/*single_call_site=*/false).Run(*inlined).status());
+  return inlined;
+}
+
 }  // namespace
 
 std::string SpmdPartitioningInferences(const Module& module) {
   if (PlanLocalShapes(module).ok() || HasShardMapBoundary(module) || NumPartitions(module) <= 1) {
     return "";
   }
-  if (ContainsOpcode(module, {Opcode::kCall})) {
-    std::unique_ptr<Module> inlined = module.Clone();
-    if (!CallInliner(/*single_call_site=*/false).Run(*inlined).ok()) return "";
-    return DataParallelInferences(*inlined);
-  }
-  return DataParallelInferences(module);
+  absl::StatusOr<std::unique_ptr<Module>> inlined = AsPartitionerSeesIt(module);
+  if (!inlined.ok()) return "";
+  return DataParallelInferences(*inlined ? **inlined : module);
 }
 
 absl::Status CheckSpmdPartitioning(const Module& module) {
   absl::Status manual = PlanLocalShapes(module).status();
   if (manual.ok() || HasShardMapBoundary(module) || NumPartitions(module) <= 1) return manual;
-  // The partitioner sees the module after the call-inliner.
-  if (ContainsOpcode(module, {Opcode::kCall})) {
-    std::unique_ptr<Module> inlined = module.Clone();
-    HLOGYM_RETURN_IF_ERROR(CallInliner(/*single_call_site=*/false).Run(*inlined).status());
-    return CheckDataParallelPartitioning(*inlined);
-  }
-  return CheckDataParallelPartitioning(module);
+  HLOGYM_ASSIGN(inlined, AsPartitionerSeesIt(module));
+  return CheckDataParallelPartitioning(inlined ? *inlined : module);
 }
 
 namespace {
