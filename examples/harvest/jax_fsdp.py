@@ -1,7 +1,8 @@
 """jax.jit programs on 4 host CPU devices with the batch and the weights split along the same
 mesh axis, which XLA's SPMD partitioner reshards itself: FSDP inference (every weight, bias and
 scale split along its first dimension: each weight gathered for its product, each bias and scale
-gathered for its broadcast), three FSDP layers with biases and layer norms, FSDP training steps
+gathered for its broadcast), three FSDP layers with biases and layer norms, FSDP layers stacked
+and scanned (each step's weight gathered inside the loop), FSDP training steps
 with SGD (an MLP, one with biases, three layers with layer-norm scales: the input gradient, split
 as the weight is, moved back to the batch's split by an all-to-all, the weight gradients summed
 over the batch and sliced to the weight's split), and a weight split by columns beside the split
@@ -59,6 +60,14 @@ def fsdp_three_layers(weights, biases, x):
         x = jax.nn.gelu(x @ w + b)
         x = (x - x.mean(-1, keepdims=True)) * jax.lax.rsqrt(x.var(-1, keepdims=True) + 1e-5)
     return x
+
+
+@jax.jit
+def fsdp_scanned_layers(stacked, x):
+    def layer(h, w):
+        return jnp.tanh(h @ w), None
+
+    return jax.lax.scan(layer, x, stacked)[0]
 
 
 @jax.jit
@@ -134,6 +143,10 @@ def main():
     weights = [put(normal(32, 32, scale=0.2), "fsdp", None) for _ in range(3)]
     biases = [put(np.zeros(32), "fsdp") for _ in range(3)]
     fsdp_three_layers(weights, biases, put(normal(16, 32, scale=1.0), "fsdp", None))
+    fsdp_scanned_layers(
+        put(normal(4, 32, 32, scale=0.2), None, "fsdp", None),
+        put(normal(8, 32, scale=1.0), "fsdp", None),
+    )
     y = put(normal(8, 16), "fsdp", None)
     fsdp_step(put(normal(16, 32), "fsdp", None), put(normal(32, 16), "fsdp", None), x, y)
     fsdp_step_with_biases(p, x, y)

@@ -1295,12 +1295,11 @@ absl::StatusOr<DataParallelPlan> PlanOnce(
     }
     placements[instruction] = Placement::Split(dim);
   }
-  // Inside a loop every value stays as it is placed or is made split where
-  // it is made: resharding there (gathering, slicing again) is not modelled.
+  // Inside a loop a value is gathered where a user needs it whole; slicing it
+  // again or moving its split is not modelled there.
   for (const Instruction* instruction : plan.order) {
     if (instruction->parent() != entry &&
-        (plan.gathers.contains(instruction) || plan.resliced.contains(instruction) ||
-         plan.reshards.contains(instruction))) {
+        (plan.resliced.contains(instruction) || plan.reshards.contains(instruction))) {
       return Cannot(*instruction, "would be resharded inside a loop");
     }
   }
@@ -1512,7 +1511,9 @@ absl::StatusOr<bool> ApplyDataParallel(Module& module, const DataParallelPlan& p
       changed = true;
     }
   }
-  for (Instruction* instruction : entry.MakeInstructionPostOrder()) {
+  // In the entry or a loop's body (a scan's step of weights split as FSDP
+  // splits them, gathered every iteration).
+  for (Instruction* instruction : plan.order) {
     auto gather = plan.gathers.find(instruction);
     if (gather == plan.gathers.end()) continue;
     auto all_gather =
@@ -1523,7 +1524,7 @@ absl::StatusOr<bool> ApplyDataParallel(Module& module, const DataParallelPlan& p
     attrs.SetRaw("channel_id", std::to_string(channel_id++));
     attrs.SetRaw("replica_groups", groups);
     attrs.SetRaw("use_global_device_ids", "true");
-    Instruction* added = entry.AddInstruction(std::move(all_gather));
+    Instruction* added = instruction->parent()->AddInstruction(std::move(all_gather));
     const std::vector<const Instruction*>& readers = gather->second.users;
     for (Instruction* user : std::vector<Instruction*>(instruction->users())) {
       if (std::find(readers.begin(), readers.end(), user) != readers.end()) {

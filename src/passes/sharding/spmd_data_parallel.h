@@ -21,7 +21,8 @@
 // (a weight for its dot, a bias for its broadcast) or moved there with an
 // all-to-all, as XLA's partitioner reshards after Shardy's propagation; where
 // Shardy's choice of which keeps it is inferred (DataParallelInferences),
-// XLA's may differ. Two split dimensions and resharding inside a loop are not
+// XLA's may differ. A value a loop's body needs whole is gathered there; two
+// split dimensions, and slicing again or moving a split inside a loop, are not
 // modelled.
 #ifndef HLOGYM_PASSES_SHARDING_SPMD_DATA_PARALLEL_H_
 #define HLOGYM_PASSES_SHARDING_SPMD_DATA_PARALLEL_H_

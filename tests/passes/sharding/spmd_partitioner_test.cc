@@ -1199,6 +1199,52 @@ CHECK: %my = f32[8,8]{1,0} multiply(f32[8,8]{1,0} %y,
   ExpectSplitComputesWhole(kTwoWays);
 }
 
+// FSDP under a scan over stacked layers: each step's weight, split along what
+// its dot contracts, is gathered inside the loop's body, every iteration, as
+// XLA's partitioner gathers it there.
+TEST(SpmdPartitionerTest, GathersAScannedWeightInsideTheLoop) {
+  constexpr std::string_view kScanned =
+      R"(HloModule scanned, entry_computation_layout={(f32[4,32,32]{2,1,0}, f32[8,32]{1,0})->f32[8,32]{1,0}}, num_partitions=4
+%body (state: (s32[], f32[8,32], f32[4,32,32])) -> (s32[], f32[8,32], f32[4,32,32]) {
+  %state = (s32[], f32[8,32]{1,0}, f32[4,32,32]{2,1,0}) parameter(0)
+  %i = s32[] get-tuple-element(%state), index=0
+  %one = s32[] constant(1)
+  %next = s32[] add(%i, %one)
+  %h = f32[8,32]{1,0} get-tuple-element(%state), index=1
+  %stacked = f32[4,32,32]{2,1,0} get-tuple-element(%state), index=2
+  %zero = s32[] constant(0)
+  %step = f32[1,32,32]{2,1,0} dynamic-slice(%stacked, %i, %zero, %zero), dynamic_slice_sizes={1,32,32}
+  %w = f32[32,32]{1,0} reshape(%step)
+  %dot = f32[8,32]{1,0} dot(%h, %w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  %t = f32[8,32]{1,0} tanh(%dot)
+  ROOT %out = (s32[], f32[8,32]{1,0}, f32[4,32,32]{2,1,0}) tuple(%next, %t, %stacked)
+}
+%cond (state: (s32[], f32[8,32], f32[4,32,32])) -> pred[] {
+  %state = (s32[], f32[8,32]{1,0}, f32[4,32,32]{2,1,0}) parameter(0)
+  %i = s32[] get-tuple-element(%state), index=0
+  %n = s32[] constant(4)
+  ROOT %lt = pred[] compare(%i, %n), direction=LT
+}
+ENTRY %main (W: f32[4,32,32], x: f32[8,32]) -> f32[8,32] {
+  %zero = s32[] constant(0)
+  %x = f32[8,32]{1,0} parameter(1), sharding={devices=[4,1]<=[4]}
+  %W = f32[4,32,32]{2,1,0} parameter(0), sharding={devices=[1,4,1]<=[4]}
+  %init = (s32[], f32[8,32]{1,0}, f32[4,32,32]{2,1,0}) tuple(%zero, %x, %W)
+  %loop = (s32[], f32[8,32]{1,0}, f32[4,32,32]{2,1,0}) while(%init), condition=%cond, body=%body
+  ROOT %result = f32[8,32]{1,0} get-tuple-element(%loop), index=1
+}
+)";
+  PassRun run = RunPass("spmd-partitioning", kScanned);
+  EXPECT_TRUE(run.changed);
+  EXPECT_CHECKS(run.after, R"(
+CHECK: %w = f32[8,32]{1,0} reshape(
+CHECK: {{.*}} = f32[32,32]{1,0} all-gather(f32[8,32]{1,0} %w), {{.*}}dimensions={0}
+CHECK: %dot = f32[2,32]{1,0} dot(f32[2,32]{1,0} %h, f32[32,32]{1,0}
+CHECK: ENTRY
+)");
+  ExpectSplitComputesWhole(kScanned);
+}
+
 TEST(SpmdPartitionerTest, LeavesWhatNeedsReshardingWithTheReason) {
   // A whole weight multiplied with a split activation elementwise would need
   // a slice of the weight on every partition.
