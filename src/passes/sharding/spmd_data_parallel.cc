@@ -1065,7 +1065,9 @@ absl::StatusOr<DataParallelPlan> PlanOnce(
       if (back.split() && !elements[i].split()) {
         plan.loop_splits_found.push_back({LoopElement{loop, i}, back.dim});
       } else if (back.split() && back.dim != elements[i].dim) {
-        return Cannot(*loop, "writes an element of its state back split along another dimension");
+        return Cannot(*loop,
+                      StrCat("writes element ", i, " of its state (", written->operand(i)->name(),
+                             ") back split along dimension ", back.dim, ", not ", elements[i].dim));
       } else if (!back.split() && elements[i].split()) {
         HLOGYM_RETURN_IF_ERROR(want(written->operand(i), elements[i].dim));
       }

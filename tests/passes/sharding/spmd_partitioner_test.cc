@@ -1245,6 +1245,44 @@ CHECK: ENTRY
   ExpectSplitComputesWhole(kScanned);
 }
 
+// A loop whose body writes an element of its state back split along another
+// dimension (a transpose of a square state) is left, the reason naming the
+// element, what the body writes and both dimensions.
+TEST(SpmdPartitionerTest, NamesTheLoopElementWrittenBackSplitOtherwise) {
+  constexpr std::string_view kTransposed =
+      R"(HloModule transposed, num_partitions=4
+%body (state: (s32[], f32[8,8])) -> (s32[], f32[8,8]) {
+  %state = (s32[], f32[8,8]) parameter(0)
+  %i = s32[] get-tuple-element(%state), index=0
+  %one = s32[] constant(1)
+  %next = s32[] add(%i, %one)
+  %x = f32[8,8] get-tuple-element(%state), index=1
+  %flipped = f32[8,8] transpose(%x), dimensions={1,0}
+  ROOT %out = (s32[], f32[8,8]) tuple(%next, %flipped)
+}
+%cond (state: (s32[], f32[8,8])) -> pred[] {
+  %state = (s32[], f32[8,8]) parameter(0)
+  %i = s32[] get-tuple-element(%state), index=0
+  %n = s32[] constant(3)
+  ROOT %lt = pred[] compare(%i, %n), direction=LT
+}
+ENTRY %main (x: f32[8,8]) -> f32[8,8] {
+  %zero = s32[] constant(0)
+  %x = f32[8,8] parameter(0), sharding={devices=[4,1]<=[4]}
+  %init = (s32[], f32[8,8]) tuple(%zero, %x)
+  %loop = (s32[], f32[8,8]) while(%init), condition=%cond, body=%body
+  ROOT %result = f32[8,8] get-tuple-element(%loop), index=1
+}
+)";
+  EXPECT_FALSE(RunPass("spmd-partitioning", kTransposed).changed);
+  absl::StatusOr<std::unique_ptr<Module>> module = ParseModule(kTransposed, "transposed.hlo");
+  ASSERT_TRUE(module.ok());
+  const std::string why(CheckSpmdPartitioning(**module).message());
+  EXPECT_NE(why.find("writes element 1 of its state (flipped) back split along dimension 1, not 0"),
+            std::string::npos)
+      << why;
+}
+
 TEST(SpmdPartitionerTest, LeavesWhatNeedsReshardingWithTheReason) {
   // A whole weight multiplied with a split activation elementwise would need
   // a slice of the weight on every partition.
