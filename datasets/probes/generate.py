@@ -31,6 +31,9 @@ venv of its own under build/venvs with the probe's pinned requirements:
 - jax_fsdp: jax.jit programs with the batch and the weights split along one mesh axis (FSDP
   inference with biases and layer norms; a weight split by columns beside the split batch, once
   as a training step), which XLA's partitioner reshards with all-gathers (the project's venv).
+- jax_2d_mesh: jax.jit programs on a 2 x 2 mesh ("data", "model"): the batch split along one
+  axis, Megatron-style weights, attention heads and a vocabulary along the other, training steps
+  in f32 and bf16 and with Adam (the project's venv).
 - pytorch_spmd: PyTorch/XLA SPMD training steps (the batch marked split over 4 virtual devices:
   MLPs, batch and layer norms, a TransformerEncoderLayer), compiled by the pinned XLA for the 4
   partitions.
@@ -246,6 +249,13 @@ def jax_fsdp() -> Path:
     # slicing helpers have 6).
     return harvest_probe(
         "jax_fsdp", [sys.executable, str(EXAMPLES / "jax_fsdp.py")], min_instructions=7
+    )
+
+
+def jax_2d_mesh() -> Path:
+    # The project's own venv, as jax_fsdp.
+    return harvest_probe(
+        "jax_2d_mesh", [sys.executable, str(EXAMPLES / "jax_2d_mesh.py")], min_instructions=7
     )
 
 
@@ -599,6 +609,7 @@ PROBES = {
     "jax_data_parallel": jax_data_parallel,
     "jax_tensor_parallel": jax_tensor_parallel,
     "jax_fsdp": jax_fsdp,
+    "jax_2d_mesh": jax_2d_mesh,
     "more_jax_libraries": more_jax_libraries,
     "pytorch_spmd": pytorch_spmd,
     "training_steps": training_steps,

@@ -32,6 +32,7 @@ NAMES = (
     "jax_data_parallel",
     "jax_tensor_parallel",
     "jax_fsdp",
+    "jax_2d_mesh",
     "more_jax_libraries",
     "pytorch_spmd",
     "training_steps",
@@ -50,6 +51,14 @@ NAMES = (
     "torch_transformers",
     "pytorch_as_received",
     "tensorflow_as_received",
+)
+# Compiled for 4 partitions, split by XLA's SPMD partitioner (not shard_map's manual work).
+SPLIT_BY_XLAS_PARTITIONER = (
+    "jax_data_parallel",
+    "jax_tensor_parallel",
+    "jax_fsdp",
+    "jax_2d_mesh",
+    "pytorch_spmd",
 )
 FRONTENDS = {
     "pytorch_spmd": "pytorch",
@@ -148,11 +157,15 @@ def test_probe_files_match_manifest(name):
         ):
             assert marker in joined, marker
     # Split by XLA's partitioner, compiled for 4 partitions.
-    if name in ("jax_data_parallel", "jax_tensor_parallel", "jax_fsdp", "pytorch_spmd"):
+    if name in SPLIT_BY_XLAS_PARTITIONER:
         headers = [
             unzstd(root / m["path"]).split(b"\n", 1)[0] for m in manifest["modules"].values()
         ]
         assert all(b"num_partitions=4" in h for h in headers)
+    if name == "jax_2d_mesh":  # a mesh of two axes, each value split along one or both
+        texts = [unzstd(root / m["path"]) for m in manifest["modules"].values()]
+        assert all(b'#sdy.mesh<["data"=2, "model"=2]>' in t.split(b"\n", 1)[0] for t in texts)
+        assert any(b"devices=[2,2]" in t for t in texts)
     if name == "jax_data_parallel":  # loops over the split batch: scans, a solve, a PRNG's loop
         texts = [unzstd(root / m["path"]) for m in manifest["modules"].values()]
         assert sum(b" while(" in t for t in texts) >= 10
@@ -160,6 +173,20 @@ def test_probe_files_match_manifest(name):
         assert manifest["xla_optimized"] and all(
             b" fusion(" in unzstd(root / m["path"]) for m in manifest["modules"].values()
         )
+
+
+@pytest.mark.parametrize("name", SPLIT_BY_XLAS_PARTITIONER)
+def test_each_split_computes_the_module_run_whole(name):
+    # spmd-partitioning's split of each module, every partition run on its part of the inputs,
+    # against the module run whole on one device (hlogym equiv --split).
+    manifest = json.loads((PROBES / name / "manifest.json").read_text())
+    for module, m in manifest["modules"].items():
+        out = subprocess.run(
+            [HLOGYM, "equiv", str(PROBES / name / m["path"]), "--split"],
+            capture_output=True,
+            text=True,
+        )
+        assert out.returncode == 0 and out.stdout.startswith("equivalent"), (module, out.stdout)
 
 
 @pytest.mark.parametrize("name", ["training_steps", "older_jax_training_steps"])

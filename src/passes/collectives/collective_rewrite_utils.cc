@@ -64,11 +64,10 @@ class Reader {
   size_t pos_ = 0;
 };
 
-std::optional<ReplicaGroupList> ParseIota(Reader& reader) {
-  std::optional<std::vector<int64_t>> shape = reader.List('[', ']');
-  if (!shape || shape->size() != 2 || !reader.Consume('<') || !reader.Consume('=')) {
-    return std::nullopt;
-  }
+// `<=[d0,d1,...]T(p0,p1,...)`: the row-major iota of shape [d0,d1,...]
+// transposed by the permutation (none: in order), flattened.
+std::optional<std::vector<int64_t>> ReadIotaList(Reader& reader) {
+  if (!reader.Consume('<') || !reader.Consume('=')) return std::nullopt;
   std::optional<std::vector<int64_t>> reshape = reader.List('[', ']');
   if (!reshape || reshape->empty()) return std::nullopt;
   std::vector<int64_t> perm(reshape->size());
@@ -79,15 +78,12 @@ std::optional<ReplicaGroupList> ParseIota(Reader& reader) {
     if (!written || written->size() != reshape->size()) return std::nullopt;
     perm = *written;
   }
-  if (!reader.AtEnd()) return std::nullopt;
   int64_t total = 1;
   for (int64_t d : *reshape) {
     if (d <= 0 || d > (int64_t{1} << 24)) return std::nullopt;
     total *= d;
     if (total > (int64_t{1} << 24)) return std::nullopt;
   }
-  const int64_t groups = (*shape)[0], size = (*shape)[1];
-  if (groups <= 0 || size <= 0 || groups * size != total) return std::nullopt;
   std::vector<bool> seen(perm.size(), false);
   for (int64_t p : perm) {
     if (p < 0 || p >= static_cast<int64_t>(perm.size()) || seen[p]) return std::nullopt;
@@ -109,9 +105,21 @@ std::optional<ReplicaGroupList> ParseIota(Reader& reader) {
       index[d] = 0;
     }
   }
+  return flat;
+}
+
+std::optional<ReplicaGroupList> ParseIota(Reader& reader) {
+  std::optional<std::vector<int64_t>> shape = reader.List('[', ']');
+  if (!shape || shape->size() != 2) return std::nullopt;
+  std::optional<std::vector<int64_t>> flat = ReadIotaList(reader);
+  if (!flat || !reader.AtEnd()) return std::nullopt;
+  const int64_t groups = (*shape)[0], size = (*shape)[1];
+  if (groups <= 0 || size <= 0 || groups * size != static_cast<int64_t>(flat->size())) {
+    return std::nullopt;
+  }
   ReplicaGroupList result(groups);
   for (int64_t g = 0; g < groups; ++g) {
-    result[g].assign(flat.begin() + g * size, flat.begin() + (g + 1) * size);
+    result[g].assign(flat->begin() + g * size, flat->begin() + (g + 1) * size);
   }
   return result;
 }
@@ -133,6 +141,17 @@ std::optional<ReplicaGroupList> ParseGroups(std::string_view text) {
   if (!reader.AtEnd()) return std::nullopt;
   return groups;
 }
+
+}  // namespace
+
+std::optional<std::vector<int64_t>> ParseIotaList(std::string_view text) {
+  Reader reader(text);
+  std::optional<std::vector<int64_t>> flat = ReadIotaList(reader);
+  if (!flat || !reader.AtEnd()) return std::nullopt;
+  return flat;
+}
+
+namespace {
 
 bool RawIsTrue(const Instruction& instruction, std::string_view key) {
   const RawAttribute* attr = instruction.attrs().FindRaw(key);

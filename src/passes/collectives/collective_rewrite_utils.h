@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -28,6 +29,10 @@ using ReplicaGroupList = std::vector<std::vector<int64_t>>;
 absl::StatusOr<ReplicaGroupList> GetReplicaGroups(const Instruction& instruction);
 // `{{0,1},{2,3}}`.
 std::string FormatReplicaGroups(const ReplicaGroupList& groups);
+// The device list an iota tile assignment or replica-group list writes,
+// `<=[d0,d1,...]T(p0,p1,...)`: the row-major iota of [d0,d1,...], transposed
+// by the permutation where one is written, flattened; nullopt where malformed.
+std::optional<std::vector<int64_t>> ParseIotaList(std::string_view text);
 
 bool HasChannelId(const Instruction& instruction);
 bool UsesGlobalDeviceIds(const Instruction& instruction);

@@ -3,7 +3,10 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_split.h"
 #include "hlo/str_cat.h"
+#include "passes/collectives/collective_rewrite_utils.h"
 
 namespace hlogym {
 
@@ -40,6 +43,21 @@ std::optional<TiledSharding> ParseTiledSharding(std::string_view sharding) {
                             (rest.size() == in_order.size() || rest[in_order.size()] == ' ' ||
                              rest[in_order.size()] == '}'));
   tiled.subgroup_dims = rest.find("last_tile_dim") != std::string_view::npos;
+  const std::string_view listed = rest.substr(0, rest.find_first_of(" }"));
+  if (listed.starts_with("<=")) {
+    tiled.devices = ParseIotaList(listed).value_or(std::vector<int64_t>{});
+  } else {
+    const std::vector<std::string> entries = absl::StrSplit(std::string(listed), ',');
+    for (const std::string& entry : entries) {
+      int64_t device = 0;
+      if (!absl::SimpleAtoi(entry, &device)) {
+        tiled.devices.clear();
+        break;
+      }
+      tiled.devices.push_back(device);
+    }
+  }
+  if (static_cast<int64_t>(tiled.devices.size()) != devices) tiled.devices.clear();
   return tiled;
 }
 

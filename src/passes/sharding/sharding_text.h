@@ -32,11 +32,14 @@ bool ShardingMayPropagateTo(const Module& module, std::string_view to, int64_t i
 // A tiled sharding: how many tiles along each dimension (data dimensions
 // first, then any subgroup ones), whether the devices are listed in order
 // ("<=[N]" or "0,1,...,N-1"), and whether trailing tile dimensions replicate
-// ("last_tile_dim_replicate" or "last_tile_dims=").
+// ("last_tile_dim_replicate" or "last_tile_dims="); `devices`, the device of
+// each tile in row-major tile order, from the list or the iota
+// ("<=[2,2]T(1,0)"), empty where neither reads.
 struct TiledSharding {
   std::vector<int64_t> tiles;
   bool devices_in_order = false;
   bool subgroup_dims = false;
+  std::vector<int64_t> devices;
 };
 
 // Nullopt for anything that is not "{devices=[...]...}".

@@ -21,13 +21,17 @@
 // (a weight for its dot, a bias for its broadcast) or moved there with an
 // all-to-all, as XLA's partitioner reshards after Shardy's propagation; where
 // Shardy's choice of which keeps it is inferred (DataParallelInferences),
-// XLA's may differ. A value a loop's body needs whole is gathered there; two
-// split dimensions, and slicing again or moving a split inside a loop, are not
-// modelled.
+// XLA's may differ. A value a loop's body needs whole is gathered there;
+// slicing again or moving a split inside a loop is not modelled. On a mesh of
+// several axes (Shardy's `xla.sdy.meshes`: data beside tensor parallelism),
+// each value split along at most one dimension per axis, the module is split
+// along each axis in turn, collectives over that axis's groups of partitions.
 #ifndef HLOGYM_PASSES_SHARDING_SPMD_DATA_PARALLEL_H_
 #define HLOGYM_PASSES_SHARDING_SPMD_DATA_PARALLEL_H_
 
+#include <cstdint>
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -41,6 +45,16 @@ absl::Status CheckDataParallelPartitioning(const Module& module);
 
 // Splits such a module per partition; false (unchanged) for any other.
 absl::StatusOr<bool> PartitionDataParallel(Module& module);
+
+// The part of each entry parameter, then of each array leaf of the result,
+// that each partition holds once PartitionDataParallel splits the module:
+// tile_index[leaf][partition][dimension], the index of the partition's
+// tile along the dimension (0 where the dimension is whole).
+struct DataParallelTiles {
+  int64_t parameters = 0;  // the first `parameters` leaves
+  std::vector<std::vector<std::vector<int64_t>>> tile_index;
+};
+absl::StatusOr<DataParallelTiles> TilesOfDataParallelSplit(const Module& module);
 
 // For such a module, where its split follows hlogym's model of a choice
 // Shardy's propagation makes (the first such instruction, and how many more);

@@ -332,11 +332,41 @@ Literal SliceOf(const Literal& literal, const Shape& shape, int64_t dim, int64_t
   return out;
 }
 
-// Partition `p`'s part of `whole` as `part_shape` takes it.
+// Partition `p`'s part of `whole` as `part_shape` takes it, where the
+// partitions split one dimension in order (shard_map's manual work).
 Literal PartitionPart(const Literal& whole, const Shape& part_shape, int64_t p) {
   std::optional<int64_t> dim = SlicedDimension(whole.shape(), part_shape);
   if (!dim) return whole;
   return SliceOf(whole, part_shape, *dim, p * part_shape.dimensions(*dim));
+}
+
+int64_t ArrayLeafCount(const Shape& shape) {
+  if (!shape.IsTuple()) return 1;
+  int64_t count = 0;
+  for (const Shape& element : shape.tuple_shapes()) count += ArrayLeafCount(element);
+  return count;
+}
+
+// The tile of `whole` of `part_shape` whose index along each dimension
+// `tile` gives.
+Literal TileOf(const Literal& whole, const Shape& part_shape, const std::vector<int64_t>& tile) {
+  if (whole.shape().Compatible(part_shape)) return whole;
+  Literal out(part_shape);
+  const Shape& shape = whole.shape();
+  const int64_t rank = shape.rank();
+  std::vector<int64_t> index(rank, 0);  // in the part
+  for (int64_t i = 0; i < out.element_count(); ++i) {
+    int64_t from = 0;
+    for (int64_t d = 0; d < rank; ++d) {
+      from = from * shape.dimensions(d) + tile[d] * part_shape.dimensions(d) + index[d];
+    }
+    out.SetBits(i, whole.GetBits(from));
+    for (int64_t d = rank - 1; d >= 0; --d) {
+      if (++index[d] < part_shape.dimensions(d)) break;
+      index[d] = 0;
+    }
+  }
+  return out;
 }
 
 }  // namespace
@@ -367,7 +397,25 @@ absl::Status CheckSplitAgainstWhole(const Module& original, const Module* given_
     return absl::InvalidArgumentError("the split module takes other parameters");
   }
   const int64_t partitions = NumPartitions(original);
+  // Which part each partition holds: shard_map's split slices one dimension
+  // in partition order; the data-parallel one says (a mesh of several axes
+  // splits each dimension along its own).
+  std::optional<DataParallelTiles> tiles;
+  if (!PlanLocalShapes(original).ok()) {
+    HLOGYM_ASSIGN(inlined, AsPartitionerSeesIt(original));
+    HLOGYM_ASSIGN(data_parallel, TilesOfDataParallelSplit(inlined ? *inlined : original));
+    tiles = std::move(data_parallel);
+  }
+  auto part = [&](const Literal& whole, const Shape& part_shape, int64_t leaf, int64_t p) {
+    return tiles ? TileOf(whole, part_shape, tiles->tile_index.at(leaf).at(p))
+                 : PartitionPart(whole, part_shape, p);
+  };
   HLOGYM_ASSIGN(arguments, MakeRandomArguments(original, seed));
+  if (tiles && tiles->tile_index.size() !=
+                   arguments.size() +
+                       ArrayLeafCount(split->entry_computation()->root_instruction()->shape())) {
+    return absl::FailedPreconditionError("the split returns another number of outputs");
+  }
   EvaluatorOptions options;
   options.num_threads = 1;
   HLOGYM_ASSIGN(whole, Evaluate(original, arguments, options));
@@ -378,7 +426,7 @@ absl::Status CheckSplitAgainstWhole(const Module& original, const Module* given_
       if (!arguments[i].shape().IsArray()) {
         return absl::UnimplementedError("a tuple-shaped parameter");
       }
-      parts[p].push_back(PartitionPart(arguments[i], entry.parameter_instruction(i)->shape(), p));
+      parts[p].push_back(part(arguments[i], entry.parameter_instruction(i)->shape(), i, p));
     }
   }
   HLOGYM_ASSIGN(results, eval::EvaluateEachPartition(*split, parts, options));
@@ -394,7 +442,8 @@ absl::Status CheckSplitAgainstWhole(const Module& original, const Module* given_
       return absl::FailedPreconditionError("the split returns another number of outputs");
     }
     for (size_t leaf = 0; leaf < got.size(); ++leaf) {
-      const Literal want = PartitionPart(*expected[leaf].array, got[leaf].array->shape(), p);
+      const Literal want = part(*expected[leaf].array, got[leaf].array->shape(),
+                                static_cast<int64_t>(arguments.size() + leaf), p);
       EquivalenceResult same = CompareLiterals(want, *got[leaf].array, tolerance);
       if (!same.equivalent) {
         return absl::FailedPreconditionError(

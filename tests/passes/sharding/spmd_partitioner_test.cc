@@ -1386,5 +1386,92 @@ ENTRY main {
       << CheckSpmdPartitioning(**nested).message();
 }
 
+// Data and tensor parallelism on a 2 x 2 mesh ("data", "model"): the batch
+// split along "data", the first weight by columns and the second by rows
+// along "model" (Megatron's MLP). XLA's partitioner splits along both axes:
+// the block's sum over the model-split hidden dimension is completed over
+// "model" ({0,1} and {2,3}), the weight gradient's sum over the batch over
+// "data" ({0,2} and {1,3}).
+constexpr std::string_view kDataAndModel =
+    R"(HloModule megatron, entry_computation_layout={(f32[16,32]{1,0}, f32[32,16]{1,0}, f32[8,16]{1,0})->(f32[8,16]{1,0}, f32[16,32]{1,0})}, allow_spmd_sharding_propagation_to_output={true}, num_partitions=4, frontend_attributes={xla.sdy.meshes={mesh = #sdy.mesh<["data"=2, "model"=2]>}}
+ENTRY %main (w1: f32[16,32], w2: f32[32,16], x: f32[8,16]) -> (f32[8,16], f32[16,32]) {
+  %x = f32[8,16]{1,0} parameter(2), sharding={devices=[2,1,2]<=[4] last_tile_dim_replicate}
+  %w1 = f32[16,32]{1,0} parameter(0), sharding={devices=[1,2,2]<=[2,2]T(1,0) last_tile_dim_replicate}
+  %w2 = f32[32,16]{1,0} parameter(1), sharding={devices=[2,1,2]<=[2,2]T(1,0) last_tile_dim_replicate}
+  %h = f32[8,32]{1,0} dot(%x, %w1), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  %a = f32[8,32]{1,0} tanh(%h)
+  %y = f32[8,16]{1,0} dot(%a, %w2), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  %g = f32[16,32]{1,0} dot(%x, %a), lhs_contracting_dims={0}, rhs_contracting_dims={0}
+  ROOT %out = (f32[8,16]{1,0}, f32[16,32]{1,0}) tuple(%y, %g)
+}
+)";
+
+TEST(SpmdPartitionerTest, SplitsAlongEachAxisOfATwoDimensionalMesh) {
+  PassRun run = RunPass("spmd-partitioning", kDataAndModel);
+  EXPECT_TRUE(run.changed);
+  EXPECT_CHECKS(run.after, R"(
+CHECK: %x = f32[4,16]{1,0} parameter(2)
+CHECK: %w1 = f32[16,16]{1,0} parameter(0)
+CHECK: %h = f32[4,16]{1,0} dot(f32[4,16]{1,0} %x, f32[16,16]{1,0} %w1)
+CHECK: %w2 = f32[16,16]{1,0} parameter(1)
+CHECK: %y = f32[4,16]{1,0} dot(f32[4,16]{1,0} %a, f32[16,16]{1,0} %w2)
+CHECK: {{.*}} = f32[4,16]{1,0} all-reduce(f32[4,16]{1,0} %y), {{.*}}replica_groups={{[{][{]}}0,1},{2,3}}
+CHECK: %g = f32[16,16]{1,0} dot(f32[4,16]{1,0} %x, f32[4,16]{1,0} %a)
+CHECK: {{.*}} = f32[16,16]{1,0} all-reduce(f32[16,16]{1,0} %g), {{.*}}replica_groups={{[{][{]}}0,2},{1,3}}
+)");
+  ExpectSplitComputesWhole(kDataAndModel);
+}
+
+// The split check takes each partition's part along each axis: a split
+// whose weight-gradient sum runs over "model" instead of "data" fails it.
+TEST(SpmdPartitionerTest, SplitCheckRejectsAReductionOverTheWrongMeshAxis) {
+  absl::StatusOr<std::unique_ptr<Module>> original = ParseModule(kDataAndModel, "megatron.hlo");
+  ASSERT_TRUE(original.ok()) << original.status();
+  EXPECT_TRUE(CheckSplitAgainstWhole(**original).ok()) << CheckSplitAgainstWhole(**original);
+  std::unique_ptr<Module> broken = SplitForPartitions(**original);
+  ASSERT_NE(broken, nullptr);
+  int rewritten = 0;
+  for (Instruction* instruction : broken->entry_computation()->MakeInstructionPostOrder()) {
+    const RawAttribute* groups = instruction->attrs().FindRaw("replica_groups");
+    if (instruction->opcode() != Opcode::kAllReduce || groups == nullptr ||
+        groups->value != "{{0,2},{1,3}}") {
+      continue;
+    }
+    instruction->mutable_attrs().SetRaw("replica_groups", "{{0,1},{2,3}}");
+    ++rewritten;
+  }
+  ASSERT_EQ(rewritten, 1);
+  const absl::Status check = CheckSplitAgainstWhole(**original, broken.get());
+  EXPECT_TRUE(absl::IsFailedPrecondition(check)) << check;
+}
+
+// A mesh named in another order ("model" major) has other groups: the
+// axes follow the mesh the module names, not a guess.
+TEST(SpmdPartitionerTest, TakesTheMeshAxesInTheOrderTheModuleNamesThem) {
+  std::string model_major(kDataAndModel);
+  const std::string data_major = R"(#sdy.mesh<["data"=2, "model"=2]>)";
+  model_major.replace(model_major.find(data_major), data_major.size(),
+                      R"(#sdy.mesh<["model"=2, "data"=2]>)");
+  // The shardings as JAX writes them on that mesh: "data" is now the minor axis.
+  auto replace_all = [&](std::string_view from, std::string_view to) {
+    for (size_t at = model_major.find(from); at != std::string::npos;
+         at = model_major.find(from, at + to.size())) {
+      model_major.replace(at, from.size(), to);
+    }
+  };
+  replace_all("%x = f32[8,16]{1,0} parameter(2), sharding={devices=[2,1,2]<=[4]",
+              "%x = f32[8,16]{1,0} parameter(2), sharding={devices=[2,1,2]<=[2,2]T(1,0)");
+  replace_all("sharding={devices=[1,2,2]<=[2,2]T(1,0)", "sharding={devices=[1,2,2]<=[4]");
+  replace_all("%w2 = f32[32,16]{1,0} parameter(1), sharding={devices=[2,1,2]<=[2,2]T(1,0)",
+              "%w2 = f32[32,16]{1,0} parameter(1), sharding={devices=[2,1,2]<=[4]");
+  PassRun run = RunPass("spmd-partitioning", model_major);
+  EXPECT_TRUE(run.changed);
+  EXPECT_CHECKS(run.after, R"(
+CHECK: {{.*}} = f32[4,16]{1,0} all-reduce(f32[4,16]{1,0} %y), {{.*}}replica_groups={{[{][{]}}0,2},{1,3}}
+CHECK: {{.*}} = f32[16,16]{1,0} all-reduce(f32[16,16]{1,0} %g), {{.*}}replica_groups={{[{][{]}}0,1},{2,3}}
+)");
+  ExpectSplitComputesWhole(model_major);
+}
+
 }  // namespace
 }  // namespace hlogym::testing
