@@ -349,11 +349,12 @@ def older_jax() -> Path:
 
 
 def jax_version(version: str) -> Path:
-    """The older_jax programs lowered by another JAX release between JAX 0.4.13 and the pin
+    """The older_jax programs and jax_2d_mesh's (GSPMD's shardings, with no mesh named, in JAX
+    0.4.30) lowered by another JAX release between JAX 0.4.13 and the pin
     (requirements-jax-VERSION.txt), then compiled by the pinned XLA."""
     python = venv(f"jax-{version}", [HERE / f"requirements-jax-{version}.txt"])
     name = "jax_" + version.replace(".", "_")
-    return lowered_elsewhere(name, python, ["transformer_variants", "jax_cnn"])
+    return lowered_elsewhere(name, python, ["transformer_variants", "jax_cnn", "jax_2d_mesh"])
 
 
 def older_jax_pmap() -> Path:

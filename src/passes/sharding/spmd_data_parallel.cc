@@ -365,13 +365,17 @@ struct DataParallelPlan {
   absl::flat_hash_map<const Instruction*, std::vector<const Instruction*>> whole_readers;
 };
 
-// An elementwise operation, or an all-reduce of one array over another mesh
-// axis (the split along that axis made it): either splits along a
-// dimension as its operands do.
-bool SplitsAsOperands(const Instruction& instruction) {
-  return IsElementwise(instruction.opcode()) ||
-         (instruction.opcode() == Opcode::kAllReduce && instruction.operand_count() == 1 &&
-          instruction.shape().IsArray());
+// An elementwise operation, an all-reduce of one array over another mesh
+// axis (the split along that axis made it), or an all-gather over one along
+// another dimension than `dim`: each splits along `dim` as its operands do.
+bool SplitsAsOperands(const Instruction& instruction, std::optional<int64_t> dim = std::nullopt) {
+  const Opcode opcode = instruction.opcode();
+  const bool one_array = instruction.operand_count() == 1 && instruction.shape().IsArray();
+  if (opcode == Opcode::kAllGather) {
+    return one_array && instruction.attrs().dimensions.size() == 1 &&
+           (!dim || instruction.attrs().dimensions[0] != *dim);
+  }
+  return IsElementwise(opcode) || (opcode == Opcode::kAllReduce && one_array);
 }
 
 bool IsBatchNorm(Opcode opcode) {
@@ -573,7 +577,7 @@ bool TakesSplit(const Instruction& user, const Instruction& operand, int64_t dim
   auto placed = placements.find(&user);
   if (placed == placements.end() || !placed->second.split()) return false;
   const int64_t user_dim = placed->second.dim;
-  if (SplitsAsOperands(user) || user.opcode() == Opcode::kConcatenate) {
+  if (SplitsAsOperands(user, user_dim) || user.opcode() == Opcode::kConcatenate) {
     return user_dim == dim;
   }
   if (user.opcode() == Opcode::kDynamicUpdateSlice) {
@@ -1001,6 +1005,12 @@ absl::StatusOr<DataParallelPlan> PlanOnce(
           placement = Placement::Partial();
         }
       }
+    } else if (opcode == Opcode::kAllGather && SplitsAsOperands(*instruction)) {
+      // Over another mesh axis: split along this one as its operand is.
+      placement = placement_of(instruction->operand(0));
+      if (placement.split() && !SplitsAsOperands(*instruction, placement.dim)) {
+        return Cannot(*instruction, "gathers along the dimension split along this axis");
+      }
     } else if (SplitsAsOperands(*instruction) && shape.IsArray()) {
       absl::StatusOr<std::optional<int64_t>> dim = common_split(*instruction);
       if (!dim.ok()) {
@@ -1327,7 +1337,8 @@ absl::StatusOr<DataParallelPlan> PlanOnce(
                    instruction->operand(0)->shape().dimensions(dim)) {
       operand_dim = dim;
     }
-    const bool splits_through = SplitsAsOperands(*instruction) || opcode == Opcode::kTranspose ||
+    const bool splits_through = SplitsAsOperands(*instruction, dim) ||
+                                opcode == Opcode::kTranspose ||
                                 (opcode == Opcode::kScatter && instruction->operand_count() == 3) ||
                                 operand_dim.has_value() || element != nullptr;
     // A value whose only whole users are reductions over the wanted
@@ -1372,7 +1383,7 @@ absl::StatusOr<DataParallelPlan> PlanOnce(
     }
     if (leaf) {
       // made split where it is: nothing below it changes
-    } else if (SplitsAsOperands(*instruction) && instruction->shape().IsArray()) {
+    } else if (SplitsAsOperands(*instruction, dim) && instruction->shape().IsArray()) {
       for (const Instruction* operand : instruction->operands()) {
         HLOGYM_RETURN_IF_ERROR(want(operand, dim));
       }
@@ -1820,22 +1831,21 @@ absl::StatusOr<DataParallelPlan> PlanDataParallel(const Module& module, const Me
 }
 
 // The axes of the mesh the module names (Shardy's `xla.sdy.meshes`
-// frontend attribute, its one mesh, axes of size 1 left out) where there are
-// several, row-major over the partitions; else one axis of every partition.
-std::vector<MeshAxis> MeshAxesOf(const Module& module) {
+// frontend attribute, its one mesh, axes of size 1 left out), row-major over
+// the partitions; empty where it names none, or one of fewer than two axes.
+std::vector<MeshAxis> NamedMeshAxes(const Module& module) {
   const int64_t partitions = NumPartitions(module);
-  const std::vector<MeshAxis> whole = {{partitions, 1, partitions}};
   for (const RawAttribute& attr : module.raw_attributes()) {
     if (attr.key != "frontend_attributes") continue;
     const std::string_view text = attr.value;
     constexpr std::string_view kMesh = "#sdy.mesh<[";
     const size_t at = text.find(kMesh);
     if (at == std::string_view::npos || text.find(kMesh, at + 1) != std::string_view::npos) {
-      return whole;
+      return {};
     }
     const size_t begin = at + kMesh.size(), end = text.find(']', begin);
     // A mesh over devices in another order ("device_ids=") is not modelled.
-    if (end == std::string_view::npos || text.substr(end, 2) != "]>") return whole;
+    if (end == std::string_view::npos || text.substr(end, 2) != "]>") return {};
     std::vector<int64_t> sizes;
     const std::vector<std::string> named =
         absl::StrSplit(std::string(text.substr(begin, end - begin)), ',');
@@ -1844,13 +1854,13 @@ std::vector<MeshAxis> MeshAxesOf(const Module& module) {
       const size_t equals = axis.rfind('=');
       if (equals == std::string::npos || !absl::SimpleAtoi(axis.substr(equals + 1), &size) ||
           size < 1) {
-        return whole;
+        return {};
       }
       if (size > 1) sizes.push_back(size);
     }
     int64_t product = 1;
     for (int64_t size : sizes) product *= size;
-    if (sizes.size() < 2 || product != partitions) return whole;
+    if (sizes.size() < 2 || product != partitions) return {};
     std::vector<MeshAxis> axes;
     int64_t stride = partitions;
     for (int64_t size : sizes) {
@@ -1859,7 +1869,38 @@ std::vector<MeshAxis> MeshAxesOf(const Module& module) {
     }
     return axes;
   }
-  return whole;
+  return {};
+}
+
+// The meshes of two or more axes the module may be split on: the one it
+// names; else (GSPMD's modules name none) each of the partitions laid out as
+// a x b, a rising, along both axes of which every array sharding it writes
+// reads.
+std::vector<std::vector<MeshAxis>> CandidateMeshes(const Module& module) {
+  std::vector<MeshAxis> named = NamedMeshAxes(module);
+  if (!named.empty()) return {named};
+  const int64_t partitions = NumPartitions(module);
+  std::vector<std::vector<MeshAxis>> meshes;
+  for (int64_t a = 2; a < partitions; ++a) {
+    if (partitions % a != 0) continue;
+    const std::vector<MeshAxis> axes = {{a, partitions / a, partitions},
+                                        {partitions / a, 1, partitions}};
+    bool reads = true;
+    for (const auto& computation : module.computations()) {
+      for (const auto& instruction : computation->instructions()) {
+        const std::string_view sharding = ShardingText(*instruction);
+        if (!reads || sharding.empty() || !instruction->shape().IsArray() ||
+            sharding == "{manual}") {
+          continue;
+        }
+        for (const MeshAxis& axis : axes) {
+          reads = reads && PlacementFromSharding(sharding, instruction->shape(), axis).has_value();
+        }
+      }
+    }
+    if (reads) meshes.push_back(axes);
+  }
+  return meshes;
 }
 
 // The array leaves of `shape`, depth first.
@@ -1936,11 +1977,16 @@ absl::StatusOr<std::vector<MeshAxis>> AxesThatSplit(const Module& module) {
   const std::vector<MeshAxis> whole = {{partitions, 1, partitions}};
   absl::Status over_all = PlanDataParallel(module, whole.front()).status();
   if (over_all.ok()) return whole;
-  const std::vector<MeshAxis> axes = MeshAxesOf(module);
-  if (axes.size() < 2) return over_all;
-  std::unique_ptr<Module> trial = module.Clone();
-  HLOGYM_RETURN_IF_ERROR(PartitionAlongEachAxis(*trial, axes).status());
-  return axes;
+  // The reason on the first mesh where none splits it (the plan over all
+  // partitions' where it has none).
+  std::optional<absl::Status> first_reason;
+  for (const std::vector<MeshAxis>& axes : CandidateMeshes(module)) {
+    std::unique_ptr<Module> trial = module.Clone();
+    absl::Status split = PartitionAlongEachAxis(*trial, axes).status();
+    if (split.ok()) return axes;
+    if (!first_reason) first_reason = split;
+  }
+  return first_reason.value_or(over_all);
 }
 
 }  // namespace

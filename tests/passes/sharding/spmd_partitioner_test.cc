@@ -1473,5 +1473,21 @@ CHECK: {{.*}} = f32[16,16]{1,0} all-reduce(f32[16,16]{1,0} %g), {{.*}}replica_gr
   ExpectSplitComputesWhole(model_major);
 }
 
+// GSPMD's modules (JAX before Shardy) name no mesh: the partitions laid out
+// as 2 x 2, along both axes of which every sharding reads, are the mesh.
+TEST(SpmdPartitionerTest, InfersATwoAxisMeshWhereTheModuleNamesNone) {
+  std::string unnamed(kDataAndModel);
+  const std::string mesh =
+      R"(, frontend_attributes={xla.sdy.meshes={mesh = #sdy.mesh<["data"=2, "model"=2]>}})";
+  unnamed.erase(unnamed.find(mesh), mesh.size());
+  PassRun run = RunPass("spmd-partitioning", unnamed);
+  EXPECT_TRUE(run.changed);
+  EXPECT_CHECKS(run.after, R"(
+CHECK: {{.*}} = f32[4,16]{1,0} all-reduce(f32[4,16]{1,0} %y), {{.*}}replica_groups={{[{][{]}}0,1},{2,3}}
+CHECK: {{.*}} = f32[16,16]{1,0} all-reduce(f32[16,16]{1,0} %g), {{.*}}replica_groups={{[{][{]}}0,2},{1,3}}
+)");
+  ExpectSplitComputesWhole(unnamed);
+}
+
 }  // namespace
 }  // namespace hlogym::testing
