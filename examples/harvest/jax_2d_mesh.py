@@ -3,7 +3,8 @@ way to combine data and tensor parallelism: the batch split along "data", Megatr
 split along "model" (the first layer's by columns, the second's by rows, so that each block ends
 with one all-reduce over "model"), attention heads split along "model", a vocabulary-parallel
 cross-entropy, an embedding split along its features, weights split along both axes (FSDP beside
-tensor parallelism), a scan over such layers, and training steps (SGD in f32 and bf16, Adam)
+tensor parallelism), a scan over such layers, whole inputs sliced for values split along one axis
+or both, and training steps (SGD in f32 and bf16, Adam)
 whose weight gradients are summed over "data". XLA's SPMD partitioner splits these along both
 axes; its collectives run over one axis's groups each.
 Run it under `hlogym harvest` (datasets/probes/generate.py does).
@@ -152,6 +153,22 @@ def weights_split_along_both_axes(p, x):
     return megatron_block(p, x)
 
 
+@jax.jit
+def replicated_inputs_meet_splits(x, pos, y, z):
+    # x and pos whole on every device: sliced for the batch's split (pos: partly replicated, its
+    # offset read from the partition's coordinate) and, x, into tiles of both axes at once.
+    return jnp.tanh(x) * y + jnp.sin(z), jnp.tanh(y + pos) * 2.0 - 1.0
+
+
+@jax.jit
+def gradient_sliced_after_its_sum(w, x, y):
+    # The weight's gradient summed over "data" and sliced back to the weight's split.
+    def loss(w):
+        return jnp.mean((jnp.tanh(x @ w) - y) ** 2)
+
+    return w - 0.1 * jax.grad(loss)(w)
+
+
 def main():
     d, f = 32, 64
     block = {
@@ -203,6 +220,11 @@ def main():
         "b2": put(np.zeros(d), "data"),
     }
     weights_split_along_both_axes(both, x)
+    h = normal(8, d)
+    replicated_inputs_meet_splits(put(h), put(h), x, put(normal(8, d), None, "model"))
+    gradient_sliced_after_its_sum(
+        put(normal(d, 16), None, "model"), x, put(normal(8, 16), "data", "model")
+    )
 
 
 if __name__ == "__main__":

@@ -428,28 +428,43 @@ bool CanSplitWhereMade(const Instruction& instruction, int64_t dim, int64_t part
   return instruction.opcode() == Opcode::kIota;
 }
 
-// The partition's entry of `table` (one s32 per partition), a scalar:
-// dynamic-slice of the table at partition-id, as XLA's partitioner reads a
-// partition's offset or ordinal. `partition_id` is made after the table where
-// it is null.
-absl::StatusOr<Instruction*> PartitionsEntry(Computation* computation,
-                                             const std::vector<int64_t>& table,
-                                             Instruction* partition_id) {
-  Literal literal(Shape(PrimitiveType::kS32, {static_cast<int64_t>(table.size())}));
+// Entry `index` (a scalar) of `table`, a constant of `type`: dynamic-slice
+// and reshape, as XLA's partitioner reads a partition's offset or ordinal.
+// Where `index` is null, partition-id, made after the table.
+absl::StatusOr<Instruction*> TableEntry(Computation* computation, PrimitiveType type,
+                                        const std::vector<int64_t>& table, Instruction* index) {
+  Literal literal(Shape(type, {static_cast<int64_t>(table.size())}));
   for (size_t i = 0; i < table.size(); ++i) literal.SetFromInt64(i, table[i]);
   Instruction* entries = MakeConstant(computation, std::move(literal));
-  if (partition_id == nullptr) {
-    partition_id = AddWithLayoutOf(
+  if (index == nullptr) {
+    index = AddWithLayoutOf(
         computation,
         std::make_unique<Instruction>(Opcode::kPartitionId, Shape::Scalar(PrimitiveType::kU32)),
         entries);
   }
-  auto pick = std::make_unique<Instruction>(Opcode::kDynamicSlice, Shape(PrimitiveType::kS32, {1}));
+  auto pick = std::make_unique<Instruction>(Opcode::kDynamicSlice, Shape(type, {1}));
   pick->AppendOperand(entries);
-  pick->AppendOperand(partition_id);
+  pick->AppendOperand(index);
   pick->mutable_attrs().dynamic_slice_sizes = {1};
   return MakeReshape(AddWithLayoutOf(computation, std::move(pick), entries),
                      std::vector<int64_t>{});
+}
+
+// The partition's entry of `by_coordinate` (one s32 per coordinate along
+// `axis`: an offset or an ordinal), a scalar, picked by partition-id: over
+// the whole mesh straight from a table of one entry per partition; along one
+// axis of several from the partition's coordinate, itself read from a table
+// (u32), as XLA's partitioner reads a slice's offset. `partition_id` is
+// made where it is null.
+absl::StatusOr<Instruction*> PartitionsEntry(Computation* computation, const MeshAxis& axis,
+                                             const std::vector<int64_t>& by_coordinate,
+                                             Instruction* partition_id) {
+  if (axis.whole_mesh()) {
+    return TableEntry(computation, PrimitiveType::kS32, by_coordinate, partition_id);
+  }
+  HLOGYM_ASSIGN(coordinate,
+                TableEntry(computation, PrimitiveType::kU32, axis.Offsets(1), partition_id));
+  return TableEntry(computation, PrimitiveType::kS32, by_coordinate, coordinate);
 }
 
 // An iota made split along its own dimension counts from the partition's
@@ -460,7 +475,10 @@ absl::Status AddIotaOffset(Instruction* iota, const MeshAxis& axis) {
   Computation* computation = iota->parent();
   const std::vector<Instruction*> users = iota->users();
   const bool was_root = iota->IsRoot();
-  HLOGYM_ASSIGN(ordinal, PartitionsEntry(computation, axis.Offsets(1), /*partition_id=*/nullptr));
+  // One table of every partition's ordinal along the axis, on a mesh of
+  // several axes too (XLA's partitioner reads an iota's offset so).
+  HLOGYM_ASSIGN(ordinal, TableEntry(computation, PrimitiveType::kS32, axis.Offsets(1),
+                                    /*index=*/nullptr));
   const int64_t dim = iota->attrs().iota_dimension;
   Instruction* size = MakeScalarConstant(computation, PrimitiveType::kS32,
                                          static_cast<double>(iota->shape().dimensions(dim)));
@@ -1454,12 +1472,29 @@ absl::StatusOr<DataParallelPlan> PlanDataParallelWith(
   }
 }
 
+// The dynamic-slices ReslicePerPartition made, by the axis and dimension
+// each slices along.
+struct EarlierSlice {
+  MeshAxis axis;
+  int64_t dim;
+  const Instruction* value;            // what it slices
+  bool per_partition_offsets = false;  // read from tables of every partition's
+};
+using EarlierSlices = absl::flat_hash_map<const Instruction*, EarlierSlice>;
+
 // Splits each of plan.resliced's whole values for its users: a
 // dynamic-slice at the partition's offset along the split dimension, which
 // partition-id picks from a table of every partition's offset. One
 // partition-id, one zero index and one offset per table serve every slice, as
 // XLA's partitioner shares them.
-absl::Status ReslicePerPartition(Module& module, const DataParallelPlan& plan) {
+//
+// A value an earlier axis sliced (`earlier_slices`) that this axis slices
+// too, whole along both, is sliced once along both: the earlier slice takes
+// this axis's dimension as well, each offset from a table of every
+// partition's, as XLA's partitioner slices a replicated value into tiles of
+// both axes. The slices made are recorded there for the axes after it.
+absl::Status ReslicePerPartition(Module& module, const DataParallelPlan& plan,
+                                 EarlierSlices& earlier_slices) {
   if (plan.resliced.empty()) return absl::OkStatus();
   Computation& entry = *module.entry_computation();
   const int64_t n = plan.partitions;
@@ -1484,24 +1519,47 @@ absl::Status ReslicePerPartition(Module& module, const DataParallelPlan& plan) {
     const int64_t size = instruction->shape().dimensions(dim) / n;
     Instruction*& offset = offset_by_slice_size[size];
     if (offset == nullptr) {
-      HLOGYM_ASSIGN(scalar, PartitionsEntry(&entry, plan.axis.Offsets(size), partition_id));
+      std::vector<int64_t> offsets(n);
+      for (int64_t i = 0; i < n; ++i) offsets[i] = i * size;
+      HLOGYM_ASSIGN(scalar, PartitionsEntry(&entry, plan.axis, offsets, partition_id));
       offset = scalar;
     }
+    auto whole = plan.whole_readers.find(planned);
+    auto reads_whole = [&](const Instruction* user) {
+      return whole != plan.whole_readers.end() &&
+             std::find(whole->second.begin(), whole->second.end(), user) != whole->second.end();
+    };
+    std::vector<Instruction*> users;
+    for (Instruction* user : instruction->users()) {
+      auto earlier = earlier_slices.find(user);
+      if (earlier == earlier_slices.end() || earlier->second.dim == dim || reads_whole(user)) {
+        users.push_back(user);
+        continue;
+      }
+      // The split along this axis already divided its shape.
+      const EarlierSlice& along = earlier->second;
+      HLOGYM_ASSIGN(
+          earlier_offset,
+          TableEntry(&entry, PrimitiveType::kS32,
+                     along.axis.Offsets(user->shape().dimensions(along.dim)), partition_id));
+      HLOGYM_ASSIGN(this_offset,
+                    TableEntry(&entry, PrimitiveType::kS32, plan.axis.Offsets(size), partition_id));
+      user->ReplaceOperandWith(1 + along.dim, earlier_offset);
+      user->ReplaceOperandWith(1 + dim, this_offset);
+      earlier->second.per_partition_offsets = true;
+    }
+    if (users.empty()) continue;
     Shape slice_shape = instruction->shape();
     slice_shape.mutable_dimensions()[dim] = size;
-    const std::vector<Instruction*> users = instruction->users();
     const bool was_root = instruction->IsRoot();
     auto slice = std::make_unique<Instruction>(Opcode::kDynamicSlice, slice_shape);
     slice->AppendOperand(instruction);
     for (int64_t d = 0; d < slice_shape.rank(); ++d) slice->AppendOperand(d == dim ? offset : zero);
     slice->mutable_attrs().dynamic_slice_sizes = slice_shape.dimensions();
     Instruction* added = entry.AddInstruction(std::move(slice));
-    auto whole = plan.whole_readers.find(planned);
+    earlier_slices[added] = {plan.axis, dim, instruction};
     for (Instruction* user : users) {
-      if (whole == plan.whole_readers.end() ||
-          std::find(whole->second.begin(), whole->second.end(), user) == whole->second.end()) {
-        user->ReplaceUsesOfOperand(instruction, added);
-      }
+      if (!reads_whole(user)) user->ReplaceUsesOfOperand(instruction, added);
     }
     if (was_root) entry.set_root_instruction(added);
   }
@@ -1548,9 +1606,10 @@ absl::StatusOr<Instruction*> ReshardWithAllToAll(Instruction* value, int64_t fro
 }
 
 // Splits the module along the plan's axis. Sharding constraints stay for
-// the axes after it (`last_axis` false), which read them again.
-absl::StatusOr<bool> ApplyDataParallel(Module& module, const DataParallelPlan& plan,
-                                       bool last_axis) {
+// the axes after it (`last_axis` false), which read them again;
+// `earlier_slices` carries the slices of whole values from axis to axis.
+absl::StatusOr<bool> ApplyDataParallel(Module& module, const DataParallelPlan& plan, bool last_axis,
+                                       EarlierSlices& earlier_slices) {
   Computation& entry = *module.entry_computation();
   const int64_t n = plan.partitions;
   const std::string groups = plan.axis.Groups();
@@ -1656,7 +1715,7 @@ absl::StatusOr<bool> ApplyDataParallel(Module& module, const DataParallelPlan& p
     }
     changed = true;
   }
-  HLOGYM_RETURN_IF_ERROR(ReslicePerPartition(module, plan));
+  HLOGYM_RETURN_IF_ERROR(ReslicePerPartition(module, plan, earlier_slices));
   for (Instruction* broadcast : plan.order) {
     auto copies = plan.other_split_copies.find(broadcast);
     if (copies == plan.other_split_copies.end()) continue;
@@ -1938,6 +1997,7 @@ struct AxisSplits {
 absl::StatusOr<AxisSplits> PartitionAlongEachAxis(Module& module,
                                                   const std::vector<MeshAxis>& axes) {
   AxisSplits splits;
+  EarlierSlices earlier_slices;
   const std::vector<Shape> whole = EntryLeaves(module);
   const int64_t partitions = axes.front().partitions;
   splits.tiles.parameters = module.entry_computation()->num_parameters();
@@ -1946,10 +2006,19 @@ absl::StatusOr<AxisSplits> PartitionAlongEachAxis(Module& module,
   for (size_t leaf = 0; leaf < whole.size(); ++leaf) {
     for (auto& index : splits.tiles.tile_index[leaf]) index.assign(whole[leaf].rank(), 0);
   }
+  // The axes that split each value, a bit each (axes[a]: bit a).
+  absl::flat_hash_map<const Instruction*, uint64_t> axes_splitting;
   for (size_t a = axes.size(); a-- > 0;) {
     HLOGYM_ASSIGN(plan, PlanDataParallel(module, axes[a]));
     const std::vector<Shape> before = EntryLeaves(module);
-    HLOGYM_RETURN_IF_ERROR(ApplyDataParallel(module, plan, /*last_axis=*/a == 0).status());
+    HLOGYM_RETURN_IF_ERROR(
+        ApplyDataParallel(module, plan, /*last_axis=*/a == 0, earlier_slices).status());
+    for (const auto& [instruction, placement] : plan.placements) {
+      if (placement.split()) axes_splitting[instruction] |= uint64_t{1} << a;
+    }
+    for (const auto& [slice, along] : earlier_slices) {
+      if (along.axis.stride == axes[a].stride) axes_splitting[slice] |= uint64_t{1} << a;
+    }
     splits.inferred.insert(splits.inferred.end(), plan.inferred.begin(), plan.inferred.end());
     const std::vector<Shape> after = EntryLeaves(module);
     if (after.size() != before.size()) {
@@ -1962,6 +2031,26 @@ absl::StatusOr<AxisSplits> PartitionAlongEachAxis(Module& module,
           splits.tiles.tile_index[leaf][p][d] = axes[a].Coordinate(p);
         }
       }
+    }
+  }
+  // A slice whose result every axis splits (a whole value read by tiles of
+  // every axis) reads its offset from a table of every partition's, as XLA's
+  // partitioner slices into a sharding with no replication; one read by
+  // values whole along another axis keeps the coordinate's two tables.
+  if (axes.size() > 1) {
+    Computation& entry = *module.entry_computation();
+    const uint64_t every_axis = (uint64_t{1} << axes.size()) - 1;
+    for (auto& [slice, along] : earlier_slices) {
+      // What splits the sliced value splits its slice too.
+      if (along.per_partition_offsets ||
+          (axes_splitting[slice] | axes_splitting[along.value]) != every_axis) {
+        continue;
+      }
+      Instruction* split = const_cast<Instruction*>(slice);
+      HLOGYM_ASSIGN(offset,
+                    TableEntry(&entry, PrimitiveType::kS32,
+                               along.axis.Offsets(split->shape().dimensions(along.dim)), nullptr));
+      split->ReplaceOperandWith(1 + along.dim, offset);
     }
   }
   return splits;

@@ -2,6 +2,8 @@
 // Shardy's form and in GSPMD's; the rest left alone with the reason.
 #include "passes/sharding/spmd_partitioner.h"
 
+#include <regex>
+
 #include "passes/pass_test_util.h"
 #include "passes/registry.h"
 #include "text/parser.h"
@@ -1487,6 +1489,45 @@ CHECK: {{.*}} = f32[4,16]{1,0} all-reduce(f32[4,16]{1,0} %y), {{.*}}replica_grou
 CHECK: {{.*}} = f32[16,16]{1,0} all-reduce(f32[16,16]{1,0} %g), {{.*}}replica_groups={{[{][{]}}0,2},{1,3}}
 )");
   ExpectSplitComputesWhole(unnamed);
+}
+
+// A value whole on every device read by tiles of both axes is sliced once,
+// along both dimensions, each offset from a table of every partition's (as
+// XLA's partitioner slices into a sharding with no replication); one read by
+// values split along one axis only, and whole along the other, reads its
+// offset from the partition's coordinate on that axis (two tables).
+constexpr std::string_view kWholeMeetsSplits =
+    R"(HloModule whole, entry_computation_layout={(f32[8,32]{1,0}, f32[8,32]{1,0}, f32[8,32]{1,0})->(f32[8,32]{1,0}, f32[8,32]{1,0})}, allow_spmd_sharding_propagation_to_output={true,true}, num_partitions=4, frontend_attributes={xla.sdy.meshes={mesh = #sdy.mesh<["data"=2, "model"=2]>}}
+ENTRY %main (x: f32[8,32], y: f32[8,32], z: f32[8,32]) -> (f32[8,32], f32[8,32]) {
+  %x = f32[8,32]{1,0} parameter(0), sharding={replicated}
+  %y = f32[8,32]{1,0} parameter(1), sharding={devices=[2,1,2]<=[4] last_tile_dim_replicate}
+  %z = f32[8,32]{1,0} parameter(2), sharding={devices=[1,2,2]<=[2,2]T(1,0) last_tile_dim_replicate}
+  %tiles = f32[8,32]{1,0} multiply(%y, %z)
+  %both = f32[8,32]{1,0} add(%tiles, %x)
+  %rows = f32[8,32]{1,0} subtract(%y, %x)
+  ROOT %out = (f32[8,32]{1,0}, f32[8,32]{1,0}) tuple(%both, %rows)
+}
+)";
+
+TEST(SpmdPartitionerTest, SlicesAWholeValueIntoTilesOfBothAxesOnce) {
+  PassRun run = RunPass("spmd-partitioning", kWholeMeetsSplits);
+  EXPECT_TRUE(run.changed);
+  EXPECT_CHECKS(run.after, R"(
+CHECK: s32[4]{0} constant({0, 0, 4, 4})
+CHECK: s32[4]{0} constant({0, 16, 0, 16})
+CHECK: {{.*}} = f32[4,16]{1,0} dynamic-slice(f32[8,32]{1,0} %x, s32[] {{.*}}, s32[] {{.*}}), dynamic_slice_sizes={4,16}
+CHECK: %both = f32[4,16]{1,0} add(
+)");
+  EXPECT_CHECKS(run.after, R"(
+CHECK: s32[2]{0} constant({0, 4})
+CHECK: u32[4]{0} constant({0, 0, 1, 1})
+CHECK: {{.*}} = f32[4,32]{1,0} dynamic-slice(f32[8,32]{1,0} %x, s32[] {{.*}}, s32[] {{.*}}), dynamic_slice_sizes={4,32}
+CHECK: %rows = f32[4,32]{1,0} subtract(
+)");
+  // x is sliced once for each reader: never a slice of its slice.
+  EXPECT_FALSE(std::regex_search(
+      run.after, std::regex(R"(dynamic-slice\(f32\[[0-9,]+\]\{1,0\} %dynamic-slice)")));
+  ExpectSplitComputesWhole(kWholeMeetsSplits);
 }
 
 }  // namespace
