@@ -1,12 +1,12 @@
-"""jax.jit programs on 4 host CPU devices laid out as a 2 x 2 mesh ("data", "model"), the usual
-way to combine data and tensor parallelism: the batch split along "data", Megatron-style weights
-split along "model" (the first layer's by columns, the second's by rows, so that each block ends
-with one all-reduce over "model"), attention heads split along "model", a vocabulary-parallel
-cross-entropy, an embedding split along its features, weights split along both axes (FSDP beside
-tensor parallelism), a scan over such layers, whole inputs sliced for values split along one axis
-or both, and training steps (SGD in f32 and bf16, Adam)
-whose weight gradients are summed over "data". XLA's SPMD partitioner splits these along both
-axes; its collectives run over one axis's groups each.
+"""jax.jit programs on 4 host CPU devices laid out as a 2 x 2 mesh ("data", "model"), the usual way
+to combine data and tensor parallelism: the batch split along "data", Megatron-style weights split
+along "model" (the first layer's by columns, the second's by rows, so that each block ends with one
+all-reduce over "model"), attention heads split along "model", a vocabulary-parallel cross-entropy
+(one-hot and integer labels), an embedding split along its features, weights split along both axes
+(FSDP beside tensor parallelism), a scan over such layers, whole inputs sliced for values split
+along one axis or both, and training steps (SGD in f32 and bf16, Adam) whose weight gradients are
+summed over "data". XLA's SPMD partitioner splits these along both axes; its collectives run over
+one axis's groups each.
 Run it under `hlogym harvest` (datasets/probes/generate.py does).
 """
 
@@ -113,6 +113,22 @@ def vocab_parallel_step(w, h, labels):
     return w - 0.1 * jax.grad(vocab_loss)(w, h, labels)
 
 
+def integer_label_loss(w, h, labels):
+    # optax.softmax_cross_entropy_with_integer_labels' form: take_along_axis over the vocabulary.
+    log_p = jax.nn.log_softmax(h @ w)
+    return -jnp.mean(jnp.take_along_axis(log_p, labels[:, None], axis=-1))
+
+
+@jax.jit
+def vocab_parallel_integer_labels(w, h, labels):
+    return integer_label_loss(w, h, labels)
+
+
+@jax.jit
+def vocab_parallel_integer_labels_step(w, h, labels):
+    return w - 0.1 * jax.grad(integer_label_loss)(w, h, labels)
+
+
 @jax.jit
 def scanned_megatron_layers(stacked, x):
     def layer(h, p):
@@ -200,6 +216,8 @@ def main():
     )
     vocab_parallel_cross_entropy(vocab, x, labels)
     vocab_parallel_step(vocab, x, labels)
+    vocab_parallel_integer_labels(vocab, x, labels)
+    vocab_parallel_integer_labels_step(vocab, x, labels)
     stacked = {
         "w1": put(normal(3, d, f), None, None, "model"),
         "w2": put(normal(3, f, d), None, "model", None),

@@ -1,11 +1,13 @@
-"""jax.jit steps on 4 host CPU devices with the weights split (`NamedSharding` over a "model"
-axis) and the activations whole, Megatron-style tensor parallelism that XLA's SPMD partitioner
-carries out itself: a column-parallel then row-parallel MLP's training step and its loss (the
-first weight split by columns, the second by rows: one all-reduce after the second product),
-attention with its heads split (the query, key and value projections by heads, the output
-projection by rows), a vocabulary-parallel output layer with cross-entropy (the logits split along
-the vocabulary: their max and sum completed by all-reduces), a bf16 block with layer norm and a
-residual, and an embedding table split along its features.
+"""jax.jit steps on 4 host CPU devices with the weights split (`NamedSharding` over a "model" axis)
+and the activations whole, Megatron-style tensor parallelism that XLA's SPMD partitioner carries out
+itself: a column-parallel then row-parallel MLP's training step and its loss (the first weight split
+by columns, the second by rows: one all-reduce after the second product), attention with its heads
+split (the query, key and value projections by heads, the output projection by rows), a vocabulary-
+parallel output layer with cross-entropy (the logits split along the vocabulary: their max and sum
+completed by all-reduces), the same with integer labels taken with take_along_axis (each partition
+gathers from its part, the labels outside it masked; the gradient scattered into each part at the
+label less the part's offset), a bf16 block with layer norm and a residual, an embedding table split
+along its features and one split along its vocabulary.
 Run it under `hlogym harvest` (datasets/probes/generate.py does).
 """
 
@@ -84,6 +86,33 @@ jax.jit(jax.value_and_grad(lm_head_loss))(
     {"unembedding": jax.device_put(normal(16, 64), columns)},
     jax.device_put(normal(8, 16), whole),
     jax.device_put(jnp.asarray(rng.integers(0, 64, 8)), whole),
+)
+
+
+def lm_head_integer_label_loss(params, h, labels):
+    # optax.softmax_cross_entropy_with_integer_labels' form: take_along_axis over the split
+    # vocabulary, which XLA gathers from each partition's part (the rest masked) and sums.
+    log_probs = jax.nn.log_softmax(h @ params["unembedding"])
+    return -jnp.mean(jnp.take_along_axis(log_probs, labels[:, None], axis=-1))
+
+
+jax.jit(jax.value_and_grad(lm_head_integer_label_loss))(
+    {"unembedding": jax.device_put(normal(16, 64), columns)},
+    jax.device_put(normal(8, 16), whole),
+    jax.device_put(jnp.asarray(rng.integers(0, 64, 8), jnp.int32), whole),
+)
+
+
+def vocab_embedded_loss(params, tokens):
+    # The embedding table split along the vocabulary (Megatron's vocabulary-parallel embedding):
+    # each partition gathers the rows its part holds, the rest masked, and the parts are summed.
+    h = params["embedding"][tokens]
+    return jnp.mean(jnp.tanh(h @ params["w"]) ** 2)
+
+
+jax.jit(jax.value_and_grad(vocab_embedded_loss))(
+    {"embedding": jax.device_put(normal(64, 16), rows), "w": jax.device_put(normal(16, 8), whole)},
+    jax.device_put(jnp.asarray(rng.integers(0, 64, (4, 8)), jnp.int32), whole),
 )
 
 

@@ -322,6 +322,13 @@ struct DataParallelPlan {
   // elementwise user combines with a value split along another dimension:
   // planned again with their operand gathered for them (PlanDataParallelWith).
   std::vector<const Instruction*> gathered_broadcasts_found;
+  // Gathers of one element along the operand's split dimension (a
+  // vocabulary-parallel take_along_axis): partial results
+  // (MaskGatherOutsidePart).
+  absl::flat_hash_set<const Instruction*> masked_gathers;
+  // Scatters of one element along the operand's split dimension (its
+  // gradient), by the dimension: their indices less the partition's offset.
+  absl::flat_hash_map<const Instruction*, int64_t> offset_scatters;
   // A broadcast or iota that some users take whole and others split gets a
   // split copy for the latter, as XLA's partitioner makes one per sharding.
   struct SplitCopy {
@@ -376,6 +383,37 @@ bool SplitsAsOperands(const Instruction& instruction, std::optional<int64_t> dim
            (!dim || instruction.attrs().dimensions[0] != *dim);
   }
   return IsElementwise(opcode) || (opcode == Opcode::kAllReduce && one_array);
+}
+
+// Whether `gather` reads one element along its operand's dimension `dim`
+// from an index vector of that one index (take_along_axis, jnp.take): each
+// partition can gather from its part of `dim` with its offset taken off the
+// index, where it falls in the part.
+bool GathersOneIndexAlong(const Instruction& gather, int64_t dim) {
+  const GatherDimensionNumbers& numbers = *gather.attrs().gather_dimension_numbers;
+  const Shape& indices = gather.operand(1)->shape();
+  return numbers.start_index_map == std::vector<int64_t>{dim} &&
+         std::find(numbers.collapsed_slice_dims.begin(), numbers.collapsed_slice_dims.end(), dim) !=
+             numbers.collapsed_slice_dims.end() &&
+         gather.attrs().gather_slice_sizes[dim] == 1 && indices.IsArray() &&
+         numbers.index_vector_dim < indices.rank() &&
+         indices.dimensions(numbers.index_vector_dim) == 1 &&
+         indices.element_type() == PrimitiveType::kS32;
+}
+
+// Whether `scatter` writes one element along its operand's dimension `dim`
+// at an index vector of that one index (take_along_axis's gradient): each
+// partition scatters into its part with its offset taken off the index,
+// the indices outside the part skipped as a scatter skips them.
+bool ScattersOneIndexAlong(const Instruction& scatter, int64_t dim) {
+  const ScatterDimensionNumbers& numbers = *scatter.attrs().scatter_dimension_numbers;
+  const Shape& indices = scatter.operand(1)->shape();
+  return numbers.scatter_dims_to_operand_dims == std::vector<int64_t>{dim} &&
+         std::find(numbers.inserted_window_dims.begin(), numbers.inserted_window_dims.end(), dim) !=
+             numbers.inserted_window_dims.end() &&
+         indices.IsArray() && numbers.index_vector_dim < indices.rank() &&
+         indices.dimensions(numbers.index_vector_dim) == 1 &&
+         indices.element_type() == PrimitiveType::kS32;
 }
 
 bool IsBatchNorm(Opcode opcode) {
@@ -888,8 +926,17 @@ absl::StatusOr<DataParallelPlan> PlanOnce(
         out = SlicedDim(*instruction, /*of_operand=*/false, indices.dim);
       }
       if (operand.split() || indices.split()) {
-        if (!out) return Cannot(*instruction, "gathers across the split dimension");
-        placement = Placement::Split(*out);
+        if (!out && operand.split() && !indices.split() &&
+            GathersOneIndexAlong(*instruction, operand.dim)) {
+          // Each partition gathers what its part holds, the rest zero: a
+          // partial result, summed over the partitions.
+          plan.masked_gathers.insert(instruction);
+          placement = Placement::Partial();
+        } else if (!out) {
+          return Cannot(*instruction, "gathers across the split dimension");
+        } else {
+          placement = Placement::Split(*out);
+        }
       }
     } else if (opcode == Opcode::kScatter && instruction->operand_count() == 3 &&
                instruction->attrs().scatter_dimension_numbers) {
@@ -918,6 +965,10 @@ absl::StatusOr<DataParallelPlan> PlanOnce(
         // adds its part, and an all-reduce completes the sum, as XLA's
         // partitioner does.
         placement = Placement::Partial();
+      } else if (operand.split() && !indices.split() && !updates.split() &&
+                 ScattersOneIndexAlong(*instruction, operand.dim)) {
+        placement = Placement::Split(operand.dim);
+        plan.offset_scatters[instruction] = operand.dim;
       } else if (operand.split() || indices.split() || updates.split()) {
         std::optional<int64_t> updates_dim =
             dim ? ScatterUpdatesSplit(*instruction, *dim,
@@ -1412,6 +1463,13 @@ absl::StatusOr<DataParallelPlan> PlanOnce(
     } else if (operand_dim) {
       HLOGYM_RETURN_IF_ERROR(want(instruction->operand(0), *operand_dim));
     } else if (opcode == Opcode::kScatter && instruction->operand_count() == 3 &&
+               instruction->attrs().scatter_dimension_numbers &&
+               ScattersOneIndexAlong(*instruction, dim) &&
+               !placement_of(instruction->operand(1)).split() &&
+               !placement_of(instruction->operand(2)).split()) {
+      HLOGYM_RETURN_IF_ERROR(want(instruction->operand(0), dim));
+      plan.offset_scatters[instruction] = dim;
+    } else if (opcode == Opcode::kScatter && instruction->operand_count() == 3 &&
                instruction->attrs().scatter_dimension_numbers) {
       std::optional<int64_t> updates_dim = ScatterUpdatesSplit(*instruction, dim, std::nullopt);
       if (!updates_dim) return Cannot(*instruction, "is whole where a split user needs it split");
@@ -1608,6 +1666,84 @@ absl::StatusOr<Instruction*> ReshardWithAllToAll(Instruction* value, int64_t fro
 // Splits the module along the plan's axis. Sharding constraints stay for
 // the axes after it (`last_axis` false), which read them again;
 // `earlier_slices` carries the slices of whole values from axis to axis.
+// A gather of one index along its operand's split dimension `dim`
+// (GathersOneIndexAlong) made per partition as XLA's partitioner makes it:
+// the index clamped into the operand, the partition's offset along `axis`
+// taken off it, and what falls outside the partition's part zero. Returns
+// that select, the partial result an all-reduce sums.
+absl::StatusOr<Instruction*> MaskGatherOutsidePart(Module& module, Instruction* gather, int64_t dim,
+                                                   const MeshAxis& axis) {
+  Computation* computation = gather->parent();
+  const GatherDimensionNumbers& numbers = *gather->attrs().gather_dimension_numbers;
+  const int64_t vector_dim = numbers.index_vector_dim;
+  Instruction* indices = gather->operand(1);
+  const std::vector<int64_t> index_dims = indices->shape().dimensions();
+  const int64_t part = gather->operand(0)->shape().dimensions(dim);  // split already
+  // Along the index vector, one index: [1]-shaped values broadcast along it.
+  auto along_vector = [&](Instruction* scalar) -> absl::StatusOr<Instruction*> {
+    HLOGYM_ASSIGN(one, MakeReshape(scalar, std::vector<int64_t>{1}));
+    return MakeBroadcast(one, index_dims, std::vector<int64_t>{vector_dim});
+  };
+  Literal last_index(Shape(PrimitiveType::kS32, {1}));
+  last_index.SetFromInt64(0, part * axis.size - 1);
+  HLOGYM_ASSIGN(last, MakeBroadcast(MakeConstant(computation, std::move(last_index)), index_dims,
+                                    std::vector<int64_t>{vector_dim}));
+  HLOGYM_ASSIGN(lowest, MakeBroadcast(MakeScalarConstant(computation, PrimitiveType::kS32, 0),
+                                      index_dims, std::vector<int64_t>{}));
+  auto clamp = std::make_unique<Instruction>(Opcode::kClamp, indices->shape());
+  for (Instruction* operand : {lowest, indices, last}) clamp->AppendOperand(operand);
+  Instruction* clamped = computation->AddInstruction(std::move(clamp));
+  std::vector<int64_t> offsets(axis.size);
+  for (int64_t i = 0; i < axis.size; ++i) offsets[i] = i * part;
+  HLOGYM_ASSIGN(offset, PartitionsEntry(computation, axis, offsets, /*partition_id=*/nullptr));
+  HLOGYM_ASSIGN(first, along_vector(offset));
+  HLOGYM_ASSIGN(below, MakeCompare(ComparisonDirection::kLt, clamped, first));
+  HLOGYM_ASSIGN(end, MakeBinary(Opcode::kAdd, offset,
+                                MakeScalarConstant(computation, PrimitiveType::kS32, part - 1)));
+  HLOGYM_ASSIGN(final_index, along_vector(end));
+  HLOGYM_ASSIGN(above, MakeCompare(ComparisonDirection::kGt, clamped, final_index));
+  HLOGYM_ASSIGN(outside_vector, MakeBinary(Opcode::kOr, below, above));
+  Computation* any = AddScalarBinaryComputation(module, "add", Opcode::kOr, PrimitiveType::kPred,
+                                                /*with_layout=*/true, "x", "y");
+  HLOGYM_ASSIGN(outside_index,
+                MakeReduce(outside_vector, MakeScalarConstant(computation, PrimitiveType::kPred, 0),
+                           std::vector<int64_t>{vector_dim}, any));
+  // The output's dimensions that are not the slice's: the indices' batch.
+  std::vector<int64_t> batch;
+  for (int64_t d = 0; d < gather->shape().rank(); ++d) {
+    if (std::find(numbers.offset_dims.begin(), numbers.offset_dims.end(), d) ==
+        numbers.offset_dims.end()) {
+      batch.push_back(d);
+    }
+  }
+  HLOGYM_ASSIGN(outside, MakeBroadcast(outside_index, gather->shape().dimensions(), batch));
+  HLOGYM_ASSIGN(zeros,
+                MakeBroadcast(MakeScalarConstant(computation, gather->shape().element_type(), 0),
+                              gather->shape().dimensions(), std::vector<int64_t>{}));
+  HLOGYM_ASSIGN(local, MakeBinary(Opcode::kSubtract, clamped, first));
+  gather->ReplaceOperandWith(1, local);
+  return MakeSelect(outside, zeros, gather);
+}
+
+// A scatter of one index along its operand's split dimension `dim`
+// (ScattersOneIndexAlong) into the partition's part: its indices less the
+// partition's offset along `axis`, as XLA's partitioner makes it.
+absl::Status OffsetScatterIndices(Instruction* scatter, int64_t dim, const MeshAxis& axis) {
+  Computation* computation = scatter->parent();
+  const int64_t vector_dim = scatter->attrs().scatter_dimension_numbers->index_vector_dim;
+  Instruction* indices = scatter->operand(1);
+  const int64_t part = scatter->operand(0)->shape().dimensions(dim);  // split already
+  std::vector<int64_t> offsets(axis.size);
+  for (int64_t i = 0; i < axis.size; ++i) offsets[i] = i * part;
+  HLOGYM_ASSIGN(offset, PartitionsEntry(computation, axis, offsets, /*partition_id=*/nullptr));
+  HLOGYM_ASSIGN(one, MakeReshape(offset, std::vector<int64_t>{1}));
+  HLOGYM_ASSIGN(
+      first, MakeBroadcast(one, indices->shape().dimensions(), std::vector<int64_t>{vector_dim}));
+  HLOGYM_ASSIGN(local, MakeBinary(Opcode::kSubtract, indices, first));
+  scatter->ReplaceOperandWith(1, local);
+  return absl::OkStatus();
+}
+
 absl::StatusOr<bool> ApplyDataParallel(Module& module, const DataParallelPlan& plan, bool last_axis,
                                        EarlierSlices& earlier_slices) {
   Computation& entry = *module.entry_computation();
@@ -1665,8 +1801,15 @@ absl::StatusOr<bool> ApplyDataParallel(Module& module, const DataParallelPlan& p
                                                               /*with_layout=*/true, "x", "y");
       const std::vector<Instruction*> users = instruction->users();
       const bool was_root = instruction->IsRoot();
+      Instruction* partial = instruction;
+      if (plan.masked_gathers.contains(instruction)) {
+        HLOGYM_ASSIGN(masked, MaskGatherOutsidePart(module, instruction,
+                                                    plan.placements.at(instruction->operand(0)).dim,
+                                                    plan.axis));
+        partial = masked;
+      }
       auto all_reduce = std::make_unique<Instruction>(Opcode::kAllReduce, instruction->shape());
-      all_reduce->AppendOperand(instruction);
+      all_reduce->AppendOperand(partial);
       all_reduce->mutable_called_computations() = {reducer};
       InstructionAttributes& attrs = all_reduce->mutable_attrs();
       attrs.SetRaw("channel_id", std::to_string(channel_id++));
@@ -1713,6 +1856,12 @@ absl::StatusOr<bool> ApplyDataParallel(Module& module, const DataParallelPlan& p
         user->ReplaceUsesOfOperand(instruction, moved);
       }
     }
+    changed = true;
+  }
+  for (Instruction* scatter : plan.order) {
+    auto split = plan.offset_scatters.find(scatter);
+    if (split == plan.offset_scatters.end()) continue;
+    HLOGYM_RETURN_IF_ERROR(OffsetScatterIndices(scatter, split->second, plan.axis));
     changed = true;
   }
   HLOGYM_RETURN_IF_ERROR(ReslicePerPartition(module, plan, earlier_slices));

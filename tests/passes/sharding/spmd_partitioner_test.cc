@@ -408,13 +408,13 @@ CHECK: %grad = f32[2,10]{{.*}} scatter(f32[2,10]{{.*}} %zeros.1, s32[2,1,1]{{.*}
 CHECK: %zeros = f32[8,10]{{.*}} broadcast(
 CHECK: %whole = f32[8,10]{{.*}} add(f32[8,10]{{.*}} %zeros,
 )");
-  // A gather along the split dimension itself would need the other
-  // partitions' rows.
+  // A gather of windows of two rows along the split dimension itself would
+  // need the other partitions' rows where a window straddles two parts.
   absl::StatusOr<std::unique_ptr<Module>> across = ParseModule(R"(HloModule m, num_partitions=4
 ENTRY main {
   table = f32[8,4] parameter(0), sharding={devices=[4,1]<=[4]}
   rows = s32[3,1] parameter(1), sharding={replicated}
-  ROOT g = f32[3,4] gather(table, rows), offset_dims={1}, collapsed_slice_dims={0}, start_index_map={0}, index_vector_dim=1, slice_sizes={1,4}
+  ROOT g = f32[3,2,4] gather(table, rows), offset_dims={1,2}, collapsed_slice_dims={}, start_index_map={0}, index_vector_dim=1, slice_sizes={2,4}
 }
 )",
                                                                "across.hlo");
@@ -1528,6 +1528,58 @@ CHECK: %rows = f32[4,32]{1,0} subtract(
   EXPECT_FALSE(std::regex_search(
       run.after, std::regex(R"(dynamic-slice\(f32\[[0-9,]+\]\{1,0\} %dynamic-slice)")));
   ExpectSplitComputesWhole(kWholeMeetsSplits);
+}
+
+// A vocabulary-parallel loss with integer labels (take_along_axis over logits
+// split along the vocabulary) and its gradient: XLA's partitioner gathers
+// from each partition's part at the label less the part's offset, the labels
+// outside the part clamped and masked to zero, and sums the parts with an
+// all-reduce; the gradient is scattered into each part at the label less its
+// offset (a scatter skips the labels outside it).
+constexpr std::string_view kTakeAlongVocabulary =
+    R"(HloModule take, entry_computation_layout={(f32[8,64]{1,0}, s32[8,1,1]{2,1,0}, f32[8,1]{1,0})->(f32[8,1]{1,0}, f32[8,64]{1,0})}, num_partitions=4
+
+%sum (a: f32[], b: f32[]) -> f32[] {
+  %a = f32[] parameter(0)
+  %b = f32[] parameter(1)
+  ROOT %s = f32[] add(%a, %b)
+}
+
+ENTRY %main (logits: f32[8,64], labels: s32[8,1,1], g: f32[8,1]) -> (f32[8,1], f32[8,64]) {
+  %logits = f32[8,64]{1,0} parameter(0), sharding={devices=[1,4]<=[4]}
+  %labels = s32[8,1,1]{2,1,0} parameter(1), sharding={replicated}
+  %taken = f32[8,1]{1,0} gather(%logits, %labels), offset_dims={}, collapsed_slice_dims={1}, start_index_map={1}, operand_batching_dims={0}, start_indices_batching_dims={0}, index_vector_dim=2, slice_sizes={1,1}
+  %g = f32[8,1]{1,0} parameter(2), sharding={replicated}
+  %zero = f32[] constant(0)
+  %zeros = f32[8,64]{1,0} broadcast(%zero), dimensions={}
+  %grad = f32[8,64]{1,0} scatter(%zeros, %labels, %g), update_window_dims={}, inserted_window_dims={1}, scatter_dims_to_operand_dims={1}, input_batching_dims={0}, scatter_indices_batching_dims={0}, index_vector_dim=2, to_apply=%sum
+  %scaled = f32[8,64]{1,0} multiply(%grad, %logits)
+  ROOT %out = (f32[8,1]{1,0}, f32[8,64]{1,0}) tuple(%taken, %scaled)
+}
+)";
+
+TEST(SpmdPartitionerTest, GathersEachLabelFromThePartOfTheVocabularyHoldingIt) {
+  PassRun run = RunPass("spmd-partitioning", kTakeAlongVocabulary);
+  EXPECT_TRUE(run.changed);
+  EXPECT_CHECKS(run.after, R"(
+CHECK: %clamp = s32[8,1,1]{2,1,0} clamp({{.*}} %labels, {{.*}})
+CHECK: s32[4]{0} constant({0, 16, 32, 48})
+CHECK: compare(s32[8,1,1]{2,1,0} %clamp, {{.*}}), direction=LT
+CHECK: compare(s32[8,1,1]{2,1,0} %clamp, {{.*}}), direction=GT
+CHECK: %taken = f32[8,1]{1,0} gather(f32[8,16]{1,0} %logits, s32[8,1,1]{2,1,0} %subtract)
+CHECK: %select = f32[8,1]{1,0} select({{.*}}, {{.*}}, f32[8,1]{1,0} %taken)
+CHECK: all-reduce(f32[8,1]{1,0} %select)
+)");
+  ExpectSplitComputesWhole(kTakeAlongVocabulary);
+}
+
+TEST(SpmdPartitionerTest, ScattersEachLabelIntoThePartOfTheVocabularyHoldingIt) {
+  PassRun run = RunPass("spmd-partitioning", kTakeAlongVocabulary);
+  EXPECT_CHECKS(run.after, R"(
+CHECK: %subtract.1 = s32[8,1,1]{2,1,0} subtract(s32[8,1,1]{2,1,0} %labels, {{.*}})
+CHECK: %grad = f32[8,16]{1,0} scatter(f32[8,16]{1,0} %zeros, s32[8,1,1]{2,1,0} %subtract.1, f32[8,1]{1,0} %g)
+CHECK: %scaled = f32[8,16]{1,0} multiply(f32[8,16]{1,0} %grad, f32[8,16]{1,0} %logits)
+)");
 }
 
 }  // namespace
