@@ -2149,7 +2149,6 @@ absl::StatusOr<AxisSplits> PartitionAlongEachAxis(Module& module,
   EarlierSlices earlier_slices;
   const std::vector<Shape> whole = EntryLeaves(module);
   const int64_t partitions = axes.front().partitions;
-  splits.tiles.parameters = module.entry_computation()->num_parameters();
   splits.tiles.tile_index.assign(
       whole.size(), std::vector<std::vector<int64_t>>(partitions, std::vector<int64_t>()));
   for (size_t leaf = 0; leaf < whole.size(); ++leaf) {

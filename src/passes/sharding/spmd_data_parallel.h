@@ -51,7 +51,6 @@ absl::StatusOr<bool> PartitionDataParallel(Module& module);
 // tile_index[leaf][partition][dimension], the index of the partition's
 // tile along the dimension (0 where the dimension is whole).
 struct DataParallelTiles {
-  int64_t parameters = 0;  // the first `parameters` leaves
   std::vector<std::vector<std::vector<int64_t>>> tile_index;
 };
 absl::StatusOr<DataParallelTiles> TilesOfDataParallelSplit(const Module& module);

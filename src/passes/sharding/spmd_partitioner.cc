@@ -348,12 +348,18 @@ int64_t ArrayLeafCount(const Shape& shape) {
 }
 
 // The tile of `whole` of `part_shape` whose index along each dimension
-// `tile` gives.
-Literal TileOf(const Literal& whole, const Shape& part_shape, const std::vector<int64_t>& tile) {
+// `tile` gives; nullopt where that tile lies outside `whole` (a split that
+// holds another part than hlogym's).
+std::optional<Literal> TileOf(const Literal& whole, const Shape& part_shape,
+                              const std::vector<int64_t>& tile) {
   if (whole.shape().Compatible(part_shape)) return whole;
-  Literal out(part_shape);
   const Shape& shape = whole.shape();
   const int64_t rank = shape.rank();
+  if (part_shape.rank() != rank || static_cast<int64_t>(tile.size()) != rank) return std::nullopt;
+  for (int64_t d = 0; d < rank; ++d) {
+    if ((tile[d] + 1) * part_shape.dimensions(d) > shape.dimensions(d)) return std::nullopt;
+  }
+  Literal out(part_shape);
   std::vector<int64_t> index(rank, 0);  // in the part
   for (int64_t i = 0; i < out.element_count(); ++i) {
     int64_t from = 0;
@@ -406,9 +412,15 @@ absl::Status CheckSplitAgainstWhole(const Module& original, const Module* given_
     HLOGYM_ASSIGN(data_parallel, TilesOfDataParallelSplit(inlined ? *inlined : original));
     tiles = std::move(data_parallel);
   }
-  auto part = [&](const Literal& whole, const Shape& part_shape, int64_t leaf, int64_t p) {
-    return tiles ? TileOf(whole, part_shape, tiles->tile_index.at(leaf).at(p))
-                 : PartitionPart(whole, part_shape, p);
+  auto part = [&](const Literal& whole, const Shape& part_shape, int64_t leaf,
+                  int64_t p) -> absl::StatusOr<Literal> {
+    if (!tiles) return PartitionPart(whole, part_shape, p);
+    std::optional<Literal> tile = TileOf(whole, part_shape, tiles->tile_index.at(leaf).at(p));
+    if (!tile) {
+      return absl::FailedPreconditionError(
+          StrCat("partition ", p, " holds another part of leaf ", leaf, " than the split planned"));
+    }
+    return *std::move(tile);
   };
   HLOGYM_ASSIGN(arguments, MakeRandomArguments(original, seed));
   if (tiles && tiles->tile_index.size() !=
@@ -426,7 +438,8 @@ absl::Status CheckSplitAgainstWhole(const Module& original, const Module* given_
       if (!arguments[i].shape().IsArray()) {
         return absl::UnimplementedError("a tuple-shaped parameter");
       }
-      parts[p].push_back(part(arguments[i], entry.parameter_instruction(i)->shape(), i, p));
+      HLOGYM_ASSIGN(argument, part(arguments[i], entry.parameter_instruction(i)->shape(), i, p));
+      parts[p].push_back(std::move(argument));
     }
   }
   HLOGYM_ASSIGN(results, eval::EvaluateEachPartition(*split, parts, options));
@@ -442,8 +455,8 @@ absl::Status CheckSplitAgainstWhole(const Module& original, const Module* given_
       return absl::FailedPreconditionError("the split returns another number of outputs");
     }
     for (size_t leaf = 0; leaf < got.size(); ++leaf) {
-      const Literal want = part(*expected[leaf].array, got[leaf].array->shape(),
-                                static_cast<int64_t>(arguments.size() + leaf), p);
+      HLOGYM_ASSIGN(want, part(*expected[leaf].array, got[leaf].array->shape(),
+                               static_cast<int64_t>(arguments.size() + leaf), p));
       EquivalenceResult same = CompareLiterals(want, *got[leaf].array, tolerance);
       if (!same.equivalent) {
         return absl::FailedPreconditionError(
