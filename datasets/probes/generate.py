@@ -34,6 +34,8 @@ venv of its own under build/venvs with the probe's pinned requirements:
 - jax_2d_mesh: jax.jit programs on a 2 x 2 mesh ("data", "model"): the batch split along one
   axis, Megatron-style weights, attention heads and a vocabulary along the other, training steps
   in f32 and bf16 and with Adam (the project's venv).
+- flax_2d_mesh: a Flax Linen language model sharded by logical axis rules on a 2 x 2 mesh, its
+  forward and AdamW step (the libraries venv).
 - pytorch_spmd: PyTorch/XLA SPMD training steps (the batch marked split over 4 virtual devices:
   MLPs, batch and layer norms, a TransformerEncoderLayer), compiled by the pinned XLA for the 4
   partitions.
@@ -256,6 +258,15 @@ def jax_2d_mesh() -> Path:
     # The project's own venv, as jax_fsdp.
     return harvest_probe(
         "jax_2d_mesh", [sys.executable, str(EXAMPLES / "jax_2d_mesh.py")], min_instructions=7
+    )
+
+
+def flax_2d_mesh() -> Path:
+    """examples/harvest/flax_2d_mesh.py's Flax LM sharded by logical axes on a 2 x 2 mesh: its
+    forward and AdamW step (the initializers' helpers, compiled for one device, left out)."""
+    python = venv("libraries", [PINS, CORPUS_LIBRARIES, HERE / "requirements-libraries.txt"])
+    return harvest_probe(
+        "flax_2d_mesh", [str(python), str(EXAMPLES / "flax_2d_mesh.py")], min_instructions=350
     )
 
 
@@ -611,6 +622,7 @@ PROBES = {
     "jax_tensor_parallel": jax_tensor_parallel,
     "jax_fsdp": jax_fsdp,
     "jax_2d_mesh": jax_2d_mesh,
+    "flax_2d_mesh": flax_2d_mesh,
     "more_jax_libraries": more_jax_libraries,
     "pytorch_spmd": pytorch_spmd,
     "training_steps": training_steps,
