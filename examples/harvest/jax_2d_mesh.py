@@ -4,9 +4,10 @@ along "model" (the first layer's by columns, the second's by rows, so that each 
 all-reduce over "model"), attention heads split along "model", a vocabulary-parallel cross-entropy
 (one-hot and integer labels), an embedding split along its features, weights split along both axes
 (FSDP beside tensor parallelism), a scan over such layers, whole inputs sliced for values split
-along one axis or both, and training steps (SGD in f32 and bf16, Adam) whose weight gradients are
-summed over "data". XLA's SPMD partitioner splits these along both axes; its collectives run over
-one axis's groups each.
+along one axis or both, the batch split over both axes at once, sharding constraints inside the
+program, grouped-query attention, and training steps (SGD in f32 and bf16, Adam) whose weight
+gradients are summed over "data". XLA's SPMD partitioner splits these along both axes; its
+collectives run over one axis's groups each.
 Run it under `hlogym harvest` (datasets/probes/generate.py does).
 """
 
@@ -185,6 +186,39 @@ def gradient_sliced_after_its_sum(w, x, y):
     return w - 0.1 * jax.grad(loss)(w)
 
 
+@jax.jit
+def batch_over_both_axes(w, x):
+    # The batch split over both axes at once, the weights whole: data parallelism over 4.
+    return jnp.tanh(jnp.tanh(x @ w) @ w.T)
+
+
+def constrained_block(p, x):
+    # MaxText-style constraints on the activations inside the program.
+    h = jax.nn.relu(x @ p["w1"])
+    h = jax.lax.with_sharding_constraint(h, NamedSharding(mesh, P("data", "model")))
+    return jax.lax.with_sharding_constraint(h @ p["w2"], NamedSharding(mesh, P("data", None)))
+
+
+@jax.jit
+def constrained_mlp(p, x):
+    return constrained_block(p, x)
+
+
+@jax.jit
+def constrained_step(p, x, y):
+    grads = jax.grad(lambda p: jnp.mean((constrained_block(p, x) - y) ** 2))(p)
+    return jax.tree_util.tree_map(lambda a, g: a - 0.1 * g, p, grads)
+
+
+@jax.jit
+def grouped_query_attention_scores(wq, wk, x):
+    # Query heads and the fewer key heads both split along "model", keys repeated per group.
+    b, s, _ = x.shape
+    q = (x @ wq).reshape(b, s, 4, 8)
+    k = jnp.repeat((x @ wk).reshape(b, s, 2, 8), 2, axis=2)
+    return jax.nn.softmax(jnp.einsum("bqhd,bkhd->bhqk", q, k), -1).sum(-1)
+
+
 def main():
     d, f = 32, 64
     block = {
@@ -238,6 +272,13 @@ def main():
         "b2": put(np.zeros(d), "data"),
     }
     weights_split_along_both_axes(both, x)
+    batch_over_both_axes(put(normal(d, d)), put(normal(16, d), ("data", "model"), None))
+    megatron = {"w1": block["w1"], "w2": block["w2"]}
+    constrained_mlp(megatron, x)
+    constrained_step(megatron, x, y)
+    grouped_query_attention_scores(
+        put(normal(d, d), None, "model"), put(normal(d, 16), None, "model"), xs
+    )
     h = normal(8, d)
     replicated_inputs_meet_splits(put(h), put(h), x, put(normal(8, d), None, "model"))
     gradient_sliced_after_its_sum(
