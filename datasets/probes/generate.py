@@ -39,6 +39,8 @@ venv of its own under build/venvs with the probe's pinned requirements:
 - pytorch_spmd: PyTorch/XLA SPMD training steps (the batch marked split over 4 virtual devices:
   MLPs, batch and layer norms, a TransformerEncoderLayer), compiled by the pinned XLA for the 4
   partitions.
+- pytorch_spmd_2d: examples/harvest/torch_spmd_2d.py's SPMD steps on a 2 x 2 mesh (Megatron-style
+  weights along one axis, the batch along the other; weights along both), compiled as pytorch_spmd.
 - older_jax: examples/harvest/transformer_variants.py and jax_cnn.py lowered by JAX 0.4.13
   (requirements-older-jax.txt, not on top of the project's pins), then compiled by the pinned
   XLA (compile_with_pinned_xla.py), whose result is the reference as for every other module.
@@ -270,21 +272,21 @@ def flax_2d_mesh() -> Path:
     )
 
 
-def pytorch_spmd() -> Path:
-    """examples/harvest/torch_spmd.py's SPMD steps as PyTorch/XLA hands them to XLA (4 partitions,
-    the batch marked split), then compiled by the pinned XLA for the 4 partitions."""
+def pytorch_spmd(name: str = "pytorch_spmd", program: str = "torch_spmd.py") -> Path:
+    """examples/harvest/torch_spmd.py's SPMD steps (or `program`'s) as PyTorch/XLA hands them to
+    XLA (4 partitions), then compiled by the pinned XLA for the 4 partitions."""
     python = venv("torch", [REPO / "datasets" / "corpus" / "requirements-torch.txt"])
-    lowered = REPO / "build" / "probes" / "pytorch_spmd_lowered"
+    lowered = REPO / "build" / "probes" / f"{name}_lowered"
     harvest(
-        [str(python), str(EXAMPLES / "torch_spmd.py")],
+        [str(python), str(EXAMPLES / program)],
         lowered,
         force=True,
         family="lowered",
         min_instructions=MIN_INSTRUCTIONS,
     )
-    staging = REPO / "build" / "probes" / "pytorch_spmd"
+    staging = REPO / "build" / "probes" / name
     command = [sys.executable, str(HERE / "compile_with_pinned_xla.py"), str(lowered / "lowered")]
-    harvest(command, staging, force=True, family="pytorch_spmd", min_instructions=MIN_INSTRUCTIONS)
+    harvest(command, staging, force=True, family=name, min_instructions=MIN_INSTRUCTIONS)
     manifest = json.loads((staging / "manifest.json").read_text())
     for entry in manifest["modules"].values():
         entry["frontend"] = "pytorch"
@@ -625,6 +627,7 @@ PROBES = {
     "flax_2d_mesh": flax_2d_mesh,
     "more_jax_libraries": more_jax_libraries,
     "pytorch_spmd": pytorch_spmd,
+    "pytorch_spmd_2d": lambda: pytorch_spmd("pytorch_spmd_2d", "torch_spmd_2d.py"),
     "training_steps": training_steps,
     "older_jax": older_jax,
     "older_jax_training_steps": older_jax_training_steps,

@@ -36,6 +36,7 @@ NAMES = (
     "flax_2d_mesh",
     "more_jax_libraries",
     "pytorch_spmd",
+    "pytorch_spmd_2d",
     "training_steps",
     "older_jax",
     "older_jax_training_steps",
@@ -61,9 +62,11 @@ SPLIT_BY_XLAS_PARTITIONER = (
     "jax_2d_mesh",
     "flax_2d_mesh",
     "pytorch_spmd",
+    "pytorch_spmd_2d",
 )
 FRONTENDS = {
     "pytorch_spmd": "pytorch",
+    "pytorch_spmd_2d": "pytorch",
     "pytorch_collectives": "pytorch",
     "torchvision_models": "pytorch",
     "torch_transformers": "pytorch",
