@@ -12,7 +12,11 @@
 // returned whole) is gathered; a parameter with no sharding that XLA may
 // shard enters split where the program then partitions; a scatter-add into
 // zeros from split indices and updates (an embedding's gradient) is
-// completed by an all-reduce; a while loop (a scan, a solver's steps) holds
+// completed by an all-reduce; a gather of one index along a split dimension
+// (integer labels over a split vocabulary, a vocabulary-parallel embedding)
+// gathers from each partition's part, the indices outside it masked, and an
+// all-reduce sums the parts, its gradient scattering into each part at the
+// index less the part's offset; a while loop (a scan, a solver's steps) holds
 // each element of its state as its body writes it back, split or whole, and
 // runs its body per partition. Weights split by columns or rows with the
 // activations whole (tensor parallelism) follow from the same rules. Where
