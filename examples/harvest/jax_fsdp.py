@@ -8,7 +8,9 @@ as the weight is, moved back to the batch's split by an all-to-all, the weight g
 over the batch and sliced to the weight's split), and a weight split by columns beside the split
 batch, where the product cannot keep both (Shardy gives the axis to the larger operand's
 dimension: the weight's columns when it is larger, the batch otherwise), once as a training step
-whose weight gradient is summed over the batch and sliced back to the columns.
+whose weight gradient is summed over the batch and sliced back to the columns; the same weight
+whose product meets targets split along the batch (which pull it to the batch's split), and an
+embedding table split along its rows looked up by tokens split along the batch, with its step.
 Run it under `hlogym harvest` (datasets/probes/generate.py does).
 """
 
@@ -127,6 +129,35 @@ def batch_wins_step(w, x, y):
     return w - 0.1 * jax.grad(loss)(w, x, y)
 
 
+@jax.jit
+def columns_meet_targets(w, x, y):
+    # The targets, split along the batch, pull the product to the batch's split (Shardy
+    # propagates through elementwise operations first): the larger weight is gathered.
+    return jnp.mean((jnp.tanh(x @ w) - y) ** 2)
+
+
+@jax.jit
+def columns_meet_targets_step(w, x, y):
+    return w - 0.1 * jax.grad(lambda w: jnp.mean((jnp.tanh(x @ w) - y) ** 2))(w)
+
+
+def embedding_loss(p, tokens):
+    return jnp.mean(jnp.tanh(p["table"][tokens] @ p["w"]) ** 2)
+
+
+@jax.jit
+def fsdp_embedding(p, tokens):
+    # The table split along its rows, the tokens along the batch: the tokens gathered, each row
+    # looked up in the part that holds it, the parts summed and sliced back along the batch.
+    return embedding_loss(p, tokens)
+
+
+@jax.jit
+def fsdp_embedding_step(p, tokens):
+    grads = jax.grad(embedding_loss)(p, tokens)
+    return jax.tree_util.tree_map(lambda a, g: a - 0.1 * g, p, grads)
+
+
 def main():
     x = put(normal(8, 16, scale=1.0), "fsdp", None)
     fsdp_mlp(put(normal(16, 32), "fsdp", None), put(normal(32, 16), "fsdp", None), x)
@@ -162,6 +193,19 @@ def main():
         put(normal(256, 64), "fsdp", None),
         put(normal(8, 64, scale=1.0), "fsdp", None),
     )
+    targets = put(normal(8, 256), "fsdp", None)
+    columns_meet_targets(
+        put(normal(64, 256), None, "fsdp"), put(normal(8, 64), "fsdp", None), targets
+    )
+    columns_meet_targets_step(
+        put(normal(64, 256), None, "fsdp"), put(normal(8, 64), "fsdp", None), targets
+    )
+    tokens = jax.device_put(
+        jnp.asarray(rng.integers(0, 64, (8, 4)), jnp.int32), NamedSharding(mesh, P("fsdp", None))
+    )
+    table = {"table": put(normal(64, 16), "fsdp", None), "w": put(normal(16, 32), "fsdp", None)}
+    fsdp_embedding(table, tokens)
+    fsdp_embedding_step(table, tokens)
     batch = put(normal(256, 16, scale=1.0), "fsdp", None)
     batch_wins(put(normal(16, 32), None, "fsdp"), batch)
     batch_wins_step(

@@ -663,6 +663,45 @@ bool TakesSplit(const Instruction& user, const Instruction& operand, int64_t dim
   return ScatterUpdatesSplit(user, user_dim, indices_dim) == dim;
 }
 
+// The dimension along `axis` that values split as the module's parameters
+// say pull each value toward through elementwise operations, carried back
+// through elementwise operations only (Shardy propagates through them before
+// it settles a dot's conflicting operands): a training step's targets, split
+// along the batch, pull the prediction and what computes it.
+absl::flat_hash_map<const Instruction*, int64_t> PulledByParameters(
+    const std::vector<Instruction*>& order, const MeshAxis& axis) {
+  absl::flat_hash_map<const Instruction*, int64_t> pulled;
+  std::vector<std::pair<const Instruction*, int64_t>> work;
+  for (const Instruction* instruction : order) {
+    if (!IsElementwise(instruction->opcode()) || !instruction->shape().IsArray()) continue;
+    for (const Instruction* operand : instruction->operands()) {
+      if (operand->opcode() != Opcode::kParameter || ShardingText(*operand).empty() ||
+          !operand->shape().SameDimensions(instruction->shape())) {
+        continue;
+      }
+      std::optional<Placement> given =
+          PlacementFromSharding(ShardingText(*operand), operand->shape(), axis);
+      if (!given || !given->split()) continue;
+      for (const Instruction* other : instruction->operands()) {
+        if (other != operand) work.push_back({other, given->dim});
+      }
+    }
+  }
+  while (!work.empty()) {
+    auto [value, dim] = work.back();
+    work.pop_back();
+    if (!value->shape().IsArray() || !pulled.try_emplace(value, dim).second) continue;
+    // An all-reduce over another axis passes it on as an elementwise one does.
+    if (!SplitsAsOperands(*value) || value->opcode() == Opcode::kAllGather) continue;
+    for (const Instruction* operand : value->operands()) {
+      if (operand->shape().IsArray() && operand->shape().SameDimensions(value->shape())) {
+        work.push_back({operand, dim});
+      }
+    }
+  }
+  return pulled;
+}
+
 // `kept_whole`: batch norms whose result stays whole (not split again);
 // `entered_split`: parameters with no sharding that enter split, by the
 // dimension; `loop_splits`: elements of loops' state that are split from the
@@ -683,6 +722,8 @@ absl::StatusOr<DataParallelPlan> PlanOnce(
   }
   HLOGYM_ASSIGN(order, PlanningOrder(*entry, plan.loop_of));
   plan.order = std::move(order);
+  const absl::flat_hash_map<const Instruction*, int64_t> pulled =
+      PulledByParameters(plan.order, axis);
   const int64_t n = plan.partitions;
   auto& placements = plan.placements;
   // Batch norms (tuple-shaped) whose first result is split again, by the
@@ -865,12 +906,20 @@ absl::StatusOr<DataParallelPlan> PlanOnce(
         // Both split along free dimensions, which one output cannot both
         // keep: Shardy gives the mesh axis to the factor of the larger operand
         // (the lhs on a tie), and XLA's partitioner gathers the other.
-        plan.inferred.push_back(
-            StrCat(instruction->name(), " keeps its larger operand's split dimension"));
-        gather_other(instruction->operand(0)->shape().ElementCount() >=
-                             instruction->operand(1)->shape().ElementCount()
-                         ? 0
-                         : 1);
+        auto pull = pulled.find(instruction);
+        if (pull != pulled.end() && (pull->second == *lhs_out || pull->second == *rhs_out)) {
+          // Unless what it computes meets a parameter split along one of
+          // them (the targets), whose split Shardy propagates first.
+          plan.inferred.push_back(StrCat(instruction->name(), " keeps the split its result meets"));
+          gather_other(pull->second == *lhs_out ? 0 : 1);
+        } else {
+          plan.inferred.push_back(
+              StrCat(instruction->name(), " keeps its larger operand's split dimension"));
+          gather_other(instruction->operand(0)->shape().ElementCount() >=
+                               instruction->operand(1)->shape().ElementCount()
+                           ? 0
+                           : 1);
+        }
       } else if (lhs.split() && rhs.split() && (lhs_out.has_value() != rhs_out.has_value())) {
         // One operand split along a dimension the output keeps, the other
         // along a contracting one (a weight sharded as FSDP shards it): the
@@ -913,6 +962,21 @@ absl::StatusOr<DataParallelPlan> PlanOnce(
       if (operand.split() && indices.split()) {
         if (PairedBatchingDim(*instruction, indices.dim) == operand.dim) {
           out = SlicedDim(*instruction, /*of_operand=*/false, indices.dim);
+        } else if (GathersOneIndexAlong(*instruction, operand.dim) &&
+                   SlicedDim(*instruction, /*of_operand=*/false, indices.dim)) {
+          // A table split along what it looks up (FSDP's embedding), the
+          // indices split along their batch: as XLA's partitioner does, the
+          // indices are gathered, each partition gathers from its part of
+          // the table (masked), an all-reduce sums the parts and the result
+          // is sliced back along the batch.
+          const int64_t batch = *SlicedDim(*instruction, /*of_operand=*/false, indices.dim);
+          auto [it, inserted] = plan.gathers.try_emplace(instruction->operand(1),
+                                                         DataParallelPlan::Gather{indices.dim, {}});
+          it->second.users.push_back(instruction);
+          plan.masked_gathers.insert(instruction);
+          plan.resliced[instruction] = batch;
+          placements[instruction] = Placement::Split(batch);
+          return absl::OkStatus();
         }
       } else if (operand.split()) {
         const std::vector<int64_t>& indexed =
@@ -955,6 +1019,24 @@ absl::StatusOr<DataParallelPlan> PlanOnce(
         for (int64_t d = 0; d < shape.rank() && !dim; ++d) {
           if (SlicedDim(*instruction, /*of_operand=*/true, d) == updates.dim) dim = d;
         }
+      }
+      auto pull = pulled.find(instruction);
+      if (!operand.split() && indices.split() && updates.split() && pull != pulled.end() &&
+          ScattersOneIndexAlong(*instruction, pull->second)) {
+        // An FSDP table's gradient: the table, split along its rows, pulls
+        // it to that split, and the indices and updates, split along their
+        // batch, are gathered and scattered into each partition's rows at
+        // the index less the part's offset, as XLA's partitioner does.
+        for (int64_t i : {1, 2}) {
+          const Placement split = i == 1 ? indices : updates;
+          auto [it, inserted] = plan.gathers.try_emplace(instruction->operand(i),
+                                                         DataParallelPlan::Gather{split.dim, {}});
+          it->second.users.push_back(instruction);
+        }
+        HLOGYM_RETURN_IF_ERROR(want(instruction->operand(0), pull->second));
+        plan.offset_scatters[instruction] = pull->second;
+        placements[instruction] = Placement::Split(pull->second);
+        return absl::OkStatus();
       }
       if (!dim && !operand.split() && indices.split() && updates.split() &&
           SlicedDim(*instruction, /*of_operand=*/false, indices.dim) == updates.dim &&
@@ -1570,7 +1652,9 @@ absl::Status ReslicePerPartition(Module& module, const DataParallelPlan& plan,
     // completed it: the slice reads that, as XLA slices after the all-reduce.
     Instruction* instruction = planned;
     auto placement = plan.placements.find(planned);
-    if (placement != plan.placements.end() && placement->second.kind == Placement::Kind::kPartial &&
+    if (placement != plan.placements.end() &&
+        (placement->second.kind == Placement::Kind::kPartial ||
+         plan.masked_gathers.contains(planned)) &&
         planned->users().size() == 1 && planned->users().front()->opcode() == Opcode::kAllReduce) {
       instruction = planned->users().front();
     }
@@ -1756,12 +1840,40 @@ absl::StatusOr<bool> ApplyDataParallel(Module& module, const DataParallelPlan& p
   for (const auto& [value, gather] : plan.gathers) whole_shapes[value] = value->shape();
   // Iotas made split along their own dimension (AddIotaOffset).
   std::vector<Instruction*> offset_iotas;
+  // A partial result completed right where it is made, as XLA's partitioner
+  // does, with a reducer of its own: a copy of the reduction's, or an add (a
+  // dot's, a masked gather's).
+  auto complete_with_all_reduce = [&](Instruction* instruction) -> absl::Status {
+    Computation* reducer = instruction->opcode() == Opcode::kReduce
+                               ? CloneComputation(module, *instruction->to_apply())
+                               : AddScalarBinaryComputation(module, "add.clone", Opcode::kAdd,
+                                                            instruction->shape().element_type(),
+                                                            /*with_layout=*/true, "x", "y");
+    const std::vector<Instruction*> users = instruction->users();
+    const bool was_root = instruction->IsRoot();
+    auto all_reduce = std::make_unique<Instruction>(Opcode::kAllReduce, instruction->shape());
+    all_reduce->AppendOperand(instruction);
+    all_reduce->mutable_called_computations() = {reducer};
+    InstructionAttributes& attrs = all_reduce->mutable_attrs();
+    attrs.SetRaw("channel_id", std::to_string(channel_id++));
+    attrs.SetRaw("replica_groups", groups);
+    attrs.SetRaw("use_global_device_ids", "true");
+    Computation& computation = *instruction->parent();  // a loop's body, or the entry
+    Instruction* added = computation.AddInstruction(std::move(all_reduce));
+    for (Instruction* user : users) user->ReplaceUsesOfOperand(instruction, added);
+    if (was_root) computation.set_root_instruction(added);
+    changed = true;
+    return absl::OkStatus();
+  };
   for (Instruction* instruction : plan.order) {
     auto it = plan.placements.find(instruction);
     if (it == plan.placements.end()) continue;
     const Placement& placement = it->second;
     if (placement.split() && plan.resliced.contains(instruction)) {
-      // made whole; its slice follows below
+      // made whole; its slice follows below (a masked gather's after its sum)
+      if (plan.masked_gathers.contains(instruction)) {
+        HLOGYM_RETURN_IF_ERROR(complete_with_all_reduce(instruction));
+      }
     } else if (placement.split()) {
       Shape shape = instruction->shape();
       shape.mutable_dimensions()[placement.dim] /= n;
@@ -1785,41 +1897,19 @@ absl::StatusOr<bool> ApplyDataParallel(Module& module, const DataParallelPlan& p
         auto from = plan.placements.find(instruction->operand(0));
         const std::vector<int64_t>& batching =
             instruction->attrs().gather_dimension_numbers->operand_batching_dims;
-        if (from != plan.placements.end() && from->second.split() &&
+        auto gathered = plan.gathers.find(instruction->operand(0));
+        const bool reads_whole =
+            gathered != plan.gathers.end() &&
+            std::find(gathered->second.users.begin(), gathered->second.users.end(), instruction) !=
+                gathered->second.users.end();
+        if (from != plan.placements.end() && from->second.split() && !reads_whole &&
             std::find(batching.begin(), batching.end(), from->second.dim) == batching.end()) {
           instruction->mutable_attrs().gather_slice_sizes[from->second.dim] /= n;
         }
       }
       changed = true;
     } else if (placement.kind == Placement::Kind::kPartial) {
-      // Completed right where it is made, as XLA's partitioner does, with a
-      // reducer of its own: a copy of the reduction's, or an add for a dot.
-      Computation* reducer = instruction->opcode() == Opcode::kReduce
-                                 ? CloneComputation(module, *instruction->to_apply())
-                                 : AddScalarBinaryComputation(module, "add.clone", Opcode::kAdd,
-                                                              instruction->shape().element_type(),
-                                                              /*with_layout=*/true, "x", "y");
-      const std::vector<Instruction*> users = instruction->users();
-      const bool was_root = instruction->IsRoot();
-      Instruction* partial = instruction;
-      if (plan.masked_gathers.contains(instruction)) {
-        HLOGYM_ASSIGN(masked, MaskGatherOutsidePart(module, instruction,
-                                                    plan.placements.at(instruction->operand(0)).dim,
-                                                    plan.axis));
-        partial = masked;
-      }
-      auto all_reduce = std::make_unique<Instruction>(Opcode::kAllReduce, instruction->shape());
-      all_reduce->AppendOperand(partial);
-      all_reduce->mutable_called_computations() = {reducer};
-      InstructionAttributes& attrs = all_reduce->mutable_attrs();
-      attrs.SetRaw("channel_id", std::to_string(channel_id++));
-      attrs.SetRaw("replica_groups", groups);
-      attrs.SetRaw("use_global_device_ids", "true");
-      Computation& computation = *instruction->parent();  // a loop's body, or the entry
-      Instruction* added = computation.AddInstruction(std::move(all_reduce));
-      for (Instruction* user : users) user->ReplaceUsesOfOperand(instruction, added);
-      if (was_root) computation.set_root_instruction(added);
-      changed = true;
+      HLOGYM_RETURN_IF_ERROR(complete_with_all_reduce(instruction));
     }
   }
   // In the entry or a loop's body (a scan's step of weights split as FSDP
@@ -1865,6 +1955,17 @@ absl::StatusOr<bool> ApplyDataParallel(Module& module, const DataParallelPlan& p
     changed = true;
   }
   HLOGYM_RETURN_IF_ERROR(ReslicePerPartition(module, plan, earlier_slices));
+  // Masked gathers, their indices gathered above where they were split (and
+  // each sliced back along the batch after its sum where it was): the
+  // all-reduce that completes each sums the select.
+  for (Instruction* gather : plan.order) {
+    if (!plan.masked_gathers.contains(gather)) continue;
+    Instruction* all_reduce = gather->users().front();
+    HLOGYM_ASSIGN(masked,
+                  MaskGatherOutsidePart(module, gather, plan.placements.at(gather->operand(0)).dim,
+                                        plan.axis));
+    all_reduce->ReplaceOperandWith(0, masked);
+  }
   for (Instruction* broadcast : plan.order) {
     auto copies = plan.other_split_copies.find(broadcast);
     if (copies == plan.other_split_copies.end()) continue;

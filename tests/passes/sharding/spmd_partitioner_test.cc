@@ -1135,12 +1135,12 @@ CHECK: {{.*}} = f32[2,16]{1,0} dynamic-slice(f32[8,16]{1,0}
 CHECK: %gt = f32[16,2]{0,1} transpose(
 )");
   ExpectSplitComputesWhole(kColumns);
-  // Which operand keeps its split is Shardy's choice, modelled: said so.
+  // Which operand keeps its split is Shardy's choice, modelled (here the
+  // targets' split, the batch's, pulls the product too): said so.
   absl::StatusOr<std::unique_ptr<Module>> module = ParseModule(kColumns, "columns.hlo");
   ASSERT_TRUE(module.ok());
   const std::string caveat = DefaultPipelineCaveat(**module);
-  EXPECT_NE(caveat.find("dot keeps its larger operand's split dimension"), std::string::npos)
-      << caveat;
+  EXPECT_NE(caveat.find("dot keeps the split its result meets"), std::string::npos) << caveat;
   EXPECT_NE(caveat.find("D may differ from XLA's"), std::string::npos) << caveat;
 }
 
@@ -1566,7 +1566,7 @@ CHECK: %clamp = s32[8,1,1]{2,1,0} clamp({{.*}} %labels, {{.*}})
 CHECK: s32[4]{0} constant({0, 16, 32, 48})
 CHECK: compare(s32[8,1,1]{2,1,0} %clamp, {{.*}}), direction=LT
 CHECK: compare(s32[8,1,1]{2,1,0} %clamp, {{.*}}), direction=GT
-CHECK: %taken = f32[8,1]{1,0} gather(f32[8,16]{1,0} %logits, s32[8,1,1]{2,1,0} %subtract)
+CHECK: %taken = f32[8,1]{1,0} gather(f32[8,16]{1,0} %logits, s32[8,1,1]{2,1,0} %subtract{{.*}})
 CHECK: %select = f32[8,1]{1,0} select({{.*}}, {{.*}}, f32[8,1]{1,0} %taken)
 CHECK: all-reduce(f32[8,1]{1,0} %select)
 )");
@@ -1576,10 +1576,100 @@ CHECK: all-reduce(f32[8,1]{1,0} %select)
 TEST(SpmdPartitionerTest, ScattersEachLabelIntoThePartOfTheVocabularyHoldingIt) {
   PassRun run = RunPass("spmd-partitioning", kTakeAlongVocabulary);
   EXPECT_CHECKS(run.after, R"(
-CHECK: %subtract.1 = s32[8,1,1]{2,1,0} subtract(s32[8,1,1]{2,1,0} %labels, {{.*}})
-CHECK: %grad = f32[8,16]{1,0} scatter(f32[8,16]{1,0} %zeros, s32[8,1,1]{2,1,0} %subtract.1, f32[8,1]{1,0} %g)
+CHECK: %subtract = s32[8,1,1]{2,1,0} subtract(s32[8,1,1]{2,1,0} %labels, {{.*}})
+CHECK: %grad = f32[8,16]{1,0} scatter(f32[8,16]{1,0} %zeros, s32[8,1,1]{2,1,0} %subtract, f32[8,1]{1,0} %g)
 CHECK: %scaled = f32[8,16]{1,0} multiply(f32[8,16]{1,0} %grad, f32[8,16]{1,0} %logits)
 )");
+}
+
+// A weight split by its columns beside the batch split over the same
+// devices, the product then compared with targets split along the batch:
+// Shardy propagates the targets' split through the elementwise operations
+// before it settles the dot, so the product keeps the batch's split (the
+// weight gathered), though the weight is the larger operand.
+TEST(SpmdPartitionerTest, KeepsTheSplitTheTargetsPullAProductTo) {
+  constexpr std::string_view kTargets =
+      R"(HloModule targets, entry_computation_layout={(f32[64,256]{1,0}, f32[8,64]{1,0}, f32[8,256]{1,0})->f32[8,256]{1,0}}, allow_spmd_sharding_propagation_to_output={true}, num_partitions=4
+ENTRY %main (w: f32[64,256], x: f32[8,64], y: f32[8,256]) -> f32[8,256] {
+  %x = f32[8,64]{1,0} parameter(1), sharding={devices=[4,1]<=[4]}
+  %w = f32[64,256]{1,0} parameter(0), sharding={devices=[1,4]<=[4]}
+  %dot = f32[8,256]{1,0} dot(%x, %w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  %act = f32[8,256]{1,0} tanh(%dot)
+  %y = f32[8,256]{1,0} parameter(2), sharding={devices=[4,1]<=[4]}
+  ROOT %error = f32[8,256]{1,0} subtract(%act, %y)
+}
+)";
+  PassRun run = RunPass("spmd-partitioning", kTargets);
+  EXPECT_TRUE(run.changed);
+  EXPECT_CHECKS(run.after, R"(
+CHECK: {{.*}} = f32[64,256]{1,0} all-gather(f32[64,64]{1,0} %w), {{.*}}dimensions={1}
+CHECK: %dot = f32[2,256]{1,0} dot(f32[2,64]{1,0} %x, f32[64,256]{1,0}
+CHECK: %error = f32[2,256]{1,0} subtract(
+)");
+  ExpectSplitComputesWhole(kTargets);
+}
+
+// An embedding table split along its rows (FSDP) looked up by indices split
+// along their batch over the same devices: XLA's partitioner gathers the
+// indices, looks each one up in the part of the table that holds it (the
+// rest masked), sums the parts and slices the result back along the batch.
+TEST(SpmdPartitionerTest, GathersTheIndicesWhereTheTableAndTheIndicesAreSplit) {
+  constexpr std::string_view kLookup =
+      R"(HloModule lookup, entry_computation_layout={(f32[64,16]{1,0}, s32[8,1]{1,0})->f32[8,16]{1,0}}, allow_spmd_sharding_propagation_to_output={true}, num_partitions=4
+ENTRY %main (table: f32[64,16], tokens: s32[8,1]) -> f32[8,16] {
+  %table = f32[64,16]{1,0} parameter(0), sharding={devices=[4,1]<=[4]}
+  %tokens = s32[8,1]{1,0} parameter(1), sharding={devices=[4,1]<=[4]}
+  %rows = f32[8,16]{1,0} gather(%table, %tokens), offset_dims={1}, collapsed_slice_dims={0}, start_index_map={0}, index_vector_dim=1, slice_sizes={1,16}
+  ROOT %out = f32[8,16]{1,0} tanh(%rows)
+}
+)";
+  PassRun run = RunPass("spmd-partitioning", kLookup);
+  EXPECT_TRUE(run.changed);
+  EXPECT_CHECKS(run.after, R"(
+CHECK: {{.*}} = s32[8,1]{1,0} all-gather(s32[2,1]{1,0} %tokens), {{.*}}dimensions={0}
+CHECK: %rows = f32[8,16]{1,0} gather(f32[16,16]{1,0} %table, s32[8,1]{1,0} %subtract)
+CHECK: %select = f32[8,16]{1,0} select({{.*}}, {{.*}}, f32[8,16]{1,0} %rows)
+CHECK: %all-reduce = f32[8,16]{1,0} all-reduce(f32[8,16]{1,0} %select)
+CHECK: {{.*}} = f32[2,16]{1,0} dynamic-slice(f32[8,16]{1,0} %all-reduce,
+CHECK: %out = f32[2,16]{1,0} tanh(
+)");
+  ExpectSplitComputesWhole(kLookup);
+}
+
+// The gradient of that lookup, added into the table split along its rows:
+// the table pulls the gradient to its split, and XLA's partitioner gathers
+// the indices and the updates (split along their batch) and scatters them
+// into each partition's rows at the index less the part's offset.
+TEST(SpmdPartitionerTest, ScattersGatheredUpdatesIntoTheRowsOfASplitTable) {
+  constexpr std::string_view kTableGradient =
+      R"(HloModule table_gradient, entry_computation_layout={(f32[64,16]{1,0}, s32[8,1]{1,0}, f32[8,16]{1,0})->f32[64,16]{1,0}}, allow_spmd_sharding_propagation_to_output={true}, num_partitions=4
+
+%sum (a: f32[], b: f32[]) -> f32[] {
+  %a = f32[] parameter(0)
+  %b = f32[] parameter(1)
+  ROOT %s = f32[] add(%a, %b)
+}
+
+ENTRY %main (table: f32[64,16], tokens: s32[8,1], updates: f32[8,16]) -> f32[64,16] {
+  %zero = f32[] constant(0)
+  %zeros = f32[64,16]{1,0} broadcast(%zero), dimensions={}
+  %tokens = s32[8,1]{1,0} parameter(1), sharding={devices=[4,1]<=[4]}
+  %updates = f32[8,16]{1,0} parameter(2), sharding={devices=[4,1]<=[4]}
+  %grad = f32[64,16]{1,0} scatter(%zeros, %tokens, %updates), update_window_dims={1}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=%sum
+  %table = f32[64,16]{1,0} parameter(0), sharding={devices=[4,1]<=[4]}
+  ROOT %updated = f32[64,16]{1,0} subtract(%table, %grad)
+}
+)";
+  PassRun run = RunPass("spmd-partitioning", kTableGradient);
+  EXPECT_TRUE(run.changed);
+  EXPECT_CHECKS(run.after, R"(
+CHECK: {{.*}} = s32[8,1]{1,0} all-gather(s32[2,1]{1,0} %tokens), {{.*}}dimensions={0}
+CHECK: {{.*}} = f32[8,16]{1,0} all-gather(f32[2,16]{1,0} %updates), {{.*}}dimensions={0}
+CHECK: %grad = f32[16,16]{1,0} scatter(f32[16,16]{1,0} %zeros,
+CHECK: %updated = f32[16,16]{1,0} subtract(
+)");
+  EXPECT_EQ(run.after.find("all-reduce("), std::string::npos) << run.after;
+  ExpectSplitComputesWhole(kTableGradient);
 }
 
 }  // namespace
