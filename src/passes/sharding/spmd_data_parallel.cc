@@ -663,11 +663,12 @@ bool TakesSplit(const Instruction& user, const Instruction& operand, int64_t dim
   return ScatterUpdatesSplit(user, user_dim, indices_dim) == dim;
 }
 
-// The dimension along `axis` that values split as the module's parameters
-// say pull each value toward through elementwise operations, carried back
-// through elementwise operations only (Shardy propagates through them before
-// it settles a dot's conflicting operands): a training step's targets, split
-// along the batch, pull the prediction and what computes it.
+// For each value, the dimension a parameter split along `axis` pulls it to:
+// the parameter meets it in an elementwise operation, and the pull goes back
+// through elementwise operations (and all-reduces over other axes) to what
+// computes it. Shardy propagates through elementwise operations before it
+// settles a dot's conflicting operands: a training step's targets, split
+// along the batch, pull the prediction to the batch's split.
 absl::flat_hash_map<const Instruction*, int64_t> PulledByParameters(
     const std::vector<Instruction*>& order, const MeshAxis& axis) {
   absl::flat_hash_map<const Instruction*, int64_t> pulled;
@@ -1843,7 +1844,7 @@ absl::StatusOr<bool> ApplyDataParallel(Module& module, const DataParallelPlan& p
   // A partial result completed right where it is made, as XLA's partitioner
   // does, with a reducer of its own: a copy of the reduction's, or an add (a
   // dot's, a masked gather's).
-  auto complete_with_all_reduce = [&](Instruction* instruction) -> absl::Status {
+  auto complete_with_all_reduce = [&](Instruction* instruction) {
     Computation* reducer = instruction->opcode() == Opcode::kReduce
                                ? CloneComputation(module, *instruction->to_apply())
                                : AddScalarBinaryComputation(module, "add.clone", Opcode::kAdd,
@@ -1863,7 +1864,6 @@ absl::StatusOr<bool> ApplyDataParallel(Module& module, const DataParallelPlan& p
     for (Instruction* user : users) user->ReplaceUsesOfOperand(instruction, added);
     if (was_root) computation.set_root_instruction(added);
     changed = true;
-    return absl::OkStatus();
   };
   for (Instruction* instruction : plan.order) {
     auto it = plan.placements.find(instruction);
@@ -1871,9 +1871,7 @@ absl::StatusOr<bool> ApplyDataParallel(Module& module, const DataParallelPlan& p
     const Placement& placement = it->second;
     if (placement.split() && plan.resliced.contains(instruction)) {
       // made whole; its slice follows below (a masked gather's after its sum)
-      if (plan.masked_gathers.contains(instruction)) {
-        HLOGYM_RETURN_IF_ERROR(complete_with_all_reduce(instruction));
-      }
+      if (plan.masked_gathers.contains(instruction)) complete_with_all_reduce(instruction);
     } else if (placement.split()) {
       Shape shape = instruction->shape();
       shape.mutable_dimensions()[placement.dim] /= n;
@@ -1909,7 +1907,7 @@ absl::StatusOr<bool> ApplyDataParallel(Module& module, const DataParallelPlan& p
       }
       changed = true;
     } else if (placement.kind == Placement::Kind::kPartial) {
-      HLOGYM_RETURN_IF_ERROR(complete_with_all_reduce(instruction));
+      complete_with_all_reduce(instruction);
     }
   }
   // In the entry or a loop's body (a scan's step of weights split as FSDP
@@ -1960,6 +1958,9 @@ absl::StatusOr<bool> ApplyDataParallel(Module& module, const DataParallelPlan& p
   // all-reduce that completes each sums the select.
   for (Instruction* gather : plan.order) {
     if (!plan.masked_gathers.contains(gather)) continue;
+    if (gather->users().size() != 1 || gather->users().front()->opcode() != Opcode::kAllReduce) {
+      return absl::InternalError(StrCat("masked gather ", gather->name(), " is not summed"));
+    }
     Instruction* all_reduce = gather->users().front();
     HLOGYM_ASSIGN(masked,
                   MaskGatherOutsidePart(module, gather, plan.placements.at(gather->operand(0)).dim,
