@@ -64,7 +64,7 @@ int64_t SearchContext::best_op_count() const {
 }
 
 bool SearchContext::IsAnswer(const Environment& state) const {
-  return !split_initial_ || SameEntryParameterShapes(*split_initial_, state.module());
+  return !split_initial_ || SameEntrySignature(*split_initial_, state.module());
 }
 
 std::unique_ptr<Environment> SearchContext::ForkStart() {

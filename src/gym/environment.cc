@@ -468,7 +468,7 @@ ValidationResult Environment::Validate() const {
     // collectives), so its op count is not one partition's.
     const Module& initial = initial_->module();
     const std::unique_ptr<Module> split = SplitForPartitions(initial);
-    const bool unsplit = split != nullptr && SameEntryParameterShapes(initial, replay.module());
+    const bool unsplit = split != nullptr && SameEntrySignature(initial, replay.module());
     absl::StatusOr<bool> same =
         unsplit ? absl::InternalError(absl::StrCat(
                       "not split for its ", NumPartitions(initial),

@@ -125,7 +125,7 @@ Outcome RunSequence(const PassRegistry& registry, Subject& subject,
 
 absl::StatusOr<const EquivalenceReference*> ReferenceFor(Subject& subject, const Module& module) {
   const Module& original = subject.benchmark.initial->module();
-  if (SameEntryParameterShapes(original, module)) return &*subject.reference;
+  if (SameEntrySignature(original, module)) return &*subject.reference;
   if (!subject.partitioned) {
     subject.partitioned = PartitionedToMatch(original, module);
     if (!subject.partitioned) return &*subject.reference;  // which then reports the shapes
@@ -135,7 +135,7 @@ absl::StatusOr<const EquivalenceReference*> ReferenceFor(Subject& subject, const
     // lockstep run does not model, eval/partitions.h) is not judged.
     if (reference.ok()) subject.partitioned_reference = *std::move(reference);
   }
-  if (SameEntryParameterShapes(*subject.partitioned, module)) {
+  if (SameEntrySignature(*subject.partitioned, module)) {
     return subject.partitioned_reference ? &*subject.partitioned_reference : nullptr;
   }
   return &*subject.reference;

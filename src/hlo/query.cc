@@ -31,7 +31,7 @@ bool UsesSpmdPartitioning(const Module& module) {
   return false;
 }
 
-bool SameEntryParameterShapes(const Module& a, const Module& b) {
+bool SameEntrySignature(const Module& a, const Module& b) {
   const Computation* ea = a.entry_computation();
   const Computation* eb = b.entry_computation();
   if (ea == nullptr || eb == nullptr) return ea == eb;
@@ -41,7 +41,7 @@ bool SameEntryParameterShapes(const Module& a, const Module& b) {
       return false;
     }
   }
-  return true;
+  return ea->root_instruction()->shape().Compatible(eb->root_instruction()->shape());
 }
 
 bool ContainsOpcode(const Module& module, std::span<const Opcode> opcodes) {

@@ -22,9 +22,10 @@ int64_t NumPartitions(const Module& module);
 // use_spmd_partitioning=true.
 bool UsesSpmdPartitioning(const Module& module);
 
-// Whether the entry computations of `a` and `b` take parameters of the same
-// shapes (layouts aside).
-bool SameEntryParameterShapes(const Module& a, const Module& b);
+// Whether the entry computations of `a` and `b` take parameters and return
+// results of the same shapes (layouts aside): a module and its split for
+// several partitions differ in one or the other.
+bool SameEntrySignature(const Module& a, const Module& b);
 
 // Whether an instruction of any computation of `module` has one of `opcodes`.
 bool ContainsOpcode(const Module& module, std::span<const Opcode> opcodes);

@@ -61,6 +61,20 @@ std::optional<TiledSharding> ParseTiledSharding(std::string_view sharding) {
   return tiled;
 }
 
+std::vector<std::string_view> TupleShardingElements(std::string_view sharding) {
+  if (!sharding.starts_with("{{") || !sharding.ends_with("}")) return {};
+  std::vector<std::string_view> elements;
+  int depth = 0;
+  size_t begin = 0;
+  for (size_t i = 1; i + 1 < sharding.size(); ++i) {
+    if (sharding[i] == '{' && depth++ == 0) begin = i;
+    if (sharding[i] == '}' && --depth == 0)
+      elements.push_back(sharding.substr(begin, i + 1 - begin));
+    if (depth < 0) return {};
+  }
+  return depth == 0 ? elements : std::vector<std::string_view>{};
+}
+
 bool ShardingMayPropagateTo(const Module& module, std::string_view to, int64_t index) {
   const std::string key = StrCat("allow_spmd_sharding_propagation_to_", to);
   for (const RawAttribute& attr : module.raw_attributes()) {

@@ -42,6 +42,10 @@ struct TiledSharding {
   std::vector<int64_t> devices;
 };
 
+// The element shardings of a tuple sharding ("{{replicated}, {devices=[4,1]<=[4]}}"),
+// each with its braces; empty for any other.
+std::vector<std::string_view> TupleShardingElements(std::string_view sharding);
+
 // Nullopt for anything that is not "{devices=[...]...}".
 std::optional<TiledSharding> ParseTiledSharding(std::string_view sharding);
 

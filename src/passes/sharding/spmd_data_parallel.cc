@@ -633,7 +633,10 @@ bool TakesSplit(const Instruction& user, const Instruction& operand, int64_t dim
   auto placed = placements.find(&user);
   if (placed == placements.end() || !placed->second.split()) return false;
   const int64_t user_dim = placed->second.dim;
-  if (SplitsAsOperands(user, user_dim) || user.opcode() == Opcode::kConcatenate) {
+  const bool mark = user.opcode() == Opcode::kCustomCall && user.operand_count() == 1 &&
+                    (user.attrs().custom_call_target == "Sharding" ||
+                     user.attrs().custom_call_target == kFuncResultSharding);
+  if (SplitsAsOperands(user, user_dim) || user.opcode() == Opcode::kConcatenate || mark) {
     return user_dim == dim;
   }
   if (user.opcode() == Opcode::kDynamicUpdateSlice) {
@@ -1355,12 +1358,34 @@ absl::StatusOr<DataParallelPlan> PlanOnce(
   // Outputs whose sharding XLA may not choose are returned whole (those that
   // allow_spmd_sharding_propagation_to_output leaves out, or all where the
   // header does not say, as PyTorch/XLA's): a split one is gathered.
+  // Where the root's own sharding (jax.jit's out_shardings as GSPMD writes
+  // them on a tuple root) splits an output XLA may not choose, the output is
+  // wanted split so.
   const Instruction* root = entry->root_instruction();
   const bool tuple_root = root->opcode() == Opcode::kTuple;
+  const std::vector<std::string_view> root_shardings =
+      tuple_root ? TupleShardingElements(ShardingText(*root)) : std::vector<std::string_view>{};
   for (int64_t i = 0; i < (tuple_root ? root->operand_count() : 1); ++i) {
     const Instruction* output = tuple_root ? root->operand(i) : root;
     const bool may_split = ShardingMayPropagateTo(module, "output", i);
     const Placement p = placement_of(output);
+    if (!may_split && i < static_cast<int64_t>(root_shardings.size())) {
+      std::optional<Placement> asked =
+          PlacementFromSharding(root_shardings[i], output->shape(), axis);
+      if (asked && asked->split() && !p.split()) {
+        // Shardy's result mark passes the want on to what it marks.
+        const bool mark = output->opcode() == Opcode::kCustomCall &&
+                          output->attrs().custom_call_target == kFuncResultSharding &&
+                          output->operand_count() == 1;
+        if (mark) placements[output] = Placement::Split(asked->dim);
+        HLOGYM_RETURN_IF_ERROR(want(mark ? output->operand(0) : output, asked->dim));
+        continue;
+      }
+      if (asked && asked->split() && p.dim != asked->dim) {
+        return Cannot(*output, "is returned split along another dimension than it is computed");
+      }
+      if (asked && asked->split()) continue;
+    }
     if (may_split || !p.split()) continue;
     auto [it, inserted] = plan.gathers.try_emplace(output, DataParallelPlan::Gather{p.dim, {}});
     if (tuple_root) {

@@ -90,6 +90,38 @@ std::optional<Shape> ShapeReadByBoundaries(const Instruction& parameter) {
   return read;
 }
 
+// Whether the module holds a shard_map boundary anywhere (then its work is
+// manual, and the data-parallel split is not what XLA would do).
+bool HasShardMapBoundary(const Module& module) {
+  for (const auto& computation : module.computations()) {
+    for (const auto& instruction : computation->instructions()) {
+      const std::string_view target = Target(*instruction);
+      if (target == kGlobalToLocal || target == kLocalToGlobal || target == kFullToShard ||
+          target == kShardToFull) {
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
+// Whether the entry's own sharding splits a result (jax.jit's out_shardings
+// as GSPMD writes them on the root).
+bool ResultShardingSplits(const Instruction& root) {
+  std::vector<std::string_view> results = TupleShardingElements(ShardingText(root));
+  if (results.empty()) results.push_back(ShardingText(root));
+  for (std::string_view sharding : results) {
+    std::optional<TiledSharding> tiled = ParseTiledSharding(sharding);
+    if (!tiled) continue;
+    const int64_t data_dims =
+        static_cast<int64_t>(tiled->tiles.size()) - (tiled->subgroup_dims ? 1 : 0);
+    for (int64_t d = 0; d < data_dims; ++d) {
+      if (tiled->tiles[d] > 1) return true;
+    }
+  }
+  return false;
+}
+
 // The per-partition shape of every entry instruction outside the manual part
 // (instructions whose shape does not change are left out).
 using LocalShapes = absl::flat_hash_map<const Instruction*, Shape>;
@@ -101,6 +133,11 @@ absl::StatusOr<LocalShapes> PlanLocalShapes(const Module& module) {
   }
   const Computation* entry = module.entry_computation();
   if (entry == nullptr) return absl::InvalidArgumentError("the module has no entry computation");
+  // With no manual part, a result its sharding returns split is computed
+  // split: the data-parallel split's work.
+  if (!HasShardMapBoundary(module) && ResultShardingSplits(*entry->root_instruction())) {
+    return absl::UnimplementedError("its result is returned split, with no manual part");
+  }
   LocalShapes local;
   // By value: inserting into `local` moves its entries.
   auto local_of = [&](const Instruction* instruction) -> Shape {
@@ -264,21 +301,6 @@ Instruction* AddCopy(Computation& computation, Instruction* operand) {
 }  // namespace
 
 namespace {
-
-// Whether the module holds a shard_map boundary anywhere (then its work is
-// manual, and the data-parallel split is not what XLA would do).
-bool HasShardMapBoundary(const Module& module) {
-  for (const auto& computation : module.computations()) {
-    for (const auto& instruction : computation->instructions()) {
-      const std::string_view target = Target(*instruction);
-      if (target == kGlobalToLocal || target == kLocalToGlobal || target == kFullToShard ||
-          target == kShardToFull) {
-        return true;
-      }
-    }
-  }
-  return false;
-}
 
 // The module as the partitioner sees it, after the call-inliner: a copy
 // where it has calls, null where it has none (the module itself).
@@ -526,18 +548,18 @@ std::unique_ptr<Module> SplitForPartitions(const Module& original) {
   std::unique_ptr<Module> partitioned = original.Clone();
   if (!CallInliner(/*single_call_site=*/false).Run(*partitioned).ok()) return nullptr;
   absl::StatusOr<bool> changed = SpmdPartitioner().Run(*partitioned);
-  if (!changed.ok() || !*changed || SameEntryParameterShapes(*partitioned, original)) {
+  if (!changed.ok() || !*changed || SameEntrySignature(*partitioned, original)) {
     return nullptr;
   }
   return partitioned;
 }
 
 std::unique_ptr<Module> PartitionedToMatch(const Module& original, const Module& optimized) {
-  if (optimized.entry_computation() == nullptr || SameEntryParameterShapes(original, optimized)) {
+  if (optimized.entry_computation() == nullptr || SameEntrySignature(original, optimized)) {
     return nullptr;
   }
   std::unique_ptr<Module> partitioned = SplitForPartitions(original);
-  if (partitioned == nullptr || !SameEntryParameterShapes(*partitioned, optimized)) return nullptr;
+  if (partitioned == nullptr || !SameEntrySignature(*partitioned, optimized)) return nullptr;
   return partitioned;
 }
 

@@ -1672,5 +1672,34 @@ CHECK: %updated = f32[16,16]{1,0} subtract(
   ExpectSplitComputesWhole(kTableGradient);
 }
 
+// jax.jit(init, out_shardings=...): nothing enters split, and the results
+// are returned split as the root's own sharding says (GSPMD's form of
+// out_shardings, the result marked by Shardy): they are computed split,
+// the iota they come from made split where it is made, and the split module
+// returns the partition's part.
+TEST(SpmdPartitionerTest, ComputesResultsSplitWhereTheRootsShardingReturnsThemSo) {
+  constexpr std::string_view kInit =
+      R"(HloModule init, entry_computation_layout={(f32[])->(f32[64,32]{1,0}, f32[32]{0})}, allow_spmd_sharding_propagation_to_output={false,false}, num_partitions=4
+ENTRY %main (scale: f32[]) -> (f32[64,32], f32[32]) {
+  %scale = f32[] parameter(0), sharding={replicated}
+  %rows = f32[64,32]{1,0} iota(), iota_dimension=0
+  %scales = f32[64,32]{1,0} broadcast(%scale), dimensions={}
+  %w = f32[64,32]{1,0} multiply(%rows, %scales)
+  %wm = f32[64,32]{1,0} custom-call(%w), custom_call_target="xla.sdy.FuncResultSharding", custom_call_has_side_effect=true
+  %b = f32[32]{0} broadcast(%scale), dimensions={}
+  %bm = f32[32]{0} custom-call(%b), custom_call_target="xla.sdy.FuncResultSharding", custom_call_has_side_effect=true
+  ROOT %out = (f32[64,32]{1,0}, f32[32]{0}) tuple(%wm, %bm), sharding={{devices=[4,1]<=[4]}, {replicated}}
+}
+)";
+  PassRun run = RunPass("spmd-partitioning", kInit);
+  EXPECT_TRUE(run.changed);
+  EXPECT_CHECKS(run.after, R"(
+CHECK: %rows = f32[16,32]{1,0} iota(), iota_dimension=0
+CHECK: %w = f32[16,32]{1,0} multiply(
+CHECK: ROOT %out = (f32[16,32]{1,0}, f32[32]{0}) tuple(
+)");
+  ExpectSplitComputesWhole(kInit);
+}
+
 }  // namespace
 }  // namespace hlogym::testing
