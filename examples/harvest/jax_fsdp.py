@@ -10,7 +10,8 @@ batch, where the product cannot keep both (Shardy gives the axis to the larger o
 dimension: the weight's columns when it is larger, the batch otherwise), once as a training step
 whose weight gradient is summed over the batch and sliced back to the columns; the same weight
 whose product meets targets split along the batch (which pull it to the batch's split), and an
-embedding table split along its rows looked up by tokens split along the batch, with its step.
+embedding table split along its rows looked up by tokens split along the batch, with its step;
+parameters initialized sharded (jax.jit with out_shardings).
 Run it under `hlogym harvest` (datasets/probes/generate.py does).
 """
 
@@ -158,6 +159,15 @@ def fsdp_embedding_step(p, tokens):
     return jax.tree_util.tree_map(lambda a, g: a - 0.1 * g, p, grads)
 
 
+def init(key):
+    k1, k2, k3 = jax.random.split(key, 3)
+    return {
+        "w1": jax.random.normal(k1, (64, 32)) * 0.1,
+        "b": jax.random.uniform(k2, (32,)),
+        "w2": jax.random.truncated_normal(k3, -2.0, 2.0, (32, 16)),
+    }
+
+
 def main():
     x = put(normal(8, 16, scale=1.0), "fsdp", None)
     fsdp_mlp(put(normal(16, 32), "fsdp", None), put(normal(32, 16), "fsdp", None), x)
@@ -206,6 +216,11 @@ def main():
     table = {"table": put(normal(64, 16), "fsdp", None), "w": put(normal(16, 32), "fsdp", None)}
     fsdp_embedding(table, tokens)
     fsdp_embedding_step(table, tokens)
+    # Parameters initialized sharded (jax.jit with out_shardings): nothing enters split, the
+    # results are returned split, the PRNG's counters made split where they are made.
+    shard = {name: NamedSharding(mesh, P("fsdp")) for name in ("w1", "b", "w2")}
+    # A raw key (jax.random.key would compile its seeding as a module of its own).
+    jax.jit(init, out_shardings=shard)(np.array([0, 42], np.uint32))
     batch = put(normal(256, 16, scale=1.0), "fsdp", None)
     batch_wins(put(normal(16, 32), None, "fsdp"), batch)
     batch_wins_step(

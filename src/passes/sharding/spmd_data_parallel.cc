@@ -2238,6 +2238,36 @@ std::vector<std::vector<MeshAxis>> CandidateMeshes(const Module& module) {
   return meshes;
 }
 
+// Whether the module names a Shardy mesh (its shardings went through
+// Shardy's propagation, whose round trip XLA's partitioner receives).
+bool NamesShardyMesh(const Module& module) {
+  for (const RawAttribute& attr : module.raw_attributes()) {
+    if (attr.key == "frontend_attributes" &&
+        attr.value.find("xla.sdy.meshes") != std::string::npos) {
+      return true;
+    }
+  }
+  return false;
+}
+
+// Shardy splits a constant-like value with several users into one per user
+// (that each may take its own sharding), and XLA's CSE, as hlogym's, merges
+// them back but for iotas, which it leaves apart: an iota with several users
+// becomes one iota per user (the threefry counter's high and low halves).
+void GiveEachIotaUserItsOwn(Module& module) {
+  for (const auto& computation : module.computations()) {
+    for (Instruction* iota : computation->MakeInstructionPostOrder()) {
+      if (iota->opcode() != Opcode::kIota || iota->users().size() < 2) continue;
+      const std::vector<Instruction*> users = iota->users();
+      for (size_t u = 1; u < users.size(); ++u) {
+        Instruction* copy = computation->AddInstruction(
+            iota->CloneWithNewOperands({}, module.UniqueName(iota->name())));
+        users[u]->ReplaceUsesOfOperand(iota, copy);
+      }
+    }
+  }
+}
+
 // The array leaves of `shape`, depth first.
 void AppendArrayLeaves(const Shape& shape, std::vector<Shape>& leaves) {
   if (!shape.IsTuple()) {
@@ -2381,6 +2411,7 @@ absl::StatusOr<DataParallelTiles> TilesOfDataParallelSplit(const Module& module)
 absl::StatusOr<bool> PartitionDataParallel(Module& module) {
   absl::StatusOr<std::vector<MeshAxis>> axes = AxesThatSplit(module);
   if (!axes.ok()) return false;
+  if (NamesShardyMesh(module)) GiveEachIotaUserItsOwn(module);
   HLOGYM_RETURN_IF_ERROR(PartitionAlongEachAxis(module, *axes).status());
   return true;
 }
