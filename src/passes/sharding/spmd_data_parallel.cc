@@ -630,6 +630,21 @@ bool TakesSplit(const Instruction& user, const Instruction& operand, int64_t dim
   if (std::optional<TupleUse> use = TupleUseOf(user, operand, dim, plan)) {
     return use->split && !use->whole;
   }
+  // The entry's result returns each output as its own sharding says.
+  if (user.IsRoot() && user.opcode() == Opcode::kTuple && user.parent()->IsEntry()) {
+    const std::vector<std::string_view> results = TupleShardingElements(ShardingText(user));
+    bool split = false;
+    for (int64_t i = 0; i < user.operand_count(); ++i) {
+      if (user.operand(i) != &operand) continue;
+      std::optional<Placement> asked =
+          i < static_cast<int64_t>(results.size())
+              ? PlacementFromSharding(results[i], operand.shape(), plan.axis)
+              : std::nullopt;
+      if (!asked || !asked->split() || asked->dim != dim) return false;
+      split = true;
+    }
+    return split;
+  }
   auto placed = placements.find(&user);
   if (placed == placements.end() || !placed->second.split()) return false;
   const int64_t user_dim = placed->second.dim;

@@ -1701,5 +1701,40 @@ CHECK: ROOT %out = (f32[16,32]{1,0}, f32[32]{0}) tuple(
   ExpectSplitComputesWhole(kInit);
 }
 
+// Shardy's round trip gives each user of a constant-like value its own copy,
+// and XLA's CSE merges them back but for iotas: on a module Shardy
+// propagated (it names a Shardy mesh) an iota with two users is two iotas
+// after the split; on one it did not, one.
+TEST(SpmdPartitionerTest, GivesEachUserOfAnIotaItsOwnWhereShardyPropagated) {
+  constexpr std::string_view kCounter =
+      R"(HloModule counter, entry_computation_layout={(u32[])->(u32[64,32]{1,0}, u32[64,32]{1,0})}, allow_spmd_sharding_propagation_to_output={false,false}, num_partitions=4, frontend_attributes={xla.sdy.meshes={mesh = #sdy.mesh<["fsdp"=4]>}}
+ENTRY %main (seed: u32[]) -> (u32[64,32], u32[64,32]) {
+  %seed = u32[] parameter(0), sharding={replicated}
+  %counter = u32[64,32]{1,0} iota(), iota_dimension=0
+  %seeds = u32[64,32]{1,0} broadcast(%seed), dimensions={}
+  %high = u32[64,32]{1,0} shift-right-logical(%counter, %seeds)
+  %low = u32[64,32]{1,0} xor(%counter, %seeds)
+  ROOT %out = (u32[64,32]{1,0}, u32[64,32]{1,0}) tuple(%high, %low), sharding={{devices=[4,1]<=[4]}, {devices=[4,1]<=[4]}}
+}
+)";
+  PassRun run = RunPass("spmd-partitioning", kCounter);
+  EXPECT_TRUE(run.changed);
+  auto iotas = [](std::string_view text) {
+    int count = 0;
+    for (size_t at = text.find(" iota("); at != std::string_view::npos;
+         at = text.find(" iota(", at + 1)) {
+      ++count;
+    }
+    return count;
+  };
+  EXPECT_EQ(iotas(run.after), 2) << run.after;
+  ExpectSplitComputesWhole(kCounter);
+  std::string gspmd(kCounter);
+  const std::string mesh =
+      R"(, frontend_attributes={xla.sdy.meshes={mesh = #sdy.mesh<["fsdp"=4]>}})";
+  gspmd.erase(gspmd.find(mesh), mesh.size());
+  EXPECT_EQ(iotas(RunPass("spmd-partitioning", gspmd).after), 1);
+}
+
 }  // namespace
 }  // namespace hlogym::testing
