@@ -5,9 +5,9 @@ all-reduce over "model"), attention heads split along "model", a vocabulary-para
 (one-hot and integer labels), an embedding split along its features, weights split along both axes
 (FSDP beside tensor parallelism), a scan over such layers, whole inputs sliced for values split
 along one axis or both, the batch split over both axes at once, sharding constraints inside the
-program, grouped-query attention, and training steps (SGD in f32 and bf16, Adam) whose weight
-gradients are summed over "data". XLA's SPMD partitioner splits these along both axes; its
-collectives run over one axis's groups each.
+program, grouped-query attention, weights initialized sharded (out_shardings), and training steps
+(SGD in f32 and bf16, Adam) whose weight gradients are summed over "data". XLA's SPMD partitioner
+splits these along both axes; its collectives run over one axis's groups each.
 Run it under `hlogym harvest` (datasets/probes/generate.py does).
 """
 
@@ -219,6 +219,14 @@ def grouped_query_attention_scores(wq, wk, x):
     return jax.nn.softmax(jnp.einsum("bqhd,bkhd->bhqk", q, k), -1).sum(-1)
 
 
+def init(key):
+    k1, k2 = jax.random.split(key)
+    return {
+        "w1": jax.random.normal(k1, (32, 64)) * 0.1,
+        "w2": jax.random.normal(k2, (64, 32)) * 0.1,
+    }
+
+
 def main():
     d, f = 32, 64
     block = {
@@ -279,6 +287,15 @@ def main():
     grouped_query_attention_scores(
         put(normal(d, d), None, "model"), put(normal(d, 16), None, "model"), xs
     )
+    # Megatron weights initialized sharded (jax.jit with out_shardings; a raw key, as
+    # jax.random.key would compile its seeding as a module of its own).
+    jax.jit(
+        init,
+        out_shardings={
+            "w1": NamedSharding(mesh, P(None, "model")),
+            "w2": NamedSharding(mesh, P("model", None)),
+        },
+    )(np.array([0, 42], np.uint32))
     h = normal(8, d)
     replicated_inputs_meet_splits(put(h), put(h), x, put(normal(8, d), None, "model"))
     gradient_sliced_after_its_sum(

@@ -1387,6 +1387,10 @@ absl::StatusOr<DataParallelPlan> PlanOnce(
     if (!may_split && i < static_cast<int64_t>(root_shardings.size())) {
       std::optional<Placement> asked =
           PlacementFromSharding(root_shardings[i], output->shape(), axis);
+      if (!asked && root_shardings[i] != "{manual}") {
+        return Cannot(*output, StrCat("is returned with sharding '", root_shardings[i],
+                                      "', which this split cannot read"));
+      }
       if (asked && asked->split() && !p.split()) {
         // Shardy's result mark passes the want on to what it marks.
         const bool mark = output->opcode() == Opcode::kCustomCall &&

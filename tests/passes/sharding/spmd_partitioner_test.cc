@@ -1736,5 +1736,29 @@ ENTRY %main (seed: u32[]) -> (u32[64,32], u32[64,32]) {
   EXPECT_EQ(iotas(RunPass("spmd-partitioning", gspmd).after), 1);
 }
 
+// The same on a 2 x 2 mesh: a result returned split along "model" only
+// cannot be read over the whole mesh, so the split along each axis takes it
+// (before, the plan over the whole mesh returned it whole).
+TEST(SpmdPartitionerTest, ReadsAResultsShardingAlongEachAxisOfTheMesh) {
+  constexpr std::string_view kInit =
+      R"(HloModule init2d, entry_computation_layout={(f32[])->(f32[8,64]{1,0})}, allow_spmd_sharding_propagation_to_output={false}, num_partitions=4, frontend_attributes={xla.sdy.meshes={mesh = #sdy.mesh<["data"=2, "model"=2]>}}
+ENTRY %main (scale: f32[]) -> (f32[8,64]) {
+  %scale = f32[] parameter(0), sharding={replicated}
+  %columns = f32[8,64]{1,0} iota(), iota_dimension=1
+  %scales = f32[8,64]{1,0} broadcast(%scale), dimensions={}
+  %w = f32[8,64]{1,0} multiply(%columns, %scales)
+  %wm = f32[8,64]{1,0} custom-call(%w), custom_call_target="xla.sdy.FuncResultSharding", custom_call_has_side_effect=true
+  ROOT %out = (f32[8,64]{1,0}) tuple(%wm), sharding={{devices=[1,2,2]<=[2,2]T(1,0) last_tile_dim_replicate}}
+}
+)";
+  PassRun run = RunPass("spmd-partitioning", kInit);
+  EXPECT_TRUE(run.changed);
+  EXPECT_CHECKS(run.after, R"(
+CHECK: %columns = f32[8,32]{1,0} iota(), iota_dimension=1
+CHECK: ROOT %out = (f32[8,32]{1,0}) tuple(
+)");
+  ExpectSplitComputesWhole(kInit);
+}
+
 }  // namespace
 }  // namespace hlogym::testing
