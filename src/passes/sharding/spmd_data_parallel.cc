@@ -385,6 +385,14 @@ bool SplitsAsOperands(const Instruction& instruction, std::optional<int64_t> dim
   return IsElementwise(opcode) || (opcode == Opcode::kAllReduce && one_array);
 }
 
+// A sharding constraint ("Sharding") or Shardy's mark of a function's result:
+// a custom call of one operand that the split leaves as a copy of it.
+bool IsShardingMark(const Instruction& instruction) {
+  return instruction.opcode() == Opcode::kCustomCall && instruction.operand_count() == 1 &&
+         (instruction.attrs().custom_call_target == "Sharding" ||
+          instruction.attrs().custom_call_target == kFuncResultSharding);
+}
+
 // Whether `gather` reads one element along its operand's dimension `dim`
 // from an index vector of that one index (take_along_axis, jnp.take): each
 // partition can gather from its part of `dim` with its offset taken off the
@@ -488,15 +496,16 @@ absl::StatusOr<Instruction*> TableEntry(Computation* computation, PrimitiveType 
                      std::vector<int64_t>{});
 }
 
-// The partition's entry of `by_coordinate` (one s32 per coordinate along
-// `axis`: an offset or an ordinal), a scalar, picked by partition-id: over
-// the whole mesh straight from a table of one entry per partition; along one
-// axis of several from the partition's coordinate, itself read from a table
-// (u32), as XLA's partitioner reads a slice's offset. `partition_id` is
-// made where it is null.
-absl::StatusOr<Instruction*> PartitionsEntry(Computation* computation, const MeshAxis& axis,
-                                             const std::vector<int64_t>& by_coordinate,
-                                             Instruction* partition_id) {
+// The offset of the partition's part of `part` elements along `axis` (its
+// coordinate times `part`), a scalar s32 picked by partition-id: over the
+// whole mesh straight from a table of one offset per partition; along one
+// axis of several from a table of one per coordinate, at the partition's
+// coordinate, itself read from a table (u32), as XLA's partitioner reads a
+// slice's offset. `partition_id` is made where it is null.
+absl::StatusOr<Instruction*> PartOffset(Computation* computation, const MeshAxis& axis,
+                                        int64_t part, Instruction* partition_id) {
+  std::vector<int64_t> by_coordinate(axis.size);
+  for (int64_t i = 0; i < axis.size; ++i) by_coordinate[i] = i * part;
   if (axis.whole_mesh()) {
     return TableEntry(computation, PrimitiveType::kS32, by_coordinate, partition_id);
   }
@@ -648,10 +657,8 @@ bool TakesSplit(const Instruction& user, const Instruction& operand, int64_t dim
   auto placed = placements.find(&user);
   if (placed == placements.end() || !placed->second.split()) return false;
   const int64_t user_dim = placed->second.dim;
-  const bool mark = user.opcode() == Opcode::kCustomCall && user.operand_count() == 1 &&
-                    (user.attrs().custom_call_target == "Sharding" ||
-                     user.attrs().custom_call_target == kFuncResultSharding);
-  if (SplitsAsOperands(user, user_dim) || user.opcode() == Opcode::kConcatenate || mark) {
+  if (SplitsAsOperands(user, user_dim) || user.opcode() == Opcode::kConcatenate ||
+      IsShardingMark(user)) {
     return user_dim == dim;
   }
   if (user.opcode() == Opcode::kDynamicUpdateSlice) {
@@ -1706,9 +1713,7 @@ absl::Status ReslicePerPartition(Module& module, const DataParallelPlan& plan,
     const int64_t size = instruction->shape().dimensions(dim) / n;
     Instruction*& offset = offset_by_slice_size[size];
     if (offset == nullptr) {
-      std::vector<int64_t> offsets(n);
-      for (int64_t i = 0; i < n; ++i) offsets[i] = i * size;
-      HLOGYM_ASSIGN(scalar, PartitionsEntry(&entry, plan.axis, offsets, partition_id));
+      HLOGYM_ASSIGN(scalar, PartOffset(&entry, plan.axis, size, partition_id));
       offset = scalar;
     }
     auto whole = plan.whole_readers.find(planned);
@@ -1822,9 +1827,7 @@ absl::StatusOr<Instruction*> MaskGatherOutsidePart(Module& module, Instruction* 
   auto clamp = std::make_unique<Instruction>(Opcode::kClamp, indices->shape());
   for (Instruction* operand : {lowest, indices, last}) clamp->AppendOperand(operand);
   Instruction* clamped = computation->AddInstruction(std::move(clamp));
-  std::vector<int64_t> offsets(axis.size);
-  for (int64_t i = 0; i < axis.size; ++i) offsets[i] = i * part;
-  HLOGYM_ASSIGN(offset, PartitionsEntry(computation, axis, offsets, /*partition_id=*/nullptr));
+  HLOGYM_ASSIGN(offset, PartOffset(computation, axis, part, /*partition_id=*/nullptr));
   HLOGYM_ASSIGN(first, along_vector(offset));
   HLOGYM_ASSIGN(below, MakeCompare(ComparisonDirection::kLt, clamped, first));
   HLOGYM_ASSIGN(end, MakeBinary(Opcode::kAdd, offset,
@@ -1862,9 +1865,7 @@ absl::Status OffsetScatterIndices(Instruction* scatter, int64_t dim, const MeshA
   const int64_t vector_dim = scatter->attrs().scatter_dimension_numbers->index_vector_dim;
   Instruction* indices = scatter->operand(1);
   const int64_t part = scatter->operand(0)->shape().dimensions(dim);  // split already
-  std::vector<int64_t> offsets(axis.size);
-  for (int64_t i = 0; i < axis.size; ++i) offsets[i] = i * part;
-  HLOGYM_ASSIGN(offset, PartitionsEntry(computation, axis, offsets, /*partition_id=*/nullptr));
+  HLOGYM_ASSIGN(offset, PartOffset(computation, axis, part, /*partition_id=*/nullptr));
   HLOGYM_ASSIGN(one, MakeReshape(offset, std::vector<int64_t>{1}));
   HLOGYM_ASSIGN(
       first, MakeBroadcast(one, indices->shape().dimensions(), std::vector<int64_t>{vector_dim}));
@@ -2061,11 +2062,7 @@ absl::StatusOr<bool> ApplyDataParallel(Module& module, const DataParallelPlan& p
   // Sharding constraints, all met, become copies of their operands, as XLA's
   // partitioner leaves them.
   for (Instruction* instruction : plan.order) {
-    if (!last_axis || instruction->opcode() != Opcode::kCustomCall ||
-        (instruction->attrs().custom_call_target != "Sharding" &&
-         instruction->attrs().custom_call_target != kFuncResultSharding)) {
-      continue;
-    }
+    if (!last_axis || !IsShardingMark(*instruction)) continue;
     auto copy = std::make_unique<Instruction>(Opcode::kCopy, instruction->operand(0)->shape());
     copy->AppendOperand(instruction->operand(0));
     Computation& computation = *instruction->parent();
