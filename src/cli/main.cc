@@ -19,6 +19,16 @@ int main(int argc, char** argv) {
   hlogym::cli::RegisterDoctorCommand(app);
   hlogym::cli::RegisterHarvestCommand(app);
   hlogym::cli::LoadRlPluginOnDemand();
+  // A first word that names no command: say so (CLI11 would only say that
+  // a command is required).
+  if (argc > 1 && argv[1][0] != '-') {
+    bool known = false;
+    for (const CLI::App* command : app.get_subcommands({})) known |= command->check_name(argv[1]);
+    if (!known) {
+      std::cerr << "error: unknown command '" << argv[1] << "' (hlogym --help lists them)\n";
+      return hlogym::cli::kExitBadInput;
+    }
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {

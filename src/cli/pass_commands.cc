@@ -172,6 +172,12 @@ int RunOpt(const OptOptions& options) {
   const Clock::time_point load_start = Clock::now();
   auto module = LoadModule(options.input);
   if (!module.ok()) return ReportError(module.status());
+  // As XLA verifies a module before its passes: a pass may rely on shapes
+  // that check.
+  if (absl::Status verified = VerifyModule(**module); !verified.ok()) {
+    return ReportError(
+        absl::InvalidArgumentError(absl::StrCat(options.input, ": error: ", verified.message())));
+  }
   const double load_ms = MillisecondsSince(load_start);
   if (options.pipeline == kDefaultPipeline || options.pipeline == kExactPipeline) {
     if (std::string caveat = DefaultPipelineCaveat(**module); !caveat.empty()) {

@@ -66,9 +66,13 @@ absl::StatusOr<std::string> ResolveBenchmarkPath(std::string_view spec_in) {
   // searches (the working directory's, the executable's).
   if (std::string p = FindModuleInDatasets((root / "datasets").string(), s); !p.empty()) return p;
   if (absl::StatusOr<std::string> located = LocateModule(s); located.ok()) return *located;
-  const std::string smoke_name(StripPrefix(spec, "smoke/"));
-  std::string message = absl::StrCat("unknown benchmark '", s, "': not a file (relative to ",
-                                     fs::current_path().string(), " or ", root.string(), "), ");
+  // A path names one file: say only that it is not there.
+  if (fs::path(s).is_absolute()) {
+    return absl::NotFoundError(absl::StrCat("unknown benchmark '", s, "': no such file"));
+  }
+  const std::string cwd = fs::current_path().string();
+  std::string message = absl::StrCat("unknown benchmark '", s, "': not a file (relative to ", cwd,
+                                     cwd == root.string() ? "" : " or " + root.string(), "), ");
   if (corpus.loaded()) {
     absl::StrAppend(&message, "not a module of the corpus manifest (", corpus.modules().size(),
                     " modules), ");
@@ -77,6 +81,7 @@ absl::StatusOr<std::string> ResolveBenchmarkPath(std::string_view spec_in) {
   } else {
     absl::StrAppend(&message, "no corpus manifest (datasets/corpus/manifest.json), ");
   }
+  const std::string smoke_name(StripPrefix(spec, "smoke/"));
   absl::StrAppend(&message, "and not a smoke module (datasets/smoke/", smoke_name, ".hlo)");
   return absl::NotFoundError(message);
 }

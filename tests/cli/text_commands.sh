@@ -113,6 +113,20 @@ cmp -s "$work/stdout.hlo" "$work/out1.hlo" || fail "opt -o - differs from fmt's 
 [ ! -e ./- ] || fail "opt -o - wrote a file named '-'"
 "$hlogym" opt --passes=dce 2> "$work/err.txt"
 [ $? -eq 2 ] || fail "opt without FILE should exit 2"
+# A word that names no command is bad input, and the error names it.
+"$hlogym" frobnicate "$work/good.hlo" 2> "$work/err.txt"
+status=$?
+[ "$status" -eq 2 ] || fail "an unknown command exited $status, want 2"
+grep -q "unknown command 'frobnicate'" "$work/err.txt" ||
+  fail "an unknown command's error does not name it: $(cat "$work/err.txt")"
+# A module that does not verify is bad input, as for verify: no pass runs, nothing is written.
+echo "precious" > "$work/keep.hlo"
+"$hlogym" opt "$work/bad_shape.hlo" --pipeline=xla-cpu-default -o "$work/keep.hlo" 2> "$work/err.txt"
+status=$?
+[ "$status" -eq 2 ] || fail "opt of a module that does not verify exited $status, want 2"
+grep -q "bad_shape.hlo: error: .*sum" "$work/err.txt" ||
+  fail "opt's error does not name the file and the instruction: $(cat "$work/err.txt")"
+[ "$(cat "$work/keep.hlo")" = "precious" ] || fail "a failed opt overwrote its output"
 # --for-xla: a convolution whose kernel is larger than its input stays unswapped for XLA
 # (algsimp swaps it, with a reverse of the kernel, for hlogym itself).
 cat > "$work/swap.hlo" <<'HLO'

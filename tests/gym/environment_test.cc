@@ -539,6 +539,17 @@ TEST(BenchmarkTest, ResolvesSmokeNamesAndSuites) {
   EXPECT_EQ(LoadBenchmark("smoke/mlp_infer")->initial, benchmark->initial);
 }
 
+// An absolute path is one file: the error says it is missing, not where a
+// name was looked up.
+TEST(BenchmarkTest, AMissingAbsolutePathIsNoSuchFile) {
+  auto path = ResolveBenchmarkPath("/no/such/dir/module.hlo");
+  ASSERT_FALSE(path.ok());
+  EXPECT_EQ(path.status().message(), "unknown benchmark '/no/such/dir/module.hlo': no such file");
+  auto name = ResolveBenchmarkPath("no_such_module");
+  ASSERT_FALSE(name.ok());
+  EXPECT_NE(name.status().message().find("not a smoke module"), std::string::npos) << name.status();
+}
+
 // A folder with a manifest of the corpus's form is the suite of the modules
 // it lists (its family folders hold the files); X comes from that manifest.
 TEST(BuiltinGymTest, DatasetFolderIsTheSuiteItsManifestLists) {
