@@ -37,6 +37,8 @@ class XlaPassOrderingEnv(gymnasium.Env):
         (``*.txt``), directories, or hlogym.datasets objects (a Dataset, a Module, a list of
         them, a shipped dataset's name). Default: the smoke suite
         ``datasets/smoke/default_suite.txt``.
+      benchmark: one benchmark, as CompilerGym's ``make(..., benchmark=...)`` takes it
+        (the same as ``benchmark_locs=[benchmark]``; give one of the two).
       traj_limit: steps per episode (the episode is truncated after it).
       observation_spaces: one name or a list, from ``hlogym.observation_space_names()``:
         op_histogram (the paper's), cost, autophase, action_history, graph. One name gives
@@ -84,8 +86,13 @@ class XlaPassOrderingEnv(gymnasium.Env):
         verify_each_step: bool = _DEFAULTS["verify_each_step"],
         max_op_count_growth: float = _DEFAULTS["max_op_count_growth"],
         op_count_growth_allowance: int = _DEFAULTS["op_count_growth_allowance"],
+        benchmark: str | os.PathLike | None = None,
     ):
         super().__init__()
+        if benchmark is not None:
+            if benchmark_locs is not None:
+                raise ValueError("hlogym: give benchmark or benchmark_locs, not both")
+            benchmark_locs = [benchmark]
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(
                 f"render_mode {render_mode!r} is not one of {self.metadata['render_modes']}"

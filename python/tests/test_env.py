@@ -245,6 +245,15 @@ def test_clear_errors():
         hlogym.XlaPassOrderingEnv(benchmark_locs=["datasets/no_such_suite_dir/"]).reset()
 
 
+def test_one_benchmark_as_compiler_gym_names_it():
+    env = hlogym.make(benchmark="smoke/mlp_infer", traj_limit=2)
+    _, info = env.reset(seed=0)
+    assert info["benchmark"].endswith("mlp_infer")
+    assert env.unwrapped.benchmarks == list(hlogym.expand_benchmark_locs(["smoke/mlp_infer"]))
+    with pytest.raises(ValueError, match="not both"):
+        hlogym.XlaPassOrderingEnv(benchmark="mlp_infer", benchmark_locs=["topk_sort"])
+
+
 @needs_passes
 def test_pipelines_and_sequences_are_macro_actions():
     """A pipeline or a '+' sequence is one action; the sequence ends where its passes do."""
