@@ -2,7 +2,8 @@
 mesh axis, which XLA's SPMD partitioner reshards itself: FSDP inference (every weight, bias and
 scale split along its first dimension: each weight gathered for its product, each bias and scale
 gathered for its broadcast), three FSDP layers with biases and layer norms, FSDP layers stacked
-and scanned (each step's weight gathered inside the loop), FSDP training steps
+and scanned (each step's weight gathered inside the loop), a scanned training step (each step's
+weight gradient summed and sliced inside the backward loop), FSDP training steps
 with SGD (an MLP, one with biases, three layers with layer-norm scales: the input gradient, split
 as the weight is, moved back to the batch's split by an all-to-all, the weight gradients summed
 over the batch and sliced to the weight's split), and a weight split by columns beside the split
@@ -71,6 +72,20 @@ def fsdp_scanned_layers(stacked, x):
         return jnp.tanh(h @ w), None
 
     return jax.lax.scan(layer, x, stacked)[0]
+
+
+def scanned_loss(stacked, x, y):
+    def layer(h, w):
+        return jnp.tanh(h @ w), None
+
+    return jnp.mean((jax.lax.scan(layer, x, stacked)[0] - y) ** 2)
+
+
+@jax.jit
+def fsdp_scanned_step(stacked, x, y):
+    # The backward scan gathers each step's weight for the input gradient (the carry keeps the
+    # batch's split) and sums and slices each step's weight gradient inside the loop.
+    return stacked - 0.1 * jax.grad(scanned_loss)(stacked, x, y)
 
 
 @jax.jit
@@ -187,6 +202,11 @@ def main():
     fsdp_scanned_layers(
         put(normal(4, 32, 32, scale=0.2), None, "fsdp", None),
         put(normal(8, 32, scale=1.0), "fsdp", None),
+    )
+    fsdp_scanned_step(
+        put(normal(4, 32, 32, scale=0.2), None, "fsdp", None),
+        put(normal(8, 32, scale=1.0), "fsdp", None),
+        put(normal(8, 32), "fsdp", None),
     )
     y = put(normal(8, 16), "fsdp", None)
     fsdp_step(put(normal(16, 32), "fsdp", None), put(normal(32, 16), "fsdp", None), x, y)

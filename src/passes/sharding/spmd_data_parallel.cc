@@ -132,29 +132,29 @@ struct EarlierSlice {
 };
 using EarlierSlices = absl::flat_hash_map<const Instruction*, EarlierSlice>;
 
-// Splits each of plan.resliced's whole values for its users: a
-// dynamic-slice at the partition's offset along the split dimension, which
-// partition-id picks from a table of every partition's offset. One
-// partition-id, one zero index and one offset per table serve every slice, as
-// XLA's partitioner shares them.
+// Splits each of plan.resliced's whole values in `computation` (the entry,
+// or a loop's body: a scanned layer's weight gradient, summed and sliced in
+// the body) for its users: a dynamic-slice at the partition's offset along
+// the split dimension, which partition-id picks from a table of every
+// partition's offset. One partition-id, one zero index and one offset per
+// table serve every slice of the computation, as XLA's partitioner shares
+// them.
 //
 // A value an earlier axis sliced (`earlier_slices`) that this axis slices
 // too, whole along both, is sliced once along both: the earlier slice takes
 // this axis's dimension as well, each offset from a table of every
 // partition's, as XLA's partitioner slices a replicated value into tiles of
 // both axes. The slices made are recorded there for the axes after it.
-absl::Status ReslicePerPartition(Module& module, const DataParallelPlan& plan,
-                                 EarlierSlices& earlier_slices) {
-  if (plan.resliced.empty()) return absl::OkStatus();
-  Computation& entry = *module.entry_computation();
+absl::Status ResliceIn(Computation& computation, const DataParallelPlan& plan,
+                       EarlierSlices& earlier_slices) {
   const int64_t n = plan.partitions;
-  Instruction* zero = MakeScalarConstant(&entry, PrimitiveType::kS32, 0);
+  Instruction* zero = MakeScalarConstant(&computation, PrimitiveType::kS32, 0);
   Instruction* partition_id = AddWithLayoutOf(
-      &entry,
+      &computation,
       std::make_unique<Instruction>(Opcode::kPartitionId, Shape::Scalar(PrimitiveType::kU32)),
       zero);
   absl::flat_hash_map<int64_t, Instruction*> offset_by_slice_size;
-  for (Instruction* planned : entry.MakeInstructionPostOrder()) {
+  for (Instruction* planned : computation.MakeInstructionPostOrder()) {
     auto resliced = plan.resliced.find(planned);
     if (resliced == plan.resliced.end()) continue;
     const int64_t dim = resliced->second;
@@ -171,7 +171,7 @@ absl::Status ReslicePerPartition(Module& module, const DataParallelPlan& plan,
     const int64_t size = instruction->shape().dimensions(dim) / n;
     Instruction*& offset = offset_by_slice_size[size];
     if (offset == nullptr) {
-      HLOGYM_ASSIGN(scalar, PartOffset(&entry, plan.axis, size, partition_id));
+      HLOGYM_ASSIGN(scalar, PartOffset(&computation, plan.axis, size, partition_id));
       offset = scalar;
     }
     auto whole = plan.whole_readers.find(planned);
@@ -190,10 +190,10 @@ absl::Status ReslicePerPartition(Module& module, const DataParallelPlan& plan,
       const EarlierSlice& along = earlier->second;
       HLOGYM_ASSIGN(
           earlier_offset,
-          TableEntry(&entry, PrimitiveType::kS32,
+          TableEntry(&computation, PrimitiveType::kS32,
                      along.axis.Offsets(user->shape().dimensions(along.dim)), partition_id));
-      HLOGYM_ASSIGN(this_offset,
-                    TableEntry(&entry, PrimitiveType::kS32, plan.axis.Offsets(size), partition_id));
+      HLOGYM_ASSIGN(this_offset, TableEntry(&computation, PrimitiveType::kS32,
+                                            plan.axis.Offsets(size), partition_id));
       user->ReplaceOperandWith(1 + along.dim, earlier_offset);
       user->ReplaceOperandWith(1 + dim, this_offset);
       earlier->second.per_partition_offsets = true;
@@ -206,12 +206,28 @@ absl::Status ReslicePerPartition(Module& module, const DataParallelPlan& plan,
     slice->AppendOperand(instruction);
     for (int64_t d = 0; d < slice_shape.rank(); ++d) slice->AppendOperand(d == dim ? offset : zero);
     slice->mutable_attrs().dynamic_slice_sizes = slice_shape.dimensions();
-    Instruction* added = entry.AddInstruction(std::move(slice));
+    Instruction* added = computation.AddInstruction(std::move(slice));
     earlier_slices[added] = {plan.axis, dim, instruction};
     for (Instruction* user : users) {
       if (!reads_whole(user)) user->ReplaceUsesOfOperand(instruction, added);
     }
-    if (was_root) entry.set_root_instruction(added);
+    if (was_root) computation.set_root_instruction(added);
+  }
+  return absl::OkStatus();
+}
+
+// ResliceIn the entry, then in each loop's body that slices a value.
+absl::Status ReslicePerPartition(Module& module, const DataParallelPlan& plan,
+                                 EarlierSlices& earlier_slices) {
+  if (plan.resliced.empty()) return absl::OkStatus();
+  HLOGYM_RETURN_IF_ERROR(ResliceIn(*module.entry_computation(), plan, earlier_slices));
+  for (const Instruction* loop : plan.order) {
+    if (loop->opcode() != Opcode::kWhile) continue;
+    Computation& body = *loop->called_computations()[1];
+    const bool slices =
+        std::any_of(plan.resliced.begin(), plan.resliced.end(),
+                    [&](const auto& resliced) { return resliced.first->parent() == &body; });
+    if (slices) HLOGYM_RETURN_IF_ERROR(ResliceIn(body, plan, earlier_slices));
   }
   return absl::OkStatus();
 }

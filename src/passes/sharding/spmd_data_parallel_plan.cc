@@ -490,6 +490,10 @@ class DataParallelPlanner {
   Placed PlaceElementwise(const Instruction& instruction);
   Placed PlaceShardingConstraint(const Instruction& constraint) const;
   Placed PlaceBatchNorm(const Instruction& batch_norm);
+  // The dimension the loop whose body computes `value` pulls it to: `value`
+  // is written back, through operations that split as their operands do, to
+  // an element of the loop's state held split along that dimension.
+  std::optional<int64_t> PulledByLoopState(const Instruction& value) const;
   // A sharding written on the instruction itself must be where it lives.
   absl::Status CheckWrittenSharding(const Instruction& instruction, const Placement& placement);
 
@@ -771,11 +775,14 @@ DataParallelPlanner::Placed DataParallelPlanner::PlaceDot(const Instruction& dot
     // Shardy gives the mesh axis to the factor of the larger operand (the lhs
     // on a tie), and XLA's partitioner gathers the other.
     auto pull = pulled_.find(&dot);
-    if (pull != pulled_.end() && (pull->second == *lhs_out || pull->second == *rhs_out)) {
+    std::optional<int64_t> pulled_to =
+        pull != pulled_.end() ? std::optional(pull->second) : PulledByLoopState(dot);
+    if (pulled_to && (*pulled_to == *lhs_out || *pulled_to == *rhs_out)) {
       // Unless what it computes meets a parameter split along one of them
-      // (the targets), whose split Shardy propagates first.
+      // (the targets), or is written back to a loop's state held so (a
+      // scan's carry), whose split Shardy propagates first.
       plan_.inferred.push_back(StrCat(dot.name(), " keeps the split its result meets"));
-      return gather_other(pull->second == *lhs_out ? 0 : 1);
+      return gather_other(*pulled_to == *lhs_out ? 0 : 1);
     }
     plan_.inferred.push_back(StrCat(dot.name(), " keeps its larger operand's split dimension"));
     return gather_other(
@@ -1097,6 +1104,46 @@ DataParallelPlanner::Placed DataParallelPlanner::PlaceBatchNorm(const Instructio
   return Placement::Whole();
 }
 
+std::optional<int64_t> DataParallelPlanner::PulledByLoopState(const Instruction& value) const {
+  auto loop = plan_.loop_of.find(value.parent());
+  if (loop == plan_.loop_of.end() || loop->second->called_computations()[1] != value.parent()) {
+    return std::nullopt;
+  }
+  auto elements = plan_.loops.find(loop->second);
+  if (elements == plan_.loops.end()) return std::nullopt;
+  const Instruction* written = value.parent()->root_instruction();
+  std::vector<const Instruction*> work = {&value};
+  absl::flat_hash_set<const Instruction*> seen;
+  while (!work.empty()) {
+    const Instruction* at = work.back();
+    work.pop_back();
+    if (!seen.insert(at).second) continue;
+    for (const Instruction* user : at->users()) {
+      if (user->opcode() == Opcode::kTuple) {
+        // The body's result, or a tuple its reads take apart (call-inliner's).
+        for (int64_t i = 0; i < user->operand_count(); ++i) {
+          if (user->operand(i) != at) continue;
+          if (user == written) {
+            const Placement& held = elements->second.at(i);
+            if (held.split()) return held.dim;
+            continue;
+          }
+          for (const Instruction* element : user->users()) {
+            if (element->opcode() == Opcode::kGetTupleElement &&
+                element->attrs().tuple_index == i) {
+              work.push_back(element);
+            }
+          }
+        }
+      } else if (SplitsAsOperands(*user) && user->shape().IsArray() &&
+                 user->shape().SameDimensions(value.shape())) {
+        work.push_back(user);
+      }
+    }
+  }
+  return std::nullopt;
+}
+
 absl::Status DataParallelPlanner::CheckWrittenSharding(const Instruction& instruction,
                                                        const Placement& placement) {
   // On a root that only reads its result out of a tuple, a whole sharding
@@ -1405,11 +1452,17 @@ absl::Status DataParallelPlanner::SettleWant(const Instruction* instruction, int
 }
 
 absl::Status DataParallelPlanner::RejectReshardsInLoops() const {
-  // Inside a loop a value is gathered where a user needs it whole; slicing it
-  // again or moving its split is not modelled there.
+  // Inside a loop a value is gathered where a user needs it whole, and a
+  // partial one (a scanned layer's weight gradient) sliced again after its
+  // all-reduce; slicing anything else again or moving a split is not
+  // modelled there.
   for (const Instruction* instruction : plan_.order) {
-    if (instruction->parent() != entry_ &&
-        (plan_.resliced.contains(instruction) || plan_.reshards.contains(instruction))) {
+    if (instruction->parent() == entry_) continue;
+    auto placed = plan_.placements.find(instruction);
+    const bool partial =
+        placed != plan_.placements.end() && placed->second.kind == Placement::Kind::kPartial;
+    if ((plan_.resliced.contains(instruction) && !partial) ||
+        plan_.reshards.contains(instruction)) {
       return Cannot(*instruction, "would be resharded inside a loop");
     }
   }

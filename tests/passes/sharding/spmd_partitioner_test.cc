@@ -1247,6 +1247,69 @@ CHECK: ENTRY
   ExpectSplitComputesWhole(kScanned);
 }
 
+// A scan's backward loop over FSDP layers (each step's weight split along its
+// rows, the carried gradient along the batch): the carry pulls the input
+// gradient's product to the batch's split, its weight gathered for it in the
+// body, and the weight gradient, summed over the batch, is completed by an
+// all-reduce and sliced to the rows again in the body before it is written
+// into the gradients held split so, as XLA's partitioner does.
+TEST(SpmdPartitionerTest, SlicesAScannedWeightGradientInsideTheLoop) {
+  constexpr std::string_view kBackward =
+      R"(HloModule backward, num_partitions=4
+%body (state: (s32[], f32[8,32], f32[4,32,32], f32[4,32,32], f32[4,8,32])) -> (s32[], f32[8,32], f32[4,32,32], f32[4,32,32], f32[4,8,32]) {
+  %state = (s32[], f32[8,32], f32[4,32,32], f32[4,32,32], f32[4,8,32]) parameter(0)
+  %i = s32[] get-tuple-element(%state), index=0
+  %one = s32[] constant(1)
+  %next = s32[] add(%i, %one)
+  %dy = f32[8,32] get-tuple-element(%state), index=1
+  %grads = f32[4,32,32] get-tuple-element(%state), index=2
+  %W = f32[4,32,32] get-tuple-element(%state), index=3
+  %H = f32[4,8,32] get-tuple-element(%state), index=4
+  %zero = s32[] constant(0)
+  %w_step = f32[1,32,32] dynamic-slice(%W, %i, %zero, %zero), dynamic_slice_sizes={1,32,32}
+  %w = f32[32,32] reshape(%w_step)
+  %h_step = f32[1,8,32] dynamic-slice(%H, %i, %zero, %zero), dynamic_slice_sizes={1,8,32}
+  %h = f32[8,32] reshape(%h_step)
+  %dx = f32[8,32] dot(%dy, %w), lhs_contracting_dims={1}, rhs_contracting_dims={1}
+  %gw = f32[32,32] dot(%h, %dy), lhs_contracting_dims={0}, rhs_contracting_dims={0}
+  %gw_step = f32[1,32,32] reshape(%gw)
+  %written = f32[4,32,32] dynamic-update-slice(%grads, %gw_step, %i, %zero, %zero)
+  ROOT %out = (s32[], f32[8,32], f32[4,32,32], f32[4,32,32], f32[4,8,32]) tuple(%next, %dx, %written, %W, %H)
+}
+%cond (state: (s32[], f32[8,32], f32[4,32,32], f32[4,32,32], f32[4,8,32])) -> pred[] {
+  %state = (s32[], f32[8,32], f32[4,32,32], f32[4,32,32], f32[4,8,32]) parameter(0)
+  %i = s32[] get-tuple-element(%state), index=0
+  %n = s32[] constant(4)
+  ROOT %lt = pred[] compare(%i, %n), direction=LT
+}
+ENTRY %main (W: f32[4,32,32], H: f32[4,8,32], dy: f32[8,32]) -> f32[4,32,32] {
+  %zero = s32[] constant(0)
+  %W = f32[4,32,32] parameter(0), sharding={devices=[1,4,1]<=[4]}
+  %H = f32[4,8,32] parameter(1), sharding={devices=[1,4,1]<=[4]}
+  %dy = f32[8,32] parameter(2), sharding={devices=[4,1]<=[4]}
+  %f0 = f32[] constant(0)
+  %grads = f32[4,32,32] broadcast(%f0), dimensions={}
+  %init = (s32[], f32[8,32], f32[4,32,32], f32[4,32,32], f32[4,8,32]) tuple(%zero, %dy, %grads, %W, %H)
+  %loop = (s32[], f32[8,32], f32[4,32,32], f32[4,32,32], f32[4,8,32]) while(%init), condition=%cond, body=%body
+  %new_grads = f32[4,32,32] get-tuple-element(%loop), index=2
+  ROOT %updated = f32[4,32,32] subtract(%W, %new_grads), sharding={devices=[1,4,1]<=[4]}
+}
+)";
+  PassRun run = RunPass("spmd-partitioning", kBackward);
+  EXPECT_TRUE(run.changed);
+  EXPECT_CHECKS(run.after, R"(
+CHECK: %body
+CHECK: {{.*}} = f32[32,32] all-gather(f32[8,32] %w), {{.*}}dimensions={0}
+CHECK: %dx = f32[2,32] dot(f32[2,32] %dy, f32[32,32]
+CHECK: %gw = f32[32,32] dot(f32[2,32] %h, f32[2,32] %dy)
+CHECK: {{.*}} = f32[32,32] all-reduce(f32[32,32] %gw)
+CHECK: {{.*}} = f32[8,32] dynamic-slice(f32[32,32]
+CHECK: %written = f32[4,8,32] dynamic-update-slice(
+CHECK: ENTRY
+)");
+  ExpectSplitComputesWhole(kBackward);
+}
+
 // A loop whose body writes an element of its state back split along another
 // dimension (a transpose of a square state) is left, the reason naming the
 // element, what the body writes and both dimensions.
