@@ -452,7 +452,7 @@ absl::StatusOr<bool> ApplyDataParallel(Module& module, const DataParallelPlan& p
     if (gather->second.for_result) entry.set_root_instruction(added);
     changed = true;
   }
-  for (Instruction* instruction : entry.MakeInstructionPostOrder()) {
+  for (Instruction* instruction : plan.order) {
     auto reshard = plan.reshards.find(instruction);
     if (reshard == plan.reshards.end()) continue;
     HLOGYM_ASSIGN(moved, ReshardWithAllToAll(instruction, reshard->second.from, reshard->second.to,

@@ -28,8 +28,9 @@
 // XLA's may differ. A value a loop's body needs whole is gathered there, a
 // partial one (a scanned layer's weight gradient) summed and sliced again
 // there, and a product written back to a loop's state (a scan's carry) keeps
-// the split the loop holds it with; slicing anything else again or moving a
-// split inside a loop is not modelled. On a mesh of
+// the split the loop holds it with, and a value split otherwise than what it
+// meets moved there by an all-to-all, as in the entry; slicing anything else
+// again inside a loop is not modelled. On a mesh of
 // several axes (Shardy's `xla.sdy.meshes`: data beside tensor parallelism),
 // each value split along at most one dimension per axis, the module is split
 // along each axis in turn, collectives over that axis's groups of partitions.

@@ -1452,17 +1452,16 @@ absl::Status DataParallelPlanner::SettleWant(const Instruction* instruction, int
 }
 
 absl::Status DataParallelPlanner::RejectReshardsInLoops() const {
-  // Inside a loop a value is gathered where a user needs it whole, and a
-  // partial one (a scanned layer's weight gradient) sliced again after its
-  // all-reduce; slicing anything else again or moving a split is not
-  // modelled there.
+  // Inside a loop a value is gathered where a user needs it whole, a partial
+  // one (a scanned layer's weight gradient) sliced again after its
+  // all-reduce, and a split moved by an all-to-all; slicing anything else
+  // again is not modelled there.
   for (const Instruction* instruction : plan_.order) {
     if (instruction->parent() == entry_) continue;
     auto placed = plan_.placements.find(instruction);
     const bool partial =
         placed != plan_.placements.end() && placed->second.kind == Placement::Kind::kPartial;
-    if ((plan_.resliced.contains(instruction) && !partial) ||
-        plan_.reshards.contains(instruction)) {
+    if (plan_.resliced.contains(instruction) && !partial) {
       return Cannot(*instruction, "would be resharded inside a loop");
     }
   }

@@ -1310,6 +1310,54 @@ CHECK: ENTRY
   ExpectSplitComputesWhole(kBackward);
 }
 
+// Inside a loop's body, a value split along another dimension than the one
+// it meets in an elementwise operation (a scanned layer's slice split as its
+// weight is, met by the carry split along the batch) is moved to the carry's
+// split by an all-to-all in the body, as in the entry.
+TEST(SpmdPartitionerTest, MovesASplitWithAnAllToAllInsideTheLoop) {
+  constexpr std::string_view kMoved =
+      R"(HloModule moved, num_partitions=4
+%body (state: (s32[], f32[8,8], f32[4,8,8])) -> (s32[], f32[8,8], f32[4,8,8]) {
+  %state = (s32[], f32[8,8], f32[4,8,8]) parameter(0)
+  %i = s32[] get-tuple-element(%state), index=0
+  %one = s32[] constant(1)
+  %next = s32[] add(%i, %one)
+  %x = f32[8,8] get-tuple-element(%state), index=1
+  %M = f32[4,8,8] get-tuple-element(%state), index=2
+  %zero = s32[] constant(0)
+  %m_step = f32[1,8,8] dynamic-slice(%M, %i, %zero, %zero), dynamic_slice_sizes={1,8,8}
+  %m = f32[8,8] reshape(%m_step)
+  %sum = f32[8,8] add(%x, %m)
+  %t = f32[8,8] tanh(%sum)
+  ROOT %out = (s32[], f32[8,8], f32[4,8,8]) tuple(%next, %t, %M)
+}
+%cond (state: (s32[], f32[8,8], f32[4,8,8])) -> pred[] {
+  %state = (s32[], f32[8,8], f32[4,8,8]) parameter(0)
+  %i = s32[] get-tuple-element(%state), index=0
+  %n = s32[] constant(4)
+  ROOT %lt = pred[] compare(%i, %n), direction=LT
+}
+ENTRY %main (x: f32[8,8], M: f32[4,8,8]) -> f32[8,8] {
+  %zero = s32[] constant(0)
+  %x = f32[8,8] parameter(0), sharding={devices=[4,1]<=[4]}
+  %M = f32[4,8,8] parameter(1), sharding={devices=[1,1,4]<=[4]}
+  %init = (s32[], f32[8,8], f32[4,8,8]) tuple(%zero, %x, %M)
+  %loop = (s32[], f32[8,8], f32[4,8,8]) while(%init), condition=%cond, body=%body
+  ROOT %result = f32[8,8] get-tuple-element(%loop), index=1, sharding={devices=[4,1]<=[4]}
+}
+)";
+  PassRun run = RunPass("spmd-partitioning", kMoved);
+  EXPECT_TRUE(run.changed);
+  EXPECT_CHECKS(run.after, R"(
+CHECK: %body
+CHECK: %m = f32[8,2] reshape(
+CHECK: all-to-all(
+CHECK: %sum = f32[2,8] add(f32[2,8] %x,
+CHECK: ENTRY
+)");
+  ExpectSplitComputesWhole(kMoved);
+}
+
 // A loop whose body writes an element of its state back split along another
 // dimension (a transpose of a square state) is left, the reason naming the
 // element, what the body writes and both dimensions.
