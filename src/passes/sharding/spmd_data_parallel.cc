@@ -564,6 +564,11 @@ absl::StatusOr<bool> ApplyDataParallel(Module& module, const DataParallelPlan& p
       }
       continue;
     }
+    if (instruction->opcode() == Opcode::kOptimizationBarrier &&
+        instruction->operand(0)->opcode() == Opcode::kTuple) {
+      instruction->set_shape(instruction->operand(0)->shape());  // it passes its tuple on
+      continue;
+    }
     if (instruction->opcode() != Opcode::kTuple) continue;
     std::vector<Shape> elements;
     for (const Instruction* operand : instruction->operands()) elements.push_back(operand->shape());

@@ -16,7 +16,8 @@
 // (integer labels over a split vocabulary, a vocabulary-parallel embedding)
 // gathers from each partition's part, the indices outside it masked, and an
 // all-reduce sums the parts, its gradient scattering into each part at the
-// index less the part's offset; a while loop (a scan, a solver's steps) holds
+// index less the part's offset; an optimization barrier (jax.checkpoint's)
+// passes its tuple's elements on as they are placed; a while loop (a scan, a solver's steps) holds
 // each element of its state as its body writes it back, split or whole, and
 // runs its body per partition. Weights split by columns or rows with the
 // activations whole (tensor parallelism) follow from the same rules. Where

@@ -297,6 +297,30 @@ bool CanSplitWhereMade(const Instruction& instruction, int64_t dim, int64_t part
   return instruction.opcode() == Opcode::kIota;
 }
 
+// The tuple an optimization barrier (jax.checkpoint's) bars; null for any
+// other instruction, or a barrier over anything but a tuple.
+const Instruction* BarredTuple(const Instruction& barrier) {
+  if (barrier.opcode() != Opcode::kOptimizationBarrier) return nullptr;
+  const Instruction* tuple = barrier.operand(0);
+  return tuple->opcode() == Opcode::kTuple ? tuple : nullptr;
+}
+
+// `value`, or the tuple it bars where it is an optimization barrier.
+const Instruction& BarredOrNot(const Instruction& value) {
+  const Instruction* tuple = BarredTuple(value);
+  return tuple != nullptr ? *tuple : value;
+}
+
+// The element a get-tuple-element reads out of a tuple, straight or through
+// an optimization barrier, which passes its tuple's elements on as they are;
+// null for any other instruction.
+const Instruction* TupleElementRead(const Instruction& element) {
+  if (element.opcode() != Opcode::kGetTupleElement) return nullptr;
+  const Instruction& tuple = BarredOrNot(*element.operand(0));
+  if (tuple.opcode() != Opcode::kTuple) return nullptr;
+  return tuple.operand(element.attrs().tuple_index);
+}
+
 // The while loop whose state `value` is (the loop itself, or its condition's
 // or body's parameter); null for any other value.
 const Instruction* LoopStateOf(const Instruction& value, const DataParallelPlan& plan) {
@@ -659,11 +683,11 @@ absl::Status DataParallelPlanner::Place(const Instruction* instruction) {
       plan_.resliced[instruction] = resplit->second;
       placed = Placement::Split(resplit->second);
     }
-  } else if (opcode == Opcode::kTuple) {
-    return absl::OkStatus();  // a tuple takes its elements' placements
-  } else if (opcode == Opcode::kGetTupleElement &&
-             instruction->operand(0)->opcode() == Opcode::kTuple) {
-    placed = PlacementOf(instruction->operand(0)->operand(instruction->attrs().tuple_index));
+  } else if (opcode == Opcode::kTuple ||
+             (opcode == Opcode::kOptimizationBarrier && BarredTuple(*instruction))) {
+    return absl::OkStatus();  // a tuple (barred or not) takes its elements' placements
+  } else if (const Instruction* element = TupleElementRead(*instruction)) {
+    placed = PlacementOf(element);
   } else {
     return Cannot(*instruction, "is an operation the data-parallel split does not model");
   }
@@ -1355,9 +1379,9 @@ absl::Status DataParallelPlanner::SettleWant(const Instruction* instruction, int
   // the element.
   std::optional<int64_t> operand_dim;
   const Instruction* element = nullptr;
-  if (opcode == Opcode::kGetTupleElement && instruction->operand(0)->opcode() == Opcode::kTuple &&
-      !instruction->operand(0)->IsRoot()) {
-    element = instruction->operand(0)->operand(instruction->attrs().tuple_index);
+  if (const Instruction* read = TupleElementRead(*instruction);
+      read != nullptr && !BarredOrNot(*instruction->operand(0)).IsRoot()) {
+    element = read;
   } else if (opcode == Opcode::kReshape) {
     const Shape& from = instruction->operand(0)->shape();
     for (int64_t d = 0; d < from.rank() && !operand_dim; ++d) {
@@ -1648,7 +1672,16 @@ bool HoldsSplit(const Instruction& tuple, int64_t index, int64_t dim,
     return placed != plan.loops.end() && placed->second[index].split() &&
            placed->second[index].dim == dim;
   }
-  return std::all_of(tuple.users().begin(), tuple.users().end(), [&](const Instruction* element) {
+  // The tuple's readers, those of an optimization barrier over it included.
+  std::vector<const Instruction*> readers;
+  for (const Instruction* user : tuple.users()) {
+    if (BarredTuple(*user) == &tuple) {
+      readers.insert(readers.end(), user->users().begin(), user->users().end());
+    } else {
+      readers.push_back(user);
+    }
+  }
+  return std::all_of(readers.begin(), readers.end(), [&](const Instruction* element) {
     if (element->opcode() != Opcode::kGetTupleElement) return false;
     if (element->attrs().tuple_index != index) return true;
     auto at = plan.placements.find(element);

@@ -1358,6 +1358,33 @@ CHECK: ENTRY
   ExpectSplitComputesWhole(kMoved);
 }
 
+// An optimization barrier (jax.checkpoint's) passes its tuple's elements on
+// as they are placed: a split value read back out of it stays split, and a
+// whole one wanted split is split before the barrier.
+TEST(SpmdPartitionerTest, PassesSplitsThroughAnOptimizationBarrier) {
+  constexpr std::string_view kBarred =
+      R"(HloModule barred, num_partitions=4
+ENTRY %main (x: f32[8,4], y: f32[8,4]) -> f32[8,4] {
+  %x = f32[8,4] parameter(0), sharding={devices=[4,1]<=[4]}
+  %y = f32[8,4] parameter(1), sharding={replicated}
+  %t = (f32[8,4], f32[8,4]) tuple(%x, %y)
+  %barred = (f32[8,4], f32[8,4]) opt-barrier(%t)
+  %x2 = f32[8,4] get-tuple-element(%barred), index=0
+  %y2 = f32[8,4] get-tuple-element(%barred), index=1
+  %sum = f32[8,4] add(%x2, %y2)
+  ROOT %r = f32[8,4] tanh(%sum), sharding={devices=[4,1]<=[4]}
+}
+)";
+  PassRun run = RunPass("spmd-partitioning", kBarred);
+  EXPECT_TRUE(run.changed);
+  EXPECT_CHECKS(run.after, R"(
+CHECK: %barred = (f32[2,4], f32[2,4]) opt-barrier(
+CHECK: %x2 = f32[2,4] get-tuple-element(
+CHECK: %sum = f32[2,4] add(
+)");
+  ExpectSplitComputesWhole(kBarred);
+}
+
 // A loop whose body writes an element of its state back split along another
 // dimension (a transpose of a square state) is left, the reason naming the
 // element, what the body writes and both dimensions.
