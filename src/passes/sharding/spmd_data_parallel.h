@@ -17,24 +17,24 @@
 // gathers from each partition's part, the indices outside it masked, and an
 // all-reduce sums the parts, its gradient scattering into each part at the
 // index less the part's offset; an optimization barrier (jax.checkpoint's)
-// passes its tuple's elements on as they are placed; a while loop (a scan, a solver's steps) holds
-// each element of its state as its body writes it back, split or whole, and
-// runs its body per partition. Weights split by columns or rows with the
-// activations whole (tensor parallelism) follow from the same rules. Where
-// values split along different dimensions meet (FSDP: weights split along the
-// batch's mesh axis), one keeps its split and the others are gathered
-// (a weight for its dot, a bias for its broadcast) or moved there with an
-// all-to-all, as XLA's partitioner reshards after Shardy's propagation; where
-// Shardy's choice of which keeps it is inferred (DataParallelInferences),
+// passes its tuple's elements on as they are placed; a while loop (a scan, a
+// solver's steps) holds each element of its state as its body writes it back,
+// split or whole, and runs its body per partition. Weights split by columns or
+// rows with the activations whole (tensor parallelism) follow from the same
+// rules. Where values split along different dimensions meet (FSDP: weights
+// split along the batch's mesh axis), one keeps its split and the others are
+// gathered (a weight for its dot, a bias for its broadcast) or moved there with
+// an all-to-all, as XLA's partitioner reshards after Shardy's propagation;
+// where Shardy's choice of which keeps it is inferred (DataParallelInferences),
 // XLA's may differ. A value a loop's body needs whole is gathered there, a
 // partial one (a scanned layer's weight gradient) summed and sliced again
-// there, and a product written back to a loop's state (a scan's carry) keeps
-// the split the loop holds it with, and a value split otherwise than what it
-// meets moved there by an all-to-all, as in the entry; slicing anything else
-// again inside a loop is not modelled. On a mesh of
-// several axes (Shardy's `xla.sdy.meshes`: data beside tensor parallelism),
-// each value split along at most one dimension per axis, the module is split
-// along each axis in turn, collectives over that axis's groups of partitions.
+// there, a product written back to a loop's state (a scan's carry) keeps the
+// split the loop holds it with, and a value split otherwise than what it meets
+// is moved there by an all-to-all, as in the entry; slicing anything else again
+// inside a loop is not modelled. On a mesh of several axes (Shardy's
+// `xla.sdy.meshes`: data beside tensor parallelism), each value split along at
+// most one dimension per axis, the module is split along each axis in turn,
+// collectives over that axis's groups of partitions.
 #ifndef HLOGYM_PASSES_SHARDING_SPMD_DATA_PARALLEL_H_
 #define HLOGYM_PASSES_SHARDING_SPMD_DATA_PARALLEL_H_
 
