@@ -1,18 +1,18 @@
-"""jax.jit programs on 4 host CPU devices with the batch and the weights split along the same
-mesh axis, which XLA's SPMD partitioner reshards itself: FSDP inference (every weight, bias and
-scale split along its first dimension: each weight gathered for its product, each bias and scale
-gathered for its broadcast), three FSDP layers with biases and layer norms, FSDP layers stacked
-and scanned (each step's weight gathered inside the loop), a scanned training step (each step's
-weight gradient summed and sliced inside the backward loop), FSDP training steps
-with SGD (an MLP, one with biases, three layers with layer-norm scales: the input gradient, split
-as the weight is, moved back to the batch's split by an all-to-all, the weight gradients summed
-over the batch and sliced to the weight's split), and a weight split by columns beside the split
-batch, where the product cannot keep both (Shardy gives the axis to the larger operand's
-dimension: the weight's columns when it is larger, the batch otherwise), once as a training step
-whose weight gradient is summed over the batch and sliced back to the columns; the same weight
-whose product meets targets split along the batch (which pull it to the batch's split), and an
-embedding table split along its rows looked up by tokens split along the batch, with its step;
-parameters initialized sharded (jax.jit with out_shardings).
+"""jax.jit programs on 4 host CPU devices with the batch and the weights split along the same mesh
+axis, which XLA's SPMD partitioner reshards itself: FSDP inference (every weight, bias and scale
+split along its first dimension: each weight gathered for its product, each bias and scale gathered
+for its broadcast), three FSDP layers with biases and layer norms, FSDP layers stacked and scanned
+(each step's weight gathered inside the loop), a scanned training step (each step's weight gradient
+summed and sliced inside the backward loop), FSDP training steps with Adam, with SGD in bf16
+(collectives normalized to f32 as any op), with SGD (an MLP, one with biases, three layers with
+layer-norm scales: the input gradient, split as the weight is, moved back to the batch's split by
+an all-to-all, the weight gradients summed over the batch and sliced to the weight's split), and a
+weight split by columns beside the split batch, where the product cannot keep both (Shardy gives
+the axis to the larger operand's dimension: the weight's columns when it is larger, the batch
+otherwise), once as a training step whose weight gradient is summed over the batch and sliced back
+to the columns; the same weight whose product meets targets split along the batch (which pull it to
+the batch's split), and an embedding table split along its rows looked up by tokens split along the
+batch, with its step; parameters initialized sharded (jax.jit with out_shardings).
 Run it under `hlogym harvest` (datasets/probes/generate.py does).
 """
 
@@ -86,6 +86,29 @@ def fsdp_scanned_step(stacked, x, y):
     # The backward scan gathers each step's weight for the input gradient (the carry keeps the
     # batch's split) and sums and slices each step's weight gradient inside the loop.
     return stacked - 0.1 * jax.grad(scanned_loss)(stacked, x, y)
+
+
+@jax.jit
+def fsdp_adam_step(w1, w2, m1, m2, v1, v2, x, y):
+    g1, g2 = jax.grad(mlp_loss, argnums=(0, 1))(w1, w2, x, y)
+    out = []
+    for w, g, m, v in ((w1, g1, m1, v1), (w2, g2, m2, v2)):
+        m = 0.9 * m + 0.1 * g
+        v = 0.999 * v + 0.001 * g * g
+        out.append((w - 0.01 * m / (jnp.sqrt(v) + 1e-8), m, v))
+    return out
+
+
+@jax.jit
+def fsdp_bf16_step(w1, w2, x, y):
+    # Computed in bf16: the gathered weights' all-gathers and the all-to-all run in f32 on
+    # XLA:CPU, as every collective of a partitioned module is normalized like other ops.
+    def loss(w1, w2):
+        h = jax.nn.relu(x.astype(jnp.bfloat16) @ w1.astype(jnp.bfloat16))
+        return jnp.mean(((h @ w2.astype(jnp.bfloat16)).astype(jnp.float32) - y) ** 2)
+
+    g1, g2 = jax.grad(loss, argnums=(0, 1))(w1, w2)
+    return w1 - 0.1 * g1, w2 - 0.1 * g2
 
 
 @jax.jit
@@ -211,6 +234,10 @@ def main():
     y = put(normal(8, 16), "fsdp", None)
     fsdp_step(put(normal(16, 32), "fsdp", None), put(normal(32, 16), "fsdp", None), x, y)
     fsdp_step_with_biases(p, x, y)
+    w1, w2 = put(normal(16, 32), "fsdp", None), put(normal(32, 16), "fsdp", None)
+    z1, z2 = put(np.zeros((16, 32)), "fsdp", None), put(np.zeros((32, 16)), "fsdp", None)
+    fsdp_adam_step(w1, w2, z1, z2, z1, z2, x, y)
+    fsdp_bf16_step(w1, w2, x, y)
     scales = [put(np.ones(32), "fsdp") for _ in range(3)]
     fsdp_three_layer_step(
         weights,

@@ -5,6 +5,7 @@
 
 #include "absl/algorithm/container.h"
 #include "hlo/computation.h"
+#include "hlo/query.h"
 
 namespace hlogym {
 namespace {
@@ -212,8 +213,12 @@ bool Instruction::HasSideEffect() const {
     case Opcode::kReduceScatter:
     case Opcode::kAllToAll:
     case Opcode::kCollectivePermute:
-      // Collectives with a channel synchronize with other programs.
-      return attrs().FindRaw("channel_id") != nullptr;
+      // Collectives with a channel synchronize with other programs, except in
+      // a module the SPMD partitioner split, where every partition runs the
+      // same program (XLA's rule).
+      return attrs().FindRaw("channel_id") != nullptr &&
+             !(parent_ != nullptr && parent_->parent() != nullptr &&
+               UsesSpmdPartitioning(*parent_->parent()));
     default:
       return false;
   }

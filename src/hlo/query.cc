@@ -28,7 +28,9 @@ bool UsesSpmdPartitioning(const Module& module) {
   for (const RawAttribute& attr : module.raw_attributes()) {
     if (attr.key == "use_spmd_partitioning") return attr.value == "true";
   }
-  return false;
+  // XLA's text does not print it: a module compiled for several partitions
+  // (jax.jit over a mesh, PyTorch/XLA's SPMD) is partitioned so.
+  return NumPartitions(module) > 1;
 }
 
 bool SameEntrySignature(const Module& a, const Module& b) {

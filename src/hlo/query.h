@@ -19,7 +19,8 @@ namespace hlogym {
 // replica_count and num_partitions (1 when absent or unreadable).
 int64_t ReplicaCount(const Module& module);
 int64_t NumPartitions(const Module& module);
-// use_spmd_partitioning=true.
+// use_spmd_partitioning=true, or, where the header does not say (XLA's text
+// does not print it), num_partitions above 1.
 bool UsesSpmdPartitioning(const Module& module);
 
 // Whether the entry computations of `a` and `b` take parameters and return

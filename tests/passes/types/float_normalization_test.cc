@@ -22,6 +22,32 @@ CHECK: ROOT {{.*}} = bf16[4] convert(f32[4] %a)
   ExpectSameSemantics(run);
 }
 
+// A collective with a channel has side effects only outside SPMD (XLA's
+// rule): in a module compiled for several partitions a bf16 all-gather is
+// computed in f32 like any other op; among replicas it is left alone.
+TEST(FloatNormalizationTest, Bf16AllGatherIsWidenedInAPartitionedModuleOnly) {
+  constexpr std::string_view kTemplate = R"(HloModule m, HEADER
+ENTRY main {
+  x = bf16[2,4] parameter(0)
+  ROOT g = bf16[8,4] all-gather(x), dimensions={0}, channel_id=1, replica_groups={{0,1,2,3}}, use_global_device_ids=true
+}
+)";
+  auto module_text = [&](std::string_view header) {
+    std::string text(kTemplate);
+    text.replace(text.find("HEADER"), 6, header);
+    return text;
+  };
+  PassRun partitioned = RunPass("float-normalization-bf16", module_text("num_partitions=4"));
+  EXPECT_TRUE(partitioned.changed);
+  EXPECT_CHECKS(partitioned.after, R"(
+CHECK: f32[2,4] convert(bf16[2,4] %x)
+CHECK: %g = f32[8,4] all-gather(
+CHECK: ROOT {{.*}} = bf16[8,4] convert(f32[8,4] %g)
+)");
+  PassRun replicated = RunPass("float-normalization-bf16", module_text("replica_count=4"));
+  EXPECT_FALSE(replicated.changed) << replicated.after;
+}
+
 TEST(FloatNormalizationTest, WideningUsersAreBypassedNarrowingOperandsKept) {
   PassRun run = RunPass("float-normalization-bf16", R"(HloModule m
 ENTRY main {
