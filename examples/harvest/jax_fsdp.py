@@ -3,16 +3,17 @@ axis, which XLA's SPMD partitioner reshards itself: FSDP inference (every weight
 split along its first dimension: each weight gathered for its product, each bias and scale gathered
 for its broadcast), three FSDP layers with biases and layer norms, FSDP layers stacked and scanned
 (each step's weight gathered inside the loop), a scanned training step (each step's weight gradient
-summed and sliced inside the backward loop), FSDP training steps with Adam, with SGD in bf16
-(collectives normalized to f32 as any op), with SGD (an MLP, one with biases, three layers with
-layer-norm scales: the input gradient, split as the weight is, moved back to the batch's split by
-an all-to-all, the weight gradients summed over the batch and sliced to the weight's split), and a
-weight split by columns beside the split batch, where the product cannot keep both (Shardy gives
-the axis to the larger operand's dimension: the weight's columns when it is larger, the batch
-otherwise), once as a training step whose weight gradient is summed over the batch and sliced back
-to the columns; the same weight whose product meets targets split along the batch (which pull it to
-the batch's split), and an embedding table split along its rows looked up by tokens split along the
-batch, with its step; parameters initialized sharded (jax.jit with out_shardings).
+summed and sliced inside the backward loop), a scanned step of rematerialized residual MLP blocks
+with layer norms, FSDP training steps with Adam, with SGD in bf16 (collectives normalized to f32 as
+any op), with SGD (an MLP, one with biases, three layers with layer-norm scales: the input
+gradient, split as the weight is, moved back to the batch's split by an all-to-all, the weight
+gradients summed over the batch and sliced to the weight's split), and a weight split by columns
+beside the split batch, where the product cannot keep both (Shardy gives the axis to the larger
+operand's dimension: the weight's columns when it is larger, the batch otherwise), once as a
+training step whose weight gradient is summed over the batch and sliced back to the columns; the
+same weight whose product meets targets split along the batch (which pull it to the batch's split),
+and an embedding table split along its rows looked up by tokens split along the batch, with its
+step; parameters initialized sharded (jax.jit with out_shardings).
 Run it under `hlogym harvest` (datasets/probes/generate.py does).
 """
 
@@ -86,6 +87,25 @@ def fsdp_scanned_step(stacked, x, y):
     # The backward scan gathers each step's weight for the input gradient (the carry keeps the
     # batch's split) and sums and slices each step's weight gradient inside the loop.
     return stacked - 0.1 * jax.grad(scanned_loss)(stacked, x, y)
+
+
+def mlp_block(h, p):
+    m = h.mean(-1, keepdims=True)
+    v = ((h - m) ** 2).mean(-1, keepdims=True)
+    n = (h - m) * jax.lax.rsqrt(v + 1e-5) * p["g"]
+    return h + jax.nn.gelu(n @ p["w1"] + p["b1"]) @ p["w2"], None
+
+
+@jax.jit
+def fsdp_scanned_remat_step(p, x, y):
+    # MaxText's shape: residual MLP blocks with layer norms, stacked, scanned and
+    # rematerialized (jax.checkpoint's optimization barriers), every parameter split as FSDP
+    # splits it; the backward scan moves the activation gradients between the batch's split
+    # and the features' with all-to-alls and gathers each step's weights.
+    def loss(p):
+        return jnp.mean((jax.lax.scan(jax.checkpoint(mlp_block), x, p)[0] - y) ** 2)
+
+    return jax.tree_util.tree_map(lambda a, g: a - 0.1 * g, p, jax.grad(loss)(p))
 
 
 @jax.jit
@@ -230,6 +250,15 @@ def main():
         put(normal(4, 32, 32, scale=0.2), None, "fsdp", None),
         put(normal(8, 32, scale=1.0), "fsdp", None),
         put(normal(8, 32), "fsdp", None),
+    )
+    blocks = {
+        "g": put(np.ones((3, 32)), None, "fsdp"),
+        "w1": put(normal(3, 32, 64), None, "fsdp", None),
+        "b1": put(np.zeros((3, 64)), None, "fsdp"),
+        "w2": put(normal(3, 64, 32), None, "fsdp", None),
+    }
+    fsdp_scanned_remat_step(
+        blocks, put(normal(8, 32, scale=1.0), "fsdp", None), put(normal(8, 32), "fsdp", None)
     )
     y = put(normal(8, 16), "fsdp", None)
     fsdp_step(put(normal(16, 32), "fsdp", None), put(normal(32, 16), "fsdp", None), x, y)

@@ -514,9 +514,10 @@ class DataParallelPlanner {
   Placed PlaceElementwise(const Instruction& instruction);
   Placed PlaceShardingConstraint(const Instruction& constraint) const;
   Placed PlaceBatchNorm(const Instruction& batch_norm);
-  // The dimension the loop whose body computes `value` pulls it to: `value`
-  // is written back, through operations that split as their operands do, to
-  // an element of the loop's state held split along that dimension.
+  // The dimension the loop whose body computes `value` pulls it to: along it
+  // `value` is written back, through operations that keep a dimension one
+  // (elementwise ones, transposes, reshapes, an update into a stacked value),
+  // to an element of the loop's state held split along where it lands.
   std::optional<int64_t> PulledByLoopState(const Instruction& value) const;
   // A sharding written on the instruction itself must be where it lives.
   absl::Status CheckWrittenSharding(const Instruction& instruction, const Placement& placement);
@@ -813,11 +814,36 @@ DataParallelPlanner::Placed DataParallelPlanner::PlaceDot(const Instruction& dot
         dot.operand(0)->shape().ElementCount() >= dot.operand(1)->shape().ElementCount() ? 0 : 1);
   }
   if (lhs.split() && rhs.split() && (lhs_out.has_value() != rhs_out.has_value())) {
+    const int kept = lhs_out ? 0 : 1;
+    const Placement& contracted = kept == 0 ? rhs : lhs;
+    const Instruction* kept_operand = dot.operand(kept);
+    const Instruction* contracted_operand = dot.operand(1 - kept);
+    // Pulled to a free dimension of the operand split along a contracting
+    // one (a scan's carry, split along the batch, takes the input gradient; a
+    // weight gradient is written into gradients split along its rows): that
+    // operand is moved there by an all-to-all and the other gathered, as
+    // XLA's partitioner does.
+    auto pull = pulled_.find(&dot);
+    std::optional<int64_t> pulled_to =
+        pull != pulled_.end() ? std::optional(pull->second) : PulledByLoopState(dot);
+    if (pulled_to && *pulled_to != (kept == 0 ? *lhs_out : *rhs_out)) {
+      for (int64_t d = 0; d < contracted_operand->shape().rank(); ++d) {
+        if (DotOutputDim(dot, kept != 0, d) != pulled_to) continue;
+        if (contracted_operand->shape().dimensions(d) % n_ != 0) break;
+        auto [it, inserted] = plan_.reshards.try_emplace(
+            contracted_operand, DataParallelPlan::Reshard{contracted.dim, d, {}});
+        if (it->second.to != d) break;
+        it->second.users.push_back(&dot);
+        GatherFor(kept_operand, (kept == 0 ? lhs : rhs).dim, &dot);
+        plan_.inferred.push_back(StrCat(dot.name(), " keeps the split its result meets"));
+        return Placement::Split(*pulled_to);
+      }
+    }
     // One operand split along a dimension the output keeps, the other along
     // a contracting one (a weight sharded as FSDP shards it): the latter is
     // gathered for the dot, as XLA's partitioner does, and the output split
     // as the former.
-    return gather_other(lhs_out ? 0 : 1);
+    return gather_other(kept);
   }
   return Cannot(dot, "has operands split in a way that needs resharding");
 }
@@ -1130,38 +1156,57 @@ DataParallelPlanner::Placed DataParallelPlanner::PlaceBatchNorm(const Instructio
 
 std::optional<int64_t> DataParallelPlanner::PulledByLoopState(const Instruction& value) const {
   auto loop = plan_.loop_of.find(value.parent());
-  if (loop == plan_.loop_of.end() || loop->second->called_computations()[1] != value.parent()) {
+  if (loop == plan_.loop_of.end() || loop->second->called_computations()[1] != value.parent() ||
+      !value.shape().IsArray()) {
     return std::nullopt;
   }
   auto elements = plan_.loops.find(loop->second);
   if (elements == plan_.loops.end()) return std::nullopt;
   const Instruction* written = value.parent()->root_instruction();
-  std::vector<const Instruction*> work = {&value};
-  absl::flat_hash_set<const Instruction*> seen;
-  while (!work.empty()) {
-    const Instruction* at = work.back();
-    work.pop_back();
-    if (!seen.insert(at).second) continue;
-    for (const Instruction* user : at->users()) {
-      if (user->opcode() == Opcode::kTuple) {
-        // The body's result, or a tuple its reads take apart (call-inliner's).
-        for (int64_t i = 0; i < user->operand_count(); ++i) {
-          if (user->operand(i) != at) continue;
-          if (user == written) {
-            const Placement& held = elements->second.at(i);
-            if (held.split()) return held.dim;
-            continue;
-          }
-          for (const Instruction* element : user->users()) {
-            if (element->opcode() == Opcode::kGetTupleElement &&
-                element->attrs().tuple_index == i) {
-              work.push_back(element);
+  // Each dimension of `value` followed to where the body writes it back: the
+  // dimension it is there, through operations that keep it one dimension
+  // (elementwise ones, transposes, reshapes, an update written into a
+  // stacked value).
+  for (int64_t start = 0; start < value.shape().rank(); ++start) {
+    std::vector<std::pair<const Instruction*, int64_t>> work = {{&value, start}};
+    absl::flat_hash_set<const Instruction*> seen;
+    while (!work.empty()) {
+      const auto [at, dim] = work.back();
+      work.pop_back();
+      if (!seen.insert(at).second) continue;
+      for (const Instruction* user : at->users()) {
+        const Opcode opcode = user->opcode();
+        if (opcode == Opcode::kTuple) {
+          // The body's result, or a tuple its reads take apart (call-inliner's).
+          for (int64_t i = 0; i < user->operand_count(); ++i) {
+            if (user->operand(i) != at) continue;
+            if (user == written) {
+              const Placement& held = elements->second.at(i);
+              if (held.split() && held.dim == dim) return start;
+              continue;
+            }
+            for (const Instruction* element : user->users()) {
+              if (element->opcode() == Opcode::kGetTupleElement &&
+                  element->attrs().tuple_index == i) {
+                work.push_back({element, dim});
+              }
             }
           }
+        } else if (SplitsAsOperands(*user) && user->shape().IsArray() &&
+                   user->shape().SameDimensions(at->shape())) {
+          work.push_back({user, dim});
+        } else if (opcode == Opcode::kTranspose) {
+          const std::vector<int64_t>& permutation = user->attrs().dimensions;
+          auto to = std::find(permutation.begin(), permutation.end(), dim);
+          if (to != permutation.end()) work.push_back({user, to - permutation.begin()});
+        } else if (opcode == Opcode::kReshape) {
+          if (std::optional<int64_t> to = ReshapedSplit(at->shape(), user->shape(), dim, n_)) {
+            work.push_back({user, *to});
+          }
+        } else if (opcode == Opcode::kDynamicUpdateSlice && user->operand(1) == at &&
+                   at->shape().dimensions(dim) == user->shape().dimensions(dim)) {
+          work.push_back({user, dim});
         }
-      } else if (SplitsAsOperands(*user) && user->shape().IsArray() &&
-                 user->shape().SameDimensions(value.shape())) {
-        work.push_back(user);
       }
     }
   }

@@ -1385,6 +1385,114 @@ CHECK: %sum = f32[2,4] add(
   ExpectSplitComputesWhole(kBarred);
 }
 
+// A product of an operand split along what it contracts and one split along
+// a dimension it keeps, pulled by the loop's state to a dimension of the
+// former (a scanned MLP's input gradient, written back to the carry split
+// along the batch): the former is moved there by an all-to-all and the latter
+// gathered, as XLA's partitioner does, the product split as the carry.
+TEST(SpmdPartitionerTest, MovesTheContractedOperandToTheSplitTheLoopStatePulls) {
+  constexpr std::string_view kPulled =
+      R"(HloModule pulled, num_partitions=4
+%body (state: (s32[], f32[8,32], f32[4,64,32], f32[4,32,64])) -> (s32[], f32[8,32], f32[4,64,32], f32[4,32,64]) {
+  %state = (s32[], f32[8,32], f32[4,64,32], f32[4,32,64]) parameter(0)
+  %i = s32[] get-tuple-element(%state), index=0
+  %one = s32[] constant(1)
+  %next = s32[] add(%i, %one)
+  %dh = f32[8,32] get-tuple-element(%state), index=1
+  %W2 = f32[4,64,32] get-tuple-element(%state), index=2
+  %W1 = f32[4,32,64] get-tuple-element(%state), index=3
+  %zero = s32[] constant(0)
+  %w2_step = f32[1,64,32] dynamic-slice(%W2, %i, %zero, %zero), dynamic_slice_sizes={1,64,32}
+  %w2 = f32[64,32] reshape(%w2_step)
+  %w1_step = f32[1,32,64] dynamic-slice(%W1, %i, %zero, %zero), dynamic_slice_sizes={1,32,64}
+  %w1 = f32[32,64] reshape(%w1_step)
+  %da = f32[8,64] dot(%dh, %w2), lhs_contracting_dims={1}, rhs_contracting_dims={1}
+  %dx = f32[8,32] dot(%da, %w1), lhs_contracting_dims={1}, rhs_contracting_dims={1}
+  ROOT %out = (s32[], f32[8,32], f32[4,64,32], f32[4,32,64]) tuple(%next, %dx, %W2, %W1)
+}
+%cond (state: (s32[], f32[8,32], f32[4,64,32], f32[4,32,64])) -> pred[] {
+  %state = (s32[], f32[8,32], f32[4,64,32], f32[4,32,64]) parameter(0)
+  %i = s32[] get-tuple-element(%state), index=0
+  %n = s32[] constant(4)
+  ROOT %lt = pred[] compare(%i, %n), direction=LT
+}
+ENTRY %main (dh: f32[8,32], W2: f32[4,64,32], W1: f32[4,32,64]) -> f32[8,32] {
+  %zero = s32[] constant(0)
+  %dh = f32[8,32] parameter(0), sharding={devices=[4,1]<=[4]}
+  %W2 = f32[4,64,32] parameter(1), sharding={devices=[1,4,1]<=[4]}
+  %W1 = f32[4,32,64] parameter(2), sharding={devices=[1,4,1]<=[4]}
+  %init = (s32[], f32[8,32], f32[4,64,32], f32[4,32,64]) tuple(%zero, %dh, %W2, %W1)
+  %loop = (s32[], f32[8,32], f32[4,64,32], f32[4,32,64]) while(%init), condition=%cond, body=%body
+  ROOT %result = f32[8,32] get-tuple-element(%loop), index=1, sharding={devices=[4,1]<=[4]}
+}
+)";
+  PassRun run = RunPass("spmd-partitioning", kPulled);
+  EXPECT_TRUE(run.changed);
+  EXPECT_CHECKS(run.after, R"(
+CHECK: %body
+CHECK: %da = f32[8,16] dot(
+CHECK: all-to-all(
+CHECK: {{.*}} = f32[32,64] all-gather(f32[8,64] %w1), {{.*}}dimensions={0}
+CHECK: %dx = f32[2,32] dot(
+CHECK: ENTRY
+)");
+  ExpectSplitComputesWhole(kPulled);
+}
+
+// The same pull through a transpose and a reshape into a stacked state (a
+// scanned layer's weight gradient written into the gradients held split along
+// the weight's rows): the operand split along the batch it contracts moves to
+// its split along those rows, the other is gathered.
+TEST(SpmdPartitionerTest, FollowsTheLoopStatesPullThroughATranspose) {
+  constexpr std::string_view kTransposed =
+      R"(HloModule transposed_pull, num_partitions=4
+%body (state: (s32[], f32[8,32], f32[4,32,64], f32[4,64,32])) -> (s32[], f32[8,32], f32[4,32,64], f32[4,64,32]) {
+  %state = (s32[], f32[8,32], f32[4,32,64], f32[4,64,32]) parameter(0)
+  %i = s32[] get-tuple-element(%state), index=0
+  %one = s32[] constant(1)
+  %next = s32[] add(%i, %one)
+  %dy = f32[8,32] get-tuple-element(%state), index=1
+  %grads = f32[4,32,64] get-tuple-element(%state), index=2
+  %W = f32[4,64,32] get-tuple-element(%state), index=3
+  %zero = s32[] constant(0)
+  %w_step = f32[1,64,32] dynamic-slice(%W, %i, %zero, %zero), dynamic_slice_sizes={1,64,32}
+  %w = f32[64,32] reshape(%w_step)
+  %a = f32[8,64] dot(%dy, %w), lhs_contracting_dims={1}, rhs_contracting_dims={1}
+  %g = f32[64,32] dot(%a, %dy), lhs_contracting_dims={0}, rhs_contracting_dims={0}
+  %gt = f32[32,64] transpose(%g), dimensions={1,0}
+  %g_step = f32[1,32,64] reshape(%gt)
+  %written = f32[4,32,64] dynamic-update-slice(%grads, %g_step, %i, %zero, %zero)
+  ROOT %out = (s32[], f32[8,32], f32[4,32,64], f32[4,64,32]) tuple(%next, %dy, %written, %W)
+}
+%cond (state: (s32[], f32[8,32], f32[4,32,64], f32[4,64,32])) -> pred[] {
+  %state = (s32[], f32[8,32], f32[4,32,64], f32[4,64,32]) parameter(0)
+  %i = s32[] get-tuple-element(%state), index=0
+  %n = s32[] constant(4)
+  ROOT %lt = pred[] compare(%i, %n), direction=LT
+}
+ENTRY %main (dy: f32[8,32], W: f32[4,64,32], G: f32[4,32,64]) -> f32[4,32,64] {
+  %zero = s32[] constant(0)
+  %dy = f32[8,32] parameter(0), sharding={devices=[4,1]<=[4]}
+  %W = f32[4,64,32] parameter(1), sharding={devices=[1,4,1]<=[4]}
+  %G = f32[4,32,64] parameter(2), sharding={devices=[1,4,1]<=[4]}
+  %init = (s32[], f32[8,32], f32[4,32,64], f32[4,64,32]) tuple(%zero, %dy, %G, %W)
+  %loop = (s32[], f32[8,32], f32[4,32,64], f32[4,64,32]) while(%init), condition=%cond, body=%body
+  ROOT %result = f32[4,32,64] get-tuple-element(%loop), index=2, sharding={devices=[1,4,1]<=[4]}
+}
+)";
+  PassRun run = RunPass("spmd-partitioning", kTransposed);
+  EXPECT_TRUE(run.changed);
+  EXPECT_CHECKS(run.after, R"(
+CHECK: %body
+CHECK: %a = f32[8,16] dot(
+CHECK: {{.*}} = f32[8,64] all-gather(f32[8,16] %a), {{.*}}dimensions={1}
+CHECK: %g = f32[64,8] dot(
+CHECK: %written = f32[4,8,64] dynamic-update-slice(
+CHECK: ENTRY
+)");
+  ExpectSplitComputesWhole(kTransposed);
+}
+
 // A loop whose body writes an element of its state back split along another
 // dimension (a transpose of a square state) is left, the reason naming the
 // element, what the body writes and both dimensions.
