@@ -28,13 +28,14 @@
 // where Shardy's choice of which keeps it is inferred (DataParallelInferences),
 // XLA's may differ. A value a loop's body needs whole is gathered there, a
 // partial one (a scanned layer's weight gradient) summed and sliced again
-// there, a product written back to a loop's state (a scan's carry) keeps the
-// split the loop holds it with, and a value split otherwise than what it meets
-// is moved there by an all-to-all, as in the entry; slicing anything else again
-// inside a loop is not modelled. On a mesh of several axes (Shardy's
-// `xla.sdy.meshes`: data beside tensor parallelism), each value split along at
-// most one dimension per axis, the module is split along each axis in turn,
-// collectives over that axis's groups of partitions.
+// there, a product written back to a loop's state (a scan's carry, its weight
+// gradients) takes the split the loop holds it with, keeping an operand's or
+// moving the one split along what it contracts there, and a value split
+// otherwise than what it meets is moved there by an all-to-all, as in the
+// entry; slicing anything else again inside a loop is not modelled. On a mesh
+// of several axes (Shardy's `xla.sdy.meshes`: data beside tensor parallelism),
+// each value split along at most one dimension per axis, the module is split
+// along each axis in turn, collectives over that axis's groups of partitions.
 #ifndef HLOGYM_PASSES_SHARDING_SPMD_DATA_PARALLEL_H_
 #define HLOGYM_PASSES_SHARDING_SPMD_DATA_PARALLEL_H_
 
