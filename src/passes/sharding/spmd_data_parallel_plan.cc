@@ -823,9 +823,8 @@ DataParallelPlanner::Placed DataParallelPlanner::PlaceDot(const Instruction& dot
     // weight gradient is written into gradients split along its rows): that
     // operand is moved there by an all-to-all and the other gathered, as
     // XLA's partitioner does.
-    auto pull = pulled_.find(&dot);
-    std::optional<int64_t> pulled_to =
-        pull != pulled_.end() ? std::optional(pull->second) : PulledByLoopState(dot);
+    // (Only a loop's state is known to pull so: XLA's dumps show it there.)
+    std::optional<int64_t> pulled_to = PulledByLoopState(dot);
     if (pulled_to && *pulled_to != (kept == 0 ? *lhs_out : *rhs_out)) {
       for (int64_t d = 0; d < contracted_operand->shape().rank(); ++d) {
         if (DotOutputDim(dot, kept != 0, d) != pulled_to) continue;
