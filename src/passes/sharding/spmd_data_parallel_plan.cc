@@ -815,15 +815,14 @@ DataParallelPlanner::Placed DataParallelPlanner::PlaceDot(const Instruction& dot
   }
   if (lhs.split() && rhs.split() && (lhs_out.has_value() != rhs_out.has_value())) {
     const int kept = lhs_out ? 0 : 1;
+    const Placement& free = kept == 0 ? lhs : rhs;
     const Placement& contracted = kept == 0 ? rhs : lhs;
-    const Instruction* kept_operand = dot.operand(kept);
     const Instruction* contracted_operand = dot.operand(1 - kept);
-    // Pulled to a free dimension of the operand split along a contracting
-    // one (a scan's carry, split along the batch, takes the input gradient; a
-    // weight gradient is written into gradients split along its rows): that
-    // operand is moved there by an all-to-all and the other gathered, as
-    // XLA's partitioner does.
-    // (Only a loop's state is known to pull so: XLA's dumps show it there.)
+    // Pulled by a loop's state to a free dimension of the operand split along
+    // a contracting one (a scan's carry, split along the batch, takes the
+    // input gradient; a weight gradient is written into gradients split along
+    // its rows): that operand is moved there by an all-to-all and the other
+    // gathered, as XLA's dumps show its partitioner doing in a loop's body.
     std::optional<int64_t> pulled_to = PulledByLoopState(dot);
     if (pulled_to && *pulled_to != (kept == 0 ? *lhs_out : *rhs_out)) {
       for (int64_t d = 0; d < contracted_operand->shape().rank(); ++d) {
@@ -833,7 +832,7 @@ DataParallelPlanner::Placed DataParallelPlanner::PlaceDot(const Instruction& dot
             contracted_operand, DataParallelPlan::Reshard{contracted.dim, d, {}});
         if (it->second.to != d) break;
         it->second.users.push_back(&dot);
-        GatherFor(kept_operand, (kept == 0 ? lhs : rhs).dim, &dot);
+        GatherFor(dot.operand(kept), free.dim, &dot);
         plan_.inferred.push_back(StrCat(dot.name(), " keeps the split its result meets"));
         return Placement::Split(*pulled_to);
       }
