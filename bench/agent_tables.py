@@ -93,7 +93,7 @@ def ablation_agents(out):
     os.makedirs(empty, exist_ok=True)
     with open(os.path.join(empty, "prior.json"), "w") as f:
         f.write('{"actions": []}\n')
-    shutil.copy(os.path.join(ROOT, "datasets", "policies", "coreset", "coreset.json"), empty)
+    shutil.copy(os.path.join(ROOT, "datasets", "policies", "auto-guide", "coreset.json"), empty)
     return [
         ("auto (shipped)", ["--agent", "auto"]),
         (

@@ -264,14 +264,19 @@ absl::StatusOr<std::unique_ptr<Agent>> MakeAgent(std::string_view name, AgentOpt
       return absl::Status(prior.status().code(), absl::StrCat("agent ", std::string(name), ": ",
                                                               prior.status().message()));
     }
-    // The guide: the shipped coreset for "auto"; for "auto:DIR", DIR/coreset.json
+    // The guide: the shipped one for "auto"; for "auto:DIR", DIR/coreset.json
     // when DIR holds one (a prior alone, such as auto:datasets/policies/auto,
     // has none).
     AutoOptions auto_options;
     std::error_code ec;
     std::string guide_file;
     if (name == "auto") {
-      guide_file = (fs::path(DefaultCoresetPath()) / "coreset.json").string();
+      absl::StatusOr<std::shared_ptr<AutoGuide>> guide = LoadShippedAutoGuide();
+      if (!guide.ok()) {
+        return absl::Status(guide.status().code(),
+                            absl::StrCat("agent auto: ", guide.status().message()));
+      }
+      auto_options.guide = *std::move(guide);
     } else if (fs::is_directory(path, ec)) {
       guide_file = (fs::path(path) / "coreset.json").string();
     }

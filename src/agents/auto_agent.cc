@@ -75,13 +75,27 @@ std::string DefaultAutoPriorPath() {
   return (fs::path(DataRoot()) / "datasets/policies/auto").string();
 }
 
-std::vector<std::string> AutoActionSpace(bool allow_excess_precision) {
+std::string DefaultAutoGuidePath() {
+  return (fs::path(DataRoot()) / "datasets/policies/auto-guide").string();
+}
+
+namespace {
+std::vector<std::string> PassesOf(const PassRegistry& registry, bool allow_excess_precision) {
   std::vector<std::string> actions;
-  for (const PassInfo& info : PassRegistry::WithPipelines().passes()) {
+  for (const PassInfo& info : registry.passes()) {
     if (!allow_excess_precision && ChangesNumericPrecision(info.name)) continue;
     actions.push_back(info.name);
   }
   return actions;
+}
+}  // namespace
+
+std::vector<std::string> AutoActionSpace(bool allow_excess_precision) {
+  return PassesOf(PassRegistry::WithPipelines(), allow_excess_precision);
+}
+
+std::vector<std::string> AutoSinglePassActions() {
+  return PassesOf(PassRegistry::Builtin(), /*allow_excess_precision=*/false);
 }
 
 // ---------------------------------------------------------------------------
@@ -124,28 +138,53 @@ namespace {
 
 class CoresetGuide : public AutoGuide {
  public:
-  explicit CoresetGuide(CoresetModel model) : model_(std::move(model)) {}
+  explicit CoresetGuide(std::vector<CoresetModel> models) : models_(std::move(models)) {}
   std::vector<std::string> Passes() const override {
     std::vector<std::string> passes;
-    AddSequencePasses(model_.sequences, passes);
+    for (const CoresetModel& model : models_) AddSequencePasses(model.sequences, passes);
     return passes;
   }
   absl::StatusOr<std::vector<std::vector<std::string>>> Sequences(const Environment& initial,
                                                                   const Environment& d) override {
-    const int chosen = model_.Choose(CoresetFeatures(initial.module(), d.module()));
-    std::vector<std::vector<std::string>> sequences = {model_.sequences[chosen]};
-    if (chosen != 0) sequences.push_back(model_.sequences[0]);
+    const std::vector<float> features = CoresetFeatures(initial.module(), d.module());
+    std::vector<std::vector<std::string>> sequences;
+    auto add = [&](const std::vector<std::string>& sequence) {
+      if (std::find(sequences.begin(), sequences.end(), sequence) == sequences.end())
+        sequences.push_back(sequence);
+    };
+    for (const CoresetModel& model : models_) {
+      const int chosen = model.Choose(features);
+      add(model.sequences[chosen]);
+      for (int i = 0; i < static_cast<int>(model.sequences.size()); ++i) {
+        if (i != chosen) add(model.sequences[i]);
+      }
+    }
     return sequences;
   }
 
  private:
-  CoresetModel model_;
+  std::vector<CoresetModel> models_;
 };
 
 }  // namespace
 
+std::shared_ptr<AutoGuide> MakeCoresetGuide(std::vector<CoresetModel> models) {
+  return std::make_shared<CoresetGuide>(std::move(models));
+}
+
 std::shared_ptr<AutoGuide> MakeCoresetGuide(CoresetModel model) {
-  return std::make_shared<CoresetGuide>(std::move(model));
+  std::vector<CoresetModel> models;
+  models.push_back(std::move(model));
+  return MakeCoresetGuide(std::move(models));
+}
+
+absl::StatusOr<std::shared_ptr<AutoGuide>> LoadShippedAutoGuide() {
+  std::vector<CoresetModel> models;
+  for (const std::string& dir : {DefaultAutoGuidePath(), DefaultCoresetPath()}) {
+    HLOGYM_ASSIGN(model, CoresetModel::Load(dir));
+    models.push_back(std::move(model));
+  }
+  return MakeCoresetGuide(std::move(models));
 }
 
 int AutoAgent::ActionIndex(std::string_view name) const {
@@ -194,7 +233,7 @@ absl::Status AutoAgent::Search(SearchContext& ctx) {
   // candidate must beat it.
   AddCandidateIfLowest(ctx, ctx.root(), lowest);
 
-  // The starts: the lowest state on the guide's first sequence, D, the exact
+  // The starts: the lowest state on each of the guide's sequences, D, the exact
   // default (no precision-changing passes; on bf16 graphs D carries float
   // normalization's converts, which only precision-changing passes remove)
   // where that differs, and I itself (where the default expands what XLA
@@ -207,8 +246,8 @@ absl::Status AutoAgent::Search(SearchContext& ctx) {
     if (sequences.ok()) guide_sequences = *std::move(sequences);
   }
   std::vector<std::unique_ptr<Environment>> starts;
-  if (!guide_sequences.empty()) {
-    std::unique_ptr<Environment> guided = LowestOnSequence(ctx, guide_sequences.front());
+  for (const std::vector<std::string>& sequence : guide_sequences) {
+    std::unique_ptr<Environment> guided = LowestOnSequence(ctx, sequence);
     if (guided && visited.insert(FingerprintOf(*guided)).second)
       starts.push_back(std::move(guided));
   }
@@ -230,7 +269,7 @@ absl::Status AutoAgent::Search(SearchContext& ctx) {
   // a handful of steps); then, from the lowest state they reached, a descent
   // that also tries every other allowed action when its own find nothing
   // lower. Where the budget binds (large graphs), the later starts go
-  // unsearched: the guide's comes first.
+  // unsearched: the guide's come first.
   std::unique_ptr<Environment> lowest_end;
   for (std::unique_ptr<Environment>& start : starts) {
     if (ctx.exhausted()) break;
@@ -240,14 +279,6 @@ absl::Status AutoAgent::Search(SearchContext& ctx) {
   }
   if (lowest_end && !ctx.exhausted()) {
     Descend(ctx, std::move(lowest_end), visited, lowest, /*widen=*/true);
-  }
-  // Last, where the budget is left (small graphs), a descent from each of the
-  // guide's other sequences: it can only add candidates.
-  for (size_t i = 1; i < guide_sequences.size() && !ctx.exhausted(); ++i) {
-    std::unique_ptr<Environment> guided = LowestOnSequence(ctx, guide_sequences[i]);
-    if (!guided || !visited.insert(FingerprintOf(*guided)).second) continue;
-    AddCandidateIfLowest(ctx, *guided, lowest);
-    Descend(ctx, std::move(guided), visited, lowest, /*widen=*/false);
   }
   return absl::OkStatus();
 }

@@ -6,8 +6,9 @@
 //      is always a candidate (and so is the module as it is, where D is
 //      larger);
 //   2. the starts: with a guide (AutoGuide: a coreset model, coreset_agent.h,
-//      as the shipped auto has, or a learned policy), the lowest state on the
-//      sequence it gives for this graph, replayed from I; D;
+//      as the shipped auto has, or a learned policy), the lowest state on each
+//      sequence it gives for this graph, replayed from I, the one it trusts
+//      most first; D;
 //      xla-cpu-default-exact, the default without precision-changing passes,
 //      where that differs from D (it cannot where none of the passes it omits
 //      changed the module in D's run: then it is not run); and I itself,
@@ -75,6 +76,9 @@ struct AutoPrior {
 
 // The shipped prior: DataRoot()/datasets/policies/auto.
 std::string DefaultAutoPriorPath();
+// A coreset model trained with greedy search's paths among its candidates
+// (CoresetTrainOptions::greedy_paths): DataRoot()/datasets/policies/auto-guide.
+std::string DefaultAutoGuidePath();
 
 // The work budget (SearchBudget::work) used when none is given. It binds on
 // graphs above about 1,300 instructions, and keeps the search at most about
@@ -96,16 +100,25 @@ class AutoGuide {
   // Every pass its sequences may hold (auto's environment needs them).
   virtual std::vector<std::string> Passes() const = 0;
   // The sequences for the graph at `initial` (I), whose default gives `d`,
-  // the one the guide trusts most first (where the budget binds, the later
-  // ones go unsearched). An error leaves auto without these starts.
+  // the one the guide trusts most first (where the budget binds, descents from
+  // the later ones go unsearched). An error leaves auto without these starts.
   virtual absl::StatusOr<std::vector<std::vector<std::string>>> Sequences(
       const Environment& initial, const Environment& d) = 0;
 };
 
-// The coreset model's choice for the graph (CoresetModel::Choose), then its
-// first sequence, the one best over the training graphs, where the choice is
-// another: on a graph unlike the training graphs the choice can miss.
+// For each model in turn, its choice for the graph (CoresetModel::Choose),
+// then its other sequences in the order it picked them, each sequence once: on
+// a graph unlike the training graphs a choice can miss, and each sequence
+// leads auto's descents to another basin.
+std::shared_ptr<AutoGuide> MakeCoresetGuide(std::vector<CoresetModel> models);
 std::shared_ptr<AutoGuide> MakeCoresetGuide(CoresetModel model);
+
+// The shipped auto's guide: the model of DefaultAutoGuidePath, whose
+// sequences include greedy search's single-pass chains, then the coreset
+// agent's own (DefaultCoresetPath), whose sequences are auto's paths, most
+// often pipeline-first. Either alone ends higher than both on some unseen
+// graphs (docs/agents.md).
+absl::StatusOr<std::shared_ptr<AutoGuide>> LoadShippedAutoGuide();
 
 struct AutoOptions {
   // Moves in a row that reach no new lowest op count (to unvisited modules).
@@ -164,6 +177,9 @@ class AutoAgent : public Agent {
 // Every action the auto agent may choose: the registry's passes (without the
 // precision-changing ones unless allowed) and the named pipelines.
 std::vector<std::string> AutoActionSpace(bool allow_excess_precision);
+// Those actions without the pipelines and the precision-changing passes: the single passes
+// greedy search is compared with auto over (docs/agents.md).
+std::vector<std::string> AutoSinglePassActions();
 
 // Learns a prior: runs the agent with every allowed action in every round
 // (no budget but `steps_per_graph`) from D on each benchmark and counts the

@@ -5,9 +5,10 @@
 // Training (TrainCoreset; `hlogym train --algo coreset`):
 //   0. the training graphs: all of them, or a fraction drawn by the seed;
 //   1. candidates: the path the auto agent finds on each training graph (from
-//      I; its first action is the default pipeline or its exact variant) and
-//      the two pipelines alone, each distinct sequence once, at most
-//      max_candidates of them (drawn by the seed);
+//      I; its first action is the default pipeline or its exact variant), the
+//      path greedy search over the single passes finds there (with
+//      greedy_paths) and the two pipelines alone, each distinct
+//      sequence once, at most max_candidates of them (drawn by the seed);
 //   2. normalized values: every candidate replayed on every training graph;
 //      its value there is log(D / R) (R the lowest op count on the replay, D
 //      the default pipeline's), 0 where it only matches the default;
@@ -57,7 +58,7 @@ struct CoresetFit {
 };
 
 struct CoresetModel {
-  std::vector<std::vector<std::string>> sequences;  // the coreset, K sequences
+  std::vector<std::vector<std::string>> sequences;  // the coreset (step 3)
   // One row per training graph: its name, features and value of each sequence.
   std::vector<std::string> graphs;
   std::vector<std::vector<float>> features;
@@ -106,7 +107,12 @@ struct CoresetTrainOptions {
   // the seed changes nothing else while the candidates fit max_candidates).
   double graph_fraction = 1.0;
   int64_t auto_steps = 0;  // the auto search's step budget per graph; 0: its default
-  int threads = 2;         // replays run side by side
+  // Greedy search's path on each training graph (over the single passes, no budget) is a
+  // candidate too: the model of auto's guide (DefaultAutoGuidePath), whose sequences are starts
+  // for its descents. As one choice with no search, greedy's chains transfer worse than auto's
+  // paths (docs/agents.md), so the coreset agent's own model is trained without them.
+  bool greedy_paths = false;
+  int threads = 2;  // replays run side by side
   uint64_t seed = 0;
 };
 

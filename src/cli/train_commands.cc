@@ -134,10 +134,10 @@ int RunTrainCoreset(TrainCommandOptions& o, const std::vector<std::string>& spec
                                     o.split.empty() ? "both" : o.split)};
   model->command = absl::StrFormat(
       "hlogym train --algo coreset --suite %s --split %s --coreset-size %d --neighbors %s "
-      "--candidates %d --graph-fraction %g --seed %d --out DIR",
+      "--candidates %d%s --graph-fraction %g --seed %d --out DIR",
       absl::StrJoin(o.suite, " "), o.split, o.coreset.coreset_size,
-      absl::StrJoin(o.coreset.neighbors, ","), o.coreset.max_candidates, o.coreset.graph_fraction,
-      o.train.seed);
+      absl::StrJoin(o.coreset.neighbors, ","), o.coreset.max_candidates,
+      o.coreset.greedy_paths ? " --greedy-paths" : "", o.coreset.graph_fraction, o.train.seed);
   std::error_code ec;
   std::filesystem::create_directories(o.train.out_dir, ec);
   const std::string file = (std::filesystem::path(o.train.out_dir) / "coreset.json").string();
@@ -254,6 +254,9 @@ void RegisterTrainCommands(CLI::App& app) {
   train->add_option("--candidates", o->coreset.max_candidates,
                     "coreset: candidate sequences valued on every training graph, drawn by the "
                     "seed from auto's paths (default 200)");
+  train->add_flag("--greedy-paths", o->coreset.greedy_paths,
+                  "coreset: greedy search's paths over the single passes are candidates too (the "
+                  "model of auto's guide, datasets/policies/auto-guide)");
   train->add_option(
       "--graph-fraction", o->coreset.graph_fraction,
       "coreset: the fraction of the training graphs used, drawn by the seed (default 1)");

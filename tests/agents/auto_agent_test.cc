@@ -199,15 +199,16 @@ TEST(AutoAgentTest, StartsFromTheGuidesSequenceToo) {
 }
 
 // Where the coreset model's choice for a graph misses (here it values a sequence that changes
-// nothing above the one that helps), the coreset's first sequence, the one best over the
-// training graphs, is searched too once the rest is done: its state is the answer.
-TEST(AutoAgentTest, SearchesTheCoresetsFirstSequenceWhereItsChoiceIsAnother) {
+// nothing above the one that helps, which it lists last), every other sequence of the coreset
+// is a start too: the last one's state is the answer.
+TEST(AutoAgentTest, StartsFromEveryOneOfTheCoresetsSequences) {
   const std::string path = WriteBatchNormModule("auto_guided_first.hlo");
   AgentOptions options;
   options.registry = &PassRegistry::WithPipelines();
   options.env.actions = {"xla-cpu-default"};
-  CoresetModel guide = OneGraphCoreset({{"dce"}, {"cse"}}, {0.1f, 0.9f});
-  ASSERT_EQ(guide.Choose(std::vector<float>(CoresetFeatureSize(), 0.0f)), 1);
+  CoresetModel guide =
+      OneGraphCoreset({{"cse"}, {"tuple-simplifier"}, {"dce"}}, {0.9f, 0.5f, 0.1f});
+  ASSERT_EQ(guide.Choose(std::vector<float>(CoresetFeatureSize(), 0.0f)), 0);
   AutoOptions auto_options;
   auto_options.guide = MakeCoresetGuide(std::move(guide));
   auto guided = AutoAgent(options, AutoPrior{}, auto_options).Optimize(path, SearchBudget{50, 0});

@@ -187,6 +187,33 @@ TEST(CoresetTest, TrainsDeterministicallyAndActsInOneRolloutNeverAboveTheDefault
   }
 }
 
+// On a rematerialized GPT-2 training step greedy search over the single passes ends at 1,035
+// instructions, auto at 1,134 (its descents take the simplification pipeline's larger first
+// drop and stay in that basin). Trained on that graph with greedy's path among the candidates,
+// the coreset's own sequence goes below auto's; from auto's paths alone it cannot.
+TEST(CoresetTest, GreedySearchsPathsAreCandidates) {
+  const std::string graph = "corpus/gpt2_train_L2_d32_h2_s16_b4_bf16_remat_sgd";
+  const int64_t auto_r = 1134;
+  CoresetTrainOptions options;
+  options.coreset_size = 1;
+  options.neighbors = {1};
+  auto lowest_on_first_sequence = [&](const CoresetModel& model) {
+    CoresetAgent agent(AgentOptions{}, model);
+    auto result = agent.Optimize(graph, SearchBudget{});
+    EXPECT_TRUE(result.ok()) << result.status();
+    return result.ok() ? result->op_count : int64_t{-1};
+  };
+  options.greedy_paths = true;
+  auto with_greedy = TrainCoreset({graph}, options);
+  ASSERT_TRUE(with_greedy.ok()) << with_greedy.status();
+  EXPECT_LT(lowest_on_first_sequence(*with_greedy), auto_r);
+  options.greedy_paths = false;
+  auto auto_only = TrainCoreset({graph}, options);
+  ASSERT_TRUE(auto_only.ok()) << auto_only.status();
+  EXPECT_LT(auto_only->candidates, with_greedy->candidates);
+  EXPECT_GE(lowest_on_first_sequence(*auto_only), auto_r);
+}
+
 TEST(CoresetTest, AnAnswerThatFailsItsCheckFallsBackToTheDefault) {
   const std::string benchmark = "smoke/mlp_train";
   PassRegistry registry = PassRegistry::WithPipelines();

@@ -343,14 +343,12 @@ AgentFactory MakeFactory(bool beam) {
       };
 }
 
-// auto guided by a policy ("auto-policy:DIR"): the shipped auto's guide (the
-// coreset's choice for the graph, then its first sequence) with the best
+// auto guided by a policy ("auto-policy:DIR"): the shipped auto's guide (its
+// choice of sequence for the graph, then its other sequences) with the best
 // state of the policy's most likely rollouts (unchecked: auto checks its own
-// answer; its sequences spelled out pass by pass) second. auto descends from
-// the guide's later sequences with the budget its own search leaves, so the
-// policy's start adds candidates to auto's and takes none away. (As the
-// first start, in place of the coreset's choice, it gained on 3 held-out
-// graphs and lost on 2; docs/agents.md.)
+// answer; its sequences spelled out pass by pass) second, one more start.
+// (As the first start, in place of the guide's choice, it gained on 3
+// held-out graphs and lost on 2; docs/agents.md.)
 class PolicyGuide : public AutoGuide {
  public:
   PolicyGuide(std::shared_ptr<const Policy> policy, const AgentOptions& options,
@@ -383,14 +381,14 @@ absl::StatusOr<std::unique_ptr<Agent>> MakeAutoGuidedByPolicy(std::string_view d
   if (!policy.ok()) return policy.status();
   absl::StatusOr<AutoPrior> prior = AutoPrior::Load(DefaultAutoPriorPath());
   if (!prior.ok()) return prior.status();
-  absl::StatusOr<CoresetModel> coreset = CoresetModel::Load(DefaultCoresetPath());
-  if (!coreset.ok()) return coreset.status();
+  absl::StatusOr<std::shared_ptr<AutoGuide>> shipped_guide = LoadShippedAutoGuide();
+  if (!shipped_guide.ok()) return shipped_guide.status();
   // One step cache for the guide's rollouts and auto's search.
   if (!options.cache)
     options.cache = std::make_shared<StepCache>(options.env.cache_max_instructions);
   AutoOptions auto_options;
-  auto_options.guide = std::make_shared<PolicyGuide>(*std::move(policy), options,
-                                                     MakeCoresetGuide(*std::move(coreset)));
+  auto_options.guide =
+      std::make_shared<PolicyGuide>(*std::move(policy), options, *std::move(shipped_guide));
   return std::unique_ptr<Agent>(new AutoAgent(std::move(options), *std::move(prior), auto_options));
 }
 
