@@ -278,9 +278,39 @@ absl::Status AutoAgent::Search(SearchContext& ctx) {
     if (!lowest_end || end->op_count() < lowest_end->op_count()) lowest_end = std::move(end);
   }
   if (lowest_end && !ctx.exhausted()) {
-    Descend(ctx, std::move(lowest_end), visited, lowest, /*widen=*/true);
+    std::unique_ptr<Environment> end =
+        Descend(ctx, std::move(lowest_end), visited, lowest, /*widen=*/true);
+    // Where the widening stops, escapes (step 5), each followed by another.
+    while (!ctx.exhausted()) {
+      std::unique_ptr<Environment> escaped = Escape(ctx, *end, visited);
+      if (!escaped) break;
+      AddCandidateIfLowest(ctx, *escaped, lowest);
+      visited.insert(FingerprintOf(*escaped));
+      end = Descend(ctx, std::move(escaped), visited, lowest, /*widen=*/true);
+    }
   }
   return absl::OkStatus();
+}
+
+std::unique_ptr<Environment> AutoAgent::Escape(SearchContext& ctx, const Environment& from,
+                                               const absl::flat_hash_set<Fingerprint>& visited) {
+  if (prior_actions_.empty()) return nullptr;  // no cleanups (training explores every action)
+  std::vector<int> actions = prior_actions_;
+  actions.insert(actions.end(), other_actions_.begin(), other_actions_.end());
+  for (int a : actions) {
+    std::unique_ptr<Environment> child = from.Fork();
+    StepInfo step;
+    if (!ctx.Step(*child, a, &step)) return nullptr;  // budget used up
+    if (!step.changed) continue;
+    for (int cleanup : prior_actions_) {
+      std::unique_ptr<Environment> grandchild = child->Fork();
+      if (!ctx.Step(*grandchild, cleanup, &step)) return nullptr;
+      if (step.changed && grandchild->op_count() < from.op_count() &&
+          !visited.contains(FingerprintOf(*grandchild)))
+        return grandchild;
+    }
+  }
+  return nullptr;
 }
 
 void AutoAgent::AddCandidateIfLowest(const SearchContext& ctx, const Environment& state,

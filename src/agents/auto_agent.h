@@ -23,7 +23,15 @@
 //      action that made the move joins its own;
 //      each descent stops after non_improving_moves moves in a row that
 //      reach no new lowest op count, or when no action leads to a new state;
-//   5. every state that reached a new lowest op count is a candidate; the
+//   5. from where the widening ends, an escape (Escape): each allowed action
+//      that changes that state, then each of the prior's actions; the first
+//      state below it is where another widening descent starts, until no
+//      escape is found. A descent takes the lowest child, so it does not walk
+//      a move up that a cleanup then takes lower (on PyTorch's transformers,
+//      reshape-mover's 1-D broadcast variant sinks reshapes below the bias
+//      adds, one instruction more each, and algsimp folds the reshapes it
+//      leaves into their neighbours);
+//   6. every state that reached a new lowest op count is a candidate; the
 //      candidates are validated best first (replay without the cache, the
 //      verifier, equivalence with the initial module) and the first valid one
 //      is returned. D is validated last and the initial module (no passes) is
@@ -159,6 +167,11 @@ class AutoAgent : public Agent {
   std::unique_ptr<Environment> Descend(SearchContext& ctx, std::unique_ptr<Environment> current,
                                        absl::flat_hash_set<Fingerprint>& visited,
                                        int64_t& best_overall, bool widen);
+  // Step 5: the first state below `from` and not in `visited` that an
+  // allowed action that changes `from`, then one of the prior's actions,
+  // reach; null when there is none or the budget runs out.
+  std::unique_ptr<Environment> Escape(SearchContext& ctx, const Environment& from,
+                                      const absl::flat_hash_set<Fingerprint>& visited);
   // Step 2: the lowest state on one of the guide's sequences, replayed from I;
   // null when the budget refused its first step.
   std::unique_ptr<Environment> LowestOnSequence(SearchContext& ctx,
