@@ -386,15 +386,6 @@ absl::StatusOr<CoresetModel> TrainCoreset(
   // 1. Candidates: auto's path on each training graph.
   std::vector<std::vector<std::string>> paths(n);
   std::vector<absl::Status> errors(n);
-  std::vector<std::unique_ptr<AutoAgent>> agents;
-  for (int t = 0; t < pool.num_threads(); ++t) {
-    AgentOptions agent_options;
-    agent_options.seed = options.seed;
-    agent_options.cache = cache;
-    AutoOptions auto_options;
-    auto_options.validate = false;
-    agents.push_back(std::make_unique<AutoAgent>(agent_options, prior, auto_options));
-  }
   std::atomic<int> done = 0;
   std::mutex progress_mutex;
   auto report = [&](std::string_view phase) {
@@ -411,46 +402,52 @@ absl::StatusOr<CoresetModel> TrainCoreset(
       for (int i = t; i < n; i += threads) fn(t, i);
     });
   };
-  for_each_benchmark([&](int t, int i) {
-    absl::StatusOr<SearchResult> result =
-        agents[t]->Optimize(specs[i], SearchBudget{options.auto_steps, 0});
-    if (result.ok()) {
-      paths[i] = result->passes;
-    } else {
-      errors[i] = result.status();
+  // Each search's path on training graph i goes to paths[offset + i] (one
+  // agent a thread); the first error ends training.
+  auto collect_paths = [&](const std::vector<std::unique_ptr<Agent>>& searches,
+                           const SearchBudget& budget, int offset,
+                           std::string_view phase) -> absl::Status {
+    done = 0;
+    for_each_benchmark([&](int t, int i) {
+      absl::StatusOr<SearchResult> result = searches[t]->Optimize(specs[i], budget);
+      if (result.ok()) {
+        paths[offset + i] = result->passes;
+      } else {
+        errors[i] = result.status();
+      }
+      report(phase);
+    });
+    for (const absl::Status& e : errors) {
+      if (!e.ok()) return e;
     }
-    report("candidates");
-  });
-  for (const absl::Status& e : errors) {
-    if (!e.ok()) return e;
+    return absl::OkStatus();
+  };
+  std::vector<std::unique_ptr<Agent>> agents;
+  for (int t = 0; t < threads; ++t) {
+    AgentOptions agent_options;
+    agent_options.seed = options.seed;
+    agent_options.cache = cache;
+    AutoOptions auto_options;
+    auto_options.validate = false;
+    agents.push_back(std::make_unique<AutoAgent>(agent_options, prior, auto_options));
   }
+  HLOGYM_RETURN_IF_ERROR(
+      collect_paths(agents, SearchBudget{options.auto_steps, 0}, /*offset=*/0, "candidates"));
   // Greedy search over the single passes walks cleanup chains (cse, algsimp, constant folding,
   // the barrier expander, transpose-folding, convert-mover) that auto's descents, which take a
   // pipeline's larger first drop, never reach; on rematerialized training steps they end up to
   // 13% lower than auto (docs/agents.md). Its path is a candidate beside auto's.
   if (options.greedy_paths) {
-    std::vector<std::unique_ptr<GreedySearchAgent>> greedy;
-    for (int t = 0; t < pool.num_threads(); ++t) {
+    std::vector<std::unique_ptr<Agent>> greedy;
+    for (int t = 0; t < threads; ++t) {
       AgentOptions agent_options;
       agent_options.seed = options.seed;
       agent_options.cache = cache;
       agent_options.env.actions = AutoSinglePassActions();
       greedy.push_back(std::make_unique<GreedySearchAgent>(agent_options));
     }
-    done = 0;
     paths.resize(2 * n);
-    for_each_benchmark([&](int t, int i) {
-      absl::StatusOr<SearchResult> result = greedy[t]->Optimize(specs[i], SearchBudget{});
-      if (result.ok()) {
-        paths[n + i] = result->passes;
-      } else {
-        errors[i] = result.status();
-      }
-      report("greedy paths");
-    });
-    for (const absl::Status& e : errors) {
-      if (!e.ok()) return e;
-    }
+    HLOGYM_RETURN_IF_ERROR(collect_paths(greedy, SearchBudget{}, /*offset=*/n, "greedy paths"));
   }
   std::vector<std::vector<std::string>> candidates = {{std::string(kDefaultPipeline)},
                                                       {std::string(kExactPipeline)}};
