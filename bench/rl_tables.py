@@ -26,14 +26,9 @@ import sys
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-# The coreset's first sequence: the third start (docs/agents.md says why).
-FIRST_SEQUENCE = (
-    "computation-deduplicator+cse+call-inliner+xla-cpu-simplification+cse+cse_barrier_expander"
-    "+xla-cpu-simplification+cse"
-)
 SEQUENCE_FLAGS = [
     "--start",
-    f"initial,xla-cpu-default,{FIRST_SEQUENCE}",
+    "initial,xla-cpu-default,coreset",
     "--traj-limit",
     "5",
     "--reward",

@@ -79,6 +79,10 @@ std::string DefaultAutoGuidePath() {
   return (fs::path(DataRoot()) / "datasets/policies/auto-guide").string();
 }
 
+std::string DefaultAutoGuideAutoPathsModel() {
+  return (fs::path(DefaultAutoGuidePath()) / "auto-paths.json").string();
+}
+
 namespace {
 std::vector<std::string> PassesOf(const PassRegistry& registry, bool allow_excess_precision) {
   std::vector<std::string> actions;
@@ -180,8 +184,8 @@ std::shared_ptr<AutoGuide> MakeCoresetGuide(CoresetModel model) {
 
 absl::StatusOr<std::shared_ptr<AutoGuide>> LoadShippedAutoGuide() {
   std::vector<CoresetModel> models;
-  for (const std::string& dir : {DefaultAutoGuidePath(), DefaultCoresetPath()}) {
-    HLOGYM_ASSIGN(model, CoresetModel::Load(dir));
+  for (const std::string& path : {DefaultAutoGuidePath(), DefaultAutoGuideAutoPathsModel()}) {
+    HLOGYM_ASSIGN(model, CoresetModel::Load(path));
     models.push_back(std::move(model));
   }
   return MakeCoresetGuide(std::move(models));

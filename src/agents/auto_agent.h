@@ -87,6 +87,11 @@ std::string DefaultAutoPriorPath();
 // A coreset model trained with greedy search's paths among its candidates
 // (CoresetTrainOptions::greedy_paths): DataRoot()/datasets/policies/auto-guide.
 std::string DefaultAutoGuidePath();
+// The second model of auto's guide, DataRoot()/datasets/policies/auto-guide/auto-paths.json:
+// the coreset agent's model as trained at commit 54ff247, four sequences of auto's paths then,
+// most often pipeline-first. The coreset agent's model trained since (one sequence) gives auto
+// fewer starts and a higher R on most suites (docs/agents.md).
+std::string DefaultAutoGuideAutoPathsModel();
 
 // The work budget (SearchBudget::work) used when none is given. It binds on
 // graphs above about 1,300 instructions, and keeps the search at most about
@@ -122,8 +127,8 @@ std::shared_ptr<AutoGuide> MakeCoresetGuide(std::vector<CoresetModel> models);
 std::shared_ptr<AutoGuide> MakeCoresetGuide(CoresetModel model);
 
 // The shipped auto's guide: the model of DefaultAutoGuidePath, whose
-// sequences include greedy search's single-pass chains, then the coreset
-// agent's own (DefaultCoresetPath), whose sequences are auto's paths, most
+// sequences include greedy search's single-pass chains, then
+// DefaultAutoGuideAutoPathsModel's, whose sequences are auto's paths, most
 // often pipeline-first. Either alone ends higher than both on some unseen
 // graphs (docs/agents.md).
 absl::StatusOr<std::shared_ptr<AutoGuide>> LoadShippedAutoGuide();

@@ -13,7 +13,9 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_join.h"
 #include "agents/agent_test_util.h"
+#include "agents/coreset_agent.h"
 #include "agents/evaluation.h"
 #include "hlo/computation.h"
 #include "hlo/instruction.h"
@@ -254,6 +256,37 @@ TEST(AutoAgentTest, StartsFromEveryOneOfTheCoresetsSequences) {
   EXPECT_EQ(guided->op_count, guided->initial_op_count - 1);
   ASSERT_TRUE(guided->validation.has_value());
   EXPECT_TRUE(guided->validation->ok) << guided->validation->equivalence;
+}
+
+// The shipped guide is two models: auto-guide's (greedy search's paths among its candidates) and
+// auto-paths.json (auto's paths at the commit it was trained), not the coreset agent's own model,
+// which is retrained apart from it; every sequence of both is a start, once.
+TEST(AutoAgentTest, ShippedGuideGivesEverySequenceOfItsTwoModels) {
+  absl::StatusOr<std::shared_ptr<AutoGuide>> guide = LoadShippedAutoGuide();
+  ASSERT_TRUE(guide.ok()) << guide.status();
+  std::vector<std::vector<std::string>> expected;
+  for (const std::string& path : {DefaultAutoGuidePath(), DefaultAutoGuideAutoPathsModel()}) {
+    absl::StatusOr<CoresetModel> model = CoresetModel::Load(path);
+    ASSERT_TRUE(model.ok()) << model.status();
+    for (const std::vector<std::string>& sequence : model->sequences)
+      if (std::find(expected.begin(), expected.end(), sequence) == expected.end())
+        expected.push_back(sequence);
+  }
+  EnvOptions env_options;
+  env_options.actions = {std::string(kDefaultPipeline)};
+  absl::StatusOr<std::unique_ptr<Environment>> initial =
+      Environment::Create(env_options, PassRegistry::WithPipelines());
+  ASSERT_TRUE(initial.ok()) << initial.status();
+  ASSERT_TRUE((*initial)->Reset(kModule).ok());
+  std::unique_ptr<Environment> d = (*initial)->Fork();
+  ASSERT_TRUE(d->Step(0).ok());
+  absl::StatusOr<std::vector<std::vector<std::string>>> sequences =
+      (*guide)->Sequences(**initial, *d);
+  ASSERT_TRUE(sequences.ok()) << sequences.status();
+  EXPECT_EQ(sequences->size(), expected.size());
+  for (const std::vector<std::string>& sequence : expected)
+    EXPECT_TRUE(std::find(sequences->begin(), sequences->end(), sequence) != sequences->end())
+        << "no start from " << absl::StrJoin(sequence, ",");
 }
 
 // When the check cannot judge (here a checker that never can, as for a graph whose original
