@@ -74,16 +74,25 @@ def model_file(algo: str, model_dir: Path) -> Path:
     return model_dir / ("coreset.json" if is_coreset(algo) else "policy.json")
 
 
+def trained_steps(algo: str, model_dir: Path) -> int:
+    """The steps the policy in model_dir was trained for (0 where there is none yet)."""
+    path = model_file(algo, model_dir)
+    return json.loads(path.read_text()).get("trained_steps", 0) if path.exists() else 0
+
+
 def train(
     seed_dir: Path, algo: str, steps: int, seed: int, suites: list[str], extra: list[str]
 ) -> None:
     """Trains on `suites` (their train-seen split) to `steps`, resuming the run in seed_dir (one
-    already there returns at once)."""
+    already there returns at once: resuming it would write its policy again, newer than the
+    evaluations of its curve)."""
     if is_coreset(algo):
         if model_file(algo, seed_dir).exists():
             return
         flags = CORESET_FLAGS
     else:
+        if trained_steps(algo, seed_dir) >= steps:
+            return
         flags = ["--steps", str(steps), "--no-plot", *TRAIN_FLAGS]
     subprocess.run(
         [
@@ -124,11 +133,23 @@ def coreset_prefix(seed_dir: Path, size: int) -> Path:
     return out
 
 
-def evaluate(algo: str, model_dir: Path, label: str, flags: list[str], tag: str = "") -> dict:
-    """The model's agent on one set (kept in model_dir; redone when the model is newer)."""
+def evaluate(
+    algo: str, model_dir: Path, label: str, flags: list[str], point: int | None = None
+) -> dict:
+    """The model's agent on one set (kept in model_dir; redone when the model is newer). With
+    `point`, the policy as trained to that many steps, a point of the learning curve: once the run
+    has trained past it, its report stays as it is, and a missing one cannot be made."""
+    tag = "" if point is None else f"-{point}"
     report = model_dir / f"eval-{label.split()[0].lower().replace('/', '')}{tag}.json"
     model = model_file(algo, model_dir)
     prefix = "coreset" if is_coreset(algo) else "policy"
+    if point is not None and trained_steps(algo, model_dir) > point:
+        if not report.exists():
+            sys.exit(
+                f"{model_dir}: no {label} evaluation at {point} steps, and the run has trained "
+                "past it; delete the folder to train it again"
+            )
+        return json.loads(report.read_text())
     if not report.exists() or report.stat().st_mtime < model.stat().st_mtime:
         out = subprocess.run(
             [str(CLI), "eval", "--agent", f"{prefix}:{model_dir}", *flags, "--json", "-q"],
@@ -219,7 +240,7 @@ def main() -> int:
                 model_dir = coreset_prefix(seed_dir, point) if 0 < point < size else seed_dir
                 report = evaluate(args.algo, model_dir, heldout_label, heldout_flags)
             else:
-                report = evaluate(args.algo, seed_dir, heldout_label, heldout_flags, f"-{point}")
+                report = evaluate(args.algo, seed_dir, heldout_label, heldout_flags, point)
             own = np.array(scores(report)[1])
             curve.append(float(np.exp(np.nanmean(np.log(own)))))
         return curve
@@ -245,8 +266,8 @@ def main() -> int:
     print("|---|---|---|---|---|---|---|---|---|")
     for label, flags in SETS:
         # The held-out families' last curve point is that set's evaluation.
-        tag = f"-{points[-1]}" if label == heldout_label and not is_coreset(args.algo) else ""
-        reports = [evaluate(args.algo, d, label, flags, tag) for d in seed_dirs]
+        point = points[-1] if label == heldout_label and not is_coreset(args.algo) else None
+        reports = [evaluate(args.algo, d, label, flags, point) for d in seed_dirs]
         guarded = np.array([scores(r)[0] for r in reports])
         own = np.array([scores(r)[1] for r in reports])
         failed = sum(r["summary"]["failed"] for r in reports)
