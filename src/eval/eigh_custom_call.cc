@@ -19,6 +19,12 @@
 //    repeated eigenvalue the basis stays whatever Eigen returns.
 //  - n = 1 gives v = 1 and w = a, as XLA's expansion does; a matrix Eigen
 //    cannot decompose (NaN/inf input) gives NaN everywhere.
+// lapack_{s,d}syevd_ffi, jaxlib's LAPACK kernel on CPU (jnp.linalg.eigh since
+// JAX 0.4.32), computes the same: operand a, attributes mode ('V' 86) and
+// uplo ('L' 76 / 'U' 85), results (v, w, info s32[batch dims]), info 0 or,
+// where Eigen does not converge, 1. Its eigenvectors take the sign
+// convention above, not LAPACK's (which is an accident of its algorithm):
+// outputs that depend on an eigenvector's sign do not match XLA's.
 #include "eval/eigh_custom_call.h"
 
 #include <algorithm>
@@ -26,6 +32,7 @@
 #include <limits>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "Eigen/Core"
@@ -34,18 +41,23 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "hlo/backend_configs.h"
 
 namespace hlogym::eval {
 namespace {
 
+// v and w of every matrix of `a`; `ok` (one per matrix) is false where Eigen
+// could not decompose it (then v and w are NaN).
 template <typename T>
-ValuePtr Decompose(const Shape& shape, const Value& a, int64_t n, bool lower) {
-  auto v_out = NewArray(shape.tuple_shapes(0));
-  auto w_out = NewArray(shape.tuple_shapes(1));
+std::pair<ValuePtr, ValuePtr> Decompose(const Shape& v_shape, const Shape& w_shape, const Value& a,
+                                        int64_t n, bool lower, std::vector<bool>& ok) {
+  auto v_out = NewArray(v_shape);
+  auto w_out = NewArray(w_shape);
   const T* src = a.as<T>();
   T* v = v_out->template mutable_as<T>();
   T* w = w_out->template mutable_as<T>();
   const int64_t batch = n == 0 ? 0 : a.element_count() / (n * n);
+  ok.assign(batch, true);
   Eigen::MatrixXd m(n, n);
   for (int64_t b = 0; b < batch; ++b) {
     const T* x = src + b * n * n;
@@ -59,6 +71,7 @@ ValuePtr Decompose(const Shape& shape, const Value& a, int64_t n, bool lower) {
     }
     Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> solver(m, Eigen::ComputeEigenvectors);
     if (solver.info() != Eigen::Success) {
+      ok[b] = false;
       std::fill(vb, vb + n * n, std::numeric_limits<T>::quiet_NaN());
       std::fill(wb, wb + n, std::numeric_limits<T>::quiet_NaN());
       continue;
@@ -70,46 +83,72 @@ ValuePtr Decompose(const Shape& shape, const Value& a, int64_t n, bool lower) {
       wb[j] = static_cast<T>(solver.eigenvalues()(j));
     }
   }
-  return MakeTuple(shape, {v_out, w_out});
+  return {v_out, w_out};
 }
 
 }  // namespace
 
 std::optional<absl::StatusOr<ValuePtr>> EvalEighCustomCall(const Instruction& instruction,
                                                            Operands operands) {
-  if (instruction.attrs().custom_call_target != "Eigh" || operands.size() != 1) {
-    return std::nullopt;
-  }
+  const std::string& target = instruction.attrs().custom_call_target;
+  const bool lapack = target == "lapack_ssyevd_ffi" || target == "lapack_dsyevd_ffi";
+  if ((target != "Eigh" && !lapack) || operands.size() != 1) return std::nullopt;
   const Value& a = *operands[0];
   const PrimitiveType type = a.shape.element_type();
   if (!a.shape.IsArray() || (type != PrimitiveType::kF32 && type != PrimitiveType::kF64)) {
     return std::nullopt;
   }
-  const std::optional<EighConfig> config = ParseEighConfig(instruction);
-  if (!config) return std::nullopt;
-  const bool lower = config->lower;
+  bool lower = true;
+  if (lapack) {
+    const std::optional<int64_t> uplo = FfiAttribute(instruction, "uplo");
+    if (!uplo || (*uplo != 'L' && *uplo != 'U')) return std::nullopt;
+    lower = *uplo == 'L';
+  } else {
+    const std::optional<EighConfig> config = ParseEighConfig(instruction);
+    if (!config) return std::nullopt;
+    lower = config->lower;
+  }
   const int64_t rank = a.shape.rank();
   if (rank < 2 || a.shape.dimensions(rank - 1) != a.shape.dimensions(rank - 2)) {
-    return absl::StatusOr<ValuePtr>(absl::InvalidArgumentError(absl::StrCat(
-        instruction.name(), ": Eigh operand must be [..., n, n], got ", a.shape.ToString())));
+    return absl::StatusOr<ValuePtr>(absl::InvalidArgumentError(
+        absl::StrCat(instruction.name(), ": ", target, " operand must be [..., n, n], got ",
+                     a.shape.ToString())));
   }
   const int64_t n = a.shape.dimensions(rank - 1);
   std::vector<int64_t> w_dims(a.shape.dimensions().begin(), a.shape.dimensions().end() - 1);
+  const std::vector<int64_t> batch_dims(w_dims.begin(), w_dims.end() - 1);
   const Shape& shape = instruction.shape();
-  if (!shape.IsTuple() || shape.tuple_shapes_size() != 2 || !shape.tuple_shapes(0).IsArray() ||
-      !shape.tuple_shapes(1).IsArray() || shape.tuple_shapes(0).element_type() != type ||
+  const int results = lapack ? 3 : 2;
+  auto dims_of = [&](int i) {
+    return std::vector<int64_t>(shape.tuple_shapes(i).dimensions().begin(),
+                                shape.tuple_shapes(i).dimensions().end());
+  };
+  if (!shape.IsTuple() || shape.tuple_shapes_size() != results ||
+      !shape.tuple_shapes(0).IsArray() || !shape.tuple_shapes(1).IsArray() ||
+      shape.tuple_shapes(0).element_type() != type ||
       shape.tuple_shapes(1).element_type() != type ||
-      shape.tuple_shapes(0).dimensions() != a.shape.dimensions() ||
-      std::vector<int64_t>(shape.tuple_shapes(1).dimensions().begin(),
-                           shape.tuple_shapes(1).dimensions().end()) != w_dims) {
-    return absl::StatusOr<ValuePtr>(absl::InvalidArgumentError(
-        absl::StrCat(instruction.name(), ": Eigh result must be (", a.shape.ToString(false), ", ",
-                     Shape(type, w_dims).ToString(false), "), got ", shape.ToString())));
+      shape.tuple_shapes(0).dimensions() != a.shape.dimensions() || dims_of(1) != w_dims ||
+      (lapack &&
+       (!shape.tuple_shapes(2).IsArray() ||
+        shape.tuple_shapes(2).element_type() != PrimitiveType::kS32 || dims_of(2) != batch_dims))) {
+    return absl::StatusOr<ValuePtr>(absl::InvalidArgumentError(absl::StrCat(
+        instruction.name(), ": ", target, " result must be (", a.shape.ToString(false), ", ",
+        Shape(type, w_dims).ToString(false),
+        lapack ? absl::StrCat(", ", Shape(PrimitiveType::kS32, batch_dims).ToString(false)) : "",
+        "), got ", shape.ToString())));
   }
-  if (type == PrimitiveType::kF32) {
-    return absl::StatusOr<ValuePtr>(Decompose<float>(shape, a, n, lower));
-  }
-  return absl::StatusOr<ValuePtr>(Decompose<double>(shape, a, n, lower));
+  std::vector<bool> ok;
+  auto [v, w] =
+      type == PrimitiveType::kF32
+          ? Decompose<float>(shape.tuple_shapes(0), shape.tuple_shapes(1), a, n, lower, ok)
+          : Decompose<double>(shape.tuple_shapes(0), shape.tuple_shapes(1), a, n, lower, ok);
+  if (!lapack) return absl::StatusOr<ValuePtr>(MakeTuple(shape, {v, w}));
+  // LAPACK's info: 0, or > 0 where the iteration did not converge (JAX then
+  // gives NaN; Eigen's failure stands for it).
+  auto info = NewArray(shape.tuple_shapes(2));
+  int32_t* info_data = info->mutable_as<int32_t>();
+  for (size_t b = 0; b < ok.size(); ++b) info_data[b] = ok[b] ? 0 : 1;
+  return absl::StatusOr<ValuePtr>(MakeTuple(shape, {v, w, info}));
 }
 
 }  // namespace hlogym::eval

@@ -1,4 +1,5 @@
-// The reference evaluator's "Eigh" custom call (see eigh_custom_call.cc).
+// The reference evaluator's symmetric eigendecomposition custom calls (see
+// eigh_custom_call.cc).
 #ifndef HLOGYM_EVAL_EIGH_CUSTOM_CALL_H_
 #define HLOGYM_EVAL_EIGH_CUSTOM_CALL_H_
 
@@ -13,8 +14,8 @@
 namespace hlogym::eval {
 
 // Evaluates custom_call_target="Eigh" (what JAX emits for jnp.linalg.eigh on
-// platforms without LAPACK/cuSOLVER). nullopt when this is not an Eigh call
-// computed here (another target, a complex or other non-f32/f64 operand, a
+// platforms without LAPACK/cuSOLVER) and lapack_{s,d}syevd_ffi (on CPU). nullopt when this is not
+// an Eigh call computed here (another target, a complex or other non-f32/f64 operand, a
 // backend_config that does not parse): the caller then treats it as opaque.
 // An error when the operand or result shapes are wrong.
 std::optional<absl::StatusOr<ValuePtr>> EvalEighCustomCall(const Instruction& instruction,

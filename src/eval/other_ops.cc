@@ -15,9 +15,11 @@
 #include "absl/strings/str_cat.h"
 #include "eval/eigh_custom_call.h"
 #include "eval/interpreter.h"
+#include "eval/lapack_custom_calls.h"
 #include "eval/prng.h"
 #include "eval/qr_custom_calls.h"
 #include "eval/scalar_ops.h"
+#include "hlo/backend_configs.h"
 
 namespace hlogym::eval {
 namespace {
@@ -27,16 +29,6 @@ absl::Status Unsupported(const std::string& what) { return absl::UnimplementedEr
 
 bool HasCppType(PrimitiveType type) {
   return DispatchType(type, [](auto) {});
-}
-
-std::vector<double> ToDoubles(const Value& v) {
-  std::vector<double> out(v.element_count());
-  DispatchType(v.shape.element_type(), [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    const T* src = v.as<T>();
-    for (size_t i = 0; i < out.size(); ++i) out[i] = ConvertElement<double>(src[i]);
-  });
-  return out;
 }
 
 std::vector<std::complex<double>> ToComplex(const Value& v) {
@@ -281,47 +273,23 @@ std::vector<double> SolveTriangular(const std::vector<double>& av, const std::ve
 //    Targets: lapack_{s,d}potrf_ffi (attribute uplo = 'L' 76 / 'U' 85),
 //    {cu,hip}solver_potrf_ffi (attribute lower = true/false), legacy
 //    lapack_{s,d}potrf with operands (lower s32, batch s32, n s32, a).
-//  - trsm: blas_{s,d}trsm_ffi with operands (a, b, alpha scalar) and
-//    attributes side ('L' 76 / 'R' 82), uplo, trans_x ('N' 78, 'T' 84,
-//    'C' 67), diag ('N' / 'U' 85); result x with op(a) x = alpha b (left) or
+//  - trsm: blas_{s,d}trsm_ffi with operands (a, b, alpha scalar), and
+//    lapack_{s,d}trsm_ffi (JAX 0.5 on) with (a, b) and alpha 1; attributes
+//    side ('L' 76 / 'R' 82), uplo, trans_x ('N' 78, 'T' 84, 'C' 67), diag
+//    ('N' / 'U' 85); result x with op(a) x = alpha b (left) or
 //    x op(a) = alpha b (right).
 //  - ThreeFry2x32 on GPU: {cu,cuda,hip,rocm}_threefry2x32[_ffi] with operands
 //    key0, key1, x0, x1 (u32, one shape) and results (out0, out1): element-
 //    wise ThreeFry2x32-20 of counter (x0, x1) under key (key0, key1).
-//  - Eigh (XLA/JAX symmetric eigendecomposition): eigh_custom_call.cc.
-//  - Qr / ProductOfElementaryHouseholderReflectors (geqrf / orgqr):
-//    qr_custom_calls.cc.
+//  - Eigh (XLA/JAX symmetric eigendecomposition) and lapack_{s,d}syevd_ffi:
+//    eigh_custom_call.cc.
+//  - Qr / ProductOfElementaryHouseholderReflectors (geqrf / orgqr) and
+//    lapack_{s,d}geqrf_ffi / lapack_{s,d}orgqr_ffi: qr_custom_calls.cc.
+//  - lapack_{s,d}getrf_ffi (LU), lapack_{s,d}gesdd_ffi / gesvd_ffi (SVD),
+//    lapack_{s,d}gtsv_ffi (tridiagonal solve): lapack_custom_calls.cc.
 // Anything not recognised (other targets, complex types, other attribute
 // values) returns nullopt and is treated as opaque; a recognised target
 // with wrongly shaped operands is an error.
-
-// The value of `key = VALUE` in a raw attribute (backend_config of a typed
-// FFI call prints as `{uplo = 76 : ui8, ...}`): an integer, or true/false
-// as 1/0.
-std::optional<int64_t> ConfigValue(const Instruction& instruction, std::string_view key) {
-  const RawAttribute* raw = instruction.attrs().FindRaw("backend_config");
-  if (raw == nullptr) return std::nullopt;
-  const std::string& s = raw->value;
-  auto is_ident = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
-  for (size_t pos = s.find(key); pos != std::string::npos; pos = s.find(key, pos + 1)) {
-    if (pos > 0 && is_ident(s[pos - 1])) continue;
-    size_t i = pos + key.size();
-    if (i < s.size() && is_ident(s[i])) continue;
-    while (i < s.size() && (s[i] == ' ' || s[i] == '"' || s[i] == '\\')) ++i;
-    if (i >= s.size() || (s[i] != '=' && s[i] != ':')) continue;
-    ++i;
-    while (i < s.size() && s[i] == ' ') ++i;
-    if (s.compare(i, 4, "true") == 0) return 1;
-    if (s.compare(i, 5, "false") == 0) return 0;
-    size_t j = i;
-    if (j < s.size() && s[j] == '-') ++j;
-    const size_t digits = j;
-    while (j < s.size() && std::isdigit(static_cast<unsigned char>(s[j]))) ++j;
-    if (j == digits) return std::nullopt;
-    return std::stoll(s.substr(i, j - i));
-  }
-  return std::nullopt;
-}
 
 bool IsRealFloat(PrimitiveType t) { return t == PrimitiveType::kF32 || t == PrimitiveType::kF64; }
 
@@ -377,20 +345,23 @@ absl::StatusOr<ValuePtr> Trsm(const Instruction& instruction, Operands operands)
   const std::string& target = instruction.attrs().custom_call_target;
   const Value& a = *operands[0];
   const Value& b = *operands[1];
-  const Value& alpha = *operands[2];
-  const auto side = ConfigValue(instruction, "side"), uplo = ConfigValue(instruction, "uplo"),
-             trans = ConfigValue(instruction, "trans_x"), diag = ConfigValue(instruction, "diag");
+  // blas_?trsm_ffi scales b by a third operand, alpha; lapack_?trsm_ffi
+  // (JAX 0.5 on) has no alpha: 1.
+  const ValuePtr alpha_value = operands.size() == 3 ? operands[2] : nullptr;
+  const auto side = FfiAttribute(instruction, "side"), uplo = FfiAttribute(instruction, "uplo"),
+             trans = FfiAttribute(instruction, "trans_x"), diag = FfiAttribute(instruction, "diag");
   const int64_t rank = b.shape.rank();
   const Shape& shape = instruction.shape();
-  if (rank < 2 || a.shape.rank() != rank || alpha.shape.rank() != 0 ||
-      alpha.shape.element_type() != b.shape.element_type() ||
+  if (rank < 2 || a.shape.rank() != rank ||
+      (alpha_value && (alpha_value->shape.rank() != 0 ||
+                       alpha_value->shape.element_type() != b.shape.element_type())) ||
       a.shape.element_type() != b.shape.element_type() || !shape.IsArray() ||
       shape.dimensions() != b.shape.dimensions() ||
       shape.element_type() != b.shape.element_type() || !side || !uplo || !trans || !diag ||
       (*side != 'L' && *side != 'R') || (*uplo != 'L' && *uplo != 'U') ||
       (*trans != 'N' && *trans != 'T' && *trans != 'C') || (*diag != 'N' && *diag != 'U')) {
     return Invalid(absl::StrCat(target,
-                                ": expects (a[..., k, k], b[..., m, n], alpha scalar) -> "
+                                ": expects (a[..., k, k], b[..., m, n][, alpha scalar]) -> "
                                 "b's shape and side/uplo/trans_x/diag attributes"));
   }
   const bool left = *side == 'L';
@@ -405,7 +376,7 @@ absl::StatusOr<ValuePtr> Trsm(const Instruction& instruction, Operands operands)
   }
   const int64_t batch = rows * cols == 0 ? 0 : b.element_count() / (rows * cols);
   std::vector<double> bv = ToDoubles(b);
-  const double s = ToDoubles(alpha)[0];
+  const double s = alpha_value ? ToDoubles(*alpha_value)[0] : 1.0;
   for (double& v : bv) v *= s;
   return ValuePtr(FromVector(shape, SolveTriangular(ToDoubles(a), bv, batch, n, rows, cols, left,
                                                     *uplo == 'L', *trans != 'N', *diag == 'U')));
@@ -464,14 +435,14 @@ std::optional<absl::StatusOr<ValuePtr>> EvalKnownCustomCall(const Instruction& i
     return i < operands.size() && IsRealFloat(operands[i]->shape.element_type());
   };
   if (t == "lapack_spotrf_ffi" || t == "lapack_dpotrf_ffi") {
-    const auto uplo = ConfigValue(instruction, "uplo");
+    const auto uplo = FfiAttribute(instruction, "uplo");
     if (operands.size() != 1 || !real_of(0) || !uplo || (*uplo != 'L' && *uplo != 'U')) {
       return std::nullopt;
     }
     return Potrf(instruction, *operands[0], *uplo == 'L');
   }
   if (t == "cusolver_potrf_ffi" || t == "hipsolver_potrf_ffi") {
-    const auto lower = ConfigValue(instruction, "lower");
+    const auto lower = FfiAttribute(instruction, "lower");
     if (operands.size() != 1 || !real_of(0) || !lower) return std::nullopt;
     return Potrf(instruction, *operands[0], *lower != 0);
   }
@@ -499,10 +470,13 @@ std::optional<absl::StatusOr<ValuePtr>> EvalKnownCustomCall(const Instruction& i
     if (operands.size() != 3 || !real_of(1)) return std::nullopt;
     return Trsm(instruction, operands);
   }
-  if (t == "Eigh") return EvalEighCustomCall(instruction, operands);
-  if (t == "Qr" || t == "ProductOfElementaryHouseholderReflectors") {
-    return EvalQrCustomCall(instruction, operands);
+  if (t == "lapack_strsm_ffi" || t == "lapack_dtrsm_ffi") {
+    if (operands.size() != 2 || !real_of(1)) return std::nullopt;
+    return Trsm(instruction, operands);
   }
+  if (auto eigh = EvalEighCustomCall(instruction, operands)) return *std::move(eigh);
+  if (auto qr = EvalQrCustomCall(instruction, operands)) return *std::move(qr);
+  if (auto lapack = EvalLapackCustomCall(instruction, operands)) return *std::move(lapack);
   if (t == "cu_threefry2x32" || t == "cu_threefry2x32_ffi" || t == "cuda_threefry2x32" ||
       t == "cuda_threefry2x32_ffi" || t == "hip_threefry2x32" || t == "hip_threefry2x32_ffi" ||
       t == "rocm_threefry2x32") {

@@ -16,27 +16,6 @@ bool IsF32OrF64(PrimitiveType type) {
   return type == PrimitiveType::kF32 || type == PrimitiveType::kF64;
 }
 
-std::vector<double> Doubles(const Value& v) {
-  std::vector<double> out(v.element_count());
-  if (v.shape.element_type() == PrimitiveType::kF32) {
-    std::copy(v.as<float>(), v.as<float>() + out.size(), out.begin());
-  } else {
-    std::copy(v.as<double>(), v.as<double>() + out.size(), out.begin());
-  }
-  return out;
-}
-
-std::shared_ptr<Value> FromDoubles(const Shape& shape, const std::vector<double>& data) {
-  auto out = NewArray(shape);
-  if (shape.element_type() == PrimitiveType::kF32) {
-    float* dst = out->mutable_as<float>();
-    for (size_t i = 0; i < data.size(); ++i) dst[i] = static_cast<float>(data[i]);
-  } else {
-    std::copy(data.begin(), data.end(), out->mutable_as<double>());
-  }
-  return out;
-}
-
 std::string Signature(const Instruction& instruction, Operands operands) {
   std::string text = "(";
   for (size_t i = 0; i < operands.size(); ++i) {
@@ -57,9 +36,10 @@ absl::StatusOr<ValuePtr> Geqrf(const Instruction& instruction, Operands operands
   const Shape& shape = instruction.shape();
   const int64_t rank = a.shape.rank();
   auto bad = [&] {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "custom-call Qr expects a[..., m, n] -> (a's shape, taus[..., min(m, n)]); got ",
-        Signature(instruction, operands)));
+    return absl::InvalidArgumentError(
+        absl::StrCat(instruction.attrs().custom_call_target,
+                     " expects a[..., m, n] -> (a's shape, taus[..., min(m, n)]); got ",
+                     Signature(instruction, operands)));
   };
   if (operands.size() != 1 || rank < 2 || !shape.IsTuple() || shape.tuple_shapes_size() != 2) {
     return bad();
@@ -78,7 +58,7 @@ absl::StatusOr<ValuePtr> Geqrf(const Instruction& instruction, Operands operands
   // An empty matrix has nothing to factor (and no taus).
   int64_t batch = p == 0 ? 0 : 1;
   for (int64_t d = 0; d + 2 < rank; ++d) batch *= a.shape.dimensions(d);
-  std::vector<double> data = Doubles(a);
+  std::vector<double> data = ToDoubles(a);
   std::vector<double> taus(taus_shape.ElementCount(), 0.0);
   for (int64_t b = 0; b < batch; ++b) {
     ColMat x(m, n);
@@ -105,8 +85,8 @@ absl::StatusOr<ValuePtr> Orgqr(const Instruction& instruction, Operands operands
   const int64_t rank = a.shape.rank();
   auto bad = [&] {
     return absl::InvalidArgumentError(absl::StrCat(
-        "custom-call ProductOfElementaryHouseholderReflectors expects (a[..., m, n] with m >= n, "
-        "taus[..., k] with k <= n) -> a's shape; got ",
+        instruction.attrs().custom_call_target,
+        " expects (a[..., m, n] with m >= n, taus[..., k] with k <= n) -> a's shape; got ",
         Signature(instruction, operands)));
   };
   if (rank < 2 || t.shape.rank() != rank - 1 || t.shape.element_type() != a.shape.element_type() ||
@@ -122,7 +102,7 @@ absl::StatusOr<ValuePtr> Orgqr(const Instruction& instruction, Operands operands
   if (m < n || k > n) return bad();
   int64_t batch = 1;
   for (int64_t d = 0; d + 2 < rank; ++d) batch *= a.shape.dimensions(d);
-  const std::vector<double> av = Doubles(a), tv = Doubles(t);
+  const std::vector<double> av = ToDoubles(a), tv = ToDoubles(t);
   std::vector<double> q(shape.ElementCount(), 0.0);
   std::vector<double> v(m), w(n);
   for (int64_t b = 0; b < batch; ++b) {
@@ -152,8 +132,12 @@ absl::StatusOr<ValuePtr> Orgqr(const Instruction& instruction, Operands operands
 std::optional<absl::StatusOr<ValuePtr>> EvalQrCustomCall(const Instruction& instruction,
                                                          Operands operands) {
   const std::string& target = instruction.attrs().custom_call_target;
-  const bool qr = target == "Qr";
-  if (!qr && target != "ProductOfElementaryHouseholderReflectors") return std::nullopt;
+  // jaxlib's LAPACK kernels on CPU compute the same (f32 and f64 here).
+  const bool qr = target == "Qr" || target == "lapack_sgeqrf_ffi" || target == "lapack_dgeqrf_ffi";
+  if (!qr && target != "ProductOfElementaryHouseholderReflectors" &&
+      target != "lapack_sorgqr_ffi" && target != "lapack_dorgqr_ffi") {
+    return std::nullopt;
+  }
   if (operands.empty() || !operands[0]->shape.IsArray() ||
       !IsF32OrF64(operands[0]->shape.element_type())) {
     return std::nullopt;
@@ -161,9 +145,7 @@ std::optional<absl::StatusOr<ValuePtr>> EvalQrCustomCall(const Instruction& inst
   if (qr) return Geqrf(instruction, operands);
   if (operands.size() != 2 || !operands[1]->shape.IsArray()) {
     return absl::StatusOr<ValuePtr>(absl::InvalidArgumentError(absl::StrCat(
-        "custom-call ProductOfElementaryHouseholderReflectors expects two operands (a, taus); "
-        "got ",
-        Signature(instruction, operands))));
+        target, " expects two operands (a, taus); got ", Signature(instruction, operands))));
   }
   return Orgqr(instruction, operands);
 }

@@ -7,6 +7,9 @@
 //  - "ProductOfElementaryHouseholderReflectors": (a[..., m, n] with m >= n,
 //    taus[..., k] with k <= n) -> Q[..., m, n], LAPACK orgqr's output: the
 //    first n columns of H_0 ... H_{k-1}.
+// jaxlib's LAPACK kernels on CPU, lapack_{s,d}geqrf_ffi and
+// lapack_{s,d}orgqr_ffi, take and give the same (their matrices column-major
+// in memory, which the logical values here do not see).
 // Computed in double for f32/f64 and rounded once to the result type.
 #ifndef HLOGYM_EVAL_QR_CUSTOM_CALLS_H_
 #define HLOGYM_EVAL_QR_CUSTOM_CALLS_H_
@@ -19,7 +22,7 @@
 
 namespace hlogym::eval {
 
-// nullopt when `instruction` is not one of the two targets or its element
+// nullopt when `instruction` is not one of these targets or its element
 // type is not f32/f64 (then it stays an opaque custom call); an error when
 // the shapes do not fit the target.
 std::optional<absl::StatusOr<ValuePtr>> EvalQrCustomCall(const Instruction& instruction,

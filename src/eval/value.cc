@@ -241,4 +241,24 @@ void FillDeterministic(Value& value, uint64_t seed, double lo, double hi, int64_
   }
 }
 
+std::vector<double> ToDoubles(const Value& v) {
+  std::vector<double> out(v.element_count());
+  DispatchType(v.shape.element_type(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T* src = v.as<T>();
+    for (size_t i = 0; i < out.size(); ++i) out[i] = ConvertElement<double>(src[i]);
+  });
+  return out;
+}
+
+std::shared_ptr<Value> FromDoubles(const Shape& shape, const std::vector<double>& data) {
+  auto out = NewArray(shape);
+  DispatchType(shape.element_type(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    T* dst = out->mutable_as<T>();
+    for (int64_t i = 0; i < out->element_count(); ++i) dst[i] = ConvertElement<T>(data[i]);
+  });
+  return out;
+}
+
 }  // namespace hlogym::eval

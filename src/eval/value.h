@@ -203,6 +203,13 @@ inline D ConvertElement(S s) {
   }
 }
 
+// Every element of an array as a double (complex: the real part), and an
+// array of `shape` from doubles, each converted to its element type: the
+// kernels that compute in double (linear algebra, fft) read and write with
+// these.
+std::vector<double> ToDoubles(const Value& v);
+std::shared_ptr<Value> FromDoubles(const Shape& shape, const std::vector<double>& data);
+
 // --- strided copies ----------------------------------------------------------
 
 // Copies a block of `dims` elements of `elem_size` bytes: element i (a

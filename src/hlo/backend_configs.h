@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string_view>
 
 #include "hlo/instruction.h"
 
@@ -21,6 +22,12 @@ struct EighConfig {
 };
 // nullopt when the config is missing or is not four comma-separated numbers.
 std::optional<EighConfig> ParseEighConfig(const Instruction& instruction);
+
+// An integer attribute of a typed-FFI custom call (API_VERSION_TYPED_FFI),
+// whose backend_config prints as `{uplo = 76 : ui8, lower = true}`: the value
+// of `key` (true/false as 1/0); nullopt when it is missing or not an integer.
+// The evaluator's LAPACK and solver calls read their modes with it.
+std::optional<int64_t> FfiAttribute(const Instruction& instruction, std::string_view key);
 
 }  // namespace hlogym
 

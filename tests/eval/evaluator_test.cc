@@ -920,6 +920,108 @@ ENTRY e {
   EXPECT_FALSE(Evaluate(**module, {}).ok());
 }
 
+// jaxlib's LAPACK kernels on CPU (src/eval/lapack_custom_calls.h), hand
+// worked. getrf: [[1, 2], [3, 4]] swaps its rows (|3| > |1|), l = 1/3,
+// u22 = 2 - 4/3; [[0, 0], [0, 1]] has a zero first pivot (info 1) and goes on.
+TEST(EvaluatorCustomCall, LapackGetrfPivotsAndReportsAZeroPivot) {
+  const char* text = R"(HloModule m
+ENTRY e {
+  a = f32[2,2,2] constant({{{1, 2}, {3, 4}}, {{0, 0}, {0, 1}}})
+  f = (f32[2,2,2], s32[2,2], s32[2]) custom-call(a), custom_call_target="lapack_sgetrf_ffi"
+  lu = f32[2,2,2] get-tuple-element(f), index=0
+  ipiv = s32[2,2] get-tuple-element(f), index=1
+  info = s32[2] get-tuple-element(f), index=2
+  ROOT t = (f32[2,2,2], s32[2,2], s32[2]) tuple(lu, ipiv, info)
+})";
+  EXPECT_THAT(EvalValues(text, {}, 0),
+              Pointwise(DoubleNear(1e-6), {3.0, 4.0, 1.0 / 3, 2.0 / 3, 0.0, 0.0, 0.0, 1.0}));
+  EXPECT_THAT(EvalValues(text, {}, 1), ElementsAre(2, 2, 1, 2));
+  EXPECT_THAT(EvalValues(text, {}, 2), ElementsAre(0, 1));
+}
+
+// gtsv on [[1, 1, 0], [2, 1, 1], [0, 1, 1]] x = [1, 2, 3]: the first step
+// swaps rows (|2| > |1|); x = [-0.5, 1.5, 1.5]. dl[0] and du[2] are not read.
+// An all-zero system has a zero first pivot: info 1.
+TEST(EvaluatorCustomCall, LapackGtsvSolvesWithRowSwaps) {
+  const char* text = R"(HloModule m
+ENTRY e {
+  dl = f32[2,3] constant({{99, 2, 1}, {0, 0, 0}})
+  d = f32[2,3] constant({{1, 1, 1}, {0, 0, 0}})
+  du = f32[2,3] constant({{1, 1, 99}, {0, 0, 0}})
+  b = f32[2,3,1] constant({{{1}, {2}, {3}}, {{1}, {1}, {1}}})
+  s = (f32[2,3], f32[2,3], f32[2,3], f32[2,3,1], s32[2]) custom-call(dl, d, du, b), custom_call_target="lapack_sgtsv_ffi"
+  x = f32[2,3,1] get-tuple-element(s), index=3
+  info = s32[2] get-tuple-element(s), index=4
+  ROOT t = (f32[2,3,1], s32[2]) tuple(x, info)
+})";
+  const std::vector<double> x = EvalValues(text, {}, 0);
+  ASSERT_EQ(x.size(), 6u);
+  EXPECT_THAT(std::vector<double>(x.begin(), x.begin() + 3),
+              Pointwise(DoubleNear(1e-6), {-0.5, 1.5, 1.5}));
+  EXPECT_THAT(EvalValues(text, {}, 1), ElementsAre(0, 1));
+}
+
+// gesdd of diag(3, -2): s = [3, 2], and U diag(s) Vt gives the matrix back
+// whatever the singular vectors' signs. syevd of [[2, 1], [1, 2]]: w = [1, 3].
+// lapack_strsm_ffi (no alpha) is blas_strsm_ffi with alpha 1.
+TEST(EvaluatorCustomCall, LapackSvdEighAndTwoOperandTrsm) {
+  const char* text = R"(HloModule m
+ENTRY e {
+  a = f32[2,2] constant({{3, 0}, {0, -2}})
+  svd = (f32[2,2], f32[2], f32[2,2], f32[2,2], s32[]) custom-call(a), custom_call_target="lapack_sgesdd_ffi", backend_config={mode = 65 : ui8}
+  s = f32[2] get-tuple-element(svd), index=1
+  u = f32[2,2] get-tuple-element(svd), index=2
+  vt = f32[2,2] get-tuple-element(svd), index=3
+  sb = f32[2,2] broadcast(s), dimensions={1}
+  us = f32[2,2] multiply(u, sb)
+  back = f32[2,2] dot(us, vt), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  h = f32[2,2] constant({{2, 1}, {1, 2}})
+  eig = (f32[2,2], f32[2], s32[]) custom-call(h), custom_call_target="lapack_ssyevd_ffi", backend_config={mode = 86 : ui8, uplo = 76 : ui8}
+  w = f32[2] get-tuple-element(eig), index=1
+  l = f32[2,2] constant({{2, 0}, {1, 4}})
+  r = f32[2,2] constant({{2, 4}, {6, 8}})
+  one = f32[] constant(1)
+  x2 = f32[2,2] custom-call(l, r), custom_call_target="lapack_strsm_ffi", backend_config={diag = 78 : ui8, side = 76 : ui8, trans_x = 78 : ui8, uplo = 76 : ui8}
+  x3 = f32[2,2] custom-call(l, r, one), custom_call_target="blas_strsm_ffi", backend_config={diag = 78 : ui8, side = 76 : ui8, trans_x = 78 : ui8, uplo = 76 : ui8}
+  ROOT t = (f32[2], f32[2,2], f32[2], f32[2,2], f32[2,2]) tuple(s, back, w, x2, x3)
+})";
+  EXPECT_THAT(EvalValues(text, {}, 0), Pointwise(DoubleNear(1e-6), {3.0, 2.0}));
+  EXPECT_THAT(EvalValues(text, {}, 1), Pointwise(DoubleNear(1e-6), {3.0, 0.0, 0.0, -2.0}));
+  EXPECT_THAT(EvalValues(text, {}, 2), Pointwise(DoubleNear(1e-6), {1.0, 3.0}));
+  // [[2, 0], [1, 4]] x = [[2, 4], [6, 8]]: x = [[1, 2], [1.25, 1.5]].
+  EXPECT_THAT(EvalValues(text, {}, 3), Pointwise(DoubleNear(1e-6), {1.0, 2.0, 1.25, 1.5}));
+  EXPECT_EQ(EvalValues(text, {}, 3), EvalValues(text, {}, 4));
+}
+
+// A LAPACK call whose result does not fit its operand is an error that names
+// the instruction and the target; one without the mode it needs stays opaque.
+TEST(EvaluatorCustomCall, LapackBadShapesAreErrorsMissingModeIsOpaque) {
+  for (const char* call :
+       {"(f32[3,3], s32[2], s32[]) custom-call(a), custom_call_target=\"lapack_sgetrf_ffi\"",
+        "(f32[3,3], f32[3], s32[3]) custom-call(a), custom_call_target=\"lapack_ssyevd_ffi\", "
+        "backend_config={mode = 86 : ui8, uplo = 85 : ui8}",
+        "(f32[3,3], f32[2], f32[3,3], f32[3,3], s32[]) custom-call(a), "
+        "custom_call_target=\"lapack_sgesdd_ffi\", backend_config={mode = 65 : ui8}"}) {
+    auto module = ParseModule(absl::StrCat(
+        "HloModule m\nENTRY e {\n  a = f32[3,3] constant({{1, 2, 3}, {4, 5, 6}, {7, 8, 10}})\n"
+        "  ROOT bad = ",
+        call, "\n}\n"));
+    ASSERT_TRUE(module.ok()) << module.status().message();
+    auto r = Evaluate(**module, {});
+    ASSERT_FALSE(r.ok()) << call;
+    EXPECT_THAT(std::string(r.status().message()), ::testing::HasSubstr("bad: lapack_s")) << call;
+  }
+  // No mode: LAPACK's gesdd would not know what to compute; opaque values
+  // (within [-1, 1]), not the singular values 3 and 2.
+  const char* text = R"(HloModule m
+ENTRY e {
+  a = f32[2,2] constant({{3, 0}, {0, -2}})
+  svd = (f32[2,2], f32[2], f32[2,2], f32[2,2], s32[]) custom-call(a), custom_call_target="lapack_sgesdd_ffi"
+  ROOT s = f32[2] get-tuple-element(svd), index=1
+})";
+  for (double x : EvalValues(text)) EXPECT_LE(std::fabs(x), 1.0);
+}
+
 TEST(EvaluatorCustomCall, UnknownVariantsStayOpaque) {
   // A potrf without its uplo attribute is not computed: it stays a
   // deterministic opaque value (within [-1, 1]), not the factor [2, 0, 1, 2].

@@ -553,6 +553,81 @@ def test_batch_norm_training_step_agrees_with_xla(name, tmp_path):
     assert c.ok, c.message
 
 
+# Programs whose modules JAX lowers on CPU to its LAPACK kernels (typed-FFI custom calls), each
+# output a raw kernel result or one that does not depend on a singular vector's or eigenvector's
+# sign (which is an accident of LAPACK's algorithm: src/eval/lapack_custom_calls.h).
+def _lapack_programs():
+    import jax.numpy as jnp
+    from jax import lax
+
+    def sym(a):
+        return a + jnp.swapaxes(a, -1, -2)
+
+    def svd_parts(a, full):
+        u, s, vt = jnp.linalg.svd(a, full_matrices=full)
+        k = s.shape[-1]
+        # Past the first k, u's columns (vt's rows) are any basis of what is left: not compared.
+        u, vt = u[..., :k], vt[..., :k, :]
+        return s, (u * s[..., None, :]) @ vt, jnp.abs(u), jnp.abs(vt)
+
+    def eigh_parts(a):
+        w, v = jnp.linalg.eigh(sym(a))
+        return w, (v * w[..., None, :]) @ jnp.swapaxes(v, -1, -2), jnp.abs(v)
+
+    def tridiagonal(a, b):
+        # Random diagonals: rows swap where a sub-diagonal element outweighs the diagonal.
+        dl, d, du = a[..., 0, :], a[..., 1, :], a[..., 2, :]
+        return lax.linalg.tridiagonal_solve(dl.at[..., 0].set(0), d, du.at[..., -1].set(0), b)
+
+    f32 = jnp.float32
+    return {
+        # getrf: the packed factors and the pivots, as lax.linalg.lu gives them.
+        "getrf": (lambda a: lax.linalg.lu(a), [((3, 6, 6), f32)]),
+        "getrf_wide": (lambda a: lax.linalg.lu(a), [((4, 7), f32)]),
+        "solve_and_slogdet": (
+            lambda a, b: (jnp.linalg.solve(a, b), *jnp.linalg.slogdet(a), jnp.linalg.inv(a)),
+            [((5, 5), f32), ((5, 3), f32)],
+        ),
+        "trsm": (
+            lambda a, b: lax.linalg.triangular_solve(
+                jnp.tril(a) + 3 * jnp.eye(6), b, left_side=True, lower=True, transpose_a=True
+            ),
+            [((6, 6), f32), ((6, 2), f32)],
+        ),
+        "qr": (lambda a: jnp.linalg.qr(a), [((7, 5), f32)]),
+        "svd_full": (lambda a: svd_parts(a, True), [((2, 6, 4), f32)]),
+        "svd_thin": (lambda a: svd_parts(a, False), [((4, 6), f32)]),
+        "svd_values": (lambda a: jnp.linalg.svd(a, compute_uv=False), [((5, 3), f32)]),
+        "eigh": (eigh_parts, [((2, 5, 5), f32)]),
+        "tridiagonal_solve": (tridiagonal, [((4, 3, 7), f32), ((4, 7, 3), f32)]),
+    }
+
+
+@pytest.mark.parametrize("name", sorted(_lapack_programs()))
+def test_lapack_custom_calls_agree_with_xla(name, tmp_path):
+    import numpy as np
+
+    fn, params = _lapack_programs()[name]
+    text = (
+        jax.jit(fn)
+        .lower(*[jax.ShapeDtypeStruct(shape, dtype) for shape, dtype in params])
+        .as_text(dialect="hlo")
+    )
+    assert "lapack_" in text, f"{name}: JAX no longer lowers it to a LAPACK custom call"
+    path = tmp_path / f"{name}.hlo"
+    path.write_text(text)
+    out = hlogym("run", path, "--seed", "0", "--io", tmp_path / "io")
+    assert out.returncode == 0, out.stderr[-2000:]
+    inputs = xla_runtime.load_io_dir(tmp_path / "io", "inputs")
+    ours = xla_runtime.load_io_dir(tmp_path / "io", "outputs")
+    theirs = xla().run(xla().compile(text), inputs)
+    assert not xla_runtime.vacuous_reason(theirs, inputs)
+    # Not NaN: JAX replaces a kernel result whose info is not 0 with NaN.
+    assert not any(np.isnan(np.asarray(t, np.float64)).any() for t in theirs if t.dtype.kind == "f")
+    c = xla_runtime.compare_outputs(ours, theirs, rtol=1e-4, atol=1e-4)
+    assert c.ok, f"{name}: {c.message}"
+
+
 def test_rng_bit_generator_bits_match_xla(tmp_path):
     """Philox (rng_default, rng_philox) bits and states equal XLA's CPU backend's, bit for bit."""
     path = SMOKE / "rng_bit_generator.hlo"

@@ -1,0 +1,303 @@
+#include "eval/lapack_custom_calls.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "Eigen/Core"
+#include "Eigen/SVD"
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "hlo/backend_configs.h"
+
+namespace hlogym::eval {
+namespace {
+
+using Dims = std::vector<int64_t>;
+
+Dims DimsOf(const Shape& shape) {
+  return Dims(shape.dimensions().begin(), shape.dimensions().end());
+}
+
+// The leading dimensions of `shape` without its last `minor` ones.
+Dims LeadingDims(const Shape& shape, int minor) {
+  return Dims(shape.dimensions().begin(), shape.dimensions().end() - minor);
+}
+
+int64_t Product(const Dims& dims) {
+  int64_t n = 1;
+  for (int64_t d : dims) n *= d;
+  return n;
+}
+
+Dims Append(Dims dims, std::initializer_list<int64_t> minor) {
+  dims.insert(dims.end(), minor);
+  return dims;
+}
+
+// True when `shape` is an array of `type` and exactly `dims`.
+bool Is(const Shape& shape, PrimitiveType type, const Dims& dims) {
+  return shape.IsArray() && shape.element_type() == type && DimsOf(shape) == dims;
+}
+
+absl::Status BadShapes(const Instruction& instruction, Operands operands, const std::string& want) {
+  std::string got = "(";
+  for (size_t i = 0; i < operands.size(); ++i) {
+    absl::StrAppend(&got, i == 0 ? "" : ", ", operands[i]->shape.ToString(false));
+  }
+  absl::StrAppend(&got, ") -> ", instruction.shape().ToString(false));
+  return absl::InvalidArgumentError(absl::StrCat(instruction.name(), ": ",
+                                                 instruction.attrs().custom_call_target,
+                                                 " expects ", want, "; got ", got));
+}
+
+std::shared_ptr<Value> Int32s(const Shape& shape, const std::vector<int32_t>& data) {
+  auto out = NewArray(shape);
+  std::copy(data.begin(), data.end(), out->mutable_as<int32_t>());
+  return out;
+}
+
+absl::StatusOr<ValuePtr> Getrf(const Instruction& instruction, Operands operands) {
+  const Value& a = *operands[0];
+  const Shape& shape = instruction.shape();
+  const PrimitiveType type = a.shape.element_type();
+  const int64_t rank = a.shape.rank();
+  const Dims batch_dims = rank >= 2 ? LeadingDims(a.shape, 2) : Dims();
+  const int64_t m = rank >= 2 ? a.shape.dimensions(rank - 2) : 0;
+  const int64_t n = rank >= 2 ? a.shape.dimensions(rank - 1) : 0;
+  const int64_t k = std::min(m, n);
+  if (rank < 2 || !shape.IsTuple() || shape.tuple_shapes_size() != 3 ||
+      !Is(shape.tuple_shapes(0), type, DimsOf(a.shape)) ||
+      !Is(shape.tuple_shapes(1), PrimitiveType::kS32, Append(batch_dims, {k})) ||
+      !Is(shape.tuple_shapes(2), PrimitiveType::kS32, batch_dims)) {
+    return BadShapes(instruction, operands,
+                     "a[..., m, n] -> (a's shape, s32[..., min(m, n)], s32[...])");
+  }
+  const int64_t batch = Product(batch_dims);
+  std::vector<double> lu = ToDoubles(a);
+  std::vector<int32_t> ipiv(batch * k), info(batch, 0);
+  for (int64_t b = 0; b < batch; ++b) {
+    double* A = lu.data() + b * m * n;
+    auto at = [&](int64_t i, int64_t j) -> double& { return A[i * n + j]; };
+    for (int64_t j = 0; j < k; ++j) {
+      int64_t pivot = j;
+      for (int64_t i = j + 1; i < m; ++i) {
+        if (std::abs(at(i, j)) > std::abs(at(pivot, j))) pivot = i;
+      }
+      ipiv[b * k + j] = static_cast<int32_t>(pivot + 1);
+      if (at(pivot, j) != 0.0) {
+        if (pivot != j) {
+          for (int64_t c = 0; c < n; ++c) std::swap(at(j, c), at(pivot, c));
+        }
+        for (int64_t i = j + 1; i < m; ++i) at(i, j) /= at(j, j);
+      } else if (info[b] == 0) {
+        info[b] = static_cast<int32_t>(j + 1);
+      }
+      for (int64_t i = j + 1; i < m; ++i) {
+        for (int64_t c = j + 1; c < n; ++c) at(i, c) -= at(i, j) * at(j, c);
+      }
+    }
+  }
+  return MakeTuple(shape,
+                   {FromDoubles(shape.tuple_shapes(0), lu), Int32s(shape.tuple_shapes(1), ipiv),
+                    Int32s(shape.tuple_shapes(2), info)});
+}
+
+// The sign convention of eigh_custom_call.cc: a vector is negated when
+// max_i v_i + min_i v_i < 0.
+double Sign(const Eigen::VectorXd& v) { return v.maxCoeff() + v.minCoeff() < 0 ? -1.0 : 1.0; }
+
+absl::StatusOr<ValuePtr> Svd(const Instruction& instruction, Operands operands) {
+  const Value& a = *operands[0];
+  const Shape& shape = instruction.shape();
+  const PrimitiveType type = a.shape.element_type();
+  const int64_t mode = *FfiAttribute(instruction, "mode");  // checked by the caller
+  const int64_t rank = a.shape.rank();
+  const Dims batch_dims = rank >= 2 ? LeadingDims(a.shape, 2) : Dims();
+  const int64_t m = rank >= 2 ? a.shape.dimensions(rank - 2) : 0;
+  const int64_t n = rank >= 2 ? a.shape.dimensions(rank - 1) : 0;
+  const int64_t k = std::min(m, n);
+  const bool full = mode == 'A';
+  // With mode 'N' LAPACK leaves u and vt alone: JAX gives them either size.
+  const bool computed = mode != 'N';
+  auto fits = [&](int i, int64_t rows, int64_t cols) {
+    const Shape& s = shape.tuple_shapes(i);
+    return computed ? Is(s, type, Append(batch_dims, {rows, cols}))
+                    : s.IsArray() && s.element_type() == type && s.rank() == rank;
+  };
+  if (rank < 2 || !shape.IsTuple() || shape.tuple_shapes_size() != 5 ||
+      !Is(shape.tuple_shapes(0), type, DimsOf(a.shape)) ||
+      !Is(shape.tuple_shapes(1), type, Append(batch_dims, {k})) || !fits(2, m, full ? m : k) ||
+      !fits(3, full ? n : k, n) || !Is(shape.tuple_shapes(4), PrimitiveType::kS32, batch_dims)) {
+    return BadShapes(instruction, operands,
+                     "a[..., m, n] -> (a's shape, s[..., min(m, n)], u[..., m, m or min(m, n)], "
+                     "vt[..., n or min(m, n), n], s32[...]) for mode A or S");
+  }
+  const int64_t batch = Product(batch_dims);
+  const int64_t u_cols = shape.tuple_shapes(2).dimensions(rank - 1);
+  const int64_t vt_rows = shape.tuple_shapes(3).dimensions(rank - 2);
+  const std::vector<double> av = ToDoubles(a);
+  std::vector<double> s(shape.tuple_shapes(1).ElementCount(), 0.0);
+  std::vector<double> u(shape.tuple_shapes(2).ElementCount(), 0.0);
+  std::vector<double> vt(shape.tuple_shapes(3).ElementCount(), 0.0);
+  std::vector<int32_t> info(batch, 0);
+  const unsigned options = !computed ? 0
+                                     : (full ? Eigen::ComputeFullU | Eigen::ComputeFullV
+                                             : Eigen::ComputeThinU | Eigen::ComputeThinV);
+  Eigen::MatrixXd x(m, n);
+  for (int64_t b = 0; b < batch; ++b) {
+    for (int64_t i = 0; i < m; ++i) {
+      for (int64_t j = 0; j < n; ++j) x(i, j) = av[b * m * n + i * n + j];
+    }
+    double* sb = s.data() + b * k;
+    double* ub = u.data() + b * m * u_cols;
+    double* vtb = vt.data() + b * vt_rows * n;
+    if (!x.allFinite()) {
+      info[b] = 1;
+      std::fill(sb, sb + k, std::numeric_limits<double>::quiet_NaN());
+      if (computed) {
+        std::fill(ub, ub + m * u_cols, std::numeric_limits<double>::quiet_NaN());
+        std::fill(vtb, vtb + vt_rows * n, std::numeric_limits<double>::quiet_NaN());
+      }
+      continue;
+    }
+    Eigen::BDCSVD<Eigen::MatrixXd> svd(x, options);
+    for (int64_t i = 0; i < k; ++i) sb[i] = svd.singularValues()(i);
+    if (!computed) continue;
+    const Eigen::MatrixXd& U = svd.matrixU();
+    const Eigen::MatrixXd& V = svd.matrixV();
+    for (int64_t c = 0; c < u_cols; ++c) {
+      const double sign = Sign(U.col(c));
+      for (int64_t i = 0; i < m; ++i) ub[i * u_cols + c] = sign * U(i, c);
+      // A singular pair flips together; V's columns past k pair with none.
+      if (c < k) {
+        for (int64_t j = 0; j < n; ++j) vtb[c * n + j] = sign * V(j, c);
+      }
+    }
+    for (int64_t r = k; r < vt_rows; ++r) {
+      const double sign = Sign(V.col(r));
+      for (int64_t j = 0; j < n; ++j) vtb[r * n + j] = sign * V(j, r);
+    }
+  }
+  return MakeTuple(
+      shape,
+      {operands[0], FromDoubles(shape.tuple_shapes(1), s), FromDoubles(shape.tuple_shapes(2), u),
+       FromDoubles(shape.tuple_shapes(3), vt), Int32s(shape.tuple_shapes(4), info)});
+}
+
+absl::StatusOr<ValuePtr> Gtsv(const Instruction& instruction, Operands operands) {
+  const Shape& shape = instruction.shape();
+  const Value& b_in = *operands[3];
+  const PrimitiveType type = b_in.shape.element_type();
+  const int64_t rank = b_in.shape.rank();
+  const Dims batch_dims = rank >= 2 ? LeadingDims(b_in.shape, 2) : Dims();
+  const int64_t n = rank >= 2 ? b_in.shape.dimensions(rank - 2) : 0;
+  const int64_t nrhs = rank >= 2 ? b_in.shape.dimensions(rank - 1) : 0;
+  const Dims diag_dims = Append(batch_dims, {n});
+  bool ok = rank >= 2 && shape.IsTuple() && shape.tuple_shapes_size() == 5 &&
+            Is(shape.tuple_shapes(3), type, DimsOf(b_in.shape)) &&
+            Is(shape.tuple_shapes(4), PrimitiveType::kS32, batch_dims);
+  for (int i = 0; ok && i < 3; ++i) {
+    ok = Is(operands[i]->shape, type, diag_dims) && Is(shape.tuple_shapes(i), type, diag_dims);
+  }
+  if (!ok) {
+    return BadShapes(instruction, operands,
+                     "(dl[..., n], d[..., n], du[..., n], b[..., n, nrhs]) -> (the four "
+                     "operands' shapes, s32[...])");
+  }
+  const int64_t batch = Product(batch_dims);
+  std::vector<double> dl = ToDoubles(*operands[0]), d = ToDoubles(*operands[1]),
+                      du = ToDoubles(*operands[2]), x = ToDoubles(b_in);
+  std::vector<int32_t> info(batch, 0);
+  for (int64_t bt = 0; bt < batch && n > 0; ++bt) {
+    // LAPACK's arrays: DL the n-1 sub-diagonal elements (JAX's dl[1:]), D,
+    // DU the n-1 super-diagonal ones; B row i is x[i * nrhs ...].
+    double* DL = dl.data() + bt * n + 1;
+    double* D = d.data() + bt * n;
+    double* DU = du.data() + bt * n;
+    double* B = x.data() + bt * n * nrhs;
+    auto row = [&](int64_t i) { return B + i * nrhs; };
+    int32_t& status = info[bt];
+    // Elimination: row i + 1 loses its sub-diagonal element, by row i or
+    // (when the sub-diagonal element is larger) with rows i and i + 1
+    // swapped, which fills DL[i] with U's second super-diagonal.
+    for (int64_t i = 0; i + 1 < n && status == 0; ++i) {
+      const bool last = i + 2 == n;
+      if (std::abs(D[i]) >= std::abs(DL[i])) {
+        if (D[i] == 0.0) {
+          status = static_cast<int32_t>(i + 1);
+          break;
+        }
+        const double fact = DL[i] / D[i];
+        D[i + 1] -= fact * DU[i];
+        for (int64_t r = 0; r < nrhs; ++r) row(i + 1)[r] -= fact * row(i)[r];
+        if (!last) DL[i] = 0.0;
+      } else {
+        const double fact = D[i] / DL[i];
+        D[i] = DL[i];
+        const double below = D[i + 1];
+        D[i + 1] = DU[i] - fact * below;
+        if (!last) {
+          DL[i] = DU[i + 1];
+          DU[i + 1] = -fact * DL[i];
+        }
+        DU[i] = below;
+        for (int64_t r = 0; r < nrhs; ++r) {
+          const double upper = row(i)[r];
+          row(i)[r] = row(i + 1)[r];
+          row(i + 1)[r] = upper - fact * row(i + 1)[r];
+        }
+      }
+    }
+    if (status == 0 && D[n - 1] == 0.0) status = static_cast<int32_t>(n);
+    if (status != 0) continue;
+    // Back substitution through U (diagonal D, super-diagonals DU and DL).
+    for (int64_t r = 0; r < nrhs; ++r) {
+      for (int64_t i = n - 1; i >= 0; --i) {
+        double v = row(i)[r];
+        if (i + 1 < n) v -= DU[i] * row(i + 1)[r];
+        if (i + 2 < n) v -= DL[i] * row(i + 2)[r];
+        row(i)[r] = v / D[i];
+      }
+    }
+  }
+  return MakeTuple(shape,
+                   {FromDoubles(shape.tuple_shapes(0), dl), FromDoubles(shape.tuple_shapes(1), d),
+                    FromDoubles(shape.tuple_shapes(2), du), FromDoubles(shape.tuple_shapes(3), x),
+                    Int32s(shape.tuple_shapes(4), info)});
+}
+
+bool IsF32OrF64(const Value& v) {
+  return v.shape.IsArray() && (v.shape.element_type() == PrimitiveType::kF32 ||
+                               v.shape.element_type() == PrimitiveType::kF64);
+}
+
+}  // namespace
+
+std::optional<absl::StatusOr<ValuePtr>> EvalLapackCustomCall(const Instruction& instruction,
+                                                             Operands operands) {
+  const std::string& t = instruction.attrs().custom_call_target;
+  if (t == "lapack_sgetrf_ffi" || t == "lapack_dgetrf_ffi") {
+    if (operands.size() != 1 || !IsF32OrF64(*operands[0])) return std::nullopt;
+    return Getrf(instruction, operands);
+  }
+  if (t == "lapack_sgesdd_ffi" || t == "lapack_dgesdd_ffi" || t == "lapack_sgesvd_ffi" ||
+      t == "lapack_dgesvd_ffi") {
+    const std::optional<int64_t> mode = FfiAttribute(instruction, "mode");
+    if (operands.size() != 1 || !IsF32OrF64(*operands[0]) || !mode ||
+        (*mode != 'A' && *mode != 'S' && *mode != 'N')) {
+      return std::nullopt;
+    }
+    return Svd(instruction, operands);
+  }
+  if (t == "lapack_sgtsv_ffi" || t == "lapack_dgtsv_ffi") {
+    if (operands.size() != 4 || !IsF32OrF64(*operands[3])) return std::nullopt;
+    return Gtsv(instruction, operands);
+  }
+  return std::nullopt;
+}
+
+}  // namespace hlogym::eval

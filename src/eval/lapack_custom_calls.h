@@ -1,0 +1,52 @@
+// jaxlib's LAPACK kernels on CPU that the reference evaluator computes beside
+// those of other_ops.cc (potrf, trsm), eigh_custom_call.cc (syevd) and
+// qr_custom_calls.cc (geqrf, orgqr). JAX lowers jnp.linalg.solve, inv, det
+// and slogdet (getrf), svd and pinv (gesdd, gesvd) and
+// lax.linalg.tridiagonal_solve (gtsv) on CPU to these typed-FFI custom calls;
+// their meaning is LAPACK's (its documentation, and jaxlib's
+// cpu/lapack_kernels for the operands and results). Every matrix is
+// column-major in memory, as LAPACK wants it; the logical values here do not
+// see layouts. Computed in double and rounded once to the result type.
+//
+//  - lapack_{s,d}getrf_ffi: a[..., m, n] -> (lu, ipiv s32[..., min(m, n)],
+//    info s32[...]): P A = L U by partial pivoting (in column j, the first
+//    row of largest magnitude at or below j), L unit lower (below the
+//    diagonal of lu), U upper; ipiv[j] the 1-based row swapped with row j;
+//    info 0, or the 1-based column of the first zero pivot (the
+//    factorization goes on past it, as LAPACK's does).
+//  - lapack_{s,d}gesdd_ffi and lapack_{s,d}gesvd_ffi: a[..., m, n] ->
+//    (a', s[..., k], u, vt, info s32[...]), k = min(m, n), attribute mode
+//    'A' (65: u [m, m], vt [n, n]), 'S' (83: u [m, k], vt [k, n]) or 'N'
+//    (78: u and vt not computed; zeros here). A = U diag(s) Vt, s
+//    descending. a' is what LAPACK leaves in a (unspecified; JAX never reads
+//    it): a itself here. Singular vectors take eigh_custom_call.cc's sign
+//    convention on u's columns (vt's rows follow), not LAPACK's, so outputs
+//    that depend on their signs do not match XLA's. A non-finite input gives
+//    NaN and info 1 (LAPACK reports an error there too, and JAX gives NaN).
+//  - lapack_{s,d}gtsv_ffi: (dl[..., n], d[..., n], du[..., n], b[..., n,
+//    nrhs]) -> (dl', d', du', x, info s32[...]): the tridiagonal system with
+//    sub-diagonal dl[1:], diagonal d and super-diagonal du[:-1] (dl[0] and
+//    du[n-1] are not read) solved by Gaussian elimination with partial
+//    pivoting, LAPACK gtsv's algorithm; d', du' and dl'[1:] are its U
+//    (diagonal, first and second super-diagonal); info 0, or the 1-based row
+//    of a zero pivot (x is then partial; JAX gives NaN).
+#ifndef HLOGYM_EVAL_LAPACK_CUSTOM_CALLS_H_
+#define HLOGYM_EVAL_LAPACK_CUSTOM_CALLS_H_
+
+#include <optional>
+
+#include "absl/status/statusor.h"
+#include "eval/interpreter.h"
+#include "hlo/instruction.h"
+
+namespace hlogym::eval {
+
+// nullopt when `instruction` is not one of these targets, its element type
+// is not f32/f64 or an attribute is missing (then it stays an opaque custom
+// call); an error when the shapes do not fit the target.
+std::optional<absl::StatusOr<ValuePtr>> EvalLapackCustomCall(const Instruction& instruction,
+                                                             Operands operands);
+
+}  // namespace hlogym::eval
+
+#endif  // HLOGYM_EVAL_LAPACK_CUSTOM_CALLS_H_
