@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -275,7 +276,87 @@ bool IsF32OrF64(const Value& v) {
                                v.shape.element_type() == PrimitiveType::kF64);
 }
 
+// The type letter of an older target: 's' or 'd' after `prefix`, else 0.
+char TypeLetter(std::string_view target, std::string_view prefix, std::string_view name) {
+  if (target.size() != prefix.size() + 1 + name.size() || !target.starts_with(prefix) ||
+      !target.ends_with(name)) {
+    return 0;
+  }
+  const char letter = target[prefix.size()];
+  return letter == 's' || letter == 'd' ? letter : 0;
+}
+
 }  // namespace
+
+std::optional<LegacyLapackCall> LegacyLapackAsFfi(const Instruction& instruction,
+                                                  Operands operands) {
+  const std::string& t = instruction.attrs().custom_call_target;
+  struct Kind {
+    std::string_view prefix, name;
+    int scalars;  // leading s32 operands
+    int results;  // today's results among the older call's
+  };
+  static constexpr Kind kKinds[] = {
+      {"lapack_", "getrf", 3, 3}, {"blas_", "trsm", 7, 1},    {"lapack_", "gesdd", 6, 5},
+      {"lapack_", "syevd", 3, 3}, {"lapack_", "geqrf", 4, 2}, {"lapack_", "orgqr", 5, 1},
+  };
+  const Kind* kind = nullptr;
+  char letter = 0;
+  for (const Kind& k : kKinds) {
+    if ((letter = TypeLetter(t, k.prefix, k.name)) != 0) {
+      kind = &k;
+      break;
+    }
+  }
+  if (kind == nullptr || static_cast<int>(operands.size()) <= kind->scalars) return std::nullopt;
+  std::vector<int64_t> scalar(kind->scalars);
+  for (int i = 0; i < kind->scalars; ++i) {
+    const Value& v = *operands[i];
+    if (!v.shape.IsArray() || v.shape.element_type() != PrimitiveType::kS32 ||
+        v.element_count() != 1) {
+      return std::nullopt;
+    }
+    scalar[i] = v.as<int32_t>()[0];
+  }
+  const Shape& shape = instruction.shape();
+  const bool tuple = shape.IsTuple();
+  if ((kind->results > 1 || tuple) && (!tuple || shape.tuple_shapes_size() < kind->results)) {
+    return std::nullopt;
+  }
+  Shape call_shape = shape;
+  if (tuple && kind->results == 1) {
+    call_shape = shape.tuple_shapes(0);
+  } else if (tuple) {
+    std::vector<Shape> kept(shape.tuple_shapes().begin(),
+                            shape.tuple_shapes().begin() + kind->results);
+    call_shape = Shape::Tuple(std::move(kept));
+  }
+  LegacyLapackCall legacy;
+  legacy.results = kind->results;
+  legacy.call = std::make_unique<Instruction>(Opcode::kCustomCall, call_shape, instruction.name());
+  InstructionAttributes& attrs = legacy.call->mutable_attrs();
+  attrs.custom_call_target = absl::StrCat(std::string(kind->prefix), std::string(1, letter),
+                                          std::string(kind->name), "_ffi");
+  legacy.operands.assign(operands.begin() + kind->scalars, operands.end());
+  auto ui8 = [](int64_t c) { return absl::StrCat(c, " : ui8"); };
+  if (kind->name == "trsm") {
+    // (alpha, a, b) -> blas_?trsm_ffi's (a, b, alpha).
+    if (legacy.operands.size() != 3) return std::nullopt;
+    std::rotate(legacy.operands.begin(), legacy.operands.begin() + 1, legacy.operands.end());
+    const char trans = scalar[2] == 0 ? 'N' : scalar[2] == 1 ? 'T' : 'C';
+    attrs.SetRaw("backend_config", absl::StrCat("{diag = ", ui8(scalar[3] != 0 ? 'U' : 'N'),
+                                                ", side = ", ui8(scalar[0] != 0 ? 'L' : 'R'),
+                                                ", trans_x = ", ui8(trans),
+                                                ", uplo = ", ui8(scalar[1] != 0 ? 'L' : 'U'), "}"));
+  } else if (kind->name == "gesdd") {
+    const char mode = scalar[1] == 0 ? 'N' : scalar[0] != 0 ? 'A' : 'S';
+    attrs.SetRaw("backend_config", absl::StrCat("{mode = ", ui8(mode), "}"));
+  } else if (kind->name == "syevd") {
+    attrs.SetRaw("backend_config", absl::StrCat("{mode = ", ui8('V'),
+                                                ", uplo = ", ui8(scalar[0] != 0 ? 'L' : 'U'), "}"));
+  }
+  return legacy;
+}
 
 std::optional<absl::StatusOr<ValuePtr>> EvalLapackCustomCall(const Instruction& instruction,
                                                              Operands operands) {

@@ -30,10 +30,17 @@
 //    pivoting, LAPACK gtsv's algorithm; d', du' and dl'[1:] are its U
 //    (diagonal, first and second super-diagonal); info 0, or the 1-based row
 //    of a zero pivot (x is then partial; JAX gives NaN).
+//
+// jaxlib before 0.4.32 (JAX 0.4.13 to 0.4.31) called the same kernels the
+// older way (API_VERSION_STATUS_RETURNING, no _ffi suffix): sizes and flags as
+// leading s32 operands, LAPACK's workspaces (and geqrf's and orgqr's info)
+// as extra results. LegacyLapackAsFfi says which of today's calls each is.
 #ifndef HLOGYM_EVAL_LAPACK_CUSTOM_CALLS_H_
 #define HLOGYM_EVAL_LAPACK_CUSTOM_CALLS_H_
 
+#include <memory>
 #include <optional>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "eval/interpreter.h"
@@ -46,6 +53,27 @@ namespace hlogym::eval {
 // call); an error when the shapes do not fit the target.
 std::optional<absl::StatusOr<ValuePtr>> EvalLapackCustomCall(const Instruction& instruction,
                                                              Operands operands);
+
+// An older jaxlib's LAPACK call as today's typed-FFI call: lapack_{s,d}getrf
+// (operands batch, m, n, a), blas_{s,d}trsm (left_side, lower, transpose 0/1/2
+// for N/T/C, unit_diagonal, m, n, batch, alpha, a, b), lapack_{s,d}gesdd
+// (full_matrices, compute_uv, batch, m, n, lwork, a; results a, s, u, vt,
+// info, iwork, work), lapack_{s,d}syevd (lower, batch, n, a; results v, w,
+// info, work, iwork), lapack_{s,d}geqrf (batch, m, n, lwork, a; results a,
+// taus, info, work) and lapack_{s,d}orgqr (batch, m, n, k, lwork, a, taus;
+// results q, info, work). (The older Cholesky, lapack_{s,d}potrf, is computed
+// as it is: other_ops.cc.)
+struct LegacyLapackCall {
+  std::unique_ptr<Instruction> call;  // today's call: target, attributes, its results' shape
+  std::vector<ValuePtr> operands;     // its operands, in its order
+  // The older call's results past today's (workspaces, info): zeros, which
+  // JAX never reads (an info of 0 says the call succeeded).
+  int results = 0;  // how many of the older call's results today's call gives
+};
+// nullopt when `instruction` is none of these or its scalar operands are not
+// s32 scalars.
+std::optional<LegacyLapackCall> LegacyLapackAsFfi(const Instruction& instruction,
+                                                  Operands operands);
 
 }  // namespace hlogym::eval
 

@@ -474,6 +474,23 @@ std::optional<absl::StatusOr<ValuePtr>> EvalKnownCustomCall(const Instruction& i
     if (operands.size() != 2 || !real_of(1)) return std::nullopt;
     return Trsm(instruction, operands);
   }
+  if (std::optional<LegacyLapackCall> legacy = LegacyLapackAsFfi(instruction, operands)) {
+    std::optional<absl::StatusOr<ValuePtr>> today =
+        EvalKnownCustomCall(*legacy->call, legacy->operands);
+    if (!today || !today->ok()) return today;
+    // The older call's extra results (workspaces, info) as zeros.
+    const Shape& shape = instruction.shape();
+    if (!shape.IsTuple()) return today;
+    std::vector<ValuePtr> elements =
+        legacy->results == 1 ? std::vector<ValuePtr>{**today} : (**today)->elements;
+    for (int64_t i = elements.size(); i < shape.tuple_shapes_size(); ++i) {
+      if (!shape.tuple_shapes(i).IsArray()) return std::nullopt;
+      std::shared_ptr<Value> zeros = NewArray(shape.tuple_shapes(i));
+      std::fill(zeros->bytes(), zeros->bytes() + zeros->size_bytes, uint8_t{0});
+      elements.push_back(std::move(zeros));
+    }
+    return absl::StatusOr<ValuePtr>(MakeTuple(shape, std::move(elements)));
+  }
   if (auto eigh = EvalEighCustomCall(instruction, operands)) return *std::move(eigh);
   if (auto qr = EvalQrCustomCall(instruction, operands)) return *std::move(qr);
   if (auto lapack = EvalLapackCustomCall(instruction, operands)) return *std::move(lapack);

@@ -993,6 +993,54 @@ ENTRY e {
   EXPECT_EQ(EvalValues(text, {}, 3), EvalValues(text, {}, 4));
 }
 
+// JAX 0.4.13 to 0.4.31 called the same kernels with sizes and flags as
+// leading s32 operands and workspaces as extra results: each gives what
+// today's call gives (the workspaces and geqrf's info are zeros).
+TEST(EvaluatorCustomCall, LegacyLapackCallsComputeWhatTodaysDo) {
+  const char* text = R"(HloModule m
+ENTRY e {
+  a = f32[3,3] constant({{4, 1, 2}, {1, -3, 1}, {2, 1, 5}})
+  b = f32[3,2] constant({{1, 2}, {3, 4}, {5, 6}})
+  zero = s32[] constant(0)
+  one = s32[] constant(1)
+  three = s32[] constant(3)
+  two = s32[] constant(2)
+  lwork = s32[] constant(64)
+  alpha = f32[] constant(1)
+  lu_new = (f32[3,3], s32[3], s32[]) custom-call(a), custom_call_target="lapack_sgetrf_ffi"
+  lu_old = (f32[3,3], s32[3], s32[]) custom-call(one, three, three, a), custom_call_target="lapack_sgetrf"
+  f_new = f32[3,3] get-tuple-element(lu_new), index=0
+  f_old = f32[3,3] get-tuple-element(lu_old), index=0
+  x_new = f32[3,2] custom-call(a, b), custom_call_target="lapack_strsm_ffi", backend_config={diag = 78 : ui8, side = 76 : ui8, trans_x = 84 : ui8, uplo = 85 : ui8}
+  x_old = f32[3,2] custom-call(one, zero, one, zero, three, two, one, alpha, a, b), custom_call_target="blas_strsm"
+  svd_new = (f32[3,3], f32[3], f32[3,3], f32[3,3], s32[]) custom-call(a), custom_call_target="lapack_sgesdd_ffi", backend_config={mode = 83 : ui8}
+  svd_old = (f32[3,3], f32[3], f32[3,3], f32[3,3], s32[], s32[24], f32[64]) custom-call(zero, one, one, three, three, lwork, a), custom_call_target="lapack_sgesdd"
+  u_new = f32[3,3] get-tuple-element(svd_new), index=2
+  u_old = f32[3,3] get-tuple-element(svd_old), index=2
+  work = f32[64] get-tuple-element(svd_old), index=6
+  eig_new = (f32[3,3], f32[3], s32[]) custom-call(a), custom_call_target="lapack_ssyevd_ffi", backend_config={mode = 86 : ui8, uplo = 85 : ui8}
+  eig_old = (f32[3,3], f32[3], s32[], f32[64], s32[24]) custom-call(zero, one, three, a), custom_call_target="lapack_ssyevd"
+  v_new = f32[3,3] get-tuple-element(eig_new), index=0
+  v_old = f32[3,3] get-tuple-element(eig_old), index=0
+  qr_new = (f32[3,3], f32[3]) custom-call(a), custom_call_target="lapack_sgeqrf_ffi"
+  qr_old = (f32[3,3], f32[3], s32[], f32[64]) custom-call(one, three, three, lwork, a), custom_call_target="lapack_sgeqrf"
+  r_new = f32[3,3] get-tuple-element(qr_new), index=0
+  r_old = f32[3,3] get-tuple-element(qr_old), index=0
+  taus = f32[3] get-tuple-element(qr_new), index=1
+  q_new = f32[3,3] custom-call(r_new, taus), custom_call_target="lapack_sorgqr_ffi"
+  q_tuple = (f32[3,3], s32[], f32[64]) custom-call(one, three, three, three, lwork, r_new, taus), custom_call_target="lapack_sorgqr"
+  q_old = f32[3,3] get-tuple-element(q_tuple), index=0
+  ROOT t = (f32[3,3], f32[3,3], f32[3,2], f32[3,2], f32[3,3], f32[3,3], f32[64], f32[3,3], f32[3,3], f32[3,3], f32[3,3], f32[3,3], f32[3,3]) tuple(f_new, f_old, x_new, x_old, u_new, u_old, work, v_new, v_old, r_new, r_old, q_new, q_old)
+})";
+  for (int i = 0; i < 12; i += 2) {
+    const int today = i < 6 ? i : i + 1;  // index 6 is the workspace
+    const std::vector<double> expected = EvalValues(text, {}, today);
+    ASSERT_FALSE(expected.empty());
+    EXPECT_EQ(EvalValues(text, {}, today + 1), expected) << "output " << today + 1;
+  }
+  EXPECT_THAT(EvalValues(text, {}, 6), Each(0.0));
+}
+
 // A LAPACK call whose result does not fit its operand is an error that names
 // the instruction and the target; one without the mode it needs stays opaque.
 TEST(EvaluatorCustomCall, LapackBadShapesAreErrorsMissingModeIsOpaque) {
