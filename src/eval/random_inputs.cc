@@ -180,7 +180,9 @@ int64_t FindIndexBound(const Instruction* start) {
 }
 
 // Whether operand `operand_index` of `user` only makes sense positive: the
-// operand of sqrt, rsqrt or log, a divisor, the base of a power.
+// operand of sqrt, rsqrt or log, a divisor, the base of a power, the variance
+// of a batch norm (PyTorch/XLA's inference graphs take the running variance
+// as a parameter).
 bool IsPositiveOnlyOperand(const Instruction& user, int64_t operand_index) {
   switch (user.opcode()) {
     case Opcode::kSqrt:
@@ -191,6 +193,10 @@ bool IsPositiveOnlyOperand(const Instruction& user, int64_t operand_index) {
       return operand_index == 1;
     case Opcode::kPower:
       return operand_index == 0;
+    case Opcode::kBatchNormInference:
+      return operand_index == 4;
+    case Opcode::kBatchNormGrad:
+      return operand_index == 3;
     default:
       return false;
   }

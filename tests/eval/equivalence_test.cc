@@ -282,6 +282,40 @@ ENTRY e {
   EXPECT_GE(args[2].GetAsDouble(0), 0.5);
 }
 
+// PyTorch/XLA's inference graphs hand batch-norm-inference its running
+// variance as a parameter (and a training step hands batch-norm-grad the
+// batch's): drawn from [-1, 1] it made every output NaN.
+TEST(Equivalence, BatchNormVariancesAreDrawnPositive) {
+  auto module = ParseModule(R"(HloModule bn
+ENTRY e {
+  x = f32[4,8] parameter(0)
+  scale = f32[8] parameter(1)
+  offset = f32[8] parameter(2)
+  mean = f32[8] parameter(3)
+  var = f32[8] parameter(4)
+  grad = f32[4,8] parameter(5)
+  gvar = f32[8] parameter(6)
+  y = f32[4,8] batch-norm-inference(x, scale, offset, mean, var), epsilon=1e-5, feature_index=1
+  g = (f32[4,8], f32[8], f32[8]) batch-norm-grad(x, scale, mean, gvar, grad), epsilon=1e-5, feature_index=1
+  gx = f32[4,8] get-tuple-element(g), index=0
+  ROOT out = f32[4,8] add(y, gx)
+}
+)");
+  ASSERT_TRUE(module.ok()) << module.status();
+  auto args = *MakeRandomArguments(**module, 3);
+  ASSERT_EQ(args.size(), 7u);
+  bool mean_has_negative = false;
+  for (int64_t e = 0; e < 8; ++e) {
+    mean_has_negative |= args[3].GetAsDouble(e) < 0;
+    EXPECT_GE(args[4].GetAsDouble(e), 0.5);
+    EXPECT_GE(args[6].GetAsDouble(e), 0.5);
+  }
+  EXPECT_TRUE(mean_has_negative);  // the mean keeps [-1, 1]
+  const absl::StatusOr<EquivalenceResult> same = CheckEquivalent(**module, **module);
+  ASSERT_TRUE(same.ok()) << same.status();
+  EXPECT_TRUE(same->judged && same->equivalent) << same->message;
+}
+
 TEST(Equivalence, ParametersReachingRsqrtFromFusionToFusionAreDrawnPositive) {
   // XLA's optimized modules: the variance leaves one fusion (element 1 of a
   // multi-output one, then a single-output one) before another takes its rsqrt.
