@@ -161,9 +161,15 @@ def pack(staging: Path, out: Path) -> None:
 
 
 def with_header_attribute(text: str, attribute: str) -> str:
-    """`text` with `attribute` ("replica_count=4") added to its HloModule line: XLA's dumps leave
-    the replica count out, and hlogym's passes need the one XLA compiled the module for."""
-    return re.sub(r"^(HloModule [^,\s]+)", rf"\1, {attribute}", text, count=1)
+    """`text` with `attribute` ("replica_count=4") first on its HloModule line: older XLA's dumps
+    leave the replica count out, and hlogym's passes need the one XLA compiled the module for.
+    Where the line names it already (today's dumps print it last) that copy goes: XLA's parser,
+    and hlogym's, reject an attribute named twice."""
+    first, _, rest = text.partition("\n")
+    key = attribute.split("=", 1)[0]
+    first = re.sub(rf",\s*{re.escape(key)}=[^,\s]+", "", first)
+    first = re.sub(r"^(HloModule [^,\s]+)", rf"\1, {attribute}", first, count=1)
+    return f"{first}\n{rest}" if rest or text.endswith("\n") else first
 
 
 def harvest_probe(

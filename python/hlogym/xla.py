@@ -281,6 +281,35 @@ class Xla:
         """Run on numpy inputs (one per parameter leaf); numpy outputs, one per result leaf."""
         return [np.asarray(r) for r in self.execute(executable, self.put(inputs))]
 
+    def run_replicated(
+        self, executable, inputs: Sequence[Sequence[np.ndarray]]
+    ) -> list[list[np.ndarray]]:
+        """Run an executable compiled for len(inputs) replicas (compile(replicas=N)), replica r
+        on inputs[r] (one array per parameter leaf); every replica's outputs, replica by replica.
+        """
+        from jax.sharding import Mesh, NamedSharding, PartitionSpec
+
+        replicas = len(inputs)
+        devices = self.backend.local_devices()[:replicas]
+        # One array per parameter whose copy on device r is replica r's input: a "replicated"
+        # sharding whose copies differ, which is what a replicated executable reads.
+        sharding = NamedSharding(Mesh(np.array(devices), ("replicas",)), PartitionSpec())
+        with self._jax.enable_x64(True):
+            arrays = [
+                self._jax.make_array_from_single_device_arrays(
+                    np.shape(inputs[0][i]),
+                    sharding,
+                    [
+                        self._jax.device_put(np.asarray(inputs[r][i]), devices[r])
+                        for r in range(replicas)
+                    ],
+                )
+                for i in range(len(inputs[0]))
+            ]
+        results = executable.execute_sharded(arrays)
+        per_output = results.disassemble_into_single_device_arrays()
+        return [[np.asarray(output[r]) for output in per_output] for r in range(replicas)]
+
 
 def random_inputs(text: str, seed: int = 0) -> list[np.ndarray]:
     """The seeded inputs of hlogym's generator for a module's entry parameters, one array per

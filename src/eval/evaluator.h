@@ -20,7 +20,9 @@
 //    all-gather, reduce-scatter, all-to-all, collective-permute... return
 //    their operand; replica-id and partition-id are 0), except in a module
 //    split for several partitions, whose copies run in lockstep and exchange
-//    through their cross-partition collectives (eval/partitions.h);
+//    through their cross-partition collectives, and in a module written for
+//    several replicas, whose copies exchange through every collective
+//    (eval/partitions.h);
 //  - rng-bit-generator: XLA's Philox/ThreeFry bit streams, bit for bit
 //    (prng.h; rng_default is Philox as on XLA's CPU backend); `rng` is
 //    evaluated as XLA's RngExpander expands it, keyed by
@@ -83,7 +85,8 @@ struct EvaluatorOptions {
   // of the process running out of memory. Default: half the machine's memory.
   int64_t max_bytes = DefaultEvaluatorMaxBytes();
   // Set by EvaluatePartitions for each partition's copy of a module split
-  // for several partitions (eval/partitions.h); null otherwise.
+  // for several partitions, or each replica's (eval/partitions.h); null
+  // otherwise.
   const eval::PartitionContext* partition = nullptr;
 };
 

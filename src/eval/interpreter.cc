@@ -308,7 +308,9 @@ absl::StatusOr<ValuePtr> Interpreter::EvalInstruction(const Instruction& instruc
     case Opcode::kPartitionId: {
       auto v = NewArray(instruction.shape());
       if (v->size_bytes > 0) std::memset(v->bytes(), 0, v->size_bytes);
-      if (instruction.opcode() == Opcode::kPartitionId && options_.partition != nullptr) {
+      // A copy's index, in its own kind of copy (eval/partitions.h).
+      if (options_.partition != nullptr &&
+          options_.partition->replicas == (instruction.opcode() == Opcode::kReplicaId)) {
         const int64_t id = options_.partition->id;
         DispatchType(instruction.shape().element_type(), [&](auto tag) {
           using T = typename decltype(tag)::type;
@@ -345,9 +347,10 @@ absl::StatusOr<ValuePtr> Interpreter::EvalInstruction(const Instruction& instruc
     case Opcode::kAllReduceDone:
     case Opcode::kAllGatherDone:
     case Opcode::kCollectivePermuteDone: {
-      // Across partitions (a channel_id) in a partition's copy: exchanged
-      // with the others (eval/partitions.h).
-      if (options_.partition != nullptr && IsCrossPartitionCollective(instruction)) {
+      // Across partitions (a channel_id) in a partition's copy, or across
+      // replicas in a replica's: exchanged with the others (eval/partitions.h).
+      if (options_.partition != nullptr &&
+          ExchangesAcrossCopies(instruction, *options_.partition)) {
         if (operands.size() == 1 && !instruction.shape().IsTuple()) {
           return EvalCrossPartitionCollective(instruction, operands[0], *options_.partition);
         }
@@ -356,6 +359,20 @@ absl::StatusOr<ValuePtr> Interpreter::EvalInstruction(const Instruction& instruc
           std::vector<ValuePtr> sent(operands.begin(), operands.end());
           return EvalCrossPartitionCollective(
               instruction, MakeTuple(instruction.shape(), std::move(sent)), *options_.partition);
+        }
+        // A variadic all-reduce, all-gather or reduce-scatter: one collective
+        // per operand, each exchanged in turn (every copy takes them in the
+        // same order).
+        if (instruction.shape().IsTuple() &&
+            instruction.shape().tuple_shapes_size() == std::ssize(operands)) {
+          std::vector<ValuePtr> results;
+          for (int64_t i = 0; i < std::ssize(operands); ++i) {
+            HLOGYM_ASSIGN(
+                result, EvalCrossPartitionCollective(instruction, operands[i], *options_.partition,
+                                                     &instruction.shape().tuple_shapes(i)));
+            results.push_back(std::move(result));
+          }
+          return MakeTuple(instruction.shape(), std::move(results));
         }
       }
       // One replica, one partition: every collective returns its data (the
@@ -500,7 +517,8 @@ absl::StatusOr<Literal> Evaluate(const Module& module, const std::vector<Literal
   if (module.entry_computation() == nullptr) {
     return absl::InvalidArgumentError("module has no entry computation");
   }
-  if (options.partition == nullptr && eval::NeedsEveryPartition(module)) {
+  if (options.partition == nullptr &&
+      (eval::NeedsEveryPartition(module) || eval::NeedsEveryReplica(module))) {
     return eval::EvaluatePartitions(module, arguments, options);
   }
   return EvaluateComputation(*module.entry_computation(), arguments, options);

@@ -15,6 +15,7 @@
 #include "eval/interpreter.h"
 #include "hlo/computation.h"
 #include "hlo/query.h"
+#include "hlo/replica_groups.h"
 #include "hlo/status_macros.h"
 
 namespace hlogym::eval {
@@ -58,47 +59,14 @@ void PartitionRendezvous::Finish(int64_t id) {
 
 namespace {
 
-// "{{0,1},{2,3}}" (or "{}", "{{}}": every partition in one group) as lists;
-// nullopt for a form this does not read (the iota form "[2,2]<=[4]").
-std::optional<std::vector<std::vector<int64_t>>> ParseGroups(std::string_view text) {
-  std::vector<std::vector<int64_t>> groups;
-  int depth = 0;
-  std::string number;
-  for (char c : text) {
-    if (c == '{') {
-      if (++depth == 2) groups.emplace_back();
-    } else if (c == '}' || c == ',') {
-      if (!number.empty()) {
-        if (depth != 2) return std::nullopt;
-        int64_t value = 0;
-        if (!absl::SimpleAtoi(number, &value)) return std::nullopt;
-        groups.back().push_back(value);
-        number.clear();
-      }
-      if (c == '}') --depth;
-    } else if (c >= '0' && c <= '9') {
-      number += c;
-    } else if (c != ' ') {
-      return std::nullopt;
-    }
-  }
-  return groups;
-}
-
 // The partitions of `id`'s group, in group order.
 absl::StatusOr<std::vector<int64_t>> GroupOf(const Instruction& instruction, int64_t id,
                                              int64_t count) {
   std::vector<int64_t> everyone(count);
   for (int64_t p = 0; p < count; ++p) everyone[p] = p;
-  const RawAttribute* raw = instruction.attrs().FindRaw("replica_groups");
-  if (raw == nullptr) return everyone;
-  std::optional<std::vector<std::vector<int64_t>>> groups = ParseGroups(raw->value);
-  if (!groups) {
-    return absl::UnimplementedError(
-        absl::StrCat("replica_groups=", raw->value, " (only explicit lists are read)"));
-  }
-  if (groups->empty() || (groups->size() == 1 && groups->front().empty())) return everyone;
-  for (const std::vector<int64_t>& group : *groups) {
+  HLOGYM_ASSIGN(groups, GetReplicaGroups(instruction));
+  if (groups.empty() || (groups.size() == 1 && groups.front().empty())) return everyone;
+  for (const std::vector<int64_t>& group : groups) {
     if (std::find(group.begin(), group.end(), id) != group.end()) return group;
   }
   return absl::InvalidArgumentError(absl::StrCat("partition ", id, " is in no replica group"));
@@ -189,6 +157,35 @@ bool IsCrossPartitionCollective(const Instruction& instruction) {
   }
 }
 
+bool ExchangesAcrossCopies(const Instruction& instruction, const PartitionContext& context) {
+  if (!context.replicas) return IsCrossPartitionCollective(instruction);
+  switch (instruction.opcode()) {
+    case Opcode::kAllReduce:
+    case Opcode::kAllGather:
+    case Opcode::kReduceScatter:
+    case Opcode::kCollectivePermute:
+      return true;
+    case Opcode::kAllToAll:
+      return instruction.attrs().dimensions.size() == 1 || instruction.shape().IsTuple();
+    default:
+      return false;
+  }
+}
+
+bool NeedsEveryReplica(const Module& module) {
+  if (ReplicaCount(module) <= 1 || NumPartitions(module) > 1) return false;
+  const PartitionContext replica{.replicas = true};
+  for (const auto& computation : module.computations()) {
+    for (const auto& instruction : computation->instructions()) {
+      if (instruction->opcode() == Opcode::kReplicaId ||
+          ExchangesAcrossCopies(*instruction, replica)) {
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
 bool NeedsEveryPartition(const Module& module) {
   if (NumPartitions(module) <= 1) return false;
   for (const auto& computation : module.computations()) {
@@ -204,14 +201,14 @@ bool NeedsEveryPartition(const Module& module) {
 
 absl::StatusOr<std::vector<Literal>> EvaluateEachPartition(
     const Module& module, const std::vector<std::vector<Literal>>& arguments,
-    const EvaluatorOptions& options) {
+    const EvaluatorOptions& options, bool replicas) {
   const int64_t count = static_cast<int64_t>(arguments.size());
   PartitionRendezvous rendezvous(count);
   std::vector<PartitionContext> contexts(count);
   std::vector<absl::StatusOr<Literal>> results(count, absl::UnknownError("not run"));
   std::vector<std::thread> threads;
   for (int64_t p = 0; p < count; ++p) {
-    contexts[p] = {p, count, &rendezvous};
+    contexts[p] = {p, count, &rendezvous, replicas};
     threads.emplace_back([&, p] {
       EvaluatorOptions partition_options = options;
       partition_options.partition = &contexts[p];
@@ -237,17 +234,19 @@ absl::StatusOr<std::vector<Literal>> EvaluateEachPartition(
 absl::StatusOr<Literal> EvaluatePartitions(const Module& module,
                                            const std::vector<Literal>& arguments,
                                            const EvaluatorOptions& options) {
-  std::vector<std::vector<Literal>> each(NumPartitions(module));
+  const bool replicas = NeedsEveryReplica(module);
+  std::vector<std::vector<Literal>> each(replicas ? ReplicaCount(module) : NumPartitions(module));
   for (int64_t p = 0; p < std::ssize(each); ++p) {
     for (const Literal& argument : arguments) each[p].push_back(Rotated(argument, p));
   }
-  HLOGYM_ASSIGN(results, EvaluateEachPartition(module, each, options));
+  HLOGYM_ASSIGN(results, EvaluateEachPartition(module, each, options, replicas));
   return std::move(results.front());
 }
 
 absl::StatusOr<ValuePtr> EvalCrossPartitionCollective(const Instruction& instruction,
                                                       const ValuePtr& operand,
-                                                      const PartitionContext& context) {
+                                                      const PartitionContext& context,
+                                                      const Shape* result_shape) {
   HLOGYM_ASSIGN(everyone, context.rendezvous->Exchange(context.id, operand));
   HLOGYM_ASSIGN(group, GroupOf(instruction, context.id, context.count));
   std::vector<ValuePtr> members;
@@ -258,7 +257,7 @@ absl::StatusOr<ValuePtr> EvalCrossPartitionCollective(const Instruction& instruc
     members.push_back(everyone[p]);
   }
   const int64_t rank_in_group = std::find(group.begin(), group.end(), context.id) - group.begin();
-  const Shape& shape = instruction.shape();
+  const Shape& shape = result_shape != nullptr ? *result_shape : instruction.shape();
   switch (instruction.opcode()) {
     case Opcode::kAllReduce:
       return Reduce(*instruction.called_computations()[0], members);
@@ -306,8 +305,8 @@ absl::StatusOr<ValuePtr> EvalCrossPartitionCollective(const Instruction& instruc
     }
     case Opcode::kCollectivePermute: {
       const RawAttribute* pairs = instruction.attrs().FindRaw("source_target_pairs");
-      std::optional<std::vector<std::vector<int64_t>>> parsed =
-          pairs ? ParseGroups(pairs->value) : std::nullopt;
+      std::optional<ReplicaGroupList> parsed =
+          pairs ? ParseReplicaGroups(pairs->value) : std::nullopt;
       if (!parsed) return absl::UnimplementedError("collective-permute without readable pairs");
       for (const std::vector<int64_t>& pair : *parsed) {
         if (pair.size() == 2 && pair[1] == context.id && pair[0] >= 0 && pair[0] < context.count) {

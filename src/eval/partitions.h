@@ -11,6 +11,13 @@
 // the same on both sides of an equivalence check), and the result is
 // partition 0's. Collectives without a channel_id are cross-replica, over
 // one replica: they return their operand, as before.
+//
+// A module written for several replicas (replica_count above 1, one
+// partition: pmap, PyTorch/XLA's data-parallel and ZeRO steps) that holds a
+// collective or replica-id runs the same way, one copy per replica, every
+// collective crossing them and replica-id giving each copy its index: one
+// replica cannot compute an all-gather or a reduce-scatter, whose result
+// shape is not its operand's.
 #ifndef HLOGYM_EVAL_PARTITIONS_H_
 #define HLOGYM_EVAL_PARTITIONS_H_
 
@@ -58,38 +65,52 @@ class PartitionRendezvous {
   absl::flat_hash_map<int64_t, Round> rounds_;
 };
 
-// What a partition's copy knows of the others.
+// What a partition's (or a replica's) copy knows of the others.
 struct PartitionContext {
   int64_t id = 0;
   int64_t count = 1;
   PartitionRendezvous* rendezvous = nullptr;
+  // The copies are replicas: replica-id (not partition-id) is `id`, and every
+  // collective crosses them, with a channel_id or not.
+  bool replicas = false;
 };
 
 // Whether `instruction` is a collective across partitions (one with a
 // channel_id that EvalCrossPartitionCollective evaluates).
 bool IsCrossPartitionCollective(const Instruction& instruction);
 
+// Whether the collective `instruction`, in the copy `context` describes, is
+// exchanged with the other copies (EvalCrossPartitionCollective): one across
+// partitions, or any all-reduce, all-gather, reduce-scatter, all-to-all or
+// collective-permute across replicas.
+bool ExchangesAcrossCopies(const Instruction& instruction, const PartitionContext& context);
+
 // Whether Evaluate() runs `module` one copy per partition (see above).
 bool NeedsEveryPartition(const Module& module);
+// Whether Evaluate() runs `module` one copy per replica (see above).
+bool NeedsEveryReplica(const Module& module);
 
-// Runs the entry computation once per partition in lockstep; partition 0's
-// result.
+// Runs the entry computation once per partition (once per replica where
+// NeedsEveryReplica) in lockstep; copy 0's result.
 absl::StatusOr<Literal> EvaluatePartitions(const Module& module,
                                            const std::vector<Literal>& arguments,
                                            const EvaluatorOptions& options);
 
-// Runs the entry computation once per partition in lockstep, partition p on
-// `arguments[p]`; every partition's result.
+// Runs the entry computation once per partition (with `replicas`, once per
+// replica) in lockstep, copy p on `arguments[p]`; every copy's result.
 absl::StatusOr<std::vector<Literal>> EvaluateEachPartition(
     const Module& module, const std::vector<std::vector<Literal>>& arguments,
-    const EvaluatorOptions& options);
+    const EvaluatorOptions& options, bool replicas = false);
 
-// A cross-partition collective (with a channel_id) of partition `context.id`,
-// on its `operand`: exchanges it and combines every partition's as the
-// collective does over its group (replica_groups of partition ids, or all).
+// A cross-partition collective (with a channel_id) of partition `context.id`
+// (or any collective of a replica's copy), on its `operand`: exchanges it and
+// combines every copy's as the collective does over its group
+// (replica_groups of copy ids, or all). `shape`: the result's, where it is
+// not the instruction's (one element of a variadic collective).
 absl::StatusOr<ValuePtr> EvalCrossPartitionCollective(const Instruction& instruction,
                                                       const ValuePtr& operand,
-                                                      const PartitionContext& context);
+                                                      const PartitionContext& context,
+                                                      const Shape* shape = nullptr);
 
 }  // namespace eval
 }  // namespace hlogym

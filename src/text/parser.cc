@@ -1701,6 +1701,10 @@ bool Parser::ParseHeader(Module* module) {
     size_t key_pos = lex_.pos();
     std::string_view key = lex_.ReadName();
     if (key.empty()) return Error(key_pos, Cat("expected a module attribute, got ", Describe()));
+    // XLA rejects a header that names an attribute twice (which value holds?).
+    for (const RawAttribute& seen : module->raw_attributes()) {
+      if (seen.key == key) return Error(key_pos, Cat("duplicate module attribute '", key, "'"));
+    }
     if (!Expect('=', "after module attribute name")) return false;
     if (!Skip()) return false;
     std::string_view value;

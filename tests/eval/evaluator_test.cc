@@ -1154,7 +1154,9 @@ ENTRY e {
   pairs = f32[2] all-reduce(y), channel_id=2, replica_groups={{0,1},{2,3}}, use_global_device_ids=true, to_apply=%sum
   mine = f32[2] all-reduce(y), to_apply=%sum
   scattered = f32[1] reduce-scatter(y), channel_id=3, replica_groups={{0,1},{2,3}}, dimensions={0}, to_apply=%sum
-  ROOT t = (f32[8], f32[2], f32[2], f32[1]) tuple(gathered, pairs, mine, scattered)
+  variadic = (f32[2], f32[2]) all-reduce(y, y), channel_id=4, replica_groups={{0,1,2,3}}, use_global_device_ids=true, to_apply=%sum
+  v0 = f32[2] get-tuple-element(variadic), index=0
+  ROOT t = (f32[8], f32[2], f32[2], f32[1], f32[2]) tuple(gathered, pairs, mine, scattered, v0)
 }
 )";
   const std::vector<Literal> x = {MakeLiteral("f32[2]", {1, 2})};
@@ -1163,12 +1165,55 @@ ENTRY e {
   EXPECT_THAT(EvalValues(module, x, 1), ElementsAre(4, 4));
   EXPECT_THAT(EvalValues(module, x, 2), ElementsAre(1, 2));
   EXPECT_THAT(EvalValues(module, x, 3), ElementsAre(4));
+  // A variadic all-reduce reduces each operand (it returned them as they were).
+  EXPECT_THAT(EvalValues(module, x, 4), ElementsAre(12, 12));
   // Groups that leave partitions out are an error, not a hang.
   std::string partial = module;
   partial.replace(partial.find("{{0,1},{2,3}}, dimensions"), 13, "{{0,1}}");
   absl::StatusOr<Literal> failed = EvalText(partial, x);
   ASSERT_FALSE(failed.ok());
   EXPECT_THAT(failed.status().message(), ::testing::HasSubstr("in no replica group"));
+}
+
+// A module written for several replicas (pmap, PyTorch/XLA's data-parallel and
+// ZeRO steps) runs one copy per replica: every collective crosses them, with a
+// channel_id or not, and replica-id (not partition-id) is the copy's index.
+// Replica r holds x rotated by r, plus r: {1,2}, {3,2}. One replica alone could
+// not compute the all-gather or the reduce-scatter, and took the all-reduces
+// for their operands.
+TEST(EvaluatorPartitions, ReplicasExchangeThroughEveryCollective) {
+  const std::string module = R"(HloModule m, replica_count=2
+%sum (a: f32[], b: f32[]) -> f32[] {
+  %a = f32[] parameter(0)
+  %b = f32[] parameter(1)
+  ROOT %s = f32[] add(%a, %b)
+}
+ENTRY e {
+  x = f32[2] parameter(0)
+  id = u32[] replica-id()
+  part = u32[] partition-id()
+  idf = f32[] convert(id)
+  b = f32[2] broadcast(idf), dimensions={}
+  y = f32[2] add(x, b)
+  gathered = f32[4] all-gather(y), replica_groups={}, dimensions={0}
+  summed = f32[2] all-reduce(y), replica_groups={{0,1}}, to_apply=%sum
+  scattered = f32[1] reduce-scatter(y), channel_id=1, replica_groups={{0,1}}, dimensions={0}, to_apply=%sum
+  twice = f32[2] add(y, y)
+  both = (f32[2], f32[2]) all-reduce(y, twice), replica_groups={}, to_apply=%sum
+  ROOT t = (f32[4], f32[2], f32[1], (f32[2], f32[2]), u32[]) tuple(gathered, summed, scattered, both, part)
+}
+)";
+  const std::vector<Literal> x = {MakeLiteral("f32[2]", {1, 2})};
+  EXPECT_THAT(EvalValues(module, x, 0), ElementsAre(1, 2, 3, 2));
+  EXPECT_THAT(EvalValues(module, x, 1), ElementsAre(4, 4));
+  EXPECT_THAT(EvalValues(module, x, 2), ElementsAre(4));
+  absl::StatusOr<Literal> result = EvalText(module, x);
+  ASSERT_TRUE(result.ok()) << result.status();
+  const Literal& both = result->tuple_elements()[3];
+  ASSERT_EQ(both.tuple_elements().size(), 2u);
+  EXPECT_EQ(both.tuple_elements()[0].GetAsDouble(0), 4);     // the variadic all-reduce, element by
+  EXPECT_EQ(both.tuple_elements()[1].GetAsDouble(1), 8);     // element
+  EXPECT_EQ(result->tuple_elements()[4].GetAsDouble(0), 0);  // partition-id: one partition
 }
 
 // An all-to-all across partitions: each copy sends part i of its operand (split

@@ -32,6 +32,10 @@ const ErrorCase kCases[] = {
     {"DuplicateInstruction",
      "HloModule m\nENTRY e {\n  a = f32[] parameter(0)\n  a = f32[] negate(a)\n}\n",
      "bad.hlo:4:3: error: ", "duplicate instruction name 'a'"},
+    {"DuplicateModuleAttribute",
+     "HloModule m, replica_count=4, num_partitions=1, replica_count=4\nENTRY e {\n  ROOT a = "
+     "f32[] parameter(0)\n}\n",
+     "bad.hlo:1:49: error: ", "duplicate module attribute 'replica_count'"},
     {"DuplicateComputation",
      "HloModule m\nc {\n  ROOT a = f32[] parameter(0)\n}\nc {\n  ROOT a = f32[] parameter(0)\n}\n",
      "bad.hlo:5:1: error: ", "duplicate computation name 'c'"},

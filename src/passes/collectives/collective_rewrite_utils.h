@@ -2,8 +2,9 @@
 // all-reduce-folder, all-reduce-reassociate, reduce-scatter-reassociate,
 // all-gather-optimizer, all-gather-bcast-reorder): the collective attributes
 // hlogym keeps verbatim (replica_groups, channel_id, use_global_device_ids,
-// constrain_layout), the module's replica_count / num_partitions header
-// fields, and the reduction kind of a to_apply computation.
+// constrain_layout; replica groups are read with hlo/replica_groups.h), the
+// module's replica_count / num_partitions header fields, and the reduction
+// kind of a to_apply computation.
 #ifndef HLOGYM_PASSES_COLLECTIVES_COLLECTIVE_REWRITE_UTILS_H_
 #define HLOGYM_PASSES_COLLECTIVES_COLLECTIVE_REWRITE_UTILS_H_
 
@@ -17,22 +18,9 @@
 #include "hlo/computation.h"
 #include "hlo/instruction.h"
 #include "hlo/module.h"
+#include "hlo/replica_groups.h"
 
 namespace hlogym {
-
-using ReplicaGroupList = std::vector<std::vector<int64_t>>;
-
-// The instruction's replica groups: empty when `replica_groups` is absent or
-// `{}`; the list form `{{0,1},{2,3}}` and the iota form
-// `[G,S]<=[d0,d1,...]T(p0,p1,...)` are read. Malformed text is an error
-// naming the instruction.
-absl::StatusOr<ReplicaGroupList> GetReplicaGroups(const Instruction& instruction);
-// `{{0,1},{2,3}}`.
-std::string FormatReplicaGroups(const ReplicaGroupList& groups);
-// The device list an iota tile assignment or replica-group list writes,
-// `<=[d0,d1,...]T(p0,p1,...)`: the row-major iota of [d0,d1,...], transposed
-// by the permutation where one is written, flattened; nullopt where malformed.
-std::optional<std::vector<int64_t>> ParseIotaList(std::string_view text);
 
 bool HasChannelId(const Instruction& instruction);
 bool UsesGlobalDeviceIds(const Instruction& instruction);

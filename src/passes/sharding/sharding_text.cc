@@ -5,8 +5,8 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_split.h"
+#include "hlo/replica_groups.h"
 #include "hlo/str_cat.h"
-#include "passes/collectives/collective_rewrite_utils.h"
 
 namespace hlogym {
 
