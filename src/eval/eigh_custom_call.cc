@@ -21,7 +21,9 @@
 //    cannot decompose (NaN/inf input) gives NaN everywhere.
 // lapack_{s,d}syevd_ffi, jaxlib's LAPACK kernel on CPU (jnp.linalg.eigh since
 // JAX 0.4.32), computes the same: operand a, attributes mode ('V' 86) and
-// uplo ('L' 76 / 'U' 85), results (v, w, info s32[batch dims]), info 0 or,
+// uplo ('L' 76 / 'U' 85), results (v, w, info s32[batch dims]); so do
+// {cu,hip}solver_syevd_ffi on GPU, with the attribute lower (true/false)
+// instead of uplo (algorithm only steers the solver); info 0 or,
 // where Eigen does not converge, 1. Its eigenvectors take the sign
 // convention above, not LAPACK's (which is an accident of its algorithm):
 // outputs that depend on an eigenvector's sign do not match XLA's.
@@ -91,7 +93,8 @@ std::pair<ValuePtr, ValuePtr> Decompose(const Shape& v_shape, const Shape& w_sha
 std::optional<absl::StatusOr<ValuePtr>> EvalEighCustomCall(const Instruction& instruction,
                                                            Operands operands) {
   const std::string& target = instruction.attrs().custom_call_target;
-  const bool lapack = target == "lapack_ssyevd_ffi" || target == "lapack_dsyevd_ffi";
+  const bool solver = target == "cusolver_syevd_ffi" || target == "hipsolver_syevd_ffi";
+  const bool lapack = solver || target == "lapack_ssyevd_ffi" || target == "lapack_dsyevd_ffi";
   if ((target != "Eigh" && !lapack) || operands.size() != 1) return std::nullopt;
   const Value& a = *operands[0];
   const PrimitiveType type = a.shape.element_type();
@@ -99,7 +102,11 @@ std::optional<absl::StatusOr<ValuePtr>> EvalEighCustomCall(const Instruction& in
     return std::nullopt;
   }
   bool lower = true;
-  if (lapack) {
+  if (solver) {
+    const std::optional<int64_t> lower_attribute = FfiAttribute(instruction, "lower");
+    if (!lower_attribute) return std::nullopt;
+    lower = *lower_attribute != 0;
+  } else if (lapack) {
     const std::optional<int64_t> uplo = FfiAttribute(instruction, "uplo");
     if (!uplo || (*uplo != 'L' && *uplo != 'U')) return std::nullopt;
     lower = *uplo == 'L';

@@ -107,15 +107,43 @@ absl::StatusOr<ValuePtr> Getrf(const Instruction& instruction, Operands operands
                     Int32s(shape.tuple_shapes(2), info)});
 }
 
+// 0-based pivots (row i swapped with row pivots[i], in turn) as the
+// permutation they make of the m rows, m the result's last dimension.
+absl::StatusOr<ValuePtr> PivotsToPermutation(const Instruction& instruction, Operands operands) {
+  const Value& pivots = *operands[0];
+  const Shape& shape = instruction.shape();
+  const int64_t rank = pivots.shape.rank();
+  if (rank < 1 || !Is(pivots.shape, PrimitiveType::kS32, DimsOf(pivots.shape)) ||
+      !shape.IsArray() || shape.element_type() != PrimitiveType::kS32 || shape.rank() != rank ||
+      LeadingDims(shape, 1) != LeadingDims(pivots.shape, 1)) {
+    return BadShapes(instruction, operands, "s32[..., k] -> s32[..., m]");
+  }
+  const int64_t k = pivots.shape.dimensions(rank - 1), m = shape.dimensions(rank - 1);
+  const int64_t batch = Product(LeadingDims(shape, 1));
+  std::vector<int32_t> permutation(batch * m);
+  const int32_t* p = pivots.as<int32_t>();
+  for (int64_t b = 0; b < batch; ++b) {
+    int32_t* row = permutation.data() + b * m;
+    for (int64_t i = 0; i < m; ++i) row[i] = static_cast<int32_t>(i);
+    for (int64_t i = 0; i < std::min(k, m); ++i) {
+      const int32_t j = p[b * k + i];
+      if (j >= 0 && j < m) std::swap(row[i], row[j]);
+    }
+  }
+  return ValuePtr(Int32s(shape, permutation));
+}
+
 // The sign convention of eigh_custom_call.cc: a vector is negated when
 // max_i v_i + min_i v_i < 0.
 double Sign(const Eigen::VectorXd& v) { return v.maxCoeff() + v.minCoeff() < 0 ? -1.0 : 1.0; }
 
-absl::StatusOr<ValuePtr> Svd(const Instruction& instruction, Operands operands) {
+// `mode`: 'A', 'S' or 'N' (LAPACK's jobz). With `gives_v` the fourth result is
+// V (the right singular vectors as columns, cuSOLVER's gesvdj), else Vt.
+absl::StatusOr<ValuePtr> Svd(const Instruction& instruction, Operands operands, int64_t mode,
+                             bool gives_v = false) {
   const Value& a = *operands[0];
   const Shape& shape = instruction.shape();
   const PrimitiveType type = a.shape.element_type();
-  const int64_t mode = *FfiAttribute(instruction, "mode");  // checked by the caller
   const int64_t rank = a.shape.rank();
   const Dims batch_dims = rank >= 2 ? LeadingDims(a.shape, 2) : Dims();
   const int64_t m = rank >= 2 ? a.shape.dimensions(rank - 2) : 0;
@@ -132,14 +160,19 @@ absl::StatusOr<ValuePtr> Svd(const Instruction& instruction, Operands operands) 
   if (rank < 2 || !shape.IsTuple() || shape.tuple_shapes_size() != 5 ||
       !Is(shape.tuple_shapes(0), type, DimsOf(a.shape)) ||
       !Is(shape.tuple_shapes(1), type, Append(batch_dims, {k})) || !fits(2, m, full ? m : k) ||
-      !fits(3, full ? n : k, n) || !Is(shape.tuple_shapes(4), PrimitiveType::kS32, batch_dims)) {
+      !(gives_v ? fits(3, n, full ? n : k) : fits(3, full ? n : k, n)) ||
+      !Is(shape.tuple_shapes(4), PrimitiveType::kS32, batch_dims)) {
     return BadShapes(instruction, operands,
-                     "a[..., m, n] -> (a's shape, s[..., min(m, n)], u[..., m, m or min(m, n)], "
-                     "vt[..., n or min(m, n), n], s32[...]) for mode A or S");
+                     gives_v ? "a[..., m, n] -> (a's shape, s[..., min(m, n)], u[..., m, m or "
+                               "min(m, n)], v[..., n, n or min(m, n)], s32[...])"
+                             : "a[..., m, n] -> (a's shape, s[..., min(m, n)], u[..., m, m or "
+                               "min(m, n)], vt[..., n or min(m, n), n], s32[...]) for mode A or S");
   }
   const int64_t batch = Product(batch_dims);
   const int64_t u_cols = shape.tuple_shapes(2).dimensions(rank - 1);
-  const int64_t vt_rows = shape.tuple_shapes(3).dimensions(rank - 2);
+  // The right singular vectors returned (k or n); right(r, j): element j of
+  // vector r, in Vt's layout or V's.
+  const int64_t vt_rows = shape.tuple_shapes(3).dimensions(gives_v ? rank - 1 : rank - 2);
   const std::vector<double> av = ToDoubles(a);
   std::vector<double> s(shape.tuple_shapes(1).ElementCount(), 0.0);
   std::vector<double> u(shape.tuple_shapes(2).ElementCount(), 0.0);
@@ -156,6 +189,9 @@ absl::StatusOr<ValuePtr> Svd(const Instruction& instruction, Operands operands) 
     double* sb = s.data() + b * k;
     double* ub = u.data() + b * m * u_cols;
     double* vtb = vt.data() + b * vt_rows * n;
+    auto right = [&](int64_t r, int64_t j) -> double& {
+      return gives_v ? vtb[j * vt_rows + r] : vtb[r * n + j];
+    };
     if (!x.allFinite()) {
       info[b] = 1;
       std::fill(sb, sb + k, std::numeric_limits<double>::quiet_NaN());
@@ -175,12 +211,12 @@ absl::StatusOr<ValuePtr> Svd(const Instruction& instruction, Operands operands) 
       for (int64_t i = 0; i < m; ++i) ub[i * u_cols + c] = sign * U(i, c);
       // A singular pair flips together; V's columns past k pair with none.
       if (c < k) {
-        for (int64_t j = 0; j < n; ++j) vtb[c * n + j] = sign * V(j, c);
+        for (int64_t j = 0; j < n; ++j) right(c, j) = sign * V(j, c);
       }
     }
     for (int64_t r = k; r < vt_rows; ++r) {
       const double sign = Sign(V.col(r));
-      for (int64_t j = 0; j < n; ++j) vtb[r * n + j] = sign * V(j, r);
+      for (int64_t j = 0; j < n; ++j) right(r, j) = sign * V(j, r);
     }
   }
   return MakeTuple(
@@ -361,9 +397,14 @@ std::optional<LegacyLapackCall> LegacyLapackAsFfi(const Instruction& instruction
 std::optional<absl::StatusOr<ValuePtr>> EvalLapackCustomCall(const Instruction& instruction,
                                                              Operands operands) {
   const std::string& t = instruction.attrs().custom_call_target;
-  if (t == "lapack_sgetrf_ffi" || t == "lapack_dgetrf_ffi") {
+  if (t == "lapack_sgetrf_ffi" || t == "lapack_dgetrf_ffi" || t == "cusolver_getrf_ffi" ||
+      t == "hipsolver_getrf_ffi") {
     if (operands.size() != 1 || !IsF32OrF64(*operands[0])) return std::nullopt;
     return Getrf(instruction, operands);
+  }
+  if (t == "cu_lu_pivots_to_permutation" || t == "hip_lu_pivots_to_permutation") {
+    if (operands.size() != 1) return std::nullopt;
+    return PivotsToPermutation(instruction, operands);
   }
   if (t == "lapack_sgesdd_ffi" || t == "lapack_dgesdd_ffi" || t == "lapack_sgesvd_ffi" ||
       t == "lapack_dgesvd_ffi") {
@@ -372,7 +413,19 @@ std::optional<absl::StatusOr<ValuePtr>> EvalLapackCustomCall(const Instruction& 
         (*mode != 'A' && *mode != 'S' && *mode != 'N')) {
       return std::nullopt;
     }
-    return Svd(instruction, operands);
+    return Svd(instruction, operands, *mode);
+  }
+  if (t == "cusolver_gesvdj_ffi" || t == "hipsolver_gesvdj_ffi") {
+    const std::optional<int64_t> compute_uv = FfiAttribute(instruction, "compute_uv");
+    const std::optional<int64_t> full = FfiAttribute(instruction, "full_matrices");
+    if (operands.size() != 1 || !IsF32OrF64(*operands[0]) || !compute_uv || !full) {
+      return std::nullopt;
+    }
+    return Svd(instruction, operands,
+               *compute_uv == 0 ? 'N'
+               : *full != 0     ? 'A'
+                                : 'S',
+               /*gives_v=*/true);
   }
   if (t == "lapack_sgtsv_ffi" || t == "lapack_dgtsv_ffi") {
     if (operands.size() != 4 || !IsF32OrF64(*operands[3])) return std::nullopt;

@@ -31,6 +31,15 @@
 //    (diagonal, first and second super-diagonal); info 0, or the 1-based row
 //    of a zero pivot (x is then partial; JAX gives NaN).
 //
+// Lowered for GPUs (cuSOLVER, hipSOLVER), the same programs call
+// {cu,hip}solver_getrf_ffi (as getrf), {cu,hip}_lu_pivots_to_permutation
+// (0-based pivots s32[..., k] -> the permutation s32[..., m] their swaps
+// make of the rows, which the CPU lowering computes in HLO), and
+// {cu,hip}solver_gesvdj_ffi (attributes compute_uv, full_matrices; its fourth
+// result is V [..., n, n or k], not Vt); geqrf, orgqr and syevd as
+// qr_custom_calls.h and eigh_custom_call.h say. cuSPARSE's tridiagonal solve
+// and the other GPU SVDs stay opaque.
+//
 // jaxlib before 0.4.32 (JAX 0.4.13 to 0.4.31) called the same kernels the
 // older way (API_VERSION_STATUS_RETURNING, no _ffi suffix): sizes and flags as
 // leading s32 operands, LAPACK's workspaces (and geqrf's and orgqr's info)

@@ -133,9 +133,12 @@ std::optional<absl::StatusOr<ValuePtr>> EvalQrCustomCall(const Instruction& inst
                                                          Operands operands) {
   const std::string& target = instruction.attrs().custom_call_target;
   // jaxlib's LAPACK kernels on CPU compute the same (f32 and f64 here).
-  const bool qr = target == "Qr" || target == "lapack_sgeqrf_ffi" || target == "lapack_dgeqrf_ffi";
+  const bool qr = target == "Qr" || target == "lapack_sgeqrf_ffi" ||
+                  target == "lapack_dgeqrf_ffi" || target == "cusolver_geqrf_ffi" ||
+                  target == "hipsolver_geqrf_ffi";
   if (!qr && target != "ProductOfElementaryHouseholderReflectors" &&
-      target != "lapack_sorgqr_ffi" && target != "lapack_dorgqr_ffi") {
+      target != "lapack_sorgqr_ffi" && target != "lapack_dorgqr_ffi" &&
+      target != "cusolver_orgqr_ffi" && target != "hipsolver_orgqr_ffi") {
     return std::nullopt;
   }
   if (operands.empty() || !operands[0]->shape.IsArray() ||

@@ -8,7 +8,8 @@
 //    taus[..., k] with k <= n) -> Q[..., m, n], LAPACK orgqr's output: the
 //    first n columns of H_0 ... H_{k-1}.
 // jaxlib's LAPACK kernels on CPU, lapack_{s,d}geqrf_ffi and
-// lapack_{s,d}orgqr_ffi, take and give the same (their matrices column-major
+// lapack_{s,d}orgqr_ffi, and its GPU solvers' {cu,hip}solver_geqrf_ffi and
+// {cu,hip}solver_orgqr_ffi, take and give the same (their matrices column-major
 // in memory, which the logical values here do not see).
 // Computed in double for f32/f64 and rounded once to the result type.
 #ifndef HLOGYM_EVAL_QR_CUSTOM_CALLS_H_
