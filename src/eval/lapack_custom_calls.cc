@@ -61,7 +61,60 @@ std::shared_ptr<Value> Int32s(const Shape& shape, const std::vector<int32_t>& da
   return out;
 }
 
-absl::StatusOr<ValuePtr> Getrf(const Instruction& instruction, Operands operands) {
+// LU by partial pivoting of every [m, n] matrix of `a` (row-major doubles, in
+// place): the 1-based pivot rows (k = min(m, n) a matrix) and LAPACK's info.
+struct LuFactors {
+  std::vector<double> lu;
+  std::vector<int32_t> pivots;  // 1-based
+  std::vector<int32_t> info;
+};
+LuFactors FactorLu(const Value& a, int64_t batch, int64_t m, int64_t n) {
+  const int64_t k = std::min(m, n);
+  LuFactors f{ToDoubles(a), std::vector<int32_t>(batch * k), std::vector<int32_t>(batch, 0)};
+  for (int64_t b = 0; b < batch; ++b) {
+    double* A = f.lu.data() + b * m * n;
+    auto at = [&](int64_t i, int64_t j) -> double& { return A[i * n + j]; };
+    for (int64_t j = 0; j < k; ++j) {
+      int64_t pivot = j;
+      for (int64_t i = j + 1; i < m; ++i) {
+        if (std::abs(at(i, j)) > std::abs(at(pivot, j))) pivot = i;
+      }
+      f.pivots[b * k + j] = static_cast<int32_t>(pivot + 1);
+      if (at(pivot, j) != 0.0) {
+        if (pivot != j) {
+          for (int64_t c = 0; c < n; ++c) std::swap(at(j, c), at(pivot, c));
+        }
+        for (int64_t i = j + 1; i < m; ++i) at(i, j) /= at(j, j);
+      } else if (f.info[b] == 0) {
+        f.info[b] = static_cast<int32_t>(j + 1);
+      }
+      for (int64_t i = j + 1; i < m; ++i) {
+        for (int64_t c = j + 1; c < n; ++c) at(i, c) -= at(i, j) * at(j, c);
+      }
+    }
+  }
+  return f;
+}
+
+// The permutation of m rows that 0-based `pivots` (k a matrix; row i swapped
+// with row pivots[i], in turn) make, per matrix.
+std::vector<int32_t> PermutationOf(const int32_t* pivots, int64_t batch, int64_t k, int64_t m) {
+  std::vector<int32_t> permutation(batch * m);
+  for (int64_t b = 0; b < batch; ++b) {
+    int32_t* row = permutation.data() + b * m;
+    for (int64_t i = 0; i < m; ++i) row[i] = static_cast<int32_t>(i);
+    for (int64_t i = 0; i < std::min(k, m); ++i) {
+      const int32_t j = pivots[b * k + i];
+      if (j >= 0 && j < m) std::swap(row[i], row[j]);
+    }
+  }
+  return permutation;
+}
+
+// getrf: (lu, 1-based pivots, info); with `tpu` XLA's LuDecomposition:
+// (lu, 0-based pivots, the permutation of the m rows).
+absl::StatusOr<ValuePtr> Getrf(const Instruction& instruction, Operands operands,
+                               bool tpu = false) {
   const Value& a = *operands[0];
   const Shape& shape = instruction.shape();
   const PrimitiveType type = a.shape.element_type();
@@ -73,38 +126,22 @@ absl::StatusOr<ValuePtr> Getrf(const Instruction& instruction, Operands operands
   if (rank < 2 || !shape.IsTuple() || shape.tuple_shapes_size() != 3 ||
       !Is(shape.tuple_shapes(0), type, DimsOf(a.shape)) ||
       !Is(shape.tuple_shapes(1), PrimitiveType::kS32, Append(batch_dims, {k})) ||
-      !Is(shape.tuple_shapes(2), PrimitiveType::kS32, batch_dims)) {
+      !Is(shape.tuple_shapes(2), PrimitiveType::kS32, tpu ? Append(batch_dims, {m}) : batch_dims)) {
     return BadShapes(instruction, operands,
-                     "a[..., m, n] -> (a's shape, s32[..., min(m, n)], s32[...])");
+                     tpu ? "a[..., m, n] -> (a's shape, s32[..., min(m, n)], s32[..., m])"
+                         : "a[..., m, n] -> (a's shape, s32[..., min(m, n)], s32[...])");
   }
   const int64_t batch = Product(batch_dims);
-  std::vector<double> lu = ToDoubles(a);
-  std::vector<int32_t> ipiv(batch * k), info(batch, 0);
-  for (int64_t b = 0; b < batch; ++b) {
-    double* A = lu.data() + b * m * n;
-    auto at = [&](int64_t i, int64_t j) -> double& { return A[i * n + j]; };
-    for (int64_t j = 0; j < k; ++j) {
-      int64_t pivot = j;
-      for (int64_t i = j + 1; i < m; ++i) {
-        if (std::abs(at(i, j)) > std::abs(at(pivot, j))) pivot = i;
-      }
-      ipiv[b * k + j] = static_cast<int32_t>(pivot + 1);
-      if (at(pivot, j) != 0.0) {
-        if (pivot != j) {
-          for (int64_t c = 0; c < n; ++c) std::swap(at(j, c), at(pivot, c));
-        }
-        for (int64_t i = j + 1; i < m; ++i) at(i, j) /= at(j, j);
-      } else if (info[b] == 0) {
-        info[b] = static_cast<int32_t>(j + 1);
-      }
-      for (int64_t i = j + 1; i < m; ++i) {
-        for (int64_t c = j + 1; c < n; ++c) at(i, c) -= at(i, j) * at(j, c);
-      }
-    }
+  LuFactors f = FactorLu(a, batch, m, n);
+  if (!tpu) {
+    return MakeTuple(
+        shape, {FromDoubles(shape.tuple_shapes(0), f.lu), Int32s(shape.tuple_shapes(1), f.pivots),
+                Int32s(shape.tuple_shapes(2), f.info)});
   }
-  return MakeTuple(shape,
-                   {FromDoubles(shape.tuple_shapes(0), lu), Int32s(shape.tuple_shapes(1), ipiv),
-                    Int32s(shape.tuple_shapes(2), info)});
+  for (int32_t& p : f.pivots) --p;
+  return MakeTuple(
+      shape, {FromDoubles(shape.tuple_shapes(0), f.lu), Int32s(shape.tuple_shapes(1), f.pivots),
+              Int32s(shape.tuple_shapes(2), PermutationOf(f.pivots.data(), batch, k, m))});
 }
 
 // 0-based pivots (row i swapped with row pivots[i], in turn) as the
@@ -119,17 +156,8 @@ absl::StatusOr<ValuePtr> PivotsToPermutation(const Instruction& instruction, Ope
     return BadShapes(instruction, operands, "s32[..., k] -> s32[..., m]");
   }
   const int64_t k = pivots.shape.dimensions(rank - 1), m = shape.dimensions(rank - 1);
-  const int64_t batch = Product(LeadingDims(shape, 1));
-  std::vector<int32_t> permutation(batch * m);
-  const int32_t* p = pivots.as<int32_t>();
-  for (int64_t b = 0; b < batch; ++b) {
-    int32_t* row = permutation.data() + b * m;
-    for (int64_t i = 0; i < m; ++i) row[i] = static_cast<int32_t>(i);
-    for (int64_t i = 0; i < std::min(k, m); ++i) {
-      const int32_t j = p[b * k + i];
-      if (j >= 0 && j < m) std::swap(row[i], row[j]);
-    }
-  }
+  const std::vector<int32_t> permutation =
+      PermutationOf(pivots.as<int32_t>(), Product(LeadingDims(shape, 1)), k, m);
   return ValuePtr(Int32s(shape, permutation));
 }
 
@@ -401,6 +429,10 @@ std::optional<absl::StatusOr<ValuePtr>> EvalLapackCustomCall(const Instruction& 
       t == "hipsolver_getrf_ffi") {
     if (operands.size() != 1 || !IsF32OrF64(*operands[0])) return std::nullopt;
     return Getrf(instruction, operands);
+  }
+  if (t == "LuDecomposition") {  // XLA's, on TPUs
+    if (operands.size() != 1 || !IsF32OrF64(*operands[0])) return std::nullopt;
+    return Getrf(instruction, operands, /*tpu=*/true);
   }
   if (t == "cu_lu_pivots_to_permutation" || t == "hip_lu_pivots_to_permutation") {
     if (operands.size() != 1) return std::nullopt;

@@ -38,7 +38,9 @@
 // {cu,hip}solver_gesvdj_ffi (attributes compute_uv, full_matrices; its fourth
 // result is V [..., n, n or k], not Vt); geqrf, orgqr and syevd as
 // qr_custom_calls.h and eigh_custom_call.h say. cuSPARSE's tridiagonal solve
-// and the other GPU SVDs stay opaque.
+// and the other GPU SVDs stay opaque. Lowered for TPUs, lax.linalg.lu is XLA's
+// own LuDecomposition: a[..., m, n] -> (lu, 0-based pivots s32[..., min(m,
+// n)], the permutation s32[..., m]); QR and eigh are Qr and Eigh there.
 //
 // jaxlib before 0.4.32 (JAX 0.4.13 to 0.4.31) called the same kernels the
 // older way (API_VERSION_STATUS_RETURNING, no _ffi suffix): sizes and flags as

@@ -706,24 +706,27 @@ def test_compiles_for_the_replicas_a_module_is_written_for(devices):
         assert "needs 4 devices" in out and "xla_force_host_platform_device_count=4" in out, out
 
 
+@pytest.mark.parametrize("platform", ["cuda", "tpu"])
 @pytest.mark.parametrize(
     "name",
-    sorted(set(_lapack_programs()) - {"tridiagonal_solve"}),  # cuSPARSE's: opaque
+    sorted(set(_lapack_programs()) - {"tridiagonal_solve"}),  # cuSPARSE's on GPUs: opaque
 )
-def test_gpu_lowered_linear_algebra_computes_what_the_cpu_lowered_does(name, tmp_path):
+def test_accelerator_lowered_linear_algebra_computes_what_the_cpu_lowered_does(
+    name, platform, tmp_path
+):
     """JAX lowers the same program for GPUs to cuSOLVER's calls (cusolver_getrf_ffi with
     cu_lu_pivots_to_permutation, geqrf, orgqr, syevd, gesvdj, whose fourth result is V rather
-    than Vt): the evaluator computes them as it does the LAPACK calls, so `hlogym equiv` judges
-    the two lowerings equivalent. No GPU is needed to lower for one."""
+    than Vt) and for TPUs to XLA's own (LuDecomposition, Qr, Eigh): the evaluator computes them
+    as it does the LAPACK calls, so `hlogym equiv` judges each lowering equivalent to the CPU
+    one. No accelerator is needed to lower for one."""
     fn, params = _lapack_programs()[name]
     args = [jax.ShapeDtypeStruct(shape, dtype) for shape, dtype in params]
     paths = {}
-    for platform in ("cpu", "cuda"):
-        lowered = jax.jit(fn).trace(*args).lower(lowering_platforms=(platform,))
-        paths[platform] = tmp_path / f"{name}_{platform}.hlo"
-        paths[platform].write_text(lowered.as_text(dialect="hlo"))
-    assert "solver_" in paths["cuda"].read_text() or "trsm" in name, name
-    out = hlogym("equiv", paths["cpu"], paths["cuda"])
+    for target in ("cpu", platform):
+        lowered = jax.jit(fn).trace(*args).lower(lowering_platforms=(target,))
+        paths[target] = tmp_path / f"{name}_{target}.hlo"
+        paths[target].write_text(lowered.as_text(dialect="hlo"))
+    out = hlogym("equiv", paths["cpu"], paths[platform])
     assert out.returncode == 0 and out.stdout.startswith("equivalent"), out.stdout + out.stderr
 
 
