@@ -409,6 +409,8 @@ absl::StatusOr<ValuePtr> Interpreter::EvalInstruction(const Instruction& instruc
       return EvalDataMovement(instruction, operands);
     case Opcode::kDot:
       return EvalDot(instruction, operands, options_.num_threads);
+    case Opcode::kRaggedDot:
+      return EvalRaggedDot(instruction, operands);
     case Opcode::kConvolution:
       return EvalConvolution(instruction, operands, options_.num_threads);
     case Opcode::kReduce:
@@ -539,7 +541,6 @@ bool EvaluatorSupportsOpcode(Opcode opcode) {
     case Opcode::kCopyDone:
     case Opcode::kDynamicReshape:
     case Opcode::kRaggedAllToAll:
-    case Opcode::kRaggedDot:
     case Opcode::kScaledDot:
     case Opcode::kShuffle:
     case Opcode::kStochasticConvert:

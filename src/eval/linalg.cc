@@ -523,6 +523,130 @@ absl::StatusOr<ValuePtr> EvalDot(const Instruction& instruction, Operands operan
   return ByAccumulationType<DotFn>(instruction, *operands[0], *operands[1], num_threads);
 }
 
+absl::StatusOr<ValuePtr> EvalRaggedDot(const Instruction& instruction, Operands operands) {
+  const auto& dot_dims = instruction.attrs().dot_dimension_numbers;
+  const auto& ragged_dims = instruction.attrs().ragged_dot_dimension_numbers;
+  if (operands.size() != 3 || !dot_dims || !ragged_dims ||
+      ragged_dims->lhs_ragged_dimensions.size() != 1) {
+    return Invalid("ragged-dot: (lhs, rhs, group_sizes) with one lhs ragged dimension");
+  }
+  const Value& lhs = *operands[0];
+  const Value& rhs = *operands[1];
+  const Value& sizes_value = *operands[2];
+  if (!Supported(lhs) || !Supported(rhs) || !sizes_value.shape.IsArray()) {
+    return absl::UnimplementedError("ragged-dot operand element type");
+  }
+  const int64_t ragged = ragged_dims->lhs_ragged_dimensions[0];
+  const auto& lb = dot_dims->lhs_batch_dimensions;
+  const auto& lc = dot_dims->lhs_contracting_dimensions;
+  const auto& rb = dot_dims->rhs_batch_dimensions;
+  const auto& rc = dot_dims->rhs_contracting_dimensions;
+  auto contains = [](const std::vector<int64_t>& v, int64_t d) {
+    return std::find(v.begin(), v.end(), d) != v.end();
+  };
+  // Mode 1 (ragged non-contracting dimension: rows in group g use the rhs's
+  // group g) or mode 2 (ragged contracting dimension: group g sums its own
+  // segment into output g); a ragged batch dimension is not evaluated here.
+  const bool contracting = contains(lc, ragged);
+  if (contains(lb, ragged))
+    return absl::UnimplementedError("ragged-dot with a ragged batch dimension");
+  const std::vector<int64_t>& rg = ragged_dims->rhs_group_dimensions;
+  if (contracting ? !rg.empty() : rg.size() != 1) {
+    return Invalid(
+        "ragged-dot: a rhs group dimension exactly when the ragged dimension is not "
+        "contracting");
+  }
+  std::vector<int64_t> lfree, rfree;
+  for (int64_t d = 0; d < lhs.shape.rank(); ++d) {
+    if (!contains(lb, d) && !contains(lc, d)) lfree.push_back(d);
+  }
+  for (int64_t d = 0; d < rhs.shape.rank(); ++d) {
+    if (!contains(rb, d) && !contains(rc, d) && !contains(rg, d)) rfree.push_back(d);
+  }
+  auto extent = [](const Value& v, const std::vector<int64_t>& dims) {
+    int64_t n = 1;
+    for (int64_t d : dims) n *= v.shape.dimensions(d);
+    return n;
+  };
+  const int64_t B = extent(lhs, lb), M = extent(lhs, lfree), K = extent(lhs, lc);
+  const int64_t N = extent(rhs, rfree), G = rg.empty() ? 0 : rhs.shape.dimensions(rg[0]);
+  // The dimensions whose index picks the group sizes: lhs batch dimensions,
+  // then the lhs dimensions of the ragged one's kind outer to it; [g] alone is
+  // the same for all.
+  const std::vector<int64_t>& kind = contracting ? lc : lfree;
+  std::vector<int64_t> outer;
+  for (int64_t d : kind) {
+    if (d < ragged) outer.push_back(d);
+  }
+  const int64_t groups = sizes_value.shape.rank() == 0
+                             ? 0
+                             : sizes_value.shape.dimensions(sizes_value.shape.rank() - 1);
+  const bool broadcast = sizes_value.shape.rank() == 1;
+  if (groups <= 0 || (!contracting && groups != G) ||
+      (!broadcast &&
+       sizes_value.shape.rank() != static_cast<int64_t>(lb.size() + outer.size()) + 1)) {
+    return Invalid(absl::StrCat("ragged-dot: group_sizes ", sizes_value.shape.ToString(),
+                                " does not fit its operands"));
+  }
+  std::vector<int64_t> lperm = lb, rperm;
+  lperm.insert(lperm.end(), lfree.begin(), lfree.end());
+  lperm.insert(lperm.end(), lc.begin(), lc.end());
+  rperm = rg;
+  rperm.insert(rperm.end(), rb.begin(), rb.end());
+  rperm.insert(rperm.end(), rc.begin(), rc.end());
+  rperm.insert(rperm.end(), rfree.begin(), rfree.end());
+  const std::vector<double> L = Canonicalize<double>(lhs, lperm);
+  const std::vector<double> R = Canonicalize<double>(rhs, rperm);
+  const std::vector<double> sizes = ToDoubles(sizes_value);
+  // Row-major coordinates of a flattened index over some of lhs's dimensions.
+  auto coordinate = [&](int64_t flat, const std::vector<int64_t>& dims, int64_t which) {
+    int64_t c = 0;
+    for (int64_t i = static_cast<int64_t>(dims.size()) - 1; i >= 0; --i) {
+      const int64_t size = lhs.shape.dimensions(dims[i]);
+      c = flat % size;
+      if (dims[i] == which) return c;
+      flat /= size;
+    }
+    return c;
+  };
+  // The group of a position along the ragged dimension (-1: past them all).
+  auto group_of = [&](int64_t b, int64_t flat_kind) {
+    int64_t row = 0;
+    if (!broadcast) {
+      row = b;
+      for (int64_t d : outer) row = row * lhs.shape.dimensions(d) + coordinate(flat_kind, kind, d);
+    }
+    const int64_t position = coordinate(flat_kind, kind, ragged);
+    int64_t start = 0;
+    for (int64_t g = 0; g < groups; ++g) {
+      start += static_cast<int64_t>(sizes[row * groups + g]);
+      if (position < start) return g;
+    }
+    return int64_t{-1};
+  };
+  std::vector<double> out((contracting ? groups : 1) * B * M * N, 0.0);
+  for (int64_t b = 0; b < B; ++b) {
+    for (int64_t m = 0; m < M; ++m) {
+      const int64_t row_group = contracting ? 0 : group_of(b, m);
+      if (row_group < 0) continue;
+      for (int64_t k = 0; k < K; ++k) {
+        const int64_t g = contracting ? group_of(b, k) : row_group;
+        if (g < 0) continue;
+        const double l = L[(b * M + m) * K + k];
+        const double* r = R.data() + ((contracting ? b : g * B + b) * K + k) * N;
+        double* o = out.data() + ((contracting ? g * B + b : b) * M + m) * N;
+        for (int64_t n = 0; n < N; ++n) o[n] += l * r[n];
+      }
+    }
+  }
+  if (!instruction.shape().IsArray() ||
+      instruction.shape().ElementCount() != static_cast<int64_t>(out.size())) {
+    return Invalid(absl::StrCat("ragged-dot: result ", instruction.shape().ToString(),
+                                " does not fit its operands"));
+  }
+  return ValuePtr(FromDoubles(instruction.shape(), out));
+}
+
 absl::StatusOr<ValuePtr> EvalConvolution(const Instruction& instruction, Operands operands,
                                          int num_threads) {
   if (operands.size() != 2) return Invalid("convolution operands");

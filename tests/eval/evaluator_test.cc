@@ -353,6 +353,30 @@ ENTRY e {
   EXPECT_THAT(EvalValues(text, {}, 2), ElementsAre(static_cast<int32_t>(10000000009LL)));
 }
 
+// ragged-dot, which JAX emits for lax.ragged_dot on GPUs and TPUs. Ragged
+// rows (mode 1): group sizes {1, 2} put row 0 in group 0 (rhs[0] sums a row)
+// and rows 1-2 in group 1 (rhs[1] takes its first element). Ragged
+// contraction (mode 2): sizes {1, 3} sum k = 0 into output 0 and k = 1..3
+// into output 1.
+TEST(EvaluatorDot, RaggedDotRowsAndContraction) {
+  const char* rows = R"(HloModule m
+ENTRY e {
+  x = f32[3,2] constant({{1, 2}, {3, 4}, {5, 6}})
+  w = f32[2,2,1] constant({{{1}, {1}}, {{1}, {0}}})
+  g = s32[2] constant({1, 2})
+  ROOT r = f32[3,1] ragged-dot(x, w, g), lhs_contracting_dims={1}, rhs_contracting_dims={1}, lhs_ragged_dims={0}, rhs_group_dims={0}
+})";
+  EXPECT_THAT(EvalValues(rows), ElementsAre(3, 3, 5));
+  const char* contraction = R"(HloModule m
+ENTRY e {
+  x = f32[1,4] constant({{1, 2, 3, 4}})
+  w = f32[4,1] constant({{1}, {1}, {1}, {1}})
+  g = s32[2] constant({1, 3})
+  ROOT r = f32[2,1,1] ragged-dot(x, w, g), lhs_contracting_dims={1}, rhs_contracting_dims={0}, lhs_ragged_dims={1}
+})";
+  EXPECT_THAT(EvalValues(contraction), ElementsAre(1, 9));
+}
+
 TEST(EvaluatorDot, ContractingFirstDim) {
   const char* text = R"(HloModule m
 ENTRY e {
