@@ -39,6 +39,21 @@ Dims Append(Dims dims, std::initializer_list<int64_t> minor) {
   return dims;
 }
 
+// A stack of [m, n] matrices: the leading (batch) dimensions, m, n, min(m, n)
+// and how many matrices; all 0 for a shape of rank below 2.
+struct Matrices {
+  Dims batch_dims;
+  int64_t m = 0, n = 0, k = 0, count = 0;
+};
+Matrices MatricesOf(const Shape& shape) {
+  const int64_t rank = shape.rank();
+  if (rank < 2) return {};
+  Matrices s{LeadingDims(shape, 2), shape.dimensions(rank - 2), shape.dimensions(rank - 1)};
+  s.k = std::min(s.m, s.n);
+  s.count = Product(s.batch_dims);
+  return s;
+}
+
 // True when `shape` is an array of `type` and exactly `dims`.
 bool Is(const Shape& shape, PrimitiveType type, const Dims& dims) {
   return shape.IsArray() && shape.element_type() == type && DimsOf(shape) == dims;
@@ -118,12 +133,8 @@ absl::StatusOr<ValuePtr> Getrf(const Instruction& instruction, Operands operands
   const Value& a = *operands[0];
   const Shape& shape = instruction.shape();
   const PrimitiveType type = a.shape.element_type();
-  const int64_t rank = a.shape.rank();
-  const Dims batch_dims = rank >= 2 ? LeadingDims(a.shape, 2) : Dims();
-  const int64_t m = rank >= 2 ? a.shape.dimensions(rank - 2) : 0;
-  const int64_t n = rank >= 2 ? a.shape.dimensions(rank - 1) : 0;
-  const int64_t k = std::min(m, n);
-  if (rank < 2 || !shape.IsTuple() || shape.tuple_shapes_size() != 3 ||
+  const auto [batch_dims, m, n, k, batch] = MatricesOf(a.shape);
+  if (a.shape.rank() < 2 || !shape.IsTuple() || shape.tuple_shapes_size() != 3 ||
       !Is(shape.tuple_shapes(0), type, DimsOf(a.shape)) ||
       !Is(shape.tuple_shapes(1), PrimitiveType::kS32, Append(batch_dims, {k})) ||
       !Is(shape.tuple_shapes(2), PrimitiveType::kS32, tpu ? Append(batch_dims, {m}) : batch_dims)) {
@@ -131,16 +142,15 @@ absl::StatusOr<ValuePtr> Getrf(const Instruction& instruction, Operands operands
                      tpu ? "a[..., m, n] -> (a's shape, s32[..., min(m, n)], s32[..., m])"
                          : "a[..., m, n] -> (a's shape, s32[..., min(m, n)], s32[...])");
   }
-  const int64_t batch = Product(batch_dims);
   LuFactors f = FactorLu(a, batch, m, n);
   if (!tpu) {
     return MakeTuple(
-        shape, {FromDoubles(shape.tuple_shapes(0), f.lu), Int32s(shape.tuple_shapes(1), f.pivots),
+        shape, {FromVector(shape.tuple_shapes(0), f.lu), Int32s(shape.tuple_shapes(1), f.pivots),
                 Int32s(shape.tuple_shapes(2), f.info)});
   }
   for (int32_t& p : f.pivots) --p;
   return MakeTuple(
-      shape, {FromDoubles(shape.tuple_shapes(0), f.lu), Int32s(shape.tuple_shapes(1), f.pivots),
+      shape, {FromVector(shape.tuple_shapes(0), f.lu), Int32s(shape.tuple_shapes(1), f.pivots),
               Int32s(shape.tuple_shapes(2), PermutationOf(f.pivots.data(), batch, k, m))});
 }
 
@@ -173,10 +183,7 @@ absl::StatusOr<ValuePtr> Svd(const Instruction& instruction, Operands operands, 
   const Shape& shape = instruction.shape();
   const PrimitiveType type = a.shape.element_type();
   const int64_t rank = a.shape.rank();
-  const Dims batch_dims = rank >= 2 ? LeadingDims(a.shape, 2) : Dims();
-  const int64_t m = rank >= 2 ? a.shape.dimensions(rank - 2) : 0;
-  const int64_t n = rank >= 2 ? a.shape.dimensions(rank - 1) : 0;
-  const int64_t k = std::min(m, n);
+  const auto [batch_dims, m, n, k, batch] = MatricesOf(a.shape);
   const bool full = mode == 'A';
   // With mode 'N' LAPACK leaves u and vt alone: JAX gives them either size.
   const bool computed = mode != 'N';
@@ -196,7 +203,6 @@ absl::StatusOr<ValuePtr> Svd(const Instruction& instruction, Operands operands, 
                              : "a[..., m, n] -> (a's shape, s[..., min(m, n)], u[..., m, m or "
                                "min(m, n)], vt[..., n or min(m, n), n], s32[...]) for mode A or S");
   }
-  const int64_t batch = Product(batch_dims);
   const int64_t u_cols = shape.tuple_shapes(2).dimensions(rank - 1);
   // The right singular vectors returned (k or n); right(r, j): element j of
   // vector r, in Vt's layout or V's.
@@ -249,8 +255,8 @@ absl::StatusOr<ValuePtr> Svd(const Instruction& instruction, Operands operands, 
   }
   return MakeTuple(
       shape,
-      {operands[0], FromDoubles(shape.tuple_shapes(1), s), FromDoubles(shape.tuple_shapes(2), u),
-       FromDoubles(shape.tuple_shapes(3), vt), Int32s(shape.tuple_shapes(4), info)});
+      {operands[0], FromVector(shape.tuple_shapes(1), s), FromVector(shape.tuple_shapes(2), u),
+       FromVector(shape.tuple_shapes(3), vt), Int32s(shape.tuple_shapes(4), info)});
 }
 
 absl::StatusOr<ValuePtr> Gtsv(const Instruction& instruction, Operands operands) {
@@ -330,8 +336,8 @@ absl::StatusOr<ValuePtr> Gtsv(const Instruction& instruction, Operands operands)
     }
   }
   return MakeTuple(shape,
-                   {FromDoubles(shape.tuple_shapes(0), dl), FromDoubles(shape.tuple_shapes(1), d),
-                    FromDoubles(shape.tuple_shapes(2), du), FromDoubles(shape.tuple_shapes(3), x),
+                   {FromVector(shape.tuple_shapes(0), dl), FromVector(shape.tuple_shapes(1), d),
+                    FromVector(shape.tuple_shapes(2), du), FromVector(shape.tuple_shapes(3), x),
                     Int32s(shape.tuple_shapes(4), info)});
 }
 

@@ -644,7 +644,7 @@ absl::StatusOr<ValuePtr> EvalRaggedDot(const Instruction& instruction, Operands 
     return Invalid(absl::StrCat("ragged-dot: result ", instruction.shape().ToString(),
                                 " does not fit its operands"));
   }
-  return ValuePtr(FromDoubles(instruction.shape(), out));
+  return ValuePtr(FromVector(instruction.shape(), out));
 }
 
 absl::StatusOr<ValuePtr> EvalConvolution(const Instruction& instruction, Operands operands,

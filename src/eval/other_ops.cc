@@ -41,17 +41,6 @@ std::vector<std::complex<double>> ToComplex(const Value& v) {
   return out;
 }
 
-template <typename S>
-std::shared_ptr<Value> FromVector(const Shape& shape, const std::vector<S>& data) {
-  auto out = NewArray(shape);
-  DispatchType(shape.element_type(), [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    T* dst = out->mutable_as<T>();
-    for (int64_t i = 0; i < out->element_count(); ++i) dst[i] = ConvertElement<T>(data[i]);
-  });
-  return out;
-}
-
 // --- fft --------------------------------------------------------------------
 
 // In-place DFT along the dimension with `stride` and length `n` for every

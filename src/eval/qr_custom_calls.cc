@@ -75,7 +75,7 @@ absl::StatusOr<ValuePtr> Geqrf(const Instruction& instruction, Operands operands
     }
     for (int64_t j = 0; j < p; ++j) taus[b * p + j] = qr.hCoeffs()(j);
   }
-  return MakeTuple(shape, {FromDoubles(out_shape, data), FromDoubles(taus_shape, taus)});
+  return MakeTuple(shape, {FromVector(out_shape, data), FromVector(taus_shape, taus)});
 }
 
 absl::StatusOr<ValuePtr> Orgqr(const Instruction& instruction, Operands operands) {
@@ -124,7 +124,7 @@ absl::StatusOr<ValuePtr> Orgqr(const Instruction& instruction, Operands operands
       }
     }
   }
-  return ValuePtr(FromDoubles(shape, q));
+  return ValuePtr(FromVector(shape, q));
 }
 
 }  // namespace

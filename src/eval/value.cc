@@ -251,14 +251,4 @@ std::vector<double> ToDoubles(const Value& v) {
   return out;
 }
 
-std::shared_ptr<Value> FromDoubles(const Shape& shape, const std::vector<double>& data) {
-  auto out = NewArray(shape);
-  DispatchType(shape.element_type(), [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    T* dst = out->mutable_as<T>();
-    for (int64_t i = 0; i < out->element_count(); ++i) dst[i] = ConvertElement<T>(data[i]);
-  });
-  return out;
-}
-
 }  // namespace hlogym::eval

@@ -204,11 +204,20 @@ inline D ConvertElement(S s) {
 }
 
 // Every element of an array as a double (complex: the real part), and an
-// array of `shape` from doubles, each converted to its element type: the
-// kernels that compute in double (linear algebra, fft) read and write with
-// these.
+// array of `shape` from a vector (of doubles, or complex doubles), each element
+// converted to the element type: the kernels that compute in double (linear
+// algebra, fft) read and write with these.
 std::vector<double> ToDoubles(const Value& v);
-std::shared_ptr<Value> FromDoubles(const Shape& shape, const std::vector<double>& data);
+template <typename S>
+std::shared_ptr<Value> FromVector(const Shape& shape, const std::vector<S>& data) {
+  auto out = NewArray(shape);
+  DispatchType(shape.element_type(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    T* dst = out->template mutable_as<T>();
+    for (int64_t i = 0; i < out->element_count(); ++i) dst[i] = ConvertElement<T>(data[i]);
+  });
+  return out;
+}
 
 // --- strided copies ----------------------------------------------------------
 
