@@ -93,8 +93,8 @@ absl::StatusOr<ValuePtr> EvalElementwise(const Instruction& instruction, Operand
 absl::StatusOr<ValuePtr> EvalDataMovement(const Instruction& instruction, Operands operands);
 absl::StatusOr<ValuePtr> EvalDot(const Instruction& instruction, Operands operands,
                                  int num_threads);
-// ragged-dot in its ragged non-contracting and ragged contracting modes (JAX's
-// lax.ragged_dot_general, which JAX lowers to it for GPUs and TPUs), in double.
+// ragged-dot in its three modes (JAX's lax.ragged_dot_general, which JAX
+// lowers to it for GPUs and TPUs), in double.
 absl::StatusOr<ValuePtr> EvalRaggedDot(const Instruction& instruction, Operands operands);
 absl::StatusOr<ValuePtr> EvalConvolution(const Instruction& instruction, Operands operands,
                                          int num_threads);

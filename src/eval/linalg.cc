@@ -545,13 +545,14 @@ absl::StatusOr<ValuePtr> EvalRaggedDot(const Instruction& instruction, Operands 
     return std::find(v.begin(), v.end(), d) != v.end();
   };
   // Mode 1 (ragged non-contracting dimension: rows in group g use the rhs's
-  // group g) or mode 2 (ragged contracting dimension: group g sums its own
-  // segment into output g); a ragged batch dimension is not evaluated here.
+  // group g), mode 2 (ragged contracting dimension: group g sums its own
+  // segment into output g) or mode 3 (ragged batch dimension: each batch
+  // element is its own product, a dot whatever the group sizes, as JAX
+  // computes it).
   const bool contracting = contains(lc, ragged);
-  if (contains(lb, ragged))
-    return absl::UnimplementedError("ragged-dot with a ragged batch dimension");
+  const bool batch_mode = contains(lb, ragged);
   const std::vector<int64_t>& rg = ragged_dims->rhs_group_dimensions;
-  if (contracting ? !rg.empty() : rg.size() != 1) {
+  if (contracting || batch_mode ? !rg.empty() : rg.size() != 1) {
     return Invalid(
         "ragged-dot: a rhs group dimension exactly when the ragged dimension is not "
         "contracting");
@@ -582,8 +583,8 @@ absl::StatusOr<ValuePtr> EvalRaggedDot(const Instruction& instruction, Operands 
                              ? 0
                              : sizes_value.shape.dimensions(sizes_value.shape.rank() - 1);
   const bool broadcast = sizes_value.shape.rank() == 1;
-  if (groups <= 0 || (!contracting && groups != G) ||
-      (!broadcast &&
+  if (groups <= 0 || (!contracting && !batch_mode && groups != G) ||
+      (!broadcast && !batch_mode &&
        sizes_value.shape.rank() != static_cast<int64_t>(lb.size() + outer.size()) + 1)) {
     return Invalid(absl::StrCat("ragged-dot: group_sizes ", sizes_value.shape.ToString(),
                                 " does not fit its operands"));
@@ -627,13 +628,13 @@ absl::StatusOr<ValuePtr> EvalRaggedDot(const Instruction& instruction, Operands 
   std::vector<double> out((contracting ? groups : 1) * B * M * N, 0.0);
   for (int64_t b = 0; b < B; ++b) {
     for (int64_t m = 0; m < M; ++m) {
-      const int64_t row_group = contracting ? 0 : group_of(b, m);
+      const int64_t row_group = contracting || batch_mode ? 0 : group_of(b, m);
       if (row_group < 0) continue;
       for (int64_t k = 0; k < K; ++k) {
         const int64_t g = contracting ? group_of(b, k) : row_group;
         if (g < 0) continue;
         const double l = L[(b * M + m) * K + k];
-        const double* r = R.data() + ((contracting ? b : g * B + b) * K + k) * N;
+        const double* r = R.data() + ((rg.empty() ? b : g * B + b) * K + k) * N;
         double* o = out.data() + ((contracting ? g * B + b : b) * M + m) * N;
         for (int64_t n = 0; n < N; ++n) o[n] += l * r[n];
       }

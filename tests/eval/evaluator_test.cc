@@ -375,6 +375,16 @@ ENTRY e {
   ROOT r = f32[2,1,1] ragged-dot(x, w, g), lhs_contracting_dims={1}, rhs_contracting_dims={0}, lhs_ragged_dims={1}
 })";
   EXPECT_THAT(EvalValues(contraction), ElementsAre(1, 9));
+  // A ragged batch dimension (mode 3): each batch element's own product,
+  // whatever the group sizes.
+  const char* batch = R"(HloModule m
+ENTRY e {
+  x = f32[2,1,2] constant({{{1, 2}}, {{3, 4}}})
+  w = f32[2,2,1] constant({{{1}, {1}}, {{1}, {0}}})
+  g = s32[2] constant({2, 0})
+  ROOT r = f32[2,1,1] ragged-dot(x, w, g), lhs_batch_dims={0}, rhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_contracting_dims={1}, lhs_ragged_dims={0}
+})";
+  EXPECT_THAT(EvalValues(batch), ElementsAre(3, 3));
 }
 
 TEST(EvaluatorDot, ContractingFirstDim) {
