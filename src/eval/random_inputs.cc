@@ -222,6 +222,26 @@ bool FeedsPositiveOnlyOp(const Instruction* start) {
   return found;
 }
 
+// Whether an integer parameter reaches the divisor of a division or a
+// remainder through converts, bit casts, shape ops, sums and the left side of
+// a difference: the bound of torch.randint (PyTorch/XLA passes it as a
+// parameter, and takes the drawn bits modulo high - low), which a draw of 0
+// turned into a division by zero and every label, and the loss, into garbage.
+bool FeedsIntegerDivisor(const Instruction* start) {
+  bool found = false;
+  WalkUses(
+      start,
+      [](const Instruction& user, int64_t i) {
+        return PassesValueThrough(user.opcode()) || user.opcode() == Opcode::kBitcastConvert ||
+               (user.opcode() == Opcode::kSubtract && i == 0);
+      },
+      [&](const Instruction& user, int64_t i) {
+        found = i == 1 && (user.opcode() == Opcode::kRemainder || user.opcode() == Opcode::kDivide);
+        return found;
+      });
+  return found;
+}
+
 // The number of products each output element of `user` sums when operand
 // `operand_index` is contracted: the contracting sizes of a dot, the kernel's
 // input features times its window for a convolution; 0 for other ops.
@@ -316,6 +336,8 @@ absl::StatusOr<std::vector<Literal>> MakeRandomArguments(const Module& module, u
       if (bound > 0) {
         ilo = 0;
         ihi = bound - 1;
+      } else if (ilo < 1 && ihi >= 1 && FeedsIntegerDivisor(param)) {
+        ilo = 1;
       }
     }
     double flo = lo, fhi = hi;

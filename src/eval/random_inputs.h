@@ -11,8 +11,9 @@
 //    dynamic-slice; for this rule also multiply and a dividend), into called
 //    computations and out of them again (from a fusion's result to the next
 //    fusion), the operand of sqrt, rsqrt or log, the divisor of a
-//    divide, or the base of a power is uniform in [0.5, 1.5] instead (a
-//    batch-norm variance, Adam's second moment, a scale, a norm), and so is
+//    divide, the base of a power or a batch norm's variance is uniform in
+//    [0.5, 1.5] instead (a batch-norm variance, Adam's second moment, a
+//    scale, a norm), and so is
 //    a float scalar parameter: a step count, a learning rate, a time or a
 //    scale, positive in every model, where a negative one turns a bias
 //    correction (1 - 0.999^t) or a schedule negative and every output NaN;
@@ -27,7 +28,10 @@
 //    indices, dynamic-slice and dynamic-update-slice starts), which stay in
 //    [0, smallest dimension of what they index), and those compared with an
 //    iota (a class label made one-hot; TensorFlow's sparse cross-entropy gives
-//    NaN for a label out of range), which stay in [0, the iota's size);
+//    NaN for a label out of range), which stay in [0, the iota's size), and
+//    those that reach the divisor of a divide or remainder (through converts,
+//    bit casts, shape ops, sums and a difference's left side: torch.randint's
+//    bound), which start at 1;
 //  - pred is a fair coin; complex numbers draw both parts as floats;
 //  - each parameter draws from its own stream, keyed by the seed, its
 //    parameter number and element type (tuple elements from sub-streams), so

@@ -316,6 +316,35 @@ ENTRY e {
   EXPECT_TRUE(same->judged && same->equivalent) << same->message;
 }
 
+// torch.randint on PyTorch/XLA: the drawn bits modulo high - low, with high a
+// parameter. Drawn 0, it divided by zero and every label was garbage; an
+// integer that reaches a divisor is drawn from [1, 7].
+TEST(Equivalence, IntegerDivisorsAreDrawnAboveZero) {
+  auto module = ParseModule(R"(HloModule randint
+ENTRY e {
+  bits = u64[16] parameter(0)
+  high = s64[] parameter(1)
+  other = s64[] parameter(2)
+  low = s64[] constant(0)
+  h = u64[] bitcast-convert(high)
+  l = u64[] bitcast-convert(low)
+  span = u64[] subtract(h, l)
+  spans = u64[16] broadcast(span), dimensions={}
+  r = u64[16] remainder(bits, spans)
+  o = s64[16] broadcast(other), dimensions={}
+  ROOT t = (u64[16], s64[16]) tuple(r, o)
+}
+)");
+  ASSERT_TRUE(module.ok()) << module.status();
+  bool other_was_zero = false;
+  for (uint64_t seed = 0; seed < 32; ++seed) {
+    auto args = *MakeRandomArguments(**module, seed);
+    EXPECT_GE(args[1].GetAsDouble(0), 1) << "seed " << seed;
+    other_was_zero |= args[2].GetAsDouble(0) == 0;
+  }
+  EXPECT_TRUE(other_was_zero);  // an integer that divides nothing keeps [0, 7]
+}
+
 TEST(Equivalence, ParametersReachingRsqrtFromFusionToFusionAreDrawnPositive) {
   // XLA's optimized modules: the variance leaves one fusion (element 1 of a
   // multi-output one, then a single-output one) before another takes its rsqrt.
