@@ -76,8 +76,9 @@ std::shared_ptr<Value> Int32s(const Shape& shape, const std::vector<int32_t>& da
   return out;
 }
 
-// LU by partial pivoting of every [m, n] matrix of `a` (row-major doubles, in
-// place): the 1-based pivot rows (k = min(m, n) a matrix) and LAPACK's info.
+// LU by partial pivoting of each of the `batch` [m, n] matrices of `a`, in
+// double: the packed factors, the 1-based pivot rows (min(m, n) a matrix)
+// and LAPACK's info.
 struct LuFactors {
   std::vector<double> lu;
   std::vector<int32_t> pivots;  // 1-based
