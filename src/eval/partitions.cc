@@ -145,6 +145,7 @@ Literal Rotated(const Literal& literal, int64_t places) {
 bool IsCrossPartitionCollective(const Instruction& instruction) {
   switch (instruction.opcode()) {
     case Opcode::kAllReduce:
+    case Opcode::kAllReduceStart:  // its done hands the reduced value on
     case Opcode::kAllGather:
     case Opcode::kReduceScatter:
     case Opcode::kCollectivePermute:
@@ -161,6 +162,7 @@ bool ExchangesAcrossCopies(const Instruction& instruction, const PartitionContex
   if (!context.replicas) return IsCrossPartitionCollective(instruction);
   switch (instruction.opcode()) {
     case Opcode::kAllReduce:
+    case Opcode::kAllReduceStart:
     case Opcode::kAllGather:
     case Opcode::kReduceScatter:
     case Opcode::kCollectivePermute:
@@ -260,6 +262,7 @@ absl::StatusOr<ValuePtr> EvalCrossPartitionCollective(const Instruction& instruc
   const Shape& shape = result_shape != nullptr ? *result_shape : instruction.shape();
   switch (instruction.opcode()) {
     case Opcode::kAllReduce:
+    case Opcode::kAllReduceStart:
       return Reduce(*instruction.called_computations()[0], members);
     case Opcode::kAllGather:
       return Concatenate(members, shape, instruction.attrs().dimensions.at(0));

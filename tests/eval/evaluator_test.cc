@@ -1234,7 +1234,9 @@ ENTRY e {
   scattered = f32[1] reduce-scatter(y), channel_id=1, replica_groups={{0,1}}, dimensions={0}, to_apply=%sum
   twice = f32[2] add(y, y)
   both = (f32[2], f32[2]) all-reduce(y, twice), replica_groups={}, to_apply=%sum
-  ROOT t = (f32[4], f32[2], f32[1], (f32[2], f32[2]), u32[]) tuple(gathered, summed, scattered, both, part)
+  start = f32[2] all-reduce-start(y), replica_groups={}, to_apply=%sum
+  done = f32[2] all-reduce-done(start)
+  ROOT t = (f32[4], f32[2], f32[1], (f32[2], f32[2]), u32[], f32[2]) tuple(gathered, summed, scattered, both, part, done)
 }
 )";
   const std::vector<Literal> x = {MakeLiteral("f32[2]", {1, 2})};
@@ -1248,6 +1250,9 @@ ENTRY e {
   EXPECT_EQ(both.tuple_elements()[0].GetAsDouble(0), 4);     // the variadic all-reduce, element by
   EXPECT_EQ(both.tuple_elements()[1].GetAsDouble(1), 8);     // element
   EXPECT_EQ(result->tuple_elements()[4].GetAsDouble(0), 0);  // partition-id: one partition
+  // The asynchronous all-reduce (its start and done) sums as the synchronous
+  // one does, as async-collective-replacer assumes.
+  EXPECT_THAT(EvalValues(module, x, 5), ElementsAre(4, 4));
 }
 
 // An all-to-all across partitions: each copy sends part i of its operand (split
