@@ -260,7 +260,11 @@ absl::StatusOr<ValuePtr> Svd(const Instruction& instruction, Operands operands, 
        FromVector(shape.tuple_shapes(3), vt), Int32s(shape.tuple_shapes(4), info)});
 }
 
-absl::StatusOr<ValuePtr> Gtsv(const Instruction& instruction, Operands operands) {
+// gtsv; with `solution_only` cuSPARSE's gtsv2, whose one result is x (its
+// algorithm pivots differently; for a system it can solve, x is the same up
+// to rounding).
+absl::StatusOr<ValuePtr> Gtsv(const Instruction& instruction, Operands operands,
+                              bool solution_only = false) {
   const Shape& shape = instruction.shape();
   const Value& b_in = *operands[3];
   const PrimitiveType type = b_in.shape.element_type();
@@ -269,16 +273,21 @@ absl::StatusOr<ValuePtr> Gtsv(const Instruction& instruction, Operands operands)
   const int64_t n = rank >= 2 ? b_in.shape.dimensions(rank - 2) : 0;
   const int64_t nrhs = rank >= 2 ? b_in.shape.dimensions(rank - 1) : 0;
   const Dims diag_dims = Append(batch_dims, {n});
-  bool ok = rank >= 2 && shape.IsTuple() && shape.tuple_shapes_size() == 5 &&
-            Is(shape.tuple_shapes(3), type, DimsOf(b_in.shape)) &&
-            Is(shape.tuple_shapes(4), PrimitiveType::kS32, batch_dims);
+  bool ok =
+      rank >= 2 && (solution_only ? Is(shape, type, DimsOf(b_in.shape))
+                                  : shape.IsTuple() && shape.tuple_shapes_size() == 5 &&
+                                        Is(shape.tuple_shapes(3), type, DimsOf(b_in.shape)) &&
+                                        Is(shape.tuple_shapes(4), PrimitiveType::kS32, batch_dims));
   for (int i = 0; ok && i < 3; ++i) {
-    ok = Is(operands[i]->shape, type, diag_dims) && Is(shape.tuple_shapes(i), type, diag_dims);
+    ok = Is(operands[i]->shape, type, diag_dims) &&
+         (solution_only || Is(shape.tuple_shapes(i), type, diag_dims));
   }
   if (!ok) {
     return BadShapes(instruction, operands,
-                     "(dl[..., n], d[..., n], du[..., n], b[..., n, nrhs]) -> (the four "
-                     "operands' shapes, s32[...])");
+                     solution_only ? "(dl[..., n], d[..., n], du[..., n], b[..., n, nrhs]) -> "
+                                     "b's shape"
+                                   : "(dl[..., n], d[..., n], du[..., n], b[..., n, nrhs]) -> "
+                                     "(the four operands' shapes, s32[...])");
   }
   const int64_t batch = Product(batch_dims);
   std::vector<double> dl = ToDoubles(*operands[0]), d = ToDoubles(*operands[1]),
@@ -336,6 +345,7 @@ absl::StatusOr<ValuePtr> Gtsv(const Instruction& instruction, Operands operands)
       }
     }
   }
+  if (solution_only) return ValuePtr(FromVector(shape, x));
   return MakeTuple(shape,
                    {FromVector(shape.tuple_shapes(0), dl), FromVector(shape.tuple_shapes(1), d),
                     FromVector(shape.tuple_shapes(2), du), FromVector(shape.tuple_shapes(3), x),
@@ -469,6 +479,10 @@ std::optional<absl::StatusOr<ValuePtr>> EvalLapackCustomCall(const Instruction& 
   if (t == "lapack_sgtsv_ffi" || t == "lapack_dgtsv_ffi") {
     if (operands.size() != 4 || !IsF32OrF64(*operands[3])) return std::nullopt;
     return Gtsv(instruction, operands);
+  }
+  if (t == "cusparse_gtsv2_ffi" || t == "hipsparse_gtsv2_ffi") {
+    if (operands.size() != 4 || !IsF32OrF64(*operands[3])) return std::nullopt;
+    return Gtsv(instruction, operands, /*solution_only=*/true);
   }
   return std::nullopt;
 }

@@ -37,8 +37,9 @@
 // make of the rows, which the CPU lowering computes in HLO), and
 // {cu,hip}solver_gesvdj_ffi (attributes compute_uv, full_matrices; its fourth
 // result is V [..., n, n or k], not Vt); geqrf, orgqr and syevd as
-// qr_custom_calls.h and eigh_custom_call.h say. cuSPARSE's tridiagonal solve
-// and the other GPU SVDs stay opaque. Lowered for TPUs, lax.linalg.lu is XLA's
+// qr_custom_calls.h and eigh_custom_call.h say; {cu,hip}sparse_gtsv2_ffi, the
+// tridiagonal solve, gives x alone (b's shape). The other GPU SVDs stay
+// opaque. Lowered for TPUs, lax.linalg.lu is XLA's
 // own LuDecomposition: a[..., m, n] -> (lu, 0-based pivots s32[..., min(m,
 // n)], the permutation s32[..., m]); QR and eigh are Qr and Eigh there.
 //

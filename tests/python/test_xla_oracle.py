@@ -707,16 +707,13 @@ def test_compiles_for_the_replicas_a_module_is_written_for(devices):
 
 
 @pytest.mark.parametrize("platform", ["cuda", "tpu"])
-@pytest.mark.parametrize(
-    "name",
-    sorted(set(_lapack_programs()) - {"tridiagonal_solve"}),  # cuSPARSE's on GPUs: opaque
-)
+@pytest.mark.parametrize("name", sorted(_lapack_programs()))
 def test_accelerator_lowered_linear_algebra_computes_what_the_cpu_lowered_does(
     name, platform, tmp_path
 ):
     """JAX lowers the same program for GPUs to cuSOLVER's calls (cusolver_getrf_ffi with
     cu_lu_pivots_to_permutation, geqrf, orgqr, syevd, gesvdj, whose fourth result is V rather
-    than Vt) and for TPUs to XLA's own (LuDecomposition, Qr, Eigh): the evaluator computes them
+    than Vt) and cuSPARSE's gtsv2, and for TPUs to XLA's own (LuDecomposition, Qr, Eigh): the evaluator computes them
     as it does the LAPACK calls, so `hlogym equiv` judges each lowering equivalent to the CPU
     one. No accelerator is needed to lower for one."""
     fn, params = _lapack_programs()[name]
