@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <complex>
 #include <limits>
 #include <string>
 #include <string_view>
@@ -9,6 +10,7 @@
 #include <vector>
 
 #include "Eigen/Core"
+#include "Eigen/Eigenvalues"
 #include "Eigen/SVD"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
@@ -352,6 +354,68 @@ absl::StatusOr<ValuePtr> Gtsv(const Instruction& instruction, Operands operands,
                     Int32s(shape.tuple_shapes(4), info)});
 }
 
+// geev on a real a[..., n, n]: (wr, wi, vl, vr complex[..., n, n], info).
+// Eigenvalues in Eigen's order (a conjugate pair positive imaginary part
+// first, as LAPACK; the order of the rest is, in both, an accident of the QR
+// iteration); right eigenvectors of unit norm with their largest component
+// real and positive. Left eigenvectors are not computed here (the caller
+// leaves such a call opaque): vl is zeros.
+absl::StatusOr<ValuePtr> Geev(const Instruction& instruction, Operands operands, bool right) {
+  const Value& a = *operands[0];
+  const Shape& shape = instruction.shape();
+  const PrimitiveType type = a.shape.element_type();
+  const PrimitiveType complex_type =
+      type == PrimitiveType::kF32 ? PrimitiveType::kC64 : PrimitiveType::kC128;
+  const auto [batch_dims, m, n, k, batch] = MatricesOf(a.shape);
+  if (a.shape.rank() < 2 || m != n || !shape.IsTuple() || shape.tuple_shapes_size() != 5 ||
+      !Is(shape.tuple_shapes(0), type, Append(batch_dims, {n})) ||
+      !Is(shape.tuple_shapes(1), type, Append(batch_dims, {n})) ||
+      !Is(shape.tuple_shapes(2), complex_type, DimsOf(a.shape)) ||
+      !Is(shape.tuple_shapes(3), complex_type, DimsOf(a.shape)) ||
+      !Is(shape.tuple_shapes(4), PrimitiveType::kS32, batch_dims)) {
+    return BadShapes(instruction, operands,
+                     "a[..., n, n] -> (wr[..., n], wi[..., n], vl and vr complex[..., n, n], "
+                     "s32[...])");
+  }
+  const std::vector<double> av = ToDoubles(a);
+  std::vector<double> wr(batch * n), wi(batch * n);
+  std::vector<std::complex<double>> vl(batch * n * n), vr(batch * n * n);
+  std::vector<int32_t> info(batch, 0);
+  Eigen::MatrixXd x(n, n);
+  for (int64_t b = 0; b < batch; ++b) {
+    for (int64_t i = 0; i < n; ++i) {
+      for (int64_t j = 0; j < n; ++j) x(i, j) = av[b * n * n + i * n + j];
+    }
+    Eigen::EigenSolver<Eigen::MatrixXd> solver;
+    if (x.allFinite()) solver.compute(x, right);
+    if (!x.allFinite() || solver.info() != Eigen::Success) {
+      info[b] = 1;
+      std::fill(wr.begin() + b * n, wr.begin() + (b + 1) * n, std::nan(""));
+      std::fill(wi.begin() + b * n, wi.begin() + (b + 1) * n, std::nan(""));
+      continue;
+    }
+    for (int64_t i = 0; i < n; ++i) {
+      wr[b * n + i] = solver.eigenvalues()(i).real();
+      wi[b * n + i] = solver.eigenvalues()(i).imag();
+    }
+    if (!right) continue;
+    const Eigen::MatrixXcd vectors = solver.eigenvectors();
+    for (int64_t c = 0; c < n; ++c) {
+      Eigen::VectorXcd v = vectors.col(c);
+      Eigen::Index largest = 0;
+      v.cwiseAbs().maxCoeff(&largest);
+      const std::complex<double> pivot = v(largest);
+      if (std::abs(pivot) > 0) v *= std::abs(pivot) / pivot;  // largest component real, >= 0
+      if (v.norm() > 0) v /= v.norm();
+      for (int64_t i = 0; i < n; ++i) vr[b * n * n + i * n + c] = v(i);
+    }
+  }
+  return MakeTuple(shape,
+                   {FromVector(shape.tuple_shapes(0), wr), FromVector(shape.tuple_shapes(1), wi),
+                    FromVector(shape.tuple_shapes(2), vl), FromVector(shape.tuple_shapes(3), vr),
+                    Int32s(shape.tuple_shapes(4), info)});
+}
+
 bool IsF32OrF64(const Value& v) {
   return v.shape.IsArray() && (v.shape.element_type() == PrimitiveType::kF32 ||
                                v.shape.element_type() == PrimitiveType::kF64);
@@ -475,6 +539,16 @@ std::optional<absl::StatusOr<ValuePtr>> EvalLapackCustomCall(const Instruction& 
                : *full != 0     ? 'A'
                                 : 'S',
                /*gives_v=*/true);
+  }
+  if (t == "lapack_sgeev_ffi" || t == "lapack_dgeev_ffi") {
+    const std::optional<int64_t> left = FfiAttribute(instruction, "compute_left");
+    const std::optional<int64_t> right = FfiAttribute(instruction, "compute_right");
+    // Left eigenvectors are not computed here: such a call stays opaque.
+    if (operands.size() != 1 || !IsF32OrF64(*operands[0]) || left != 'N' || !right ||
+        (*right != 'N' && *right != 'V')) {
+      return std::nullopt;
+    }
+    return Geev(instruction, operands, *right == 'V');
   }
   if (t == "lapack_sgtsv_ffi" || t == "lapack_dgtsv_ffi") {
     if (operands.size() != 4 || !IsF32OrF64(*operands[3])) return std::nullopt;

@@ -23,6 +23,12 @@
 //    convention on u's columns (vt's rows follow), not LAPACK's, so outputs
 //    that depend on their signs do not match XLA's. A non-finite input gives
 //    NaN and info 1 (LAPACK reports an error there too, and JAX gives NaN).
+//  - lapack_{s,d}geev_ffi with compute_left 'N' (78): a[..., n, n] -> (wr,
+//    wi [..., n], vl (zeros), vr complex[..., n, n], info): eigenvalues in
+//    the order Eigen's QR iteration finds them (LAPACK's is its own: only
+//    order-free uses of them match XLA), a conjugate pair positive imaginary
+//    part first; right eigenvectors of unit norm, largest component real and
+//    positive. compute_left 'V' stays opaque.
 //  - lapack_{s,d}gtsv_ffi: (dl[..., n], d[..., n], du[..., n], b[..., n,
 //    nrhs]) -> (dl', d', du', x, info s32[...]): the tridiagonal system with
 //    sub-diagonal dl[1:], diagonal d and super-diagonal du[:-1] (dl[0] and

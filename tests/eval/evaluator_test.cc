@@ -1027,6 +1027,29 @@ ENTRY e {
   EXPECT_EQ(EvalValues(text, {}, 3), EvalValues(text, {}, 4));
 }
 
+// geev of a rotation by 90 degrees: the conjugate pair +-i, positive
+// imaginary part first as LAPACK gives it; its right eigenvectors have unit
+// norm and a real largest component. Left eigenvectors asked for: opaque.
+TEST(EvaluatorCustomCall, LapackGeevConjugatePairAndEigenvectors) {
+  const char* text = R"(HloModule m
+ENTRY e {
+  a = f32[2,2] constant({{0, -1}, {1, 0}})
+  eig = (f32[2], f32[2], c64[2,2], c64[2,2], s32[]) custom-call(a), custom_call_target="lapack_sgeev_ffi", backend_config={compute_left = 78 : ui8, compute_right = 86 : ui8}
+  wr = f32[2] get-tuple-element(eig), index=0
+  wi = f32[2] get-tuple-element(eig), index=1
+  vr = c64[2,2] get-tuple-element(eig), index=3
+  mag = f32[2,2] abs(vr)
+  ROOT t = (f32[2], f32[2], f32[2,2]) tuple(wr, wi, mag)
+})";
+  EXPECT_THAT(EvalValues(text, {}, 0), Pointwise(DoubleNear(1e-6), {0.0, 0.0}));
+  EXPECT_THAT(EvalValues(text, {}, 1), Pointwise(DoubleNear(1e-6), {1.0, -1.0}));
+  EXPECT_THAT(EvalValues(text, {}, 2), Each(DoubleNear(std::sqrt(0.5), 1e-6)));
+  std::string left = text;
+  left.replace(left.find("compute_left = 78"), 17, "compute_left = 86");
+  // Opaque values stay within [-1, 1] and are not the pair's imaginary parts.
+  EXPECT_NE(EvalValues(left, {}, 1), EvalValues(text, {}, 1));
+}
+
 // JAX 0.4.13 to 0.4.31 called the same kernels with sizes and flags as
 // leading s32 operands and workspaces as extra results: each gives what
 // today's call gives (the workspaces and geqrf's info are zeros).

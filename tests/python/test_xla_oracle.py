@@ -574,6 +574,11 @@ def _lapack_programs():
         w, v = jnp.linalg.eigh(sym(a))
         return w, (v * w[..., None, :]) @ jnp.swapaxes(v, -1, -2), jnp.abs(v)
 
+    def eig_parts(a):
+        w, v = jnp.linalg.eig(a)
+        residual = a.astype(v.dtype) @ v - v * w[..., None, :]
+        return jnp.sort(w), jnp.linalg.norm(residual, axis=-2), jnp.abs(w).sum(-1)
+
     def tridiagonal(a, b):
         # Random diagonals: rows swap where a sub-diagonal element outweighs the diagonal.
         dl, d, du = a[..., 0, :], a[..., 1, :], a[..., 2, :]
@@ -600,6 +605,9 @@ def _lapack_programs():
         "svd_values": (lambda a: jnp.linalg.svd(a, compute_uv=False), [((5, 3), f32)]),
         "eigh": (eigh_parts, [((2, 5, 5), f32)]),
         "tridiagonal_solve": (tridiagonal, [((4, 3, 7), f32), ((4, 7, 3), f32)]),
+        # geev: the eigenvalues' order is an accident of the QR iteration, in LAPACK and in the
+        # evaluator alike; sorted, and each eigenvector's residual, they compare.
+        "eig": (eig_parts, [((2, 6, 6), f32)]),
     }
 
 
@@ -707,7 +715,7 @@ def test_compiles_for_the_replicas_a_module_is_written_for(devices):
 
 
 @pytest.mark.parametrize("platform", ["cuda", "tpu"])
-@pytest.mark.parametrize("name", sorted(_lapack_programs()))
+@pytest.mark.parametrize("name", sorted(set(_lapack_programs()) - {"eig"}))  # CPU only in JAX
 def test_accelerator_lowered_linear_algebra_computes_what_the_cpu_lowered_does(
     name, platform, tmp_path
 ):
