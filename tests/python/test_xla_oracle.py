@@ -721,9 +721,9 @@ def test_accelerator_lowered_linear_algebra_computes_what_the_cpu_lowered_does(
 ):
     """JAX lowers the same program for GPUs to cuSOLVER's calls (cusolver_getrf_ffi with
     cu_lu_pivots_to_permutation, geqrf, orgqr, syevd, gesvdj, whose fourth result is V rather
-    than Vt) and cuSPARSE's gtsv2, and for TPUs to XLA's own (LuDecomposition, Qr, Eigh): the evaluator computes them
-    as it does the LAPACK calls, so `hlogym equiv` judges each lowering equivalent to the CPU
-    one. No accelerator is needed to lower for one."""
+    than Vt) and cuSPARSE's gtsv2, and for TPUs to XLA's own (LuDecomposition, Qr, Eigh): the
+    evaluator computes them as it does the LAPACK calls, so `hlogym equiv` judges each lowering
+    equivalent to the CPU one. No accelerator is needed to lower for one."""
     fn, params = _lapack_programs()[name]
     args = [jax.ShapeDtypeStruct(shape, dtype) for shape, dtype in params]
     paths = {}
