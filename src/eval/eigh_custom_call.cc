@@ -98,7 +98,7 @@ std::optional<absl::StatusOr<ValuePtr>> EvalEighCustomCall(const Instruction& in
   if ((target != "Eigh" && !lapack) || operands.size() != 1) return std::nullopt;
   const Value& a = *operands[0];
   const PrimitiveType type = a.shape.element_type();
-  if (!a.shape.IsArray() || (type != PrimitiveType::kF32 && type != PrimitiveType::kF64)) {
+  if (!a.shape.IsArray() || !IsF32OrF64(type)) {
     return std::nullopt;
   }
   bool lower = true;

@@ -416,9 +416,8 @@ absl::StatusOr<ValuePtr> Geev(const Instruction& instruction, Operands operands,
                     Int32s(shape.tuple_shapes(4), info)});
 }
 
-bool IsF32OrF64(const Value& v) {
-  return v.shape.IsArray() && (v.shape.element_type() == PrimitiveType::kF32 ||
-                               v.shape.element_type() == PrimitiveType::kF64);
+bool IsF32OrF64Array(const Value& v) {
+  return v.shape.IsArray() && IsF32OrF64(v.shape.element_type());
 }
 
 // The type letter of an older target: 's' or 'd' after `prefix`, else 0.
@@ -508,11 +507,11 @@ std::optional<absl::StatusOr<ValuePtr>> EvalLapackCustomCall(const Instruction& 
   const std::string& t = instruction.attrs().custom_call_target;
   if (t == "lapack_sgetrf_ffi" || t == "lapack_dgetrf_ffi" || t == "cusolver_getrf_ffi" ||
       t == "hipsolver_getrf_ffi") {
-    if (operands.size() != 1 || !IsF32OrF64(*operands[0])) return std::nullopt;
+    if (operands.size() != 1 || !IsF32OrF64Array(*operands[0])) return std::nullopt;
     return Getrf(instruction, operands);
   }
   if (t == "LuDecomposition") {  // XLA's, on TPUs
-    if (operands.size() != 1 || !IsF32OrF64(*operands[0])) return std::nullopt;
+    if (operands.size() != 1 || !IsF32OrF64Array(*operands[0])) return std::nullopt;
     return Getrf(instruction, operands, /*tpu=*/true);
   }
   if (t == "cu_lu_pivots_to_permutation" || t == "hip_lu_pivots_to_permutation") {
@@ -522,7 +521,7 @@ std::optional<absl::StatusOr<ValuePtr>> EvalLapackCustomCall(const Instruction& 
   if (t == "lapack_sgesdd_ffi" || t == "lapack_dgesdd_ffi" || t == "lapack_sgesvd_ffi" ||
       t == "lapack_dgesvd_ffi") {
     const std::optional<int64_t> mode = FfiAttribute(instruction, "mode");
-    if (operands.size() != 1 || !IsF32OrF64(*operands[0]) || !mode ||
+    if (operands.size() != 1 || !IsF32OrF64Array(*operands[0]) || !mode ||
         (*mode != 'A' && *mode != 'S' && *mode != 'N')) {
       return std::nullopt;
     }
@@ -531,7 +530,7 @@ std::optional<absl::StatusOr<ValuePtr>> EvalLapackCustomCall(const Instruction& 
   if (t == "cusolver_gesvdj_ffi" || t == "hipsolver_gesvdj_ffi") {
     const std::optional<int64_t> compute_uv = FfiAttribute(instruction, "compute_uv");
     const std::optional<int64_t> full = FfiAttribute(instruction, "full_matrices");
-    if (operands.size() != 1 || !IsF32OrF64(*operands[0]) || !compute_uv || !full) {
+    if (operands.size() != 1 || !IsF32OrF64Array(*operands[0]) || !compute_uv || !full) {
       return std::nullopt;
     }
     return Svd(instruction, operands,
@@ -544,18 +543,18 @@ std::optional<absl::StatusOr<ValuePtr>> EvalLapackCustomCall(const Instruction& 
     const std::optional<int64_t> left = FfiAttribute(instruction, "compute_left");
     const std::optional<int64_t> right = FfiAttribute(instruction, "compute_right");
     // Left eigenvectors are not computed here: such a call stays opaque.
-    if (operands.size() != 1 || !IsF32OrF64(*operands[0]) || left != 'N' || !right ||
+    if (operands.size() != 1 || !IsF32OrF64Array(*operands[0]) || left != 'N' || !right ||
         (*right != 'N' && *right != 'V')) {
       return std::nullopt;
     }
     return Geev(instruction, operands, *right == 'V');
   }
   if (t == "lapack_sgtsv_ffi" || t == "lapack_dgtsv_ffi") {
-    if (operands.size() != 4 || !IsF32OrF64(*operands[3])) return std::nullopt;
+    if (operands.size() != 4 || !IsF32OrF64Array(*operands[3])) return std::nullopt;
     return Gtsv(instruction, operands);
   }
   if (t == "cusparse_gtsv2_ffi" || t == "hipsparse_gtsv2_ffi") {
-    if (operands.size() != 4 || !IsF32OrF64(*operands[3])) return std::nullopt;
+    if (operands.size() != 4 || !IsF32OrF64Array(*operands[3])) return std::nullopt;
     return Gtsv(instruction, operands, /*solution_only=*/true);
   }
   return std::nullopt;

@@ -626,12 +626,14 @@ absl::StatusOr<ValuePtr> EvalRaggedDot(const Instruction& instruction, Operands 
     return int64_t{-1};
   };
   std::vector<double> out((contracting ? groups : 1) * B * M * N, 0.0);
+  std::vector<int64_t> k_group(contracting ? K : 0);  // a contraction's group of each k
   for (int64_t b = 0; b < B; ++b) {
+    for (int64_t k = 0; k < static_cast<int64_t>(k_group.size()); ++k) k_group[k] = group_of(b, k);
     for (int64_t m = 0; m < M; ++m) {
       const int64_t row_group = contracting || batch_mode ? 0 : group_of(b, m);
       if (row_group < 0) continue;
       for (int64_t k = 0; k < K; ++k) {
-        const int64_t g = contracting ? group_of(b, k) : row_group;
+        const int64_t g = contracting ? k_group[k] : row_group;
         if (g < 0) continue;
         const double l = L[(b * M + m) * K + k];
         const double* r = R.data() + ((rg.empty() ? b : g * B + b) * K + k) * N;

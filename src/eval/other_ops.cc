@@ -274,13 +274,12 @@ std::vector<double> SolveTriangular(const std::vector<double>& av, const std::ve
 //    eigh_custom_call.cc.
 //  - Qr / ProductOfElementaryHouseholderReflectors (geqrf / orgqr) and
 //    lapack_{s,d}geqrf_ffi / lapack_{s,d}orgqr_ffi: qr_custom_calls.cc.
-//  - lapack_{s,d}getrf_ffi (LU), lapack_{s,d}gesdd_ffi / gesvd_ffi (SVD),
-//    lapack_{s,d}gtsv_ffi (tridiagonal solve): lapack_custom_calls.cc.
+//  - the other LAPACK calls (getrf, gesdd/gesvd, geev, gtsv; the older
+//    jaxlib's forms), cuSOLVER's and cuSPARSE's, and XLA's LuDecomposition:
+//    lapack_custom_calls.h.
 // Anything not recognised (other targets, complex types, other attribute
 // values) returns nullopt and is treated as opaque; a recognised target
 // with wrongly shaped operands is an error.
-
-bool IsRealFloat(PrimitiveType t) { return t == PrimitiveType::kF32 || t == PrimitiveType::kF64; }
 
 absl::StatusOr<ValuePtr> Potrf(const Instruction& instruction, const Value& a, bool lower) {
   const Shape& shape = instruction.shape();
@@ -421,7 +420,7 @@ std::optional<absl::StatusOr<ValuePtr>> EvalKnownCustomCall(const Instruction& i
     return absl::StatusOr<ValuePtr>(operands[0]);
   }
   auto real_of = [&](size_t i) {
-    return i < operands.size() && IsRealFloat(operands[i]->shape.element_type());
+    return i < operands.size() && IsF32OrF64(operands[i]->shape.element_type());
   };
   if (t == "lapack_spotrf_ffi" || t == "lapack_dpotrf_ffi") {
     const auto uplo = FfiAttribute(instruction, "uplo");

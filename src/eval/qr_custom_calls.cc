@@ -12,10 +12,6 @@
 namespace hlogym::eval {
 namespace {
 
-bool IsF32OrF64(PrimitiveType type) {
-  return type == PrimitiveType::kF32 || type == PrimitiveType::kF64;
-}
-
 std::string Signature(const Instruction& instruction, Operands operands) {
   std::string text = "(";
   for (size_t i = 0; i < operands.size(); ++i) {

@@ -203,6 +203,11 @@ inline D ConvertElement(S s) {
   }
 }
 
+// The element types the linear-algebra kernels compute (in double) for.
+inline bool IsF32OrF64(PrimitiveType type) {
+  return type == PrimitiveType::kF32 || type == PrimitiveType::kF64;
+}
+
 // Every element of an array as a double (complex: the real part), and an
 // array of `shape` from a vector (of doubles, or complex doubles), each element
 // converted to the element type: the kernels that compute in double (linear
