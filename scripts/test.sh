@@ -27,8 +27,23 @@ scripts/setup.sh --rl || { echo "test.sh: setup/build failed" >&2; exit 1; }
 
 failed=()
 
+# The tests' temporary files go to a folder of this run (GoogleTest's TEST_TMPDIR, mktemp's
+# TMPDIR), which must be empty when they end: a test run leaves nothing behind in /tmp.
+scratch="$(mktemp -d)"
+trap 'rm -rf "$scratch"' EXIT
+# left_behind NAME: fails NAME when the tests left something in the scratch folder.
+left_behind() {
+  if [[ -n "$(ls -A "$scratch")" ]]; then
+    echo "test.sh: $1 left files behind: $(ls -A "$scratch" | head -5 | tr '\n' ' ')" >&2
+    failed+=("$1 left files behind")
+    rm -rf "${scratch:?}"/*
+  fi
+}
+
 echo "== ctest (build/)"
-ctest --test-dir build --output-on-failure -j"$JOBS" || failed+=("ctest")
+TEST_TMPDIR="$scratch/" TMPDIR="$scratch" ctest --test-dir build --output-on-failure -j"$JOBS" ||
+  failed+=("ctest")
+left_behind ctest
 
 if ((SANITIZE)); then
   echo "== build-asan/ (AddressSanitizer + UndefinedBehaviorSanitizer)"
@@ -40,7 +55,9 @@ if ((SANITIZE)); then
   if cmake --build build-asan --parallel "$JOBS"; then
     ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:strict_string_checks=1}" \
     UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}" \
+      TEST_TMPDIR="$scratch/" TMPDIR="$scratch" \
       ctest --test-dir build-asan --output-on-failure -j"$JOBS" || failed+=("ctest (sanitize)")
+    left_behind "ctest (sanitize)"
   else
     failed+=("build-asan")
   fi
@@ -55,10 +72,14 @@ for d in python/tests tests/python; do
 done
 if ((${#py_dirs[@]})); then
   echo "== pytest ${py_dirs[*]}"
-  .venv/bin/python -m pytest -q "${py_dirs[@]}"
+  TMPDIR="$scratch" .venv/bin/python -m pytest -q "${py_dirs[@]}"
   rc=$?
   # 5: no tests collected, which is not a failure here
   if [[ $rc -ne 0 && $rc -ne 5 ]]; then failed+=("pytest"); fi
+  # pytest keeps its last runs' tmp_path folders, Ray its sessions' logs and torch its compile
+  # cache, by design; they go with the scratch folder.
+  rm -rf "$scratch"/pytest-of-* "$scratch"/ray "$scratch"/torchinductor_*
+  left_behind pytest
 else
   echo "== pytest: no python tests (python/tests, tests/python)"
 fi
@@ -66,7 +87,7 @@ fi
 # What a user runs after the set-up: the installed command, from another folder, with the shipped
 # policy (the deep-RL plugin and the torch it was built against).
 echo "== the installed hlogym runs the shipped policy (deep-RL plugin), from another folder"
-(cd "$(mktemp -d)" && "$ROOT/.venv/bin/hlogym" eval --agent policy:ppo-gpt2 --suite smoke/einsum -q) ||
+(cd "$scratch" && "$ROOT/.venv/bin/hlogym" eval --agent policy:ppo-gpt2 --suite smoke/einsum -q) ||
   failed+=("installed policy:ppo-gpt2")
 
 echo "== lint (ruff check, ruff format --check; clang-format --dry-run on the C++)"

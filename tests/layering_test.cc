@@ -1,8 +1,6 @@
 // The layering of docs/ARCHITECTURE.md, checked on the sources: a file of one layer
 // includes only its own layer and the layers beneath it (arrows point down),
 // so that a change cannot quietly make a layer depend on one above it.
-#include <unistd.h>
-
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
@@ -13,6 +11,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "scratch.h"
 
 namespace hlogym {
 namespace {
@@ -81,8 +80,7 @@ TEST(LayeringTest, NoLayerIncludesOneAboveIt) {
 
 TEST(LayeringTest, TheCheckSeesAnIncludeThatPointsUp) {
   // A pass that includes the gym, and a core agent that includes the plugin.
-  const fs::path src = fs::temp_directory_path() / ("hlogym_layering_" + std::to_string(getpid()));
-  fs::remove_all(src);
+  const fs::path src = testing::FreshScratchPath("src");
   fs::create_directories(src / "passes");
   fs::create_directories(src / "agents");
   std::ofstream(src / "passes" / "bad_pass.cc")

@@ -13,6 +13,7 @@
 #include "hlo/instruction.h"
 #include "hlo/status_macros.h"
 #include "passes/pass.h"
+#include "scratch.h"
 
 namespace hlogym {
 
@@ -39,7 +40,7 @@ enum class BatchNormInputs {
 // default. Written to a temporary file, whose path it returns.
 inline std::string WriteBatchNormModule(const std::string& file_name,
                                         BatchNormInputs inputs = BatchNormInputs::kAsGiven) {
-  const std::string path = ::testing::TempDir() + "/" + file_name;
+  const std::string path = testing::FreshScratchPath(file_name).string();
   std::ofstream file(path);
   file << R"(HloModule bn
 ENTRY main {

@@ -19,6 +19,7 @@
 #include "agents/evaluation.h"
 #include "hlo/computation.h"
 #include "hlo/instruction.h"
+#include "scratch.h"
 
 namespace hlogym {
 namespace {
@@ -169,7 +170,7 @@ TEST(AutoAgentTest, WideningTakesTheFirstActionThatGoesLower) {
 // reshape of the broadcast and one of the sum), and algsimp then folds both (5). The descent is
 // allowed no move that does not go lower, as when it prefers a move that keeps the count.
 TEST(AutoAgentTest, EscapesALocalMinimumByAMoveUpThenACleanup) {
-  const std::string path = ::testing::TempDir() + "/auto_escape.hlo";
+  const std::string path = testing::FreshScratchPath("auto_escape.hlo").string();
   std::ofstream(path) << R"(HloModule reshape_around_add
 ENTRY main {
   x = f32[64,96] parameter(0)

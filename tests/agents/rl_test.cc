@@ -7,7 +7,6 @@
 #include "agents/rl/rl.h"
 
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
@@ -24,6 +23,7 @@
 #include "agents/search.h"
 #include "hlo/opcode.h"
 #include "hlo/primitive_type.h"
+#include "scratch.h"
 
 namespace hlogym::rl {
 namespace {
@@ -34,14 +34,9 @@ namespace fs = std::filesystem;
 const std::vector<std::string> kActions = {
     "algsimp", "cse", "dce", "sharding-remover", "cse_barrier_expander", "map-inline"};
 
-// Per process: ctest runs each test in its own process, several at once, and
-// the RlGnn fixture of every process trains into its own "gnn" folder.
-std::string FreshDir(const std::string& name) {
-  fs::path dir =
-      fs::temp_directory_path() / ("hlogym_rl_test_" + std::to_string(getpid()) + "_" + name);
-  fs::remove_all(dir);
-  return dir.string();
-}
+// A training run's folder, empty; the RlGnn fixture of every test process trains into its
+// own "gnn" folder.
+std::string FreshDir(const std::string& name) { return testing::FreshScratchPath(name).string(); }
 
 TrainOptions SmallRun(const std::string& algo, const std::string& dir, int64_t steps) {
   TrainOptions o;

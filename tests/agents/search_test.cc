@@ -13,6 +13,7 @@
 #include "agents/evaluation.h"
 #include "gym/benchmark.h"
 #include "gym/gym_test_util.h"
+#include "scratch.h"
 
 namespace hlogym {
 namespace {
@@ -195,9 +196,7 @@ TEST(EvaluationTest, SuitesResolve) {
 }
 
 TEST(EvaluationTest, EvaluatesAndChecksEveryResult) {
-  const std::string out =
-      (std::filesystem::temp_directory_path() / "hlogym_eval_test_out").string();
-  std::filesystem::remove_all(out);
+  const std::string out = testing::FreshScratchPath("eval_out").string();
   EvalOptions options;
   options.agent = "greedy";
   options.budget.steps = 100;

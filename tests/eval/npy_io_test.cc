@@ -3,8 +3,6 @@
 // malformed input rejected with an error (never a crash).
 #include "eval/npy_io.h"
 
-#include <unistd.h>
-
 #include <cmath>
 #include <cstring>
 #include <filesystem>
@@ -13,6 +11,7 @@
 
 #include "eval_test_util.h"
 #include "gtest/gtest.h"
+#include "scratch.h"
 #include "text/parser.h"
 
 namespace hlogym {
@@ -36,13 +35,6 @@ Literal Patterned(std::string_view shape_text, uint8_t salt = 7) {
     for (size_t i = 0; i < raw.size(); ++i) raw[i] &= 1;
   }
   return literal;
-}
-
-std::string TempDir(const std::string& name) {
-  fs::path dir =
-      fs::temp_directory_path() / ("hlogym_npy_" + name + "_" + std::to_string(::getpid()));
-  fs::remove_all(dir);
-  return dir.string();
 }
 
 TEST(NpyIo, ExactBytesOfASmallF32Array) {
@@ -184,7 +176,7 @@ TEST(NpyIo, RejectsMalformedInput) {
 }
 
 TEST(NpyIo, TupleLeavesToDirectoryAndBack) {
-  const std::string dir = TempDir("tuple");
+  const std::string dir = testing::FreshScratchPath("tuple").string();
   Shape shape = MustParseShape("(f32[2,2], (bf16[3], s32[]), token[], pred[4])");
   Literal tuple(shape);
   tuple.mutable_tuple_elements()[0] = Patterned("f32[2,2]", 1);

@@ -16,6 +16,7 @@
 #include "agents/evaluation.h"
 #include "gym/vec_env.h"
 #include "gym_test_util.h"
+#include "scratch.h"
 #include "text/corpus.h"
 
 namespace hlogym {
@@ -566,8 +567,7 @@ TEST(BuiltinGymTest, DatasetFolderIsTheSuiteItsManifestLists) {
   EXPECT_EQ(ManifestX(listed.front().name, listed.front().path), listed.front().X);
   ASSERT_TRUE(listed.front().X.has_value());
 
-  const std::filesystem::path broken =
-      std::filesystem::path(::testing::TempDir()) / "broken_dataset";
+  const std::filesystem::path broken = testing::FreshScratchPath("broken_dataset");
   std::filesystem::create_directories(broken);
   std::ofstream(broken / "manifest.json") << "{\"modules\": [";
   auto error = ExpandBenchmarkLocs({broken.string()});

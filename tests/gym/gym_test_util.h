@@ -3,8 +3,6 @@
 #ifndef HLOGYM_TESTS_GYM_GYM_TEST_UTIL_H_
 #define HLOGYM_TESTS_GYM_GYM_TEST_UTIL_H_
 
-#include <unistd.h>
-
 #include <filesystem>
 #include <fstream>
 #include <memory>
@@ -15,6 +13,7 @@
 #include "hlo/status_macros.h"
 #include "passes/pass.h"
 #include "passes/registry.h"
+#include "scratch.h"
 
 namespace hlogym::testing {
 
@@ -118,10 +117,9 @@ ENTRY main {
 }
 )";
 
-// Writes kTestModule (or `text`) to a file in the test temp dir; returns its path.
+// Writes kTestModule (or `text`) to a file in the scratch folder; returns its path.
 inline std::string WriteTestModule(const std::string& name, const char* text = kTestModule) {
-  std::filesystem::path path = std::filesystem::temp_directory_path() /
-                               ("hlogym_gym_test_" + std::to_string(::getpid()) + "_" + name);
+  const std::filesystem::path path = FreshScratchPath(name);
   std::ofstream(path) << text;
   return path.string();
 }

@@ -18,6 +18,7 @@ try:
     import torch
     from stable_baselines3 import PPO
     from stable_baselines3.common.env_checker import check_env
+    from stable_baselines3.common.logger import Logger
 except ImportError as e:  # a failure, not a skip: scripts/setup.sh installs these
     raise ImportError(
         f"test_sb3 needs requirements-rl.txt in {sys.executable}'s environment "
@@ -73,6 +74,9 @@ def trained():
         device="cpu",
         verbose=0,
     )
+    # SB3's default logger makes an empty SB3-<date> folder in /tmp on every learn(), even with
+    # verbose=0; a logger with no outputs writes nowhere.
+    model.set_logger(Logger(folder=None, output_formats=[]))
     before = _greedy_episode(model, _make_env())
     start = time.monotonic()
     model.learn(total_timesteps=STEPS)

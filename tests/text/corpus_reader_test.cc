@@ -1,13 +1,12 @@
 // text/corpus.h: one reader of datasets/corpus/manifest.json. Names in their
 // three spellings, files by any path spelling, the splits of the
 // leave-families-out protocol, and manifests that cannot be read.
-#include <unistd.h>
-
 #include <filesystem>
 #include <fstream>
 #include <string>
 
 #include "gtest/gtest.h"
+#include "scratch.h"
 #include "text/corpus.h"
 
 namespace hlogym {
@@ -17,9 +16,7 @@ namespace fs = std::filesystem;
 
 // A datasets folder of its own per test (Corpus::InDatasets reads each once).
 fs::path MakeDatasets(const std::string& test, const std::string& manifest) {
-  const fs::path dir = fs::temp_directory_path() /
-                       ("hlogym_corpus_" + std::to_string(getpid()) + "_" + test) / "datasets";
-  fs::remove_all(dir.parent_path());
+  const fs::path dir = testing::FreshScratchPath(test) / "datasets";
   fs::create_directories(dir / "corpus" / "fam_a");
   std::ofstream(dir / "corpus" / "manifest.json") << manifest;
   return dir;

@@ -1,8 +1,6 @@
 // Round trips (print(parse(print(parse(x)))) == print(parse(x))) over
 // hand-written modules and every module under datasets/smoke, plus printer
 // output details and file I/O.
-#include <unistd.h>
-
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
@@ -11,6 +9,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "scratch.h"
 #include "text/file_io.h"
 #include "text/parser.h"
 #include "text/printer.h"
@@ -273,14 +272,9 @@ TEST(RoundTripTest, SmokeDebugInfoKeepsStackFrames) {
 class FileIoTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = std::filesystem::temp_directory_path() /
-           ("hlogym_text_test_" + std::to_string(::getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    dir_ =
+        testing::FreshScratchPath(::testing::UnitTest::GetInstance()->current_test_info()->name());
     std::filesystem::create_directories(dir_);
-  }
-  void TearDown() override {
-    std::error_code ec;
-    std::filesystem::remove_all(dir_, ec);
   }
   std::filesystem::path dir_;
 };
