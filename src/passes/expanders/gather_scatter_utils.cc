@@ -171,6 +171,11 @@ absl::StatusOr<Instruction*> IndexInOperandSpace(Instruction* index_vector,
   return MakeConcatenate(components, 0);
 }
 
+absl::Status AddUnusedIndexConvert(Instruction* i, PrimitiveType index_type, int64_t trip_count) {
+  if (trip_count != 1 || index_type == i->shape().element_type()) return absl::OkStatus();
+  return MakeConvert(i, index_type).status();
+}
+
 int64_t IndexVectorCount(const Shape& indices, int64_t index_vector_dim) {
   int64_t count = 1;
   for (int64_t i = 0; i < indices.rank(); ++i) {

@@ -8,6 +8,7 @@
 #include <span>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "hlo/instruction.h"
 
@@ -58,6 +59,11 @@ absl::StatusOr<Instruction*> IndexVectorAt(Instruction* indices, Instruction* i_
 absl::StatusOr<Instruction*> IndexInOperandSpace(Instruction* index_vector,
                                                  std::span<const int64_t> dims_map,
                                                  int64_t operand_rank);
+
+// On a loop of one iteration, XLA's gather and scatter expanders convert the induction
+// variable `i` to the indices' element type and leave the convert unused (dead until dce);
+// none where that type is s32 already. Adds it, so that the op counts match XLA's.
+absl::Status AddUnusedIndexConvert(Instruction* i, PrimitiveType index_type, int64_t trip_count);
 
 // How many index vectors `indices` holds: the product of its dimensions other
 // than index_vector_dim (the trip count of an expander's loop).

@@ -89,6 +89,10 @@ class Visitor {
   // reshape) up to its input that only moves one size-1 dimension about and
   // permutes the others back to where they were: `start` is its input.
   bool RemoveReshapeTransposeChain(Instruction* start);
+  // reshape(dynamic-update-slice) as a dynamic-update-slice of reshapes, for a reshape that
+  // inserts and deletes the size-1 dims `degenerate` names.
+  absl::Status ReshapeAboveDynamicUpdateSlice(Instruction* reshape,
+                                              const DegenerateReshape& degenerate);
   absl::StatusOr<bool> RewriteDepthToSpaceAsSliceConcat(Instruction* transpose);
 
   // Reductions and dots (algebraic_simplifier_reduce.cc).

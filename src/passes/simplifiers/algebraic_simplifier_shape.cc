@@ -236,7 +236,44 @@ absl::Status Visitor::HandleReshape(Instruction* reshape) {
       }
     }
   }
+  // reshape(dynamic-update-slice(a, u, starts)) => dynamic-update-slice(reshape(a), reshape(u),
+  // starts') when the reshape only inserts or deletes size-1 dims and is the DUS's one user.
+  if (operand->opcode() == Opcode::kDynamicUpdateSlice && operand->users().size() == 1 &&
+      operand->attrs().FindRaw("sharding") == nullptr &&
+      operand->operand(0)->attrs().FindRaw("sharding") == nullptr) {
+    if (auto degenerate = ReshapeMerelyInsertsOrDeletes1SizedDimensions(operand->shape(), shape)) {
+      return ReshapeAboveDynamicUpdateSlice(reshape, *degenerate);
+    }
+  }
   return absl::OkStatus();
+}
+
+absl::Status Visitor::ReshapeAboveDynamicUpdateSlice(Instruction* reshape,
+                                                     const DegenerateReshape& degenerate) {
+  Instruction* dus = reshape->operand(0);
+  Instruction* update = dus->operand(1);
+  Instruction* new_operand = AddReshape(dus->operand(0), reshape->shape());
+  // One zero for every inserted dim, made even when none is (dead until DCE), as XLA does.
+  Instruction* zero = ScalarLike(dus->operand(2)->shape(), 0);
+  std::vector<int64_t> update_dims;
+  std::vector<Instruction*> starts;
+  const int64_t rank = update->shape().rank();
+  for (int64_t d = 0; d <= rank; ++d) {  // one past the end: the trailing inserted dims
+    if (absl::c_linear_search(degenerate.deleted, d)) continue;
+    while (absl::c_linear_search(degenerate.inserted, static_cast<int64_t>(update_dims.size()))) {
+      update_dims.push_back(1);
+      starts.push_back(zero);
+    }
+    if (d < rank) {
+      update_dims.push_back(update->shape().dimensions(d));
+      starts.push_back(dus->operand(2 + d));
+    }
+  }
+  Instruction* new_update = AddReshape(
+      update, MakeShapeLike(update->shape().element_type(), update_dims, update->shape()));
+  std::vector<Instruction*> operands = {new_operand, new_update};
+  operands.insert(operands.end(), starts.begin(), starts.end());
+  return ReplaceWithNew(reshape, Add(Opcode::kDynamicUpdateSlice, reshape->shape(), operands));
 }
 
 // ================================ transpose =================================

@@ -83,7 +83,10 @@ ENTRY main {
 }
 )");
   EXPECT_TRUE(run.changed);
+  // As XLA does on a loop of one iteration, the induction variable is converted to the indices'
+  // type, and the convert is left unused.
   EXPECT_CHECKS(run.after, R"(
+CHECK: s64[] convert(s32[] %get-tuple-element.1)
 CHECK: s64[1] dynamic-slice(
 CHECK: f32[1,5] dynamic-slice({{.*}}, s64[] {{.*}}, s64[] {{.*}}), dynamic_slice_sizes={1,5}
 CHECK: ENTRY

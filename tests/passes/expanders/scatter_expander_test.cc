@@ -1,4 +1,5 @@
 // scatter_expander: scatters -> counted while loops.
+#include "absl/strings/str_replace.h"
 #include "passes/control_flow_test_util.h"
 
 namespace hlogym::testing {
@@ -166,6 +167,43 @@ ENTRY main {
 )");
   EXPECT_TRUE(run.changed);
   ExpectSameSemantics(run, 5);
+}
+
+// A loop of one iteration over s64 indices (PyTorch/XLA's index_put of one element): XLA
+// converts the induction variable to s64 in the body and uses it nowhere; the dead convert counts
+// until dce (read from the pinned XLA's dumps of torch's affine_grid). Over s32 indices, or over
+// more than one index, there is none.
+constexpr char kOneS64Index[] = R"(HloModule m
+keep_update {
+  a = f32[] parameter(0)
+  ROOT b = f32[] parameter(1)
+}
+ENTRY main {
+  x = f32[8] parameter(0)
+  i = s64[1,1] constant({ {7} })
+  u = f32[1] parameter(1)
+  ROOT s = f32[8] scatter(x, i, u), update_window_dims={}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=keep_update
+}
+)";
+
+TEST(ScatterExpanderTest, OneIterationConvertsTheInductionVariableToTheIndexType) {
+  PassRun run = RunPass("scatter_expander", kOneS64Index);
+  EXPECT_TRUE(run.changed);
+  EXPECT_CHECKS(run.after, R"(
+CHECK: while_body
+CHECK: %get-tuple-element.1 = s32[] get-tuple-element(
+CHECK: s64[] convert(s32[] %get-tuple-element.1)
+CHECK: ENTRY)");
+  ExpectSameSemantics(run, 3);
+  for (const std::string& other : {std::string(absl::StrReplaceAll(kOneS64Index, {{"s64", "s32"}})),
+                                   std::string(absl::StrReplaceAll(
+                                       kOneS64Index, {{"s64[1,1] constant({ {7} })",
+                                                       "s64[2,1] constant({ {7}, {1} })"},
+                                                      {"f32[1] parameter", "f32[2] parameter"}}))}) {
+    PassRun without = RunPass("scatter_expander-all", other);
+    EXPECT_TRUE(without.changed);
+    EXPECT_EQ(without.after.find("convert("), std::string::npos) << without.after;
+  }
 }
 
 TEST(ScatterExpanderTest, NoScatterNoChange) {

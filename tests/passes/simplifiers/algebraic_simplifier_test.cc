@@ -625,6 +625,51 @@ ENTRY main {
                    "CHECK: multiply(\nCHECK: ROOT {{.*}} add(");
 }
 
+// A reshape that only adds or drops size-1 dims moves above the dynamic-update-slice it is the
+// one user of (PyTorch/XLA's index_put of one element, torch.linspace's last point, before the
+// view): the inserted dims start at one zero of the start indices' type, a dropped dim loses its
+// start index.
+TEST(AlgebraicSimplifierTest, ReshapeOfDynamicUpdateSliceIsDynamicUpdateSliceOfReshapes) {
+  PassRun inserted = RunPass("algsimp", R"(HloModule m
+ENTRY main {
+  a = f32[8] parameter(0)
+  u = f32[1] parameter(1)
+  i = s64[] parameter(2)
+  d = f32[8] dynamic-update-slice(a, u, i)
+  ROOT r = f32[1,8,1] reshape(d)
+})");
+  EXPECT_TRUE(inserted.changed);
+  EXPECT_CHECKS(inserted.after, R"(
+CHECK: %reshape = f32[1,8,1] reshape(f32[8] %a)
+CHECK: %reshape.1 = f32[1,1,1] reshape(f32[1] %u)
+CHECK: %constant = s64[] constant(0)
+CHECK: ROOT {{.*}} dynamic-update-slice(f32[1,8,1] %reshape, f32[1,1,1] %reshape.1, s64[] %constant, s64[] %i, s64[] %constant))");
+  ExpectSameSemantics(inserted, 5);
+  PassRun deleted = RunPass("algsimp", R"(HloModule m
+ENTRY main {
+  a = f32[1,8] parameter(0)
+  u = f32[1,2] parameter(1)
+  i = s32[] parameter(2)
+  j = s32[] parameter(3)
+  d = f32[1,8] dynamic-update-slice(a, u, i, j)
+  ROOT r = f32[8] reshape(d)
+})");
+  EXPECT_TRUE(deleted.changed);
+  EXPECT_CHECKS(deleted.after, R"(
+CHECK: ROOT {{.*}} dynamic-update-slice(f32[8] %{{.*}}, f32[2] %{{.*}}, s32[] %j))");
+  ExpectSameSemantics(deleted, 5);
+  // Not where the dynamic-update-slice has another user.
+  ExpectUnchanged(R"(HloModule m
+ENTRY main {
+  a = f32[8] parameter(0)
+  u = f32[1] parameter(1)
+  i = s64[] parameter(2)
+  d = f32[8] dynamic-update-slice(a, u, i)
+  r = f32[1,8] reshape(d)
+  ROOT t = (f32[1,8], f32[8]) tuple(r, d)
+})");
+}
+
 TEST(AlgebraicSimplifierTest, TransposeRewrites) {
   ExpectSimplifies(F32("  a = f32[2,2] reshape(p)\n  t = f32[2,2] transpose(a), dimensions={1,0}\n"
                        "  ROOT r = f32[2,2] transpose(t), dimensions={1,0}\n"),
