@@ -78,6 +78,9 @@ venv of its own under build/venvs with the probe's pinned requirements:
   and T5 steps on PyTorch/XLA (torchvision and Hugging Face transformers,
   requirements-torch-libraries.txt, added to the PyTorch/XLA venv), as the pinned XLA receives
   them.
+- torch_ops: examples/harvest/torch_ops.py's PyTorch operations none of those use (LSTM, GRU,
+  CTC, grid_sample, EmbeddingBag, cumulative ops, scatter_reduce, ...) on PyTorch/XLA, with torch
+  alone, as the pinned XLA receives them.
 - pytorch_as_received, tensorflow_as_received: datasets/pytorch and the corpus's TensorFlow
   families as the pinned XLA receives them (after jaxlib's import of their HLO text).
 
@@ -558,10 +561,11 @@ def pytorch_collectives() -> Path:
     return staging
 
 
-def pytorch_library_probe(name: str, library: str) -> Path:
-    """examples/harvest/NAME.py's PyTorch/XLA programs built with `library` (a package of
-    requirements-torch-libraries.txt), as the pinned XLA receives them: traced and compiled once
-    by PyTorch/XLA (its own XLA), then compiled by the pinned one, whose pass log gives X."""
+def pytorch_library_probe(name: str, library: str | None) -> Path:
+    """examples/harvest/NAME.py's PyTorch/XLA programs, built with `library` (a package of
+    requirements-torch-libraries.txt) or with torch alone (None), as the pinned XLA receives them:
+    traced and compiled once by PyTorch/XLA (its own XLA), then compiled by the pinned one, whose
+    pass log gives X."""
     python = venv("torch", [REPO / "datasets" / "corpus" / "requirements-torch.txt"])
     # The torch venv predates these probes: their libraries go in on every run (a no-op once
     # they are there).
@@ -594,12 +598,13 @@ def pytorch_library_probe(name: str, library: str) -> Path:
         entry["frontend"] = "pytorch"
     versions = json.loads((traced / "manifest.json").read_text())["versions"]
     manifest["versions"] = {k: v for k, v in versions.items() if k in ("torch", "torch_xla")}
-    manifest["versions"][library] = subprocess.run(
-        [str(python), "-c", f"import {library}; print({library}.__version__.split('+')[0])"],
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout.strip()
+    if library is not None:
+        manifest["versions"][library] = subprocess.run(
+            [str(python), "-c", f"import {library}; print({library}.__version__.split('+')[0])"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
     manifest["xla_reference_from"] = "the pinned jaxlib (requirements.txt)"
     (staging / "manifest.json").write_text(json.dumps(manifest, sort_keys=True, indent=1) + "\n")
     return staging
@@ -648,6 +653,7 @@ PROBES = {
     "pytorch_collectives": pytorch_collectives,
     "torchvision_models": lambda: pytorch_library_probe("torchvision_models", "torchvision"),
     "torch_transformers": lambda: pytorch_library_probe("torch_transformers", "transformers"),
+    "torch_ops": lambda: pytorch_library_probe("torch_ops", None),
     "pytorch_as_received": pytorch_as_received,
     "tensorflow_as_received": tensorflow_as_received,
 }

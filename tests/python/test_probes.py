@@ -5,7 +5,8 @@ lowering and 0.4.13's XLA's optimized modules, training steps written by hand (l
 pinned JAX and by 0.4.13), a TensorFlow object detector, Keras's applications
 on TensorFlow, TensorFlow 2.12's
 lowering, PyTorch/XLA's distributed steps with collectives for four replicas, torchvision's and
-Hugging Face's models on PyTorch/XLA, PyTorch/XLA's and TensorFlow's modules as the pinned XLA
+Hugging Face's models on PyTorch/XLA, PyTorch operations none of those use (LSTM, GRU, CTC,
+grid_sample, ...), PyTorch/XLA's and TensorFlow's modules as the pinned XLA
 receives them), each with
 the pinned XLA's reference (datasets/probes/generate.py). The files match their manifests, and
 hlogym's default pipeline ends at XLA's op count on every module."""
@@ -51,6 +52,7 @@ NAMES = (
     "pytorch_collectives",
     "torchvision_models",
     "torch_transformers",
+    "torch_ops",
     "pytorch_as_received",
     "tensorflow_as_received",
 )
@@ -70,6 +72,7 @@ FRONTENDS = {
     "pytorch_collectives": "pytorch",
     "torchvision_models": "pytorch",
     "torch_transformers": "pytorch",
+    "torch_ops": "pytorch",
     "pytorch_as_received": "pytorch",
     "tensorflow_as_received": "tensorflow",
     "tf_detection": "tensorflow",
