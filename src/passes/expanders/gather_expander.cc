@@ -88,8 +88,8 @@ absl::StatusOr<std::vector<Instruction*>> LoopBody(const Instruction& gather, In
   Instruction* operand = state[0];
   Instruction* indices = state[1];
   Instruction* accumulator = state[2];
-  HLOGYM_RETURN_IF_ERROR(gather_scatter::AddUnusedIndexConvert(
-      i, indices->shape().element_type(), indices->shape().dimensions(0)));
+  HLOGYM_RETURN_IF_ERROR(gather_scatter::AddUnusedIndexConvert(i, indices->shape().element_type(),
+                                                               indices->shape().dimensions(0)));
   HLOGYM_ASSIGN(i_vector, MakeBroadcast(i, std::vector<int64_t>{1}, {}));
 
   HLOGYM_ASSIGN(index_vector, gather_scatter::IndexVectorAt(indices, i_vector));

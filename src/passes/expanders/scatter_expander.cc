@@ -135,8 +135,8 @@ absl::StatusOr<std::vector<Instruction*>> LoopBody(const Instruction& scatter, I
   Instruction* indices = state[1];
   Instruction* updates = state[2];
   const int64_t operand_rank = operand->shape().rank();
-  HLOGYM_RETURN_IF_ERROR(gather_scatter::AddUnusedIndexConvert(
-      i, indices->shape().element_type(), indices->shape().dimensions(0)));
+  HLOGYM_RETURN_IF_ERROR(gather_scatter::AddUnusedIndexConvert(i, indices->shape().element_type(),
+                                                               indices->shape().dimensions(0)));
   HLOGYM_ASSIGN(i_vector, MakeBroadcast(i, std::vector<int64_t>{1}, {}));
   HLOGYM_ASSIGN(index_vector, gather_scatter::IndexVectorAt(indices, i_vector));
   HLOGYM_ASSIGN(start, gather_scatter::IndexInOperandSpace(

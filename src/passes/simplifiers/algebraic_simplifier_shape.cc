@@ -1088,6 +1088,30 @@ absl::Status Visitor::HandleDynamicSlice(Instruction* ds) {
       return ReplaceWithNew(ds, AddReshape(value, shape));
     }
   }
+  // ds(ds(x, inner), outer) => ds(x, outer + clamp(0, inner, dim(x) - size)), changed in place;
+  // the inner slice stays for its other users, or for DCE. As XLA does, the inner index is
+  // bounded by the outer slice's size, and every dimension gets its add and clamp (constant
+  // ones fold later).
+  if (operand->opcode() == Opcode::kDynamicSlice) {
+    Instruction* x = operand->operand(0);
+    std::vector<Instruction*> starts;
+    for (int64_t d = 0; d < rank; ++d) {
+      Instruction* outer = ds->operand(1 + d);
+      Instruction* inner = operand->operand(1 + d);
+      const PrimitiveType inner_type = inner->shape().element_type();
+      Instruction* clamp_ops[] = {
+          AddScalarConstant(inner_type, 0, inner->shape()), inner,
+          AddScalarConstant(inner_type, x->shape().dimensions(d) - sizes[d], inner->shape())};
+      Instruction* clamped = Add(Opcode::kClamp, inner->shape(), clamp_ops);
+      if (inner_type != outer->shape().element_type()) {
+        clamped = AddConvert(clamped, outer->shape().element_type());
+      }
+      starts.push_back(AddBinary(Opcode::kAdd, outer->shape(), outer, clamped));
+    }
+    ds->ReplaceOperandWith(0, x);
+    for (int64_t d = 0; d < rank; ++d) ds->ReplaceOperandWith(1 + d, starts[d]);
+    MarkChanged();
+  }
   return absl::OkStatus();
 }
 

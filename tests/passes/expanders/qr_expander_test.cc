@@ -234,6 +234,30 @@ CHECK-NOT: custom-call(
   ExpectSameSemantics(run);
 }
 
+// The lower-triangle masks in the form of XLA's builder library (read from the pinned XLA's dump
+// of a 6 x 6 QR): vector iotas, the diagonal added to the rows' (here -1, strictly lower), both
+// broadcast over the matrix and compared. In hlogym's earlier form (matrix iotas) the default
+// pipeline ended one instruction below X on QR's product of reflectors.
+TEST(QrExpanderTest, MasksHaveXlasBuilderForm) {
+  PassRun run = RunPass("qr_expander", R"(HloModule m
+ENTRY main {
+  a = f32[4,3] parameter(0)
+  ROOT qr = (f32[4,3], f32[3]) custom-call(a), custom_call_target="Qr"
+}
+)");
+  EXPECT_CHECKS(run.after, R"(
+CHECK: %xla.Qr_f32_4_3_
+CHECK: s32[4] iota(), iota_dimension=0
+CHECK-NEXT: s32[] constant(-1)
+CHECK-NEXT: s32[4] broadcast(
+CHECK-NEXT: s32[4] add(
+CHECK-NEXT: s32[4,3] broadcast(s32[4] %{{.*}}), dimensions={0}
+CHECK-NEXT: s32[3] iota(), iota_dimension=0
+CHECK-NEXT: s32[4,3] broadcast(s32[3] %{{.*}}), dimensions={1}
+CHECK-NEXT: pred[4,3] compare(s32[4,3] %{{.*}}, s32[4,3] %{{.*}}), direction=GE
+)");
+}
+
 TEST(QrExpanderTest, ProductBecomesACall) {
   PassRun run = RunPass("qr_expander", R"(HloModule m
 ENTRY main {

@@ -195,11 +195,11 @@ CHECK: %get-tuple-element.1 = s32[] get-tuple-element(
 CHECK: s64[] convert(s32[] %get-tuple-element.1)
 CHECK: ENTRY)");
   ExpectSameSemantics(run, 3);
-  for (const std::string& other : {std::string(absl::StrReplaceAll(kOneS64Index, {{"s64", "s32"}})),
-                                   std::string(absl::StrReplaceAll(
-                                       kOneS64Index, {{"s64[1,1] constant({ {7} })",
-                                                       "s64[2,1] constant({ {7}, {1} })"},
-                                                      {"f32[1] parameter", "f32[2] parameter"}}))}) {
+  const std::string s32_indices = absl::StrReplaceAll(kOneS64Index, {{"s64", "s32"}});
+  const std::string two_indices = absl::StrReplaceAll(
+      kOneS64Index, {{"s64[1,1] constant({ {7} })", "s64[2,1] constant({ {7}, {1} })"},
+                     {"f32[1] parameter", "f32[2] parameter"}});
+  for (const std::string& other : {s32_indices, two_indices}) {
     PassRun without = RunPass("scatter_expander-all", other);
     EXPECT_TRUE(without.changed);
     EXPECT_EQ(without.after.find("convert("), std::string::npos) << without.after;

@@ -670,6 +670,31 @@ ENTRY main {
 })");
 }
 
+// A dynamic-slice of a dynamic-slice slices the first operand at outer + clamp(inner): the inner
+// index bounded by the operand's size less the outer slice's (XLA's bound), converted to the
+// outer indices' type, added in every dimension (the constant ones fold later), the inner slice
+// left for DCE. XLA's QR decomposition reads its pivot so (a column, then its element j).
+TEST(AlgebraicSimplifierTest, DynamicSliceOfADynamicSliceSlicesItsOperand) {
+  ExpectSimplifies(R"(HloModule m
+ENTRY main {
+  a = f32[6,6] parameter(0)
+  j = s32[] parameter(1)
+  k = s64[] parameter(2)
+  zero = s32[] constant(0)
+  zero64 = s64[] constant(0)
+  column = f32[6,2] dynamic-slice(a, zero, j), dynamic_slice_sizes={6,2}
+  ROOT element = f32[1,1] dynamic-slice(column, k, zero64), dynamic_slice_sizes={1,1}
+})",
+                   R"(
+CHECK: %column = f32[6,2] dynamic-slice(
+CHECK: %constant.1 = s32[] constant(5)
+CHECK: %clamp = s32[] clamp(s32[] %constant, s32[] %zero, s32[] %constant.1)
+CHECK: %add = s64[] add(s64[] %k, s64[] %convert)
+CHECK: %clamp.1 = s32[] clamp(s32[] %constant.2, s32[] %j, s32[] %constant.3)
+CHECK: %convert.1 = s64[] convert(s32[] %clamp.1)
+CHECK: ROOT %element = f32[1,1] dynamic-slice(f32[6,6] %a, s64[] %add, s64[] %convert.1))");
+}
+
 TEST(AlgebraicSimplifierTest, TransposeRewrites) {
   ExpectSimplifies(F32("  a = f32[2,2] reshape(p)\n  t = f32[2,2] transpose(a), dimensions={1,0}\n"
                        "  ROOT r = f32[2,2] transpose(t), dimensions={1,0}\n"),
