@@ -76,4 +76,70 @@ absl::StatusOr<Instruction*> UpdateMinor(Instruction* x, Instruction* update, in
   return UpdateAt(x, update, starts);
 }
 
+namespace {
+
+Instruction* VectorIota(Computation* computation, PrimitiveType type, int64_t n, bool layout) {
+  Shape shape(type, {n});
+  if (layout) shape.SetDefaultLayout();
+  auto iota = std::make_unique<Instruction>(Opcode::kIota, shape);
+  iota->mutable_attrs().iota_dimension = 0;
+  return computation->AddInstruction(std::move(iota));
+}
+
+// `rows` and `cols` (vectors) broadcast over [m, n] and compared: rows[r] `direction` cols[c].
+absl::StatusOr<Instruction*> CompareOverMatrix(Instruction* rows, Instruction* cols,
+                                               ComparisonDirection direction) {
+  const std::vector<int64_t> matrix = {rows->shape().dimensions(0), cols->shape().dimensions(0)};
+  HLOGYM_ASSIGN(col_matrix, MakeBroadcast(cols, matrix, std::vector<int64_t>{1}));
+  HLOGYM_ASSIGN(row_matrix, MakeBroadcast(rows, matrix, std::vector<int64_t>{0}));
+  return MakeCompare(direction, row_matrix, col_matrix);
+}
+
+}  // namespace
+
+absl::StatusOr<Instruction*> IdentityMatrix(Computation* computation, PrimitiveType type, int64_t m,
+                                            int64_t n, bool layout) {
+  Instruction* rows = VectorIota(computation, PrimitiveType::kU32, m, layout);
+  Instruction* cols = VectorIota(computation, PrimitiveType::kU32, n, layout);
+  HLOGYM_ASSIGN(equal, CompareOverMatrix(rows, cols, ComparisonDirection::kEq));
+  return MakeConvert(equal, type);
+}
+
+absl::StatusOr<Instruction*> TriangleMask(Computation* computation, std::span<const int64_t> dims,
+                                          int64_t diagonal, ComparisonDirection direction,
+                                          bool layout) {
+  const int64_t nb = static_cast<int64_t>(dims.size()) - 2;
+  Instruction* cols = VectorIota(computation, PrimitiveType::kS32, dims[nb + 1], layout);
+  Instruction* rows = VectorIota(computation, PrimitiveType::kS32, dims[nb], layout);
+  HLOGYM_ASSIGN(offset, MakeFull(computation, PrimitiveType::kS32, static_cast<double>(diagonal),
+                                 std::vector<int64_t>{dims[nb]}, layout));
+  HLOGYM_ASSIGN(shifted, MakeBinary(Opcode::kAdd, rows, offset));
+  HLOGYM_ASSIGN(mask, CompareOverMatrix(shifted, cols, direction));
+  return MakeBroadcast(mask, dims, std::vector<int64_t>{nb, nb + 1});
+}
+
+absl::StatusOr<Instruction*> Triangle(Instruction* x, bool lower, bool layout) {
+  Computation* computation = x->parent();
+  const std::vector<int64_t>& dims = x->shape().dimensions();
+  HLOGYM_ASSIGN(mask,
+                TriangleMask(computation, dims, lower ? 0 : -1, ComparisonDirection::kGe, layout));
+  HLOGYM_ASSIGN(zeros, MakeFull(computation, x->shape().element_type(), 0, dims, layout));
+  return lower ? MakeSelect(mask, x, zeros) : MakeSelect(mask, zeros, x);
+}
+
+absl::StatusOr<Instruction*> MatrixDiagonal(Instruction* x, bool layout) {
+  Computation* computation = x->parent();
+  const std::vector<int64_t>& dims = x->shape().dimensions();
+  const int64_t rank = static_cast<int64_t>(dims.size());
+  const PrimitiveType type = x->shape().element_type();
+  HLOGYM_ASSIGN(mask, TriangleMask(computation, dims, 0, ComparisonDirection::kEq, layout));
+  HLOGYM_ASSIGN(zeros, MakeFull(computation, type, 0, dims, layout));
+  HLOGYM_ASSIGN(on_diagonal, MakeSelect(mask, x, zeros));
+  Computation* add = AddScalarBinaryComputation(*computation->parent(), "add", Opcode::kAdd, type,
+                                                layout, "x", "y");
+  // Summing out the longer of the two dimensions leaves the diagonal's length.
+  const int64_t summed[] = {dims[rank - 2] >= dims[rank - 1] ? rank - 2 : rank - 1};
+  return MakeReduce(on_diagonal, MakeScalarConstant(computation, type, 0, layout), summed, add);
+}
+
 }  // namespace hlogym

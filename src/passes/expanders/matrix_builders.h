@@ -53,6 +53,25 @@ absl::StatusOr<Instruction*> UpdateAt(Instruction* x, Instruction* update,
 absl::StatusOr<Instruction*> UpdateMinor(Instruction* x, Instruction* update, int64_t r, int64_t c,
                                          bool layout);
 
+// Matrices in the form XLA's builder library gives them (its lib/matrix.cc), which XLA's
+// expanders written with that library (QR, triangular solve) leave in a module: built the same
+// way, the passes after an expansion meet what they meet in XLA, and the op counts agree.
+
+// The identity [m, n] of `type`: u32 vector iotas broadcast over the matrix, compared, converted.
+absl::StatusOr<Instruction*> IdentityMatrix(Computation* computation, PrimitiveType type, int64_t m,
+                                            int64_t n, bool layout);
+// pred[dims] over the two minor dimensions of `dims`, true where row + diagonal `direction` col
+// (kGe: the lower triangle, -1 the strict one; kEq: a diagonal): s32 vector iotas, the diagonal
+// added to the rows' even where it is 0, both broadcast over the matrix, compared, and the
+// result broadcast over the batch dimensions (an identity broadcast where there are none).
+absl::StatusOr<Instruction*> TriangleMask(Computation* computation, std::span<const int64_t> dims,
+                                          int64_t diagonal, ComparisonDirection direction,
+                                          bool layout);
+// x with zeros outside its lower triangle (lower) or outside its upper one.
+absl::StatusOr<Instruction*> Triangle(Instruction* x, bool lower, bool layout);
+// The main diagonal of every matrix of x [batch..., m, n], summed out of the masked matrix.
+absl::StatusOr<Instruction*> MatrixDiagonal(Instruction* x, bool layout);
+
 }  // namespace hlogym
 
 #endif  // HLOGYM_PASSES_EXPANDERS_MATRIX_BUILDERS_H_

@@ -72,35 +72,15 @@ absl::StatusOr<Instruction*> Splat(Instruction* scalar, std::span<const int64_t>
 // batch dimensions.
 absl::StatusOr<Instruction*> Identity(const Context& c, Computation* computation, int64_t rows,
                                       int64_t cols) {
-  const std::vector<int64_t> dims = c.Dims({rows, cols});
-  Instruction* row = Iota(c, computation, dims, c.nb());
-  Instruction* col = Iota(c, computation, dims, c.nb() + 1);
-  HLOGYM_ASSIGN(eq, MakeCompare(ComparisonDirection::kEq, row, col));
-  return MakeConvert(eq, c.type);
+  HLOGYM_ASSIGN(eye, IdentityMatrix(computation, c.type, rows, cols, c.layout));
+  return MakeBroadcast(eye, c.Dims({rows, cols}), std::vector<int64_t>{c.nb(), c.nb() + 1});
 }
 
 // True where row + diagonal >= col over x's two minor dimensions: the lower
-// triangle with its diagonal shifted by `diagonal` (-1: strictly lower). Built
-// in the form of XLA's builder library (TriangleMask): vector iotas, the
-// diagonal added to the rows' even where it is 0, each broadcast over the
-// [rows, cols] matrix, the result broadcast over the batch dimensions.
+// triangle with its diagonal shifted by `diagonal` (-1: strictly lower).
 absl::StatusOr<Instruction*> LowerMask(const Context& c, Instruction* x, int64_t diagonal) {
-  Computation* computation = x->parent();
-  const std::vector<int64_t>& dims = x->shape().dimensions();
-  const int64_t rows = dims[c.nb()];
-  const int64_t cols = dims[c.nb() + 1];
-  Instruction* col = Iota(c, computation, {cols}, 0);
-  Instruction* row = Iota(c, computation, {rows}, 0);
-  HLOGYM_ASSIGN(offset,
-                Splat(Scalar(c, computation, static_cast<double>(diagonal), PrimitiveType::kS32),
-                      std::vector<int64_t>{rows}));
-  HLOGYM_ASSIGN(shifted, MakeBinary(Opcode::kAdd, row, offset));
-  const std::vector<int64_t> matrix = {rows, cols};
-  HLOGYM_ASSIGN(col_matrix, MakeBroadcast(col, matrix, std::vector<int64_t>{1}));
-  HLOGYM_ASSIGN(row_matrix, MakeBroadcast(shifted, matrix, std::vector<int64_t>{0}));
-  HLOGYM_ASSIGN(mask, MakeCompare(ComparisonDirection::kGe, row_matrix, col_matrix));
-  if (c.nb() == 0) return mask;
-  return MakeBroadcast(mask, dims, std::vector<int64_t>{c.nb(), c.nb() + 1});
+  return TriangleMask(x->parent(), x->shape().dimensions(), diagonal, ComparisonDirection::kGe,
+                      c.layout);
 }
 
 // Elements [e0, e1) of the minor dimension of every vector.

@@ -48,34 +48,6 @@ struct Context {
   }
 };
 
-// An s32 iota of shape `dims` along `dimension`.
-Instruction* Iota(Computation* computation, std::span<const int64_t> dims, int64_t dimension,
-                  bool layout) {
-  auto iota = std::make_unique<Instruction>(
-      Opcode::kIota, Shape(PrimitiveType::kS32, std::vector<int64_t>(dims.begin(), dims.end())));
-  iota->mutable_attrs().iota_dimension = dimension;
-  if (layout) iota->mutable_shape().SetDefaultLayout();
-  return computation->AddInstruction(std::move(iota));
-}
-
-// A pred mask over the two minor dimensions of `dims`: column `direction`
-// row (kLe: lower triangle, kLt: strict lower, kGe / kGt: upper, kEq:
-// diagonal).
-absl::StatusOr<Instruction*> TriangleMask(Computation* computation, std::span<const int64_t> dims,
-                                          ComparisonDirection direction, bool layout) {
-  const int64_t rank = static_cast<int64_t>(dims.size());
-  Instruction* row = Iota(computation, dims, rank - 2, layout);
-  Instruction* col = Iota(computation, dims, rank - 1, layout);
-  return MakeCompare(direction, col, row);
-}
-
-// The identity in the two minor dimensions of `dims` (every batch element).
-absl::StatusOr<Instruction*> Identity(Computation* computation, PrimitiveType type,
-                                      std::span<const int64_t> dims, bool layout) {
-  HLOGYM_ASSIGN(diagonal, TriangleMask(computation, dims, ComparisonDirection::kEq, layout));
-  return MakeConvert(diagonal, type);
-}
-
 // x divided by y, where y is [batch..., 1, 1]: y is broadcast over the
 // matrix dimensions of x.
 absl::StatusOr<Instruction*> DivideByScalarMatrix(Instruction* x, Instruction* y,
@@ -153,10 +125,23 @@ absl::StatusOr<Instruction*> SolveDirectly(Instruction* a, Instruction* b, const
 // --- the blocked solve --------------------------------------------------------
 
 // The diagonal blocks of the (masked) a as [batch..., num_blocks, k, k]; the
-// last one, when n is not a multiple of k, is padded with the identity.
+// last one, when n is not a multiple of k, is padded with the identity. One
+// block (n == k) is a as XLA's builder makes it: broadcast to [1, batch...,
+// n, n] and transposed. Several are sliced out one by one, where XLA gathers
+// them (matrices above the block size, 128 by default).
 absl::StatusOr<Instruction*> DiagonalBlocks(Instruction* a, int64_t k, const Context& context) {
   Computation* computation = a->parent();
   const int64_t n = a->shape().dimensions().back();
+  if (n == k) {
+    std::vector<int64_t> widened = {1};
+    widened.insert(widened.end(), a->shape().dimensions().begin(), a->shape().dimensions().end());
+    std::vector<int64_t> kept(a->shape().rank());
+    std::iota(kept.begin(), kept.end(), 1);
+    HLOGYM_ASSIGN(broadcast, MakeBroadcast(a, widened, kept));
+    std::vector<int64_t> permutation(kept.begin(), kept.end() - 2);
+    permutation.insert(permutation.end(), {0, a->shape().rank() - 1, a->shape().rank()});
+    return MakeTranspose(broadcast, permutation);
+  }
   const int64_t full = n / k;
   const int64_t rest = n % k;
   std::vector<int64_t> block_dims = context.batch;
@@ -165,33 +150,33 @@ absl::StatusOr<Instruction*> DiagonalBlocks(Instruction* a, int64_t k, const Con
   block_dims.push_back(k);
   std::vector<Instruction*> blocks;
   for (int64_t i = 0; i < full; ++i) {
-    Instruction* block = a;
-    if (n != k) {
-      HLOGYM_ASSIGN(sliced, SliceMinor(a, i * k, (i + 1) * k, i * k, (i + 1) * k));
-      block = sliced;
-    }
-    HLOGYM_ASSIGN(reshaped, MakeReshape(block, block_dims));
+    HLOGYM_ASSIGN(sliced, SliceMinor(a, i * k, (i + 1) * k, i * k, (i + 1) * k));
+    HLOGYM_ASSIGN(reshaped, MakeReshape(sliced, block_dims));
     blocks.push_back(reshaped);
   }
   if (rest != 0) {
+    // The last rest x rest block padded with zero rows to k x rest, beside
+    // [k, k - rest] of zeros over the identity: the identity on the padded
+    // part of the diagonal.
+    const int64_t padded_size = k - rest;
     HLOGYM_ASSIGN(last, SliceMinor(a, n - rest, n, n - rest, n));
-    // Zero padding to k x k, then ones on the padded part of the diagonal.
-    std::vector<PaddingDimension> padding(last->shape().rank());
-    padding[padding.size() - 2].high = k - rest;
-    padding[padding.size() - 1].high = k - rest;
-    Instruction* zero = MakeScalarConstant(computation, context.type, 0, context.layout);
-    HLOGYM_ASSIGN(padded, MakePad(last, zero, padding));
-    const std::vector<int64_t> matrix = context.Matrix(k, k);
-    HLOGYM_ASSIGN(eye, Identity(computation, context.type, matrix, context.layout));
-    Instruction* row = Iota(computation, matrix, context.batch_rank(), context.layout);
-    HLOGYM_ASSIGN(start,
-                  MakeBroadcast(MakeScalarConstant(computation, PrimitiveType::kS32,
-                                                   static_cast<double>(rest), context.layout),
-                                matrix, {}));
-    HLOGYM_ASSIGN(in_padding, MakeCompare(ComparisonDirection::kGe, row, start));
-    HLOGYM_ASSIGN(zeros, MakeFull(computation, context.type, 0, matrix, context.layout));
-    HLOGYM_ASSIGN(padding_eye, MakeSelect(in_padding, eye, zeros));
-    HLOGYM_ASSIGN(completed, MakeBinary(Opcode::kAdd, padded, padding_eye));
+    std::vector<PaddingDimension> below(last->shape().rank());
+    below[below.size() - 2].high = padded_size;
+    HLOGYM_ASSIGN(
+        padded,
+        MakePad(last, MakeScalarConstant(computation, context.type, 0, context.layout), below));
+    HLOGYM_ASSIGN(
+        eye, IdentityMatrix(computation, context.type, padded_size, padded_size, context.layout));
+    std::vector<PaddingDimension> above(2);
+    above[0].low = rest;
+    HLOGYM_ASSIGN(
+        eye_below,
+        MakePad(eye, MakeScalarConstant(computation, context.type, 0, context.layout), above));
+    HLOGYM_ASSIGN(eye_batched, MakeBroadcast(eye_below, context.Matrix(k, padded_size),
+                                             std::vector<int64_t>{context.batch_rank(),
+                                                                  context.batch_rank() + 1}));
+    Instruction* halves[] = {padded, eye_batched};
+    HLOGYM_ASSIGN(completed, MakeConcatenate(halves, context.batch_rank() + 1));
     HLOGYM_ASSIGN(reshaped, MakeReshape(completed, block_dims));
     blocks.push_back(reshaped);
   }
@@ -211,22 +196,8 @@ absl::StatusOr<Instruction*> InvertDiagonalBlocks(Instruction* blocks, bool lowe
   for (size_t d = 0; d + 2 < original.size(); ++d) count *= original[d];
   const std::vector<int64_t> dims = {count, k, k};
   HLOGYM_ASSIGN(flat, MakeReshape(blocks, dims));
-  HLOGYM_ASSIGN(keep, TriangleMask(computation, dims,
-                                   lower ? ComparisonDirection::kLe : ComparisonDirection::kGe,
-                                   context.layout));
-  HLOGYM_ASSIGN(zeros, MakeFull(computation, context.type, 0, dims, context.layout));
-  HLOGYM_ASSIGN(triangle, MakeSelect(keep, flat, zeros));
-  // The diagonals, [count, k]: the diagonal entries summed along the rows.
-  HLOGYM_ASSIGN(on_diagonal,
-                TriangleMask(computation, dims, ComparisonDirection::kEq, context.layout));
-  HLOGYM_ASSIGN(diagonal_only, MakeSelect(on_diagonal, triangle, zeros));
-  Computation* add = AddScalarBinaryComputation(*module, "add", Opcode::kAdd, context.type,
-                                                context.layout, "x", "y");
-  const int64_t reduce_dims[] = {2};
-  HLOGYM_ASSIGN(
-      diagonals,
-      MakeReduce(diagonal_only, MakeScalarConstant(computation, context.type, 0, context.layout),
-                 reduce_dims, add));
+  HLOGYM_ASSIGN(triangle, Triangle(flat, lower, context.layout));
+  HLOGYM_ASSIGN(diagonals, MatrixDiagonal(triangle, context.layout));  // [count, k]
   // Columns divided by the diagonal: a unit triangle u = t d^-1, whose
   // inverse d t^-1 gives t^-1 after the rows are divided by it.
   const int64_t column_map[] = {0, 2};
@@ -238,13 +209,14 @@ absl::StatusOr<Instruction*> InvertDiagonalBlocks(Instruction* blocks, bool lowe
   // taken as done (the top one for lower, the bottom one for upper), and
   // row j becomes -(u's row j) . state, which leaves u's row j's inverse
   // there since the state still holds -1 at (j, j).
-  const std::vector<int64_t> block = {k, k};
-  HLOGYM_ASSIGN(eye, Identity(computation, context.type, block, context.layout));
+  HLOGYM_ASSIGN(eye, IdentityMatrix(computation, context.type, k, k, context.layout));
   HLOGYM_ASSIGN(minus_eye, MakeUnary(Opcode::kNegate, eye));
   const std::vector<int64_t> one_dims = {1, 1};
-  HLOGYM_ASSIGN(one, MakeFull(computation, context.type, 1, one_dims, context.layout));
-  const int64_t first = lower ? 0 : k - 1;
-  HLOGYM_ASSIGN(start_block, UpdateMinor(minus_eye, one, first, first, context.layout));
+  HLOGYM_ASSIGN(
+      one, MakeReshape(MakeScalarConstant(computation, context.type, 1, context.layout), one_dims));
+  Instruction* first =
+      MakeScalarConstant(computation, PrimitiveType::kS32, lower ? 0 : k - 1, context.layout);
+  HLOGYM_ASSIGN(start_block, UpdateAt(minus_eye, one, {first, first}));
   const int64_t block_map[] = {1, 2};
   HLOGYM_ASSIGN(start, MakeBroadcast(start_block, dims, block_map));
   auto body =
@@ -253,17 +225,13 @@ absl::StatusOr<Instruction*> InvertDiagonalBlocks(Instruction* blocks, bool lowe
     Computation* body = i->parent();
     Instruction* inverse = state[0];
     Instruction* input = state[1];
-    // Row j: i + 1 going down (lower), k - 2 - i going up (upper).
-    Instruction* j = nullptr;
-    if (lower) {
-      HLOGYM_ASSIGN(next,
-                    MakeBinary(Opcode::kAdd, i,
-                               MakeScalarConstant(body, PrimitiveType::kS32, 1, context.layout)));
-      j = next;
-    } else {
+    // Row j: i going down (lower), k - 1 - i going up (upper); i counts
+    // from 1, as in XLA's loop.
+    Instruction* j = i;
+    if (!lower) {
       HLOGYM_ASSIGN(back, MakeBinary(Opcode::kSubtract,
                                      MakeScalarConstant(body, PrimitiveType::kS32,
-                                                        static_cast<double>(k - 2), context.layout),
+                                                        static_cast<double>(k - 1), context.layout),
                                      i));
       j = back;
     }
@@ -283,7 +251,7 @@ absl::StatusOr<Instruction*> InvertDiagonalBlocks(Instruction* blocks, bool lowe
     HLOGYM_ASSIGN(updated, UpdateAt(inverse, negated, starts));
     return std::vector<Instruction*>{updated, input};
   };
-  HLOGYM_ASSIGN(results, MakeCountedLoop(computation, k - 1, {start, unit}, body));
+  HLOGYM_ASSIGN(results, MakeCountedLoop(computation, k - 1, {start, unit}, body, /*first=*/1));
   const int64_t row_map[] = {0, 1};
   HLOGYM_ASSIGN(by_row, MakeBroadcast(diagonals, dims, row_map));
   HLOGYM_ASSIGN(inverse, MakeBinary(Opcode::kDivide, (results)[0], by_row));
@@ -377,23 +345,26 @@ absl::StatusOr<Instruction*> SolveByInvertingDiagonalBlocks(Instruction* a, Inst
   Computation* computation = a->parent();
   const int64_t n = a->shape().dimensions().back();
   const std::vector<int64_t> matrix = context.Matrix(n, n);
-  HLOGYM_ASSIGN(zeros, MakeFull(computation, context.type, 0, matrix, context.layout));
   Instruction* masked = nullptr;
   if (p.unit_diagonal) {
-    HLOGYM_ASSIGN(strict,
-                  TriangleMask(computation, matrix,
-                               p.lower ? ComparisonDirection::kLt : ComparisonDirection::kGt,
-                               context.layout));
-    HLOGYM_ASSIGN(kept, MakeSelect(strict, a, zeros));
-    HLOGYM_ASSIGN(eye, Identity(computation, context.type, matrix, context.layout));
-    HLOGYM_ASSIGN(with_ones, MakeBinary(Opcode::kAdd, kept, eye));
+    // The strict triangle, then ones on the diagonal.
+    HLOGYM_ASSIGN(strict, TriangleMask(computation, matrix, p.lower ? -1 : 0,
+                                       ComparisonDirection::kGe, context.layout));
+    HLOGYM_ASSIGN(zeros, MakeFull(computation, context.type, 0, matrix, context.layout));
+    HLOGYM_ASSIGN(kept, p.lower ? MakeSelect(strict, a, zeros) : MakeSelect(strict, zeros, a));
+    HLOGYM_ASSIGN(eye, IdentityMatrix(computation, context.type, n, n, context.layout));
+    Instruction* eyes = eye;
+    if (context.batch_rank() > 0) {
+      HLOGYM_ASSIGN(broadcast, MakeBroadcast(eye, matrix,
+                                             std::vector<int64_t>{context.batch_rank(),
+                                                                  context.batch_rank() + 1}));
+      eyes = broadcast;
+    }
+    HLOGYM_ASSIGN(with_ones, MakeBinary(Opcode::kAdd, kept, eyes));
     masked = with_ones;
   } else {
-    HLOGYM_ASSIGN(keep, TriangleMask(computation, matrix,
-                                     p.lower ? ComparisonDirection::kLe : ComparisonDirection::kGe,
-                                     context.layout));
-    HLOGYM_ASSIGN(kept, MakeSelect(keep, a, zeros));
-    masked = kept;
+    HLOGYM_ASSIGN(triangle, Triangle(a, p.lower, context.layout));
+    masked = triangle;
   }
   const int64_t k = std::min(block_size, n);
   HLOGYM_ASSIGN(blocks, DiagonalBlocks(masked, k, context));

@@ -46,16 +46,17 @@ absl::Status AddPlaceholderZeros(Computation* computation, const Shape& shape, b
 
 absl::StatusOr<std::vector<Instruction*>> MakeCountedLoop(
     Computation* computation, int64_t trip_count, const std::vector<Instruction*>& init_values,
-    const CountedLoopBody& body) {
+    const CountedLoopBody& body, int64_t first) {
   Module* module = computation->parent();
   if (module == nullptr) return absl::InternalError("computation is not in a module");
-  if (trip_count < 0 || trip_count > INT32_MAX) {
+  if (trip_count < 0 || first < 0 || first + trip_count > INT32_MAX) {
     return absl::UnimplementedError(
         absl::StrCat("loop trip count ", trip_count, " does not fit an s32 induction variable"));
   }
   const bool with_layout = !init_values.empty() && init_values[0]->shape().has_layout();
-  Instruction* zero = MakeScalarConstant(computation, PrimitiveType::kS32, 0, with_layout);
-  std::vector<Instruction*> init = {zero};
+  Instruction* start =
+      MakeScalarConstant(computation, PrimitiveType::kS32, static_cast<double>(first), with_layout);
+  std::vector<Instruction*> init = {start};
   init.insert(init.end(), init_values.begin(), init_values.end());
   Instruction* init_tuple = MakeTuple(computation, init);
   const Shape state_shape = init_tuple->shape();
@@ -70,7 +71,7 @@ absl::StatusOr<std::vector<Instruction*>> MakeCountedLoop(
     }
     HLOGYM_ASSIGN(i, MakeGetTupleElement(cond_param, 0));
     Instruction* limit = MakeScalarConstant(cond.get(), PrimitiveType::kS32,
-                                            static_cast<double>(trip_count), with_layout);
+                                            static_cast<double>(first + trip_count), with_layout);
     HLOGYM_ASSIGN(less, MakeCompare(ComparisonDirection::kLt, i, limit));
     cond->set_root_instruction(less);
   }

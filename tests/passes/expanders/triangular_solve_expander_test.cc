@@ -5,9 +5,11 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "passes/control_flow_test_util.h"
+#include "passes/registry.h"
 
 namespace hlogym::testing {
 namespace {
@@ -132,12 +134,46 @@ CHECK: %xla.triangular_solve_f32_10_10__f32_3_10__right_upper_TRANSPOSE_nonunit
 CHECK: f32[4,4] slice({{.*}}), slice={[0:4], [0:4]}
 CHECK: f32[4,4] slice({{.*}}), slice={[4:8], [4:8]}
 CHECK: f32[2,2] slice({{.*}}), slice={[8:10], [8:10]}
-CHECK: f32[4,4] pad(
+CHECK: f32[4,2] pad(f32[2,2] %slice.2, {{.*}}), padding=0_2x0_0
+CHECK: f32[4,2] pad(f32[2,2] %convert, {{.*}}), padding=2_0x0_0
+CHECK: f32[4,4] concatenate(f32[4,2] %pad, f32[4,2] %broadcast{{.*}}), dimensions={1}
 CHECK: f32[3,4,4] concatenate(
 CHECK: (s32[], f32[3,4,4], f32[3,4,4]) while(
 CHECK: f32[3,10] concatenate(
 )");
   ExpectSameSemantics(run);
+}
+
+// The expansion in the forms of XLA's builder library (the masks' vector iotas, u32 identities,
+// the diagonal summed out of the masked blocks, one block broadcast and transposed, the inverse's
+// loop counting from 1): the default pipeline then ends at the pinned XLA's op count on every
+// side, triangle, transposition and diagonal kind, and above the block size (read from XLA's
+// pass dumps; hlogym's earlier forms ended 1 to 6 instructions off).
+TEST(TriangularSolveExpanderTest, DefaultPipelineEndsAtXla) {
+  const struct {
+    int64_t n;
+    const char* attributes;
+    int64_t xla_op_count;
+  } cases[] = {
+      {6, "left_side=true, lower=true, transpose_a=NO_TRANSPOSE", 64},
+      {6, "left_side=true, lower=false, transpose_a=TRANSPOSE", 71},
+      {200, "left_side=true, lower=true, transpose_a=NO_TRANSPOSE", 84},
+      {6, "left_side=false, lower=true, unit_diagonal=true, transpose_a=NO_TRANSPOSE", 72},
+      {6, "left_side=true, lower=false, unit_diagonal=true, transpose_a=NO_TRANSPOSE", 75},
+  };
+  absl::StatusOr<std::unique_ptr<Pass>> pipeline = CreatePipeline("xla-cpu-default");
+  ASSERT_TRUE(pipeline.ok()) << pipeline.status();
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.attributes);
+    const bool left = absl::StrContains(c.attributes, "left_side=true");
+    const std::string b =
+        left ? absl::StrCat("f32[", c.n, ",3]") : absl::StrCat("f32[3,", c.n, "]");
+    const std::string module = absl::StrCat(
+        "HloModule m\nENTRY main {\n  a = f32[", c.n, ",", c.n, "] parameter(0)\n  b = ", b,
+        " parameter(1)\n  ROOT x = ", b, " triangular-solve(a, b), ", c.attributes, "\n}\n");
+    PassRun run = RunPass(**pipeline, module);
+    EXPECT_EQ(run.module->instruction_count(), c.xla_op_count);
+  }
 }
 
 TEST(TriangularSolveExpanderTest, SmallBatchedMatricesAreSolvedDirectly) {
