@@ -1,11 +1,12 @@
 """PyTorch operations the project's PyTorch models and the torchvision and Hugging Face probes do
 not use, on PyTorch/XLA: a two-layer LSTM language model and a bidirectional GRU classifier
 (RMSprop), a CTC loss, a spatial transformer (affine_grid and grid_sample, pixel_shuffle,
-bicubic interpolation, unfold, adaptive pooling), FFTs, sorting, top-k, k-th value, median,
-cumulative sums, products and logsumexp, scatter_reduce, index_add, bucketize, searchsorted, roll,
-triu and histc, an EmbeddingBag with multi-head attention (dropout), GroupNorm and a transposed
-convolution (AdamW), and a bf16 step of causal scaled-dot-product attention and max pooling with
-indices; the training steps run twice (the second step's graph holds the optimizer's state).
+bicubic interpolation, unfold, adaptive pooling), QR, Cholesky and triangular solves, FFTs,
+sorting, top-k, k-th value, median, cumulative sums, products and logsumexp, scatter_reduce,
+index_add, bucketize, searchsorted, roll, triu and histc, an EmbeddingBag with multi-head
+attention (dropout), GroupNorm and a transposed convolution (AdamW), and a bf16 step of causal
+scaled-dot-product attention and max pooling with indices; the training steps run twice (the
+second step's graph holds the optimizer's state).
 
     hlogym harvest --out DIR -- VENV/bin/python examples/harvest/torch_ops.py
 
@@ -100,6 +101,27 @@ class S(nn.Module):
 
 xi = torch.randn(2, 3, 8, 8).to(dev)
 step(S(), lambda m: m(xi), opt=torch.optim.SGD)
+# Linear algebra, forward only: QR (XLA's Qr and ProductOfElementaryHouseholderReflectors custom
+# calls, which its qr_expander expands), batched QR, Cholesky with a triangular solve, solve,
+# inverse and log-determinant (triangular-solve instructions). Eigendecompositions and singular
+# values are left out: XLA's eigh_expander is not modelled exactly (docs/performance.md).
+with torch.no_grad():
+    a = torch.randn(6, 6).to(dev)
+    s = a @ a.T + 6 * torch.eye(6, device=dev)
+    q, r = torch.linalg.qr(a)
+    lower = torch.linalg.cholesky(s)
+    total = (
+        q.sum()
+        + r.abs().sum()
+        + lower.sum()
+        + torch.linalg.solve_triangular(lower, a, upper=False).sum()
+        + torch.linalg.solve(s, a).sum()
+        + torch.linalg.inv(s).sum()
+        + torch.linalg.slogdet(s)[1]
+        + torch.linalg.qr(torch.randn(3, 5, 4).to(dev))[1].abs().sum()
+    )
+    print(total.cpu())  # one graph
+
 # Fourier transforms, forward only.
 with torch.no_grad():
     a = torch.randn(6, 8).to(dev)
