@@ -5,8 +5,11 @@ bicubic interpolation, unfold, adaptive pooling), QR, Cholesky and triangular so
 sorting, top-k, k-th value, median, cumulative sums, products and logsumexp, scatter_reduce,
 index_add, bucketize, searchsorted, roll, triu and histc, an EmbeddingBag with multi-head
 attention (dropout), GroupNorm and a transposed convolution (AdamW), and a bf16 step of causal
-scaled-dot-product attention and max pooling with indices; the training steps run twice (the
-second step's graph holds the optimizer's state).
+scaled-dot-product attention and max pooling with indices; then, with the gradients' norm
+clipped, a 3-D CNN (Adagrad, label smoothing), nn.Transformer (Adadelta), special functions
+(erfinv, lgamma, digamma, i0, cdist; NAdam) and depthwise convolutions (RAdam); reductions
+(quantile, var_mean, cummax, renorm, kron) and sampling (normal, gamma, bernoulli, multinomial).
+The training steps run twice (the second step's graph holds the optimizer's state).
 
     hlogym harvest --out DIR -- VENV/bin/python examples/harvest/torch_ops.py
 
@@ -193,3 +196,124 @@ class P(nn.Module):
 xb = torch.randn(2, 8, 16).to(dev).bfloat16()
 imb = torch.randn(2, 1, 9, 9).to(dev).bfloat16()
 step(P().bfloat16(), lambda m: m(xb, imb), opt=torch.optim.SGD)
+
+
+def clipped_step(model, make_loss, make_optimizer):
+    """Two training steps with the gradients' global norm clipped to 1."""
+    model = model.to(dev)
+    o = make_optimizer(model.parameters())
+    for _ in range(2):
+        o.zero_grad()
+        make_loss(model).backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        o.step()
+        torch_xla.sync()
+
+
+# A 3-D CNN (BatchNorm3d, SiLU, adaptive max pooling) with label smoothing and Adagrad
+class Cnn3d(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.c = nn.Conv3d(2, 4, 3, padding=1)
+        self.bn = nn.BatchNorm3d(4)
+        self.o = nn.Linear(4, 3)
+
+    def forward(self, x):
+        return self.o(F.adaptive_max_pool3d(F.silu(self.bn(self.c(x))), 1).flatten(1))
+
+
+x3 = torch.randn(2, 2, 6, 6, 6).to(dev)
+y3 = torch.randint(0, 3, (2,)).to(dev)
+clipped_step(
+    Cnn3d(),
+    lambda m: F.cross_entropy(m(x3), y3, label_smoothing=0.1),
+    lambda p: torch.optim.Adagrad(p, lr=0.01),
+)
+
+# nn.Transformer (encoder and decoder, a causal mask) with Adadelta
+transformer = nn.Transformer(
+    d_model=16,
+    nhead=2,
+    num_encoder_layers=1,
+    num_decoder_layers=1,
+    dim_feedforward=32,
+    batch_first=True,
+)
+src = torch.randn(2, 5, 16).to(dev)
+tgt = torch.randn(2, 4, 16).to(dev)
+causal = nn.Transformer.generate_square_subsequent_mask(4).to(dev)
+clipped_step(
+    transformer, lambda m: m(src, tgt, tgt_mask=causal).pow(2).mean(), torch.optim.Adadelta
+)
+
+
+# Special functions (erfinv, lgamma, digamma, i0, tanh-GELU, cdist, cosine similarity, mish,
+# logit) with NAdam
+class Special(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.l = nn.Linear(8, 8)
+
+    def forward(self, x):
+        h = self.l(x)
+        return (
+            torch.special.erfinv(torch.tanh(h) * 0.9).sum()
+            + torch.lgamma(h.abs() + 1).sum()
+            + torch.digamma(h.abs() + 1).sum()
+            + torch.special.i0(h).sum()
+            + F.gelu(h, approximate="tanh").sum()
+            + torch.cdist(h, h).sum()
+            + F.cosine_similarity(h, x).sum()
+            + F.softplus(h, beta=2).sum()
+            + F.mish(h).sum()
+            + torch.logit(torch.sigmoid(h), eps=1e-6).sum()
+        )
+
+
+xs = torch.randn(4, 8).to(dev)
+clipped_step(Special(), lambda m: m(xs), lambda p: torch.optim.NAdam(p, lr=1e-3))
+
+
+# Depthwise and pointwise convolutions, hard-swish, LayerNorm, nearest upsampling, RAdam
+class Depthwise(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.d = nn.Conv2d(4, 4, 3, groups=4, padding=1)
+        self.p = nn.Conv2d(4, 8, 1)
+        self.ln = nn.LayerNorm([8, 6, 6])
+        self.u = nn.Upsample(scale_factor=2, mode="nearest")
+
+    def forward(self, x):
+        return self.u(self.ln(self.p(F.hardswish(self.d(x))))).mean()
+
+
+xd = torch.randn(2, 4, 6, 6).to(dev)
+clipped_step(Depthwise(), lambda m: m(xd), torch.optim.RAdam)
+
+# Reductions and index forms, forward only; then sampling from distributions on the device
+with torch.no_grad():
+    v = torch.randn(10, 6).to(dev)
+    out = (
+        F.one_hot(torch.argmax(v, 1), 6).sum()
+        + torch.amax(v, 0).sum()
+        + torch.nanmean(v)
+        + torch.var_mean(v, 0)[0].sum()
+        + torch.quantile(v[:, 0], 0.3)
+        + torch.diff(v, dim=0).sum()
+        + torch.trace(v[:6])
+        + torch.kron(v[:2, :2], v[:2, :2]).sum()
+        + torch.tril_indices(4, 4).sum()
+        + torch.cummax(v, 0)[0].sum()
+        + torch.renorm(v, 2, 0, 1.0).sum()
+        + torch.nan_to_num(v.log()).sum()
+    )
+    print(out.cpu())
+    normal = torch.distributions.Normal(torch.zeros(4, device=dev), torch.ones(4, device=dev))
+    gamma = torch.distributions.Gamma(torch.ones(4, device=dev) * 2, 1.0)
+    draws = (
+        normal.sample((3,)).sum()
+        + gamma.sample().sum()
+        + torch.bernoulli(torch.full((5,), 0.3, device=dev)).sum()
+        + torch.multinomial(torch.ones(5, device=dev), 3).sum()
+    )
+    print(draws.cpu())
