@@ -189,7 +189,6 @@ absl::StatusOr<Instruction*> DiagonalBlocks(Instruction* a, int64_t k, const Con
 absl::StatusOr<Instruction*> InvertDiagonalBlocks(Instruction* blocks, bool lower,
                                                   const Context& context) {
   Computation* computation = blocks->parent();
-  Module* module = computation->parent();
   const std::vector<int64_t> original = blocks->shape().dimensions();
   const int64_t k = original.back();
   int64_t count = 1;
