@@ -126,15 +126,18 @@ int RunAgentCommand(const AgentCommandOptions& o, bool is_search) {
 }
 
 void AddCommonOptions(CLI::App* command, AgentCommandOptions& o, const std::string& split_help) {
-  command
-      ->add_option(
-          "--suite", o.suite,
-          "Corpus suite (gpt2, diverse, all or corpus), smoke, default, folders (a dataset "
-          "folder with a manifest.json, such as datasets/xla_optimized: the modules "
-          "it lists), HLO files or .txt suites (default: the corpus default suite, "
-          "else the smoke one)")
-      ->expected(1, -1);
-  command->add_option("benchmarks", o.suite, "Benchmarks (same as --suite)");
+  CLI::Option* suite =
+      command
+          ->add_option(
+              "--suite", o.suite,
+              "Corpus suite (gpt2, diverse, all or corpus), smoke, default, folders (a dataset "
+              "folder with a manifest.json, such as datasets/xla_optimized: the modules "
+              "it lists), HLO files or .txt suites (default: the corpus default suite, "
+              "else the smoke one)")
+          ->expected(1, -1);
+  // Both fill the same list, so one given beside the other would be dropped without a word
+  // (`--suite d --json out.json` evaluated out.json alone: --json takes no value).
+  command->add_option("benchmarks", o.suite, "Benchmarks (same as --suite)")->excludes(suite);
   command
       ->add_option("--split", o.split,
                    split_help +

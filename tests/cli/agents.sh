@@ -144,6 +144,15 @@ if [ ! -f "$src/datasets/corpus/manifest.json" ]; then
   grep -q manifest "$work/err" || fail "no manifest hint: $(cat "$work/err")"
 fi
 
+# Benchmarks given both with --suite and as arguments: an error, not the arguments alone
+# (`--json FILE` reads FILE as a benchmark, since --json takes no value).
+"$hlogym" eval --agent default --suite "$einsum" --json "$work/report.json" >"$work/out.txt" \
+  2>"$work/err"
+status=$?
+[ "$status" -eq 2 ] || fail "--suite beside benchmark arguments: exit $status, want 2"
+grep -q -- "--suite excludes benchmarks" "$work/err" || fail "no --suite error: $(cat "$work/err")"
+[ ! -s "$work/out.txt" ] || fail "--suite beside arguments still evaluated: $(cat "$work/out.txt")"
+
 if [ "$failures" -ne 0 ]; then
   echo "$failures failure(s)"
   exit 1
