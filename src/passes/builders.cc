@@ -170,6 +170,15 @@ Instruction* MakeScalarConstant(Computation* computation, PrimitiveType type, do
   return MakeConstant(computation, std::move(literal), with_layout);
 }
 
+Instruction* MakeIota(Computation* computation, PrimitiveType type, std::vector<int64_t> dims,
+                      int64_t dimension, bool with_layout) {
+  Shape shape(type, std::move(dims));
+  if (with_layout) shape.SetDefaultLayout();
+  auto iota = std::make_unique<Instruction>(Opcode::kIota, shape);
+  iota->mutable_attrs().iota_dimension = dimension;
+  return computation->AddInstruction(std::move(iota));
+}
+
 Computation* AddScalarBinaryComputation(Module& module, std::string_view name, Opcode opcode,
                                         PrimitiveType type, bool with_layout, std::string_view lhs,
                                         std::string_view rhs) {

@@ -54,6 +54,9 @@ Instruction* MakeConstant(Computation* computation, Literal literal, bool with_l
 // A scalar constant of `type` with `value` converted to it.
 Instruction* MakeScalarConstant(Computation* computation, PrimitiveType type, double value,
                                 bool with_layout = true);
+// An iota of `type`[dims] counting along `dimension` (the default layout when `with_layout`).
+Instruction* MakeIota(Computation* computation, PrimitiveType type, std::vector<int64_t> dims,
+                      int64_t dimension, bool with_layout = true);
 
 // A new computation named `name` (made unique) with scalar `type`
 // parameters `lhs` and `rhs` that returns `opcode` of them, added to

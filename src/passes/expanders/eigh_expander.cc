@@ -77,11 +77,8 @@ class Builder {
 
   absl::StatusOr<Instruction*> Iota(Computation* computation, std::span<const int64_t> dims,
                                     int64_t dimension) {
-    auto iota = std::make_unique<Instruction>(
-        Opcode::kIota, Shape(PrimitiveType::kS32, std::vector<int64_t>(dims.begin(), dims.end())));
-    iota->mutable_attrs().iota_dimension = dimension;
-    if (layout_) iota->mutable_shape().SetDefaultLayout();
-    return computation->AddInstruction(std::move(iota));
+    return MakeIota(computation, PrimitiveType::kS32,
+                    std::vector<int64_t>(dims.begin(), dims.end()), dimension, layout_);
   }
 
   // pred[batch..., k, k]: row `direction` column, e.g. kEq for the diagonal.

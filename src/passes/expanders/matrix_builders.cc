@@ -78,14 +78,6 @@ absl::StatusOr<Instruction*> UpdateMinor(Instruction* x, Instruction* update, in
 
 namespace {
 
-Instruction* VectorIota(Computation* computation, PrimitiveType type, int64_t n, bool layout) {
-  Shape shape(type, {n});
-  if (layout) shape.SetDefaultLayout();
-  auto iota = std::make_unique<Instruction>(Opcode::kIota, shape);
-  iota->mutable_attrs().iota_dimension = 0;
-  return computation->AddInstruction(std::move(iota));
-}
-
 // `rows` and `cols` (vectors) broadcast over [m, n] and compared: rows[r] `direction` cols[c].
 absl::StatusOr<Instruction*> CompareOverMatrix(Instruction* rows, Instruction* cols,
                                                ComparisonDirection direction) {
@@ -99,8 +91,8 @@ absl::StatusOr<Instruction*> CompareOverMatrix(Instruction* rows, Instruction* c
 
 absl::StatusOr<Instruction*> IdentityMatrix(Computation* computation, PrimitiveType type, int64_t m,
                                             int64_t n, bool layout) {
-  Instruction* rows = VectorIota(computation, PrimitiveType::kU32, m, layout);
-  Instruction* cols = VectorIota(computation, PrimitiveType::kU32, n, layout);
+  Instruction* rows = MakeIota(computation, PrimitiveType::kU32, {m}, 0, layout);
+  Instruction* cols = MakeIota(computation, PrimitiveType::kU32, {n}, 0, layout);
   HLOGYM_ASSIGN(equal, CompareOverMatrix(rows, cols, ComparisonDirection::kEq));
   return MakeConvert(equal, type);
 }
@@ -109,8 +101,8 @@ absl::StatusOr<Instruction*> TriangleMask(Computation* computation, std::span<co
                                           int64_t diagonal, ComparisonDirection direction,
                                           bool layout) {
   const int64_t nb = static_cast<int64_t>(dims.size()) - 2;
-  Instruction* cols = VectorIota(computation, PrimitiveType::kS32, dims[nb + 1], layout);
-  Instruction* rows = VectorIota(computation, PrimitiveType::kS32, dims[nb], layout);
+  Instruction* cols = MakeIota(computation, PrimitiveType::kS32, {dims[nb + 1]}, 0, layout);
+  Instruction* rows = MakeIota(computation, PrimitiveType::kS32, {dims[nb]}, 0, layout);
   HLOGYM_ASSIGN(offset, MakeFull(computation, PrimitiveType::kS32, static_cast<double>(diagonal),
                                  std::vector<int64_t>{dims[nb]}, layout));
   HLOGYM_ASSIGN(shifted, MakeBinary(Opcode::kAdd, rows, offset));

@@ -56,11 +56,7 @@ absl::StatusOr<Instruction*> Zeros(const Context& c, Computation* computation,
 
 Instruction* Iota(const Context& c, Computation* computation, std::vector<int64_t> dims,
                   int64_t dimension) {
-  Shape shape(PrimitiveType::kS32, std::move(dims));
-  if (c.layout) shape.SetDefaultLayout();
-  auto iota = std::make_unique<Instruction>(Opcode::kIota, shape);
-  iota->mutable_attrs().iota_dimension = dimension;
-  return computation->AddInstruction(std::move(iota));
+  return MakeIota(computation, PrimitiveType::kS32, std::move(dims), dimension, c.layout);
 }
 
 // An s32 scalar broadcast to `dims` (for comparing with an iota).
