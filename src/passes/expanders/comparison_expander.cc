@@ -60,7 +60,7 @@ absl::StatusOr<Instruction*> Expand(Instruction* compare) {
   // XLA's expansion also materializes the minimum of the integer type, which nothing uses; it
   // stays in the module as dead code (the pass does not clean up after itself), and so does it
   // here, to keep the op counts equal to XLA's.
-  HLOGYM_ASSIGN(min, splat(-max_value - 1));
+  HLOGYM_RETURN_IF_ERROR(splat(-max_value - 1).status());
   HLOGYM_ASSIGN(zero, splat(0));
   HLOGYM_ASSIGN(max, splat(max_value));
   auto key = [&](Instruction* operand) -> absl::StatusOr<Instruction*> {

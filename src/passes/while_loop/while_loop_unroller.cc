@@ -127,8 +127,8 @@ absl::StatusOr<bool> WhileLoopUnroller::Run(Module& module) {
     HLOGYM_RETURN_IF_ERROR(module.RemoveComputation(computation));
     dropped.insert(dropped.end(), callees.begin(), callees.end());
   }
-  HLOGYM_ASSIGN(flattened, FlattenCallGraph().Run(module));
-  HLOGYM_ASSIGN(inlined, CallInliner().Run(module));
+  HLOGYM_RETURN_IF_ERROR(FlattenCallGraph().Run(module).status());
+  HLOGYM_RETURN_IF_ERROR(CallInliner().Run(module).status());
   return true;
 }
 
