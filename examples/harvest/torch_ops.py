@@ -26,13 +26,16 @@ dev = torch_xla.device()
 torch.manual_seed(0)
 
 
-def step(model, make_loss, opt=torch.optim.Adam):
-    """Two training steps of `model` on the XLA device, each handed to XLA by torch_xla.sync()."""
+def step(model, make_loss, opt=torch.optim.Adam, lr=1e-3, clip=False):
+    """Two training steps of `model` on the XLA device, each handed to XLA by torch_xla.sync();
+    with `clip`, the gradients' global norm clipped to 1 first."""
     model = model.to(dev)
-    o = opt(model.parameters(), lr=1e-3)
+    o = opt(model.parameters(), lr=lr)
     for _ in range(2):
         o.zero_grad()
         make_loss(model).backward()
+        if clip:
+            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
         o.step()
         torch_xla.sync()
 
@@ -198,18 +201,6 @@ imb = torch.randn(2, 1, 9, 9).to(dev).bfloat16()
 step(P().bfloat16(), lambda m: m(xb, imb), opt=torch.optim.SGD)
 
 
-def clipped_step(model, make_loss, make_optimizer):
-    """Two training steps with the gradients' global norm clipped to 1."""
-    model = model.to(dev)
-    o = make_optimizer(model.parameters())
-    for _ in range(2):
-        o.zero_grad()
-        make_loss(model).backward()
-        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-        o.step()
-        torch_xla.sync()
-
-
 # A 3-D CNN (BatchNorm3d, SiLU, adaptive max pooling) with label smoothing and Adagrad
 class Cnn3d(nn.Module):
     def __init__(self):
@@ -224,10 +215,12 @@ class Cnn3d(nn.Module):
 
 x3 = torch.randn(2, 2, 6, 6, 6).to(dev)
 y3 = torch.randint(0, 3, (2,)).to(dev)
-clipped_step(
+step(
     Cnn3d(),
     lambda m: F.cross_entropy(m(x3), y3, label_smoothing=0.1),
-    lambda p: torch.optim.Adagrad(p, lr=0.01),
+    torch.optim.Adagrad,
+    lr=0.01,
+    clip=True,
 )
 
 # nn.Transformer (encoder and decoder, a causal mask) with Adadelta
@@ -242,8 +235,12 @@ transformer = nn.Transformer(
 src = torch.randn(2, 5, 16).to(dev)
 tgt = torch.randn(2, 4, 16).to(dev)
 causal = nn.Transformer.generate_square_subsequent_mask(4).to(dev)
-clipped_step(
-    transformer, lambda m: m(src, tgt, tgt_mask=causal).pow(2).mean(), torch.optim.Adadelta
+step(
+    transformer,
+    lambda m: m(src, tgt, tgt_mask=causal).pow(2).mean(),
+    torch.optim.Adadelta,
+    lr=1.0,  # Adadelta's default
+    clip=True,
 )
 
 
@@ -271,7 +268,7 @@ class Special(nn.Module):
 
 
 xs = torch.randn(4, 8).to(dev)
-clipped_step(Special(), lambda m: m(xs), lambda p: torch.optim.NAdam(p, lr=1e-3))
+step(Special(), lambda m: m(xs), torch.optim.NAdam, clip=True)
 
 
 # Depthwise and pointwise convolutions, hard-swish, LayerNorm, nearest upsampling, RAdam
@@ -288,7 +285,7 @@ class Depthwise(nn.Module):
 
 
 xd = torch.randn(2, 4, 6, 6).to(dev)
-clipped_step(Depthwise(), lambda m: m(xd), torch.optim.RAdam)
+step(Depthwise(), lambda m: m(xd), torch.optim.RAdam, clip=True)
 
 # Reductions and index forms, forward only; then sampling from distributions on the device
 with torch.no_grad():
