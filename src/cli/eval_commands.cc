@@ -24,6 +24,7 @@
 #include "hlo/query.h"
 #include "hlo/status_macros.h"
 #include "nlohmann/json.hpp"
+#include "passes/expanders/dynamic_padder.h"
 #include "passes/sharding/spmd_partitioner.h"
 #include "text/file_io.h"
 
@@ -153,6 +154,17 @@ int RunRun(const RunOptions& options) {
   }
   EvaluatorOptions evaluator;
   evaluator.max_bytes = MaxBytes(options.max_memory_gib);
+  // The evaluator computes static shapes: a dynamic module runs padded, as XLA pads it.
+  if (HasDynamicShapes(**module)) {
+    absl::StatusOr<std::unique_ptr<Module>> padded = PaddedToStatic(**module);
+    if (!padded.ok()) {
+      return ReportError(absl::Status(
+          padded.status().code(),
+          absl::StrCat(options.input, ": error: dynamic dimensions the evaluator cannot pad: ",
+                       padded.status().message())));
+    }
+    *module = *std::move(padded);
+  }
   auto result = Evaluate(**module, args, evaluator);
   if (!result.ok()) {
     return ReportError(
@@ -218,6 +230,7 @@ int RunEquiv(const EquivOptions& options) {
   auto b = LoadModule(options.b);
   if (!b.ok()) return ReportError(b.status());
   EquivalenceOptions eq;
+  eq.static_form = PaddedToStatic;
   eq.seed = options.seed;
   eq.trials = options.trials;
   eq.rtol = options.rtol;

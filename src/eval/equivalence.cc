@@ -16,6 +16,7 @@
 #include "eval/value.h"
 #include "hlo/computation.h"
 #include "hlo/instruction.h"
+#include "hlo/query.h"
 #include "hlo/status_macros.h"
 
 namespace hlogym {
@@ -590,6 +591,29 @@ std::unique_ptr<Module> WidenedToF64(const Module& module) {
   return widened;
 }
 
+namespace {
+
+// `module`'s static form (EquivalenceOptions::static_form), or why a check of
+// it cannot be judged.
+absl::StatusOr<std::unique_ptr<Module>> StaticForm(const Module& module,
+                                                   const EquivalenceOptions& options) {
+  if (!options.static_form) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("not judged: ", module.name(),
+                     " has dynamic dimensions, and the evaluator computes static shapes only"));
+  }
+  absl::StatusOr<std::unique_ptr<Module>> padded = options.static_form(module);
+  if (!padded.ok()) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("not judged: ", module.name(),
+                     " has dynamic dimensions the evaluator cannot pad to static shapes (",
+                     padded.status().message(), ")"));
+  }
+  return padded;
+}
+
+}  // namespace
+
 absl::StatusOr<EquivalenceReference> EquivalenceReference::Make(const Module& original,
                                                                 const EquivalenceOptions& options) {
   if (original.entry_computation() == nullptr) {
@@ -599,22 +623,56 @@ absl::StatusOr<EquivalenceReference> EquivalenceReference::Make(const Module& or
   reference.original_ = &original;
   reference.options_ = options;
   reference.low_precision_ = ComputesInLowPrecision(original);
+  if (HasDynamicShapes(original)) {
+    absl::StatusOr<std::unique_ptr<Module>> padded = StaticForm(original, options);
+    if (!padded.ok()) {
+      reference.not_judged_ = std::string(padded.status().message());
+      return reference;
+    }
+    reference.static_original_ = std::move(*padded);
+    reference.original_ = reference.static_original_.get();
+  }
+  const Module& evaluated = *reference.original_;
   for (int t = 0; t < std::max(options.trials, 1); ++t) {
     absl::StatusOr<std::vector<Literal>> args =
-        MakeRandomArguments(original, options.seed + t, options.inputs);
+        MakeRandomArguments(evaluated, options.seed + t, options.inputs);
     if (!args.ok()) return args.status();
-    absl::StatusOr<Literal> outputs = Evaluate(original, *args, options.evaluator);
+    absl::StatusOr<Literal> outputs = Evaluate(evaluated, *args, options.evaluator);
     if (!outputs.ok()) {
       return absl::Status(outputs.status().code(), absl::StrCat("evaluating ", original.name(),
                                                                 ": ", outputs.status().message()));
     }
-    std::string vacuous = VacuousOutputReason(original, *outputs, *args);
+    std::string vacuous = VacuousOutputReason(evaluated, *outputs, *args);
     reference.trials_.push_back(Trial{*std::move(args), *std::move(outputs), std::move(vacuous)});
   }
   return reference;
 }
 
 absl::StatusOr<EquivalenceResult> EquivalenceReference::Check(const Module& b) const {
+  const EquivalenceOptions& options = options_;
+  EquivalenceResult result;
+  std::unique_ptr<Module> b_static;
+  if (not_judged_.empty() && HasDynamicShapes(b)) {
+    absl::StatusOr<std::unique_ptr<Module>> padded = StaticForm(b, options);
+    if (padded.ok()) {
+      b_static = *std::move(padded);
+    } else {
+      result.equivalent = false;
+      result.judged = false;
+      result.message = std::string(padded.status().message());
+      return result;
+    }
+  }
+  if (!not_judged_.empty()) {
+    result.equivalent = false;
+    result.judged = false;
+    result.message = not_judged_;
+    return result;
+  }
+  return CheckStatic(b_static != nullptr ? *b_static : b);
+}
+
+absl::StatusOr<EquivalenceResult> EquivalenceReference::CheckStatic(const Module& b) const {
   const Module& a = *original_;
   const EquivalenceOptions& options = options_;
   EquivalenceResult result;

@@ -5,6 +5,7 @@
 #define HLOGYM_EVAL_EQUIVALENCE_H_
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -51,6 +52,13 @@ struct EquivalenceOptions {
   //  - otherwise the original is accurate and the optimized module is not:
   //    not equivalent.
   bool f64_reference = true;
+  // The static form of a module with dynamic dimensions (`f32[<=8]`), which
+  // is what gets evaluated: the evaluator computes static shapes only (a
+  // dynamic dimension at its bound), so a dynamic module is judged through
+  // its dimensions padded as XLA's DynamicPadder pads them, as XLA's own
+  // interpreter does (the gym sets passes' PaddedToStatic here). Without it,
+  // or where it fails, a dynamic module is not judged.
+  std::function<absl::StatusOr<std::unique_ptr<Module>>(const Module&)> static_form;
   RandomInputOptions inputs;
   EvaluatorOptions evaluator;
 };
@@ -99,12 +107,16 @@ class EquivalenceReference {
   bool vacuous() const;
 
  private:
+  absl::StatusOr<EquivalenceResult> CheckStatic(const Module& b) const;
+
   struct Trial {
     std::vector<Literal> arguments;
     Literal outputs;
     std::string vacuous_reason;
   };
-  const Module* original_ = nullptr;
+  const Module* original_ = nullptr;  // the original's static form where it has dynamic shapes
+  std::shared_ptr<const Module> static_original_;
+  std::string not_judged_;  // why no check can be judged ("" when they can)
   EquivalenceOptions options_;
   bool low_precision_ = false;
   std::vector<Trial> trials_;

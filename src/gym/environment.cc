@@ -15,6 +15,7 @@
 #include "eval/equivalence.h"
 #include "hlo/query.h"
 #include "hlo/status_macros.h"
+#include "passes/expanders/dynamic_padder.h"
 #include "passes/sharding/spmd_partitioner.h"
 
 namespace hlogym {
@@ -98,6 +99,7 @@ absl::StatusOr<int64_t> BaselineFor(const ModuleState& initial, const std::strin
 }  // namespace
 
 EquivalenceChecker MakeEquivalenceChecker(EquivalenceOptions options) {
+  if (!options.static_form) options.static_form = PaddedToStatic;
   return [options](const Module& original, const Module& optimized) -> absl::StatusOr<bool> {
     HLOGYM_ASSIGN(result, CheckEquivalent(original, optimized, options));
     if (!result.judged) return absl::FailedPreconditionError(result.message);

@@ -14,6 +14,7 @@
 #include "gym/benchmark.h"
 #include "hlo/query.h"
 #include "hlo/status_macros.h"
+#include "passes/expanders/dynamic_padder.h"
 #include "passes/sharding/spmd_partitioner.h"
 #include "text/printer.h"
 
@@ -49,6 +50,7 @@ struct Outcome {
 EquivalenceOptions FuzzEquivalenceOptions() {
   EquivalenceOptions options;
   options.evaluator.num_threads = 1;
+  options.static_form = PaddedToStatic;
   return options;
 }
 

@@ -55,6 +55,15 @@ bool ContainsOpcode(const Module& module, std::span<const Opcode> opcodes) {
   return false;
 }
 
+bool HasDynamicShapes(const Module& module) {
+  for (const auto& computation : module.computations()) {
+    for (const auto& instruction : computation->instructions()) {
+      if (!instruction->shape().is_static()) return true;
+    }
+  }
+  return false;
+}
+
 bool ContainsInstruction(const Module& module, Opcode opcode,
                          absl::FunctionRef<bool(const Instruction&)> predicate) {
   for (const auto& computation : module.computations()) {

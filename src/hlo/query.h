@@ -34,6 +34,10 @@ inline bool ContainsOpcode(const Module& module, std::initializer_list<Opcode> o
   return ContainsOpcode(module, std::span<const Opcode>(opcodes.begin(), opcodes.size()));
 }
 
+// Whether any instruction of `module` has a dynamic dimension (`f32[<=8]`)
+// in its shape.
+bool HasDynamicShapes(const Module& module);
+
 // Whether an instruction with `opcode` in any computation of `module`
 // satisfies `predicate` (only computations holding the opcode are scanned):
 // what a pass's exact pre-check (Pass::MayChange) asks when it rewrites the

@@ -1,5 +1,7 @@
 #include "passes/expanders/dynamic_padder.h"
 
+#include <algorithm>
+#include <limits>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -7,7 +9,9 @@
 #include "hlo/status_macros.h"
 #include "passes/builders.h"
 #include "passes/control_flow/call_inliner.h"
+#include "passes/control_flow/conditional_canonicalizer.h"
 #include "passes/control_flow/flatten_call_graph.h"
+#include "passes/expanders/dynamic_dimension_inference.h"
 #include "passes/pass_utils.h"
 #include "passes/simplifiers/dce.h"
 
@@ -71,6 +75,220 @@ bool HasWork(const Module& module) {
   return false;
 }
 
+absl::Status NotPadded(const Instruction* hlo, const std::string& what) {
+  return absl::UnimplementedError(
+      absl::StrCat(hlo->name(), " (", std::string(OpcodeName(hlo->opcode())), "): ", what));
+}
+
+// `hlo` with its dynamic bits cleared: XLA builds the masks and broadcasts
+// around a set-dimension-size (whose own bit goes only when it is removed)
+// in static shapes.
+Instruction* Static(Instruction* hlo) {
+  if (hlo->shape().IsArray() && !hlo->shape().is_static()) {
+    Shape& shape = hlo->mutable_shape();
+    for (int64_t d = 0; d < shape.rank(); ++d) shape.set_dynamic_dimension(d, false);
+  }
+  return hlo;
+}
+
+// XLA's mask of one dynamic dimension: the elements of `operand` at or past
+// `size` along `dim` become `value` (five instructions, never shared).
+absl::StatusOr<Instruction*> PadWithScalar(Instruction* operand, int64_t dim, Instruction* size,
+                                           Instruction* value) {
+  Computation* computation = operand->parent();
+  const std::vector<int64_t>& dims = operand->shape().dimensions();
+  Instruction* iota =
+      MakeIota(computation, PrimitiveType::kS32, dims, dim, operand->shape().has_layout());
+  HLOGYM_ASSIGN(bound, MakeBroadcast(size, dims, {}));
+  HLOGYM_ASSIGN(inside, MakeCompare(ComparisonDirection::kLt, iota, bound));
+  HLOGYM_ASSIGN(fill, MakeBroadcast(value, dims, {}));
+  if (operand->shape().has_layout()) {  // the scalars they broadcast may have none
+    bound->mutable_shape().SetDefaultLayout();
+    fill->mutable_shape().SetDefaultLayout();
+  }
+  HLOGYM_ASSIGN(select, MakeSelect(inside, operand, fill));
+  return Static(select);
+}
+
+// The value XLA pads operand `i` of `hlo` with, creating it where XLA does;
+// nullptr for operands XLA leaves unmasked. `dim` is the dynamic dimension.
+absl::StatusOr<Instruction*> PaddingValue(Instruction* hlo, int64_t i, int64_t dim) {
+  const Opcode opcode = hlo->opcode();
+  Computation* computation = hlo->parent();
+  switch (opcode) {
+    case Opcode::kReduce: {
+      const int64_t inputs = hlo->operand_count() / 2;
+      const std::vector<int64_t>& reduced = hlo->attrs().dimensions;
+      if (i >= inputs || std::find(reduced.begin(), reduced.end(), dim) == reduced.end()) {
+        return nullptr;
+      }
+      return hlo->operand(inputs + i);
+    }
+    case Opcode::kDot: {
+      const DotDimensionNumbers& dnums = *hlo->attrs().dot_dimension_numbers;
+      const auto& contracting =
+          i == 0 ? dnums.lhs_contracting_dimensions : dnums.rhs_contracting_dimensions;
+      if (std::find(contracting.begin(), contracting.end(), dim) == contracting.end()) {
+        return nullptr;
+      }
+      return MakeScalarConstant(computation, hlo->operand(0)->shape().element_type(), 0,
+                                hlo->shape().has_layout());
+    }
+    case Opcode::kPad:
+      return i == 0 ? hlo->operand(1) : nullptr;
+    case Opcode::kScatter: {
+      if (i != 1) return nullptr;
+      // Indices past the size point out of bounds, so their updates are dropped.
+      const PrimitiveType type = hlo->operand(1)->shape().element_type();
+      const int width = BitWidth(type);
+      Literal highest = Literal::Scalar(type, int64_t{0});
+      if (IsSignedIntegralType(type)) {
+        highest.SetFromInt64(
+            0, width >= 64 ? std::numeric_limits<int64_t>::max() : (int64_t{1} << (width - 1)) - 1);
+      } else {
+        highest.SetFromInt64(
+            0, width >= 63 ? std::numeric_limits<int64_t>::max() : (int64_t{1} << width) - 1);
+      }
+      return MakeConstant(computation, std::move(highest), hlo->shape().has_layout());
+    }
+    case Opcode::kParameter:
+    case Opcode::kGather:
+    case Opcode::kDynamicSlice:
+    case Opcode::kDynamicUpdateSlice:
+    case Opcode::kGetDimensionSize:
+    case Opcode::kSetDimensionSize:
+    case Opcode::kConcatenate:
+    case Opcode::kReshape:
+    case Opcode::kReverse:
+    case Opcode::kTuple:
+    case Opcode::kGetTupleElement:
+    case Opcode::kAllReduce:
+    case Opcode::kReduceScatter:
+    case Opcode::kBroadcast:
+    case Opcode::kTranspose:
+    case Opcode::kSort:
+    case Opcode::kSlice:
+    case Opcode::kDomain:
+    case Opcode::kCustomCall:
+      return nullptr;
+    default:
+      if (IsElementwise(opcode)) return nullptr;
+      return NotPadded(hlo, "a dynamic operand dimension this opcode cannot take");
+  }
+}
+
+// An elementwise binary op whose operands have different sizes for one
+// dimension: where one size is 1 and the other larger, XLA broadcasts that
+// operand's first element along the dimension (seventeen instructions).
+absl::Status PadBinaryOperands(Instruction* hlo, const DynamicDimensionInference& sizes) {
+  Instruction* lhs = hlo->operand(0);
+  Instruction* rhs = hlo->operand(1);
+  if (!lhs->shape().IsArray() || lhs->shape().rank() == 0) return absl::OkStatus();
+  Computation* computation = hlo->parent();
+  for (int64_t dim = 0; dim < lhs->shape().rank(); ++dim) {
+    Instruction* lhs_size = sizes.GetSize(lhs, dim);
+    Instruction* rhs_size = sizes.GetSize(rhs, dim);
+    if (lhs_size == nullptr || rhs_size == nullptr || lhs_size == rhs_size) continue;
+    Instruction* one = MakeScalarConstant(computation, PrimitiveType::kS32, 1);
+    auto broadcast_first = [&](Instruction* operand, Instruction* size,
+                               Instruction* other) -> absl::StatusOr<Instruction*> {
+      HLOGYM_ASSIGN(smaller, MakeCompare(ComparisonDirection::kLt, size, other));
+      HLOGYM_ASSIGN(is_one, MakeCompare(ComparisonDirection::kEq, size, one));
+      HLOGYM_ASSIGN(broadcasts, MakeBinary(Opcode::kAnd, is_one, smaller));
+      const std::vector<int64_t>& dims = operand->shape().dimensions();
+      HLOGYM_ASSIGN(everywhere, MakeBroadcast(broadcasts, dims, {}));
+      std::vector<SliceDimension> first;
+      for (int64_t d = 0; d < operand->shape().rank(); ++d) {
+        first.push_back({0, d == dim ? 1 : dims[d], 1});
+      }
+      HLOGYM_ASSIGN(slice, MakeSlice(operand, first));
+      Static(slice);
+      std::vector<int64_t> kept_dims, kept;
+      for (int64_t d = 0; d < operand->shape().rank(); ++d) {
+        if (d == dim) continue;
+        kept_dims.push_back(dims[d]);
+        kept.push_back(d);
+      }
+      HLOGYM_ASSIGN(reshaped, MakeReshape(slice, kept_dims));
+      HLOGYM_ASSIGN(spread, MakeBroadcast(reshaped, dims, kept));
+      HLOGYM_ASSIGN(select, MakeSelect(everywhere, spread, operand));
+      return Static(select);
+    };
+    HLOGYM_ASSIGN(new_lhs, broadcast_first(lhs, lhs_size, rhs_size));
+    HLOGYM_ASSIGN(new_rhs, broadcast_first(rhs, rhs_size, lhs_size));
+    hlo->ReplaceOperandWith(0, new_lhs);
+    hlo->ReplaceOperandWith(1, new_rhs);
+    lhs = new_lhs;
+    rhs = new_rhs;
+  }
+  return absl::OkStatus();
+}
+
+// XLA's DynamicPadder on a module with dynamic dimensions, where every one
+// of them is of a kind DynamicDimensionInference models: the sizes inferred,
+// the operands of reduces, dots, pads and scatters masked past them,
+// get-dimension-size reading them, set-dimension-size and SetBound gone, and
+// every shape static. Unimplemented otherwise, with the module part-way.
+absl::Status PadDynamicDimensions(Module& module) {
+  HLOGYM_ASSIGN(sizes, DynamicDimensionInference::Run(module));
+  for (Computation* computation : module.MakeComputationPostOrder()) {
+    for (Instruction* hlo : computation->MakeInstructionPostOrder()) {
+      if (hlo->opcode() == Opcode::kReverse) {
+        for (int64_t dim : hlo->attrs().dimensions) {
+          if (sizes.GetSize(hlo->operand(0), dim) != nullptr) {
+            return NotPadded(hlo, "reversing a dynamic dimension");
+          }
+        }
+        continue;
+      }
+      if (IsElementwiseBinary(hlo->opcode())) {
+        HLOGYM_RETURN_IF_ERROR(PadBinaryOperands(hlo, sizes));
+        continue;
+      }
+      for (int64_t i = 0; i < hlo->operand_count(); ++i) {
+        Instruction* operand = hlo->operand(i);
+        if (!operand->shape().IsArray()) continue;
+        Instruction* padded = operand;
+        for (const auto& [dimension, size] : sizes.SizesOf(operand)) {
+          HLOGYM_ASSIGN(value, PaddingValue(hlo, i, dimension.dim));
+          if (value == nullptr) continue;
+          HLOGYM_ASSIGN(masked, PadWithScalar(padded, dimension.dim, size, value));
+          padded = masked;
+        }
+        if (padded != operand) hlo->ReplaceOperandWith(i, padded);
+      }
+    }
+  }
+  Instruction* root = module.entry_computation()->root_instruction();
+  if (sizes.HasSizes(root)) {
+    return NotPadded(root, "a dynamic result of the module (XLA slices it with SliceToDynamic)");
+  }
+  for (Computation* computation : module.MakeComputationPostOrder()) {
+    for (Instruction* hlo : computation->MakeInstructionPostOrder()) {
+      if (hlo->opcode() == Opcode::kSetDimensionSize ||
+          (hlo->opcode() == Opcode::kCustomCall && hlo->attrs().custom_call_target == "SetBound")) {
+        HLOGYM_RETURN_IF_ERROR(hlo->ReplaceAllUsesWith(hlo->operand(0)));
+      }
+    }
+  }
+  HLOGYM_ASSIGN(removed, HloDce().Run(module));
+  (void)removed;
+  for (const auto& computation : module.computations()) {
+    for (const auto& owned : computation->instructions()) {
+      if (!owned->shape().is_static()) {
+        std::string operands;
+        for (const Instruction* operand : owned->operands()) {
+          absl::StrAppend(&operands, operands.empty() ? "" : ", ", operand->name(), " ",
+                          operand->shape().ToString());
+        }
+        return NotPadded(owned.get(), absl::StrCat("a dynamic dimension left after padding: ",
+                                                   owned->shape().ToString(), " of ", operands));
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::StatusOr<bool> DynamicPadder::Run(Module& module) {
@@ -101,6 +319,12 @@ absl::StatusOr<bool> DynamicPadder::Run(Module& module) {
   HLOGYM_ASSIGN(inlined, CallInliner().Run(module));
   HLOGYM_ASSIGN(cleaned, HloDce().Run(module));
   bool rewrote = flattened || inlined || cleaned;
+  // Dynamic dimensions are padded all or nothing: first on a copy, so that a
+  // module with a kind the inference does not model is left as it was.
+  if (HasDynamicShapes(module) && PadDynamicDimensions(*module.Clone()).ok()) {
+    HLOGYM_RETURN_IF_ERROR(PadDynamicDimensions(module));
+    return true;
+  }
   for (Computation* computation : module.MakeComputationPostOrder()) {
     for (Instruction* hlo : computation->MakeInstructionPostOrder()) {
       if (hlo->opcode() != Opcode::kGetDimensionSize) continue;
@@ -145,5 +369,18 @@ absl::StatusOr<bool> DynamicPadder::Run(Module& module) {
 }
 
 bool DynamicPadder::MayChange(const Module& module) const { return HasWork(module); }
+
+absl::StatusOr<std::unique_ptr<Module>> PaddedToStatic(const Module& module) {
+  std::unique_ptr<Module> padded = module.Clone();
+  if (!HasDynamicShapes(*padded)) return padded;
+  // What XLA's pipeline does before its padder: conditionals return tuples,
+  // every computation has one caller, calls are inlined.
+  HLOGYM_RETURN_IF_ERROR(ConditionalCanonicalizer().Run(*padded).status());
+  HLOGYM_RETURN_IF_ERROR(FlattenCallGraph().Run(*padded).status());
+  HLOGYM_RETURN_IF_ERROR(CallInliner().Run(*padded).status());
+  HLOGYM_RETURN_IF_ERROR(HloDce().Run(*padded).status());
+  HLOGYM_RETURN_IF_ERROR(PadDynamicDimensions(*padded));
+  return padded;
+}
 
 }  // namespace hlogym

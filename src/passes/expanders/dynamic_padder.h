@@ -10,29 +10,36 @@
 //   corpus show dynamic_padder leaving dead code in place and reporting no
 //   change), nothing else happens on a static module; newer XLA sources also
 //   run dce first, which is not done here.
-// With dynamic dimensions it implements the rewrites that need no padding:
+// With dynamic dimensions (`f32[<=8]`, from set-dimension-size: TensorFlow's
+// tf.unique, tf.where and boolean masks) it pads, as XLA does, where every
+// dynamic dimension is of a kind DynamicDimensionInference models (see
+// dynamic_dimension_inference.h): the sizes are inferred, the operands of
+// reduces, dots and pads are masked past their sizes with the reducer's init
+// value or zero (iota < size, select), scatter indices past their sizes
+// point out of bounds, elementwise ops whose operands' sizes differ broadcast
+// a size-1 operand, get-dimension-size reads the size, set-dimension-size
+// and SetBound forward their operands, and every shape ends static. Modules
+// with other kinds (dynamic entry parameters or results, which XLA wraps in
+// PadToStatic and SliceToDynamic; dynamic values through loops,
+// conditionals and calls; reshapes splitting or merging a dynamic dimension;
+// concatenations, sorts and reversals along one; convolutions and windows)
+// are left dynamic, with only these rewrites, which need no padding:
 // - get-dimension-size of a dimension set by set-dimension-size (on that
 //   dimension) becomes the set-dimension-size's size operand;
 // - a custom-call "SetBound" whose operand has its exact shape becomes that
 //   operand;
 // - a set-dimension-size whose result is static (its size a constant equal to
 //   the dimension) and has its operand's shape becomes that operand.
-// Leaves out: dynamic-dimension inference beyond those two forms, and with it
-// the padding of dynamic data (the iota/compare/select masks before reduces,
-// dots, convolutions, reduce-windows, pads, scatters, select-and-scatters),
-// the dynamic concatenate/reverse/sort/reshape/binary-op/
-// dynamic-update-slice and Dynamic* custom-call rewrites, the PadToStatic and
-// SliceToDynamic custom calls at the module's inputs, outputs and around ops
-// without dynamic support, forwarding a set-dimension-size that makes a
-// dimension dynamic (which needs the padding), the
-// removal of dynamic dimensions from shapes, and SetBound calls that change
-// the shape; instructions needing them are left unchanged. It reports a
-// change only when it rewrote something (newer XLA sources report one on
-// every CPU module through the slice_dynamic_output option; the pinned XLA's
-// dumps show none on static modules).
+// It reports a change only when it rewrote something (newer XLA sources
+// report one on every CPU module through the slice_dynamic_output option;
+// the pinned XLA's dumps show none on static modules).
 #ifndef HLOGYM_PASSES_EXPANDERS_DYNAMIC_PADDER_H_
 #define HLOGYM_PASSES_EXPANDERS_DYNAMIC_PADDER_H_
 
+#include <memory>
+
+#include "absl/status/statusor.h"
+#include "hlo/module.h"
 #include "passes/pass.h"
 
 namespace hlogym {
@@ -43,6 +50,12 @@ class DynamicPadder : public Pass {
   absl::StatusOr<bool> Run(Module& module) override;
   bool MayChange(const Module& module) const override;
 };
+
+// A copy of `module` with its dynamic dimensions padded as DynamicPadder pads
+// them (the copy itself where it has none): what the module computes, in
+// static shapes, for the evaluator, which computes static shapes only. An
+// Unimplemented error names the instruction whose kind is not modelled.
+absl::StatusOr<std::unique_ptr<Module>> PaddedToStatic(const Module& module);
 
 }  // namespace hlogym
 

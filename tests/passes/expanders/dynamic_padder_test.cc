@@ -1,5 +1,9 @@
 // dynamic_padder: on static shapes, dce and get-dimension-size folding; with
-// dynamic dimensions, only the rewrites that need no padding.
+// dynamic dimensions XLA's padding where the inference models them, and
+// otherwise only the rewrites that need no padding.
+#include "passes/expanders/dynamic_padder.h"
+
+#include "eval/eval_test_util.h"
 #include "passes/control_flow_test_util.h"
 
 namespace hlogym::testing {
@@ -157,6 +161,247 @@ ENTRY main {
 }
 )");
   EXPECT_FALSE(run.changed);
+}
+
+// The sum of the first n elements: XLA masks the reduce's operand past the
+// size (iota < n, select the init value beyond), the size read by
+// get-dimension-size is n, and every shape ends static (the counts and forms
+// are those of XLA's padder dump of this module).
+constexpr char kMaskedSum[] = R"(HloModule m
+sum {
+  x = f32[] parameter(0)
+  y = f32[] parameter(1)
+  ROOT s = f32[] add(x, y)
+}
+ENTRY main {
+  a = f32[8] parameter(0)
+  n = s32[] parameter(1)
+  d = f32[<=8] set-dimension-size(a, n), dimensions={0}
+  e = f32[<=8] exponential(d)
+  z = f32[] constant(0)
+  r = f32[] reduce(e, z), dimensions={0}, to_apply=sum
+  g = s32[] get-dimension-size(e), dimensions={0}
+  ROOT t = (f32[], s32[]) tuple(r, g)
+}
+)";
+
+TEST(DynamicPadderTest, ReduceOfADynamicDimensionIsMaskedPastItsSize) {
+  PassRun run = RunPass("dynamic_padder", kMaskedSum);
+  ASSERT_TRUE(run.changed);
+  EXPECT_CHECKS(run.after, R"(
+CHECK-NOT: <=
+CHECK: s32[8]{{.*}} iota(), iota_dimension=0
+CHECK: s32[8]{{.*}} broadcast(s32[] %n)
+CHECK: pred[8]{{.*}} compare({{.*}}), direction=LT
+CHECK: f32[8]{{.*}} broadcast(f32[] %z)
+CHECK: f32[8]{{.*}} select(
+CHECK: reduce(
+CHECK: ROOT {{.*}} tuple({{.*}}, s32[] %n)
+)");
+  EXPECT_EQ(run.after.find("dimension-size"), std::string::npos) << run.after;
+  EXPECT_EQ(run.module->instruction_count(), 11 - 2 + 5);  // -set/get-dimension-size, +mask
+  // exp(0) + exp(0) + exp(0) for n = 3 (past the size the elements would add e^7 and more).
+  auto out = Evaluate(*run.module,
+                      {MakeLiteral("f32[8]", {0, 0, 0, 7, 7, 7, 7, 7}), MakeLiteral("s32[]", {3})});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_FLOAT_EQ(out->tuple_elements()[0].GetAsDouble(0), 3.0);
+  EXPECT_EQ(out->tuple_elements()[1].GetAsInt64(0), 3);
+}
+
+// Two sizes of one dimension meet in an add: XLA's size is the larger unless
+// the larger is 1 (eleven instructions), and the operand of size 1 is
+// broadcast along the dimension (seventeen), so n = 1 and m = 4 add a[0] to
+// each of b's first four elements.
+TEST(DynamicPadderTest, DifferentSizesOfOneDimensionBroadcastASizeOne) {
+  PassRun run = RunPass("dynamic_padder", R"(HloModule m
+sum {
+  x = f32[] parameter(0)
+  y = f32[] parameter(1)
+  ROOT s = f32[] add(x, y)
+}
+ENTRY main {
+  a = f32[8] parameter(0)
+  b = f32[8] parameter(1)
+  n = s32[] parameter(2)
+  m = s32[] parameter(3)
+  da = f32[<=8] set-dimension-size(a, n), dimensions={0}
+  db = f32[<=8] set-dimension-size(b, m), dimensions={0}
+  c = f32[<=8] add(da, db)
+  z = f32[] constant(0)
+  ROOT r = f32[] reduce(c, z), dimensions={0}, to_apply=sum
+}
+)");
+  ASSERT_TRUE(run.changed);
+  EXPECT_EQ(run.after.find("<="), std::string::npos) << run.after;
+  EXPECT_EQ(run.module->instruction_count(), 12 - 2 + 11 + 17 + 5) << run.after;
+  auto out = Evaluate(*run.module, {MakeLiteral("f32[8]", {1, 2, 3, 4, 5, 6, 7, 8}),
+                                    MakeLiteral("f32[8]", {10, 20, 30, 40, 50, 60, 70, 80}),
+                                    MakeLiteral("s32[]", {1}), MakeLiteral("s32[]", {4})});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_FLOAT_EQ(out->GetAsDouble(0), 4 * 1 + 10 + 20 + 30 + 40);
+}
+
+// A dot contracting a dynamic dimension masks both sides with a zero of
+// its own; a gather's batch size comes from its indices.
+TEST(DynamicPadderTest, DotContractingADynamicDimensionMasksBothSides) {
+  PassRun run = RunPass("dynamic_padder", R"(HloModule m
+ENTRY main {
+  a = f32[6] parameter(0)
+  i = s32[6,1] parameter(1)
+  n = s32[] parameter(2)
+  di = s32[<=6,1] set-dimension-size(i, n), dimensions={0}
+  g = f32[<=6] gather(a, di), offset_dims={}, collapsed_slice_dims={0}, start_index_map={0}, index_vector_dim=1, slice_sizes={1}
+  ROOT d = f32[] dot(g, g), lhs_contracting_dims={0}, rhs_contracting_dims={0}
+}
+)");
+  ASSERT_TRUE(run.changed);
+  EXPECT_EQ(run.after.find("<="), std::string::npos) << run.after;
+  EXPECT_EQ(run.module->instruction_count(), 6 - 1 + 2 * (5 + 1)) << run.after;
+  // a[2]^2 + a[0]^2 for the indices 2, 0 (the other four point at a[5] = 100).
+  auto out = Evaluate(*run.module,
+                      {MakeLiteral("f32[6]", {3, 0, 4, 0, 0, 100}),
+                       MakeLiteral("s32[6,1]", {2, 0, 5, 5, 5, 5}), MakeLiteral("s32[]", {2})});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_FLOAT_EQ(out->GetAsDouble(0), 25);
+}
+
+// A dynamic value into a conditional: its size becomes an extra element of
+// each branch's operand tuple, each branch reads it from its widened
+// parameter and masks its reduce; the static result leaves through a new
+// conditional. The module is the one XLA's padder received (its dump before
+// dynamic_padder), and the 45 instructions after are XLA's count.
+TEST(DynamicPadderTest, ConditionalPassesTheSizeIntoItsBranches) {
+  PassRun run = RunPass("dynamic_padder", R"(HloModule m
+sum {
+  x = f32[] parameter(0)
+  y = f32[] parameter(1)
+  ROOT s = f32[] add(x, y)
+}
+on_true {
+  p = (f32[<=8]{0}) parameter(0)
+  v = f32[<=8]{0} get-tuple-element(p), index=0
+  z = f32[] constant(0)
+  r = f32[] reduce(v, z), dimensions={0}, to_apply=sum
+  ROOT t = (f32[]) tuple(r)
+}
+largest {
+  x = f32[] parameter(0)
+  y = f32[] parameter(1)
+  ROOT s = f32[] maximum(x, y)
+}
+on_false {
+  p = (f32[<=8]{0}) parameter(0)
+  v = f32[<=8]{0} get-tuple-element(p), index=0
+  z = f32[] constant(-inf)
+  r = f32[] reduce(v, z), dimensions={0}, to_apply=largest
+  ROOT t = (f32[]) tuple(r)
+}
+ENTRY main {
+  c = pred[] parameter(2)
+  a = f32[8]{0} parameter(0)
+  n = s32[] parameter(1)
+  d = f32[<=8]{0} set-dimension-size(a, n), dimensions={0}
+  t1 = (f32[<=8]{0}) tuple(d)
+  t2 = (f32[<=8]{0}) tuple(d)
+  k = (f32[]) conditional(c, t1, t2), true_computation=on_true, false_computation=on_false
+  ROOT o = f32[] get-tuple-element(k), index=0
+}
+)");
+  ASSERT_TRUE(run.changed);
+  EXPECT_EQ(run.after.find("<="), std::string::npos) << run.after;
+  EXPECT_CHECKS(run.after, R"(
+CHECK: (f32[8]{0}, s32[]) parameter(0)
+CHECK: s32[] get-tuple-element({{.*}}), index=1
+CHECK: select(
+CHECK: (f32[8]{0}, s32[]) tuple({{.*}}, s32[] %n)
+CHECK: (f32[]) conditional(
+)");
+  EXPECT_EQ(run.module->instruction_count(), 45) << run.after;
+  for (bool which : {true, false}) {
+    auto out = Evaluate(*run.module, {MakeLiteral("f32[8]", {1, 5, 2, 9, 9, 9, 9, 9}),
+                                      MakeLiteral("s32[]", {3}), MakeLiteral("pred[]", {which})});
+    ASSERT_TRUE(out.ok()) << out.status();
+    EXPECT_FLOAT_EQ(out->GetAsDouble(0), which ? 1 + 5 + 2 : 5);
+  }
+}
+
+// What the inference does not model (here a dynamic value through a while
+// loop) leaves the module dynamic, with the rewrites that need no padding,
+// and PaddedToStatic names the instruction.
+TEST(DynamicPadderTest, DynamicValueThroughAWhileLoopIsLeftDynamic) {
+  const std::string hlo = R"(HloModule m
+body {
+  p = (s32[], f32[<=8]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  one = s32[] constant(1)
+  j = s32[] add(i, one)
+  v = f32[<=8] get-tuple-element(p), index=1
+  e = f32[<=8] exponential(v)
+  ROOT t = (s32[], f32[<=8]) tuple(j, e)
+}
+cond {
+  p = (s32[], f32[<=8]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  three = s32[] constant(3)
+  ROOT lt = pred[] compare(i, three), direction=LT
+}
+ENTRY main {
+  a = f32[8] parameter(0)
+  n = s32[] parameter(1)
+  d = f32[<=8] set-dimension-size(a, n), dimensions={0}
+  zero = s32[] constant(0)
+  t = (s32[], f32[<=8]) tuple(zero, d)
+  w = (s32[], f32[<=8]) while(t), condition=cond, body=body
+  g = s32[] get-dimension-size(d), dimensions={0}
+  gf = f32[] convert(g)
+  v = f32[<=8] get-tuple-element(w), index=1
+  s = f32[<=8] broadcast(gf), dimensions={}
+  ROOT o = f32[<=8] add(v, s)
+}
+)";
+  PassRun run = RunPass("dynamic_padder", hlo);
+  EXPECT_TRUE(run.changed);  // get-dimension-size reads n
+  EXPECT_NE(run.after.find("f32[<=8]"), std::string::npos) << run.after;
+  EXPECT_EQ(run.after.find("get-dimension-size"), std::string::npos) << run.after;
+  auto module = ParseModule(hlo, "t.hlo");
+  ASSERT_TRUE(module.ok()) << module.status();
+  auto padded = PaddedToStatic(**module);
+  ASSERT_FALSE(padded.ok());
+  EXPECT_EQ(padded.status().code(), absl::StatusCode::kUnimplemented);
+  EXPECT_NE(padded.status().message().find("w (while): a dynamic value through a while loop"),
+            std::string::npos)
+      << padded.status();
+}
+
+// The evaluator computes static shapes (a dynamic dimension at its bound), so
+// the equivalence check judges dynamic modules through their padding: the
+// masked sum is not the sum of all eight elements, which the evaluator alone
+// would take it to be; without a static form the check does not judge.
+TEST(DynamicPadderTest, EquivalenceCheckJudgesDynamicModulesPadded) {
+  auto masked = ParseModule(kMaskedSum, "masked.hlo");
+  ASSERT_TRUE(masked.ok()) << masked.status();
+  std::string whole_text = kMaskedSum;
+  const std::string set = "  d = f32[<=8] set-dimension-size(a, n), dimensions={0}\n";
+  whole_text.replace(whole_text.find(set), set.size(), "  d = f32[8] copy(a)\n");
+  whole_text.replace(whole_text.find("f32[<=8] exponential"), 20, "f32[8] exponential");
+  whole_text.replace(whole_text.find("(r, g)"), 6, "(r, n)");
+  auto whole = ParseModule(whole_text, "whole.hlo");
+  ASSERT_TRUE(whole.ok()) << whole.status();
+
+  EquivalenceOptions options;
+  options.inputs.positive_floats = true;
+  auto unpadded = CheckEquivalent(**masked, **whole, options);
+  ASSERT_TRUE(unpadded.ok()) << unpadded.status();
+  EXPECT_FALSE(unpadded->judged) << unpadded->message;
+
+  options.static_form = PaddedToStatic;
+  auto padded = CheckEquivalent(**masked, **whole, options);
+  ASSERT_TRUE(padded.ok()) << padded.status();
+  EXPECT_TRUE(padded->judged) << padded->message;
+  EXPECT_FALSE(padded->equivalent) << padded->message;
+  auto itself = CheckEquivalent(**masked, **masked, options);
+  ASSERT_TRUE(itself.ok()) << itself.status();
+  EXPECT_TRUE(itself->judged && itself->equivalent) << itself->message;
 }
 
 TEST(DynamicPadderTest, BadDimensionNamesTheInstruction) {
