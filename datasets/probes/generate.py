@@ -64,6 +64,10 @@ venv of its own under build/venvs with the probe's pinned requirements:
   and mixed_float16, a text CNN, a decoder and a residual CNN; a tf.scan RNN, a graph network step,
   STFT features and top_k/argsort/cumsum by tf.function), lowered by TensorFlow 2.21's XLA and
   compiled by the pinned one as tf_detection; modules of 20 instructions or more.
+- tf_dynamic_shapes: examples/harvest/tf_dynamic_shapes.py (Keras embedding fits under ten
+  optimizers, whose sparse gradients give dynamic shapes through conditionals; tf.unique, boolean
+  masks and tf.where steps), lowered by TensorFlow 2.21's XLA and compiled by the pinned one as
+  tf_detection; modules of 20 instructions or more.
 - tf_2_12: examples/harvest/tf_mlp.py and tf_detection.py lowered by TensorFlow 2.12's XLA (March
   2023; requirements-tf-2.12.txt), then compiled by the pinned XLA as tf_detection.
 - pytorch_collectives: examples/harvest/torch_collectives.py's data-parallel, ZeRO-style,
@@ -498,6 +502,15 @@ def tf_keras_steps() -> Path:
     return lowered_elsewhere("tf_keras_steps", python, ["tf_keras_steps"], min_instructions=20)
 
 
+def tf_dynamic_shapes() -> Path:
+    tf_pins = REPO / "datasets" / "corpus" / "requirements-tensorflow.txt"
+    python = venv("tensorflow", [PINS, tf_pins])
+    # The tf.function steps are small: 20 instructions or more.
+    return lowered_elsewhere(
+        "tf_dynamic_shapes", python, ["tf_dynamic_shapes"], min_instructions=20
+    )
+
+
 def tf_2_12() -> Path:
     python = venv("tf-2.12", [HERE / "requirements-tf-2.12.txt"])
     return lowered_elsewhere("tf_2_12", python, ["tf_mlp", "tf_detection"])
@@ -652,6 +665,7 @@ PROBES = {
     "tf_detection": tf_detection,
     "keras_applications": keras_applications,
     "tf_keras_steps": tf_keras_steps,
+    "tf_dynamic_shapes": tf_dynamic_shapes,
     "tf_2_12": tf_2_12,
     "pytorch_collectives": pytorch_collectives,
     "torchvision_models": lambda: pytorch_library_probe("torchvision_models", "torchvision"),

@@ -48,6 +48,7 @@ NAMES = (
     "tf_detection",
     "keras_applications",
     "tf_keras_steps",
+    "tf_dynamic_shapes",
     "tf_2_12",
     "pytorch_collectives",
     "torchvision_models",
@@ -78,6 +79,7 @@ FRONTENDS = {
     "tf_detection": "tensorflow",
     "keras_applications": "tensorflow",
     "tf_keras_steps": "tensorflow",
+    "tf_dynamic_shapes": "tensorflow",
     "tf_2_12": "tensorflow",
 }
 
