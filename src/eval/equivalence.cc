@@ -653,15 +653,23 @@ absl::StatusOr<EquivalenceResult> EquivalenceReference::Check(const Module& b) c
   EquivalenceResult result;
   std::unique_ptr<Module> b_static;
   if (not_judged_.empty() && HasDynamicShapes(b)) {
-    absl::StatusOr<std::unique_ptr<Module>> padded = StaticForm(b, options);
-    if (padded.ok()) {
-      b_static = *std::move(padded);
-    } else {
+    // The original's static form exists (or it has no dynamic dimensions),
+    // this module's may not: what a module left dynamic by passes that take
+    // dynamic dimensions for static computes cannot be told, and in XLA it may
+    // be something else, so it is rejected rather than let through unjudged.
+    absl::StatusOr<std::unique_ptr<Module>> padded =
+        options.static_form ? options.static_form(b)
+                            : absl::FailedPreconditionError("no static form was asked for");
+    if (!padded.ok()) {
       result.equivalent = false;
-      result.judged = false;
-      result.message = std::string(padded.status().message());
+      result.message =
+          absl::StrCat(b.name(),
+                       " has dynamic dimensions that cannot be padded to static shapes, so it "
+                       "cannot be checked (",
+                       padded.status().message(), ")");
       return result;
     }
+    b_static = *std::move(padded);
   }
   if (!not_judged_.empty()) {
     result.equivalent = false;

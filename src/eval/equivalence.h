@@ -57,7 +57,8 @@ struct EquivalenceOptions {
   // dynamic dimension at its bound), so a dynamic module is judged through
   // its dimensions padded as XLA's DynamicPadder pads them, as XLA's own
   // interpreter does (the gym sets passes' PaddedToStatic here). Without it,
-  // or where it fails, a dynamic module is not judged.
+  // or where it fails on the original, a dynamic module is not judged; where
+  // it fails on the other module only, that module is not equivalent.
   std::function<absl::StatusOr<std::unique_ptr<Module>>(const Module&)> static_form;
   RandomInputOptions inputs;
   EvaluatorOptions evaluator;

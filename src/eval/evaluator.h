@@ -39,6 +39,10 @@
 //    from a hash of the instruction's name and shape (floats in [-1, 1],
 //    integers in [0, 8)), so two modules that keep the name see the same
 //    values.
+//  - dynamic dimensions (`f32[<=8]`) are computed at their bounds (set-dimension-size
+//    returns its operand, get-dimension-size the bound), which is not what XLA computes:
+//    callers pad a dynamic module first (passes' PaddedToStatic,
+//    EquivalenceOptions::static_form), as XLA's interpreter does.
 // Unsupported opcodes or types give Unimplemented naming the instruction;
 // malformed input gives InvalidArgument. The evaluator never aborts.
 #ifndef HLOGYM_EVAL_EVALUATOR_H_

@@ -402,6 +402,22 @@ TEST(DynamicPadderTest, EquivalenceCheckJudgesDynamicModulesPadded) {
   auto itself = CheckEquivalent(**masked, **masked, options);
   ASSERT_TRUE(itself.ok()) << itself.status();
   EXPECT_TRUE(itself->judged && itself->equivalent) << itself->message;
+
+  // A candidate left dynamic where the padder cannot follow (a reduce-window
+  // over the dynamic dimension, as tree_reduction_rewriter leaves one when it
+  // runs before the padder) is rejected, not let through unjudged.
+  std::string windowed_text = kMaskedSum;
+  const std::string reduce = "  r = f32[] reduce(e, z), dimensions={0}, to_apply=sum\n";
+  windowed_text.replace(windowed_text.find(reduce), reduce.size(),
+                        "  w = f32[<=2] reduce-window(e, z), window={size=4 stride=4}, "
+                        "to_apply=sum\n  r = f32[] reduce(w, z), dimensions={0}, to_apply=sum\n");
+  auto windowed = ParseModule(windowed_text, "windowed.hlo");
+  ASSERT_TRUE(windowed.ok()) << windowed.status();
+  auto rejected = CheckEquivalent(**masked, **windowed, options);
+  ASSERT_TRUE(rejected.ok()) << rejected.status();
+  EXPECT_TRUE(rejected->judged);
+  EXPECT_FALSE(rejected->equivalent);
+  EXPECT_NE(rejected->message.find("w (reduce-window)"), std::string::npos) << rejected->message;
 }
 
 TEST(DynamicPadderTest, BadDimensionNamesTheInstruction) {
