@@ -2,7 +2,9 @@
 XLA's DynamicPadder pads: Keras embedding fits with `jit_compile=True` under ten optimizers (the
 embedding's sparse gradient goes through tf.unique, and Adagrad, RMSprop, Ftrl and others update
 only the rows it names, inside conditionals), and `tf.function(jit_compile=True)` steps with
-tf.unique and unsorted segment sums, a boolean mask, and tf.where with gather_nd. Run it under
+tf.unique and unsorted segment sums, boolean masks (their mean; the selected rows through a dense
+layer; a masked cross-entropy; two concatenated; reversed and summed cumulatively; padded into
+top_k), tf.where with gather_nd and scatter_nd, and tf.unique sorted. Run it under
 `hlogym harvest` in a venv with datasets/corpus/requirements-tensorflow.txt
 (datasets/probes/generate.py does).
 """
@@ -56,6 +58,54 @@ def where_gather(x):
     return tf.reduce_sum(tf.gather_nd(x, where)) + tf.cast(tf.shape(where)[0], tf.float32)
 
 
+W = tf.constant(rng.standard_normal((6, 4)), tf.float32)
+
+
+@tf.function(jit_compile=True)
+def masked_rows_dense(x, mask):
+    rows = tf.boolean_mask(x, mask)
+    return tf.reduce_mean(tf.nn.relu(rows @ W), axis=0)
+
+
+@tf.function(jit_compile=True)
+def sorted_unique(ids):
+    unique, _ = tf.unique(ids)
+    s = tf.sort(unique)
+    return tf.reduce_sum(s[:3]) + tf.reduce_max(s)
+
+
+@tf.function(jit_compile=True)
+def concat_masks(a, b):
+    c = tf.concat([tf.boolean_mask(a, a > 0), tf.boolean_mask(b, b < 0)], 0)
+    return tf.reduce_sum(c * c)
+
+
+@tf.function(jit_compile=True)
+def reversed_cumsum(a):
+    selected = tf.boolean_mask(a, a > 0)
+    return tf.reduce_sum(tf.cumsum(tf.reverse(selected, [0])))
+
+
+@tf.function(jit_compile=True)
+def masked_softmax_loss(logits, labels, mask):
+    selected = tf.boolean_mask(logits, mask)
+    targets = tf.boolean_mask(labels, mask)
+    return tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(targets, selected))
+
+
+@tf.function(jit_compile=True)
+def where_scatter(x):
+    where = tf.where(x > 0.3)
+    updates = tf.gather_nd(x, where) * 2.0
+    return tf.tensor_scatter_nd_add(tf.zeros_like(x), where, updates)
+
+
+@tf.function(jit_compile=True)
+def topk_of_mask(a):
+    selected = tf.boolean_mask(a, a > 0)
+    return tf.reduce_sum(tf.math.top_k(tf.pad(selected, [[0, 4]]), 3).values)
+
+
 for optimizer in (
     keras.optimizers.SGD(0.1),
     keras.optimizers.SGD(0.1, momentum=0.9),
@@ -74,3 +124,18 @@ unique_sums(
 )
 masked_mean(tf.constant(rng.standard_normal((8, 9)), tf.float32))
 where_gather(tf.constant(rng.random((6, 7)), tf.float32))
+x = tf.constant(rng.standard_normal((8, 6)), tf.float32)
+mask = tf.constant(rng.random(8) > 0.4)
+a = tf.constant(rng.standard_normal(12), tf.float32)
+b = tf.constant(rng.standard_normal(12), tf.float32)
+masked_rows_dense(x, mask)
+sorted_unique(tf.constant(rng.integers(0, 10, 30), tf.int32))
+concat_masks(a, b)
+reversed_cumsum(a)
+masked_softmax_loss(
+    tf.constant(rng.standard_normal((8, 5)), tf.float32),
+    tf.constant(rng.integers(0, 5, 8), tf.int32),
+    mask,
+)
+where_scatter(x)
+topk_of_mask(a)

@@ -7,6 +7,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "hlo/shape_util.h"
 #include "hlo/status_macros.h"
 #include "hlo/str_cat.h"
 
@@ -441,6 +442,19 @@ absl::StatusOr<Shape> InferReshapeShape(const Shape& operand,
     return Err(StrCat("reshape changes the element count: ", S(operand), " (",
                       operand.ElementCount(), ") to ", S(result), " (", result.ElementCount(),
                       ")"));
+  }
+  // A dynamic dimension the reshape keeps whole stays dynamic, as in XLA
+  // (the rewriters that reshape around an op before the dynamic padder, such
+  // as reduce-window-rewriter, keep it for the padder).
+  if (!operand.is_static()) {
+    if (auto groups = ReshapeGroups(operand.dimensions(), result.dimensions())) {
+      for (const ReshapeGroup& g : *groups) {
+        if (g.a_end - g.a_begin == 1 && g.b_end - g.b_begin == 1 &&
+            operand.is_dynamic_dimension(g.a_begin)) {
+          result.set_dynamic_dimension(g.b_begin, true);
+        }
+      }
+    }
   }
   return result;
 }
@@ -995,7 +1009,14 @@ absl::StatusOr<Shape> InferReduceWindowShape(std::span<const Shape> inputs,
   HLOGYM_ASSIGN(out, InferWindowOutputDims(inputs[0].dimensions(), window));
   HLOGYM_ASSIGN(acc, CheckReducer(to_apply, inits, types));
   std::vector<Shape> results;
-  for (PrimitiveType t : acc) results.push_back(Shape(t, out));
+  for (PrimitiveType t : acc) {
+    Shape result(t, out);
+    // As XLA's: a dynamic input dimension gives a dynamic output dimension.
+    for (int64_t d = 0; d < inputs[0].rank(); ++d) {
+      if (inputs[0].is_dynamic_dimension(d)) result.set_dynamic_dimension(d, true);
+    }
+    results.push_back(std::move(result));
+  }
   return MakeTupleOrSingle(std::move(results));
 }
 

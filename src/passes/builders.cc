@@ -114,6 +114,34 @@ absl::StatusOr<Instruction*> MakePad(Instruction* operand, Instruction* padding_
   return made;
 }
 
+absl::StatusOr<Instruction*> MakeDynamicSlice(Instruction* operand,
+                                              std::span<Instruction* const> starts,
+                                              std::span<const int64_t> sizes) {
+  std::vector<Shape> start_shapes;
+  std::vector<Instruction*> operands = {operand};
+  for (Instruction* start : starts) {
+    start_shapes.push_back(start->shape());
+    operands.push_back(start);
+  }
+  auto made = FinishPlain(InferDynamicSliceShape(operand->shape(), start_shapes,
+                                                 std::vector<int64_t>(sizes.begin(), sizes.end())),
+                          Opcode::kDynamicSlice, operands);
+  if (made.ok()) (*made)->mutable_attrs().dynamic_slice_sizes.assign(sizes.begin(), sizes.end());
+  return made;
+}
+
+absl::StatusOr<Instruction*> MakeDynamicUpdateSlice(Instruction* operand, Instruction* update,
+                                                    std::span<Instruction* const> starts) {
+  std::vector<Shape> start_shapes;
+  std::vector<Instruction*> operands = {operand, update};
+  for (Instruction* start : starts) {
+    start_shapes.push_back(start->shape());
+    operands.push_back(start);
+  }
+  return FinishPlain(InferDynamicUpdateSliceShape(operand->shape(), update->shape(), start_shapes),
+                     Opcode::kDynamicUpdateSlice, operands);
+}
+
 absl::StatusOr<Instruction*> MakeDot(Instruction* lhs, Instruction* rhs,
                                      const DotDimensionNumbers& dnums, PrimitiveType result_type) {
   auto made = FinishPlain(InferDotShape(lhs->shape(), rhs->shape(), dnums, result_type),

@@ -42,6 +42,13 @@ absl::StatusOr<Instruction*> MakeConcatenate(std::span<Instruction* const> opera
                                              int64_t dimension);
 absl::StatusOr<Instruction*> MakePad(Instruction* operand, Instruction* padding_value,
                                      std::span<const PaddingDimension> padding);
+// `operand` at `starts` (one s32[] per dimension) for `sizes`.
+absl::StatusOr<Instruction*> MakeDynamicSlice(Instruction* operand,
+                                              std::span<Instruction* const> starts,
+                                              std::span<const int64_t> sizes);
+// `operand` with `update` written at `starts` (one s32[] per dimension).
+absl::StatusOr<Instruction*> MakeDynamicUpdateSlice(Instruction* operand, Instruction* update,
+                                                    std::span<Instruction* const> starts);
 absl::StatusOr<Instruction*> MakeDot(Instruction* lhs, Instruction* rhs,
                                      const DotDimensionNumbers& dnums, PrimitiveType result_type);
 absl::StatusOr<Instruction*> MakeReduce(Instruction* input, Instruction* init,

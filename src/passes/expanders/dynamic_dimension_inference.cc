@@ -109,6 +109,12 @@ DynamicDimensionInference::SizesOf(const Instruction* hlo) const {
   return result;
 }
 
+void DynamicDimensionInference::ForwardSizes(const Instruction* from, Instruction* to) {
+  for (const auto& [dimension, size] : SizesOf(from)) {
+    SetSize(to, dimension.index, dimension.dim, size);
+  }
+}
+
 void DynamicDimensionInference::SetSize(Instruction* hlo, const std::vector<int64_t>& index,
                                         int64_t dim, Instruction* size, bool keep_dynamic_bit) {
   sizes_[hlo][Key(IndexText(index), dim)] = Entry{{index, dim}, size};
@@ -280,22 +286,35 @@ absl::Status DynamicDimensionInference::Infer(Instruction* hlo) {
       HLOGYM_RETURN_IF_ERROR(InferReshape(hlo));
       break;
     case Opcode::kConcatenate: {
+      // Along the axis: the static operands' sizes, plus each dynamic one's.
       const int64_t axis = hlo->attrs().dimensions[0];
+      int64_t static_total = 0;
+      std::vector<Instruction*> dynamic_sizes;
       for (const Instruction* operand : hlo->operands()) {
+        if (Instruction* size = GetSize(operand, axis)) {
+          dynamic_sizes.push_back(size);
+        } else {
+          static_total += operand->shape().dimensions(axis);
+        }
         for (const auto& [dimension, size] : SizesOf(operand)) {
-          if (dimension.dim == axis) {
-            return NotModelled(hlo, "concatenating along a dynamic dimension");
-          }
-          SetSize(hlo, {}, dimension.dim, size);
+          if (dimension.dim != axis) SetSize(hlo, {}, dimension.dim, size);
         }
       }
+      if (dynamic_sizes.empty()) break;
+      Instruction* total = S32Constant(hlo->parent(), static_total);
+      for (Instruction* size : dynamic_sizes) {
+        HLOGYM_ASSIGN(sum, MakeBinary(Opcode::kAdd, total, size));
+        total = sum;
+      }
+      SetSize(hlo, {}, axis, total);
       break;
     }
+    case Opcode::kReduceWindow:
+      HLOGYM_RETURN_IF_ERROR(InferReduceWindow(hlo));
+      break;
     case Opcode::kSort: {
-      const int64_t axis = hlo->attrs().dimensions[0];
       for (int64_t k = 0; k < hlo->operand_count(); ++k) {
         for (const auto& [dimension, size] : SizesOf(hlo->operand(k))) {
-          if (dimension.dim == axis) return NotModelled(hlo, "sorting along a dynamic dimension");
           if (hlo->shape().IsTuple()) {
             SetSize(hlo, {k}, dimension.dim, size);
           } else {
@@ -588,6 +607,37 @@ absl::Status DynamicDimensionInference::InferScatter(Instruction* hlo) {
     }
     if (operand_dim < 0 || GetSize(hlo->operand(0), operand_dim) != size) {
       return NotModelled(hlo, "a dynamic update window dimension the operand does not share");
+    }
+  }
+  return absl::OkStatus();
+}
+
+// XLA's windowed output size with VALID padding: its padding is not counted
+// (a cumulative sum's size comes out shorter than its result).
+absl::Status DynamicDimensionInference::InferReduceWindow(Instruction* hlo) {
+  if (!hlo->attrs().window.has_value()) return NotModelled(hlo, "a reduce-window with no window");
+  const std::vector<WindowDimension>& window = hlo->attrs().window->dimensions;
+  const int64_t inputs = hlo->operand_count() / 2;
+  Computation* computation = hlo->parent();
+  for (int64_t i = 0; i < inputs; ++i) {
+    for (const auto& [dimension, size] : SizesOf(hlo->operand(i))) {
+      const WindowDimension& w = window[dimension.dim];
+      Instruction* result = size;
+      const bool trivial = w.size == 1 && w.stride == 1 && w.padding_low == 0 &&
+                           w.padding_high == 0 && w.window_dilation == 1 && w.base_dilation == 1;
+      if (!trivial) {
+        Instruction* stride = S32Constant(computation, w.stride);
+        Instruction* extent = S32Constant(computation, (w.size - 1) * w.window_dilation + 1);
+        HLOGYM_ASSIGN(ahead, MakeBinary(Opcode::kAdd, size, stride));
+        HLOGYM_ASSIGN(room, MakeBinary(Opcode::kSubtract, ahead, extent));
+        HLOGYM_ASSIGN(windows, MakeBinary(Opcode::kDivide, room, stride));
+        result = windows;
+      }
+      if (hlo->shape().IsTuple()) {
+        for (int64_t k = 0; k < inputs; ++k) SetSize(hlo, {k}, dimension.dim, result);
+      } else {
+        SetSize(hlo, {}, dimension.dim, result);
+      }
     }
   }
   return absl::OkStatus();

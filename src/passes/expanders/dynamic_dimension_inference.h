@@ -12,7 +12,7 @@
 // by the size it reads. What this does not model (entry parameters with
 // dynamic dimensions, which XLA pads with PadToStatic; dynamic values through
 // while loops; reshapes that split or merge a
-// dynamic dimension; constants, convolutions, reduce-windows, custom calls)
+// dynamic dimension; constants, convolutions, custom calls)
 // is an Unimplemented error naming the instruction, and the module is then in
 // an unspecified state: run it on a clone first (DynamicPadder does).
 #ifndef HLOGYM_PASSES_EXPANDERS_DYNAMIC_DIMENSION_INFERENCE_H_
@@ -54,6 +54,9 @@ class DynamicDimensionInference {
   // as text, then dimension).
   std::vector<std::pair<Dimension, Instruction*>> SizesOf(const Instruction* hlo) const;
   bool HasSizes(const Instruction* hlo) const { return sizes_.contains(hlo); }
+  // Gives `to`, which replaces `from`, `from`'s sizes (the padder's rewrites
+  // replace what they pad; the masks after them read the sizes).
+  void ForwardSizes(const Instruction* from, Instruction* to);
 
  private:
   using Key = std::pair<std::string, int64_t>;  // (index as "{1,0}", dim): XLA's key order
@@ -76,6 +79,7 @@ class DynamicDimensionInference {
   absl::Status InferGather(Instruction* hlo);
   absl::Status InferScatter(Instruction* hlo);
   absl::Status InferSlice(Instruction* hlo);
+  absl::Status InferReduceWindow(Instruction* hlo);
   absl::Status InferPad(Instruction* hlo);
   absl::Status InferGetDimensionSize(Instruction* hlo);
 

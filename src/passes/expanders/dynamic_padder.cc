@@ -134,6 +134,11 @@ absl::StatusOr<Instruction*> PaddingValue(Instruction* hlo, int64_t i, int64_t d
       return MakeScalarConstant(computation, hlo->operand(0)->shape().element_type(), 0,
                                 hlo->shape().has_layout());
     }
+    case Opcode::kReduceWindow: {
+      const int64_t inputs = hlo->operand_count() / 2;
+      if (i >= inputs || hlo->attrs().window->dimensions[dim].size == 1) return nullptr;
+      return hlo->operand(inputs + i);
+    }
     case Opcode::kPad:
       return i == 0 ? hlo->operand(1) : nullptr;
     case Opcode::kScatter: {
@@ -175,6 +180,153 @@ absl::StatusOr<Instruction*> PaddingValue(Instruction* hlo, int64_t i, int64_t d
       if (IsElementwise(opcode)) return nullptr;
       return NotPadded(hlo, "a dynamic operand dimension this opcode cannot take");
   }
+}
+
+Instruction* S32Zero(Computation* computation) {
+  return MakeScalarConstant(computation, PrimitiveType::kS32, 0);
+}
+
+// A concatenation along a dynamic dimension, in the pinned XLA's form: the
+// first operand padded to the result's bound, each next one written where
+// the sizes before it end.
+absl::Status PadConcatenate(Instruction* concat, DynamicDimensionInference& sizes) {
+  const int64_t axis = concat->attrs().dimensions[0];
+  bool dynamic = false;
+  for (const Instruction* operand : concat->operands()) {
+    dynamic = dynamic || sizes.GetSize(operand, axis) != nullptr;
+  }
+  if (!dynamic) return absl::OkStatus();
+  Computation* computation = concat->parent();
+  const int64_t rank = concat->shape().rank();
+  std::vector<Instruction*> starts;
+  for (int64_t d = 0; d < rank; ++d) starts.push_back(S32Zero(computation));
+  Instruction* first = concat->operand(0);
+  Instruction* zero = MakeScalarConstant(computation, concat->shape().element_type(), 0,
+                                         concat->shape().has_layout());
+  std::vector<PaddingDimension> padding(rank);
+  padding[axis].high = concat->shape().dimensions(axis) - first->shape().dimensions(axis);
+  HLOGYM_ASSIGN(padded, MakePad(first, zero, padding));
+  Instruction* result = Static(padded);
+  Instruction* offset = starts[axis];
+  for (int64_t i = 0; i < concat->operand_count(); ++i) {
+    Instruction* operand = concat->operand(i);
+    if (i > 0) {
+      std::vector<Instruction*> at = starts;
+      at[axis] = offset;
+      HLOGYM_ASSIGN(written, MakeDynamicUpdateSlice(result, operand, at));
+      result = Static(written);
+    }
+    Instruction* size = sizes.GetSize(operand, axis);
+    if (size == nullptr) {
+      size = MakeScalarConstant(computation, PrimitiveType::kS32,
+                                static_cast<double>(operand->shape().dimensions(axis)));
+    }
+    HLOGYM_ASSIGN(next, MakeBinary(Opcode::kAdd, offset, size));
+    offset = next;  // the last one is read by nothing
+  }
+  sizes.ForwardSizes(concat, result);
+  return concat->ReplaceAllUsesWith(result);
+}
+
+// A reversal of a dynamic dimension: the elements sit at the front, so XLA
+// pads the reversed array by the bound and slices from bound - size.
+absl::Status PadReverse(Instruction* reverse, DynamicDimensionInference& sizes) {
+  Instruction* operand = reverse->operand(0);
+  const std::vector<int64_t>& reversed = reverse->attrs().dimensions;
+  bool dynamic = false;
+  for (int64_t dim : reversed) dynamic = dynamic || sizes.GetSize(operand, dim) != nullptr;
+  if (!dynamic) return absl::OkStatus();
+  Computation* computation = reverse->parent();
+  Instruction* copy = computation->AddInstruction(
+      reverse->CloneWithNewOperands({operand}, computation->parent()->UniqueName(reverse->name())));
+  Static(copy);
+  Instruction* zero = MakeScalarConstant(computation, reverse->shape().element_type(), 0,
+                                         reverse->shape().has_layout());
+  const int64_t rank = reverse->shape().rank();
+  std::vector<PaddingDimension> padding(rank);
+  std::vector<Instruction*> starts;
+  for (int64_t d = 0; d < rank; ++d) {
+    Instruction* size = std::find(reversed.begin(), reversed.end(), d) != reversed.end()
+                            ? sizes.GetSize(operand, d)
+                            : nullptr;
+    const int64_t bound = reverse->shape().dimensions(d);
+    if (size == nullptr) {
+      starts.push_back(S32Zero(computation));
+      continue;
+    }
+    padding[d].high = bound;
+    Instruction* bound_constant =
+        MakeScalarConstant(computation, PrimitiveType::kS32, static_cast<double>(bound));
+    HLOGYM_ASSIGN(start, MakeBinary(Opcode::kSubtract, bound_constant, size));
+    starts.push_back(start);
+  }
+  HLOGYM_ASSIGN(padded, MakePad(copy, zero, padding));
+  HLOGYM_ASSIGN(sliced, MakeDynamicSlice(Static(padded), starts, reverse->shape().dimensions()));
+  sizes.ForwardSizes(reverse, sliced);
+  return reverse->ReplaceAllUsesWith(Static(sliced));
+}
+
+// A sort along a dynamic dimension: the elements past the size sort last,
+// through one more operand (whether an element is inside) and a comparator
+// that puts an inside element before an outside one.
+absl::Status PadSort(Instruction* sort, DynamicDimensionInference& sizes) {
+  const int64_t axis = sort->attrs().dimensions[0];
+  Instruction* size = nullptr;
+  for (const Instruction* operand : sort->operands()) {
+    if (size == nullptr) size = sizes.GetSize(operand, axis);
+  }
+  if (size == nullptr) return absl::OkStatus();
+  Computation* computation = sort->parent();
+  Module& module = *computation->parent();
+  const Shape& keys = sort->operand(0)->shape();
+  Instruction* iota =
+      MakeIota(computation, PrimitiveType::kS32, keys.dimensions(), axis, keys.has_layout());
+  HLOGYM_ASSIGN(bound, MakeBroadcast(size, keys.dimensions(), {}));
+  if (keys.has_layout()) bound->mutable_shape().SetDefaultLayout();
+  HLOGYM_ASSIGN(inside, MakeCompare(ComparisonDirection::kLt, iota, bound));
+
+  Computation* comparator = CloneComputation(module, *sort->to_apply());
+  const Shape flag = Shape::Scalar(PrimitiveType::kPred);
+  Instruction* flags[2];
+  for (int64_t side = 0; side < 2; ++side) {
+    auto parameter = std::make_unique<Instruction>(
+        Opcode::kParameter, flag, module.UniqueName(side == 0 ? "inbound_lhs" : "inbound_rhs"));
+    parameter->mutable_attrs().parameter_number = comparator->num_parameters();
+    flags[side] = comparator->AddInstruction(std::move(parameter));
+  }
+  HLOGYM_ASSIGN(rhs_outside, MakeUnary(Opcode::kNot, flags[1]));
+  HLOGYM_ASSIGN(before, MakeBinary(Opcode::kOr, comparator->root_instruction(), rhs_outside));
+  HLOGYM_ASSIGN(root, MakeBinary(Opcode::kAnd, flags[0], before));
+  comparator->set_root_instruction(root);
+
+  std::vector<Shape> results;
+  if (sort->shape().IsTuple()) {
+    results = sort->shape().tuple_shapes();
+  } else {
+    results.push_back(sort->shape());
+  }
+  results.push_back(inside->shape());
+  for (Shape& result : results) {
+    if (result.IsArray()) {
+      for (int64_t d = 0; d < result.rank(); ++d) result.set_dynamic_dimension(d, false);
+    }
+  }
+  if (sort->shape().IsTuple()) {  // grows a result in place; its readers read what they read
+    sort->AppendOperand(inside);
+    sort->set_shape(Shape::Tuple(results));
+    sort->mutable_called_computations() = {comparator};
+    return absl::OkStatus();
+  }
+  std::vector<Instruction*> operands = sort->operands();
+  operands.push_back(inside);
+  std::unique_ptr<Instruction> copy =
+      sort->CloneWithNewOperands(operands, module.UniqueName(sort->name()));
+  copy->set_shape(Shape::Tuple(results));
+  copy->mutable_called_computations() = {comparator};
+  Instruction* padded = computation->AddInstruction(std::move(copy));
+  HLOGYM_ASSIGN(keys_sorted, MakeGetTupleElement(padded, 0));
+  sizes.ForwardSizes(sort, keys_sorted);
+  return sort->ReplaceAllUsesWith(keys_sorted);
 }
 
 // An elementwise binary op whose operands have different sizes for one
@@ -230,15 +382,19 @@ absl::Status PadBinaryOperands(Instruction* hlo, const DynamicDimensionInference
 // get-dimension-size reading them, set-dimension-size and SetBound gone, and
 // every shape static. Unimplemented otherwise, with the module part-way.
 absl::Status PadDynamicDimensions(Module& module) {
-  HLOGYM_ASSIGN(sizes, DynamicDimensionInference::Run(module));
+  HLOGYM_ASSIGN(sizes, DynamicDimensionInference::Run(module));  // the rewrites add to it
   for (Computation* computation : module.MakeComputationPostOrder()) {
     for (Instruction* hlo : computation->MakeInstructionPostOrder()) {
       if (hlo->opcode() == Opcode::kReverse) {
-        for (int64_t dim : hlo->attrs().dimensions) {
-          if (sizes.GetSize(hlo->operand(0), dim) != nullptr) {
-            return NotPadded(hlo, "reversing a dynamic dimension");
-          }
-        }
+        HLOGYM_RETURN_IF_ERROR(PadReverse(hlo, sizes));
+        continue;
+      }
+      if (hlo->opcode() == Opcode::kConcatenate) {
+        HLOGYM_RETURN_IF_ERROR(PadConcatenate(hlo, sizes));
+        continue;
+      }
+      if (hlo->opcode() == Opcode::kSort) {
+        HLOGYM_RETURN_IF_ERROR(PadSort(hlo, sizes));
         continue;
       }
       if (IsElementwiseBinary(hlo->opcode())) {

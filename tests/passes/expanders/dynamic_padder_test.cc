@@ -3,6 +3,9 @@
 // otherwise only the rewrites that need no padding.
 #include "passes/expanders/dynamic_padder.h"
 
+#include <cmath>
+
+#include "absl/strings/str_cat.h"
 #include "eval/eval_test_util.h"
 #include "passes/control_flow_test_util.h"
 
@@ -403,22 +406,94 @@ TEST(DynamicPadderTest, EquivalenceCheckJudgesDynamicModulesPadded) {
   ASSERT_TRUE(itself.ok()) << itself.status();
   EXPECT_TRUE(itself->judged && itself->equivalent) << itself->message;
 
-  // A candidate left dynamic where the padder cannot follow (a reduce-window
-  // over the dynamic dimension, as tree_reduction_rewriter leaves one when it
-  // runs before the padder) is rejected, not let through unjudged.
-  std::string windowed_text = kMaskedSum;
+  // A candidate left dynamic where the padder cannot follow (a reshape that
+  // splits the dynamic dimension, which the inference does not model) is
+  // rejected, not let through unjudged.
+  std::string split_text = kMaskedSum;
   const std::string reduce = "  r = f32[] reduce(e, z), dimensions={0}, to_apply=sum\n";
-  windowed_text.replace(windowed_text.find(reduce), reduce.size(),
-                        "  w = f32[<=2] reduce-window(e, z), window={size=4 stride=4}, "
-                        "to_apply=sum\n  r = f32[] reduce(w, z), dimensions={0}, to_apply=sum\n");
-  auto windowed = ParseModule(windowed_text, "windowed.hlo");
-  ASSERT_TRUE(windowed.ok()) << windowed.status();
-  auto rejected = CheckEquivalent(**masked, **windowed, options);
+  split_text.replace(split_text.find(reduce), reduce.size(),
+                     "  w = f32[<=4,2] reshape(e)\n"
+                     "  r = f32[] reduce(w, z), dimensions={0,1}, to_apply=sum\n");
+  auto split = ParseModule(split_text, "split.hlo");
+  ASSERT_TRUE(split.ok()) << split.status();
+  auto rejected = CheckEquivalent(**masked, **split, options);
   ASSERT_TRUE(rejected.ok()) << rejected.status();
   EXPECT_TRUE(rejected->judged);
   EXPECT_FALSE(rejected->equivalent);
-  EXPECT_NE(rejected->message.find("w (reduce-window)"), std::string::npos) << rejected->message;
+  EXPECT_NE(rejected->message.find("w (reshape)"), std::string::npos) << rejected->message;
 }
+
+// The ops XLA's padder rewrites rather than masks, each read through a dot
+// with the weights 1, 10, 100, ...: the dot masks the padding and the
+// weights show the order of the elements.
+struct RewrittenOp {
+  std::string name;
+  std::string body;  // defines `c` from da (f32[<=8], size n) and db (f32[<=8], size m)
+  std::string c_shape;
+  double expected;
+};
+
+class DynamicPadderRewriteTest : public ::testing::TestWithParam<RewrittenOp> {};
+
+TEST_P(DynamicPadderRewriteTest, ComputesWhatXlaComputes) {
+  const RewrittenOp& op = GetParam();
+  const int64_t width = std::stoll(op.c_shape.substr(op.c_shape.find("<=") + 2));
+  const std::string hlo = absl::StrCat(R"(HloModule m
+sum {
+  x = f32[] parameter(0)
+  y = f32[] parameter(1)
+  ROOT s = f32[] add(x, y)
+}
+less {
+  x = f32[] parameter(0)
+  y = f32[] parameter(1)
+  ROOT lt = pred[] compare(x, y), direction=LT
+}
+ENTRY main {
+  a = f32[8] parameter(0)
+  b = f32[8] parameter(1)
+  n = s32[] parameter(2)
+  m = s32[] parameter(3)
+  weights = f32[)",
+                                       width, R"(] parameter(4)
+  da = f32[<=8] set-dimension-size(a, n), dimensions={0}
+  db = f32[<=8] set-dimension-size(b, m), dimensions={0}
+)",
+                                       op.body, R"(
+  ROOT d = f32[] dot(c, weights), lhs_contracting_dims={0}, rhs_contracting_dims={0}
+}
+)");
+  PassRun run = RunPass("dynamic_padder", hlo);
+  ASSERT_TRUE(run.changed);
+  EXPECT_EQ(run.after.find("<="), std::string::npos) << run.after;
+  std::vector<double> weights;
+  for (int64_t i = 0; i < width; ++i) weights.push_back(std::pow(10.0, static_cast<double>(i)));
+  auto out = Evaluate(*run.module, {MakeLiteral("f32[8]", {5, 3, 9, 1, 7, 6, 6, 6}),
+                                    MakeLiteral("f32[8]", {2, 4, 8, 6, 6, 6, 6, 6}),
+                                    MakeLiteral("s32[]", {4}), MakeLiteral("s32[]", {3}),
+                                    MakeLiteral(absl::StrCat("f32[", width, "]"), weights)});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_DOUBLE_EQ(out->GetAsDouble(0), op.expected) << run.after;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Ops, DynamicPadderRewriteTest,
+    ::testing::Values(
+        // [5 3 9 1] then [2 4 8]: the first padded to 16, the second written after 4.
+        RewrittenOp{"concatenate", "  c = f32[<=16] concatenate(da, db), dimensions={0}",
+                    "f32[<=16]", 5 + 30 + 900 + 1000 + 20000 + 400000 + 8000000},
+        // [1 3 5 9]: the elements past 4 sort last, whatever their values.
+        RewrittenOp{"sort", "  c = f32[<=8] sort(da), dimensions={0}, to_apply=less", "f32[<=8]",
+                    1 + 30 + 500 + 9000},
+        // [1 9 3 5]: the first four reversed, not the eight.
+        RewrittenOp{"reverse", "  c = f32[<=8] reverse(da), dimensions={0}", "f32[<=8]",
+                    1 + 90 + 300 + 5000},
+        // Sums of two: [8 12 10], three windows of the first four.
+        RewrittenOp{"reduce_window",
+                    "  z = f32[] constant(0)\n  c = f32[<=7] reduce-window(da, z), "
+                    "window={size=2}, to_apply=sum",
+                    "f32[<=7]", 8 + 120 + 1000}),
+    [](const ::testing::TestParamInfo<RewrittenOp>& info) { return info.param.name; });
 
 TEST(DynamicPadderTest, BadDimensionNamesTheInstruction) {
   auto module = ParseModule(R"(HloModule m
