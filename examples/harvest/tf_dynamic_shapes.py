@@ -4,7 +4,8 @@ embedding's sparse gradient goes through tf.unique, and Adagrad, RMSprop, Ftrl a
 only the rows it names, inside conditionals), and `tf.function(jit_compile=True)` steps with
 tf.unique and unsorted segment sums, boolean masks (their mean; the selected rows through a dense
 layer; a masked cross-entropy; two concatenated; reversed and summed cumulatively; padded into
-top_k), tf.where with gather_nd and scatter_nd, and tf.unique sorted. Run it under
+top_k), tf.where with gather_nd and scatter_nd, tf.unique sorted, and a tf.while_loop over a mask's
+selection. Run it under
 `hlogym harvest` in a venv with datasets/corpus/requirements-tensorflow.txt
 (datasets/probes/generate.py does).
 """
@@ -106,6 +107,16 @@ def topk_of_mask(a):
     return tf.reduce_sum(tf.math.top_k(tf.pad(selected, [[0, 4]]), 3).values)
 
 
+@tf.function(jit_compile=True)
+def loop_over_mask(a):
+    selected = tf.boolean_mask(a, a > 0)
+
+    def body(i, total):
+        return i + 1, total + tf.reduce_sum(selected * tf.cast(i, tf.float32))
+
+    return tf.while_loop(lambda i, total: i < 3, body, (0, 0.0))[1]
+
+
 for optimizer in (
     keras.optimizers.SGD(0.1),
     keras.optimizers.SGD(0.1, momentum=0.9),
@@ -139,3 +150,4 @@ masked_softmax_loss(
 )
 where_scatter(x)
 topk_of_mask(a)
+loop_over_mask(a)

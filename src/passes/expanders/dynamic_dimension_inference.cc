@@ -177,17 +177,7 @@ absl::Status DynamicDimensionInference::Infer(Instruction* hlo) {
     case Opcode::kConditional:
       return InferConditional(hlo);
     case Opcode::kWhile:
-      if (!hlo->shape().is_static() || HasSizes(hlo->operand(0))) {
-        return NotModelled(hlo, "a dynamic value through a while loop");
-      }
-      for (const Computation* called : hlo->called_computations()) {
-        for (const auto& owned : called->instructions()) {
-          if (!owned->shape().is_static()) {
-            return NotModelled(hlo, "dynamic shapes inside a while loop");
-          }
-        }
-      }
-      return absl::OkStatus();
+      return InferWhile(hlo);
     default:
       break;
   }
@@ -391,18 +381,26 @@ absl::StatusOr<Instruction*> AppendSuffix(Instruction* tuple, std::span<Instruct
   return MakeTuple(tuple->parent(), elements);
 }
 
-// Gives `branch` the parameter `wide` (its old tuple and sizes after it): the
-// old parameter's readers get a tuple of its first `count` elements, as XLA's
-// widening (a call of the old branch on that tuple, inlined) leaves them.
-absl::Status WidenBranch(Computation* branch, const Shape& wide, int64_t count) {
-  Instruction* parameter = branch->parameter_instruction(0);
+// Gives `computation` (a branch, a loop's body or condition) the parameter
+// `wide` (its old tuple and sizes after it): the old parameter's readers get
+// a tuple of its first `count` elements, as XLA's widening (a call of the old
+// computation on that tuple, inlined) leaves them.
+absl::Status WidenParameter(Computation* computation, const Shape& wide, int64_t count) {
+  Instruction* parameter = computation->parameter_instruction(0);
   const std::vector<Instruction*> readers = parameter->users();
-  const bool was_root = branch->root_instruction() == parameter;
+  const bool was_root = computation->root_instruction() == parameter;
   parameter->set_shape(wide);
   HLOGYM_ASSIGN(narrow, ExtractPrefix(parameter, count));
   for (Instruction* reader : readers) reader->ReplaceUsesOfOperand(parameter, narrow);
-  if (was_root) branch->set_root_instruction(narrow);
+  if (was_root) computation->set_root_instruction(narrow);
   return absl::OkStatus();
+}
+
+bool HasDynamicShape(const Computation& computation) {
+  for (const auto& owned : computation.instructions()) {
+    if (!owned->shape().is_static()) return true;
+  }
+  return false;
 }
 
 }  // namespace
@@ -450,7 +448,7 @@ absl::Status DynamicDimensionInference::InferConditional(Instruction* conditiona
       if (!new_sizes.empty()) {
         HLOGYM_ASSIGN(wide_operand, AppendSuffix(operand, new_sizes));
         conditional->ReplaceOperandWith(static_cast<int64_t>(b) + 1, wide_operand);
-        HLOGYM_RETURN_IF_ERROR(WidenBranch(branch, wide_operand->shape(), count));
+        HLOGYM_RETURN_IF_ERROR(WidenParameter(branch, wide_operand->shape(), count));
         widened = true;
       }
       Instruction* parameter = branch->parameter_instruction(0);
@@ -510,6 +508,78 @@ absl::Status DynamicDimensionInference::InferConditional(Instruction* conditiona
   for (const auto& [key, dimension] : slots) {
     HLOGYM_ASSIGN(size, MakeGetTupleElement(new_conditional, slot++));
     SetSize(replacement, dimension.index, dimension.dim, size);
+  }
+  return absl::OkStatus();
+}
+
+// XLA's HandleWhile: each dynamic dimension of the loop's state (no two
+// sharing a slot, even with one size) gets an element after the state; the
+// body passes it through and returns the size its result has, the
+// condition ignores it, and a new loop replaces the old.
+absl::Status DynamicDimensionInference::InferWhile(Instruction* loop) {
+  Computation* condition = loop->called_computations()[0];
+  Computation* body = loop->called_computations()[1];
+  Instruction* init = loop->operand(0);
+  const auto state_sizes = SizesOf(init);
+  if (state_sizes.empty()) {
+    if (!loop->shape().is_static() || HasDynamicShape(*body) || HasDynamicShape(*condition)) {
+      return NotModelled(loop, "dynamic shapes inside a while loop whose state has none");
+    }
+    return absl::OkStatus();
+  }
+  if (!init->shape().IsTuple())
+    return NotModelled(loop, "a dynamic loop state that is not a tuple");
+  if (body == condition) return NotModelled(loop, "one computation as body and condition");
+  const int64_t count = init->shape().tuple_shapes_size();
+  std::vector<Instruction*> sizes;
+  for (const auto& [dimension, size] : state_sizes) sizes.push_back(size);
+  HLOGYM_ASSIGN(wide_init, AppendSuffix(init, sizes));
+  const Shape& wide = wide_init->shape();
+
+  // The body: the sizes come in through the new elements and go out as the
+  // sizes of what it returns.
+  HLOGYM_RETURN_IF_ERROR(WidenParameter(body, wide, count));
+  Instruction* body_parameter = body->parameter_instruction(0);
+  std::vector<Instruction*> through;
+  for (size_t k = 0; k < state_sizes.size(); ++k) {
+    HLOGYM_ASSIGN(read, MakeGetTupleElement(body_parameter, count + static_cast<int64_t>(k)));
+    through.push_back(read);
+    SetSize(body_parameter, state_sizes[k].first.index, state_sizes[k].first.dim, read);
+  }
+  HLOGYM_ASSIGN(passed, AppendSuffix(body->root_instruction(), through));
+  body->set_root_instruction(passed);
+  HLOGYM_RETURN_IF_ERROR(InferComputation(body));
+  std::vector<Instruction*> returned;
+  for (const auto& [dimension, size] : state_sizes) {
+    Instruction* out = GetSize(passed, dimension.index, dimension.dim);
+    if (out == nullptr) return NotModelled(loop, "a loop body whose result loses a dynamic size");
+    returned.push_back(out);
+  }
+  HLOGYM_ASSIGN(prefix, ExtractPrefix(passed, count));
+  std::vector<Instruction*> root_elements = prefix->operands();
+  HLOGYM_RETURN_IF_ERROR(body->RemoveInstruction(prefix));
+  root_elements.insert(root_elements.end(), returned.begin(), returned.end());
+  body->set_root_instruction(MakeTuple(body, root_elements));
+
+  // The condition reads the old elements only.
+  HLOGYM_RETURN_IF_ERROR(WidenParameter(condition, wide, count));
+  Instruction* condition_parameter = condition->parameter_instruction(0);
+  for (size_t k = 0; k < state_sizes.size(); ++k) {
+    HLOGYM_ASSIGN(read, MakeGetTupleElement(condition_parameter, count + static_cast<int64_t>(k)));
+    SetSize(condition_parameter, state_sizes[k].first.index, state_sizes[k].first.dim, read);
+  }
+  HLOGYM_RETURN_IF_ERROR(InferComputation(condition));
+
+  std::unique_ptr<Instruction> copy =
+      loop->CloneWithNewOperands({wide_init}, module_->UniqueName(loop->name()));
+  copy->set_shape(wide);
+  Instruction* new_loop = loop->parent()->AddInstruction(std::move(copy));
+  HLOGYM_ASSIGN(replacement, ExtractPrefix(new_loop, count));
+  HLOGYM_RETURN_IF_ERROR(loop->ReplaceAllUsesWith(replacement));
+  HLOGYM_RETURN_IF_ERROR(loop->parent()->RemoveInstruction(loop));
+  for (size_t k = 0; k < state_sizes.size(); ++k) {
+    HLOGYM_ASSIGN(size, MakeGetTupleElement(new_loop, count + static_cast<int64_t>(k)));
+    SetSize(replacement, state_sizes[k].first.index, state_sizes[k].first.dim, size);
   }
   return absl::OkStatus();
 }

@@ -7,12 +7,14 @@
 // sizes (two different sizes of one dimension meet in XLA's eleven-instruction
 // max/min select), broadcast and transpose move them, reduce and dot drop the
 // reduced and contracted dimensions, slice and pad compute new sizes, gather
-// takes its indices' batch sizes. Recording a size clears the dimension's
+// takes its indices' batch sizes, concatenate adds them up, reduce-window
+// counts its windows. Conditionals pass sizes into and out of their branches,
+// and while loops carry them in their state, as extra tuple elements, as
+// XLA's inference widens them. Recording a size clears the dimension's
 // dynamic bit, so that the module ends static; get-dimension-size is replaced
 // by the size it reads. What this does not model (entry parameters with
-// dynamic dimensions, which XLA pads with PadToStatic; dynamic values through
-// while loops; reshapes that split or merge a
-// dynamic dimension; constants, convolutions, custom calls)
+// dynamic dimensions, which XLA pads with PadToStatic; reshapes that split or
+// merge a dynamic dimension; constants, convolutions, custom calls)
 // is an Unimplemented error naming the instruction, and the module is then in
 // an unspecified state: run it on a clone first (DynamicPadder does).
 #ifndef HLOGYM_PASSES_EXPANDERS_DYNAMIC_DIMENSION_INFERENCE_H_
@@ -68,6 +70,7 @@ class DynamicDimensionInference {
   absl::Status InferComputation(Computation* computation);
   absl::Status Infer(Instruction* hlo);
   absl::Status InferConditional(Instruction* conditional);
+  absl::Status InferWhile(Instruction* loop);
   // Records `size` for (`index`, `dim`) of `hlo`; clears the dimension's
   // dynamic bit unless `keep_dynamic_bit` (set-dimension-size keeps its own,
   // since it is removed at the end).

@@ -14,16 +14,16 @@
 // tf.unique, tf.where and boolean masks) it pads, as XLA does, where every
 // dynamic dimension is of a kind DynamicDimensionInference models (see
 // dynamic_dimension_inference.h): the sizes are inferred, the operands of
-// reduces, dots and pads are masked past their sizes with the reducer's init
-// value or zero (iota < size, select), scatter indices past their sizes
+// reduces, dots, pads and reduce-windows are masked past their sizes with the
+// init value or zero (iota < size, select), scatter indices past their sizes
 // point out of bounds, elementwise ops whose operands' sizes differ broadcast
-// a size-1 operand, get-dimension-size reads the size, set-dimension-size
-// and SetBound forward their operands, and every shape ends static. Modules
-// with other kinds (dynamic entry parameters or results, which XLA wraps in
-// PadToStatic and SliceToDynamic; dynamic values through loops,
-// conditionals and calls; reshapes splitting or merging a dynamic dimension;
-// concatenations, sorts and reversals along one; convolutions and windows)
-// are left dynamic, with only these rewrites, which need no padding:
+// a size-1 operand, concatenations, sorts and reversals along a dynamic
+// dimension are rewritten in XLA's forms, get-dimension-size reads the size,
+// set-dimension-size and SetBound forward their operands, and every shape
+// ends static. Modules with other kinds (dynamic entry parameters or results,
+// which XLA wraps in PadToStatic and SliceToDynamic; reshapes splitting or
+// merging a dynamic dimension; convolutions over one) are left dynamic, with
+// only these rewrites, which need no padding:
 // - get-dimension-size of a dimension set by set-dimension-size (on that
 //   dimension) becomes the set-dimension-size's size operand;
 // - a custom-call "SetBound" whose operand has its exact shape becomes that

@@ -328,50 +328,95 @@ CHECK: (f32[]) conditional(
   }
 }
 
-// What the inference does not model (here a dynamic value through a while
-// loop) leaves the module dynamic, with the rewrites that need no padding,
-// and PaddedToStatic names the instruction.
-TEST(DynamicPadderTest, DynamicValueThroughAWhileLoopIsLeftDynamic) {
-  const std::string hlo = R"(HloModule m
+// A dynamic value in a while loop's state: its size becomes one more element
+// of the state, which the body passes through (and masks its reduce with)
+// and the condition ignores. The module is the one XLA's padder received,
+// and the 55 instructions after are XLA's count.
+TEST(DynamicPadderTest, WhileLoopCarriesTheSizeInItsState) {
+  PassRun run = RunPass("dynamic_padder", R"(HloModule m
+sum {
+  x = f32[] parameter(0)
+  y = f32[] parameter(1)
+  ROOT s = f32[] add(x, y)
+}
 body {
-  p = (s32[], f32[<=8]) parameter(0)
+  p = (s32[], f32[], f32[<=8]{0}) parameter(0)
   i = s32[] get-tuple-element(p), index=0
   one = s32[] constant(1)
   j = s32[] add(i, one)
-  v = f32[<=8] get-tuple-element(p), index=1
-  e = f32[<=8] exponential(v)
-  ROOT t = (s32[], f32[<=8]) tuple(j, e)
+  acc = f32[] get-tuple-element(p), index=1
+  v = f32[<=8]{0} get-tuple-element(p), index=2
+  e = f32[<=8]{0} multiply(v, v)
+  z = f32[] constant(0)
+  r = f32[] reduce(e, z), dimensions={0}, to_apply=sum
+  more = f32[] add(acc, r)
+  ROOT t = (s32[], f32[], f32[<=8]{0}) tuple(j, more, e)
 }
 cond {
-  p = (s32[], f32[<=8]) parameter(0)
+  p = (s32[], f32[], f32[<=8]{0}) parameter(0)
   i = s32[] get-tuple-element(p), index=0
   three = s32[] constant(3)
   ROOT lt = pred[] compare(i, three), direction=LT
 }
 ENTRY main {
+  zero = s32[] constant(0)
+  fzero = f32[] constant(0)
+  a = f32[8]{0} parameter(0)
+  n = s32[] parameter(1)
+  d = f32[<=8]{0} set-dimension-size(a, n), dimensions={0}
+  t = (s32[], f32[], f32[<=8]{0}) tuple(zero, fzero, d)
+  w = (s32[], f32[], f32[<=8]{0}) while(t), condition=cond, body=body
+  ROOT o = f32[] get-tuple-element(w), index=1
+}
+)");
+  ASSERT_TRUE(run.changed);
+  EXPECT_EQ(run.after.find("<="), std::string::npos) << run.after;
+  EXPECT_CHECKS(run.after, R"(
+CHECK: (s32[], f32[], f32[8]{0}, s32[]) parameter(0)
+CHECK: select(
+CHECK: (s32[], f32[], f32[8]{0}, s32[]) while(
+)");
+  EXPECT_EQ(run.module->instruction_count(), 55) << run.after;
+  // n = 2: the first two elements squared, three times over: (1 + 4) + (1 + 16) + (1 + 256).
+  auto out = Evaluate(*run.module,
+                      {MakeLiteral("f32[8]", {1, 2, 9, 9, 9, 9, 9, 9}), MakeLiteral("s32[]", {2})});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_FLOAT_EQ(out->GetAsDouble(0), 5 + 17 + 257);
+}
+
+// What the inference does not model (here a reshape that splits a dynamic
+// dimension) leaves the module dynamic, with the rewrites that need no
+// padding, and PaddedToStatic names the instruction.
+TEST(DynamicPadderTest, ReshapeSplittingADynamicDimensionIsLeftDynamic) {
+  const std::string hlo = R"(HloModule m
+sum {
+  x = f32[] parameter(0)
+  y = f32[] parameter(1)
+  ROOT s = f32[] add(x, y)
+}
+ENTRY main {
   a = f32[8] parameter(0)
   n = s32[] parameter(1)
   d = f32[<=8] set-dimension-size(a, n), dimensions={0}
-  zero = s32[] constant(0)
-  t = (s32[], f32[<=8]) tuple(zero, d)
-  w = (s32[], f32[<=8]) while(t), condition=cond, body=body
+  split = f32[<=4,2] reshape(d)
+  z = f32[] constant(0)
+  r = f32[2] reduce(split, z), dimensions={0}, to_apply=sum
   g = s32[] get-dimension-size(d), dimensions={0}
   gf = f32[] convert(g)
-  v = f32[<=8] get-tuple-element(w), index=1
-  s = f32[<=8] broadcast(gf), dimensions={}
-  ROOT o = f32[<=8] add(v, s)
+  b = f32[2] broadcast(gf), dimensions={}
+  ROOT o = f32[2] add(r, b)
 }
 )";
   PassRun run = RunPass("dynamic_padder", hlo);
   EXPECT_TRUE(run.changed);  // get-dimension-size reads n
-  EXPECT_NE(run.after.find("f32[<=8]"), std::string::npos) << run.after;
+  EXPECT_NE(run.after.find("f32[<=4,2]"), std::string::npos) << run.after;
   EXPECT_EQ(run.after.find("get-dimension-size"), std::string::npos) << run.after;
   auto module = ParseModule(hlo, "t.hlo");
   ASSERT_TRUE(module.ok()) << module.status();
   auto padded = PaddedToStatic(**module);
   ASSERT_FALSE(padded.ok());
   EXPECT_EQ(padded.status().code(), absl::StatusCode::kUnimplemented);
-  EXPECT_NE(padded.status().message().find("w (while): a dynamic value through a while loop"),
+  EXPECT_NE(padded.status().message().find("split (reshape): a reshape that splits or merges"),
             std::string::npos)
       << padded.status();
 }
