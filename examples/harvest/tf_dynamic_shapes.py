@@ -5,7 +5,7 @@ only the rows it names, inside conditionals), and `tf.function(jit_compile=True)
 tf.unique and unsorted segment sums, boolean masks (their mean; the selected rows through a dense
 layer; a masked cross-entropy; two concatenated; reversed and summed cumulatively; padded into
 top_k), tf.where with gather_nd and scatter_nd, tf.unique sorted, and a tf.while_loop over a mask's
-selection. Run it under
+selection, and a selection reshaped into pairs. Run it under
 `hlogym harvest` in a venv with datasets/corpus/requirements-tensorflow.txt
 (datasets/probes/generate.py does).
 """
@@ -117,6 +117,12 @@ def loop_over_mask(a):
     return tf.while_loop(lambda i, total: i < 3, body, (0, 0.0))[1]
 
 
+@tf.function(jit_compile=True)
+def reshaped_mask(a):
+    selected = tf.boolean_mask(a, a > -10.0)
+    return tf.reduce_sum(tf.reshape(selected, [-1, 2]), axis=1)[0]
+
+
 for optimizer in (
     keras.optimizers.SGD(0.1),
     keras.optimizers.SGD(0.1, momentum=0.9),
@@ -151,3 +157,4 @@ masked_softmax_loss(
 where_scatter(x)
 topk_of_mask(a)
 loop_over_mask(a)
+reshaped_mask(a)

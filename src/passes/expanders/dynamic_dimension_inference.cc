@@ -275,6 +275,15 @@ absl::Status DynamicDimensionInference::Infer(Instruction* hlo) {
     case Opcode::kReshape:
       HLOGYM_RETURN_IF_ERROR(InferReshape(hlo));
       break;
+    case Opcode::kDynamicReshape:
+      // Its operands after the first are the result's sizes; the padder makes
+      // it a reshape where the sizes it sets lead their dimension groups.
+      for (int64_t d = 0; d < hlo->shape().rank(); ++d) {
+        if (hlo->shape().is_dynamic_dimension(d) && d + 1 < hlo->operand_count()) {
+          SetSize(hlo, {}, d, hlo->operand(d + 1));
+        }
+      }
+      break;
     case Opcode::kConcatenate: {
       // Along the axis: the static operands' sizes, plus each dynamic one's.
       const int64_t axis = hlo->attrs().dimensions[0];
@@ -600,23 +609,58 @@ absl::Status DynamicDimensionInference::InferNary(Instruction* hlo) {
   return absl::OkStatus();
 }
 
+// A dynamic dimension the reshape keeps whole keeps its size. One that is the
+// major dimension of the dimensions it merges with, or that splits into
+// dimensions whose major one is dynamic, gets its size scaled (XLA's
+// arithmetic); its elements stay in front, so nothing needs padding. Any
+// other split or merge XLA pads with masks, sorts and gathers, not modelled
+// here.
 absl::Status DynamicDimensionInference::InferReshape(Instruction* hlo) {
   const Shape& from = hlo->operand(0)->shape();
   const Shape& to = hlo->shape();
   if (to.rank() == 0) return absl::OkStatus();
   auto groups = ReshapeGroups(from.dimensions(), to.dimensions());
   if (!groups) return NotModelled(hlo, "element counts differ");
-  for (const auto& [dimension, size] : SizesOf(hlo->operand(0))) {
+  Computation* computation = hlo->parent();
+  const auto operand_sizes = SizesOf(hlo->operand(0));
+  for (const auto& [dimension, size] : operand_sizes) {
     const int64_t d = dimension.dim;
     auto group = std::find_if(groups->begin(), groups->end(),
                               [&](const ReshapeGroup& g) { return g.a_begin <= d && d < g.a_end; });
-    // Only a dimension the reshape keeps whole: XLA splits and merges others
-    // with masks, sorts and gathers, not modelled here.
-    if (group == groups->end() || group->a_end - group->a_begin != 1 ||
-        group->b_end - group->b_begin != 1 || from.dimensions(d) != to.dimensions(group->b_begin)) {
+    if (group == groups->end() || group->b_begin == group->b_end) {
+      return NotModelled(hlo, "a reshape that drops a dynamic dimension");
+    }
+    const int64_t inputs = group->a_end - group->a_begin;
+    const int64_t outputs = group->b_end - group->b_begin;
+    const int64_t out = group->b_begin;
+    if (inputs == 1 && outputs == 1) {
+      SetSize(hlo, {}, out, size);
+      continue;
+    }
+    int64_t dynamic_inputs = 0;
+    for (const auto& [other, other_size] : operand_sizes) {
+      if (group->a_begin <= other.dim && other.dim < group->a_end) ++dynamic_inputs;
+    }
+    const bool major_merges = outputs == 1 && d == group->a_begin && dynamic_inputs == 1;
+    const bool splits_major = inputs == 1 && to.is_dynamic_dimension(out);
+    for (int64_t o = out + 1; splits_major && o < group->b_end; ++o) {
+      if (to.is_dynamic_dimension(o)) {
+        return NotModelled(hlo, "a reshape that splits or merges a dynamic dimension");
+      }
+    }
+    if (major_merges) {  // size * (out / in): the rows merged with it
+      Instruction* total = S32Constant(computation, to.dimensions(out));
+      Instruction* rows = S32Constant(computation, from.dimensions(d));
+      HLOGYM_ASSIGN(per_row, MakeBinary(Opcode::kDivide, total, rows));
+      HLOGYM_ASSIGN(merged, MakeBinary(Opcode::kMultiply, per_row, size));
+      SetSize(hlo, {}, out, merged);
+    } else if (splits_major) {  // size / (in / out)
+      Instruction* factor = S32Constant(computation, from.dimensions(d) / to.dimensions(out));
+      HLOGYM_ASSIGN(split, MakeBinary(Opcode::kDivide, size, factor));
+      SetSize(hlo, {}, out, split);
+    } else {
       return NotModelled(hlo, "a reshape that splits or merges a dynamic dimension");
     }
-    SetSize(hlo, {}, group->b_begin, size);
   }
   return absl::OkStatus();
 }

@@ -13,8 +13,9 @@
 // XLA's inference widens them. Recording a size clears the dimension's
 // dynamic bit, so that the module ends static; get-dimension-size is replaced
 // by the size it reads. What this does not model (entry parameters with
-// dynamic dimensions, which XLA pads with PadToStatic; reshapes that split or
-// merge a dynamic dimension; constants, convolutions, custom calls)
+// dynamic dimensions, which XLA pads with PadToStatic; reshapes that split a
+// dynamic dimension into a minor one or merge one that is not the major;
+// constants, convolutions, custom calls)
 // is an Unimplemented error naming the instruction, and the module is then in
 // an unspecified state: run it on a clone first (DynamicPadder does).
 #ifndef HLOGYM_PASSES_EXPANDERS_DYNAMIC_DIMENSION_INFERENCE_H_

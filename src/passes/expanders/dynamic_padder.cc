@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "hlo/query.h"
+#include "hlo/shape_util.h"
 #include "hlo/status_macros.h"
 #include "passes/builders.h"
 #include "passes/control_flow/call_inliner.h"
@@ -266,6 +267,33 @@ absl::Status PadReverse(Instruction* reverse, DynamicDimensionInference& sizes) 
   return reverse->ReplaceAllUsesWith(Static(sliced));
 }
 
+// A dynamic-reshape becomes a reshape where each size it sets is the major
+// dimension of its group (its elements stay in front); splits and merges
+// that need a mask are not modelled.
+absl::Status PadDynamicReshape(Instruction* reshape, DynamicDimensionInference& sizes) {
+  Instruction* operand = reshape->operand(0);
+  const Shape& to = reshape->shape();
+  auto groups = ReshapeGroups(operand->shape().dimensions(), to.dimensions());
+  if (!groups) return NotPadded(reshape, "element counts differ");
+  for (const ReshapeGroup& g : *groups) {
+    for (int64_t o = g.b_begin; o < g.b_end; ++o) {
+      const bool minor = o != g.b_begin;
+      if (minor && sizes.GetSize(reshape, o) != nullptr) {
+        return NotPadded(reshape, "a reshape that splits or merges a dynamic dimension");
+      }
+    }
+    for (int64_t i = g.a_begin + 1; i < g.a_end; ++i) {
+      if (sizes.GetSize(operand, i) != nullptr) {
+        return NotPadded(reshape, "a reshape that splits or merges a dynamic dimension");
+      }
+    }
+  }
+  HLOGYM_ASSIGN(plain, MakeReshape(operand, to.dimensions()));
+  Static(plain);
+  sizes.ForwardSizes(reshape, plain);
+  return reshape->ReplaceAllUsesWith(plain);
+}
+
 // A sort along a dynamic dimension: the elements past the size sort last,
 // through one more operand (whether an element is inside) and a comparator
 // that puts an inside element before an outside one.
@@ -395,6 +423,10 @@ absl::Status PadDynamicDimensions(Module& module) {
       }
       if (hlo->opcode() == Opcode::kSort) {
         HLOGYM_RETURN_IF_ERROR(PadSort(hlo, sizes));
+        continue;
+      }
+      if (hlo->opcode() == Opcode::kDynamicReshape) {
+        HLOGYM_RETURN_IF_ERROR(PadDynamicReshape(hlo, sizes));
         continue;
       }
       if (IsElementwiseBinary(hlo->opcode())) {

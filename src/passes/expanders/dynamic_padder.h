@@ -21,9 +21,10 @@
 // dimension are rewritten in XLA's forms, get-dimension-size reads the size,
 // set-dimension-size and SetBound forward their operands, and every shape
 // ends static. Modules with other kinds (dynamic entry parameters or results,
-// which XLA wraps in PadToStatic and SliceToDynamic; reshapes splitting or
-// merging a dynamic dimension; convolutions over one) are left dynamic, with
-// only these rewrites, which need no padding:
+// which XLA wraps in PadToStatic and SliceToDynamic; reshapes splitting a
+// dynamic dimension into a minor one or merging one that is not the major;
+// convolutions over one) are left dynamic, with only these rewrites, which
+// need no padding:
 // - get-dimension-size of a dimension set by set-dimension-size (on that
 //   dimension) becomes the set-dimension-size's size operand;
 // - a custom-call "SetBound" whose operand has its exact shape becomes that
