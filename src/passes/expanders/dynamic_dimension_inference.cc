@@ -45,10 +45,7 @@ bool HasUnsizedDynamicDimension(
   }
   if (!shape.IsArray()) return false;
   for (int64_t d = 0; d < shape.rank(); ++d) {
-    if (shape.is_dynamic_dimension(d) && !has_size(index, d)) {
-      index.push_back(d);
-      return true;
-    }
+    if (shape.is_dynamic_dimension(d) && !has_size(index, d)) return true;
   }
   return false;
 }
@@ -58,7 +55,7 @@ Instruction* S32Constant(Computation* computation, int64_t value) {
 }
 
 // XLA's way of making one size of two that meet in an elementwise op: the
-// larger, unless the larger is 1 (a size-1 operand broadcasts), then the
+// larger where the smaller is 1 (a size-1 operand broadcasts), else the
 // smaller. Eleven instructions, in XLA's order.
 absl::StatusOr<Instruction*> MergeSizes(Instruction* size, Instruction* current) {
   Computation* computation = current->parent();

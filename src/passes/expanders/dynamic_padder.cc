@@ -406,9 +406,11 @@ absl::Status PadBinaryOperands(Instruction* hlo, const DynamicDimensionInference
 
 // XLA's DynamicPadder on a module with dynamic dimensions, where every one
 // of them is of a kind DynamicDimensionInference models: the sizes inferred,
-// the operands of reduces, dots, pads and scatters masked past them,
-// get-dimension-size reading them, set-dimension-size and SetBound gone, and
-// every shape static. Unimplemented otherwise, with the module part-way.
+// the operands of reduces, dots, pads, reduce-windows and scatters masked
+// past them, concatenations, sorts, reversals, dynamic-reshapes and binary
+// ops of different sizes rewritten, get-dimension-size reading them,
+// set-dimension-size and SetBound gone, and every shape static.
+// Unimplemented otherwise, with the module part-way.
 absl::Status PadDynamicDimensions(Module& module) {
   HLOGYM_ASSIGN(sizes, DynamicDimensionInference::Run(module));  // the rewrites add to it
   for (Computation* computation : module.MakeComputationPostOrder()) {
