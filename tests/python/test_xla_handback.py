@@ -609,6 +609,22 @@ def test_default_suite_default_and_greedy_agree_on_xla(name, path):
     )
 
 
+# TensorFlow graphs with bounded dynamic shapes (boolean masks, tf.unique, tf.where, Keras
+# embeddings' sparse gradients): hlogym's default pipeline pads them as XLA's dynamic padder does.
+# Before it did, D of a boolean mask's mean, of tf.where with gather_nd and of tf.unique's segment
+# sums computed something else than the original on XLA.
+DYNAMIC_SHAPES = sorted(
+    (REPO / "datasets/probes/tf_dynamic_shapes/tf_dynamic_shapes").glob("*.hlo*")
+)
+
+
+@pytest.mark.parametrize(
+    "path", DYNAMIC_SHAPES, ids=[p.name.split(".hlo")[0] for p in DYNAMIC_SHAPES]
+)
+def test_dynamic_shapes_default_agrees_on_xla(path):
+    check_same_on_xla(path, {"xla-cpu-default": HG().default(path)})
+
+
 SAMPLE = family_sample()
 
 
