@@ -419,12 +419,14 @@ absl::Status DynamicDimensionInference::InferConditional(Instruction* conditiona
   const std::vector<Computation*> branches = conditional->called_computations();
   for (size_t b = 0; b < branches.size(); ++b) {
     for (size_t c = 0; c < b; ++c) {
-      if (branches[b] == branches[c])
+      if (branches[b] == branches[c]) {
         return NotModelled(conditional, "two branches share one computation");
+      }
     }
   }
-  if (!conditional->shape().IsTuple())
+  if (!conditional->shape().IsTuple()) {
     return NotModelled(conditional, "a result that is not a tuple");
+  }
   bool widened = false;
   for (size_t b = 0; b < branches.size(); ++b) {
     Computation* branch = branches[b];
@@ -499,10 +501,12 @@ absl::Status DynamicDimensionInference::InferConditional(Instruction* conditiona
     HLOGYM_ASSIGN(new_root, AppendSuffix(root, sizes));
     branch->set_root_instruction(new_root);
   }
+  const bool with_layout = count > 0 && result.tuple_shapes(0).has_layout();
   for (size_t s = 0; s < slots.size(); ++s) {
-    result.mutable_tuple_shapes().push_back(Shape::Scalar(PrimitiveType::kS32));
+    Shape size = Shape::Scalar(PrimitiveType::kS32);
+    if (with_layout) size.SetDefaultLayout();
+    result.mutable_tuple_shapes().push_back(size);
   }
-  if (result.has_layout()) result.SetDefaultLayout();
   std::unique_ptr<Instruction> copy = conditional->CloneWithNewOperands(
       conditional->operands(), module_->UniqueName(conditional->name()));
   copy->set_shape(result);
@@ -533,8 +537,9 @@ absl::Status DynamicDimensionInference::InferWhile(Instruction* loop) {
     }
     return absl::OkStatus();
   }
-  if (!init->shape().IsTuple())
+  if (!init->shape().IsTuple()) {
     return NotModelled(loop, "a dynamic loop state that is not a tuple");
+  }
   if (body == condition) return NotModelled(loop, "one computation as body and condition");
   const int64_t count = init->shape().tuple_shapes_size();
   std::vector<Instruction*> sizes;
