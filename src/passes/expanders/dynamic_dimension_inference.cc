@@ -545,7 +545,7 @@ absl::Status DynamicDimensionInference::InferWhile(Instruction* loop) {
   std::vector<Instruction*> sizes;
   for (const auto& [dimension, size] : state_sizes) sizes.push_back(size);
   HLOGYM_ASSIGN(wide_init, AppendSuffix(init, sizes));
-  const Shape& wide = wide_init->shape();
+  const Shape wide = wide_init->shape();
 
   // The body: the sizes come in through the new elements and go out as the
   // sizes of what it returns.
