@@ -533,8 +533,10 @@ absl::StatusOr<ValuePtr> EvalScatter(Interpreter& interp, const Instruction& ins
     }
     bool in_bounds = true;
     int64_t in_base = 0;
-    for (int64_t d = 0; d < rank; ++d) {
-      if (start[d] < 0 || start[d] + extent[d] > in_shape.dimensions(d)) in_bounds = false;
+    for (int64_t d = 0; d < rank && in_bounds; ++d) {
+      // Compared without adding: an index near the type's maximum (the dynamic
+      // padder points the indices past a size there) would overflow start + extent.
+      if (start[d] < 0 || start[d] > in_shape.dimensions(d) - extent[d]) in_bounds = false;
       in_base += start[d] * in_strides[d];
     }
     if (in_bounds) {

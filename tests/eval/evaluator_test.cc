@@ -612,6 +612,20 @@ ENTRY e {
   EXPECT_THAT(EvalValues(text, {}, 1), ElementsAre(1, 1, 5, 6, 1, 1));
 }
 
+// Indices at the type's maximum (the dynamic padder points indices past a
+// size there) are out of bounds like any other: their windows are skipped,
+// where start + window size used to overflow into a write outside the result.
+TEST(EvaluatorScatter, IndicesAtTheTypesMaximumAreSkipped) {
+  std::string text = absl::StrCat("HloModule m\n", kAddComputation, R"(
+ENTRY e {
+  op = f32[4,2] constant({{1, 1}, {1, 1}, {1, 1}, {1, 1}})
+  idx = s64[3] constant({9223372036854775807, 1, 9223372036854775807})
+  up = f32[3,2] constant({{1, 2}, {3, 4}, {5, 6}})
+  ROOT a = f32[4,2] scatter(op, idx, up), update_window_dims={1}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=add
+})");
+  EXPECT_THAT(EvalValues(text, {}), ElementsAre(1, 1, 4, 5, 1, 1, 1, 1));
+}
+
 TEST(EvaluatorSort, VariadicStableWithComparator) {
   const char* text = R"(HloModule m
 cmp {
