@@ -651,8 +651,14 @@ absl::StatusOr<EquivalenceReference> EquivalenceReference::Make(const Module& or
 absl::StatusOr<EquivalenceResult> EquivalenceReference::Check(const Module& b) const {
   const EquivalenceOptions& options = options_;
   EquivalenceResult result;
+  if (!not_judged_.empty()) {
+    result.equivalent = false;
+    result.judged = false;
+    result.message = not_judged_;
+    return result;
+  }
   std::unique_ptr<Module> b_static;
-  if (not_judged_.empty() && HasDynamicShapes(b)) {
+  if (HasDynamicShapes(b)) {
     // The original's static form exists (or it has no dynamic dimensions),
     // this module's may not: what a module left dynamic by passes that take
     // dynamic dimensions for static computes cannot be told, and in XLA it may
@@ -670,12 +676,6 @@ absl::StatusOr<EquivalenceResult> EquivalenceReference::Check(const Module& b) c
       return result;
     }
     b_static = *std::move(padded);
-  }
-  if (!not_judged_.empty()) {
-    result.equivalent = false;
-    result.judged = false;
-    result.message = not_judged_;
-    return result;
   }
   return CheckStatic(b_static != nullptr ? *b_static : b);
 }
