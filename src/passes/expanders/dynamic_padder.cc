@@ -183,10 +183,6 @@ absl::StatusOr<Instruction*> PaddingValue(Instruction* hlo, int64_t i, int64_t d
   }
 }
 
-Instruction* S32Zero(Computation* computation) {
-  return MakeScalarConstant(computation, PrimitiveType::kS32, 0);
-}
-
 // A concatenation along a dynamic dimension, in the pinned XLA's form: the
 // first operand padded to the result's bound, each next one written where
 // the sizes before it end.
@@ -200,7 +196,8 @@ absl::Status PadConcatenate(Instruction* concat, DynamicDimensionInference& size
   Computation* computation = concat->parent();
   const int64_t rank = concat->shape().rank();
   std::vector<Instruction*> starts;
-  for (int64_t d = 0; d < rank; ++d) starts.push_back(S32Zero(computation));
+  for (int64_t d = 0; d < rank; ++d)
+    starts.push_back(MakeScalarConstant(computation, PrimitiveType::kS32, 0));
   Instruction* first = concat->operand(0);
   Instruction* zero = MakeScalarConstant(computation, concat->shape().element_type(), 0,
                                          concat->shape().has_layout());
@@ -252,7 +249,7 @@ absl::Status PadReverse(Instruction* reverse, DynamicDimensionInference& sizes) 
                             : nullptr;
     const int64_t bound = reverse->shape().dimensions(d);
     if (size == nullptr) {
-      starts.push_back(S32Zero(computation));
+      starts.push_back(MakeScalarConstant(computation, PrimitiveType::kS32, 0));
       continue;
     }
     padding[d].high = bound;
