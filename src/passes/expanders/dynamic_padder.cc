@@ -476,6 +476,18 @@ absl::Status PadDynamicDimensions(Module& module) {
   return absl::OkStatus();
 }
 
+// How XLA's padder starts, where the module has anything for it to do:
+// flattening the call graph (a computation called from several places,
+// reducers included, gets a copy per caller), inlining every call and
+// removing dead code; its pass dumps of PyTorch/XLA's batch norms show the
+// copied reducers. True if it changed the module.
+absl::StatusOr<bool> FlattenAndInline(Module& module) {
+  HLOGYM_ASSIGN(flattened, FlattenCallGraph().Run(module));
+  HLOGYM_ASSIGN(inlined, CallInliner().Run(module));
+  HLOGYM_ASSIGN(cleaned, HloDce().Run(module));
+  return flattened || inlined || cleaned;
+}
+
 }  // namespace
 
 absl::StatusOr<bool> DynamicPadder::Run(Module& module) {
@@ -496,16 +508,8 @@ absl::StatusOr<bool> DynamicPadder::Run(Module& module) {
       }
     }
   }
-  // XLA's padder starts, where the module has anything for it to do, by
-  // flattening the call graph (a computation called from several places,
-  // reducers included, gets a copy per caller), inlining every call and
-  // removing dead code; its pass dumps of PyTorch/XLA's batch norms show the
-  // copied reducers.
   if (!HasWork(module)) return false;
-  HLOGYM_ASSIGN(flattened, FlattenCallGraph().Run(module));
-  HLOGYM_ASSIGN(inlined, CallInliner().Run(module));
-  HLOGYM_ASSIGN(cleaned, HloDce().Run(module));
-  bool rewrote = flattened || inlined || cleaned;
+  HLOGYM_ASSIGN(rewrote, FlattenAndInline(module));
   // Dynamic dimensions are padded all or nothing: first on a copy, so that a
   // module with a kind the inference does not model is left as it was.
   if (HasDynamicShapes(module) && PadDynamicDimensions(*module.Clone()).ok()) {
@@ -563,9 +567,7 @@ absl::StatusOr<std::unique_ptr<Module>> PaddedToStatic(const Module& module) {
   // What XLA's pipeline does before its padder: conditionals return tuples,
   // every computation has one caller, calls are inlined.
   HLOGYM_RETURN_IF_ERROR(ConditionalCanonicalizer().Run(*padded).status());
-  HLOGYM_RETURN_IF_ERROR(FlattenCallGraph().Run(*padded).status());
-  HLOGYM_RETURN_IF_ERROR(CallInliner().Run(*padded).status());
-  HLOGYM_RETURN_IF_ERROR(HloDce().Run(*padded).status());
+  HLOGYM_RETURN_IF_ERROR(FlattenAndInline(*padded).status());
   HLOGYM_RETURN_IF_ERROR(PadDynamicDimensions(*padded));
   return padded;
 }
