@@ -289,11 +289,12 @@ bool Literal::IsAll(double value) const {
     }
     return true;
   }
+  // Floats compare bit for bit, as XLA's Literal::IsAll does: -0 is not 0 (x + -0 stays).
   if (IsFloatingPointType(type)) {
-    const double target = DecodeFloatBits(type, EncodeFloatBits(type, value));
-    if (std::isnan(target)) return false;  // f4e2m1fn has no NaN
+    const uint64_t target = EncodeFloatBits(type, value);
+    if (std::isnan(DecodeFloatBits(type, target))) return false;  // f4e2m1fn has no NaN
     for (int64_t i = 0; i < n; ++i) {
-      if (DecodeFloatBits(type, GetBits(i)) != target) return false;
+      if (GetBits(i) != target) return false;
     }
     return true;
   }
@@ -302,7 +303,10 @@ bool Literal::IsAll(double value) const {
     const double target = DecodeFloatBits(part, EncodeFloatBits(part, value));
     for (int64_t i = 0; i < n; ++i) {
       std::complex<double> c = GetAsComplex(i);
-      if (c.real() != target || c.imag() != 0) return false;
+      if (c.real() != target || std::signbit(c.real()) != std::signbit(target) || c.imag() != 0 ||
+          std::signbit(c.imag())) {
+        return false;
+      }
     }
     return true;
   }

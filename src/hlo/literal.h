@@ -76,8 +76,8 @@ class Literal {
   uint64_t GetBits(int64_t index) const;
   void SetBits(int64_t index, uint64_t bits);
 
-  // True if every element equals `value` (compared after converting value to
-  // the element type). False for tuples and elided literals.
+  // True if every element equals `value` converted to the element type, bit for
+  // bit as XLA compares (a float -0 is not 0). False for tuples and elided literals.
   bool IsAll(double value) const;
 
   // XLA's one-line text for the value only (ToStringWithoutShapeOneline):

@@ -345,7 +345,9 @@ TEST(Literal, IsAll) {
   EXPECT_FALSE(Array(PT::kF32, {3}, {0.1, 0.1, 0.2}).IsAll(0.1));
   EXPECT_FALSE(Array(PT::kF32, {3}, {0.1, 0.1, 0.1}).IsAll(0.2));
   EXPECT_TRUE(Array(PT::kF16, {2}, {0.1, 0.1}).IsAll(0.1));  // both sides rounded to f16
-  EXPECT_TRUE(Array(PT::kF32, {2}, {-0.0, 0.0}).IsAll(0));   // -0 == 0
+  // Bit for bit, as XLA compares: -0 is not 0 (XLA keeps x + -0, which is x).
+  EXPECT_FALSE(Array(PT::kF32, {2}, {-0.0, 0.0}).IsAll(0));
+  EXPECT_TRUE(Array(PT::kF32, {2}, {0.0, 0.0}).IsAll(0));
   EXPECT_FALSE(Array(PT::kF32, {1}, {std::nan("")}).IsAll(std::nan("")));
   EXPECT_TRUE(Array(PT::kS32, {2}, {0, 0}).IsAll(0));
   EXPECT_FALSE(Array(PT::kS32, {2}, {0, 0}).IsAll(0.5));  // not an s32 value

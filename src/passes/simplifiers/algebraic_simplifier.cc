@@ -74,6 +74,17 @@ Instruction* Visitor::AddSlice(Instruction* operand, std::vector<SliceDimension>
   return result;
 }
 
+Instruction* Visitor::AddDynamicSlice(Instruction* operand, std::span<Instruction* const> starts,
+                                      std::vector<int64_t> sizes) {
+  std::vector<Instruction*> ops = {operand};
+  ops.insert(ops.end(), starts.begin(), starts.end());
+  Instruction* result =
+      Add(Opcode::kDynamicSlice,
+          MakeShapeLike(operand->shape().element_type(), sizes, operand->shape()), ops);
+  result->mutable_attrs().dynamic_slice_sizes = std::move(sizes);
+  return result;
+}
+
 Instruction* Visitor::AddReduce(Instruction* operand, Instruction* init, Shape shape,
                                 std::vector<int64_t> dims, Computation* function) {
   Instruction* ops[] = {operand, init};
@@ -1216,6 +1227,31 @@ absl::Status Visitor::HandleSelect(Instruction* select) {
           return absl::OkStatus();
       }
     }
+  }
+  // select(p, xs, dus(xs, x, i)) => dus(xs, select(ds(p, i), ds(xs, i), x), i), and the same with
+  // the operands swapped: the select then touches only the updated window (an environment's
+  // auto-reset choosing between the stepped state and the old one). XLA tries the update on the
+  // false side first; a scalar predicate is used whole.
+  for (const int64_t update_side : {2, 1}) {
+    Instruction* dus = select->operand(update_side);
+    Instruction* xs = select->operand(3 - update_side);
+    if (dus->opcode() != Opcode::kDynamicUpdateSlice || dus->users().size() != 1 ||
+        dus->operand(0) != xs) {
+      continue;
+    }
+    Instruction* x = dus->operand(1);
+    const std::span<Instruction* const> starts = std::span(dus->operands()).subspan(2);
+    const std::vector<int64_t>& sizes = x->shape().dimensions();
+    Instruction* window_pred =
+        pred->shape().rank() == 0 ? pred : AddDynamicSlice(pred, starts, sizes);
+    Instruction* window = AddDynamicSlice(xs, starts, sizes);
+    Instruction* ops[] = {window_pred, update_side == 2 ? window : x,
+                          update_side == 2 ? x : window};
+    Instruction* chosen = Add(Opcode::kSelect, x->shape(), ops);
+    Instruction* update_ops[] = {xs, chosen};
+    std::vector<Instruction*> dus_ops(std::begin(update_ops), std::end(update_ops));
+    dus_ops.insert(dus_ops.end(), starts.begin(), starts.end());
+    return ReplaceWithNew(select, Add(Opcode::kDynamicUpdateSlice, select->shape(), dus_ops));
   }
   return absl::OkStatus();
 }

@@ -91,6 +91,12 @@ class Visitor {
   bool RemoveReshapeTransposeChain(Instruction* start);
   // reshape(dynamic-update-slice) as a dynamic-update-slice of reshapes, for a reshape that
   // inserts and deletes the size-1 dims `degenerate` names.
+  // XLA's rule for dynamic-slice and dynamic-update-slice: a start along a dimension that
+  // `window` (the slice, or the update) spans whole is clamped to 0, so it becomes 0. `hlo`'s
+  // clone with those starts zeroed (its starts from operand `first_start` on), or nullptr when
+  // every such start is a constant 0 already.
+  Instruction* WithWholeDimensionStartsZeroed(Instruction* hlo, int64_t first_start,
+                                              const Shape& window, const Shape& whole);
   absl::Status ReshapeAboveDynamicUpdateSlice(Instruction* reshape,
                                               const DegenerateReshape& degenerate);
   absl::StatusOr<bool> RewriteDepthToSpaceAsSliceConcat(Instruction* transpose);
@@ -142,6 +148,9 @@ class Visitor {
   Instruction* AddTranspose(Instruction* operand, std::vector<int64_t> perm);
   Instruction* AddSlice(Instruction* operand, std::vector<SliceDimension> slice);
   Instruction* AddConvert(Instruction* operand, PrimitiveType type);
+  // dynamic-slice(operand, starts) of `sizes`.
+  Instruction* AddDynamicSlice(Instruction* operand, std::span<Instruction* const> starts,
+                               std::vector<int64_t> sizes);
   // reduce(operand, init) over `dims` with `function`.
   Instruction* AddReduce(Instruction* operand, Instruction* init, Shape shape,
                          std::vector<int64_t> dims, Computation* function);

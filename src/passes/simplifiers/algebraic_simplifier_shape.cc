@@ -948,6 +948,32 @@ bool IsIntegralScalarConstant(const Instruction* hlo) {
 
 }  // namespace
 
+Instruction* Visitor::WithWholeDimensionStartsZeroed(Instruction* hlo, int64_t first_start,
+                                                     const Shape& window, const Shape& whole) {
+  std::vector<int64_t> to_zero;
+  for (int64_t d = 0; d < window.rank(); ++d) {
+    Instruction* index = hlo->operand(first_start + d);
+    if (!(IsConstant(index) && IsAll(index, 0)) && window.dimensions(d) == whole.dimensions(d)) {
+      to_zero.push_back(d);
+    }
+  }
+  if (to_zero.empty()) return nullptr;
+  // One zero of the first start's type for every such dimension, as XLA makes it (the
+  // instruction count follows); a start of another type, which XLA's verifier would reject,
+  // gets a zero of its own.
+  Instruction* zero = ScalarLike(hlo->operand(first_start)->shape(), 0);
+  std::vector<Instruction*> ops = hlo->operands();
+  for (int64_t d : to_zero) {
+    Instruction*& start = ops[first_start + d];
+    start = start->shape().element_type() == zero->shape().element_type()
+                ? zero
+                : ScalarLike(start->shape(), 0);
+  }
+  auto clone = hlo->CloneWithNewOperands(ops, "");
+  clone->set_name("");
+  return computation_->AddInstruction(std::move(clone));
+}
+
 absl::Status Visitor::HandleDynamicSlice(Instruction* ds) {
   Instruction* operand = ds->operand(0);
   const Shape& shape = ds->shape();
@@ -957,30 +983,8 @@ absl::Status Visitor::HandleDynamicSlice(Instruction* ds) {
   }
   const int64_t rank = operand->shape().rank();
   const std::vector<int64_t>& sizes = ds->attrs().dynamic_slice_sizes;
-  // Full-size dims always start at 0 (the index is clamped).
-  {
-    std::vector<int64_t> to_zero;
-    for (int64_t d = 0; d < rank; ++d) {
-      Instruction* index = ds->operand(d + 1);
-      if (!(IsConstant(index) && IsAll(index, 0)) &&
-          operand->shape().dimensions(d) == shape.dimensions(d)) {
-        to_zero.push_back(d);
-      }
-    }
-    if (!to_zero.empty()) {
-      Instruction* zero = ScalarLike(ds->operand(1)->shape(), 0);
-      std::vector<Instruction*> ops = ds->operands();
-      for (int64_t d : to_zero) {
-        if (ops[d + 1]->shape().element_type() == zero->shape().element_type()) {
-          ops[d + 1] = zero;
-        } else {
-          ops[d + 1] = ScalarLike(ops[d + 1]->shape(), 0);
-        }
-      }
-      auto clone = ds->CloneWithNewOperands(ops, "");
-      clone->set_name("");
-      return ReplaceWithNew(ds, computation_->AddInstruction(std::move(clone)));
-    }
+  if (Instruction* zeroed = WithWholeDimensionStartsZeroed(ds, 1, shape, operand->shape())) {
+    return ReplaceWithNew(ds, zeroed);
   }
   // ds(broadcast(x)) => broadcast(ds(x))
   if (operand->opcode() == Opcode::kBroadcast) {
@@ -1149,22 +1153,8 @@ absl::Status Visitor::HandleDynamicUpdateSlice(Instruction* dus) {
     ReplaceIfCompatible(dus, update);
     return absl::OkStatus();
   }
-  {
-    std::vector<int64_t> to_zero;
-    for (int64_t d = 0; d < update->shape().rank(); ++d) {
-      Instruction* index = dus->operand(2 + d);
-      if (!(IsConstant(index) && IsAll(index, 0)) &&
-          update->shape().dimensions(d) == shape.dimensions(d)) {
-        to_zero.push_back(d);
-      }
-    }
-    if (!to_zero.empty()) {
-      std::vector<Instruction*> ops = dus->operands();
-      for (int64_t d : to_zero) ops[2 + d] = ScalarLike(ops[2 + d]->shape(), 0);
-      auto clone = dus->CloneWithNewOperands(ops, "");
-      clone->set_name("");
-      return ReplaceWithNew(dus, computation_->AddInstruction(std::move(clone)));
-    }
+  if (Instruction* zeroed = WithWholeDimensionStartsZeroed(dus, 2, update->shape(), shape)) {
+    return ReplaceWithNew(dus, zeroed);
   }
   if (IsZeroElementArray(update->shape())) {
     ReplaceIfCompatible(dus, base);

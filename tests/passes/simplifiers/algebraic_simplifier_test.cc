@@ -47,6 +47,14 @@ TEST(AlgebraicSimplifierTest, AddZero) {
                    "CHECK: ROOT %p = f32[4] parameter(0)\nCHECK-NOT: add");
 }
 
+// XLA tells zeros apart bit for bit: x + -0 is x for every x, yet XLA keeps it (the pinned
+// XLA's dump of gymnax's Acrobot step, where jax.random.uniform adds a negated zero).
+TEST(AlgebraicSimplifierTest, AddNegativeZeroStays) {
+  ExpectUnchanged(
+      F32("  z = f32[] constant(-0)\n  b = f32[4] broadcast(z), dimensions={}\n"
+          "  ROOT r = f32[4] add(p, b)\n"));
+}
+
 TEST(AlgebraicSimplifierTest, SubtractZeroAndSelf) {
   ExpectSimplifies(F32("  z = f32[] constant(0)\n  b = f32[4] broadcast(z), dimensions={}\n"
                        "  ROOT r = f32[4] subtract(p, b)\n"),
@@ -1159,6 +1167,77 @@ ENTRY main {
   ROOT v = f32[3,16] reverse(r), dimensions={0}
 }
 )");
+}
+
+// Starts along dimensions the update spans whole become one shared zero of the first start's
+// type, as XLA makes it (the pinned XLA's dump of a gymnax MinAtar step: one constant per
+// update, not one per dimension).
+TEST(AlgebraicSimplifierTest, UpdateStartsAlongWholeDimensionsShareOneZero) {
+  PassRun run = RunPass("algsimp", R"(HloModule m
+ENTRY main {
+  a = f32[4,10,10,4] parameter(0)
+  u = f32[4,10,10,1] parameter(1)
+  i = s32[] parameter(2)
+  j = s32[] parameter(3)
+  ROOT d = f32[4,10,10,4] dynamic-update-slice(a, u, i, i, j, j)
+}
+)");
+  EXPECT_TRUE(run.changed);
+  EXPECT_CHECKS(run.after, R"(
+CHECK: %constant = s32[] constant(0)
+CHECK-NOT: constant(
+CHECK: dynamic-update-slice(f32[4,10,10,4] %a, f32[4,10,10,1] %u, s32[] %constant, s32[] %constant, s32[] %constant, /*index=5*/s32[] %j)
+)");
+  ExpectSameSemantics(run);
+}
+
+// select(p, dus(xs, x, i), xs) and select(p, xs, dus(xs, x, i)) select within the updated window
+// only: dus(xs, select(ds(p, i), x, ds(xs, i)), i), the predicate sliced unless it is a scalar
+// (the pinned XLA's dump of a gymnax MinAtar rollout, whose auto-reset picks between the stepped
+// state and the old one).
+TEST(AlgebraicSimplifierTest, SelectOfAnUpdateAndItsBaseSelectsInTheWindow) {
+  const std::string module = R"(HloModule m
+ENTRY main {
+  xs = f32[4,10] parameter(0)
+  x = f32[4,3] parameter(1)
+  i = s32[] parameter(2)
+  p = %PRED parameter(3)
+  z = s32[] constant(0)
+  d = f32[4,10] dynamic-update-slice(xs, x, z, i)
+  ROOT s = f32[4,10] select(p, %OPERANDS)
+}
+)";
+  auto with = [&](std::string_view pred, std::string_view operands) {
+    std::string hlo = module;
+    hlo.replace(hlo.find("%PRED"), 5, pred);
+    hlo.replace(hlo.find("%OPERANDS"), 9, operands);
+    return hlo;
+  };
+  PassRun run = RunPass("algsimp", with("pred[4,10]", "d, xs"));
+  EXPECT_TRUE(run.changed);
+  EXPECT_CHECKS(run.after, R"(
+CHECK: pred[4,3] dynamic-slice(pred[4,10] %p, s32[] %z, s32[] %i), dynamic_slice_sizes={4,3}
+CHECK: %dynamic-slice.1 = f32[4,3] dynamic-slice(f32[4,10] %xs, s32[] %z, s32[] %i), dynamic_slice_sizes={4,3}
+CHECK: f32[4,3] select(pred[4,3] {{.*}}, f32[4,3] %x, f32[4,3] %dynamic-slice.1)
+CHECK: ROOT {{.*}} = f32[4,10] dynamic-update-slice(f32[4,10] %xs, f32[4,3] %select, s32[] %z, s32[] %i)
+)");
+  ExpectSameSemantics(run);
+  run = RunPass("algsimp", with("pred[]", "xs, d"));
+  EXPECT_TRUE(run.changed);
+  EXPECT_CHECKS(run.after, R"(
+CHECK-NOT: pred[4,3]
+CHECK: f32[4,3] select(pred[] %p, f32[4,3] %dynamic-slice, f32[4,3] %x)
+CHECK: ROOT {{.*}} = f32[4,10] dynamic-update-slice(f32[4,10] %xs, f32[4,3] %select, s32[] %z, s32[] %i)
+)");
+  ExpectSameSemantics(run);
+  // Not when the update has another user, nor when it writes into something else.
+  std::string shared = with("pred[4,10]", "d, xs");
+  shared.replace(shared.find("ROOT s"), 6, "s");
+  shared.insert(shared.rfind('}'), "  ROOT t = (f32[4,10], f32[4,10]) tuple(s, d)\n");
+  ExpectUnchanged(shared);
+  std::string other = with("pred[4,10]", "d, y");
+  other.insert(other.find("  ROOT s"), "  y = f32[4,10] parameter(4)\n");
+  ExpectUnchanged(other);
 }
 
 TEST(AlgebraicSimplifierTest, DynamicUpdateSliceOfFullUpdate) {
