@@ -13,6 +13,10 @@ venv of its own under build/venvs with the probe's pinned requirements:
   (requirements-ode.txt).
 - probabilistic: NumPyro's NUTS and HMC samplers, SVI steps and a predictive pass on a hierarchical
   model and a Bayesian MLP (requirements-probabilistic.txt).
+- jax_simulation: examples/harvest/jax_simulation.py's programs that are not network training:
+  gymnax environments rolled out under lax.scan with a PPO update, JAX MD's molecular dynamics
+  (neighbor lists, NVT/NVE/Langevin, FIRE, three-body forces), evosax's evolution strategies and
+  BlackJAX's samplers (requirements-simulation.txt); modules of 20 instructions or more.
 - optimizers: training steps with optax's optimizers (clipping and schedules, Lion, Adafactor,
   LAMB, gradient accumulation, masked weight decay, ...) and Flax's nn.scan over stacked layers,
   with and without remat (requirements-libraries.txt).
@@ -91,7 +95,9 @@ venv of its own under build/venvs with the probe's pinned requirements:
     .venv/bin/python datasets/probes/generate.py [PROBE ...]   # all of them by default
 
 Deterministic: the programs seed every random number, and the packing drops what ties a module's
-text to the machine that made it (source paths, Python objects' addresses).
+text to the machine that made it (source paths, Python objects' addresses, the checkout's path in
+newer JAX's FileNames table; probes packed before that rule, up to tf_dynamic_shapes, still name
+/work/main there until they are regenerated, which their XLA reference does not depend on).
 """
 
 from __future__ import annotations
@@ -135,9 +141,11 @@ def venv(name: str, requirements: list[Path]) -> Path:
 
 
 # What ties a module's text to the machine that made it: source paths in its metadata (JAX 0.4.13
-# writes them) and Python objects' addresses in names (its argmax reducer's).
+# writes them), Python objects' addresses in names (its argmax reducer's), and the checkout's
+# absolute path in the FileNames table newer JAX writes (made relative to the repository).
 _SOURCE_PATH = re.compile(r'\s*source_file="[^"]*"(\s*source_line=\d+)?(\s*source_end_line=\d+)?')
 _ADDRESS = re.compile(r"0x[0-9a-f]{6,}")
+_CHECKOUT = f'"{REPO}/'
 
 
 def pack(staging: Path, out: Path) -> None:
@@ -149,7 +157,7 @@ def pack(staging: Path, out: Path) -> None:
     shutil.rmtree(tmp, ignore_errors=True)
     for entry in manifest["modules"].values():
         text = (staging / entry["path"]).read_text()
-        text = _ADDRESS.sub("0x0", _SOURCE_PATH.sub("", text)).encode()
+        text = _ADDRESS.sub("0x0", _SOURCE_PATH.sub("", text)).replace(_CHECKOUT, '"').encode()
         sha = hashlib.sha256(text).hexdigest()
         entry.update(sha256=sha, bytes=len(text))
         entry["split"] = "test" if int(sha, 16) % TEST_FRACTION_DENOMINATOR == 0 else "train"
@@ -317,6 +325,16 @@ def ode_solvers() -> Path:
 def probabilistic() -> Path:
     python = venv("probabilistic", [PINS, HERE / "requirements-probabilistic.txt"])
     return harvest_probe("probabilistic", [str(python), str(EXAMPLES / "probabilistic.py")])
+
+
+def jax_simulation() -> Path:
+    python = venv("simulation", [PINS, HERE / "requirements-simulation.txt"])
+    # Environment steps and integrators are small: 20 instructions or more.
+    return harvest_probe(
+        "jax_simulation",
+        [str(python), str(EXAMPLES / "jax_simulation.py")],
+        min_instructions=20,
+    )
 
 
 def lowered_elsewhere(
@@ -645,6 +663,7 @@ PROBES = {
     "library_transformers": library_transformers,
     "ode_solvers": ode_solvers,
     "probabilistic": probabilistic,
+    "jax_simulation": jax_simulation,
     "optimizers": optimizers,
     "partitioned": partitioned,
     "jax_data_parallel": jax_data_parallel,

@@ -28,6 +28,7 @@ NAMES = (
     "library_transformers",
     "ode_solvers",
     "probabilistic",
+    "jax_simulation",
     "optimizers",
     "partitioned",
     "jax_data_parallel",
