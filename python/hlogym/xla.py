@@ -21,6 +21,7 @@ The jaxlib 0.10.2 calls this uses (none of them is a public, stable JAX API):
                                                         -> LoadedExecutable (XLA's full pipeline)
   LoadedExecutable.execute([device arrays])             -> one array per leaf of the entry's
                                                            result (tuples flattened)
+  jax._src.lax.linalg.initialize_lapack()               -> XLA:CPU's LAPACK custom calls bound
 Client.compile_and_load no longer takes an XlaComputation in this jaxlib, hence the StableHLO hop.
 Parameters that are tuples are passed flattened, leaf by leaf, in order.
 
@@ -178,6 +179,14 @@ class Xla:
             raise RuntimeError(f"XLA platform {platform!r} is not available here: {e}") from e
         self.device = self.backend.local_devices()[0]
         self._devices = xla_client.DeviceList((self.device,))
+        if platform == "cpu":
+            # JAX binds XLA:CPU's LAPACK custom calls (lapack_ssyevd_ffi, lapack_spotrf_ffi, ...)
+            # to SciPy's LAPACK when it lowers a linear-algebra op; a module read from text skips
+            # that, and running its eigh or Cholesky then jumps to a null function (segfault).
+            # JAX's deserialization of exported modules initializes them the same way.
+            from jax._src.lax import linalg
+
+            linalg.initialize_lapack()
 
     def __repr__(self):
         return f"Xla({self.platform!r}, device={self.device})"

@@ -625,6 +625,36 @@ def test_dynamic_shapes_default_agrees_on_xla(path):
     check_same_on_xla(path, {"xla-cpu-default": HG().default(path)})
 
 
+# Modules with XLA:CPU's LAPACK custom calls (eigh, Cholesky, QR, SVD, LU, triangular solves),
+# whose kernels JAX binds to SciPy's LAPACK only when it lowers such an op itself: until
+# hlogym.xla bound them too, running one read from text crashed the process (a null function),
+# so none of these had been compared on XLA. In a child process, so that a crash fails this test
+# and not the session.
+LAPACK_MODULES = [
+    REPO / "datasets/probes" / probe / probe / f"{name}.hlo.zst"
+    for probe, name in (
+        ("lax_ops", "jit_linear_algebra"),
+        ("lax_ops", "jit_factorizations"),
+        ("lax_ops", "jit_lu_solves"),
+        ("more_jax_libraries", "jit__lambda_6"),
+        ("more_jax_libraries", "jit__lambda_7"),
+        ("jax_simulation", "jit_eigh"),
+        ("jax_simulation", "jit_generations"),
+    )
+]
+
+
+def test_lapack_custom_calls_run_on_xla(tmp_path):
+    report = tmp_path / "lapack.json"
+    command = [sys.executable, "-m", "hlogym.xla_bench", *map(str, LAPACK_MODULES)]
+    command += ["--agent", "none", "--no-time", "--hlogym", str(HLOGYM), "--json", str(report)]
+    out = subprocess.run(command, capture_output=True, text=True)
+    assert out.returncode == 0, (out.returncode, out.stderr[-2000:])
+    summary = json.loads(report.read_text())["summary"]
+    assert summary["compared"] == len(LAPACK_MODULES), summary
+    assert summary["disagree"] == 0 and summary["not_judged"] == 0, summary
+
+
 SAMPLE = family_sample()
 
 
