@@ -284,11 +284,10 @@ EquivalenceResult CompareLiterals(const Literal& a, const Literal& b,
 
 namespace {
 
-// Whether the entry's root depends on an entry parameter.
-bool RootReadsParameters(const Module& module) {
-  const Computation* entry = module.entry_computation();
-  if (entry == nullptr || entry->root_instruction() == nullptr) return false;
-  std::vector<const Instruction*> stack = {entry->root_instruction()};
+// Whether `value` (an instruction of the entry) depends on an entry parameter.
+bool ReadsParameters(const Instruction* value) {
+  if (value == nullptr) return false;
+  std::vector<const Instruction*> stack = {value};
   absl::flat_hash_set<const Instruction*> seen;
   while (!stack.empty()) {
     const Instruction* instruction = stack.back();
@@ -298,6 +297,17 @@ bool RootReadsParameters(const Module& module) {
     for (const Instruction* operand : instruction->operands()) stack.push_back(operand);
   }
   return false;
+}
+
+// What computes output leaf `path` of the entry, as far as the root's tuples show it.
+const Instruction* LeafProducer(const Module& module, const std::vector<int64_t>& path) {
+  const Computation* entry = module.entry_computation();
+  const Instruction* value = entry == nullptr ? nullptr : entry->root_instruction();
+  for (int64_t i : path) {
+    if (value == nullptr || value->opcode() != Opcode::kTuple || i >= value->operand_count()) break;
+    value = value->operand(i);
+  }
+  return value;
 }
 
 }  // namespace
@@ -317,7 +327,9 @@ std::string VacuousOutputReason(const Module& original, const Literal& output,
       nans += std::isnan(x) ? 1 : 0;
       finite += std::isfinite(x) ? 1 : 0;
     }
-    if (finite > 0) continue;
+    // A NaN or infinity the module writes whatever its inputs (a search's "no best yet") is an
+    // output like any other; only one the inputs lead to means these inputs make no sense.
+    if (finite > 0 || !ReadsParameters(LeafProducer(original, path))) continue;
     const char* what = nans == n ? "NaN" : nans == 0 ? "infinite" : "NaN or infinite";
     return absl::StrCat("output {", absl::StrJoin(path, ","), "} ", leaf->shape().ToString(false),
                         " of the original is all ", what, " on these inputs");
@@ -334,7 +346,8 @@ std::string VacuousOutputReason(const Module& original, const Literal& output,
       inputs_vary = inputs_vary || !IsConstantArray(*leaf);
     }
   }
-  if (!inputs_vary || !RootReadsParameters(original)) return "";
+  const Computation* entry = original.entry_computation();
+  if (!inputs_vary || entry == nullptr || !ReadsParameters(entry->root_instruction())) return "";
   const Literal& first = *leaves.front().array;
   return absl::StrCat("every output of the original is constant on these inputs (output {",
                       absl::StrJoin(leaves.front().index, ","), "} is all ",

@@ -140,7 +140,9 @@ EquivalenceResult CompareLiterals(const Literal& a, const Literal& b,
 
 // Why a comparison against `output` (what `original` computes on
 // `arguments`) would be vacuous, or "" when it is not: a float output leaf
-// with no finite element (all NaN or infinite), or every output leaf constant
+// with no finite element (all NaN or infinite) that depends on a parameter (a
+// NaN or infinity the module writes as a constant is compared like any other
+// value), or every output leaf constant
 // (with at least one leaf of two or more elements) while some argument varies
 // and the entry's root reads a parameter. Equal outputs there say nothing
 // about two modules. (A root that reads no parameter computes constants, and

@@ -63,13 +63,16 @@ absl::flat_hash_map<const Computation*, std::vector<const Instruction*>> CallSit
   return sites;
 }
 
-// Walks the uses of `start` forward, to depth 12: into the parameters of
+// Walks the uses of `start` forward, to depth 24: into the parameters of
 // called computations (call, fusion) and out of them again (a value that
 // reaches a called computation's root, or element k of a root tuple, goes on
 // at the caller, or at the caller's get-tuple-elements of index k: XLA's
-// optimized modules pass values from fusion to fusion), and through every
-// user for which `follows(user, operand_index)` holds. `visit(user,
-// operand_index)` sees each use first; returning true ends the walk.
+// optimized modules pass values from fusion to fusion), into while loops
+// (element k of a loop's initial tuple goes on at the
+// get-tuple-elements of index k of its body's and condition's parameter and of
+// the loop's result: lax.scan's state), and through every user for which
+// `follows(user, operand_index)` holds. `visit(user, operand_index)` sees each
+// use first; returning true ends the walk.
 template <typename Follows, typename Visit>
 void WalkUses(const Instruction* start, Follows follows, Visit visit) {
   std::vector<std::pair<const Instruction*, int>> stack = {{start, 0}};
@@ -102,10 +105,28 @@ void WalkUses(const Instruction* start, Follows follows, Visit visit) {
       }
     }
   };
+  auto push_element = [&](const Instruction* tuple, int64_t k, int depth) {
+    for (const Instruction* user : tuple->users()) {
+      if (user->opcode() == Opcode::kGetTupleElement && user->attrs().tuple_index == k) {
+        stack.push_back({user, depth});
+      }
+    }
+  };
+  auto walk_into_loops = [&](const Instruction* tuple, int64_t k, int depth) {
+    for (const Instruction* loop : tuple->users()) {
+      if (loop->opcode() != Opcode::kWhile || loop->called_computations().size() != 2) continue;
+      for (const Computation* computation : loop->called_computations()) {
+        if (computation->num_parameters() == 1) {
+          push_element(computation->parameter_instruction(0), k, depth);
+        }
+      }
+      push_element(loop, k, depth);
+    }
+  };
   while (!stack.empty()) {
     auto [instr, depth] = stack.back();
     stack.pop_back();
-    if (seen[instr] || depth > 12) continue;
+    if (seen[instr] || depth > 24) continue;
     seen[instr] = true;
     walk_out(instr, depth);
     for (const Instruction* user : instr->users()) {
@@ -117,6 +138,8 @@ void WalkUses(const Instruction* start, Follows follows, Visit visit) {
               i < user->called_computations()[0]->num_parameters()) {
             stack.push_back({user->called_computations()[0]->parameter_instruction(i), depth + 1});
           }
+        } else if (user->opcode() == Opcode::kTuple) {
+          walk_into_loops(user, i, depth + 1);
         } else if (follows(*user, i)) {
           stack.push_back({user, depth + 1});
         }
@@ -160,8 +183,12 @@ int64_t OneHotBound(const Instruction& compare, int64_t operand_index) {
 }
 
 // The smallest index bound among index operands (and iotas a value is
-// compared with) reachable from `start` through elementwise/shape ops and
-// into called computations; 0 if none.
+// compared with) reachable from `start` through elementwise/shape ops, the
+// values a gather picks, called computations and while loops; 0 if none. A
+// reinforcement-learning update scans over shuffled minibatches (x[order] is a
+// gather of x) of the actions it took, then picks each action's
+// log-probability with take_along_axis, which fills NaN for an action out of
+// range: every output was NaN when actions were drawn up to 7 for 2 of them.
 int64_t FindIndexBound(const Instruction* start) {
   int64_t bound = 0;
   WalkUses(
@@ -169,7 +196,7 @@ int64_t FindIndexBound(const Instruction* start) {
       [](const Instruction& user, int64_t i) {
         return !IsIndexOperand(user, i) &&
                (PassesValueThrough(user.opcode()) || user.opcode() == Opcode::kSelect ||
-                user.opcode() == Opcode::kClamp);
+                user.opcode() == Opcode::kClamp || user.opcode() == Opcode::kGather);
       },
       [&](const Instruction& user, int64_t i) {
         const int64_t b = IsIndexOperand(user, i) ? IndexBound(user) : OneHotBound(user, i);

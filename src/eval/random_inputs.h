@@ -10,7 +10,8 @@
 //    reshape, broadcast, copy, slice, concatenate, transpose, add,
 //    dynamic-slice; for this rule also multiply and a dividend), into called
 //    computations and out of them again (from a fusion's result to the next
-//    fusion), the operand of sqrt, rsqrt or log, the divisor of a
+//    fusion) and through while loops' state (lax.scan's carry), the operand
+//    of sqrt, rsqrt or log, the divisor of a
 //    divide, the base of a power or a batch norm's variance is uniform in
 //    [0.5, 1.5] instead (a batch-norm variance, Adam's second moment, a
 //    scale, a norm), and so is
@@ -25,7 +26,8 @@
 //    amplify rounding until no comparison can tell (fan-in <= 3 keeps [-1, 1]);
 //  - integers are uniform in [int_low, int_high] (default [0, 7], clipped to
 //    the type), except those that reach an index operand (gather and scatter
-//    indices, dynamic-slice and dynamic-update-slice starts), which stay in
+//    indices, dynamic-slice and dynamic-update-slice starts; also through the
+//    values a gather picks, a minibatch shuffled by x[order]), which stay in
 //    [0, smallest dimension of what they index), and those compared with an
 //    iota (a class label made one-hot; TensorFlow's sparse cross-entropy gives
 //    NaN for a label out of range), which stay in [0, the iota's size), and

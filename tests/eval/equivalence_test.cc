@@ -251,6 +251,61 @@ ENTRY e {
   EXPECT_EQ(other_max, 7);
 }
 
+// A PPO update in JAX scans over shuffled minibatches: the actions reach the gather that picks
+// their log-probabilities through a gather (x[order]) and a while loop's state, and Adam's second
+// moment reaches its square root inside the loop. Drawn as if neither went anywhere (actions up
+// to 7 of 2, moments from [-1, 1]), every output was NaN and the check judged nothing.
+TEST(Equivalence, ParametersUsedInsideLoopsAreDrawnForThatUse) {
+  auto module = ParseModule(R"(HloModule scan
+cond {
+  s = (s32[], s32[4], f32[4], f32[4,2]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  n = s32[] constant(3)
+  ROOT lt = pred[] compare(i, n), direction=LT
+}
+body {
+  s = (s32[], s32[4], f32[4], f32[4,2]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  one = s32[] constant(1)
+  next = s32[] add(i, one)
+  actions = s32[4] get-tuple-element(s), index=1
+  nu = f32[4] get-tuple-element(s), index=2
+  logp = f32[4,2] get-tuple-element(s), index=3
+  idx = s32[4,1] reshape(actions)
+  iota = s32[4,1] iota(), iota_dimension=0
+  both = s32[4,2] concatenate(iota, idx), dimensions={1}
+  picked = f32[4] gather(logp, both), offset_dims={}, collapsed_slice_dims={0,1}, start_index_map={0,1}, index_vector_dim=1, slice_sizes={1,1}
+  root = f32[4] sqrt(nu)
+  step = f32[4] add(picked, root)
+  ROOT t = (s32[], s32[4], f32[4], f32[4,2]) tuple(next, actions, step, logp)
+}
+ENTRY e {
+  taken = s32[16] parameter(0)
+  order = s32[4,1] parameter(1)
+  nu = f32[4] parameter(2)
+  logp = f32[4,2] parameter(3)
+  shuffled = s32[4] gather(taken, order), offset_dims={}, collapsed_slice_dims={0}, start_index_map={0}, index_vector_dim=1, slice_sizes={1}
+  zero = s32[] constant(0)
+  init = (s32[], s32[4], f32[4], f32[4,2]) tuple(zero, shuffled, nu, logp)
+  loop = (s32[], s32[4], f32[4], f32[4,2]) while(init), condition=cond, body=body
+  ROOT out = f32[4] get-tuple-element(loop), index=2
+}
+)");
+  ASSERT_TRUE(module.ok()) << module.status();
+  auto args = *MakeRandomArguments(**module, 3);
+  int64_t taken_max = 0, order_max = 0;
+  for (int64_t e = 0; e < 16; ++e) taken_max = std::max(taken_max, args[0].GetAsInt64(e));
+  for (int64_t e = 0; e < 4; ++e) {
+    order_max = std::max(order_max, args[1].GetAsInt64(e));
+    EXPECT_GE(args[2].GetAsDouble(e), 0.5);  // under sqrt, inside the loop
+  }
+  EXPECT_EQ(taken_max, 1);  // an action of 2 (logp's smaller dimension), none beyond
+  EXPECT_LE(order_max, 15);
+  auto reference = EquivalenceReference::Make(**module);
+  ASSERT_TRUE(reference.ok()) << reference.status();
+  EXPECT_FALSE(reference->vacuous());
+}
+
 TEST(Equivalence, ParametersUnderRsqrtOrLogAreDrawnPositive) {
   // A batch-norm inference: a variance drawn from [-1, 1] would make every
   // output NaN and the equivalence check vacuous.
@@ -490,6 +545,20 @@ TEST(Equivalence, VacuousReferenceIsNotJudged) {
   ASSERT_TRUE(partly_self.ok());
   EXPECT_FALSE(partly_self->judged);
   EXPECT_THAT(partly_self->message, ::testing::HasSubstr("output {1}"));
+  // A NaN the module writes whatever its inputs (evosax's "no best solution yet") is compared
+  // like any other output: the check is judged, and a mutant writing zeros there is rejected.
+  auto sentinel =
+      ParseModule(AllNanModule("(f32[16], f32[16]) tuple(ok, nan_b)\n  nan = f32[] constant(nan)\n"
+                               "  nan_b = f32[16] broadcast(nan), dimensions={}"));
+  auto sentinel_zeros = ParseModule(AllNanModule("(f32[16], f32[16]) tuple(ok, zb)"));
+  ASSERT_TRUE(sentinel.ok() && sentinel_zeros.ok()) << sentinel.status();
+  auto sentinel_self = CheckEquivalent(**sentinel, **sentinel);
+  ASSERT_TRUE(sentinel_self.ok());
+  EXPECT_TRUE(sentinel_self->judged && sentinel_self->equivalent) << sentinel_self->message;
+  auto sentinel_lost = CheckEquivalent(**sentinel, **sentinel_zeros);
+  ASSERT_TRUE(sentinel_lost.ok());
+  EXPECT_TRUE(sentinel_lost->judged);
+  EXPECT_FALSE(sentinel_lost->equivalent);
   // A meaningful output is judged (and equal to itself).
   auto meaningful = ParseModule(AllNanModule("f32[16] copy(ok)"));
   ASSERT_TRUE(meaningful.ok());
