@@ -299,15 +299,15 @@ bool ReadsParameters(const Instruction* value) {
   return false;
 }
 
-// What computes output leaf `path` of the entry, as far as the root's tuples show it.
-const Instruction* LeafProducer(const Module& module, const std::vector<int64_t>& path) {
-  const Computation* entry = module.entry_computation();
-  const Instruction* value = entry == nullptr ? nullptr : entry->root_instruction();
+// The instruction of `module`'s entry that produces the output at `path`.
+const Instruction* OutputProducer(const Module& module, const std::vector<int64_t>& path) {
+  const Instruction* instruction = module.entry_computation()->root_instruction();
   for (int64_t i : path) {
-    if (value == nullptr || value->opcode() != Opcode::kTuple || i >= value->operand_count()) break;
-    value = value->operand(i);
+    if (instruction->opcode() != Opcode::kTuple || i >= instruction->operand_count())
+      return nullptr;
+    instruction = instruction->operand(i);
   }
-  return value;
+  return instruction;
 }
 
 }  // namespace
@@ -329,7 +329,9 @@ std::string VacuousOutputReason(const Module& original, const Literal& output,
     }
     // A NaN or infinity the module writes whatever its inputs (a search's "no best yet") is an
     // output like any other; only one the inputs lead to means these inputs make no sense.
-    if (finite > 0 || !ReadsParameters(LeafProducer(original, path))) continue;
+    if (finite > 0) continue;
+    const Instruction* producer = OutputProducer(original, path);
+    if (producer != nullptr && !ReadsParameters(producer)) continue;
     const char* what = nans == n ? "NaN" : nans == 0 ? "infinite" : "NaN or infinite";
     return absl::StrCat("output {", absl::StrJoin(path, ","), "} ", leaf->shape().ToString(false),
                         " of the original is all ", what, " on these inputs");
@@ -392,9 +394,36 @@ Shape Widened(Shape shape) {
 
 // The original computed in f64 on `args`, converted to the output types of
 // `like` (the original's output).
+// `literal` (f64, widened) with each element that is not a whole number scaled by 1 + step.
+Literal WithFractionsMoved(const Literal& literal, double step) {
+  Literal moved = literal;
+  if (!moved.shape().IsArray() || moved.shape().element_type() != PrimitiveType::kF64) return moved;
+  for (int64_t i = 0; i < moved.element_count(); ++i) {
+    const double value = moved.GetAsDouble(i);
+    if (std::isfinite(value) && value != std::trunc(value))
+      moved.SetFromDouble(i, value * (1 + step));
+  }
+  return moved;
+}
+
+// `a` computed in f64 on `args`, as `like`'s types; with `constant_step`, every float constant
+// that is not a whole number scaled by 1 + constant_step first.
 absl::StatusOr<Literal> F64Reference(const Module& a, const std::vector<Literal>& args,
-                                     const Shape& like, const EquivalenceOptions& options) {
+                                     const Shape& like, const EquivalenceOptions& options,
+                                     double constant_step = 0) {
   std::unique_ptr<Module> widened = WidenedToF64(a);
+  if (constant_step != 0) {
+    for (const auto& computation : widened->computations()) {
+      for (const auto& instruction : computation->instructions()) {
+        if (instruction->opcode() != Opcode::kConstant || instruction->attrs().literal == nullptr ||
+            instruction->attrs().literal->elided()) {
+          continue;
+        }
+        instruction->mutable_attrs().literal = std::make_shared<const Literal>(
+            WithFractionsMoved(*instruction->attrs().literal, constant_step));
+      }
+    }
+  }
   std::vector<Literal> wide_args;
   for (const Literal& arg : args) wide_args.push_back(ConvertLeaves(arg, Widened(arg.shape())));
   HLOGYM_ASSIGN(reference, Evaluate(*widened, wide_args, options.evaluator));
@@ -413,6 +442,23 @@ bool SameInF64(const Module& b, const std::vector<Literal>& args, const Literal&
   return CompareLiterals(reference, *wide, strict).equivalent;
 }
 
+// Whether `b` computed in f64 with its fractional constants moved by one f32 rounding step (all
+// up, or all down) gives `reference`, the original's f64 result: then `b` computes the original's
+// function, and only the rounding of constants it holds where the original computes them (a
+// reciprocal algsimp folded, x / 127.5 made x * 0.00784313772) puts some value on the other side
+// of a threshold in f64 too (a quantizer's round to nearest at a tie).
+bool SameWithConstantsRoundedOtherwise(const Module& b, const std::vector<Literal>& args,
+                                       const Literal& reference,
+                                       const EquivalenceOptions& options) {
+  EquivalenceOptions strict = options;
+  strict.computes_in_low_precision = false;
+  for (const double step : {-0x1p-24, 0x1p-24}) {
+    absl::StatusOr<Literal> moved = F64Reference(b, args, reference.shape(), options, step);
+    if (moved.ok() && CompareLiterals(reference, *moved, strict).equivalent) return true;
+  }
+  return false;
+}
+
 // Where an integer output's values come from when they are indices chosen by
 // comparing floats: the elements of `key` along `dimension`, by an
 // argmax/argmin reduce (the output lacks that dimension), top-k or a sort
@@ -422,17 +468,6 @@ struct IndexSelection {
   int64_t dimension = 0;
   bool reduced = false;
 };
-
-// The instruction of `module`'s entry that produces the output at `path`.
-const Instruction* OutputProducer(const Module& module, const std::vector<int64_t>& path) {
-  const Instruction* instruction = module.entry_computation()->root_instruction();
-  for (int64_t i : path) {
-    if (instruction->opcode() != Opcode::kTuple || i >= instruction->operand_count())
-      return nullptr;
-    instruction = instruction->operand(i);
-  }
-  return instruction;
-}
 
 std::optional<IndexSelection> FindIndexSelection(const Instruction* instruction) {
   while (instruction != nullptr &&
@@ -786,6 +821,13 @@ absl::StatusOr<EquivalenceResult> EquivalenceReference::CheckStatic(const Module
               "not judged: both modules compute the same in f64, but in f32 this one misses the "
               "original's f64 result (",
               optimized.message, "), so rounding at a threshold decides: ", trial.message);
+        } else if (SameWithConstantsRoundedOtherwise(b, args, *reference, options)) {
+          trial.judged = false;
+          trial.message = absl::StrCat(
+              "not judged: in f64 this one misses the original's result (", optimized.message,
+              ") but gives it with its fractional constants one f32 rounding step away, so how "
+              "constants folded in f32 round decides: ",
+              trial.message);
         } else {
           trial.message += absl::StrCat("; the original matches its f64 reference, this does not: ",
                                         optimized.message);

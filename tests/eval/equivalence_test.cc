@@ -840,6 +840,54 @@ TEST(Equivalence, RoundingAtAThresholdIsNotJudgedAWrongResultIsRejected) {
       << rejected->message;
 }
 
+// Qwix's int8 quantizer divides each row by its largest magnitude / 127.5 and rounds: the
+// largest element lands on a tie, 127.5, in f32 and in f64. algsimp writes x / 127.5 as
+// x * 0.00784313772 (1 / 127.5 rounded to f32), and that constant, computed in f64 too, puts the
+// tie on the other side. One f32 rounding step of the constant gives the original's result: not
+// judged (XLA, which makes the same rewrite of the original, agrees). A candidate off by more
+// than a rounding step stays rejected.
+std::string QuantizerModule(const std::string& scale) {
+  const std::string scaled =
+      scale == "127.5" ? "s = f32[8] divide(top, kb)" : "s = f32[8] multiply(top, kb)";
+  return R"(HloModule q
+max {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT m = f32[] maximum(a, b)
+}
+ENTRY e {
+  x = f32[8,16] parameter(0)
+  w = s8[16,4] parameter(1)
+  ax = f32[8,16] abs(x)
+  low = f32[] constant(-inf)
+  top = f32[8] reduce(ax, low), dimensions={1}, to_apply=max
+  k = f32[] constant()" +
+         scale + ")\n  kb = f32[8] broadcast(k), dimensions={}\n  " + scaled + R"(
+  sb = f32[8,16] broadcast(s), dimensions={0}
+  q = f32[8,16] divide(x, sb)
+  r = f32[8,16] round-nearest-even(q)
+  i = s8[8,16] convert(r)
+  ROOT d = s32[8,4] dot(i, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+}
+)";
+}
+
+TEST(Equivalence, AConstantRoundedToF32AtATieIsNotJudgedAWrongOneIsRejected) {
+  auto original = ParseModule(QuantizerModule("127.5"));
+  auto reciprocal = ParseModule(QuantizerModule("0.00784313772"));
+  auto wrong = ParseModule(QuantizerModule("0.0078"));
+  ASSERT_TRUE(original.ok() && reciprocal.ok() && wrong.ok()) << original.status();
+  auto at_tie = CheckEquivalent(**original, **reciprocal);
+  ASSERT_TRUE(at_tie.ok()) << at_tie.status();
+  EXPECT_FALSE(at_tie->equivalent);
+  EXPECT_FALSE(at_tie->judged) << at_tie->message;
+  EXPECT_THAT(at_tie->message, ::testing::HasSubstr("one f32 rounding step away"));
+  auto rejected = CheckEquivalent(**original, **wrong);
+  ASSERT_TRUE(rejected.ok());
+  EXPECT_FALSE(rejected->equivalent);
+  EXPECT_TRUE(rejected->judged) << rejected->message;
+}
+
 TEST(Equivalence, WidenedModuleComputesInF64) {
   auto module = ParseModule(
       "HloModule w\nENTRY e {\n  x = bf16[4] parameter(0)\n"
