@@ -17,6 +17,10 @@ venv of its own under build/venvs with the probe's pinned requirements:
   gymnax environments rolled out under lax.scan with a PPO update, JAX MD's molecular dynamics
   (neighbor lists, NVT/NVE/Langevin, FIRE, three-body forces), evosax's evolution strategies and
   BlackJAX's samplers (requirements-simulation.txt); modules of 20 instructions or more.
+- quantized_and_puzzles: examples/harvest/jax_quantized_and_puzzles.py: Qwix's int8 and fp8
+  quantized training steps and post-training quantized inference of a Flax MLP and attention
+  block, and Jumanji's combinatorial environments stepped by random valid actions
+  (requirements-quantized-puzzles.txt); modules of 20 instructions or more.
 - optimizers: training steps with optax's optimizers (clipping and schedules, Lion, Adafactor,
   LAMB, gradient accumulation, masked weight decay, ...) and Flax's nn.scan over stacked layers,
   with and without remat (requirements-libraries.txt).
@@ -333,6 +337,16 @@ def jax_simulation() -> Path:
     return harvest_probe(
         "jax_simulation",
         [str(python), str(EXAMPLES / "jax_simulation.py")],
+        min_instructions=20,
+    )
+
+
+def quantized_and_puzzles() -> Path:
+    python = venv("quantized-puzzles", [PINS, HERE / "requirements-quantized-puzzles.txt"])
+    # Environment resets and steps are small: 20 instructions or more.
+    return harvest_probe(
+        "quantized_and_puzzles",
+        [str(python), str(EXAMPLES / "jax_quantized_and_puzzles.py")],
         min_instructions=20,
     )
 
@@ -664,6 +678,7 @@ PROBES = {
     "ode_solvers": ode_solvers,
     "probabilistic": probabilistic,
     "jax_simulation": jax_simulation,
+    "quantized_and_puzzles": quantized_and_puzzles,
     "optimizers": optimizers,
     "partitioned": partitioned,
     "jax_data_parallel": jax_data_parallel,
