@@ -511,16 +511,38 @@ bool Supported(const Value& v) {
   return v.shape.IsArray() && DispatchType(v.shape.element_type(), [](auto) {});
 }
 
+// `operand` in a type the typed kernels have: as it is, or, for a type they have no C++ type
+// for (f8 and f4 formats, sub-byte integers), as f32 or s64 holding the same values, each exact
+// there. Qwix's fp8 training multiplies f8e4m3fn operands into an f32 result.
+absl::StatusOr<ValuePtr> InKernelType(const ValuePtr& operand) {
+  if (Supported(*operand)) return operand;
+  const PrimitiveType type = operand->shape.element_type();
+  if (!operand->shape.IsArray() || !(IsFloatingPointType(type) || IsIntegralType(type))) {
+    return absl::UnimplementedError(absl::StrCat("dot operand element type ", TypeName(type)));
+  }
+  const Literal narrow = ValueToLiteral(*operand);
+  Shape shape = operand->shape;
+  shape.set_element_type(IsFloatingPointType(type) ? PrimitiveType::kF32 : PrimitiveType::kS64);
+  Literal wide(shape);
+  for (int64_t i = 0; i < narrow.element_count(); ++i) {
+    if (IsFloatingPointType(type)) {
+      wide.SetFromDouble(i, narrow.GetAsDouble(i));
+    } else {
+      wide.SetFromInt64(i, narrow.GetAsInt64(i));
+    }
+  }
+  return ValueFromLiteral(wide);
+}
+
 }  // namespace
 
 absl::StatusOr<ValuePtr> EvalDot(const Instruction& instruction, Operands operands,
                                  int num_threads) {
   if (operands.size() != 2) return absl::UnimplementedError("dot with sparsity operands");
   if (!instruction.attrs().dot_dimension_numbers) return Invalid("dot without dimension numbers");
-  if (!Supported(*operands[0]) || !Supported(*operands[1])) {
-    return absl::UnimplementedError("dot operand element type");
-  }
-  return ByAccumulationType<DotFn>(instruction, *operands[0], *operands[1], num_threads);
+  HLOGYM_ASSIGN(lhs, InKernelType(operands[0]));
+  HLOGYM_ASSIGN(rhs, InKernelType(operands[1]));
+  return ByAccumulationType<DotFn>(instruction, *lhs, *rhs, num_threads);
 }
 
 absl::StatusOr<ValuePtr> EvalRaggedDot(const Instruction& instruction, Operands operands) {

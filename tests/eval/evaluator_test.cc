@@ -397,6 +397,24 @@ ENTRY e {
   EXPECT_THAT(EvalValues(text), ElementsAre(6, 15));
 }
 
+// fp8 and sub-byte operands (Qwix's fp8 training: f8e4m3fn into f32; int4 weights) are
+// multiplied with the values they hold: 448 is f8e4m3fn's largest, 0.4375 one of its
+// fractions, -8 s4's smallest.
+TEST(EvaluatorDot, NarrowOperandsKeepTheirValues) {
+  const char* text = R"(HloModule m
+ENTRY e {
+  a = f8e4m3fn[1,2] constant({{448, 0.4375}})
+  b = f8e4m3fn[2,1] constant({{2}, {-0.5}})
+  f = f32[1,1] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  i = s4[2] constant({-8, 7})
+  j = s8[2] constant({3, 2})
+  n = s32[] dot(i, j), lhs_contracting_dims={0}, rhs_contracting_dims={0}
+  ROOT t = (f32[1,1], s32[]) tuple(f, n)
+})";
+  EXPECT_THAT(EvalValues(text, {}, 0), ElementsAre(895.78125));
+  EXPECT_THAT(EvalValues(text, {}, 1), ElementsAre(-10));
+}
+
 TEST(EvaluatorConvolution, Conv1dPaddingStride) {
   // Input 1 batch, 1 feature, width 5; kernel width 3 of ones; pad 1, stride 2.
   const char* text = R"(HloModule m
