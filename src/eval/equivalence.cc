@@ -392,8 +392,6 @@ Shape Widened(Shape shape) {
   return shape;
 }
 
-// The original computed in f64 on `args`, converted to the output types of
-// `like` (the original's output).
 // `literal` (f64, widened) with each element that is not a whole number scaled by 1 + step.
 Literal WithFractionsMoved(const Literal& literal, double step) {
   Literal moved = literal;
@@ -406,8 +404,9 @@ Literal WithFractionsMoved(const Literal& literal, double step) {
   return moved;
 }
 
-// `a` computed in f64 on `args`, as `like`'s types; with `constant_step`, every float constant
-// that is not a whole number scaled by 1 + constant_step first.
+// `a` (the original, or a candidate) computed in f64 on `args`, converted to the output types of
+// `like` (the original's output); with `constant_step`, every float constant that is not a whole
+// number scaled by 1 + constant_step first.
 absl::StatusOr<Literal> F64Reference(const Module& a, const std::vector<Literal>& args,
                                      const Shape& like, const EquivalenceOptions& options,
                                      double constant_step = 0) {
