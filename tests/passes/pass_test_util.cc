@@ -62,6 +62,16 @@ PassRun RunPass(std::string_view pass_name, std::string_view hlo) {
   return RunPass(**pass, hlo);
 }
 
+std::string WithSum(std::string_view entry) {
+  return R"(HloModule m
+sum {
+  x = f32[] parameter(0)
+  y = f32[] parameter(1)
+  ROOT s = f32[] add(x, y)
+}
+)" + std::string(entry);
+}
+
 std::string MatchChecks(std::string_view text, std::string_view checks) {
   std::vector<std::string> lines;
   std::istringstream in{std::string(text)};

@@ -34,6 +34,10 @@ PassRun RunPass(std::string_view pass_name, std::string_view hlo);
 // The same with a pass built here (options the registry does not offer).
 PassRun RunPass(Pass& pass, std::string_view hlo);
 
+// "HloModule m", a scalar f32 add named `sum` (the reducer most reduces in pass tests apply),
+// then `entry`.
+std::string WithSum(std::string_view entry);
+
 // FileCheck-like matching of `text` against `checks`, one directive per line
 // (a pattern is literal text, where {{regex}} spans are regular expressions):
 //   CHECK: pattern       matches on some later line

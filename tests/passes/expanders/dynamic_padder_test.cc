@@ -37,13 +37,7 @@ CHECK: ROOT
 // batch norms, whose sizes come from get-dimension-size); without work the
 // sharing stays.
 TEST(DynamicPadderTest, WithWorkEachReduceGetsItsOwnReducer) {
-  const std::string hlo = R"(HloModule m
-sum {
-  x = f32[] parameter(0)
-  y = f32[] parameter(1)
-  ROOT s = f32[] add(x, y)
-}
-ENTRY main {
+  const std::string hlo = WithSum(R"(ENTRY main {
   a = f32[3,7] parameter(0)
   z = f32[] constant(0)
   r1 = f32[3] reduce(a, z), dimensions={1}, to_apply=sum
@@ -55,7 +49,7 @@ ENTRY main {
   d = f32[3] divide(r1, b)
   ROOT r = f32[3] add(d, r2)
 }
-)";
+)");
   PassRun run = RunPass("dynamic_padder", hlo);
   EXPECT_TRUE(run.changed);
   EXPECT_CHECKS(run.after, R"(
@@ -170,13 +164,8 @@ ENTRY main {
 // size (iota < n, select the init value beyond), the size read by
 // get-dimension-size is n, and every shape ends static (the counts and forms
 // are those of XLA's padder dump of this module).
-constexpr char kMaskedSum[] = R"(HloModule m
-sum {
-  x = f32[] parameter(0)
-  y = f32[] parameter(1)
-  ROOT s = f32[] add(x, y)
-}
-ENTRY main {
+std::string MaskedSum() {
+  return WithSum(R"(ENTRY main {
   a = f32[8] parameter(0)
   n = s32[] parameter(1)
   d = f32[<=8] set-dimension-size(a, n), dimensions={0}
@@ -186,10 +175,11 @@ ENTRY main {
   g = s32[] get-dimension-size(e), dimensions={0}
   ROOT t = (f32[], s32[]) tuple(r, g)
 }
-)";
+)");
+}
 
 TEST(DynamicPadderTest, ReduceOfADynamicDimensionIsMaskedPastItsSize) {
-  PassRun run = RunPass("dynamic_padder", kMaskedSum);
+  PassRun run = RunPass("dynamic_padder", MaskedSum());
   ASSERT_TRUE(run.changed);
   EXPECT_CHECKS(run.after, R"(
 CHECK-NOT: <=
@@ -216,13 +206,7 @@ CHECK: ROOT {{.*}} tuple({{.*}}, s32[] %n)
 // broadcast along the dimension (seventeen), so n = 1 and m = 4 add a[0] to
 // each of b's first four elements.
 TEST(DynamicPadderTest, DifferentSizesOfOneDimensionBroadcastASizeOne) {
-  PassRun run = RunPass("dynamic_padder", R"(HloModule m
-sum {
-  x = f32[] parameter(0)
-  y = f32[] parameter(1)
-  ROOT s = f32[] add(x, y)
-}
-ENTRY main {
+  PassRun run = RunPass("dynamic_padder", WithSum(R"(ENTRY main {
   a = f32[8] parameter(0)
   b = f32[8] parameter(1)
   n = s32[] parameter(2)
@@ -233,7 +217,7 @@ ENTRY main {
   z = f32[] constant(0)
   ROOT r = f32[] reduce(c, z), dimensions={0}, to_apply=sum
 }
-)");
+)"));
   ASSERT_TRUE(run.changed);
   EXPECT_EQ(run.after.find("<="), std::string::npos) << run.after;
   EXPECT_EQ(run.module->instruction_count(), 12 - 2 + 11 + 17 + 5) << run.after;
@@ -274,13 +258,7 @@ ENTRY main {
 // conditional. The module is the one XLA's padder received (its dump before
 // dynamic_padder), and the 45 instructions after are XLA's count.
 TEST(DynamicPadderTest, ConditionalPassesTheSizeIntoItsBranches) {
-  PassRun run = RunPass("dynamic_padder", R"(HloModule m
-sum {
-  x = f32[] parameter(0)
-  y = f32[] parameter(1)
-  ROOT s = f32[] add(x, y)
-}
-on_true {
+  PassRun run = RunPass("dynamic_padder", WithSum(R"(on_true {
   p = (f32[<=8]{0}) parameter(0)
   v = f32[<=8]{0} get-tuple-element(p), index=0
   z = f32[] constant(0)
@@ -309,7 +287,7 @@ ENTRY main {
   k = (f32[]) conditional(c, t1, t2), true_computation=on_true, false_computation=on_false
   ROOT o = f32[] get-tuple-element(k), index=0
 }
-)");
+)"));
   ASSERT_TRUE(run.changed);
   EXPECT_EQ(run.after.find("<="), std::string::npos) << run.after;
   EXPECT_CHECKS(run.after, R"(
@@ -333,13 +311,7 @@ CHECK: (f32[]) conditional(
 // and the condition ignores. The module is the one XLA's padder received,
 // and the 55 instructions after are XLA's count.
 TEST(DynamicPadderTest, WhileLoopCarriesTheSizeInItsState) {
-  PassRun run = RunPass("dynamic_padder", R"(HloModule m
-sum {
-  x = f32[] parameter(0)
-  y = f32[] parameter(1)
-  ROOT s = f32[] add(x, y)
-}
-body {
+  PassRun run = RunPass("dynamic_padder", WithSum(R"(body {
   p = (s32[], f32[], f32[<=8]{0}) parameter(0)
   i = s32[] get-tuple-element(p), index=0
   one = s32[] constant(1)
@@ -368,7 +340,7 @@ ENTRY main {
   w = (s32[], f32[], f32[<=8]{0}) while(t), condition=cond, body=body
   ROOT o = f32[] get-tuple-element(w), index=1
 }
-)");
+)"));
   ASSERT_TRUE(run.changed);
   EXPECT_EQ(run.after.find("<="), std::string::npos) << run.after;
   EXPECT_CHECKS(run.after, R"(
@@ -389,13 +361,7 @@ CHECK: (s32[], f32[], f32[8]{0}, s32[]) while(
 // dynamic-reshape of the first n elements into pairs becomes a reshape with
 // n / 2 rows. Neither needs a mask.
 TEST(DynamicPadderTest, ReshapesOfALeadingDynamicDimensionScaleItsSize) {
-  PassRun run = RunPass("dynamic_padder", R"(HloModule m
-sum {
-  x = f32[] parameter(0)
-  y = f32[] parameter(1)
-  ROOT s = f32[] add(x, y)
-}
-ENTRY main {
+  PassRun run = RunPass("dynamic_padder", WithSum(R"(ENTRY main {
   a = f32[4,2] parameter(0)
   n = s32[] parameter(1)
   w = f32[8] parameter(2)
@@ -409,7 +375,7 @@ ENTRY main {
   w4 = f32[4] slice(w), slice={[0:4]}
   ROOT d = f32[] dot(columns, w4), lhs_contracting_dims={0}, rhs_contracting_dims={0}
 }
-)");
+)"));
   ASSERT_TRUE(run.changed);
   EXPECT_EQ(run.after.find("<="), std::string::npos) << run.after;
   EXPECT_EQ(run.after.find("dynamic-reshape"), std::string::npos) << run.after;
@@ -426,13 +392,7 @@ ENTRY main {
 // cumulative sum and a gather) leaves the module dynamic, with the rewrites that need no
 // padding, and PaddedToStatic names the instruction.
 TEST(DynamicPadderTest, ReshapeSplittingADynamicDimensionIsLeftDynamic) {
-  const std::string hlo = R"(HloModule m
-sum {
-  x = f32[] parameter(0)
-  y = f32[] parameter(1)
-  ROOT s = f32[] add(x, y)
-}
-ENTRY main {
+  const std::string hlo = WithSum(R"(ENTRY main {
   a = f32[8] parameter(0)
   n = s32[] parameter(1)
   d = f32[<=8] set-dimension-size(a, n), dimensions={0}
@@ -444,7 +404,7 @@ ENTRY main {
   b = f32[2] broadcast(gf), dimensions={}
   ROOT o = f32[2] add(r, b)
 }
-)";
+)");
   PassRun run = RunPass("dynamic_padder", hlo);
   EXPECT_TRUE(run.changed);  // get-dimension-size reads n
   EXPECT_NE(run.after.find("f32[2,<=4]"), std::string::npos) << run.after;
@@ -464,9 +424,9 @@ ENTRY main {
 // masked sum is not the sum of all eight elements, which the evaluator alone
 // would take it to be; without a static form the check does not judge.
 TEST(DynamicPadderTest, EquivalenceCheckJudgesDynamicModulesPadded) {
-  auto masked = ParseModule(kMaskedSum, "masked.hlo");
+  auto masked = ParseModule(MaskedSum(), "masked.hlo");
   ASSERT_TRUE(masked.ok()) << masked.status();
-  std::string whole_text = kMaskedSum;
+  std::string whole_text = MaskedSum();
   const std::string set = "  d = f32[<=8] set-dimension-size(a, n), dimensions={0}\n";
   whole_text.replace(whole_text.find(set), set.size(), "  d = f32[8] copy(a)\n");
   whole_text.replace(whole_text.find("f32[<=8] exponential"), 20, "f32[8] exponential");
@@ -492,7 +452,7 @@ TEST(DynamicPadderTest, EquivalenceCheckJudgesDynamicModulesPadded) {
   // A candidate left dynamic where the padder cannot follow (a reshape that
   // splits the dynamic dimension into a minor one, not modelled) is
   // rejected, not let through unjudged.
-  std::string split_text = kMaskedSum;
+  std::string split_text = MaskedSum();
   const std::string reduce = "  r = f32[] reduce(e, z), dimensions={0}, to_apply=sum\n";
   split_text.replace(split_text.find(reduce), reduce.size(),
                      "  w = f32[2,<=4] reshape(e)\n"
@@ -521,13 +481,7 @@ class DynamicPadderRewriteTest : public ::testing::TestWithParam<RewrittenOp> {}
 TEST_P(DynamicPadderRewriteTest, ComputesWhatXlaComputes) {
   const RewrittenOp& op = GetParam();
   const int64_t width = std::stoll(op.c_shape.substr(op.c_shape.find("<=") + 2));
-  const std::string hlo = absl::StrCat(R"(HloModule m
-sum {
-  x = f32[] parameter(0)
-  y = f32[] parameter(1)
-  ROOT s = f32[] add(x, y)
-}
-less {
+  const std::string hlo = absl::StrCat(WithSum(R"(less {
   x = f32[] parameter(0)
   y = f32[] parameter(1)
   ROOT lt = pred[] compare(x, y), direction=LT
@@ -537,7 +491,7 @@ ENTRY main {
   b = f32[8] parameter(1)
   n = s32[] parameter(2)
   m = s32[] parameter(3)
-  weights = f32[)",
+  weights = f32[)"),
                                        width, R"(] parameter(4)
   da = f32[<=8] set-dimension-size(a, n), dimensions={0}
   db = f32[<=8] set-dimension-size(b, m), dimensions={0}

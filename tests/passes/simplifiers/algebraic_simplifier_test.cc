@@ -1280,16 +1280,6 @@ ENTRY main {
 
 // --------------------------------- reduce ----------------------------------
 
-constexpr std::string_view kAdd = R"(HloModule m
-sum {
-  x = f32[] parameter(0)
-  y = f32[] parameter(1)
-  ROOT s = f32[] add(x, y)
-}
-)";
-
-std::string WithSum(std::string_view entry) { return std::string(kAdd) + std::string(entry); }
-
 TEST(AlgebraicSimplifierTest, ReduceOfNothingIsReshape) {
   ExpectSimplifies(WithSum(R"(ENTRY main {
   p = f32[4,1] parameter(0)
