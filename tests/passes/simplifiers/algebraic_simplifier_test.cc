@@ -3,6 +3,7 @@
 #include <filesystem>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
 #include "analysis/verifier.h"
 #include "eval/equivalence.h"
 #include "passes/control_flow_test_util.h"
@@ -1207,11 +1208,8 @@ ENTRY main {
   ROOT s = f32[4,10] select(p, %OPERANDS)
 }
 )";
-  auto with = [&](std::string_view pred, std::string_view operands) {
-    std::string hlo = module;
-    hlo.replace(hlo.find("%PRED"), 5, pred);
-    hlo.replace(hlo.find("%OPERANDS"), 9, operands);
-    return hlo;
+  auto with = [&](const char* pred, const char* operands) {
+    return absl::StrReplaceAll(module, {{"%PRED", pred}, {"%OPERANDS", operands}});
   };
   PassRun run = RunPass("algsimp", with("pred[4,10]", "d, xs"));
   EXPECT_TRUE(run.changed);
@@ -1259,11 +1257,7 @@ ENTRY main {
   j = s32[] constant(%J)
   ROOT r = f32[4,3] dynamic-update-slice(b, u, i, j)
 })";
-  auto with_j = [&](std::string_view j) {
-    std::string hlo = update;
-    hlo.replace(hlo.find("%J"), 2, j);
-    return hlo;
-  };
+  auto with_j = [&](const char* j) { return absl::StrReplaceAll(update, {{"%J", j}}); };
   ExpectSimplifies(with_j("2"),
                    "CHECK: ROOT {{.*}} f32[4,3] pad(f32[2,1] %u, f32[] %z), padding=1_1x2_0");
   ExpectSimplifies(with_j("5"),
@@ -1302,11 +1296,8 @@ TEST(AlgebraicSimplifierTest, ReduceOfConcatenateCombinesThePiecesReduces) {
   z = f32[] constant(0)
   ROOT r = f32[%R] reduce(cat, z), dimensions={%D}, to_apply=sum
 })");
-  auto over = [&](std::string_view result, std::string_view dims) {
-    std::string text = hlo;
-    text.replace(text.find("%R"), 2, result);
-    text.replace(text.find("%D"), 2, dims);
-    return text;
+  auto over = [&](const char* result, const char* dims) {
+    return absl::StrReplaceAll(hlo, {{"%R", result}, {"%D", dims}});
   };
   PassRun run = RunPass("algsimp", over("3", "0"));
   EXPECT_TRUE(run.changed);
