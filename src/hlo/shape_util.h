@@ -44,6 +44,9 @@ struct ReshapeGroup {
 };
 std::optional<std::vector<ReshapeGroup>> ReshapeGroups(std::span<const int64_t> a,
                                                        std::span<const int64_t> b);
+// XLA's ShapeUtil::ReshapeIsBitcast: the reshape from `from` to `to` moves
+// no element in memory under their layouts (the default where absent).
+bool ReshapeIsBitcast(const Shape& from, const Shape& to);
 // Pairs (input dim, output dim) a reshape leaves unchanged.
 std::vector<std::pair<int64_t, int64_t>> DimensionsUnmodifiedByReshape(const Shape& from,
                                                                        const Shape& to);

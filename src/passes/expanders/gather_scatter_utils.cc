@@ -37,12 +37,27 @@ absl::StatusOr<Instruction*> InsertDegenerateDims(Instruction* operand,
 
 absl::StatusOr<Instruction*> ElideDegenerateDims(Instruction* operand,
                                                  std::span<const int64_t> elided) {
+  auto is_elided = [&](int64_t dim) {
+    return std::find(elided.begin(), elided.end(), dim) != elided.end();
+  };
   std::vector<int64_t> dims;
   const std::vector<int64_t>& old = operand->shape().dimensions();
   for (int64_t i = 0; i < static_cast<int64_t>(old.size()); ++i) {
-    if (std::find(elided.begin(), elided.end(), i) == elided.end()) dims.push_back(old[i]);
+    if (!is_elided(i)) dims.push_back(old[i]);
   }
-  return ReshapeTo(operand, std::move(dims));
+  HLOGYM_ASSIGN(reshape, ReshapeTo(operand, std::move(dims)));
+  if (operand->shape().has_layout()) {
+    // As XLA's: the kept dimensions stay in the operand's order in memory (a
+    // transposed layout stays transposed), so the reshape is a bitcast.
+    std::vector<int64_t> minor_to_major;
+    for (int64_t dim : MinorToMajor(operand->shape())) {
+      if (is_elided(dim)) continue;
+      minor_to_major.push_back(
+          dim - std::count_if(elided.begin(), elided.end(), [&](int64_t e) { return e < dim; }));
+    }
+    reshape->set_shape(WithMinorToMajor(reshape->shape(), std::move(minor_to_major)));
+  }
+  return reshape;
 }
 
 absl::StatusOr<Instruction*> CollapseFirstNDims(Instruction* operand, int64_t n) {

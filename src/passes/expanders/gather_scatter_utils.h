@@ -22,7 +22,8 @@ absl::StatusOr<Instruction*> ReshapeTo(Instruction* operand, std::vector<int64_t
 // Reshape inserting size-1 dims at the given result positions (sorted).
 absl::StatusOr<Instruction*> InsertDegenerateDims(Instruction* operand,
                                                   std::span<const int64_t> positions);
-// Reshape dropping the given size-1 dims.
+// Reshape dropping the given size-1 dims; the others keep the operand's
+// memory order (its layout without the dropped dims).
 absl::StatusOr<Instruction*> ElideDegenerateDims(Instruction* operand,
                                                  std::span<const int64_t> dims);
 // Reshape merging the first n dims into one.

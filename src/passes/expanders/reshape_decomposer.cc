@@ -17,52 +17,6 @@ Shape WithDescendingLayout(const Shape& shape) {
   return WithMinorToMajor(shape, order);
 }
 
-// Linear index of `index` in memory (by the layout).
-int64_t PhysicalIndex(const Shape& shape, const std::vector<int64_t>& index) {
-  int64_t linear = 0;
-  int64_t stride = 1;
-  for (int64_t d : MinorToMajor(shape)) {
-    linear += index[d] * stride;
-    stride *= shape.dimensions(d);
-  }
-  return linear;
-}
-
-// Row-major multi-index of `linear` in `shape`.
-std::vector<int64_t> LogicalIndex(const Shape& shape, int64_t linear) {
-  std::vector<int64_t> index(shape.rank());
-  for (int64_t d = shape.rank() - 1; d >= 0; --d) {
-    index[d] = linear % shape.dimensions(d);
-    linear /= shape.dimensions(d);
-  }
-  return index;
-}
-
-int64_t RowMajorStride(const Shape& shape, int64_t dim) {
-  int64_t stride = 1;
-  for (int64_t d = shape.rank() - 1; d > dim; --d) stride *= shape.dimensions(d);
-  return stride;
-}
-
-bool UnitStepsAgree(const Shape& from, const Shape& to) {
-  for (int64_t d = 0; d < from.rank(); ++d) {
-    if (from.dimensions(d) <= 1) continue;
-    std::vector<int64_t> unit(from.rank(), 0);
-    unit[d] = 1;
-    std::vector<int64_t> mapped = LogicalIndex(to, RowMajorStride(from, d));
-    if (PhysicalIndex(from, unit) != PhysicalIndex(to, mapped)) return false;
-  }
-  return true;
-}
-
-// XLA's ShapeUtil::ReshapeIsBitcast.
-bool ReshapeIsBitcast(const Shape& a, const Shape& b) {
-  if (a.element_type() != b.element_type()) return false;
-  if (a.ElementCount() != b.ElementCount()) return false;
-  if (a.ElementCount() <= 1) return true;
-  return UnitStepsAgree(a, b) && UnitStepsAgree(b, a);
-}
-
 // XLA's ShapeUtil::AlignLayouts: `output` with a layout making the reshape
 // from `input` a bitcast, if one exists.
 std::optional<Shape> AlignLayouts(const Shape& input, const Shape& output) {

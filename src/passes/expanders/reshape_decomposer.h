@@ -9,7 +9,8 @@
 //    result's layout.
 // Shapes without a layout count as having the default (descending) one, so
 // on modules before layout assignment (every layout default) it changes
-// nothing. Implements XLA's ReshapeIsBitcast and AlignLayouts rules itself.
+// nothing. Implements XLA's AlignLayouts rule itself (ReshapeIsBitcast is
+// hlo/shape_util's).
 // Leaves out: tiled layouts and dynamic shapes (such reshapes are left
 // alone).
 #ifndef HLOGYM_PASSES_EXPANDERS_RESHAPE_DECOMPOSER_H_

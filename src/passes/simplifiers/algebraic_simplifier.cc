@@ -307,6 +307,8 @@ absl::Status Visitor::Visit(Instruction* hlo) {
       return HandleDynamicSlice(hlo);
     case Opcode::kDynamicUpdateSlice:
       return HandleDynamicUpdateSlice(hlo);
+    case Opcode::kGather:
+      return HandleGather(hlo);
     case Opcode::kReduce:
       return HandleReduce(hlo);
     case Opcode::kReduceWindow:
@@ -1590,10 +1592,11 @@ std::string AlgebraicSimplifier::TrackingKey() const {
         o.enable_reduce_of_reshape, o.enable_negative_padding_replacement,
         o.unconditionally_simplify_reduce_of_transpose_or_reshape,
         o.enable_dynamic_update_slice_to_pad_replacement, o.enable_conv_operand_swap,
-        o.rewrite_reshape_transpose_as_slice_concatenate}) {
+        o.rewrite_reshape_transpose_as_slice_concatenate,
+        o.enable_window_reduce_to_reduce_replacement}) {
     key += flag ? '1' : '0';
   }
-  return absl::StrCat(key, ":", o.max_sweeps);
+  return absl::StrCat(key, ":", o.very_small_gather_size, ":", o.max_sweeps);
 }
 
 absl::StatusOr<bool> AlgebraicSimplifier::Run(Module& module) {

@@ -80,6 +80,11 @@
 //    of a broadcast, transpose, degenerate reshape; constant indices -> slice.
 //  - dynamic-update-slice: of a broadcast scalar with constant indices -> pad;
 //    full update -> update; full-size dims get index 0; empty update.
+//  - gather: empty operand -> zeros; one element -> broadcast; rank-1
+//    operands of <= 4 elements with implicit scalar indices -> a chain of
+//    selects; gather(pad(x)) and gather(bitcast reshape(pad(x))) ->
+//    pad(gather(x)) where the padded dims pass through the gather whole (or
+//    are batching dims the indices pad alike).
 //  - reduce: empty -> broadcast(init); no reduced elements -> reshape;
 //    argmax/argmin of a broadcast scalar constant -> (constant, 0);
 //    max (min) reduce of x next to an argmax (argmin) of x over the same
@@ -104,7 +109,7 @@
 // Left out (off in XLA's CPU options, layout-sensitive, or not yet done):
 // dot strength reduction to reduce, associative dot reordering, dot of
 // concat/gather/reordered contracting dims, dot param-to-rhs, conv -> dot
-// (layout-sensitive in XLA), variadic reduce-window rewrites, gather/scatter rewrites,
+// (layout-sensitive in XLA), variadic reduce-window rewrites, scatter rewrites,
 // reduce(concat) -> map,
 // argmin/argmax matching, merging two scatter-adds, add(dus(0, ...)), select of
 // dynamic-update-slice, dynamic-slice of dynamic-slice/iota,
@@ -148,6 +153,9 @@ struct AlgebraicSimplifierOptions {
   bool enable_conv_operand_swap = true;
   bool rewrite_reshape_transpose_as_slice_concatenate = true;
   bool enable_window_reduce_to_reduce_replacement = true;
+  // Gathers from rank-1 operands of at most this many elements (with
+  // implicit scalar indices) become chains of selects.
+  int64_t very_small_gather_size = 4;
   int max_sweeps = 50;
 };
 

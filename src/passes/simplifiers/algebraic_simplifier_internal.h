@@ -83,6 +83,10 @@ class Visitor {
   absl::Status HandleReverse(Instruction* hlo);
   absl::Status HandleDynamicSlice(Instruction* hlo);
   absl::Status HandleDynamicUpdateSlice(Instruction* hlo);
+  absl::Status HandleGather(Instruction* hlo);
+  // A gather with `gather`'s dimension numbers and sortedness.
+  Instruction* AddGather(const Instruction* gather, Shape shape, Instruction* operand,
+                         Instruction* indices, std::vector<int64_t> slice_sizes);
   absl::StatusOr<bool> TrySinkBroadcastAfterElementwiseOps(Instruction* broadcast);
   absl::StatusOr<bool> SimplifyTransposeOfBroadcast(Instruction* transpose);
   // A chain of reshapes and transposes from `start` (a transpose or a

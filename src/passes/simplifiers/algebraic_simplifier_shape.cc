@@ -1,6 +1,6 @@
 // algsimp: rewrites of data-movement instructions (broadcast, reshape,
 // transpose, slice, concatenate, pad, reverse, dynamic-slice,
-// dynamic-update-slice). See algebraic_simplifier.h.
+// dynamic-update-slice, gather). See algebraic_simplifier.h.
 #include <algorithm>
 #include <numeric>
 
@@ -1158,6 +1158,226 @@ absl::Status Visitor::HandleDynamicUpdateSlice(Instruction* dus) {
   }
   if (IsZeroElementArray(update->shape())) {
     ReplaceIfCompatible(dus, base);
+  }
+  return absl::OkStatus();
+}
+
+// ================================== gather ==================================
+
+namespace {
+
+bool Contains(const std::vector<int64_t>& values, int64_t value) {
+  return std::find(values.begin(), values.end(), value) != values.end();
+}
+
+// The dims a pad pads (low, high or interior), ascending.
+std::vector<int64_t> PaddedDims(const Instruction* pad) {
+  std::vector<int64_t> dims;
+  const std::vector<PaddingDimension>& padding = pad->attrs().padding;
+  for (int64_t d = 0; d < static_cast<int64_t>(padding.size()); ++d) {
+    if (padding[d] != PaddingDimension{}) dims.push_back(d);
+  }
+  return dims;
+}
+
+// A gather's passthrough dims, as XLA's sharding utilities define them: each
+// operand dim that is neither collapsed nor a batching dim and whose slice is
+// the whole dim, mapped to the offset dim it becomes (both ways).
+struct Passthrough {
+  absl::flat_hash_map<int64_t, int64_t> operand_to_output;
+  absl::flat_hash_map<int64_t, int64_t> output_to_operand;
+};
+Passthrough GatherPassthroughDims(const Instruction* gather) {
+  const GatherDimensionNumbers& dnums = *gather->attrs().gather_dimension_numbers;
+  const std::vector<int64_t>& slice_sizes = gather->attrs().gather_slice_sizes;
+  const Shape& operand = gather->operand(0)->shape();
+  Passthrough result;
+  int64_t skipped = 0;
+  for (int64_t d = 0; d < operand.rank(); ++d) {
+    if (Contains(dnums.collapsed_slice_dims, d) || Contains(dnums.operand_batching_dims, d)) {
+      ++skipped;
+      continue;
+    }
+    if (slice_sizes[d] != operand.dimensions(d)) continue;
+    const int64_t output = dnums.offset_dims[d - skipped];
+    result.operand_to_output[d] = output;
+    result.output_to_operand[output] = d;
+  }
+  return result;
+}
+
+// For explicit batching dims: the output dim of each start-indices dim (the
+// output's non-offset dims follow the start indices' dims in order, the index
+// vector dim skipped).
+absl::flat_hash_map<int64_t, int64_t> StartIndicesDimToOutputDim(const Instruction* gather) {
+  const GatherDimensionNumbers& dnums = *gather->attrs().gather_dimension_numbers;
+  absl::flat_hash_map<int64_t, int64_t> result;
+  int64_t start_dim = 0;
+  for (int64_t output = 0; output < gather->shape().rank(); ++output) {
+    if (Contains(dnums.offset_dims, output)) continue;
+    if (start_dim == dnums.index_vector_dim) ++start_dim;
+    if (Contains(dnums.start_indices_batching_dims, start_dim)) result[start_dim] = output;
+    ++start_dim;
+  }
+  return result;
+}
+
+// gather(pad(x)): whether the gather can read x and pad its result instead.
+// Every padded dim must pass through the gather, or be an operand batching
+// dim whose start-indices dim the indices (a pad) pad the same way; the
+// indices may pad nothing else. Adds the batching dims to `passthrough`.
+struct GatherOfPadPlan {
+  bool transform = false;
+  bool padded_batching_dims = false;
+};
+GatherOfPadPlan PlanGatherOfPad(const Instruction* gather, const std::vector<int64_t>& padded,
+                                Passthrough& passthrough) {
+  const GatherDimensionNumbers& dnums = *gather->attrs().gather_dimension_numbers;
+  const Instruction* pad = gather->operand(0);
+  const Instruction* indices = gather->operand(1);
+  std::vector<std::pair<int64_t, int64_t>> batching;  // (operand dim, start-indices dim)
+  for (int64_t d : padded) {
+    if (passthrough.operand_to_output.contains(d)) continue;
+    auto it = std::find(dnums.operand_batching_dims.begin(), dnums.operand_batching_dims.end(), d);
+    if (it == dnums.operand_batching_dims.end()) return {};
+    const int64_t start_dim =
+        dnums.start_indices_batching_dims[it - dnums.operand_batching_dims.begin()];
+    if (indices->opcode() != Opcode::kPad ||
+        indices->attrs().padding[start_dim] != pad->attrs().padding[d]) {
+      return {};
+    }
+    batching.emplace_back(d, start_dim);
+  }
+  if (batching.empty()) return {.transform = true};
+  if (batching.size() != PaddedDims(indices).size()) return {};
+  absl::flat_hash_map<int64_t, int64_t> to_output = StartIndicesDimToOutputDim(gather);
+  for (const auto& [operand_dim, start_dim] : batching) {
+    const int64_t output = to_output.at(start_dim);
+    passthrough.operand_to_output[operand_dim] = output;
+    passthrough.output_to_operand[output] = operand_dim;
+  }
+  return {.transform = true, .padded_batching_dims = true};
+}
+
+}  // namespace
+
+Instruction* Visitor::AddGather(const Instruction* gather, Shape shape, Instruction* operand,
+                                Instruction* indices, std::vector<int64_t> slice_sizes) {
+  Instruction* ops[] = {operand, indices};
+  Instruction* made = Add(Opcode::kGather, std::move(shape), ops);
+  made->mutable_attrs().gather_dimension_numbers = gather->attrs().gather_dimension_numbers;
+  made->mutable_attrs().gather_slice_sizes = std::move(slice_sizes);
+  made->mutable_attrs().indices_are_sorted = gather->attrs().indices_are_sorted;
+  return made;
+}
+
+absl::Status Visitor::HandleGather(Instruction* gather) {
+  if (!gather->attrs().gather_dimension_numbers) return absl::OkStatus();
+  const GatherDimensionNumbers& dnums = *gather->attrs().gather_dimension_numbers;
+  Instruction* operand = gather->operand(0);
+  Instruction* indices = gather->operand(1);
+  const Shape& operand_shape = operand->shape();
+  if (IsZeroElementArray(operand_shape)) {
+    return ReplaceWithNew(gather, ScalarLike(gather->shape(), 0));
+  }
+  // One element to gather: a broadcast of it.
+  if (operand_shape.ElementCount() == 1) {
+    Instruction* scalar = operand;
+    if (operand_shape.rank() > 0) {
+      scalar = AddReshape(operand, MakeShapeLike(operand_shape.element_type(), {}, operand_shape));
+    }
+    return ReplaceWithNew(gather, AddBroadcast(scalar, gather->shape(), {}));
+  }
+  // A few elements picked by implicit (trailing) scalar indices: a chain of
+  // selects, each taking element i where the index is at least i (so indices
+  // out of range clamp, as a gather's do).
+  if (operand_shape.rank() == 1 && operand_shape.dimensions(0) <= options_.very_small_gather_size &&
+      dnums.index_vector_dim == indices->shape().rank() && dnums.collapsed_slice_dims.size() == 1) {
+    auto element = [&](int64_t i) {
+      Instruction* slice = AddSlice(operand, {{i, i + 1, 1}});
+      Instruction* scalar =
+          AddReshape(slice, MakeShapeLike(operand_shape.element_type(), {}, operand_shape));
+      return AddBroadcast(scalar, gather->shape(), {});
+    };
+    Instruction* result = element(0);
+    for (int64_t i = 0; i < operand_shape.dimensions(0); ++i) {
+      Instruction* at_least_i = AddCompare(
+          indices, ScalarLike(indices->shape(), static_cast<double>(i)), ComparisonDirection::kGe);
+      Instruction* ops[] = {at_least_i, element(i), result};
+      result = Add(Opcode::kSelect, gather->shape(), ops);
+    }
+    return ReplaceWithNew(gather, result);
+  }
+  Passthrough passthrough = GatherPassthroughDims(gather);
+  // gather(pad(x)) => pad(gather(x)): the padded dims pass through the gather
+  // whole, so the gather reads x's and the pad follows it.
+  if (operand->opcode() == Opcode::kPad) {
+    Instruction* x = operand->operand(0);
+    const std::vector<int64_t> padded = PaddedDims(operand);
+    const GatherOfPadPlan plan = PlanGatherOfPad(gather, padded, passthrough);
+    if (plan.transform) {
+      Shape shape = gather->shape();
+      std::vector<int64_t> slice_sizes = gather->attrs().gather_slice_sizes;
+      for (int64_t d : padded) {
+        shape.mutable_dimensions()[passthrough.operand_to_output.at(d)] = x->shape().dimensions(d);
+        if (!Contains(dnums.operand_batching_dims, d)) slice_sizes[d] = x->shape().dimensions(d);
+      }
+      Instruction* new_indices = plan.padded_batching_dims ? indices->operand(0) : indices;
+      Instruction* inner = AddGather(gather, std::move(shape), x, new_indices, slice_sizes);
+      std::vector<PaddingDimension> padding(gather->shape().rank());
+      for (const auto& [output, operand_dim] : passthrough.output_to_operand) {
+        if (Contains(padded, operand_dim)) padding[output] = operand->attrs().padding[operand_dim];
+      }
+      Instruction* ops[] = {inner, operand->operand(1)};
+      Instruction* made = Add(Opcode::kPad, gather->shape(), ops);
+      made->mutable_attrs().padding = std::move(padding);
+      return ReplaceWithNew(gather, made);
+    }
+  }
+  // gather(reshape(pad(x))), the reshape a bitcast that keeps every padded dim
+  // whole and the gather passing those dims through: the pad moves below the
+  // gather of reshape(x).
+  if (operand->opcode() == Opcode::kReshape && operand->operand(0)->opcode() == Opcode::kPad &&
+      ReshapeIsBitcast(operand->operand(0)->shape(), operand->shape())) {
+    Instruction* pad = operand->operand(0);
+    Instruction* x = pad->operand(0);
+    const std::vector<int64_t> padded = PaddedDims(pad);
+    absl::flat_hash_map<int64_t, int64_t> unmodified;  // pad dim -> reshape dim
+    for (const auto& [from, to] : DimensionsUnmodifiedByReshape(pad->shape(), operand->shape())) {
+      unmodified[from] = to;
+    }
+    absl::flat_hash_map<int64_t, int64_t> reshape_to_pad;
+    bool movable = true;
+    for (int64_t d : padded) {
+      auto it = unmodified.find(d);
+      if (it == unmodified.end() || !passthrough.operand_to_output.contains(it->second)) {
+        movable = false;
+        break;
+      }
+      reshape_to_pad[it->second] = d;
+    }
+    if (movable) {
+      Shape reshape_shape = operand->shape();
+      Shape shape = gather->shape();
+      std::vector<int64_t> slice_sizes = gather->attrs().gather_slice_sizes;
+      for (const auto& [reshape_dim, pad_dim] : reshape_to_pad) {
+        const int64_t size = x->shape().dimensions(pad_dim);
+        reshape_shape.mutable_dimensions()[reshape_dim] = size;
+        shape.mutable_dimensions()[passthrough.operand_to_output.at(reshape_dim)] = size;
+        slice_sizes[reshape_dim] = size;
+      }
+      Instruction* new_reshape = AddReshape(x, std::move(reshape_shape));
+      Instruction* inner = AddGather(gather, std::move(shape), new_reshape, indices, slice_sizes);
+      std::vector<PaddingDimension> padding(gather->shape().rank());
+      for (const auto& [output, reshape_dim] : passthrough.output_to_operand) {
+        auto it = reshape_to_pad.find(reshape_dim);
+        if (it != reshape_to_pad.end()) padding[output] = pad->attrs().padding[it->second];
+      }
+      Instruction* ops[] = {inner, pad->operand(1)};
+      Instruction* made = Add(Opcode::kPad, gather->shape(), ops);
+      made->mutable_attrs().padding = std::move(padding);
+      return ReplaceWithNew(gather, made);
+    }
   }
   return absl::OkStatus();
 }

@@ -4,6 +4,8 @@
 // static shape (other than constants, parameters, instructions with side
 // effects or control dependencies) is replaced by an empty constant of its
 // shape (default layout when it had none); operands left dead are removed.
+// A zero-element parameter without control dependencies that something
+// reads stays, its readers taking such a constant instead.
 // Leaves out nothing of note (fusion computations are visited too, which
 // the CPU pipeline never has at this point).
 #ifndef HLOGYM_PASSES_SIMPLIFIERS_ZERO_SIZED_HLO_ELIMINATION_H_

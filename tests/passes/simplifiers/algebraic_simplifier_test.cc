@@ -1238,6 +1238,123 @@ CHECK: ROOT {{.*}} = f32[4,10] dynamic-update-slice(f32[4,10] %xs, f32[4,3] %sel
   ExpectUnchanged(other);
 }
 
+// ---------------------------------- gather ----------------------------------
+
+// A gather of whole rows (`slice_sizes`) of `operand` into f32[2,6].
+std::string RowGather(std::string_view body, std::string_view operand,
+                      std::string_view slice_sizes) {
+  return "HloModule m\nENTRY main {\n  i = s32[2,1] parameter(1)\n" + std::string(body) +
+         "  ROOT g = f32[2,6] gather(" + std::string(operand) +
+         ", i), offset_dims={1}, collapsed_slice_dims={0}, start_index_map={0}, "
+         "index_vector_dim=1, slice_sizes=" +
+         std::string(slice_sizes) + "\n}\n";
+}
+
+TEST(AlgebraicSimplifierTest, GatherOfABitcastOfAPadGathersBeforePadding) {
+  // MuJoCo MJX's shape: a zero-padded vector made a row, then rows gathered
+  // whole. The pad moves below a gather of the unpadded row.
+  const std::string body =
+      "  x = f32[3] parameter(0)\n  z = f32[] constant(0)\n"
+      "  p = f32[6] pad(x, z), padding=3_0\n  r = f32[1,6]{1,0} reshape(p)\n";
+  PassRun run = RunPass("algsimp", RowGather(body, "r", "{1,6}"));
+  EXPECT_TRUE(run.changed);
+  EXPECT_CHECKS(run.after, R"(
+CHECK: %reshape = f32[1,3]{1,0} reshape(f32[3] %x)
+CHECK: f32[2,3] gather(f32[1,3]{1,0} %reshape, s32[2,1] %i), offset_dims={1}, collapsed_slice_dims={0}, start_index_map={0}, index_vector_dim=1, slice_sizes={1,3}
+CHECK: ROOT {{.*}} = f32[2,6] pad(f32[2,3] %gather, f32[] %z), padding=0_0x3_0
+)");
+  ExpectSameSemantics(run);
+  // Not when the gather takes part of the padded dimension.
+  std::string partial = RowGather(body, "r", "{1,4}");
+  partial = absl::StrReplaceAll(partial, {{"f32[2,6] gather", "f32[2,4] gather"}});
+  ExpectUnchanged(partial);
+}
+
+TEST(AlgebraicSimplifierTest, GatherOfAPadAlongWholeSlicesGathersBeforePadding) {
+  const std::string module = R"(HloModule m
+ENTRY main {
+  x = f32[4,3] parameter(0)
+  i = s32[2,1] parameter(1)
+  z = f32[] constant(0)
+  p = f32[%ROWS,5] pad(x, z), padding=%PADDING
+  ROOT g = f32[2,5] gather(p, i), offset_dims={1}, collapsed_slice_dims={0}, start_index_map={0}, index_vector_dim=1, slice_sizes={1,5}
+}
+)";
+  PassRun run =
+      RunPass("algsimp", absl::StrReplaceAll(module, {{"%ROWS", "4"}, {"%PADDING", "0_0x1_1"}}));
+  EXPECT_TRUE(run.changed);
+  EXPECT_CHECKS(run.after, R"(
+CHECK: f32[2,3] gather(f32[4,3] %x, s32[2,1] %i), {{.*}}slice_sizes={1,3}
+CHECK: ROOT {{.*}} = f32[2,5] pad(f32[2,3] %gather, f32[] %z), padding=0_0x1_1
+)");
+  ExpectSameSemantics(run);
+  // Not when a gathered (collapsed) dimension is padded too.
+  ExpectUnchanged(absl::StrReplaceAll(module, {{"%ROWS", "5"}, {"%PADDING", "1_0x1_1"}}));
+}
+
+TEST(AlgebraicSimplifierTest, GatherOfAPadAlongBatchingDimsGathersTheUnpaddedIndices) {
+  // The operand and the indices pad their batching dimension alike: the
+  // gather runs on both unpadded and its result is padded there.
+  const std::string module = R"(HloModule m
+ENTRY main {
+  x = f32[2,4,3] parameter(0)
+  j = s32[2,5,1] parameter(1)
+  z = f32[] constant(0)
+  zi = s32[] constant(0)
+  p = f32[3,4,3] pad(x, z), padding=0_1x0_0x0_0
+  idx = s32[3,5,1] pad(j, zi), padding=%INDEX_PADDING
+  ROOT g = f32[3,5,3] gather(p, idx), offset_dims={2}, collapsed_slice_dims={1}, start_index_map={1}, index_vector_dim=2, slice_sizes={1,1,3}, operand_batching_dims={0}, start_indices_batching_dims={0}
+}
+)";
+  PassRun run =
+      RunPass("algsimp", absl::StrReplaceAll(module, {{"%INDEX_PADDING", "0_1x0_0x0_0"}}));
+  EXPECT_TRUE(run.changed);
+  EXPECT_CHECKS(run.after, R"(
+CHECK: f32[2,5,3] gather(f32[2,4,3] %x, s32[2,5,1] %j), {{.*}}operand_batching_dims={0}, start_indices_batching_dims={0}, index_vector_dim=2, slice_sizes={1,1,3}
+CHECK: ROOT {{.*}} = f32[3,5,3] pad(f32[2,5,3] %gather, f32[] %z), padding=0_1x0_0x0_0
+)");
+  ExpectSameSemantics(run);
+  // Not when the indices are padded otherwise.
+  ExpectUnchanged(absl::StrReplaceAll(module, {{"%INDEX_PADDING", "1_0x0_0x0_0"}}));
+}
+
+TEST(AlgebraicSimplifierTest, GatherOfOneElementIsABroadcast) {
+  ExpectSimplifies(R"(HloModule m
+ENTRY main {
+  x = f32[1,1] parameter(0)
+  i = s32[5,2] parameter(1)
+  ROOT g = f32[5] gather(x, i), offset_dims={}, collapsed_slice_dims={0,1}, start_index_map={0,1}, index_vector_dim=1, slice_sizes={1,1}
+}
+)",
+                   R"(
+CHECK: %reshape = f32[] reshape(f32[1,1] %x)
+CHECK: ROOT {{.*}} = f32[5] broadcast(f32[] %reshape), dimensions={}
+)");
+}
+
+TEST(AlgebraicSimplifierTest, GatherFromAFewElementsIsAChainOfSelects) {
+  // Implicit scalar indices into at most four elements: each select takes
+  // element k where the index is at least k, so indices out of range clamp.
+  const std::string module = R"(HloModule m
+ENTRY main {
+  x = f32[%N] parameter(0)
+  i = s32[5] parameter(1)
+  ROOT g = f32[5] gather(x, i), offset_dims={}, collapsed_slice_dims={0}, start_index_map={0}, index_vector_dim=1, slice_sizes={1}
+}
+)";
+  PassRun run = RunPass("algsimp", absl::StrReplaceAll(module, {{"%N", "3"}}));
+  EXPECT_TRUE(run.changed);
+  EXPECT_CHECKS(run.after, R"(
+CHECK-NOT: gather
+CHECK: compare(s32[5] %i, {{.*}}), direction=GE
+CHECK: select(
+CHECK: select(
+CHECK: ROOT {{.*}} = f32[5] select(
+)");
+  ExpectSameSemantics(run);
+  ExpectUnchanged(absl::StrReplaceAll(module, {{"%N", "5"}}));
+}
+
 TEST(AlgebraicSimplifierTest, DynamicUpdateSliceOfFullUpdate) {
   ExpectSimplifies(F32("  i = s32[] parameter(2)\n"
                        "  ROOT r = f32[4] dynamic-update-slice(p, q, i)\n"),

@@ -54,5 +54,25 @@ CHECK: ROOT {{.*}} bitcast()");
   ExpectSameSemantics(run);
 }
 
+// An operand in a transposed layout (a transpose JAX lays out as a bitcast)
+// keeps its memory order through the reshape that drops the batch dim, as
+// XLA's does: the reshape stays a bitcast, and gemv-rewriter, which wants
+// descending layouts, later leaves the dot alone.
+TEST(BatchDotSimplificationTest, OperandReshapesKeepTheOperandsMemoryOrder) {
+  PassRun run = RunPass("batch-dot-simplification", R"(HloModule m
+ENTRY main {
+  a = f32[1,3,3]{2,1,0} parameter(0)
+  t = f32[1,3,3]{1,2,0} transpose(a), dimensions={0,2,1}
+  v = f32[1,3]{1,0} parameter(1)
+  ROOT d = f32[1,3]{1,0} dot(t, v), lhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_batch_dims={0}, rhs_contracting_dims={1}
+}
+)");
+  EXPECT_TRUE(run.changed);
+  EXPECT_CHECKS(run.after, R"(CHECK: f32[3,3]{0,1} reshape(f32[1,3,3]{1,2,0} %t)
+CHECK: f32[3]{0} reshape(f32[1,3]{1,0} %v)
+CHECK: f32[3]{0} dot()");
+  ExpectSameSemantics(run);
+}
+
 }  // namespace
 }  // namespace hlogym::testing
