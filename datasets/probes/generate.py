@@ -21,6 +21,10 @@ venv of its own under build/venvs with the probe's pinned requirements:
   quantized training steps and post-training quantized inference of a Flax MLP and attention
   block, and Jumanji's combinatorial environments stepped by random valid actions
   (requirements-quantized-puzzles.txt); modules of 20 instructions or more.
+- mjx_physics: examples/harvest/jax_mjx_physics.py: MuJoCo MJX's rigid-body physics (contacts,
+  joint trees, the Newton and conjugate-gradient solvers): rollouts under lax.scan, a batch of
+  walkers stepped by a policy network as an RL environment, forward-mode derivatives through
+  steps, batched kinematics (requirements-mjx-physics.txt).
 - optimizers: training steps with optax's optimizers (clipping and schedules, Lion, Adafactor,
   LAMB, gradient accumulation, masked weight decay, ...) and Flax's nn.scan over stacked layers,
   with and without remat (requirements-libraries.txt).
@@ -351,6 +355,11 @@ def quantized_and_puzzles() -> Path:
     )
 
 
+def mjx_physics() -> Path:
+    python = venv("mjx-physics", [PINS, HERE / "requirements-mjx-physics.txt"])
+    return harvest_probe("mjx_physics", [str(python), str(EXAMPLES / "jax_mjx_physics.py")])
+
+
 def lowered_elsewhere(
     name: str, python: Path, programs: list[str], min_instructions: int = MIN_INSTRUCTIONS
 ) -> Path:
@@ -679,6 +688,7 @@ PROBES = {
     "probabilistic": probabilistic,
     "jax_simulation": jax_simulation,
     "quantized_and_puzzles": quantized_and_puzzles,
+    "mjx_physics": mjx_physics,
     "optimizers": optimizers,
     "partitioned": partitioned,
     "jax_data_parallel": jax_data_parallel,

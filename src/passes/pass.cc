@@ -13,16 +13,28 @@ bool IsComposite(const Pass& pass) {
   return dynamic_cast<const PassPipeline*>(&pass) != nullptr ||
          dynamic_cast<const FixedPointPass*>(&pass) != nullptr;
 }
+
+// A failed pass's error names the pass (once), so that one failing inside a
+// pipeline says which it was.
+absl::StatusOr<bool> NamingThePass(const Pass& pass, absl::StatusOr<bool> result) {
+  if (result.ok() || IsComposite(pass)) return result;
+  const std::string prefix = std::string(pass.name()) + ": ";
+  const std::string message(result.status().message());
+  if (message.starts_with(prefix)) return result;
+  return absl::Status(result.status().code(), prefix + (message.empty() ? "failed without a message"
+                                                                        : std::string(message)));
+}
+
 }  // namespace
 
 absl::StatusOr<bool> RunPass(Pass& pass, Module& module) {
   if (active_timer == nullptr || IsComposite(pass)) {
     if (!pass.MayChange(module)) return false;
-    return pass.Run(module);
+    return NamingThePass(pass, pass.Run(module));
   }
   const auto start = std::chrono::steady_clock::now();
   const bool skipped = !pass.MayChange(module);
-  absl::StatusOr<bool> changed = skipped ? false : pass.Run(module);
+  absl::StatusOr<bool> changed = skipped ? false : NamingThePass(pass, pass.Run(module));
   const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
   active_timer->Record(pass.name(), skipped, changed.ok() && *changed, elapsed.count());
   if (changed.ok() && *changed) {

@@ -45,6 +45,35 @@ TEST(PassTest, RunPassSkipsWhatThePreCheckRulesOut) {
   EXPECT_EQ(pass.runs, 1);
 }
 
+// Fails with `message` and the status code of an internal error.
+class Failing : public Pass {
+ public:
+  Failing(std::string name, std::string message)
+      : name_(std::move(name)), message_(std::move(message)) {}
+  std::string_view name() const override { return name_; }
+  absl::StatusOr<bool> Run(Module&) override { return absl::InternalError(message_); }
+
+ private:
+  std::string name_;
+  std::string message_;
+};
+
+TEST(PassTest, AFailureInsideAPipelineNamesTheFailingPassOnce) {
+  Module module("m");
+  auto run_in_pipeline = [&](std::string message) {
+    std::vector<std::unique_ptr<Pass>> passes;
+    passes.push_back(std::make_unique<Countdown>("fine", 1));
+    passes.push_back(std::make_unique<Failing>("breaks", std::move(message)));
+    PassPipeline pipeline("pipeline", std::move(passes));
+    return RunPass(pipeline, module).status();
+  };
+  absl::Status status = run_in_pipeline("");
+  EXPECT_EQ(status.code(), absl::StatusCode::kInternal);
+  EXPECT_EQ(status.message(), "breaks: failed without a message");
+  EXPECT_EQ(run_in_pipeline("bad operand").message(), "breaks: bad operand");
+  EXPECT_EQ(run_in_pipeline("breaks: said already").message(), "breaks: said already");
+}
+
 TEST(PassTest, PassTimerRecordsLeafPassesInsidePipelinesAndFixedPoints) {
   Module module("m");
   std::vector<std::unique_ptr<Pass>> inner;

@@ -30,6 +30,7 @@ NAMES = (
     "probabilistic",
     "jax_simulation",
     "quantized_and_puzzles",
+    "mjx_physics",
     "optimizers",
     "partitioned",
     "jax_data_parallel",

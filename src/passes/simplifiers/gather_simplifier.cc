@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "hlo/query.h"
+#include "hlo/status_macros.h"
 #include "passes/builders.h"
 #include "passes/expanders/gather_scatter_utils.h"
 #include "passes/pass_utils.h"
@@ -65,14 +66,12 @@ absl::StatusOr<Instruction*> Expand(Instruction* gather) {
   canonical->mutable_attrs().gather_slice_sizes = slice_sizes_in;
   canonical->mutable_attrs().indices_are_sorted = gather->attrs().indices_are_sorted;
   Instruction* result = AddWithLayoutOf(computation, std::move(canonical), gather);
-  absl::StatusOr<Instruction*> made;
 
   if (!dnums.collapsed_slice_dims.empty()) {
     std::vector<int64_t> collapsed;
     for (int64_t d : dnums.collapsed_slice_dims) collapsed.push_back(d + 1);
-    made = ElideDegenerateDims(result, collapsed);
-    if (!made.ok()) return made;
-    result = *made;
+    HLOGYM_ASSIGN(elided, ElideDegenerateDims(result, collapsed));
+    result = elided;
   }
 
   std::vector<int64_t> batch_dims;
@@ -80,14 +79,15 @@ absl::StatusOr<Instruction*> Expand(Instruction* gather) {
   for (int64_t i = 0; i < static_cast<int64_t>(index_dims.size()); ++i) {
     if (i != dnums.index_vector_dim) batch_dims.push_back(index_dims[i]);
   }
+  // One batch dimension is already the canonical gather's first.
   if (batch_dims.size() > 1) {
-    made = ExpandFirstDimIntoNDims(result, batch_dims);
+    HLOGYM_ASSIGN(expanded, ExpandFirstDimIntoNDims(result, batch_dims));
+    result = expanded;
   } else if (batch_dims.empty()) {
     const int64_t first[] = {0};
-    made = ElideDegenerateDims(result, first);
+    HLOGYM_ASSIGN(elided, ElideDegenerateDims(result, first));
+    result = elided;
   }
-  if (!made.ok()) return made;
-  result = *made;
 
   // Move the offset dimensions where the original gather had them.
   const int64_t output_rank = static_cast<int64_t>(batch_dims.size() + dnums.offset_dims.size());

@@ -1,4 +1,5 @@
 // gather_simplifier: gathers rewritten into the canonical form.
+#include "passes/control_flow_test_util.h"
 #include "passes/pass_test_util.h"
 
 namespace hlogym::testing {
@@ -35,6 +36,23 @@ CHECK: s32[3,1] reshape(s32[3] %i)
 CHECK: f32[3,5,1] gather(f32[5,4] %p, {{.*}}), offset_dims={1,2}, collapsed_slice_dims={}, start_index_map={1}, index_vector_dim=1, slice_sizes={5,1}
 CHECK: f32[3,5] reshape(
 CHECK: ROOT {{.*}} = f32[5,3] transpose({{.*}}), dimensions={1,0})");
+}
+
+TEST(GatherSimplifierTest, WindowGatherWithOneBatchDimOnlyMovesItsDims) {
+  // Nothing collapsed and one batch dimension (MJX's walker steps gather
+  // such windows): the canonical gather is transposed into place, no reshape.
+  PassRun run = RunPass("gather_simplifier", R"(HloModule m
+ENTRY main {
+  p = f32[4,3] parameter(0)
+  i = s32[5,1] parameter(1)
+  ROOT g = f32[2,5,3] gather(p, i), offset_dims={0,2}, collapsed_slice_dims={}, start_index_map={0}, index_vector_dim=1, slice_sizes={2,3}
+}
+)");
+  EXPECT_TRUE(run.changed);
+  EXPECT_CHECKS(run.after, R"(CHECK: f32[5,2,3] gather(f32[4,3] %p, s32[5,1] %i), offset_dims={1,2}
+CHECK-NOT: reshape
+CHECK: ROOT {{.*}} = f32[2,5,3] transpose({{.*}}), dimensions={1,0,2})");
+  ExpectSameSemantics(run);
 }
 
 TEST(GatherSimplifierTest, GatherFromScalarBecomesBroadcast) {
