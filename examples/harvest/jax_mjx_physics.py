@@ -73,7 +73,9 @@ def mlp_params(key, sizes):
     params = []
     for fan_in, fan_out in zip(sizes[:-1], sizes[1:]):
         key, sub = jax.random.split(key)
-        params.append((jax.random.normal(sub, (fan_in, fan_out)) / jnp.sqrt(fan_in), jnp.zeros(fan_out)))
+        params.append(
+            (jax.random.normal(sub, (fan_in, fan_out)) / jnp.sqrt(fan_in), jnp.zeros(fan_out))
+        )
     return params
 
 
