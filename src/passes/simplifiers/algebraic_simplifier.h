@@ -99,8 +99,10 @@
 //    (+ pad); windows over whole dimensions -> reshape(reduce); a pad (or
 //    convert(pad)) with the init value folded into the window, or a
 //    broadcast where each window reads one unpadded element.
-//  - dot: empty -> zeros; no contracting dims -> multiply; degenerate
-//    dims removed; dot(transpose(a), transpose(b)) -> transpose(dot).
+//  - dot: empty -> zeros; no contracting dims -> multiply; a contracting
+//    dim merged from dims a transpose reordered, against a constant -> the
+//    reorder moved to the constant; degenerate dims removed;
+//    dot(transpose(a), transpose(b)) -> transpose(dot).
 //  - convolution (algebraic_simplifier_conv.cc): empty operand -> zeros;
 //    zero pads of the input or (interior only) of the kernel folded into the
 //    window; operand swap when the kernel's spatial extent exceeds the
@@ -108,7 +110,7 @@
 //
 // Left out (off in XLA's CPU options, layout-sensitive, or not yet done):
 // dot strength reduction to reduce, associative dot reordering, dot of
-// concat/gather/reordered contracting dims, dot param-to-rhs, conv -> dot
+// concat/gather, dot param-to-rhs, conv -> dot
 // (layout-sensitive in XLA), variadic reduce-window rewrites, scatter rewrites,
 // reduce(concat) -> map,
 // argmin/argmax matching, merging two scatter-adds, add(dus(0, ...)), select of

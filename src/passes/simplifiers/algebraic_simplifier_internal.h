@@ -118,6 +118,7 @@ class Visitor {
   absl::StatusOr<bool> ReduceBesideArgMinMax(Instruction* reduce);
   absl::StatusOr<bool> ReduceOfBroadcast(Instruction* reduce);
   absl::Status HandleDot(Instruction* hlo);
+  absl::StatusOr<bool> MoveContractingReorderToConstant(Instruction* dot);
   absl::StatusOr<bool> RemoveDegenerateDimensionFromDot(Instruction* dot);
   absl::StatusOr<bool> RemoveTransposesFromDotOperands(Instruction* dot);
   absl::Status RewriteDotWithoutContractingAsMultiply(Instruction* dot);

@@ -959,6 +959,81 @@ absl::StatusOr<bool> Visitor::RemoveTransposesFromDotOperands(Instruction* dot) 
   return true;
 }
 
+// dot(reshape(transpose(x)), constant), the transpose reordering only the
+// dims the reshape merges into the contracting dim: the reordering moves to
+// the constant's side (reshape, transpose, reshape back; constant folding
+// folds them), and the dot reads reshape(x). XLA's
+// OptimizeDotOfReorderContractingDims; the constant may be either operand.
+absl::StatusOr<bool> Visitor::MoveContractingReorderToConstant(Instruction* dot) {
+  const DotDimensionNumbers& dn = *dot->attrs().dot_dimension_numbers;
+  if (dn.lhs_contracting_dimensions.size() != 1) return false;
+  const bool constant_first = dot->operand(0)->opcode() == Opcode::kConstant;
+  Instruction* reshape = dot->operand(constant_first ? 1 : 0);
+  Instruction* constant = dot->operand(constant_first ? 0 : 1);
+  const int64_t reshape_contracting =
+      (constant_first ? dn.rhs_contracting_dimensions : dn.lhs_contracting_dimensions)[0];
+  const int64_t constant_contracting =
+      (constant_first ? dn.lhs_contracting_dimensions : dn.rhs_contracting_dimensions)[0];
+  if (reshape->opcode() != Opcode::kReshape ||
+      reshape->operand(0)->opcode() != Opcode::kTranspose ||
+      constant->opcode() != Opcode::kConstant) {
+    return false;
+  }
+  Instruction* transpose = reshape->operand(0);
+  Instruction* input = transpose->operand(0);
+  const Shape& transposed = transpose->shape();
+  // Every dim of the reshape but the contracting one passes through it.
+  const std::vector<std::pair<int64_t, int64_t>> unmodified =
+      DimensionsUnmodifiedByReshape(transposed, reshape->shape());
+  if (static_cast<int64_t>(unmodified.size()) != reshape->shape().rank() - 1) return false;
+  std::vector<bool> passes_through(transposed.rank(), false);
+  for (const auto& [from, to] : unmodified) {
+    if (to == reshape_contracting) return false;
+    passes_through[from] = true;
+  }
+  // The merged dims, consecutive; the transpose leaves every other dim alone.
+  std::vector<int64_t> merged;
+  for (int64_t d = 0; d < transposed.rank(); ++d) {
+    if (!passes_through[d]) merged.push_back(d);
+  }
+  if (merged.empty()) return false;
+  const int64_t first = merged.front();
+  const int64_t count = static_cast<int64_t>(merged.size());
+  if (merged.back() != first + count - 1) return false;
+  const std::vector<int64_t>& permutation = transpose->attrs().dimensions;
+  for (int64_t d = 0; d < transposed.rank(); ++d) {
+    if (passes_through[d] && permutation[d] != d) return false;
+  }
+  // The constant's contracting dim split as the transpose's output merges it,
+  // those pieces put back in the input's order, merged again.
+  const Shape& constant_shape = constant->shape();
+  std::vector<int64_t> split_dims;
+  for (int64_t d = 0; d < constant_shape.rank(); ++d) {
+    if (d != constant_contracting) {
+      split_dims.push_back(constant_shape.dimensions(d));
+      continue;
+    }
+    for (int64_t j = 0; j < count; ++j) split_dims.push_back(transposed.dimensions(first + j));
+  }
+  Instruction* split = AddReshape(
+      constant, MakeShapeLike(constant_shape.element_type(), split_dims, constant_shape));
+  const std::vector<int64_t> inverse = InversePermutation(permutation);
+  std::vector<int64_t> reorder(split_dims.size());
+  std::iota(reorder.begin(), reorder.end(), 0);
+  for (int64_t j = 0; j < count; ++j) {
+    reorder[constant_contracting + j] = constant_contracting + inverse[first + j] - first;
+  }
+  Instruction* merged_back = AddReshape(AddTranspose(split, std::move(reorder)), constant_shape);
+  Instruction* new_reshape = AddReshape(input, reshape->shape());
+  auto clone = dot->CloneWithNewOperands(constant_first
+                                             ? std::vector<Instruction*>{merged_back, new_reshape}
+                                             : std::vector<Instruction*>{new_reshape, merged_back},
+                                         "");
+  clone->set_name("");
+  HLOGYM_RETURN_IF_ERROR(ReplaceWithNew(dot, computation_->AddInstruction(std::move(clone))));
+  return true;
+}
+
 absl::Status Visitor::HandleDot(Instruction* dot) {
   if (!dot->attrs().dot_dimension_numbers.has_value() || dot->operand_count() != 2) {
     return absl::OkStatus();
@@ -988,7 +1063,9 @@ absl::Status Visitor::HandleDot(Instruction* dot) {
        (options_.enable_dot_strength_reduction && (lhs_vector || rhs_vector)))) {
     return RewriteBatchPlusContractingAsReduce(dot);
   }
-  absl::StatusOr<bool> done = RemoveDegenerateDimensionFromDot(dot);
+  absl::StatusOr<bool> done = MoveContractingReorderToConstant(dot);
+  if (!done.ok() || *done) return done.status();
+  done = RemoveDegenerateDimensionFromDot(dot);
   if (!done.ok() || *done) return done.status();
   done = RemoveTransposesFromDotOperands(dot);
   if (!done.ok()) return done.status();

@@ -1238,6 +1238,46 @@ CHECK: ROOT {{.*}} = f32[4,10] dynamic-update-slice(f32[4,10] %xs, f32[4,3] %sel
   ExpectUnchanged(other);
 }
 
+TEST(AlgebraicSimplifierTest, DotOfAReorderedContractingDimMovesTheReorderToTheConstant) {
+  // interpax's and e3nn-jax's shape: the contracting dim is a merge of dims a
+  // transpose reordered; the reorder moves to the constant (which constant
+  // folding then folds) and the dot reads the merge of x.
+  const std::string module = R"(HloModule m
+ENTRY main {
+  x = f32[2,2,3] parameter(0)
+  t = f32[2,3,2] transpose(x), dimensions=%PERMUTATION
+  r = f32[2,6] reshape(t)
+  c = f32[6,2] constant({{1,2},{3,4},{5,6},{7,8},{9,10},{11,12}})
+  ROOT d = f32[2,2] dot(%OPERANDS), lhs_contracting_dims={%LHS}, rhs_contracting_dims={%RHS}
+}
+)";
+  auto with = [&](const char* permutation, const char* operands, const char* lhs, const char* rhs) {
+    return absl::StrReplaceAll(
+        module,
+        {{"%PERMUTATION", permutation}, {"%OPERANDS", operands}, {"%LHS", lhs}, {"%RHS", rhs}});
+  };
+  PassRun run = RunPass("algsimp", with("{0,2,1}", "r, c", "1", "0"));
+  EXPECT_TRUE(run.changed);
+  EXPECT_CHECKS(run.after, R"(
+CHECK-NOT: transpose(f32[2,2,3] %x)
+CHECK: %reshape.2 = f32[2,6] reshape(f32[2,2,3] %x)
+CHECK: f32[3,2,2] reshape(f32[6,2] %c)
+CHECK: f32[2,3,2] transpose(f32[3,2,2] %reshape), dimensions={1,0,2}
+CHECK: f32[6,2] reshape(f32[2,3,2] %transpose)
+CHECK: ROOT {{.*}} = f32[2,2] dot(f32[2,6] %reshape.2, f32[6,2] %reshape.1), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+)");
+  ExpectSameSemantics(run);
+  // The constant first: the operands keep their order.
+  run = RunPass("algsimp", with("{0,2,1}", "c, r", "0", "1"));
+  EXPECT_TRUE(run.changed);
+  EXPECT_CHECKS(run.after, R"(
+CHECK: ROOT {{.*}} = f32[2,2] dot(f32[6,2] %reshape.1, f32[2,6] %reshape.2), lhs_contracting_dims={0}, rhs_contracting_dims={1}
+)");
+  ExpectSameSemantics(run);
+  // Not when the transpose also moves the dim the reshape passes through.
+  ExpectUnchanged(with("{1,2,0}", "r, c", "1", "0"));
+}
+
 // ---------------------------------- gather ----------------------------------
 
 // A gather of whole rows (`slice_sizes`) of `operand` into f32[2,6].
