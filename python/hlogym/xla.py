@@ -121,6 +121,29 @@ def read_module_text(path: str | os.PathLike) -> str:
     return path.read_text()
 
 
+# Custom calls into the Python process that traced the module (jax.pure_callback,
+# jax.debug.callback, io_callback; Equinox's and Optimistix's runtime checks are such callbacks):
+# their backend config points at that process's Python callable, so another process running
+# them jumps to nothing (a segfault). Compiling them is fine.
+PYTHON_CALLBACK_TARGETS = frozenset(
+    {
+        "xla_ffi_python_cpu_callback",
+        "xla_ffi_partitioned_python_cpu_callback",
+        "xla_python_cpu_callback",
+        "xla_ffi_python_gpu_callback",
+        "xla_ffi_partitioned_python_gpu_callback",
+        "xla_python_gpu_callback",
+    }
+)
+
+
+def python_callbacks(text: str) -> list[str]:
+    """The custom-call targets in `text` that call back into the Python process that traced
+    the module (sorted, each once); such a module runs only in that process."""
+    targets = set(re.findall(r'custom_call_target="([^"]+)"', text))
+    return sorted(targets & PYTHON_CALLBACK_TARGETS)
+
+
 # --- the backend ------------------------------------------------------------------------------
 
 

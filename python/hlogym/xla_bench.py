@@ -235,6 +235,12 @@ def bench_module(x, row: dict, args) -> dict:
             f"{row['module']}: compiled for {partitions[1]} partitions; this harness compiles and "
             "runs every variant on one device (skipped)"
         )
+    callbacks = xla.python_callbacks(texts["original"])
+    if callbacks:
+        raise CallsBackIntoPython(
+            f"{row['module']}: calls back into the Python process that traced it "
+            f"({', '.join(callbacks)}); this process cannot run those calls (skipped)"
+        )
     inputs = row.pop("inputs", None)  # drawn on the exporting machine (read_export)
     exes, row["compile_s"] = {}, {}
     for k, t in texts.items():
@@ -519,6 +525,11 @@ class NotOneDevice(Exception):
     """The module is compiled for several partitions: skipped, the harness runs one device."""
 
 
+class CallsBackIntoPython(Exception):
+    """The module calls back into the Python process that traced it (xla.python_callbacks):
+    skipped, since running those calls anywhere else crashes."""
+
+
 class MissingSequence(LookupError):
     """--sequences has no (valid) pass list for a module (it is skipped)."""
 
@@ -723,7 +734,7 @@ def main(argv=None) -> int:
             continue
         try:
             row = bench_module(x, prepare(), args)
-        except (MissingSequence, NotOneDevice) as e:
+        except (MissingSequence, NotOneDevice, CallsBackIntoPython) as e:
             skipped.append(name)
             print(f"# {e.args[0]}", file=sys.stderr)
             continue
