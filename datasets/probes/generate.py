@@ -25,6 +25,9 @@ venv of its own under build/venvs with the probe's pinned requirements:
   joint trees, the Newton and conjugate-gradient solvers): rollouts under lax.scan, a batch of
   walkers stepped by a policy network as an RL environment, forward-mode derivatives through
   steps, batched kinematics (requirements-mjx-physics.txt).
+- jax_scientific: examples/harvest/jax_scientific.py: mctx's tree searches, pgx's board games,
+  ott-jax's Sinkhorn, optimistix's and lineax's solvers, dm-pix's augmentations, an e3nn-jax
+  equivariant network's step, interpax's splines (requirements-scientific.txt).
 - optimizers: training steps with optax's optimizers (clipping and schedules, Lion, Adafactor,
   LAMB, gradient accumulation, masked weight decay, ...) and Flax's nn.scan over stacked layers,
   with and without remat (requirements-libraries.txt).
@@ -360,6 +363,11 @@ def mjx_physics() -> Path:
     return harvest_probe("mjx_physics", [str(python), str(EXAMPLES / "jax_mjx_physics.py")])
 
 
+def jax_scientific() -> Path:
+    python = venv("scientific", [PINS, HERE / "requirements-scientific.txt"])
+    return harvest_probe("jax_scientific", [str(python), str(EXAMPLES / "jax_scientific.py")])
+
+
 def lowered_elsewhere(
     name: str, python: Path, programs: list[str], min_instructions: int = MIN_INSTRUCTIONS
 ) -> Path:
@@ -689,6 +697,7 @@ PROBES = {
     "jax_simulation": jax_simulation,
     "quantized_and_puzzles": quantized_and_puzzles,
     "mjx_physics": mjx_physics,
+    "jax_scientific": jax_scientific,
     "optimizers": optimizers,
     "partitioned": partitioned,
     "jax_data_parallel": jax_data_parallel,

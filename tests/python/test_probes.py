@@ -31,6 +31,7 @@ NAMES = (
     "jax_simulation",
     "quantized_and_puzzles",
     "mjx_physics",
+    "jax_scientific",
     "optimizers",
     "partitioned",
     "jax_data_parallel",
