@@ -1,6 +1,7 @@
 #include "passes/while_loop/while_loop_simplifier.h"
 
 #include <algorithm>
+#include <utility>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
@@ -283,11 +284,18 @@ std::optional<std::vector<bool>> NeededStateElements(const Instruction* while_op
   // computations; the parameters and the body root join nothing).
   absl::flat_hash_map<const Instruction*, const Instruction*> set_parent;
   auto find = [&](const Instruction* x) {
-    while (true) {
-      auto it = set_parent.find(x);
-      if (it == set_parent.end() || it->second == x) return x;
-      x = it->second;
+    const Instruction* root = x;
+    for (auto it = set_parent.find(root); it != set_parent.end() && it->second != root;
+         it = set_parent.find(root)) {
+      root = it->second;
     }
+    // Path compression: a long loop body otherwise walks its chains again
+    // and again (MJX's physics steps spent most of their time here).
+    while (x != root) {
+      auto it = set_parent.find(x);
+      x = std::exchange(it->second, root);
+    }
+    return root;
   };
   auto merge = [&](const Instruction* a, const Instruction* b) { set_parent[find(a)] = find(b); };
   auto tracked = [&](const Instruction* x) {
