@@ -646,40 +646,13 @@ LAPACK_MODULES = [
 
 def test_lapack_custom_calls_run_on_xla(tmp_path):
     report = tmp_path / "lapack.json"
-    command = [sys.executable, "-m", "hlogym.xla_bench", *map(str, LAPACK_MODULES)]
-    command += ["--agent", "none", "--no-time", "--hlogym", str(HLOGYM), "--json", str(report)]
-    out = subprocess.run(command, capture_output=True, text=True)
+    out = _bench(
+        *LAPACK_MODULES, "--agent", "none", "--no-time", "--hlogym", HLOGYM, "--json", report
+    )
     assert out.returncode == 0, (out.returncode, out.stderr[-2000:])
     summary = json.loads(report.read_text())["summary"]
     assert summary["compared"] == len(LAPACK_MODULES), summary
     assert summary["disagree"] == 0 and summary["not_judged"] == 0, summary
-
-
-# Optimistix's and lineax's solves carry Equinox's runtime checks, custom calls back into the
-# Python process that traced them: the harness ran one (lineax's CG) and the process died
-# (segfault). It skips them, saying why, and goes on; in a child process, as above.
-CALLBACK_MODULES = [
-    REPO / "datasets/probes/jax_scientific/jax_scientific" / f"{name}.hlo.zst"
-    for name in ("jit_cg", "jit_minimum")
-]
-
-
-def test_python_callbacks_names_the_calls_into_the_tracing_process():
-    text = 'custom-call(x), custom_call_target="xla_ffi_python_cpu_callback", api_version=4'
-    assert xla.python_callbacks(text) == ["xla_ffi_python_cpu_callback"]
-    assert xla.python_callbacks('custom-call(x), custom_call_target="lapack_sgetrf_ffi"') == []
-
-
-def test_modules_calling_back_into_python_are_skipped_not_run(tmp_path):
-    report = tmp_path / "callbacks.json"
-    command = [sys.executable, "-m", "hlogym.xla_bench", *map(str, CALLBACK_MODULES)]
-    command += ["--agent", "none", "--no-time", "--hlogym", str(HLOGYM), "--json", str(report)]
-    out = subprocess.run(command, capture_output=True, text=True)
-    assert out.returncode == 0, (out.returncode, out.stderr[-2000:])
-    assert "calls back into the Python process" in out.stderr
-    summary = json.loads(report.read_text())["summary"]
-    assert sorted(summary["skipped"]) == ["jit_cg", "jit_minimum"], summary
-    assert summary["compared"] == 0, summary
 
 
 SAMPLE = family_sample()
@@ -730,6 +703,33 @@ def _bench(*args, cwd=REPO):
         env=env,
         timeout=600,
     )
+
+
+# Optimistix's and lineax's solves carry Equinox's runtime checks, custom calls back into the
+# Python process that traced them: the harness ran one (lineax's CG) and the process died
+# (segfault). It skips them, saying why, and goes on (a child process, so a crash fails the test).
+CALLBACK_MODULES = [
+    REPO / "datasets/probes/jax_scientific/jax_scientific" / f"{name}.hlo.zst"
+    for name in ("jit_cg", "jit_minimum")
+]
+
+
+def test_python_callbacks_names_the_calls_into_the_tracing_process():
+    text = 'custom-call(x), custom_call_target="xla_ffi_python_cpu_callback", api_version=4'
+    assert xla.python_callbacks(text) == ["xla_ffi_python_cpu_callback"]
+    assert xla.python_callbacks('custom-call(x), custom_call_target="lapack_sgetrf_ffi"') == []
+
+
+def test_modules_calling_back_into_python_are_skipped_not_run(tmp_path):
+    report = tmp_path / "callbacks.json"
+    out = _bench(
+        *CALLBACK_MODULES, "--agent", "none", "--no-time", "--hlogym", HLOGYM, "--json", report
+    )
+    assert out.returncode == 0, (out.returncode, out.stderr[-2000:])
+    assert "calls back into the Python process" in out.stderr
+    summary = json.loads(report.read_text())["summary"]
+    assert sorted(summary["skipped"]) == ["jit_cg", "jit_minimum"], summary
+    assert summary["compared"] == 0, summary
 
 
 def test_xla_bench_skips_modules_for_several_partitions(tmp_path):
