@@ -81,7 +81,29 @@ absl::Status Module::RemoveComputation(Computation* computation) {
     return absl::NotFoundError(computation->name() + " is not in module " + name_);
   }
   computations_.erase(it);
+  Tick();  // its instructions' calls are gone
   return absl::OkStatus();
+}
+
+int64_t Module::CallerCount(const Computation* computation) const {
+  if (!caller_counts_.valid || caller_counts_.clock != change_clock_) {
+    caller_counts_.counts.clear();
+    for (const auto& caller : computations_) {
+      for (const auto& instruction : caller->instructions()) {
+        const std::vector<Computation*>& callees = instruction->called_computations();
+        for (size_t i = 0; i < callees.size(); ++i) {
+          // Each instruction counts once for each distinct callee.
+          if (std::find(callees.begin(), callees.begin() + i, callees[i]) == callees.begin() + i) {
+            ++caller_counts_.counts[callees[i]];
+          }
+        }
+      }
+    }
+    caller_counts_.valid = true;
+    caller_counts_.clock = change_clock_;
+  }
+  auto it = caller_counts_.counts.find(computation);
+  return it == caller_counts_.counts.end() ? 0 : it->second;
 }
 
 absl::Status Module::RemoveComputations(const absl::flat_hash_set<const Computation*>& dead) {
@@ -108,6 +130,7 @@ absl::Status Module::RemoveComputations(const absl::flat_hash_set<const Computat
     return absl::NotFoundError("a computation to remove is not in module " + name_);
   }
   std::erase_if(computations_, [&](const auto& c) { return dead.contains(c.get()); });
+  Tick();  // their instructions' calls are gone
   return absl::OkStatus();
 }
 

@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
 #include "hlo/attributes.h"
@@ -46,6 +47,11 @@ class Module {
   void NoteRecreated(Computation* computation) {
     computation->set_creation_index(next_creation_index_++);
   }
+  // How many instructions call `computation` (each once, however many of its
+  // called computations it is). Counted for every computation in one walk and
+  // kept until the module next changes (its change clock), since a pass asks
+  // about many loops' bodies and conditions between its edits.
+  int64_t CallerCount(const Computation* computation) const;
   // Removes a computation that no instruction calls and is not the entry.
   absl::Status RemoveComputation(Computation* computation);
   // Removes a set of computations that may call each other but that no computation outside the
@@ -123,6 +129,13 @@ class Module {
   uint64_t header_changed_at_ = 0;
   std::vector<std::pair<std::string, uint64_t>> pass_runs_;  // (key, run start); a few dozen
   bool change_tracking_ = true;
+  // CallerCount's counts, valid while the change clock reads `clock`.
+  struct CallerCounts {
+    bool valid = false;
+    uint64_t clock = 0;
+    absl::flat_hash_map<const Computation*, int64_t> counts;
+  };
+  mutable CallerCounts caller_counts_;
 };
 
 }  // namespace hlogym

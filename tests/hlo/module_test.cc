@@ -184,6 +184,40 @@ TEST(ComputationTest, OpcodeCountsFollowAddAndRemove) {
   EXPECT_EQ(clone->entry_computation()->opcode_count(Opcode::kAdd), 1);
 }
 
+// CallerCount keeps its counts between edits: every edit that adds or drops a
+// call must invalidate them.
+TEST(ModuleTest, CallerCountFollowsEveryEditOfTheCalls) {
+  Fixture f;
+  auto make = [&](std::string name) {
+    auto computation = std::make_unique<Computation>(name);
+    Instruction* x = computation->AddInstruction(Parameter(0, name + ".x"));
+    computation->set_root_instruction(x);
+    return f.module->AddComputation(std::move(computation));
+  };
+  Computation* outer = make("outer");
+  Computation* inner = make("inner");
+  EXPECT_EQ(f.module->CallerCount(inner), 0);
+  // A call added to an instruction already in the module.
+  outer->root_instruction()->mutable_called_computations().push_back(inner);
+  EXPECT_EQ(f.module->CallerCount(inner), 1);
+  // An instruction that calls it twice counts once; a new one counts again.
+  f.sum->mutable_called_computations() = {inner, inner};
+  EXPECT_EQ(f.module->CallerCount(inner), 2);
+  auto caller = std::make_unique<Instruction>(Opcode::kCall, kVec, "caller");
+  caller->AppendOperand(f.a);
+  caller->mutable_called_computations().push_back(inner);
+  Instruction* added = f.main->AddInstruction(std::move(caller));
+  EXPECT_EQ(f.module->CallerCount(inner), 3);
+  // Removing the instruction, then the calling computation, drops their calls.
+  ASSERT_TRUE(f.main->RemoveInstruction(added).ok());
+  EXPECT_EQ(f.module->CallerCount(inner), 2);
+  f.sum->mutable_called_computations().clear();
+  EXPECT_EQ(f.module->CallerCount(inner), 1);
+  ASSERT_TRUE(f.module->RemoveComputation(outer).ok());
+  EXPECT_EQ(f.module->CallerCount(inner), 0);
+  EXPECT_EQ(f.module->CallerCount(f.main), 0);
+}
+
 TEST(ModuleTest, RemoveComputationsRemovesASetThatOnlyCallsItself) {
   Fixture f;
   auto make = [&](std::string name) {

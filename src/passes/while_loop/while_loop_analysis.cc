@@ -385,27 +385,12 @@ bool UnshareLoopComputations(Module& module, Instruction* while_op) {
   bool cloned = false;
   for (const int index : {1, 0}) {  // the body, then the condition
     const Computation* callee = while_op->called_computations()[index];
-    if (CountCallers(module, callee) > 1) {
+    if (module.CallerCount(callee) > 1) {
       while_op->mutable_called_computations()[index] = CloneComputation(module, *callee);
       cloned = true;
     }
   }
   return cloned;
-}
-
-int64_t CountCallers(const Module& module, const Computation* computation) {
-  int64_t count = 0;
-  for (const auto& c : module.computations()) {
-    for (const auto& instruction : c->instructions()) {
-      for (const Computation* callee : instruction->called_computations()) {
-        if (callee == computation) {
-          ++count;
-          break;
-        }
-      }
-    }
-  }
-  return count;
 }
 
 }  // namespace hlogym

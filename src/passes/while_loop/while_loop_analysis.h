@@ -60,10 +60,6 @@ std::vector<Instruction*> GetInvariantGtesForWhileBody(const Computation& body);
 absl::StatusOr<Instruction*> InlineComputation(Computation* target, const Computation& callee,
                                                const std::vector<Instruction*>& arguments);
 
-// How many instructions of the module call `computation` (each call site
-// counted once per instruction).
-int64_t CountCallers(const Module& module, const Computation* computation);
-
 // Gives `while_op` its own copy of its body and of its condition where another
 // instruction calls them too, so that edits change this loop alone; the body
 // is copied first. Whether anything was.

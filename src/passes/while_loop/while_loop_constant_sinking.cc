@@ -53,7 +53,7 @@ absl::StatusOr<bool> TrySink(Module& module, Instruction* while_op) {
     if ((slot == 1 ? body_indices : cond_indices).empty()) continue;
     Computation* original = while_op->called_computations()[slot];
     while_op->mutable_called_computations()[slot] = CloneComputation(module, *original, ".sunk");
-    if (CountCallers(module, original) == 0) {
+    if (module.CallerCount(original) == 0) {
       HLOGYM_RETURN_IF_ERROR(module.RemoveComputation(original));
     }
   }

@@ -113,8 +113,8 @@ absl::StatusOr<bool> PropagateConstantElements(Module& module, Instruction* whil
   const Instruction* init = while_op->operand(0);
   Computation* body = Body(while_op);
   Computation* condition = Condition(while_op);
-  if (init->opcode() != Opcode::kTuple || body == condition || CountCallers(module, body) != 1 ||
-      CountCallers(module, condition) != 1) {
+  if (init->opcode() != Opcode::kTuple || body == condition || module.CallerCount(body) != 1 ||
+      module.CallerCount(condition) != 1) {
     return false;
   }
   bool changed = false;
@@ -468,8 +468,8 @@ Instruction* BuildNested(Computation* computation, const Shape& shape,
 // Body and condition called by this loop alone, and both distinct: XLA leaves
 // other loops alone.
 bool OwnsComputations(const Module& module, const Instruction* while_op) {
-  return Body(while_op) != Condition(while_op) && CountCallers(module, Body(while_op)) == 1 &&
-         CountCallers(module, Condition(while_op)) == 1;
+  return Body(while_op) != Condition(while_op) && module.CallerCount(Body(while_op)) == 1 &&
+         module.CallerCount(Condition(while_op)) == 1;
 }
 
 // A loop whose state, init and body root are tuples, with a body and

@@ -116,7 +116,7 @@ absl::StatusOr<bool> WhileLoopUnroller::Run(Module& module) {
     dropped.pop_back();
     bool alive = false;  // `computation` may already be removed: compare pointers only
     for (const auto& c : module.computations()) alive |= c.get() == computation;
-    if (!alive || computation->IsEntry() || CountCallers(module, computation) > 0) {
+    if (!alive || computation->IsEntry() || module.CallerCount(computation) > 0) {
       continue;
     }
     std::vector<Computation*> callees;
