@@ -184,18 +184,20 @@ TEST(ComputationTest, OpcodeCountsFollowAddAndRemove) {
   EXPECT_EQ(clone->entry_computation()->opcode_count(Opcode::kAdd), 1);
 }
 
+// A computation returning its one parameter, added to `module`.
+Computation* AddIdentity(Module& module, const std::string& name) {
+  auto computation = std::make_unique<Computation>(name);
+  Instruction* x = computation->AddInstruction(Parameter(0, name + ".x"));
+  computation->set_root_instruction(x);
+  return module.AddComputation(std::move(computation));
+}
+
 // CallerCount keeps its counts between edits: every edit that adds or drops a
 // call must invalidate them.
 TEST(ModuleTest, CallerCountFollowsEveryEditOfTheCalls) {
   Fixture f;
-  auto make = [&](std::string name) {
-    auto computation = std::make_unique<Computation>(name);
-    Instruction* x = computation->AddInstruction(Parameter(0, name + ".x"));
-    computation->set_root_instruction(x);
-    return f.module->AddComputation(std::move(computation));
-  };
-  Computation* outer = make("outer");
-  Computation* inner = make("inner");
+  Computation* outer = AddIdentity(*f.module, "outer");
+  Computation* inner = AddIdentity(*f.module, "inner");
   EXPECT_EQ(f.module->CallerCount(inner), 0);
   // A call added to an instruction already in the module.
   outer->root_instruction()->mutable_called_computations().push_back(inner);
@@ -220,14 +222,8 @@ TEST(ModuleTest, CallerCountFollowsEveryEditOfTheCalls) {
 
 TEST(ModuleTest, RemoveComputationsRemovesASetThatOnlyCallsItself) {
   Fixture f;
-  auto make = [&](std::string name) {
-    auto computation = std::make_unique<Computation>(name);
-    Instruction* x = computation->AddInstruction(Parameter(0, name + ".x"));
-    computation->set_root_instruction(x);
-    return f.module->AddComputation(std::move(computation));
-  };
-  Computation* outer = make("outer");
-  Computation* inner = make("inner");
+  Computation* outer = AddIdentity(*f.module, "outer");
+  Computation* inner = AddIdentity(*f.module, "inner");
   outer->root_instruction()->mutable_called_computations().push_back(inner);
   // inner alone cannot go: outer, outside the set, calls it.
   EXPECT_FALSE(f.module->RemoveComputations({inner}).ok());
