@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <memory>
 
+#include "absl/algorithm/container.h"
 #include "hlo/shape_util.h"
 #include "hlo/status_macros.h"
 #include "passes/builders.h"
@@ -37,9 +38,7 @@ absl::StatusOr<Instruction*> InsertDegenerateDims(Instruction* operand,
 
 absl::StatusOr<Instruction*> ElideDegenerateDims(Instruction* operand,
                                                  std::span<const int64_t> elided) {
-  auto is_elided = [&](int64_t dim) {
-    return std::find(elided.begin(), elided.end(), dim) != elided.end();
-  };
+  auto is_elided = [&](int64_t dim) { return absl::c_linear_search(elided, dim); };
   std::vector<int64_t> dims;
   const std::vector<int64_t>& old = operand->shape().dimensions();
   for (int64_t i = 0; i < static_cast<int64_t>(old.size()); ++i) {

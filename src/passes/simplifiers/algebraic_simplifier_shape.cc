@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <numeric>
 
+#include "absl/algorithm/container.h"
 #include "hlo/status_macros.h"
 #include "passes/builders.h"
 #include "passes/simplifiers/algebraic_simplifier_internal.h"
@@ -1166,10 +1167,6 @@ absl::Status Visitor::HandleDynamicUpdateSlice(Instruction* dus) {
 
 namespace {
 
-bool Contains(const std::vector<int64_t>& values, int64_t value) {
-  return std::find(values.begin(), values.end(), value) != values.end();
-}
-
 // The dims a pad pads (low, high or interior), ascending.
 std::vector<int64_t> PaddedDims(const Instruction* pad) {
   std::vector<int64_t> dims;
@@ -1194,7 +1191,8 @@ Passthrough GatherPassthroughDims(const Instruction* gather) {
   Passthrough result;
   int64_t skipped = 0;
   for (int64_t d = 0; d < operand.rank(); ++d) {
-    if (Contains(dnums.collapsed_slice_dims, d) || Contains(dnums.operand_batching_dims, d)) {
+    if (absl::c_linear_search(dnums.collapsed_slice_dims, d) ||
+        absl::c_linear_search(dnums.operand_batching_dims, d)) {
       ++skipped;
       continue;
     }
@@ -1214,9 +1212,10 @@ absl::flat_hash_map<int64_t, int64_t> StartIndicesDimToOutputDim(const Instructi
   absl::flat_hash_map<int64_t, int64_t> result;
   int64_t start_dim = 0;
   for (int64_t output = 0; output < gather->shape().rank(); ++output) {
-    if (Contains(dnums.offset_dims, output)) continue;
+    if (absl::c_linear_search(dnums.offset_dims, output)) continue;
     if (start_dim == dnums.index_vector_dim) ++start_dim;
-    if (Contains(dnums.start_indices_batching_dims, start_dim)) result[start_dim] = output;
+    if (absl::c_linear_search(dnums.start_indices_batching_dims, start_dim))
+      result[start_dim] = output;
     ++start_dim;
   }
   return result;
@@ -1320,13 +1319,15 @@ absl::Status Visitor::HandleGather(Instruction* gather) {
       std::vector<int64_t> slice_sizes = gather->attrs().gather_slice_sizes;
       for (int64_t d : padded) {
         shape.mutable_dimensions()[passthrough.operand_to_output.at(d)] = x->shape().dimensions(d);
-        if (!Contains(dnums.operand_batching_dims, d)) slice_sizes[d] = x->shape().dimensions(d);
+        if (!absl::c_linear_search(dnums.operand_batching_dims, d))
+          slice_sizes[d] = x->shape().dimensions(d);
       }
       Instruction* new_indices = plan.padded_batching_dims ? indices->operand(0) : indices;
       Instruction* inner = AddGather(gather, std::move(shape), x, new_indices, slice_sizes);
       std::vector<PaddingDimension> padding(gather->shape().rank());
       for (const auto& [output, operand_dim] : passthrough.output_to_operand) {
-        if (Contains(padded, operand_dim)) padding[output] = operand->attrs().padding[operand_dim];
+        if (absl::c_linear_search(padded, operand_dim))
+          padding[output] = operand->attrs().padding[operand_dim];
       }
       Instruction* ops[] = {inner, operand->operand(1)};
       Instruction* made = Add(Opcode::kPad, gather->shape(), ops);
