@@ -226,7 +226,8 @@ std::vector<Computation*> NonFusionComputations(const Module& module) {
 }
 
 Computation* CloneComputation(Module& module, const Computation& computation,
-                              std::string_view suffix) {
+                              std::string_view suffix,
+                              absl::flat_hash_map<const Instruction*, Instruction*>* copies) {
   auto copy =
       std::make_unique<Computation>(module.UniqueName(computation.name() + std::string(suffix)));
   copy->mutable_raw_attributes() = computation.raw_attributes();
@@ -249,6 +250,7 @@ Computation* CloneComputation(Module& module, const Computation& computation,
   if (computation.root_instruction() != nullptr) {
     copy->set_root_instruction(map[computation.root_instruction()]);
   }
+  if (copies != nullptr) *copies = std::move(map);
   return module.AddComputation(std::move(copy));
 }
 
@@ -275,6 +277,16 @@ absl::StatusOr<bool> RemoveUnreachableComputations(Module& module) {
   absl::Status removed = module.RemoveComputations(dead);
   if (!removed.ok()) return absl::InternalError(removed.message());
   return true;
+}
+
+bool HasUnreachableComputations(const Module& module) {
+  for (const auto& computation : module.computations()) {
+    if (computation.get() != module.entry_computation() &&
+        module.CallerCount(computation.get()) == 0) {
+      return true;
+    }
+  }
+  return false;
 }
 
 absl::Status RemoveInstructionKeepingControlOrder(Instruction* instruction) {

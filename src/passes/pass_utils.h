@@ -78,12 +78,18 @@ bool HasDefaultMinorToMajor(const Shape& shape);
 
 // A copy of `computation` (and nothing it calls) added to `module` under a
 // fresh name `<name><suffix>`; instruction names get the same suffix made
-// unique. The copy calls the same computations.
-Computation* CloneComputation(Module& module, const Computation& computation,
-                              std::string_view suffix = ".clone");
+// unique. The copy calls the same computations. `copies`, when given, receives each
+// instruction's copy.
+Computation* CloneComputation(
+    Module& module, const Computation& computation, std::string_view suffix = ".clone",
+    absl::flat_hash_map<const Instruction*, Instruction*>* copies = nullptr);
 
 // Removes every computation not reachable from the entry. True if any.
 absl::StatusOr<bool> RemoveUnreachableComputations(Module& module);
+
+// Whether RemoveUnreachableComputations would remove anything, from the module's caller counts:
+// call graphs have no cycles, so some unreachable computation has no caller.
+bool HasUnreachableComputations(const Module& module);
 
 // Removes `instruction` (which must be dead and not the root) after moving
 // its control edges so the order they imposed still holds: every control

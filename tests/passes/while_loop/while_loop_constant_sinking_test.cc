@@ -94,6 +94,115 @@ CHECK: while({{.*}}), condition=%cond.sunk, body=%body
   ExpectSameSemantics(run);
 }
 
+// XLA walks the loops from the entry down, so a constant sunk into an outer body, where it feeds
+// the init of a loop inside, sinks into that loop's body in the same run (seen in the pinned
+// XLA's dumps of TensorFlow Probability's HMC chain, whose leapfrog loop sits in the sampler's).
+TEST(WhileLoopConstantSinkingTest, AConstantSunkIntoAnOuterBodySinksIntoTheLoopInside) {
+  PassRun run = RunPass("while-loop-constant-sinking", R"(HloModule m
+inner_body {
+  p = (s32[], f32[4], f32[4]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  one = s32[] constant(1)
+  next = s32[] add(i, one)
+  v = f32[4] get-tuple-element(p), index=1
+  k = f32[4] get-tuple-element(p), index=2
+  a = f32[4] multiply(v, k)
+  ROOT t = (s32[], f32[4], f32[4]) tuple(next, a, k)
+}
+inner_cond {
+  p = (s32[], f32[4], f32[4]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  three = s32[] constant(3)
+  ROOT lt = pred[] compare(i, three), direction=LT
+}
+outer_body {
+  p = (s32[], f32[4], f32[4]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  one = s32[] constant(1)
+  next = s32[] add(i, one)
+  v = f32[4] get-tuple-element(p), index=1
+  k = f32[4] get-tuple-element(p), index=2
+  zero = s32[] constant(0)
+  inner_init = (s32[], f32[4], f32[4]) tuple(zero, v, k)
+  inner = (s32[], f32[4], f32[4]) while(inner_init), condition=inner_cond, body=inner_body
+  w = f32[4] get-tuple-element(inner), index=1
+  ROOT t = (s32[], f32[4], f32[4]) tuple(next, w, k)
+}
+outer_cond {
+  p = (s32[], f32[4], f32[4]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  two = s32[] constant(2)
+  ROOT lt = pred[] compare(i, two), direction=LT
+}
+ENTRY main {
+  x = f32[4] parameter(0)
+  zero = s32[] constant(0)
+  k = f32[4] constant({1, 2, 3, 4})
+  init = (s32[], f32[4], f32[4]) tuple(zero, x, k)
+  outer = (s32[], f32[4], f32[4]) while(init), condition=outer_cond, body=outer_body
+  ROOT r = f32[4] get-tuple-element(outer), index=1
+}
+)");
+  EXPECT_TRUE(run.changed);
+  EXPECT_CHECKS(run.after, R"(
+CHECK-NOT: %inner_body (
+CHECK: %inner_body.sunk (
+CHECK: f32[4] constant({1, 2, 3, 4})
+CHECK: multiply(
+CHECK-NOT: %outer_body (
+CHECK: %outer_body.sunk (
+CHECK: f32[4] constant({1, 2, 3, 4})
+CHECK: while({{.*}}), condition=%inner_cond, body=%inner_body.sunk
+)");
+  ExpectSameSemantics(run);
+}
+
+// A body that only passes the element through, even at two places of its root, keeps it: XLA
+// sinks where the read has a user beside the root.
+TEST(WhileLoopConstantSinkingTest, AReadOnlyTheRootUsesStays) {
+  PassRun run = RunPass("while-loop-constant-sinking", R"(HloModule m
+body {
+  p = (s32[], f32[4], f32[4]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  one = s32[] constant(1)
+  next = s32[] add(i, one)
+  k = f32[4] get-tuple-element(p), index=2
+  ROOT t = (s32[], f32[4], f32[4]) tuple(next, k, k)
+}
+cond {
+  p = (s32[], f32[4], f32[4]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  two = s32[] constant(2)
+  ROOT lt = pred[] compare(i, two), direction=LT
+}
+ENTRY main {
+  x = f32[4] parameter(0)
+  zero = s32[] constant(0)
+  k = f32[4] constant({1, 2, 3, 4})
+  init = (s32[], f32[4], f32[4]) tuple(zero, x, k)
+  ROOT w = (s32[], f32[4], f32[4]) while(init), condition=cond, body=body
+}
+)");
+  EXPECT_FALSE(run.changed);
+}
+
+// As XLA's run ends, computations nothing reaches go, with or without a loop to sink into.
+TEST(WhileLoopConstantSinkingTest, UnreachableComputationsGo) {
+  PassRun run = RunPass("while-loop-constant-sinking", R"(HloModule m
+unused {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY main {
+  x = f32[4] parameter(0)
+  ROOT n = f32[4] negate(x)
+}
+)");
+  EXPECT_TRUE(run.changed);
+  EXPECT_CHECKS(run.after, "CHECK-NOT: %unused");
+}
+
 TEST(WhileLoopConstantSinkingTest, NoChangeWithoutConstants) {
   std::string hlo = kLoop;
   hlo.replace(hlo.find("k = f32[4] constant({1, 2, 3, 4})"),
