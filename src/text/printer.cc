@@ -266,9 +266,9 @@ void AppendTypedAttributes(std::string* out, const Instruction& inst) {
       if (a.left_side) out->append(", left_side=true");
       if (a.lower) out->append(", lower=true");
       if (a.unit_diagonal) out->append(", unit_diagonal=true");
-      if (a.transpose_a != TriangularSolveTranspose::kNoTranspose) {
-        Append(out, ", transpose_a=", TriangularSolveTransposeName(a.transpose_a));
-      }
+      // Always: XLA's parser leaves an absent transpose_a invalid (its proto's zero), which its
+      // StableHLO import then rejects.
+      Append(out, ", transpose_a=", TriangularSolveTransposeName(a.transpose_a));
       break;
     case Opcode::kCholesky:
       if (a.lower) out->append(", lower=true");

@@ -86,6 +86,22 @@ TEST(PrinterTest, PrintInstructionAndComputation) {
   EXPECT_EQ(c.substr(0, 38), "%add (a: f32[], b: f32[]) -> f32[] {\n ");
 }
 
+// XLA's parser reads an absent transpose_a as its proto's invalid zero, which jaxlib's
+// StableHLO import rejects: NO_TRANSPOSE is written out.
+TEST(PrinterTest, TriangularSolveAlwaysSaysWhetherItTransposes) {
+  auto m = MustParse(R"(HloModule m
+ENTRY e {
+  a = f32[3,3] parameter(0)
+  b = f32[3,2] parameter(1)
+  ROOT x = f32[3,2] triangular-solve(a, b), left_side=true, lower=true, transpose_a=NO_TRANSPOSE
+}
+)");
+  ASSERT_NE(m, nullptr);
+  EXPECT_EQ(PrintInstruction(*FindInstruction(*m, "x"), PrintOptions::Short()),
+            "ROOT x = f32[3,2] triangular-solve(a, b), left_side=true, lower=true, "
+            "transpose_a=NO_TRANSPOSE");
+}
+
 TEST(PrinterTest, IndexCommentsOnLongOperandLists) {
   auto m = MustParse(R"(HloModule m
 ENTRY e {
