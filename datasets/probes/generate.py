@@ -83,6 +83,11 @@ venv of its own under build/venvs with the probe's pinned requirements:
   optimizers, whose sparse gradients give dynamic shapes through conditionals; tf.unique, boolean
   masks and tf.where steps), lowered by TensorFlow 2.21's XLA and compiled by the pinned one as
   tf_detection; modules of 20 instructions or more.
+- tf_scientific: examples/harvest/tf_scientific.py (TensorFlow Probability's HMC, NUTS, variational,
+  Gaussian process and normalizing-flow steps; tf.linalg, image resampling, scatters and gathers
+  by index) under TensorFlow 2.21 with TensorFlow Probability (requirements-tf-scientific.txt),
+  lowered by TensorFlow's XLA and compiled by the pinned one as tf_detection; modules of 20
+  instructions or more.
 - tf_2_12: examples/harvest/tf_mlp.py and tf_detection.py lowered by TensorFlow 2.12's XLA (March
   2023; requirements-tf-2.12.txt), then compiled by the pinned XLA as tf_detection.
 - pytorch_collectives: examples/harvest/torch_collectives.py's data-parallel, ZeRO-style,
@@ -560,6 +565,12 @@ def tf_dynamic_shapes() -> Path:
     )
 
 
+def tf_scientific() -> Path:
+    tf_pins = REPO / "datasets" / "corpus" / "requirements-tensorflow.txt"
+    python = venv("tf-scientific", [PINS, tf_pins, HERE / "requirements-tf-scientific.txt"])
+    return lowered_elsewhere("tf_scientific", python, ["tf_scientific"], min_instructions=20)
+
+
 def tf_2_12() -> Path:
     python = venv("tf-2.12", [HERE / "requirements-tf-2.12.txt"])
     return lowered_elsewhere("tf_2_12", python, ["tf_mlp", "tf_detection"])
@@ -719,6 +730,7 @@ PROBES = {
     "keras_applications": keras_applications,
     "tf_keras_steps": tf_keras_steps,
     "tf_dynamic_shapes": tf_dynamic_shapes,
+    "tf_scientific": tf_scientific,
     "tf_2_12": tf_2_12,
     "pytorch_collectives": pytorch_collectives,
     "torchvision_models": lambda: pytorch_library_probe("torchvision_models", "torchvision"),

@@ -53,6 +53,7 @@ NAMES = (
     "keras_applications",
     "tf_keras_steps",
     "tf_dynamic_shapes",
+    "tf_scientific",
     "tf_2_12",
     "pytorch_collectives",
     "torchvision_models",
@@ -84,6 +85,7 @@ FRONTENDS = {
     "keras_applications": "tensorflow",
     "tf_keras_steps": "tensorflow",
     "tf_dynamic_shapes": "tensorflow",
+    "tf_scientific": "tensorflow",
     "tf_2_12": "tensorflow",
 }
 
