@@ -105,6 +105,9 @@ venv of its own under build/venvs with the probe's pinned requirements:
 - torch_ops: examples/harvest/torch_ops.py's PyTorch operations none of those use (LSTM, GRU,
   CTC, grid_sample, EmbeddingBag, cumulative ops, scatter_reduce, ...) on PyTorch/XLA, with torch
   alone, as the pinned XLA receives them.
+- torchax_models: examples/harvest/torchax_models.py (torchvision's and Hugging Face's models and
+  torch operations lowered by JAX through torchax, with torch 2.9.0; requirements-torchax.txt),
+  compiled by the pinned XLA as every JAX program is.
 - pytorch_as_received, tensorflow_as_received: datasets/pytorch and the corpus's TensorFlow
   families as the pinned XLA receives them (after jaxlib's import of their HLO text).
 
@@ -201,6 +204,19 @@ def with_header_attribute(text: str, attribute: str) -> str:
     first = re.sub(rf",\s*{re.escape(key)}=[^,\s]+", "", first)
     first = re.sub(r"^(HloModule [^,\s]+)", rf"\1, {attribute}", first, count=1)
     return f"{first}\n{rest}" if rest or text.endswith("\n") else first
+
+
+def distribution_versions(python: Path, distributions: list[str]) -> dict[str, str]:
+    """The installed versions of `distributions` in `python`'s environment, without a local
+    suffix ("+cpu")."""
+    script = (
+        "import importlib.metadata as m, json, sys\n"
+        "print(json.dumps({d: m.version(d).split('+')[0] for d in sys.argv[1:]}))"
+    )
+    out = subprocess.run(
+        [str(python), "-c", script, *distributions], capture_output=True, text=True, check=True
+    )
+    return json.loads(out.stdout)
 
 
 def harvest_probe(
@@ -675,13 +691,20 @@ def pytorch_library_probe(name: str, library: str | None) -> Path:
     versions = json.loads((traced / "manifest.json").read_text())["versions"]
     manifest["versions"] = {k: v for k, v in versions.items() if k in ("torch", "torch_xla")}
     if library is not None:
-        manifest["versions"][library] = subprocess.run(
-            [str(python), "-c", f"import {library}; print({library}.__version__.split('+')[0])"],
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout.strip()
+        manifest["versions"].update(distribution_versions(python, [library]))
     manifest["xla_reference_from"] = "the pinned jaxlib (requirements.txt)"
+    (staging / "manifest.json").write_text(json.dumps(manifest, sort_keys=True, indent=1) + "\n")
+    return staging
+
+
+def torchax_models() -> Path:
+    python = venv("torchax", [PINS, HERE / "requirements-torchax.txt"])
+    staging = harvest_probe("torchax_models", [str(python), str(EXAMPLES / "torchax_models.py")])
+    # Lowered by JAX from PyTorch's programs: the PyTorch side's versions are recorded too.
+    manifest = json.loads((staging / "manifest.json").read_text())
+    manifest["versions"].update(
+        distribution_versions(python, ["torch", "torchax", "torchvision", "transformers"])
+    )
     (staging / "manifest.json").write_text(json.dumps(manifest, sort_keys=True, indent=1) + "\n")
     return staging
 
@@ -736,6 +759,7 @@ PROBES = {
     "torchvision_models": lambda: pytorch_library_probe("torchvision_models", "torchvision"),
     "torch_transformers": lambda: pytorch_library_probe("torch_transformers", "transformers"),
     "torch_ops": lambda: pytorch_library_probe("torch_ops", None),
+    "torchax_models": torchax_models,
     "pytorch_as_received": pytorch_as_received,
     "tensorflow_as_received": tensorflow_as_received,
 }

@@ -59,6 +59,7 @@ NAMES = (
     "torchvision_models",
     "torch_transformers",
     "torch_ops",
+    "torchax_models",
     "pytorch_as_received",
     "tensorflow_as_received",
 )
