@@ -309,6 +309,8 @@ absl::Status Visitor::Visit(Instruction* hlo) {
       return HandleDynamicUpdateSlice(hlo);
     case Opcode::kGather:
       return HandleGather(hlo);
+    case Opcode::kScatter:
+      return HandleScatter(hlo);
     case Opcode::kReduce:
       return HandleReduce(hlo);
     case Opcode::kReduceWindow:
@@ -834,6 +836,20 @@ absl::Status Visitor::HandleDivide(Instruction* divide) {
       return ReplaceWithNew(divide, AddBinary(Opcode::kMultiply, shape, a, inv));
     }
   }
+  // A / broadcast(B) => A * broadcast(1 / B): the reciprocal is taken on the
+  // smaller operand (softmax's exp / broadcast(sum)). The pinned XLA does this
+  // where B has no user but the broadcast (its dumps: of two divides by one
+  // broadcast the first visited is rewritten, after which B has two users and
+  // the second is not), before the reassociations below ((A / B) / broadcast(C)
+  // takes this one), and not on complex types, where 1 / B does not keep Inf and
+  // NaN (XLA asks for fast math there).
+  if (!IsConstant(a) && b->opcode() == Opcode::kBroadcast && b->operand(0)->user_count() == 1 &&
+      IsFloatingPointType(type) && b->operand(0)->shape().element_type() == type) {
+    Instruction* y = b->operand(0);
+    Instruction* recip = AddBinary(Opcode::kDivide, y->shape(), ScalarLike(y->shape(), 1), y);
+    Instruction* recip_bcast = AddBroadcast(recip, b->shape(), b->attrs().dimensions);
+    return ReplaceWithNew(divide, AddBinary(Opcode::kMultiply, shape, a, recip_bcast));
+  }
   // (A / B) / (C / D) => (A * D) / (B * C)
   if (a->opcode() == Opcode::kDivide && b->opcode() == Opcode::kDivide) {
     Instruction* ad = AddBinary(Opcode::kMultiply, shape, a->operand(0), b->operand(1));
@@ -858,19 +874,6 @@ absl::Status Visitor::HandleDivide(Instruction* divide) {
                                    AddScalarConstant(y->shape().element_type(), 1, y->shape()), y);
     Instruction* recip_bcast = AddBroadcast(recip, shape, {});
     return ReplaceWithNew(divide, AddBinary(Opcode::kMultiply, shape, recip_bcast, a));
-  }
-  // A / broadcast(B) => A * broadcast(1 / B): the reciprocal is taken on the
-  // smaller operand (softmax's exp / broadcast(sum)). The pinned XLA does this
-  // where B has no user but the broadcast (its dumps: of two divides by one
-  // broadcast the first visited is rewritten, after which B has two users and
-  // the second is not).
-  if (!IsConstant(a) && b->opcode() == Opcode::kBroadcast && b->operand(0)->user_count() == 1 &&
-      (IsFloatingPointType(type) || IsComplexType(type)) &&
-      b->operand(0)->shape().element_type() == type) {
-    Instruction* y = b->operand(0);
-    Instruction* recip = AddBinary(Opcode::kDivide, y->shape(), ScalarLike(y->shape(), 1), y);
-    Instruction* recip_bcast = AddBroadcast(recip, b->shape(), b->attrs().dimensions);
-    return ReplaceWithNew(divide, AddBinary(Opcode::kMultiply, shape, a, recip_bcast));
   }
   return absl::OkStatus();
 }

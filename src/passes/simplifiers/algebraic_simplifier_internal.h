@@ -84,6 +84,7 @@ class Visitor {
   absl::Status HandleDynamicSlice(Instruction* hlo);
   absl::Status HandleDynamicUpdateSlice(Instruction* hlo);
   absl::Status HandleGather(Instruction* hlo);
+  absl::Status HandleScatter(Instruction* hlo);
   // A gather with `gather`'s dimension numbers and sortedness.
   Instruction* AddGather(const Instruction* gather, Shape shape, Instruction* operand,
                          Instruction* indices, std::vector<int64_t> slice_sizes);

@@ -1,6 +1,6 @@
 // algsimp: rewrites of data-movement instructions (broadcast, reshape,
 // transpose, slice, concatenate, pad, reverse, dynamic-slice,
-// dynamic-update-slice, gather). See algebraic_simplifier.h.
+// dynamic-update-slice, gather, scatter). See algebraic_simplifier.h.
 #include <algorithm>
 #include <numeric>
 
@@ -1268,6 +1268,51 @@ Instruction* Visitor::AddGather(const Instruction* gather, Shape shape, Instruct
   made->mutable_attrs().gather_slice_sizes = std::move(slice_sizes);
   made->mutable_attrs().indices_are_sorted = gather->attrs().indices_are_sorted;
   return made;
+}
+
+// A scatter with nothing to scatter is its operands; one whose indices are empty updates the
+// whole operand at once: the combiner applied elementwise (a map, which HandleMap then
+// inlines), as XLA's HandleScatter does for a single-operand scatter.
+absl::Status Visitor::HandleScatter(Instruction* scatter) {
+  const int64_t inputs = scatter->operand_count() / 2;  // operands..., indices, updates...
+  if (inputs < 1 || scatter->operand_count() != 2 * inputs + 1 ||
+      scatter->called_computations().size() != 1) {
+    return absl::OkStatus();
+  }
+  const Instruction* indices = scatter->operand(inputs);
+  bool no_updates = true;
+  for (int64_t i = inputs + 1; i < scatter->operand_count(); ++i) {
+    no_updates &= IsZeroElementArray(scatter->operand(i)->shape());
+  }
+  if (no_updates) {
+    if (inputs == 1) {
+      ReplaceIfCompatible(scatter, scatter->operand(0));
+      return absl::OkStatus();
+    }
+    std::vector<Instruction*> operands(scatter->operands().begin(),
+                                       scatter->operands().begin() + inputs);
+    std::vector<Shape> shapes;
+    for (const Instruction* operand : operands) shapes.push_back(operand->shape());
+    Instruction* tuple = Add(Opcode::kTuple, Shape::Tuple(std::move(shapes)), operands);
+    if (!ReplaceIfCompatible(scatter, tuple)) {
+      HLOGYM_RETURN_IF_ERROR(computation_->RemoveInstruction(tuple));
+    }
+    return absl::OkStatus();
+  }
+  Instruction* operand = scatter->operand(0);
+  Instruction* updates = scatter->operand(2);
+  if (inputs != 1 || !IsZeroElementArray(indices->shape()) ||
+      !scatter->shape().Compatible(operand->shape()) ||
+      !scatter->shape().Compatible(updates->shape())) {
+    return absl::OkStatus();
+  }
+  Instruction* ops[] = {operand, updates};
+  Instruction* map = Add(Opcode::kMap, scatter->shape(), ops);
+  map->mutable_attrs().dimensions.resize(scatter->shape().rank());
+  std::iota(map->mutable_attrs().dimensions.begin(), map->mutable_attrs().dimensions.end(), 0);
+  map->mutable_attrs().has_dimensions = true;
+  map->mutable_called_computations().push_back(scatter->called_computations()[0]);
+  return ReplaceWithNew(scatter, map);
 }
 
 absl::Status Visitor::HandleGather(Instruction* gather) {

@@ -326,6 +326,37 @@ ENTRY main {
 )");
 }
 
+// The pinned XLA takes the reciprocal of a broadcast divisor before it reassociates divides, and
+// not for complex types, where 1 / B would not keep Inf and NaN (its dumps of both: a divide by
+// 2^k in jax.scipy.linalg.expm of a complex matrix keeps its divide).
+TEST(AlgebraicSimplifierTest, DivideByABroadcastComesBeforeReassociationAndSkipsComplex) {
+  PassRun run = RunPass("algsimp", R"(HloModule m
+ENTRY main {
+  a = f32[8] parameter(0)
+  b = f32[8] parameter(1)
+  c = f32[] parameter(2)
+  d = f32[8] divide(a, b)
+  bc = f32[8] broadcast(c), dimensions={}
+  ROOT r = f32[8] divide(d, bc)
+}
+)");
+  EXPECT_TRUE(run.changed);
+  EXPECT_CHECKS(run.after, R"(
+CHECK: %d = f32[8] divide(f32[8] %a, f32[8] %b)
+CHECK: f32[] divide(f32[] %{{.*}}, f32[] %c)
+CHECK: ROOT {{.*}} = f32[8] multiply(f32[8] %d, f32[8] %{{.*}})
+)");
+  ExpectSameSemantics(run);
+  ExpectUnchanged(R"(HloModule m
+ENTRY main {
+  a = c64[8] parameter(0)
+  c = c64[] parameter(1)
+  bc = c64[8] broadcast(c), dimensions={}
+  ROOT r = c64[8] divide(a, bc)
+}
+)");
+}
+
 TEST(AlgebraicSimplifierTest, DivideBySqrtIsRsqrt) {
   ExpectSimplifies(F32("  s = f32[4] sqrt(q)\n  ROOT r = f32[4] divide(p, s)\n"),
                    "CHECK: rsqrt(f32[4] %q)\nCHECK: ROOT {{.*}} multiply(f32[4] %p");
@@ -1393,6 +1424,68 @@ CHECK: ROOT {{.*}} = f32[5] select(
 )");
   ExpectSameSemantics(run);
   ExpectUnchanged(absl::StrReplaceAll(module, {{"%N", "5"}}));
+}
+
+constexpr char kScatterAdd[] = R"(HloModule m
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+)";
+
+// A scatter whose indices are empty updates the whole operand: XLA maps its combiner over the
+// operand and the updates (dynamiqs's sparse-diagonal products end in one), which inlines to an
+// add; one with no updates is its operand.
+TEST(AlgebraicSimplifierTest, ScatterOfTheWholeOperandIsItsCombinerElementwise) {
+  PassRun run = RunPass("algsimp", std::string(kScatterAdd) + R"(ENTRY main {
+  x = f32[16,1] parameter(0)
+  y = f32[16,1] parameter(1)
+  i = s32[0] constant({})
+  ROOT s = f32[16,1] scatter(x, i, y), update_window_dims={0,1}, inserted_window_dims={}, scatter_dims_to_operand_dims={}, index_vector_dim=0, indices_are_sorted=true, unique_indices=true, to_apply=add
+}
+)");
+  EXPECT_TRUE(run.changed);
+  EXPECT_CHECKS(run.after, R"(
+CHECK-NOT: scatter
+CHECK: ROOT {{.*}} = f32[16,1] add(f32[16,1] %x, f32[16,1] %y)
+)");
+  ExpectSameSemantics(run);
+  ExpectSimplifies(std::string(kScatterAdd) + R"(ENTRY main {
+  x = f32[16,1] parameter(0)
+  y = f32[0,1] parameter(1)
+  i = s32[1] constant({3})
+  ROOT s = f32[16,1] scatter(x, i, y), update_window_dims={0,1}, inserted_window_dims={}, scatter_dims_to_operand_dims={0}, index_vector_dim=0, to_apply=add
+}
+)",
+                   "CHECK: ROOT %x = f32[16,1] parameter(0)");
+}
+
+// Such a scatter at the end of a chain of scatter-adds into zeros becomes an add, which the
+// scatter-add rule then sinks to the chain's base: the whole update replaces the zeros (the pinned
+// XLA's dump of dynamiqs's Schrödinger solve).
+TEST(AlgebraicSimplifierTest, AChainOfScatterAddsTakesAWholeUpdateAsItsBase) {
+  PassRun run = RunPass("algsimp", std::string(kScatterAdd) + R"(ENTRY main {
+  x = f32[16,1] parameter(0)
+  u = f32[13,1] parameter(1)
+  v = f32[14,1] parameter(2)
+  z = f32[] constant(0)
+  b = f32[16,1] broadcast(z), dimensions={}
+  i = s32[1] constant({3})
+  j = s32[1] constant({2})
+  s = f32[16,1] scatter(b, i, u), update_window_dims={0,1}, inserted_window_dims={}, scatter_dims_to_operand_dims={0}, index_vector_dim=0, indices_are_sorted=true, unique_indices=true, to_apply=add
+  t = f32[16,1] scatter(s, j, v), update_window_dims={0,1}, inserted_window_dims={}, scatter_dims_to_operand_dims={0}, index_vector_dim=0, indices_are_sorted=true, unique_indices=true, to_apply=add
+  k = s32[0] constant({})
+  ROOT w = f32[16,1] scatter(t, k, x), update_window_dims={0,1}, inserted_window_dims={}, scatter_dims_to_operand_dims={}, index_vector_dim=0, indices_are_sorted=true, unique_indices=true, to_apply=add
+}
+)");
+  EXPECT_TRUE(run.changed);
+  EXPECT_CHECKS(run.after, R"(
+CHECK-NOT: broadcast
+CHECK: %s = f32[16,1] scatter(f32[16,1] %x, s32[1] %i, f32[13,1] %u)
+CHECK: ROOT %t = f32[16,1] scatter(f32[16,1] %s, s32[1] %j, f32[14,1] %v)
+)");
+  ExpectSameSemantics(run);
 }
 
 TEST(AlgebraicSimplifierTest, DynamicUpdateSliceOfFullUpdate) {
