@@ -28,6 +28,8 @@ venv of its own under build/venvs with the probe's pinned requirements:
 - jax_scientific: examples/harvest/jax_scientific.py: mctx's tree searches, pgx's board games,
   ott-jax's Sinkhorn, optimistix's and lineax's solvers, dm-pix's augmentations, an e3nn-jax
   equivariant network's step, interpax's splines (requirements-scientific.txt).
+- jax_quantum: examples/harvest/jax_quantum.py (dynamiqs, NetKet and PennyLane, complex-valued,
+  and a split-step Fourier solve; requirements-quantum.txt); modules of 20 instructions or more.
 - optimizers: training steps with optax's optimizers (clipping and schedules, Lion, Adafactor,
   LAMB, gradient accumulation, masked weight decay, ...) and Flax's nn.scan over stacked layers,
   with and without remat (requirements-libraries.txt).
@@ -384,6 +386,14 @@ def mjx_physics() -> Path:
     return harvest_probe("mjx_physics", [str(python), str(EXAMPLES / "jax_mjx_physics.py")])
 
 
+def jax_quantum() -> Path:
+    python = venv("quantum", [PINS, HERE / "requirements-quantum.txt"])
+    # NetKet's sampling helpers are small: 20 instructions or more.
+    return harvest_probe(
+        "jax_quantum", [str(python), str(EXAMPLES / "jax_quantum.py")], min_instructions=20
+    )
+
+
 def jax_scientific() -> Path:
     python = venv("scientific", [PINS, HERE / "requirements-scientific.txt"])
     return harvest_probe("jax_scientific", [str(python), str(EXAMPLES / "jax_scientific.py")])
@@ -732,6 +742,7 @@ PROBES = {
     "quantized_and_puzzles": quantized_and_puzzles,
     "mjx_physics": mjx_physics,
     "jax_scientific": jax_scientific,
+    "jax_quantum": jax_quantum,
     "optimizers": optimizers,
     "partitioned": partitioned,
     "jax_data_parallel": jax_data_parallel,

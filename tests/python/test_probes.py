@@ -32,6 +32,7 @@ NAMES = (
     "quantized_and_puzzles",
     "mjx_physics",
     "jax_scientific",
+    "jax_quantum",
     "optimizers",
     "partitioned",
     "jax_data_parallel",
