@@ -1,7 +1,7 @@
 """Complex-valued JAX programs from quantum and wave physics, kinds no other probe holds:
 dynamiqs's Schrödinger and Lindblad solvers (a driven Jaynes-Cummings model on diffrax, complex
-matrices throughout, with an expectation value saved along the way), NetKet's variational Monte Carlo (a
-complex RBM on a transverse-field Ising chain: Metropolis sampling loops, local energies, a
+matrices throughout, an expectation value saved), NetKet's variational Monte Carlo (a complex
+RBM on a transverse-field Ising chain: Metropolis sampling loops, local energies, a
 stochastic-reconfiguration step), PennyLane's statevector simulator under `jax.jit` (a
 variational circuit's energy and its gradient), and a split-step Fourier solve of the nonlinear
 Schrödinger equation written in plain JAX.
