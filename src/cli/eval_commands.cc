@@ -190,6 +190,7 @@ struct EquivOptions {
   double atol = 1e-5;
   bool positive = false;
   double max_memory_gib = 0;
+  int64_t max_instructions = EquivalenceOptions{}.max_instructions;
   bool split = false;
 };
 
@@ -237,6 +238,7 @@ int RunEquiv(const EquivOptions& options) {
   eq.atol = options.atol;
   eq.inputs.positive_floats = options.positive;
   eq.inputs.max_bytes = eq.evaluator.max_bytes = MaxBytes(options.max_memory_gib);
+  eq.max_instructions = options.max_instructions;
   // A module compiled for several partitions against its split: per partition.
   if (std::unique_ptr<Module> partitioned = PartitionedToMatch(**a, **b)) {
     std::cerr << "equiv: " << options.a << " is compiled for " << NumPartitions(**a)
@@ -306,6 +308,9 @@ void RegisterEvalCommands(CLI::App& app) {
   equiv->add_option("--rtol", equiv_options->rtol, "Relative tolerance for floats (default 1e-3)");
   equiv->add_option("--atol", equiv_options->atol, "Absolute tolerance for floats (default 1e-5)");
   equiv->add_flag("--positive", equiv_options->positive, "Float inputs in [0.5, 1.5]");
+  equiv->add_option("--max-instructions", equiv_options->max_instructions,
+                    "Most instructions one evaluation may run, loop iterations counted; a module "
+                    "that needs more is not judged (0: no limit; default 50000000)");
   AddMaxMemoryOption(equiv, equiv_options->max_memory_gib);
   SetAction(equiv, [equiv_options] { return RunEquiv(*equiv_options); });
 }

@@ -669,6 +669,9 @@ absl::StatusOr<EquivalenceReference> EquivalenceReference::Make(const Module& or
   EquivalenceReference reference;
   reference.original_ = &original;
   reference.options_ = options;
+  if (reference.options_.evaluator.max_instructions == 0) {
+    reference.options_.evaluator.max_instructions = options.max_instructions;
+  }
   reference.low_precision_ = ComputesInLowPrecision(original);
   if (HasDynamicShapes(original)) {
     absl::StatusOr<std::unique_ptr<Module>> padded = StaticForm(original, options);
@@ -684,7 +687,13 @@ absl::StatusOr<EquivalenceReference> EquivalenceReference::Make(const Module& or
     absl::StatusOr<std::vector<Literal>> args =
         MakeRandomArguments(evaluated, options.seed + t, options.inputs);
     if (!args.ok()) return args.status();
-    absl::StatusOr<Literal> outputs = Evaluate(evaluated, *args, options.evaluator);
+    absl::StatusOr<Literal> outputs = Evaluate(evaluated, *args, reference.options_.evaluator);
+    if (absl::IsDeadlineExceeded(outputs.status())) {
+      reference.not_judged_ = absl::StrCat("not judged: evaluating ", original.name(), ": ",
+                                           outputs.status().message());
+      reference.trials_.clear();
+      return reference;
+    }
     if (!outputs.ok()) {
       return absl::Status(outputs.status().code(), absl::StrCat("evaluating ", original.name(),
                                                                 ": ", outputs.status().message()));
@@ -762,6 +771,13 @@ absl::StatusOr<EquivalenceResult> EquivalenceReference::CheckStatic(const Module
     const std::vector<Literal>& args = trials_[t].arguments;
     const Literal& ra = trials_[t].outputs;
     auto rb = Evaluate(b, args, options.evaluator);
+    if (absl::IsDeadlineExceeded(rb.status())) {
+      result.equivalent = false;
+      result.judged = false;
+      result.message =
+          absl::StrCat("not judged: evaluating ", b.name(), ": ", rb.status().message());
+      return result;
+    }
     if (!rb.ok()) {
       return absl::Status(rb.status().code(),
                           absl::StrCat("evaluating ", b.name(), ": ", rb.status().message()));

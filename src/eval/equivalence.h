@@ -60,6 +60,12 @@ struct EquivalenceOptions {
   // or where it fails on the original, a dynamic module is not judged; where
   // it fails on the other module only, that module is not equivalent.
   std::function<absl::StatusOr<std::unique_ptr<Module>>(const Module&)> static_form;
+  // The most instructions one evaluation of the check may run, loop iterations counted
+  // (EvaluatorOptions::max_instructions; 0: no limit). A module that needs more on these inputs
+  // is not judged, the message says so: an adaptive ODE solver given random tolerances runs to
+  // its step limit (dynamiqs's Lindblad solve: 202 million instructions, 77 s here), which no
+  // check should wait for. The largest evaluation of any other shipped module runs 34 million.
+  int64_t max_instructions = 50'000'000;
   RandomInputOptions inputs;
   EvaluatorOptions evaluator;
 };
@@ -84,8 +90,9 @@ struct EquivalenceResult {
   // the two picks tie within the tolerance; "" when none. Says where.
   std::string ties;
   // Not judged (equivalent is false), the message says why: the original
-  // itself misses its f64 reference on these inputs, or its output is vacuous
-  // on every trial (VacuousOutputReason).
+  // itself misses its f64 reference on these inputs, its output is vacuous
+  // on every trial (VacuousOutputReason), or evaluating a module passes
+  // EquivalenceOptions::max_instructions.
   bool judged = true;
 };
 

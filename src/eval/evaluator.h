@@ -81,6 +81,11 @@ struct EvaluatorOptions {
   // A while loop running more iterations than this fails (guards against
   // modules that never terminate).
   int64_t max_while_iterations = 1 << 24;
+  // The most instructions one evaluation may run, every iteration of a loop's body and
+  // condition counted (0: no limit). Past it the evaluation fails with DeadlineExceeded: a
+  // check can then say it cannot judge a module in the time it has, where a loop runs long on
+  // random inputs (an adaptive ODE solver given random tolerances runs to its step limit).
+  int64_t max_instructions = 0;
   // The seed GetRngSeed returns, which keys `rng` (see rng.cc).
   uint64_t rng_seed = 42;
   // The most bytes of array data the evaluator may hold at once (process-wide,

@@ -174,6 +174,13 @@ absl::StatusOr<ValuePtr> Interpreter::Run(const Computation& computation, Operan
   std::vector<ValuePtr> operands;
   for (size_t s = 0; s < plan.order.size(); ++s) {
     const Instruction& instruction = *plan.order[s];
+    ++instructions_run_;
+    if (options_.max_instructions > 0 && instructions_run_ > options_.max_instructions) {
+      return WithContext(absl::DeadlineExceededError(absl::StrCat(
+                             "the evaluation passed its budget of ", options_.max_instructions,
+                             " instructions run (loop iterations counted)")),
+                         instruction);
+    }
     operands.clear();
     for (int32_t o : plan.operand_slots[s]) operands.push_back(slots[o]);
     if (!SharesOperandData(instruction.opcode())) {

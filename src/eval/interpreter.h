@@ -80,6 +80,7 @@ class Interpreter {
   absl::flat_hash_map<const Instruction*, ValuePtr> constants_;
   absl::flat_hash_map<const Computation*, std::unique_ptr<ScalarComputation>> scalars_;
   int depth_ = 0;
+  int64_t instructions_run_ = 0;  // against options_.max_instructions
 };
 
 // --- kernels (each returns a status without the instruction's name; the

@@ -102,6 +102,40 @@ status=$?
 [ $status -eq 4 ] || fail "all-NaN self comparison should exit 4 (not judged), got $status"
 echo "$out" | grep -q "all NaN" || fail "not-judged reason missing: $out"
 
+# A module whose evaluation passes --max-instructions (loop iterations counted) is not judged:
+# exit 4, the budget named; with the default budget the same check is judged.
+cat > "$work/loop.hlo" <<'HLO'
+HloModule loop
+cond {
+  p = (s32[], f32[4]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  n = s32[] constant(1000)
+  ROOT lt = pred[] compare(i, n), direction=LT
+}
+body {
+  p = (s32[], f32[4]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  one = s32[] constant(1)
+  j = s32[] add(i, one)
+  x = f32[4] get-tuple-element(p), index=1
+  y = f32[4] sine(x)
+  ROOT t = (s32[], f32[4]) tuple(j, y)
+}
+ENTRY main {
+  x = f32[4] parameter(0)
+  z = s32[] constant(0)
+  init = (s32[], f32[4]) tuple(z, x)
+  w = (s32[], f32[4]) while(init), condition=cond, body=body
+  ROOT r = f32[4] get-tuple-element(w), index=1
+}
+HLO
+out="$("$hlogym" equiv "$work/loop.hlo" "$work/loop.hlo" --max-instructions 5000)"
+status=$?
+[ $status -eq 4 ] || fail "a loop past --max-instructions should exit 4 (not judged), got $status"
+echo "$out" | grep -q "budget of 5000 instructions" || fail "the budget is not named: $out"
+"$hlogym" equiv "$work/loop.hlo" "$work/loop.hlo" > /dev/null ||
+  fail "the loop within the default budget should be equivalent to itself, got $?"
+
 # Resource limits: a clear error naming what is too big, exit 2, never bad_alloc.
 cat > "$work/huge.hlo" <<'HLO'
 HloModule huge

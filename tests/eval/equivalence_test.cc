@@ -9,6 +9,8 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
+#include "absl/strings/str_replace.h"
 #include "analysis/verifier.h"
 #include "eval/evaluator.h"
 #include "eval_test_util.h"
@@ -566,6 +568,61 @@ TEST(Equivalence, VacuousReferenceIsNotJudged) {
   ASSERT_TRUE(judged.ok());
   EXPECT_TRUE(judged->equivalent) << judged->message;
   EXPECT_TRUE(judged->judged);
+}
+
+// A module whose evaluation passes the check's budget of instructions is not judged, and the
+// message says why; one within it is judged (a long loop on random inputs: dynamiqs's adaptive
+// solvers given random tolerances run to their step limit).
+TEST(Equivalence, AModulePastTheInstructionBudgetIsNotJudged) {
+  constexpr char kLoop[] = R"(HloModule m
+cond {
+  p = (s32[], f32[8]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  n = s32[] constant(%N)
+  ROOT lt = pred[] compare(i, n), direction=LT
+}
+body {
+  p = (s32[], f32[8]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  one = s32[] constant(1)
+  j = s32[] add(i, one)
+  x = f32[8] get-tuple-element(p), index=1
+  y = f32[8] sine(x)
+  ROOT t = (s32[], f32[8]) tuple(j, y)
+}
+ENTRY e {
+  x = f32[8] parameter(0)
+  z = s32[] constant(0)
+  init = (s32[], f32[8]) tuple(z, x)
+  loop = (s32[], f32[8]) while(init), condition=cond, body=body
+  ROOT r = f32[8] get-tuple-element(loop), index=1
+}
+)";
+  auto short_loop = ParseModule(absl::StrReplaceAll(kLoop, {{"%N", "10"}}));
+  auto long_loop = ParseModule(absl::StrReplaceAll(kLoop, {{"%N", "1000"}}));
+  ASSERT_TRUE(short_loop.ok() && long_loop.ok()) << short_loop.status() << long_loop.status();
+  EquivalenceOptions options;
+  options.max_instructions = 1000;  // 11 a loop iteration: the short loop fits, the long does not
+  auto judged = CheckEquivalent(**short_loop, **short_loop, options);
+  ASSERT_TRUE(judged.ok()) << judged.status();
+  EXPECT_TRUE(judged->judged && judged->equivalent) << judged->message;
+  // The original past the budget: nothing can be judged against it.
+  auto original_too_long = CheckEquivalent(**long_loop, **short_loop, options);
+  ASSERT_TRUE(original_too_long.ok()) << original_too_long.status();
+  EXPECT_FALSE(original_too_long->judged);
+  EXPECT_FALSE(original_too_long->equivalent);
+  EXPECT_THAT(original_too_long->message, ::testing::HasSubstr("budget of 1000 instructions"));
+  // The other module past it: not judged either.
+  auto other_too_long = CheckEquivalent(**short_loop, **long_loop, options);
+  ASSERT_TRUE(other_too_long.ok()) << other_too_long.status();
+  EXPECT_FALSE(other_too_long->judged);
+  EXPECT_THAT(other_too_long->message, ::testing::HasSubstr("budget"));
+  // With no budget the long loop is judged (and differs from the short one).
+  options.max_instructions = 0;
+  auto unlimited = CheckEquivalent(**long_loop, **short_loop, options);
+  ASSERT_TRUE(unlimited.ok()) << unlimited.status();
+  EXPECT_TRUE(unlimited->judged);
+  EXPECT_FALSE(unlimited->equivalent);
 }
 
 TEST(Equivalence, ConstantOutputOfVaryingInputsIsNotJudged) {

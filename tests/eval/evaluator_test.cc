@@ -857,6 +857,39 @@ ENTRY e {
   EXPECT_THAT(std::string(r.status().message()), ::testing::HasSubstr("loop"));
 }
 
+// A budget of instructions counts every iteration of a loop's condition and body: 10 iterations
+// run the condition 11 times (3 instructions) and the body 10 (4), beside the entry's 3: 76.
+TEST(EvaluatorMisc, InstructionBudgetCountsLoopIterations) {
+  auto module = ParseModule(R"(HloModule m
+cond {
+  p = s32[] parameter(0)
+  ten = s32[] constant(10)
+  ROOT lt = pred[] compare(p, ten), direction=LT
+}
+body {
+  p = s32[] parameter(0)
+  one = s32[] constant(1)
+  n = s32[] add(p, one)
+  ROOT c = s32[] copy(n)
+}
+ENTRY e {
+  z = s32[] constant(0)
+  loop = s32[] while(z), condition=cond, body=body
+  ROOT r = s32[] negate(loop)
+})");
+  ASSERT_TRUE(module.ok()) << module.status();
+  EvaluatorOptions options;
+  options.max_instructions = 76;
+  auto enough = Evaluate(**module, {}, options);
+  ASSERT_TRUE(enough.ok()) << enough.status();
+  EXPECT_EQ(enough->GetAsInt64(0), -10);
+  options.max_instructions = 75;
+  auto short_by_one = Evaluate(**module, {}, options);
+  ASSERT_FALSE(short_by_one.ok());
+  EXPECT_TRUE(absl::IsDeadlineExceeded(short_by_one.status())) << short_by_one.status();
+  EXPECT_THAT(std::string(short_by_one.status().message()), ::testing::HasSubstr("budget of 75"));
+}
+
 // JAX's LAPACK/cuSOLVER Cholesky custom calls: the selected triangle holds the
 // factor (compared with the evaluator's own cholesky op), the other triangle
 // keeps the input, info is 0 or the order of the failing leading minor.
