@@ -10,7 +10,6 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
-#include "absl/strings/str_replace.h"
 #include "analysis/verifier.h"
 #include "eval/evaluator.h"
 #include "eval_test_util.h"
