@@ -2,6 +2,7 @@
 
 #include <cctype>
 #include <memory>
+#include <numeric>
 
 #include "absl/container/flat_hash_map.h"
 #include "analysis/shape_inference.h"
@@ -181,6 +182,16 @@ Instruction* MakeTuple(Computation* computation, std::span<Instruction* const> o
   for (const Instruction* operand : operands) shapes.push_back(operand->shape());
   return computation->AddInstruction(
       NewInstruction(Opcode::kTuple, Shape::Tuple(std::move(shapes)), operands));
+}
+
+Instruction* MakeMap(Computation* computation, const Shape& shape,
+                     std::span<Instruction* const> operands, Computation* to_apply) {
+  auto map = NewInstruction(Opcode::kMap, shape, operands);
+  map->mutable_attrs().dimensions.resize(shape.rank());
+  std::iota(map->mutable_attrs().dimensions.begin(), map->mutable_attrs().dimensions.end(), 0);
+  map->mutable_attrs().has_dimensions = true;
+  map->mutable_called_computations().push_back(to_apply);
+  return computation->AddInstruction(std::move(map));
 }
 
 Instruction* MakeConstant(Computation* computation, Literal literal, bool with_layout) {

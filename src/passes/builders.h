@@ -55,6 +55,9 @@ absl::StatusOr<Instruction*> MakeReduce(Instruction* input, Instruction* init,
                                         std::span<const int64_t> dimensions, Computation* to_apply);
 absl::StatusOr<Instruction*> MakeGetTupleElement(Instruction* tuple, int64_t index);
 Instruction* MakeTuple(Computation* computation, std::span<Instruction* const> operands);
+// `to_apply` applied elementwise to `operands` (each of `shape`'s dimensions), as a map.
+Instruction* MakeMap(Computation* computation, const Shape& shape,
+                     std::span<Instruction* const> operands, Computation* to_apply);
 // A constant holding `literal` (its shape gets the default layout when
 // `with_layout`).
 Instruction* MakeConstant(Computation* computation, Literal literal, bool with_layout = true);

@@ -1,7 +1,6 @@
 #include "passes/expanders/scatter_expander.h"
 
 #include <algorithm>
-#include <numeric>
 #include <vector>
 
 #include "absl/algorithm/container.h"
@@ -157,14 +156,8 @@ absl::StatusOr<std::vector<Instruction*>> LoopBody(const Instruction& scatter, I
   HLOGYM_ASSIGN(old_window, gather_scatter::DynamicSliceAt(operand, start, window_sizes));
   HLOGYM_ASSIGN(valid, WindowInBounds(start, operand->shape(), window_sizes));
 
-  auto map = std::make_unique<Instruction>(Opcode::kMap, old_window->shape());
-  map->AppendOperand(old_window);
-  map->AppendOperand(update_window);
-  map->mutable_attrs().dimensions.resize(operand_rank);
-  std::iota(map->mutable_attrs().dimensions.begin(), map->mutable_attrs().dimensions.end(), 0);
-  map->mutable_attrs().has_dimensions = true;
-  map->mutable_called_computations().push_back(scatter.to_apply());
-  Instruction* combined = i->parent()->AddInstruction(std::move(map));
+  Instruction* windows[] = {old_window, update_window};
+  Instruction* combined = MakeMap(i->parent(), old_window->shape(), windows, scatter.to_apply());
 
   Instruction* new_window = combined;
   if (valid != nullptr) {

@@ -1540,16 +1540,10 @@ absl::Status Visitor::HandleSort(Instruction* sort) {
       ReplaceIfCompatible(sort, operand);
       return absl::OkStatus();
     }
-    Instruction* tuple = MakeTupleFromOperands(sort);
+    Instruction* tuple = MakeTuple(computation_, sort->operands());
     return ReplaceWithNew(sort, tuple);
   }
   return absl::OkStatus();
-}
-
-Instruction* Visitor::MakeTupleFromOperands(Instruction* hlo) {
-  std::vector<Shape> shapes;
-  for (const Instruction* operand : hlo->operands()) shapes.push_back(operand->shape());
-  return Add(Opcode::kTuple, Shape::Tuple(std::move(shapes)), hlo->operands());
 }
 
 absl::Status Visitor::HandleMap(Instruction* map) {

@@ -186,8 +186,6 @@ class Visitor {
   const AlgebraicSimplifierOptions& options() const { return options_; }
   // Whether a handler may rewrite `hlo` (no control edges, no side effects).
   static bool Rewritable(const Instruction* hlo);
-  // A tuple of `hlo`'s operands.
-  Instruction* MakeTupleFromOperands(Instruction* hlo);
 
  private:
   void RemoveDeadTree(Instruction* root);

@@ -6,6 +6,7 @@
 
 #include "absl/algorithm/container.h"
 #include "hlo/status_macros.h"
+#include "passes/builders.h"
 #include "passes/simplifiers/algebraic_simplifier_internal.h"
 
 namespace hlogym::algsimp {
@@ -551,12 +552,7 @@ absl::StatusOr<bool> Visitor::ReduceOfConcatenate(Instruction* reduce) {
       continue;
     }
     Instruction* ops[] = {running, part};
-    Instruction* map = Add(Opcode::kMap, shape, ops);
-    map->mutable_attrs().dimensions.resize(shape.rank());
-    std::iota(map->mutable_attrs().dimensions.begin(), map->mutable_attrs().dimensions.end(), 0);
-    map->mutable_attrs().has_dimensions = true;
-    map->mutable_called_computations().push_back(function);
-    running = map;
+    running = MakeMap(computation_, shape, ops, function);
   }
   HLOGYM_RETURN_IF_ERROR(ReplaceWithNew(reduce, running));
   return true;

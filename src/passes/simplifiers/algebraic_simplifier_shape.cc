@@ -2,7 +2,6 @@
 // transpose, slice, concatenate, pad, reverse, dynamic-slice,
 // dynamic-update-slice, gather, scatter). See algebraic_simplifier.h.
 #include <algorithm>
-#include <numeric>
 
 #include "absl/algorithm/container.h"
 #include "hlo/status_macros.h"
@@ -1289,11 +1288,7 @@ absl::Status Visitor::HandleScatter(Instruction* scatter) {
       ReplaceIfCompatible(scatter, scatter->operand(0));
       return absl::OkStatus();
     }
-    std::vector<Instruction*> operands(scatter->operands().begin(),
-                                       scatter->operands().begin() + inputs);
-    std::vector<Shape> shapes;
-    for (const Instruction* operand : operands) shapes.push_back(operand->shape());
-    Instruction* tuple = Add(Opcode::kTuple, Shape::Tuple(std::move(shapes)), operands);
+    Instruction* tuple = MakeTuple(computation_, std::span(scatter->operands()).first(inputs));
     if (!ReplaceIfCompatible(scatter, tuple)) {
       HLOGYM_RETURN_IF_ERROR(computation_->RemoveInstruction(tuple));
     }
@@ -1307,12 +1302,8 @@ absl::Status Visitor::HandleScatter(Instruction* scatter) {
     return absl::OkStatus();
   }
   Instruction* ops[] = {operand, updates};
-  Instruction* map = Add(Opcode::kMap, scatter->shape(), ops);
-  map->mutable_attrs().dimensions.resize(scatter->shape().rank());
-  std::iota(map->mutable_attrs().dimensions.begin(), map->mutable_attrs().dimensions.end(), 0);
-  map->mutable_attrs().has_dimensions = true;
-  map->mutable_called_computations().push_back(scatter->called_computations()[0]);
-  return ReplaceWithNew(scatter, map);
+  return ReplaceWithNew(
+      scatter, MakeMap(computation_, scatter->shape(), ops, scatter->called_computations()[0]));
 }
 
 absl::Status Visitor::HandleGather(Instruction* gather) {
