@@ -23,7 +23,7 @@ absl::Status Invalid(const std::string& what) { return absl::InvalidArgumentErro
 // Rearranges `v` so that new dimension i is old dimension perm[i] and
 // converts to C.
 template <typename C>
-std::vector<C> Canonicalize(const Value& v, std::span<const int64_t> perm) {
+ArrayVector<C> Canonicalize(const Value& v, std::span<const int64_t> perm) {
   const int64_t n = v.element_count();
   const int width = ByteWidth(v.shape.element_type());
   const auto strides = RowMajorStrides(v.shape.dimensions());
@@ -32,9 +32,9 @@ std::vector<C> Canonicalize(const Value& v, std::span<const int64_t> perm) {
     dims[i] = v.shape.dimensions(perm[i]);
     src_strides[i] = strides[perm[i]];
   }
-  std::vector<uint8_t> raw(static_cast<size_t>(n) * width + 1);
+  ArrayVector<uint8_t> raw(static_cast<size_t>(n) * width + 1);
   StridedCopy(width, dims, raw.data(), RowMajorStrides(dims), v.bytes(), src_strides);
-  std::vector<C> out(n);
+  ArrayVector<C> out(n);
   DispatchType(v.shape.element_type(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     const T* src = reinterpret_cast<const T*>(raw.data());
@@ -70,11 +70,11 @@ void ParallelFor(int64_t n, int threads, double work, F&& fn) {
 // Writes canonical results (dims `canon_dims`, converted from C) into `out`
 // whose dimension j is canonical dimension from_canon[j].
 template <typename C>
-void StoreResult(const std::vector<C>& canon, std::span<const int64_t> canon_dims,
+void StoreResult(const ArrayVector<C>& canon, std::span<const int64_t> canon_dims,
                  std::span<const int64_t> from_canon, Value& out) {
   const int64_t n = out.element_count();
-  std::vector<C> arranged;
-  const std::vector<C>* src = &canon;
+  ArrayVector<C> arranged;
+  const ArrayVector<C>* src = &canon;
   if (!IsIdentityPermutation(from_canon)) {
     arranged.resize(n);
     const auto cstrides = RowMajorStrides(canon_dims);
@@ -167,9 +167,9 @@ absl::StatusOr<ValuePtr> DotTyped(const Instruction& instruction, const Value& l
   rperm.insert(rperm.end(), dn.rhs_contracting_dimensions.begin(),
                dn.rhs_contracting_dimensions.end());
   rperm.insert(rperm.end(), rfree.begin(), rfree.end());
-  const std::vector<C> a = Canonicalize<C>(lhs, lperm);
-  const std::vector<C> b = Canonicalize<C>(rhs, rperm);
-  std::vector<C> c(static_cast<size_t>(B * M * N));
+  const ArrayVector<C> a = Canonicalize<C>(lhs, lperm);
+  const ArrayVector<C> b = Canonicalize<C>(rhs, rperm);
+  ArrayVector<C> c(static_cast<size_t>(B * M * N));
   using Mat = Eigen::Matrix<C, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
   const double work = static_cast<double>(B) * M * N * K;
   auto run = [&](int64_t batch, int64_t m0, int64_t m1) {
@@ -357,8 +357,8 @@ class ConvTaps {
 // do not depend on the number of threads. `result` is [batch, spatial...,
 // output feature].
 template <typename C>
-void ConvByMatrixProducts(const ConvGeometry& g, const ConvTaps& taps, const std::vector<C>& in,
-                          const std::vector<C>& ker, C* result, double work, int threads) {
+void ConvByMatrixProducts(const ConvGeometry& g, const ConvTaps& taps, const ArrayVector<C>& in,
+                          const ArrayVector<C>& ker, C* result, double work, int threads) {
   using Mat = Eigen::Matrix<C, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
   const int64_t og = g.O / g.G;
   const int64_t K = g.I * g.k_spatial;
@@ -401,8 +401,8 @@ void ConvByMatrixProducts(const ConvGeometry& g, const ConvTaps& taps, const std
 
 // With batch groups: one output feature at a time, a direct loop.
 template <typename C>
-void ConvDirect(const ConvGeometry& g, const ConvTaps& taps, const std::vector<C>& in,
-                const std::vector<C>& ker, C* result, double work, int threads) {
+void ConvDirect(const ConvGeometry& g, const ConvTaps& taps, const ArrayVector<C>& in,
+                const ArrayVector<C>& ker, C* result, double work, int threads) {
   const int64_t og = g.O / g.G, obg = g.O / g.BG;
   ParallelFor(g.Bo * g.O, threads, work, [&](int64_t begin, int64_t end) {
     std::vector<int64_t> pos(g.nsp), offsets(g.k_spatial);
@@ -430,8 +430,8 @@ template <typename C>
 absl::StatusOr<ValuePtr> ConvTyped(const Instruction& instruction, const Value& lhs,
                                    const Value& rhs, int threads) {
   HLOGYM_ASSIGN(g, ResolveConvolution(instruction, lhs, rhs));
-  const std::vector<C> in = Canonicalize<C>(lhs, g.lperm);
-  const std::vector<C> ker = Canonicalize<C>(rhs, g.kperm);
+  const ArrayVector<C> in = Canonicalize<C>(lhs, g.lperm);
+  const ArrayVector<C> ker = Canonicalize<C>(rhs, g.kperm);
   const ConvTaps taps(g);
   // The result in canonical order [batch, spatial..., output feature] (the
   // matrix products' rows are output positions, their columns features):
@@ -447,7 +447,7 @@ absl::StatusOr<ValuePtr> ConvTyped(const Instruction& instruction, const Value& 
   from_canon[g.operm[0]] = 0;
   from_canon[g.operm[1]] = g.nsp + 1;
   for (int64_t d = 0; d < g.nsp; ++d) from_canon[g.operm[2 + d]] = 1 + d;
-  std::vector<C> buffer;
+  ArrayVector<C> buffer;
   C* result = DirectResult<C>(*out, from_canon);
   if (result == nullptr) {
     buffer.resize(static_cast<size_t>(g.Bo * g.O * g.out_spatial));
@@ -618,8 +618,8 @@ absl::StatusOr<ValuePtr> EvalRaggedDot(const Instruction& instruction, Operands 
   rperm.insert(rperm.end(), rb.begin(), rb.end());
   rperm.insert(rperm.end(), rc.begin(), rc.end());
   rperm.insert(rperm.end(), rfree.begin(), rfree.end());
-  const std::vector<double> L = Canonicalize<double>(lhs, lperm);
-  const std::vector<double> R = Canonicalize<double>(rhs, rperm);
+  const ArrayVector<double> L = Canonicalize<double>(lhs, lperm);
+  const ArrayVector<double> R = Canonicalize<double>(rhs, rperm);
   const std::vector<double> sizes = ToDoubles(sizes_value);
   // Row-major coordinates of a flattened index over some of lhs's dimensions.
   auto coordinate = [&](int64_t flat, const std::vector<int64_t>& dims, int64_t which) {

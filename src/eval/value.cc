@@ -29,7 +29,7 @@ std::shared_ptr<Value> NewArray(const Shape& shape) {
   value->data = std::shared_ptr<uint8_t[]>(
       static_cast<uint8_t*>(AllocateArrayBytes(bytes)), [bytes](uint8_t* p) {
         live_array_bytes.fetch_sub(bytes, std::memory_order_relaxed);
-        FreeArrayBytes(p);
+        FreeArrayBytes(p, bytes);
       });
   return value;
 }

@@ -3,15 +3,18 @@
 
 #include <cstddef>
 #include <new>
+#include <vector>
 
 namespace hlogym {
 
 // Memory for array data: literals and the evaluator's values. Arrays of 2 MiB or more are aligned
 // to 2 MiB and marked for transparent huge pages, so that writing a fresh 256 MiB output takes
 // about 128 page faults instead of 65,000 (the faults had cost a third of an evaluation that only
-// wrote its output). Smaller arrays come from malloc as usual. Never returns null.
+// wrote its output); freed ones are kept for reuse, up to 1 GiB (array_allocator.cc says why).
+// Smaller arrays come from malloc as usual. Never returns null.
 void* AllocateArrayBytes(std::size_t bytes);
-void FreeArrayBytes(void* data) noexcept;
+// `bytes`: what AllocateArrayBytes was asked for.
+void FreeArrayBytes(void* data, std::size_t bytes) noexcept;
 
 // The same as a standard allocator, for std::vector.
 template <typename T>
@@ -21,12 +24,17 @@ struct ArrayAllocator {
   template <typename U>
   ArrayAllocator(const ArrayAllocator<U>&) noexcept {}
   T* allocate(std::size_t n) { return static_cast<T*>(AllocateArrayBytes(n * sizeof(T))); }
-  void deallocate(T* p, std::size_t) noexcept { FreeArrayBytes(p); }
+  void deallocate(T* p, std::size_t n) noexcept { FreeArrayBytes(p, n * sizeof(T)); }
   template <typename U>
   bool operator==(const ArrayAllocator<U>&) const noexcept {
     return true;
   }
 };
+
+// A vector whose data comes from AllocateArrayBytes: for an evaluator's temporaries the size of
+// an array (a canonicalized operand, a rearranged result), so that they reuse freed blocks too.
+template <typename T>
+using ArrayVector = std::vector<T, ArrayAllocator<T>>;
 
 }  // namespace hlogym
 
