@@ -244,7 +244,18 @@ StepOutcome Environment::Apply(std::string_view name, Pass& pass, bool* cache_hi
   }
   outcome.ran = true;
   std::unique_ptr<Module> clone = state_->module().Clone();
+  // LimitGrowth refuses a result past the limit; a pass that would build far past it (an unroll
+  // of nested loops) stops there instead. That refusal is not cached: the cache holds unguarded
+  // results, and the environments sharing it may have other limits.
+  const int64_t limit = std::max(MaxOpCount(), state_->op_count());
+  OpCountLimit op_count_limit(limit);
   absl::StatusOr<bool> changed = RunGuarded(pass, *clone);
+  if (op_count_limit.reached()) {
+    outcome.error = absl::StrCat(std::string(name), ": step rejected: ", changed.status().message(),
+                                 " (max_op_count_growth x initial + op_count_growth_allowance)");
+    outcome.pass_ms = MillisecondsSince(start);
+    return outcome;
+  }
   if (!changed.ok()) {
     outcome.error = absl::StrCat(std::string(name), ": ", changed.status().ToString());
   } else if (*changed) {

@@ -3,11 +3,13 @@
 #include <algorithm>
 #include <chrono>
 
+#include "absl/strings/str_cat.h"
 #include "hlo/status_macros.h"
 
 namespace hlogym {
 namespace {
 thread_local PassTimer* active_timer = nullptr;
+thread_local OpCountLimit* active_limit = nullptr;
 
 bool IsComposite(const Pass& pass) {
   return dynamic_cast<const PassPipeline*>(&pass) != nullptr ||
@@ -42,6 +44,23 @@ absl::StatusOr<bool> RunPass(Pass& pass, Module& module) {
     if (active_timer->after_change_) active_timer->after_change_(pass.name(), module);
   }
   return changed;
+}
+
+OpCountLimit::OpCountLimit(int64_t max_op_count)
+    : max_op_count_(max_op_count), outer_(active_limit) {
+  active_limit = this;
+}
+
+OpCountLimit::~OpCountLimit() { active_limit = outer_; }
+
+absl::Status CheckOpCountLimit(const Module& module, std::string_view pass) {
+  if (active_limit == nullptr) return absl::OkStatus();
+  const int64_t op_count = module.instruction_count();
+  if (op_count <= active_limit->max_op_count_) return absl::OkStatus();
+  active_limit->reached_ = true;
+  return absl::ResourceExhaustedError(absl::StrCat(std::string(pass), " stopped at ", op_count,
+                                                   " instructions, past the limit of ",
+                                                   active_limit->max_op_count_));
 }
 
 PassTimer::PassTimer() : outer_(active_timer) { active_timer = this; }

@@ -448,6 +448,82 @@ TEST(EnvironmentTest, GrowthGuardRejectsStepsPastTheLimit) {
   EXPECT_GE(shared->stats().hits, 3);
 }
 
+// A loop of 60 iterations around one of 60: while_loop_unroller makes it over 10,000 instructions.
+constexpr char kNestedLoops[] = R"(HloModule nested
+icond {
+  p = (s32[], f32[]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  n = s32[] constant(60)
+  ROOT lt = pred[] compare(i, n), direction=LT
+}
+ibody {
+  p = (s32[], f32[]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  x = f32[] get-tuple-element(p), index=1
+  y = f32[] add(x, x)
+  one = s32[] constant(1)
+  j = s32[] add(i, one)
+  ROOT t = (s32[], f32[]) tuple(j, y)
+}
+ocond {
+  p = (s32[], f32[]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  n = s32[] constant(60)
+  ROOT lt = pred[] compare(i, n), direction=LT
+}
+obody {
+  p = (s32[], f32[]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  x = f32[] get-tuple-element(p), index=1
+  z = s32[] constant(0)
+  init = (s32[], f32[]) tuple(z, x)
+  w = (s32[], f32[]) while(init), condition=icond, body=ibody
+  y = f32[] get-tuple-element(w), index=1
+  one = s32[] constant(1)
+  j = s32[] add(i, one)
+  ROOT t = (s32[], f32[]) tuple(j, y)
+}
+ENTRY main {
+  x = f32[] parameter(0)
+  z = s32[] constant(0)
+  init = (s32[], f32[]) tuple(z, x)
+  w = (s32[], f32[]) while(init), condition=ocond, body=obody
+  ROOT r = f32[] get-tuple-element(w), index=1
+}
+)";
+
+TEST(EnvironmentTest, GrowthGuardStopsAPassThatWouldBuildPastIt) {
+  const std::string path = WriteTestModule("nested_loops.hlo", kNestedLoops);
+  auto shared = std::make_shared<StepCache>();
+  EnvOptions options;
+  options.actions = {"while_loop_unroller"};
+  options.max_op_count_growth = 1;
+  options.op_count_growth_allowance = 100;  // 30 instructions: the limit is 130
+  auto guarded = Environment::Create(options, PassRegistry::Builtin(), shared);
+  ASSERT_TRUE(guarded.ok()) << guarded.status();
+  ASSERT_TRUE((*guarded)->Reset(path).ok());
+  const Fingerprint before = (*guarded)->state()->fingerprint();
+  auto rejected = (*guarded)->Step(0);
+  ASSERT_TRUE(rejected.ok());
+  EXPECT_FALSE(rejected->info.changed);
+  // Stopped during the unroll, a copy past the limit, rather than refused once all was built.
+  EXPECT_THAT(rejected->info.error,
+              ::testing::HasSubstr("step rejected: while_loop_unroller stopped at"));
+  EXPECT_THAT(rejected->info.error, ::testing::HasSubstr("past the limit of 130"));
+  EXPECT_EQ((*guarded)->state()->fingerprint(), before);
+
+  // The stop is not cached: an environment without the guard sharing the cache unrolls.
+  options.max_op_count_growth = 0;
+  auto open = Environment::Create(options, PassRegistry::Builtin(), shared);
+  ASSERT_TRUE(open.ok());
+  ASSERT_TRUE((*open)->Reset(path).ok());
+  auto unrolled = (*open)->Step(0);
+  ASSERT_TRUE(unrolled.ok());
+  EXPECT_FALSE(unrolled->info.cache_hit);
+  EXPECT_TRUE(unrolled->info.changed) << unrolled->info.error;
+  EXPECT_GT((*open)->op_count(), 10'000);
+}
+
 TEST(EnvironmentTest, GrowthGuardNeverRejectsShrinkingSteps) {
   // A limit below the initial size (0.5 x 7) still lets a step that shrinks through.
   auto env = Environment::Create(GrowOptions(0.5, 0), GrowRegistry());

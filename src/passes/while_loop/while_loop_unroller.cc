@@ -88,6 +88,7 @@ absl::Status Unroll(Module& module, Instruction* loop, const TrivialLoopRange& r
     HLOGYM_ASSIGN(next, InlineComputation(computation, *copy, {state}));
     state = next;
     HLOGYM_RETURN_IF_ERROR(module.RemoveComputation(copy));
+    HLOGYM_RETURN_IF_ERROR(CheckOpCountLimit(module, "while_loop_unroller"));
   }
   state->set_shape(loop->shape());
   return computation->ReplaceInstruction(loop, state);

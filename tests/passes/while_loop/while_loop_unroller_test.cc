@@ -1,4 +1,8 @@
 // while_loop_unroller: full unrolling of small trivial loops.
+#include "passes/while_loop/while_loop_unroller.h"
+
+#include <gmock/gmock.h>
+
 #include "passes/control_flow_test_util.h"
 
 namespace hlogym::testing {
@@ -49,8 +53,8 @@ CHECK-NOT: while(
   ExpectSameSemantics(run);
 }
 
-TEST(WhileLoopUnrollerTest, NestedLoopsUnrollInnerFirst) {
-  PassRun run = RunPass("while_loop_unroller", R"(HloModule m
+// An inner loop of 2 iterations in an outer loop of 3.
+constexpr char kNestedLoops[] = R"(HloModule m
 icond {
   p = (s32[], f32[]) parameter(0)
   i = s32[] get-tuple-element(p), index=0
@@ -91,7 +95,10 @@ ENTRY main {
   w = (s32[], f32[]) while(init), condition=ocond, body=obody
   ROOT r = f32[] get-tuple-element(w), index=1
 }
-)");
+)";
+
+TEST(WhileLoopUnrollerTest, NestedLoopsUnrollInnerFirst) {
+  PassRun run = RunPass("while_loop_unroller", kNestedLoops);
   EXPECT_TRUE(run.changed);
   EXPECT_EQ(run.after.find("while("), std::string::npos) << run.after;
   EXPECT_EQ(run.module->computation_count(), 1);
@@ -126,6 +133,28 @@ ENTRY main {
 }
 )");
   EXPECT_FALSE(run.changed);
+}
+
+TEST(WhileLoopUnrollerTest, StopsAtTheOpCountLimitOfItsCaller) {
+  // 60 iterations inside 60: XLA's thresholds look at each body as it was, so the outer body,
+  // grown by the inner loop's 60 copies, is copied 60 times.
+  std::string text = kNestedLoops;
+  text.replace(text.find("constant(2)"), 11, "constant(60)");
+  text.replace(text.find("constant(3)"), 11, "constant(60)");
+  absl::StatusOr<std::unique_ptr<Module>> whole = ParseModule(text);
+  ASSERT_TRUE(whole.ok()) << whole.status();
+  ASSERT_TRUE(*WhileLoopUnroller().Run(**whole));
+  EXPECT_GT((*whole)->instruction_count(), 10'000);
+
+  absl::StatusOr<std::unique_ptr<Module>> limited = ParseModule(text);
+  ASSERT_TRUE(limited.ok());
+  OpCountLimit limit(1'000);
+  absl::StatusOr<bool> stopped = WhileLoopUnroller().Run(**limited);
+  EXPECT_TRUE(absl::IsResourceExhausted(stopped.status())) << stopped.status();
+  EXPECT_THAT(stopped.status().message(), ::testing::HasSubstr("while_loop_unroller stopped at"));
+  EXPECT_TRUE(limit.reached());
+  // It stopped after the copy that passed the limit, not at the end.
+  EXPECT_LT((*limited)->instruction_count(), 2'000);
 }
 
 }  // namespace
