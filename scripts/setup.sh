@@ -37,7 +37,8 @@ log() { echo "setup: $*"; }
 # ---- 1. Debian packages ---------------------------------------------------------------------
 DEB_PACKAGES=(build-essential cmake ninja-build pkg-config libabsl-dev libcli11-dev nlohmann-json3-dev
               libgtest-dev libgmock-dev libbenchmark-dev libzstd-dev libxxhash-dev zlib1g-dev libeigen3-dev
-              zstd python3-venv python3-dev ccache clang-format)
+              libgoogle-perftools-dev zstd python3-venv python3-dev ccache clang-format)
+# libgoogle-perftools-dev: tcmalloc, the malloc of the hlogym command and the tests (CMakeLists.txt).
 # python3-dev: the extension needs Python.h, which Debian's python3 does not ship.
 # clang-format: scripts/test.sh checks the C++ formatting (.clang-format).
 # ccache: CMakeLists.txt compiles through it when installed (a clean rebuild in the same build
