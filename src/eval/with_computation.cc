@@ -514,6 +514,13 @@ absl::StatusOr<ValuePtr> EvalScatter(Interpreter& interp, const Instruction& ins
   std::vector<int64_t> sidx(upd_scatter_dims.size(), 0), widx(upd_window_dims.size(), 0);
   std::vector<int64_t> start(rank);
   std::vector<ValuePtr> args(2 * n);
+  // Where the window's last dimension is contiguous in both the operand and the updates, a copy
+  // or a binary combiner takes its whole row at once rather than one element a call.
+  int64_t row = 1;
+  if ((assign || fast_binary) && !upd_window_dims.empty() &&
+      in_strides[window_operand_dims.back()] == 1 && upd_strides[upd_window_dims.back()] == 1) {
+    row = upd_shape.dimensions(upd_window_dims.back());
+  }
   for (int64_t s = 0; s < scatter_count; ++s) {
     int64_t idx_base = 0, upd_base = 0;
     for (size_t k = 0; k < sidx.size(); ++k) {
@@ -541,7 +548,7 @@ absl::StatusOr<ValuePtr> EvalScatter(Interpreter& interp, const Instruction& ins
     }
     if (in_bounds) {
       std::fill(widx.begin(), widx.end(), 0);
-      for (int64_t w = 0; w < window_count; ++w) {
+      for (int64_t w = 0; w < window_count; w += row) {
         int64_t in_off = in_base, upd_off = upd_base;
         for (size_t k = 0; k < widx.size(); ++k) {
           in_off += widx[k] * in_strides[window_operand_dims[k]];
@@ -549,11 +556,11 @@ absl::StatusOr<ValuePtr> EvalScatter(Interpreter& interp, const Instruction& ins
         }
         if (assign) {
           std::memcpy(outs[0]->bytes() + in_off * width, operands[n + 1]->bytes() + upd_off * width,
-                      width);
+                      row * width);
         } else if (fast_binary) {
           ApplyBinary(*scalar.binary_op(), type, outs[0]->bytes() + in_off * width,
                       operands[n + 1]->bytes() + upd_off * width, outs[0]->bytes() + in_off * width,
-                      1);
+                      row);
         } else {
           for (int64_t k = 0; k < n; ++k) {
             args[k] = ScalarAt(*outs[k], in_off);
@@ -562,7 +569,8 @@ absl::StatusOr<ValuePtr> EvalScatter(Interpreter& interp, const Instruction& ins
           if (auto st = CallAndStore(scalar, args, outs, in_off); !st.ok()) return st;
         }
         for (int64_t k = static_cast<int64_t>(widx.size()) - 1; k >= 0; --k) {
-          if (++widx[k] < upd_shape.dimensions(upd_window_dims[k])) break;
+          widx[k] += k + 1 == static_cast<int64_t>(widx.size()) ? row : 1;
+          if (widx[k] < upd_shape.dimensions(upd_window_dims[k])) break;
           widx[k] = 0;
         }
       }

@@ -644,6 +644,26 @@ ENTRY e {
   EXPECT_THAT(EvalValues(text, {}), ElementsAre(1, 1, 4, 5, 1, 1, 1, 1));
 }
 
+// Windows whose last dimension is contiguous in operand and updates are combined a row at a time;
+// the rows must land at the operand's stride (4), not the updates' (2), and a window along a
+// strided dimension still goes element by element.
+TEST(EvaluatorScatter, WindowRowsAndStridedWindows) {
+  std::string text = absl::StrCat("HloModule m\n", kAddComputation, R"(
+ENTRY e {
+  op = f32[3,4] constant({{1, 1, 1, 1}, {1, 1, 1, 1}, {1, 1, 1, 1}})
+  idx = s32[1,2] constant({{0, 1}})
+  up = f32[1,3,2] constant({{{1, 2}, {3, 4}, {5, 6}}})
+  rows = f32[3,4] scatter(op, idx, up), update_window_dims={1,2}, inserted_window_dims={}, scatter_dims_to_operand_dims={0,1}, index_vector_dim=1, to_apply=add
+  op2 = f32[3,2] constant({{1, 1}, {1, 1}, {1, 1}})
+  col = s32[1] constant({1})
+  up2 = f32[1,3] constant({{7, 8, 9}})
+  column = f32[3,2] scatter(op2, col, up2), update_window_dims={1}, inserted_window_dims={1}, scatter_dims_to_operand_dims={1}, index_vector_dim=1, to_apply=add
+  ROOT t = (f32[3,4], f32[3,2]) tuple(rows, column)
+})");
+  EXPECT_THAT(EvalValues(text, {}, 0), ElementsAre(1, 2, 3, 1, 1, 4, 5, 1, 1, 6, 7, 1));
+  EXPECT_THAT(EvalValues(text, {}, 1), ElementsAre(1, 8, 1, 9, 1, 10));
+}
+
 TEST(EvaluatorSort, VariadicStableWithComparator) {
   const char* text = R"(HloModule m
 cmp {
