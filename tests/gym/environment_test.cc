@@ -12,10 +12,12 @@
 #include <random>
 #include <thread>
 
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "agents/evaluation.h"
 #include "gym/vec_env.h"
 #include "gym_test_util.h"
+#include "passes/control_flow_test_util.h"
 #include "scratch.h"
 #include "text/corpus.h"
 
@@ -448,60 +450,19 @@ TEST(EnvironmentTest, GrowthGuardRejectsStepsPastTheLimit) {
   EXPECT_GE(shared->stats().hits, 3);
 }
 
-// A loop of 60 iterations around one of 60: while_loop_unroller makes it over 10,000 instructions.
-constexpr char kNestedLoops[] = R"(HloModule nested
-icond {
-  p = (s32[], f32[]) parameter(0)
-  i = s32[] get-tuple-element(p), index=0
-  n = s32[] constant(60)
-  ROOT lt = pred[] compare(i, n), direction=LT
-}
-ibody {
-  p = (s32[], f32[]) parameter(0)
-  i = s32[] get-tuple-element(p), index=0
-  x = f32[] get-tuple-element(p), index=1
-  y = f32[] add(x, x)
-  one = s32[] constant(1)
-  j = s32[] add(i, one)
-  ROOT t = (s32[], f32[]) tuple(j, y)
-}
-ocond {
-  p = (s32[], f32[]) parameter(0)
-  i = s32[] get-tuple-element(p), index=0
-  n = s32[] constant(60)
-  ROOT lt = pred[] compare(i, n), direction=LT
-}
-obody {
-  p = (s32[], f32[]) parameter(0)
-  i = s32[] get-tuple-element(p), index=0
-  x = f32[] get-tuple-element(p), index=1
-  z = s32[] constant(0)
-  init = (s32[], f32[]) tuple(z, x)
-  w = (s32[], f32[]) while(init), condition=icond, body=ibody
-  y = f32[] get-tuple-element(w), index=1
-  one = s32[] constant(1)
-  j = s32[] add(i, one)
-  ROOT t = (s32[], f32[]) tuple(j, y)
-}
-ENTRY main {
-  x = f32[] parameter(0)
-  z = s32[] constant(0)
-  init = (s32[], f32[]) tuple(z, x)
-  w = (s32[], f32[]) while(init), condition=ocond, body=obody
-  ROOT r = f32[] get-tuple-element(w), index=1
-}
-)";
-
 TEST(EnvironmentTest, GrowthGuardStopsAPassThatWouldBuildPastIt) {
-  const std::string path = WriteTestModule("nested_loops.hlo", kNestedLoops);
+  // 60 iterations inside 60: while_loop_unroller makes them over 10,000 instructions.
+  const std::string text = testing::NestedLoops({{"inner", 60}, {"outer", 60}});
+  const std::string path = WriteTestModule("nested_loops.hlo", text.c_str());
   auto shared = std::make_shared<StepCache>();
   EnvOptions options;
   options.actions = {"while_loop_unroller"};
   options.max_op_count_growth = 1;
-  options.op_count_growth_allowance = 100;  // 30 instructions: the limit is 130
+  options.op_count_growth_allowance = 100;  // the limit: I + 100
   auto guarded = Environment::Create(options, PassRegistry::Builtin(), shared);
   ASSERT_TRUE(guarded.ok()) << guarded.status();
   ASSERT_TRUE((*guarded)->Reset(path).ok());
+  const int64_t limit = (*guarded)->op_count() + 100;
   const Fingerprint before = (*guarded)->state()->fingerprint();
   auto rejected = (*guarded)->Step(0);
   ASSERT_TRUE(rejected.ok());
@@ -509,7 +470,8 @@ TEST(EnvironmentTest, GrowthGuardStopsAPassThatWouldBuildPastIt) {
   // Stopped during the unroll, a copy past the limit, rather than refused once all was built.
   EXPECT_THAT(rejected->info.error,
               ::testing::HasSubstr("step rejected: while_loop_unroller stopped at"));
-  EXPECT_THAT(rejected->info.error, ::testing::HasSubstr("past the limit of 130"));
+  EXPECT_THAT(rejected->info.error,
+              ::testing::HasSubstr(absl::StrCat("past the limit of ", limit, " ")));
   EXPECT_EQ((*guarded)->state()->fingerprint(), before);
 
   // The stop is not cached: an environment without the guard sharing the cache unrolls.

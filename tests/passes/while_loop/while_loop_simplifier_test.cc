@@ -565,60 +565,6 @@ ENTRY main {
   EXPECT_FALSE(run.changed);
 }
 
-// One level of nested counted loops: NAME_body and NAME_cond over (i, x, dead) for `trips`
-// iterations. The body runs the loop INNER (when given) on (0, x, -x) and carries its x on,
-// else doubles x; the third element is dead at every level.
-std::string LoopLevel(const std::string& name, const std::string& inner, int trips) {
-  const std::string value = inner.empty()
-                                ? "  y = f32[4] add(x, x)\n"
-                                : "  neg = f32[4] negate(x)\n  zero = s32[] constant(0)\n"
-                                  "  init = (s32[], f32[4], f32[4]) tuple(zero, x, neg)\n"
-                                  "  w = (s32[], f32[4], f32[4]) while(init), condition=" +
-                                      inner + "_cond, body=" + inner +
-                                      "_body\n  y = f32[4] get-tuple-element(w), index=1\n";
-  return name + R"(_body {
-  p = (s32[], f32[4], f32[4]) parameter(0)
-  i = s32[] get-tuple-element(p), index=0
-  one = s32[] constant(1)
-  next = s32[] add(i, one)
-  x = f32[4] get-tuple-element(p), index=1
-)" + value +
-         R"(  junk = f32[4] get-tuple-element(p), index=2
-  junk2 = f32[4] multiply(junk, junk)
-  ROOT t = (s32[], f32[4], f32[4]) tuple(next, y, junk2)
-}
-)" + name +
-         R"(_cond {
-  p = (s32[], f32[4], f32[4]) parameter(0)
-  i = s32[] get-tuple-element(p), index=0
-  n = s32[] constant()" +
-         std::to_string(trips) + R"()
-  ROOT lt = pred[] compare(i, n), direction=LT
-}
-)";
-}
-
-// Loops nested in the order given (innermost first, with their trip counts), the outermost run
-// by the entry on (0, x, -x).
-std::string NestedLoops(const std::vector<std::pair<std::string, int>>& levels) {
-  std::string text = "HloModule nested\n";
-  std::string inner;
-  for (const auto& [name, trips] : levels) {
-    text += LoopLevel(name, inner, trips);
-    inner = name;
-  }
-  return text + R"(ENTRY main {
-  x = f32[4] parameter(0)
-  neg = f32[4] negate(x)
-  zero = s32[] constant(0)
-  init = (s32[], f32[4], f32[4]) tuple(zero, x, neg)
-  w = (s32[], f32[4], f32[4]) while(init), condition=)" +
-         inner + "_cond, body=" + inner + R"(_body
-  ROOT r = f32[4] get-tuple-element(w), index=1
-}
-)";
-}
-
 // A loop in a loop, each carrying a dead element (a junk value squared each
 // trip). XLA gathers the loops in the order their computations joined the
 // module; a structural rewrite gives the outer loop a new body, so an inner

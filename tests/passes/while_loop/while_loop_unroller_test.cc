@@ -53,8 +53,8 @@ CHECK-NOT: while(
   ExpectSameSemantics(run);
 }
 
-// An inner loop of 2 iterations in an outer loop of 3.
-constexpr char kNestedLoops[] = R"(HloModule m
+TEST(WhileLoopUnrollerTest, NestedLoopsUnrollInnerFirst) {
+  PassRun run = RunPass("while_loop_unroller", R"(HloModule m
 icond {
   p = (s32[], f32[]) parameter(0)
   i = s32[] get-tuple-element(p), index=0
@@ -95,10 +95,7 @@ ENTRY main {
   w = (s32[], f32[]) while(init), condition=ocond, body=obody
   ROOT r = f32[] get-tuple-element(w), index=1
 }
-)";
-
-TEST(WhileLoopUnrollerTest, NestedLoopsUnrollInnerFirst) {
-  PassRun run = RunPass("while_loop_unroller", kNestedLoops);
+)");
   EXPECT_TRUE(run.changed);
   EXPECT_EQ(run.after.find("while("), std::string::npos) << run.after;
   EXPECT_EQ(run.module->computation_count(), 1);
@@ -138,9 +135,7 @@ ENTRY main {
 TEST(WhileLoopUnrollerTest, StopsAtTheOpCountLimitOfItsCaller) {
   // 60 iterations inside 60: XLA's thresholds look at each body as it was, so the outer body,
   // grown by the inner loop's 60 copies, is copied 60 times.
-  std::string text = kNestedLoops;
-  text.replace(text.find("constant(2)"), 11, "constant(60)");
-  text.replace(text.find("constant(3)"), 11, "constant(60)");
+  const std::string text = NestedLoops({{"inner", 60}, {"outer", 60}});
   absl::StatusOr<std::unique_ptr<Module>> whole = ParseModule(text);
   ASSERT_TRUE(whole.ok()) << whole.status();
   ASSERT_TRUE(*WhileLoopUnroller().Run(**whole));
