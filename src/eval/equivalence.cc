@@ -14,6 +14,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "eval/value.h"
+#include "hlo/array_allocator.h"
 #include "hlo/computation.h"
 #include "hlo/instruction.h"
 #include "hlo/query.h"
@@ -906,8 +907,14 @@ absl::StatusOr<EquivalenceResult> CheckEquivalent(const Module& a, const Module&
   if (b.entry_computation() == nullptr) {
     return absl::InvalidArgumentError("module has no entry computation");
   }
-  HLOGYM_ASSIGN(reference, EquivalenceReference::Make(a, options));
-  return reference.Check(b);
+  absl::StatusOr<EquivalenceResult> result;
+  {
+    absl::StatusOr<EquivalenceReference> reference = EquivalenceReference::Make(a, options);
+    result = reference.ok() ? reference->Check(b) : reference.status();
+  }
+  // The check's arrays are freed now; the blocks they leave for reuse go back to the system.
+  ReleaseCachedArrayBytes();
+  return result;
 }
 
 std::string DigestLiteral(const Literal& literal) {

@@ -34,6 +34,18 @@ class BlockCache {
     cached_bytes_ -= rounded;
     return block;
   }
+  void Release() {
+    std::lock_guard lock(mu_);
+    for (auto& [size, blocks] : free_) {
+      for (void* block : blocks) std::free(block);
+    }
+    free_.clear();
+    cached_bytes_ = 0;
+  }
+  std::size_t cached_bytes() {
+    std::lock_guard lock(mu_);
+    return cached_bytes_;
+  }
   // False if the cache is full: the caller frees the block.
   bool Keep(void* block, std::size_t rounded) {
     std::lock_guard lock(mu_);
@@ -77,5 +89,9 @@ void FreeArrayBytes(void* data, std::size_t bytes) noexcept {
   }
   std::free(data);
 }
+
+void ReleaseCachedArrayBytes() noexcept { Cache().Release(); }
+
+std::size_t CachedArrayBytes() noexcept { return Cache().cached_bytes(); }
 
 }  // namespace hlogym

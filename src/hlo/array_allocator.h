@@ -10,11 +10,17 @@ namespace hlogym {
 // Memory for array data: literals and the evaluator's values. Arrays of 2 MiB or more are aligned
 // to 2 MiB and marked for transparent huge pages, so that writing a fresh 256 MiB output takes
 // about 128 page faults instead of 65,000 (the faults had cost a third of an evaluation that only
-// wrote its output); freed ones are kept for reuse, up to 1 GiB (array_allocator.cc says why).
+// wrote its output); freed ones are kept for reuse, up to 1 GiB (array_allocator.cc says why),
+// until ReleaseCachedArrayBytes.
 // Smaller arrays come from malloc as usual. Never returns null.
 void* AllocateArrayBytes(std::size_t bytes);
 // `bytes`: what AllocateArrayBytes was asked for.
 void FreeArrayBytes(void* data, std::size_t bytes) noexcept;
+// Hands the freed blocks kept for reuse back to the system: CheckEquivalent does at its end, so
+// that a process (a Ray worker, a Python session) holds them only while it checks.
+void ReleaseCachedArrayBytes() noexcept;
+// Bytes of freed blocks kept for reuse now.
+std::size_t CachedArrayBytes() noexcept;
 
 // The same as a standard allocator, for std::vector.
 template <typename T>

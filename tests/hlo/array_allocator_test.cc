@@ -28,6 +28,14 @@ TEST(ArrayAllocatorTest, AFreedLargeBlockServesTheNextArrayOfItsSize) {
   FreeArrayBytes(third, 5 * kMiB);
 }
 
+TEST(ArrayAllocatorTest, ReleaseHandsTheKeptBlocksBack) {
+  void* block = AllocateArrayBytes(3 * kMiB);
+  FreeArrayBytes(block, 3 * kMiB);
+  EXPECT_GE(CachedArrayBytes(), 4 * kMiB);
+  ReleaseCachedArrayBytes();
+  EXPECT_EQ(CachedArrayBytes(), 0u);
+}
+
 TEST(ArrayAllocatorTest, SmallArraysAndVectorsStillWork) {
   ArrayVector<double> values(1000, 2.5);
   values.resize(3 * kMiB / sizeof(double), 1.0);
