@@ -34,6 +34,14 @@ class BlockCache {
     cached_bytes_ -= rounded;
     return block;
   }
+  // False if the cache is full: the caller frees the block.
+  bool Keep(void* block, std::size_t rounded) {
+    std::lock_guard lock(mu_);
+    if (cached_bytes_ + rounded > kMaxCachedBytes) return false;
+    free_[rounded].push_back(block);
+    cached_bytes_ += rounded;
+    return true;
+  }
   void Release() {
     std::lock_guard lock(mu_);
     for (auto& [size, blocks] : free_) {
@@ -45,14 +53,6 @@ class BlockCache {
   std::size_t cached_bytes() {
     std::lock_guard lock(mu_);
     return cached_bytes_;
-  }
-  // False if the cache is full: the caller frees the block.
-  bool Keep(void* block, std::size_t rounded) {
-    std::lock_guard lock(mu_);
-    if (cached_bytes_ + rounded > kMaxCachedBytes) return false;
-    free_[rounded].push_back(block);
-    cached_bytes_ += rounded;
-    return true;
   }
 
  private:
