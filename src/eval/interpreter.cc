@@ -19,6 +19,10 @@ struct Interpreter::Plan {
   std::vector<const Instruction*> order;
   std::vector<std::vector<int32_t>> operand_slots;
   std::vector<int32_t> uses;  // operand occurrences among later instructions
+  // The bytes each instruction's result allocates, checked against the memory
+  // limit before it runs: 0 where the result shares its operand's data,
+  // int64 max where the size overflows.
+  std::vector<int64_t> result_bytes;
   int32_t root_slot = -1;
 };
 
@@ -97,6 +101,21 @@ ScalarComputation& Interpreter::Scalar(const Computation& computation) {
   return *slot;
 }
 
+// Opcodes whose result shares its operand's data (no allocation).
+bool SharesOperandData(Opcode opcode) {
+  switch (opcode) {
+    case Opcode::kParameter:
+    case Opcode::kGetTupleElement:
+    case Opcode::kTuple:
+    case Opcode::kBitcast:
+    case Opcode::kReshape:
+    case Opcode::kConstant:
+      return true;
+    default:
+      return false;
+  }
+}
+
 const Interpreter::Plan& Interpreter::GetPlan(const Computation& computation) {
   auto& slot = plans_[&computation];
   if (slot) return *slot;
@@ -123,8 +142,14 @@ const Interpreter::Plan& Interpreter::GetPlan(const Computation& computation) {
   }
   plan.operand_slots.resize(plan.order.size());
   plan.uses.assign(plan.order.size(), 0);
+  plan.result_bytes.assign(plan.order.size(), 0);
   for (size_t s = 0; s < plan.order.size(); ++s) {
-    for (const Instruction* o : plan.order[s]->operands()) {
+    const Instruction& instruction = *plan.order[s];
+    if (!SharesOperandData(instruction.opcode())) {
+      plan.result_bytes[s] =
+          instruction.shape().CheckedByteSize().value_or(std::numeric_limits<int64_t>::max());
+    }
+    for (const Instruction* o : instruction.operands()) {
       const int32_t slot_index = index[o];
       plan.operand_slots[s].push_back(slot_index);
       ++plan.uses[slot_index];
@@ -135,21 +160,6 @@ const Interpreter::Plan& Interpreter::GetPlan(const Computation& computation) {
     ++plan.uses[plan.root_slot];
   }
   return plan;
-}
-
-// Opcodes whose result shares its operand's data (no allocation).
-bool SharesOperandData(Opcode opcode) {
-  switch (opcode) {
-    case Opcode::kParameter:
-    case Opcode::kGetTupleElement:
-    case Opcode::kTuple:
-    case Opcode::kBitcast:
-    case Opcode::kReshape:
-    case Opcode::kConstant:
-      return true;
-    default:
-      return false;
-  }
 }
 
 absl::StatusOr<ValuePtr> Interpreter::Run(const Computation& computation, Operands args) {
@@ -183,11 +193,9 @@ absl::StatusOr<ValuePtr> Interpreter::Run(const Computation& computation, Operan
     }
     operands.clear();
     for (int32_t o : plan.operand_slots[s]) operands.push_back(slots[o]);
-    if (!SharesOperandData(instruction.opcode())) {
-      const std::optional<int64_t> bytes = instruction.shape().CheckedByteSize();
-      absl::Status fits =
-          CheckMemoryFor(bytes.value_or(std::numeric_limits<int64_t>::max()), options_.max_bytes,
-                         [&] { return instruction.shape().ToString(false); });
+    if (plan.result_bytes[s] > 0) {
+      absl::Status fits = CheckMemoryFor(plan.result_bytes[s], options_.max_bytes,
+                                         [&] { return instruction.shape().ToString(false); });
       if (!fits.ok()) return WithContext(fits, instruction);
     }
     auto result = EvalInstruction(instruction, operands, args);

@@ -19,12 +19,23 @@ std::atomic<int64_t> live_array_bytes{0};
 
 int64_t LiveArrayBytes() { return live_array_bytes.load(std::memory_order_relaxed); }
 
+namespace {
+// `data` for an array held in the Value's own `inline_data`: no count (the
+// Value's own keeps it alive for whoever holds the Value).
+void UseInlineData(Value& value) {
+  value.data = std::shared_ptr<uint8_t[]>(std::shared_ptr<uint8_t[]>(), value.inline_data);
+}
+}  // namespace
+
 std::shared_ptr<Value> NewArray(const Shape& shape) {
-  auto value = std::make_shared<Value>();
-  value->shape = shape;
+  auto value = std::make_shared<Value>(shape);
   const int64_t bytes = shape.ElementCount() * ByteWidth(shape.element_type());
   value->size_bytes = bytes;
   // Uninitialized on purpose: every kernel writes all of its output.
+  if (bytes <= Value::kInlineBytes) {
+    UseInlineData(*value);
+    return value;
+  }
   live_array_bytes.fetch_add(bytes, std::memory_order_relaxed);
   value->data = std::shared_ptr<uint8_t[]>(
       static_cast<uint8_t*>(AllocateArrayBytes(bytes)), [bytes](uint8_t* p) {
@@ -35,26 +46,26 @@ std::shared_ptr<Value> NewArray(const Shape& shape) {
 }
 
 std::shared_ptr<Value> ShareArray(const ValuePtr& source, const Shape& shape) {
-  auto value = std::make_shared<Value>();
-  value->shape = shape;
-  value->data = source->data;
+  auto value = std::make_shared<Value>(shape);
   value->size_bytes = source->size_bytes;
+  if (source->data.get() == source->inline_data) {
+    // Not shared: `source` may go before the new value does.
+    std::memcpy(value->inline_data, source->inline_data, source->size_bytes);
+    UseInlineData(*value);
+  } else {
+    value->data = source->data;
+  }
   return value;
 }
 
 ValuePtr MakeTuple(const Shape& shape, std::vector<ValuePtr> elements) {
-  auto value = std::make_shared<Value>();
-  value->shape = shape;
+  auto value = std::make_shared<Value>(shape);
   value->elements = std::move(elements);
   return value;
 }
 
 ValuePtr MakeToken() {
-  static const ValuePtr token = [] {
-    auto value = std::make_shared<Value>();
-    value->shape = Shape::Token();
-    return ValuePtr(value);
-  }();
+  static const ValuePtr token = [] { return ValuePtr(std::make_shared<Value>(Shape::Token())); }();
   return token;
 }
 

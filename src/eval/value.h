@@ -36,11 +36,24 @@ struct Value;
 using ValuePtr = std::shared_ptr<const Value>;
 
 struct Value {
+  // Arrays of at most this many bytes (scalars, short vectors: most values of a
+  // loop's scalar code) keep their data in the Value itself, so that making one
+  // is one allocation, not three (the Value, the buffer, the buffer's count).
+  static constexpr int64_t kInlineBytes = 32;
+
+  Value() = default;
+  explicit Value(const Shape& shape) : shape(shape) {}
+  // `data` may point into `inline_data`: a copy would point into the original.
+  Value(const Value&) = delete;
+  Value& operator=(const Value&) = delete;
+
   Shape shape;
-  // Array data: ElementCount() * ByteWidth(element type) bytes; shared.
+  // Array data: ElementCount() * ByteWidth(element type) bytes; shared, or
+  // (at most kInlineBytes) `inline_data`, held by no count of its own.
   std::shared_ptr<uint8_t[]> data;
   int64_t size_bytes = 0;
   std::vector<ValuePtr> elements;  // tuples
+  alignas(16) uint8_t inline_data[kInlineBytes];
 
   int64_t element_count() const { return shape.IsArray() ? shape.ElementCount() : 0; }
   template <typename T>
@@ -57,7 +70,7 @@ struct Value {
 // A new array Value of `shape` with uninitialized data.
 std::shared_ptr<Value> NewArray(const Shape& shape);
 // Bytes of array data allocated by NewArray and not yet freed, process-wide
-// (what EvaluatorOptions::max_bytes limits).
+// (what EvaluatorOptions::max_bytes limits); arrays held inline are not counted.
 int64_t LiveArrayBytes();
 // A new array Value sharing `source`'s data under another shape (same
 // element type and count).

@@ -76,11 +76,6 @@ std::optional<PrimitiveType> PrimitiveTypeFromName(std::string_view name) {
   return std::nullopt;
 }
 
-bool IsArrayType(PrimitiveType type) {
-  return type != PrimitiveType::kInvalid && type != PrimitiveType::kTuple &&
-         type != PrimitiveType::kToken && type != PrimitiveType::kOpaque;
-}
-
 bool IsSignedIntegralType(PrimitiveType type) {
   return type >= PrimitiveType::kS1 && type <= PrimitiveType::kS64;
 }

@@ -51,7 +51,11 @@ std::string_view PrimitiveTypeName(PrimitiveType type);
 // Inverse of PrimitiveTypeName; nullopt for an unknown name.
 std::optional<PrimitiveType> PrimitiveTypeFromName(std::string_view name);
 
-bool IsArrayType(PrimitiveType type);     // not tuple/token/opaque/invalid
+// Not tuple/token/opaque/invalid. Inline: every Shape::IsArray asks it.
+inline bool IsArrayType(PrimitiveType type) {
+  return type != PrimitiveType::kInvalid && type != PrimitiveType::kTuple &&
+         type != PrimitiveType::kToken && type != PrimitiveType::kOpaque;
+}
 bool IsIntegralType(PrimitiveType type);  // signed or unsigned ints, not pred
 bool IsSignedIntegralType(PrimitiveType type);
 bool IsUnsignedIntegralType(PrimitiveType type);

@@ -55,12 +55,6 @@ bool Shape::is_unbounded_dynamic() const {
                      [](const Shape& s) { return s.is_unbounded_dynamic(); });
 }
 
-int64_t Shape::ElementCount() const {
-  int64_t count = 1;
-  for (int64_t d : dimensions_) count *= (d == kUnboundedSize ? 0 : d);
-  return count;
-}
-
 int64_t Shape::ByteSize() const {
   if (IsTuple()) {
     int64_t total = 0;

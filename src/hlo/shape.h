@@ -57,8 +57,13 @@ class Shape {
   void set_dynamic_dimension(int64_t i, bool is_dynamic);
   bool is_static() const;  // no dynamic dimension anywhere, tuples included
   bool is_unbounded_dynamic() const;
-  // Product of the dimension sizes (bounds for dynamic ones); 1 for scalars.
-  int64_t ElementCount() const;
+  // Product of the dimension sizes (bounds for dynamic ones; 0 for an unbounded
+  // one); 1 for scalars. Inline: the evaluator asks it for every value.
+  int64_t ElementCount() const {
+    int64_t count = 1;
+    for (int64_t d : dimensions_) count *= (d == kUnboundedSize ? 0 : d);
+    return count;
+  }
   // Bytes of the array data (sub-byte types packed), or the sum over tuple
   // elements; tokens are 0.
   int64_t ByteSize() const;

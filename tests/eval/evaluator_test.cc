@@ -1226,6 +1226,24 @@ ENTRY e {
   for (double x : v) EXPECT_LE(std::fabs(x), 1.0);
 }
 
+TEST(EvaluatorValues, ASmallArraySharedUnderAnotherShapeOutlivesItsSource) {
+  // Small arrays live in their Value (Value::kInlineBytes): one shared under
+  // another shape, as a reshape shares it, keeps its elements when the first
+  // Value is freed and the next values take its memory.
+  const Shape vector(PrimitiveType::kF32, {4});
+  std::shared_ptr<eval::Value> source = eval::NewArray(vector);
+  for (int i = 0; i < 4; ++i) source->mutable_as<float>()[i] = static_cast<float>(i + 1);
+  const eval::ValuePtr shared = eval::ShareArray(source, Shape(PrimitiveType::kF32, {2, 2}));
+  source.reset();
+  std::vector<std::shared_ptr<eval::Value>> later;
+  for (int n = 0; n < 16; ++n) {
+    later.push_back(eval::NewArray(vector));
+    std::fill_n(later.back()->mutable_as<float>(), 4, -1.0f);
+  }
+  EXPECT_THAT(std::vector<float>(shared->as<float>(), shared->as<float>() + 4),
+              ElementsAre(1, 2, 3, 4));
+}
+
 TEST(EvaluatorMemoryLimit, InstructionOverTheLimitIsNamedNotAllocated) {
   auto module = ParseModule(R"(HloModule grow
 ENTRY e {
