@@ -1,7 +1,5 @@
 #include "hlo/array_allocator.h"
 
-#include <sys/mman.h>
-
 #include <cstdlib>
 #include <mutex>
 #include <vector>
@@ -11,15 +9,17 @@
 namespace hlogym {
 namespace {
 
-constexpr std::size_t kHugePage = std::size_t{2} << 20;
+// Arrays of at least this many bytes are blocks: their size rounded up to a multiple of it (so
+// that arrays of nearby sizes share the blocks kept for reuse), kept for reuse when freed.
+constexpr std::size_t kBlockBytes = std::size_t{2} << 20;
 // The most bytes of freed blocks kept for reuse.
 constexpr std::size_t kMaxCachedBytes = std::size_t{1} << 30;
 
-std::size_t RoundedToHugePages(std::size_t bytes) {
-  return (bytes + kHugePage - 1) / kHugePage * kHugePage;
+std::size_t RoundedToBlocks(std::size_t bytes) {
+  return (bytes + kBlockBytes - 1) / kBlockBytes * kBlockBytes;
 }
 
-// Freed huge-page blocks kept for reuse, by size. An evaluation frees and allocates arrays of the
+// Freed blocks kept for reuse, by size. An evaluation frees and allocates arrays of the
 // same few sizes over and over, and a block handed back to the system costs the kernel zeroing
 // its pages again when the next one is touched: page faults were 43% of the check's time on a
 // ResNet training step. A per-size free list of at most kMaxCachedBytes keeps them.
@@ -70,12 +70,13 @@ BlockCache& Cache() {
 
 void* AllocateArrayBytes(std::size_t bytes) {
   void* data;
-  if (bytes >= kHugePage) {
-    const std::size_t rounded = RoundedToHugePages(bytes);
+  if (bytes >= kBlockBytes) {
+    const std::size_t rounded = RoundedToBlocks(bytes);
     if (void* cached = Cache().Take(rounded)) return cached;
-    data = std::aligned_alloc(kHugePage, rounded);
-    // Only advice: without transparent huge pages the memory is ordinary pages.
-    if (data != nullptr) madvise(data, rounded, MADV_HUGEPAGE);
+    // Ordinary pages, not transparent huge ones (MADV_HUGEPAGE): where the kernel must compact
+    // memory to find a 2 MiB page it does so in the fault, and the check of a ResNet-18 training
+    // step spent 2-4 s of system time there (docs/performance.md).
+    data = std::malloc(rounded);
   } else {
     data = std::malloc(bytes > 0 ? bytes : 1);
   }
@@ -84,7 +85,7 @@ void* AllocateArrayBytes(std::size_t bytes) {
 }
 
 void FreeArrayBytes(void* data, std::size_t bytes) noexcept {
-  if (data != nullptr && bytes >= kHugePage && Cache().Keep(data, RoundedToHugePages(bytes))) {
+  if (data != nullptr && bytes >= kBlockBytes && Cache().Keep(data, RoundedToBlocks(bytes))) {
     return;
   }
   std::free(data);

@@ -7,11 +7,9 @@
 
 namespace hlogym {
 
-// Memory for array data: literals and the evaluator's values. Arrays of 2 MiB or more are aligned
-// to 2 MiB and marked for transparent huge pages, so that writing a fresh 256 MiB output takes
-// about 128 page faults instead of 65,000 (the faults had cost a third of an evaluation that only
-// wrote its output); freed ones are kept for reuse, up to 1 GiB (array_allocator.cc says why),
-// until ReleaseCachedArrayBytes.
+// Memory for array data: literals and the evaluator's values. Arrays of 2 MiB or more, freed, are
+// kept for reuse, up to 1 GiB (array_allocator.cc says why), until ReleaseCachedArrayBytes: memory
+// fresh from the kernel costs a page fault and the zeroing of each page on first touch.
 // Smaller arrays come from malloc as usual. Never returns null.
 void* AllocateArrayBytes(std::size_t bytes);
 // `bytes`: what AllocateArrayBytes was asked for.
