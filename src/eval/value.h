@@ -41,7 +41,6 @@ struct Value {
   // is one allocation, not three (the Value, the buffer, the buffer's count).
   static constexpr int64_t kInlineBytes = 32;
 
-  Value() = default;
   explicit Value(const Shape& shape) : shape(shape) {}
   // `data` may point into `inline_data`: a copy would point into the original.
   Value(const Value&) = delete;

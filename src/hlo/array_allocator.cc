@@ -75,7 +75,7 @@ void* AllocateArrayBytes(std::size_t bytes) {
     if (void* cached = Cache().Take(rounded)) return cached;
     // Ordinary pages, not transparent huge ones (MADV_HUGEPAGE): where the kernel must compact
     // memory to find a 2 MiB page it does so in the fault, and the check of a ResNet-18 training
-    // step spent 2-4 s of system time there (docs/performance.md).
+    // step spent 2 s of system time and more there (docs/performance.md).
     data = std::malloc(rounded);
   } else {
     data = std::malloc(bytes > 0 ? bytes : 1);
