@@ -691,6 +691,38 @@ absl::StatusOr<std::unique_ptr<Module>> StaticForm(const Module& module,
   return padded;
 }
 
+// Where a trial's draw leaves the original's outputs vacuous (VacuousOutputReason), the inputs
+// are drawn again, in this order, and the first draw with outputs that say something is the
+// trial's: the same rules from another seed (a divisor drawn as 1 makes every remainder 0), then,
+// for a module with integer parameters, integers in {0, 1}: an attention mask given as integers
+// (HF's BERT through torchax) turns 1 - mask into -6 for a 7, and -6 times the lowest float into
+// infinity, so every output is NaN.
+constexpr uint64_t kRedrawSeedOffset = 0x9e3779b97f4a7c15ULL;
+
+bool HasIntegerLeaf(const Shape& shape) {
+  if (!shape.IsTuple()) return IsIntegralType(shape.element_type());
+  return std::any_of(shape.tuple_shapes().begin(), shape.tuple_shapes().end(), HasIntegerLeaf);
+}
+
+bool HasIntegerParameter(const Module& module) {
+  const Computation* entry = module.entry_computation();
+  for (int64_t p = 0; p < entry->num_parameters(); ++p) {
+    if (HasIntegerLeaf(entry->parameter_instruction(p)->shape())) return true;
+  }
+  return false;
+}
+
+std::vector<RandomInputOptions> Redraws(const Module& module, const RandomInputOptions& inputs) {
+  std::vector<RandomInputOptions> redraws = {inputs};
+  if (inputs.int_high > std::max<int64_t>(inputs.int_low, 1) && HasIntegerParameter(module)) {
+    RandomInputOptions flags = inputs;
+    flags.int_low = std::max<int64_t>(inputs.int_low, 0);
+    flags.int_high = 1;
+    redraws.push_back(flags);
+  }
+  return redraws;
+}
+
 }  // namespace
 
 absl::StatusOr<EquivalenceReference> EquivalenceReference::Make(const Module& original,
@@ -715,23 +747,35 @@ absl::StatusOr<EquivalenceReference> EquivalenceReference::Make(const Module& or
     reference.original_ = reference.static_original_.get();
   }
   const Module& evaluated = *reference.original_;
+  const std::vector<RandomInputOptions> redraws = Redraws(evaluated, options.inputs);
   for (int t = 0; t < std::max(options.trials, 1); ++t) {
-    absl::StatusOr<std::vector<Literal>> args =
-        MakeRandomArguments(evaluated, options.seed + t, options.inputs);
-    if (!args.ok()) return args.status();
-    absl::StatusOr<Literal> outputs = Evaluate(evaluated, *args, reference.options_.evaluator);
-    if (absl::IsDeadlineExceeded(outputs.status())) {
-      reference.not_judged_ = absl::StrCat("not judged: evaluating ", original.name(), ": ",
-                                           outputs.status().message());
-      reference.trials_.clear();
-      return reference;
+    // The first draw whose outputs say something; the rule's own draw when none does.
+    std::optional<Trial> kept;
+    for (size_t r = 0; r <= redraws.size() && (!kept || !kept->vacuous_reason.empty()); ++r) {
+      const uint64_t seed = options.seed + t + (r == 0 ? 0 : kRedrawSeedOffset);
+      absl::StatusOr<std::vector<Literal>> args =
+          MakeRandomArguments(evaluated, seed, r == 0 ? options.inputs : redraws[r - 1]);
+      if (!args.ok()) return args.status();
+      absl::StatusOr<Literal> outputs = Evaluate(evaluated, *args, reference.options_.evaluator);
+      if (absl::IsDeadlineExceeded(outputs.status())) {
+        if (kept) break;  // a redraw that runs too long does not lose the first draw
+        reference.not_judged_ = absl::StrCat("not judged: evaluating ", original.name(), ": ",
+                                             outputs.status().message());
+        reference.trials_.clear();
+        return reference;
+      }
+      if (!outputs.ok()) {
+        if (kept) break;  // a redraw the module cannot evaluate ends the redraws, not the check
+        return absl::Status(
+            outputs.status().code(),
+            absl::StrCat("evaluating ", original.name(), ": ", outputs.status().message()));
+      }
+      std::string vacuous = VacuousOutputReason(evaluated, *outputs, *args);
+      if (!kept || vacuous.empty()) {
+        kept = Trial{*std::move(args), *std::move(outputs), std::move(vacuous)};
+      }
     }
-    if (!outputs.ok()) {
-      return absl::Status(outputs.status().code(), absl::StrCat("evaluating ", original.name(),
-                                                                ": ", outputs.status().message()));
-    }
-    std::string vacuous = VacuousOutputReason(evaluated, *outputs, *args);
-    reference.trials_.push_back(Trial{*std::move(args), *std::move(outputs), std::move(vacuous)});
+    reference.trials_.push_back(*std::move(kept));
   }
   return reference;
 }

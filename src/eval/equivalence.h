@@ -20,7 +20,10 @@ namespace hlogym {
 
 struct EquivalenceOptions {
   uint64_t seed = 0;
-  int trials = 1;  // trial t uses seed + t
+  // Trial t draws its inputs from seed + t; where the original's outputs are vacuous on them
+  // (VacuousOutputReason), it draws again from another seed, then with integers in {0, 1}
+  // (EquivalenceReference::Make), and keeps the first draw whose outputs say something.
+  int trials = 1;
   // Floats match when |a - b| <= atol' + rtol * max(|a|, |b|), where atol'
   // is at least rtol times the largest finite magnitude in the array.
   double rtol = 1e-3;

@@ -592,6 +592,69 @@ TEST(Equivalence, VacuousReferenceIsNotJudged) {
   EXPECT_TRUE(judged->judged);
 }
 
+// An attention mask given as integers: a softmax over x + (1 - mask) * lowest. The first draw's
+// masks reach 7, 1 - 7 times the lowest float is infinity and every output NaN; the check draws
+// again with integers in {0, 1} and judges on those.
+std::string MaskedSoftmaxModule(const std::string& scale) {
+  return absl::StrCat(R"(HloModule masked_softmax
+max_f32 {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT m = f32[] maximum(a, b)
+}
+add_f32 {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY e {
+  x = f32[16] parameter(0)
+  mask = s32[16] parameter(1)
+  one = s32[] constant(1)
+  ones = s32[16] broadcast(one), dimensions={}
+  keep = s32[16] subtract(ones, mask)
+  keep_f = f32[16] convert(keep)
+  lowest = f32[] constant(-3.40282347e+38)
+  lowest_b = f32[16] broadcast(lowest), dimensions={}
+  bias = f32[16] multiply(keep_f, lowest_b)
+  k = f32[] constant()",
+                      scale, R"()
+  kb = f32[16] broadcast(k), dimensions={}
+  xs = f32[16] multiply(x, kb)
+  logits = f32[16] add(xs, bias)
+  ninf = f32[] constant(-inf)
+  top = f32[] reduce(logits, ninf), dimensions={0}, to_apply=max_f32
+  top_b = f32[16] broadcast(top), dimensions={}
+  shifted = f32[16] subtract(logits, top_b)
+  e = f32[16] exponential(shifted)
+  zero = f32[] constant(0)
+  total = f32[] reduce(e, zero), dimensions={0}, to_apply=add_f32
+  total_b = f32[16] broadcast(total), dimensions={}
+  ROOT p = f32[16] divide(e, total_b)
+}
+)");
+}
+
+TEST(Equivalence, AVacuousDrawIsRedrawnWithIntegerFlags) {
+  auto original = ParseModule(MaskedSoftmaxModule("1"));
+  auto scaled = ParseModule(MaskedSoftmaxModule("2"));
+  ASSERT_TRUE(original.ok() && scaled.ok()) << original.status() << scaled.status();
+  // The rules' own draw: some mask element above 1, every output NaN.
+  auto first = MakeRandomArguments(**original, 0);
+  ASSERT_TRUE(first.ok()) << first.status();
+  auto first_out = Evaluate(**original, *first);
+  ASSERT_TRUE(first_out.ok()) << first_out.status();
+  EXPECT_THAT(VacuousOutputReason(**original, *first_out, *first), ::testing::HasSubstr("all NaN"));
+  // The check redraws: judged, equal to itself, and a module that scales the logits is caught.
+  auto self = CheckEquivalent(**original, **original);
+  ASSERT_TRUE(self.ok()) << self.status();
+  EXPECT_TRUE(self->judged && self->equivalent) << self->message;
+  auto caught = CheckEquivalent(**original, **scaled);
+  ASSERT_TRUE(caught.ok()) << caught.status();
+  EXPECT_TRUE(caught->judged) << caught->message;
+  EXPECT_FALSE(caught->equivalent);
+}
+
 // A module whose evaluation passes the check's budget of instructions is not judged, and the
 // message says why; one within it is judged (a long loop on random inputs: dynamiqs's adaptive
 // solvers given random tolerances run to their step limit).
