@@ -444,8 +444,7 @@ absl::StatusOr<ValuePtr> EvalDataMovement(const Instruction& instruction, Operan
       }
       HLOGYM_ASSIGN(starts,
                     DynamicStarts(operands.subspan(2), in->shape, update->shape.dimensions()));
-      auto out = NewArray(shape);
-      if (out->size_bytes > 0) std::memcpy(out->bytes(), in->bytes(), out->size_bytes);
+      std::shared_ptr<Value> out = OverwritableCopy(operands[0], shape);
       int64_t offset = 0;
       for (int64_t d = 0; d < rank; ++d) offset += (starts)[d] * in_strides[d];
       StridedCopy(width, update->shape.dimensions(), out->bytes() + offset * width, in_strides,

@@ -163,6 +163,16 @@ const Interpreter::Plan& Interpreter::GetPlan(const Computation& computation) {
 }
 
 absl::StatusOr<ValuePtr> Interpreter::Run(const Computation& computation, Operands args) {
+  return RunPlan(computation, args, {});
+}
+
+absl::StatusOr<ValuePtr> Interpreter::RunConsuming(const Computation& computation,
+                                                   std::span<ValuePtr> args) {
+  return RunPlan(computation, args, args);
+}
+
+absl::StatusOr<ValuePtr> Interpreter::RunPlan(const Computation& computation, Operands args,
+                                              std::span<ValuePtr> owned) {
   if (computation.root_instruction() == nullptr) {
     return absl::InvalidArgumentError(
         absl::StrCat("computation ", computation.name(), " has no root"));
@@ -193,12 +203,28 @@ absl::StatusOr<ValuePtr> Interpreter::Run(const Computation& computation, Operan
     }
     operands.clear();
     for (int32_t o : plan.operand_slots[s]) operands.push_back(slots[o]);
+    // An operand at its last use is held by `operands` alone while the instruction runs, so that
+    // an update may write into it (OverwritableCopy).
+    for (int32_t o : plan.operand_slots[s]) {
+      if (--uses[o] == 0) slots[o].reset();
+    }
     if (plan.result_bytes[s] > 0) {
       absl::Status fits = CheckMemoryFor(plan.result_bytes[s], options_.max_bytes,
                                          [&] { return instruction.shape().ToString(false); });
       if (!fits.ok()) return WithContext(fits, instruction);
     }
-    auto result = EvalInstruction(instruction, operands, args);
+    // A parameter takes an owned argument; a call or fusion hands its operands on the same way
+    // (nothing here reads them after it).
+    const Opcode opcode = instruction.opcode();
+    const int64_t taken =
+        opcode == Opcode::kParameter && !owned.empty() ? instruction.attrs().parameter_number : -1;
+    absl::StatusOr<ValuePtr> result =
+        taken >= 0 && taken < static_cast<int64_t>(owned.size()) && owned[taken] != nullptr
+            ? absl::StatusOr<ValuePtr>(std::move(owned[taken]))
+        : (opcode == Opcode::kCall || opcode == Opcode::kFusion) &&
+                instruction.called_computations().size() == 1
+            ? RunConsuming(*instruction.called_computations()[0], std::span<ValuePtr>(operands))
+            : EvalInstruction(instruction, operands, args);
     if (!result.ok()) return WithContext(result.status(), instruction);
     if (!Matches(**result, instruction.shape())) {
       return WithContext(absl::InvalidArgumentError(absl::StrCat(
@@ -207,9 +233,6 @@ absl::StatusOr<ValuePtr> Interpreter::Run(const Computation& computation, Operan
                          instruction);
     }
     slots[s] = *std::move(result);
-    for (int32_t o : plan.operand_slots[s]) {
-      if (--uses[o] == 0) slots[o].reset();
-    }
   }
   return slots[plan.root_slot];
 }
@@ -278,14 +301,16 @@ absl::StatusOr<ValuePtr> Interpreter::EvalInstruction(const Instruction& instruc
           return absl::ResourceExhaustedError(
               absl::StrCat("while loop exceeded ", options_.max_while_iterations, " iterations"));
         }
-        const ValuePtr state_arg[1] = {state};
-        HLOGYM_ASSIGN(cond, Run(*called[0], state_arg));
-        if (!cond->shape.IsArray() || cond->shape.element_type() != PrimitiveType::kPred ||
-            cond->element_count() != 1) {
+        absl::StatusOr<ValuePtr> cond = Run(*called[0], std::span<const ValuePtr>(&state, 1));
+        if (!cond.ok()) return cond.status();
+        if (!(*cond)->shape.IsArray() || (*cond)->shape.element_type() != PrimitiveType::kPred ||
+            (*cond)->element_count() != 1) {
           return absl::InvalidArgumentError("while condition must return pred[]");
         }
-        if (!cond->as<bool>()[0]) break;
-        HLOGYM_ASSIGN(next, Run(*called[1], state_arg));
+        if (!(*cond)->as<bool>()[0]) break;
+        // The body takes the state: the loop keeps no reference to what it updates.
+        ValuePtr body_arg[1] = {std::move(state)};
+        HLOGYM_ASSIGN(next, RunConsuming(*called[1], body_arg));
         state = std::move(next);
       }
       return state;

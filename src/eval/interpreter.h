@@ -62,6 +62,10 @@ class Interpreter {
   ~Interpreter();
 
   absl::StatusOr<ValuePtr> Run(const Computation& computation, Operands args);
+  // As Run, with arguments the computation's parameters take (moved out of `args`) rather than
+  // share: a while body's state, so that the body holds the only reference to the buffers it
+  // updates (OverwritableCopy).
+  absl::StatusOr<ValuePtr> RunConsuming(const Computation& computation, std::span<ValuePtr> args);
   const EvaluatorOptions& options() const { return options_; }
   // The 128-bit state behind rng-get-and-update-state (low word first).
   std::array<uint64_t, 2>& rng_counter() { return rng_counter_; }
@@ -70,6 +74,9 @@ class Interpreter {
  private:
   struct Plan;
   const Plan& GetPlan(const Computation& computation);
+  // Run's body; `owned`, where not empty, is `args` itself, for the parameters to move out of.
+  absl::StatusOr<ValuePtr> RunPlan(const Computation& computation, Operands args,
+                                   std::span<ValuePtr> owned);
   absl::StatusOr<ValuePtr> EvalInstruction(const Instruction& instruction, Operands operands,
                                            Operands args);
   absl::StatusOr<ValuePtr> EvalConstant(const Instruction& instruction);

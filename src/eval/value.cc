@@ -58,6 +58,16 @@ std::shared_ptr<Value> ShareArray(const ValuePtr& source, const Shape& shape) {
   return value;
 }
 
+std::shared_ptr<Value> OverwritableCopy(const ValuePtr& operand, const Shape& shape) {
+  // An inline buffer has no count of its own (use_count 0): copied, as any short array is.
+  if (operand.use_count() == 1 && operand->data.use_count() == 1 && operand->shape == shape) {
+    return std::const_pointer_cast<Value>(operand);
+  }
+  auto out = NewArray(shape);
+  if (out->size_bytes > 0) std::memcpy(out->bytes(), operand->bytes(), out->size_bytes);
+  return out;
+}
+
 ValuePtr MakeTuple(const Shape& shape, std::vector<ValuePtr> elements) {
   auto value = std::make_shared<Value>(shape);
   value->elements = std::move(elements);

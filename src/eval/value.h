@@ -4,7 +4,8 @@
 // layout is the Literal's: little-endian, one byte for pred, two bytes of
 // bits for f16/bf16, (re, im) pairs for complex), a tuple of shared Values,
 // or a token. Buffers are shared so reshape/copy/bitcast of a default layout,
-// get-tuple-element and tuple never copy data.
+// get-tuple-element and tuple never copy data, and an update (dynamic-update-slice,
+// scatter) writes into its operand where nothing else holds it (OverwritableCopy).
 //
 // Typed kernels never look at elements one by one through a virtual or
 // type-switching accessor: they switch on the element type once, then loop
@@ -74,6 +75,12 @@ int64_t LiveArrayBytes();
 // A new array Value sharing `source`'s data under another shape (same
 // element type and count).
 std::shared_ptr<Value> ShareArray(const ValuePtr& source, const Shape& shape);
+// The array an update writes into (dynamic-update-slice, scatter): `operand` itself where
+// nothing else can see it (this is the only reference to the Value and to its buffer, which
+// Interpreter::Run arranges for an operand at its last use, and its shape is `shape`), so that a
+// loop filling a buffer row by row (lax.scan's stacked outputs) does not copy the whole buffer
+// each iteration; otherwise a new array of `shape` holding a copy of `operand`'s data.
+std::shared_ptr<Value> OverwritableCopy(const ValuePtr& operand, const Shape& shape);
 ValuePtr MakeTuple(const Shape& shape, std::vector<ValuePtr> elements);
 ValuePtr MakeToken();
 

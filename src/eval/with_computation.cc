@@ -493,11 +493,7 @@ absl::StatusOr<ValuePtr> EvalScatter(Interpreter& interp, const Instruction& ins
   for (size_t i = 0; i < idx_values.size(); ++i) idx_values[i] = GetIndexElement(indices, i);
 
   std::vector<std::shared_ptr<Value>> outs;
-  for (int64_t k = 0; k < n; ++k) {
-    auto o = NewArray(result_shapes[k]);
-    if (o->size_bytes > 0) std::memcpy(o->bytes(), operands[k]->bytes(), o->size_bytes);
-    outs.push_back(o);
-  }
+  for (int64_t k = 0; k < n; ++k) outs.push_back(OverwritableCopy(operands[k], result_shapes[k]));
   ScalarComputation& scalar = interp.Scalar(*instruction.to_apply());
   const PrimitiveType type = in_shape.element_type();
   const bool fast_binary = n == 1 && scalar.binary_op() &&

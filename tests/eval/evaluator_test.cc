@@ -1244,6 +1244,97 @@ TEST(EvaluatorValues, ASmallArraySharedUnderAnotherShapeOutlivesItsSource) {
               ElementsAre(1, 2, 3, 4));
 }
 
+TEST(EvaluatorValues, AnUpdateWritesInPlaceOnlyWhereNothingElseSeesTheArray) {
+  const Shape shape(PrimitiveType::kF32, {64, 4});
+  eval::ValuePtr alone = eval::NewArray(shape);
+  const eval::Value* address = alone.get();
+  EXPECT_EQ(eval::OverwritableCopy(alone, shape).get(), address);
+  // Another reference to the Value, or to its buffer, or another shape: a copy.
+  eval::ValuePtr also = alone;
+  EXPECT_NE(eval::OverwritableCopy(alone, shape).get(), address);
+  also.reset();
+  eval::ValuePtr reshaped = eval::ShareArray(alone, Shape(PrimitiveType::kF32, {256}));
+  EXPECT_NE(eval::OverwritableCopy(alone, shape).get(), address);
+  reshaped.reset();
+  Shape laid_out = shape;
+  laid_out.SetDefaultLayout();
+  EXPECT_NE(eval::OverwritableCopy(alone, laid_out).get(), address);
+  EXPECT_EQ(eval::OverwritableCopy(alone, shape).get(), address);
+}
+
+// A loop that writes row i of a buffer (through a call, as lax.scan's stacked outputs are
+// written) while the state also keeps the buffer as it was before the write; the entry's argument
+// is the first buffer, and a constant is updated each iteration. The updates may go in place only
+// where nothing else holds the array: the kept buffer, the argument and the constant stay as they
+// were.
+TEST(Evaluator, UpdatesInLoopsLeaveEveryOtherHolderOfTheArrayAsItWas) {
+  constexpr char kText[] = R"(HloModule m
+write_row {
+  buf = f32[8,4] parameter(0)
+  row = f32[4] parameter(1)
+  i = s32[] parameter(2)
+  r = f32[1,4] reshape(row)
+  zero = s32[] constant(0)
+  ROOT d = f32[8,4] dynamic-update-slice(buf, r, i, zero)
+}
+cond {
+  p = (s32[], f32[8,4], f32[8,4], f32[]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  n = s32[] constant(8)
+  ROOT lt = pred[] compare(i, n), direction=LT
+}
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+body {
+  p = (s32[], f32[8,4], f32[8,4], f32[]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  buf = f32[8,4] get-tuple-element(p), index=1
+  fi = f32[] convert(i)
+  row = f32[4] broadcast(fi), dimensions={}
+  d = f32[8,4] call(buf, row, i), to_apply=write_row
+  zeros = f32[8] constant({0, 0, 0, 0, 0, 0, 0, 0})
+  one = f32[1] constant({1})
+  marked = f32[8] dynamic-update-slice(zeros, one, i)
+  zero = f32[] constant(0)
+  ones = f32[] reduce(marked, zero), dimensions={0}, to_apply=add
+  count = f32[] get-tuple-element(p), index=3
+  counted = f32[] add(count, ones)
+  step = s32[] constant(1)
+  j = s32[] add(i, step)
+  ROOT t = (s32[], f32[8,4], f32[8,4], f32[]) tuple(j, d, buf, counted)
+}
+ENTRY e {
+  x = f32[8,4] parameter(0)
+  z = s32[] constant(0)
+  c = f32[] constant(0)
+  init = (s32[], f32[8,4], f32[8,4], f32[]) tuple(z, x, x, c)
+  w = (s32[], f32[8,4], f32[8,4], f32[]) while(init), condition=cond, body=body
+  final = f32[8,4] get-tuple-element(w), index=1
+  before = f32[8,4] get-tuple-element(w), index=2
+  count = f32[] get-tuple-element(w), index=3
+  ROOT r = (f32[8,4], f32[8,4], f32[8,4], f32[]) tuple(final, before, x, count)
+}
+)";
+  std::vector<double> x(32);
+  for (int i = 0; i < 32; ++i) x[i] = 100 + i;
+  const std::vector<Literal> args = {MakeLiteral("f32[8,4]", x)};
+  auto result = EvalText(kText, args);
+  ASSERT_TRUE(result.ok()) << result.status();
+  const Literal& final = result->tuple_elements()[0];
+  const Literal& before = result->tuple_elements()[1];
+  for (int i = 0; i < 32; ++i) {
+    EXPECT_EQ(final.GetAsDouble(i), i / 4) << i;
+    // The state before the last write: rows 0 to 6 written, row 7 the argument's.
+    EXPECT_EQ(before.GetAsDouble(i), i < 28 ? i / 4 : 100 + i) << i;
+    EXPECT_EQ(result->tuple_elements()[2].GetAsDouble(i), 100 + i) << i;
+  }
+  // One element of the constant marked per iteration, never the earlier ones.
+  EXPECT_EQ(result->tuple_elements()[3].GetAsDouble(0), 8);
+}
+
 TEST(EvaluatorMemoryLimit, InstructionOverTheLimitIsNamedNotAllocated) {
   auto module = ParseModule(R"(HloModule grow
 ENTRY e {
