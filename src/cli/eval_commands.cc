@@ -26,6 +26,7 @@
 #include "nlohmann/json.hpp"
 #include "passes/expanders/dynamic_padder.h"
 #include "passes/sharding/spmd_partitioner.h"
+#include "passes/simplifiers/tree_reduction_rewriter.h"
 #include "text/file_io.h"
 
 namespace hlogym::cli {
@@ -232,6 +233,7 @@ int RunEquiv(const EquivOptions& options) {
   if (!b.ok()) return ReportError(b.status());
   EquivalenceOptions eq;
   eq.static_form = PaddedToStatic;
+  eq.sums_reordered = SumsReordered;
   eq.seed = options.seed;
   eq.trials = options.trials;
   eq.rtol = options.rtol;

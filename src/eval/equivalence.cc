@@ -490,6 +490,20 @@ bool SameWithConstantsRoundedOtherwise(const Module& b, const std::vector<Litera
   return false;
 }
 
+// Whether the original `a`, summing in another order XLA may take (EquivalenceOptions::
+// sums_reordered), misses its own outputs `ra` on `args`: why, or "" when it does not (or the
+// look cannot be taken).
+std::string OrderOfSumsDecides(const Module& a, const std::vector<Literal>& args, const Literal& ra,
+                               const EquivalenceOptions& options) {
+  if (!options.sums_reordered) return "";
+  absl::StatusOr<std::unique_ptr<Module>> reordered = options.sums_reordered(a);
+  if (!reordered.ok()) return "";
+  absl::StatusOr<Literal> outputs = Evaluate(**reordered, args, options.evaluator);
+  if (!outputs.ok()) return "";
+  EquivalenceResult moved = CompareLiterals(ra, *outputs, options);
+  return moved.equivalent ? "" : moved.message;
+}
+
 // Where an integer output's values come from when they are indices chosen by
 // comparing floats: the elements of `key` along `dimension`, by an
 // argmax/argmin reduce (the output lacks that dimension), top-k or a sort
@@ -919,6 +933,13 @@ absl::StatusOr<EquivalenceResult> EquivalenceReference::CheckStatic(const Module
               ") but gives it with its fractional constants one f32 rounding step away, so how "
               "constants folded in f32 round decides: ",
               trial.message);
+        } else if (std::string moved = OrderOfSumsDecides(a, args, ra, compare_options);
+                   !moved.empty()) {
+          trial.judged = false;
+          trial.message = absl::StrCat(
+              "not judged: the original itself, summing in the order XLA's tree_reduction_rewriter "
+              "gives its reduces, misses its own outputs on these inputs (",
+              moved, "), so the order of its sums decides: ", trial.message);
         } else {
           trial.message += absl::StrCat("; the original matches its f64 reference, this does not: ",
                                         optimized.message);

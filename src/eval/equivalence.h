@@ -63,6 +63,13 @@ struct EquivalenceOptions {
   // or where it fails on the original, a dynamic module is not judged; where
   // it fails on the other module only, that module is not equivalent.
   std::function<absl::StatusOr<std::unique_ptr<Module>>(const Module&)> static_form;
+  // A copy of a module whose reductions sum in another order XLA may take (the gym sets passes'
+  // SumsReordered, tree_reduction_rewriter's split, here). For the last look before a
+  // rejection: where the original itself, summing in that order, misses its own outputs, the
+  // order of its sums decides them on these inputs (XLA:CPU runs tree_reduction_rewriter on
+  // every module it compiles, and a selection at a threshold, an evolution strategy's best,
+  // follows the rounding), so the check is not judged. Without it that look is not taken.
+  std::function<absl::StatusOr<std::unique_ptr<Module>>(const Module&)> sums_reordered;
   // The most instructions one evaluation of the check may run, loop iterations counted
   // (EvaluatorOptions::max_instructions; 0: no limit). A module that needs more on these inputs
   // is not judged, the message says so: an adaptive ODE solver given random tolerances runs to
@@ -94,7 +101,8 @@ struct EquivalenceResult {
   std::string ties;
   // Not judged (equivalent is false), the message says why: the original
   // itself misses its f64 reference on these inputs, its output is vacuous
-  // on every trial (VacuousOutputReason), or evaluating a module passes
+  // on every trial (VacuousOutputReason), its outputs follow the order of
+  // its sums (EquivalenceOptions::sums_reordered), or evaluating a module passes
   // EquivalenceOptions::max_instructions.
   bool judged = true;
 };

@@ -17,6 +17,7 @@
 #include "hlo/status_macros.h"
 #include "passes/expanders/dynamic_padder.h"
 #include "passes/sharding/spmd_partitioner.h"
+#include "passes/simplifiers/tree_reduction_rewriter.h"
 
 namespace hlogym {
 namespace {
@@ -100,6 +101,7 @@ absl::StatusOr<int64_t> BaselineFor(const ModuleState& initial, const std::strin
 
 EquivalenceChecker MakeEquivalenceChecker(EquivalenceOptions options) {
   if (!options.static_form) options.static_form = PaddedToStatic;
+  if (!options.sums_reordered) options.sums_reordered = SumsReordered;
   return [options](const Module& original, const Module& optimized) -> absl::StatusOr<bool> {
     HLOGYM_ASSIGN(result, CheckEquivalent(original, optimized, options));
     if (!result.judged) return absl::FailedPreconditionError(result.message);

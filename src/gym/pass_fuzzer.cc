@@ -16,6 +16,7 @@
 #include "hlo/status_macros.h"
 #include "passes/expanders/dynamic_padder.h"
 #include "passes/sharding/spmd_partitioner.h"
+#include "passes/simplifiers/tree_reduction_rewriter.h"
 #include "text/printer.h"
 
 namespace hlogym {
@@ -51,6 +52,7 @@ EquivalenceOptions FuzzEquivalenceOptions() {
   EquivalenceOptions options;
   options.evaluator.num_threads = 1;
   options.static_form = PaddedToStatic;
+  options.sums_reordered = SumsReordered;
   return options;
 }
 

@@ -655,6 +655,55 @@ TEST(Equivalence, AVacuousDrawIsRedrawnWithIntegerFlags) {
   EXPECT_FALSE(caught->equivalent);
 }
 
+// The last look before a rejection: the original summing in another order (the hook; the gym
+// gives it tree_reduction_rewriter's split). Where that moves the original's own outputs, the
+// order of its sums decides them and the check is not judged; where it does not, or without the
+// hook, a rejection stays a rejection.
+TEST(Equivalence, ARejectionWhereTheOrderOfTheOriginalsSumsDecidesIsNotJudged) {
+  auto scaled = [](const char* factor) {
+    return ParseModule(absl::StrCat(R"(HloModule m
+ENTRY e {
+  x = f32[16] parameter(0)
+  k = f32[] constant()",
+                                    factor, R"()
+  kb = f32[16] broadcast(k), dimensions={}
+  e = f32[16] exponential(x)
+  ROOT r = f32[16] multiply(e, kb)
+}
+)"));
+  };
+  auto original = scaled("1");
+  auto wrong = scaled("1.25");
+  auto moved = scaled("0.75");
+  ASSERT_TRUE(original.ok() && wrong.ok() && moved.ok());
+  EquivalenceOptions options;
+  auto rejected = CheckEquivalent(**original, **wrong, options);
+  ASSERT_TRUE(rejected.ok()) << rejected.status();
+  EXPECT_TRUE(rejected->judged);
+  EXPECT_FALSE(rejected->equivalent);
+  // Summed in the other order the original gives what it gave: still rejected.
+  options.sums_reordered = [](const Module& m) -> absl::StatusOr<std::unique_ptr<Module>> {
+    return m.Clone();
+  };
+  auto unmoved = CheckEquivalent(**original, **wrong, options);
+  ASSERT_TRUE(unmoved.ok()) << unmoved.status();
+  EXPECT_TRUE(unmoved->judged);
+  EXPECT_FALSE(unmoved->equivalent);
+  // Summed in the other order the original's outputs move: not judged, and the message says why.
+  options.sums_reordered = [&](const Module&) -> absl::StatusOr<std::unique_ptr<Module>> {
+    return (*moved)->Clone();
+  };
+  auto undecided = CheckEquivalent(**original, **wrong, options);
+  ASSERT_TRUE(undecided.ok()) << undecided.status();
+  EXPECT_FALSE(undecided->judged);
+  EXPECT_FALSE(undecided->equivalent);
+  EXPECT_THAT(undecided->message, ::testing::HasSubstr("the order of its sums decides"));
+  // An equivalent module is not affected by the look.
+  auto same = CheckEquivalent(**original, **original, options);
+  ASSERT_TRUE(same.ok()) << same.status();
+  EXPECT_TRUE(same->judged && same->equivalent) << same->message;
+}
+
 // A module whose evaluation passes the check's budget of instructions is not judged, and the
 // message says why; one within it is judged (a long loop on random inputs: dynamiqs's adaptive
 // solvers given random tolerances run to their step limit).

@@ -96,4 +96,11 @@ bool TreeReductionRewriter::MayChange(const Module& module) const {
   });
 }
 
+absl::StatusOr<std::unique_ptr<Module>> SumsReordered(const Module& module) {
+  std::unique_ptr<Module> reordered = module.Clone();
+  HLOGYM_RETURN_IF_ERROR(
+      TreeReductionRewriter(32, /*cpu_library_filter=*/false).Run(*reordered).status());
+  return reordered;
+}
+
 }  // namespace hlogym

@@ -41,6 +41,11 @@ class TreeReductionRewriter : public Pass {
   bool cpu_library_filter_;
 };
 
+// A copy of `module` whose reductions sum in another order XLA takes: each reduce the generic
+// pass splits, split once (for the equivalence check's look at whether the order of a module's
+// sums decides its outputs, EquivalenceOptions::sums_reordered).
+absl::StatusOr<std::unique_ptr<Module>> SumsReordered(const Module& module);
+
 }  // namespace hlogym
 
 #endif  // HLOGYM_PASSES_SIMPLIFIERS_TREE_REDUCTION_REWRITER_H_
