@@ -213,18 +213,14 @@ absl::StatusOr<ValuePtr> Interpreter::RunPlan(const Computation& computation, Op
                                          [&] { return instruction.shape().ToString(false); });
       if (!fits.ok()) return WithContext(fits, instruction);
     }
-    // A parameter takes an owned argument; a call or fusion hands its operands on the same way
-    // (nothing here reads them after it).
-    const Opcode opcode = instruction.opcode();
-    const int64_t taken =
-        opcode == Opcode::kParameter && !owned.empty() ? instruction.attrs().parameter_number : -1;
+    // A parameter takes an owned argument (nothing reads it after).
+    const int64_t taken = instruction.opcode() == Opcode::kParameter && !owned.empty()
+                              ? instruction.attrs().parameter_number
+                              : -1;
     absl::StatusOr<ValuePtr> result =
         taken >= 0 && taken < static_cast<int64_t>(owned.size()) && owned[taken] != nullptr
             ? absl::StatusOr<ValuePtr>(std::move(owned[taken]))
-        : (opcode == Opcode::kCall || opcode == Opcode::kFusion) &&
-                instruction.called_computations().size() == 1
-            ? RunConsuming(*instruction.called_computations()[0], std::span<ValuePtr>(operands))
-            : EvalInstruction(instruction, operands, args);
+            : EvalInstruction(instruction, std::span<ValuePtr>(operands), args);
     if (!result.ok()) return WithContext(result.status(), instruction);
     if (!Matches(**result, instruction.shape())) {
       return WithContext(absl::InvalidArgumentError(absl::StrCat(
@@ -263,7 +259,7 @@ absl::StatusOr<ValuePtr> Interpreter::EvalConstant(const Instruction& instructio
 }
 
 absl::StatusOr<ValuePtr> Interpreter::EvalInstruction(const Instruction& instruction,
-                                                      Operands operands, Operands args) {
+                                                      std::span<ValuePtr> operands, Operands args) {
   const auto& called = instruction.called_computations();
   switch (instruction.opcode()) {
     case Opcode::kParameter: {
@@ -291,11 +287,11 @@ absl::StatusOr<ValuePtr> Interpreter::EvalInstruction(const Instruction& instruc
     case Opcode::kAsyncStart:
       if (called.empty()) return absl::InvalidArgumentError("no called computation");
       if (instruction.opcode() == Opcode::kAsyncStart) break;
-      return Run(*called[0], operands);
+      return RunConsuming(*called[0], operands);
     case Opcode::kWhile: {
       if (called.size() != 2 || operands.size() != 1)
         return absl::InvalidArgumentError("malformed while");
-      ValuePtr state = operands[0];
+      ValuePtr state = std::move(operands[0]);
       for (int64_t iteration = 0;; ++iteration) {
         if (iteration >= options_.max_while_iterations) {
           return absl::ResourceExhaustedError(
@@ -332,8 +328,12 @@ absl::StatusOr<ValuePtr> Interpreter::EvalInstruction(const Instruction& instruc
       }
       if (branch >= static_cast<int64_t>(called.size()))
         return absl::InvalidArgumentError("branch");
-      const ValuePtr branch_arg[1] = {operands[branch + 1]};
-      return Run(*called[branch], branch_arg);
+      // The other branches' operands go first: JAX gives each branch its own tuple of the same
+      // values, and the taken branch may then hold the only reference to what it updates.
+      for (size_t k = 1; k < operands.size(); ++k) {
+        if (static_cast<int64_t>(k) != branch + 1) operands[k].reset();
+      }
+      return RunConsuming(*called[branch], operands.subspan(branch + 1, 1));
     }
     case Opcode::kOptimizationBarrier:
     case Opcode::kDomain:

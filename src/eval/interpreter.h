@@ -63,8 +63,8 @@ class Interpreter {
 
   absl::StatusOr<ValuePtr> Run(const Computation& computation, Operands args);
   // As Run, with arguments the computation's parameters take (moved out of `args`) rather than
-  // share: a while body's state, so that the body holds the only reference to the buffers it
-  // updates (OverwritableCopy).
+  // share: a while body's state, a call's, fusion's or conditional branch's operands, so that
+  // the computation may hold the only reference to the buffers it updates (OverwritableCopy).
   absl::StatusOr<ValuePtr> RunConsuming(const Computation& computation, std::span<ValuePtr> args);
   const EvaluatorOptions& options() const { return options_; }
   // The 128-bit state behind rng-get-and-update-state (low word first).
@@ -77,8 +77,10 @@ class Interpreter {
   // Run's body; `owned`, where not empty, is `args` itself, for the parameters to move out of.
   absl::StatusOr<ValuePtr> RunPlan(const Computation& computation, Operands args,
                                    std::span<ValuePtr> owned);
-  absl::StatusOr<ValuePtr> EvalInstruction(const Instruction& instruction, Operands operands,
-                                           Operands args);
+  // `operands` are the instruction's own (Run's, released where this is their last use): a call,
+  // fusion, conditional or while loop hands them on to the computation it runs (RunConsuming).
+  absl::StatusOr<ValuePtr> EvalInstruction(const Instruction& instruction,
+                                           std::span<ValuePtr> operands, Operands args);
   absl::StatusOr<ValuePtr> EvalConstant(const Instruction& instruction);
 
   EvaluatorOptions options_;

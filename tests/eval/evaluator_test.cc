@@ -1335,6 +1335,77 @@ ENTRY e {
   EXPECT_EQ(result->tuple_elements()[3].GetAsDouble(0), 8);
 }
 
+// The same through a conditional, as JAX lowers lax.cond: each branch gets its own tuple of the
+// same values, the taken branch writes row i (the even one i, the odd one -i), and the state keeps
+// the buffer as it was before the write.
+TEST(Evaluator, UpdatesInConditionalBranchesLeaveEveryOtherHolderOfTheArrayAsItWas) {
+  constexpr char kText[] = R"(HloModule m
+even_branch {
+  p = (f32[8,4], f32[4], s32[]) parameter(0)
+  buf = f32[8,4] get-tuple-element(p), index=0
+  row = f32[4] get-tuple-element(p), index=1
+  i = s32[] get-tuple-element(p), index=2
+  r = f32[1,4] reshape(row)
+  zero = s32[] constant(0)
+  ROOT d = f32[8,4] dynamic-update-slice(buf, r, i, zero)
+}
+odd_branch {
+  p = (f32[8,4], f32[4], s32[]) parameter(0)
+  buf = f32[8,4] get-tuple-element(p), index=0
+  row = f32[4] get-tuple-element(p), index=1
+  i = s32[] get-tuple-element(p), index=2
+  minus = f32[4] negate(row)
+  r = f32[1,4] reshape(minus)
+  zero = s32[] constant(0)
+  ROOT d = f32[8,4] dynamic-update-slice(buf, r, i, zero)
+}
+cond {
+  p = (s32[], f32[8,4], f32[8,4]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  n = s32[] constant(8)
+  ROOT lt = pred[] compare(i, n), direction=LT
+}
+body {
+  p = (s32[], f32[8,4], f32[8,4]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  buf = f32[8,4] get-tuple-element(p), index=1
+  fi = f32[] convert(i)
+  row = f32[4] broadcast(fi), dimensions={}
+  two = s32[] constant(2)
+  rem = s32[] remainder(i, two)
+  zero = s32[] constant(0)
+  even = pred[] compare(rem, zero), direction=EQ
+  a = (f32[8,4], f32[4], s32[]) tuple(buf, row, i)
+  b = (f32[8,4], f32[4], s32[]) tuple(buf, row, i)
+  d = f32[8,4] conditional(even, a, b), true_computation=even_branch, false_computation=odd_branch
+  step = s32[] constant(1)
+  j = s32[] add(i, step)
+  ROOT t = (s32[], f32[8,4], f32[8,4]) tuple(j, d, buf)
+}
+ENTRY e {
+  x = f32[8,4] parameter(0)
+  z = s32[] constant(0)
+  init = (s32[], f32[8,4], f32[8,4]) tuple(z, x, x)
+  w = (s32[], f32[8,4], f32[8,4]) while(init), condition=cond, body=body
+  final = f32[8,4] get-tuple-element(w), index=1
+  before = f32[8,4] get-tuple-element(w), index=2
+  ROOT r = (f32[8,4], f32[8,4], f32[8,4]) tuple(final, before, x)
+}
+)";
+  std::vector<double> x(32);
+  for (int i = 0; i < 32; ++i) x[i] = 100 + i;
+  const std::vector<Literal> args = {MakeLiteral("f32[8,4]", x)};
+  auto result = EvalText(kText, args);
+  ASSERT_TRUE(result.ok()) << result.status();
+  for (int i = 0; i < 32; ++i) {
+    const int row = i / 4;
+    const double written = row % 2 == 0 ? row : -row;
+    EXPECT_EQ(result->tuple_elements()[0].GetAsDouble(i), written) << i;
+    EXPECT_EQ(result->tuple_elements()[1].GetAsDouble(i), i < 28 ? written : 100 + i) << i;
+    EXPECT_EQ(result->tuple_elements()[2].GetAsDouble(i), 100 + i) << i;
+  }
+}
+
 TEST(EvaluatorMemoryLimit, InstructionOverTheLimitIsNamedNotAllocated) {
   auto module = ParseModule(R"(HloModule grow
 ENTRY e {
