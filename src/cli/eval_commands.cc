@@ -20,13 +20,13 @@
 #include "eval/equivalence.h"
 #include "eval/evaluator.h"
 #include "eval/npy_io.h"
+#include "gym/environment.h"
 #include "hlo/computation.h"
 #include "hlo/query.h"
 #include "hlo/status_macros.h"
 #include "nlohmann/json.hpp"
 #include "passes/expanders/dynamic_padder.h"
 #include "passes/sharding/spmd_partitioner.h"
-#include "passes/simplifiers/tree_reduction_rewriter.h"
 #include "text/file_io.h"
 
 namespace hlogym::cli {
@@ -231,9 +231,7 @@ int RunEquiv(const EquivOptions& options) {
   }
   auto b = LoadModule(options.b);
   if (!b.ok()) return ReportError(b.status());
-  EquivalenceOptions eq;
-  eq.static_form = PaddedToStatic;
-  eq.sums_reordered = SumsReordered;
+  EquivalenceOptions eq = WithPassHooks({});
   eq.seed = options.seed;
   eq.trials = options.trials;
   eq.rtol = options.rtol;

@@ -726,15 +726,21 @@ bool HasIntegerParameter(const Module& module) {
   return false;
 }
 
-std::vector<RandomInputOptions> Redraws(const Module& module, const RandomInputOptions& inputs) {
-  std::vector<RandomInputOptions> redraws = {inputs};
+struct Draw {
+  uint64_t seed_offset = 0;  // added to the trial's seed
+  RandomInputOptions inputs;
+};
+
+// The rules' own draw, then the redraws, in order.
+std::vector<Draw> Draws(const Module& module, const RandomInputOptions& inputs) {
+  std::vector<Draw> draws = {{0, inputs}, {kRedrawSeedOffset, inputs}};
   if (inputs.int_high > std::max<int64_t>(inputs.int_low, 1) && HasIntegerParameter(module)) {
     RandomInputOptions flags = inputs;
     flags.int_low = std::max<int64_t>(inputs.int_low, 0);
     flags.int_high = 1;
-    redraws.push_back(flags);
+    draws.push_back({kRedrawSeedOffset, flags});
   }
-  return redraws;
+  return draws;
 }
 
 }  // namespace
@@ -761,14 +767,14 @@ absl::StatusOr<EquivalenceReference> EquivalenceReference::Make(const Module& or
     reference.original_ = reference.static_original_.get();
   }
   const Module& evaluated = *reference.original_;
-  const std::vector<RandomInputOptions> redraws = Redraws(evaluated, options.inputs);
+  const std::vector<Draw> draws = Draws(evaluated, options.inputs);
   for (int t = 0; t < std::max(options.trials, 1); ++t) {
     // The first draw whose outputs say something; the rule's own draw when none does.
     std::optional<Trial> kept;
-    for (size_t r = 0; r <= redraws.size() && (!kept || !kept->vacuous_reason.empty()); ++r) {
-      const uint64_t seed = options.seed + t + (r == 0 ? 0 : kRedrawSeedOffset);
+    for (const Draw& draw : draws) {
+      if (kept && kept->vacuous_reason.empty()) break;
       absl::StatusOr<std::vector<Literal>> args =
-          MakeRandomArguments(evaluated, seed, r == 0 ? options.inputs : redraws[r - 1]);
+          MakeRandomArguments(evaluated, options.seed + t + draw.seed_offset, draw.inputs);
       if (!args.ok()) return args.status();
       absl::StatusOr<Literal> outputs = Evaluate(evaluated, *args, reference.options_.evaluator);
       if (absl::IsDeadlineExceeded(outputs.status())) {

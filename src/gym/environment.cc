@@ -99,9 +99,14 @@ absl::StatusOr<int64_t> BaselineFor(const ModuleState& initial, const std::strin
 
 }  // namespace
 
-EquivalenceChecker MakeEquivalenceChecker(EquivalenceOptions options) {
+EquivalenceOptions WithPassHooks(EquivalenceOptions options) {
   if (!options.static_form) options.static_form = PaddedToStatic;
   if (!options.sums_reordered) options.sums_reordered = SumsReordered;
+  return options;
+}
+
+EquivalenceChecker MakeEquivalenceChecker(EquivalenceOptions options) {
+  options = WithPassHooks(std::move(options));
   return [options](const Module& original, const Module& optimized) -> absl::StatusOr<bool> {
     HLOGYM_ASSIGN(result, CheckEquivalent(original, optimized, options));
     if (!result.judged) return absl::FailedPreconditionError(result.message);

@@ -129,6 +129,10 @@ EquivalenceChecker DefaultEquivalenceChecker();
 // A checker running CheckEquivalent with `options`: InternalError(reason) for
 // a mismatch, FailedPrecondition for a comparison it could not judge.
 EquivalenceChecker MakeEquivalenceChecker(EquivalenceOptions options);
+// `options` with the check's hooks that run passes set where they are unset: the static form of
+// a dynamic module (EquivalenceOptions::static_form, PaddedToStatic) and the original summing in
+// another order (sums_reordered, SumsReordered). Every checker of optimized modules wants both.
+EquivalenceOptions WithPassHooks(EquivalenceOptions options);
 void SetEquivalenceChecker(EquivalenceChecker checker);
 
 class Environment {

@@ -12,11 +12,10 @@
 #include "analysis/verifier.h"
 #include "eval/equivalence.h"
 #include "gym/benchmark.h"
+#include "gym/environment.h"
 #include "hlo/query.h"
 #include "hlo/status_macros.h"
-#include "passes/expanders/dynamic_padder.h"
 #include "passes/sharding/spmd_partitioner.h"
-#include "passes/simplifiers/tree_reduction_rewriter.h"
 #include "text/printer.h"
 
 namespace hlogym {
@@ -51,9 +50,7 @@ struct Outcome {
 EquivalenceOptions FuzzEquivalenceOptions() {
   EquivalenceOptions options;
   options.evaluator.num_threads = 1;
-  options.static_form = PaddedToStatic;
-  options.sums_reordered = SumsReordered;
-  return options;
+  return WithPassHooks(std::move(options));
 }
 
 // Runs `passes` on a copy of the subject's module with every check after
